@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * habanalabs: debugfs, /sys/kernel/debug/habanalabs/<pci address>/.
+ *
+ * info  the device's state: ASIC, DRAM, whether the compute node is open
+ */
+
+#include <linux/debugfs.h>
+#include <linux/seq_file.h>
+
+#include "habanalabs.h"
+
+static struct dentry *hl_debugfs_root;
+
+static int hl_debugfs_info_show(struct seq_file *s, void *unused)
+{
+	struct hl_device *hdev = s->private;
+	struct asic_fixed_properties *prop = &hdev->asic_prop;
+	bool open;
+
+	mutex_lock(&hdev->fpriv_list_lock);
+	open = hdev->compute_fpriv;
+	mutex_unlock(&hdev->fpriv_list_lock);
+
+	seq_printf(s, "asic: %s\n", prop->card_name);
+	seq_printf(s, "hbm_size: %llu\n", prop->dram_size);
+	seq_printf(s, "dram_user_base: 0x%llx\n", prop->dram_user_base_address);
+	seq_printf(s, "dram_user_size: %llu\n", prop->dram_user_size);
+	seq_printf(s, "dram_used: %lld\n", atomic64_read(&hdev->dram_used));
+	seq_printf(s, "compute_open: %d\n", open);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(hl_debugfs_info);
+
+void hl_debugfs_init(void)
+{
+	hl_debugfs_root = debugfs_create_dir(HL_NAME, NULL);
+}
+
+void hl_debugfs_fini(void)
+{
+	debugfs_remove_recursive(hl_debugfs_root);
+	hl_debugfs_root = NULL;
+}
+
+void hl_debugfs_add_device(struct hl_device *hdev)
+{
+	hdev->debugfs_root = debugfs_create_dir(pci_name(hdev->pdev),
+						hl_debugfs_root);
+	debugfs_create_file("info", 0444, hdev->debugfs_root, hdev,
+			    &hl_debugfs_info_fops);
+}
+
+void hl_debugfs_remove_device(struct hl_device *hdev)
+{
+	debugfs_remove_recursive(hdev->debugfs_root);
+	hdev->debugfs_root = NULL;
+}

@@ -1,0 +1,324 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * habanalabs: device lifecycle, character devices, open and release.
+ *
+ * Lifetime: struct hl_device is refcounted. The PCI binding holds one
+ * reference, each of the two node devices holds one (dropped by their
+ * release callbacks, i.e. when sysfs and open files are done with them),
+ * each open file holds one and each context holds one. Removal (PCI unbind
+ * or module unload) stops the hardware at once; what is left answers -ENODEV
+ * until the last reference goes.
+ */
+
+#include <linux/fs.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+
+#include "habanalabs.h"
+
+static void hl_device_release(struct kref *ref)
+{
+	struct hl_device *hdev = container_of(ref, struct hl_device, refcount);
+
+	cleanup_srcu_struct(&hdev->unplug_srcu);
+	mutex_destroy(&hdev->fpriv_list_lock);
+	pci_dev_put(hdev->pdev);
+	kfree(hdev);
+}
+
+void hl_device_get(struct hl_device *hdev)
+{
+	kref_get(&hdev->refcount);
+}
+
+void hl_device_put(struct hl_device *hdev)
+{
+	kref_put(&hdev->refcount, hl_device_release);
+}
+
+/**
+ * hl_device_enter - start a section that may touch the hardware.
+ * @hdev: the device.
+ *
+ * The section runs until hl_device_exit(); inside it, the hardware stays
+ * mapped unless hl_device_unplugged() says the device is gone, which the
+ * section must check before touching it. Removal waits for every section.
+ *
+ * Return: the SRCU index to pass to hl_device_exit().
+ */
+int hl_device_enter(struct hl_device *hdev)
+	__acquires(&hdev->unplug_srcu)
+{
+	return srcu_read_lock(&hdev->unplug_srcu);
+}
+
+/**
+ * hl_device_exit - end a section started by hl_device_enter().
+ * @hdev: the device.
+ * @idx: the index hl_device_enter() returned.
+ */
+void hl_device_exit(struct hl_device *hdev, int idx)
+	__releases(&hdev->unplug_srcu)
+{
+	srcu_read_unlock(&hdev->unplug_srcu, idx);
+}
+
+/**
+ * hl_device_unplugged - whether the device has been removed.
+ * @hdev: the device.
+ *
+ * Return: true once removal has started; inside a hl_device_enter()
+ * section, false means the hardware stays usable until hl_device_exit().
+ */
+bool hl_device_unplugged(struct hl_device *hdev)
+{
+	return READ_ONCE(hdev->unplugged);
+}
+
+enum hl_device_status hl_device_status(struct hl_device *hdev)
+{
+	if (hl_device_unplugged(hdev))
+		return HL_DEVICE_STATUS_MALFUNCTION;
+	return READ_ONCE(hdev->status);
+}
+
+bool hl_device_operational(struct hl_device *hdev)
+{
+	return hl_device_status(hdev) == HL_DEVICE_STATUS_OPERATIONAL;
+}
+
+static int hl_device_open(struct inode *inode, struct file *filp)
+{
+	struct hl_device *hdev = container_of(inode->i_cdev, struct hl_device, cdev);
+	struct hl_fpriv *fpriv;
+	int idx, rc;
+
+	fpriv = kzalloc(sizeof(*fpriv), GFP_KERNEL);
+	if (!fpriv)
+		return -ENOMEM;
+
+	idx = hl_device_enter(hdev);
+	mutex_lock(&hdev->fpriv_list_lock);
+	if (hl_device_unplugged(hdev)) {
+		rc = -ENODEV;
+		goto err_unlock;
+	}
+	if (!hl_device_operational(hdev)) {
+		dev_hl_dbg(hdev, "open refused: device is not operational\n");
+		rc = -EPERM;
+		goto err_unlock;
+	}
+	if (hdev->compute_fpriv) {
+		rc = -EBUSY;
+		goto err_unlock;
+	}
+
+	fpriv->ctx = hl_ctx_create(hdev);
+	if (IS_ERR(fpriv->ctx)) {
+		rc = PTR_ERR(fpriv->ctx);
+		goto err_unlock;
+	}
+
+	hl_device_get(hdev);
+	fpriv->hdev = hdev;
+	hdev->compute_fpriv = fpriv;
+	mutex_unlock(&hdev->fpriv_list_lock);
+	hl_device_exit(hdev, idx);
+
+	filp->private_data = fpriv;
+	return nonseekable_open(inode, filp);
+
+err_unlock:
+	mutex_unlock(&hdev->fpriv_list_lock);
+	hl_device_exit(hdev, idx);
+	kfree(fpriv);
+	return rc;
+}
+
+static int hl_device_release_file(struct inode *inode, struct file *filp)
+{
+	struct hl_fpriv *fpriv = filp->private_data;
+	struct hl_device *hdev = fpriv->hdev;
+
+	mutex_lock(&hdev->fpriv_list_lock);
+	hdev->compute_fpriv = NULL;
+	mutex_unlock(&hdev->fpriv_list_lock);
+
+	/* Objects that outlive the file (exports) keep the context alive */
+	hl_ctx_put(fpriv->ctx);
+	hl_device_put(hdev);
+	kfree(fpriv);
+	return 0;
+}
+
+static int hl_device_open_ctrl(struct inode *inode, struct file *filp)
+{
+	struct hl_device *hdev = container_of(inode->i_cdev, struct hl_device,
+					      cdev_ctrl);
+	struct hl_fpriv *fpriv;
+
+	if (hl_device_unplugged(hdev))
+		return -ENODEV;
+
+	fpriv = kzalloc(sizeof(*fpriv), GFP_KERNEL);
+	if (!fpriv)
+		return -ENOMEM;
+
+	hl_device_get(hdev);
+	fpriv->hdev = hdev;
+	fpriv->is_control = true;
+	filp->private_data = fpriv;
+	return nonseekable_open(inode, filp);
+}
+
+static int hl_device_release_ctrl(struct inode *inode, struct file *filp)
+{
+	struct hl_fpriv *fpriv = filp->private_data;
+
+	hl_device_put(fpriv->hdev);
+	kfree(fpriv);
+	return 0;
+}
+
+static const struct file_operations hl_ops = {
+	.owner = THIS_MODULE,
+	.open = hl_device_open,
+	.release = hl_device_release_file,
+	.unlocked_ioctl = hl_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+	.llseek = noop_llseek,
+};
+
+static const struct file_operations hl_ctrl_ops = {
+	.owner = THIS_MODULE,
+	.open = hl_device_open_ctrl,
+	.release = hl_device_release_ctrl,
+	.unlocked_ioctl = hl_ioctl_control,
+	.compat_ioctl = compat_ptr_ioctl,
+	.llseek = noop_llseek,
+};
+
+static void hl_node_release(struct device *dev)
+{
+	hl_device_put(dev_get_drvdata(dev));
+}
+
+static void hl_node_init(struct hl_device *hdev, struct device *dev, int minor,
+			 const struct attribute_group **groups)
+{
+	device_initialize(dev);
+	dev->devt = MKDEV(MAJOR(hl_devt), minor);
+	dev->class = &hl_class;
+	dev->parent = hdev->dev;
+	dev->groups = groups;
+	dev->release = hl_node_release;
+	dev_set_drvdata(dev, hdev);
+	/* Dropped by hl_node_release() */
+	hl_device_get(hdev);
+}
+
+static int hl_nodes_add(struct hl_device *hdev)
+{
+	int rc;
+
+	hl_node_init(hdev, &hdev->dev_obj, hdev->id * 2, hl_dev_groups);
+	hl_node_init(hdev, &hdev->dev_ctrl_obj, hdev->id * 2 + 1, NULL);
+
+	rc = dev_set_name(&hdev->dev_obj, "hl%d", hdev->id);
+	if (rc)
+		goto err_put_devices;
+	rc = dev_set_name(&hdev->dev_ctrl_obj, "hl_controlD%d", hdev->id);
+	if (rc)
+		goto err_put_devices;
+
+	cdev_init(&hdev->cdev, &hl_ops);
+	hdev->cdev.owner = THIS_MODULE;
+	cdev_init(&hdev->cdev_ctrl, &hl_ctrl_ops);
+	hdev->cdev_ctrl.owner = THIS_MODULE;
+
+	rc = cdev_device_add(&hdev->cdev, &hdev->dev_obj);
+	if (rc)
+		goto err_put_devices;
+	rc = cdev_device_add(&hdev->cdev_ctrl, &hdev->dev_ctrl_obj);
+	if (rc)
+		goto err_del_compute;
+
+	return 0;
+
+err_del_compute:
+	cdev_device_del(&hdev->cdev, &hdev->dev_obj);
+err_put_devices:
+	put_device(&hdev->dev_ctrl_obj);
+	put_device(&hdev->dev_obj);
+	return rc;
+}
+
+static void hl_nodes_del(struct hl_device *hdev)
+{
+	cdev_device_del(&hdev->cdev_ctrl, &hdev->dev_ctrl_obj);
+	cdev_device_del(&hdev->cdev, &hdev->dev_obj);
+	put_device(&hdev->dev_ctrl_obj);
+	put_device(&hdev->dev_obj);
+}
+
+/**
+ * hl_device_init - bring up a probed device and publish its nodes.
+ * @hdev: the device, with pdev, id and asic_funcs set.
+ *
+ * Return: 0 or a negative errno; on error everything done is undone.
+ */
+int hl_device_init(struct hl_device *hdev)
+{
+	int rc;
+
+	rc = hdev->asic_funcs->early_init(hdev);
+	if (rc)
+		return rc;
+
+	rc = hdev->asic_funcs->hw_init(hdev);
+	if (rc)
+		goto err_early_fini;
+
+	hl_debugfs_add_device(hdev);
+
+	/* Opens may start as soon as the nodes exist */
+	WRITE_ONCE(hdev->status, HL_DEVICE_STATUS_OPERATIONAL);
+
+	rc = hl_nodes_add(hdev);
+	if (rc)
+		goto err_debugfs_remove;
+
+	dev_hl_info(hdev, "%s: %llu MiB HBM, nodes hl%d and hl_controlD%d\n",
+		    hdev->asic_prop.card_name, hdev->asic_prop.dram_size >> 20,
+		    hdev->id, hdev->id);
+	return 0;
+
+err_debugfs_remove:
+	WRITE_ONCE(hdev->status, HL_DEVICE_STATUS_MALFUNCTION);
+	hl_debugfs_remove_device(hdev);
+	hdev->asic_funcs->hw_fini(hdev);
+err_early_fini:
+	hdev->asic_funcs->early_fini(hdev);
+	return rc;
+}
+
+/**
+ * hl_device_fini - stop a device that is going away.
+ * @hdev: the device.
+ *
+ * After it returns, no code path touches the hardware: new opens and ioctls
+ * get -ENODEV, and sections already inside hl_device_enter() have finished.
+ */
+void hl_device_fini(struct hl_device *hdev)
+{
+	mutex_lock(&hdev->fpriv_list_lock);
+	WRITE_ONCE(hdev->status, HL_DEVICE_STATUS_MALFUNCTION);
+	WRITE_ONCE(hdev->unplugged, true);
+	mutex_unlock(&hdev->fpriv_list_lock);
+	synchronize_srcu(&hdev->unplug_srcu);
+
+	hl_nodes_del(hdev);
+	hl_debugfs_remove_device(hdev);
+	hdev->asic_funcs->hw_fini(hdev);
+	hdev->asic_funcs->early_fini(hdev);
+}

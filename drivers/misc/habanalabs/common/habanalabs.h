@@ -1,0 +1,220 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * habanalabs: driver-private definitions shared by the device-independent
+ * core (common/) and the ASIC backends (emu/).
+ *
+ * Lock order, outermost first (a lock may be taken while holding any lock
+ * above it, never one below it):
+ *   hl_device.fpriv_list_lock
+ *   hl_ctx.mem_lock
+ *   hl_device.mmu_lock
+ */
+#ifndef HABANALABS_H_
+#define HABANALABS_H_
+
+#include <linux/cdev.h>
+#include <linux/device.h>
+#include <linux/kref.h>
+#include <linux/mutex.h>
+#include <linux/pci.h>
+#include <linux/spinlock.h>
+#include <linux/srcu.h>
+#include <linux/types.h>
+#include <linux/xarray.h>
+
+#include <uapi/misc/habanalabs.h>
+
+#define HL_NAME				"habanalabs"
+
+/* Each device has a compute node and a control node */
+#define HL_MAX_MINORS			256
+#define HL_MAX_DEVICES			(HL_MAX_MINORS / 2)
+
+#define dev_hl_err(hdev, fmt, ...)	dev_err((hdev)->dev, fmt, ##__VA_ARGS__)
+#define dev_hl_warn(hdev, fmt, ...)	dev_warn((hdev)->dev, fmt, ##__VA_ARGS__)
+#define dev_hl_info(hdev, fmt, ...)	dev_info((hdev)->dev, fmt, ##__VA_ARGS__)
+#define dev_hl_dbg(hdev, fmt, ...)	dev_dbg((hdev)->dev, fmt, ##__VA_ARGS__)
+
+struct hl_device;
+struct hl_ctx;
+
+/**
+ * enum hl_asic_type - the ASIC families the driver knows.
+ * @ASIC_INVALID: not a supported device.
+ * @ASIC_EMU: the software-emulated GAUDI-like ASIC (ivshmem BAR2 = HBM).
+ */
+enum hl_asic_type {
+	ASIC_INVALID,
+	ASIC_EMU,
+};
+
+/**
+ * struct asic_fixed_properties - static properties of an ASIC, filled by the
+ * backend's early_init and read-only afterwards.
+ * @card_name: ASIC name reported by INFO and sysfs.
+ * @dram_base_address: device physical address of the first byte of HBM.
+ * @dram_size: total HBM size.
+ * @dram_user_base_address: device physical address of the first byte of
+ *	user-allocatable HBM (after the driver-reserved area).
+ * @dram_user_size: bytes of user-allocatable HBM.
+ * @dram_page_size: default DRAM allocation page size.
+ * @mmu_pgt_addr: device physical address of the page-table area in HBM.
+ * @mmu_pgt_size: size of the page-table area.
+ * @host_page_size: granularity of host-memory mappings.
+ * @va_host_start: first device VA of the host-mapping range.
+ * @va_host_end: one past the last device VA of the host-mapping range.
+ * @va_dram_start: first device VA of the DRAM-mapping range.
+ * @va_dram_end: one past the last device VA of the DRAM-mapping range.
+ * @num_queues: number of engine queues.
+ * @num_nic_ports: number of NIC ports.
+ */
+struct asic_fixed_properties {
+	char card_name[HL_INFO_CARD_NAME_MAX_LEN];
+	u64 dram_base_address;
+	u64 dram_size;
+	u64 dram_user_base_address;
+	u64 dram_user_size;
+	u64 dram_page_size;
+	u64 mmu_pgt_addr;
+	u64 mmu_pgt_size;
+	u32 host_page_size;
+	u64 va_host_start;
+	u64 va_host_end;
+	u64 va_dram_start;
+	u64 va_dram_end;
+	u32 num_queues;
+	u32 num_nic_ports;
+};
+
+/**
+ * struct hl_asic_funcs - what an ASIC backend provides to the core. The core
+ * calls these and never asks which backend it runs on.
+ * @early_init: map the BARs, fill hdev->asic_prop; no engine runs yet.
+ * @early_fini: undo early_init.
+ * @hw_init: bring up engines and queues.
+ * @hw_fini: stop every engine and queue; no DMA or HBM access after it.
+ * @is_device_idle: return true when no queue has work; fill @mask (an array
+ *	of @mask_len u64) with a bit per busy queue.
+ */
+struct hl_asic_funcs {
+	int (*early_init)(struct hl_device *hdev);
+	void (*early_fini)(struct hl_device *hdev);
+	int (*hw_init)(struct hl_device *hdev);
+	void (*hw_fini)(struct hl_device *hdev);
+	bool (*is_device_idle)(struct hl_device *hdev, u64 *mask, u32 mask_len);
+};
+
+/**
+ * struct hl_fpriv - one open file of a device node.
+ * @hdev: the device; holds a reference on it.
+ * @ctx: the compute context (compute node only, else NULL).
+ * @is_control: opened through the control node.
+ */
+struct hl_fpriv {
+	struct hl_device *hdev;
+	struct hl_ctx *ctx;
+	bool is_control;
+};
+
+/**
+ * struct hl_ctx - a compute context: everything one user of the compute node
+ * owns. Refcounted: the open file holds one reference, and so does every
+ * object that must keep the context's memory alive after the file is closed
+ * (an exported dma-buf, a running command submission).
+ * @refcount: release when the last user is gone.
+ * @hdev: the device; the context holds a reference on it.
+ * @dram_usage: bytes of DRAM allocated by this context.
+ * @fault_lock: Protects @last_fault.
+ * @last_fault: the last device MMU fault of the context's jobs.
+ */
+struct hl_ctx {
+	struct kref refcount;
+	struct hl_device *hdev;
+	atomic64_t dram_usage;
+	spinlock_t fault_lock; /* Protects: last_fault */
+	struct hl_info_page_fault_event last_fault;
+};
+
+/**
+ * struct hl_device - one accelerator.
+ * @refcount: the structure is freed when the PCI device is gone and the last
+ *	open file, context or export has let go of it.
+ * @pdev: the PCI function; the device holds a reference on it.
+ * @dev: the PCI function's struct device: log device and DMA device.
+ * @dev_obj: the compute node's device (/dev/hlN).
+ * @dev_ctrl_obj: the control node's device (/dev/hl_controlDN).
+ * @cdev: the compute node's character device.
+ * @cdev_ctrl: the control node's character device.
+ * @id: device index N; minors 2N and 2N + 1.
+ * @asic_type: which backend drives it.
+ * @asic_funcs: the backend's operations.
+ * @asic_specific: the backend's private data.
+ * @asic_prop: static ASIC properties.
+ * @unplug_srcu: readers are ioctls and file operations that touch hardware;
+ *	removal waits for them after setting @unplugged.
+ * @unplugged: set once when the PCI device goes away.
+ * @fpriv_list_lock: Protects @compute_fpriv and @status changes.
+ * @compute_fpriv: the open file of the compute node, or NULL.
+ * @status: enum hl_device_status.
+ * @dram_used: bytes of user DRAM allocated by all contexts.
+ * @debugfs_root: the device's debugfs directory.
+ */
+struct hl_device {
+	struct kref refcount;
+	struct pci_dev *pdev;
+	struct device *dev;
+	struct device dev_obj;
+	struct device dev_ctrl_obj;
+	struct cdev cdev;
+	struct cdev cdev_ctrl;
+	int id;
+	enum hl_asic_type asic_type;
+	const struct hl_asic_funcs *asic_funcs;
+	void *asic_specific;
+	struct asic_fixed_properties asic_prop;
+	struct srcu_struct unplug_srcu;
+	bool unplugged;
+	struct mutex fpriv_list_lock; /* Protects: compute_fpriv, status */
+	struct hl_fpriv *compute_fpriv;
+	enum hl_device_status status;
+	atomic64_t dram_used;
+	struct dentry *debugfs_root;
+};
+
+/* habanalabs_drv.c */
+extern const struct class hl_class;
+extern dev_t hl_devt;
+
+/* device.c */
+int hl_device_init(struct hl_device *hdev);
+void hl_device_fini(struct hl_device *hdev);
+void hl_device_put(struct hl_device *hdev);
+void hl_device_get(struct hl_device *hdev);
+int hl_device_enter(struct hl_device *hdev);
+void hl_device_exit(struct hl_device *hdev, int idx);
+bool hl_device_unplugged(struct hl_device *hdev);
+enum hl_device_status hl_device_status(struct hl_device *hdev);
+bool hl_device_operational(struct hl_device *hdev);
+
+/* habanalabs_ioctl.c */
+long hl_ioctl(struct file *filp, unsigned int cmd, unsigned long arg);
+long hl_ioctl_control(struct file *filp, unsigned int cmd, unsigned long arg);
+
+/* context.c */
+struct hl_ctx *hl_ctx_create(struct hl_device *hdev);
+void hl_ctx_get(struct hl_ctx *ctx);
+void hl_ctx_put(struct hl_ctx *ctx);
+
+/* sysfs.c */
+extern const struct attribute_group *hl_dev_groups[];
+
+/* debugfs.c */
+void hl_debugfs_init(void);
+void hl_debugfs_fini(void);
+void hl_debugfs_add_device(struct hl_device *hdev);
+void hl_debugfs_remove_device(struct hl_device *hdev);
+
+/* emu/emu.c */
+extern const struct hl_asic_funcs hl_emu_funcs;
+
+#endif /* HABANALABS_H_ */

@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * habanalabs: module glue and PCI probe/remove.
+ *
+ * Binding policy: the emulated ASIC lives on QEMU's ivshmem-plain device, a
+ * generic shared-memory device that other software uses too. The driver
+ * therefore never binds to it by itself: its id-table entry is
+ * override-only, so it binds only to devices whose driver_override names
+ * "habanalabs":
+ *
+ *   echo habanalabs > /sys/bus/pci/devices/<bdf>/driver_override
+ *   echo <bdf> > /sys/bus/pci/drivers_probe
+ *
+ * or, as a convenience, when loaded with bind_ivshmem=1, which sets that
+ * override on every unbound ivshmem device at load time. The table is not
+ * exported as module aliases, so no device autoloads the module.
+ */
+
+#include <linux/idr.h>
+#include <linux/module.h>
+#include <linux/pci.h>
+#include <linux/slab.h>
+
+#include "habanalabs.h"
+
+#define PCI_VENDOR_ID_REDHAT_QUMRANET	0x1af4
+#define PCI_DEVICE_ID_IVSHMEM		0x1110
+
+static bool bind_ivshmem;
+module_param(bind_ivshmem, bool, 0444);
+MODULE_PARM_DESC(bind_ivshmem,
+		 "Bind to every unbound ivshmem-plain device at load time as an emulated accelerator (default: false)");
+
+dev_t hl_devt;
+static DEFINE_IDA(hl_dev_ida);
+
+const struct class hl_class = {
+	.name = HL_NAME,
+};
+
+static const struct pci_device_id hl_pci_ids[] = {
+	{ PCI_DEVICE_DRIVER_OVERRIDE(PCI_VENDOR_ID_REDHAT_QUMRANET,
+				     PCI_DEVICE_ID_IVSHMEM, 1),
+	  .driver_data = ASIC_EMU },
+	{ }
+};
+
+static const struct hl_asic_funcs *hl_asic_funcs_of(enum hl_asic_type type)
+{
+	switch (type) {
+	case ASIC_EMU:
+		return &hl_emu_funcs;
+	default:
+		return NULL;
+	}
+}
+
+static int hl_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
+{
+	struct hl_device *hdev;
+	int rc;
+
+	if (!hl_asic_funcs_of(id->driver_data))
+		return -ENODEV;
+
+	hdev = kzalloc(sizeof(*hdev), GFP_KERNEL);
+	if (!hdev)
+		return -ENOMEM;
+
+	rc = init_srcu_struct(&hdev->unplug_srcu);
+	if (rc) {
+		kfree(hdev);
+		return rc;
+	}
+
+	/* From here on, hl_device_put() frees hdev */
+	kref_init(&hdev->refcount);
+	hdev->pdev = pci_dev_get(pdev);
+	hdev->dev = &pdev->dev;
+	hdev->id = -1;
+	hdev->asic_type = id->driver_data;
+	hdev->asic_funcs = hl_asic_funcs_of(hdev->asic_type);
+	hdev->status = HL_DEVICE_STATUS_IN_DEVICE_CREATION;
+	mutex_init(&hdev->fpriv_list_lock);
+
+	rc = ida_alloc_max(&hl_dev_ida, HL_MAX_DEVICES - 1, GFP_KERNEL);
+	if (rc < 0)
+		goto err_put_hdev;
+	hdev->id = rc;
+
+	rc = pcim_enable_device(pdev);
+	if (rc)
+		goto err_free_id;
+
+	rc = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(64));
+	if (rc)
+		goto err_free_id;
+
+	pci_set_master(pdev);
+	pci_set_drvdata(pdev, hdev);
+
+	rc = hl_device_init(hdev);
+	if (rc)
+		goto err_clear_drvdata;
+
+	return 0;
+
+err_clear_drvdata:
+	pci_set_drvdata(pdev, NULL);
+	pci_clear_master(pdev);
+err_free_id:
+	ida_free(&hl_dev_ida, hdev->id);
+	hdev->id = -1;
+err_put_hdev:
+	hl_device_put(hdev);
+	return rc;
+}
+
+static void hl_pci_remove(struct pci_dev *pdev)
+{
+	struct hl_device *hdev = pci_get_drvdata(pdev);
+
+	hl_device_fini(hdev);
+	pci_clear_master(pdev);
+	pci_set_drvdata(pdev, NULL);
+	ida_free(&hl_dev_ida, hdev->id);
+	hdev->id = -1;
+	hl_device_put(hdev);
+}
+
+static struct pci_driver hl_pci_driver = {
+	.name = HL_NAME,
+	.id_table = hl_pci_ids,
+	.probe = hl_pci_probe,
+	.remove = hl_pci_remove,
+};
+
+/* bind_ivshmem=1: name ourselves in driver_override of unbound ivshmem devices */
+static void hl_bind_ivshmem_devices(void)
+{
+	struct pci_dev *pdev = NULL;
+
+	while ((pdev = pci_get_device(PCI_VENDOR_ID_REDHAT_QUMRANET,
+				      PCI_DEVICE_ID_IVSHMEM, pdev))) {
+		if (pdev->dev.driver)
+			continue;
+		if (device_set_driver_override(&pdev->dev, HL_NAME))
+			continue;
+		if (device_attach(&pdev->dev) < 0)
+			pci_warn(pdev, "binding as an emulated accelerator failed\n");
+	}
+}
+
+static int __init hl_init(void)
+{
+	int rc;
+
+	rc = alloc_chrdev_region(&hl_devt, 0, HL_MAX_MINORS, HL_NAME);
+	if (rc)
+		return rc;
+
+	rc = class_register(&hl_class);
+	if (rc)
+		goto err_unregister_chrdev;
+
+	hl_debugfs_init();
+
+	rc = pci_register_driver(&hl_pci_driver);
+	if (rc)
+		goto err_debugfs_fini;
+
+	if (bind_ivshmem)
+		hl_bind_ivshmem_devices();
+
+	return 0;
+
+err_debugfs_fini:
+	hl_debugfs_fini();
+	class_unregister(&hl_class);
+err_unregister_chrdev:
+	unregister_chrdev_region(hl_devt, HL_MAX_MINORS);
+	return rc;
+}
+
+static void __exit hl_exit(void)
+{
+	pci_unregister_driver(&hl_pci_driver);
+	hl_debugfs_fini();
+	class_unregister(&hl_class);
+	unregister_chrdev_region(hl_devt, HL_MAX_MINORS);
+	ida_destroy(&hl_dev_ida);
+}
+
+module_init(hl_init);
+module_exit(hl_exit);
+
+MODULE_AUTHOR("habanalabs emulation project");
+MODULE_DESCRIPTION("Driver for habanalabs-style AI accelerators (emulated ASIC backend)");
+MODULE_LICENSE("GPL");

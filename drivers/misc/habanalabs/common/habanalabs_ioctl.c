@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * habanalabs: ioctl dispatch and HL_IOCTL_INFO.
+ *
+ * Arguments are extensible: the dispatcher copies min(user size, kernel
+ * size) bytes in, zero-fills the rest, refuses a larger user struct with
+ * non-zero extra bytes (-E2BIG), calls a handler that takes no user pointer
+ * for its argument, and copies min(user size, kernel size) bytes back.
+ */
+
+#include <linux/fs.h>
+#include <linux/ktime.h>
+#include <linux/uaccess.h>
+
+#include "habanalabs.h"
+
+typedef int hl_ioctl_t(struct hl_fpriv *fpriv, void *data);
+
+/**
+ * struct hl_ioctl_desc - one ioctl.
+ * @cmd: the command, with the kernel's argument size.
+ * @func: its handler.
+ */
+struct hl_ioctl_desc {
+	unsigned int cmd;
+	hl_ioctl_t *func;
+};
+
+static int hl_info_copy(struct hl_info_args *args, const void *src, u32 size)
+{
+	u32 len = min(args->return_size, size);
+
+	if (copy_to_user(u64_to_user_ptr(args->return_pointer), src, len))
+		return -EFAULT;
+	return 0;
+}
+
+static int hl_info_hw_ip(struct hl_fpriv *fpriv, struct hl_info_args *args)
+{
+	struct hl_device *hdev = fpriv->hdev;
+	struct asic_fixed_properties *prop = &hdev->asic_prop;
+	struct hl_info_hw_ip_info info = {};
+
+	info.dram_base_address = prop->dram_user_base_address;
+	info.dram_size = prop->dram_user_size;
+	info.device_id = hdev->pdev->device;
+	info.module_id = hdev->id;
+	info.dram_enabled = 1;
+	strscpy(info.cpucp_version, "emulated", sizeof(info.cpucp_version));
+	strscpy(info.card_name, prop->card_name, sizeof(info.card_name));
+	info.dram_page_size = prop->dram_page_size;
+	info.num_nic_ports = prop->num_nic_ports;
+	info.num_queues = prop->num_queues;
+	info.host_va_start = prop->va_host_start;
+	info.host_va_end = prop->va_host_end;
+	info.dram_va_start = prop->va_dram_start;
+	info.dram_va_end = prop->va_dram_end;
+	info.host_page_size = prop->host_page_size;
+
+	return hl_info_copy(args, &info, sizeof(info));
+}
+
+static int hl_info_dram_usage(struct hl_fpriv *fpriv, struct hl_info_args *args)
+{
+	struct hl_device *hdev = fpriv->hdev;
+	struct hl_info_dram_usage info = {};
+
+	info.dram_free_mem = hdev->asic_prop.dram_user_size -
+			     atomic64_read(&hdev->dram_used);
+	if (fpriv->ctx)
+		info.ctx_dram_mem = atomic64_read(&fpriv->ctx->dram_usage);
+
+	return hl_info_copy(args, &info, sizeof(info));
+}
+
+static int hl_info_hw_idle(struct hl_fpriv *fpriv, struct hl_info_args *args)
+{
+	struct hl_device *hdev = fpriv->hdev;
+	struct hl_info_hw_idle info = {};
+
+	info.is_idle = hdev->asic_funcs->is_device_idle(hdev,
+			info.busy_engines_mask_ext, HL_BUSY_ENGINES_MASK_EXT_SIZE);
+	info.busy_engines_mask = lower_32_bits(info.busy_engines_mask_ext[0]);
+
+	return hl_info_copy(args, &info, sizeof(info));
+}
+
+static int hl_info_device_status(struct hl_fpriv *fpriv,
+				 struct hl_info_args *args)
+{
+	struct hl_info_device_status info = {};
+
+	info.status = hl_device_status(fpriv->hdev);
+
+	return hl_info_copy(args, &info, sizeof(info));
+}
+
+static int hl_info_page_fault(struct hl_fpriv *fpriv, struct hl_info_args *args)
+{
+	struct hl_info_page_fault_event info;
+	struct hl_ctx *ctx = fpriv->ctx;
+
+	if (!ctx)
+		return -EINVAL;
+
+	spin_lock(&ctx->fault_lock);
+	info = ctx->last_fault;
+	spin_unlock(&ctx->fault_lock);
+
+	return hl_info_copy(args, &info, sizeof(info));
+}
+
+/*
+ * HL_IOCTL_INFO. Errors: -EINVAL unknown op, reserved field set, no return
+ * buffer, or a compute-only op on the control node; -EFAULT bad buffer.
+ */
+static int hl_info_ioctl(struct hl_fpriv *fpriv, void *data)
+{
+	struct hl_info_args *args = data;
+
+	if (args->ctx_id || args->pad)
+		return -EINVAL;
+	if (!args->return_pointer || !args->return_size)
+		return -EINVAL;
+
+	switch (args->op) {
+	case HL_INFO_HW_IP_INFO:
+		return hl_info_hw_ip(fpriv, args);
+	case HL_INFO_DRAM_USAGE:
+		return hl_info_dram_usage(fpriv, args);
+	case HL_INFO_HW_IDLE:
+		return hl_info_hw_idle(fpriv, args);
+	case HL_INFO_DEVICE_STATUS:
+		return hl_info_device_status(fpriv, args);
+	case HL_INFO_PAGE_FAULT_EVENT:
+		return hl_info_page_fault(fpriv, args);
+	default:
+		return -EINVAL;
+	}
+}
+
+static const struct hl_ioctl_desc hl_ioctls[] = {
+	{ HL_IOCTL_INFO, hl_info_ioctl },
+};
+
+static const struct hl_ioctl_desc hl_ioctls_control[] = {
+	{ HL_IOCTL_INFO, hl_info_ioctl },
+};
+
+static const struct hl_ioctl_desc *
+hl_ioctl_lookup(unsigned int cmd, const struct hl_ioctl_desc *table, size_t n)
+{
+	size_t i;
+
+	if (_IOC_TYPE(cmd) != 'H')
+		return NULL;
+	for (i = 0; i < n; i++)
+		if (_IOC_NR(table[i].cmd) == _IOC_NR(cmd))
+			return _IOC_DIR(table[i].cmd) == _IOC_DIR(cmd) ?
+			       &table[i] : NULL;
+	return NULL;
+}
+
+/* Large enough for every ioctl argument; checked at build time below */
+#define HL_IOCTL_MAX_ARG_SIZE	128
+
+static long hl_ioctl_dispatch(struct file *filp, unsigned int cmd,
+			      unsigned long arg,
+			      const struct hl_ioctl_desc *table, size_t n)
+{
+	struct hl_fpriv *fpriv = filp->private_data;
+	struct hl_device *hdev = fpriv->hdev;
+	u8 kdata[HL_IOCTL_MAX_ARG_SIZE] __aligned(8);
+	void __user *uarg = (void __user *)arg;
+	const struct hl_ioctl_desc *desc;
+	size_t usize = _IOC_SIZE(cmd), ksize;
+	int idx;
+	long rc;
+
+	desc = hl_ioctl_lookup(cmd, table, n);
+	if (!desc)
+		return -ENOTTY;
+
+	ksize = _IOC_SIZE(desc->cmd);
+	if (WARN_ON_ONCE(ksize > sizeof(kdata)))
+		return -ENOTTY;
+
+	rc = copy_struct_from_user(kdata, ksize, uarg, usize);
+	if (rc)
+		return rc;
+
+	idx = hl_device_enter(hdev);
+	if (hl_device_unplugged(hdev))
+		rc = -ENODEV;
+	else
+		rc = desc->func(fpriv, kdata);
+	hl_device_exit(hdev, idx);
+
+	if (!rc && (_IOC_DIR(cmd) & _IOC_READ) &&
+	    copy_to_user(uarg, kdata, min(usize, ksize)))
+		rc = -EFAULT;
+
+	return rc;
+}
+
+long hl_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
+{
+	return hl_ioctl_dispatch(filp, cmd, arg, hl_ioctls,
+				 ARRAY_SIZE(hl_ioctls));
+}
+
+/* The control node serves HL_IOCTL_INFO only; anything else is -ENOTTY */
+long hl_ioctl_control(struct file *filp, unsigned int cmd, unsigned long arg)
+{
+	return hl_ioctl_dispatch(filp, cmd, arg, hl_ioctls_control,
+				 ARRAY_SIZE(hl_ioctls_control));
+}
+
+static_assert(sizeof(struct hl_info_args) <= HL_IOCTL_MAX_ARG_SIZE);
+static_assert(sizeof(union hl_mem_args) <= HL_IOCTL_MAX_ARG_SIZE);
+static_assert(sizeof(union hl_cs_args) <= HL_IOCTL_MAX_ARG_SIZE);
+static_assert(sizeof(union hl_wait_cs_args) <= HL_IOCTL_MAX_ARG_SIZE);

@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * habanalabs emu: ASIC operations of the emulated accelerator.
+ */
+
+#include <linux/io.h>
+#include <linux/pci.h>
+#include <linux/sizes.h>
+#include <linux/slab.h>
+
+#include "emu.h"
+
+static int hl_emu_early_init(struct hl_device *hdev)
+{
+	struct asic_fixed_properties *prop = &hdev->asic_prop;
+	struct pci_dev *pdev = hdev->pdev;
+	struct hl_emu_device *emu;
+	resource_size_t size;
+	int rc;
+
+	size = pci_resource_len(pdev, HL_EMU_HBM_BAR);
+	if (!(pci_resource_flags(pdev, HL_EMU_HBM_BAR) & IORESOURCE_MEM) ||
+	    size < HL_EMU_HBM_MIN_SIZE || !is_power_of_2(size)) {
+		dev_hl_err(hdev, "BAR%d (%pa bytes) cannot serve as HBM\n",
+			   HL_EMU_HBM_BAR, &size);
+		return -ENODEV;
+	}
+
+	emu = kzalloc(sizeof(*emu), GFP_KERNEL);
+	if (!emu)
+		return -ENOMEM;
+	emu->hdev = hdev;
+	hdev->asic_specific = emu;
+
+	rc = pci_request_region(pdev, HL_EMU_HBM_BAR, HL_NAME);
+	if (rc)
+		goto err_free_emu;
+
+	emu->hbm_bus_addr = pci_resource_start(pdev, HL_EMU_HBM_BAR);
+	emu->hbm_size = size;
+	emu->hbm = ioremap_wc(emu->hbm_bus_addr, size);
+	if (!emu->hbm) {
+		rc = -ENOMEM;
+		goto err_release_region;
+	}
+
+	strscpy(prop->card_name, "emu-gaudi", sizeof(prop->card_name));
+	prop->dram_base_address = 0;
+	prop->dram_size = size;
+	/* Page tables: 1/16 of HBM, at least 4 MiB, at most 64 MiB */
+	prop->mmu_pgt_addr = 0;
+	prop->mmu_pgt_size = clamp_t(u64, size / 16, SZ_4M, SZ_64M);
+	prop->dram_page_size = HL_EMU_DRAM_PAGE_SIZE;
+	prop->dram_user_base_address = ALIGN(prop->mmu_pgt_addr +
+					     prop->mmu_pgt_size,
+					     prop->dram_page_size);
+	prop->dram_user_size = size - prop->dram_user_base_address;
+	prop->host_page_size = HL_EMU_HOST_PAGE_SIZE;
+	prop->va_host_start = HL_EMU_VA_HOST_START;
+	prop->va_host_end = HL_EMU_VA_HOST_END;
+	prop->va_dram_start = HL_EMU_VA_DRAM_START;
+	prop->va_dram_end = HL_EMU_VA_DRAM_END;
+	prop->num_queues = HL_EMU_NUM_QUEUES;
+	prop->num_nic_ports = 0;
+
+	return 0;
+
+err_release_region:
+	pci_release_region(pdev, HL_EMU_HBM_BAR);
+err_free_emu:
+	hdev->asic_specific = NULL;
+	kfree(emu);
+	return rc;
+}
+
+static void hl_emu_early_fini(struct hl_device *hdev)
+{
+	struct hl_emu_device *emu = to_emu(hdev);
+
+	iounmap(emu->hbm);
+	pci_release_region(hdev->pdev, HL_EMU_HBM_BAR);
+	hdev->asic_specific = NULL;
+	kfree(emu);
+}
+
+static int hl_emu_hw_init(struct hl_device *hdev)
+{
+	struct asic_fixed_properties *prop = &hdev->asic_prop;
+	struct hl_emu_device *emu = to_emu(hdev);
+
+	/*
+	 * HBM keeps its contents across driver loads: clear the page-table
+	 * area so that nothing a previous load left there reads as a valid
+	 * translation.
+	 */
+	memset_io(emu->hbm + prop->mmu_pgt_addr, 0, prop->mmu_pgt_size);
+	return 0;
+}
+
+static void hl_emu_hw_fini(struct hl_device *hdev)
+{
+}
+
+static bool hl_emu_is_device_idle(struct hl_device *hdev, u64 *mask,
+				  u32 mask_len)
+{
+	memset(mask, 0, mask_len * sizeof(*mask));
+	return true;
+}
+
+const struct hl_asic_funcs hl_emu_funcs = {
+	.early_init = hl_emu_early_init,
+	.early_fini = hl_emu_early_fini,
+	.hw_init = hl_emu_hw_init,
+	.hw_fini = hl_emu_hw_fini,
+	.is_device_idle = hl_emu_is_device_idle,
+};
