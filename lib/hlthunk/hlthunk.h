@@ -1,0 +1,631 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hlthunk.h - libhlthunk, a thin C library over the habanalabs ioctls.
+ *
+ * Source compatible with HabanaAI's hl-thunk (include/hlthunk.h) for every
+ * function that exists there; functions marked "(libhlthunk)" are ours.
+ *
+ * Error convention, for every function:
+ *   - int-returning functions return 0 (or a non-negative value such as a
+ *     file descriptor where documented) on success, and -errno on failure;
+ *     errno is set to the same value on failure.
+ *   - functions returning a handle or a device address return 0 on failure
+ *     and set errno.
+ *   - on failure, output arguments are left untouched unless documented.
+ * errno is never cleared on success.
+ *
+ * Every ioctl is retried while the kernel returns EINTR or EAGAIN, so none of
+ * these functions fails with EINTR or EAGAIN because of a signal.
+ *
+ * Thread safety: the library keeps no global state; every function may be
+ * called from any thread. Concurrent calls on one fd are serialised (or not)
+ * by the driver, not by the library.
+ *
+ * Symbols are versioned (node HLTHUNK_1.0); the SONAME is libhlthunk.so.1.
+ */
+#ifndef HLTHUNK_H
+#define HLTHUNK_H
+
+#include <misc/habanalabs.h>
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define hlthunk_public	__attribute__((visibility("default")))
+
+/* Library version; the SONAME major is HLTHUNK_VERSION_MAJOR */
+#define HLTHUNK_VERSION_MAJOR		1
+#define HLTHUNK_VERSION_MINOR		0
+#define HLTHUNK_VERSION_PATCH		0
+
+/*
+ * Device indices scanned by the open functions: /dev/hl0 .. /dev/hl127.
+ * (The driver gives device N the minors 2N and 2N + 1 of a 256-minor region.)
+ */
+#define HLTHUNK_MAX_MINOR		128
+#define HLTHUNK_DEV_NAME_PRIMARY	"/dev/hl%d"
+#define HLTHUNK_DEV_NAME_CONTROL	"/dev/hl_controlD%d"
+
+/* Buffer size that holds any PCI bus ID "dddd:bb:dd.f" and its NUL */
+#define HLTHUNK_PCI_BUS_ID_LEN		13
+
+/* Number of u64 words in struct hlthunk_engines_idle_info.mask */
+#define HLTHUNK_BUSY_ENGINES_MASK_SIZE	HL_BUSY_ENGINES_MASK_EXT_SIZE
+
+/* PCI device ID and card name of the emulated ASIC */
+#define HLTHUNK_PCI_ID_GAUDI_EMU	0x1110
+#define HLTHUNK_CARD_NAME_GAUDI_EMU	"emu-gaudi"
+
+/**
+ * enum hlthunk_node_type - the two device nodes of a device.
+ * @HLTHUNK_NODE_PRIMARY: /dev/hlN, the compute node; one owner at a time.
+ * @HLTHUNK_NODE_CONTROL: /dev/hl_controlDN, INFO only; any number of users.
+ * @HLTHUNK_NODE_MAX: number of node types.
+ */
+enum hlthunk_node_type {
+	HLTHUNK_NODE_PRIMARY,
+	HLTHUNK_NODE_CONTROL,
+	HLTHUNK_NODE_MAX
+};
+
+/**
+ * enum hlthunk_device_name - ASIC types.
+ * @HLTHUNK_DEVICE_GOYA: Goya (hl-thunk compatibility; not driven here).
+ * @HLTHUNK_DEVICE_PLACEHOLDER1: unused (hl-thunk compatibility).
+ * @HLTHUNK_DEVICE_GAUDI: Gaudi (hl-thunk compatibility; not driven here).
+ * @HLTHUNK_DEVICE_INVALID: an unknown device, or an error.
+ * @HLTHUNK_DEVICE_DONT_CARE: hlthunk_open(): any device.
+ * @HLTHUNK_DEVICE_GAUDI_EMU: the emulated Gaudi-like ASIC (libhlthunk).
+ * @HLTHUNK_DEVICE_MAX: number of values.
+ */
+enum hlthunk_device_name {
+	HLTHUNK_DEVICE_GOYA = 0,
+	HLTHUNK_DEVICE_PLACEHOLDER1 = 1,
+	HLTHUNK_DEVICE_GAUDI = 2,
+	HLTHUNK_DEVICE_INVALID = 3,
+	HLTHUNK_DEVICE_DONT_CARE = 4,
+	HLTHUNK_DEVICE_GAUDI_EMU = 5,
+	HLTHUNK_DEVICE_MAX
+};
+
+/**
+ * struct hlthunk_hw_ip_info - static properties of a device.
+ * @sram_base_address: device address of the on-chip SRAM (0: none).
+ * @dram_base_address: device physical address of user-allocatable DRAM.
+ * @dram_size: bytes of user-allocatable DRAM.
+ * @sram_size: bytes of on-chip SRAM (0: none).
+ * @num_of_events: number of asynchronous event types.
+ * @device_id: PCI device ID of the function.
+ * @cpld_version: firmware CPLD version (also named armcp_cpld_version).
+ * @psoc_pci_pll_nr: PLL parameter.
+ * @psoc_pci_pll_nf: PLL parameter.
+ * @psoc_pci_pll_od: PLL parameter.
+ * @psoc_pci_pll_div_factor: PLL parameter.
+ * @tpc_enabled_mask: mask of enabled TPC engines.
+ * @dram_enabled: 1 when the device has DRAM.
+ * @cpucp_version: NUL-terminated firmware version (also named armcp_version).
+ * @module_id: index of the device among the devices of the driver.
+ * @card_name: NUL-terminated ASIC name, e.g. "emu-gaudi".
+ * @dram_page_size: default DRAM page size in bytes.
+ * @num_nic_ports: number of NIC ports (libhlthunk).
+ * @num_queues: number of engine queues; queue indices are 0 .. num_queues-1
+ *	(libhlthunk).
+ * @host_va_start: first device VA of the host-mapping range (libhlthunk).
+ * @host_va_end: one past the last device VA of that range (libhlthunk).
+ * @dram_va_start: first device VA of the DRAM-mapping range (libhlthunk).
+ * @dram_va_end: one past the last device VA of that range (libhlthunk).
+ * @host_page_size: granularity of host-memory mappings (libhlthunk).
+ * @reserved: zeroed; room for later fields without changing the size.
+ */
+struct hlthunk_hw_ip_info {
+	uint64_t sram_base_address;
+	uint64_t dram_base_address;
+	uint64_t dram_size;
+	uint32_t sram_size;
+	uint32_t num_of_events;
+	uint32_t device_id;
+	union {
+		uint32_t cpld_version;
+		uint32_t armcp_cpld_version;
+	};
+	uint32_t psoc_pci_pll_nr;
+	uint32_t psoc_pci_pll_nf;
+	uint32_t psoc_pci_pll_od;
+	uint32_t psoc_pci_pll_div_factor;
+	uint8_t tpc_enabled_mask;
+	uint8_t dram_enabled;
+	union {
+		uint8_t cpucp_version[HL_INFO_VERSION_MAX_LEN];
+		uint8_t armcp_version[HL_INFO_VERSION_MAX_LEN];
+	};
+	uint32_t module_id;
+	uint8_t card_name[HL_INFO_CARD_NAME_MAX_LEN];
+	uint64_t dram_page_size;
+	uint32_t num_nic_ports;
+	uint32_t num_queues;
+	uint64_t host_va_start;
+	uint64_t host_va_end;
+	uint64_t dram_va_start;
+	uint64_t dram_va_end;
+	uint32_t host_page_size;
+	uint64_t reserved[8];
+};
+
+/**
+ * struct hlthunk_dram_usage_info - DRAM accounting.
+ * @dram_free_mem: free bytes of user-allocatable DRAM.
+ * @ctx_dram_mem: bytes allocated by the caller's context.
+ */
+struct hlthunk_dram_usage_info {
+	uint64_t dram_free_mem;
+	uint64_t ctx_dram_mem;
+};
+
+/**
+ * struct hlthunk_engines_idle_info - engine activity.
+ * @is_idle: 1 when no engine queue has work, else 0.
+ * @pad: zeroed.
+ * @mask: bit per busy engine queue; queue q is bit (q % 64) of mask[q / 64].
+ */
+struct hlthunk_engines_idle_info {
+	uint32_t is_idle;
+	uint32_t pad;
+	uint64_t mask[HLTHUNK_BUSY_ENGINES_MASK_SIZE];
+};
+
+/**
+ * struct hlthunk_cs_in - a command submission.
+ * @chunks_restore: must be NULL (no context-switch restore jobs).
+ * @chunks_execute: array of @num_chunks_execute struct hl_cs_chunk.
+ * @num_chunks_restore: must be 0.
+ * @num_chunks_execute: 1 .. HL_MAX_JOBS_PER_CS.
+ * @flags: CS flags; must be 0 for now.
+ */
+struct hlthunk_cs_in {
+	void *chunks_restore;
+	void *chunks_execute;
+	uint32_t num_chunks_restore;
+	uint32_t num_chunks_execute;
+	uint32_t flags;
+};
+
+/**
+ * struct hlthunk_cs_out - result of a command submission.
+ * @seq: sequence number for hlthunk_wait_for_cs().
+ * @status: HL_CS_STATUS_SUCCESS.
+ */
+struct hlthunk_cs_out {
+	uint64_t seq;
+	uint32_t status;
+};
+
+/* ------------------------------------------------------------------------
+ * Opening and closing
+ */
+
+/**
+ * hlthunk_open() - open the compute node of a device.
+ * @device_name: the ASIC type wanted, or HLTHUNK_DEVICE_DONT_CARE.
+ * @busid: PCI address "dddd:bb:dd.f" (or "bb:dd.f", domain 0), or NULL.
+ *
+ * With @busid NULL, tries /dev/hl0 .. /dev/hl<HLTHUNK_MAX_MINOR - 1> in order
+ * and returns the first one that is of type @device_name and can be opened;
+ * a node owned by another process (EBUSY) is skipped. When @device_name is
+ * not DONT_CARE, the type is checked through the control node first, so
+ * devices of another type are never opened for compute.
+ * With @busid, opens the device at that PCI address, and fails if it is not
+ * of type @device_name (unless DONT_CARE).
+ * The fd is opened O_RDWR | O_CLOEXEC.
+ *
+ * Return: the fd (>= 0), or -errno:
+ * -EINVAL bad @device_name or malformed @busid; -EBUSY every matching device
+ * is owned by someone else; -EACCES/-EPERM no permission; -ENODEV no device
+ * (of that type, or at that address); another open(2) errno (e.g. -EMFILE).
+ * When several nodes fail differently, the most telling error wins, in this
+ * order: EBUSY, EACCES/EPERM, other open(2) errors, ENODEV.
+ */
+hlthunk_public int hlthunk_open(enum hlthunk_device_name device_name,
+				const char *busid);
+
+/**
+ * hlthunk_open_control() - open the control node of a device.
+ * @dev_id: N of /dev/hl_controlDN (used when @busid is NULL).
+ * @busid: PCI address of the device, or NULL.
+ *
+ * The control node accepts INFO only, has no owner, and any number of
+ * processes may hold it.
+ *
+ * Return: the fd (>= 0), or -errno: -EINVAL negative @dev_id or malformed
+ * @busid; -ENODEV no such device; or the open(2) errno.
+ */
+hlthunk_public int hlthunk_open_control(int dev_id, const char *busid);
+
+/**
+ * hlthunk_open_by_module_id() - open the compute node of the device whose
+ * hw_ip_info.module_id is @module_id.
+ * @module_id: the module ID.
+ *
+ * Scans the control nodes (INFO HW_IP_INFO), then opens the compute node of
+ * the same index.
+ *
+ * Return: the fd (>= 0), or -errno: -ENODEV no device has that module ID
+ * (or the most telling error met while scanning, ranked as in
+ * hlthunk_open()); or the open(2) errno of the compute node (-EBUSY: owned).
+ */
+hlthunk_public int hlthunk_open_by_module_id(uint32_t module_id);
+
+/**
+ * hlthunk_close() - close a device fd.
+ * @fd: an fd from one of the open functions.
+ *
+ * Return: 0, or -errno from close(2) (the fd is released even then).
+ */
+hlthunk_public int hlthunk_close(int fd);
+
+/* ------------------------------------------------------------------------
+ * Device identity
+ */
+
+/**
+ * hlthunk_get_device_id_from_fd() - PCI device ID of a device.
+ * @fd: compute or control node fd.
+ *
+ * Return: the PCI device ID, or 0 on failure with errno set (as
+ * hlthunk_get_hw_ip_info()).
+ */
+hlthunk_public uint32_t hlthunk_get_device_id_from_fd(int fd);
+
+/**
+ * hlthunk_get_device_name_from_fd() - ASIC type of a device.
+ * @fd: compute or control node fd.
+ *
+ * Return: the type; HLTHUNK_DEVICE_INVALID with errno set on failure:
+ * errno of hlthunk_get_hw_ip_info(), or ENODEV for a device this library
+ * does not know.
+ */
+hlthunk_public enum hlthunk_device_name hlthunk_get_device_name_from_fd(int fd);
+
+/**
+ * hlthunk_get_pci_bus_id_from_fd() - PCI address of a device.
+ * @fd: compute or control node fd.
+ * @pci_bus_id: receives "dddd:bb:dd.f" and a NUL (lower-case hex).
+ * @len: size of @pci_bus_id; HLTHUNK_PCI_BUS_ID_LEN is enough.
+ *
+ * Found through sysfs: /sys/dev/char/<major>:<minor>/device.
+ *
+ * Return: 0, or -errno: -EINVAL NULL @pci_bus_id or @len <= 0; -EBADF bad
+ * @fd; -ENOTTY @fd is not a habanalabs device node; -ENODEV no PCI device
+ * behind it; -ERANGE @len too small (nothing written).
+ */
+hlthunk_public int hlthunk_get_pci_bus_id_from_fd(int fd, char *pci_bus_id,
+						  int len);
+
+/**
+ * hlthunk_get_device_index_from_pci_bus_id() - N of /dev/hlN for a PCI
+ * address.
+ * @busid: "dddd:bb:dd.f", or "bb:dd.f" for domain 0; hex in either case.
+ *
+ * Return: the index (>= 0), or -errno: -EINVAL NULL or malformed @busid;
+ * -ENODEV no habanalabs device at that address (or the driver is not
+ * loaded).
+ */
+hlthunk_public int hlthunk_get_device_index_from_pci_bus_id(const char *busid);
+
+/* ------------------------------------------------------------------------
+ * INFO
+ */
+
+/**
+ * hlthunk_get_info() - raw HL_IOCTL_INFO.
+ * @fd: compute or control node fd.
+ * @info: the caller's filled-in argument, passed to the driver as is.
+ *
+ * Return: 0, or -errno: -EINVAL NULL @info, or as HL_IOCTL_INFO (-EINVAL
+ * bad op, non-zero ctx_id/pad, compute-only op on the control node;
+ * -EFAULT bad pointer; -ENODEV device gone).
+ */
+hlthunk_public int hlthunk_get_info(int fd, struct hl_info_args *info);
+
+/**
+ * hlthunk_get_hw_ip_info() - static properties of a device.
+ * @fd: compute or control node fd.
+ * @hw_ip: receives the properties (zeroed first).
+ *
+ * Return: 0, or -errno: -EINVAL NULL @hw_ip; else as HL_IOCTL_INFO.
+ */
+hlthunk_public int hlthunk_get_hw_ip_info(int fd,
+					  struct hlthunk_hw_ip_info *hw_ip);
+
+/**
+ * hlthunk_get_dram_usage() - DRAM accounting.
+ * @fd: compute node fd.
+ * @dram_usage: receives free and per-context bytes.
+ *
+ * Return: 0, or -errno: -EINVAL NULL @dram_usage or a control node fd;
+ * else as HL_IOCTL_INFO.
+ */
+hlthunk_public int hlthunk_get_dram_usage(int fd,
+				struct hlthunk_dram_usage_info *dram_usage);
+
+/**
+ * hlthunk_get_device_status_info() - state of a device.
+ * @fd: compute or control node fd.
+ *
+ * Return: an enum hl_device_status (>= 0) on success. On failure, -errno
+ * converted to the enum type, with errno set, as in hl-thunk: store the
+ * result in an int and test it for < 0. A failure never compares equal to
+ * any HL_DEVICE_STATUS_* value.
+ */
+hlthunk_public enum hl_device_status hlthunk_get_device_status_info(int fd);
+
+/**
+ * hlthunk_is_device_idle() - whether no engine queue has work.
+ * @fd: compute or control node fd.
+ *
+ * Return: true when idle; false when busy, or on failure with errno set.
+ * Use hlthunk_get_engines_idle_info() to tell the two apart.
+ */
+hlthunk_public bool hlthunk_is_device_idle(int fd);
+
+/**
+ * hlthunk_get_busy_engines_mask() - busy engine queues 0..31.
+ * @fd: compute or control node fd.
+ * @mask: receives a bit per busy queue.
+ *
+ * Return: 0, or -errno: -EINVAL NULL @mask; else as HL_IOCTL_INFO.
+ */
+hlthunk_public int hlthunk_get_busy_engines_mask(int fd, uint32_t *mask);
+
+/**
+ * hlthunk_get_engines_idle_info() - idle flag and busy mask of all engine
+ * queues (libhlthunk).
+ * @fd: compute or control node fd.
+ * @info: receives the idle flag and the full busy mask.
+ *
+ * Return: 0, or -errno: -EINVAL NULL @info; else as HL_IOCTL_INFO.
+ */
+hlthunk_public int hlthunk_get_engines_idle_info(int fd,
+				struct hlthunk_engines_idle_info *info);
+
+/**
+ * hlthunk_get_page_fault_info() - the last device MMU fault of the caller's
+ * context (libhlthunk).
+ * @fd: compute node fd.
+ * @info: receives the fault; info->timestamp is 0 when there was none.
+ *
+ * Return: 0, or -errno: -EINVAL NULL @info or a control node fd; else as
+ * HL_IOCTL_INFO.
+ */
+hlthunk_public int hlthunk_get_page_fault_info(int fd,
+				struct hl_info_page_fault_event *info);
+
+/* ------------------------------------------------------------------------
+ * Device memory (DRAM)
+ */
+
+/**
+ * hlthunk_device_memory_alloc() - allocate device memory.
+ * @fd: compute node fd.
+ * @size: bytes, > 0; rounded up to the default DRAM page size.
+ * @contiguous: one physically contiguous range.
+ * @shared: accepted for hl-thunk compatibility; no effect.
+ *
+ * Return: the allocation's handle, or 0 with errno set: EINVAL bad size;
+ * ENOMEM out of DRAM; or the driver's errno.
+ */
+hlthunk_public uint64_t hlthunk_device_memory_alloc(int fd, uint64_t size,
+						bool contiguous, bool shared);
+
+/**
+ * hlthunk_device_memory_alloc_page_size() - allocate device memory with a
+ * given page size (libhlthunk).
+ * @fd: compute node fd.
+ * @size: bytes, > 0; rounded up to @page_size.
+ * @page_size: 0 for the default DRAM page size, else a size the driver
+ *	supports.
+ * @contiguous: one physically contiguous range.
+ * @shared: no effect.
+ *
+ * Return: as hlthunk_device_memory_alloc().
+ */
+hlthunk_public uint64_t hlthunk_device_memory_alloc_page_size(int fd,
+				uint64_t size, uint64_t page_size,
+				bool contiguous, bool shared);
+
+/**
+ * hlthunk_device_memory_free() - free device memory.
+ * @fd: compute node fd.
+ * @handle: from hlthunk_device_memory_alloc().
+ *
+ * Return: 0, or -errno: -EINVAL unknown handle; -EBUSY still mapped or
+ * exported; or the driver's errno.
+ */
+hlthunk_public int hlthunk_device_memory_free(int fd, uint64_t handle);
+
+/**
+ * hlthunk_device_memory_map() - map device memory into the device VA space.
+ * @fd: compute node fd.
+ * @handle: from hlthunk_device_memory_alloc().
+ * @hint_addr: preferred device VA, or 0; the driver may pick another.
+ *
+ * Return: the device VA, or 0 with errno set (the driver's errno).
+ */
+hlthunk_public uint64_t hlthunk_device_memory_map(int fd, uint64_t handle,
+						  uint64_t hint_addr);
+
+/**
+ * hlthunk_device_memory_map_flags() - hlthunk_device_memory_map() with
+ * HL_MEM_* map flags (libhlthunk).
+ * @fd: compute node fd.
+ * @handle: from hlthunk_device_memory_alloc().
+ * @hint_addr: preferred device VA, or 0.
+ * @flags: HL_MEM_FORCE_HINT: map exactly at @hint_addr or fail with EBUSY.
+ *
+ * Return: the device VA, or 0 with errno set: EINVAL HL_MEM_USERPTR in
+ * @flags, unknown flags; EBUSY forced hint taken; or the driver's errno.
+ */
+hlthunk_public uint64_t hlthunk_device_memory_map_flags(int fd,
+				uint64_t handle, uint64_t hint_addr,
+				uint32_t flags);
+
+/**
+ * hlthunk_device_memory_export_dmabuf_fd() - export mapped device memory as
+ * a dma-buf.
+ * @fd: compute node fd.
+ * @addr: device VA returned by hlthunk_device_memory_map() (not a physical
+ *	address: this driver exports through the mapping).
+ * @size: bytes to export from @addr.
+ * @flags: dma-buf file flags: O_RDWR, O_CLOEXEC, or 0.
+ *
+ * Same as hlthunk_device_mapped_memory_export_dmabuf_fd() with offset 0.
+ * The dma-buf holds the allocation and the context alive until its last fd
+ * is closed.
+ *
+ * Return: the dma-buf fd (>= 0), or -errno (the driver's errno).
+ */
+hlthunk_public int hlthunk_device_memory_export_dmabuf_fd(int fd,
+				uint64_t addr, uint64_t size, uint32_t flags);
+
+/**
+ * hlthunk_device_mapped_memory_export_dmabuf_fd() - export part of mapped
+ * device memory as a dma-buf.
+ * @fd: compute node fd.
+ * @addr: device VA returned by hlthunk_device_memory_map().
+ * @size: bytes to export.
+ * @offset: offset of the exported range from @addr.
+ * @flags: dma-buf file flags: O_RDWR, O_CLOEXEC, or 0.
+ *
+ * Return: the dma-buf fd (>= 0), or -errno (the driver's errno).
+ */
+hlthunk_public int hlthunk_device_mapped_memory_export_dmabuf_fd(int fd,
+				uint64_t addr, uint64_t size, uint64_t offset,
+				uint32_t flags);
+
+/* ------------------------------------------------------------------------
+ * Host memory
+ */
+
+/**
+ * hlthunk_host_memory_map() - pin host memory and map it into the device VA
+ * space.
+ * @fd: compute node fd.
+ * @host_virt_addr: start of the host buffer.
+ * @hint_addr: preferred device VA, or 0.
+ * @host_size: bytes, > 0.
+ *
+ * Return: the device VA, or 0 with errno set: EINVAL bad range; EFAULT
+ * unmapped host memory; ENOMEM; or the driver's errno.
+ */
+hlthunk_public uint64_t hlthunk_host_memory_map(int fd, void *host_virt_addr,
+						uint64_t hint_addr,
+						uint64_t host_size);
+
+/**
+ * hlthunk_host_memory_map_flags() - hlthunk_host_memory_map() with HL_MEM_*
+ * map flags.
+ * @fd: compute node fd.
+ * @host_virt_addr: start of the host buffer.
+ * @hint_addr: preferred device VA, or 0.
+ * @host_size: bytes, > 0.
+ * @flags: HL_MEM_FORCE_HINT; HL_MEM_USERPTR is added by the library.
+ *
+ * Return: as hlthunk_host_memory_map(); EBUSY forced hint taken.
+ */
+hlthunk_public uint64_t hlthunk_host_memory_map_flags(int fd,
+				void *host_virt_addr, uint64_t hint_addr,
+				uint64_t host_size, uint32_t flags);
+
+/**
+ * hlthunk_memory_unmap() - remove a device or host mapping.
+ * @fd: compute node fd.
+ * @device_virt_addr: the VA returned by one of the map functions.
+ *
+ * Return: 0, or -errno: -EINVAL no mapping at that VA; or the driver's
+ * errno.
+ */
+hlthunk_public int hlthunk_memory_unmap(int fd, uint64_t device_virt_addr);
+
+/* ------------------------------------------------------------------------
+ * Command submission
+ */
+
+/**
+ * hlthunk_command_submission() - submit jobs to engine queues.
+ * @fd: compute node fd.
+ * @in: the jobs.
+ * @out: receives the sequence number and status.
+ *
+ * Uses the driver's default job timeout.
+ *
+ * Return: 0, or -errno: -EINVAL NULL @in/@out or a bad submission; or the
+ * driver's errno.
+ */
+hlthunk_public int hlthunk_command_submission(int fd, struct hlthunk_cs_in *in,
+					      struct hlthunk_cs_out *out);
+
+/**
+ * hlthunk_command_submission_timeout() - hlthunk_command_submission() with
+ * a job timeout.
+ * @fd: compute node fd.
+ * @in: the jobs.
+ * @out: receives the sequence number and status.
+ * @timeout: job timeout in seconds, 0 for the driver default; a job that
+ *	runs longer is aborted and the CS completes as ABORTED.
+ *
+ * Return: as hlthunk_command_submission().
+ */
+hlthunk_public int hlthunk_command_submission_timeout(int fd,
+				struct hlthunk_cs_in *in,
+				struct hlthunk_cs_out *out, uint32_t timeout);
+
+/**
+ * hlthunk_wait_for_cs() - wait for a command submission.
+ * @fd: compute node fd.
+ * @seq: from hlthunk_command_submission().
+ * @timeout_us: how long to wait; 0 only polls.
+ * @status: receives HL_WAIT_CS_STATUS_*; may be NULL.
+ *
+ * Return:
+ * 0 with *status COMPLETED (done) or BUSY (still running after
+ * @timeout_us: not an error);
+ * -EIO with *status ABORTED: the CS failed (a job timed out or faulted;
+ * hlthunk_get_page_fault_info() tells of an MMU fault);
+ * -ETIMEDOUT with *status TIMEDOUT, if the driver reports a timed-out CS
+ * that way;
+ * other -errno (-EINVAL unknown @seq, ...) with *status untouched.
+ * errno is set on every failure.
+ */
+hlthunk_public int hlthunk_wait_for_cs(int fd, uint64_t seq,
+				       uint64_t timeout_us, uint32_t *status);
+
+/**
+ * hlthunk_wait_for_cs_with_timestamp() - hlthunk_wait_for_cs() that also
+ * returns the completion time.
+ * @fd: compute node fd.
+ * @seq: from hlthunk_command_submission().
+ * @timeout_us: how long to wait; 0 only polls.
+ * @status: receives HL_WAIT_CS_STATUS_*; may be NULL.
+ * @timestamp: receives the completion time (ns, CLOCK_MONOTONIC) when the
+ *	status is COMPLETED, else 0; may be NULL. Untouched when @status is.
+ *
+ * Return: as hlthunk_wait_for_cs().
+ */
+hlthunk_public int hlthunk_wait_for_cs_with_timestamp(int fd, uint64_t seq,
+				uint64_t timeout_us, uint32_t *status,
+				uint64_t *timestamp);
+
+/* ------------------------------------------------------------------------
+ * NIC: ports, connections and CQs come in a later release, in a new version
+ * node of the map.
+ */
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HLTHUNK_H */

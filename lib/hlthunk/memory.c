@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: MIT
+/*
+ * memory.c - HL_IOCTL_MEMORY (alloc, free, map, unmap, dma-buf export) and
+ * command submission (HL_IOCTL_CS, HL_IOCTL_WAIT_CS) wrappers.
+ */
+
+#include <errno.h>
+#include <string.h>
+
+#include "hlthunk_internal.h"
+
+static int hlthunk_mem(int fd, union hl_mem_args *args)
+{
+	int rc = hlthunk_ioctl(fd, HL_IOCTL_MEMORY, args);
+
+	return rc < 0 ? rc : 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Device memory
+ */
+
+hlthunk_public uint64_t hlthunk_device_memory_alloc_page_size(int fd,
+				uint64_t size, uint64_t page_size,
+				bool contiguous, bool shared)
+{
+	union hl_mem_args args;
+
+	memset(&args, 0, sizeof(args));
+	args.in.op = HL_MEM_OP_ALLOC;
+	args.in.alloc.mem_size = size;
+	args.in.alloc.page_size = page_size;
+	if (contiguous)
+		args.in.flags |= HL_MEM_CONTIGUOUS;
+	if (shared)
+		args.in.flags |= HL_MEM_SHARED;
+
+	if (hlthunk_mem(fd, &args) < 0)
+		return 0;
+
+	/* The driver never hands out handle 0: it means failure here */
+	if (!args.out.handle) {
+		errno = EPROTO;
+		return 0;
+	}
+
+	return args.out.handle;
+}
+
+hlthunk_public uint64_t hlthunk_device_memory_alloc(int fd, uint64_t size,
+						bool contiguous, bool shared)
+{
+	return hlthunk_device_memory_alloc_page_size(fd, size, 0, contiguous,
+						     shared);
+}
+
+hlthunk_public int hlthunk_device_memory_free(int fd, uint64_t handle)
+{
+	union hl_mem_args args;
+
+	memset(&args, 0, sizeof(args));
+	args.in.op = HL_MEM_OP_FREE;
+	args.in.free.handle = handle;
+
+	return hlthunk_mem(fd, &args);
+}
+
+/* HL_MEM_OP_MAP; the device VA, or 0 with errno set */
+static uint64_t hlthunk_map(int fd, union hl_mem_args *args)
+{
+	args->in.op = HL_MEM_OP_MAP;
+
+	if (hlthunk_mem(fd, args) < 0)
+		return 0;
+
+	/* The driver's VA ranges exclude 0: it means failure here */
+	if (!args->out.device_virt_addr) {
+		errno = EPROTO;
+		return 0;
+	}
+
+	return args->out.device_virt_addr;
+}
+
+hlthunk_public uint64_t hlthunk_device_memory_map_flags(int fd,
+				uint64_t handle, uint64_t hint_addr,
+				uint32_t flags)
+{
+	union hl_mem_args args;
+
+	/* USERPTR would make the driver read map_host from map_device */
+	if (flags & HL_MEM_USERPTR) {
+		errno = EINVAL;
+		return 0;
+	}
+
+	memset(&args, 0, sizeof(args));
+	args.in.map_device.handle = handle;
+	args.in.map_device.hint_addr = hint_addr;
+	args.in.flags = flags;
+
+	return hlthunk_map(fd, &args);
+}
+
+hlthunk_public uint64_t hlthunk_device_memory_map(int fd, uint64_t handle,
+						  uint64_t hint_addr)
+{
+	return hlthunk_device_memory_map_flags(fd, handle, hint_addr, 0);
+}
+
+hlthunk_public int hlthunk_device_mapped_memory_export_dmabuf_fd(int fd,
+				uint64_t addr, uint64_t size, uint64_t offset,
+				uint32_t flags)
+{
+	union hl_mem_args args;
+	int rc;
+
+	memset(&args, 0, sizeof(args));
+	args.in.op = HL_MEM_OP_EXPORT_DMABUF_FD;
+	args.in.export_dmabuf_fd.addr = addr;
+	args.in.export_dmabuf_fd.mem_size = size;
+	args.in.export_dmabuf_fd.offset = offset;
+	args.in.flags = flags;
+
+	rc = hlthunk_mem(fd, &args);
+	if (rc < 0)
+		return rc;
+
+	if (args.out.fd < 0)
+		return hlthunk_err(EPROTO);
+
+	return args.out.fd;
+}
+
+hlthunk_public int hlthunk_device_memory_export_dmabuf_fd(int fd,
+				uint64_t addr, uint64_t size, uint32_t flags)
+{
+	return hlthunk_device_mapped_memory_export_dmabuf_fd(fd, addr, size, 0,
+							     flags);
+}
+
+/* ------------------------------------------------------------------------
+ * Host memory
+ */
+
+hlthunk_public uint64_t hlthunk_host_memory_map_flags(int fd,
+				void *host_virt_addr, uint64_t hint_addr,
+				uint64_t host_size, uint32_t flags)
+{
+	union hl_mem_args args;
+
+	memset(&args, 0, sizeof(args));
+	args.in.map_host.host_virt_addr = hlthunk_ptr_to_u64(host_virt_addr);
+	args.in.map_host.hint_addr = hint_addr;
+	args.in.map_host.mem_size = host_size;
+	args.in.flags = flags | HL_MEM_USERPTR;
+
+	return hlthunk_map(fd, &args);
+}
+
+hlthunk_public uint64_t hlthunk_host_memory_map(int fd, void *host_virt_addr,
+						uint64_t hint_addr,
+						uint64_t host_size)
+{
+	return hlthunk_host_memory_map_flags(fd, host_virt_addr, hint_addr,
+					     host_size, 0);
+}
+
+hlthunk_public int hlthunk_memory_unmap(int fd, uint64_t device_virt_addr)
+{
+	union hl_mem_args args;
+
+	memset(&args, 0, sizeof(args));
+	args.in.op = HL_MEM_OP_UNMAP;
+	args.in.unmap.device_virt_addr = device_virt_addr;
+
+	return hlthunk_mem(fd, &args);
+}
+
+/* ------------------------------------------------------------------------
+ * Command submission
+ */
+
+hlthunk_public int hlthunk_command_submission_timeout(int fd,
+				struct hlthunk_cs_in *in,
+				struct hlthunk_cs_out *out, uint32_t timeout)
+{
+	union hl_cs_args args;
+	int rc;
+
+	if (!in || !out)
+		return hlthunk_err(EINVAL);
+
+	memset(&args, 0, sizeof(args));
+	args.in.chunks_restore = hlthunk_ptr_to_u64(in->chunks_restore);
+	args.in.chunks_execute = hlthunk_ptr_to_u64(in->chunks_execute);
+	args.in.num_chunks_restore = in->num_chunks_restore;
+	args.in.num_chunks_execute = in->num_chunks_execute;
+	args.in.timeout = timeout;
+	args.in.cs_flags = in->flags;
+
+	rc = hlthunk_ioctl(fd, HL_IOCTL_CS, &args);
+	if (rc < 0)
+		return rc;
+
+	out->seq = args.out.seq;
+	out->status = args.out.status;
+
+	return 0;
+}
+
+hlthunk_public int hlthunk_command_submission(int fd, struct hlthunk_cs_in *in,
+					      struct hlthunk_cs_out *out)
+{
+	return hlthunk_command_submission_timeout(fd, in, out, 0);
+}
+
+hlthunk_public int hlthunk_wait_for_cs_with_timestamp(int fd, uint64_t seq,
+				uint64_t timeout_us, uint32_t *status,
+				uint64_t *timestamp)
+{
+	union hl_wait_cs_args args;
+	uint32_t st;
+	int rc;
+
+	memset(&args, 0, sizeof(args));
+	args.in.seq = seq;
+	args.in.timeout_us = timeout_us;
+
+	rc = hlthunk_ioctl(fd, HL_IOCTL_WAIT_CS, &args);
+	if (rc == -EIO) {
+		/* The CS failed; the driver's status says so too */
+		st = HL_WAIT_CS_STATUS_ABORTED;
+	} else if (rc == -ETIMEDOUT) {
+		st = HL_WAIT_CS_STATUS_TIMEDOUT;
+	} else if (rc < 0) {
+		return rc;
+	} else {
+		rc = 0;
+		st = args.out.status;
+	}
+
+	if (status)
+		*status = st;
+	if (timestamp)
+		*timestamp = st == HL_WAIT_CS_STATUS_COMPLETED ?
+			     (uint64_t)args.out.timestamp_nsec : 0;
+
+	return rc;
+}
+
+hlthunk_public int hlthunk_wait_for_cs(int fd, uint64_t seq,
+				       uint64_t timeout_us, uint32_t *status)
+{
+	return hlthunk_wait_for_cs_with_timestamp(fd, seq, timeout_us, status,
+						  NULL);
+}
