@@ -5,7 +5,8 @@
  * Arguments are extensible: the dispatcher copies min(user size, kernel
  * size) bytes in, zero-fills the rest, refuses a larger user struct with
  * non-zero extra bytes (-E2BIG), calls a handler that takes no user pointer
- * for its argument, and copies min(user size, kernel size) bytes back.
+ * for its argument, and copies min(user size, kernel size) bytes back, also
+ * when the handler failed (an output may explain the failure).
  */
 
 #include <linux/fs.h>
@@ -196,8 +197,9 @@ static long hl_ioctl_dispatch(struct file *filp, unsigned int cmd,
 		rc = desc->func(fpriv, kdata);
 	hl_device_exit(hdev, idx);
 
-	if (!rc && (_IOC_DIR(cmd) & _IOC_READ) &&
-	    copy_to_user(uarg, kdata, min(usize, ksize)))
+	/* Copied back on error too: WAIT_CS returns a status with -EIO */
+	if ((_IOC_DIR(cmd) & _IOC_READ) &&
+	    copy_to_user(uarg, kdata, min(usize, ksize)) && !rc)
 		rc = -EFAULT;
 
 	return rc;

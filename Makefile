@@ -1,0 +1,82 @@
+# SPDX-License-Identifier: MIT
+#
+# habanalabs: top-level build.
+#
+#   make            the module, libhlthunk, the tools and the tests
+#   make check      install what is missing, build, boot the test VM, run
+#                   every suite; fails on a failed test or a bad kernel log
+#   make demo       install what is missing, build, show the devices in a VM
+#   make install    libhlthunk, headers, hlthunk.pc, the module (DESTDIR, PREFIX)
+#   make lint       checkpatch --strict, sparse (C=2) and W=1 on the driver
+#
+# KDIR selects the kernel to build the module against (default: Debian's
+# 6.12 headers from linux-headers-6.12-amd64).
+
+TOP := $(CURDIR)
+KVER ?= $(shell ls -d /lib/modules/6.12*-amd64/build 2>/dev/null | sort -V | tail -n 1 | cut -d/ -f4)
+KDIR ?= /lib/modules/$(KVER)/build
+PREFIX ?= /usr/local
+DESTDIR ?=
+HLVM := $(TOP)/tools/hlvm
+
+export TOP
+
+.PHONY: all deps module lib tools tests check check-run demo demo-run \
+	install clean lint checkpatch sparse
+
+all: module lib tools tests
+
+# Installs missing packages only; quick when nothing is missing.
+deps:
+	@$(TOP)/tools/install-deps
+
+module:
+	@test -d "$(KDIR)" || { echo "No kernel tree at KDIR='$(KDIR)': run tools/install-deps" >&2; exit 1; }
+	$(MAKE) -C $(KDIR) M=$(TOP) CONFIG_HABANALABS=m W=1 modules
+
+lib:
+	$(MAKE) -C lib/hlthunk
+
+tools: lib
+	$(MAKE) -C tools
+
+tests: lib
+	$(MAKE) -C tests
+
+# The two commands of the README: each installs what is missing first, then
+# re-reads this Makefile (KDIR depends on what is installed).
+check: deps
+	$(MAKE) check-run
+
+demo: deps
+	$(MAKE) demo-run
+
+check-run: all
+	$(TOP)/tests/run-checks
+
+demo-run: all
+	$(TOP)/tools/demo
+
+install: lib
+	$(MAKE) -C lib/hlthunk install DESTDIR=$(DESTDIR) PREFIX=$(PREFIX)
+	$(MAKE) -C $(KDIR) M=$(TOP) CONFIG_HABANALABS=m \
+		INSTALL_MOD_PATH=$(DESTDIR) INSTALL_MOD_DIR=updates modules_install
+
+lint: checkpatch sparse
+
+CHECKPATCH_FILES = $(shell find drivers include tests/importer -name '*.[ch]' 2>/dev/null | sort)
+
+checkpatch:
+	$(TOP)/tools/checkpatch --strict --no-tree -f $(CHECKPATCH_FILES)
+
+sparse:
+	$(MAKE) -C $(KDIR) M=$(TOP) CONFIG_HABANALABS=m W=1 C=2 modules 2>&1 | \
+		tee /dev/stderr | { ! grep -E ': (warning|error):'; }
+
+clean:
+	-$(MAKE) -C $(KDIR) M=$(TOP) CONFIG_HABANALABS=m clean
+	-$(MAKE) -C lib/hlthunk clean
+	-$(MAKE) -C tools clean
+	-$(MAKE) -C tests clean
+
+-include $(sort $(wildcard $(TOP)/mk/*.mk))

@@ -1,0 +1,282 @@
+// SPDX-License-Identifier: MIT
+/*
+ * info: HL_IOCTL_INFO, through libhlthunk and raw, with every bad input.
+ */
+#include "hltests.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+static void test_hw_ip_info(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hlthunk_hw_ip_info *hw = &st->hw_ip;
+
+	assert_string_equal((char *)hw->card_name, "emu-gaudi");
+	assert_int_equal(hw->device_id, 0x1110);
+	assert_int_equal(hlthunk_get_device_id_from_fd(st->fd), 0x1110);
+	assert_int_equal(hlthunk_get_device_name_from_fd(st->fd),
+			 HLTHUNK_DEVICE_GAUDI_EMU);
+	assert_true(hw->dram_enabled);
+	assert_true(hw->dram_size >= 32ull << 20);
+	assert_int_equal(hw->dram_page_size, 2 << 20);
+	assert_int_equal(hw->dram_base_address % hw->dram_page_size, 0);
+	assert_int_equal(hw->dram_size % hw->dram_page_size, 0);
+	assert_true(hw->num_queues > 0);
+	assert_int_equal(hw->host_page_size, 4096);
+	/* VA ranges non-empty, aligned and disjoint */
+	assert_true(hw->host_va_start < hw->host_va_end);
+	assert_true(hw->dram_va_start < hw->dram_va_end);
+	assert_true(hw->host_va_end <= hw->dram_va_start ||
+		    hw->dram_va_end <= hw->host_va_start);
+	assert_int_equal(hw->dram_va_start % hw->dram_page_size, 0);
+	assert_true(hw->host_va_start > 0);
+}
+
+static void test_hw_ip_info_same_on_control_node(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hl_info_hw_ip_info a, b;
+	int ctl;
+
+	ctl = hltests_open_node(0, 1);
+	assert_true(ctl >= 0);
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	assert_int_equal(hltests_info(st->fd, HL_INFO_HW_IP_INFO, &a, sizeof(a)), 0);
+	assert_int_equal(hltests_info(ctl, HL_INFO_HW_IP_INFO, &b, sizeof(b)), 0);
+	assert_memory_equal(&a, &b, sizeof(a));
+	close(ctl);
+}
+
+static void test_dram_usage_idle(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hlthunk_dram_usage_info usage;
+
+	assert_int_equal(hlthunk_get_dram_usage(st->fd, &usage), 0);
+	assert_int_equal(usage.dram_free_mem, st->hw_ip.dram_size);
+	assert_int_equal(usage.ctx_dram_mem, 0);
+}
+
+static void test_device_status(void **state)
+{
+	struct hltests_state *st = *state;
+
+	assert_int_equal(hlthunk_get_device_status_info(st->fd),
+			 HL_DEVICE_STATUS_OPERATIONAL);
+}
+
+static void test_device_idle(void **state)
+{
+	struct hltests_state *st = *state;
+	uint32_t mask = 0xdeadbeef;
+
+	assert_true(hlthunk_is_device_idle(st->fd));
+	assert_int_equal(hlthunk_get_busy_engines_mask(st->fd, &mask), 0);
+	assert_int_equal(mask, 0);
+}
+
+static void test_page_fault_info_without_fault(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hl_info_page_fault_event pf;
+	int ctl;
+
+	memset(&pf, 0xff, sizeof(pf));
+	assert_int_equal(hltests_info(st->fd, HL_INFO_PAGE_FAULT_EVENT, &pf,
+				      sizeof(pf)), 0);
+	assert_int_equal(pf.timestamp, 0);
+	assert_int_equal(pf.addr, 0);
+
+	/* A per-context op: the control node has no context */
+	ctl = hltests_open_node(0, 1);
+	assert_true(ctl >= 0);
+	assert_int_equal(hltests_info(ctl, HL_INFO_PAGE_FAULT_EVENT, &pf,
+				      sizeof(pf)), -EINVAL);
+	close(ctl);
+}
+
+static void test_short_buffer_gets_truncated_copy(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hl_info_hw_ip_info full;
+	unsigned char buf[sizeof(full) + 16];
+
+	memset(&full, 0, sizeof(full));
+	assert_int_equal(hltests_info(st->fd, HL_INFO_HW_IP_INFO, &full,
+				      sizeof(full)), 0);
+
+	/* 12 bytes asked: 12 written, the rest untouched */
+	memset(buf, 0xa5, sizeof(buf));
+	assert_int_equal(hltests_info(st->fd, HL_INFO_HW_IP_INFO, buf, 12), 0);
+	assert_memory_equal(buf, &full, 12);
+	for (size_t i = 12; i < sizeof(buf); i++)
+		assert_int_equal(buf[i], 0xa5);
+
+	/* A larger buffer: only the struct is written */
+	memset(buf, 0xa5, sizeof(buf));
+	assert_int_equal(hltests_info(st->fd, HL_INFO_HW_IP_INFO, buf,
+				      sizeof(buf)), 0);
+	assert_memory_equal(buf, &full, sizeof(full));
+	assert_int_equal(buf[sizeof(full)], 0xa5);
+}
+
+static void test_unknown_op_is_einval(void **state)
+{
+	struct hltests_state *st = *state;
+	uint64_t buf[64];
+
+	assert_int_equal(hltests_info(st->fd, 1, buf, sizeof(buf)), -EINVAL);
+	assert_int_equal(hltests_info(st->fd, 9999, buf, sizeof(buf)), -EINVAL);
+}
+
+static void test_null_or_empty_buffer_is_einval(void **state)
+{
+	struct hltests_state *st = *state;
+	uint64_t buf[4];
+
+	assert_int_equal(hltests_info(st->fd, HL_INFO_DEVICE_STATUS, NULL, 8),
+			 -EINVAL);
+	assert_int_equal(hltests_info(st->fd, HL_INFO_DEVICE_STATUS, buf, 0),
+			 -EINVAL);
+}
+
+static void test_bad_pointers_are_efault(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hl_info_hw_ip_info *ro;
+
+	/* The return buffer: unmapped, then read-only */
+	assert_int_equal(hltests_info(st->fd, HL_INFO_HW_IP_INFO, (void *)16,
+				      64), -EFAULT);
+	ro = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(ro != MAP_FAILED);
+	assert_int_equal(hltests_info(st->fd, HL_INFO_HW_IP_INFO, ro,
+				      sizeof(*ro)), -EFAULT);
+	munmap(ro, 4096);
+
+	/* The argument itself */
+	assert_int_equal(ioctl(st->fd, HL_IOCTL_INFO, (void *)16), -1);
+	assert_int_equal(errno, EFAULT);
+}
+
+static void test_reserved_fields_must_be_zero(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hl_info_device_status ds;
+	struct hl_info_args args;
+
+	memset(&args, 0, sizeof(args));
+	args.op = HL_INFO_DEVICE_STATUS;
+	args.return_pointer = (uint64_t)(uintptr_t)&ds;
+	args.return_size = sizeof(ds);
+	args.pad = 1;
+	assert_int_equal(ioctl(st->fd, HL_IOCTL_INFO, &args), -1);
+	assert_int_equal(errno, EINVAL);
+	args.pad = 0;
+	args.ctx_id = 1;
+	assert_int_equal(ioctl(st->fd, HL_IOCTL_INFO, &args), -1);
+	assert_int_equal(errno, EINVAL);
+	args.ctx_id = 0;
+	assert_int_equal(ioctl(st->fd, HL_IOCTL_INFO, &args), 0);
+}
+
+/* Extensible args: an older, smaller struct still works */
+static void test_smaller_args_struct(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hl_info_device_status ds;
+	struct hl_info_args args;
+
+	memset(&args, 0, sizeof(args));
+	memset(&ds, 0xff, sizeof(ds));
+	args.op = HL_INFO_DEVICE_STATUS;
+	args.return_pointer = (uint64_t)(uintptr_t)&ds;
+	args.return_size = sizeof(ds);
+	/* Up to and including op: ctx_id and pad are left out */
+	assert_int_equal(hltests_ioctl_sized(st->fd, HL_IOCTL_INFO,
+					     offsetof(struct hl_info_args, ctx_id),
+					     &args), 0);
+	assert_int_equal(ds.status, HL_DEVICE_STATUS_OPERATIONAL);
+}
+
+/* Extensible args: a newer, larger struct works iff its tail is zero */
+static void test_larger_args_struct(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hl_info_device_status ds;
+	struct {
+		struct hl_info_args args;
+		uint64_t future[2];
+	} big;
+
+	memset(&big, 0, sizeof(big));
+	big.args.op = HL_INFO_DEVICE_STATUS;
+	big.args.return_pointer = (uint64_t)(uintptr_t)&ds;
+	big.args.return_size = sizeof(ds);
+	assert_int_equal(hltests_ioctl_sized(st->fd, HL_IOCTL_INFO, sizeof(big),
+					     &big), 0);
+
+	big.future[1] = 1;
+	assert_int_equal(hltests_ioctl_sized(st->fd, HL_IOCTL_INFO, sizeof(big),
+					     &big), -E2BIG);
+}
+
+static void test_info_on_every_device(void **state)
+{
+	int n = hltests_num_devices(), i;
+
+	(void)state;
+	for (i = 0; i < n; i++) {
+		struct hl_info_hw_ip_info hw;
+		int fd = hltests_open_node(i, 1);
+
+		assert_true(fd >= 0);
+		memset(&hw, 0, sizeof(hw));
+		assert_int_equal(hltests_info(fd, HL_INFO_HW_IP_INFO, &hw,
+					      sizeof(hw)), 0);
+		assert_int_equal(hw.module_id, i);
+		assert_string_equal((char *)hw.card_name, "emu-gaudi");
+		close(fd);
+	}
+}
+
+const struct CMUnitTest info_tests[] = {
+	cmocka_unit_test_setup_teardown(test_hw_ip_info, hltests_setup,
+					hltests_teardown),
+	cmocka_unit_test_setup_teardown(test_hw_ip_info_same_on_control_node,
+					hltests_setup, hltests_teardown),
+	cmocka_unit_test_setup_teardown(test_dram_usage_idle, hltests_setup,
+					hltests_teardown),
+	cmocka_unit_test_setup_teardown(test_device_status, hltests_setup,
+					hltests_teardown),
+	cmocka_unit_test_setup_teardown(test_device_idle, hltests_setup,
+					hltests_teardown),
+	cmocka_unit_test_setup_teardown(test_page_fault_info_without_fault,
+					hltests_setup, hltests_teardown),
+	cmocka_unit_test_setup_teardown(test_short_buffer_gets_truncated_copy,
+					hltests_setup, hltests_teardown),
+	cmocka_unit_test_setup_teardown(test_unknown_op_is_einval,
+					hltests_setup, hltests_teardown),
+	cmocka_unit_test_setup_teardown(test_null_or_empty_buffer_is_einval,
+					hltests_setup, hltests_teardown),
+	cmocka_unit_test_setup_teardown(test_bad_pointers_are_efault,
+					hltests_setup, hltests_teardown),
+	cmocka_unit_test_setup_teardown(test_reserved_fields_must_be_zero,
+					hltests_setup, hltests_teardown),
+	cmocka_unit_test_setup_teardown(test_smaller_args_struct,
+					hltests_setup, hltests_teardown),
+	cmocka_unit_test_setup_teardown(test_larger_args_struct,
+					hltests_setup, hltests_teardown),
+	cmocka_unit_test(test_info_on_every_device),
+};
+
+int main(void)
+{
+	return HLTESTS_RUN("info", info_tests);
+}
