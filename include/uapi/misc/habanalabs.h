@@ -418,6 +418,80 @@ union hl_wait_cs_args {
 };
 
 /*
+ * Packets of the emulated ASIC (card_name "emu-gaudi").
+ *
+ * A command buffer is a sequence of packets, each a multiple of 8 bytes,
+ * little-endian, starting with a __u32 header whose bits [31:24] are the
+ * opcode. The queue fetches and executes them in order; every address in a
+ * packet is a device virtual address translated by the device MMU. A packet
+ * that faults or is malformed aborts the job: its command submission
+ * completes with an error (HL_WAIT_CS_STATUS_ABORTED).
+ */
+#define HL_PKT_OPCODE_SHIFT		24
+#define HL_PKT_OPCODE_MASK		0xff000000u
+
+#define HL_PKT_NOP			0x00
+#define HL_PKT_LIN_DMA			0x01
+#define HL_PKT_MEMSET			0x02
+#define HL_PKT_MSG_LONG			0x03
+
+/**
+ * struct hl_pkt_nop - do nothing.
+ * @ctl: opcode HL_PKT_NOP.
+ * @pad: must be 0.
+ */
+struct hl_pkt_nop {
+	__u32 ctl;
+	__u32 pad;
+};
+
+/**
+ * struct hl_pkt_lin_dma - copy @tsize bytes from @src_addr to @dst_addr.
+ * @ctl: opcode HL_PKT_LIN_DMA.
+ * @pad: must be 0.
+ * @src_addr: source device virtual address (DRAM or host mapping).
+ * @dst_addr: destination device virtual address.
+ * @tsize: bytes to copy; any size and alignment. Overlapping ranges are
+ *	copied as if through a temporary buffer only within 4 KiB.
+ */
+struct hl_pkt_lin_dma {
+	__u32 ctl;
+	__u32 pad;
+	__u64 src_addr;
+	__u64 dst_addr;
+	__u64 tsize;
+};
+
+/**
+ * struct hl_pkt_memset - fill @tsize bytes at @dst_addr with a pattern.
+ * @ctl: opcode HL_PKT_MEMSET.
+ * @pad: must be 0.
+ * @dst_addr: destination device virtual address.
+ * @value: the 64-bit pattern; byte i of the range gets byte
+ *	((@dst_addr + i) % 8) of @value (little-endian).
+ * @tsize: bytes to fill.
+ */
+struct hl_pkt_memset {
+	__u32 ctl;
+	__u32 pad;
+	__u64 dst_addr;
+	__u64 value;
+	__u64 tsize;
+};
+
+/**
+ * struct hl_pkt_msg_long - write a 32-bit value (a fence or sync write).
+ * @ctl: opcode HL_PKT_MSG_LONG.
+ * @value: the value to write.
+ * @addr: device virtual address, 4-byte aligned.
+ */
+struct hl_pkt_msg_long {
+	__u32 ctl;
+	__u32 value;
+	__u64 addr;
+};
+
+/*
  * HL_IOCTL_INFO - information about the device.
  *
  * Accepted on the compute node (/dev/hlN) and on the control node

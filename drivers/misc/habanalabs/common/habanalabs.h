@@ -8,15 +8,20 @@
  *   hl_device.fpriv_list_lock
  *   hl_ctx.mem_lock
  *   hl_device.mmu_lock
+ *   hl_device.engine_access_rwsem
+ *   hl_ctx.cs_lock, hl_ctx.fault_lock (spinlocks)
  */
 #ifndef HABANALABS_H_
 #define HABANALABS_H_
 
 #include <linux/cdev.h>
 #include <linux/device.h>
+#include <linux/genalloc.h>
 #include <linux/kref.h>
+#include <linux/maple_tree.h>
 #include <linux/mutex.h>
 #include <linux/pci.h>
+#include <linux/rwsem.h>
 #include <linux/spinlock.h>
 #include <linux/srcu.h>
 #include <linux/types.h>
@@ -37,6 +42,7 @@
 
 struct hl_device;
 struct hl_ctx;
+struct hl_cs_job;
 
 /**
  * enum hl_asic_type - the ASIC families the driver knows.
@@ -95,6 +101,15 @@ struct asic_fixed_properties {
  * @hw_fini: stop every engine and queue; no DMA or HBM access after it.
  * @is_device_idle: return true when no queue has work; fill @mask (an array
  *	of @mask_len u64) with a bit per busy queue.
+ * @read_pte: read the u64 at device physical address @addr of the page-table
+ *	area.
+ * @write_pte: write @val there.
+ * @mmu_invalidate_cache: drop every cached translation of @asid (all ASIDs
+ *	when @asid is 0); after it returns no new access uses a translation
+ *	cached before the call.
+ * @queue_job: hand a job to its engine queue; the backend calls
+ *	hl_cs_job_done() when the job finished or failed. Never fails once
+ *	it returned 0.
  */
 struct hl_asic_funcs {
 	int (*early_init)(struct hl_device *hdev);
@@ -102,6 +117,32 @@ struct hl_asic_funcs {
 	int (*hw_init)(struct hl_device *hdev);
 	void (*hw_fini)(struct hl_device *hdev);
 	bool (*is_device_idle)(struct hl_device *hdev, u64 *mask, u32 mask_len);
+	u64 (*read_pte)(struct hl_device *hdev, u64 addr);
+	void (*write_pte)(struct hl_device *hdev, u64 addr, u64 val);
+	void (*mmu_invalidate_cache)(struct hl_device *hdev, u32 asid);
+	int (*queue_job)(struct hl_device *hdev, struct hl_cs_job *job);
+};
+
+struct hl_cs;
+
+/**
+ * struct hl_cs_job - one chunk of a command submission, run by one queue.
+ * @cs: the submission it belongs to; holds a reference on @ctx.
+ * @ctx: the submitting context.
+ * @cb_va: device virtual address of the command buffer.
+ * @cb_size: its size in bytes.
+ * @queue_id: the engine queue that runs it.
+ * @deadline: jiffies after which the queue aborts the job (-ETIMEDOUT).
+ * @node: the queue's list of pending jobs (backend-owned).
+ */
+struct hl_cs_job {
+	struct hl_cs *cs;
+	struct hl_ctx *ctx;
+	u64 cb_va;
+	u32 cb_size;
+	u32 queue_id;
+	unsigned long deadline;
+	struct list_head node;
 };
 
 /**
@@ -123,16 +164,33 @@ struct hl_fpriv {
  * (an exported dma-buf, a running command submission).
  * @refcount: release when the last user is gone.
  * @hdev: the device; the context holds a reference on it.
+ * @asid: the context's address-space ID; its hop0 table is fixed by it.
+ * @mem_lock: Protects @handles, @va_host, @va_dram and the objects in them.
+ * @handles: device-memory allocations by handle (struct hl_vm_phys_pg_pack).
+ * @va_host: the host-mapping VA range, in host pages: index = VA >> 12,
+ *	entry = struct hl_vm_mapping.
+ * @va_dram: the DRAM-mapping VA range, in DRAM pages: index = VA >> 21.
  * @dram_usage: bytes of DRAM allocated by this context.
  * @fault_lock: Protects @last_fault.
  * @last_fault: the last device MMU fault of the context's jobs.
+ * @cs_lock: Protects @cs_sequence and @cs_fences.
+ * @cs_sequence: sequence number of the next command submission.
+ * @cs_fences: recent submissions' fences by sequence number.
  */
 struct hl_ctx {
 	struct kref refcount;
 	struct hl_device *hdev;
+	u32 asid;
+	struct mutex mem_lock; /* Protects: handles, va_host, va_dram */
+	struct xarray handles;
+	struct maple_tree va_host;
+	struct maple_tree va_dram;
 	atomic64_t dram_usage;
 	spinlock_t fault_lock; /* Protects: last_fault */
 	struct hl_info_page_fault_event last_fault;
+	spinlock_t cs_lock; /* Protects: cs_sequence, cs_fences */
+	u64 cs_sequence;
+	struct xarray cs_fences;
 };
 
 /**
@@ -157,6 +215,15 @@ struct hl_ctx {
  * @compute_fpriv: the open file of the compute node, or NULL.
  * @status: enum hl_device_status.
  * @dram_used: bytes of user DRAM allocated by all contexts.
+ * @dram_pool: the user-allocatable DRAM, in DRAM pages (locks itself).
+ * @mmu_pgt_pool: HBM for hop tables 1..3, in hop tables (locks itself).
+ * @mmu_lock: Protects every context's page tables in HBM.
+ * @asid_ida: allocates ASIDs 1 .. HL_MMU_MAX_ASID - 1.
+ * @engine_access_rwsem: engines hold it for read around each translated
+ *	access; unmap paths take it for write once after invalidating, so
+ *	that nothing still accesses a page about to be released.
+ * @pinned_host_pages: host pages pinned by all contexts' mappings.
+ * @fence_context: dma_fence context of the device's command submissions.
  * @debugfs_root: the device's debugfs directory.
  */
 struct hl_device {
@@ -178,6 +245,13 @@ struct hl_device {
 	struct hl_fpriv *compute_fpriv;
 	enum hl_device_status status;
 	atomic64_t dram_used;
+	struct gen_pool *dram_pool;
+	struct gen_pool *mmu_pgt_pool;
+	struct mutex mmu_lock; /* Protects: page tables in HBM */
+	struct ida asid_ida;
+	struct rw_semaphore engine_access_rwsem;
+	atomic64_t pinned_host_pages;
+	u64 fence_context;
 	struct dentry *debugfs_root;
 };
 
@@ -199,6 +273,22 @@ bool hl_device_operational(struct hl_device *hdev);
 /* habanalabs_ioctl.c */
 long hl_ioctl(struct file *filp, unsigned int cmd, unsigned long arg);
 long hl_ioctl_control(struct file *filp, unsigned int cmd, unsigned long arg);
+
+/* memory.c */
+int hl_mem_init(struct hl_device *hdev);
+void hl_mem_fini(struct hl_device *hdev);
+void hl_mem_ctx_init(struct hl_ctx *ctx);
+void hl_mem_ctx_fini(struct hl_ctx *ctx);
+int hl_mem_ioctl(struct hl_fpriv *fpriv, void *data);
+
+/* command_submission.c */
+int hl_cs_ioctl(struct hl_fpriv *fpriv, void *data);
+int hl_wait_cs_ioctl(struct hl_fpriv *fpriv, void *data);
+void hl_cs_ctx_init(struct hl_ctx *ctx);
+void hl_cs_ctx_fini(struct hl_ctx *ctx);
+void hl_cs_job_done(struct hl_cs_job *job, int error);
+void hl_ctx_record_fault(struct hl_ctx *ctx, u64 addr, u32 engine_id,
+			 bool is_write);
 
 /* context.c */
 struct hl_ctx *hl_ctx_create(struct hl_device *hdev);

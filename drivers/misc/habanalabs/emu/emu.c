@@ -4,6 +4,7 @@
  */
 
 #include <linux/io.h>
+#include <linux/io-64-nonatomic-lo-hi.h>
 #include <linux/pci.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
@@ -108,10 +109,32 @@ static bool hl_emu_is_device_idle(struct hl_device *hdev, u64 *mask,
 	return true;
 }
 
+static u64 hl_emu_read_pte(struct hl_device *hdev, u64 addr)
+{
+	struct hl_emu_device *emu = to_emu(hdev);
+
+	if (WARN_ON_ONCE(addr + sizeof(u64) > hdev->asic_prop.mmu_pgt_addr +
+			 hdev->asic_prop.mmu_pgt_size || !IS_ALIGNED(addr, 8)))
+		return 0;
+	return readq(emu->hbm + addr);
+}
+
+static void hl_emu_write_pte(struct hl_device *hdev, u64 addr, u64 val)
+{
+	struct hl_emu_device *emu = to_emu(hdev);
+
+	if (WARN_ON_ONCE(addr + sizeof(u64) > hdev->asic_prop.mmu_pgt_addr +
+			 hdev->asic_prop.mmu_pgt_size || !IS_ALIGNED(addr, 8)))
+		return;
+	writeq(val, emu->hbm + addr);
+}
+
 const struct hl_asic_funcs hl_emu_funcs = {
 	.early_init = hl_emu_early_init,
 	.early_fini = hl_emu_early_fini,
 	.hw_init = hl_emu_hw_init,
 	.hw_fini = hl_emu_hw_fini,
 	.is_device_idle = hl_emu_is_device_idle,
+	.read_pte = hl_emu_read_pte,
+	.write_pte = hl_emu_write_pte,
 };
