@@ -12,12 +12,16 @@
 #include <linux/slab.h>
 
 #include "habanalabs.h"
+#include "mmu.h"
 
 static void hl_ctx_release(struct kref *ref)
 {
 	struct hl_ctx *ctx = container_of(ref, struct hl_ctx, refcount);
 	struct hl_device *hdev = ctx->hdev;
 
+	hl_cs_ctx_fini(ctx);
+	hl_mem_ctx_fini(ctx);
+	hl_mmu_ctx_fini(ctx);
 	kfree(ctx);
 	hl_device_put(hdev);
 }
@@ -31,6 +35,7 @@ static void hl_ctx_release(struct kref *ref)
 struct hl_ctx *hl_ctx_create(struct hl_device *hdev)
 {
 	struct hl_ctx *ctx;
+	int rc;
 
 	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
 	if (!ctx)
@@ -39,8 +44,16 @@ struct hl_ctx *hl_ctx_create(struct hl_device *hdev)
 	kref_init(&ctx->refcount);
 	spin_lock_init(&ctx->fault_lock);
 	atomic64_set(&ctx->dram_usage, 0);
-	hl_device_get(hdev);
 	ctx->hdev = hdev;
+
+	rc = hl_mmu_ctx_init(ctx);
+	if (rc) {
+		kfree(ctx);
+		return ERR_PTR(rc);
+	}
+	hl_mem_ctx_init(ctx);
+	hl_cs_ctx_init(ctx);
+	hl_device_get(hdev);
 
 	return ctx;
 }

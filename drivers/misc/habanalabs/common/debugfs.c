@@ -2,7 +2,8 @@
 /*
  * habanalabs: debugfs, /sys/kernel/debug/habanalabs/<pci address>/.
  *
- * info  the device's state: ASIC, DRAM, whether the compute node is open
+ * info  the device's state: ASIC, DRAM use, pinned host pages, whether the
+ *       compute node is open
  */
 
 #include <linux/debugfs.h>
@@ -27,6 +28,8 @@ static int hl_debugfs_info_show(struct seq_file *s, void *unused)
 	seq_printf(s, "dram_user_base: 0x%llx\n", prop->dram_user_base_address);
 	seq_printf(s, "dram_user_size: %llu\n", prop->dram_user_size);
 	seq_printf(s, "dram_used: %lld\n", atomic64_read(&hdev->dram_used));
+	seq_printf(s, "pinned_host_pages: %lld\n",
+		   atomic64_read(&hdev->pinned_host_pages));
 	seq_printf(s, "compute_open: %d\n", open);
 	return 0;
 }

@@ -15,11 +15,16 @@
 #include <linux/slab.h>
 
 #include "habanalabs.h"
+#include "mmu.h"
 
 static void hl_device_release(struct kref *ref)
 {
 	struct hl_device *hdev = container_of(ref, struct hl_device, refcount);
 
+	hl_mem_fini(hdev);
+	hl_mmu_fini(hdev);
+	ida_destroy(&hdev->asid_ida);
+	mutex_destroy(&hdev->mmu_lock);
 	cleanup_srcu_struct(&hdev->unplug_srcu);
 	mutex_destroy(&hdev->fpriv_list_lock);
 	pci_dev_put(hdev->pdev);
@@ -275,6 +280,14 @@ int hl_device_init(struct hl_device *hdev)
 	if (rc)
 		return rc;
 
+	/* The pools live until hl_device_release(): contexts may outlive us */
+	rc = hl_mmu_init(hdev);
+	if (rc)
+		goto err_early_fini;
+	rc = hl_mem_init(hdev);
+	if (rc)
+		goto err_early_fini;
+
 	rc = hdev->asic_funcs->hw_init(hdev);
 	if (rc)
 		goto err_early_fini;
@@ -315,10 +328,16 @@ void hl_device_fini(struct hl_device *hdev)
 	WRITE_ONCE(hdev->status, HL_DEVICE_STATUS_MALFUNCTION);
 	WRITE_ONCE(hdev->unplugged, true);
 	mutex_unlock(&hdev->fpriv_list_lock);
+
+	/*
+	 * Stop the engines first: their jobs fail and signal their fences,
+	 * which releases ioctls waiting on them, so the grace period below
+	 * ends. The page tables and HBM stay mapped until early_fini.
+	 */
+	hdev->asic_funcs->hw_fini(hdev);
 	synchronize_srcu(&hdev->unplug_srcu);
 
 	hl_nodes_del(hdev);
 	hl_debugfs_remove_device(hdev);
-	hdev->asic_funcs->hw_fini(hdev);
 	hdev->asic_funcs->early_fini(hdev);
 }

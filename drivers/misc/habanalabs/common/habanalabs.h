@@ -132,7 +132,10 @@ struct hl_cs;
  * @cb_va: device virtual address of the command buffer.
  * @cb_size: its size in bytes.
  * @queue_id: the engine queue that runs it.
- * @deadline: jiffies after which the queue aborts the job (-ETIMEDOUT).
+ * @timeout: how long the job may run, in jiffies, from when its queue
+ *	starts it.
+ * @deadline: jiffies after which the queue aborts the job (-ETIMEDOUT); set
+ *	by the backend to jiffies + @timeout when the job starts.
  * @node: the queue's list of pending jobs (backend-owned).
  */
 struct hl_cs_job {
@@ -141,6 +144,7 @@ struct hl_cs_job {
 	u64 cb_va;
 	u32 cb_size;
 	u32 queue_id;
+	unsigned long timeout;
 	unsigned long deadline;
 	struct list_head node;
 };
@@ -167,9 +171,12 @@ struct hl_fpriv {
  * @asid: the context's address-space ID; its hop0 table is fixed by it.
  * @mem_lock: Protects @handles, @va_host, @va_dram and the objects in them.
  * @handles: device-memory allocations by handle (struct hl_vm_phys_pg_pack).
+ * @next_handle: cursor of the cyclic handle allocator.
  * @va_host: the host-mapping VA range, in host pages: index = VA >> 12,
  *	entry = struct hl_vm_mapping.
  * @va_dram: the DRAM-mapping VA range, in DRAM pages: index = VA >> 21.
+ * @mmu_hops: the context's hop tables: key = HBM address / 4 KiB, value =
+ *	number of present PTEs (under hdev->mmu_lock).
  * @dram_usage: bytes of DRAM allocated by this context.
  * @fault_lock: Protects @last_fault.
  * @last_fault: the last device MMU fault of the context's jobs.
@@ -183,8 +190,10 @@ struct hl_ctx {
 	u32 asid;
 	struct mutex mem_lock; /* Protects: handles, va_host, va_dram */
 	struct xarray handles;
+	u32 next_handle;
 	struct maple_tree va_host;
 	struct maple_tree va_dram;
+	struct xarray mmu_hops;
 	atomic64_t dram_usage;
 	spinlock_t fault_lock; /* Protects: last_fault */
 	struct hl_info_page_fault_event last_fault;

@@ -16,6 +16,7 @@
  * exported as module aliases, so no device autoloads the module.
  */
 
+#include <linux/dma-fence.h>
 #include <linux/idr.h>
 #include <linux/module.h>
 #include <linux/pci.h>
@@ -82,6 +83,10 @@ static int hl_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	hdev->asic_funcs = hl_asic_funcs_of(hdev->asic_type);
 	hdev->status = HL_DEVICE_STATUS_IN_DEVICE_CREATION;
 	mutex_init(&hdev->fpriv_list_lock);
+	mutex_init(&hdev->mmu_lock);
+	ida_init(&hdev->asid_ida);
+	init_rwsem(&hdev->engine_access_rwsem);
+	hdev->fence_context = dma_fence_context_alloc(1);
 
 	rc = ida_alloc_max(&hl_dev_ida, HL_MAX_DEVICES - 1, GFP_KERNEL);
 	if (rc < 0)

@@ -142,6 +142,9 @@ static int hl_info_ioctl(struct hl_fpriv *fpriv, void *data)
 
 static const struct hl_ioctl_desc hl_ioctls[] = {
 	{ HL_IOCTL_INFO, hl_info_ioctl },
+	{ HL_IOCTL_MEMORY, hl_mem_ioctl },
+	{ HL_IOCTL_CS, hl_cs_ioctl },
+	{ HL_IOCTL_WAIT_CS, hl_wait_cs_ioctl },
 };
 
 static const struct hl_ioctl_desc hl_ioctls_control[] = {

@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * habanalabs: memory objects of a context.
+ */
+#ifndef HL_MEMORY_H_
+#define HL_MEMORY_H_
+
+#include <linux/kref.h>
+#include <linux/scatterlist.h>
+#include <linux/types.h>
+
+struct hl_ctx;
+struct hl_device;
+
+/**
+ * struct hl_vm_phys_pg_pack - a device-memory allocation (DRAM pages).
+ * @refcount: held by the handle, by each mapping of it and by each export;
+ *	the DRAM goes back to the pool with the last reference.
+ * @hdev: the device.
+ * @ctx: the owning context. Not a reference (the context's release is what
+ *	frees its allocations): whoever holds the allocation past the
+ *	context's file (an export) holds a context reference too, and drops it
+ *	after the allocation's.
+ * @handle: the handle in ctx->handles, 0 once freed by the user.
+ * @npages: number of pages.
+ * @page_size: DRAM page size of the allocation.
+ * @total_size: @npages * @page_size.
+ * @pages: HBM device physical address of each page.
+ * @contiguous: allocated as one range.
+ * @mapped: number of mappings (under ctx->mem_lock).
+ * @exported: number of live dma-buf exports (under ctx->mem_lock).
+ */
+struct hl_vm_phys_pg_pack {
+	struct kref refcount;
+	struct hl_device *hdev;
+	struct hl_ctx *ctx;
+	u64 handle;
+	u64 npages;
+	u64 page_size;
+	u64 total_size;
+	u64 *pages;
+	bool contiguous;
+	u32 mapped;
+	u32 exported;
+};
+
+/**
+ * struct hl_userptr - pinned, DMA-mapped host memory.
+ * @pages: the pinned pages.
+ * @npages: how many.
+ * @sgt: the pages, DMA-mapped for the accelerator's PCI function.
+ */
+struct hl_userptr {
+	struct page **pages;
+	u64 npages;
+	struct sg_table sgt;
+};
+
+/**
+ * struct hl_vm_mapping - a range of a context's device VA space.
+ * @va: first device VA (page aligned).
+ * @user_va: the address MAP returned (@va plus the host buffer's offset in
+ *	its first page); UNMAP takes this one.
+ * @size: bytes of VA, a multiple of @page_size.
+ * @page_size: the page size of the mapping.
+ * @host: maps host memory (@userptr), else device memory (@pack).
+ * @pack: the device-memory allocation, holding a reference.
+ * @userptr: the pinned host memory, owned.
+ * @exported: number of live dma-buf exports (under ctx->mem_lock).
+ */
+struct hl_vm_mapping {
+	u64 va;
+	u64 user_va;
+	u64 size;
+	u64 page_size;
+	bool host;
+	struct hl_vm_phys_pg_pack *pack;
+	struct hl_userptr *userptr;
+	u32 exported;
+};
+
+void hl_pg_pack_get(struct hl_vm_phys_pg_pack *pack);
+void hl_pg_pack_put(struct hl_vm_phys_pg_pack *pack);
+struct hl_vm_mapping *hl_mem_find_mapping(struct hl_ctx *ctx, u64 va);
+
+#endif /* HL_MEMORY_H_ */

@@ -1,0 +1,650 @@
+// SPDX-License-Identifier: MIT
+/*
+ * memory: HL_IOCTL_MEMORY (ALLOC/FREE/MAP/UNMAP) without engines: life
+ * cycle, accounting, VA placement, every bad input, and cleanup on close.
+ * Data through the MMU is checked by the cs suite.
+ */
+#include "hltests.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#define MB (1ull << 20)
+
+static int mem_ioctl(int fd, union hl_mem_args *args)
+{
+	return ioctl(fd, HL_IOCTL_MEMORY, args) ? -errno : 0;
+}
+
+static int raw_alloc(int fd, uint64_t size, uint64_t page_size, uint32_t flags,
+		     uint64_t *handle)
+{
+	union hl_mem_args a;
+	int rc;
+
+	memset(&a, 0, sizeof(a));
+	a.in.op = HL_MEM_OP_ALLOC;
+	a.in.alloc.mem_size = size;
+	a.in.alloc.page_size = page_size;
+	a.in.flags = flags;
+	rc = mem_ioctl(fd, &a);
+	if (!rc && handle)
+		*handle = a.out.handle;
+	return rc;
+}
+
+static int raw_free(int fd, uint64_t handle)
+{
+	union hl_mem_args a;
+
+	memset(&a, 0, sizeof(a));
+	a.in.op = HL_MEM_OP_FREE;
+	a.in.free.handle = handle;
+	return mem_ioctl(fd, &a);
+}
+
+static int raw_map_dev(int fd, uint64_t handle, uint64_t hint, uint32_t flags,
+		       uint64_t *va)
+{
+	union hl_mem_args a;
+	int rc;
+
+	memset(&a, 0, sizeof(a));
+	a.in.op = HL_MEM_OP_MAP;
+	a.in.map_device.handle = handle;
+	a.in.map_device.hint_addr = hint;
+	a.in.flags = flags;
+	rc = mem_ioctl(fd, &a);
+	if (!rc && va)
+		*va = a.out.device_virt_addr;
+	return rc;
+}
+
+static int raw_map_host(int fd, const void *addr, uint64_t size, uint64_t hint,
+			uint32_t flags, uint64_t *va)
+{
+	union hl_mem_args a;
+	int rc;
+
+	memset(&a, 0, sizeof(a));
+	a.in.op = HL_MEM_OP_MAP;
+	a.in.map_host.host_virt_addr = (uint64_t)(uintptr_t)addr;
+	a.in.map_host.mem_size = size;
+	a.in.map_host.hint_addr = hint;
+	a.in.flags = HL_MEM_USERPTR | flags;
+	rc = mem_ioctl(fd, &a);
+	if (!rc && va)
+		*va = a.out.device_virt_addr;
+	return rc;
+}
+
+static int raw_unmap(int fd, uint64_t va)
+{
+	union hl_mem_args a;
+
+	memset(&a, 0, sizeof(a));
+	a.in.op = HL_MEM_OP_UNMAP;
+	a.in.unmap.device_virt_addr = va;
+	return mem_ioctl(fd, &a);
+}
+
+static uint64_t dram_free(int fd)
+{
+	struct hlthunk_dram_usage_info u;
+
+	assert_int_equal(hlthunk_get_dram_usage(fd, &u), 0);
+	return u.dram_free_mem;
+}
+
+static uint64_t ctx_dram(int fd)
+{
+	struct hlthunk_dram_usage_info u;
+
+	assert_int_equal(hlthunk_get_dram_usage(fd, &u), 0);
+	return u.ctx_dram_mem;
+}
+
+/* A field of /sys/kernel/debug/habanalabs/<bdf>/info */
+static long long debugfs_value(int dev, const char *key)
+{
+	char busid[32], path[160], buf[1024], *p;
+
+	assert_int_equal(hltests_pci_addr(dev, busid, sizeof(busid)), 0);
+	snprintf(path, sizeof(path), "/sys/kernel/debug/habanalabs/%s/info", busid);
+	assert_int_equal(hltests_read_file(path, buf, sizeof(buf)), 0);
+	p = strstr(buf, key);
+	assert_non_null(p);
+	return strtoll(p + strlen(key) + 1, NULL, 0);
+}
+
+static void test_alloc_map_unmap_free(void **state)
+{
+	struct hltests_state *st = *state;
+	uint64_t free0 = dram_free(st->fd), handle, va;
+
+	handle = hlthunk_device_memory_alloc(st->fd, 3 * MB, false, false);
+	assert_int_not_equal(handle, 0);
+	/* Rounded up to the 2 MiB page */
+	assert_int_equal(dram_free(st->fd), free0 - 4 * MB);
+	assert_int_equal(ctx_dram(st->fd), 4 * MB);
+
+	va = hlthunk_device_memory_map(st->fd, handle, 0);
+	assert_int_not_equal(va, 0);
+	assert_true(va >= st->hw_ip.dram_va_start && va < st->hw_ip.dram_va_end);
+	assert_int_equal(va % st->hw_ip.dram_page_size, 0);
+
+	/* Mapped: FREE refused */
+	assert_int_equal(hlthunk_device_memory_free(st->fd, handle), -EBUSY);
+	assert_int_equal(hlthunk_memory_unmap(st->fd, va), 0);
+	assert_int_equal(hlthunk_device_memory_free(st->fd, handle), 0);
+	assert_int_equal(dram_free(st->fd), free0);
+	assert_int_equal(ctx_dram(st->fd), 0);
+}
+
+static void test_contiguous_and_mapped_twice(void **state)
+{
+	struct hltests_state *st = *state;
+	uint64_t handle, va1, va2;
+
+	handle = hlthunk_device_memory_alloc(st->fd, 8 * MB, true, false);
+	assert_int_not_equal(handle, 0);
+	va1 = hlthunk_device_memory_map(st->fd, handle, 0);
+	va2 = hlthunk_device_memory_map(st->fd, handle, 0);
+	assert_int_not_equal(va1, 0);
+	assert_int_not_equal(va2, 0);
+	assert_true(va1 + 8 * MB <= va2 || va2 + 8 * MB <= va1);
+	assert_int_equal(hlthunk_device_memory_free(st->fd, handle), -EBUSY);
+	assert_int_equal(hlthunk_memory_unmap(st->fd, va1), 0);
+	assert_int_equal(hlthunk_device_memory_free(st->fd, handle), -EBUSY);
+	assert_int_equal(hlthunk_memory_unmap(st->fd, va2), 0);
+	assert_int_equal(hlthunk_device_memory_free(st->fd, handle), 0);
+}
+
+static void test_host_map_unaligned(void **state)
+{
+	struct hltests_state *st = *state;
+	long long pinned0 = debugfs_value(0, "pinned_host_pages");
+	char *buf = malloc(5 * 4096);
+	uint64_t va;
+
+	assert_non_null(buf);
+	memset(buf, 1, 5 * 4096);
+	/* 3 pages worth starting 100 bytes into a page: 4 pages pinned */
+	{
+		char *p = (char *)(((uintptr_t)buf + 4095) & ~4095ul) + 100;
+
+		va = hlthunk_host_memory_map(st->fd, p, 0, 3 * 4096);
+		assert_int_not_equal(va, 0);
+		assert_int_equal(va % 4096, 100);
+		assert_true(va >= st->hw_ip.host_va_start &&
+			    va < st->hw_ip.host_va_end);
+		assert_int_equal(debugfs_value(0, "pinned_host_pages"),
+				 pinned0 + 4);
+		/* UNMAP takes exactly the address MAP returned */
+		assert_int_equal(hlthunk_memory_unmap(st->fd, va - 100), -EINVAL);
+		assert_int_equal(hlthunk_memory_unmap(st->fd, va), 0);
+	}
+	assert_int_equal(debugfs_value(0, "pinned_host_pages"), pinned0);
+	free(buf);
+}
+
+static void test_hints_honoured(void **state)
+{
+	struct hltests_state *st = *state;
+	uint64_t h1, h2, va, va2, hint;
+	void *host;
+
+	hint = st->hw_ip.dram_va_start + 64 * st->hw_ip.dram_page_size;
+	h1 = hlthunk_device_memory_alloc(st->fd, 2 * MB, false, false);
+	h2 = hlthunk_device_memory_alloc(st->fd, 2 * MB, false, false);
+	assert_int_not_equal(h1, 0);
+	assert_int_not_equal(h2, 0);
+
+	assert_int_equal(raw_map_dev(st->fd, h1, hint, HL_MEM_FORCE_HINT, &va), 0);
+	assert_int_equal(va, hint);
+	/* Taken: forced fails cleanly, unforced goes elsewhere */
+	assert_int_equal(raw_map_dev(st->fd, h2, hint, HL_MEM_FORCE_HINT, &va2),
+			 -EBUSY);
+	assert_int_equal(raw_map_dev(st->fd, h2, hint, 0, &va2), 0);
+	assert_int_not_equal(va2, hint);
+	/* Misaligned and out-of-range forced hints */
+	assert_int_equal(raw_map_dev(st->fd, h2, hint + 4096, HL_MEM_FORCE_HINT,
+				     NULL), -EINVAL);
+	assert_int_equal(raw_map_dev(st->fd, h2, 0x1000, HL_MEM_FORCE_HINT, NULL),
+			 -EINVAL);
+	assert_int_equal(hlthunk_memory_unmap(st->fd, va), 0);
+	assert_int_equal(hlthunk_memory_unmap(st->fd, va2), 0);
+
+	/* Host hint */
+	host = aligned_alloc(4096, 4096);
+	assert_non_null(host);
+	hint = st->hw_ip.host_va_start + 0x123000;
+	assert_int_equal(raw_map_host(st->fd, host, 4096, hint, HL_MEM_FORCE_HINT,
+				      &va), 0);
+	assert_int_equal(va, hint);
+	assert_int_equal(raw_map_host(st->fd, host, 4096, hint, HL_MEM_FORCE_HINT,
+				      NULL), -EBUSY);
+	assert_int_equal(hlthunk_memory_unmap(st->fd, va), 0);
+	free(host);
+
+	assert_int_equal(hlthunk_device_memory_free(st->fd, h1), 0);
+	assert_int_equal(hlthunk_device_memory_free(st->fd, h2), 0);
+}
+
+static void test_error_table(void **state)
+{
+	struct hltests_state *st = *state;
+	uint64_t handle, va;
+	union hl_mem_args a;
+	char *host;
+
+	/* ALLOC */
+	assert_int_equal(raw_alloc(st->fd, 0, 0, 0, NULL), -EINVAL);
+	assert_int_equal(raw_alloc(st->fd, MB, 4096, 0, NULL), -EINVAL);
+	assert_int_equal(raw_alloc(st->fd, MB, 3 * MB, 0, NULL), -EINVAL);
+	assert_int_equal(raw_alloc(st->fd, MB, 0, 0x80, NULL), -EINVAL);
+	assert_int_equal(raw_alloc(st->fd, UINT64_MAX, 0, 0, NULL), -ENOMEM);
+	assert_int_equal(raw_alloc(st->fd, st->hw_ip.dram_size + 1, 0, 0, NULL),
+			 -ENOMEM);
+	memset(&a, 0, sizeof(a));
+	a.in.op = HL_MEM_OP_ALLOC;
+	a.in.alloc.mem_size = MB;
+	a.in.pad = 1;
+	assert_int_equal(mem_ioctl(st->fd, &a), -EINVAL);
+	a.in.pad = 0;
+	a.in.ctx_id = 3;
+	assert_int_equal(mem_ioctl(st->fd, &a), -EINVAL);
+	/* Unknown op (4 is MAP_BLOCK upstream, unsupported here) */
+	memset(&a, 0, sizeof(a));
+	a.in.op = 4;
+	assert_int_equal(mem_ioctl(st->fd, &a), -EINVAL);
+	a.in.op = 77;
+	assert_int_equal(mem_ioctl(st->fd, &a), -EINVAL);
+
+	/* FREE: unknown handle, double free */
+	assert_int_equal(raw_free(st->fd, 0), -EINVAL);
+	assert_int_equal(raw_free(st->fd, 0xdeadbeefcafeull), -EINVAL);
+	assert_int_equal(raw_alloc(st->fd, MB, 0, 0, &handle), 0);
+	assert_int_equal(raw_free(st->fd, handle), 0);
+	assert_int_equal(raw_free(st->fd, handle), -EINVAL);
+
+	/* MAP: unknown handle, bad flags, bad host ranges */
+	assert_int_equal(raw_map_dev(st->fd, handle, 0, 0, NULL), -EINVAL);
+	assert_int_equal(raw_map_dev(st->fd, 12345, 0, 0, NULL), -EINVAL);
+	assert_int_equal(raw_alloc(st->fd, MB, 0, 0, &handle), 0);
+	assert_int_equal(raw_map_dev(st->fd, handle, 0, 0x100, NULL), -EINVAL);
+	host = aligned_alloc(4096, 8192);
+	assert_non_null(host);
+	assert_int_equal(raw_map_host(st->fd, host, 0, 0, 0, NULL), -EINVAL);
+	assert_int_equal(raw_map_host(st->fd, (void *)(uintptr_t)UINT64_MAX - 10,
+				      100, 0, 0, NULL), -EINVAL);
+	/* Kernel addresses and unmapped user memory */
+	assert_int_equal(raw_map_host(st->fd, (void *)0xffff888000000000ull, 4096,
+				      0, 0, NULL), -EINVAL);
+	assert_int_equal(raw_map_host(st->fd, (void *)0x10000, 4096, 0, 0, NULL),
+			 -EFAULT);
+
+	/* UNMAP: unknown VA, twice */
+	assert_int_equal(raw_unmap(st->fd, 0), -EINVAL);
+	assert_int_equal(raw_unmap(st->fd, st->hw_ip.dram_va_start), -EINVAL);
+	assert_int_equal(raw_map_dev(st->fd, handle, 0, 0, &va), 0);
+	assert_int_equal(raw_unmap(st->fd, va + st->hw_ip.dram_page_size), -EINVAL);
+	assert_int_equal(raw_unmap(st->fd, va), 0);
+	assert_int_equal(raw_unmap(st->fd, va), -EINVAL);
+	assert_int_equal(raw_free(st->fd, handle), 0);
+	free(host);
+
+	/* Bad argument pointer */
+	assert_int_equal(ioctl(st->fd, HL_IOCTL_MEMORY, (void *)8), -1);
+	assert_int_equal(errno, EFAULT);
+	assert_int_equal(ctx_dram(st->fd), 0);
+}
+
+static void test_read_only_host_memory_cannot_be_pinned(void **state)
+{
+	struct hltests_state *st = *state;
+	void *ro = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	assert_true(ro != MAP_FAILED);
+	/* Mapped for device writes: pinning needs write access */
+	assert_int_equal(raw_map_host(st->fd, ro, 4096, 0, 0, NULL), -EFAULT);
+	munmap(ro, 4096);
+}
+
+static void test_foreign_handle_and_va(void **state)
+{
+	int fd0, fd1;
+	uint64_t h, va, h1;
+
+	(void)state;
+	if (hltests_num_devices() < 2)
+		skip();
+	fd0 = hltests_open_node(0, 0);
+	fd1 = hltests_open_node(1, 0);
+	assert_true(fd0 >= 0 && fd1 >= 0);
+
+	assert_int_equal(raw_alloc(fd0, MB, 0, 0, &h), 0);
+	assert_int_equal(raw_map_dev(fd0, h, 0, 0, &va), 0);
+	/* Device 1's context has neither: -EINVAL, never device 0's memory */
+	assert_int_equal(raw_free(fd1, h), -EINVAL);
+	assert_int_equal(raw_map_dev(fd1, h, 0, 0, NULL), -EINVAL);
+	assert_int_equal(raw_unmap(fd1, va), -EINVAL);
+	/* A handle of its own does not unlock another one's */
+	assert_int_equal(raw_alloc(fd1, MB, 0, 0, &h1), 0);
+	assert_int_equal(raw_free(fd1, h1), 0);
+	assert_int_equal(raw_unmap(fd0, va), 0);
+	assert_int_equal(raw_free(fd0, h), 0);
+
+	/* A later context of the same device does not see the old handles */
+	assert_int_equal(raw_alloc(fd0, MB, 0, 0, &h), 0);
+	close(fd0);
+	fd0 = hltests_open_node(0, 0);
+	assert_true(fd0 >= 0);
+	assert_int_equal(raw_free(fd0, h), -EINVAL);
+	close(fd0);
+	close(fd1);
+}
+
+static void alloc_until_full(int fd, uint64_t dram_size, bool contiguous,
+			     bool mixed)
+{
+	uint64_t *handles, chunk = 2 * MB, n = 0, i;
+	uint64_t max = dram_size / chunk + 1;
+	int rc;
+
+	handles = calloc(max, sizeof(*handles));
+	assert_non_null(handles);
+	for (;;) {
+		bool c = mixed ? (n & 1) : contiguous;
+		uint64_t size = mixed && (n % 3 == 0) ? 3 * chunk : chunk;
+
+		rc = raw_alloc(fd, size, 0, c ? HL_MEM_CONTIGUOUS : 0, &handles[n]);
+		if (rc == -ENOMEM && mixed && size > chunk)
+			rc = raw_alloc(fd, chunk, 0, 0, &handles[n]);
+		if (rc) {
+			assert_int_equal(rc, -ENOMEM);
+			break;
+		}
+		n++;
+		assert_true(n < max);
+	}
+	/* Full: nothing at all is left */
+	assert_int_equal(dram_free(fd), 0);
+	assert_int_equal(ctx_dram(fd), dram_size);
+	for (i = 0; i < n; i++)
+		assert_int_equal(raw_free(fd, handles[i]), 0);
+	assert_int_equal(dram_free(fd), dram_size);
+	free(handles);
+}
+
+static void test_alloc_until_full_contiguous(void **state)
+{
+	struct hltests_state *st = *state;
+
+	alloc_until_full(st->fd, st->hw_ip.dram_size, true, false);
+}
+
+static void test_alloc_until_full_noncontiguous(void **state)
+{
+	struct hltests_state *st = *state;
+
+	alloc_until_full(st->fd, st->hw_ip.dram_size, false, false);
+}
+
+static void test_alloc_until_full_mixed(void **state)
+{
+	struct hltests_state *st = *state;
+
+	alloc_until_full(st->fd, st->hw_ip.dram_size, false, true);
+}
+
+static void test_whole_dram_in_one_allocation(void **state)
+{
+	struct hltests_state *st = *state;
+	uint64_t h, va;
+
+	assert_int_equal(raw_alloc(st->fd, st->hw_ip.dram_size, 0,
+				   HL_MEM_CONTIGUOUS, &h), 0);
+	assert_int_equal(dram_free(st->fd), 0);
+	assert_int_equal(raw_alloc(st->fd, MB, 0, 0, NULL), -ENOMEM);
+	assert_int_equal(raw_map_dev(st->fd, h, 0, 0, &va), 0);
+	assert_int_equal(raw_unmap(st->fd, va), 0);
+	assert_int_equal(raw_free(st->fd, h), 0);
+}
+
+/* Fragmented DRAM: a contiguous request larger than any hole fails */
+static void test_contiguous_needs_one_hole(void **state)
+{
+	struct hltests_state *st = *state;
+	uint64_t n = st->hw_ip.dram_size / (2 * MB), i, h;
+	uint64_t *handles = calloc(n, sizeof(*handles));
+
+	assert_non_null(handles);
+	for (i = 0; i < n; i++)
+		assert_int_equal(raw_alloc(st->fd, 2 * MB, 0, 0, &handles[i]), 0);
+	/* Free every other page: half the DRAM free, no 4 MiB hole */
+	for (i = 0; i < n; i += 2)
+		assert_int_equal(raw_free(st->fd, handles[i]), 0);
+	assert_int_equal(raw_alloc(st->fd, 4 * MB, 0, HL_MEM_CONTIGUOUS, NULL),
+			 -ENOMEM);
+	/* Non-contiguous takes the scattered pages */
+	assert_int_equal(raw_alloc(st->fd, 8 * MB, 0, 0, &h), 0);
+	assert_int_equal(raw_free(st->fd, h), 0);
+	for (i = 1; i < n; i += 2)
+		assert_int_equal(raw_free(st->fd, handles[i]), 0);
+	assert_int_equal(dram_free(st->fd), st->hw_ip.dram_size);
+	free(handles);
+}
+
+static void test_close_releases_everything(void **state)
+{
+	uint64_t size, h, va;
+	long long pinned0;
+	char *host;
+	int fd, i;
+
+	(void)state;
+	pinned0 = debugfs_value(0, "pinned_host_pages");
+	fd = hltests_open_node(0, 0);
+	assert_true(fd >= 0);
+	size = dram_free(fd);
+
+	host = aligned_alloc(4096, 64 * 4096);
+	assert_non_null(host);
+	memset(host, 0, 64 * 4096);
+	for (i = 0; i < 8; i++) {
+		assert_int_equal(raw_alloc(fd, 6 * MB, 0, i & 1 ? HL_MEM_CONTIGUOUS : 0,
+					   &h), 0);
+		if (i < 6)
+			assert_int_equal(raw_map_dev(fd, h, 0, 0, &va), 0);
+		assert_int_equal(raw_map_host(fd, host + i * 8 * 4096, 8 * 4096, 0,
+					      0, &va), 0);
+	}
+	assert_int_equal(debugfs_value(0, "pinned_host_pages"), pinned0 + 64);
+	assert_int_equal(dram_free(fd), size - 8 * 6 * MB);
+	close(fd);
+
+	/* Everything is back, seen from the next context */
+	fd = hltests_open_node(0, 0);
+	assert_true(fd >= 0);
+	assert_int_equal(dram_free(fd), size);
+	assert_int_equal(ctx_dram(fd), 0);
+	assert_int_equal(debugfs_value(0, "pinned_host_pages"), pinned0);
+	close(fd);
+	free(host);
+}
+
+/* One host buffer may be mapped more than once, at distinct device VAs */
+static void test_map_host_same_buffer_twice(void **state)
+{
+	struct hltests_state *st = *state;
+	char *host = aligned_alloc(4096, 4 * 4096);
+	uint64_t va1, va2;
+
+	assert_non_null(host);
+	memset(host, 0, 4 * 4096);
+	va1 = hlthunk_host_memory_map(st->fd, host, 0, 4 * 4096);
+	va2 = hlthunk_host_memory_map(st->fd, host, 0, 4 * 4096);
+	assert_int_not_equal(va1, 0);
+	assert_int_not_equal(va2, 0);
+	assert_int_not_equal(va1, va2);
+	assert_int_equal(hlthunk_memory_unmap(st->fd, va1), 0);
+	assert_int_equal(hlthunk_memory_unmap(st->fd, va2), 0);
+	free(host);
+}
+
+/*
+ * Random alloc/map/unmap/free sequences against a model: every result the
+ * driver gives must match what the model predicts, and the accounting must
+ * agree at every step. The seed is printed; HLTESTS_SEED overrides it.
+ */
+struct model_alloc {
+	uint64_t handle;
+	uint64_t size;
+	int maps;
+	uint64_t vas[4];
+};
+
+static void test_random_sequences_match_model(void **state)
+{
+	struct hltests_state *st = *state;
+	const char *env = getenv("HLTESTS_SEED");
+	unsigned int seed = env ? strtoul(env, NULL, 0) : 0x5eed1234u;
+	struct model_alloc allocs[32];
+	uint64_t used = 0, free0 = dram_free(st->fd);
+	int n = 0, step, i;
+
+	print_message("seed 0x%x (set HLTESTS_SEED to replay)\n", seed);
+	srand(seed);
+	memset(allocs, 0, sizeof(allocs));
+
+	for (step = 0; step < 600; step++) {
+		int op = rand() % 4;
+
+		if (op == 0 && n < 32) {
+			uint64_t size = (uint64_t)(1 + rand() % 12) * MB;
+			uint64_t rounded = (size + 2 * MB - 1) & ~(2 * MB - 1);
+			uint64_t h;
+			int rc = raw_alloc(st->fd, size, 0,
+					   rand() % 2 ? HL_MEM_CONTIGUOUS : 0, &h);
+
+			if (used + rounded > st->hw_ip.dram_size) {
+				assert_int_equal(rc, -ENOMEM);
+				continue;
+			}
+			/* Contiguous may fail on fragmentation only */
+			if (rc == -ENOMEM)
+				continue;
+			assert_int_equal(rc, 0);
+			allocs[n].handle = h;
+			allocs[n].size = rounded;
+			allocs[n].maps = 0;
+			n++;
+			used += rounded;
+		} else if (op == 1 && n) {
+			i = rand() % n;
+			if (allocs[i].maps) {
+				assert_int_equal(raw_free(st->fd, allocs[i].handle),
+						 -EBUSY);
+				continue;
+			}
+			assert_int_equal(raw_free(st->fd, allocs[i].handle), 0);
+			used -= allocs[i].size;
+			allocs[i] = allocs[--n];
+		} else if (op == 2 && n) {
+			i = rand() % n;
+			if (allocs[i].maps == 4)
+				continue;
+			assert_int_equal(raw_map_dev(st->fd, allocs[i].handle, 0, 0,
+						     &allocs[i].vas[allocs[i].maps]), 0);
+			allocs[i].maps++;
+		} else if (op == 3 && n) {
+			i = rand() % n;
+			if (!allocs[i].maps)
+				continue;
+			allocs[i].maps--;
+			assert_int_equal(raw_unmap(st->fd, allocs[i].vas[allocs[i].maps]),
+					 0);
+			assert_int_equal(raw_unmap(st->fd, allocs[i].vas[allocs[i].maps]),
+					 -EINVAL);
+		}
+		assert_int_equal(ctx_dram(st->fd), used);
+		assert_int_equal(dram_free(st->fd), free0 - used);
+	}
+	for (i = 0; i < n; i++) {
+		while (allocs[i].maps--)
+			assert_int_equal(raw_unmap(st->fd,
+						   allocs[i].vas[allocs[i].maps]), 0);
+		assert_int_equal(raw_free(st->fd, allocs[i].handle), 0);
+	}
+	assert_int_equal(dram_free(st->fd), free0);
+}
+
+/* Extensible args: a newer, larger struct works iff its tail is zero */
+static void test_larger_args_struct(void **state)
+{
+	struct hltests_state *st = *state;
+	union hl_mem_args a;
+
+	memset(&a, 0, sizeof(a));
+	a.in.op = HL_MEM_OP_ALLOC;
+	a.in.alloc.mem_size = MB;
+	/* A struct 8 bytes larger with a non-zero tail is refused */
+	{
+		struct {
+			union hl_mem_args a;
+			uint64_t tail;
+		} big = { .a = a, .tail = 1 };
+
+		assert_int_equal(hltests_ioctl_sized(st->fd, HL_IOCTL_MEMORY,
+						     sizeof(big), &big), -E2BIG);
+		big.tail = 0;
+		assert_int_equal(hltests_ioctl_sized(st->fd, HL_IOCTL_MEMORY,
+						     sizeof(big), &big), 0);
+		assert_int_equal(raw_free(st->fd, big.a.out.handle), 0);
+	}
+}
+
+const struct CMUnitTest memory_tests[] = {
+	cmocka_unit_test_setup_teardown(test_alloc_map_unmap_free,
+					hltests_setup, hltests_teardown),
+	cmocka_unit_test_setup_teardown(test_contiguous_and_mapped_twice,
+					hltests_setup, hltests_teardown),
+	cmocka_unit_test_setup_teardown(test_host_map_unaligned,
+					hltests_setup, hltests_teardown),
+	cmocka_unit_test_setup_teardown(test_hints_honoured,
+					hltests_setup, hltests_teardown),
+	cmocka_unit_test_setup_teardown(test_error_table,
+					hltests_setup, hltests_teardown),
+	cmocka_unit_test_setup_teardown(test_read_only_host_memory_cannot_be_pinned,
+					hltests_setup, hltests_teardown),
+	cmocka_unit_test(test_foreign_handle_and_va),
+	cmocka_unit_test_setup_teardown(test_alloc_until_full_contiguous,
+					hltests_setup, hltests_teardown),
+	cmocka_unit_test_setup_teardown(test_alloc_until_full_noncontiguous,
+					hltests_setup, hltests_teardown),
+	cmocka_unit_test_setup_teardown(test_alloc_until_full_mixed,
+					hltests_setup, hltests_teardown),
+	cmocka_unit_test_setup_teardown(test_whole_dram_in_one_allocation,
+					hltests_setup, hltests_teardown),
+	cmocka_unit_test_setup_teardown(test_contiguous_needs_one_hole,
+					hltests_setup, hltests_teardown),
+	cmocka_unit_test(test_close_releases_everything),
+	cmocka_unit_test_setup_teardown(test_map_host_same_buffer_twice,
+					hltests_setup, hltests_teardown),
+	cmocka_unit_test_setup_teardown(test_random_sequences_match_model,
+					hltests_setup, hltests_teardown),
+	cmocka_unit_test_setup_teardown(test_larger_args_struct,
+					hltests_setup, hltests_teardown),
+};
+
+int main(void)
+{
+	return HLTESTS_RUN("memory", memory_tests);
+}
