@@ -620,6 +620,79 @@ hlthunk_public int hlthunk_wait_for_cs_with_timestamp(int fd, uint64_t seq,
 				uint64_t *timestamp);
 
 /* ------------------------------------------------------------------------
+ * Command-buffer packets of the emulated ASIC (libhlthunk)
+ *
+ * A command buffer is a sequence of packets that one engine queue fetches
+ * through the device MMU and executes in order; submit it with
+ * hlthunk_command_submission(), its chunk's cb_handle being the device VA
+ * of the buffer (8-byte aligned) and cb_size the sum of the packet sizes.
+ * Every address in a packet is a device VA (a host mapping from
+ * hlthunk_host_memory_map() or a device-memory mapping).
+ *
+ * Each builder writes one packet at @buf (any alignment; little-endian, all
+ * reserved bits zero) and returns the number of bytes written, a multiple
+ * of 8, so that packets are appended with "p += hlthunk_pkt_...(p, ...)".
+ * With @buf NULL, nothing is written and the size is returned. The engine
+ * rejects a packet whose reserved bits are set (the CS completes ABORTED).
+ */
+
+/* Sizes of the packets, in bytes */
+#define HLTHUNK_PKT_NOP_SIZE		((uint32_t)sizeof(struct hl_pkt_nop))
+#define HLTHUNK_PKT_LIN_DMA_SIZE	((uint32_t)sizeof(struct hl_pkt_lin_dma))
+#define HLTHUNK_PKT_MEMSET_SIZE		((uint32_t)sizeof(struct hl_pkt_memset))
+#define HLTHUNK_PKT_MSG_LONG_SIZE	((uint32_t)sizeof(struct hl_pkt_msg_long))
+
+/**
+ * hlthunk_pkt_nop() - a packet that does nothing (libhlthunk).
+ * @buf: where to write HLTHUNK_PKT_NOP_SIZE bytes, or NULL.
+ *
+ * Return: HLTHUNK_PKT_NOP_SIZE.
+ */
+hlthunk_public uint32_t hlthunk_pkt_nop(void *buf);
+
+/**
+ * hlthunk_pkt_lin_dma() - copy @size bytes from @src to @dst (libhlthunk).
+ * @buf: where to write HLTHUNK_PKT_LIN_DMA_SIZE bytes, or NULL.
+ * @src: source device VA.
+ * @dst: destination device VA.
+ * @size: bytes to copy; any size and alignment, 0 copies nothing.
+ *
+ * Overlapping ranges are copied as if through a temporary buffer only
+ * within 4 KiB: do not rely on the result of an overlapping copy.
+ *
+ * Return: HLTHUNK_PKT_LIN_DMA_SIZE.
+ */
+hlthunk_public uint32_t hlthunk_pkt_lin_dma(void *buf, uint64_t src,
+					    uint64_t dst, uint64_t size);
+
+/**
+ * hlthunk_pkt_memset() - fill @size bytes at @dst with a 64-bit pattern
+ * (libhlthunk).
+ * @buf: where to write HLTHUNK_PKT_MEMSET_SIZE bytes, or NULL.
+ * @dst: destination device VA.
+ * @value: the pattern: byte i of the range gets byte ((@dst + i) % 8) of
+ *	@value in little-endian order, i.e. the pattern is aligned to device
+ *	VA, not to @dst.
+ * @size: bytes to fill.
+ *
+ * Return: HLTHUNK_PKT_MEMSET_SIZE.
+ */
+hlthunk_public uint32_t hlthunk_pkt_memset(void *buf, uint64_t dst,
+					   uint64_t value, uint64_t size);
+
+/**
+ * hlthunk_pkt_msg_long() - write the 32-bit @value at @addr in one store,
+ * e.g. a completion flag the host polls (libhlthunk).
+ * @buf: where to write HLTHUNK_PKT_MSG_LONG_SIZE bytes, or NULL.
+ * @addr: device VA, 4-byte aligned (else the CS completes ABORTED).
+ * @value: the value, stored little-endian.
+ *
+ * Return: HLTHUNK_PKT_MSG_LONG_SIZE.
+ */
+hlthunk_public uint32_t hlthunk_pkt_msg_long(void *buf, uint64_t addr,
+					     uint32_t value);
+
+/* ------------------------------------------------------------------------
  * NIC: ports, connections and CQs come in a later release, in a new version
  * node of the map.
  */

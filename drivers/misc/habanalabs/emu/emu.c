@@ -95,18 +95,13 @@ static int hl_emu_hw_init(struct hl_device *hdev)
 	 * translation.
 	 */
 	memset_io(emu->hbm + prop->mmu_pgt_addr, 0, prop->mmu_pgt_size);
-	return 0;
+	return hl_emu_queues_init(emu);
 }
 
+/* Stops the engines; safe while ioctls are still running (emu_queue.c) */
 static void hl_emu_hw_fini(struct hl_device *hdev)
 {
-}
-
-static bool hl_emu_is_device_idle(struct hl_device *hdev, u64 *mask,
-				  u32 mask_len)
-{
-	memset(mask, 0, mask_len * sizeof(*mask));
-	return true;
+	hl_emu_queues_fini(to_emu(hdev));
 }
 
 static u64 hl_emu_read_pte(struct hl_device *hdev, u64 addr)
@@ -134,7 +129,9 @@ const struct hl_asic_funcs hl_emu_funcs = {
 	.early_fini = hl_emu_early_fini,
 	.hw_init = hl_emu_hw_init,
 	.hw_fini = hl_emu_hw_fini,
-	.is_device_idle = hl_emu_is_device_idle,
+	.is_device_idle = hl_emu_queues_idle,
 	.read_pte = hl_emu_read_pte,
 	.write_pte = hl_emu_write_pte,
+	.mmu_invalidate_cache = hl_emu_mmu_invalidate_cache,
+	.queue_job = hl_emu_queue_job,
 };

@@ -15,6 +15,12 @@
 #ifndef HL_EMU_H_
 #define HL_EMU_H_
 
+#include <linux/atomic.h>
+#include <linux/list.h>
+#include <linux/sizes.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
+
 #include "../common/habanalabs.h"
 
 #define HL_EMU_HBM_BAR			2
@@ -30,23 +36,102 @@
 
 #define HL_EMU_NUM_QUEUES		4
 
+/*
+ * Engine accesses are split in chunks that never cross a 4 KiB device VA
+ * page (so never a 4 KiB host page nor a 2 MiB DRAM page either); each
+ * chunk is translated and copied under hdev->engine_access_rwsem.
+ */
+#define HL_EMU_CHUNK_SIZE		SZ_4K
+
+/* Entries of each queue's TLB (direct mapped, a power of 2) */
+#define HL_EMU_TLB_ENTRIES		64
+
+/**
+ * struct hl_emu_tlb_entry - one cached translation of a 4 KiB device VA page.
+ * @gen: the device's TLB generation when the entry was filled; the entry is
+ *	valid only while it equals hl_emu_device.tlb_gen (0: never valid).
+ * @vpn: device VA >> 12.
+ * @addr: the translated 4 KiB page: an HBM device physical address, or a host
+ *	DMA address when @host.
+ * @asid: the address space of @vpn.
+ * @host: the leaf PTE had HL_PTE_HOST.
+ */
+struct hl_emu_tlb_entry {
+	u64 gen;
+	u64 vpn;
+	u64 addr;
+	u32 asid;
+	bool host;
+};
+
+/**
+ * struct hl_emu_queue - one engine queue: a queue manager fetching command
+ * buffers through the MMU and an engine executing their packets, one job at
+ * a time, in submission order.
+ * @emu: the device.
+ * @id: queue index.
+ * @work: runs the queue's jobs on hl_emu_device.wq.
+ * @lock: Protects @pending and @running.
+ * @pending: jobs waiting to run (struct hl_cs_job.node).
+ * @running: the job being executed, or NULL.
+ * @tlb: the queue's TLB; used by the queue's worker only.
+ * @buf: HL_EMU_CHUNK_SIZE + 8 bytes: a chunk bounce buffer, or a MEMSET
+ *	pattern; used by the queue's worker only.
+ * @tlb_hits: translations served by @tlb.
+ * @tlb_misses: translations that walked the page tables.
+ */
+struct hl_emu_queue {
+	struct hl_emu_device *emu;
+	u32 id;
+	struct work_struct work;
+	spinlock_t lock; /* Protects: pending, running */
+	struct list_head pending;
+	struct hl_cs_job *running;
+	struct hl_emu_tlb_entry tlb[HL_EMU_TLB_ENTRIES];
+	u8 *buf;
+	u64 tlb_hits;
+	u64 tlb_misses;
+};
+
 /**
  * struct hl_emu_device - the emulated ASIC's private state.
  * @hdev: the device.
  * @hbm: kernel mapping of BAR2 (the whole HBM).
  * @hbm_bus_addr: CPU physical address of BAR2.
  * @hbm_size: size of BAR2.
+ * @wq: runs the queues' workers (one work item per queue).
+ * @stopped: set once by hw_fini; queues take no job after it, and a running
+ *	job aborts (-ENODEV) at its next chunk. Read and set under every
+ *	queue's lock.
+ * @tlb_gen: TLB generation, bumped by mmu_invalidate_cache; starts at 1.
+ * @queues: the engine queues.
  */
 struct hl_emu_device {
 	struct hl_device *hdev;
 	void __iomem *hbm;
 	phys_addr_t hbm_bus_addr;
 	resource_size_t hbm_size;
+	struct workqueue_struct *wq;
+	bool stopped;
+	atomic64_t tlb_gen;
+	struct hl_emu_queue queues[HL_EMU_NUM_QUEUES];
 };
 
 static inline struct hl_emu_device *to_emu(struct hl_device *hdev)
 {
 	return hdev->asic_specific;
 }
+
+/* emu_mmu.c */
+void hl_emu_mmu_invalidate_cache(struct hl_device *hdev, u32 asid);
+void hl_emu_tlb_flush(struct hl_emu_queue *q);
+int hl_emu_mmu_access(struct hl_emu_queue *q, u32 asid, u64 va, void *buf,
+		      u32 len, bool write);
+
+/* emu_queue.c */
+int hl_emu_queues_init(struct hl_emu_device *emu);
+void hl_emu_queues_fini(struct hl_emu_device *emu);
+int hl_emu_queue_job(struct hl_device *hdev, struct hl_cs_job *job);
+bool hl_emu_queues_idle(struct hl_device *hdev, u64 *mask, u32 mask_len);
 
 #endif /* HL_EMU_H_ */

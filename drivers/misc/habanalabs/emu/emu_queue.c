@@ -1,0 +1,493 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * habanalabs emu: the engine queues.
+ *
+ * Each queue runs its jobs one at a time, in the order they were queued,
+ * from its own work item on an unbound workqueue, so jobs on different
+ * queues run in parallel. A job is a command buffer at a device VA: the
+ * queue manager fetches its packets through the device MMU (emu_mmu.c) and
+ * the engine executes them (NOP, LIN_DMA, MEMSET, MSG_LONG; formats in the
+ * uAPI header). Every data access is cut in chunks of at most 4 KiB that
+ * never cross a 4 KiB VA page, each translated and copied under
+ * hdev->engine_access_rwsem held for read.
+ *
+ * A job fails, and the rest of its command buffer is skipped, with:
+ *   -EFAULT     an access to a VA that does not translate (reported through
+ *               hl_ctx_record_fault(), so HL_INFO_PAGE_FAULT_EVENT tells);
+ *   -EINVAL     a malformed command buffer: not 8-byte aligned, an unknown
+ *               opcode, non-zero reserved bits (ctl bits [23:0], pad), a
+ *               packet cut by cb_size, a misaligned MSG_LONG;
+ *   -ETIMEDOUT  the job ran longer than its timeout (checked between packets
+ *               and between chunks);
+ *   -ENODEV     the device is going away (hw_fini).
+ * User-caused failures are logged with dev_dbg only.
+ */
+
+#include <linux/jiffies.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+
+#include "emu.h"
+
+/* The packets as the engine reads them: little-endian */
+struct hl_emu_pkt_hdr {
+	__le32 ctl;
+	__le32 word1;
+};
+
+struct hl_emu_pkt_lin_dma {
+	__le32 ctl;
+	__le32 pad;
+	__le64 src_addr;
+	__le64 dst_addr;
+	__le64 tsize;
+};
+
+struct hl_emu_pkt_memset {
+	__le32 ctl;
+	__le32 pad;
+	__le64 dst_addr;
+	__le64 value;
+	__le64 tsize;
+};
+
+struct hl_emu_pkt_msg_long {
+	__le32 ctl;
+	__le32 value;
+	__le64 addr;
+};
+
+union hl_emu_pkt {
+	struct hl_emu_pkt_hdr hdr;
+	struct hl_emu_pkt_lin_dma lin_dma;
+	struct hl_emu_pkt_memset memset;
+	struct hl_emu_pkt_msg_long msg_long;
+	u8 raw[32];
+};
+
+static_assert(sizeof(struct hl_emu_pkt_hdr) == sizeof(struct hl_pkt_nop));
+static_assert(sizeof(struct hl_emu_pkt_lin_dma) ==
+	      sizeof(struct hl_pkt_lin_dma));
+static_assert(sizeof(struct hl_emu_pkt_memset) == sizeof(struct hl_pkt_memset));
+static_assert(sizeof(struct hl_emu_pkt_msg_long) ==
+	      sizeof(struct hl_pkt_msg_long));
+static_assert(sizeof(union hl_emu_pkt) == 32);
+
+/* Size of a packet by opcode, 0 for an unknown opcode */
+static u32 hl_emu_pkt_size(u32 opcode)
+{
+	switch (opcode) {
+	case HL_PKT_NOP:
+		return sizeof(struct hl_pkt_nop);
+	case HL_PKT_LIN_DMA:
+		return sizeof(struct hl_pkt_lin_dma);
+	case HL_PKT_MEMSET:
+		return sizeof(struct hl_pkt_memset);
+	case HL_PKT_MSG_LONG:
+		return sizeof(struct hl_pkt_msg_long);
+	default:
+		return 0;
+	}
+}
+
+/* Bytes from @va to the end of its 4 KiB page, at most @left */
+static u32 hl_emu_chunk_len(u64 va, u64 left)
+{
+	u64 n = HL_EMU_CHUNK_SIZE - (va & (HL_EMU_CHUNK_SIZE - 1));
+
+	return min(n, left);
+}
+
+/* Between packets and chunks: abort when stopped or past the deadline */
+static int hl_emu_job_check(struct hl_emu_queue *q, struct hl_cs_job *job)
+{
+	if (READ_ONCE(q->emu->stopped))
+		return -ENODEV;
+	if (time_after(jiffies, job->deadline)) {
+		dev_dbg(q->emu->hdev->dev, "queue %u: job timed out\n", q->id);
+		return -ETIMEDOUT;
+	}
+	cond_resched();
+	return 0;
+}
+
+static int hl_emu_job_fault(struct hl_emu_queue *q, struct hl_cs_job *job,
+			    u64 va, bool write, int rc)
+{
+	if (rc != -EFAULT)
+		return rc;
+	dev_dbg(q->emu->hdev->dev, "queue %u: MMU fault, %s at VA 0x%llx\n",
+		q->id, write ? "write" : "read", va);
+	hl_ctx_record_fault(job->ctx, va, q->id, write);
+	return -EFAULT;
+}
+
+/* One chunk (within a 4 KiB VA page) read or written by the engine */
+static int hl_emu_chunk_access(struct hl_emu_queue *q, struct hl_cs_job *job,
+			       u64 va, void *buf, u32 len, bool write)
+{
+	struct hl_device *hdev = q->emu->hdev;
+	int rc;
+
+	down_read(&hdev->engine_access_rwsem);
+	rc = hl_emu_mmu_access(q, job->ctx->asid, va, buf, len, write);
+	up_read(&hdev->engine_access_rwsem);
+
+	return hl_emu_job_fault(q, job, va, write, rc);
+}
+
+/* The queue manager reads @len bytes of the command buffer at @va */
+static int hl_emu_fetch(struct hl_emu_queue *q, struct hl_cs_job *job, u64 va,
+			void *buf, u32 len)
+{
+	u32 n;
+	int rc;
+
+	while (len) {
+		n = hl_emu_chunk_len(va, len);
+		rc = hl_emu_chunk_access(q, job, va, buf, n, false);
+		if (rc)
+			return rc;
+		va += n;
+		buf += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/*
+ * LIN_DMA: each chunk is read whole into the bounce buffer, then written, so
+ * overlapping ranges behave as if copied through a temporary buffer within a
+ * chunk (at most 4 KiB), in increasing address order.
+ */
+static int hl_emu_exec_lin_dma(struct hl_emu_queue *q, struct hl_cs_job *job,
+			       const struct hl_emu_pkt_lin_dma *pkt)
+{
+	struct hl_device *hdev = q->emu->hdev;
+	u64 src = le64_to_cpu(pkt->src_addr);
+	u64 dst = le64_to_cpu(pkt->dst_addr);
+	u64 left = le64_to_cpu(pkt->tsize);
+	bool write;
+	u64 va;
+	u32 n;
+	int rc;
+
+	if (pkt->pad)
+		return -EINVAL;
+
+	while (left) {
+		rc = hl_emu_job_check(q, job);
+		if (rc)
+			return rc;
+
+		n = min(hl_emu_chunk_len(src, left), hl_emu_chunk_len(dst, left));
+
+		down_read(&hdev->engine_access_rwsem);
+		va = src;
+		write = false;
+		rc = hl_emu_mmu_access(q, job->ctx->asid, src, q->buf, n, false);
+		if (!rc) {
+			va = dst;
+			write = true;
+			rc = hl_emu_mmu_access(q, job->ctx->asid, dst, q->buf, n,
+					       true);
+		}
+		up_read(&hdev->engine_access_rwsem);
+		if (rc)
+			return hl_emu_job_fault(q, job, va, write, rc);
+
+		src += n;
+		dst += n;
+		left -= n;
+	}
+	return 0;
+}
+
+/* MEMSET: byte i of the range gets byte ((dst + i) % 8) of the value */
+static int hl_emu_exec_memset(struct hl_emu_queue *q, struct hl_cs_job *job,
+			      const struct hl_emu_pkt_memset *pkt)
+{
+	u64 dst = le64_to_cpu(pkt->dst_addr);
+	u64 value = le64_to_cpu(pkt->value);
+	u64 left = le64_to_cpu(pkt->tsize);
+	u32 i, n;
+	int rc;
+
+	if (pkt->pad)
+		return -EINVAL;
+
+	/* The pattern, aligned to 8 bytes of device VA */
+	for (i = 0; i < HL_EMU_CHUNK_SIZE + 8; i++)
+		q->buf[i] = value >> (8 * (i % 8));
+
+	while (left) {
+		rc = hl_emu_job_check(q, job);
+		if (rc)
+			return rc;
+
+		n = hl_emu_chunk_len(dst, left);
+		rc = hl_emu_chunk_access(q, job, dst, q->buf + (dst % 8), n,
+					 true);
+		if (rc)
+			return rc;
+
+		dst += n;
+		left -= n;
+	}
+	return 0;
+}
+
+static int hl_emu_exec_msg_long(struct hl_emu_queue *q, struct hl_cs_job *job,
+				const struct hl_emu_pkt_msg_long *pkt)
+{
+	u64 addr = le64_to_cpu(pkt->addr);
+	__le32 value = pkt->value;
+
+	if (!IS_ALIGNED(addr, sizeof(u32)))
+		return -EINVAL;
+
+	return hl_emu_chunk_access(q, job, addr, &value, sizeof(value), true);
+}
+
+static int hl_emu_run_job(struct hl_emu_queue *q, struct hl_cs_job *job)
+{
+	union hl_emu_pkt pkt;
+	u32 off = 0, size, ctl, opcode;
+	int rc;
+
+	job->deadline = jiffies + job->timeout;
+
+	if (!IS_ALIGNED(job->cb_va, sizeof(u64)))
+		return -EINVAL;
+
+	while (off < job->cb_size) {
+		rc = hl_emu_job_check(q, job);
+		if (rc)
+			return rc;
+
+		rc = hl_emu_fetch(q, job, job->cb_va + off, &pkt.hdr,
+				  sizeof(pkt.hdr));
+		if (rc)
+			return rc;
+
+		ctl = le32_to_cpu(pkt.hdr.ctl);
+		opcode = (ctl & HL_PKT_OPCODE_MASK) >> HL_PKT_OPCODE_SHIFT;
+		size = hl_emu_pkt_size(opcode);
+		if (!size || (ctl & ~HL_PKT_OPCODE_MASK) ||
+		    size > job->cb_size - off) {
+			dev_dbg(q->emu->hdev->dev,
+				"queue %u: bad packet 0x%08x at CB offset %u\n",
+				q->id, ctl, off);
+			return -EINVAL;
+		}
+
+		if (size > sizeof(pkt.hdr)) {
+			rc = hl_emu_fetch(q, job,
+					  job->cb_va + off + sizeof(pkt.hdr),
+					  pkt.raw + sizeof(pkt.hdr),
+					  size - sizeof(pkt.hdr));
+			if (rc)
+				return rc;
+		}
+
+		switch (opcode) {
+		case HL_PKT_NOP:
+			rc = pkt.hdr.word1 ? -EINVAL : 0;
+			break;
+		case HL_PKT_LIN_DMA:
+			rc = hl_emu_exec_lin_dma(q, job, &pkt.lin_dma);
+			break;
+		case HL_PKT_MEMSET:
+			rc = hl_emu_exec_memset(q, job, &pkt.memset);
+			break;
+		case HL_PKT_MSG_LONG:
+			rc = hl_emu_exec_msg_long(q, job, &pkt.msg_long);
+			break;
+		}
+		if (rc) {
+			dev_dbg(q->emu->hdev->dev,
+				"queue %u: packet 0x%08x at CB offset %u failed: %d\n",
+				q->id, ctl, off, rc);
+			return rc;
+		}
+
+		off += size;
+	}
+	return 0;
+}
+
+static void hl_emu_queue_work(struct work_struct *work)
+{
+	struct hl_emu_queue *q = container_of(work, struct hl_emu_queue, work);
+	struct hl_cs_job *job;
+	int rc;
+
+	for (;;) {
+		spin_lock(&q->lock);
+		job = list_first_entry_or_null(&q->pending, struct hl_cs_job,
+					       node);
+		if (job) {
+			list_del_init(&job->node);
+			q->running = job;
+		}
+		spin_unlock(&q->lock);
+		if (!job)
+			return;
+
+		rc = hl_emu_run_job(q, job);
+
+		spin_lock(&q->lock);
+		q->running = NULL;
+		spin_unlock(&q->lock);
+
+		/* Process context: the last job of a CS may release its ctx */
+		hl_cs_job_done(job, rc);
+	}
+}
+
+/**
+ * hl_emu_queue_job - asic_funcs->queue_job.
+ * @hdev: the device.
+ * @job: the job; queue_id is below the number of queues.
+ *
+ * Return: 0, after which the job's queue calls hl_cs_job_done() exactly
+ * once; -ENODEV once hw_fini has started; -EINVAL for a bad queue index.
+ */
+int hl_emu_queue_job(struct hl_device *hdev, struct hl_cs_job *job)
+{
+	struct hl_emu_device *emu = to_emu(hdev);
+	struct hl_emu_queue *q;
+	int rc = 0;
+
+	if (job->queue_id >= HL_EMU_NUM_QUEUES)
+		return -EINVAL;
+	q = &emu->queues[job->queue_id];
+
+	spin_lock(&q->lock);
+	if (emu->stopped) {
+		rc = -ENODEV;
+	} else {
+		list_add_tail(&job->node, &q->pending);
+		/* Under the lock: hw_fini destroys the workqueue after stopping */
+		queue_work(emu->wq, &q->work);
+	}
+	spin_unlock(&q->lock);
+
+	return rc;
+}
+
+/**
+ * hl_emu_queues_idle - asic_funcs->is_device_idle.
+ * @hdev: the device.
+ * @mask: receives a bit per busy queue (queue q: bit q % 64 of mask[q / 64]).
+ * @mask_len: number of u64 in @mask.
+ *
+ * Return: true when no queue has a pending or running job.
+ */
+bool hl_emu_queues_idle(struct hl_device *hdev, u64 *mask, u32 mask_len)
+{
+	struct hl_emu_device *emu = to_emu(hdev);
+	bool idle = true, busy;
+	u32 i;
+
+	memset(mask, 0, mask_len * sizeof(*mask));
+	for (i = 0; i < HL_EMU_NUM_QUEUES; i++) {
+		struct hl_emu_queue *q = &emu->queues[i];
+
+		spin_lock(&q->lock);
+		busy = q->running || !list_empty(&q->pending);
+		spin_unlock(&q->lock);
+
+		if (!busy)
+			continue;
+		idle = false;
+		if (i / 64 < mask_len)
+			mask[i / 64] |= BIT_ULL(i % 64);
+	}
+	return idle;
+}
+
+static void hl_emu_queues_free(struct hl_emu_device *emu)
+{
+	u32 i;
+
+	for (i = 0; i < HL_EMU_NUM_QUEUES; i++) {
+		kfree(emu->queues[i].buf);
+		emu->queues[i].buf = NULL;
+	}
+}
+
+/**
+ * hl_emu_queues_init - start the engine queues (hw_init).
+ * @emu: the device.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int hl_emu_queues_init(struct hl_emu_device *emu)
+{
+	u32 i;
+
+	atomic64_set(&emu->tlb_gen, 1);
+	emu->stopped = false;
+
+	for (i = 0; i < HL_EMU_NUM_QUEUES; i++) {
+		struct hl_emu_queue *q = &emu->queues[i];
+
+		q->emu = emu;
+		q->id = i;
+		INIT_WORK(&q->work, hl_emu_queue_work);
+		spin_lock_init(&q->lock);
+		INIT_LIST_HEAD(&q->pending);
+		q->running = NULL;
+		hl_emu_tlb_flush(q);
+		q->buf = kmalloc(HL_EMU_CHUNK_SIZE + 8, GFP_KERNEL);
+		if (!q->buf)
+			goto err_free_queues;
+	}
+
+	emu->wq = alloc_workqueue("hl%d-queues", WQ_UNBOUND, HL_EMU_NUM_QUEUES,
+				  emu->hdev->id);
+	if (!emu->wq)
+		goto err_free_queues;
+
+	return 0;
+
+err_free_queues:
+	hl_emu_queues_free(emu);
+	return -ENOMEM;
+}
+
+/**
+ * hl_emu_queues_fini - stop the engine queues (hw_fini).
+ * @emu: the device.
+ *
+ * Safe while ioctls still run: from here on queue_job fails with -ENODEV,
+ * pending jobs fail with -ENODEV at once, a running job fails with -ENODEV
+ * at its next chunk; each one's hl_cs_job_done() signals its CS fence with
+ * the error, which releases WAIT_CS callers. Returns when no engine runs.
+ */
+void hl_emu_queues_fini(struct hl_emu_device *emu)
+{
+	struct hl_cs_job *job, *tmp;
+	LIST_HEAD(failed);
+	u32 i;
+
+	for (i = 0; i < HL_EMU_NUM_QUEUES; i++) {
+		struct hl_emu_queue *q = &emu->queues[i];
+
+		spin_lock(&q->lock);
+		WRITE_ONCE(emu->stopped, true);
+		list_splice_tail_init(&q->pending, &failed);
+		spin_unlock(&q->lock);
+	}
+
+	list_for_each_entry_safe(job, tmp, &failed, node) {
+		list_del_init(&job->node);
+		hl_cs_job_done(job, -ENODEV);
+	}
+
+	/* Waits for the running jobs, which abort at their next chunk */
+	destroy_workqueue(emu->wq);
+	emu->wq = NULL;
+	hl_emu_queues_free(emu);
+}

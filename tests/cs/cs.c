@@ -1,0 +1,1162 @@
+// SPDX-License-Identifier: MIT
+/*
+ * cs: HL_IOCTL_CS and HL_IOCTL_WAIT_CS, and the engines behind them: data
+ * moved by LIN_DMA, MEMSET and MSG_LONG through the device MMU between host
+ * memory and DRAM, compared byte for byte; MMU faults, malformed command
+ * buffers and timeouts that abort a CS; the errno tables of both ioctls; a
+ * CS outliving its file; two devices at once.
+ */
+#include "hltests.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define KB		1024ull
+#define MB		(1024ull * KB)
+#define PAGE		4096ull
+#define WAIT_US		(120ull * 1000 * 1000)
+#define SEED		0x5eedcafe12345678ull
+
+/* ------------------------------------------------------------------------
+ * Helpers
+ */
+
+struct host_buf {
+	uint8_t *ptr;
+	uint64_t va;
+	uint64_t size;
+};
+
+struct dram_buf {
+	uint64_t handle;
+	uint64_t va;
+	uint64_t size;
+};
+
+static uint64_t prng_state;
+
+static uint64_t prng(void)
+{
+	uint64_t x = prng_state;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	prng_state = x;
+	return x;
+}
+
+static void fill_random(uint8_t *p, uint64_t n)
+{
+	uint64_t i;
+
+	for (i = 0; i < n; i++)
+		p[i] = (uint8_t)(prng() >> 24);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Compare and print the first difference: a test that fails says where */
+static void assert_bytes_equal(const uint8_t *found, const uint8_t *expected,
+			       uint64_t n, const char *what)
+{
+	uint64_t i;
+
+	for (i = 0; i < n; i++) {
+		if (found[i] != expected[i]) {
+			print_error("%s: byte %" PRIu64 " of %" PRIu64
+				    " is 0x%02x, expected 0x%02x\n", what, i, n,
+				    found[i], expected[i]);
+			fail();
+		}
+	}
+}
+
+static void assert_bytes_are(const uint8_t *found, uint8_t value, uint64_t n,
+			     const char *what)
+{
+	uint64_t i;
+
+	for (i = 0; i < n; i++) {
+		if (found[i] != value) {
+			print_error("%s: byte %" PRIu64 " of %" PRIu64
+				    " is 0x%02x, expected 0x%02x\n", what, i, n,
+				    found[i], value);
+			fail();
+		}
+	}
+}
+
+static void host_map(int fd, struct host_buf *b, uint64_t size)
+{
+	void *p = NULL;
+
+	b->size = size;
+	assert_int_equal(posix_memalign(&p, PAGE, size), 0);
+	b->ptr = p;
+	memset(b->ptr, 0, size);
+	b->va = hlthunk_host_memory_map(fd, b->ptr, 0, size);
+	if (!b->va)
+		print_error("host map of %" PRIu64 " bytes: %s\n", size,
+			    strerror(errno));
+	assert_int_not_equal(b->va, 0);
+}
+
+static void host_unmap(int fd, struct host_buf *b)
+{
+	assert_int_equal(hlthunk_memory_unmap(fd, b->va), 0);
+	free(b->ptr);
+	b->ptr = NULL;
+}
+
+static void dram_map(int fd, struct dram_buf *d, uint64_t size)
+{
+	d->size = size;
+	d->handle = hlthunk_device_memory_alloc(fd, size, false, false);
+	if (!d->handle)
+		print_error("DRAM alloc of %" PRIu64 " bytes: %s\n", size,
+			    strerror(errno));
+	assert_int_not_equal(d->handle, 0);
+	d->va = hlthunk_device_memory_map(fd, d->handle, 0);
+	assert_int_not_equal(d->va, 0);
+}
+
+static void dram_unmap(int fd, struct dram_buf *d)
+{
+	assert_int_equal(hlthunk_memory_unmap(fd, d->va), 0);
+	assert_int_equal(hlthunk_device_memory_free(fd, d->handle), 0);
+}
+
+static void chunk_init(struct hl_cs_chunk *c, uint32_t queue, uint64_t cb_va,
+		       uint32_t cb_size)
+{
+	memset(c, 0, sizeof(*c));
+	c->cb_handle = cb_va;
+	c->queue_index = queue;
+	c->cb_size = cb_size;
+}
+
+static int submit(int fd, struct hl_cs_chunk *chunks, uint32_t n,
+		  uint32_t timeout_s, uint64_t *seq)
+{
+	struct hlthunk_cs_in in;
+	struct hlthunk_cs_out out;
+	int rc;
+
+	memset(&in, 0, sizeof(in));
+	in.chunks_execute = chunks;
+	in.num_chunks_execute = n;
+	rc = hlthunk_command_submission_timeout(fd, &in, &out, timeout_s);
+	if (!rc) {
+		assert_int_equal(out.status, HL_CS_STATUS_SUCCESS);
+		*seq = out.seq;
+	}
+	return rc;
+}
+
+static uint64_t submit_one(int fd, uint32_t queue, uint64_t cb_va,
+			   uint32_t cb_size, uint32_t timeout_s)
+{
+	struct hl_cs_chunk c;
+	uint64_t seq = 0;
+
+	chunk_init(&c, queue, cb_va, cb_size);
+	assert_int_equal(submit(fd, &c, 1, timeout_s, &seq), 0);
+	assert_int_not_equal(seq, 0);
+	return seq;
+}
+
+/* Wait for @seq; returns the wait's rc, *status the CS status */
+static int wait_cs(int fd, uint64_t seq, uint32_t *status)
+{
+	*status = 0xdead;
+	return hlthunk_wait_for_cs(fd, seq, WAIT_US, status);
+}
+
+/* Run one CB on @queue to its end; returns the wait's rc */
+static int run_cb(int fd, uint32_t queue, uint64_t cb_va, uint32_t cb_size,
+		  uint32_t *status)
+{
+	return wait_cs(fd, submit_one(fd, queue, cb_va, cb_size, 0), status);
+}
+
+static void run_cb_ok(int fd, uint32_t queue, uint64_t cb_va,
+		      uint32_t cb_size)
+{
+	uint32_t status;
+
+	assert_int_equal(run_cb(fd, queue, cb_va, cb_size, &status), 0);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
+}
+
+static void run_cb_aborted(int fd, uint32_t queue, uint64_t cb_va,
+			   uint32_t cb_size)
+{
+	uint32_t status;
+
+	assert_int_equal(run_cb(fd, queue, cb_va, cb_size, &status), -EIO);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_ABORTED);
+}
+
+static struct hl_info_page_fault_event page_fault(int fd)
+{
+	struct hl_info_page_fault_event pf;
+
+	memset(&pf, 0xff, sizeof(pf));
+	assert_int_equal(hlthunk_get_page_fault_info(fd, &pf), 0);
+	return pf;
+}
+
+static void assert_fault_at(int fd, int64_t after, uint64_t addr,
+			    uint32_t queue, uint32_t is_write)
+{
+	struct hl_info_page_fault_event pf = page_fault(fd);
+
+	assert_true(pf.timestamp > after);
+	assert_true((uint64_t)pf.timestamp <= now_ns());
+	assert_int_equal(pf.addr, addr);
+	assert_int_equal(pf.engine_id, queue);
+	assert_int_equal(pf.is_write, is_write);
+}
+
+/* Raw ioctls, for the errno tables */
+static int cs_ioctl(int fd, union hl_cs_args *args)
+{
+	return ioctl(fd, HL_IOCTL_CS, args) ? -errno : 0;
+}
+
+static int wait_ioctl(int fd, union hl_wait_cs_args *args)
+{
+	return ioctl(fd, HL_IOCTL_WAIT_CS, args) ? -errno : 0;
+}
+
+/* A host buffer holding one CB, at least @size bytes */
+static void cb_map(int fd, struct host_buf *cb, uint64_t size)
+{
+	host_map(fd, cb, (size + PAGE - 1) & ~(PAGE - 1));
+}
+
+/* ------------------------------------------------------------------------
+ * The ioctls' contracts
+ */
+
+static void test_cs_bad_args_einval(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hl_cs_chunk chunks[HL_MAX_JOBS_PER_CS + 1];
+	union hl_cs_args a;
+	struct host_buf cb;
+	uint32_t i;
+
+	cb_map(st->fd, &cb, PAGE);
+	hlthunk_pkt_nop(cb.ptr);
+	for (i = 0; i <= HL_MAX_JOBS_PER_CS; i++)
+		chunk_init(&chunks[i], 0, cb.va, 8);
+
+#define CS_EINVAL(stmt) do {						\
+		memset(&a, 0, sizeof(a));				\
+		a.in.chunks_execute = (uintptr_t)chunks;		\
+		a.in.num_chunks_execute = 1;				\
+		stmt;							\
+		assert_int_equal(cs_ioctl(st->fd, &a), -EINVAL);	\
+	} while (0)
+
+	CS_EINVAL(a.in.num_chunks_execute = 0);
+	CS_EINVAL(a.in.num_chunks_execute = HL_MAX_JOBS_PER_CS + 1);
+	CS_EINVAL(a.in.num_chunks_restore = 1);
+	CS_EINVAL(a.in.chunks_restore = (uintptr_t)chunks);
+	CS_EINVAL(a.in.reserved = 1);
+	CS_EINVAL(a.in.cs_flags = 1);
+	CS_EINVAL(a.in.ctx_id = 1);
+	CS_EINVAL(a.in.pad = 1);
+	CS_EINVAL(chunks[0].queue_index = st->hw_ip.num_queues);
+	CS_EINVAL(chunks[0].queue_index = UINT32_MAX);
+	CS_EINVAL(chunks[0].cb_size = 0);
+	CS_EINVAL(chunks[0].cb_size = 12);
+	CS_EINVAL(chunks[0].cb_size = 2 * MB + 8);
+	CS_EINVAL(chunks[0].cs_chunk_flags = 1);
+	CS_EINVAL(chunks[0].pad[10] = 1);
+	/* A bad chunk after good ones fails the whole CS */
+	CS_EINVAL(a.in.num_chunks_execute = 3; chunks[2].cb_size = 4);
+#undef CS_EINVAL
+
+	/* Nothing was submitted: the first CS of the context gets seq 1 */
+	memset(&a, 0, sizeof(a));
+	for (i = 0; i <= HL_MAX_JOBS_PER_CS; i++)
+		chunk_init(&chunks[i], i % st->hw_ip.num_queues, cb.va, 8);
+	a.in.chunks_execute = (uintptr_t)chunks;
+	a.in.num_chunks_execute = HL_MAX_JOBS_PER_CS;
+	assert_int_equal(cs_ioctl(st->fd, &a), 0);
+	assert_int_equal(a.out.seq, 1);
+	assert_int_equal(a.out.status, HL_CS_STATUS_SUCCESS);
+	{
+		uint32_t status;
+
+		assert_int_equal(wait_cs(st->fd, 1, &status), 0);
+		assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
+	}
+	host_unmap(st->fd, &cb);
+}
+
+static void test_cs_bad_chunk_pointer_efault(void **state)
+{
+	struct hltests_state *st = *state;
+	union hl_cs_args a;
+
+	memset(&a, 0, sizeof(a));
+	a.in.num_chunks_execute = 2;
+	a.in.chunks_execute = 0;
+	assert_int_equal(cs_ioctl(st->fd, &a), -EFAULT);
+	a.in.chunks_execute = 0xfffffffffff000ull;
+	assert_int_equal(cs_ioctl(st->fd, &a), -EFAULT);
+}
+
+static void test_wait_cs_bad_args_einval(void **state)
+{
+	struct hltests_state *st = *state;
+	union hl_wait_cs_args a;
+	struct host_buf cb;
+	uint32_t status;
+	uint64_t seq;
+
+	/* No CS yet: every sequence number is in the future */
+	memset(&a, 0, sizeof(a));
+	a.in.seq = 1;
+	assert_int_equal(wait_ioctl(st->fd, &a), -EINVAL);
+
+	cb_map(st->fd, &cb, PAGE);
+	seq = submit_one(st->fd, 0, cb.va, hlthunk_pkt_nop(cb.ptr), 0);
+	assert_int_equal(seq, 1);
+
+	memset(&a, 0, sizeof(a));
+	a.in.seq = 0;
+	assert_int_equal(wait_ioctl(st->fd, &a), -EINVAL);
+	a.in.seq = seq + 1;
+	assert_int_equal(wait_ioctl(st->fd, &a), -EINVAL);
+	a.in.seq = UINT64_MAX;
+	assert_int_equal(wait_ioctl(st->fd, &a), -EINVAL);
+	a.in.seq = seq;
+	a.in.flags = 1;
+	assert_int_equal(wait_ioctl(st->fd, &a), -EINVAL);
+	a.in.flags = 0;
+	a.in.ctx_id = 1;
+	assert_int_equal(wait_ioctl(st->fd, &a), -EINVAL);
+
+	/* The library's view of the same */
+	assert_int_equal(hlthunk_wait_for_cs(st->fd, 0, 0, &status), -EINVAL);
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(hlthunk_wait_for_cs(st->fd, seq + 5, 0, &status),
+			 -EINVAL);
+
+	assert_int_equal(wait_cs(st->fd, seq, &status), 0);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
+	host_unmap(st->fd, &cb);
+}
+
+static void test_cs_on_control_node_enotty(void **state)
+{
+	union hl_cs_args a;
+	union hl_wait_cs_args w;
+	int ctl;
+
+	(void)state;
+	ctl = hltests_open_node(0, 1);
+	assert_true(ctl >= 0);
+	memset(&a, 0, sizeof(a));
+	memset(&w, 0, sizeof(w));
+	assert_int_equal(cs_ioctl(ctl, &a), -ENOTTY);
+	assert_int_equal(wait_ioctl(ctl, &w), -ENOTTY);
+	close(ctl);
+}
+
+static void test_wait_cs_args_sizes(void **state)
+{
+	struct hltests_state *st = *state;
+	struct {
+		union hl_wait_cs_args a;
+		uint64_t extra;
+	} big;
+	struct host_buf cb;
+	uint64_t seq;
+
+	cb_map(st->fd, &cb, PAGE);
+	seq = submit_one(st->fd, 1, cb.va, hlthunk_pkt_nop(cb.ptr), 0);
+
+	/* A larger struct with zero extra bytes is accepted */
+	memset(&big, 0, sizeof(big));
+	big.a.in.seq = seq;
+	big.a.in.timeout_us = WAIT_US;
+	assert_int_equal(hltests_ioctl_sized(st->fd, HL_IOCTL_WAIT_CS,
+					     sizeof(big), &big), 0);
+	assert_int_equal(big.a.out.status, HL_WAIT_CS_STATUS_COMPLETED);
+	assert_true(big.a.out.timestamp_nsec > 0);
+	assert_int_equal(big.extra, 0);
+
+	/* ... and refused when they are not zero */
+	memset(&big, 0, sizeof(big));
+	big.a.in.seq = seq;
+	big.extra = 1;
+	assert_int_equal(hltests_ioctl_sized(st->fd, HL_IOCTL_WAIT_CS,
+					     sizeof(big), &big), -E2BIG);
+	host_unmap(st->fd, &cb);
+}
+
+static void test_seq_and_timestamps(void **state)
+{
+	struct hltests_state *st = *state;
+	uint64_t t0, t1, ts, seq, i;
+	struct host_buf cb;
+	uint32_t status;
+
+	cb_map(st->fd, &cb, PAGE);
+	hlthunk_pkt_nop(cb.ptr);
+	hlthunk_pkt_nop(cb.ptr + 8);
+
+	for (i = 1; i <= 5; i++) {
+		t0 = now_ns();
+		seq = submit_one(st->fd, i % st->hw_ip.num_queues, cb.va, 16, 0);
+		assert_int_equal(seq, i);
+		assert_int_equal(hlthunk_wait_for_cs_with_timestamp(st->fd, seq,
+				WAIT_US, &status, &ts), 0);
+		t1 = now_ns();
+		assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
+		/* The fence's signal time, CLOCK_MONOTONIC */
+		assert_true(ts >= t0 && ts <= t1);
+		/* Waiting again answers the same */
+		assert_int_equal(hlthunk_wait_for_cs(st->fd, seq, 0, &status), 0);
+		assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
+	}
+	host_unmap(st->fd, &cb);
+}
+
+static void test_old_seq_reads_completed(void **state)
+{
+	struct hltests_state *st = *state;
+	const uint64_t n = 1100;
+	uint64_t i, seq = 0, ts = 1;
+	struct host_buf cb;
+	uint32_t status;
+
+	cb_map(st->fd, &cb, PAGE);
+	hlthunk_pkt_nop(cb.ptr);
+	for (i = 0; i < n; i++)
+		seq = submit_one(st->fd, i % st->hw_ip.num_queues, cb.va, 8, 0);
+	assert_int_equal(seq, n);
+	assert_int_equal(wait_cs(st->fd, seq, &status), 0);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
+
+	/* No longer tracked: COMPLETED, without a timestamp */
+	assert_int_equal(hlthunk_wait_for_cs_with_timestamp(st->fd, 1, 0,
+			 &status, &ts), 0);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
+	assert_int_equal(ts, 0);
+	/* Still tracked */
+	assert_int_equal(hlthunk_wait_for_cs_with_timestamp(st->fd, n - 1000,
+			 WAIT_US, &status, &ts), 0);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
+	assert_true(ts > 0);
+	assert_int_equal(hlthunk_wait_for_cs(st->fd, n + 1, 0, &status), -EINVAL);
+	host_unmap(st->fd, &cb);
+}
+
+/* ------------------------------------------------------------------------
+ * Data through the MMU
+ */
+
+/* host src -> DRAM a -> DRAM b -> host dst, at the given offsets */
+static void roundtrip(int fd, uint32_t queue, uint64_t size, uint64_t src_off,
+		      uint64_t a_off, uint64_t b_off, uint64_t dst_off)
+{
+	struct host_buf cb, src, dst;
+	struct dram_buf a, b;
+	uint8_t *p;
+	uint32_t n;
+
+	cb_map(fd, &cb, PAGE);
+	host_map(fd, &src, src_off + size);
+	host_map(fd, &dst, dst_off + size + PAGE);
+	dram_map(fd, &a, a_off + size);
+	dram_map(fd, &b, b_off + size);
+
+	fill_random(src.ptr, src.size);
+	memset(dst.ptr, 0xa5, dst.size);
+
+	p = cb.ptr;
+	p += hlthunk_pkt_lin_dma(p, src.va + src_off, a.va + a_off, size);
+	p += hlthunk_pkt_lin_dma(p, a.va + a_off, b.va + b_off, size);
+	p += hlthunk_pkt_lin_dma(p, b.va + b_off, dst.va + dst_off, size);
+	n = p - cb.ptr;
+	run_cb_ok(fd, queue, cb.va, n);
+
+	assert_bytes_are(dst.ptr, 0xa5, dst_off, "before dst");
+	assert_bytes_equal(dst.ptr + dst_off, src.ptr + src_off, size, "dst");
+	assert_bytes_are(dst.ptr + dst_off + size, 0xa5, PAGE, "after dst");
+
+	dram_unmap(fd, &b);
+	dram_unmap(fd, &a);
+	host_unmap(fd, &dst);
+	host_unmap(fd, &src);
+	host_unmap(fd, &cb);
+}
+
+static void test_roundtrip_single_page(void **state)
+{
+	struct hltests_state *st = *state;
+
+	roundtrip(st->fd, 0, PAGE, 0, 0, 0, 0);
+}
+
+static void test_roundtrip_many_pages(void **state)
+{
+	struct hltests_state *st = *state;
+
+	/* Across 2 MiB DRAM pages and many 4 KiB host pages */
+	roundtrip(st->fd, 1, 5 * MB + 3 * PAGE, 0, 0, 0, 0);
+}
+
+static void test_roundtrip_unaligned(void **state)
+{
+	struct hltests_state *st = *state;
+
+	roundtrip(st->fd, 2, 1, 4095, 2 * MB - 1, 7, 3);
+	roundtrip(st->fd, 3, 10001, 13, 2 * MB - 4000, 1, 4093);
+	roundtrip(st->fd, 0, 3 * MB + 17, 4095, 5, 2 * MB - 3, 1);
+}
+
+static void test_last_byte_of_dram(void **state)
+{
+	struct hltests_state *st = *state;
+	uint64_t size = st->hw_ip.dram_size, last;
+	struct host_buf cb, src, dst;
+	struct dram_buf all;
+	uint8_t *p;
+
+	/* All of DRAM: its last page is the last page of HBM */
+	cb_map(st->fd, &cb, PAGE);
+	host_map(st->fd, &src, PAGE);
+	host_map(st->fd, &dst, PAGE);
+	dram_map(st->fd, &all, size);
+	last = all.va + size - 1;
+
+	fill_random(src.ptr, PAGE);
+	p = cb.ptr;
+	/* The last 4 KiB, then the very last byte again from elsewhere */
+	p += hlthunk_pkt_lin_dma(p, src.va, last - PAGE + 1, PAGE);
+	p += hlthunk_pkt_lin_dma(p, src.va + 100, last, 1);
+	p += hlthunk_pkt_lin_dma(p, last - PAGE + 1, dst.va, PAGE);
+	run_cb_ok(st->fd, 0, cb.va, p - cb.ptr);
+	assert_bytes_equal(dst.ptr, src.ptr, PAGE - 1, "last page");
+	assert_int_equal(dst.ptr[PAGE - 1], src.ptr[100]);
+
+	/* One byte past the end is not mapped */
+	{
+		int64_t t = page_fault(st->fd).timestamp;
+
+		hlthunk_pkt_lin_dma(cb.ptr, src.va, last - 1, 2);
+		run_cb_ok(st->fd, 0, cb.va, HLTHUNK_PKT_LIN_DMA_SIZE);
+		hlthunk_pkt_lin_dma(cb.ptr, src.va, last, 2);
+		run_cb_aborted(st->fd, 0, cb.va, HLTHUNK_PKT_LIN_DMA_SIZE);
+		assert_fault_at(st->fd, t, last + 1, 0, 1);
+	}
+
+	dram_unmap(st->fd, &all);
+	host_unmap(st->fd, &dst);
+	host_unmap(st->fd, &src);
+	host_unmap(st->fd, &cb);
+}
+
+static void check_memset(const uint8_t *p, uint64_t va, uint64_t value,
+			 uint64_t n, const char *what)
+{
+	uint64_t i;
+
+	for (i = 0; i < n; i++) {
+		uint8_t want = (uint8_t)(value >> (8 * ((va + i) % 8)));
+
+		if (p[i] != want) {
+			print_error("%s: byte %" PRIu64 " is 0x%02x, expected 0x%02x\n",
+				    what, i, p[i], want);
+			fail();
+		}
+	}
+}
+
+static void test_memset_pattern(void **state)
+{
+	struct hltests_state *st = *state;
+	const uint64_t value = 0x0807060504030201ull;
+	const uint64_t size = 3 * PAGE + 5, off = 3;
+	struct host_buf cb, h;
+	struct dram_buf d;
+	uint8_t *p;
+
+	cb_map(st->fd, &cb, PAGE);
+	host_map(st->fd, &h, 8 * PAGE);
+	dram_map(st->fd, &d, 4 * MB);
+	memset(h.ptr, 0x5a, h.size);
+
+	/* Host memory, at an unaligned VA */
+	p = cb.ptr;
+	p += hlthunk_pkt_memset(p, h.va + off, value, size);
+	/* DRAM across a 2 MiB page, then copied back to the host */
+	p += hlthunk_pkt_memset(p, d.va + 2 * MB - 1001, ~value, 2 * PAGE);
+	p += hlthunk_pkt_lin_dma(p, d.va + 2 * MB - 1001, h.va + 5 * PAGE,
+				 2 * PAGE);
+	/* Zero bytes: nothing */
+	p += hlthunk_pkt_memset(p, h.va, 0, 0);
+	run_cb_ok(st->fd, 2, cb.va, p - cb.ptr);
+
+	assert_bytes_are(h.ptr, 0x5a, off, "before memset");
+	check_memset(h.ptr + off, h.va + off, value, size, "host memset");
+	assert_bytes_are(h.ptr + off + size, 0x5a, 5 * PAGE - off - size,
+			 "after memset");
+	check_memset(h.ptr + 5 * PAGE, d.va + 2 * MB - 1001, ~value, 2 * PAGE,
+		     "DRAM memset");
+
+	dram_unmap(st->fd, &d);
+	host_unmap(st->fd, &h);
+	host_unmap(st->fd, &cb);
+}
+
+static void test_msg_long(void **state)
+{
+	struct hltests_state *st = *state;
+	struct host_buf cb, h;
+	struct dram_buf d;
+	uint32_t v;
+	uint8_t *p;
+	int64_t t;
+
+	cb_map(st->fd, &cb, PAGE);
+	host_map(st->fd, &h, PAGE);
+	dram_map(st->fd, &d, 2 * MB);
+	memset(h.ptr, 0xee, PAGE);
+
+	p = cb.ptr;
+	p += hlthunk_pkt_msg_long(p, h.va + 8, 0x12345678);
+	/* Through DRAM and back */
+	p += hlthunk_pkt_msg_long(p, d.va + 2 * MB - 4, 0xcafef00d);
+	p += hlthunk_pkt_lin_dma(p, d.va + 2 * MB - 4, h.va + 16, 4);
+	/* The fence write, last */
+	p += hlthunk_pkt_msg_long(p, h.va + PAGE - 4, 1);
+	run_cb_ok(st->fd, 3, cb.va, p - cb.ptr);
+
+	memcpy(&v, h.ptr + 8, 4);
+	assert_int_equal(v, 0x12345678);
+	memcpy(&v, h.ptr + 16, 4);
+	assert_int_equal(v, 0xcafef00d);
+	memcpy(&v, h.ptr + PAGE - 4, 4);
+	assert_int_equal(v, 1);
+	assert_bytes_are(h.ptr, 0xee, 8, "before msg");
+	assert_bytes_are(h.ptr + 12, 0xee, 4, "between msgs");
+	assert_bytes_are(h.ptr + 20, 0xee, PAGE - 24, "after msgs");
+
+	/* Misaligned: the CS aborts, and it is no MMU fault */
+	t = page_fault(st->fd).timestamp;
+	hlthunk_pkt_msg_long(cb.ptr, h.va + 2, 7);
+	run_cb_aborted(st->fd, 3, cb.va, HLTHUNK_PKT_MSG_LONG_SIZE);
+	assert_int_equal(page_fault(st->fd).timestamp, t);
+	memcpy(&v, h.ptr, 4);
+	assert_int_equal(v, 0xeeeeeeee);
+
+	dram_unmap(st->fd, &d);
+	host_unmap(st->fd, &h);
+	host_unmap(st->fd, &cb);
+}
+
+static void test_cb_in_dram(void **state)
+{
+	struct hltests_state *st = *state;
+	struct host_buf cb, stage, h;
+	struct dram_buf d;
+	uint32_t n;
+	uint8_t *p;
+
+	cb_map(st->fd, &cb, PAGE);
+	host_map(st->fd, &stage, 2 * PAGE);
+	host_map(st->fd, &h, PAGE);
+	dram_map(st->fd, &d, 2 * MB);
+
+	/* A CB that crosses a 4 KiB page of DRAM VA */
+	p = stage.ptr;
+	p += hlthunk_pkt_memset(p, h.va, 0x1111111111111111ull, 64);
+	p += hlthunk_pkt_nop(p);
+	p += hlthunk_pkt_msg_long(p, h.va + 64, 0xabcd);
+	n = p - stage.ptr;
+	hlthunk_pkt_lin_dma(cb.ptr, stage.va, d.va + PAGE - 24, n);
+	run_cb_ok(st->fd, 0, cb.va, HLTHUNK_PKT_LIN_DMA_SIZE);
+
+	run_cb_ok(st->fd, 1, d.va + PAGE - 24, n);
+	assert_bytes_are(h.ptr, 0x11, 64, "memset from DRAM CB");
+	assert_int_equal(h.ptr[64], 0xcd);
+	assert_int_equal(h.ptr[65], 0xab);
+
+	dram_unmap(st->fd, &d);
+	host_unmap(st->fd, &h);
+	host_unmap(st->fd, &stage);
+	host_unmap(st->fd, &cb);
+}
+
+static void test_jobs_on_every_queue_in_one_cs(void **state)
+{
+	struct hltests_state *st = *state;
+	uint32_t nq = st->hw_ip.num_queues, q, status;
+	const uint64_t size = 256 * KB;
+	struct hl_cs_chunk chunks[HL_MAX_JOBS_PER_CS];
+	struct host_buf cb, src, dst;
+	struct dram_buf d;
+	uint64_t seq;
+	uint8_t *p;
+
+	assert_true(nq >= 2 && nq <= HL_MAX_JOBS_PER_CS);
+	cb_map(st->fd, &cb, nq * 128);
+	host_map(st->fd, &src, nq * size);
+	host_map(st->fd, &dst, nq * size);
+	dram_map(st->fd, &d, nq * size);
+	fill_random(src.ptr, src.size);
+
+	/* Each queue moves its own slice: host -> DRAM -> host */
+	for (q = 0; q < nq; q++) {
+		p = cb.ptr + q * 128;
+		p += hlthunk_pkt_lin_dma(p, src.va + q * size, d.va + q * size,
+					 size);
+		p += hlthunk_pkt_lin_dma(p, d.va + q * size, dst.va + q * size,
+					 size);
+		chunk_init(&chunks[q], q, cb.va + q * 128,
+			   p - (cb.ptr + q * 128));
+	}
+	assert_int_equal(submit(st->fd, chunks, nq, 0, &seq), 0);
+	assert_int_equal(wait_cs(st->fd, seq, &status), 0);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
+	assert_bytes_equal(dst.ptr, src.ptr, nq * size, "all queues");
+
+	dram_unmap(st->fd, &d);
+	host_unmap(st->fd, &dst);
+	host_unmap(st->fd, &src);
+	host_unmap(st->fd, &cb);
+}
+
+/* ------------------------------------------------------------------------
+ * Faults and malformed command buffers
+ */
+
+static void test_unmapped_cb_faults(void **state)
+{
+	struct hltests_state *st = *state;
+	uint64_t va = st->hw_ip.host_va_end - 64 * PAGE;
+	int64_t t = page_fault(st->fd).timestamp;
+
+	run_cb_aborted(st->fd, 1, va, 64);
+	assert_fault_at(st->fd, t, va, 1, 0);
+
+	/* A VA outside every range, and one beyond 48 bits */
+	t = page_fault(st->fd).timestamp;
+	run_cb_aborted(st->fd, 2, 0x1000, 8);
+	assert_fault_at(st->fd, t, 0x1000, 2, 0);
+	t = page_fault(st->fd).timestamp;
+	run_cb_aborted(st->fd, 3, 1ull << 48, 8);
+	assert_fault_at(st->fd, t, 1ull << 48, 3, 0);
+}
+
+static void test_unmapped_data_faults(void **state)
+{
+	struct hltests_state *st = *state;
+	struct host_buf cb, h;
+	uint64_t hole;
+	int64_t t;
+	uint8_t *p;
+
+	cb_map(st->fd, &cb, PAGE);
+	host_map(st->fd, &h, 2 * PAGE);
+	hole = st->hw_ip.dram_va_end - 2 * MB + 12345;
+	memset(h.ptr, 0x77, h.size);
+
+	/* Write fault after a good packet: the first one took effect */
+	t = page_fault(st->fd).timestamp;
+	p = cb.ptr;
+	p += hlthunk_pkt_memset(p, h.va, 0, 16);
+	p += hlthunk_pkt_lin_dma(p, h.va, hole, 100);
+	p += hlthunk_pkt_memset(p, h.va + 16, 0, 16);
+	run_cb_aborted(st->fd, 2, cb.va, p - cb.ptr);
+	assert_fault_at(st->fd, t, hole, 2, 1);
+	assert_bytes_are(h.ptr, 0, 16, "before the fault");
+	assert_bytes_are(h.ptr + 16, 0x77, 16, "after the fault");
+
+	/* Read fault in the middle of a copy: the VA of the first hole */
+	t = page_fault(st->fd).timestamp;
+	hlthunk_pkt_lin_dma(cb.ptr, h.va + PAGE, h.va, 3 * PAGE);
+	run_cb_aborted(st->fd, 0, cb.va, HLTHUNK_PKT_LIN_DMA_SIZE);
+	assert_fault_at(st->fd, t, h.va + 2 * PAGE, 0, 0);
+
+	host_unmap(st->fd, &h);
+	host_unmap(st->fd, &cb);
+}
+
+static void test_cs_after_unmap_faults(void **state)
+{
+	struct hltests_state *st = *state;
+	struct host_buf cb, h;
+	struct dram_buf d;
+	uint64_t hva, dva;
+	int64_t t;
+
+	cb_map(st->fd, &cb, PAGE);
+	host_map(st->fd, &h, PAGE);
+	dram_map(st->fd, &d, 2 * MB);
+	hva = h.va;
+	dva = d.va;
+
+	/* Used once, so that the TLBs hold the translations */
+	hlthunk_pkt_lin_dma(cb.ptr, hva, dva, PAGE);
+	run_cb_ok(st->fd, 1, cb.va, HLTHUNK_PKT_LIN_DMA_SIZE);
+
+	host_unmap(st->fd, &h);
+	t = page_fault(st->fd).timestamp;
+	run_cb_aborted(st->fd, 1, cb.va, HLTHUNK_PKT_LIN_DMA_SIZE);
+	assert_fault_at(st->fd, t, hva, 1, 0);
+
+	dram_unmap(st->fd, &d);
+	hlthunk_pkt_lin_dma(cb.ptr, cb.va, dva, 8);
+	t = page_fault(st->fd).timestamp;
+	run_cb_aborted(st->fd, 1, cb.va, HLTHUNK_PKT_LIN_DMA_SIZE);
+	assert_fault_at(st->fd, t, dva, 1, 1);
+
+	/* And the CB itself, once unmapped */
+	{
+		uint64_t cbva = cb.va;
+
+		host_unmap(st->fd, &cb);
+		t = page_fault(st->fd).timestamp;
+		run_cb_aborted(st->fd, 1, cbva, HLTHUNK_PKT_LIN_DMA_SIZE);
+		assert_fault_at(st->fd, t, cbva, 1, 0);
+	}
+}
+
+static void test_malformed_cb_aborts(void **state)
+{
+	struct hltests_state *st = *state;
+	struct host_buf cb, h;
+	uint32_t w;
+	int64_t t;
+	uint8_t *p;
+
+	cb_map(st->fd, &cb, PAGE);
+	host_map(st->fd, &h, PAGE);
+	t = page_fault(st->fd).timestamp;
+
+	/* Unknown opcode */
+	w = 0x7f000000;
+	memset(cb.ptr, 0, 32);
+	memcpy(cb.ptr, &w, 4);
+	run_cb_aborted(st->fd, 0, cb.va, 8);
+
+	/* Reserved ctl bits */
+	hlthunk_pkt_nop(cb.ptr);
+	cb.ptr[0] = 1;
+	run_cb_aborted(st->fd, 0, cb.va, 8);
+
+	/* Non-zero pad: NOP, LIN_DMA, MEMSET */
+	hlthunk_pkt_nop(cb.ptr);
+	cb.ptr[4] = 1;
+	run_cb_aborted(st->fd, 0, cb.va, 8);
+	hlthunk_pkt_lin_dma(cb.ptr, h.va, h.va + 64, 8);
+	cb.ptr[7] = 1;
+	run_cb_aborted(st->fd, 0, cb.va, 32);
+	hlthunk_pkt_memset(cb.ptr, h.va, 0, 8);
+	cb.ptr[5] = 1;
+	run_cb_aborted(st->fd, 0, cb.va, 32);
+
+	/* A packet cut by cb_size; the first one still ran */
+	memset(h.ptr, 0x33, 16);
+	p = cb.ptr;
+	p += hlthunk_pkt_memset(p, h.va, 0, 8);
+	p += hlthunk_pkt_lin_dma(p, h.va, h.va + 8, 8);
+	run_cb_aborted(st->fd, 0, cb.va, 32 + 24);
+	assert_bytes_are(h.ptr, 0, 8, "first packet");
+	assert_bytes_are(h.ptr + 8, 0x33, 8, "cut packet");
+
+	/* A CB that is not 8-byte aligned */
+	hlthunk_pkt_nop(cb.ptr + 4);
+	run_cb_aborted(st->fd, 0, cb.va + 4, 8);
+
+	/* None of these was an MMU fault, and the queue still works */
+	assert_int_equal(page_fault(st->fd).timestamp, t);
+	hlthunk_pkt_nop(cb.ptr);
+	run_cb_ok(st->fd, 0, cb.va, 8);
+
+	host_unmap(st->fd, &h);
+	host_unmap(st->fd, &cb);
+}
+
+static void test_one_bad_job_fails_its_cs(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hl_cs_chunk chunks[2];
+	struct host_buf cb, h;
+	uint32_t status;
+	uint64_t seq;
+
+	cb_map(st->fd, &cb, PAGE);
+	host_map(st->fd, &h, PAGE);
+	memset(h.ptr, 0, PAGE);
+	hlthunk_pkt_memset(cb.ptr, h.va, ~0ull, 64);
+	hlthunk_pkt_memset(cb.ptr + 64, 0x2000, 0, 64);
+	chunk_init(&chunks[0], 0, cb.va, 32);
+	chunk_init(&chunks[1], 1, cb.va + 64, 32);
+	assert_int_equal(submit(st->fd, chunks, 2, 0, &seq), 0);
+	assert_int_equal(wait_cs(st->fd, seq, &status), -EIO);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_ABORTED);
+	/* The good job ran all the same */
+	assert_bytes_are(h.ptr, 0xff, 64, "good job");
+	host_unmap(st->fd, &h);
+	host_unmap(st->fd, &cb);
+}
+
+/* ------------------------------------------------------------------------
+ * Long jobs: BUSY, timeouts, a CS outliving its file
+ */
+
+/*
+ * A CB of @count MEMSET packets over @d: a job as long as wanted. Returns
+ * the CB size.
+ */
+static uint32_t long_cb(struct host_buf *cb, struct dram_buf *d,
+			uint32_t count)
+{
+	uint8_t *p = cb->ptr;
+	uint32_t i;
+
+	for (i = 0; i < count; i++)
+		p += hlthunk_pkt_memset(p, d->va, i, d->size);
+	return p - cb->ptr;
+}
+
+/* Seconds the engine takes to fill @d once */
+static double memset_seconds(int fd, struct host_buf *cb, struct dram_buf *d)
+{
+	uint64_t t0 = now_ns();
+
+	run_cb_ok(fd, 0, cb->va, long_cb(cb, d, 1));
+	return (now_ns() - t0) / 1e9;
+}
+
+static bool queue_busy(int fd, uint32_t q)
+{
+	struct hlthunk_engines_idle_info info;
+
+	assert_int_equal(hlthunk_get_engines_idle_info(fd, &info), 0);
+	return info.mask[q / 64] & (1ull << (q % 64));
+}
+
+static void test_wait_busy_then_completed(void **state)
+{
+	struct hltests_state *st = *state;
+	struct host_buf cb;
+	struct dram_buf d;
+	uint32_t count, status, n;
+	uint64_t seq, ts, t0;
+	double one;
+
+	cb_map(st->fd, &cb, 64 * KB);
+	dram_map(st->fd, &d, 16 * MB);
+	one = memset_seconds(st->fd, &cb, &d);
+	/* About 1.5 s of work */
+	count = (uint32_t)(1.5 / one) + 1;
+	if (count > 2000)
+		count = 2000;
+	n = long_cb(&cb, &d, count);
+
+	t0 = now_ns();
+	seq = submit_one(st->fd, 2, cb.va, n, 0);
+	assert_int_equal(hlthunk_wait_for_cs(st->fd, seq, 0, &status), 0);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_BUSY);
+	assert_int_equal(hlthunk_wait_for_cs(st->fd, seq, 1000, &status), 0);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_BUSY);
+	assert_false(hlthunk_is_device_idle(st->fd));
+	assert_true(queue_busy(st->fd, 2));
+	assert_false(queue_busy(st->fd, 1));
+
+	assert_int_equal(hlthunk_wait_for_cs_with_timestamp(st->fd, seq,
+			 WAIT_US, &status, &ts), 0);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
+	assert_true(ts > t0 && ts <= now_ns());
+	assert_true(hlthunk_is_device_idle(st->fd));
+
+	dram_unmap(st->fd, &d);
+	host_unmap(st->fd, &cb);
+}
+
+static void test_cs_timeout_aborts(void **state)
+{
+	struct hltests_state *st = *state;
+	struct host_buf cb;
+	struct dram_buf d;
+	uint64_t seq, t0, dt;
+	uint32_t status, n;
+	int64_t t;
+
+	cb_map(st->fd, &cb, 2 * MB);
+	dram_map(st->fd, &d, 64 * MB);
+	/* 65536 x 64 MiB: hours of work; the 1 s timeout must cut it */
+	n = long_cb(&cb, &d, 2 * MB / HLTHUNK_PKT_MEMSET_SIZE);
+	t = page_fault(st->fd).timestamp;
+
+	t0 = now_ns();
+	seq = submit_one(st->fd, 3, cb.va, n, 1);
+	assert_int_equal(wait_cs(st->fd, seq, &status), -EIO);
+	dt = now_ns() - t0;
+	assert_int_equal(status, HL_WAIT_CS_STATUS_ABORTED);
+	print_message("timed out after %.2f s\n", dt / 1e9);
+	assert_true(dt >= 900000000ull);
+	assert_true(dt < 30000000000ull);
+	assert_int_equal(page_fault(st->fd).timestamp, t);
+
+	/* The queue works again */
+	hlthunk_pkt_nop(cb.ptr);
+	run_cb_ok(st->fd, 3, cb.va, 8);
+	assert_true(hlthunk_is_device_idle(st->fd));
+
+	dram_unmap(st->fd, &d);
+	host_unmap(st->fd, &cb);
+}
+
+static uint64_t dram_free(int fd)
+{
+	struct hlthunk_dram_usage_info u;
+
+	assert_int_equal(hlthunk_get_dram_usage(fd, &u), 0);
+	return u.dram_free_mem;
+}
+
+static void test_close_fd_while_cs_runs(void **state)
+{
+	struct hlthunk_hw_ip_info hw;
+	struct host_buf cb;
+	struct dram_buf d;
+	uint32_t status, n;
+	uint64_t seq;
+	int fd, i;
+
+	(void)state;
+	fd = hltests_open_node(0, 0);
+	assert_true(fd >= 0);
+	assert_int_equal(hlthunk_get_hw_ip_info(fd, &hw), 0);
+	cb_map(fd, &cb, 2 * MB);
+	dram_map(fd, &d, 64 * MB);
+	n = long_cb(&cb, &d, 2 * MB / HLTHUNK_PKT_MEMSET_SIZE);
+	seq = submit_one(fd, 0, cb.va, n, 2);
+	assert_int_equal(hlthunk_wait_for_cs(fd, seq, 0, &status), 0);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_BUSY);
+
+	/* Closed with the CS running on the mappings it still holds */
+	close(fd);
+
+	fd = hltests_open_node(0, 0);
+	assert_true(fd >= 0);
+	assert_true(queue_busy(fd, 0));
+	/* A new context: its own sequence numbers */
+	assert_int_equal(hlthunk_wait_for_cs(fd, seq, 0, &status), -EINVAL);
+
+	/* The old CS times out, then its context and memory go */
+	for (i = 0; i < 200 && dram_free(fd) != hw.dram_size; i++)
+		usleep(100000);
+	assert_int_equal(dram_free(fd), hw.dram_size);
+	assert_true(hlthunk_is_device_idle(fd));
+	close(fd);
+}
+
+/* ------------------------------------------------------------------------
+ * Two devices
+ */
+
+static void test_two_devices_at_once(void **state)
+{
+	const uint64_t size = 4 * MB;
+	struct host_buf cb[2], src[2], dst[2];
+	struct dram_buf d[2];
+	uint64_t seq[2];
+	uint32_t status;
+	int fd[2], i;
+	uint8_t *p;
+
+	(void)state;
+	if (hltests_num_devices() < 2) {
+		print_message("only one device: skipped\n");
+		skip();
+	}
+	for (i = 0; i < 2; i++) {
+		fd[i] = hltests_open_node(i, 0);
+		assert_true(fd[i] >= 0);
+		cb_map(fd[i], &cb[i], PAGE);
+		host_map(fd[i], &src[i], size);
+		host_map(fd[i], &dst[i], size);
+		dram_map(fd[i], &d[i], size);
+		fill_random(src[i].ptr, size);
+		p = cb[i].ptr;
+		p += hlthunk_pkt_lin_dma(p, src[i].va, d[i].va, size);
+		p += hlthunk_pkt_lin_dma(p, d[i].va, dst[i].va, size);
+		seq[i] = submit_one(fd[i], 0, cb[i].va, p - cb[i].ptr, 0);
+	}
+	/* Both devices run at the same time, each in its own HBM */
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(wait_cs(fd[i], seq[i], &status), 0);
+		assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
+		assert_bytes_equal(dst[i].ptr, src[i].ptr, size, "device");
+	}
+	assert_memory_not_equal(src[0].ptr, src[1].ptr, 64);
+	for (i = 0; i < 2; i++) {
+		dram_unmap(fd[i], &d[i]);
+		host_unmap(fd[i], &dst[i]);
+		host_unmap(fd[i], &src[i]);
+		host_unmap(fd[i], &cb[i]);
+		close(fd[i]);
+	}
+}
+
+#define CS_TEST(f) cmocka_unit_test_setup_teardown(f, hltests_setup, \
+						   hltests_teardown)
+
+const struct CMUnitTest cs_tests[] = {
+	CS_TEST(test_cs_bad_args_einval),
+	CS_TEST(test_cs_bad_chunk_pointer_efault),
+	CS_TEST(test_wait_cs_bad_args_einval),
+	cmocka_unit_test(test_cs_on_control_node_enotty),
+	CS_TEST(test_wait_cs_args_sizes),
+	CS_TEST(test_seq_and_timestamps),
+	CS_TEST(test_old_seq_reads_completed),
+	CS_TEST(test_roundtrip_single_page),
+	CS_TEST(test_roundtrip_many_pages),
+	CS_TEST(test_roundtrip_unaligned),
+	CS_TEST(test_last_byte_of_dram),
+	CS_TEST(test_memset_pattern),
+	CS_TEST(test_msg_long),
+	CS_TEST(test_cb_in_dram),
+	CS_TEST(test_jobs_on_every_queue_in_one_cs),
+	CS_TEST(test_unmapped_cb_faults),
+	CS_TEST(test_unmapped_data_faults),
+	CS_TEST(test_cs_after_unmap_faults),
+	CS_TEST(test_malformed_cb_aborts),
+	CS_TEST(test_one_bad_job_fails_its_cs),
+	CS_TEST(test_wait_busy_then_completed),
+	CS_TEST(test_cs_timeout_aborts),
+	cmocka_unit_test(test_close_fd_while_cs_runs),
+	cmocka_unit_test(test_two_devices_at_once),
+};
+
+int main(void)
+{
+	prng_state = SEED;
+	print_message("cs: PRNG seed 0x%llx\n", (unsigned long long)SEED);
+	return HLTESTS_RUN("cs", cs_tests);
+}
