@@ -165,7 +165,7 @@ typedef int hl_dmabuf_piece_fn(void *arg, u64 dram_pa, u64 len);
  * Walk the exported range in physically contiguous chunks, each cut at
  * @max_seg; calls @fn for each piece.
  */
-static int hl_dmabuf_for_each_piece(struct hl_dmabuf *hdb, u64 max_seg,
+static int hl_dmabuf_walk_pieces(struct hl_dmabuf *hdb, u64 max_seg,
 				    hl_dmabuf_piece_fn *fn, void *arg)
 {
 	struct hl_vm_phys_pg_pack *pack = hdb->pack;
@@ -268,7 +268,7 @@ static struct sg_table *hl_dmabuf_map(struct dma_buf_attachment *attach,
 	if (!max_seg)
 		return ERR_PTR(-EINVAL);
 
-	hl_dmabuf_for_each_piece(hdb, max_seg, hl_dmabuf_count_piece, &nents);
+	hl_dmabuf_walk_pieces(hdb, max_seg, hl_dmabuf_count_piece, &nents);
 
 	sgt = kzalloc(sizeof(*sgt), GFP_KERNEL);
 	if (!sgt)
@@ -278,7 +278,7 @@ static struct sg_table *hl_dmabuf_map(struct dma_buf_attachment *attach,
 		goto err_free_sgt;
 
 	st.sg = sgt->sgl;
-	rc = hl_dmabuf_for_each_piece(hdb, max_seg, hl_dmabuf_map_piece, &st);
+	rc = hl_dmabuf_walk_pieces(hdb, max_seg, hl_dmabuf_map_piece, &st);
 	if (rc)
 		goto err_unmap;
 	return sgt;
