@@ -166,7 +166,7 @@ typedef int hl_dmabuf_piece_fn(void *arg, u64 dram_pa, u64 len);
  * @max_seg; calls @fn for each piece.
  */
 static int hl_dmabuf_walk_pieces(struct hl_dmabuf *hdb, u64 max_seg,
-				    hl_dmabuf_piece_fn *fn, void *arg)
+				 hl_dmabuf_piece_fn *fn, void *arg)
 {
 	struct hl_vm_phys_pg_pack *pack = hdb->pack;
 	u64 pos = hdb->offset, end = hdb->offset + hdb->size;
