@@ -651,8 +651,9 @@ out_unlock:
 }
 
 static int hl_importer_buf_dma(struct hl_importer_buf *buf, u64 offset,
-			       u64 size, void *kbuf, bool write)
+			       u64 size, void *kbuf, bool write, u32 flags)
 {
+	long lret;
 	int ret;
 
 	if (!size || size > HL_IMPORTER_MAX_XFER ||
@@ -664,10 +665,23 @@ static int hl_importer_buf_dma(struct hl_importer_buf *buf, u64 offset,
 		return ret;
 
 	ret = hl_importer_buf_check_mapped(buf);
-	if (!ret)
-		ret = hl_importer_sgt_copy(buf->edu, buf->sgt, offset, size,
-					   kbuf, write);
+	if (ret)
+		goto out_unlock;
 
+	if (flags & HL_IMPORTER_DMA_F_WAIT) {
+		lret = dma_resv_wait_timeout(buf->dmabuf->resv,
+					     dma_resv_usage_rw(write), true,
+					     HL_IMPORTER_FENCE_TIMEOUT);
+		if (lret <= 0) {
+			ret = lret ? lret : -ETIMEDOUT;
+			goto out_unlock;
+		}
+	}
+
+	ret = hl_importer_sgt_copy(buf->edu, buf->sgt, offset, size, kbuf,
+				   write);
+
+out_unlock:
 	hl_importer_buf_unlock(buf);
 	return ret;
 }
@@ -814,7 +828,7 @@ static long hl_importer_dma_ioctl(struct hl_importer_file *f,
 
 	if (copy_from_user(&args, uarg, sizeof(args)))
 		return -EFAULT;
-	if (args.pad || args.reserved)
+	if ((args.flags & ~HL_IMPORTER_DMA_F_WAIT) || args.reserved)
 		return -EINVAL;
 	if (!args.size || args.size > HL_IMPORTER_MAX_XFER)
 		return -EINVAL;
@@ -835,7 +849,8 @@ static long hl_importer_dma_ioctl(struct hl_importer_file *f,
 		goto out_free_kbuf;
 	}
 
-	ret = hl_importer_buf_dma(buf, args.offset, args.size, kbuf, write);
+	ret = hl_importer_buf_dma(buf, args.offset, args.size, kbuf, write,
+				  args.flags);
 
 	if (!ret && !write && copy_to_user(uptr, kbuf, args.size))
 		ret = -EFAULT;

@@ -39,6 +39,11 @@
 /* dynamic attach, then dma_buf_pin() for the import's lifetime */
 #define HL_IMPORTER_F_PIN	0x4U
 
+/* DMA flags (struct hl_importer_dma.flags) */
+
+/* wait for the dma-buf's implicit-sync fences first */
+#define HL_IMPORTER_DMA_F_WAIT	0x1U
+
 /* Largest DMA_READ/DMA_WRITE in one call */
 #define HL_IMPORTER_MAX_XFER	0x100000U	/* 1 MiB */
 
@@ -124,7 +129,7 @@ struct hl_importer_sg_entry {
  * struct hl_importer_dma - HL_IMPORTER_IOCTL_DMA_READ / _DMA_WRITE: move
  * data between the dma-buf and user memory by edu DMA.
  * @handle: The import, mapped.
- * @pad: Must be zero.
+ * @flags: HL_IMPORTER_DMA_F_*.
  * @offset: Byte offset in the dma-buf; no alignment required.
  * @size: Bytes to move, 1..HL_IMPORTER_MAX_XFER; @offset + @size must not
  *	exceed the dma-buf size.
@@ -136,19 +141,25 @@ struct hl_importer_sg_entry {
  * buffer <-> a coherent bounce buffer of the edu device. Each edu DMA takes
  * about 100 ms (edu's DMA timer): keep transfers small.
  * For dynamic imports the reservation lock is held across the DMAs, so
- * move_notify waits until they are done. No partial transfer is reported:
+ * move_notify waits until they are done.
+ *
+ * Like an RDMA NIC, the transfer does not wait for the dma-buf's fences,
+ * unless @flags has HL_IMPORTER_DMA_F_WAIT: then it first waits (10 s) as an
+ * implicitly synchronised device would, for dma_resv_usage_rw(write): a
+ * READ waits for the writers (KERNEL and WRITE fences), a WRITE for every
+ * fence. No partial transfer is reported:
  * on error the data of a READ is not copied out and a WRITE may have been
  * done in part.
  *
- * Errnos: -EINVAL bad @offset/@size; -ENODATA not mapped; -ESTALE the
+ * Errnos: -EINVAL bad @offset/@size or unknown flag; -ENODATA not mapped; -ESTALE the
  * mapping was revoked by move_notify and not mapped again; -ETIMEDOUT an
  * edu DMA did not complete within 5 s (the edu device then stops DMA:
- * every later transfer fails with -EIO until the module is reloaded);
- * -ENOMEM.
+ * every later transfer fails with -EIO until the module is reloaded, or
+ * with HL_IMPORTER_DMA_F_WAIT, the fences did not signal in time); -ENOMEM.
  */
 struct hl_importer_dma {
 	__u32 handle;
-	__u32 pad;
+	__u32 flags;
 	__u64 offset;
 	__u64 size;
 	__u64 user_ptr;

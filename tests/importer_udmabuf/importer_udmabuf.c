@@ -23,6 +23,7 @@
 #include <fcntl.h>
 #include <glob.h>
 #include <inttypes.h>
+#include <linux/dma-buf.h>
 #include <linux/udmabuf.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -39,6 +40,7 @@
 #define IMPORTER_SYSFS	"/sys/bus/pci/drivers/hl_importer"
 #define IMPORTER_PARAMS	"/sys/module/hl_importer/parameters"
 #define BUFINFO		"/sys/kernel/debug/dma_buf/bufinfo"
+#define SW_SYNC		"/sys/kernel/debug/sync/sw_sync"
 #define PAGE		4096u
 #define EDU_PIECE	2048u
 
@@ -213,18 +215,33 @@ static int imp_sg_entry(int fd, uint32_t handle, uint32_t index,
 	return ret;
 }
 
-static int imp_dma(int fd, bool write, uint32_t handle, uint64_t offset,
-		   uint64_t size, void *p)
+static int imp_dma_flags(int fd, bool write, uint32_t flags, uint32_t handle,
+			 uint64_t offset, uint64_t size, void *p)
 {
 	struct hl_importer_dma a;
 
 	memset(&a, 0, sizeof(a));
 	a.handle = handle;
+	a.flags = flags;
 	a.offset = offset;
 	a.size = size;
 	a.user_ptr = (uint64_t)(uintptr_t)p;
 	return imp_ioctl(fd, write ? HL_IMPORTER_IOCTL_DMA_WRITE :
 			 HL_IMPORTER_IOCTL_DMA_READ, &a);
+}
+
+static int imp_dma(int fd, bool write, uint32_t handle, uint64_t offset,
+		   uint64_t size, void *p)
+{
+	return imp_dma_flags(fd, write, 0, handle, offset, size, p);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 static int imp_handle_op(int fd, unsigned long req, uint32_t handle)
@@ -727,6 +744,112 @@ static void test_release_during_dma_waits_for_it(void **state)
 	ubuf_free(u);
 }
 
+static void test_dma_wait_flag_without_fences(void **state)
+{
+	struct state *st = *state;
+	struct ubuf *u = ubuf_new(PAGE, 160);
+	uint8_t got[100], src[100];
+	uint32_t h = 0;
+
+	assert_int_equal(imp_import(st->imp, u->dmabuf, 0, &h, NULL), 0);
+	assert_int_equal(imp_map(st->imp, h, NULL), 0);
+	assert_int_equal(imp_dma_flags(st->imp, false, HL_IMPORTER_DMA_F_WAIT, h, 7,
+				       sizeof(got), got), 0);
+	assert_true(same_bytes(got, u->cpu + 7, sizeof(got), 7));
+	fill_pattern(src, 7, sizeof(src), 161);
+	assert_int_equal(imp_dma_flags(st->imp, true, HL_IMPORTER_DMA_F_WAIT, h, 7,
+				       sizeof(src), src), 0);
+	assert_true(same_bytes(u->cpu + 7, src, sizeof(src), 7));
+	ubuf_free(u);
+}
+
+/* sw_sync (CONFIG_SW_SYNC, debugfs): a fence that userspace signals */
+struct sw_sync_create_fence_data {
+	uint32_t value;
+	char name[32];
+	int32_t fence;
+};
+
+#define SW_SYNC_IOC_CREATE_FENCE _IOWR('W', 0, struct sw_sync_create_fence_data)
+#define SW_SYNC_IOC_INC		_IOW('W', 1, uint32_t)
+
+struct signaller {
+	int timeline;
+	int delay_ms;
+	double signalled_at;
+};
+
+static void *signal_later(void *arg)
+{
+	struct signaller *s = arg;
+	uint32_t one = 1;
+
+	usleep(s->delay_ms * 1000);
+	s->signalled_at = now_s();
+	if (ioctl(s->timeline, SW_SYNC_IOC_INC, &one))
+		s->signalled_at = -1;
+	return NULL;
+}
+
+static void test_dma_wait_flag_waits_for_write_fence(void **state)
+{
+	struct state *st = *state;
+	struct sw_sync_create_fence_data fd_data;
+	struct dma_buf_import_sync_file isf;
+	struct signaller sig = { .delay_ms = 600 };
+	struct ubuf *u;
+	uint8_t got[64];
+	uint32_t h = 0, h2 = 0;
+	double t0, t1;
+	pthread_t t;
+
+	sig.timeline = open(SW_SYNC, O_RDWR | O_CLOEXEC);
+	if (sig.timeline < 0) {
+		print_message("%s: %s (kernel without CONFIG_SW_SYNC): skipped\n", SW_SYNC,
+			      strerror(errno));
+		skip();
+	}
+	u = ubuf_new(PAGE, 170);
+	assert_int_equal(imp_import(st->imp, u->dmabuf, HL_IMPORTER_F_DYNAMIC, &h, NULL), 0);
+	assert_int_equal(imp_map(st->imp, h, NULL), 0);
+
+	/* An unsignalled WRITE fence in the dma-buf's reservation object */
+	memset(&fd_data, 0, sizeof(fd_data));
+	fd_data.value = 1;
+	snprintf(fd_data.name, sizeof(fd_data.name), "importer_udmabuf");
+	assert_int_equal(ioctl(sig.timeline, SW_SYNC_IOC_CREATE_FENCE, &fd_data), 0);
+	memset(&isf, 0, sizeof(isf));
+	isf.flags = DMA_BUF_SYNC_WRITE;
+	isf.fd = fd_data.fence;
+	assert_int_equal(ioctl(u->dmabuf, DMA_BUF_IOCTL_IMPORT_SYNC_FILE, &isf), 0);
+	close(fd_data.fence);
+
+	/* MAP waits for KERNEL fences only; a plain DMA waits for none */
+	assert_int_equal(imp_import(st->imp, u->dmabuf, HL_IMPORTER_F_DYNAMIC, &h2, NULL), 0);
+	t0 = now_s();
+	assert_int_equal(imp_map(st->imp, h2, NULL), 0);
+	check_read(st->imp, h, u, 0, sizeof(got));
+	t1 = now_s();
+	print_message("MAP + DMA_READ with a pending WRITE fence: %.0f ms\n",
+		      (t1 - t0) * 1000);
+
+	/* F_WAIT: the read starts only once the fence signalled */
+	assert_int_equal(pthread_create(&t, NULL, signal_later, &sig), 0);
+	t0 = now_s();
+	assert_int_equal(imp_dma_flags(st->imp, false, HL_IMPORTER_DMA_F_WAIT, h, 0,
+				       sizeof(got), got), 0);
+	t1 = now_s();
+	assert_int_equal(pthread_join(t, NULL), 0);
+	assert_true(sig.signalled_at > 0);
+	print_message("DMA_READ with F_WAIT returned %.0f ms after the signal\n",
+		      (t1 - sig.signalled_at) * 1000);
+	assert_true(t1 >= sig.signalled_at);
+	assert_true(t1 - t0 >= sig.delay_ms / 1000.0 - 0.05);
+	assert_true(same_bytes(got, u->cpu, sizeof(got), 0));
+	close(sig.timeline);
+	ubuf_free(u);
+}
+
 static void test_errnos(void **state)
 {
 	struct state *st = *state;
@@ -793,9 +916,9 @@ static void test_errnos(void **state)
 	dma.handle = h;
 	dma.size = 1;
 	dma.user_ptr = (uintptr_t)buf;
-	dma.pad = 1;
+	dma.flags = 0x2;
 	assert_int_equal(imp_ioctl(st->imp, HL_IMPORTER_IOCTL_DMA_READ, &dma), -EINVAL);
-	dma.pad = 0;
+	dma.flags = 0;
 	dma.reserved = 1;
 	assert_int_equal(imp_ioctl(st->imp, HL_IMPORTER_IOCTL_DMA_WRITE, &dma), -EINVAL);
 
@@ -981,6 +1104,9 @@ static const struct CMUnitTest importer_udmabuf_tests[] = {
 					setup, teardown),
 	cmocka_unit_test_setup_teardown(test_move_notify_races_with_dma, setup, teardown),
 	cmocka_unit_test_setup_teardown(test_release_during_dma_waits_for_it, setup, teardown),
+	cmocka_unit_test_setup_teardown(test_dma_wait_flag_without_fences, setup, teardown),
+	cmocka_unit_test_setup_teardown(test_dma_wait_flag_waits_for_write_fence, setup,
+					teardown),
 	cmocka_unit_test_setup_teardown(test_errnos, setup, teardown),
 	cmocka_unit_test_setup_teardown(test_close_with_live_mappings_frees_everything,
 					setup, teardown),
