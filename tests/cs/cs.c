@@ -9,7 +9,9 @@
 #include "hltests.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1124,6 +1126,107 @@ static void test_two_devices_at_once(void **state)
 	}
 }
 
+/* ------------------------------------------------------------------------
+ * Device removal with work in flight
+ */
+
+static int write_sysfs(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, text, strlen(text));
+	n = n < 0 ? -errno : 0;
+	close(fd);
+	return (int)n;
+}
+
+struct waiter {
+	int fd;
+	uint64_t seq;
+	int rc;
+	uint32_t status;
+};
+
+static void *wait_thread(void *arg)
+{
+	struct waiter *w = arg;
+
+	w->rc = hlthunk_wait_for_cs(w->fd, w->seq, WAIT_US, &w->status);
+	return NULL;
+}
+
+static void test_unbind_fails_running_and_pending_jobs(void **state)
+{
+	const char *drv = "/sys/bus/pci/drivers/habanalabs";
+	int idx = hltests_num_devices() - 1, fd;
+	struct waiter running, pending;
+	pthread_t t1, t2;
+	char bdf[32], path[160];
+	struct host_buf cb;
+	struct dram_buf d;
+	uint64_t t0, seq;
+	uint32_t n, status;
+
+	(void)state;
+	assert_true(idx >= 0);
+	assert_int_equal(hltests_pci_addr(idx, bdf, sizeof(bdf)), 0);
+	fd = hltests_open_node(idx, 0);
+	assert_true(fd >= 0);
+	cb_map(fd, &cb, 2 * MB);
+	dram_map(fd, &d, 64 * MB);
+	n = long_cb(&cb, &d, 2 * MB / HLTHUNK_PKT_MEMSET_SIZE);
+
+	/* One job running for minutes, one queued behind it */
+	running.fd = pending.fd = fd;
+	running.seq = submit_one(fd, 1, cb.va, n, 600);
+	pending.seq = submit_one(fd, 1, cb.va, n, 600);
+	assert_int_equal(pthread_create(&t1, NULL, wait_thread, &running), 0);
+	assert_int_equal(pthread_create(&t2, NULL, wait_thread, &pending), 0);
+	usleep(300 * 1000);
+
+	/* Removal stops the engines, which releases the waiters */
+	t0 = now_ns();
+	if (write_sysfs(strcat(strcpy(path, drv), "/unbind"), bdf)) {
+		print_message("cannot unbind %s: skipped\n", bdf);
+		skip();
+	}
+	assert_int_equal(pthread_join(t1, NULL), 0);
+	assert_int_equal(pthread_join(t2, NULL), 0);
+	assert_true(now_ns() - t0 < 20000000000ull);
+	assert_int_equal(running.rc, -EIO);
+	assert_int_equal(running.status, HL_WAIT_CS_STATUS_ABORTED);
+	assert_int_equal(pending.rc, -EIO);
+	assert_int_equal(pending.status, HL_WAIT_CS_STATUS_ABORTED);
+
+	/* The file outlives the device: everything is -ENODEV, close works */
+	assert_int_equal(hlthunk_wait_for_cs(fd, running.seq, 0, &status),
+			 -ENODEV);
+	{
+		struct hl_cs_chunk c;
+
+		chunk_init(&c, 0, cb.va, 8);
+		assert_int_equal(submit(fd, &c, 1, 0, &seq), -ENODEV);
+	}
+	close(fd);
+	free(cb.ptr);
+
+	/* Bound again, the device works */
+	assert_int_equal(write_sysfs(strcat(strcpy(path, drv), "/bind"), bdf),
+			 0);
+	fd = hltests_open_node(idx, 0);
+	assert_true(fd >= 0);
+	cb_map(fd, &cb, PAGE);
+	hlthunk_pkt_msg_long(cb.ptr, cb.va + 64, 0x600d);
+	run_cb_ok(fd, 0, cb.va, HLTHUNK_PKT_MSG_LONG_SIZE);
+	assert_int_equal(cb.ptr[64], 0x0d);
+	assert_int_equal(cb.ptr[65], 0x60);
+	host_unmap(fd, &cb);
+	close(fd);
+}
+
 #define CS_TEST(f) cmocka_unit_test_setup_teardown(f, hltests_setup, \
 						   hltests_teardown)
 
@@ -1152,6 +1255,7 @@ const struct CMUnitTest cs_tests[] = {
 	CS_TEST(test_cs_timeout_aborts),
 	cmocka_unit_test(test_close_fd_while_cs_runs),
 	cmocka_unit_test(test_two_devices_at_once),
+	cmocka_unit_test(test_unbind_fails_running_and_pending_jobs),
 };
 
 int main(void)
