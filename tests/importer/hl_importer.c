@@ -428,7 +428,8 @@ static struct hl_importer_buf *hl_importer_buf_get(struct hl_importer_file *f,
 }
 
 static int hl_importer_buf_import(struct hl_importer_file *f, int fd,
-				  u32 flags, u32 *handle, u64 *size)
+				  u32 flags, u32 *handle, u64 *size,
+				  struct hl_importer_buf **bufp)
 {
 	struct hl_importer_dev *edu = f->edu;
 	const struct dma_buf_attach_ops *ops;
@@ -478,6 +479,7 @@ static int hl_importer_buf_import(struct hl_importer_file *f, int fd,
 		goto err_unpin;
 
 	*size = buf->dmabuf->size;
+	*bufp = buf;
 	return 0;
 
 err_unpin:
@@ -750,13 +752,13 @@ static long hl_importer_import_ioctl(struct hl_importer_file *f,
 		return -EINVAL;
 
 	ret = hl_importer_buf_import(f, (int)args.fd, args.flags, &args.handle,
-				     &args.size);
+				     &args.size, &buf);
 	if (ret)
 		return ret;
 
 	if (copy_to_user(uarg, &args, sizeof(args))) {
-		buf = xa_erase(&f->bufs, args.handle);
-		if (buf)
+		/* Unless another thread released the handle meanwhile */
+		if (xa_cmpxchg(&f->bufs, args.handle, buf, NULL, GFP_KERNEL) == buf)
 			hl_importer_buf_put(buf);
 		return -EFAULT;
 	}

@@ -854,7 +854,7 @@ static void test_errnos(void **state)
 {
 	struct state *st = *state;
 	struct ubuf *u = ubuf_new(2 * PAGE, 90);
-	struct hl_importer_import imp;
+	struct hl_importer_import imp, *ro;
 	struct hl_importer_map map;
 	struct hl_importer_sg_entry sge;
 	struct hl_importer_dma dma;
@@ -877,7 +877,18 @@ static void test_errnos(void **state)
 	imp.reserved = 1;
 	assert_int_equal(imp_ioctl(st->imp, HL_IMPORTER_IOCTL_IMPORT, &imp), -EINVAL);
 
+	/* The result cannot be written back: the import is undone */
+	ro = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(ro != MAP_FAILED);
+	memset(ro, 0, sizeof(*ro));
+	ro->fd = u->dmabuf;
+	assert_int_equal(mprotect(ro, PAGE, PROT_READ), 0);
+	assert_int_equal(imp_ioctl(st->imp, HL_IMPORTER_IOCTL_IMPORT, ro), -EFAULT);
+	munmap(ro, PAGE);
+	assert_int_equal(imp_status(st->imp, 1, &s), -ENOENT);
+
 	assert_int_equal(imp_import(st->imp, u->dmabuf, 0, &h, NULL), 0);
+	assert_int_equal(h, 1);
 
 	/* Bad handles */
 	assert_int_equal(imp_map(st->imp, 0, NULL), -ENOENT);
@@ -1170,7 +1181,7 @@ static void test_corrupt_dma_addr_is_caught(void **state)
 	struct ubuf *u = ubuf_new(size, 130);
 	uint8_t *got = malloc(PAGE), *src = malloc(PAGE), *before = malloc(PAGE);
 	struct hl_importer_map m;
-	uint64_t addr, len, seg_off = off, fault, want;
+	uint64_t addr = 0, len = 0, seg_off = off, fault, want;
 	char bdf[32];
 	uint32_t h = 0, i;
 	int kfd, rr, rw;
