@@ -259,7 +259,9 @@ static int hl_cs_submit(struct hl_ctx *ctx, const struct hl_cs_chunk *chunks,
 	atomic_set(&cs->pending, n + 1);
 	*seq = cs->seq;
 
-	for (i = 0; i < n; i++) {
+	/* Importers of the context's exports wait for the CS (dmabuf.c) */
+	rc = hl_dmabuf_add_fence(ctx, &fence->base);
+	for (i = 0; !rc && i < n; i++) {
 		rc = hdev->asic_funcs->queue_job(hdev, &cs->jobs[i]);
 		if (rc)
 			break;
@@ -288,8 +290,10 @@ err_free_cs:
  * chunks, num_chunks_execute not in 1..HL_MAX_JOBS_PER_CS, or a chunk with
  * a bad queue_index, a cb_size that is 0, not a multiple of 8 or above
  * 2 MiB, or non-zero flags/pad; -EFAULT the chunk array cannot be read;
- * -ENOMEM; -ENODEV the device is going away (the jobs not yet queued fail,
- * and so does the CS, whose sequence number is still returned).
+ * -ENOMEM (also when the fence cannot be added to the context's dma-buf
+ * exports); -ENODEV the device is going away. With -ENOMEM or -ENODEV after
+ * the CS got its sequence number, the jobs not yet queued fail, and so does
+ * the CS, whose sequence number is still returned.
  * Faults and bad packets are not errors of the ioctl: the CS completes with
  * an error that HL_IOCTL_WAIT_CS reports.
  *

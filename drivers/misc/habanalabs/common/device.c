@@ -25,6 +25,7 @@ static void hl_device_release(struct kref *ref)
 	hl_mmu_fini(hdev);
 	ida_destroy(&hdev->asid_ida);
 	mutex_destroy(&hdev->mmu_lock);
+	mutex_destroy(&hdev->dmabuf_lock);
 	cleanup_srcu_struct(&hdev->unplug_srcu);
 	mutex_destroy(&hdev->fpriv_list_lock);
 	pci_dev_put(hdev->pdev);
@@ -328,6 +329,9 @@ void hl_device_fini(struct hl_device *hdev)
 	WRITE_ONCE(hdev->status, HL_DEVICE_STATUS_MALFUNCTION);
 	WRITE_ONCE(hdev->unplugged, true);
 	mutex_unlock(&hdev->fpriv_list_lock);
+
+	/* Importers must let go of the BAR before it goes */
+	hl_dmabuf_revoke_all(hdev);
 
 	/*
 	 * Stop the engines first: their jobs fail and signal their fences,

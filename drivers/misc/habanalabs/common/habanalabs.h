@@ -9,6 +9,8 @@
  *   hl_ctx.mem_lock
  *   hl_device.mmu_lock
  *   hl_device.engine_access_rwsem
+ *   hl_device.dmabuf_lock (never held with hl_ctx.mem_lock)
+ *   dma_buf.resv
  *   hl_ctx.cs_lock, hl_ctx.fault_lock (spinlocks)
  */
 #ifndef HABANALABS_H_
@@ -43,6 +45,7 @@
 struct hl_device;
 struct hl_ctx;
 struct hl_cs_job;
+struct dma_fence;
 
 /**
  * enum hl_asic_type - the ASIC families the driver knows.
@@ -107,6 +110,8 @@ struct asic_fixed_properties {
  * @mmu_invalidate_cache: drop every cached translation of @asid (all ASIDs
  *	when @asid is 0); after it returns no new access uses a translation
  *	cached before the call.
+ * @dram_bar_addr: the CPU physical address at which the BAR exposes HBM
+ *	device physical address @dram_pa, for dma_map_resource() by peers.
  * @queue_job: hand a job to its engine queue; the backend calls
  *	hl_cs_job_done() when the job finished or failed. Never fails once
  *	it returned 0.
@@ -121,6 +126,7 @@ struct hl_asic_funcs {
 	void (*write_pte)(struct hl_device *hdev, u64 addr, u64 val);
 	void (*mmu_invalidate_cache)(struct hl_device *hdev, u32 asid);
 	int (*queue_job)(struct hl_device *hdev, struct hl_cs_job *job);
+	phys_addr_t (*dram_bar_addr)(struct hl_device *hdev, u64 dram_pa);
 };
 
 struct hl_cs;
@@ -233,6 +239,8 @@ struct hl_ctx {
  *	that nothing still accesses a page about to be released.
  * @pinned_host_pages: host pages pinned by all contexts' mappings.
  * @fence_context: dma_fence context of the device's command submissions.
+ * @dmabuf_lock: Protects @dmabuf_list.
+ * @dmabuf_list: live dma-buf exports of the device's memory.
  * @debugfs_root: the device's debugfs directory.
  */
 struct hl_device {
@@ -261,6 +269,8 @@ struct hl_device {
 	struct rw_semaphore engine_access_rwsem;
 	atomic64_t pinned_host_pages;
 	u64 fence_context;
+	struct mutex dmabuf_lock; /* Protects: dmabuf_list */
+	struct list_head dmabuf_list;
 	struct dentry *debugfs_root;
 };
 
@@ -282,6 +292,7 @@ bool hl_device_operational(struct hl_device *hdev);
 /* habanalabs_ioctl.c */
 long hl_ioctl(struct file *filp, unsigned int cmd, unsigned long arg);
 long hl_ioctl_control(struct file *filp, unsigned int cmd, unsigned long arg);
+void hl_ioctl_defer_fd_install(void *data, int fd, struct file *file);
 
 /* memory.c */
 int hl_mem_init(struct hl_device *hdev);
@@ -298,6 +309,13 @@ void hl_cs_ctx_fini(struct hl_ctx *ctx);
 void hl_cs_job_done(struct hl_cs_job *job, int error);
 void hl_ctx_record_fault(struct hl_ctx *ctx, u64 addr, u32 engine_id,
 			 bool is_write);
+
+/* dmabuf.c */
+struct hl_mem_in;
+int hl_dmabuf_export(struct hl_ctx *ctx, struct hl_mem_in *in, void *data,
+		     int *fd);
+int hl_dmabuf_add_fence(struct hl_ctx *ctx, struct dma_fence *fence);
+void hl_dmabuf_revoke_all(struct hl_device *hdev);
 
 /* context.c */
 struct hl_ctx *hl_ctx_create(struct hl_device *hdev);

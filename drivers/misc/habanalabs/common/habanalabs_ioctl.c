@@ -9,6 +9,7 @@
  * when the handler failed (an output may explain the failure).
  */
 
+#include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/ktime.h>
 #include <linux/uaccess.h>
@@ -168,13 +169,46 @@ hl_ioctl_lookup(unsigned int cmd, const struct hl_ioctl_desc *table, size_t n)
 /* Large enough for every ioctl argument; checked at build time below */
 #define HL_IOCTL_MAX_ARG_SIZE	128
 
+/**
+ * struct hl_ioctl_call - one ioctl call in progress.
+ * @kdata: the argument, copied in; handlers get a pointer to it.
+ * @install_file: a file to install as @install_fd once the result has
+ *	reached user space, or NULL.
+ * @install_fd: the reserved descriptor for @install_file.
+ */
+struct hl_ioctl_call {
+	u8 kdata[HL_IOCTL_MAX_ARG_SIZE] __aligned(8);
+	struct file *install_file;
+	int install_fd;
+};
+
+/**
+ * hl_ioctl_defer_fd_install - install a new file descriptor after the ioctl
+ * result was copied to user space.
+ * @data: the handler's argument pointer.
+ * @fd: a descriptor from get_unused_fd_flags().
+ * @file: the file; its reference passes to the dispatcher.
+ *
+ * If the copy to user space fails, the descriptor is put back and the file
+ * released, so no error path leaves a live descriptor the caller does not
+ * know about.
+ */
+void hl_ioctl_defer_fd_install(void *data, int fd, struct file *file)
+{
+	struct hl_ioctl_call *call = data - offsetof(struct hl_ioctl_call, kdata);
+
+	call->install_fd = fd;
+	call->install_file = file;
+}
+
 static long hl_ioctl_dispatch(struct file *filp, unsigned int cmd,
 			      unsigned long arg,
 			      const struct hl_ioctl_desc *table, size_t n)
 {
 	struct hl_fpriv *fpriv = filp->private_data;
 	struct hl_device *hdev = fpriv->hdev;
-	u8 kdata[HL_IOCTL_MAX_ARG_SIZE] __aligned(8);
+	struct hl_ioctl_call call = {};
+	void *kdata = call.kdata;
 	void __user *uarg = (void __user *)arg;
 	const struct hl_ioctl_desc *desc;
 	size_t usize = _IOC_SIZE(cmd), ksize;
@@ -186,7 +220,7 @@ static long hl_ioctl_dispatch(struct file *filp, unsigned int cmd,
 		return -ENOTTY;
 
 	ksize = _IOC_SIZE(desc->cmd);
-	if (WARN_ON_ONCE(ksize > sizeof(kdata)))
+	if (WARN_ON_ONCE(ksize > sizeof(call.kdata)))
 		return -ENOTTY;
 
 	rc = copy_struct_from_user(kdata, ksize, uarg, usize);
@@ -204,6 +238,15 @@ static long hl_ioctl_dispatch(struct file *filp, unsigned int cmd,
 	if ((_IOC_DIR(cmd) & _IOC_READ) &&
 	    copy_to_user(uarg, kdata, min(usize, ksize)) && !rc)
 		rc = -EFAULT;
+
+	if (call.install_file) {
+		if (rc) {
+			put_unused_fd(call.install_fd);
+			fput(call.install_file);
+		} else {
+			fd_install(call.install_fd, call.install_file);
+		}
+	}
 
 	return rc;
 }

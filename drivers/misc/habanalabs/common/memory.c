@@ -16,6 +16,7 @@
  *   -ENOMEM  not enough DRAM, VA space or page-table space
  *   -EBUSY   FREE of a mapped or exported allocation; UNMAP of an exported
  *            mapping; MAP with HL_MEM_FORCE_HINT whose hint is taken
+ *   -EMFILE  EXPORT_DMABUF_FD with no free file descriptor
  *   -EFAULT  host memory that cannot be pinned
  *   -ENODEV  the device is gone
  */
@@ -568,6 +569,16 @@ int hl_mem_ioctl(struct hl_fpriv *fpriv, void *data)
 	case HL_MEM_OP_UNMAP:
 		rc = hl_mem_unmap(ctx, &args->in);
 		break;
+	case HL_MEM_OP_EXPORT_DMABUF_FD: {
+		int fd;
+
+		rc = hl_dmabuf_export(ctx, &args->in, data, &fd);
+		if (!rc) {
+			memset(args, 0, sizeof(*args));
+			args->out.fd = fd;
+		}
+		return rc;
+	}
 	default:
 		return -EINVAL;
 	}

@@ -124,6 +124,11 @@ static void hl_emu_write_pte(struct hl_device *hdev, u64 addr, u64 val)
 	writeq(val, emu->hbm + addr);
 }
 
+static phys_addr_t hl_emu_dram_bar_addr(struct hl_device *hdev, u64 dram_pa)
+{
+	return to_emu(hdev)->hbm_bus_addr + dram_pa;
+}
+
 const struct hl_asic_funcs hl_emu_funcs = {
 	.early_init = hl_emu_early_init,
 	.early_fini = hl_emu_early_fini,
@@ -132,6 +137,7 @@ const struct hl_asic_funcs hl_emu_funcs = {
 	.is_device_idle = hl_emu_queues_idle,
 	.read_pte = hl_emu_read_pte,
 	.write_pte = hl_emu_write_pte,
+	.dram_bar_addr = hl_emu_dram_bar_addr,
 	.mmu_invalidate_cache = hl_emu_mmu_invalidate_cache,
 	.queue_job = hl_emu_queue_job,
 };
