@@ -11,6 +11,11 @@
  * HBM layout (device physical addresses = offsets into BAR2):
  *   [0, mmu_pgt_size)             device page tables (driver reserved)
  *   [mmu_pgt_size, hbm_size)      user-allocatable DRAM
+ *
+ * Locks of the backend: hl_emu_queue.lock is innermost (nothing is taken
+ * under it but the workqueue's own locks). A queue worker takes
+ * hl_device.engine_access_rwsem for read around each chunk, with no other
+ * lock held, and calls hl_cs_job_done() with no lock held.
  */
 #ifndef HL_EMU_H_
 #define HL_EMU_H_

@@ -1,0 +1,344 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests of the emulated device MMU (emu_mmu.c): the hop-table walk,
+ * its faults, the TLB and its invalidation, against a fake HBM in vmalloc
+ * memory and page tables built here by a reference builder that follows
+ * common/mmu.h (not by the driver's mmu.c, so that the two implementations
+ * of the format check each other). Host leaves point at real pages: the
+ * test device has no IOMMU, so DMA addresses are physical addresses.
+ *
+ * Built into habanalabs.ko when the kernel has CONFIG_KUNIT (the debug
+ * kernel lane); the suite runs at module load. The random mappings come
+ * from a PRNG seeded by the module parameter kunit_seed.
+ */
+
+#include <kunit/device.h>
+#include <kunit/test.h>
+#include <linux/io.h>
+#include <linux/io-64-nonatomic-lo-hi.h>
+#include <linux/module.h>
+#include <linux/prandom.h>
+#include <linux/vmalloc.h>
+
+#include "emu.h"
+#include "../common/mmu.h"
+
+static unsigned long kunit_seed = 42;
+module_param(kunit_seed, ulong, 0444);
+MODULE_PARM_DESC(kunit_seed,
+		 "Seed of the emulated MMU KUnit test's random mappings (default: 42)");
+
+#define T_HBM_SIZE		SZ_32M
+#define T_PGT_SIZE		SZ_4M
+#define T_NR_HOST_PAGES		8
+
+struct hl_emu_mmu_test {
+	struct hl_device hdev;
+	struct hl_emu_device emu;
+	struct hl_emu_queue q;
+	void *hbm;
+	u64 next_table;
+	struct page *host[T_NR_HOST_PAGES];
+	struct rnd_state rnd;
+};
+
+static void t_wpte(struct hl_emu_mmu_test *t, u64 addr, u64 val)
+{
+	writeq(val, t->emu.hbm + addr);
+}
+
+static u64 t_rpte(struct hl_emu_mmu_test *t, u64 addr)
+{
+	return readq(t->emu.hbm + addr);
+}
+
+static u64 t_pte_addr(u64 table, u64 va, int hop)
+{
+	return table + HL_MMU_HOP_INDEX(va, hop) * sizeof(u64);
+}
+
+/* Reference builder: map one page (4 KiB at hop3, 2 MiB at hop2) */
+static void t_map(struct kunit *test, struct hl_emu_mmu_test *t, u32 asid,
+		  u64 va, u64 pa, u64 page_size, bool host)
+{
+	int leaf = page_size == SZ_2M ? 2 : 3;
+	u64 table = hl_mmu_hop0_addr(0, asid), pte;
+	int hop;
+
+	for (hop = 0; hop < leaf; hop++) {
+		pte = t_rpte(t, t_pte_addr(table, va, hop));
+		if (!(pte & HL_PTE_PRESENT)) {
+			KUNIT_ASSERT_LE(test, t->next_table + SZ_4K,
+					(u64)T_PGT_SIZE);
+			pte = t->next_table | HL_PTE_PRESENT;
+			t->next_table += SZ_4K;
+			t_wpte(t, t_pte_addr(table, va, hop), pte);
+		}
+		table = pte & HL_PTE_ADDR_MASK;
+	}
+	t_wpte(t, t_pte_addr(table, va, leaf),
+	       pa | HL_PTE_PRESENT | HL_PTE_LAST | (host ? HL_PTE_HOST : 0));
+}
+
+/* Address of the leaf PTE of @va (which must be mapped) */
+static u64 t_leaf_pte_addr(struct hl_emu_mmu_test *t, u32 asid, u64 va)
+{
+	u64 table = hl_mmu_hop0_addr(0, asid), addr, pte;
+	int hop;
+
+	for (hop = 0; hop < HL_MMU_NUM_HOPS; hop++) {
+		addr = t_pte_addr(table, va, hop);
+		pte = t_rpte(t, addr);
+		if (pte & HL_PTE_LAST)
+			break;
+		table = pte & HL_PTE_ADDR_MASK;
+	}
+	return addr;
+}
+
+static int t_access(struct hl_emu_mmu_test *t, u32 asid, u64 va, void *buf,
+		    u32 len, bool write)
+{
+	int rc;
+
+	down_read(&t->hdev.engine_access_rwsem);
+	rc = hl_emu_mmu_access(&t->q, asid, va, buf, len, write);
+	up_read(&t->hdev.engine_access_rwsem);
+	return rc;
+}
+
+static u32 t_read32(struct kunit *test, struct hl_emu_mmu_test *t, u32 asid,
+		    u64 va)
+{
+	u32 v = 0;
+
+	KUNIT_EXPECT_EQ(test, t_access(t, asid, va, &v, sizeof(v), false), 0);
+	return v;
+}
+
+static int hl_emu_mmu_test_init(struct kunit *test)
+{
+	struct hl_emu_mmu_test *t;
+	int i;
+
+	t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	t->hbm = vzalloc(T_HBM_SIZE);
+	KUNIT_ASSERT_NOT_NULL(test, t->hbm);
+
+	t->hdev.dev = kunit_device_register(test, "hl-emu-mmu-test");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t->hdev.dev));
+	t->hdev.asic_specific = &t->emu;
+	t->hdev.asic_prop.mmu_pgt_addr = 0;
+	t->hdev.asic_prop.mmu_pgt_size = T_PGT_SIZE;
+	init_rwsem(&t->hdev.engine_access_rwsem);
+
+	t->emu.hdev = &t->hdev;
+	/* Plain memory standing in for the BAR: readq/memcpy_fromio work */
+	t->emu.hbm = (void __force __iomem *)t->hbm;
+	t->emu.hbm_size = T_HBM_SIZE;
+	atomic64_set(&t->emu.tlb_gen, 1);
+
+	t->q.emu = &t->emu;
+	t->q.buf = kunit_kzalloc(test, HL_EMU_CHUNK_SIZE + 8, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, t->q.buf);
+	hl_emu_tlb_flush(&t->q);
+
+	t->next_table = HL_MMU_MAX_ASID * SZ_4K;
+	for (i = 0; i < T_NR_HOST_PAGES; i++) {
+		t->host[i] = alloc_page(GFP_KERNEL | __GFP_ZERO);
+		KUNIT_ASSERT_NOT_NULL(test, t->host[i]);
+	}
+	prandom_seed_state(&t->rnd, kunit_seed);
+
+	test->priv = t;
+	return 0;
+}
+
+static void hl_emu_mmu_test_exit(struct kunit *test)
+{
+	struct hl_emu_mmu_test *t = test->priv;
+	int i;
+
+	if (!t)
+		return;
+	for (i = 0; i < T_NR_HOST_PAGES; i++)
+		if (t->host[i])
+			__free_page(t->host[i]);
+	vfree(t->hbm);
+}
+
+struct t_mapping {
+	u64 va;
+	u64 size;
+	u64 pa;
+	bool host;
+	u32 asid;
+};
+
+/* Random 4 KiB and 2 MiB mappings, DRAM and host, read back by content */
+static void hl_emu_mmu_test_random_walks(struct kunit *test)
+{
+	struct hl_emu_mmu_test *t = test->priv;
+	/* DRAM pages after the page tables; each 4 KiB page tagged */
+	const u64 dram = T_PGT_SIZE, ndram = (T_HBM_SIZE - T_PGT_SIZE) / SZ_2M;
+	const u32 nmap = 64;
+	struct t_mapping *map;
+	u64 off, va, pa;
+	u32 i, j, tag;
+
+	map = kunit_kcalloc(test, nmap, sizeof(*map), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, map);
+
+	/* Tag every 4 KiB page of DRAM and of the host pages */
+	for (pa = dram; pa < T_HBM_SIZE; pa += SZ_4K)
+		writel((u32)pa, t->emu.hbm + pa);
+	for (i = 0; i < T_NR_HOST_PAGES; i++)
+		*(u32 *)page_address(t->host[i]) = 0x80000000u | i;
+
+	for (i = 0; i < nmap; i++) {
+		map[i].asid = 1 + prandom_u32_state(&t->rnd) % 3;
+		map[i].host = !(prandom_u32_state(&t->rnd) % 4);
+		map[i].size = map[i].host || prandom_u32_state(&t->rnd) % 2 ?
+			      SZ_4K : SZ_2M;
+		/* Distinct VAs: slot i of a 1 GiB-spaced grid, random hops */
+		map[i].va = ((u64)(prandom_u32_state(&t->rnd) % 256) << 39 |
+			     (u64)i << 30 |
+			     (u64)(prandom_u32_state(&t->rnd) % 512) << 21) &
+			    GENMASK_ULL(47, 21);
+		if (map[i].size == SZ_4K)
+			map[i].va |= (u64)(prandom_u32_state(&t->rnd) % 512)
+				     << 12;
+		if (map[i].host)
+			map[i].pa = page_to_phys(t->host[i % T_NR_HOST_PAGES]);
+		else
+			map[i].pa = dram + (prandom_u32_state(&t->rnd) %
+					    ndram) * SZ_2M;
+		t_map(test, t, map[i].asid, map[i].va, map[i].pa, map[i].size,
+		      map[i].host);
+	}
+
+	/* Twice: the second round is served by the TLB */
+	for (j = 0; j < 2; j++) {
+		for (i = 0; i < nmap; i++) {
+			off = map[i].size == SZ_2M ?
+			      (prandom_u32_state(&t->rnd) % 512) * SZ_4K : 0;
+			va = map[i].va + off;
+			tag = t_read32(test, t, map[i].asid, va);
+			if (map[i].host)
+				KUNIT_EXPECT_EQ(test, tag, 0x80000000u |
+						(i % T_NR_HOST_PAGES));
+			else
+				KUNIT_EXPECT_EQ(test, tag,
+						(u32)(map[i].pa + off));
+			/* The same VA in an ASID that does not map it */
+			KUNIT_EXPECT_EQ(test,
+					t_access(t, 4, va, &tag, 4, false),
+					-EFAULT);
+		}
+	}
+	KUNIT_EXPECT_GT(test, t->q.tlb_hits, 0);
+
+	/* A write lands where the read came from */
+	tag = 0x600dda7a;
+	KUNIT_EXPECT_EQ(test, t_access(t, map[0].asid, map[0].va + 8, &tag,
+				       4, true), 0);
+	KUNIT_EXPECT_EQ(test, t_read32(test, t, map[0].asid, map[0].va + 8),
+			0x600dda7a);
+}
+
+static void hl_emu_mmu_test_faults(struct kunit *test)
+{
+	struct hl_emu_mmu_test *t = test->priv;
+	const u64 va = 0x123456789000ull;
+	u64 pte_addr;
+	u32 v;
+
+#define T_FAULT(asid, addr) \
+	KUNIT_EXPECT_EQ(test, t_access(t, asid, addr, &v, 4, false), -EFAULT)
+
+	/* Nothing mapped */
+	T_FAULT(1, va);
+	/* Beyond 48 bits, and an ASID without a hop0 table */
+	T_FAULT(1, BIT_ULL(48) | va);
+	T_FAULT(HL_MMU_MAX_ASID, va);
+
+	t_map(test, t, 1, va, T_PGT_SIZE, SZ_4K, false);
+	KUNIT_EXPECT_EQ(test, t_access(t, 1, va, &v, 4, false), 0);
+	/* The next page of VA shares hop tables but has no leaf */
+	T_FAULT(1, va + SZ_4K);
+	/* A chunk that crosses a 4 KiB page is a caller bug */
+	KUNIT_EXPECT_EQ(test, t_access(t, 1, va + SZ_4K - 2, &v, 4, false),
+			-EINVAL);
+
+	/* A leaf outside HBM */
+	pte_addr = t_leaf_pte_addr(t, 1, va);
+	t_wpte(t, pte_addr, T_HBM_SIZE | HL_PTE_PRESENT | HL_PTE_LAST);
+	hl_emu_mmu_invalidate_cache(&t->hdev, 1);
+	T_FAULT(1, va);
+
+	/* A 4 KiB-level table linked without HL_PTE_LAST at hop3 */
+	t_wpte(t, pte_addr, T_PGT_SIZE | HL_PTE_PRESENT);
+	hl_emu_mmu_invalidate_cache(&t->hdev, 1);
+	T_FAULT(1, va);
+
+	/* A leaf at hop1 (1 GiB pages do not exist) */
+	pte_addr = t_pte_addr(hl_mmu_hop0_addr(0, 2), va, 0);
+	t_wpte(t, pte_addr, t->next_table | HL_PTE_PRESENT);
+	t_wpte(t, t_pte_addr(t->next_table, va, 1),
+	       T_PGT_SIZE | HL_PTE_PRESENT | HL_PTE_LAST);
+	T_FAULT(2, va);
+
+	/* A hop table outside the page-table area */
+	t_wpte(t, t_pte_addr(t->next_table, va, 1),
+	       T_PGT_SIZE | HL_PTE_PRESENT);
+	T_FAULT(2, va);
+	t_wpte(t, t_pte_addr(t->next_table, va, 1),
+	       (T_HBM_SIZE * 2) | HL_PTE_PRESENT);
+	T_FAULT(2, va);
+#undef T_FAULT
+}
+
+/* The TLB keeps a translation until it is invalidated, as silicon does */
+static void hl_emu_mmu_test_tlb_stale_until_invalidate(struct kunit *test)
+{
+	struct hl_emu_mmu_test *t = test->priv;
+	const u64 va = 0x100000200000ull, a = T_PGT_SIZE, b = T_PGT_SIZE + SZ_2M;
+	u64 pte_addr;
+
+	writel(0xaaaaaaaa, t->emu.hbm + a);
+	writel(0xbbbbbbbb, t->emu.hbm + b);
+	t_map(test, t, 5, va, a, SZ_2M, false);
+	KUNIT_EXPECT_EQ(test, t_read32(test, t, 5, va), 0xaaaaaaaa);
+
+	/* Remapped without invalidation: the old page is still used */
+	pte_addr = t_leaf_pte_addr(t, 5, va);
+	t_wpte(t, pte_addr, b | HL_PTE_PRESENT | HL_PTE_LAST);
+	KUNIT_EXPECT_EQ(test, t_read32(test, t, 5, va), 0xaaaaaaaa);
+
+	hl_emu_mmu_invalidate_cache(&t->hdev, 5);
+	KUNIT_EXPECT_EQ(test, t_read32(test, t, 5, va), 0xbbbbbbbb);
+
+	/* Unmapped without invalidation: still reachable; then a fault */
+	t_wpte(t, pte_addr, 0);
+	KUNIT_EXPECT_EQ(test, t_read32(test, t, 5, va), 0xbbbbbbbb);
+	hl_emu_mmu_invalidate_cache(&t->hdev, 5);
+	KUNIT_EXPECT_EQ(test, t_access(t, 5, va, &pte_addr, 4, false),
+			-EFAULT);
+}
+
+static struct kunit_case hl_emu_mmu_test_cases[] = {
+	KUNIT_CASE(hl_emu_mmu_test_random_walks),
+	KUNIT_CASE(hl_emu_mmu_test_faults),
+	KUNIT_CASE(hl_emu_mmu_test_tlb_stale_until_invalidate),
+	{}
+};
+
+static struct kunit_suite hl_emu_mmu_test_suite = {
+	.name = "habanalabs_emu_mmu",
+	.init = hl_emu_mmu_test_init,
+	.exit = hl_emu_mmu_test_exit,
+	.test_cases = hl_emu_mmu_test_cases,
+};
+
+kunit_test_suite(hl_emu_mmu_test_suite);
