@@ -65,3 +65,65 @@ int hltests_run_group(const char *name, const struct CMUnitTest *tests,
 	hltests_run_group(name, tests, sizeof(tests) / sizeof((tests)[0]))
 
 #endif /* HLTESTS_H */
+
+/* ---- device memory and DMA jobs (tests/common/hltests_dma.c) ---- */
+
+/**
+ * struct hltests_host_buf - page-aligned host memory mapped to the device.
+ * @ptr: CPU address.
+ * @va: device virtual address.
+ * @size: bytes.
+ */
+struct hltests_host_buf {
+	uint8_t *ptr;
+	uint64_t va;
+	uint64_t size;
+};
+
+/**
+ * struct hltests_dram_buf - device memory, allocated and mapped.
+ * @handle: the allocation.
+ * @va: device virtual address.
+ * @size: bytes.
+ */
+struct hltests_dram_buf {
+	uint64_t handle;
+	uint64_t va;
+	uint64_t size;
+};
+
+/* xorshift64 PRNG with an explicit state, for reproducible patterns */
+uint64_t hltests_prng(uint64_t *state);
+void hltests_fill_random(uint64_t *state, uint8_t *p, uint64_t n);
+
+/* Fail the test at the first differing byte, saying where */
+void hltests_assert_bytes_equal(const uint8_t *found, const uint8_t *expected,
+				uint64_t n, const char *what);
+
+void hltests_host_map(int fd, struct hltests_host_buf *b, uint64_t size);
+void hltests_host_unmap(int fd, struct hltests_host_buf *b);
+void hltests_dram_map(int fd, struct hltests_dram_buf *d, uint64_t size,
+		      bool contiguous);
+void hltests_dram_unmap(int fd, struct hltests_dram_buf *d);
+
+/*
+ * Copy @size bytes from device VA @src to @dst with one LIN_DMA job on
+ * queue 0 and wait for it (fails the test unless it completes).
+ */
+void hltests_dma(int fd, uint64_t src, uint64_t dst, uint64_t size);
+
+/*
+ * Submit the LIN_DMA without waiting; returns the CS sequence number. The
+ * command buffer stays mapped in @cb: hltests_host_unmap() it after the CS.
+ */
+uint64_t hltests_dma_async(int fd, uint64_t src, uint64_t dst, uint64_t size,
+			   struct hltests_host_buf *cb);
+
+/* Fill device memory at @dst with @size bytes of @data (via a bounce) */
+void hltests_write_device(int fd, uint64_t dst, const void *data,
+			  uint64_t size);
+/* Read @size bytes of device memory at @src into @data (via a bounce) */
+void hltests_read_device(int fd, uint64_t src, void *data, uint64_t size);
+
+/* A field "key: value" of /sys/kernel/debug/habanalabs/<bdf>/info */
+long long hltests_debugfs_value(int dev, const char *key);

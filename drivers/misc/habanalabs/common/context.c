@@ -19,6 +19,10 @@ static void hl_ctx_release(struct kref *ref)
 	struct hl_ctx *ctx = container_of(ref, struct hl_ctx, refcount);
 	struct hl_device *hdev = ctx->hdev;
 
+	mutex_lock(&hdev->ctx_list_lock);
+	list_del(&ctx->node);
+	mutex_unlock(&hdev->ctx_list_lock);
+
 	hl_cs_ctx_fini(ctx);
 	hl_mem_ctx_fini(ctx);
 	hl_mmu_ctx_fini(ctx);
@@ -54,6 +58,10 @@ struct hl_ctx *hl_ctx_create(struct hl_device *hdev)
 	hl_mem_ctx_init(ctx);
 	hl_cs_ctx_init(ctx);
 	hl_device_get(hdev);
+
+	mutex_lock(&hdev->ctx_list_lock);
+	list_add_tail(&ctx->node, &hdev->ctx_list);
+	mutex_unlock(&hdev->ctx_list_lock);
 
 	return ctx;
 }

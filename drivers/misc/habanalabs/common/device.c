@@ -26,6 +26,7 @@ static void hl_device_release(struct kref *ref)
 	ida_destroy(&hdev->asid_ida);
 	mutex_destroy(&hdev->mmu_lock);
 	mutex_destroy(&hdev->dmabuf_lock);
+	mutex_destroy(&hdev->ctx_list_lock);
 	cleanup_srcu_struct(&hdev->unplug_srcu);
 	mutex_destroy(&hdev->fpriv_list_lock);
 	pci_dev_put(hdev->pdev);
@@ -325,6 +326,8 @@ err_early_fini:
  */
 void hl_device_fini(struct hl_device *hdev)
 {
+	struct hl_ctx *ctx;
+
 	mutex_lock(&hdev->fpriv_list_lock);
 	WRITE_ONCE(hdev->status, HL_DEVICE_STATUS_MALFUNCTION);
 	WRITE_ONCE(hdev->unplugged, true);
@@ -340,6 +343,15 @@ void hl_device_fini(struct hl_device *hdev)
 	 */
 	hdev->asic_funcs->hw_fini(hdev);
 	synchronize_srcu(&hdev->unplug_srcu);
+
+	/*
+	 * Contexts may outlive the device (open files, exports): nothing of
+	 * theirs may stay DMA-mapped for a function the driver lets go of.
+	 */
+	mutex_lock(&hdev->ctx_list_lock);
+	list_for_each_entry(ctx, &hdev->ctx_list, node)
+		hl_mem_ctx_release_host(ctx);
+	mutex_unlock(&hdev->ctx_list_lock);
 
 	hl_nodes_del(hdev);
 	hl_debugfs_remove_device(hdev);

@@ -341,6 +341,8 @@ static const struct dma_buf_ops hl_dmabuf_ops = {
  * memory allocation; @offset and @mem_size must be multiples of PAGE_SIZE,
  * non-zero size, inside the allocation.
  *
+ * @flags may hold O_RDWR and O_CLOEXEC only (O_RDONLY, 0, is accepted).
+ *
  * Return: 0, -EINVAL for a bad address, range or flag, or -ENOMEM/-EMFILE.
  */
 int hl_dmabuf_export(struct hl_ctx *ctx, struct hl_mem_in *in, void *data,
@@ -355,8 +357,7 @@ int hl_dmabuf_export(struct hl_ctx *ctx, struct hl_mem_in *in, void *data,
 	struct dma_buf *dmabuf;
 	int rc;
 
-	if (in->flags & ~(O_ACCMODE | O_CLOEXEC) ||
-	    (in->flags & O_ACCMODE) == O_ACCMODE)
+	if (in->flags & ~(O_RDWR | O_CLOEXEC))
 		return -EINVAL;
 	if (!size || !PAGE_ALIGNED(size) || !PAGE_ALIGNED(offset) ||
 	    check_add_overflow(offset, size, &end))

@@ -6,6 +6,7 @@
  * Lock order, outermost first (a lock may be taken while holding any lock
  * above it, never one below it):
  *   hl_device.fpriv_list_lock
+ *   hl_device.ctx_list_lock
  *   hl_ctx.mem_lock
  *   hl_device.mmu_lock
  *   hl_device.engine_access_rwsem
@@ -174,6 +175,7 @@ struct hl_fpriv {
  * (an exported dma-buf, a running command submission).
  * @refcount: release when the last user is gone.
  * @hdev: the device; the context holds a reference on it.
+ * @node: in hdev->ctx_list.
  * @asid: the context's address-space ID; its hop0 table is fixed by it.
  * @mem_lock: Protects @handles, @va_host, @va_dram and the objects in them.
  * @handles: device-memory allocations by handle (struct hl_vm_phys_pg_pack).
@@ -193,6 +195,7 @@ struct hl_fpriv {
 struct hl_ctx {
 	struct kref refcount;
 	struct hl_device *hdev;
+	struct list_head node;
 	u32 asid;
 	struct mutex mem_lock; /* Protects: handles, va_host, va_dram */
 	struct xarray handles;
@@ -239,6 +242,8 @@ struct hl_ctx {
  *	that nothing still accesses a page about to be released.
  * @pinned_host_pages: host pages pinned by all contexts' mappings.
  * @fence_context: dma_fence context of the device's command submissions.
+ * @ctx_list_lock: Protects @ctx_list.
+ * @ctx_list: every live context, including those that outlived their file.
  * @dmabuf_lock: Protects @dmabuf_list.
  * @dmabuf_list: live dma-buf exports of the device's memory.
  * @debugfs_root: the device's debugfs directory.
@@ -269,6 +274,8 @@ struct hl_device {
 	struct rw_semaphore engine_access_rwsem;
 	atomic64_t pinned_host_pages;
 	u64 fence_context;
+	struct mutex ctx_list_lock; /* Protects: ctx_list */
+	struct list_head ctx_list;
 	struct mutex dmabuf_lock; /* Protects: dmabuf_list */
 	struct list_head dmabuf_list;
 	struct dentry *debugfs_root;
@@ -299,6 +306,7 @@ int hl_mem_init(struct hl_device *hdev);
 void hl_mem_fini(struct hl_device *hdev);
 void hl_mem_ctx_init(struct hl_ctx *ctx);
 void hl_mem_ctx_fini(struct hl_ctx *ctx);
+void hl_mem_ctx_release_host(struct hl_ctx *ctx);
 int hl_mem_ioctl(struct hl_fpriv *fpriv, void *data);
 
 /* command_submission.c */

@@ -86,6 +86,8 @@ static int hl_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	mutex_init(&hdev->mmu_lock);
 	ida_init(&hdev->asid_ida);
 	init_rwsem(&hdev->engine_access_rwsem);
+	mutex_init(&hdev->ctx_list_lock);
+	INIT_LIST_HEAD(&hdev->ctx_list);
 	mutex_init(&hdev->dmabuf_lock);
 	INIT_LIST_HEAD(&hdev->dmabuf_list);
 	hdev->fence_context = dma_fence_context_alloc(1);

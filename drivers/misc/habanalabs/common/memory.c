@@ -383,7 +383,9 @@ static int hl_mapping_map_host(struct hl_ctx *ctx, struct hl_vm_mapping *mapping
 static void hl_mapping_free(struct hl_ctx *ctx, struct hl_vm_mapping *mapping)
 {
 	if (mapping->host) {
-		hl_userptr_release(ctx->hdev, mapping->userptr);
+		/* NULL when device removal released it already */
+		if (mapping->userptr)
+			hl_userptr_release(ctx->hdev, mapping->userptr);
 	} else {
 		mutex_lock(&ctx->mem_lock);
 		mapping->pack->mapped--;
@@ -619,6 +621,29 @@ static void hl_mem_ctx_unmap_all(struct hl_ctx *ctx, struct maple_tree *mt,
 		hl_mapping_destroy(ctx, mapping, hw);
 	}
 	mtree_destroy(mt);
+}
+
+/**
+ * hl_mem_ctx_release_host - unpin and DMA-unmap a context's host memory
+ * because the device is going away.
+ * @ctx: a live context of a device whose engines are stopped and whose
+ *	ioctls have drained.
+ *
+ * The mappings stay in the VA tree (the page tables are not touched any
+ * more), so that the context's later teardown still finds and frees them.
+ */
+void hl_mem_ctx_release_host(struct hl_ctx *ctx)
+{
+	struct hl_vm_mapping *mapping;
+	unsigned long index = 0;
+
+	mutex_lock(&ctx->mem_lock);
+	mt_for_each(&ctx->va_host, mapping, index, ULONG_MAX) {
+		if (mapping->userptr)
+			hl_userptr_release(ctx->hdev, mapping->userptr);
+		mapping->userptr = NULL;
+	}
+	mutex_unlock(&ctx->mem_lock);
 }
 
 /**

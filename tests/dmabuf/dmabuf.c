@@ -1,0 +1,859 @@
+// SPDX-License-Identifier: MIT
+/*
+ * dmabuf: HL_MEM_OP_EXPORT_DMABUF_FD, proven by a real DMA importer: the
+ * test importer (tests/importer) attaches QEMU's edu device to the dma-buf
+ * and moves data by edu DMA through the strict IOMMU, as an RDMA NIC would.
+ *
+ * The accelerator writes patterns into HBM with DMA jobs and the importer
+ * reads them back (and the other way round), at the first and last pages,
+ * across 4 KiB and 2 MiB boundaries and at unaligned offsets. Also: the
+ * sg_table's chunking and its addresses (IOVAs, not BAR addresses), the
+ * P2P policy, pinned and static importers, CPU access refused, lifetimes
+ * (device fd closed first, owner process gone, many exports, sub-ranges),
+ * fences, and revocation on unbind.
+ *
+ * Modes (argv[1]):
+ *   (none)                 the suite; answers follow the module's
+ *                          p2p_policy, read from sysfs ("strict" expects
+ *                          every import refused with -EXDEV)
+ *   --negative-control     with dmabuf_raw_bar_addresses=1: the importer
+ *                          must read wrong data and the IOMMU must fault
+ */
+#include "hltests.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <linux/dma-buf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../importer/hl_importer.h"
+
+#define KB		1024ull
+#define MB		(1024ull * KB)
+#define PAGE		4096ull
+#define XFER		2048ull
+
+static bool policy_strict;
+
+/* ---- the importer ---- */
+
+static int imp_ioctl(int fd, unsigned long req, void *arg)
+{
+	return ioctl(fd, req, arg) ? -errno : 0;
+}
+
+/* Returns the handle, or -errno */
+static int imp_import(int ifd, int dmabuf, uint32_t flags)
+{
+	struct hl_importer_import a;
+	int rc;
+
+	memset(&a, 0, sizeof(a));
+	a.fd = dmabuf;
+	a.flags = flags;
+	rc = imp_ioctl(ifd, HL_IMPORTER_IOCTL_IMPORT, &a);
+	return rc ? rc : (int)a.handle;
+}
+
+static int imp_map(int ifd, int h, struct hl_importer_map *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->handle = h;
+	return imp_ioctl(ifd, HL_IMPORTER_IOCTL_MAP, m);
+}
+
+static int imp_sg(int ifd, int h, uint32_t i, uint64_t *addr, uint64_t *len)
+{
+	struct hl_importer_sg_entry e;
+	int rc;
+
+	memset(&e, 0, sizeof(e));
+	e.handle = h;
+	e.index = i;
+	rc = imp_ioctl(ifd, HL_IMPORTER_IOCTL_SG_ENTRY, &e);
+	*addr = e.dma_addr;
+	*len = e.len;
+	return rc;
+}
+
+static int imp_dma(int ifd, bool write, int h, uint64_t off, void *buf,
+		   uint64_t size, uint32_t flags)
+{
+	struct hl_importer_dma d;
+
+	memset(&d, 0, sizeof(d));
+	d.handle = h;
+	d.flags = flags;
+	d.offset = off;
+	d.size = size;
+	d.user_ptr = (uint64_t)(uintptr_t)buf;
+	return imp_ioctl(ifd, write ? HL_IMPORTER_IOCTL_DMA_WRITE :
+				      HL_IMPORTER_IOCTL_DMA_READ, &d);
+}
+
+static int imp_handle_op(int ifd, unsigned long req, int h)
+{
+	struct hl_importer_handle a;
+
+	memset(&a, 0, sizeof(a));
+	a.handle = h;
+	return imp_ioctl(ifd, req, &a);
+}
+
+static struct hl_importer_status imp_status(int ifd, int h)
+{
+	struct hl_importer_status s;
+
+	memset(&s, 0, sizeof(s));
+	s.handle = h;
+	assert_int_equal(imp_ioctl(ifd, HL_IMPORTER_IOCTL_STATUS, &s), 0);
+	return s;
+}
+
+/* ---- the exporter side ---- */
+
+struct exported {
+	struct hltests_dram_buf dram;
+	uint8_t *pattern;	/* what the accelerator wrote, whole allocation */
+	int dmabuf;
+};
+
+/*
+ * Allocate @size of DRAM, have the accelerator write a random pattern into
+ * it (DMA job from host memory), and export [@offset, @offset + @len).
+ */
+static void export_pattern(int fd, struct exported *e, uint64_t size,
+			   bool contiguous, uint64_t offset, uint64_t len,
+			   uint64_t seed)
+{
+	uint64_t state = seed;
+
+	hltests_dram_map(fd, &e->dram, size, contiguous);
+	e->pattern = malloc(size);
+	assert_non_null(e->pattern);
+	hltests_fill_random(&state, e->pattern, size);
+	hltests_write_device(fd, e->dram.va, e->pattern, size);
+	e->dmabuf = hlthunk_device_mapped_memory_export_dmabuf_fd(fd, e->dram.va,
+								  len, offset,
+								  O_RDWR | O_CLOEXEC);
+	if (e->dmabuf < 0)
+		print_error("export: %s\n", strerror(-e->dmabuf));
+	assert_true(e->dmabuf >= 0);
+}
+
+static void export_release(int fd, struct exported *e)
+{
+	if (e->dmabuf >= 0)
+		close(e->dmabuf);
+	hltests_dram_unmap(fd, &e->dram);
+	free(e->pattern);
+}
+
+/* Importer reads [off, off + n) of the dma-buf; compare with @expected */
+static void check_read(int ifd, int h, uint64_t off, const uint8_t *expected,
+		       uint64_t n, const char *what)
+{
+	uint8_t *buf = malloc(n);
+
+	assert_non_null(buf);
+	memset(buf, 0x5a, n);
+	assert_int_equal(imp_dma(ifd, false, h, off, buf, n, 0), 0);
+	hltests_assert_bytes_equal(buf, expected, n, what);
+	free(buf);
+}
+
+struct fixture {
+	struct hltests_state st;
+	int ifd;
+};
+
+static int setup(void **state)
+{
+	struct fixture *f;
+	void *st = NULL;
+
+	if (hltests_setup(&st))
+		return -1;
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return -1;
+	f->st = *(struct hltests_state *)st;
+	free(st);
+	f->ifd = open("/dev/hl_importer", O_RDWR | O_CLOEXEC);
+	if (f->ifd < 0) {
+		print_error("/dev/hl_importer: %s (is tests/importer built?)\n",
+			    strerror(errno));
+		hlthunk_close(f->st.fd);
+		free(f);
+		return -1;
+	}
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+
+	if (f) {
+		close(f->ifd);
+		hlthunk_close(f->st.fd);
+		free(f);
+	}
+	return 0;
+}
+
+static void skip_if_strict(void)
+{
+	if (policy_strict) {
+		print_message("p2p_policy=strict: every import is refused (see test_p2p_policy)\n");
+		skip();
+	}
+}
+
+/* ---- tests ---- */
+
+static void test_export_errors(void **state)
+{
+	struct fixture *f = *state;
+	int fd = f->st.fd, ctl;
+	struct hltests_host_buf host;
+	struct hltests_dram_buf d;
+	union hl_mem_args a;
+
+	hltests_dram_map(fd, &d, 4 * MB, false);
+	hltests_host_map(fd, &host, 8 * PAGE);
+
+#define EXPORT(addr, size, off, flags) \
+	hlthunk_device_mapped_memory_export_dmabuf_fd(fd, addr, size, off, flags)
+	assert_int_equal(EXPORT(d.va, 0, 0, O_RDWR), -EINVAL);
+	assert_int_equal(EXPORT(d.va, 100, 0, O_RDWR), -EINVAL);
+	assert_int_equal(EXPORT(d.va, PAGE, 100, O_RDWR), -EINVAL);
+	assert_int_equal(EXPORT(d.va, 4 * MB + PAGE, 0, O_RDWR), -EINVAL);
+	assert_int_equal(EXPORT(d.va, PAGE, 4 * MB, O_RDWR), -EINVAL);
+	assert_int_equal(EXPORT(d.va, 4 * MB, PAGE, O_RDWR), -EINVAL);
+	assert_int_equal(EXPORT(d.va, PAGE, UINT64_MAX & ~(PAGE - 1), O_RDWR),
+			 -EINVAL);
+	/* Not the address MAP returned; host memory; nothing mapped */
+	assert_int_equal(EXPORT(d.va + 2 * MB, PAGE, 0, O_RDWR), -EINVAL);
+	assert_int_equal(EXPORT(host.va, PAGE, 0, O_RDWR), -EINVAL);
+	assert_int_equal(EXPORT(f->st.hw_ip.dram_va_end - 2 * MB, PAGE, 0, O_RDWR),
+			 -EINVAL);
+	assert_int_equal(EXPORT(0, PAGE, 0, O_RDWR), -EINVAL);
+	/* Flags: dma-buf file flags O_RDWR and O_CLOEXEC only */
+	assert_int_equal(EXPORT(d.va, PAGE, 0, O_WRONLY), -EINVAL);
+	assert_int_equal(EXPORT(d.va, PAGE, 0, O_RDWR | O_NONBLOCK), -EINVAL);
+	assert_int_equal(EXPORT(d.va, PAGE, 0, O_RDWR | O_APPEND), -EINVAL);
+	assert_int_equal(EXPORT(d.va, PAGE, 0, HL_MEM_CONTIGUOUS << 20), -EINVAL);
+#undef EXPORT
+
+	/* Reserved fields */
+	memset(&a, 0, sizeof(a));
+	a.in.op = HL_MEM_OP_EXPORT_DMABUF_FD;
+	a.in.export_dmabuf_fd.addr = d.va;
+	a.in.export_dmabuf_fd.mem_size = PAGE;
+	a.in.flags = O_RDWR;
+	a.in.pad = 1;
+	assert_int_equal(ioctl(fd, HL_IOCTL_MEMORY, &a), -1);
+	assert_int_equal(errno, EINVAL);
+
+	/* The control node exports nothing */
+	ctl = hltests_open_node(0, 1);
+	assert_true(ctl >= 0);
+	a.in.pad = 0;
+	assert_int_equal(ioctl(ctl, HL_IOCTL_MEMORY, &a), -1);
+	assert_int_equal(errno, ENOTTY);
+	close(ctl);
+
+	/* No failed export left an fd or a reference: all of it goes away */
+	hltests_host_unmap(fd, &host);
+	hltests_dram_unmap(fd, &d);
+}
+
+static void test_fd_is_a_dmabuf_without_cpu_access(void **state)
+{
+	struct fixture *f = *state;
+	char path[64], buf[4096], name[] = "hl-test-buffer";
+	struct exported e;
+	void *p;
+	int rc;
+
+	export_pattern(f->st.fd, &e, 2 * MB, false, 0, 2 * MB, 1);
+
+	/* O_CLOEXEC honoured; fdinfo names the exporter */
+	assert_true(fcntl(e.dmabuf, F_GETFD) & FD_CLOEXEC);
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", e.dmabuf);
+	assert_int_equal(hltests_read_file(path, buf, sizeof(buf)), 0);
+	assert_non_null(strstr(buf, "exp_name:\thabanalabs"));
+	assert_non_null(strstr(buf, "size:\t2097152"));
+	assert_int_equal(lseek(e.dmabuf, 0, SEEK_END), 2 * MB);
+
+	/* No CPU mapping, read-only or not */
+	p = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, e.dmabuf, 0);
+	assert_true(p == MAP_FAILED);
+	p = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, e.dmabuf, 0);
+	assert_true(p == MAP_FAILED);
+
+	/* DMA_BUF_SET_NAME, shown in debugfs bufinfo */
+	assert_int_equal(ioctl(e.dmabuf, DMA_BUF_SET_NAME_B, name), 0);
+	rc = hltests_read_file("/sys/kernel/debug/dma_buf/bufinfo", buf,
+			       sizeof(buf));
+	assert_int_equal(rc, 0);
+	assert_non_null(strstr(buf, "habanalabs"));
+	assert_non_null(strstr(buf, name));
+
+	/* Exported: the mapping cannot go, nor the allocation */
+	assert_int_equal(hlthunk_memory_unmap(f->st.fd, e.dram.va), -EBUSY);
+	assert_int_equal(hlthunk_device_memory_free(f->st.fd, e.dram.handle),
+			 -EBUSY);
+	export_release(f->st.fd, &e);
+}
+
+static void test_p2p_policy(void **state)
+{
+	struct fixture *f = *state;
+	struct exported e;
+	int h;
+
+	export_pattern(f->st.fd, &e, 2 * MB, false, 0, 2 * MB, 2);
+	h = imp_import(f->ifd, e.dmabuf, HL_IMPORTER_F_DYNAMIC);
+	if (policy_strict) {
+		/* No CONFIG_PCI_P2PDMA and no trust in the IOMMU: refused */
+		assert_int_equal(h, -EXDEV);
+	} else {
+		assert_true(h > 0);
+		assert_int_equal(imp_handle_op(f->ifd, HL_IMPORTER_IOCTL_RELEASE,
+					       h), 0);
+	}
+	export_release(f->st.fd, &e);
+}
+
+static void test_importer_without_p2p_is_refused(void **state)
+{
+	struct fixture *f = *state;
+	struct exported e;
+
+	export_pattern(f->st.fd, &e, 2 * MB, false, 0, 2 * MB, 3);
+	/* A static importer (dma_buf_attach) cannot do peer-to-peer */
+	assert_int_equal(imp_import(f->ifd, e.dmabuf, 0), -EOPNOTSUPP);
+	assert_int_equal(imp_import(f->ifd, e.dmabuf,
+				    HL_IMPORTER_F_DYNAMIC | HL_IMPORTER_F_NO_P2P),
+			 -EOPNOTSUPP);
+	assert_int_equal(imp_import(f->ifd, e.dmabuf,
+				    HL_IMPORTER_F_PIN | HL_IMPORTER_F_NO_P2P),
+			 -EOPNOTSUPP);
+	export_release(f->st.fd, &e);
+}
+
+/*
+ * The accelerator wrote the pattern; edu reads it at the edges, across 4 KiB
+ * pages and across the 2 MiB DRAM pages of a non-contiguous allocation.
+ */
+static void read_at_edges(int ifd, int h, const uint8_t *pat, uint64_t size)
+{
+	check_read(ifd, h, 0, pat, XFER, "first bytes");
+	check_read(ifd, h, size - XFER, pat + size - XFER, XFER, "last bytes");
+	check_read(ifd, h, PAGE - 1000, pat + PAGE - 1000, 2000,
+		   "across a 4 KiB page");
+	check_read(ifd, h, 2 * MB - 1500, pat + 2 * MB - 1500, 3000,
+		   "across a 2 MiB DRAM page");
+	check_read(ifd, h, 3 * MB + 777, pat + 3 * MB + 777, 333, "unaligned");
+}
+
+static void test_importer_reads_what_the_accelerator_wrote(void **state)
+{
+	struct fixture *f = *state;
+	struct hl_importer_map m;
+	struct exported e;
+	int h;
+
+	skip_if_strict();
+	export_pattern(f->st.fd, &e, 8 * MB, false, 0, 8 * MB, 4);
+	h = imp_import(f->ifd, e.dmabuf, HL_IMPORTER_F_DYNAMIC);
+	assert_true(h > 0);
+	assert_int_equal(imp_map(f->ifd, h, &m), 0);
+	assert_true(m.total_len >= 8 * MB);
+	read_at_edges(f->ifd, h, e.pattern, 8 * MB);
+	assert_int_equal(imp_handle_op(f->ifd, HL_IMPORTER_IOCTL_RELEASE, h), 0);
+	export_release(f->st.fd, &e);
+}
+
+static void test_accelerator_reads_what_the_importer_wrote(void **state)
+{
+	struct fixture *f = *state;
+	uint64_t offs[] = { 0, PAGE - 100, 2 * MB - 1024, 4 * MB - XFER };
+	uint64_t seed = 77;
+	struct hl_importer_map m;
+	struct exported e;
+	uint8_t *dev, buf[XFER];
+	unsigned int i;
+	int h;
+
+	skip_if_strict();
+	export_pattern(f->st.fd, &e, 4 * MB, false, 0, 4 * MB, 5);
+	h = imp_import(f->ifd, e.dmabuf, HL_IMPORTER_F_PIN);
+	assert_true(h > 0);
+	assert_int_equal(imp_map(f->ifd, h, &m), 0);
+
+	for (i = 0; i < sizeof(offs) / sizeof(offs[0]); i++) {
+		hltests_fill_random(&seed, buf, XFER);
+		assert_int_equal(imp_dma(f->ifd, true, h, offs[i], buf, XFER, 0), 0);
+		memcpy(e.pattern + offs[i], buf, XFER);
+	}
+	/* The accelerator copies the whole allocation out: every byte agrees */
+	dev = malloc(4 * MB);
+	assert_non_null(dev);
+	hltests_read_device(f->st.fd, e.dram.va, dev, 4 * MB);
+	hltests_assert_bytes_equal(dev, e.pattern, 4 * MB, "device view");
+	free(dev);
+	assert_int_equal(imp_handle_op(f->ifd, HL_IMPORTER_IOCTL_RELEASE, h), 0);
+	export_release(f->st.fd, &e);
+}
+
+/* BAR2 of device 0, from sysfs: [start, end] */
+static void bar2_range(uint64_t *start, uint64_t *end)
+{
+	char busid[32], path[128], buf[4096], *line;
+	int i;
+
+	assert_int_equal(hltests_pci_addr(0, busid, sizeof(busid)), 0);
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/resource", busid);
+	assert_int_equal(hltests_read_file(path, buf, sizeof(buf)), 0);
+	line = buf;
+	for (i = 0; i < 2; i++)
+		line = strchr(line, '\n') + 1;
+	assert_int_equal(sscanf(line, "%" SCNx64 " %" SCNx64, start, end), 2);
+	assert_true(*end > *start);
+}
+
+/*
+ * A fragmented allocation: its 2 MiB pages are not consecutive. The
+ * sg_table has an entry per physically contiguous piece, each no longer
+ * than edu's max segment size, with DMA addresses from the DMA API (IOVAs
+ * under the IOMMU), never the BAR's bus addresses.
+ */
+static void test_sg_table_chunks_and_addresses(void **state)
+{
+	struct fixture *f = *state;
+	int fd = f->st.fd;
+	uint64_t bar_start, bar_end, total = 0, addr, len, hs[4];
+	struct hl_importer_map m;
+	struct exported e;
+	unsigned int i;
+	int h;
+
+	skip_if_strict();
+	/* Fragment DRAM: 2 MiB holes between live allocations */
+	for (i = 0; i < 4; i++)
+		hs[i] = hlthunk_device_memory_alloc(fd, 2 * MB, false, false);
+	assert_int_equal(hlthunk_device_memory_free(fd, hs[0]), 0);
+	assert_int_equal(hlthunk_device_memory_free(fd, hs[2]), 0);
+	export_pattern(fd, &e, 6 * MB, false, 0, 6 * MB, 6);
+
+	h = imp_import(f->ifd, e.dmabuf, HL_IMPORTER_F_DYNAMIC);
+	assert_true(h > 0);
+	assert_int_equal(imp_map(f->ifd, h, &m), 0);
+	bar2_range(&bar_start, &bar_end);
+	print_message("%u entries, max segment %u, BAR2 [0x%" PRIx64 ", 0x%" PRIx64 "]\n",
+		      m.nents, m.max_seg_size, bar_start, bar_end);
+	assert_true(m.nents >= 6 * MB / m.max_seg_size);
+	for (i = 0; i < m.nents; i++) {
+		assert_int_equal(imp_sg(f->ifd, h, i, &addr, &len), 0);
+		assert_true(len > 0 && len <= m.max_seg_size);
+		assert_int_equal(len % PAGE, 0);
+		/* Not a raw BAR address: the importer's IOMMU mapping of it */
+		assert_false(addr >= bar_start && addr <= bar_end);
+		total += len;
+	}
+	assert_int_equal(total, 6 * MB);
+	assert_int_equal(imp_sg(f->ifd, h, m.nents, &addr, &len), -EINVAL);
+	read_at_edges(f->ifd, h, e.pattern, 6 * MB);
+
+	assert_int_equal(imp_handle_op(f->ifd, HL_IMPORTER_IOCTL_RELEASE, h), 0);
+	export_release(fd, &e);
+	assert_int_equal(hlthunk_device_memory_free(fd, hs[1]), 0);
+	assert_int_equal(hlthunk_device_memory_free(fd, hs[3]), 0);
+}
+
+static void test_sub_range_export(void **state)
+{
+	struct fixture *f = *state;
+	uint64_t off = 2 * MB + 3 * PAGE, len = 5 * PAGE;
+	struct hl_importer_import imp;
+	struct hl_importer_map m;
+	struct exported e;
+	int h;
+
+	skip_if_strict();
+	export_pattern(f->st.fd, &e, 4 * MB, false, off, len, 7);
+	assert_int_equal(lseek(e.dmabuf, 0, SEEK_END), (off_t)len);
+	h = imp_import(f->ifd, e.dmabuf, HL_IMPORTER_F_DYNAMIC);
+	assert_true(h > 0);
+	assert_int_equal(imp_map(f->ifd, h, &m), 0);
+	assert_int_equal(m.total_len, len);
+	check_read(f->ifd, h, 0, e.pattern + off, XFER, "sub-range start");
+	check_read(f->ifd, h, len - XFER, e.pattern + off + len - XFER, XFER,
+		   "sub-range end");
+	/* Nothing beyond the exported range is reachable */
+	memset(&imp, 0, sizeof(imp));
+	assert_int_equal(imp_dma(f->ifd, false, h, len - 8, &imp, 16, 0), -EINVAL);
+	assert_int_equal(imp_handle_op(f->ifd, HL_IMPORTER_IOCTL_RELEASE, h), 0);
+	export_release(f->st.fd, &e);
+}
+
+static void test_many_exports_of_one_allocation(void **state)
+{
+	struct fixture *f = *state;
+	int fds[6], hs[6], i;
+	struct hl_importer_map m;
+	struct exported e;
+
+	skip_if_strict();
+	export_pattern(f->st.fd, &e, 4 * MB, true, 0, 4 * MB, 8);
+	for (i = 0; i < 6; i++) {
+		fds[i] = hlthunk_device_mapped_memory_export_dmabuf_fd(f->st.fd,
+				e.dram.va, 2 * MB, (uint64_t)(i % 3) * MB, O_RDWR);
+		assert_true(fds[i] >= 0);
+		hs[i] = imp_import(f->ifd, fds[i], i % 2 ? HL_IMPORTER_F_PIN :
+							   HL_IMPORTER_F_DYNAMIC);
+		assert_true(hs[i] > 0);
+		assert_int_equal(imp_map(f->ifd, hs[i], &m), 0);
+	}
+	for (i = 5; i >= 0; i--) {
+		check_read(f->ifd, hs[i], 100, e.pattern + (i % 3) * MB + 100, 500,
+			   "one of many exports");
+		close(fds[i]);
+		/* The import still holds the dma-buf */
+		check_read(f->ifd, hs[i], 0, e.pattern + (i % 3) * MB, 256,
+			   "after its fd closed");
+		assert_int_equal(imp_handle_op(f->ifd, HL_IMPORTER_IOCTL_RELEASE,
+					       hs[i]), 0);
+		if (i)
+			assert_int_equal(hlthunk_memory_unmap(f->st.fd, e.dram.va),
+					 -EBUSY);
+	}
+	export_release(f->st.fd, &e);
+}
+
+static uint64_t dram_free(int fd)
+{
+	struct hlthunk_dram_usage_info u;
+
+	assert_int_equal(hlthunk_get_dram_usage(fd, &u), 0);
+	return u.dram_free_mem;
+}
+
+/*
+ * The device fd is closed first: the dma-buf keeps allocation and context
+ * alive, a new open sees the memory as used, and it comes back with the
+ * last dma-buf reference.
+ */
+static void test_device_fd_closed_before_dmabuf(void **state)
+{
+	struct fixture *f = *state;
+	struct hl_importer_map m;
+	struct exported e;
+	uint64_t free0;
+	int fd, h;
+
+	skip_if_strict();
+	/* This test needs the device to itself: close the fixture's fd */
+	hlthunk_close(f->st.fd);
+	fd = hltests_open_node(0, 0);
+	assert_true(fd >= 0);
+	free0 = dram_free(fd);
+	export_pattern(fd, &e, 4 * MB, false, 0, 4 * MB, 9);
+	h = imp_import(f->ifd, e.dmabuf, HL_IMPORTER_F_DYNAMIC);
+	assert_true(h > 0);
+	close(e.dmabuf);
+	close(fd);
+
+	/* The importer still reaches the data the dead context wrote */
+	assert_int_equal(imp_map(f->ifd, h, &m), 0);
+	check_read(f->ifd, h, 4 * MB - XFER, e.pattern + 4 * MB - XFER, XFER,
+		   "after the owner closed the device");
+
+	/* A new context: fresh, and the exported memory is still in use */
+	fd = hltests_open_node(0, 0);
+	assert_true(fd >= 0);
+	assert_int_equal(dram_free(fd), free0 - 4 * MB);
+	assert_int_equal(hlthunk_device_memory_free(fd, e.dram.handle), -EINVAL);
+
+	assert_int_equal(imp_handle_op(f->ifd, HL_IMPORTER_IOCTL_RELEASE, h), 0);
+	assert_int_equal(dram_free(fd), free0);
+	free(e.pattern);
+	f->st.fd = fd;
+}
+
+/* The exporting process exits; its dma-buf lives on in another process */
+static void test_owner_process_exits(void **state)
+{
+	struct fixture *f = *state;
+	int sv[2], status, dmabuf, h;
+	struct hl_importer_map m;
+	uint8_t pattern[XFER];
+	uint64_t seed = 1234, free0;
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	struct msghdr msg;
+	struct iovec iov;
+	char byte = 0;
+	pid_t pid;
+
+	skip_if_strict();
+	hltests_fill_random(&seed, pattern, XFER);
+	hlthunk_close(f->st.fd);
+	f->st.fd = -1;
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct hltests_dram_buf d;
+		struct cmsghdr *c;
+		int fd = hltests_open_node(0, 0), x;
+
+		if (fd < 0)
+			_exit(1);
+		hltests_dram_map(fd, &d, 2 * MB, false);
+		hltests_write_device(fd, d.va, pattern, XFER);
+		x = hlthunk_device_memory_export_dmabuf_fd(fd, d.va, 2 * MB, O_RDWR);
+		if (x < 0)
+			_exit(2);
+		memset(&msg, 0, sizeof(msg));
+		iov.iov_base = &byte;
+		iov.iov_len = 1;
+		msg.msg_iov = &iov;
+		msg.msg_iovlen = 1;
+		msg.msg_control = cbuf;
+		msg.msg_controllen = sizeof(cbuf);
+		c = CMSG_FIRSTHDR(&msg);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &x, sizeof(int));
+		_exit(sendmsg(sv[1], &msg, 0) == 1 ? 0 : 3);
+	}
+	close(sv[1]);
+	memset(&msg, 0, sizeof(msg));
+	iov.iov_base = &byte;
+	iov.iov_len = 1;
+	msg.msg_iov = &iov;
+	msg.msg_iovlen = 1;
+	msg.msg_control = cbuf;
+	msg.msg_controllen = sizeof(cbuf);
+	assert_int_equal(recvmsg(sv[0], &msg, 0), 1);
+	memcpy(&dmabuf, CMSG_DATA(CMSG_FIRSTHDR(&msg)), sizeof(int));
+	close(sv[0]);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+
+	/* The owner is gone; its memory is not */
+	h = imp_import(f->ifd, dmabuf, HL_IMPORTER_F_PIN);
+	assert_true(h > 0);
+	assert_int_equal(imp_map(f->ifd, h, &m), 0);
+	check_read(f->ifd, h, 0, pattern, XFER, "exported by a dead process");
+	f->st.fd = hltests_open_node(0, 0);
+	assert_true(f->st.fd >= 0);
+	free0 = dram_free(f->st.fd);
+	close(dmabuf);
+	assert_int_equal(dram_free(f->st.fd), free0);
+	assert_int_equal(imp_handle_op(f->ifd, HL_IMPORTER_IOCTL_RELEASE, h), 0);
+	assert_int_equal(dram_free(f->st.fd), free0 + 2 * MB);
+}
+
+/*
+ * A CS writing exported memory puts its fence on the reservation object:
+ * an importer that waits for the fences before mapping, as ib_umem_dmabuf
+ * does, sees only the finished data.
+ */
+static void test_importer_waits_for_the_writer(void **state)
+{
+	struct fixture *f = *state;
+	int fd = f->st.fd, h;
+	struct hltests_host_buf src, cb;
+	struct hl_importer_map m;
+	struct exported e;
+	uint64_t seq, seed = 99;
+	uint32_t status;
+
+	skip_if_strict();
+	export_pattern(fd, &e, 8 * MB, false, 0, 8 * MB, 10);
+	h = imp_import(f->ifd, e.dmabuf, HL_IMPORTER_F_DYNAMIC);
+	assert_true(h > 0);
+
+	/* 8 MiB from the host: long enough to still run when MAP comes */
+	hltests_host_map(fd, &src, 8 * MB);
+	hltests_fill_random(&seed, src.ptr, 8 * MB);
+	seq = hltests_dma_async(fd, src.va, e.dram.va, 8 * MB, &cb);
+
+	assert_int_equal(imp_map(f->ifd, h, &m), 0);
+	/* MAP returned after the fence: the CS is complete... */
+	status = 0xdead;
+	assert_int_equal(hlthunk_wait_for_cs(fd, seq, 0, &status), 0);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
+	/* ...and its last bytes are there */
+	check_read(f->ifd, h, 8 * MB - XFER, src.ptr + 8 * MB - XFER, XFER,
+		   "end of the write");
+	assert_int_equal(imp_handle_op(f->ifd, HL_IMPORTER_IOCTL_RELEASE, h), 0);
+	hltests_host_unmap(fd, &cb);
+	hltests_host_unmap(fd, &src);
+	export_release(fd, &e);
+}
+
+static int write_sysfs(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), rc = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, val, strlen(val)) < 0)
+		rc = -errno;
+	close(fd);
+	return rc;
+}
+
+/*
+ * Unbinding the device revokes its exports: dynamic importers get
+ * move_notify, their mapping is gone, and a new one is refused. The dma-buf
+ * lives until its last reference. The device is bound again afterwards.
+ */
+static void test_unbind_revokes_exports(void **state)
+{
+	struct fixture *f = *state;
+	struct hl_importer_status s;
+	struct hl_importer_map m;
+	char busid[32], buf[XFER];
+	struct exported e;
+	int h, hp;
+
+	skip_if_strict();
+	assert_int_equal(hltests_pci_addr(0, busid, sizeof(busid)), 0);
+	export_pattern(f->st.fd, &e, 2 * MB, false, 0, 2 * MB, 11);
+	h = imp_import(f->ifd, e.dmabuf, HL_IMPORTER_F_DYNAMIC);
+	assert_true(h > 0);
+	assert_int_equal(imp_map(f->ifd, h, &m), 0);
+	check_read(f->ifd, h, 0, e.pattern, 512, "before unbind");
+	hp = imp_import(f->ifd, e.dmabuf, HL_IMPORTER_F_DYNAMIC);
+	assert_true(hp > 0);
+
+	assert_int_equal(write_sysfs("/sys/bus/pci/drivers/habanalabs/unbind",
+				     busid), 0);
+
+	s = imp_status(f->ifd, h);
+	assert_int_equal(s.state, HL_IMPORTER_STATE_REVOKED);
+	assert_true(s.move_notify_count >= 1);
+	assert_int_equal(imp_dma(f->ifd, false, h, 0, buf, 512, 0), -ESTALE);
+	assert_int_equal(imp_map(f->ifd, h, &m), -ENODEV);
+	assert_int_equal(imp_map(f->ifd, hp, &m), -ENODEV);
+	/* The device's own fd is dead too */
+	assert_int_equal(hlthunk_memory_unmap(f->st.fd, e.dram.va), -ENODEV);
+
+	assert_int_equal(imp_handle_op(f->ifd, HL_IMPORTER_IOCTL_RELEASE, h), 0);
+	assert_int_equal(imp_handle_op(f->ifd, HL_IMPORTER_IOCTL_RELEASE, hp), 0);
+	close(e.dmabuf);
+	hlthunk_close(f->st.fd);
+	free(e.pattern);
+
+	assert_int_equal(write_sysfs("/sys/bus/pci/drivers_probe", busid), 0);
+	f->st.fd = hltests_open_node(0, 0);
+	assert_true(f->st.fd >= 0);
+}
+
+/*
+ * The negative control (a separate VM run, dmabuf_raw_bar_addresses=1):
+ * the exporter puts raw BAR bus addresses in the sg_table, as the rejected
+ * upstream approach did. Under the strict IOMMU the edu device must fault
+ * and read wrong data: the same reads that pass above fail here, so they
+ * would catch that bug.
+ */
+static void test_raw_bar_addresses_are_caught(void **state)
+{
+	struct fixture *f = *state;
+	uint8_t buf[XFER];
+	struct hl_importer_map m;
+	struct exported e;
+	char dmesg[1 << 16];
+	int h, kmsg;
+	FILE *p;
+	size_t n;
+
+	export_pattern(f->st.fd, &e, 2 * MB, false, 0, 2 * MB, 12);
+	h = imp_import(f->ifd, e.dmabuf, HL_IMPORTER_F_DYNAMIC);
+	assert_true(h > 0);
+	assert_int_equal(imp_map(f->ifd, h, &m), 0);
+
+	kmsg = open("/dev/kmsg", O_WRONLY);
+	assert_true(kmsg >= 0);
+	assert_true(write(kmsg, "hlvm: expect-dmar-faults begin\n", 31) > 0);
+	memset(buf, 0x5a, sizeof(buf));
+	/* edu reports no error: the transfer "succeeds" with wrong data */
+	assert_int_equal(imp_dma(f->ifd, false, h, 0, buf, XFER, 0), 0);
+	usleep(200 * 1000);
+	assert_true(write(kmsg, "hlvm: expect-dmar-faults end\n", 29) > 0);
+	close(kmsg);
+
+	assert_memory_not_equal(buf, e.pattern, XFER);
+	p = popen("dmesg", "r");
+	assert_non_null(p);
+	n = fread(dmesg, 1, sizeof(dmesg) - 1, p);
+	pclose(p);
+	dmesg[n] = '\0';
+	assert_non_null(strstr(dmesg, "DMAR: [DMA Read"));
+	print_message("the raw BAR address faulted in the IOMMU and read wrong data, as it must\n");
+
+	assert_int_equal(imp_handle_op(f->ifd, HL_IMPORTER_IOCTL_RELEASE, h), 0);
+	export_release(f->st.fd, &e);
+}
+
+static const struct CMUnitTest dmabuf_tests[] = {
+	cmocka_unit_test_setup_teardown(test_export_errors, setup, teardown),
+	cmocka_unit_test_setup_teardown(test_fd_is_a_dmabuf_without_cpu_access,
+					setup, teardown),
+	cmocka_unit_test_setup_teardown(test_p2p_policy, setup, teardown),
+	cmocka_unit_test_setup_teardown(test_importer_without_p2p_is_refused,
+					setup, teardown),
+	cmocka_unit_test_setup_teardown(test_importer_reads_what_the_accelerator_wrote,
+					setup, teardown),
+	cmocka_unit_test_setup_teardown(test_accelerator_reads_what_the_importer_wrote,
+					setup, teardown),
+	cmocka_unit_test_setup_teardown(test_sg_table_chunks_and_addresses,
+					setup, teardown),
+	cmocka_unit_test_setup_teardown(test_sub_range_export, setup, teardown),
+	cmocka_unit_test_setup_teardown(test_many_exports_of_one_allocation,
+					setup, teardown),
+	cmocka_unit_test_setup_teardown(test_device_fd_closed_before_dmabuf,
+					setup, teardown),
+	cmocka_unit_test_setup_teardown(test_owner_process_exits, setup,
+					teardown),
+	cmocka_unit_test_setup_teardown(test_importer_waits_for_the_writer,
+					setup, teardown),
+	cmocka_unit_test_setup_teardown(test_unbind_revokes_exports, setup,
+					teardown),
+};
+
+static const struct CMUnitTest dmabuf_negative_tests[] = {
+	cmocka_unit_test_setup_teardown(test_raw_bar_addresses_are_caught,
+					setup, teardown),
+};
+
+int main(int argc, char **argv)
+{
+	char policy[32] = "";
+
+	hltests_read_file("/sys/module/habanalabs/parameters/p2p_policy",
+			  policy, sizeof(policy));
+	policy_strict = strcmp(policy, "iommu") != 0;
+	fprintf(stderr, "dmabuf: p2p_policy=%s\n", policy);
+
+	if (argc > 1 && !strcmp(argv[1], "--negative-control"))
+		return HLTESTS_RUN("dmabuf_negative_control", dmabuf_negative_tests);
+	return HLTESTS_RUN("dmabuf", dmabuf_tests);
+}
