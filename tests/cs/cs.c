@@ -1078,6 +1078,177 @@ static void test_close_fd_while_cs_runs(void **state)
 	close(fd);
 }
 
+/* Lines of the kernel log from now on that contain @needle */
+static int kmsg_open_at_end(void)
+{
+	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd >= 0)
+		lseek(fd, 0, SEEK_END);
+	return fd;
+}
+
+static int kmsg_count(int fd, const char *needle)
+{
+	char rec[4096];
+	ssize_t n;
+	int count = 0;
+
+	if (fd < 0)
+		return 0;
+	for (;;) {
+		n = read(fd, rec, sizeof(rec) - 1);
+		if (n < 0 && errno == EPIPE)
+			continue;
+		if (n <= 0)
+			break;
+		rec[n] = '\0';
+		if (strstr(rec, needle))
+			count++;
+	}
+	return count;
+}
+
+/*
+ * UNMAP while an engine is copying from (then to) the mapping: UNMAP
+ * succeeds, the job faults on the first chunk after it, inside the range,
+ * and no engine access reaches a DMA address that is no longer mapped.
+ */
+static void test_unmap_while_cs_runs(void **state)
+{
+	struct hltests_state *st = *state;
+	const uint64_t size = 8 * MB;
+	struct host_buf cb, h;
+	struct dram_buf d;
+	struct hl_info_page_fault_event pf;
+	uint32_t status, n, i;
+	uint64_t seq;
+	uint8_t *p;
+	int kfd = kmsg_open_at_end();
+
+	cb_map(st->fd, &cb, 64 * KB);
+	host_map(st->fd, &h, size);
+	dram_map(st->fd, &d, size);
+
+	/* Reading the host buffer, again and again */
+	for (p = cb.ptr, i = 0; i < 2000; i++)
+		p += hlthunk_pkt_lin_dma(p, h.va, d.va, size);
+	n = p - cb.ptr;
+	seq = submit_one(st->fd, 0, cb.va, n, 60);
+	usleep(200 * 1000);
+	assert_int_equal(hlthunk_memory_unmap(st->fd, h.va), 0);
+	assert_int_equal(wait_cs(st->fd, seq, &status), -EIO);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_ABORTED);
+	pf = page_fault(st->fd);
+	assert_true(pf.addr >= h.va && pf.addr < h.va + size);
+	assert_int_equal(pf.is_write, 0);
+	free(h.ptr);
+
+	/* Writing DRAM, again and again */
+	for (p = cb.ptr, i = 0; i < 2000; i++)
+		p += hlthunk_pkt_memset(p, d.va, i, size);
+	n = p - cb.ptr;
+	seq = submit_one(st->fd, 1, cb.va, n, 60);
+	usleep(200 * 1000);
+	assert_int_equal(hlthunk_memory_unmap(st->fd, d.va), 0);
+	assert_int_equal(hlthunk_device_memory_free(st->fd, d.handle), 0);
+	assert_int_equal(wait_cs(st->fd, seq, &status), -EIO);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_ABORTED);
+	pf = page_fault(st->fd);
+	assert_true(pf.addr >= d.va && pf.addr < d.va + size);
+	assert_int_equal(pf.is_write, 1);
+
+	assert_int_equal(kmsg_count(kfd, "not mapped for the device"), 0);
+	if (kfd >= 0)
+		close(kfd);
+	host_unmap(st->fd, &cb);
+}
+
+struct submitter {
+	int fd;
+	uint32_t queue;
+	uint64_t cb_va;
+	uint32_t cb_size;
+	uint32_t count;
+	uint64_t *seqs;
+	int failures;
+};
+
+static void *submit_thread(void *arg)
+{
+	struct submitter *s = arg;
+	struct hlthunk_cs_in in;
+	struct hlthunk_cs_out out;
+	struct hl_cs_chunk c;
+	uint32_t i;
+
+	chunk_init(&c, s->queue, s->cb_va, s->cb_size);
+	memset(&in, 0, sizeof(in));
+	in.chunks_execute = &c;
+	in.num_chunks_execute = 1;
+	for (i = 0; i < s->count; i++) {
+		if (hlthunk_command_submission(s->fd, &in, &out)) {
+			s->failures++;
+			continue;
+		}
+		s->seqs[i] = out.seq;
+	}
+	return NULL;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Threads submitting on one fd get distinct, dense sequence numbers */
+static void test_concurrent_submitters(void **state)
+{
+	struct hltests_state *st = *state;
+	enum { THREADS = 4, PER = 300 };
+	struct submitter s[THREADS];
+	pthread_t t[THREADS];
+	uint64_t *all = calloc(THREADS * PER, sizeof(*all));
+	struct host_buf cb, h;
+	uint32_t status, v, i;
+
+	assert_non_null(all);
+	cb_map(st->fd, &cb, PAGE);
+	host_map(st->fd, &h, PAGE);
+	for (i = 0; i < THREADS; i++) {
+		/* Each thread's job counts in its own word */
+		hlthunk_pkt_msg_long(cb.ptr + 64 * i, h.va + 4 * i, 0x100 + i);
+		s[i] = (struct submitter){ .fd = st->fd,
+			.queue = i % st->hw_ip.num_queues,
+			.cb_va = cb.va + 64 * i,
+			.cb_size = HLTHUNK_PKT_MSG_LONG_SIZE, .count = PER,
+			.seqs = all + i * PER };
+		assert_int_equal(pthread_create(&t[i], NULL, submit_thread,
+						&s[i]), 0);
+	}
+	for (i = 0; i < THREADS; i++) {
+		assert_int_equal(pthread_join(t[i], NULL), 0);
+		assert_int_equal(s[i].failures, 0);
+	}
+	qsort(all, THREADS * PER, sizeof(*all), cmp_u64);
+	for (i = 0; i < THREADS * PER; i++)
+		assert_int_equal(all[i], i + 1);
+	for (i = 0; i < THREADS * PER; i++) {
+		assert_int_equal(hlthunk_wait_for_cs(st->fd, i + 1, WAIT_US,
+						     &status), 0);
+		assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
+	}
+	for (i = 0; i < THREADS; i++) {
+		memcpy(&v, h.ptr + 4 * i, 4);
+		assert_int_equal(v, 0x100 + i);
+	}
+	free(all);
+	host_unmap(st->fd, &h);
+	host_unmap(st->fd, &cb);
+}
+
 /* ------------------------------------------------------------------------
  * Two devices
  */
@@ -1254,6 +1425,8 @@ const struct CMUnitTest cs_tests[] = {
 	CS_TEST(test_wait_busy_then_completed),
 	CS_TEST(test_cs_timeout_aborts),
 	cmocka_unit_test(test_close_fd_while_cs_runs),
+	CS_TEST(test_unmap_while_cs_runs),
+	CS_TEST(test_concurrent_submitters),
 	cmocka_unit_test(test_two_devices_at_once),
 	cmocka_unit_test(test_unbind_fails_running_and_pending_jobs),
 };
