@@ -232,6 +232,19 @@ static void assert_fault_at(int fd, int64_t after, uint64_t addr,
 	assert_int_equal(pf.is_write, is_write);
 }
 
+static int write_sysfs(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, text, strlen(text));
+	n = n < 0 ? -errno : 0;
+	close(fd);
+	return (int)n;
+}
+
 /* Raw ioctls, for the errno tables */
 static int cs_ioctl(int fd, union hl_cs_args *args)
 {
@@ -1033,6 +1046,37 @@ static void test_cs_timeout_aborts(void **state)
 	host_unmap(st->fd, &cb);
 }
 
+/* The default timeout (CS timeout 0) is the timeout_locked parameter */
+static void test_default_timeout_is_module_parameter(void **state)
+{
+	const char *param = "/sys/module/habanalabs/parameters/timeout_locked";
+	struct hltests_state *st = *state;
+	char old[32];
+	struct host_buf cb;
+	struct dram_buf d;
+	uint64_t seq, t0, dt;
+	uint32_t status, n;
+
+	assert_int_equal(hltests_read_file(param, old, sizeof(old)), 0);
+	assert_string_equal(old, "30");
+	if (write_sysfs(param, "1")) {
+		print_message("cannot write %s: skipped\n", param);
+		skip();
+	}
+	cb_map(st->fd, &cb, 2 * MB);
+	dram_map(st->fd, &d, 64 * MB);
+	n = long_cb(&cb, &d, 2 * MB / HLTHUNK_PKT_MEMSET_SIZE);
+	t0 = now_ns();
+	seq = submit_one(st->fd, 0, cb.va, n, 0);
+	assert_int_equal(write_sysfs(param, old), 0);
+	assert_int_equal(wait_cs(st->fd, seq, &status), -EIO);
+	dt = now_ns() - t0;
+	assert_int_equal(status, HL_WAIT_CS_STATUS_ABORTED);
+	assert_true(dt >= 900000000ull && dt < 30000000000ull);
+	dram_unmap(st->fd, &d);
+	host_unmap(st->fd, &cb);
+}
+
 static uint64_t dram_free(int fd)
 {
 	struct hlthunk_dram_usage_info u;
@@ -1301,19 +1345,6 @@ static void test_two_devices_at_once(void **state)
  * Device removal with work in flight
  */
 
-static int write_sysfs(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, text, strlen(text));
-	n = n < 0 ? -errno : 0;
-	close(fd);
-	return (int)n;
-}
-
 struct waiter {
 	int fd;
 	uint64_t seq;
@@ -1424,6 +1455,7 @@ const struct CMUnitTest cs_tests[] = {
 	CS_TEST(test_one_bad_job_fails_its_cs),
 	CS_TEST(test_wait_busy_then_completed),
 	CS_TEST(test_cs_timeout_aborts),
+	CS_TEST(test_default_timeout_is_module_parameter),
 	cmocka_unit_test(test_close_fd_while_cs_runs),
 	CS_TEST(test_unmap_while_cs_runs),
 	CS_TEST(test_concurrent_submitters),
