@@ -52,12 +52,15 @@ enum hl_device_status {
  * HL_INFO_PAGE_FAULT_EVENT - struct hl_info_page_fault_event: the last device
  *                            MMU page fault of the caller's context
  *                            (compute node only)
+ * HL_INFO_NIC_PORTS        - struct hl_info_nic_ports: the NIC ports, their
+ *                            addresses, links and peers (libhlthunk's op)
  */
 #define HL_INFO_HW_IP_INFO		0
 #define HL_INFO_DRAM_USAGE		2
 #define HL_INFO_HW_IDLE			3
 #define HL_INFO_DEVICE_STATUS		4
 #define HL_INFO_PAGE_FAULT_EVENT	33
+#define HL_INFO_NIC_PORTS		64
 
 #define HL_INFO_VERSION_MAX_LEN		128
 #define HL_INFO_CARD_NAME_MAX_LEN	16
@@ -518,6 +521,569 @@ struct hl_pkt_msg_long {
  * HL_IOCTL_WAIT_CS - wait for a command submission. Compute node only.
  */
 #define HL_IOCTL_WAIT_CS	_IOWR('H', 0x04, union hl_wait_cs_args)
+
+/*
+ * NIC: ports, connections and completion queues (HL_IOCTL_NIC), and the
+ * packets that move data between devices (HL_PKT_NIC_SEND, HL_PKT_NIC_RECV).
+ *
+ * Each device has a fixed number of NIC ports (hl_info_hw_ip_info's
+ * num_nic_ports); the fabric cables ports of different devices to each
+ * other. HL_INFO_NIC_PORTS tells, per port, its address, whether it is
+ * cabled, to which device (module_id) and port, and whether the link is up.
+ *
+ * A connection (a reliable-connected queue pair) belongs to the compute
+ * context that allocated it, is bound to one port, and talks to exactly one
+ * connection of the device at the other end of that port's link. Its state
+ * machine is the RDMA QP's:
+ *
+ *   RESET --MODIFY_CONN(INIT)--> INIT --SET_RES_CONN_CTX--> RTR
+ *   RTR --SET_REQ_CONN_CTX--> RTS
+ *   any --MODIFY_CONN(ERR)--> ERR      any --MODIFY_CONN(RESET)--> RESET
+ *
+ * Every other transition is -EINVAL. ALLOC_CONN creates a connection in
+ * RESET. In RTR the connection receives; in RTS it also sends. Moving to
+ * ERR or RESET (or DESTROY_CONN) fails its outstanding work with
+ * HL_NIC_CQE_STATUS_FLUSHED; any error completion moves the connection to
+ * ERR. RESET forgets the contexts, so that the connection can be set up
+ * again.
+ *
+ * Data moves by command-buffer packets run by the engine queues (HL_IOCTL_CS):
+ * HL_PKT_NIC_RECV posts a receive buffer to a connection and waits until a
+ * message has landed in it; HL_PKT_NIC_SEND waits until the peer connection
+ * has a receive posted, then moves the bytes from this device's memory
+ * (through its MMU) over the link into the peer's buffer (through the peer's
+ * MMU), in MTU-sized packets numbered by PSN, in order. Each message
+ * produces a completion entry (struct hl_nic_cqe) in the sender's send CQ
+ * and in the receiver's receive CQ (when the connection names one), and
+ * its packet's job fails when the message fails, so that its command
+ * submission completes with an error (HL_WAIT_CS_STATUS_ABORTED). Every
+ * wait is bounded by the job's timeout (hl_cs_in.timeout): a send that finds
+ * no receive in time completes with HL_NIC_CQE_STATUS_TIMEOUT. Put a RECV
+ * and a SEND that the peer's RECV depends on in different queues (or
+ * different submissions), as the queue runs its packets one at a time.
+ *
+ * HL_IOCTL_NIC is served on the compute node only (the control node answers
+ * -ENOTTY) and only to the process that opened it (another process, e.g. a
+ * child that inherited the descriptor, gets -EPERM). The connections and
+ * CQs of a context are destroyed when the compute node is closed.
+ */
+
+/* Largest number of ports HL_INFO_NIC_PORTS reports */
+#define HL_INFO_NIC_MAX_PORTS		32
+
+/**
+ * struct hl_info_nic_port - one NIC port, as returned by HL_INFO_NIC_PORTS.
+ * @addr: Returned address of the port: a 48-bit MAC-like number (bits 63:48
+ *	are zero), unique among the ports of the fabric, that the peer names
+ *	as remote_addr in its connection contexts.
+ * @peer_addr: Returned address of the port this one is cabled to, 0 when
+ *	@cabled is 0.
+ * @port: Returned index of the port, 0 .. num_ports - 1.
+ * @link_up: Returned 1 when the link is up: the port is cabled, the peer
+ *	device is present and both ends are up (@admin_up at both ends).
+ * @cabled: Returned 1 when the fabric cables the port to a port of another
+ *	device, else 0 (the port has no link).
+ * @peer_present: Returned 1 when the peer device is bound to the driver.
+ * @peer_module_id: Returned module_id (hl_info_hw_ip_info) of the peer
+ *	device, valid when @cabled is 1.
+ * @peer_port: Returned index of the peer's port, valid when @cabled is 1.
+ * @admin_up: Returned 1 when this end of the link is administratively up
+ *	(the default; see the driver's debugfs to take it down).
+ * @pad: Returned as zero.
+ */
+struct hl_info_nic_port {
+	__u64 addr;
+	__u64 peer_addr;
+	__u32 port;
+	__u32 link_up;
+	__u32 cabled;
+	__u32 peer_present;
+	__u32 peer_module_id;
+	__u32 peer_port;
+	__u32 admin_up;
+	__u32 pad;
+};
+
+/**
+ * struct hl_info_nic_ports - the NIC ports of a device (HL_INFO_NIC_PORTS).
+ * @num_ports: Returned number of ports (= hl_info_hw_ip_info.num_nic_ports,
+ *	at most HL_INFO_NIC_MAX_PORTS); entries past it are zero.
+ * @pad: Returned as zero.
+ * @ports: Returned ports 0 .. @num_ports - 1.
+ */
+struct hl_info_nic_ports {
+	__u32 num_ports;
+	__u32 pad;
+	struct hl_info_nic_port ports[HL_INFO_NIC_MAX_PORTS];
+};
+
+/* Connection IDs of a context: HL_NIC_MIN_CONN_ID .. HL_NIC_MAX_CONN_ID */
+#define HL_NIC_MIN_CONN_ID		1
+#define HL_NIC_MAX_CONN_ID		1023
+
+/* Packet sequence numbers are 24 bits wide and wrap */
+#define HL_NIC_PSN_MASK			0xffffffu
+
+/* Work-queue sizes (outstanding sends, posted receives): 1 .. this */
+#define HL_NIC_MAX_WQ_SIZE		1024
+
+/* CQ sizes: a power of 2, 1 .. this; CQs per context: at most this */
+#define HL_NIC_MAX_CQ_ENTRIES		65536
+#define HL_NIC_MAX_CQS			64
+
+/* Largest message of one HL_PKT_NIC_SEND / HL_PKT_NIC_RECV */
+#define HL_NIC_MAX_MSG_SIZE		(1ull << 30)
+
+/**
+ * enum hl_nic_conn_state - state of a connection (RDMA QP states).
+ * @HL_NIC_CONN_STATE_RESET: allocated, no context; takes no work.
+ * @HL_NIC_CONN_STATE_INIT: bound to its port; takes no work yet.
+ * @HL_NIC_CONN_STATE_RTR: ready to receive (responder context set).
+ * @HL_NIC_CONN_STATE_RTS: ready to send and receive (requester context set).
+ * @HL_NIC_CONN_STATE_ERR: failed or moved to ERR; its work is flushed.
+ */
+enum hl_nic_conn_state {
+	HL_NIC_CONN_STATE_RESET = 0,
+	HL_NIC_CONN_STATE_INIT = 1,
+	HL_NIC_CONN_STATE_RTR = 2,
+	HL_NIC_CONN_STATE_RTS = 3,
+	HL_NIC_CONN_STATE_ERR = 4,
+};
+
+/* NIC ioctl opcodes (struct hl_nic_in.op); 0..8 are the upstream series' */
+#define HL_NIC_OP_ALLOC_CONN			0
+#define HL_NIC_OP_SET_REQ_CONN_CTX		1
+#define HL_NIC_OP_SET_RES_CONN_CTX		2
+#define HL_NIC_OP_DESTROY_CONN			3
+#define HL_NIC_OP_CQ_CREATE			4
+#define HL_NIC_OP_CQ_DESTROY			5
+#define HL_NIC_OP_CQ_WAIT			6
+#define HL_NIC_OP_CQ_POLL			7
+#define HL_NIC_OP_CQ_UPDATE_CONSUMED_CQES	8
+#define HL_NIC_OP_MODIFY_CONN			9
+#define HL_NIC_OP_QUERY_CONN			10
+
+/* MTU values of struct hl_nic_req_conn_ctx_in.mtu */
+#define HL_NIC_MTU_256			256
+#define HL_NIC_MTU_512			512
+#define HL_NIC_MTU_1024			1024
+#define HL_NIC_MTU_2048			2048
+#define HL_NIC_MTU_4096			4096
+
+/**
+ * struct hl_nic_alloc_conn_in - HL_NIC_OP_ALLOC_CONN: allocate a connection.
+ * @port: the port the connection is bound to, below num_nic_ports.
+ * @pad: must be 0.
+ */
+struct hl_nic_alloc_conn_in {
+	__u32 port;
+	__u32 pad;
+};
+
+/**
+ * struct hl_nic_req_conn_ctx_in - HL_NIC_OP_SET_REQ_CONN_CTX: set the
+ * requester (send) context of a connection in RTR; it moves to RTS.
+ * @remote_addr: address of the peer port (its hl_info_nic_port.addr); must
+ *	equal the responder context's.
+ * @conn_id: the connection.
+ * @port: the connection's port (as allocated).
+ * @remote_conn_id: the peer's connection, HL_NIC_MIN_CONN_ID ..
+ *	HL_NIC_MAX_CONN_ID; must equal the responder context's.
+ * @psn: PSN of the first packet this side sends (HL_NIC_PSN_MASK bits);
+ *	the peer's responder context must expect it.
+ * @mtu: largest packet payload, one of HL_NIC_MTU_*.
+ * @wq_size: send work-queue size: sends outstanding on the connection at
+ *	once, 1 .. HL_NIC_MAX_WQ_SIZE.
+ * @cq_handle: CQ (HL_NIC_OP_CQ_CREATE) that receives the send completions,
+ *	or 0 for none.
+ * @reserved: must be 0.
+ */
+struct hl_nic_req_conn_ctx_in {
+	__u64 remote_addr;
+	__u32 conn_id;
+	__u32 port;
+	__u32 remote_conn_id;
+	__u32 psn;
+	__u32 mtu;
+	__u32 wq_size;
+	__u32 cq_handle;
+	__u32 reserved;
+};
+
+/**
+ * struct hl_nic_res_conn_ctx_in - HL_NIC_OP_SET_RES_CONN_CTX: set the
+ * responder (receive) context of a connection in INIT; it moves to RTR.
+ * @remote_addr: address of the peer port, which must be cabled to @port
+ *	(the peer port's hl_info_nic_port.addr is this port's peer_addr).
+ * @conn_id: the connection.
+ * @port: the connection's port (as allocated).
+ * @remote_conn_id: the peer's connection, HL_NIC_MIN_CONN_ID ..
+ *	HL_NIC_MAX_CONN_ID. Only messages of that connection are received.
+ * @psn: PSN expected in the first packet received (HL_NIC_PSN_MASK bits).
+ * @wq_size: receive work-queue size: receives posted at once,
+ *	1 .. HL_NIC_MAX_WQ_SIZE.
+ * @cq_handle: CQ that receives the receive completions, or 0 for none.
+ * @reserved: must be 0.
+ */
+struct hl_nic_res_conn_ctx_in {
+	__u64 remote_addr;
+	__u32 conn_id;
+	__u32 port;
+	__u32 remote_conn_id;
+	__u32 psn;
+	__u32 wq_size;
+	__u32 cq_handle;
+	__u32 reserved[2];
+};
+
+/**
+ * struct hl_nic_destroy_conn_in - HL_NIC_OP_DESTROY_CONN.
+ * @conn_id: the connection; its outstanding work is flushed and its ID is
+ *	not reused until the context's IDs wrap around.
+ * @pad: must be 0.
+ */
+struct hl_nic_destroy_conn_in {
+	__u32 conn_id;
+	__u32 pad;
+};
+
+/**
+ * struct hl_nic_modify_conn_in - HL_NIC_OP_MODIFY_CONN: move a connection
+ * to INIT (from RESET), to ERR or to RESET (from any state).
+ * @conn_id: the connection.
+ * @state: HL_NIC_CONN_STATE_INIT, _ERR or _RESET (RTR and RTS are reached
+ *	by setting the contexts).
+ */
+struct hl_nic_modify_conn_in {
+	__u32 conn_id;
+	__u32 state;
+};
+
+/**
+ * struct hl_nic_query_conn_in - HL_NIC_OP_QUERY_CONN.
+ * @conn_id: the connection.
+ * @pad: must be 0.
+ */
+struct hl_nic_query_conn_in {
+	__u32 conn_id;
+	__u32 pad;
+};
+
+/**
+ * struct hl_nic_cq_create_in - HL_NIC_OP_CQ_CREATE: create a CQ.
+ * @num_entries: capacity, a power of 2 in 1 .. HL_NIC_MAX_CQ_ENTRIES. When
+ *	the CQ is full, new entries are lost and the CQ reports
+ *	HL_NIC_CQ_STATUS_OVERFLOW until it is destroyed.
+ * @pad: must be 0.
+ */
+struct hl_nic_cq_create_in {
+	__u32 num_entries;
+	__u32 pad;
+};
+
+/**
+ * struct hl_nic_cq_destroy_in - HL_NIC_OP_CQ_DESTROY.
+ * @handle: the CQ; no connection context may name it any more (destroy or
+ *	reset those connections first).
+ * @pad: must be 0.
+ */
+struct hl_nic_cq_destroy_in {
+	__u32 handle;
+	__u32 pad;
+};
+
+/**
+ * struct hl_nic_cq_poll_wait_in - HL_NIC_OP_CQ_POLL and HL_NIC_OP_CQ_WAIT:
+ * copy the oldest unconsumed entries of a CQ to a user buffer, without
+ * consuming them (HL_NIC_OP_CQ_UPDATE_CONSUMED_CQES does).
+ * @cqes_ptr: user pointer to room for @max_cqes struct hl_nic_cqe.
+ * @timeout_us: CQ_WAIT: how long to wait for at least one entry, in
+ *	microseconds (0 only polls; U32_MAX and above: no limit). CQ_POLL:
+ *	must be 0.
+ * @handle: the CQ.
+ * @max_cqes: entries to copy at most; 0 only counts them.
+ */
+struct hl_nic_cq_poll_wait_in {
+	__u64 cqes_ptr;
+	__u64 timeout_us;
+	__u32 handle;
+	__u32 max_cqes;
+};
+
+/**
+ * struct hl_nic_cq_update_consumed_cqes_in - HL_NIC_OP_CQ_UPDATE_CONSUMED_CQES:
+ * release the oldest entries of a CQ, whose room the driver may reuse.
+ * @handle: the CQ.
+ * @num_cqes: entries consumed, at most the number available.
+ */
+struct hl_nic_cq_update_consumed_cqes_in {
+	__u32 handle;
+	__u32 num_cqes;
+};
+
+/**
+ * struct hl_nic_in - input of HL_IOCTL_NIC.
+ * @alloc_conn: HL_NIC_OP_ALLOC_CONN.
+ * @req_conn_ctx: HL_NIC_OP_SET_REQ_CONN_CTX.
+ * @res_conn_ctx: HL_NIC_OP_SET_RES_CONN_CTX.
+ * @destroy_conn: HL_NIC_OP_DESTROY_CONN.
+ * @modify_conn: HL_NIC_OP_MODIFY_CONN.
+ * @query_conn: HL_NIC_OP_QUERY_CONN.
+ * @cq_create: HL_NIC_OP_CQ_CREATE.
+ * @cq_destroy: HL_NIC_OP_CQ_DESTROY.
+ * @cq_poll_wait: HL_NIC_OP_CQ_POLL and HL_NIC_OP_CQ_WAIT.
+ * @cq_update_consumed_cqes: HL_NIC_OP_CQ_UPDATE_CONSUMED_CQES.
+ * @reserved: sizes the union; the bytes of the union past the op's struct
+ *	must be 0.
+ * @op: one of HL_NIC_OP_*.
+ * @flags: must be 0.
+ * @ctx_id: must be 0.
+ * @pad: must be 0.
+ */
+struct hl_nic_in {
+	union {
+		struct hl_nic_alloc_conn_in alloc_conn;
+		struct hl_nic_req_conn_ctx_in req_conn_ctx;
+		struct hl_nic_res_conn_ctx_in res_conn_ctx;
+		struct hl_nic_destroy_conn_in destroy_conn;
+		struct hl_nic_modify_conn_in modify_conn;
+		struct hl_nic_query_conn_in query_conn;
+		struct hl_nic_cq_create_in cq_create;
+		struct hl_nic_cq_destroy_in cq_destroy;
+		struct hl_nic_cq_poll_wait_in cq_poll_wait;
+		struct hl_nic_cq_update_consumed_cqes_in cq_update_consumed_cqes;
+		__u64 reserved[8];
+	};
+	__u32 op;
+	__u32 flags;
+	__u32 ctx_id;
+	__u32 pad;
+};
+
+/**
+ * struct hl_nic_alloc_conn_out - output of HL_NIC_OP_ALLOC_CONN.
+ * @conn_id: Returned ID of the new connection (state RESET).
+ * @pad: Returned as zero.
+ */
+struct hl_nic_alloc_conn_out {
+	__u32 conn_id;
+	__u32 pad;
+};
+
+/**
+ * struct hl_nic_query_conn_out - output of HL_NIC_OP_QUERY_CONN.
+ * @remote_addr: Returned remote address of the contexts (0 before RTR).
+ * @state: Returned enum hl_nic_conn_state.
+ * @port: Returned port of the connection.
+ * @remote_conn_id: Returned remote connection ID (0 before RTR).
+ * @sq_psn: Returned PSN of the next packet to send.
+ * @rq_psn: Returned PSN expected in the next packet received.
+ * @pad: Returned as zero.
+ */
+struct hl_nic_query_conn_out {
+	__u64 remote_addr;
+	__u32 state;
+	__u32 port;
+	__u32 remote_conn_id;
+	__u32 sq_psn;
+	__u32 rq_psn;
+	__u32 pad;
+};
+
+/**
+ * struct hl_nic_cq_create_out - output of HL_NIC_OP_CQ_CREATE.
+ * @handle: Returned handle of the CQ (never 0).
+ * @pad: Returned as zero.
+ */
+struct hl_nic_cq_create_out {
+	__u32 handle;
+	__u32 pad;
+};
+
+/* CQ status (struct hl_nic_cq_poll_wait_out.status) */
+#define HL_NIC_CQ_STATUS_SUCCESS	0	/* entries copied (maybe 0) */
+#define HL_NIC_CQ_STATUS_TIMEOUT	1	/* CQ_WAIT: none in time */
+#define HL_NIC_CQ_STATUS_OVERFLOW	2	/* entries were lost */
+
+/**
+ * struct hl_nic_cq_poll_wait_out - output of HL_NIC_OP_CQ_POLL and
+ * HL_NIC_OP_CQ_WAIT.
+ * @num_cqes: Returned number of entries copied to cqes_ptr, the oldest
+ *	first.
+ * @status: Returned HL_NIC_CQ_STATUS_*: OVERFLOW once the CQ lost an entry
+ *	(sticky; the entries it kept are still returned), else TIMEOUT when
+ *	CQ_WAIT found no entry in time, else SUCCESS.
+ * @avail: Returned number of unconsumed entries in the CQ (>= @num_cqes).
+ * @pad: Returned as zero.
+ */
+struct hl_nic_cq_poll_wait_out {
+	__u32 num_cqes;
+	__u32 status;
+	__u32 avail;
+	__u32 pad;
+};
+
+/**
+ * struct hl_nic_out - output of HL_IOCTL_NIC.
+ * @alloc_conn: HL_NIC_OP_ALLOC_CONN.
+ * @query_conn: HL_NIC_OP_QUERY_CONN.
+ * @cq_create: HL_NIC_OP_CQ_CREATE.
+ * @cq_poll_wait: HL_NIC_OP_CQ_POLL and HL_NIC_OP_CQ_WAIT.
+ * @reserved: Returned as zero past the op's struct.
+ */
+struct hl_nic_out {
+	union {
+		struct hl_nic_alloc_conn_out alloc_conn;
+		struct hl_nic_query_conn_out query_conn;
+		struct hl_nic_cq_create_out cq_create;
+		struct hl_nic_cq_poll_wait_out cq_poll_wait;
+		__u64 reserved[8];
+	};
+};
+
+/**
+ * struct hl_nic_args - argument of HL_IOCTL_NIC.
+ * @in: input.
+ * @out: output; the ops without output leave it as zero.
+ */
+struct hl_nic_args {
+	union {
+		struct hl_nic_in in;
+		struct hl_nic_out out;
+	};
+};
+
+/* Opcodes of struct hl_nic_cqe.opcode */
+#define HL_NIC_CQE_OP_SEND		0
+#define HL_NIC_CQE_OP_RECV		1
+
+/*
+ * Status of a completion (struct hl_nic_cqe.status). Every status but
+ * SUCCESS moves the connection to ERR and fails the packet's job (its CS
+ * completes with an error: -EFAULT for LOCAL_FAULT, -ETIMEDOUT for TIMEOUT,
+ * -EIO otherwise).
+ */
+#define HL_NIC_CQE_STATUS_SUCCESS	0
+#define HL_NIC_CQE_STATUS_LEN_ERR	1  /* message larger than the receive */
+#define HL_NIC_CQE_STATUS_LOCAL_FAULT	2  /* this side's buffer: MMU fault */
+#define HL_NIC_CQE_STATUS_REMOTE_FAULT	3  /* the receiver's buffer faulted */
+#define HL_NIC_CQE_STATUS_LINK_DOWN	4  /* link down, peer device gone */
+#define HL_NIC_CQE_STATUS_FLUSHED	5  /* connection not (any more) in a
+					    * state that takes the work:
+					    * ERR, RESET, destroyed, closed
+					    */
+#define HL_NIC_CQE_STATUS_REMOTE_ERR	6  /* the peer connection failed,
+					    * was reset or destroyed
+					    */
+#define HL_NIC_CQE_STATUS_PSN_ERR	7  /* PSN sequence error */
+#define HL_NIC_CQE_STATUS_TIMEOUT	8  /* the job's timeout ran out */
+#define HL_NIC_CQE_STATUS_REMOTE_ABORT	9  /* the sender aborted the message */
+#define HL_NIC_CQE_STATUS_WQ_FULL	10 /* more work than the WQ size */
+
+/**
+ * struct hl_nic_cqe - a completion entry, as HL_NIC_OP_CQ_POLL returns it.
+ * @wr_id: the wr_id of the HL_PKT_NIC_SEND or HL_PKT_NIC_RECV packet.
+ * @byte_len: bytes moved: the message size (RECV: the bytes that landed).
+ * @conn_id: the connection.
+ * @port: the connection's port.
+ * @opcode: HL_NIC_CQE_OP_SEND or HL_NIC_CQE_OP_RECV.
+ * @status: HL_NIC_CQE_STATUS_*.
+ * @psn: PSN of the message's first packet (0 when it never started).
+ * @pad: zero.
+ */
+struct hl_nic_cqe {
+	__u64 wr_id;
+	__u64 byte_len;
+	__u32 conn_id;
+	__u32 port;
+	__u32 opcode;
+	__u32 status;
+	__u32 psn;
+	__u32 pad;
+};
+
+/* Packets of the NIC (see "Packets of the emulated ASIC" for the format) */
+#define HL_PKT_NIC_SEND			0x10
+#define HL_PKT_NIC_RECV			0x11
+
+/**
+ * struct hl_pkt_nic_send - send a message on a connection in RTS.
+ * @ctl: opcode HL_PKT_NIC_SEND.
+ * @conn_id: a connection of the submitting context. An unknown ID makes
+ *	the packet malformed (no CQ can tell).
+ * @addr: device virtual address of the message.
+ * @size: bytes, 0 .. HL_NIC_MAX_MSG_SIZE (else malformed); at most the size
+ *	of the receive it lands in (else both sides complete with LEN_ERR).
+ * @wr_id: any value, returned in the completion entries of both sides
+ *	(the receiver's entry carries the receive's wr_id).
+ *
+ * The packet completes when the message has landed in the peer's memory,
+ * or failed.
+ */
+struct hl_pkt_nic_send {
+	__u32 ctl;
+	__u32 conn_id;
+	__u64 addr;
+	__u64 size;
+	__u64 wr_id;
+};
+
+/**
+ * struct hl_pkt_nic_recv - post a receive buffer to a connection in RTR or
+ * RTS, and wait for the message that lands in it.
+ * @ctl: opcode HL_PKT_NIC_RECV.
+ * @conn_id: a connection of the submitting context (unknown: malformed).
+ * @addr: device virtual address of the buffer.
+ * @size: bytes, 0 .. HL_NIC_MAX_MSG_SIZE (else malformed).
+ * @wr_id: any value, returned in the completion entry.
+ *
+ * Receives of a connection are filled in the order they were posted. An
+ * MMU fault on the buffer is recorded in this context
+ * (HL_INFO_PAGE_FAULT_EVENT), completes the receive with LOCAL_FAULT and
+ * the sender's send with REMOTE_FAULT.
+ */
+struct hl_pkt_nic_recv {
+	__u32 ctl;
+	__u32 conn_id;
+	__u64 addr;
+	__u64 size;
+	__u64 wr_id;
+};
+
+/*
+ * HL_IOCTL_NIC - NIC connections and completion queues. Compute node only,
+ * caller must be the process that opened it. Errors of every op:
+ *   -EPERM   the caller's process did not open the compute node;
+ *   -EINVAL  unknown op, non-zero flags/ctx_id/pad/reserved, non-zero bytes
+ *            of the input union past the op's struct, an unknown conn_id or
+ *            CQ handle;
+ *   -EOPNOTSUPP the device has no NIC;
+ *   -ENODEV  the device is gone;
+ *   -ENOTTY  on the control node.
+ * And per op:
+ *   ALLOC_CONN: -EINVAL port out of range; -ENOSPC no free connection ID;
+ *     -ENOMEM.
+ *   SET_RES_CONN_CTX / SET_REQ_CONN_CTX: -EINVAL connection not in INIT
+ *     (RES) / RTR (REQ), port not the connection's, remote_conn_id out of
+ *     range, psn above HL_NIC_PSN_MASK, wq_size 0 or above
+ *     HL_NIC_MAX_WQ_SIZE, bad mtu (REQ), remote address or ID other than
+ *     the responder context's (REQ), unknown cq_handle; -ENETDOWN the
+ *     port's link is down; -EADDRNOTAVAIL remote_addr is the address of
+ *     no port of the fabric; -EHOSTUNREACH remote_addr is a port that is
+ *     not cabled to this one.
+ *   MODIFY_CONN: -EINVAL state not INIT/ERR/RESET, or INIT from a state
+ *     other than RESET.
+ *   DESTROY_CONN, QUERY_CONN: as above.
+ *   CQ_CREATE: -EINVAL num_entries not a power of 2 in range; -ENOSPC the
+ *     context has HL_NIC_MAX_CQS CQs; -ENOMEM.
+ *   CQ_DESTROY: -EBUSY a connection context names the CQ.
+ *   CQ_POLL: -EINVAL non-zero timeout_us, NULL cqes_ptr with max_cqes > 0;
+ *     -EFAULT bad cqes_ptr.
+ *   CQ_WAIT: as CQ_POLL; -EINTR a signal arrived (libhlthunk retries);
+ *     -EINVAL the CQ was destroyed while waiting.
+ *   CQ_UPDATE_CONSUMED_CQES: -EINVAL num_cqes above the available entries.
+ */
+#define HL_IOCTL_NIC		_IOWR('H', 0x07, struct hl_nic_args)
 
 #define HL_COMMAND_START	0x01
 #define HL_COMMAND_END		0x08
