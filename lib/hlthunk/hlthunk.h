@@ -641,6 +641,7 @@ hlthunk_public int hlthunk_wait_for_cs_with_timestamp(int fd, uint64_t seq,
 #define HLTHUNK_PKT_LIN_DMA_SIZE	((uint32_t)sizeof(struct hl_pkt_lin_dma))
 #define HLTHUNK_PKT_MEMSET_SIZE		((uint32_t)sizeof(struct hl_pkt_memset))
 #define HLTHUNK_PKT_MSG_LONG_SIZE	((uint32_t)sizeof(struct hl_pkt_msg_long))
+#define HLTHUNK_PKT_REDUCE_SIZE		((uint32_t)sizeof(struct hl_pkt_reduce))
 
 /**
  * hlthunk_pkt_nop() - a packet that does nothing (libhlthunk).
@@ -691,6 +692,30 @@ hlthunk_public uint32_t hlthunk_pkt_memset(void *buf, uint64_t dst,
  */
 hlthunk_public uint32_t hlthunk_pkt_msg_long(void *buf, uint64_t addr,
 					     uint32_t value);
+
+/**
+ * hlthunk_pkt_reduce() - element-wise dst[i] = dst[i] @op src[i] on the
+ * device, for i = 0 .. @count - 1 (libhlthunk).
+ * @buf: where to write HLTHUNK_PKT_REDUCE_SIZE bytes, or NULL.
+ * @src: device VA of the second operand, aligned to the element size.
+ * @dst: device VA of the first operand and of the result, aligned to the
+ *	element size.
+ * @count: number of elements, > 0.
+ * @dtype: HL_REDUCE_DTYPE_F32.
+ * @op: HL_REDUCE_OP_SUM.
+ *
+ * With HL_REDUCE_DTYPE_F32 and HL_REDUCE_OP_SUM every element is the IEEE
+ * float sum dst[i] + src[i], rounded to nearest even, exactly as the host
+ * computes it (NaN results: see struct hl_pkt_reduce). A misaligned
+ * address, @count 0 or an unknown @dtype or @op makes the packet malformed
+ * (the CS completes ABORTED). @src == @dst is allowed; other overlaps are
+ * not defined.
+ *
+ * Return: HLTHUNK_PKT_REDUCE_SIZE.
+ */
+hlthunk_public uint32_t hlthunk_pkt_reduce(void *buf, uint64_t src,
+					   uint64_t dst, uint32_t count,
+					   uint32_t dtype, uint32_t op);
 
 /* ------------------------------------------------------------------------
  * NIC: ports, connections and CQs come in a later release, in a new version

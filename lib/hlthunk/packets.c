@@ -92,3 +92,25 @@ hlthunk_public uint32_t hlthunk_pkt_msg_long(void *buf, uint64_t addr,
 	}
 	return sizeof(struct hl_pkt_msg_long);
 }
+
+hlthunk_public uint32_t hlthunk_pkt_reduce(void *buf, uint64_t src,
+					   uint64_t dst, uint32_t count,
+					   uint32_t dtype, uint32_t op)
+{
+	char *p = buf;
+
+	if (p) {
+		hlthunk_put_le32(p + offsetof(struct hl_pkt_reduce, ctl),
+				 hlthunk_pkt_ctl(HL_PKT_REDUCE));
+		hlthunk_put_le32(p + offsetof(struct hl_pkt_reduce, count),
+				 count);
+		hlthunk_put_le64(p + offsetof(struct hl_pkt_reduce, src_addr),
+				 src);
+		hlthunk_put_le64(p + offsetof(struct hl_pkt_reduce, dst_addr),
+				 dst);
+		hlthunk_put_le32(p + offsetof(struct hl_pkt_reduce, dtype),
+				 dtype);
+		hlthunk_put_le32(p + offsetof(struct hl_pkt_reduce, op), op);
+	}
+	return sizeof(struct hl_pkt_reduce);
+}

@@ -437,6 +437,7 @@ union hl_wait_cs_args {
 #define HL_PKT_LIN_DMA			0x01
 #define HL_PKT_MEMSET			0x02
 #define HL_PKT_MSG_LONG			0x03
+#define HL_PKT_REDUCE			0x04
 
 /**
  * struct hl_pkt_nop - do nothing.
@@ -492,6 +493,53 @@ struct hl_pkt_msg_long {
 	__u32 ctl;
 	__u32 value;
 	__u64 addr;
+};
+
+/* Element types of HL_PKT_REDUCE (struct hl_pkt_reduce.dtype) */
+#define HL_REDUCE_DTYPE_F32		0	/* IEEE-754 binary32 */
+
+/* Operations of HL_PKT_REDUCE (struct hl_pkt_reduce.op) */
+#define HL_REDUCE_OP_SUM		0	/* dst[i] = dst[i] + src[i] */
+
+/**
+ * struct hl_pkt_reduce - element-wise reduction of two device buffers:
+ *	dst[i] = dst[i] op src[i], for i = 0 .. @count - 1.
+ * @ctl: opcode HL_PKT_REDUCE.
+ * @count: number of elements, > 0 (else the packet is malformed); one
+ *	packet reduces at most 2^32 - 1 elements.
+ * @src_addr: device virtual address of the second operand, aligned to the
+ *	element size (else malformed).
+ * @dst_addr: device virtual address of the first operand and of the result,
+ *	aligned to the element size (else malformed).
+ * @dtype: HL_REDUCE_DTYPE_*; anything else is malformed.
+ * @op: HL_REDUCE_OP_*; anything else is malformed.
+ *
+ * HL_REDUCE_DTYPE_F32 with HL_REDUCE_OP_SUM: little-endian IEEE-754
+ * binary32 addition, rounded to nearest, ties to even, subnormal inputs and
+ * results kept (no flush to zero), no exception reported. Every finite or
+ * infinite result equals the C float expression dst[i] + src[i] on a host
+ * with IEEE arithmetic (x86-64 SSE with the default MXCSR, AArch64 with the
+ * default FPCR). An exact zero sum of operands of opposite signs is +0. A
+ * NaN result is quiet: dst[i] with the quiet bit (0x00400000) set when
+ * dst[i] is a NaN, else src[i] with the quiet bit set when src[i] is a NaN,
+ * else (inf + -inf) 0xffc00000; this is x86-64's addss with dst[i] as the
+ * first operand.
+ *
+ * The engine works in chunks that end at 4 KiB device VA pages of either
+ * buffer: it reads a chunk of @src_addr and the same elements of
+ * @dst_addr, then writes those elements of @dst_addr. @src_addr ==
+ * @dst_addr is allowed (dst[i] = dst[i] + dst[i]); other overlaps give a
+ * result that depends on the chunking. An MMU fault (reported at the VA of
+ * the chunk whose access failed; @dst_addr is read before it is written)
+ * aborts the job with the chunks before it written.
+ */
+struct hl_pkt_reduce {
+	__u32 ctl;
+	__u32 count;
+	__u64 src_addr;
+	__u64 dst_addr;
+	__u32 dtype;
+	__u32 op;
 };
 
 /*

@@ -48,6 +48,9 @@
  */
 #define HL_EMU_CHUNK_SIZE		SZ_4K
 
+/* Size of hl_emu_queue.buf: two chunks */
+#define HL_EMU_QUEUE_BUF_SIZE		(2 * HL_EMU_CHUNK_SIZE)
+
 /* Entries of each queue's TLB (direct mapped, a power of 2) */
 #define HL_EMU_TLB_ENTRIES		64
 
@@ -80,8 +83,9 @@ struct hl_emu_tlb_entry {
  * @pending: jobs waiting to run (struct hl_cs_job.node).
  * @running: the job being executed, or NULL.
  * @tlb: the queue's TLB; used by the queue's worker only.
- * @buf: HL_EMU_CHUNK_SIZE + 8 bytes: a chunk bounce buffer, or a MEMSET
- *	pattern; used by the queue's worker only.
+ * @buf: HL_EMU_QUEUE_BUF_SIZE bytes: a chunk bounce buffer, a MEMSET
+ *	pattern (HL_EMU_CHUNK_SIZE + 8 bytes), or the two operands of a
+ *	REDUCE chunk; used by the queue's worker only.
  * @tlb_hits: translations served by @tlb.
  * @tlb_misses: translations that walked the page tables.
  */
@@ -138,5 +142,10 @@ int hl_emu_queues_init(struct hl_emu_device *emu);
 void hl_emu_queues_fini(struct hl_emu_device *emu);
 int hl_emu_queue_job(struct hl_device *hdev, struct hl_cs_job *job);
 bool hl_emu_queues_idle(struct hl_device *hdev, u64 *mask, u32 mask_len);
+
+/* emu_reduce.c */
+u32 hl_emu_reduce_elem_size(u32 dtype, u32 op);
+void hl_emu_reduce_chunk(u32 dtype, u32 op, void *dst, const void *src,
+			 u32 len);
 
 #endif /* HL_EMU_H_ */

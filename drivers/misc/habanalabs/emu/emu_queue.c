@@ -6,9 +6,9 @@
  * from its own work item on an unbound workqueue, so jobs on different
  * queues run in parallel. A job is a command buffer at a device VA: the
  * queue manager fetches its packets through the device MMU (emu_mmu.c) and
- * the engine executes them (NOP, LIN_DMA, MEMSET, MSG_LONG; formats in the
- * uAPI header). Every data access is cut in chunks of at most 4 KiB that
- * never cross a 4 KiB VA page, each translated and copied under
+ * the engine executes them (NOP, LIN_DMA, MEMSET, MSG_LONG, REDUCE; formats
+ * in the uAPI header). Every data access is cut in chunks of at most 4 KiB
+ * that never cross a 4 KiB VA page, each translated and copied under
  * hdev->engine_access_rwsem held for read.
  *
  * A job fails, and the rest of its command buffer is skipped, with:
@@ -16,7 +16,9 @@
  *               hl_ctx_record_fault(), so HL_INFO_PAGE_FAULT_EVENT tells);
  *   -EINVAL     a malformed command buffer: not 8-byte aligned, an unknown
  *               opcode, non-zero reserved bits (ctl bits [23:0], pad), a
- *               packet cut by cb_size, a misaligned MSG_LONG;
+ *               packet cut by cb_size, a misaligned MSG_LONG, a REDUCE of
+ *               an unsupported type or operation, with a misaligned address
+ *               or with no element;
  *   -ETIMEDOUT  the job ran longer than its timeout (checked between packets
  *               and between chunks);
  *   -ENODEV     the device is going away (hw_fini).
@@ -57,11 +59,21 @@ struct hl_emu_pkt_msg_long {
 	__le64 addr;
 };
 
+struct hl_emu_pkt_reduce {
+	__le32 ctl;
+	__le32 count;
+	__le64 src_addr;
+	__le64 dst_addr;
+	__le32 dtype;
+	__le32 op;
+};
+
 union hl_emu_pkt {
 	struct hl_emu_pkt_hdr hdr;
 	struct hl_emu_pkt_lin_dma lin_dma;
 	struct hl_emu_pkt_memset memset;
 	struct hl_emu_pkt_msg_long msg_long;
+	struct hl_emu_pkt_reduce reduce;
 	u8 raw[32];
 };
 
@@ -71,6 +83,7 @@ static_assert(sizeof(struct hl_emu_pkt_lin_dma) ==
 static_assert(sizeof(struct hl_emu_pkt_memset) == sizeof(struct hl_pkt_memset));
 static_assert(sizeof(struct hl_emu_pkt_msg_long) ==
 	      sizeof(struct hl_pkt_msg_long));
+static_assert(sizeof(struct hl_emu_pkt_reduce) == sizeof(struct hl_pkt_reduce));
 static_assert(sizeof(union hl_emu_pkt) == 32);
 
 /* Size of a packet by opcode, 0 for an unknown opcode */
@@ -85,6 +98,8 @@ static u32 hl_emu_pkt_size(u32 opcode)
 		return sizeof(struct hl_pkt_memset);
 	case HL_PKT_MSG_LONG:
 		return sizeof(struct hl_pkt_msg_long);
+	case HL_PKT_REDUCE:
+		return sizeof(struct hl_pkt_reduce);
 	default:
 		return 0;
 	}
@@ -249,6 +264,65 @@ static int hl_emu_exec_msg_long(struct hl_emu_queue *q, struct hl_cs_job *job,
 	return hl_emu_chunk_access(q, job, addr, &value, sizeof(value), true);
 }
 
+/*
+ * REDUCE: per chunk (ending at no 4 KiB page of either buffer), the source
+ * and destination elements are read, reduced (emu_reduce.c) and written
+ * back to the destination, all under one hold of engine_access_rwsem as for
+ * LIN_DMA.
+ */
+static int hl_emu_exec_reduce(struct hl_emu_queue *q, struct hl_cs_job *job,
+			      const struct hl_emu_pkt_reduce *pkt)
+{
+	struct hl_device *hdev = q->emu->hdev;
+	u32 dtype = le32_to_cpu(pkt->dtype);
+	u32 op = le32_to_cpu(pkt->op);
+	u32 esize = hl_emu_reduce_elem_size(dtype, op);
+	u64 src = le64_to_cpu(pkt->src_addr);
+	u64 dst = le64_to_cpu(pkt->dst_addr);
+	u64 left = (u64)le32_to_cpu(pkt->count) * esize;
+	u8 *sbuf = q->buf, *dbuf = q->buf + HL_EMU_CHUNK_SIZE;
+	u32 asid = job->ctx->asid;
+	bool write;
+	u64 va;
+	u32 n;
+	int rc;
+
+	if (!esize || !left || !IS_ALIGNED(src, esize) ||
+	    !IS_ALIGNED(dst, esize))
+		return -EINVAL;
+
+	while (left) {
+		rc = hl_emu_job_check(q, job);
+		if (rc)
+			return rc;
+
+		/* A multiple of esize: both addresses are aligned to it */
+		n = min(hl_emu_chunk_len(src, left), hl_emu_chunk_len(dst, left));
+
+		down_read(&hdev->engine_access_rwsem);
+		va = src;
+		write = false;
+		rc = hl_emu_mmu_access(q, asid, src, sbuf, n, false);
+		if (!rc) {
+			va = dst;
+			rc = hl_emu_mmu_access(q, asid, dst, dbuf, n, false);
+		}
+		if (!rc) {
+			hl_emu_reduce_chunk(dtype, op, dbuf, sbuf, n);
+			write = true;
+			rc = hl_emu_mmu_access(q, asid, dst, dbuf, n, true);
+		}
+		up_read(&hdev->engine_access_rwsem);
+		if (rc)
+			return hl_emu_job_fault(q, job, va, write, rc);
+
+		src += n;
+		dst += n;
+		left -= n;
+	}
+	return 0;
+}
+
 static int hl_emu_run_job(struct hl_emu_queue *q, struct hl_cs_job *job)
 {
 	union hl_emu_pkt pkt;
@@ -302,6 +376,9 @@ static int hl_emu_run_job(struct hl_emu_queue *q, struct hl_cs_job *job)
 			break;
 		case HL_PKT_MSG_LONG:
 			rc = hl_emu_exec_msg_long(q, job, &pkt.msg_long);
+			break;
+		case HL_PKT_REDUCE:
+			rc = hl_emu_exec_reduce(q, job, &pkt.reduce);
 			break;
 		}
 		if (rc) {
@@ -440,7 +517,7 @@ int hl_emu_queues_init(struct hl_emu_device *emu)
 		INIT_LIST_HEAD(&q->pending);
 		q->running = NULL;
 		hl_emu_tlb_flush(q);
-		q->buf = kmalloc(HL_EMU_CHUNK_SIZE + 8, GFP_KERNEL);
+		q->buf = kmalloc(HL_EMU_QUEUE_BUF_SIZE, GFP_KERNEL);
 		if (!q->buf)
 			goto err_free_queues;
 	}
