@@ -110,19 +110,6 @@ static uint64_t ctx_dram(int fd)
 	return u.ctx_dram_mem;
 }
 
-/* A field of /sys/kernel/debug/habanalabs/<bdf>/info */
-static long long debugfs_value(int dev, const char *key)
-{
-	char busid[32], path[160], buf[1024], *p;
-
-	assert_int_equal(hltests_pci_addr(dev, busid, sizeof(busid)), 0);
-	snprintf(path, sizeof(path), "/sys/kernel/debug/habanalabs/%s/info", busid);
-	assert_int_equal(hltests_read_file(path, buf, sizeof(buf)), 0);
-	p = strstr(buf, key);
-	assert_non_null(p);
-	return strtoll(p + strlen(key) + 1, NULL, 0);
-}
-
 static void test_alloc_map_unmap_free(void **state)
 {
 	struct hltests_state *st = *state;
@@ -169,7 +156,7 @@ static void test_contiguous_and_mapped_twice(void **state)
 static void test_host_map_unaligned(void **state)
 {
 	struct hltests_state *st = *state;
-	long long pinned0 = debugfs_value(0, "pinned_host_pages");
+	long long pinned0 = hltests_debugfs_value(0, "pinned_host_pages");
 	char *buf = malloc(5 * 4096);
 	uint64_t va;
 
@@ -184,13 +171,13 @@ static void test_host_map_unaligned(void **state)
 		assert_int_equal(va % 4096, 100);
 		assert_true(va >= st->hw_ip.host_va_start &&
 			    va < st->hw_ip.host_va_end);
-		assert_int_equal(debugfs_value(0, "pinned_host_pages"),
+		assert_int_equal(hltests_debugfs_value(0, "pinned_host_pages"),
 				 pinned0 + 4);
 		/* UNMAP takes exactly the address MAP returned */
 		assert_int_equal(hlthunk_memory_unmap(st->fd, va - 100), -EINVAL);
 		assert_int_equal(hlthunk_memory_unmap(st->fd, va), 0);
 	}
-	assert_int_equal(debugfs_value(0, "pinned_host_pages"), pinned0);
+	assert_int_equal(hltests_debugfs_value(0, "pinned_host_pages"), pinned0);
 	free(buf);
 }
 
@@ -450,7 +437,7 @@ static void test_close_releases_everything(void **state)
 	int fd, i;
 
 	(void)state;
-	pinned0 = debugfs_value(0, "pinned_host_pages");
+	pinned0 = hltests_debugfs_value(0, "pinned_host_pages");
 	fd = hltests_open_node(0, 0);
 	assert_true(fd >= 0);
 	size = dram_free(fd);
@@ -466,7 +453,7 @@ static void test_close_releases_everything(void **state)
 		assert_int_equal(raw_map_host(fd, host + i * 8 * 4096, 8 * 4096, 0,
 					      0, &va), 0);
 	}
-	assert_int_equal(debugfs_value(0, "pinned_host_pages"), pinned0 + 64);
+	assert_int_equal(hltests_debugfs_value(0, "pinned_host_pages"), pinned0 + 64);
 	assert_int_equal(dram_free(fd), size - 8 * 6 * MB);
 	close(fd);
 
@@ -475,7 +462,7 @@ static void test_close_releases_everything(void **state)
 	assert_true(fd >= 0);
 	assert_int_equal(dram_free(fd), size);
 	assert_int_equal(ctx_dram(fd), 0);
-	assert_int_equal(debugfs_value(0, "pinned_host_pages"), pinned0);
+	assert_int_equal(hltests_debugfs_value(0, "pinned_host_pages"), pinned0);
 	close(fd);
 	free(host);
 }
@@ -500,16 +487,52 @@ static void test_map_host_same_buffer_twice(void **state)
 }
 
 /*
- * Random alloc/map/unmap/free sequences against a model: every result the
- * driver gives must match what the model predicts, and the accounting must
- * agree at every step. The seed is printed; HLTESTS_SEED overrides it.
+ * Random alloc/map/copy/unmap/free sequences against a model: every result
+ * the driver gives must match what the model predicts, the accounting must
+ * agree at every step, and data written through one mapping of an
+ * allocation must read back through another. The seed is printed;
+ * HLTESTS_SEED overrides it.
  */
 struct model_alloc {
 	uint64_t handle;
 	uint64_t size;
 	int maps;
 	uint64_t vas[4];
+	/* The last 4 KiB block written into it: offset and pattern seed */
+	bool has_data;
+	uint64_t data_off;
+	uint64_t data_seed;
 };
+
+/*
+ * Write or check the allocation's data through one of its mappings, chosen
+ * at random: data written through one VA must read back through any other,
+ * after whatever else happened in between.
+ */
+static unsigned int model_writes, model_checks;
+
+static void model_copy(int fd, struct model_alloc *a)
+{
+	uint8_t expect[4096], got[4096];
+	uint64_t va = a->vas[rand() % a->maps], seed;
+
+	if (a->has_data && rand() % 2) {
+		seed = a->data_seed;
+		hltests_fill_random(&seed, expect, sizeof(expect));
+		hltests_read_device(fd, va + a->data_off, got, sizeof(got));
+		hltests_assert_bytes_equal(got, expect, sizeof(got),
+					   "model data read back");
+		model_checks++;
+		return;
+	}
+	a->data_off = (uint64_t)rand() % (a->size - sizeof(expect));
+	a->data_seed = ((uint64_t)rand() << 32 | (uint64_t)rand()) | 1;
+	seed = a->data_seed;
+	hltests_fill_random(&seed, expect, sizeof(expect));
+	hltests_write_device(fd, va + a->data_off, expect, sizeof(expect));
+	a->has_data = true;
+	model_writes++;
+}
 
 static void test_random_sequences_match_model(void **state)
 {
@@ -525,7 +548,14 @@ static void test_random_sequences_match_model(void **state)
 	memset(allocs, 0, sizeof(allocs));
 
 	for (step = 0; step < 600; step++) {
-		int op = rand() % 4;
+		int op = rand() % 5;
+
+		if (op == 4) {
+			i = n ? rand() % n : 0;
+			if (n && allocs[i].maps)
+				model_copy(st->fd, &allocs[i]);
+			continue;
+		}
 
 		if (op == 0 && n < 32) {
 			uint64_t size = (uint64_t)(1 + rand() % 12) * MB;
@@ -542,9 +572,9 @@ static void test_random_sequences_match_model(void **state)
 			if (rc == -ENOMEM)
 				continue;
 			assert_int_equal(rc, 0);
+			memset(&allocs[n], 0, sizeof(allocs[n]));
 			allocs[n].handle = h;
 			allocs[n].size = rounded;
-			allocs[n].maps = 0;
 			n++;
 			used += rounded;
 		} else if (op == 1 && n) {
@@ -577,6 +607,9 @@ static void test_random_sequences_match_model(void **state)
 		assert_int_equal(ctx_dram(st->fd), used);
 		assert_int_equal(dram_free(st->fd), free0 - used);
 	}
+	print_message("%u writes, %u read-back checks through the MMU\n",
+		      model_writes, model_checks);
+	assert_true(model_checks > 10);
 	for (i = 0; i < n; i++) {
 		while (allocs[i].maps--)
 			assert_int_equal(raw_unmap(st->fd,
