@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hlcoll_data.h - reproducible inputs of the collectives and what the host
+ * computes from them, for the benchmark's check column, the demo and the
+ * tests. Header-only; no state: element i of rank r's input is a hash of
+ * (seed, r, i), so that any process can compute any rank's input and the
+ * expected result without storing them.
+ */
+#ifndef HLCOLL_DATA_H
+#define HLCOLL_DATA_H
+
+#include <stdint.h>
+#include <string.h>
+
+#include "hlcoll.h"
+
+static inline uint64_t hlcoll_data_mix(uint64_t x)
+{
+	/* splitmix64's finaliser */
+	x += 0x9e3779b97f4a7c15ull;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+
+/*
+ * Element @i of rank @rank's input: a float32 of either sign with an
+ * exponent in 2^-8 .. 2^8 and a random significand, so that sums round,
+ * cancel and tie (but never overflow or make a NaN).
+ */
+static inline uint32_t hlcoll_data_value(uint64_t seed, int rank, uint64_t i)
+{
+	uint64_t h = hlcoll_data_mix(seed ^ hlcoll_data_mix(((uint64_t)rank << 48) ^ i));
+	uint32_t exp = 127 - 8 + (uint32_t)((h >> 40) % 17);
+
+	return ((uint32_t)h & 0x807fffffu) | (exp << 23);
+}
+
+static inline float hlcoll_data_f(uint32_t u)
+{
+	float f;
+
+	memcpy(&f, &u, sizeof(f));
+	return f;
+}
+
+static inline uint32_t hlcoll_data_u(float f)
+{
+	uint32_t u;
+
+	memcpy(&u, &f, sizeof(u));
+	return u;
+}
+
+/* The segment (hlcoll_segment()) that element @i of an all-reduce is in */
+static inline int hlcoll_data_segment_of(uint64_t count, int nranks,
+					 uint64_t i)
+{
+	uint64_t q = count / nranks, r = count % nranks;
+
+	if (i < r * (q + 1))
+		return (int)(i / (q + 1));
+	return (int)(r + (i - r * (q + 1)) / q);
+}
+
+/*
+ * Element @i of the all-reduce (sum) of @count elements over @nranks
+ * ranks, added in the ring's order (hlcoll.h): starting at the rank of the
+ * element's segment, each next rank's value added to the running sum with
+ * one float addition.
+ */
+static inline uint32_t hlcoll_data_allreduce(uint64_t seed, int nranks,
+					     uint64_t count, uint64_t i)
+{
+	int k = hlcoll_data_segment_of(count, nranks, i), j;
+	float acc = hlcoll_data_f(hlcoll_data_value(seed, k, i));
+
+	for (j = 1; j < nranks; j++)
+		acc = hlcoll_data_f(hlcoll_data_value(seed, (k + j) % nranks,
+						      i)) + acc;
+	return hlcoll_data_u(acc);
+}
+
+/* Element @i of the all-gather of @sendcount elements per rank */
+static inline uint32_t hlcoll_data_allgather(uint64_t seed,
+					     uint64_t sendcount, uint64_t i)
+{
+	return hlcoll_data_value(seed, (int)(i / sendcount), i % sendcount);
+}
+
+#endif /* HLCOLL_DATA_H */
