@@ -591,7 +591,7 @@ struct hl_pkt_reduce {
  * Every other transition is -EINVAL. ALLOC_CONN creates a connection in
  * RESET. In RTR the connection receives; in RTS it also sends. Moving to
  * ERR or RESET (or DESTROY_CONN) fails its outstanding work with
- * HL_NIC_CQE_STATUS_FLUSHED; any error completion moves the connection to
+ * HL_NIC_CQE_STATUS_FLUSHED; a message that fails moves the connection to
  * ERR. RESET forgets the contexts, so that the connection can be set up
  * again.
  *
@@ -1007,9 +1007,11 @@ struct hl_nic_args {
 
 /*
  * Status of a completion (struct hl_nic_cqe.status). Every status but
- * SUCCESS moves the connection to ERR and fails the packet's job (its CS
- * completes with an error: -EFAULT for LOCAL_FAULT, -ETIMEDOUT for TIMEOUT,
- * -EIO otherwise).
+ * SUCCESS fails the packet's job (its CS completes with an error: -EFAULT
+ * for LOCAL_FAULT, -ETIMEDOUT for TIMEOUT, -EIO otherwise). Work the
+ * connection took and that then failed moves the connection to ERR; work
+ * refused at once (FLUSHED: the connection is not in a state that takes
+ * it; WQ_FULL) leaves its state as it is.
  */
 #define HL_NIC_CQE_STATUS_SUCCESS	0
 #define HL_NIC_CQE_STATUS_LEN_ERR	1  /* message larger than the receive */

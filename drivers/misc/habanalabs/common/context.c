@@ -23,6 +23,7 @@ static void hl_ctx_release(struct kref *ref)
 	list_del(&ctx->node);
 	mutex_unlock(&hdev->ctx_list_lock);
 
+	hl_nic_ctx_fini(ctx);
 	hl_cs_ctx_fini(ctx);
 	hl_mem_ctx_fini(ctx);
 	hl_mmu_ctx_fini(ctx);
@@ -62,6 +63,9 @@ struct hl_ctx *hl_ctx_create(struct hl_device *hdev)
 	mutex_lock(&hdev->ctx_list_lock);
 	list_add_tail(&ctx->node, &hdev->ctx_list);
 	mutex_unlock(&hdev->ctx_list_lock);
+
+	/* Last: from here on the NIC fabric reaches the context */
+	hl_nic_ctx_init(ctx);
 
 	return ctx;
 }

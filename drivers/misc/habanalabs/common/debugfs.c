@@ -4,6 +4,8 @@
  *
  * info  the device's state: ASIC, DRAM use, pinned host pages, whether the
  *       compute node is open
+ *
+ * and the ASIC backend's files (asic_funcs->debugfs_init), e.g. nic/.
  */
 
 #include <linux/debugfs.h>
@@ -52,6 +54,8 @@ void hl_debugfs_add_device(struct hl_device *hdev)
 						hl_debugfs_root);
 	debugfs_create_file("info", 0444, hdev->debugfs_root, hdev,
 			    &hl_debugfs_info_fops);
+	if (hdev->asic_funcs->debugfs_init)
+		hdev->asic_funcs->debugfs_init(hdev, hdev->debugfs_root);
 }
 
 void hl_debugfs_remove_device(struct hl_device *hdev)

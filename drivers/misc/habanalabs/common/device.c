@@ -147,6 +147,9 @@ static int hl_device_release_file(struct inode *inode, struct file *filp)
 	struct hl_fpriv *fpriv = filp->private_data;
 	struct hl_device *hdev = fpriv->hdev;
 
+	/* Connections die with their owner's file, before another can open */
+	hl_nic_ctx_close(fpriv->ctx);
+
 	mutex_lock(&hdev->fpriv_list_lock);
 	hdev->compute_fpriv = NULL;
 	mutex_unlock(&hdev->fpriv_list_lock);

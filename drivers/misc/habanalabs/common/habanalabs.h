@@ -7,12 +7,17 @@
  * above it, never one below it):
  *   hl_device.fpriv_list_lock
  *   hl_device.ctx_list_lock
+ *   hl_nic_ctx.lock (never held with hl_ctx.mem_lock)
  *   hl_ctx.mem_lock
  *   hl_device.mmu_lock
- *   hl_device.engine_access_rwsem
+ *   hl_device.engine_access_rwsem (the NIC data path holds no NIC lock,
+ *	and one device's at a time)
  *   hl_device.dmabuf_lock (never held with hl_ctx.mem_lock)
  *   dma_buf.resv
  *   hl_ctx.cs_lock, hl_ctx.fault_lock (spinlocks)
+ *   hl_device.nic_lock, then an hl_nic_ctx xarray's lock, then
+ *	hl_nic_conn.lock, then hl_nic_cq.lock (spinlocks; nic.h)
+ *   the emulated fabric's lock (emu_nic.c; innermost)
  */
 #ifndef HABANALABS_H_
 #define HABANALABS_H_
@@ -31,6 +36,8 @@
 #include <linux/xarray.h>
 
 #include <uapi/misc/habanalabs.h>
+
+#include "nic.h"
 
 #define HL_NAME				"habanalabs"
 
@@ -116,6 +123,13 @@ struct asic_fixed_properties {
  * @queue_job: hand a job to its engine queue; the backend calls
  *	hl_cs_job_done() when the job finished or failed. Never fails once
  *	it returned 0.
+ * @nic_port_info: fill the INFO entry of NIC port @port (below
+ *	num_nic_ports); needed when num_nic_ports is not 0.
+ * @nic_check_remote: whether a connection on @port may name @remote_addr:
+ *	0, -ENETDOWN the port's link is down, -EADDRNOTAVAIL no port of the
+ *	fabric has that address, -EHOSTUNREACH it is not cabled to @port.
+ * @debugfs_init: add the backend's files under the device's debugfs
+ *	directory @root (optional).
  */
 struct hl_asic_funcs {
 	int (*early_init)(struct hl_device *hdev);
@@ -128,6 +142,11 @@ struct hl_asic_funcs {
 	void (*mmu_invalidate_cache)(struct hl_device *hdev, u32 asid);
 	int (*queue_job)(struct hl_device *hdev, struct hl_cs_job *job);
 	phys_addr_t (*dram_bar_addr)(struct hl_device *hdev, u64 dram_pa);
+	void (*nic_port_info)(struct hl_device *hdev, u32 port,
+			      struct hl_info_nic_port *info);
+	int (*nic_check_remote)(struct hl_device *hdev, u32 port,
+				u64 remote_addr);
+	void (*debugfs_init)(struct hl_device *hdev, struct dentry *root);
 };
 
 struct hl_cs;
@@ -191,6 +210,7 @@ struct hl_fpriv {
  * @cs_lock: Protects @cs_sequence and @cs_fences.
  * @cs_sequence: sequence number of the next command submission.
  * @cs_fences: recent submissions' fences by sequence number.
+ * @nic: the context's NIC connections and CQs (nic.c).
  */
 struct hl_ctx {
 	struct kref refcount;
@@ -209,6 +229,7 @@ struct hl_ctx {
 	spinlock_t cs_lock; /* Protects: cs_sequence, cs_fences */
 	u64 cs_sequence;
 	struct xarray cs_fences;
+	struct hl_nic_ctx nic;
 };
 
 /**
@@ -247,6 +268,9 @@ struct hl_ctx {
  * @dmabuf_lock: Protects @dmabuf_list.
  * @dmabuf_list: live dma-buf exports of the device's memory.
  * @debugfs_root: the device's debugfs directory.
+ * @nic_lock: Protects @nic_ctx.
+ * @nic_ctx: the context whose connections the NIC fabric reaches: the
+ *	compute owner's, from its creation until its file is closed; or NULL.
  */
 struct hl_device {
 	struct kref refcount;
@@ -279,6 +303,8 @@ struct hl_device {
 	struct mutex dmabuf_lock; /* Protects: dmabuf_list */
 	struct list_head dmabuf_list;
 	struct dentry *debugfs_root;
+	spinlock_t nic_lock; /* Protects: nic_ctx */
+	struct hl_ctx *nic_ctx;
 };
 
 /* habanalabs_drv.c */

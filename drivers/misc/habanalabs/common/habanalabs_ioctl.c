@@ -12,6 +12,7 @@
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/ktime.h>
+#include <linux/slab.h>
 #include <linux/uaccess.h>
 
 #include "habanalabs.h"
@@ -97,6 +98,22 @@ static int hl_info_device_status(struct hl_fpriv *fpriv,
 	return hl_info_copy(args, &info, sizeof(info));
 }
 
+static int hl_info_nic_ports(struct hl_fpriv *fpriv, struct hl_info_args *args)
+{
+	struct hl_info_nic_ports *info;
+	int rc;
+
+	info = kzalloc(sizeof(*info), GFP_KERNEL);
+	if (!info)
+		return -ENOMEM;
+
+	rc = hl_nic_info_ports(fpriv->hdev, info);
+	if (!rc)
+		rc = hl_info_copy(args, info, sizeof(*info));
+	kfree(info);
+	return rc;
+}
+
 static int hl_info_page_fault(struct hl_fpriv *fpriv, struct hl_info_args *args)
 {
 	struct hl_info_page_fault_event info;
@@ -136,6 +153,8 @@ static int hl_info_ioctl(struct hl_fpriv *fpriv, void *data)
 		return hl_info_device_status(fpriv, args);
 	case HL_INFO_PAGE_FAULT_EVENT:
 		return hl_info_page_fault(fpriv, args);
+	case HL_INFO_NIC_PORTS:
+		return hl_info_nic_ports(fpriv, args);
 	default:
 		return -EINVAL;
 	}
@@ -146,6 +165,7 @@ static const struct hl_ioctl_desc hl_ioctls[] = {
 	{ HL_IOCTL_MEMORY, hl_mem_ioctl },
 	{ HL_IOCTL_CS, hl_cs_ioctl },
 	{ HL_IOCTL_WAIT_CS, hl_wait_cs_ioctl },
+	{ HL_IOCTL_NIC, hl_nic_ioctl },
 };
 
 static const struct hl_ioctl_desc hl_ioctls_control[] = {
@@ -268,3 +288,4 @@ static_assert(sizeof(struct hl_info_args) <= HL_IOCTL_MAX_ARG_SIZE);
 static_assert(sizeof(union hl_mem_args) <= HL_IOCTL_MAX_ARG_SIZE);
 static_assert(sizeof(union hl_cs_args) <= HL_IOCTL_MAX_ARG_SIZE);
 static_assert(sizeof(union hl_wait_cs_args) <= HL_IOCTL_MAX_ARG_SIZE);
+static_assert(sizeof(struct hl_nic_args) <= HL_IOCTL_MAX_ARG_SIZE);

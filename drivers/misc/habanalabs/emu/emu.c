@@ -62,7 +62,7 @@ static int hl_emu_early_init(struct hl_device *hdev)
 	prop->va_dram_start = HL_EMU_VA_DRAM_START;
 	prop->va_dram_end = HL_EMU_VA_DRAM_END;
 	prop->num_queues = HL_EMU_NUM_QUEUES;
-	prop->num_nic_ports = 0;
+	prop->num_nic_ports = HL_EMU_NIC_PORTS;
 
 	return 0;
 
@@ -78,6 +78,7 @@ static void hl_emu_early_fini(struct hl_device *hdev)
 {
 	struct hl_emu_device *emu = to_emu(hdev);
 
+	hl_emu_nic_free(emu);
 	iounmap(emu->hbm);
 	pci_release_region(hdev->pdev, HL_EMU_HBM_BAR);
 	hdev->asic_specific = NULL;
@@ -88,6 +89,7 @@ static int hl_emu_hw_init(struct hl_device *hdev)
 {
 	struct asic_fixed_properties *prop = &hdev->asic_prop;
 	struct hl_emu_device *emu = to_emu(hdev);
+	int rc;
 
 	/*
 	 * HBM keeps its contents across driver loads: clear the page-table
@@ -95,12 +97,28 @@ static int hl_emu_hw_init(struct hl_device *hdev)
 	 * translation.
 	 */
 	memset_io(emu->hbm + prop->mmu_pgt_addr, 0, prop->mmu_pgt_size);
-	return hl_emu_queues_init(emu);
+	rc = hl_emu_queues_init(emu);
+	if (rc)
+		return rc;
+
+	rc = hl_emu_nic_init(emu);
+	if (rc)
+		goto err_queues_fini;
+	return 0;
+
+err_queues_fini:
+	hl_emu_queues_fini(emu);
+	return rc;
 }
 
-/* Stops the engines; safe while ioctls are still running (emu_queue.c) */
+/*
+ * Stops the engines; safe while ioctls are still running (emu_queue.c).
+ * The device leaves the NIC fabric first, so that no peer engine writes
+ * into it from then on.
+ */
 static void hl_emu_hw_fini(struct hl_device *hdev)
 {
+	hl_emu_nic_fini(to_emu(hdev));
 	hl_emu_queues_fini(to_emu(hdev));
 }
 
@@ -140,4 +158,7 @@ const struct hl_asic_funcs hl_emu_funcs = {
 	.dram_bar_addr = hl_emu_dram_bar_addr,
 	.mmu_invalidate_cache = hl_emu_mmu_invalidate_cache,
 	.queue_job = hl_emu_queue_job,
+	.nic_port_info = hl_emu_nic_port_info,
+	.nic_check_remote = hl_emu_nic_check_remote,
+	.debugfs_init = hl_emu_nic_debugfs_init,
 };

@@ -15,7 +15,9 @@
  * Locks of the backend: hl_emu_queue.lock is innermost (nothing is taken
  * under it but the workqueue's own locks). A queue worker takes
  * hl_device.engine_access_rwsem for read around each chunk, with no other
- * lock held, and calls hl_cs_job_done() with no lock held.
+ * lock held, and calls hl_cs_job_done() with no lock held. The NIC engine
+ * (emu_nic.c) takes the rwsem of its own device and of the peer device in
+ * turn, never both at once, and no NIC lock around either.
  */
 #ifndef HL_EMU_H_
 #define HL_EMU_H_
@@ -27,6 +29,8 @@
 #include <linux/workqueue.h>
 
 #include "../common/habanalabs.h"
+
+struct hl_emu_nic;
 
 #define HL_EMU_HBM_BAR			2
 #define HL_EMU_HBM_MIN_SIZE		SZ_64M
@@ -40,6 +44,9 @@
 #define HL_EMU_VA_DRAM_END		0x210000000000ull
 
 #define HL_EMU_NUM_QUEUES		4
+
+/* NIC ports per device: 4 devices all-to-all need 3 (emu_nic.c) */
+#define HL_EMU_NIC_PORTS		8
 
 /*
  * Engine accesses are split in chunks that never cross a 4 KiB device VA
@@ -114,6 +121,8 @@ struct hl_emu_queue {
  *	queue's lock.
  * @tlb_gen: TLB generation, bumped by mmu_invalidate_cache; starts at 1.
  * @queues: the engine queues.
+ * @nic: the NIC ports and the device's place in the fabric (emu_nic.c);
+ *	the device holds a reference from hw_init to early_fini.
  */
 struct hl_emu_device {
 	struct hl_device *hdev;
@@ -124,6 +133,24 @@ struct hl_emu_device {
 	bool stopped;
 	atomic64_t tlb_gen;
 	struct hl_emu_queue queues[HL_EMU_NUM_QUEUES];
+	struct hl_emu_nic *nic;
+};
+
+/**
+ * struct hl_emu_pkt_nic - HL_PKT_NIC_SEND and HL_PKT_NIC_RECV as the engine
+ * reads them (little-endian; struct hl_pkt_nic_send in the uAPI).
+ * @ctl: the header.
+ * @conn_id: the connection.
+ * @addr: device virtual address of the message or buffer.
+ * @size: bytes.
+ * @wr_id: the user's tag.
+ */
+struct hl_emu_pkt_nic {
+	__le32 ctl;
+	__le32 conn_id;
+	__le64 addr;
+	__le64 size;
+	__le64 wr_id;
 };
 
 static inline struct hl_emu_device *to_emu(struct hl_device *hdev)
@@ -136,12 +163,27 @@ void hl_emu_mmu_invalidate_cache(struct hl_device *hdev, u32 asid);
 void hl_emu_tlb_flush(struct hl_emu_queue *q);
 int hl_emu_mmu_access(struct hl_emu_queue *q, u32 asid, u64 va, void *buf,
 		      u32 len, bool write);
+int hl_emu_mmu_access_notlb(struct hl_emu_device *emu, u32 asid, u64 va,
+			    void *buf, u32 len, bool write);
 
 /* emu_queue.c */
 int hl_emu_queues_init(struct hl_emu_device *emu);
 void hl_emu_queues_fini(struct hl_emu_device *emu);
 int hl_emu_queue_job(struct hl_device *hdev, struct hl_cs_job *job);
 bool hl_emu_queues_idle(struct hl_device *hdev, u64 *mask, u32 mask_len);
+
+/* emu_nic.c */
+int hl_emu_nic_init(struct hl_emu_device *emu);
+void hl_emu_nic_fini(struct hl_emu_device *emu);
+void hl_emu_nic_free(struct hl_emu_device *emu);
+void hl_emu_nic_port_info(struct hl_device *hdev, u32 port,
+			  struct hl_info_nic_port *info);
+int hl_emu_nic_check_remote(struct hl_device *hdev, u32 port, u64 remote_addr);
+void hl_emu_nic_debugfs_init(struct hl_device *hdev, struct dentry *root);
+int hl_emu_nic_exec_send(struct hl_emu_queue *q, struct hl_cs_job *job,
+			 const struct hl_emu_pkt_nic *pkt);
+int hl_emu_nic_exec_recv(struct hl_emu_queue *q, struct hl_cs_job *job,
+			 const struct hl_emu_pkt_nic *pkt);
 
 /* emu_reduce.c */
 u32 hl_emu_reduce_elem_size(u32 dtype, u32 op);

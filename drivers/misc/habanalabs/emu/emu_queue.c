@@ -6,10 +6,10 @@
  * from its own work item on an unbound workqueue, so jobs on different
  * queues run in parallel. A job is a command buffer at a device VA: the
  * queue manager fetches its packets through the device MMU (emu_mmu.c) and
- * the engine executes them (NOP, LIN_DMA, MEMSET, MSG_LONG, REDUCE; formats
- * in the uAPI header). Every data access is cut in chunks of at most 4 KiB
- * that never cross a 4 KiB VA page, each translated and copied under
- * hdev->engine_access_rwsem held for read.
+ * the engine executes them (NOP, LIN_DMA, MEMSET, MSG_LONG, REDUCE, and the
+ * NIC's SEND and RECV in emu_nic.c; formats in the uAPI header). Every data
+ * access is cut in chunks of at most 4 KiB that never cross a 4 KiB VA page,
+ * each translated and copied under hdev->engine_access_rwsem held for read.
  *
  * A job fails, and the rest of its command buffer is skipped, with:
  *   -EFAULT     an access to a VA that does not translate (reported through
@@ -21,7 +21,9 @@
  *               or with no element;
  *   -ETIMEDOUT  the job ran longer than its timeout (checked between packets
  *               and between chunks);
- *   -ENODEV     the device is going away (hw_fini).
+ *   -ENODEV     the device is going away (hw_fini);
+ *   -EIO        a NIC message failed (emu_nic.c: its completion entry
+ *               says why; -EFAULT and -ETIMEDOUT keep their meaning).
  * User-caused failures are logged with dev_dbg only.
  */
 
@@ -74,6 +76,7 @@ union hl_emu_pkt {
 	struct hl_emu_pkt_memset memset;
 	struct hl_emu_pkt_msg_long msg_long;
 	struct hl_emu_pkt_reduce reduce;
+	struct hl_emu_pkt_nic nic;
 	u8 raw[32];
 };
 
@@ -84,6 +87,8 @@ static_assert(sizeof(struct hl_emu_pkt_memset) == sizeof(struct hl_pkt_memset));
 static_assert(sizeof(struct hl_emu_pkt_msg_long) ==
 	      sizeof(struct hl_pkt_msg_long));
 static_assert(sizeof(struct hl_emu_pkt_reduce) == sizeof(struct hl_pkt_reduce));
+static_assert(sizeof(struct hl_emu_pkt_nic) == sizeof(struct hl_pkt_nic_send));
+static_assert(sizeof(struct hl_emu_pkt_nic) == sizeof(struct hl_pkt_nic_recv));
 static_assert(sizeof(union hl_emu_pkt) == 32);
 
 /* Size of a packet by opcode, 0 for an unknown opcode */
@@ -100,6 +105,9 @@ static u32 hl_emu_pkt_size(u32 opcode)
 		return sizeof(struct hl_pkt_msg_long);
 	case HL_PKT_REDUCE:
 		return sizeof(struct hl_pkt_reduce);
+	case HL_PKT_NIC_SEND:
+	case HL_PKT_NIC_RECV:
+		return sizeof(struct hl_emu_pkt_nic);
 	default:
 		return 0;
 	}
@@ -379,6 +387,12 @@ static int hl_emu_run_job(struct hl_emu_queue *q, struct hl_cs_job *job)
 			break;
 		case HL_PKT_REDUCE:
 			rc = hl_emu_exec_reduce(q, job, &pkt.reduce);
+			break;
+		case HL_PKT_NIC_SEND:
+			rc = hl_emu_nic_exec_send(q, job, &pkt.nic);
+			break;
+		case HL_PKT_NIC_RECV:
+			rc = hl_emu_nic_exec_recv(q, job, &pkt.nic);
 			break;
 		}
 		if (rc) {

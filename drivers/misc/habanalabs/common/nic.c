@@ -1,0 +1,962 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * habanalabs: NIC connections and completion queues (HL_IOCTL_NIC).
+ *
+ * The core owns the objects user space configures: connections, with the
+ * RDMA QP state machine and their requester/responder contexts, and CQs,
+ * bounded rings that CQ_POLL/CQ_WAIT copy to user space. The ASIC backend
+ * owns the ports and the fabric (it validates remote addresses through
+ * asic_funcs->nic_check_remote and reports ports through nic_port_info)
+ * and runs the data path, the HL_PKT_NIC_SEND/RECV packets of its engine
+ * queues, on the objects of nic.h.
+ *
+ * Ownership: HL_IOCTL_NIC is served only to the thread group that opened
+ * the compute node. Closing the compute node closes the context's NIC:
+ * the fabric stops reaching its connections, which are destroyed (their
+ * work flushed), and so are its CQs; a command submission still running
+ * finds its connections gone or flushed and fails.
+ *
+ * Locks: hl_nic_ctx.lock serialises configuration; hl_device.nic_lock
+ * guards which context the fabric reaches; hl_nic_conn.lock and
+ * hl_nic_cq.lock are spinlocks taken for short updates, never across a
+ * sleep or an engine access. Order: hl_nic_ctx.lock, then
+ * hl_device.nic_lock, then the xarray locks, then hl_nic_conn.lock, then
+ * hl_nic_cq.lock.
+ */
+
+#include <linux/jiffies.h>
+#include <linux/log2.h>
+#include <linux/mm.h>
+#include <linux/pid.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+
+#include "habanalabs.h"
+#include "nic.h"
+
+/* CQ_WAIT re-checks the device between sleeps of at most this long */
+#define HL_NIC_WAIT_SLICE	(HZ / 10)
+
+/* Bytes of struct hl_nic_in's union that each op reads; the rest must be 0 */
+static const u32 hl_nic_in_size[] = {
+	[HL_NIC_OP_ALLOC_CONN] = sizeof(struct hl_nic_alloc_conn_in),
+	[HL_NIC_OP_SET_REQ_CONN_CTX] = sizeof(struct hl_nic_req_conn_ctx_in),
+	[HL_NIC_OP_SET_RES_CONN_CTX] = sizeof(struct hl_nic_res_conn_ctx_in),
+	[HL_NIC_OP_DESTROY_CONN] = sizeof(struct hl_nic_destroy_conn_in),
+	[HL_NIC_OP_CQ_CREATE] = sizeof(struct hl_nic_cq_create_in),
+	[HL_NIC_OP_CQ_DESTROY] = sizeof(struct hl_nic_cq_destroy_in),
+	[HL_NIC_OP_CQ_WAIT] = sizeof(struct hl_nic_cq_poll_wait_in),
+	[HL_NIC_OP_CQ_POLL] = sizeof(struct hl_nic_cq_poll_wait_in),
+	[HL_NIC_OP_CQ_UPDATE_CONSUMED_CQES] =
+		sizeof(struct hl_nic_cq_update_consumed_cqes_in),
+	[HL_NIC_OP_MODIFY_CONN] = sizeof(struct hl_nic_modify_conn_in),
+	[HL_NIC_OP_QUERY_CONN] = sizeof(struct hl_nic_query_conn_in),
+};
+
+/* ------------------------------------------------------------------------
+ * Completion queues
+ */
+
+static void hl_nic_cq_release(struct kref *ref)
+{
+	struct hl_nic_cq *cq = container_of(ref, struct hl_nic_cq, refcount);
+
+	kvfree(cq->entries);
+	kfree(cq);
+}
+
+/**
+ * hl_nic_cq_get - take a reference on a CQ.
+ * @cq: the CQ, or NULL.
+ *
+ * Return: @cq.
+ */
+struct hl_nic_cq *hl_nic_cq_get(struct hl_nic_cq *cq)
+{
+	if (cq)
+		kref_get(&cq->refcount);
+	return cq;
+}
+
+/**
+ * hl_nic_cq_put - drop a reference on a CQ.
+ * @cq: the CQ, or NULL. Process context: the last put frees the ring.
+ */
+void hl_nic_cq_put(struct hl_nic_cq *cq)
+{
+	if (cq)
+		kref_put(&cq->refcount, hl_nic_cq_release);
+}
+
+/**
+ * hl_nic_cq_push - add a completion entry to a CQ and wake its waiters.
+ * @cq: the CQ; the caller holds a reference.
+ * @cqe: the entry.
+ *
+ * A destroyed CQ drops the entry; a full one drops it and overflows.
+ */
+void hl_nic_cq_push(struct hl_nic_cq *cq, const struct hl_nic_cqe *cqe)
+{
+	spin_lock(&cq->lock);
+	if (!cq->destroyed) {
+		if (cq->pi - cq->ci < cq->num_entries) {
+			cq->entries[cq->pi & (cq->num_entries - 1)] = *cqe;
+			cq->pi++;
+		} else {
+			cq->overflow = true;
+		}
+	}
+	spin_unlock(&cq->lock);
+	wake_up_all(&cq->wq);
+}
+
+static void hl_nic_cq_kill(struct hl_nic_cq *cq)
+{
+	spin_lock(&cq->lock);
+	cq->destroyed = true;
+	spin_unlock(&cq->lock);
+	wake_up_all(&cq->wq);
+}
+
+/* The CQ @handle of @nic with a reference, or NULL */
+static struct hl_nic_cq *hl_nic_cq_lookup(struct hl_nic_ctx *nic, u32 handle)
+{
+	struct hl_nic_cq *cq;
+
+	xa_lock(&nic->cqs);
+	cq = hl_nic_cq_get(xa_load(&nic->cqs, handle));
+	xa_unlock(&nic->cqs);
+	return cq;
+}
+
+/* ------------------------------------------------------------------------
+ * Connections
+ */
+
+static void hl_nic_conn_release(struct kref *ref)
+{
+	struct hl_nic_conn *conn = container_of(ref, struct hl_nic_conn,
+						refcount);
+
+	/* Destruction dropped the CQs; every receive completed before its put */
+	WARN_ON_ONCE(conn->send_cq || conn->recv_cq || !list_empty(&conn->rq));
+	kfree(conn);
+}
+
+/**
+ * hl_nic_conn_put - drop a reference on a connection.
+ * @conn: the connection.
+ */
+void hl_nic_conn_put(struct hl_nic_conn *conn)
+{
+	kref_put(&conn->refcount, hl_nic_conn_release);
+}
+
+/**
+ * hl_nic_conn_get - look up a connection of a context for the data path.
+ * @ctx: the context; the caller holds a reference on it.
+ * @id: the connection ID.
+ *
+ * Return: the connection with a reference, or NULL.
+ */
+struct hl_nic_conn *hl_nic_conn_get(struct hl_ctx *ctx, u32 id)
+{
+	struct hl_nic_conn *conn;
+
+	xa_lock(&ctx->nic.conns);
+	conn = xa_load(&ctx->nic.conns, id);
+	if (conn)
+		kref_get(&conn->refcount);
+	xa_unlock(&ctx->nic.conns);
+	return conn;
+}
+
+/**
+ * hl_nic_conn_get_remote - look up a connection that the fabric reaches on
+ * a device: one of its compute owner's.
+ * @hdev: the device; the caller holds a reference on it.
+ * @id: the connection ID.
+ * @ctx: receives the connection's context, with a reference.
+ *
+ * Return: the connection with a reference, or NULL when the device has no
+ * owner or the owner no such connection.
+ */
+struct hl_nic_conn *hl_nic_conn_get_remote(struct hl_device *hdev, u32 id,
+					   struct hl_ctx **ctx)
+{
+	struct hl_nic_conn *conn = NULL;
+
+	spin_lock(&hdev->nic_lock);
+	if (hdev->nic_ctx) {
+		conn = hl_nic_conn_get(hdev->nic_ctx, id);
+		if (conn) {
+			/* nic_ctx is cleared before its file lets go of it */
+			hl_ctx_get(hdev->nic_ctx);
+			*ctx = hdev->nic_ctx;
+		}
+	}
+	spin_unlock(&hdev->nic_lock);
+	return conn;
+}
+
+/**
+ * hl_nic_conn_fail_locked - move a connection to ERR after an error
+ * completion of work of epoch @epoch.
+ * @conn: the connection; its lock is held.
+ * @epoch: the work's epoch; a connection that has moved on since (reset,
+ *	failed, destroyed) is left as it is.
+ */
+void hl_nic_conn_fail_locked(struct hl_nic_conn *conn, u32 epoch)
+{
+	lockdep_assert_held(&conn->lock);
+
+	if (conn->epoch != epoch)
+		return;
+	conn->state = HL_NIC_CONN_STATE_ERR;
+	/* Read without the lock by the engine, between chunks */
+	WRITE_ONCE(conn->epoch, conn->epoch + 1);
+	wake_up_all(&conn->wq);
+}
+
+/*
+ * Move @conn to ERR or RESET, or destroy it: flush its work (new epoch).
+ * RESET and destruction also forget the contexts and the CQs they named.
+ * Under hl_nic_ctx.lock (the CQs' users).
+ */
+static void hl_nic_conn_flush(struct hl_nic_ctx *nic, struct hl_nic_conn *conn,
+			      enum hl_nic_conn_state state, bool destroy)
+{
+	struct hl_nic_cq *cqs[2] = {};
+	int i;
+
+	lockdep_assert_held(&nic->lock);
+
+	spin_lock(&conn->lock);
+	conn->state = state;
+	WRITE_ONCE(conn->epoch, conn->epoch + 1);
+	if (destroy)
+		conn->destroyed = true;
+	if (destroy || state == HL_NIC_CONN_STATE_RESET) {
+		cqs[0] = conn->send_cq;
+		cqs[1] = conn->recv_cq;
+		conn->send_cq = NULL;
+		conn->recv_cq = NULL;
+		conn->remote_addr = 0;
+		conn->remote_conn_id = 0;
+		conn->sq_psn = 0;
+		conn->rq_psn = 0;
+		conn->mtu = 0;
+		conn->sq_size = 0;
+		conn->rq_size = 0;
+	}
+	wake_up_all(&conn->wq);
+	spin_unlock(&conn->lock);
+
+	for (i = 0; i < ARRAY_SIZE(cqs); i++) {
+		if (!cqs[i])
+			continue;
+		cqs[i]->users--;
+		hl_nic_cq_put(cqs[i]);
+	}
+}
+
+static int hl_nic_alloc_conn(struct hl_ctx *ctx,
+			     const struct hl_nic_alloc_conn_in *in,
+			     struct hl_nic_alloc_conn_out *out)
+{
+	struct hl_nic_ctx *nic = &ctx->nic;
+	struct hl_nic_conn *conn;
+	u32 id;
+	int rc;
+
+	if (in->pad || in->port >= ctx->hdev->asic_prop.num_nic_ports)
+		return -EINVAL;
+
+	conn = kzalloc(sizeof(*conn), GFP_KERNEL);
+	if (!conn)
+		return -ENOMEM;
+	kref_init(&conn->refcount);
+	conn->ctx = ctx;
+	conn->port = in->port;
+	spin_lock_init(&conn->lock);
+	conn->state = HL_NIC_CONN_STATE_RESET;
+	INIT_LIST_HEAD(&conn->rq);
+	init_waitqueue_head(&conn->wq);
+
+	/* In RESET: the data path takes no work from it until it has an ID */
+	mutex_lock(&nic->lock);
+	rc = xa_alloc_cyclic(&nic->conns, &id, conn,
+			     XA_LIMIT(HL_NIC_MIN_CONN_ID, HL_NIC_MAX_CONN_ID),
+			     &nic->next_conn_id, GFP_KERNEL);
+	if (rc >= 0)
+		conn->id = id;
+	mutex_unlock(&nic->lock);
+
+	if (rc < 0) {
+		kfree(conn);
+		return rc == -EBUSY ? -ENOSPC : rc;
+	}
+
+	out->conn_id = id;
+	return 0;
+}
+
+/*
+ * The checks SET_RES_CONN_CTX and SET_REQ_CONN_CTX share. On success *@cq
+ * is the CQ named by @cq_handle (no reference), or NULL.
+ */
+static int hl_nic_check_conn_ctx(struct hl_nic_ctx *nic,
+				 struct hl_nic_conn *conn, u32 port,
+				 u32 remote_conn_id, u32 psn, u32 wq_size,
+				 u32 cq_handle, struct hl_nic_cq **cq)
+{
+	if (!conn || port != conn->port)
+		return -EINVAL;
+	if (remote_conn_id < HL_NIC_MIN_CONN_ID ||
+	    remote_conn_id > HL_NIC_MAX_CONN_ID)
+		return -EINVAL;
+	if (psn & ~HL_NIC_PSN_MASK)
+		return -EINVAL;
+	if (!wq_size || wq_size > HL_NIC_MAX_WQ_SIZE)
+		return -EINVAL;
+
+	*cq = NULL;
+	if (cq_handle) {
+		*cq = xa_load(&nic->cqs, cq_handle);
+		if (!*cq)
+			return -EINVAL;
+	}
+	return 0;
+}
+
+static enum hl_nic_conn_state hl_nic_conn_state(struct hl_nic_conn *conn)
+{
+	enum hl_nic_conn_state state;
+
+	spin_lock(&conn->lock);
+	state = conn->state;
+	spin_unlock(&conn->lock);
+	return state;
+}
+
+/*
+ * Set @conn's state from @from to @to with @set applied under its lock;
+ * -EINVAL when the connection is not in @from (any more).
+ */
+static int hl_nic_conn_advance(struct hl_nic_conn *conn,
+			       enum hl_nic_conn_state from,
+			       enum hl_nic_conn_state to,
+			       void (*set)(struct hl_nic_conn *conn,
+					   const void *in, struct hl_nic_cq *cq),
+			       const void *in, struct hl_nic_cq *cq)
+{
+	int rc = 0;
+
+	spin_lock(&conn->lock);
+	if (conn->state != from) {
+		rc = -EINVAL;
+	} else {
+		set(conn, in, cq);
+		conn->state = to;
+		wake_up_all(&conn->wq);
+	}
+	spin_unlock(&conn->lock);
+
+	if (!rc && cq) {
+		cq->users++;
+		hl_nic_cq_get(cq);
+	}
+	return rc;
+}
+
+static void hl_nic_set_res(struct hl_nic_conn *conn, const void *data,
+			   struct hl_nic_cq *cq)
+{
+	const struct hl_nic_res_conn_ctx_in *in = data;
+
+	conn->remote_addr = in->remote_addr;
+	conn->remote_conn_id = in->remote_conn_id;
+	conn->rq_psn = in->psn;
+	conn->rq_size = in->wq_size;
+	conn->recv_cq = cq;
+}
+
+static void hl_nic_set_req(struct hl_nic_conn *conn, const void *data,
+			   struct hl_nic_cq *cq)
+{
+	const struct hl_nic_req_conn_ctx_in *in = data;
+
+	conn->sq_psn = in->psn;
+	conn->mtu = in->mtu;
+	conn->sq_size = in->wq_size;
+	conn->send_cq = cq;
+}
+
+static int hl_nic_set_res_conn_ctx(struct hl_ctx *ctx,
+				   const struct hl_nic_res_conn_ctx_in *in)
+{
+	struct hl_device *hdev = ctx->hdev;
+	struct hl_nic_ctx *nic = &ctx->nic;
+	struct hl_nic_conn *conn;
+	struct hl_nic_cq *cq;
+	int rc;
+
+	if (in->reserved[0] || in->reserved[1])
+		return -EINVAL;
+
+	mutex_lock(&nic->lock);
+	conn = xa_load(&nic->conns, in->conn_id);
+	rc = hl_nic_check_conn_ctx(nic, conn, in->port, in->remote_conn_id,
+				   in->psn, in->wq_size, in->cq_handle, &cq);
+	if (rc)
+		goto out_unlock;
+	if (hl_nic_conn_state(conn) != HL_NIC_CONN_STATE_INIT) {
+		rc = -EINVAL;
+		goto out_unlock;
+	}
+	rc = hdev->asic_funcs->nic_check_remote(hdev, conn->port,
+						in->remote_addr);
+	if (rc)
+		goto out_unlock;
+
+	rc = hl_nic_conn_advance(conn, HL_NIC_CONN_STATE_INIT,
+				 HL_NIC_CONN_STATE_RTR, hl_nic_set_res, in, cq);
+out_unlock:
+	mutex_unlock(&nic->lock);
+	if (rc)
+		dev_dbg(hdev->dev, "SET_RES_CONN_CTX of connection %u: %d\n",
+			in->conn_id, rc);
+	return rc;
+}
+
+static bool hl_nic_mtu_valid(u32 mtu)
+{
+	return is_power_of_2(mtu) && mtu >= HL_NIC_MTU_256 &&
+	       mtu <= HL_NIC_MTU_4096;
+}
+
+static int hl_nic_set_req_conn_ctx(struct hl_ctx *ctx,
+				   const struct hl_nic_req_conn_ctx_in *in)
+{
+	struct hl_device *hdev = ctx->hdev;
+	struct hl_nic_ctx *nic = &ctx->nic;
+	struct hl_nic_conn *conn;
+	struct hl_nic_cq *cq;
+	bool same_remote;
+	int rc;
+
+	if (in->reserved || !hl_nic_mtu_valid(in->mtu))
+		return -EINVAL;
+
+	mutex_lock(&nic->lock);
+	conn = xa_load(&nic->conns, in->conn_id);
+	rc = hl_nic_check_conn_ctx(nic, conn, in->port, in->remote_conn_id,
+				   in->psn, in->wq_size, in->cq_handle, &cq);
+	if (rc)
+		goto out_unlock;
+
+	spin_lock(&conn->lock);
+	rc = conn->state == HL_NIC_CONN_STATE_RTR ? 0 : -EINVAL;
+	same_remote = conn->remote_addr == in->remote_addr &&
+		      conn->remote_conn_id == in->remote_conn_id;
+	spin_unlock(&conn->lock);
+	if (!rc && !same_remote)
+		rc = -EINVAL;
+	if (rc)
+		goto out_unlock;
+
+	rc = hdev->asic_funcs->nic_check_remote(hdev, conn->port,
+						in->remote_addr);
+	if (rc)
+		goto out_unlock;
+
+	rc = hl_nic_conn_advance(conn, HL_NIC_CONN_STATE_RTR,
+				 HL_NIC_CONN_STATE_RTS, hl_nic_set_req, in, cq);
+out_unlock:
+	mutex_unlock(&nic->lock);
+	if (rc)
+		dev_dbg(hdev->dev, "SET_REQ_CONN_CTX of connection %u: %d\n",
+			in->conn_id, rc);
+	return rc;
+}
+
+static void hl_nic_set_nothing(struct hl_nic_conn *conn, const void *in,
+			       struct hl_nic_cq *cq)
+{
+}
+
+static int hl_nic_modify_conn(struct hl_ctx *ctx,
+			      const struct hl_nic_modify_conn_in *in)
+{
+	struct hl_nic_ctx *nic = &ctx->nic;
+	struct hl_nic_conn *conn;
+	int rc = 0;
+
+	mutex_lock(&nic->lock);
+	conn = xa_load(&nic->conns, in->conn_id);
+	if (!conn) {
+		rc = -EINVAL;
+		goto out_unlock;
+	}
+
+	switch (in->state) {
+	case HL_NIC_CONN_STATE_INIT:
+		rc = hl_nic_conn_advance(conn, HL_NIC_CONN_STATE_RESET,
+					 HL_NIC_CONN_STATE_INIT,
+					 hl_nic_set_nothing, NULL, NULL);
+		break;
+	case HL_NIC_CONN_STATE_ERR:
+	case HL_NIC_CONN_STATE_RESET:
+		hl_nic_conn_flush(nic, conn, in->state, false);
+		break;
+	default:
+		rc = -EINVAL;
+		break;
+	}
+out_unlock:
+	mutex_unlock(&nic->lock);
+	return rc;
+}
+
+static int hl_nic_destroy_conn(struct hl_ctx *ctx,
+			       const struct hl_nic_destroy_conn_in *in)
+{
+	struct hl_nic_ctx *nic = &ctx->nic;
+	struct hl_nic_conn *conn;
+
+	if (in->pad)
+		return -EINVAL;
+
+	mutex_lock(&nic->lock);
+	conn = xa_erase(&nic->conns, in->conn_id);
+	if (conn)
+		hl_nic_conn_flush(nic, conn, HL_NIC_CONN_STATE_ERR, true);
+	mutex_unlock(&nic->lock);
+
+	if (!conn)
+		return -EINVAL;
+	hl_nic_conn_put(conn);
+	return 0;
+}
+
+static int hl_nic_query_conn(struct hl_ctx *ctx,
+			     const struct hl_nic_query_conn_in *in,
+			     struct hl_nic_query_conn_out *out)
+{
+	struct hl_nic_ctx *nic = &ctx->nic;
+	struct hl_nic_conn *conn;
+	int rc = 0;
+
+	if (in->pad)
+		return -EINVAL;
+
+	mutex_lock(&nic->lock);
+	conn = xa_load(&nic->conns, in->conn_id);
+	if (conn) {
+		spin_lock(&conn->lock);
+		out->remote_addr = conn->remote_addr;
+		out->state = conn->state;
+		out->port = conn->port;
+		out->remote_conn_id = conn->remote_conn_id;
+		out->sq_psn = conn->sq_psn;
+		out->rq_psn = conn->rq_psn;
+		spin_unlock(&conn->lock);
+	} else {
+		rc = -EINVAL;
+	}
+	mutex_unlock(&nic->lock);
+	return rc;
+}
+
+/* ------------------------------------------------------------------------
+ * CQ ops
+ */
+
+static int hl_nic_cq_create(struct hl_ctx *ctx,
+			    const struct hl_nic_cq_create_in *in,
+			    struct hl_nic_cq_create_out *out)
+{
+	struct hl_nic_ctx *nic = &ctx->nic;
+	struct hl_nic_cq *cq;
+	u32 handle;
+	int rc;
+
+	if (in->pad || !in->num_entries ||
+	    in->num_entries > HL_NIC_MAX_CQ_ENTRIES ||
+	    !is_power_of_2(in->num_entries))
+		return -EINVAL;
+
+	cq = kzalloc(sizeof(*cq), GFP_KERNEL);
+	if (!cq)
+		return -ENOMEM;
+	cq->entries = kvcalloc(in->num_entries, sizeof(*cq->entries),
+			       GFP_KERNEL);
+	if (!cq->entries) {
+		rc = -ENOMEM;
+		goto err_free_cq;
+	}
+	kref_init(&cq->refcount);
+	cq->num_entries = in->num_entries;
+	spin_lock_init(&cq->lock);
+	init_waitqueue_head(&cq->wq);
+
+	mutex_lock(&nic->lock);
+	if (nic->num_cqs >= HL_NIC_MAX_CQS) {
+		rc = -ENOSPC;
+	} else {
+		rc = xa_alloc_cyclic(&nic->cqs, &handle, cq,
+				     XA_LIMIT(1, U32_MAX), &nic->next_cq,
+				     GFP_KERNEL);
+		if (rc >= 0) {
+			cq->handle = handle;
+			nic->num_cqs++;
+		}
+	}
+	mutex_unlock(&nic->lock);
+	if (rc < 0)
+		goto err_free_entries;
+
+	out->handle = handle;
+	return 0;
+
+err_free_entries:
+	kvfree(cq->entries);
+err_free_cq:
+	kfree(cq);
+	return rc;
+}
+
+static int hl_nic_cq_destroy(struct hl_ctx *ctx,
+			     const struct hl_nic_cq_destroy_in *in)
+{
+	struct hl_nic_ctx *nic = &ctx->nic;
+	struct hl_nic_cq *cq;
+	int rc = 0;
+
+	if (in->pad)
+		return -EINVAL;
+
+	mutex_lock(&nic->lock);
+	cq = xa_load(&nic->cqs, in->handle);
+	if (!cq) {
+		rc = -EINVAL;
+	} else if (cq->users) {
+		rc = -EBUSY;
+	} else {
+		xa_erase(&nic->cqs, in->handle);
+		nic->num_cqs--;
+	}
+	mutex_unlock(&nic->lock);
+	if (rc)
+		return rc;
+
+	hl_nic_cq_kill(cq);
+	hl_nic_cq_put(cq);
+	return 0;
+}
+
+static bool hl_nic_cq_ready(struct hl_nic_cq *cq)
+{
+	bool ready;
+
+	spin_lock(&cq->lock);
+	ready = cq->pi != cq->ci || cq->overflow || cq->destroyed;
+	spin_unlock(&cq->lock);
+	return ready;
+}
+
+/* CQ_WAIT: 0 when there is an entry or the time ran out, else -errno */
+static int hl_nic_cq_wait(struct hl_device *hdev, struct hl_nic_cq *cq,
+			  u64 timeout_us)
+{
+	bool forever = timeout_us >= U32_MAX;
+	unsigned long deadline = jiffies + usecs_to_jiffies(forever ? 0 :
+							    timeout_us);
+	long slice, rc;
+
+	while (!hl_nic_cq_ready(cq)) {
+		if (!forever && time_after_eq(jiffies, deadline))
+			return 0;
+		/* Removal waits for this ioctl: look again every slice */
+		if (hl_device_unplugged(hdev))
+			return -ENODEV;
+
+		slice = HL_NIC_WAIT_SLICE;
+		if (!forever)
+			slice = min_t(long, slice, deadline - jiffies);
+		rc = wait_event_interruptible_timeout(cq->wq,
+						      hl_nic_cq_ready(cq),
+						      max(slice, 1L));
+		if (rc < 0)
+			return -EINTR;
+	}
+	return 0;
+}
+
+static int hl_nic_cq_poll_wait(struct hl_ctx *ctx,
+			       const struct hl_nic_cq_poll_wait_in *in,
+			       struct hl_nic_cq_poll_wait_out *out, bool wait)
+{
+	struct hl_nic_cqe *buf = NULL;
+	struct hl_nic_cq *cq;
+	bool overflow, destroyed;
+	u32 n, i, avail;
+	int rc;
+
+	if (!wait && in->timeout_us)
+		return -EINVAL;
+	if (in->max_cqes && !in->cqes_ptr)
+		return -EINVAL;
+
+	cq = hl_nic_cq_lookup(&ctx->nic, in->handle);
+	if (!cq)
+		return -EINVAL;
+
+	if (wait) {
+		rc = hl_nic_cq_wait(ctx->hdev, cq, in->timeout_us);
+		if (rc)
+			goto out_put;
+	}
+
+	n = min(in->max_cqes, cq->num_entries);
+	if (n) {
+		buf = kvmalloc_array(n, sizeof(*buf), GFP_KERNEL);
+		if (!buf) {
+			rc = -ENOMEM;
+			goto out_put;
+		}
+	}
+
+	spin_lock(&cq->lock);
+	avail = cq->pi - cq->ci;
+	n = min(n, avail);
+	for (i = 0; i < n; i++)
+		buf[i] = cq->entries[(cq->ci + i) & (cq->num_entries - 1)];
+	overflow = cq->overflow;
+	destroyed = cq->destroyed;
+	spin_unlock(&cq->lock);
+
+	rc = -EINVAL;
+	if (destroyed)
+		goto out_free;
+	rc = -EFAULT;
+	if (n && copy_to_user(u64_to_user_ptr(in->cqes_ptr), buf,
+			      (size_t)n * sizeof(*buf)))
+		goto out_free;
+
+	rc = 0;
+	out->num_cqes = n;
+	out->avail = avail;
+	if (overflow)
+		out->status = HL_NIC_CQ_STATUS_OVERFLOW;
+	else if (wait && !avail)
+		out->status = HL_NIC_CQ_STATUS_TIMEOUT;
+	else
+		out->status = HL_NIC_CQ_STATUS_SUCCESS;
+out_free:
+	kvfree(buf);
+out_put:
+	hl_nic_cq_put(cq);
+	return rc;
+}
+
+static int
+hl_nic_cq_update_consumed(struct hl_ctx *ctx,
+			  const struct hl_nic_cq_update_consumed_cqes_in *in)
+{
+	struct hl_nic_cq *cq;
+	int rc = 0;
+
+	cq = hl_nic_cq_lookup(&ctx->nic, in->handle);
+	if (!cq)
+		return -EINVAL;
+
+	spin_lock(&cq->lock);
+	if (in->num_cqes > cq->pi - cq->ci)
+		rc = -EINVAL;
+	else
+		cq->ci += in->num_cqes;
+	spin_unlock(&cq->lock);
+
+	hl_nic_cq_put(cq);
+	return rc;
+}
+
+/* ------------------------------------------------------------------------
+ * The ioctl, INFO and the context
+ */
+
+/**
+ * hl_nic_ioctl - HL_IOCTL_NIC: connections and completion queues.
+ * @fpriv: the compute node's open file.
+ * @data: struct hl_nic_args, copied in; out is returned.
+ *
+ * Errors (per op in the uAPI header, above HL_IOCTL_NIC): -EPERM the
+ * caller's thread group did not open the compute node; -EOPNOTSUPP the
+ * device has no NIC port; -EINVAL unknown op, non-zero flags, ctx_id, pad
+ * or reserved bytes (also those of the union past the op's struct), an
+ * unknown connection or CQ, an out-of-range value, an illegal state
+ * transition; -ENOSPC no free connection ID or CQ slot; -ENOMEM;
+ * -ENETDOWN, -EADDRNOTAVAIL, -EHOSTUNREACH (remote checks of the contexts);
+ * -EBUSY CQ_DESTROY of a CQ in use; -EFAULT bad cqes_ptr; -EINTR CQ_WAIT
+ * interrupted; -ENODEV the device went away during CQ_WAIT.
+ *
+ * Return: 0 or a negative errno.
+ */
+int hl_nic_ioctl(struct hl_fpriv *fpriv, void *data)
+{
+	struct hl_nic_args *args = data;
+	struct hl_nic_in in = args->in;
+	struct hl_ctx *ctx = fpriv->ctx;
+	u32 size;
+
+	if (!ctx)
+		return -EINVAL;
+	if (ctx->nic.owner != task_tgid(current)) {
+		dev_dbg(fpriv->hdev->dev,
+			"NIC ioctl from pid %d, not the owner's process\n",
+			task_tgid_nr(current));
+		return -EPERM;
+	}
+	if (!fpriv->hdev->asic_prop.num_nic_ports)
+		return -EOPNOTSUPP;
+	if (in.flags || in.ctx_id || in.pad ||
+	    in.op >= ARRAY_SIZE(hl_nic_in_size))
+		return -EINVAL;
+	size = hl_nic_in_size[in.op];
+	if (memchr_inv((u8 *)in.reserved + size, 0, sizeof(in.reserved) - size))
+		return -EINVAL;
+
+	memset(&args->out, 0, sizeof(args->out));
+
+	switch (in.op) {
+	case HL_NIC_OP_ALLOC_CONN:
+		return hl_nic_alloc_conn(ctx, &in.alloc_conn,
+					 &args->out.alloc_conn);
+	case HL_NIC_OP_SET_REQ_CONN_CTX:
+		return hl_nic_set_req_conn_ctx(ctx, &in.req_conn_ctx);
+	case HL_NIC_OP_SET_RES_CONN_CTX:
+		return hl_nic_set_res_conn_ctx(ctx, &in.res_conn_ctx);
+	case HL_NIC_OP_DESTROY_CONN:
+		return hl_nic_destroy_conn(ctx, &in.destroy_conn);
+	case HL_NIC_OP_CQ_CREATE:
+		return hl_nic_cq_create(ctx, &in.cq_create,
+					&args->out.cq_create);
+	case HL_NIC_OP_CQ_DESTROY:
+		return hl_nic_cq_destroy(ctx, &in.cq_destroy);
+	case HL_NIC_OP_CQ_WAIT:
+		return hl_nic_cq_poll_wait(ctx, &in.cq_poll_wait,
+					   &args->out.cq_poll_wait, true);
+	case HL_NIC_OP_CQ_POLL:
+		return hl_nic_cq_poll_wait(ctx, &in.cq_poll_wait,
+					   &args->out.cq_poll_wait, false);
+	case HL_NIC_OP_CQ_UPDATE_CONSUMED_CQES:
+		return hl_nic_cq_update_consumed(ctx,
+						 &in.cq_update_consumed_cqes);
+	case HL_NIC_OP_MODIFY_CONN:
+		return hl_nic_modify_conn(ctx, &in.modify_conn);
+	case HL_NIC_OP_QUERY_CONN:
+		return hl_nic_query_conn(ctx, &in.query_conn,
+					 &args->out.query_conn);
+	default:
+		return -EINVAL;
+	}
+}
+
+/**
+ * hl_nic_info_ports - fill HL_INFO_NIC_PORTS.
+ * @hdev: the device, inside a hl_device_enter() section.
+ * @info: zeroed; receives the ports.
+ *
+ * Return: 0.
+ */
+int hl_nic_info_ports(struct hl_device *hdev, struct hl_info_nic_ports *info)
+{
+	u32 i, n = min_t(u32, hdev->asic_prop.num_nic_ports,
+			 HL_INFO_NIC_MAX_PORTS);
+
+	info->num_ports = n;
+	for (i = 0; i < n; i++)
+		hdev->asic_funcs->nic_port_info(hdev, i, &info->ports[i]);
+	return 0;
+}
+
+/**
+ * hl_nic_ctx_init - initialise a new context's NIC and let the fabric
+ * reach its connections.
+ * @ctx: the context, created by the opener of the compute node (current).
+ */
+void hl_nic_ctx_init(struct hl_ctx *ctx)
+{
+	struct hl_nic_ctx *nic = &ctx->nic;
+	struct hl_device *hdev = ctx->hdev;
+
+	mutex_init(&nic->lock);
+	xa_init_flags(&nic->conns, XA_FLAGS_ALLOC1);
+	xa_init_flags(&nic->cqs, XA_FLAGS_ALLOC1);
+	nic->next_conn_id = HL_NIC_MIN_CONN_ID;
+	nic->next_cq = 1;
+	nic->owner = get_pid(task_tgid(current));
+
+	spin_lock(&hdev->nic_lock);
+	hdev->nic_ctx = ctx;
+	spin_unlock(&hdev->nic_lock);
+}
+
+/**
+ * hl_nic_ctx_close - the compute node is closed: destroy the context's
+ * connections (their work is flushed) and CQs.
+ * @ctx: the context.
+ *
+ * From here on the fabric no longer reaches the context's connections.
+ */
+void hl_nic_ctx_close(struct hl_ctx *ctx)
+{
+	struct hl_device *hdev = ctx->hdev;
+	struct hl_nic_ctx *nic = &ctx->nic;
+	struct hl_nic_conn *conn;
+	struct hl_nic_cq *cq;
+	unsigned long id;
+
+	spin_lock(&hdev->nic_lock);
+	if (hdev->nic_ctx == ctx)
+		hdev->nic_ctx = NULL;
+	spin_unlock(&hdev->nic_lock);
+
+	mutex_lock(&nic->lock);
+	if (nic->closed)
+		goto out_unlock;
+	nic->closed = true;
+
+	xa_for_each(&nic->conns, id, conn) {
+		xa_erase(&nic->conns, id);
+		hl_nic_conn_flush(nic, conn, HL_NIC_CONN_STATE_ERR, true);
+		hl_nic_conn_put(conn);
+	}
+	xa_for_each(&nic->cqs, id, cq) {
+		xa_erase(&nic->cqs, id);
+		hl_nic_cq_kill(cq);
+		hl_nic_cq_put(cq);
+	}
+	nic->num_cqs = 0;
+out_unlock:
+	mutex_unlock(&nic->lock);
+}
+
+/**
+ * hl_nic_ctx_fini - release a context's NIC.
+ * @ctx: the context, being released.
+ */
+void hl_nic_ctx_fini(struct hl_ctx *ctx)
+{
+	struct hl_nic_ctx *nic = &ctx->nic;
+
+	hl_nic_ctx_close(ctx);
+	xa_destroy(&nic->conns);
+	xa_destroy(&nic->cqs);
+	put_pid(nic->owner);
+	mutex_destroy(&nic->lock);
+}

@@ -1,0 +1,203 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * habanalabs: NIC connections and completion queues, shared by the core
+ * (common/nic.c: the ioctl, the QP state machine, CQs, teardown) and the
+ * ASIC backends that run the data path (emu/emu_nic.c).
+ *
+ * Objects and lifetimes:
+ *   - struct hl_nic_ctx: a context's connections and CQs, created and
+ *     released with the context. Its xarrays hold one reference on each
+ *     object; closing the compute node empties them (hl_nic_ctx_close()).
+ *   - struct hl_nic_conn: refcounted; the data path holds a reference while
+ *     a packet works on it. It does not hold its context: whoever uses
+ *     conn->ctx holds a context reference (a job's CS, or the reference
+ *     hl_nic_conn_get_remote() takes).
+ *   - struct hl_nic_cq: refcounted; a connection context that names it holds
+ *     a reference and counts in @users (CQ_DESTROY is -EBUSY while users),
+ *     and so does every work request in flight that will report to it.
+ *
+ * Epochs: every move of a connection to ERR or RESET, and its destruction,
+ * bumps hl_nic_conn.epoch. Work records the epoch it was posted in; work
+ * whose epoch is no longer the connection's is flushed
+ * (HL_NIC_CQE_STATUS_FLUSHED), so work started before a reset never runs
+ * on the connection set up after it.
+ */
+#ifndef HL_NIC_H_
+#define HL_NIC_H_
+
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+#include <linux/wait.h>
+#include <linux/xarray.h>
+
+#include <uapi/misc/habanalabs.h>
+
+struct hl_ctx;
+struct hl_device;
+struct hl_fpriv;
+struct pid;
+
+/**
+ * struct hl_nic_cq - a completion queue: a bounded ring of entries.
+ * @refcount: freed when the last reference is gone.
+ * @handle: the handle user space names it by.
+ * @num_entries: capacity, a power of 2.
+ * @users: connection contexts that name the CQ (under hl_nic_ctx.lock).
+ * @lock: Protects @pi, @ci, @overflow, @destroyed and the entries.
+ * @pi: entries produced so far.
+ * @ci: entries consumed so far (@pi - @ci are available).
+ * @overflow: an entry was lost because the ring was full; sticky.
+ * @destroyed: CQ_DESTROY or the context's close: entries are dropped and
+ *	waiters leave.
+ * @wq: CQ_WAIT sleeps here; woken by every new entry and by destruction.
+ * @entries: the ring.
+ */
+struct hl_nic_cq {
+	struct kref refcount;
+	u32 handle;
+	u32 num_entries;
+	u32 users;
+	spinlock_t lock; /* Protects: pi, ci, overflow, destroyed, entries */
+	u64 pi;
+	u64 ci;
+	bool overflow;
+	bool destroyed;
+	wait_queue_head_t wq;
+	struct hl_nic_cqe *entries;
+};
+
+/**
+ * enum hl_nic_wr_state - where a posted receive is.
+ * @HL_NIC_WR_POSTED: on its connection's receive queue, waiting.
+ * @HL_NIC_WR_ACTIVE: taken by a sender, which is filling it; only that
+ *	sender completes it.
+ * @HL_NIC_WR_DONE: completed; the poster owns it again.
+ */
+enum hl_nic_wr_state {
+	HL_NIC_WR_POSTED,
+	HL_NIC_WR_ACTIVE,
+	HL_NIC_WR_DONE,
+};
+
+/**
+ * struct hl_nic_wr - a posted receive (an HL_PKT_NIC_RECV in progress).
+ * @node: in hl_nic_conn.rq while POSTED.
+ * @addr: device virtual address of the buffer (the receiver's context).
+ * @size: bytes of the buffer.
+ * @wr_id: the user's tag.
+ * @epoch: the connection's epoch when posted.
+ * @queue_id: the queue that posted it (for the fault record).
+ * @state: enum hl_nic_wr_state, under the connection's lock.
+ * @status: HL_NIC_CQE_STATUS_* once DONE.
+ * @byte_len: bytes that landed, once DONE.
+ * @psn: PSN of the message's first packet, once DONE.
+ */
+struct hl_nic_wr {
+	struct list_head node;
+	u64 addr;
+	u64 size;
+	u64 wr_id;
+	u32 epoch;
+	u32 queue_id;
+	enum hl_nic_wr_state state;
+	u32 status;
+	u64 byte_len;
+	u32 psn;
+};
+
+/**
+ * struct hl_nic_conn - a connection (a reliable-connected queue pair).
+ * @refcount: the context's xarray holds one; the data path one per use.
+ * @ctx: the owning context (not counted; see the file comment).
+ * @id: connection ID in the context.
+ * @port: the port it is bound to.
+ * @lock: Protects every field below.
+ * @state: enum hl_nic_conn_state.
+ * @epoch: bumped by every move to ERR or RESET and by destruction.
+ * @destroyed: DESTROY_CONN or the context's close.
+ * @remote_addr: the peer port's address (RTR and later).
+ * @remote_conn_id: the peer connection (RTR and later).
+ * @sq_psn: PSN of the next packet sent.
+ * @rq_psn: PSN expected in the next packet received.
+ * @mtu: largest packet payload (RTS).
+ * @sq_size: sends outstanding at most (RTS).
+ * @rq_size: receives posted at most (RTR and later).
+ * @sq_posted: sends outstanding (any epoch).
+ * @rq_posted: receives posted and not completed (any epoch).
+ * @tx_busy: a sender is on the wire: one message at a time, in PSN order.
+ * @send_cq: CQ of the send completions, counted in its users, or NULL.
+ * @recv_cq: CQ of the receive completions, counted in its users, or NULL.
+ * @rq: posted receives (struct hl_nic_wr.node), oldest first.
+ * @wq: woken on every change of the fields above: receivers wait for
+ *	their receive, senders for their turn and for a posted receive.
+ */
+struct hl_nic_conn {
+	struct kref refcount;
+	struct hl_ctx *ctx;
+	u32 id;
+	u32 port;
+	spinlock_t lock; /* Protects: everything below */
+	enum hl_nic_conn_state state;
+	u32 epoch;
+	bool destroyed;
+	u64 remote_addr;
+	u32 remote_conn_id;
+	u32 sq_psn;
+	u32 rq_psn;
+	u32 mtu;
+	u32 sq_size;
+	u32 rq_size;
+	u32 sq_posted;
+	u32 rq_posted;
+	bool tx_busy;
+	struct hl_nic_cq *send_cq;
+	struct hl_nic_cq *recv_cq;
+	struct list_head rq;
+	wait_queue_head_t wq;
+};
+
+/**
+ * struct hl_nic_ctx - the NIC objects of a context.
+ * @lock: Protects the configuration: inserting into and erasing from
+ *	@conns and @cqs, connection contexts and CQ users, @num_cqs,
+ *	@closed. Lookups for the data path use the xarrays' own locks.
+ * @conns: connections by ID (struct hl_nic_conn).
+ * @next_conn_id: cursor of the cyclic connection-ID allocator.
+ * @cqs: CQs by handle (struct hl_nic_cq).
+ * @next_cq: cursor of the cyclic CQ-handle allocator.
+ * @num_cqs: number of @cqs.
+ * @owner: thread group that opened the compute node; only it configures.
+ * @closed: the compute node was closed; everything was torn down.
+ */
+struct hl_nic_ctx {
+	struct mutex lock; /* Protects: conns and cqs membership, contexts, num_cqs, closed */
+	struct xarray conns;
+	u32 next_conn_id;
+	struct xarray cqs;
+	u32 next_cq;
+	u32 num_cqs;
+	struct pid *owner;
+	bool closed;
+};
+
+/* nic.c: for the core */
+void hl_nic_ctx_init(struct hl_ctx *ctx);
+void hl_nic_ctx_close(struct hl_ctx *ctx);
+void hl_nic_ctx_fini(struct hl_ctx *ctx);
+int hl_nic_ioctl(struct hl_fpriv *fpriv, void *data);
+int hl_nic_info_ports(struct hl_device *hdev, struct hl_info_nic_ports *info);
+
+/* nic.c: for the backends' data path */
+struct hl_nic_conn *hl_nic_conn_get(struct hl_ctx *ctx, u32 id);
+struct hl_nic_conn *hl_nic_conn_get_remote(struct hl_device *hdev, u32 id,
+					   struct hl_ctx **ctx);
+void hl_nic_conn_put(struct hl_nic_conn *conn);
+void hl_nic_conn_fail_locked(struct hl_nic_conn *conn, u32 epoch);
+struct hl_nic_cq *hl_nic_cq_get(struct hl_nic_cq *cq);
+void hl_nic_cq_put(struct hl_nic_cq *cq);
+void hl_nic_cq_push(struct hl_nic_cq *cq, const struct hl_nic_cqe *cqe);
+
+#endif /* HL_NIC_H_ */
