@@ -718,9 +718,216 @@ hlthunk_public uint32_t hlthunk_pkt_reduce(void *buf, uint64_t src,
 					   uint32_t dtype, uint32_t op);
 
 /* ------------------------------------------------------------------------
- * NIC: ports, connections and CQs come in a later release, in a new version
- * node of the map.
+ * NIC (libhlthunk): ports, connections and completion queues
+ *
+ * A connection (a reliable-connected queue pair of the device's NIC) is
+ * bound to one port and talks to one connection of the device cabled to
+ * that port. Set-up, on each side (remote_addr is the local port's
+ * peer_addr from hlthunk_get_nic_ports_info(); the two processes exchange
+ * their connection IDs themselves):
+ *
+ *   hlthunk_nic_alloc_conn(fd, port, &id);                     RESET
+ *   hlthunk_nic_modify_conn(fd, id, HL_NIC_CONN_STATE_INIT);    INIT
+ *   hlthunk_nic_set_res_conn_ctx(fd, &res);   receive side      RTR
+ *   hlthunk_nic_set_req_conn_ctx(fd, &req);   send side         RTS
+ *
+ * then HL_PKT_NIC_RECV / HL_PKT_NIC_SEND packets in command submissions
+ * move the data, and the CQs named by the contexts collect one
+ * struct hl_nic_cqe per message. The states, statuses and every errno are
+ * documented in <misc/habanalabs.h> (HL_IOCTL_NIC). Every function needs
+ * the compute node fd of the process that opened it (else -EPERM), except
+ * hlthunk_get_nic_ports_info().
  */
+
+/**
+ * hlthunk_get_nic_ports_info() - the NIC ports of a device: address, cabling,
+ * peer device (module_id) and port, link state (libhlthunk).
+ * @fd: compute or control node fd.
+ * @info: receives the ports (info->num_ports of them).
+ *
+ * Return: 0, or -errno: -EINVAL NULL @info; else as HL_IOCTL_INFO.
+ */
+hlthunk_public int hlthunk_get_nic_ports_info(int fd,
+					      struct hl_info_nic_ports *info);
+
+/**
+ * hlthunk_nic_alloc_conn() - allocate a connection on a port, in RESET
+ * (libhlthunk).
+ * @fd: compute node fd.
+ * @port: the port.
+ * @conn_id: receives the connection ID.
+ *
+ * Return: 0, or -errno: -EINVAL NULL @conn_id, bad port; -ENOSPC no free
+ * ID; else the driver's errno.
+ */
+hlthunk_public int hlthunk_nic_alloc_conn(int fd, uint32_t port,
+					  uint32_t *conn_id);
+
+/**
+ * hlthunk_nic_set_req_conn_ctx() - set the requester (send) context of a
+ * connection in RTR; it moves to RTS (libhlthunk).
+ * @fd: compute node fd.
+ * @ctx: the context; reserved fields zero.
+ *
+ * Return: 0, or -errno: -EINVAL NULL @ctx, bad context or state;
+ * -ENETDOWN, -EADDRNOTAVAIL, -EHOSTUNREACH (see HL_IOCTL_NIC).
+ */
+hlthunk_public int hlthunk_nic_set_req_conn_ctx(int fd,
+				const struct hl_nic_req_conn_ctx_in *ctx);
+
+/**
+ * hlthunk_nic_set_res_conn_ctx() - set the responder (receive) context of a
+ * connection in INIT; it moves to RTR (libhlthunk).
+ * @fd: compute node fd.
+ * @ctx: the context; reserved fields zero.
+ *
+ * Return: as hlthunk_nic_set_req_conn_ctx().
+ */
+hlthunk_public int hlthunk_nic_set_res_conn_ctx(int fd,
+				const struct hl_nic_res_conn_ctx_in *ctx);
+
+/**
+ * hlthunk_nic_destroy_conn() - destroy a connection; its outstanding work
+ * is flushed (libhlthunk).
+ * @fd: compute node fd.
+ * @conn_id: the connection.
+ *
+ * Return: 0, or -errno: -EINVAL unknown connection.
+ */
+hlthunk_public int hlthunk_nic_destroy_conn(int fd, uint32_t conn_id);
+
+/**
+ * hlthunk_nic_modify_conn() - move a connection to INIT (from RESET), ERR
+ * or RESET (libhlthunk).
+ * @fd: compute node fd.
+ * @conn_id: the connection.
+ * @state: HL_NIC_CONN_STATE_INIT, _ERR or _RESET.
+ *
+ * Return: 0, or -errno: -EINVAL unknown connection, illegal transition.
+ */
+hlthunk_public int hlthunk_nic_modify_conn(int fd, uint32_t conn_id,
+					   uint32_t state);
+
+/**
+ * hlthunk_nic_query_conn() - state, port, remote and PSNs of a connection
+ * (libhlthunk).
+ * @fd: compute node fd.
+ * @conn_id: the connection.
+ * @out: receives them.
+ *
+ * Return: 0, or -errno: -EINVAL NULL @out, unknown connection.
+ */
+hlthunk_public int hlthunk_nic_query_conn(int fd, uint32_t conn_id,
+					  struct hl_nic_query_conn_out *out);
+
+/**
+ * hlthunk_nic_cq_create() - create a completion queue (libhlthunk).
+ * @fd: compute node fd.
+ * @num_entries: capacity, a power of 2 up to HL_NIC_MAX_CQ_ENTRIES.
+ * @handle: receives the CQ's handle.
+ *
+ * Return: 0, or -errno: -EINVAL NULL @handle, bad size; -ENOSPC too many
+ * CQs; -ENOMEM.
+ */
+hlthunk_public int hlthunk_nic_cq_create(int fd, uint32_t num_entries,
+					 uint32_t *handle);
+
+/**
+ * hlthunk_nic_cq_destroy() - destroy a completion queue (libhlthunk).
+ * @fd: compute node fd.
+ * @handle: the CQ.
+ *
+ * Return: 0, or -errno: -EINVAL unknown CQ; -EBUSY a connection context
+ * names it.
+ */
+hlthunk_public int hlthunk_nic_cq_destroy(int fd, uint32_t handle);
+
+/**
+ * hlthunk_nic_cq_poll() - copy the oldest unconsumed entries of a CQ,
+ * without waiting and without consuming them (libhlthunk).
+ * @fd: compute node fd.
+ * @handle: the CQ.
+ * @cqes: room for @max_cqes entries (may be NULL when @max_cqes is 0).
+ * @max_cqes: entries to copy at most.
+ * @out: receives num_cqes (copied), avail and status (SUCCESS or
+ *	OVERFLOW).
+ *
+ * Return: 0, or -errno: -EINVAL NULL @out, unknown CQ; -EFAULT.
+ */
+hlthunk_public int hlthunk_nic_cq_poll(int fd, uint32_t handle,
+				       struct hl_nic_cqe *cqes,
+				       uint32_t max_cqes,
+				       struct hl_nic_cq_poll_wait_out *out);
+
+/**
+ * hlthunk_nic_cq_wait() - hlthunk_nic_cq_poll() that first waits for an
+ * entry (libhlthunk).
+ * @fd: compute node fd.
+ * @handle: the CQ.
+ * @cqes: room for @max_cqes entries.
+ * @max_cqes: entries to copy at most.
+ * @timeout_us: how long to wait; 0 only polls; UINT32_MAX and above: no
+ *	limit. A signal restarts the wait with the whole timeout.
+ * @out: as for hlthunk_nic_cq_poll(); status TIMEOUT when no entry came.
+ *
+ * Return: as hlthunk_nic_cq_poll(); -EINVAL also when the CQ was destroyed
+ * while waiting.
+ */
+hlthunk_public int hlthunk_nic_cq_wait(int fd, uint32_t handle,
+				       struct hl_nic_cqe *cqes,
+				       uint32_t max_cqes, uint64_t timeout_us,
+				       struct hl_nic_cq_poll_wait_out *out);
+
+/**
+ * hlthunk_nic_cq_update_consumed_cqes() - release the oldest @num_cqes
+ * entries of a CQ (libhlthunk).
+ * @fd: compute node fd.
+ * @handle: the CQ.
+ * @num_cqes: at most the entries available.
+ *
+ * Return: 0, or -errno: -EINVAL unknown CQ, too many entries.
+ */
+hlthunk_public int hlthunk_nic_cq_update_consumed_cqes(int fd,
+						       uint32_t handle,
+						       uint32_t num_cqes);
+
+/* Sizes of the NIC packets, in bytes */
+#define HLTHUNK_PKT_NIC_SEND_SIZE	((uint32_t)sizeof(struct hl_pkt_nic_send))
+#define HLTHUNK_PKT_NIC_RECV_SIZE	((uint32_t)sizeof(struct hl_pkt_nic_recv))
+
+/**
+ * hlthunk_pkt_nic_send() - send @size bytes at @addr on a connection in RTS
+ * (libhlthunk).
+ * @buf: where to write HLTHUNK_PKT_NIC_SEND_SIZE bytes, or NULL.
+ * @conn_id: a connection of the submitting fd's context.
+ * @addr: device VA of the message.
+ * @size: bytes, at most HL_NIC_MAX_MSG_SIZE and at most the receive's size.
+ * @wr_id: returned in the send's completion entry.
+ *
+ * The packet waits for a receive posted on the peer connection (at most the
+ * job's timeout) and completes when the message has landed. Put it in
+ * another queue than a RECV that must run before the peer can post its own.
+ *
+ * Return: HLTHUNK_PKT_NIC_SEND_SIZE.
+ */
+hlthunk_public uint32_t hlthunk_pkt_nic_send(void *buf, uint32_t conn_id,
+					     uint64_t addr, uint64_t size,
+					     uint64_t wr_id);
+
+/**
+ * hlthunk_pkt_nic_recv() - post a receive of up to @size bytes at @addr on
+ * a connection in RTR or RTS, and wait for the message (libhlthunk).
+ * @buf: where to write HLTHUNK_PKT_NIC_RECV_SIZE bytes, or NULL.
+ * @conn_id: a connection of the submitting fd's context.
+ * @addr: device VA of the buffer.
+ * @size: bytes, at most HL_NIC_MAX_MSG_SIZE.
+ * @wr_id: returned in the receive's completion entry.
+ *
+ * Return: HLTHUNK_PKT_NIC_RECV_SIZE.
+ */
+hlthunk_public uint32_t hlthunk_pkt_nic_recv(void *buf, uint32_t conn_id,
+					     uint64_t addr, uint64_t size,
+					     uint64_t wr_id);
 
 #ifdef __cplusplus
 }

@@ -114,3 +114,45 @@ hlthunk_public uint32_t hlthunk_pkt_reduce(void *buf, uint64_t src,
 	}
 	return sizeof(struct hl_pkt_reduce);
 }
+
+static uint32_t hlthunk_pkt_nic(void *buf, uint32_t opcode, uint32_t conn_id,
+				uint64_t addr, uint64_t size, uint64_t wr_id)
+{
+	char *p = buf;
+
+	if (p) {
+		hlthunk_put_le32(p + offsetof(struct hl_pkt_nic_send, ctl),
+				 hlthunk_pkt_ctl(opcode));
+		hlthunk_put_le32(p + offsetof(struct hl_pkt_nic_send, conn_id),
+				 conn_id);
+		hlthunk_put_le64(p + offsetof(struct hl_pkt_nic_send, addr),
+				 addr);
+		hlthunk_put_le64(p + offsetof(struct hl_pkt_nic_send, size),
+				 size);
+		hlthunk_put_le64(p + offsetof(struct hl_pkt_nic_send, wr_id),
+				 wr_id);
+	}
+	return sizeof(struct hl_pkt_nic_send);
+}
+
+/* SEND and RECV share one layout */
+_Static_assert(sizeof(struct hl_pkt_nic_send) ==
+	       sizeof(struct hl_pkt_nic_recv), "NIC packet layouts");
+_Static_assert(offsetof(struct hl_pkt_nic_send, wr_id) ==
+	       offsetof(struct hl_pkt_nic_recv, wr_id), "NIC packet layouts");
+
+hlthunk_public uint32_t hlthunk_pkt_nic_send(void *buf, uint32_t conn_id,
+					     uint64_t addr, uint64_t size,
+					     uint64_t wr_id)
+{
+	return hlthunk_pkt_nic(buf, HL_PKT_NIC_SEND, conn_id, addr, size,
+			       wr_id);
+}
+
+hlthunk_public uint32_t hlthunk_pkt_nic_recv(void *buf, uint32_t conn_id,
+					     uint64_t addr, uint64_t size,
+					     uint64_t wr_id)
+{
+	return hlthunk_pkt_nic(buf, HL_PKT_NIC_RECV, conn_id, addr, size,
+			       wr_id);
+}
