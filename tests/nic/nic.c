@@ -1,0 +1,2390 @@
+// SPDX-License-Identifier: MIT
+/*
+ * nic: the NIC ports (HL_INFO_NIC_PORTS), connection set-up and the QP state
+ * machine (HL_IOCTL_NIC), completion queues, and the data path: messages
+ * sent by HL_PKT_NIC_SEND from one device's memory into another's, compared
+ * byte for byte; size mismatch, PSN mismatch, link down, destroyed
+ * connections, unmapped addresses, an owner that exits with connections
+ * open, a peer device unbound mid-transfer, and who may configure.
+ *
+ * Most tests use devices 0 and 1 from one process (each fd owns its device);
+ * test_two_processes_exchange_data forks one process per device. Tests that
+ * need two devices skip with fewer.
+ */
+#include "hltests.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define KB		1024ull
+#define MB		(1024ull * KB)
+#define PAGE		4096ull
+#define WAIT_US		(120ull * 1000 * 1000)
+#define SEED		0x6e1c5eed0badf00dull
+
+/* CS job timeout (s) of the tests that expect a wait to run out */
+#define SHORT_TIMEOUT_S	2
+
+/* ------------------------------------------------------------------------
+ * Helpers that return 0 or -errno (usable in a forked child: no cmocka)
+ */
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * Device fds and child processes a test opened: the teardown closes and
+ * kills what a failed test left behind, so the next test finds the devices
+ * free.
+ */
+#define MAX_TRACKED	8
+static int tracked_fds[MAX_TRACKED] = { -1, -1, -1, -1, -1, -1, -1, -1 };
+static pid_t tracked_pid;
+
+static int fd_track(int fd)
+{
+	int i;
+
+	for (i = 0; fd >= 0 && i < MAX_TRACKED; i++) {
+		if (tracked_fds[i] < 0) {
+			tracked_fds[i] = fd;
+			break;
+		}
+	}
+	return fd;
+}
+
+static void fd_close(int fd)
+{
+	int i;
+
+	for (i = 0; i < MAX_TRACKED; i++)
+		if (tracked_fds[i] == fd)
+			tracked_fds[i] = -1;
+	close(fd);
+}
+
+static int nic_teardown(void **state)
+{
+	int i;
+
+	(void)state;
+	if (tracked_pid > 0) {
+		kill(tracked_pid, SIGKILL);
+		waitpid(tracked_pid, NULL, 0);
+		tracked_pid = 0;
+	}
+	for (i = 0; i < MAX_TRACKED; i++) {
+		if (tracked_fds[i] >= 0)
+			close(tracked_fds[i]);
+		tracked_fds[i] = -1;
+	}
+	return 0;
+}
+
+static int nic_teardown_state(void **state)
+{
+	nic_teardown(state);
+	return hltests_teardown(state);
+}
+
+/**
+ * struct buf - page-aligned host memory mapped to a device.
+ * @ptr: CPU address.
+ * @va: device VA.
+ * @size: bytes.
+ */
+struct buf {
+	uint8_t *ptr;
+	uint64_t va;
+	uint64_t size;
+};
+
+static int buf_map(int fd, struct buf *b, uint64_t size)
+{
+	void *p = NULL;
+	uint64_t alloc = (size + PAGE - 1) & ~(PAGE - 1);
+
+	if (posix_memalign(&p, PAGE, alloc ? alloc : PAGE))
+		return -ENOMEM;
+	memset(p, 0, alloc ? alloc : PAGE);
+	b->ptr = p;
+	b->size = size;
+	b->va = hlthunk_host_memory_map(fd, p, 0, alloc ? alloc : PAGE);
+	if (!b->va) {
+		int err = errno;
+
+		free(p);
+		b->ptr = NULL;
+		return -err;
+	}
+	return 0;
+}
+
+static void buf_unmap(int fd, struct buf *b)
+{
+	if (!b->ptr)
+		return;
+	hlthunk_memory_unmap(fd, b->va);
+	free(b->ptr);
+	b->ptr = NULL;
+}
+
+#define NIC_CS_MAX_JOBS	4
+
+/**
+ * struct nic_cs - a command submission of one-packet jobs.
+ * @n: number of jobs.
+ * @cb: each job's command buffer.
+ * @queue: each job's queue.
+ * @len: each job's command-buffer size.
+ * @seq: the sequence number once submitted.
+ */
+struct nic_cs {
+	int n;
+	struct buf cb[NIC_CS_MAX_JOBS];
+	uint32_t queue[NIC_CS_MAX_JOBS];
+	uint32_t len[NIC_CS_MAX_JOBS];
+	uint64_t seq;
+};
+
+enum nic_op { NIC_SEND, NIC_RECV };
+
+static int nic_cs_add(int fd, struct nic_cs *cs, uint32_t queue,
+		      enum nic_op op, uint32_t conn, uint64_t addr,
+		      uint64_t size, uint64_t wr_id)
+{
+	int i = cs->n, rc;
+
+	if (i >= NIC_CS_MAX_JOBS)
+		return -E2BIG;
+	rc = buf_map(fd, &cs->cb[i], PAGE);
+	if (rc)
+		return rc;
+	cs->queue[i] = queue;
+	cs->len[i] = op == NIC_SEND ?
+		hlthunk_pkt_nic_send(cs->cb[i].ptr, conn, addr, size, wr_id) :
+		hlthunk_pkt_nic_recv(cs->cb[i].ptr, conn, addr, size, wr_id);
+	cs->n++;
+	return 0;
+}
+
+static int nic_cs_submit(int fd, struct nic_cs *cs, uint32_t timeout_s)
+{
+	struct hl_cs_chunk chunks[NIC_CS_MAX_JOBS];
+	struct hlthunk_cs_in in;
+	struct hlthunk_cs_out out;
+	int i, rc;
+
+	memset(chunks, 0, sizeof(chunks));
+	for (i = 0; i < cs->n; i++) {
+		chunks[i].cb_handle = cs->cb[i].va;
+		chunks[i].queue_index = cs->queue[i];
+		chunks[i].cb_size = cs->len[i];
+	}
+	memset(&in, 0, sizeof(in));
+	in.chunks_execute = chunks;
+	in.num_chunks_execute = cs->n;
+	rc = hlthunk_command_submission_timeout(fd, &in, &out, timeout_s);
+	if (!rc)
+		cs->seq = out.seq;
+	return rc;
+}
+
+/* Wait for the CS; return 0 (COMPLETED), -EIO (ABORTED) or another -errno */
+static int nic_cs_wait(int fd, struct nic_cs *cs, uint64_t timeout_us,
+		       uint32_t *status)
+{
+	uint32_t st = 0xdead;
+	int rc = hlthunk_wait_for_cs(fd, cs->seq, timeout_us, &st);
+
+	if (status)
+		*status = st;
+	return rc;
+}
+
+static void nic_cs_free(int fd, struct nic_cs *cs)
+{
+	int i;
+
+	for (i = 0; i < cs->n; i++)
+		buf_unmap(fd, &cs->cb[i]);
+	cs->n = 0;
+}
+
+/* One job, submitted: 0 or -errno */
+static int nic_post(int fd, struct nic_cs *cs, uint32_t queue, enum nic_op op,
+		    uint32_t conn, uint64_t addr, uint64_t size,
+		    uint64_t wr_id, uint32_t timeout_s)
+{
+	int rc;
+
+	memset(cs, 0, sizeof(*cs));
+	rc = nic_cs_add(fd, cs, queue, op, conn, addr, size, wr_id);
+	if (!rc)
+		rc = nic_cs_submit(fd, cs, timeout_s);
+	return rc;
+}
+
+/* The port of @fd's device cabled to device @peer_module_id, link up */
+static int nic_port_to(int fd, uint32_t peer_module_id, uint32_t *port,
+		       uint64_t *peer_addr)
+{
+	struct hl_info_nic_ports info;
+	uint32_t i;
+	int rc;
+
+	rc = hlthunk_get_nic_ports_info(fd, &info);
+	if (rc)
+		return rc;
+	for (i = 0; i < info.num_ports; i++) {
+		if (info.ports[i].cabled && info.ports[i].link_up &&
+		    info.ports[i].peer_module_id == peer_module_id) {
+			*port = i;
+			*peer_addr = info.ports[i].peer_addr;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+static int module_id_of(int fd, uint32_t *module_id)
+{
+	struct hlthunk_hw_ip_info hw;
+	int rc = hlthunk_get_hw_ip_info(fd, &hw);
+
+	if (!rc)
+		*module_id = hw.module_id;
+	return rc;
+}
+
+/**
+ * struct conn_params - one side's view of a connection being set up.
+ * @port: local port.
+ * @remote_addr: the peer port's address.
+ * @remote_conn: the peer connection.
+ * @tx_psn: first PSN sent.
+ * @rx_psn: first PSN expected.
+ * @mtu: MTU.
+ * @wq_size: both work-queue sizes.
+ * @send_cq: CQ of the sends (0: none).
+ * @recv_cq: CQ of the receives (0: none).
+ */
+struct conn_params {
+	uint32_t port;
+	uint64_t remote_addr;
+	uint32_t remote_conn;
+	uint32_t tx_psn;
+	uint32_t rx_psn;
+	uint32_t mtu;
+	uint32_t wq_size;
+	uint32_t send_cq;
+	uint32_t recv_cq;
+};
+
+static void res_ctx_of(const struct conn_params *p, uint32_t conn,
+		       struct hl_nic_res_conn_ctx_in *res)
+{
+	memset(res, 0, sizeof(*res));
+	res->remote_addr = p->remote_addr;
+	res->conn_id = conn;
+	res->port = p->port;
+	res->remote_conn_id = p->remote_conn;
+	res->psn = p->rx_psn;
+	res->wq_size = p->wq_size;
+	res->cq_handle = p->recv_cq;
+}
+
+static void req_ctx_of(const struct conn_params *p, uint32_t conn,
+		       struct hl_nic_req_conn_ctx_in *req)
+{
+	memset(req, 0, sizeof(*req));
+	req->remote_addr = p->remote_addr;
+	req->conn_id = conn;
+	req->port = p->port;
+	req->remote_conn_id = p->remote_conn;
+	req->psn = p->tx_psn;
+	req->mtu = p->mtu;
+	req->wq_size = p->wq_size;
+	req->cq_handle = p->send_cq;
+}
+
+/* RESET -> INIT -> RTR -> RTS */
+static int conn_connect(int fd, uint32_t conn, const struct conn_params *p)
+{
+	struct hl_nic_res_conn_ctx_in res;
+	struct hl_nic_req_conn_ctx_in req;
+	int rc;
+
+	rc = hlthunk_nic_modify_conn(fd, conn, HL_NIC_CONN_STATE_INIT);
+	if (rc)
+		return rc;
+	res_ctx_of(p, conn, &res);
+	rc = hlthunk_nic_set_res_conn_ctx(fd, &res);
+	if (rc)
+		return rc;
+	req_ctx_of(p, conn, &req);
+	return hlthunk_nic_set_req_conn_ctx(fd, &req);
+}
+
+static uint32_t conn_state(int fd, uint32_t conn)
+{
+	struct hl_nic_query_conn_out q;
+
+	if (hlthunk_nic_query_conn(fd, conn, &q))
+		return UINT32_MAX;
+	return q.state;
+}
+
+/* Fill from a PRNG seeded with @seed (same bytes on both sides of a fork) */
+static void fill_seeded(uint8_t *p, uint64_t n, uint64_t seed)
+{
+	uint64_t s = seed | 1;
+
+	hltests_fill_random(&s, p, n);
+}
+
+/* ------------------------------------------------------------------------
+ * Two devices, one process: the shared set-up
+ */
+
+/**
+ * struct side - one device of a pair.
+ * @fd: its compute node.
+ * @idx: its /dev/hlN index.
+ * @module_id: its module id.
+ * @port: the port cabled to the other device.
+ * @peer_addr: the other device's port address.
+ * @conn: a connection on @port.
+ * @cq: a CQ named by @conn's contexts (both directions).
+ */
+struct side {
+	int fd;
+	int idx;
+	uint32_t module_id;
+	uint32_t port;
+	uint64_t peer_addr;
+	uint32_t conn;
+	uint32_t cq;
+};
+
+/**
+ * struct pair - devices 0 and 1, connected.
+ * @s: the two sides.
+ */
+struct pair {
+	struct side s[2];
+};
+
+static void side_open(struct side *s, int idx)
+{
+	s->idx = idx;
+	s->fd = fd_track(hltests_open_node(idx, 0));
+	assert_true(s->fd >= 0);
+	assert_int_equal(module_id_of(s->fd, &s->module_id), 0);
+}
+
+/* Open both devices and find the ports that link them */
+static void pair_open(struct pair *p)
+{
+	if (hltests_num_devices() < 2) {
+		print_message("needs two devices: skipped\n");
+		skip();
+	}
+	side_open(&p->s[0], 0);
+	side_open(&p->s[1], 1);
+	assert_int_equal(nic_port_to(p->s[0].fd, p->s[1].module_id,
+				     &p->s[0].port, &p->s[0].peer_addr), 0);
+	assert_int_equal(nic_port_to(p->s[1].fd, p->s[0].module_id,
+				     &p->s[1].port, &p->s[1].peer_addr), 0);
+}
+
+static void pair_params(struct pair *p, int i, struct conn_params *cp)
+{
+	struct side *me = &p->s[i], *peer = &p->s[!i];
+
+	memset(cp, 0, sizeof(*cp));
+	cp->port = me->port;
+	cp->remote_addr = me->peer_addr;
+	cp->remote_conn = peer->conn;
+	cp->tx_psn = 0;
+	cp->rx_psn = 0;
+	cp->mtu = HL_NIC_MTU_1024;
+	cp->wq_size = 16;
+	cp->send_cq = me->cq;
+	cp->recv_cq = me->cq;
+}
+
+/* pair_open, a CQ and a connection on each side, both in RTS */
+static void pair_connect(struct pair *p)
+{
+	struct conn_params cp;
+	int i;
+
+	pair_open(p);
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(hlthunk_nic_cq_create(p->s[i].fd, 64,
+						       &p->s[i].cq), 0);
+		assert_int_equal(hlthunk_nic_alloc_conn(p->s[i].fd,
+							p->s[i].port,
+							&p->s[i].conn), 0);
+	}
+	for (i = 0; i < 2; i++) {
+		pair_params(p, i, &cp);
+		assert_int_equal(conn_connect(p->s[i].fd, p->s[i].conn, &cp), 0);
+		assert_int_equal(conn_state(p->s[i].fd, p->s[i].conn),
+				 HL_NIC_CONN_STATE_RTS);
+	}
+}
+
+static void pair_close(struct pair *p)
+{
+	int i;
+
+	for (i = 0; i < 2; i++)
+		fd_close(p->s[i].fd);
+}
+
+/* Poll exactly one entry of @fd's CQ @cq, consume it and return it */
+static void cq_take_one(int fd, uint32_t cq, struct hl_nic_cqe *cqe)
+{
+	struct hl_nic_cq_poll_wait_out out;
+
+	memset(&out, 0, sizeof(out));
+	assert_int_equal(hlthunk_nic_cq_wait(fd, cq, cqe, 1, WAIT_US, &out), 0);
+	assert_int_equal(out.num_cqes, 1);
+	assert_int_equal(out.status, HL_NIC_CQ_STATUS_SUCCESS);
+	assert_int_equal(hlthunk_nic_cq_update_consumed_cqes(fd, cq, 1), 0);
+}
+
+static void assert_cqe(const struct hl_nic_cqe *cqe, uint32_t opcode,
+		       uint32_t status, uint32_t conn, uint64_t wr_id)
+{
+	if (cqe->status != status || cqe->opcode != opcode)
+		print_error("CQE: opcode %u status %u, expected opcode %u status %u\n",
+			    cqe->opcode, cqe->status, opcode, status);
+	assert_int_equal(cqe->opcode, opcode);
+	assert_int_equal(cqe->status, status);
+	assert_int_equal(cqe->conn_id, conn);
+	assert_int_equal(cqe->wr_id, wr_id);
+}
+
+static char *debugfs_link_path(int idx, uint32_t port, char *path, size_t n)
+{
+	char bdf[32];
+
+	assert_int_equal(hltests_pci_addr(idx, bdf, sizeof(bdf)), 0);
+	snprintf(path, n, "/sys/kernel/debug/habanalabs/%s/nic/port%u/link",
+		 bdf, port);
+	return path;
+}
+
+static int set_link(int idx, uint32_t port, int up)
+{
+	char path[160];
+	int fd, rc = 0;
+
+	debugfs_link_path(idx, port, path, sizeof(path));
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, up ? "1\n" : "0\n", 2) != 2)
+		rc = -errno;
+	close(fd);
+	return rc;
+}
+
+/* A raw HL_IOCTL_NIC: 0 or -errno */
+static int nic_raw(int fd, struct hl_nic_args *args)
+{
+	return ioctl(fd, HL_IOCTL_NIC, args) ? -errno : 0;
+}
+
+/* ------------------------------------------------------------------------
+ * INFO
+ */
+
+static void test_info_reports_ports_and_links(void **state)
+{
+	struct hl_info_nic_ports info[2], ctl;
+	struct hlthunk_hw_ip_info hw;
+	uint32_t i, up = 0, addr_seen;
+	struct pair p;
+	int cfd;
+
+	(void)state;
+	pair_open(&p);
+	for (i = 0; i < 2; i++)
+		assert_int_equal(hlthunk_get_nic_ports_info(p.s[i].fd,
+							    &info[i]), 0);
+
+	/* INFO agrees with HW_IP_INFO and works on the control node */
+	assert_int_equal(hlthunk_get_hw_ip_info(p.s[0].fd, &hw), 0);
+	assert_int_equal(info[0].num_ports, hw.num_nic_ports);
+	assert_true(info[0].num_ports >= 3);
+	assert_true(info[0].num_ports <= HL_INFO_NIC_MAX_PORTS);
+	cfd = hltests_open_node(0, 1);
+	assert_true(cfd >= 0);
+	assert_int_equal(hlthunk_get_nic_ports_info(cfd, &ctl), 0);
+	assert_memory_equal(&ctl, &info[0], sizeof(ctl));
+	close(cfd);
+
+	for (i = 0; i < info[0].num_ports; i++) {
+		struct hl_info_nic_port *pi = &info[0].ports[i];
+		uint32_t j;
+
+		assert_int_equal(pi->port, i);
+		assert_int_equal(pi->admin_up, 1);
+		assert_int_equal(pi->addr >> 48, 0);
+		assert_int_not_equal(pi->addr, 0);
+		/* Addresses are unique, also across devices */
+		for (j = 0; j < info[0].num_ports; j++) {
+			if (j != i)
+				assert_int_not_equal(pi->addr,
+						     info[0].ports[j].addr);
+			assert_int_not_equal(pi->addr, info[1].ports[j].addr);
+		}
+		if (!pi->cabled) {
+			assert_int_equal(pi->link_up, 0);
+			assert_int_equal(pi->peer_addr, 0);
+			continue;
+		}
+		assert_int_not_equal(pi->peer_module_id, p.s[0].module_id);
+		if (pi->link_up)
+			assert_int_equal(pi->peer_present, 1);
+		if (pi->peer_module_id != p.s[1].module_id)
+			continue;
+
+		/* The other end says the same, and the link is up */
+		up++;
+		assert_int_equal(pi->link_up, 1);
+		assert_int_equal(pi->peer_present, 1);
+		addr_seen = pi->peer_port;
+		assert_true(addr_seen < info[1].num_ports);
+		assert_int_equal(info[1].ports[addr_seen].addr, pi->peer_addr);
+		assert_int_equal(info[1].ports[addr_seen].peer_addr, pi->addr);
+		assert_int_equal(info[1].ports[addr_seen].peer_module_id,
+				 p.s[0].module_id);
+		assert_int_equal(info[1].ports[addr_seen].peer_port, i);
+		assert_int_equal(info[1].ports[addr_seen].link_up, 1);
+	}
+	/* Default cabling: all-to-all, one port per peer device */
+	assert_int_equal(up, 1);
+	pair_close(&p);
+}
+
+static void test_info_link_down_through_debugfs(void **state)
+{
+	struct hl_info_nic_ports info;
+	struct pair p;
+
+	(void)state;
+	pair_open(&p);
+	assert_int_equal(set_link(0, p.s[0].port, 0), 0);
+
+	/* Both ends see it */
+	assert_int_equal(hlthunk_get_nic_ports_info(p.s[0].fd, &info), 0);
+	assert_int_equal(info.ports[p.s[0].port].admin_up, 0);
+	assert_int_equal(info.ports[p.s[0].port].link_up, 0);
+	assert_int_equal(info.ports[p.s[0].port].cabled, 1);
+	assert_int_equal(hlthunk_get_nic_ports_info(p.s[1].fd, &info), 0);
+	assert_int_equal(info.ports[p.s[1].port].admin_up, 1);
+	assert_int_equal(info.ports[p.s[1].port].link_up, 0);
+
+	assert_int_equal(set_link(0, p.s[0].port, 1), 0);
+	assert_int_equal(hlthunk_get_nic_ports_info(p.s[1].fd, &info), 0);
+	assert_int_equal(info.ports[p.s[1].port].link_up, 1);
+	pair_close(&p);
+}
+
+static void test_info_short_buffer_truncates(void **state)
+{
+	struct hl_info_nic_ports *info = calloc(1, sizeof(*info) + 64);
+	struct hl_info_args args;
+	int fd;
+
+	(void)state;
+	assert_non_null(info);
+	fd = hltests_open_node(0, 1);
+	assert_true(fd >= 0);
+	memset(info, 0xa5, sizeof(*info) + 64);
+	memset(&args, 0, sizeof(args));
+	args.op = HL_INFO_NIC_PORTS;
+	args.return_pointer = (uintptr_t)info;
+	args.return_size = sizeof(uint32_t);
+	assert_int_equal(hlthunk_get_info(fd, &args), 0);
+	assert_true(info->num_ports > 0);
+	assert_int_equal(info->pad, 0xa5a5a5a5);
+	close(fd);
+	free(info);
+}
+
+/* ------------------------------------------------------------------------
+ * Connection set-up: the state machine and the errnos
+ */
+
+enum sm_op {
+	SM_INIT, SM_SET_RES, SM_SET_REQ, SM_ERR, SM_RESET, SM_TO_RTR,
+	SM_TO_RTS, SM_TO_BAD, SM_NUM_OPS
+};
+
+static const char * const sm_op_name[SM_NUM_OPS] = {
+	"MODIFY(INIT)", "SET_RES_CONN_CTX", "SET_REQ_CONN_CTX", "MODIFY(ERR)",
+	"MODIFY(RESET)", "MODIFY(RTR)", "MODIFY(RTS)", "MODIFY(99)",
+};
+
+#define S_RESET	HL_NIC_CONN_STATE_RESET
+#define S_INIT	HL_NIC_CONN_STATE_INIT
+#define S_RTR	HL_NIC_CONN_STATE_RTR
+#define S_RTS	HL_NIC_CONN_STATE_RTS
+#define S_ERR	HL_NIC_CONN_STATE_ERR
+#define S_NUM	5
+#define BAD	UINT32_MAX	/* -EINVAL, state unchanged */
+
+/* The state after op from state, or BAD for an illegal transition */
+static const uint32_t sm_table[S_NUM][SM_NUM_OPS] = {
+	/*	     INIT    RES    REQ    ERR    RESET    RTR  RTS  99 */
+	[S_RESET] = { S_INIT, BAD,   BAD,   S_ERR, S_RESET, BAD, BAD, BAD },
+	[S_INIT] =  { BAD,    S_RTR, BAD,   S_ERR, S_RESET, BAD, BAD, BAD },
+	[S_RTR] =   { BAD,    BAD,   S_RTS, S_ERR, S_RESET, BAD, BAD, BAD },
+	[S_RTS] =   { BAD,    BAD,   BAD,   S_ERR, S_RESET, BAD, BAD, BAD },
+	[S_ERR] =   { BAD,    BAD,   BAD,   S_ERR, S_RESET, BAD, BAD, BAD },
+};
+
+static int sm_apply(int fd, uint32_t conn, const struct conn_params *cp,
+		    enum sm_op op)
+{
+	struct hl_nic_res_conn_ctx_in res;
+	struct hl_nic_req_conn_ctx_in req;
+
+	switch (op) {
+	case SM_INIT:
+		return hlthunk_nic_modify_conn(fd, conn, S_INIT);
+	case SM_SET_RES:
+		res_ctx_of(cp, conn, &res);
+		return hlthunk_nic_set_res_conn_ctx(fd, &res);
+	case SM_SET_REQ:
+		req_ctx_of(cp, conn, &req);
+		return hlthunk_nic_set_req_conn_ctx(fd, &req);
+	case SM_ERR:
+		return hlthunk_nic_modify_conn(fd, conn, S_ERR);
+	case SM_RESET:
+		return hlthunk_nic_modify_conn(fd, conn, S_RESET);
+	case SM_TO_RTR:
+		return hlthunk_nic_modify_conn(fd, conn, S_RTR);
+	case SM_TO_RTS:
+		return hlthunk_nic_modify_conn(fd, conn, S_RTS);
+	default:
+		return hlthunk_nic_modify_conn(fd, conn, 99);
+	}
+}
+
+/* A new connection brought to @state through legal transitions */
+static uint32_t sm_conn_in(int fd, const struct conn_params *cp,
+			   uint32_t state)
+{
+	static const enum sm_op path[] = { SM_INIT, SM_SET_RES, SM_SET_REQ };
+	uint32_t conn, i;
+
+	assert_int_equal(hlthunk_nic_alloc_conn(fd, cp->port, &conn), 0);
+	assert_int_equal(conn_state(fd, conn), S_RESET);
+	if (state == S_ERR) {
+		for (i = 0; i < 3; i++)
+			assert_int_equal(sm_apply(fd, conn, cp, path[i]), 0);
+		assert_int_equal(sm_apply(fd, conn, cp, SM_ERR), 0);
+	} else {
+		for (i = 0; i < state; i++)
+			assert_int_equal(sm_apply(fd, conn, cp, path[i]), 0);
+	}
+	assert_int_equal(conn_state(fd, conn), state);
+	return conn;
+}
+
+static void test_conn_state_machine(void **state)
+{
+	static const char * const names[S_NUM] = {
+		"RESET", "INIT", "RTR", "RTS", "ERR"
+	};
+	struct conn_params cp;
+	uint32_t from, conn, expect, got;
+	struct pair p;
+	int op, rc, checked = 0;
+
+	(void)state;
+	pair_open(&p);
+	memset(&cp, 0, sizeof(cp));
+	cp.port = p.s[0].port;
+	cp.remote_addr = p.s[0].peer_addr;
+	cp.remote_conn = 7;
+	cp.mtu = HL_NIC_MTU_4096;
+	cp.wq_size = 4;
+
+	for (from = 0; from < S_NUM; from++) {
+		for (op = 0; op < SM_NUM_OPS; op++) {
+			conn = sm_conn_in(p.s[0].fd, &cp, from);
+			expect = sm_table[from][op];
+			rc = sm_apply(p.s[0].fd, conn, &cp, op);
+			got = conn_state(p.s[0].fd, conn);
+			if (rc != (expect == BAD ? -EINVAL : 0) ||
+			    got != (expect == BAD ? from : expect))
+				print_error("%s from %s: rc %d, state %u\n",
+					    sm_op_name[op], names[from], rc, got);
+			assert_int_equal(rc, expect == BAD ? -EINVAL : 0);
+			assert_int_equal(got, expect == BAD ? from : expect);
+			assert_int_equal(hlthunk_nic_destroy_conn(p.s[0].fd,
+								  conn), 0);
+			checked++;
+		}
+	}
+	assert_int_equal(checked, S_NUM * SM_NUM_OPS);
+
+	/* RESET forgets the contexts: the connection can be set up again */
+	conn = sm_conn_in(p.s[0].fd, &cp, S_RTS);
+	assert_int_equal(sm_apply(p.s[0].fd, conn, &cp, SM_RESET), 0);
+	{
+		struct hl_nic_query_conn_out q;
+
+		assert_int_equal(hlthunk_nic_query_conn(p.s[0].fd, conn, &q), 0);
+		assert_int_equal(q.remote_addr, 0);
+		assert_int_equal(q.remote_conn_id, 0);
+		assert_int_equal(q.port, cp.port);
+	}
+	assert_int_equal(sm_apply(p.s[0].fd, conn, &cp, SM_INIT), 0);
+	assert_int_equal(sm_apply(p.s[0].fd, conn, &cp, SM_SET_RES), 0);
+	assert_int_equal(sm_apply(p.s[0].fd, conn, &cp, SM_SET_REQ), 0);
+	assert_int_equal(conn_state(p.s[0].fd, conn), S_RTS);
+	pair_close(&p);
+}
+
+static void test_conn_query_reports_context(void **state)
+{
+	struct hl_nic_query_conn_out q;
+	struct conn_params cp;
+	uint32_t conn;
+	struct pair p;
+
+	(void)state;
+	pair_open(&p);
+	memset(&cp, 0, sizeof(cp));
+	cp.port = p.s[0].port;
+	cp.remote_addr = p.s[0].peer_addr;
+	cp.remote_conn = 1023;
+	cp.tx_psn = 0xabcdef;
+	cp.rx_psn = 0x123456;
+	cp.mtu = HL_NIC_MTU_256;
+	cp.wq_size = HL_NIC_MAX_WQ_SIZE;
+	assert_int_equal(hlthunk_nic_alloc_conn(p.s[0].fd, cp.port, &conn), 0);
+	assert_int_equal(conn_connect(p.s[0].fd, conn, &cp), 0);
+	assert_int_equal(hlthunk_nic_query_conn(p.s[0].fd, conn, &q), 0);
+	assert_int_equal(q.state, S_RTS);
+	assert_int_equal(q.port, cp.port);
+	assert_int_equal(q.remote_addr, cp.remote_addr);
+	assert_int_equal(q.remote_conn_id, 1023);
+	assert_int_equal(q.sq_psn, 0xabcdef);
+	assert_int_equal(q.rq_psn, 0x123456);
+	assert_int_equal(q.pad, 0);
+	pair_close(&p);
+}
+
+/**
+ * struct ctx_case - one invalid connection context.
+ * @what: what is wrong.
+ * @req: SET_REQ_CONN_CTX (from RTR), else SET_RES_CONN_CTX (from INIT).
+ * @errno_: the expected errno.
+ * @mutate: makes the valid context invalid.
+ */
+struct ctx_case {
+	const char *what;
+	int req;
+	int errno_;
+	void (*mutate)(struct conn_params *cp, struct hl_nic_res_conn_ctx_in *res,
+		       struct hl_nic_req_conn_ctx_in *req, const struct pair *p);
+};
+
+#define UNUSED __attribute__((unused))
+#define MUT(name) static void name(UNUSED struct conn_params *cp, \
+		UNUSED struct hl_nic_res_conn_ctx_in *res, \
+		UNUSED struct hl_nic_req_conn_ctx_in *req, \
+		UNUSED const struct pair *p)
+
+MUT(m_res_unknown_conn) { res->conn_id = 1000; }
+MUT(m_res_conn_zero) { res->conn_id = 0; }
+MUT(m_res_conn_big) { res->conn_id = 5000; }
+MUT(m_res_port) { res->port = (res->port + 1) % 8; }
+MUT(m_res_port_range) { res->port = 200; }
+MUT(m_res_rconn_zero) { res->remote_conn_id = 0; }
+MUT(m_res_rconn_big) { res->remote_conn_id = HL_NIC_MAX_CONN_ID + 1; }
+MUT(m_res_psn) { res->psn = HL_NIC_PSN_MASK + 1; }
+MUT(m_res_wq_zero) { res->wq_size = 0; }
+MUT(m_res_wq_big) { res->wq_size = HL_NIC_MAX_WQ_SIZE + 1; }
+MUT(m_res_cq) { res->cq_handle = 77; }
+MUT(m_res_reserved0) { res->reserved[0] = 1; }
+MUT(m_res_reserved1) { res->reserved[1] = 1; }
+MUT(m_res_addr_junk) { res->remote_addr = 0x1234; }
+MUT(m_res_addr_zero) { res->remote_addr = 0; }
+/* The address format of a device that is not there (module id 100) */
+MUT(m_res_addr_absent)
+{
+	res->remote_addr = (p->s[0].peer_addr & ~0xffffull) | 100 << 8 | 1;
+}
+/* A port of the peer device, but not the one cabled to ours */
+MUT(m_res_addr_unreachable)
+{
+	res->remote_addr = p->s[0].peer_addr ^ 1;
+}
+/* The address of our own port */
+MUT(m_res_addr_self)
+{
+	res->remote_addr = (p->s[0].peer_addr & ~0xffffull) |
+			   p->s[0].module_id << 8 | p->s[0].port;
+}
+MUT(m_req_mtu_zero) { req->mtu = 0; }
+MUT(m_req_mtu_small) { req->mtu = 128; }
+MUT(m_req_mtu_odd) { req->mtu = 1000; }
+MUT(m_req_mtu_big) { req->mtu = 8192; }
+MUT(m_req_remote_differs) { req->remote_conn_id = cp->remote_conn + 1; }
+MUT(m_req_addr_differs) { req->remote_addr = p->s[0].peer_addr ^ 1; }
+MUT(m_req_psn) { req->psn = 0x1000000; }
+MUT(m_req_wq_zero) { req->wq_size = 0; }
+MUT(m_req_cq) { req->cq_handle = 99; }
+MUT(m_req_reserved) { req->reserved = 1; }
+MUT(m_req_port) { req->port = (req->port + 1) % 8; }
+
+static const struct ctx_case ctx_cases[] = {
+	{ "RES: unknown connection", 0, EINVAL, m_res_unknown_conn },
+	{ "RES: connection 0", 0, EINVAL, m_res_conn_zero },
+	{ "RES: connection above the range", 0, EINVAL, m_res_conn_big },
+	{ "RES: not the connection's port", 0, EINVAL, m_res_port },
+	{ "RES: port out of range", 0, EINVAL, m_res_port_range },
+	{ "RES: remote connection 0", 0, EINVAL, m_res_rconn_zero },
+	{ "RES: remote connection above the range", 0, EINVAL,
+	  m_res_rconn_big },
+	{ "RES: PSN above 24 bits", 0, EINVAL, m_res_psn },
+	{ "RES: WQ size 0", 0, EINVAL, m_res_wq_zero },
+	{ "RES: WQ size too big", 0, EINVAL, m_res_wq_big },
+	{ "RES: unknown CQ", 0, EINVAL, m_res_cq },
+	{ "RES: reserved[0]", 0, EINVAL, m_res_reserved0 },
+	{ "RES: reserved[1]", 0, EINVAL, m_res_reserved1 },
+	{ "RES: malformed address", 0, EADDRNOTAVAIL, m_res_addr_junk },
+	{ "RES: address 0", 0, EADDRNOTAVAIL, m_res_addr_zero },
+	{ "RES: address of an absent device", 0, EADDRNOTAVAIL,
+	  m_res_addr_absent },
+	{ "RES: port not cabled to ours", 0, EHOSTUNREACH,
+	  m_res_addr_unreachable },
+	{ "RES: our own port", 0, EHOSTUNREACH, m_res_addr_self },
+	{ "REQ: MTU 0", 1, EINVAL, m_req_mtu_zero },
+	{ "REQ: MTU 128", 1, EINVAL, m_req_mtu_small },
+	{ "REQ: MTU 1000", 1, EINVAL, m_req_mtu_odd },
+	{ "REQ: MTU 8192", 1, EINVAL, m_req_mtu_big },
+	{ "REQ: other remote connection than RES", 1, EINVAL,
+	  m_req_remote_differs },
+	{ "REQ: other remote address than RES", 1, EINVAL,
+	  m_req_addr_differs },
+	{ "REQ: PSN above 24 bits", 1, EINVAL, m_req_psn },
+	{ "REQ: WQ size 0", 1, EINVAL, m_req_wq_zero },
+	{ "REQ: unknown CQ", 1, EINVAL, m_req_cq },
+	{ "REQ: reserved", 1, EINVAL, m_req_reserved },
+	{ "REQ: not the connection's port", 1, EINVAL, m_req_port },
+};
+
+static void test_conn_ctx_validation_errnos(void **state)
+{
+	struct hl_nic_res_conn_ctx_in res;
+	struct hl_nic_req_conn_ctx_in req;
+	struct conn_params cp;
+	uint32_t conn, i;
+	struct pair p;
+	int rc;
+
+	(void)state;
+	pair_open(&p);
+	memset(&cp, 0, sizeof(cp));
+	cp.port = p.s[0].port;
+	cp.remote_addr = p.s[0].peer_addr;
+	cp.remote_conn = 3;
+	cp.mtu = HL_NIC_MTU_2048;
+	cp.wq_size = 8;
+
+	for (i = 0; i < sizeof(ctx_cases) / sizeof(ctx_cases[0]); i++) {
+		const struct ctx_case *c = &ctx_cases[i];
+
+		conn = sm_conn_in(p.s[0].fd, &cp, c->req ? S_RTR : S_INIT);
+		res_ctx_of(&cp, conn, &res);
+		req_ctx_of(&cp, conn, &req);
+		c->mutate(&cp, &res, &req, &p);
+		rc = c->req ? hlthunk_nic_set_req_conn_ctx(p.s[0].fd, &req) :
+			      hlthunk_nic_set_res_conn_ctx(p.s[0].fd, &res);
+		if (rc != -c->errno_)
+			print_error("%s: %d, expected %d\n", c->what, rc,
+				    -c->errno_);
+		assert_int_equal(rc, -c->errno_);
+		assert_int_equal(errno, c->errno_);
+		/* Nothing changed */
+		assert_int_equal(conn_state(p.s[0].fd, conn),
+				 c->req ? S_RTR : S_INIT);
+		assert_int_equal(hlthunk_nic_destroy_conn(p.s[0].fd, conn), 0);
+	}
+	pair_close(&p);
+}
+
+static void test_conn_ctx_port_down_enetdown(void **state)
+{
+	struct hl_nic_res_conn_ctx_in res;
+	struct hl_info_nic_ports info;
+	struct conn_params cp;
+	uint32_t conn, i, dead = UINT32_MAX;
+	struct pair p;
+
+	(void)state;
+	pair_open(&p);
+	memset(&cp, 0, sizeof(cp));
+	cp.port = p.s[0].port;
+	cp.remote_addr = p.s[0].peer_addr;
+	cp.remote_conn = 3;
+	cp.mtu = HL_NIC_MTU_2048;
+	cp.wq_size = 8;
+
+	/* Administratively down (this end, then the other end) */
+	conn = sm_conn_in(p.s[0].fd, &cp, S_INIT);
+	res_ctx_of(&cp, conn, &res);
+	assert_int_equal(set_link(0, p.s[0].port, 0), 0);
+	assert_int_equal(hlthunk_nic_set_res_conn_ctx(p.s[0].fd, &res),
+			 -ENETDOWN);
+	assert_int_equal(set_link(0, p.s[0].port, 1), 0);
+	assert_int_equal(set_link(1, p.s[1].port, 0), 0);
+	assert_int_equal(hlthunk_nic_set_res_conn_ctx(p.s[0].fd, &res),
+			 -ENETDOWN);
+	assert_int_equal(set_link(1, p.s[1].port, 1), 0);
+	assert_int_equal(hlthunk_nic_set_res_conn_ctx(p.s[0].fd, &res), 0);
+
+	/* SET_REQ checks the link too */
+	{
+		struct hl_nic_req_conn_ctx_in req;
+
+		req_ctx_of(&cp, conn, &req);
+		assert_int_equal(set_link(0, p.s[0].port, 0), 0);
+		assert_int_equal(hlthunk_nic_set_req_conn_ctx(p.s[0].fd, &req),
+				 -ENETDOWN);
+		assert_int_equal(set_link(0, p.s[0].port, 1), 0);
+		assert_int_equal(hlthunk_nic_set_req_conn_ctx(p.s[0].fd, &req),
+				 0);
+	}
+
+	/* A port with no link at all: uncabled, or cabled to no device */
+	assert_int_equal(hlthunk_get_nic_ports_info(p.s[0].fd, &info), 0);
+	for (i = 0; i < info.num_ports; i++)
+		if (!info.ports[i].link_up)
+			dead = i;
+	assert_int_not_equal(dead, UINT32_MAX);
+	assert_int_equal(hlthunk_nic_alloc_conn(p.s[0].fd, dead, &conn), 0);
+	assert_int_equal(hlthunk_nic_modify_conn(p.s[0].fd, conn, S_INIT), 0);
+	cp.port = dead;
+	res_ctx_of(&cp, conn, &res);
+	assert_int_equal(hlthunk_nic_set_res_conn_ctx(p.s[0].fd, &res),
+			 -ENETDOWN);
+	pair_close(&p);
+}
+
+static void test_conn_alloc_ids_and_errnos(void **state)
+{
+	struct hl_nic_query_conn_out q;
+	struct hltests_state *st = *state;
+	static uint32_t ids[HL_NIC_MAX_CONN_ID];
+	uint32_t id, i, n = 0;
+	int rc;
+
+	/* Bad ports */
+	assert_int_equal(hlthunk_nic_alloc_conn(st->fd, st->hw_ip.num_nic_ports,
+						&id), -EINVAL);
+	assert_int_equal(hlthunk_nic_alloc_conn(st->fd, UINT32_MAX, &id),
+			 -EINVAL);
+	assert_int_equal(hlthunk_nic_alloc_conn(st->fd, 0, NULL), -EINVAL);
+
+	/* Every ID once, in range, then -ENOSPC */
+	for (;;) {
+		rc = hlthunk_nic_alloc_conn(st->fd, n % st->hw_ip.num_nic_ports,
+					    &id);
+		if (rc)
+			break;
+		assert_true(id >= HL_NIC_MIN_CONN_ID);
+		assert_true(id <= HL_NIC_MAX_CONN_ID);
+		assert_true(n < HL_NIC_MAX_CONN_ID);
+		ids[n++] = id;
+	}
+	assert_int_equal(rc, -ENOSPC);
+	assert_int_equal(n, HL_NIC_MAX_CONN_ID);
+	for (i = 0; i < n; i++)
+		assert_int_equal(ids[i], i + 1);
+	assert_int_equal(hlthunk_nic_query_conn(st->fd, 5, &q), 0);
+	assert_int_equal(q.port, 4 % st->hw_ip.num_nic_ports);
+	assert_int_equal(q.state, S_RESET);
+
+	/* A freed ID is reused only once the IDs wrapped around */
+	assert_int_equal(hlthunk_nic_destroy_conn(st->fd, 10), 0);
+	assert_int_equal(hlthunk_nic_destroy_conn(st->fd, 10), -EINVAL);
+	assert_int_equal(hlthunk_nic_query_conn(st->fd, 10, &q), -EINVAL);
+	assert_int_equal(hlthunk_nic_alloc_conn(st->fd, 0, &id), 0);
+	assert_int_equal(id, 10);
+	assert_int_equal(hlthunk_nic_destroy_conn(st->fd, 20), 0);
+	assert_int_equal(hlthunk_nic_destroy_conn(st->fd, 30), 0);
+	assert_int_equal(hlthunk_nic_alloc_conn(st->fd, 0, &id), 0);
+	assert_int_equal(id, 20);
+
+	/* IDs out of range */
+	assert_int_equal(hlthunk_nic_destroy_conn(st->fd, 0), -EINVAL);
+	assert_int_equal(hlthunk_nic_destroy_conn(st->fd, 1024), -EINVAL);
+	assert_int_equal(hlthunk_nic_destroy_conn(st->fd, UINT32_MAX),
+			 -EINVAL);
+	assert_int_equal(hlthunk_nic_modify_conn(st->fd, 0, S_INIT), -EINVAL);
+	assert_int_equal(hlthunk_nic_modify_conn(st->fd, 30, S_INIT), -EINVAL);
+	assert_int_equal(hlthunk_nic_query_conn(st->fd, 4096, &q), -EINVAL);
+}
+
+static void test_nic_args_errnos(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hl_nic_args args;
+	uint8_t big[sizeof(args) + 16];
+	uint32_t conn;
+
+	/* Unknown op, flags, ctx_id, pad */
+	memset(&args, 0, sizeof(args));
+	args.in.op = 11;
+	assert_int_equal(nic_raw(st->fd, &args), -EINVAL);
+	args.in.op = UINT32_MAX;
+	assert_int_equal(nic_raw(st->fd, &args), -EINVAL);
+	memset(&args, 0, sizeof(args));
+	args.in.op = HL_NIC_OP_ALLOC_CONN;
+	args.in.flags = 1;
+	assert_int_equal(nic_raw(st->fd, &args), -EINVAL);
+	args.in.flags = 0;
+	args.in.ctx_id = 1;
+	assert_int_equal(nic_raw(st->fd, &args), -EINVAL);
+	args.in.ctx_id = 0;
+	args.in.pad = 1;
+	assert_int_equal(nic_raw(st->fd, &args), -EINVAL);
+	args.in.pad = 0;
+
+	/* Bytes of the union past the op's struct */
+	args.in.reserved[1] = 1;
+	assert_int_equal(nic_raw(st->fd, &args), -EINVAL);
+	args.in.reserved[1] = 0;
+	args.in.reserved[7] = 1ull << 63;
+	assert_int_equal(nic_raw(st->fd, &args), -EINVAL);
+	args.in.reserved[7] = 0;
+	args.in.alloc_conn.pad = 1;
+	assert_int_equal(nic_raw(st->fd, &args), -EINVAL);
+	args.in.alloc_conn.pad = 0;
+	assert_int_equal(nic_raw(st->fd, &args), 0);
+	conn = args.out.alloc_conn.conn_id;
+	assert_true(conn >= HL_NIC_MIN_CONN_ID);
+	assert_int_equal(args.out.alloc_conn.pad, 0);
+
+	memset(&args, 0, sizeof(args));
+	args.in.op = HL_NIC_OP_DESTROY_CONN;
+	args.in.destroy_conn.conn_id = conn;
+	args.in.destroy_conn.pad = 1;
+	assert_int_equal(nic_raw(st->fd, &args), -EINVAL);
+	memset(&args, 0, sizeof(args));
+	args.in.op = HL_NIC_OP_QUERY_CONN;
+	args.in.query_conn.conn_id = conn;
+	args.in.query_conn.pad = 1;
+	assert_int_equal(nic_raw(st->fd, &args), -EINVAL);
+
+	/* Extensible: a larger struct works with zero tail, else -E2BIG */
+	memset(big, 0, sizeof(big));
+	memset(&args, 0, sizeof(args));
+	args.in.op = HL_NIC_OP_QUERY_CONN;
+	args.in.query_conn.conn_id = conn;
+	memcpy(big, &args, sizeof(args));
+	assert_int_equal(hltests_ioctl_sized(st->fd, HL_IOCTL_NIC, sizeof(big),
+					     big), 0);
+	memcpy(&args, big, sizeof(args));
+	assert_int_equal(args.out.query_conn.state, S_RESET);
+	memset(big, 0, sizeof(big));
+	memset(&args, 0, sizeof(args));
+	args.in.op = HL_NIC_OP_QUERY_CONN;
+	args.in.query_conn.conn_id = conn;
+	memcpy(big, &args, sizeof(args));
+	big[sizeof(args) + 3] = 1;
+	assert_int_equal(hltests_ioctl_sized(st->fd, HL_IOCTL_NIC, sizeof(big),
+					     big), -E2BIG);
+
+	/* A smaller struct: the missing op reads as 0 (ALLOC_CONN, port 0) */
+	memset(&args, 0, sizeof(args));
+	assert_int_equal(hltests_ioctl_sized(st->fd, HL_IOCTL_NIC, 16, &args),
+			 0);
+	assert_true(args.out.alloc_conn.conn_id > conn);
+}
+
+/* ------------------------------------------------------------------------
+ * Completion queues
+ */
+
+/* A connection in ERR whose contexts name @cq: its work is flushed at once */
+static uint32_t flushing_conn(struct pair *p, uint32_t cq)
+{
+	struct conn_params cp;
+	uint32_t conn;
+
+	pair_params(p, 0, &cp);
+	cp.remote_conn = 5;
+	cp.send_cq = cq;
+	cp.recv_cq = cq;
+	assert_int_equal(hlthunk_nic_alloc_conn(p->s[0].fd, cp.port, &conn), 0);
+	assert_int_equal(conn_connect(p->s[0].fd, conn, &cp), 0);
+	assert_int_equal(hlthunk_nic_modify_conn(p->s[0].fd, conn, S_ERR), 0);
+	return conn;
+}
+
+/* Post a RECV on a flushing connection: one FLUSHED CQE with @wr_id */
+static void post_flushed(int fd, uint32_t conn, uint64_t wr_id)
+{
+	struct nic_cs cs;
+	uint32_t status;
+
+	assert_int_equal(nic_post(fd, &cs, 0, NIC_RECV, conn, 0, 64, wr_id, 0),
+			 0);
+	assert_int_equal(nic_cs_wait(fd, &cs, WAIT_US, &status), -EIO);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_ABORTED);
+	nic_cs_free(fd, &cs);
+}
+
+static void test_cq_create_destroy_errnos(void **state)
+{
+	struct hltests_state *st = *state;
+	uint32_t h[HL_NIC_MAX_CQS], extra, i;
+	struct hl_nic_args args;
+
+	assert_int_equal(hlthunk_nic_cq_create(st->fd, 0, &extra), -EINVAL);
+	assert_int_equal(hlthunk_nic_cq_create(st->fd, 3, &extra), -EINVAL);
+	assert_int_equal(hlthunk_nic_cq_create(st->fd, 96, &extra), -EINVAL);
+	assert_int_equal(hlthunk_nic_cq_create(st->fd,
+					       HL_NIC_MAX_CQ_ENTRIES * 2,
+					       &extra), -EINVAL);
+	assert_int_equal(hlthunk_nic_cq_create(st->fd, 1, NULL), -EINVAL);
+	memset(&args, 0, sizeof(args));
+	args.in.op = HL_NIC_OP_CQ_CREATE;
+	args.in.cq_create.num_entries = 4;
+	args.in.cq_create.pad = 1;
+	assert_int_equal(nic_raw(st->fd, &args), -EINVAL);
+
+	for (i = 0; i < HL_NIC_MAX_CQS; i++) {
+		assert_int_equal(hlthunk_nic_cq_create(st->fd,
+				i ? 1u << (i % 17) : HL_NIC_MAX_CQ_ENTRIES,
+				&h[i]), 0);
+		assert_int_not_equal(h[i], 0);
+		if (i)
+			assert_int_not_equal(h[i], h[i - 1]);
+	}
+	assert_int_equal(hlthunk_nic_cq_create(st->fd, 1, &extra), -ENOSPC);
+	assert_int_equal(hlthunk_nic_cq_destroy(st->fd, h[3]), 0);
+	assert_int_equal(hlthunk_nic_cq_destroy(st->fd, h[3]), -EINVAL);
+	assert_int_equal(hlthunk_nic_cq_create(st->fd, 1, &extra), 0);
+	assert_int_not_equal(extra, h[3]);
+
+	assert_int_equal(hlthunk_nic_cq_destroy(st->fd, 0), -EINVAL);
+	assert_int_equal(hlthunk_nic_cq_destroy(st->fd, UINT32_MAX), -EINVAL);
+	memset(&args, 0, sizeof(args));
+	args.in.op = HL_NIC_OP_CQ_DESTROY;
+	args.in.cq_destroy.handle = extra;
+	args.in.cq_destroy.pad = 1;
+	assert_int_equal(nic_raw(st->fd, &args), -EINVAL);
+}
+
+static void test_cq_in_use_ebusy(void **state)
+{
+	struct conn_params cp;
+	uint32_t cq, conn;
+	struct pair p;
+
+	(void)state;
+	pair_open(&p);
+	assert_int_equal(hlthunk_nic_cq_create(p.s[0].fd, 8, &cq), 0);
+	pair_params(&p, 0, &cp);
+	cp.remote_conn = 2;
+	cp.send_cq = 0;
+	cp.recv_cq = cq;
+	assert_int_equal(hlthunk_nic_alloc_conn(p.s[0].fd, cp.port, &conn), 0);
+	assert_int_equal(conn_connect(p.s[0].fd, conn, &cp), 0);
+	assert_int_equal(hlthunk_nic_cq_destroy(p.s[0].fd, cq), -EBUSY);
+	/* ERR keeps the contexts, RESET drops them */
+	assert_int_equal(hlthunk_nic_modify_conn(p.s[0].fd, conn, S_ERR), 0);
+	assert_int_equal(hlthunk_nic_cq_destroy(p.s[0].fd, cq), -EBUSY);
+	assert_int_equal(hlthunk_nic_modify_conn(p.s[0].fd, conn, S_RESET), 0);
+	assert_int_equal(hlthunk_nic_cq_destroy(p.s[0].fd, cq), 0);
+
+	/* Destroying the connection lets go of the CQ too */
+	assert_int_equal(hlthunk_nic_cq_create(p.s[0].fd, 8, &cq), 0);
+	cp.send_cq = cq;
+	cp.recv_cq = 0;
+	assert_int_equal(conn_connect(p.s[0].fd, conn, &cp), 0);
+	assert_int_equal(hlthunk_nic_cq_destroy(p.s[0].fd, cq), -EBUSY);
+	assert_int_equal(hlthunk_nic_destroy_conn(p.s[0].fd, conn), 0);
+	assert_int_equal(hlthunk_nic_cq_destroy(p.s[0].fd, cq), 0);
+	pair_close(&p);
+}
+
+static void test_cq_poll_wait_update_errnos(void **state)
+{
+	struct hl_nic_cq_poll_wait_out out;
+	struct hl_nic_cqe cqe[4];
+	struct hl_nic_args args;
+	uint32_t cq, conn;
+	uint64_t t0;
+	struct pair p;
+	int fd;
+
+	(void)state;
+	pair_open(&p);
+	fd = p.s[0].fd;
+	assert_int_equal(hlthunk_nic_cq_create(fd, 4, &cq), 0);
+
+	/* Empty: POLL returns nothing, WAIT times out */
+	assert_int_equal(hlthunk_nic_cq_poll(fd, cq, cqe, 4, &out), 0);
+	assert_int_equal(out.num_cqes, 0);
+	assert_int_equal(out.avail, 0);
+	assert_int_equal(out.status, HL_NIC_CQ_STATUS_SUCCESS);
+	t0 = now_ns();
+	assert_int_equal(hlthunk_nic_cq_wait(fd, cq, cqe, 4, 300000, &out), 0);
+	assert_true(now_ns() - t0 >= 290000000ull);
+	assert_int_equal(out.num_cqes, 0);
+	assert_int_equal(out.status, HL_NIC_CQ_STATUS_TIMEOUT);
+	assert_int_equal(hlthunk_nic_cq_wait(fd, cq, cqe, 4, 0, &out), 0);
+	assert_int_equal(out.status, HL_NIC_CQ_STATUS_TIMEOUT);
+
+	/* Unknown CQ, NULL buffer, timeout on POLL, too many consumed */
+	assert_int_equal(hlthunk_nic_cq_poll(fd, cq + 100, cqe, 4, &out),
+			 -EINVAL);
+	assert_int_equal(hlthunk_nic_cq_wait(fd, 0, cqe, 4, 1000, &out),
+			 -EINVAL);
+	assert_int_equal(hlthunk_nic_cq_update_consumed_cqes(fd, cq + 100, 0),
+			 -EINVAL);
+	assert_int_equal(hlthunk_nic_cq_update_consumed_cqes(fd, cq, 1),
+			 -EINVAL);
+	assert_int_equal(hlthunk_nic_cq_update_consumed_cqes(fd, cq, 0), 0);
+	memset(&args, 0, sizeof(args));
+	args.in.op = HL_NIC_OP_CQ_POLL;
+	args.in.cq_poll_wait.handle = cq;
+	args.in.cq_poll_wait.max_cqes = 1;
+	assert_int_equal(nic_raw(fd, &args), -EINVAL);
+	args.in.cq_poll_wait.cqes_ptr = (uintptr_t)cqe;
+	args.in.cq_poll_wait.timeout_us = 5;
+	assert_int_equal(nic_raw(fd, &args), -EINVAL);
+
+	/* With entries: a bad buffer is -EFAULT; max_cqes 0 only counts */
+	conn = flushing_conn(&p, cq);
+	post_flushed(fd, conn, 1);
+	memset(&args, 0, sizeof(args));
+	args.in.op = HL_NIC_OP_CQ_POLL;
+	args.in.cq_poll_wait.handle = cq;
+	args.in.cq_poll_wait.max_cqes = 1;
+	args.in.cq_poll_wait.cqes_ptr = 8;
+	assert_int_equal(nic_raw(fd, &args), -EFAULT);
+	assert_int_equal(hlthunk_nic_cq_poll(fd, cq, NULL, 0, &out), 0);
+	assert_int_equal(out.num_cqes, 0);
+	assert_int_equal(out.avail, 1);
+	assert_int_equal(hlthunk_nic_cq_update_consumed_cqes(fd, cq, 2),
+			 -EINVAL);
+	assert_int_equal(hlthunk_nic_cq_update_consumed_cqes(fd, cq, 1), 0);
+	pair_close(&p);
+}
+
+static void test_cq_poll_peeks_update_consumes(void **state)
+{
+	struct hl_nic_cq_poll_wait_out out;
+	struct hl_nic_cqe cqe[8];
+	uint32_t cq, conn, i;
+	struct pair p;
+	int fd;
+
+	(void)state;
+	pair_open(&p);
+	fd = p.s[0].fd;
+	assert_int_equal(hlthunk_nic_cq_create(fd, 4, &cq), 0);
+	conn = flushing_conn(&p, cq);
+	for (i = 0; i < 3; i++)
+		post_flushed(fd, conn, 100 + i);
+
+	/* Oldest first; polling twice gives the same entries */
+	for (i = 0; i < 2; i++) {
+		memset(cqe, 0, sizeof(cqe));
+		assert_int_equal(hlthunk_nic_cq_poll(fd, cq, cqe, 2, &out), 0);
+		assert_int_equal(out.num_cqes, 2);
+		assert_int_equal(out.avail, 3);
+		assert_int_equal(out.status, HL_NIC_CQ_STATUS_SUCCESS);
+		assert_cqe(&cqe[0], HL_NIC_CQE_OP_RECV,
+			   HL_NIC_CQE_STATUS_FLUSHED, conn, 100);
+		assert_cqe(&cqe[1], HL_NIC_CQE_OP_RECV,
+			   HL_NIC_CQE_STATUS_FLUSHED, conn, 101);
+		assert_int_equal(cqe[0].port, p.s[0].port);
+		assert_int_equal(cqe[0].byte_len, 0);
+		assert_int_equal(cqe[0].pad, 0);
+	}
+	assert_int_equal(hlthunk_nic_cq_update_consumed_cqes(fd, cq, 2), 0);
+	assert_int_equal(hlthunk_nic_cq_wait(fd, cq, cqe, 8, WAIT_US, &out), 0);
+	assert_int_equal(out.num_cqes, 1);
+	assert_cqe(&cqe[0], HL_NIC_CQE_OP_RECV, HL_NIC_CQE_STATUS_FLUSHED,
+		   conn, 102);
+
+	/* Fill past the size: the CQ keeps 4 entries and overflows */
+	for (i = 0; i < 4; i++)
+		post_flushed(fd, conn, 200 + i);
+	assert_int_equal(hlthunk_nic_cq_poll(fd, cq, cqe, 8, &out), 0);
+	assert_int_equal(out.num_cqes, 4);
+	assert_int_equal(out.avail, 4);
+	assert_int_equal(out.status, HL_NIC_CQ_STATUS_OVERFLOW);
+	assert_int_equal(cqe[0].wr_id, 102);
+	assert_int_equal(cqe[3].wr_id, 202);
+	/* Sticky */
+	assert_int_equal(hlthunk_nic_cq_update_consumed_cqes(fd, cq, 4), 0);
+	assert_int_equal(hlthunk_nic_cq_wait(fd, cq, cqe, 8, WAIT_US, &out), 0);
+	assert_int_equal(out.num_cqes, 0);
+	assert_int_equal(out.status, HL_NIC_CQ_STATUS_OVERFLOW);
+	pair_close(&p);
+}
+
+/* ------------------------------------------------------------------------
+ * Data path
+ */
+
+/* Fill device memory at @va of @fd with @n bytes of @data */
+static void write_dev(int fd, uint64_t va, const uint8_t *data, uint64_t n)
+{
+	hltests_write_device(fd, va, data, n);
+}
+
+static void test_exchange_dram_and_host(void **state)
+{
+	const uint64_t size = 3 * MB + 123;
+	struct hltests_dram_buf d0, d1;
+	struct hl_nic_cqe cqe;
+	struct buf h0, h1;
+	uint8_t *pattern, *back;
+	struct nic_cs s, r;
+	uint64_t st = SEED;
+	struct pair p;
+
+	(void)state;
+	pair_connect(&p);
+	pattern = malloc(size);
+	back = malloc(size);
+	assert_non_null(pattern);
+	assert_non_null(back);
+	hltests_fill_random(&st, pattern, size);
+
+	/* DRAM of device 0 -> DRAM of device 1 (at an odd offset) */
+	hltests_dram_map(p.s[0].fd, &d0, size, false);
+	hltests_dram_map(p.s[1].fd, &d1, size + PAGE, false);
+	write_dev(p.s[0].fd, d0.va, pattern, size);
+	assert_int_equal(nic_post(p.s[1].fd, &r, 1, NIC_RECV, p.s[1].conn,
+				  d1.va + 77, size + 5, 0xbeef, 0), 0);
+	assert_int_equal(nic_post(p.s[0].fd, &s, 2, NIC_SEND, p.s[0].conn,
+				  d0.va, size, 0xfeed, 0), 0);
+	assert_int_equal(nic_cs_wait(p.s[0].fd, &s, WAIT_US, NULL), 0);
+	assert_int_equal(nic_cs_wait(p.s[1].fd, &r, WAIT_US, NULL), 0);
+	nic_cs_free(p.s[0].fd, &s);
+	nic_cs_free(p.s[1].fd, &r);
+	hltests_read_device(p.s[1].fd, d1.va + 77, back, size);
+	hltests_assert_bytes_equal(back, pattern, size, "DRAM to DRAM");
+
+	cq_take_one(p.s[0].fd, p.s[0].cq, &cqe);
+	assert_cqe(&cqe, HL_NIC_CQE_OP_SEND, HL_NIC_CQE_STATUS_SUCCESS,
+		   p.s[0].conn, 0xfeed);
+	assert_int_equal(cqe.byte_len, size);
+	assert_int_equal(cqe.psn, 0);
+	cq_take_one(p.s[1].fd, p.s[1].cq, &cqe);
+	assert_cqe(&cqe, HL_NIC_CQE_OP_RECV, HL_NIC_CQE_STATUS_SUCCESS,
+		   p.s[1].conn, 0xbeef);
+	assert_int_equal(cqe.byte_len, size);
+	assert_int_equal(cqe.psn, 0);
+
+	/* Back: host memory of device 1 -> host memory of device 0 */
+	assert_int_equal(buf_map(p.s[1].fd, &h1, size), 0);
+	assert_int_equal(buf_map(p.s[0].fd, &h0, size), 0);
+	memcpy(h1.ptr, pattern, size);
+	h1.ptr[size - 1] ^= 0x5a;
+	assert_int_equal(nic_post(p.s[0].fd, &r, 3, NIC_RECV, p.s[0].conn,
+				  h0.va, size, 1, 0), 0);
+	assert_int_equal(nic_post(p.s[1].fd, &s, 0, NIC_SEND, p.s[1].conn,
+				  h1.va, size, 2, 0), 0);
+	assert_int_equal(nic_cs_wait(p.s[1].fd, &s, WAIT_US, NULL), 0);
+	assert_int_equal(nic_cs_wait(p.s[0].fd, &r, WAIT_US, NULL), 0);
+	hltests_assert_bytes_equal(h0.ptr, h1.ptr, size, "host to host");
+	nic_cs_free(p.s[0].fd, &r);
+	nic_cs_free(p.s[1].fd, &s);
+
+	/* 3 MiB at MTU 1024: 3073 packets, so the next PSN is 3073 */
+	{
+		struct hl_nic_query_conn_out q;
+
+		assert_int_equal(hlthunk_nic_query_conn(p.s[0].fd, p.s[0].conn,
+							&q), 0);
+		assert_int_equal(q.sq_psn, (size + 1023) / 1024);
+		assert_int_equal(q.rq_psn, (size + 1023) / 1024);
+	}
+
+	buf_unmap(p.s[0].fd, &h0);
+	buf_unmap(p.s[1].fd, &h1);
+	hltests_dram_unmap(p.s[0].fd, &d0);
+	hltests_dram_unmap(p.s[1].fd, &d1);
+	free(pattern);
+	free(back);
+	pair_close(&p);
+}
+
+static void test_messages_in_order_with_psns(void **state)
+{
+	static const uint64_t sizes[] = { 0, 5000, 1, 4096, 10 };
+	const uint32_t start = HL_NIC_PSN_MASK - 3;	/* wraps */
+	struct hl_nic_cqe cqe;
+	struct conn_params cp;
+	struct buf src, dst;
+	struct nic_cs s, r;
+	uint32_t i, psn = start;
+	uint64_t off = 0;
+	struct pair p;
+
+	(void)state;
+	pair_open(&p);
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(hlthunk_nic_cq_create(p.s[i].fd, 64,
+						       &p.s[i].cq), 0);
+		assert_int_equal(hlthunk_nic_alloc_conn(p.s[i].fd, p.s[i].port,
+							&p.s[i].conn), 0);
+	}
+	for (i = 0; i < 2; i++) {
+		pair_params(&p, i, &cp);
+		cp.tx_psn = start;
+		cp.rx_psn = start;
+		assert_int_equal(conn_connect(p.s[i].fd, p.s[i].conn, &cp), 0);
+	}
+
+	assert_int_equal(buf_map(p.s[0].fd, &src, 16 * KB), 0);
+	assert_int_equal(buf_map(p.s[1].fd, &dst, 16 * KB), 0);
+	fill_seeded(src.ptr, 16 * KB, SEED);
+	memset(dst.ptr, 0xee, 16 * KB);
+
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		assert_int_equal(nic_post(p.s[1].fd, &r, 0, NIC_RECV,
+					  p.s[1].conn, dst.va + off, sizes[i],
+					  i, 0), 0);
+		assert_int_equal(nic_post(p.s[0].fd, &s, 1, NIC_SEND,
+					  p.s[0].conn, src.va + off, sizes[i],
+					  i, 0), 0);
+		assert_int_equal(nic_cs_wait(p.s[0].fd, &s, WAIT_US, NULL), 0);
+		assert_int_equal(nic_cs_wait(p.s[1].fd, &r, WAIT_US, NULL), 0);
+		nic_cs_free(p.s[0].fd, &s);
+		nic_cs_free(p.s[1].fd, &r);
+
+		cq_take_one(p.s[1].fd, p.s[1].cq, &cqe);
+		assert_cqe(&cqe, HL_NIC_CQE_OP_RECV, HL_NIC_CQE_STATUS_SUCCESS,
+			   p.s[1].conn, i);
+		assert_int_equal(cqe.byte_len, sizes[i]);
+		assert_int_equal(cqe.psn, psn);
+		cq_take_one(p.s[0].fd, p.s[0].cq, &cqe);
+		assert_int_equal(cqe.psn, psn);
+		psn = (psn + (sizes[i] ? (sizes[i] + 1023) / 1024 : 1)) &
+		      HL_NIC_PSN_MASK;
+		off += sizes[i];
+	}
+	hltests_assert_bytes_equal(dst.ptr, src.ptr, off, "messages");
+	assert_int_equal(dst.ptr[off], 0xee);
+	assert_int_equal(psn, (start + 1 + 5 + 1 + 4 + 1) & HL_NIC_PSN_MASK);
+	{
+		struct hl_nic_query_conn_out q;
+
+		assert_int_equal(hlthunk_nic_query_conn(p.s[0].fd, p.s[0].conn,
+							&q), 0);
+		assert_int_equal(q.sq_psn, psn);
+		assert_int_equal(hlthunk_nic_query_conn(p.s[1].fd, p.s[1].conn,
+							&q), 0);
+		assert_int_equal(q.rq_psn, psn);
+	}
+	buf_unmap(p.s[0].fd, &src);
+	buf_unmap(p.s[1].fd, &dst);
+	pair_close(&p);
+}
+
+static void test_send_before_recv_waits(void **state)
+{
+	const uint64_t size = 256 * KB;
+	struct buf src, dst;
+	struct nic_cs s, r;
+	uint32_t status;
+	struct pair p;
+
+	(void)state;
+	pair_connect(&p);
+	assert_int_equal(buf_map(p.s[0].fd, &src, size), 0);
+	assert_int_equal(buf_map(p.s[1].fd, &dst, size), 0);
+	fill_seeded(src.ptr, size, SEED + 1);
+
+	assert_int_equal(nic_post(p.s[0].fd, &s, 0, NIC_SEND, p.s[0].conn,
+				  src.va, size, 9, 0), 0);
+	usleep(500 * 1000);
+	/* Still waiting for a receive: busy, nothing landed */
+	assert_int_equal(nic_cs_wait(p.s[0].fd, &s, 0, &status), 0);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_BUSY);
+	assert_int_equal(dst.ptr[0], 0);
+
+	assert_int_equal(nic_post(p.s[1].fd, &r, 0, NIC_RECV, p.s[1].conn,
+				  dst.va, size, 10, 0), 0);
+	assert_int_equal(nic_cs_wait(p.s[0].fd, &s, WAIT_US, &status), 0);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
+	assert_int_equal(nic_cs_wait(p.s[1].fd, &r, WAIT_US, &status), 0);
+	hltests_assert_bytes_equal(dst.ptr, src.ptr, size, "late receive");
+	nic_cs_free(p.s[0].fd, &s);
+	nic_cs_free(p.s[1].fd, &r);
+	buf_unmap(p.s[0].fd, &src);
+	buf_unmap(p.s[1].fd, &dst);
+	pair_close(&p);
+}
+
+static void test_send_with_no_recv_times_out(void **state)
+{
+	struct hl_nic_cqe cqe;
+	struct nic_cs s;
+	struct buf src;
+	uint32_t status;
+	uint64_t t0;
+	struct pair p;
+
+	(void)state;
+	pair_connect(&p);
+	assert_int_equal(buf_map(p.s[0].fd, &src, PAGE), 0);
+	t0 = now_ns();
+	assert_int_equal(nic_post(p.s[0].fd, &s, 0, NIC_SEND, p.s[0].conn,
+				  src.va, PAGE, 4, SHORT_TIMEOUT_S), 0);
+	assert_int_equal(nic_cs_wait(p.s[0].fd, &s, WAIT_US, &status), -EIO);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_ABORTED);
+	assert_true(now_ns() - t0 < 30000000000ull);
+	cq_take_one(p.s[0].fd, p.s[0].cq, &cqe);
+	assert_cqe(&cqe, HL_NIC_CQE_OP_SEND, HL_NIC_CQE_STATUS_TIMEOUT,
+		   p.s[0].conn, 4);
+	assert_int_equal(conn_state(p.s[0].fd, p.s[0].conn), S_ERR);
+	nic_cs_free(p.s[0].fd, &s);
+	buf_unmap(p.s[0].fd, &src);
+	pair_close(&p);
+}
+
+static void test_size_mismatch_fails_both(void **state)
+{
+	struct hl_nic_cqe cqe;
+	struct buf src, dst;
+	struct nic_cs s, r;
+	uint32_t status;
+	struct pair p;
+
+	(void)state;
+	pair_connect(&p);
+	assert_int_equal(buf_map(p.s[0].fd, &src, 8 * KB), 0);
+	assert_int_equal(buf_map(p.s[1].fd, &dst, 8 * KB), 0);
+	memset(src.ptr, 0x11, 8 * KB);
+
+	assert_int_equal(nic_post(p.s[1].fd, &r, 0, NIC_RECV, p.s[1].conn,
+				  dst.va, 4 * KB, 21, 0), 0);
+	assert_int_equal(nic_post(p.s[0].fd, &s, 0, NIC_SEND, p.s[0].conn,
+				  src.va, 4 * KB + 1, 20, 0), 0);
+	assert_int_equal(nic_cs_wait(p.s[0].fd, &s, WAIT_US, &status), -EIO);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_ABORTED);
+	assert_int_equal(nic_cs_wait(p.s[1].fd, &r, WAIT_US, &status), -EIO);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_ABORTED);
+
+	cq_take_one(p.s[0].fd, p.s[0].cq, &cqe);
+	assert_cqe(&cqe, HL_NIC_CQE_OP_SEND, HL_NIC_CQE_STATUS_LEN_ERR,
+		   p.s[0].conn, 20);
+	cq_take_one(p.s[1].fd, p.s[1].cq, &cqe);
+	assert_cqe(&cqe, HL_NIC_CQE_OP_RECV, HL_NIC_CQE_STATUS_LEN_ERR,
+		   p.s[1].conn, 21);
+	assert_int_equal(dst.ptr[0], 0);
+	assert_int_equal(conn_state(p.s[0].fd, p.s[0].conn), S_ERR);
+	assert_int_equal(conn_state(p.s[1].fd, p.s[1].conn), S_ERR);
+
+	/* ERR takes no work: flushed at once */
+	assert_int_equal(nic_post(p.s[0].fd, &s, 0, NIC_SEND, p.s[0].conn,
+				  src.va, 1, 22, 0), 0);
+	assert_int_equal(nic_cs_wait(p.s[0].fd, &s, WAIT_US, &status), -EIO);
+	cq_take_one(p.s[0].fd, p.s[0].cq, &cqe);
+	assert_cqe(&cqe, HL_NIC_CQE_OP_SEND, HL_NIC_CQE_STATUS_FLUSHED,
+		   p.s[0].conn, 22);
+	nic_cs_free(p.s[0].fd, &s);
+	nic_cs_free(p.s[1].fd, &r);
+	buf_unmap(p.s[0].fd, &src);
+	buf_unmap(p.s[1].fd, &dst);
+	pair_close(&p);
+}
+
+static void test_psn_mismatch_fails_both(void **state)
+{
+	struct hl_nic_cqe cqe;
+	struct conn_params cp;
+	struct buf src, dst;
+	struct nic_cs s, r;
+	struct pair p;
+	int i;
+
+	(void)state;
+	pair_open(&p);
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(hlthunk_nic_cq_create(p.s[i].fd, 8,
+						       &p.s[i].cq), 0);
+		assert_int_equal(hlthunk_nic_alloc_conn(p.s[i].fd, p.s[i].port,
+							&p.s[i].conn), 0);
+	}
+	for (i = 0; i < 2; i++) {
+		pair_params(&p, i, &cp);
+		cp.tx_psn = 5;
+		cp.rx_psn = 100;	/* the peer sends from 5 */
+		assert_int_equal(conn_connect(p.s[i].fd, p.s[i].conn, &cp), 0);
+	}
+	assert_int_equal(buf_map(p.s[0].fd, &src, PAGE), 0);
+	assert_int_equal(buf_map(p.s[1].fd, &dst, PAGE), 0);
+	assert_int_equal(nic_post(p.s[1].fd, &r, 0, NIC_RECV, p.s[1].conn,
+				  dst.va, PAGE, 31, 0), 0);
+	assert_int_equal(nic_post(p.s[0].fd, &s, 0, NIC_SEND, p.s[0].conn,
+				  src.va, PAGE, 30, 0), 0);
+	assert_int_equal(nic_cs_wait(p.s[0].fd, &s, WAIT_US, NULL), -EIO);
+	assert_int_equal(nic_cs_wait(p.s[1].fd, &r, WAIT_US, NULL), -EIO);
+	cq_take_one(p.s[0].fd, p.s[0].cq, &cqe);
+	assert_cqe(&cqe, HL_NIC_CQE_OP_SEND, HL_NIC_CQE_STATUS_PSN_ERR,
+		   p.s[0].conn, 30);
+	assert_int_equal(cqe.psn, 5);
+	cq_take_one(p.s[1].fd, p.s[1].cq, &cqe);
+	assert_cqe(&cqe, HL_NIC_CQE_OP_RECV, HL_NIC_CQE_STATUS_PSN_ERR,
+		   p.s[1].conn, 31);
+	assert_int_equal(conn_state(p.s[0].fd, p.s[0].conn), S_ERR);
+	assert_int_equal(conn_state(p.s[1].fd, p.s[1].conn), S_ERR);
+	nic_cs_free(p.s[0].fd, &s);
+	nic_cs_free(p.s[1].fd, &r);
+	buf_unmap(p.s[0].fd, &src);
+	buf_unmap(p.s[1].fd, &dst);
+	pair_close(&p);
+}
+
+static void test_recv_wq_full(void **state)
+{
+	struct hl_nic_cqe cqe;
+	struct conn_params cp;
+	struct nic_cs r1, r2;
+	struct buf dst;
+	uint32_t conn;
+	struct pair p;
+
+	(void)state;
+	pair_connect(&p);
+	pair_params(&p, 1, &cp);
+	cp.wq_size = 1;
+	cp.remote_conn = 9;
+	assert_int_equal(hlthunk_nic_alloc_conn(p.s[1].fd, cp.port, &conn), 0);
+	assert_int_equal(conn_connect(p.s[1].fd, conn, &cp), 0);
+	assert_int_equal(buf_map(p.s[1].fd, &dst, PAGE), 0);
+
+	assert_int_equal(nic_post(p.s[1].fd, &r1, 0, NIC_RECV, conn, dst.va,
+				  PAGE, 1, SHORT_TIMEOUT_S), 0);
+	usleep(200 * 1000);
+	assert_int_equal(nic_post(p.s[1].fd, &r2, 1, NIC_RECV, conn, dst.va,
+				  PAGE, 2, 0), 0);
+	assert_int_equal(nic_cs_wait(p.s[1].fd, &r2, WAIT_US, NULL), -EIO);
+	cq_take_one(p.s[1].fd, p.s[1].cq, &cqe);
+	assert_cqe(&cqe, HL_NIC_CQE_OP_RECV, HL_NIC_CQE_STATUS_WQ_FULL, conn, 2);
+	/* Refused work leaves the connection as it is */
+	assert_int_equal(conn_state(p.s[1].fd, conn), S_RTS);
+
+	/* The first one times out */
+	assert_int_equal(nic_cs_wait(p.s[1].fd, &r1, WAIT_US, NULL), -EIO);
+	cq_take_one(p.s[1].fd, p.s[1].cq, &cqe);
+	assert_cqe(&cqe, HL_NIC_CQE_OP_RECV, HL_NIC_CQE_STATUS_TIMEOUT, conn, 1);
+	nic_cs_free(p.s[1].fd, &r1);
+	nic_cs_free(p.s[1].fd, &r2);
+	buf_unmap(p.s[1].fd, &dst);
+	pair_close(&p);
+}
+
+static void test_link_down_while_waiting(void **state)
+{
+	struct hl_nic_cqe cqe;
+	struct buf src, dst;
+	struct nic_cs s, r;
+	uint64_t t0;
+	struct pair p;
+
+	(void)state;
+	pair_connect(&p);
+	assert_int_equal(buf_map(p.s[0].fd, &src, PAGE), 0);
+	assert_int_equal(buf_map(p.s[1].fd, &dst, PAGE), 0);
+
+	/* A send that waits for a receive never posted */
+	assert_int_equal(nic_post(p.s[0].fd, &s, 0, NIC_SEND, p.s[0].conn,
+				  src.va, PAGE, 40, 0), 0);
+	usleep(200 * 1000);
+	t0 = now_ns();
+	assert_int_equal(set_link(1, p.s[1].port, 0), 0);
+	assert_int_equal(nic_cs_wait(p.s[0].fd, &s, WAIT_US, NULL), -EIO);
+	assert_true(now_ns() - t0 < 5000000000ull);
+	cq_take_one(p.s[0].fd, p.s[0].cq, &cqe);
+	assert_cqe(&cqe, HL_NIC_CQE_OP_SEND, HL_NIC_CQE_STATUS_LINK_DOWN,
+		   p.s[0].conn, 40);
+
+	/* A receive posted on a link that is down fails too */
+	assert_int_equal(nic_post(p.s[1].fd, &r, 0, NIC_RECV, p.s[1].conn,
+				  dst.va, PAGE, 41, 0), 0);
+	assert_int_equal(nic_cs_wait(p.s[1].fd, &r, WAIT_US, NULL), -EIO);
+	cq_take_one(p.s[1].fd, p.s[1].cq, &cqe);
+	assert_cqe(&cqe, HL_NIC_CQE_OP_RECV, HL_NIC_CQE_STATUS_LINK_DOWN,
+		   p.s[1].conn, 41);
+	assert_int_equal(set_link(1, p.s[1].port, 1), 0);
+	nic_cs_free(p.s[0].fd, &s);
+	nic_cs_free(p.s[1].fd, &r);
+	buf_unmap(p.s[0].fd, &src);
+	buf_unmap(p.s[1].fd, &dst);
+	pair_close(&p);
+}
+
+static void test_link_down_mid_transfer(void **state)
+{
+	const uint64_t size = 384 * MB;
+	struct hltests_dram_buf d0, d1;
+	struct hl_nic_cqe cqe;
+	struct nic_cs s, r;
+	uint32_t status;
+	uint64_t t0;
+	struct pair p;
+
+	(void)state;
+	pair_connect(&p);
+	hltests_dram_map(p.s[0].fd, &d0, size, false);
+	hltests_dram_map(p.s[1].fd, &d1, size, false);
+
+	assert_int_equal(nic_post(p.s[1].fd, &r, 0, NIC_RECV, p.s[1].conn,
+				  d1.va, size, 51, 0), 0);
+	assert_int_equal(nic_post(p.s[0].fd, &s, 0, NIC_SEND, p.s[0].conn,
+				  d0.va, size, 50, 0), 0);
+	usleep(300 * 1000);
+	/* Still on the wire */
+	assert_int_equal(nic_cs_wait(p.s[0].fd, &s, 0, &status), 0);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_BUSY);
+	t0 = now_ns();
+	assert_int_equal(set_link(0, p.s[0].port, 0), 0);
+	assert_int_equal(nic_cs_wait(p.s[0].fd, &s, WAIT_US, &status), -EIO);
+	assert_int_equal(nic_cs_wait(p.s[1].fd, &r, WAIT_US, &status), -EIO);
+	assert_true(now_ns() - t0 < 5000000000ull);
+	assert_int_equal(set_link(0, p.s[0].port, 1), 0);
+
+	cq_take_one(p.s[0].fd, p.s[0].cq, &cqe);
+	assert_cqe(&cqe, HL_NIC_CQE_OP_SEND, HL_NIC_CQE_STATUS_LINK_DOWN,
+		   p.s[0].conn, 50);
+	assert_true(cqe.byte_len > 0);
+	assert_true(cqe.byte_len < size);
+	cq_take_one(p.s[1].fd, p.s[1].cq, &cqe);
+	assert_cqe(&cqe, HL_NIC_CQE_OP_RECV, HL_NIC_CQE_STATUS_LINK_DOWN,
+		   p.s[1].conn, 51);
+	assert_true(cqe.byte_len < size);
+	nic_cs_free(p.s[0].fd, &s);
+	nic_cs_free(p.s[1].fd, &r);
+	hltests_dram_unmap(p.s[0].fd, &d0);
+	hltests_dram_unmap(p.s[1].fd, &d1);
+	pair_close(&p);
+}
+
+static void test_destroyed_connection(void **state)
+{
+	struct hl_nic_cqe cqe;
+	struct buf src, dst;
+	struct nic_cs s, r;
+	uint32_t status;
+	struct pair p;
+
+	(void)state;
+	pair_connect(&p);
+	assert_int_equal(buf_map(p.s[0].fd, &src, PAGE), 0);
+	assert_int_equal(buf_map(p.s[1].fd, &dst, PAGE), 0);
+
+	/* A waiting receive is flushed by DESTROY_CONN; its CQ still hears */
+	assert_int_equal(nic_post(p.s[1].fd, &r, 0, NIC_RECV, p.s[1].conn,
+				  dst.va, PAGE, 60, 0), 0);
+	usleep(200 * 1000);
+	assert_int_equal(hlthunk_nic_destroy_conn(p.s[1].fd, p.s[1].conn), 0);
+	assert_int_equal(nic_cs_wait(p.s[1].fd, &r, WAIT_US, &status), -EIO);
+	cq_take_one(p.s[1].fd, p.s[1].cq, &cqe);
+	assert_cqe(&cqe, HL_NIC_CQE_OP_RECV, HL_NIC_CQE_STATUS_FLUSHED,
+		   p.s[1].conn, 60);
+	assert_int_equal(hlthunk_nic_cq_destroy(p.s[1].fd, p.s[1].cq), 0);
+	nic_cs_free(p.s[1].fd, &r);
+
+	/* A send to the destroyed connection finds no receive: times out */
+	assert_int_equal(nic_post(p.s[0].fd, &s, 0, NIC_SEND, p.s[0].conn,
+				  src.va, PAGE, 61, SHORT_TIMEOUT_S), 0);
+	assert_int_equal(nic_cs_wait(p.s[0].fd, &s, WAIT_US, &status), -EIO);
+	cq_take_one(p.s[0].fd, p.s[0].cq, &cqe);
+	assert_cqe(&cqe, HL_NIC_CQE_OP_SEND, HL_NIC_CQE_STATUS_TIMEOUT,
+		   p.s[0].conn, 61);
+	nic_cs_free(p.s[0].fd, &s);
+
+	/* A packet naming a connection that no longer exists is malformed */
+	assert_int_equal(nic_post(p.s[1].fd, &r, 0, NIC_RECV, p.s[1].conn,
+				  dst.va, PAGE, 62, 0), 0);
+	assert_int_equal(nic_cs_wait(p.s[1].fd, &r, WAIT_US, &status), -EIO);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_ABORTED);
+	nic_cs_free(p.s[1].fd, &r);
+
+	/* Destroyed mid-wait on the sender's side too */
+	assert_int_equal(hlthunk_nic_modify_conn(p.s[0].fd, p.s[0].conn,
+						 S_RESET), 0);
+	{
+		struct conn_params cp;
+
+		pair_params(&p, 0, &cp);
+		cp.remote_conn = 1000;
+		assert_int_equal(conn_connect(p.s[0].fd, p.s[0].conn, &cp), 0);
+	}
+	assert_int_equal(nic_post(p.s[0].fd, &s, 0, NIC_SEND, p.s[0].conn,
+				  src.va, PAGE, 63, 0), 0);
+	usleep(200 * 1000);
+	assert_int_equal(hlthunk_nic_destroy_conn(p.s[0].fd, p.s[0].conn), 0);
+	assert_int_equal(nic_cs_wait(p.s[0].fd, &s, WAIT_US, &status), -EIO);
+	cq_take_one(p.s[0].fd, p.s[0].cq, &cqe);
+	assert_cqe(&cqe, HL_NIC_CQE_OP_SEND, HL_NIC_CQE_STATUS_FLUSHED,
+		   p.s[0].conn, 63);
+	nic_cs_free(p.s[0].fd, &s);
+	buf_unmap(p.s[0].fd, &src);
+	buf_unmap(p.s[1].fd, &dst);
+	pair_close(&p);
+}
+
+static void test_unmapped_addresses_fault(void **state)
+{
+	struct hl_info_page_fault_event fault;
+	struct hltests_dram_buf d;
+	struct hl_nic_cqe cqe;
+	struct buf src, dst;
+	struct nic_cs s, r;
+	uint64_t gone;
+	struct pair p;
+
+	(void)state;
+	pair_connect(&p);
+	/* Two pages at the top of the host range: nothing is mapped above */
+	{
+		struct hlthunk_hw_ip_info hw;
+		void *ptr = NULL;
+
+		assert_int_equal(hlthunk_get_hw_ip_info(p.s[0].fd, &hw), 0);
+		assert_int_equal(posix_memalign(&ptr, PAGE, 2 * PAGE), 0);
+		memset(ptr, 0x3c, 2 * PAGE);
+		src.ptr = ptr;
+		src.size = 2 * PAGE;
+		src.va = hlthunk_host_memory_map_flags(p.s[0].fd, ptr,
+						       hw.host_va_end - 4 * PAGE,
+						       2 * PAGE,
+						       HL_MEM_FORCE_HINT);
+		assert_int_equal(src.va, hw.host_va_end - 4 * PAGE);
+	}
+	assert_int_equal(buf_map(p.s[1].fd, &dst, 2 * PAGE), 0);
+
+	/* The receiver's buffer is not mapped (any more) */
+	hltests_dram_map(p.s[1].fd, &d, 2 * MB, false);
+	gone = d.va;
+	hltests_dram_unmap(p.s[1].fd, &d);
+	assert_int_equal(nic_post(p.s[1].fd, &r, 0, NIC_RECV, p.s[1].conn,
+				  gone + 100, PAGE, 71, 0), 0);
+	assert_int_equal(nic_post(p.s[0].fd, &s, 0, NIC_SEND, p.s[0].conn,
+				  src.va, PAGE, 70, 0), 0);
+	assert_int_equal(nic_cs_wait(p.s[0].fd, &s, WAIT_US, NULL), -EIO);
+	assert_int_equal(nic_cs_wait(p.s[1].fd, &r, WAIT_US, NULL), -EIO);
+	cq_take_one(p.s[0].fd, p.s[0].cq, &cqe);
+	assert_cqe(&cqe, HL_NIC_CQE_OP_SEND, HL_NIC_CQE_STATUS_REMOTE_FAULT,
+		   p.s[0].conn, 70);
+	cq_take_one(p.s[1].fd, p.s[1].cq, &cqe);
+	assert_cqe(&cqe, HL_NIC_CQE_OP_RECV, HL_NIC_CQE_STATUS_LOCAL_FAULT,
+		   p.s[1].conn, 71);
+	assert_int_equal(hlthunk_get_page_fault_info(p.s[1].fd, &fault), 0);
+	assert_true(fault.timestamp > 0);
+	assert_int_equal(fault.addr, gone + 100);
+	assert_int_equal(fault.is_write, 1);
+	assert_int_equal(fault.engine_id, 0);
+	nic_cs_free(p.s[0].fd, &s);
+	nic_cs_free(p.s[1].fd, &r);
+
+	/* The sender's buffer: reconnect (both in ERR), then fault locally */
+	{
+		struct conn_params cp;
+		int i;
+
+		for (i = 0; i < 2; i++) {
+			assert_int_equal(hlthunk_nic_modify_conn(p.s[i].fd,
+					 p.s[i].conn, S_RESET), 0);
+			pair_params(&p, i, &cp);
+			assert_int_equal(conn_connect(p.s[i].fd, p.s[i].conn,
+						      &cp), 0);
+		}
+	}
+	assert_int_equal(nic_post(p.s[1].fd, &r, 2, NIC_RECV, p.s[1].conn,
+				  dst.va, 2 * PAGE, 73, 0), 0);
+	/* Crosses from a mapped page into an unmapped one */
+	assert_int_equal(nic_post(p.s[0].fd, &s, 3, NIC_SEND, p.s[0].conn,
+				  src.va + PAGE + 8, 2 * PAGE, 72, 0), 0);
+	assert_int_equal(nic_cs_wait(p.s[0].fd, &s, WAIT_US, NULL), -EIO);
+	assert_int_equal(nic_cs_wait(p.s[1].fd, &r, WAIT_US, NULL), -EIO);
+	cq_take_one(p.s[0].fd, p.s[0].cq, &cqe);
+	assert_cqe(&cqe, HL_NIC_CQE_OP_SEND, HL_NIC_CQE_STATUS_LOCAL_FAULT,
+		   p.s[0].conn, 72);
+	assert_int_equal(cqe.byte_len, PAGE - 8);
+	cq_take_one(p.s[1].fd, p.s[1].cq, &cqe);
+	assert_cqe(&cqe, HL_NIC_CQE_OP_RECV, HL_NIC_CQE_STATUS_REMOTE_ABORT,
+		   p.s[1].conn, 73);
+	assert_int_equal(hlthunk_get_page_fault_info(p.s[0].fd, &fault), 0);
+	assert_int_equal(fault.addr, src.va + 2 * PAGE);
+	assert_int_equal(fault.is_write, 0);
+	assert_int_equal(fault.engine_id, 3);
+	nic_cs_free(p.s[0].fd, &s);
+	nic_cs_free(p.s[1].fd, &r);
+	buf_unmap(p.s[0].fd, &src);
+	buf_unmap(p.s[1].fd, &dst);
+	pair_close(&p);
+}
+
+/* ------------------------------------------------------------------------
+ * Processes: two owners, an owner that exits, non-owners
+ */
+
+#define CHILD_CHECK(cond) do {						\
+	if (!(cond)) {							\
+		fprintf(stderr, "child %d: %s:%d: %s\n", getpid(),	\
+			__FILE__, __LINE__, #cond);			\
+		_exit(1);						\
+	}								\
+} while (0)
+
+static void pipe_write_u32(int fd, uint32_t v)
+{
+	CHILD_CHECK(write(fd, &v, sizeof(v)) == sizeof(v));
+}
+
+static uint32_t pipe_read_u32(int fd)
+{
+	uint32_t v = UINT32_MAX;
+
+	if (read(fd, &v, sizeof(v)) != sizeof(v))
+		return UINT32_MAX;
+	return v;
+}
+
+/*
+ * One side of test_two_processes_exchange_data, on device @idx talking to
+ * device @peer_idx: send @size bytes of pattern @my_seed, receive @size
+ * bytes that must be pattern @peer_seed. Return 0 or a line number.
+ */
+static int exchange_side(int idx, int peer_idx, int wfd, int rfd,
+			 uint64_t size, uint64_t my_seed, uint64_t peer_seed)
+{
+	struct hl_nic_cq_poll_wait_out out;
+	struct hl_nic_cqe cqe[2];
+	struct conn_params cp;
+	uint32_t peer_module, my_module, conn, cq, i;
+	struct buf src, dst;
+	struct nic_cs cs;
+	uint8_t *expect;
+	int fd, rc = 0;
+
+	fd = fd_track(hltests_open_node(idx, 0));
+	if (fd < 0)
+		return __LINE__;
+	memset(&cp, 0, sizeof(cp));
+	if (module_id_of(fd, &my_module))
+		return __LINE__;
+	/* Device indices are module ids: tell the peer ours, learn its */
+	pipe_write_u32(wfd, my_module);
+	peer_module = pipe_read_u32(rfd);
+	(void)peer_idx;
+	if (nic_port_to(fd, peer_module, &cp.port, &cp.remote_addr))
+		return __LINE__;
+	if (hlthunk_nic_cq_create(fd, 16, &cq) ||
+	    hlthunk_nic_alloc_conn(fd, cp.port, &conn))
+		return __LINE__;
+	pipe_write_u32(wfd, conn);
+	cp.remote_conn = pipe_read_u32(rfd);
+	cp.mtu = HL_NIC_MTU_4096;
+	cp.wq_size = 4;
+	cp.send_cq = cq;
+	cp.recv_cq = cq;
+	cp.tx_psn = my_seed & HL_NIC_PSN_MASK;
+	cp.rx_psn = peer_seed & HL_NIC_PSN_MASK;
+	if (conn_connect(fd, conn, &cp))
+		return __LINE__;
+
+	if (buf_map(fd, &src, size) || buf_map(fd, &dst, size))
+		return __LINE__;
+	fill_seeded(src.ptr, size, my_seed);
+	expect = malloc(size);
+	if (!expect)
+		return __LINE__;
+	fill_seeded(expect, size, peer_seed);
+
+	/* RECV and SEND in one CS, on different queues */
+	memset(&cs, 0, sizeof(cs));
+	if (nic_cs_add(fd, &cs, 1, NIC_RECV, conn, dst.va, size, 1) ||
+	    nic_cs_add(fd, &cs, 2, NIC_SEND, conn, src.va, size, 2) ||
+	    nic_cs_submit(fd, &cs, 0))
+		return __LINE__;
+	if (nic_cs_wait(fd, &cs, WAIT_US, NULL))
+		return __LINE__;
+	if (memcmp(dst.ptr, expect, size))
+		return __LINE__;
+
+	/* Two entries, both successful, sizes and IDs right */
+	if (hlthunk_nic_cq_poll(fd, cq, cqe, 2, &out) || out.num_cqes != 2)
+		return __LINE__;
+	for (i = 0; i < 2; i++) {
+		if (cqe[i].status != HL_NIC_CQE_STATUS_SUCCESS ||
+		    cqe[i].byte_len != size || cqe[i].conn_id != conn)
+			return __LINE__;
+		if (cqe[i].wr_id != (cqe[i].opcode == HL_NIC_CQE_OP_RECV ?
+				     1 : 2))
+			return __LINE__;
+	}
+	if (cqe[0].opcode == cqe[1].opcode)
+		return __LINE__;
+
+	/* Both done before either closes */
+	pipe_write_u32(wfd, 0x600d);
+	if (pipe_read_u32(rfd) != 0x600d)
+		rc = __LINE__;
+	nic_cs_free(fd, &cs);
+	buf_unmap(fd, &src);
+	buf_unmap(fd, &dst);
+	free(expect);
+	fd_close(fd);
+	return rc;
+}
+
+static void test_two_processes_exchange_data(void **state)
+{
+	const uint64_t size = 2 * MB + 4321;
+	int p2c[2], c2p[2], status, line;
+	pid_t pid;
+
+	(void)state;
+	if (hltests_num_devices() < 2) {
+		print_message("needs two devices: skipped\n");
+		skip();
+	}
+	assert_int_equal(pipe(p2c), 0);
+	assert_int_equal(pipe(c2p), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		close(p2c[1]);
+		close(c2p[0]);
+		_exit(exchange_side(1, 0, c2p[1], p2c[0], size, SEED + 2,
+				    SEED + 3) ? 1 : 0);
+	}
+	close(p2c[0]);
+	close(c2p[1]);
+	line = exchange_side(0, 1, p2c[1], c2p[0], size, SEED + 3, SEED + 2);
+	if (line)
+		print_error("parent side failed at line %d\n", line);
+	close(p2c[1]);
+	close(c2p[0]);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	assert_int_equal(line, 0);
+}
+
+/*
+ * The owner of device 0 exits (killed) with connections, CQs and a receive
+ * in flight; device 1 sends to it, mid-transfer, and the device is free
+ * for the next owner.
+ */
+static void test_owner_exit_with_connections_open(void **state)
+{
+	const uint64_t size = 256 * MB;
+	struct hltests_dram_buf d1;
+	struct hl_nic_cqe cqe;
+	struct conn_params cp;
+	int ids[2], status, fd;
+	uint32_t conn, child_conn;
+	struct side s1;
+	struct nic_cs s;
+	uint64_t t0;
+	pid_t pid;
+
+	(void)state;
+	if (hltests_num_devices() < 2) {
+		print_message("needs two devices: skipped\n");
+		skip();
+	}
+	side_open(&s1, 1);
+	assert_int_equal(nic_port_to(s1.fd, 0, &s1.port, &s1.peer_addr), 0);
+	assert_int_equal(hlthunk_nic_cq_create(s1.fd, 8, &s1.cq), 0);
+	assert_int_equal(hlthunk_nic_alloc_conn(s1.fd, s1.port, &conn), 0);
+	assert_int_equal(pipe(ids), 0);
+
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		struct conn_params ccp;
+		uint32_t cq, c, extra;
+		struct nic_cs r;
+		int cfd;
+
+		cfd = hltests_open_node(0, 0);
+		CHILD_CHECK(cfd >= 0);
+		memset(&ccp, 0, sizeof(ccp));
+		CHILD_CHECK(!nic_port_to(cfd, s1.module_id, &ccp.port,
+					 &ccp.remote_addr));
+		CHILD_CHECK(!hlthunk_nic_cq_create(cfd, 16, &cq));
+		CHILD_CHECK(!hlthunk_nic_alloc_conn(cfd, ccp.port, &c));
+		CHILD_CHECK(!hlthunk_nic_alloc_conn(cfd, ccp.port, &extra));
+		ccp.remote_conn = conn;
+		ccp.mtu = HL_NIC_MTU_4096;
+		ccp.wq_size = 4;
+		ccp.send_cq = cq;
+		ccp.recv_cq = cq;
+		CHILD_CHECK(!conn_connect(cfd, c, &ccp));
+		/* A receive into host memory, big enough for the send */
+		{
+			struct buf b;
+
+			CHILD_CHECK(!buf_map(cfd, &b, size));
+			CHILD_CHECK(!nic_post(cfd, &r, 0, NIC_RECV, c, b.va,
+					      size, 1, 0));
+		}
+		pipe_write_u32(ids[1], c);
+		/* Killed while the transfer runs */
+		for (;;)
+			pause();
+	}
+	tracked_pid = pid;
+	close(ids[1]);
+	child_conn = pipe_read_u32(ids[0]);
+	assert_int_not_equal(child_conn, UINT32_MAX);
+
+	memset(&cp, 0, sizeof(cp));
+	cp.port = s1.port;
+	cp.remote_addr = s1.peer_addr;
+	cp.remote_conn = child_conn;
+	cp.mtu = HL_NIC_MTU_4096;
+	cp.wq_size = 4;
+	cp.send_cq = s1.cq;
+	cp.recv_cq = s1.cq;
+	assert_int_equal(conn_connect(s1.fd, conn, &cp), 0);
+	hltests_dram_map(s1.fd, &d1, size, false);
+	assert_int_equal(nic_post(s1.fd, &s, 0, NIC_SEND, conn, d1.va, size, 5,
+				  0), 0);
+	usleep(300 * 1000);
+	assert_int_equal(kill(pid, SIGKILL), 0);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	tracked_pid = 0;
+	t0 = now_ns();
+
+	/* The sender learns it at once: the peer connection went away */
+	assert_int_equal(nic_cs_wait(s1.fd, &s, WAIT_US, NULL), -EIO);
+	assert_true(now_ns() - t0 < 5000000000ull);
+	cq_take_one(s1.fd, s1.cq, &cqe);
+	if (cqe.status != HL_NIC_CQE_STATUS_REMOTE_ERR)
+		print_error("send status %u\n", cqe.status);
+	assert_cqe(&cqe, HL_NIC_CQE_OP_SEND, HL_NIC_CQE_STATUS_REMOTE_ERR,
+		   conn, 5);
+	nic_cs_free(s1.fd, &s);
+
+	/* Device 0 is free again, and its new owner starts from nothing */
+	fd = fd_track(hltests_open_node(0, 0));
+	assert_true(fd >= 0);
+	{
+		struct hl_nic_query_conn_out q;
+		uint32_t c;
+
+		assert_int_equal(hlthunk_nic_query_conn(fd, child_conn, &q),
+				 -EINVAL);
+		assert_int_equal(hlthunk_nic_alloc_conn(fd, 0, &c), 0);
+		assert_int_equal(c, HL_NIC_MIN_CONN_ID);
+	}
+	fd_close(fd);
+	close(ids[0]);
+	hltests_dram_unmap(s1.fd, &d1);
+	fd_close(s1.fd);
+}
+
+static void test_non_owner_cannot_configure(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hl_nic_args args;
+	int cfd, fd2, status;
+	uint32_t conn, cq;
+	pid_t pid;
+
+	/* A second open of the compute node: -EBUSY */
+	fd2 = hltests_open_node(0, 0);
+	assert_int_equal(fd2, -EBUSY);
+
+	/* The control node: no NIC ioctl at all */
+	cfd = hltests_open_node(0, 1);
+	assert_true(cfd >= 0);
+	memset(&args, 0, sizeof(args));
+	args.in.op = HL_NIC_OP_ALLOC_CONN;
+	assert_int_equal(nic_raw(cfd, &args), -ENOTTY);
+	assert_int_equal(hlthunk_nic_alloc_conn(cfd, 0, &conn), -ENOTTY);
+	close(cfd);
+
+	/* A child that inherited the fd: -EPERM for every op */
+	assert_int_equal(hlthunk_nic_alloc_conn(st->fd, 0, &conn), 0);
+	assert_int_equal(hlthunk_nic_cq_create(st->fd, 4, &cq), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		struct hl_nic_cq_poll_wait_out out;
+		struct hl_nic_query_conn_out q;
+		uint32_t c;
+
+		CHILD_CHECK(hlthunk_nic_alloc_conn(st->fd, 0, &c) == -EPERM);
+		CHILD_CHECK(hlthunk_nic_destroy_conn(st->fd, conn) == -EPERM);
+		CHILD_CHECK(hlthunk_nic_modify_conn(st->fd, conn, S_INIT) ==
+			    -EPERM);
+		CHILD_CHECK(hlthunk_nic_query_conn(st->fd, conn, &q) ==
+			    -EPERM);
+		CHILD_CHECK(hlthunk_nic_cq_create(st->fd, 4, &c) == -EPERM);
+		CHILD_CHECK(hlthunk_nic_cq_poll(st->fd, cq, NULL, 0, &out) ==
+			    -EPERM);
+		CHILD_CHECK(hlthunk_nic_cq_destroy(st->fd, cq) == -EPERM);
+		CHILD_CHECK(errno == EPERM);
+		_exit(0);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+
+	/* The owner still has them */
+	assert_int_equal(conn_state(st->fd, conn), S_RESET);
+	assert_int_equal(hlthunk_nic_cq_destroy(st->fd, cq), 0);
+}
+
+/* ------------------------------------------------------------------------
+ * The peer device goes away mid-transfer
+ */
+
+static int write_sysfs(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY), rc = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, val, strlen(val)) < 0)
+		rc = -errno;
+	close(fd);
+	return rc;
+}
+
+static void test_peer_unbind_mid_transfer(void **state)
+{
+	const char *drv = "/sys/bus/pci/drivers/habanalabs";
+	const uint64_t size = 256 * MB;
+	struct hltests_dram_buf d0, d1;
+	struct hl_nic_cqe cqe;
+	struct nic_cs s, r;
+	char bdf[32], path[160];
+	uint32_t status;
+	uint64_t t0;
+	struct pair p;
+
+	(void)state;
+	pair_connect(&p);
+	hltests_dram_map(p.s[0].fd, &d0, size, false);
+	hltests_dram_map(p.s[1].fd, &d1, size, false);
+	assert_int_equal(hltests_pci_addr(1, bdf, sizeof(bdf)), 0);
+
+	assert_int_equal(nic_post(p.s[1].fd, &r, 0, NIC_RECV, p.s[1].conn,
+				  d1.va, size, 81, 0), 0);
+	assert_int_equal(nic_post(p.s[0].fd, &s, 0, NIC_SEND, p.s[0].conn,
+				  d0.va, size, 80, 0), 0);
+	usleep(300 * 1000);
+	assert_int_equal(nic_cs_wait(p.s[0].fd, &s, 0, &status), 0);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_BUSY);
+
+	t0 = now_ns();
+	snprintf(path, sizeof(path), "%s/unbind", drv);
+	if (write_sysfs(path, bdf)) {
+		print_message("cannot unbind %s: skipped\n", bdf);
+		skip();
+	}
+	assert_true(now_ns() - t0 < 20000000000ull);
+	assert_int_equal(nic_cs_wait(p.s[0].fd, &s, WAIT_US, &status), -EIO);
+	cq_take_one(p.s[0].fd, p.s[0].cq, &cqe);
+	assert_cqe(&cqe, HL_NIC_CQE_OP_SEND, HL_NIC_CQE_STATUS_LINK_DOWN,
+		   p.s[0].conn, 80);
+	nic_cs_free(p.s[0].fd, &s);
+
+	/* The unbound side's file only answers -ENODEV; close it */
+	assert_int_equal(nic_cs_wait(p.s[1].fd, &r, 0, &status), -ENODEV);
+	fd_close(p.s[1].fd);
+	free(r.cb[0].ptr);
+
+	/* Bound again: the link comes back */
+	snprintf(path, sizeof(path), "%s/bind", drv);
+	assert_int_equal(write_sysfs(path, bdf), 0);
+	{
+		struct hl_info_nic_ports info;
+
+		assert_int_equal(hlthunk_get_nic_ports_info(p.s[0].fd, &info),
+				 0);
+		assert_int_equal(info.ports[p.s[0].port].link_up, 1);
+	}
+	hltests_dram_unmap(p.s[0].fd, &d0);
+	fd_close(p.s[0].fd);
+}
+
+/* With device 0 open in the state (hltests_setup), or with nothing open */
+#define NIC_TEST(f) cmocka_unit_test_setup_teardown(f, hltests_setup, \
+						    nic_teardown_state)
+#define NIC_TEST2(f) cmocka_unit_test_teardown(f, nic_teardown)
+
+const struct CMUnitTest nic_tests[] = {
+	NIC_TEST2(test_info_reports_ports_and_links),
+	NIC_TEST2(test_info_link_down_through_debugfs),
+	NIC_TEST2(test_info_short_buffer_truncates),
+	NIC_TEST2(test_conn_state_machine),
+	NIC_TEST2(test_conn_query_reports_context),
+	NIC_TEST2(test_conn_ctx_validation_errnos),
+	NIC_TEST2(test_conn_ctx_port_down_enetdown),
+	NIC_TEST(test_conn_alloc_ids_and_errnos),
+	NIC_TEST(test_nic_args_errnos),
+	NIC_TEST(test_cq_create_destroy_errnos),
+	NIC_TEST2(test_cq_in_use_ebusy),
+	NIC_TEST2(test_cq_poll_wait_update_errnos),
+	NIC_TEST2(test_cq_poll_peeks_update_consumes),
+	NIC_TEST2(test_exchange_dram_and_host),
+	NIC_TEST2(test_messages_in_order_with_psns),
+	NIC_TEST2(test_send_before_recv_waits),
+	NIC_TEST2(test_send_with_no_recv_times_out),
+	NIC_TEST2(test_size_mismatch_fails_both),
+	NIC_TEST2(test_psn_mismatch_fails_both),
+	NIC_TEST2(test_recv_wq_full),
+	NIC_TEST2(test_link_down_while_waiting),
+	NIC_TEST2(test_link_down_mid_transfer),
+	NIC_TEST2(test_destroyed_connection),
+	NIC_TEST2(test_unmapped_addresses_fault),
+	NIC_TEST2(test_two_processes_exchange_data),
+	NIC_TEST2(test_owner_exit_with_connections_open),
+	NIC_TEST(test_non_owner_cannot_configure),
+	NIC_TEST2(test_peer_unbind_mid_transfer),
+};
+
+int main(void)
+{
+	print_message("nic: PRNG seed 0x%llx\n", (unsigned long long)SEED);
+	return HLTESTS_RUN("nic", nic_tests);
+}
