@@ -64,7 +64,7 @@ install: lib
 
 lint: checkpatch sparse
 
-CHECKPATCH_FILES = $(shell find drivers include tests/importer -name '*.[ch]' 2>/dev/null | sort)
+CHECKPATCH_FILES = $(shell git ls-files 'drivers/*.[ch]' 'include/*.h' 'tests/importer/*.[ch]')
 
 checkpatch:
 	$(TOP)/tools/checkpatch --strict --no-tree -f $(CHECKPATCH_FILES)
