@@ -792,7 +792,8 @@ hl_nic_cq_update_consumed(struct hl_ctx *ctx,
 /**
  * hl_nic_ioctl - HL_IOCTL_NIC: connections and completion queues.
  * @fpriv: the compute node's open file.
- * @data: struct hl_nic_args, copied in; out is returned.
+ * @data: struct hl_nic_args, copied in; out is returned on success (on
+ *	failure the argument is left as it came in).
  *
  * Errors (per op in the uAPI header, above HL_IOCTL_NIC): -EPERM the
  * caller's thread group did not open the compute node; -EOPNOTSUPP the
@@ -811,7 +812,9 @@ int hl_nic_ioctl(struct hl_fpriv *fpriv, void *data)
 	struct hl_nic_args *args = data;
 	struct hl_nic_in in = args->in;
 	struct hl_ctx *ctx = fpriv->ctx;
+	struct hl_nic_out out = {};
 	u32 size;
+	int rc;
 
 	if (!ctx)
 		return -EINVAL;
@@ -830,40 +833,58 @@ int hl_nic_ioctl(struct hl_fpriv *fpriv, void *data)
 	if (memchr_inv((u8 *)in.reserved + size, 0, sizeof(in.reserved) - size))
 		return -EINVAL;
 
-	memset(&args->out, 0, sizeof(args->out));
-
 	switch (in.op) {
 	case HL_NIC_OP_ALLOC_CONN:
-		return hl_nic_alloc_conn(ctx, &in.alloc_conn,
-					 &args->out.alloc_conn);
+		rc = hl_nic_alloc_conn(ctx, &in.alloc_conn, &out.alloc_conn);
+		break;
 	case HL_NIC_OP_SET_REQ_CONN_CTX:
-		return hl_nic_set_req_conn_ctx(ctx, &in.req_conn_ctx);
+		rc = hl_nic_set_req_conn_ctx(ctx, &in.req_conn_ctx);
+		break;
 	case HL_NIC_OP_SET_RES_CONN_CTX:
-		return hl_nic_set_res_conn_ctx(ctx, &in.res_conn_ctx);
+		rc = hl_nic_set_res_conn_ctx(ctx, &in.res_conn_ctx);
+		break;
 	case HL_NIC_OP_DESTROY_CONN:
-		return hl_nic_destroy_conn(ctx, &in.destroy_conn);
+		rc = hl_nic_destroy_conn(ctx, &in.destroy_conn);
+		break;
 	case HL_NIC_OP_CQ_CREATE:
-		return hl_nic_cq_create(ctx, &in.cq_create,
-					&args->out.cq_create);
+		rc = hl_nic_cq_create(ctx, &in.cq_create, &out.cq_create);
+		break;
 	case HL_NIC_OP_CQ_DESTROY:
-		return hl_nic_cq_destroy(ctx, &in.cq_destroy);
+		rc = hl_nic_cq_destroy(ctx, &in.cq_destroy);
+		break;
 	case HL_NIC_OP_CQ_WAIT:
-		return hl_nic_cq_poll_wait(ctx, &in.cq_poll_wait,
-					   &args->out.cq_poll_wait, true);
+		rc = hl_nic_cq_poll_wait(ctx, &in.cq_poll_wait,
+					 &out.cq_poll_wait, true);
+		break;
 	case HL_NIC_OP_CQ_POLL:
-		return hl_nic_cq_poll_wait(ctx, &in.cq_poll_wait,
-					   &args->out.cq_poll_wait, false);
+		rc = hl_nic_cq_poll_wait(ctx, &in.cq_poll_wait,
+					 &out.cq_poll_wait, false);
+		break;
 	case HL_NIC_OP_CQ_UPDATE_CONSUMED_CQES:
-		return hl_nic_cq_update_consumed(ctx,
-						 &in.cq_update_consumed_cqes);
+		rc = hl_nic_cq_update_consumed(ctx,
+					       &in.cq_update_consumed_cqes);
+		break;
 	case HL_NIC_OP_MODIFY_CONN:
-		return hl_nic_modify_conn(ctx, &in.modify_conn);
+		rc = hl_nic_modify_conn(ctx, &in.modify_conn);
+		break;
 	case HL_NIC_OP_QUERY_CONN:
-		return hl_nic_query_conn(ctx, &in.query_conn,
-					 &args->out.query_conn);
+		rc = hl_nic_query_conn(ctx, &in.query_conn, &out.query_conn);
+		break;
 	default:
-		return -EINVAL;
+		rc = -EINVAL;
+		break;
 	}
+
+	/*
+	 * The dispatcher copies the argument back on errors too: leave the
+	 * input as it was then, so that a call retried after -EINTR (as
+	 * libhlthunk does) asks the same again.
+	 */
+	if (!rc) {
+		memset(args, 0, sizeof(*args));
+		args->out = out;
+	}
+	return rc;
 }
 
 /**
