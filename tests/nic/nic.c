@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1078,9 +1079,14 @@ static void test_nic_args_errnos(void **state)
 	assert_int_equal(nic_raw(st->fd, &args), -EINVAL);
 	args.in.pad = 0;
 
-	/* Bytes of the union past the op's struct */
+	/* Bytes of the union past the op's struct; a failure leaves args */
 	args.in.reserved[1] = 1;
-	assert_int_equal(nic_raw(st->fd, &args), -EINVAL);
+	{
+		struct hl_nic_args copy = args;
+
+		assert_int_equal(nic_raw(st->fd, &args), -EINVAL);
+		assert_memory_equal(&args, &copy, sizeof(args));
+	}
 	args.in.reserved[1] = 0;
 	args.in.reserved[7] = 1ull << 63;
 	assert_int_equal(nic_raw(st->fd, &args), -EINVAL);
@@ -1301,6 +1307,73 @@ static void test_cq_poll_wait_update_errnos(void **state)
 			 -EINVAL);
 	assert_int_equal(hlthunk_nic_cq_update_consumed_cqes(fd, cq, 1), 0);
 	pair_close(&p);
+}
+
+static void on_sigusr1(int sig)
+{
+	(void)sig;
+}
+
+/**
+ * struct cq_waiter - a thread in CQ_WAIT.
+ * @fd: compute node.
+ * @cq: the CQ.
+ * @rc: the wait's result.
+ * @out: its output.
+ * @elapsed_ns: how long it took.
+ */
+struct cq_waiter {
+	int fd;
+	uint32_t cq;
+	int rc;
+	struct hl_nic_cq_poll_wait_out out;
+	uint64_t elapsed_ns;
+};
+
+static void *cq_wait_thread(void *arg)
+{
+	struct cq_waiter *w = arg;
+	struct hl_nic_cqe cqe;
+	uint64_t t0 = now_ns();
+
+	w->rc = hlthunk_nic_cq_wait(w->fd, w->cq, &cqe, 1, 1500000, &w->out);
+	w->elapsed_ns = now_ns() - t0;
+	return NULL;
+}
+
+/* A wait interrupted by signals (-EINTR) is retried by libhlthunk as is */
+static void test_cq_wait_survives_signals(void **state)
+{
+	struct hltests_state *st = *state;
+	struct sigaction sa, old;
+	struct cq_waiter w;
+	pthread_t t;
+	uint32_t conn;
+	int i;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_sigusr1;	/* no SA_RESTART: ioctl gets EINTR */
+	assert_int_equal(sigaction(SIGUSR1, &sa, &old), 0);
+	memset(&w, 0, sizeof(w));
+	w.fd = st->fd;
+	assert_int_equal(hlthunk_nic_cq_create(st->fd, 2, &w.cq), 0);
+	w.out.status = 0xdead;
+
+	assert_int_equal(pthread_create(&t, NULL, cq_wait_thread, &w), 0);
+	for (i = 0; i < 10; i++) {
+		usleep(100 * 1000);
+		pthread_kill(t, SIGUSR1);
+	}
+	assert_int_equal(pthread_join(t, NULL), 0);
+	sigaction(SIGUSR1, &old, NULL);
+
+	assert_int_equal(w.rc, 0);
+	assert_int_equal(w.out.status, HL_NIC_CQ_STATUS_TIMEOUT);
+	assert_int_equal(w.out.num_cqes, 0);
+	assert_true(w.elapsed_ns >= 1500000000ull);
+	/* No retry ran as another op (ALLOC_CONN is op 0) */
+	assert_int_equal(hlthunk_nic_alloc_conn(st->fd, 0, &conn), 0);
+	assert_int_equal(conn, HL_NIC_MIN_CONN_ID);
 }
 
 static void test_cq_poll_peeks_update_consumes(void **state)
@@ -2366,6 +2439,7 @@ const struct CMUnitTest nic_tests[] = {
 	NIC_TEST2(test_cq_in_use_ebusy),
 	NIC_TEST2(test_cq_poll_wait_update_errnos),
 	NIC_TEST2(test_cq_poll_peeks_update_consumes),
+	NIC_TEST(test_cq_wait_survives_signals),
 	NIC_TEST2(test_exchange_dram_and_host),
 	NIC_TEST2(test_messages_in_order_with_psns),
 	NIC_TEST2(test_send_before_recv_waits),
