@@ -16,14 +16,12 @@
  */
 #include "hlcoll.h"
 
-#include <endian.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "hlthunk.h"
@@ -81,151 +79,72 @@ struct hlcoll_rank_info {
 };
 
 /* ------------------------------------------------------------------------
- * NIC: ioctls and packets
+ * NIC (libhlthunk's wrappers of HL_IOCTL_NIC)
  */
-
-static int hlcoll_nic_ioctl(int fd, struct hl_nic_args *args)
-{
-	int rc;
-
-	do {
-		rc = ioctl(fd, HL_IOCTL_NIC, args);
-	} while (rc && (errno == EINTR || errno == EAGAIN));
-	return rc ? -errno : 0;
-}
-
-static int hlcoll_alloc_conn(int fd, uint32_t port, uint32_t *conn_id)
-{
-	struct hl_nic_args a;
-	int rc;
-
-	memset(&a, 0, sizeof(a));
-	a.in.op = HL_NIC_OP_ALLOC_CONN;
-	a.in.alloc_conn.port = port;
-	rc = hlcoll_nic_ioctl(fd, &a);
-	if (!rc)
-		*conn_id = a.out.alloc_conn.conn_id;
-	return rc;
-}
-
-static int hlcoll_modify_conn(int fd, uint32_t conn_id, uint32_t state)
-{
-	struct hl_nic_args a;
-
-	memset(&a, 0, sizeof(a));
-	a.in.op = HL_NIC_OP_MODIFY_CONN;
-	a.in.modify_conn.conn_id = conn_id;
-	a.in.modify_conn.state = state;
-	return hlcoll_nic_ioctl(fd, &a);
-}
-
-static void hlcoll_destroy_conn(int fd, uint32_t conn_id)
-{
-	struct hl_nic_args a;
-
-	memset(&a, 0, sizeof(a));
-	a.in.op = HL_NIC_OP_DESTROY_CONN;
-	a.in.destroy_conn.conn_id = conn_id;
-	hlcoll_nic_ioctl(fd, &a);
-}
 
 /* INIT -> RTR -> RTS, talking to @remote_conn on the port at @remote_addr */
 static int hlcoll_connect(struct hlcoll_comm *c, uint32_t conn, uint32_t port,
 			  uint64_t remote_addr, uint32_t remote_conn,
 			  uint32_t rx_psn, uint32_t tx_psn)
 {
-	struct hl_nic_args a;
+	struct hl_nic_res_conn_ctx_in res;
+	struct hl_nic_req_conn_ctx_in req;
 	int rc;
 
-	rc = hlcoll_modify_conn(c->fd, conn, HL_NIC_CONN_STATE_INIT);
+	rc = hlthunk_nic_modify_conn(c->fd, conn, HL_NIC_CONN_STATE_INIT);
 	if (rc)
 		return rc;
 
-	memset(&a, 0, sizeof(a));
-	a.in.op = HL_NIC_OP_SET_RES_CONN_CTX;
-	a.in.res_conn_ctx.remote_addr = remote_addr;
-	a.in.res_conn_ctx.conn_id = conn;
-	a.in.res_conn_ctx.port = port;
-	a.in.res_conn_ctx.remote_conn_id = remote_conn;
-	a.in.res_conn_ctx.psn = rx_psn;
-	a.in.res_conn_ctx.wq_size = HLCOLL_WQ_SIZE;
-	a.in.res_conn_ctx.cq_handle = c->cq;
-	rc = hlcoll_nic_ioctl(c->fd, &a);
+	memset(&res, 0, sizeof(res));
+	res.remote_addr = remote_addr;
+	res.conn_id = conn;
+	res.port = port;
+	res.remote_conn_id = remote_conn;
+	res.psn = rx_psn;
+	res.wq_size = HLCOLL_WQ_SIZE;
+	res.cq_handle = c->cq;
+	rc = hlthunk_nic_set_res_conn_ctx(c->fd, &res);
 	if (rc)
 		return rc;
 
-	memset(&a, 0, sizeof(a));
-	a.in.op = HL_NIC_OP_SET_REQ_CONN_CTX;
-	a.in.req_conn_ctx.remote_addr = remote_addr;
-	a.in.req_conn_ctx.conn_id = conn;
-	a.in.req_conn_ctx.port = port;
-	a.in.req_conn_ctx.remote_conn_id = remote_conn;
-	a.in.req_conn_ctx.psn = tx_psn;
-	a.in.req_conn_ctx.mtu = c->cfg.mtu;
-	a.in.req_conn_ctx.wq_size = HLCOLL_WQ_SIZE;
-	a.in.req_conn_ctx.cq_handle = c->cq;
-	return hlcoll_nic_ioctl(c->fd, &a);
+	memset(&req, 0, sizeof(req));
+	req.remote_addr = remote_addr;
+	req.conn_id = conn;
+	req.port = port;
+	req.remote_conn_id = remote_conn;
+	req.psn = tx_psn;
+	req.mtu = c->cfg.mtu;
+	req.wq_size = HLCOLL_WQ_SIZE;
+	req.cq_handle = c->cq;
+	return hlthunk_nic_set_req_conn_ctx(c->fd, &req);
 }
 
 /*
  * Copy up to @max entries of the CQ and consume them; waits up to
- * @timeout_us for the first. Returns the number copied, or -errno.
+ * @timeout_us for the first (0: only polls). Returns the number copied, or
+ * -errno.
  */
 static int hlcoll_cq_take(struct hlcoll_comm *c, struct hl_nic_cqe *cqes,
 			  uint32_t max, uint64_t timeout_us)
 {
-	struct hl_nic_args a;
-	uint32_t n;
+	struct hl_nic_cq_poll_wait_out out;
 	int rc;
 
-	memset(&a, 0, sizeof(a));
-	a.in.op = timeout_us ? HL_NIC_OP_CQ_WAIT : HL_NIC_OP_CQ_POLL;
-	a.in.cq_poll_wait.cqes_ptr = (uintptr_t)cqes;
-	a.in.cq_poll_wait.timeout_us = timeout_us;
-	a.in.cq_poll_wait.handle = c->cq;
-	a.in.cq_poll_wait.max_cqes = max;
-	rc = hlcoll_nic_ioctl(c->fd, &a);
+	if (timeout_us)
+		rc = hlthunk_nic_cq_wait(c->fd, c->cq, cqes, max, timeout_us,
+					 &out);
+	else
+		rc = hlthunk_nic_cq_poll(c->fd, c->cq, cqes, max, &out);
 	if (rc)
 		return rc;
-	if (a.out.cq_poll_wait.status == HL_NIC_CQ_STATUS_OVERFLOW) {
+	if (out.status == HL_NIC_CQ_STATUS_OVERFLOW) {
 		fprintf(stderr, "hlcoll: rank %d: CQ overflow\n", c->rank);
 		return -EOVERFLOW;
 	}
-	n = a.out.cq_poll_wait.num_cqes;
-	if (!n)
+	if (!out.num_cqes)
 		return 0;
-
-	memset(&a, 0, sizeof(a));
-	a.in.op = HL_NIC_OP_CQ_UPDATE_CONSUMED_CQES;
-	a.in.cq_update_consumed_cqes.handle = c->cq;
-	a.in.cq_update_consumed_cqes.num_cqes = n;
-	rc = hlcoll_nic_ioctl(c->fd, &a);
-	return rc ? rc : (int)n;
-}
-
-static void hlcoll_put_le32(uint8_t *p, uint32_t v)
-{
-	v = htole32(v);
-	memcpy(p, &v, sizeof(v));
-}
-
-static void hlcoll_put_le64(uint8_t *p, uint64_t v)
-{
-	v = htole64(v);
-	memcpy(p, &v, sizeof(v));
-}
-
-/* HL_PKT_NIC_SEND or HL_PKT_NIC_RECV (same layout) */
-static uint32_t hlcoll_pkt_nic(uint8_t *p, uint32_t opcode, uint32_t conn,
-			       uint64_t addr, uint64_t size, uint64_t wr_id)
-{
-	hlcoll_put_le32(p + offsetof(struct hl_pkt_nic_send, ctl),
-			opcode << HL_PKT_OPCODE_SHIFT);
-	hlcoll_put_le32(p + offsetof(struct hl_pkt_nic_send, conn_id), conn);
-	hlcoll_put_le64(p + offsetof(struct hl_pkt_nic_send, addr), addr);
-	hlcoll_put_le64(p + offsetof(struct hl_pkt_nic_send, size), size);
-	hlcoll_put_le64(p + offsetof(struct hl_pkt_nic_send, wr_id), wr_id);
-	return sizeof(struct hl_pkt_nic_send);
+	rc = hlthunk_nic_cq_update_consumed_cqes(c->fd, c->cq, out.num_cqes);
+	return rc ? rc : (int)out.num_cqes;
 }
 
 static const char *hlcoll_cqe_status_name(uint32_t status)
@@ -388,11 +307,11 @@ static int hlcoll_step(struct hlcoll_comm *c, uint64_t send_va,
 		for (k = first; k < nr && k < first + HLCOLL_MAX_BATCH; k++) {
 			off = k * chunk;
 			len = recv_bytes - off < chunk ? recv_bytes - off : chunk;
-			rcb->len += hlcoll_pkt_nic(rcb->ptr + rcb->len,
-						   HL_PKT_NIC_RECV, c->conn_prev,
-						   reduce ? c->scratch_va :
-							    recv_va + off,
-						   len, ++c->wr_id);
+			rcb->len += hlthunk_pkt_nic_recv(rcb->ptr + rcb->len,
+							 c->conn_prev,
+							 reduce ? c->scratch_va :
+								  recv_va + off,
+							 len, ++c->wr_id);
 			if (reduce)
 				rcb->len += hlthunk_pkt_reduce(rcb->ptr + rcb->len,
 							       c->scratch_va,
@@ -405,9 +324,9 @@ static int hlcoll_step(struct hlcoll_comm *c, uint64_t send_va,
 		for (k = first; k < ns && k < first + HLCOLL_MAX_BATCH; k++) {
 			off = k * chunk;
 			len = send_bytes - off < chunk ? send_bytes - off : chunk;
-			scb->len += hlcoll_pkt_nic(scb->ptr + scb->len,
-						   HL_PKT_NIC_SEND, c->conn_next,
-						   send_va + off, len, ++c->wr_id);
+			scb->len += hlthunk_pkt_nic_send(scb->ptr + scb->len,
+							 c->conn_next, send_va + off,
+							 len, ++c->wr_id);
 			expected++;
 		}
 
@@ -579,18 +498,13 @@ static int hlcoll_find_port(int fd, uint32_t module_id, uint32_t *port,
 			    uint64_t *my_addr, uint64_t *peer_addr)
 {
 	struct hl_info_nic_ports *ports;
-	struct hl_info_args args;
 	uint32_t p;
 	int rc;
 
 	ports = calloc(1, sizeof(*ports));
 	if (!ports)
 		return -ENOMEM;
-	memset(&args, 0, sizeof(args));
-	args.op = HL_INFO_NIC_PORTS;
-	args.return_pointer = (uintptr_t)ports;
-	args.return_size = sizeof(*ports);
-	rc = hlthunk_get_info(fd, &args);
+	rc = hlthunk_get_nic_ports_info(fd, ports);
 	if (rc)
 		goto out;
 
@@ -631,21 +545,16 @@ static int hlcoll_cb_init(struct hlcoll_comm *c, struct hlcoll_cb *cb)
 
 void hlcoll_comm_destroy(struct hlcoll_comm *c)
 {
-	struct hl_nic_args a;
 	int i;
 
 	if (!c)
 		return;
 	if (c->conn_next)
-		hlcoll_destroy_conn(c->fd, c->conn_next);
+		hlthunk_nic_destroy_conn(c->fd, c->conn_next);
 	if (c->conn_prev)
-		hlcoll_destroy_conn(c->fd, c->conn_prev);
-	if (c->cq) {
-		memset(&a, 0, sizeof(a));
-		a.in.op = HL_NIC_OP_CQ_DESTROY;
-		a.in.cq_destroy.handle = c->cq;
-		hlcoll_nic_ioctl(c->fd, &a);
-	}
+		hlthunk_nic_destroy_conn(c->fd, c->conn_prev);
+	if (c->cq)
+		hlthunk_nic_cq_destroy(c->fd, c->cq);
 	for (i = 0; i < 3; i++) {
 		if (!c->cb[i].ptr)
 			continue;
@@ -667,7 +576,6 @@ int hlcoll_comm_init(struct hlcoll_comm **comm, int fd, int rank, int nranks,
 	struct hlthunk_hw_ip_info hw_ip;
 	uint64_t peer_next = 0, peer_prev = 0;
 	struct hlcoll_comm *c;
-	struct hl_nic_args a;
 	int next, prev, i, rc;
 
 	if (!comm || fd < 0 || nranks < 1 || nranks > HLCOLL_MAX_RANKS ||
@@ -744,17 +652,12 @@ int hlcoll_comm_init(struct hlcoll_comm **comm, int fd, int rank, int nranks,
 		/* Still take part in round 2, with no connection */
 	}
 
-	if (!rc) {
-		memset(&a, 0, sizeof(a));
-		a.in.op = HL_NIC_OP_CQ_CREATE;
-		a.in.cq_create.num_entries = HLCOLL_CQ_ENTRIES;
-		rc = hlcoll_nic_ioctl(fd, &a);
-		c->cq = rc ? 0 : a.out.cq_create.handle;
-	}
 	if (!rc)
-		rc = hlcoll_alloc_conn(fd, c->port_next, &c->conn_next);
+		rc = hlthunk_nic_cq_create(fd, HLCOLL_CQ_ENTRIES, &c->cq);
 	if (!rc)
-		rc = hlcoll_alloc_conn(fd, c->port_prev, &c->conn_prev);
+		rc = hlthunk_nic_alloc_conn(fd, c->port_next, &c->conn_next);
+	if (!rc)
+		rc = hlthunk_nic_alloc_conn(fd, c->port_prev, &c->conn_prev);
 	if (rc)
 		mine.module_id = UINT32_MAX;	/* tells the others */
 	mine.conn_next = c->conn_next;
