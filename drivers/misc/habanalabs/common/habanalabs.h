@@ -262,7 +262,6 @@ struct hl_ctx {
  *	access; unmap paths take it for write once after invalidating, so
  *	that nothing still accesses a page about to be released.
  * @pinned_host_pages: host pages pinned by all contexts' mappings.
- * @fence_context: dma_fence context of the device's command submissions.
  * @ctx_list_lock: Protects @ctx_list.
  * @ctx_list: every live context, including those that outlived their file.
  * @dmabuf_lock: Protects @dmabuf_list.
@@ -297,7 +296,6 @@ struct hl_device {
 	struct ida asid_ida;
 	struct rw_semaphore engine_access_rwsem;
 	atomic64_t pinned_host_pages;
-	u64 fence_context;
 	struct mutex ctx_list_lock; /* Protects: ctx_list */
 	struct list_head ctx_list;
 	struct mutex dmabuf_lock; /* Protects: dmabuf_list */

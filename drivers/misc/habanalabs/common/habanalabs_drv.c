@@ -16,7 +16,6 @@
  * exported as module aliases, so no device autoloads the module.
  */
 
-#include <linux/dma-fence.h>
 #include <linux/idr.h>
 #include <linux/module.h>
 #include <linux/pci.h>
@@ -91,7 +90,6 @@ static int hl_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	mutex_init(&hdev->dmabuf_lock);
 	INIT_LIST_HEAD(&hdev->dmabuf_list);
 	spin_lock_init(&hdev->nic_lock);
-	hdev->fence_context = dma_fence_context_alloc(1);
 
 	rc = ida_alloc_max(&hl_dev_ida, HL_MAX_DEVICES - 1, GFP_KERNEL);
 	if (rc < 0)
