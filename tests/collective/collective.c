@@ -9,7 +9,8 @@
  * chunk, fewer elements than ranks), in place and out of place, small
  * chunks that make many NIC messages and more than one submission per
  * step, a ring in another order than the devices', host-memory buffers,
- * and a communicator used for many collectives in a row.
+ * a communicator used for many collectives in a row, and a rank that
+ * leaves (the others fail, none hangs).
  *
  * The test process itself opens no device: the ranks do.
  */
@@ -396,6 +397,56 @@ static void test_bootstrap_rank_gone_epipe(void **state)
 	assert_int_equal(hlcoll_launch(3, rank_leaves, NULL), 0);
 }
 
+/*
+ * The last rank closes its device right after the set-up: every other rank's
+ * all-reduce fails (a NIC error, or its 5 s job timeout), none hangs.
+ */
+static int rank_dies(int rank, int nranks, int boot_fd, void *arg)
+{
+	struct hlcoll_config cfg = { .timeout_s = 5 };
+	struct hlcoll_comm *comm;
+	struct rank_buf b;
+	int fd, rc;
+
+	(void)arg;
+	fd = hlthunk_open_by_module_id(module_ids[rank]);
+	if (fd < 0)
+		return 10;
+	rc = hlcoll_comm_init(&comm, fd, rank, nranks, boot_fd, &cfg);
+	if (rc) {
+		hlthunk_close(fd);
+		return 11;
+	}
+	if (rank == nranks - 1) {
+		hlcoll_comm_destroy(comm);
+		hlthunk_close(fd);
+		return 0;
+	}
+	rc = buf_alloc(fd, false, 64 * 1024, &b);
+	if (!rc)
+		rc = hlcoll_allreduce(comm, b.va, b.va, 16 * 1024,
+				      HLCOLL_FLOAT32, HLCOLL_SUM);
+	if (rc)
+		fprintf(stderr, "rank %d: all-reduce without the last rank: %s (expected)\n",
+			rank, strerror(-rc));
+	buf_free(fd, &b);
+	hlcoll_comm_destroy(comm);
+	hlthunk_close(fd);
+	return rc == -EIO ? 0 : 1;
+}
+
+static void test_rank_gone_fails_the_others(void **state)
+{
+	int n = ndevices > 3 ? 3 : ndevices;
+
+	(void)state;
+	if (n < 2) {
+		print_message("needs 2 devices: skipped\n");
+		skip();
+	}
+	assert_int_equal(hlcoll_launch(n, rank_dies, NULL), 0);
+}
+
 const struct CMUnitTest collective_tests[] = {
 	cmocka_unit_test(test_bad_arguments_einval),
 	cmocka_unit_test(test_bootstrap_rank_gone_epipe),
@@ -411,6 +462,7 @@ const struct CMUnitTest collective_tests[] = {
 	cmocka_unit_test(test_allgather_2_ranks),
 	cmocka_unit_test(test_allgather_3_ranks_in_place),
 	cmocka_unit_test(test_allgather_4_ranks),
+	cmocka_unit_test(test_rank_gone_fails_the_others),
 };
 
 int main(void)
