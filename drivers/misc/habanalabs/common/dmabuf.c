@@ -18,14 +18,17 @@
  *                dma_buf_attach() importer, or one that wants struct
  *                pages): device memory can only be reached peer-to-peer
  *   -EXDEV       no usable peer-to-peer path between the two devices
- * With CONFIG_PCI_P2PDMA the path is what pci_p2pdma_distance() says.
- * Without it (Debian's stock kernels), that function always fails, so the
- * module parameter p2p_policy decides:
- *   "strict" (default): refuse, as pci_p2pdma_distance() would;
+ * First, pci_p2pdma_distance() decides: with CONFIG_PCI_P2PDMA it knows
+ * switches and whitelisted host bridges; without it (Debian's stock
+ * kernels) it always fails. When it refuses, the module parameter
+ * p2p_policy decides:
+ *   "strict" (default): refuse;
  *   "iommu": allow a PCI importer under the same PCI host bridge whose DMA
  *            is translated by an IOMMU: dma_map_resource() then creates
  *            an IOMMU mapping of exactly the exported BAR range, and the
- *            root complex routes the importer's accesses to the BAR.
+ *            root complex routes the importer's accesses to the BAR
+ *            (QEMU's q35 host bridge is on no whitelist, so the test VMs
+ *            need this even with CONFIG_PCI_P2PDMA).
  *
  * Ownership: the dma-buf holds a reference on the allocation, on the owning
  * context and on the device, and the exported mapping cannot be unmapped
@@ -63,7 +66,7 @@ MODULE_IMPORT_NS(DMA_BUF);
 static char *p2p_policy = "strict";
 module_param(p2p_policy, charp, 0444);
 MODULE_PARM_DESC(p2p_policy,
-		 "Peer-to-peer check without CONFIG_PCI_P2PDMA: \"strict\" refuses, \"iommu\" allows importers under the same host bridge behind an IOMMU (default: strict)");
+		 "When pci_p2pdma_distance() refuses an importer: \"strict\" refuses too, \"iommu\" allows one under the same host bridge behind an IOMMU (default: strict)");
 
 static bool dmabuf_raw_bar_addresses;
 module_param(dmabuf_raw_bar_addresses, bool, 0444);
@@ -115,9 +118,8 @@ static int hl_dmabuf_p2p_check(struct hl_device *hdev, struct device *dev)
 		return -EXDEV;
 	importer = to_pci_dev(dev);
 
-	if (IS_ENABLED(CONFIG_PCI_P2PDMA))
-		return pci_p2pdma_distance(hdev->pdev, dev, true) < 0 ?
-		       -EXDEV : 0;
+	if (pci_p2pdma_distance(hdev->pdev, dev, true) >= 0)
+		return 0;
 
 	if (sysfs_streq(p2p_policy, "iommu") &&
 	    pci_find_host_bridge(importer->bus) ==
