@@ -140,7 +140,7 @@ static int hl_emu_mmu_test_init(struct kunit *test)
 	atomic64_set(&t->emu.tlb_gen, 1);
 
 	t->q.emu = &t->emu;
-	t->q.buf = kunit_kzalloc(test, HL_EMU_CHUNK_SIZE + 8, GFP_KERNEL);
+	t->q.buf = kunit_kzalloc(test, HL_EMU_QUEUE_BUF_SIZE, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, t->q.buf);
 	hl_emu_tlb_flush(&t->q);
 
