@@ -103,6 +103,8 @@ static int hl_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	rc = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(64));
 	if (rc)
 		goto err_free_id;
+	/* The device MMU maps host memory page by page: any segment will do */
+	dma_set_max_seg_size(&pdev->dev, UINT_MAX);
 
 	pci_set_master(pdev);
 	pci_set_drvdata(pdev, hdev);

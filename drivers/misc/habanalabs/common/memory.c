@@ -263,9 +263,19 @@ static void hl_va_release(struct hl_ctx *ctx, struct hl_vm_mapping *mapping)
 
 /* ---- host memory ---- */
 
+/*
+ * Host memory stays mapped for the device for as long as the user keeps
+ * the mapping, and the engines access it at any time, as RDMA NICs do: the
+ * caches are synced once at map and once at unmap, explicitly, so that the
+ * mappings carry DMA_ATTR_SKIP_CPU_SYNC. (That also tells DMA-API debugging
+ * that the driver, not the map call, owns the syncs, so that one buffer may
+ * be mapped at two device VAs.)
+ */
 static void hl_userptr_release(struct hl_device *hdev, struct hl_userptr *up)
 {
-	dma_unmap_sgtable(hdev->dev, &up->sgt, DMA_BIDIRECTIONAL, 0);
+	dma_sync_sgtable_for_cpu(hdev->dev, &up->sgt, DMA_BIDIRECTIONAL);
+	dma_unmap_sgtable(hdev->dev, &up->sgt, DMA_BIDIRECTIONAL,
+			  DMA_ATTR_SKIP_CPU_SYNC);
 	sg_free_table(&up->sgt);
 	unpin_user_pages_dirty_lock(up->pages, up->npages, true);
 	atomic64_sub(up->npages, &hdev->pinned_host_pages);
@@ -310,9 +320,11 @@ static struct hl_userptr *hl_userptr_pin(struct hl_device *hdev, u64 addr,
 	if (rc)
 		goto err_unpin;
 
-	rc = dma_map_sgtable(hdev->dev, &up->sgt, DMA_BIDIRECTIONAL, 0);
+	rc = dma_map_sgtable(hdev->dev, &up->sgt, DMA_BIDIRECTIONAL,
+			     DMA_ATTR_SKIP_CPU_SYNC);
 	if (rc)
 		goto err_free_table;
+	dma_sync_sgtable_for_device(hdev->dev, &up->sgt, DMA_BIDIRECTIONAL);
 
 	atomic64_add(up->npages, &hdev->pinned_host_pages);
 	return up;
@@ -411,6 +423,8 @@ static int hl_mem_map(struct hl_ctx *ctx, struct hl_mem_in *in, u64 *va_out)
 	if (!mapping)
 		return -ENOMEM;
 	mapping->host = host;
+	/* Invisible to UNMAP and EXPORT until its PTEs are in */
+	mapping->busy = true;
 
 	if (host) {
 		u64 addr = in->map_host.host_virt_addr, size = in->map_host.mem_size, end;
@@ -465,6 +479,10 @@ static int hl_mem_map(struct hl_ctx *ctx, struct hl_mem_in *in, u64 *va_out)
 		goto err_release_va;
 	hl_mmu_invalidate(ctx);
 
+	mutex_lock(&ctx->mem_lock);
+	mapping->busy = false;
+	mutex_unlock(&ctx->mem_lock);
+
 	*va_out = mapping->user_va;
 	return 0;
 
@@ -486,21 +504,23 @@ err_free_mapping:
  * @ctx: the context; the caller holds ctx->mem_lock.
  * @va: the device virtual address.
  *
- * Return: the mapping, or NULL.
+ * Return: the mapping, or NULL (also for one still being mapped or
+ * already being unmapped).
  */
 struct hl_vm_mapping *hl_mem_find_mapping(struct hl_ctx *ctx, u64 va)
 {
 	struct asic_fixed_properties *prop = &ctx->hdev->asic_prop;
+	struct hl_vm_mapping *mapping = NULL;
 
 	lockdep_assert_held(&ctx->mem_lock);
 
 	if (va >= prop->va_host_start && va < prop->va_host_end)
-		return mtree_load(&ctx->va_host,
-				  va >> ilog2(prop->host_page_size));
-	if (va >= prop->va_dram_start && va < prop->va_dram_end)
-		return mtree_load(&ctx->va_dram,
-				  va >> ilog2(prop->dram_page_size));
-	return NULL;
+		mapping = mtree_load(&ctx->va_host,
+				     va >> ilog2(prop->host_page_size));
+	else if (va >= prop->va_dram_start && va < prop->va_dram_end)
+		mapping = mtree_load(&ctx->va_dram,
+				     va >> ilog2(prop->dram_page_size));
+	return mapping && !mapping->busy ? mapping : NULL;
 }
 
 /*
@@ -533,12 +553,23 @@ static int hl_mem_unmap(struct hl_ctx *ctx, struct hl_mem_in *in)
 	else if (mapping->exported)
 		rc = -EBUSY;
 	else
-		hl_va_release(ctx, mapping);
+		mapping->busy = true;
 	mutex_unlock(&ctx->mem_lock);
+	if (rc)
+		return rc;
 
-	if (!rc)
-		hl_mapping_destroy(ctx, mapping, true);
-	return rc;
+	/*
+	 * The VA stays reserved until its PTEs are gone and the device TLBs
+	 * invalidated: a MAP meanwhile cannot be given the same range.
+	 */
+	hl_mapping_unmap_pages(ctx, mapping, mapping->size / mapping->page_size);
+	hl_mmu_invalidate(ctx);
+
+	mutex_lock(&ctx->mem_lock);
+	hl_va_release(ctx, mapping);
+	mutex_unlock(&ctx->mem_lock);
+	hl_mapping_free(ctx, mapping);
+	return 0;
 }
 
 /**

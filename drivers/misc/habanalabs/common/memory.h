@@ -67,6 +67,8 @@ struct hl_userptr {
  * @pack: the device-memory allocation, holding a reference.
  * @userptr: the pinned host memory, owned.
  * @exported: number of live dma-buf exports (under ctx->mem_lock).
+ * @busy: being mapped or unmapped: lookups do not see it (under
+ *	ctx->mem_lock).
  */
 struct hl_vm_mapping {
 	u64 va;
@@ -77,6 +79,7 @@ struct hl_vm_mapping {
 	struct hl_vm_phys_pg_pack *pack;
 	struct hl_userptr *userptr;
 	u32 exported;
+	bool busy;
 };
 
 void hl_pg_pack_get(struct hl_vm_phys_pg_pack *pack);
