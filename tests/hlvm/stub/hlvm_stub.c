@@ -24,6 +24,10 @@ int hlvm_stub_ping(void)
 }
 EXPORT_SYMBOL_GPL(hlvm_stub_ping);
 
+static bool leak_at_probe;
+module_param(leak_at_probe, bool, 0444);
+MODULE_PARM_DESC(leak_at_probe, "Leak 64 bytes per probe, for kmemleak on debug kernels (default: false)");
+
 static int hlvm_stub_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 {
 	int rc;
@@ -35,6 +39,12 @@ static int hlvm_stub_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		return rc;
 	if (hold_module)
 		__module_get(THIS_MODULE);
+	if (leak_at_probe) {
+		void *leak = kmalloc(64, GFP_KERNEL);
+
+		if (leak)
+			memset(leak, 0x5a, 64);
+	}
 	dev_info(&pdev->dev, "hlvm stub bound, BAR2 %pR\n", &pdev->resource[2]);
 	return 0;
 }
