@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1012,6 +1013,80 @@ static void test_wait_busy_then_completed(void **state)
 	host_unmap(st->fd, &cb);
 }
 
+struct cs_waiter {
+	int fd;
+	uint64_t seq;
+	uint32_t status;
+	int rc;
+};
+
+static void on_signal(int sig)
+{
+	(void)sig;
+}
+
+static void *cs_wait_thread(void *arg)
+{
+	struct cs_waiter *w = arg;
+
+	w->status = 0xdead;
+	w->rc = hlthunk_wait_for_cs(w->fd, w->seq, WAIT_US, &w->status);
+	return NULL;
+}
+
+/*
+ * A WAIT_CS interrupted by signals (-EINTR) leaves its argument as it was,
+ * so that libhlthunk's retry waits for the same CS: it completes, rather
+ * than a retry asking for a zeroed sequence number (-EINVAL).
+ */
+static void test_wait_cs_survives_signals(void **state)
+{
+	struct hltests_state *st = *state;
+	struct sigaction sa, old;
+	struct cs_waiter w;
+	struct host_buf cb;
+	struct dram_buf d;
+	uint32_t count, n;
+	pthread_t t;
+	double one;
+	int i;
+
+	cb_map(st->fd, &cb, 64 * KB);
+	dram_map(st->fd, &d, 16 * MB);
+	one = memset_seconds(st->fd, &cb, &d);
+	/* About 1.5 s of work, interrupted every 100 ms */
+	count = (uint32_t)(1.5 / one) + 1;
+	if (count > 2000)
+		count = 2000;
+	n = long_cb(&cb, &d, count);
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;	/* no SA_RESTART: the ioctl gets EINTR */
+	assert_int_equal(sigaction(SIGUSR1, &sa, &old), 0);
+	memset(&w, 0, sizeof(w));
+	w.fd = st->fd;
+	w.seq = submit_one(st->fd, 1, cb.va, n, 0);
+	assert_int_equal(pthread_create(&t, NULL, cs_wait_thread, &w), 0);
+	for (i = 0; i < 10; i++) {
+		usleep(100 * 1000);
+		pthread_kill(t, SIGUSR1);
+	}
+	assert_int_equal(pthread_join(t, NULL), 0);
+	sigaction(SIGUSR1, &old, NULL);
+
+	assert_int_equal(w.rc, 0);
+	assert_int_equal(w.status, HL_WAIT_CS_STATUS_COMPLETED);
+	/*
+	 * And it was this CS that completed: a clobbered retry would have
+	 * asked about another one (a zeroed argument reads as seq 1) and
+	 * returned while this one still ran.
+	 */
+	assert_int_equal(hlthunk_wait_for_cs(st->fd, w.seq, 0, &w.status), 0);
+	assert_int_equal(w.status, HL_WAIT_CS_STATUS_COMPLETED);
+	dram_unmap(st->fd, &d);
+	host_unmap(st->fd, &cb);
+}
+
 static void test_cs_timeout_aborts(void **state)
 {
 	struct hltests_state *st = *state;
@@ -1454,6 +1529,7 @@ const struct CMUnitTest cs_tests[] = {
 	CS_TEST(test_malformed_cb_aborts),
 	CS_TEST(test_one_bad_job_fails_its_cs),
 	CS_TEST(test_wait_busy_then_completed),
+	CS_TEST(test_wait_cs_survives_signals),
 	CS_TEST(test_cs_timeout_aborts),
 	CS_TEST(test_default_timeout_is_module_parameter),
 	cmocka_unit_test(test_close_fd_while_cs_runs),

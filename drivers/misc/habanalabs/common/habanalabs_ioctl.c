@@ -6,7 +6,8 @@
  * size) bytes in, zero-fills the rest, refuses a larger user struct with
  * non-zero extra bytes (-E2BIG), calls a handler that takes no user pointer
  * for its argument, and copies min(user size, kernel size) bytes back, also
- * when the handler failed (an output may explain the failure).
+ * when the handler failed (an output may explain the failure), except when
+ * it was interrupted: then the argument stays as the caller gave it.
  */
 
 #include <linux/file.h>
@@ -221,6 +222,12 @@ void hl_ioctl_defer_fd_install(void *data, int fd, struct file *file)
 	call->install_file = file;
 }
 
+static bool hl_ioctl_interrupted(long rc)
+{
+	return rc == -EINTR || rc == -ERESTARTSYS || rc == -ERESTARTNOINTR ||
+	       rc == -ERESTARTNOHAND || rc == -ERESTART_RESTARTBLOCK;
+}
+
 static long hl_ioctl_dispatch(struct file *filp, unsigned int cmd,
 			      unsigned long arg,
 			      const struct hl_ioctl_desc *table, size_t n)
@@ -254,8 +261,12 @@ static long hl_ioctl_dispatch(struct file *filp, unsigned int cmd,
 		rc = desc->func(fpriv, kdata);
 	hl_device_exit(hdev, idx);
 
-	/* Copied back on error too: WAIT_CS returns a status with -EIO */
-	if ((_IOC_DIR(cmd) & _IOC_READ) &&
+	/*
+	 * Copied back on error too (WAIT_CS returns a status with -EIO), but
+	 * not when interrupted: then the argument stays as the caller gave
+	 * it, so that retrying the call repeats the same request.
+	 */
+	if ((_IOC_DIR(cmd) & _IOC_READ) && !hl_ioctl_interrupted(rc) &&
 	    copy_to_user(uarg, kdata, min(usize, ksize)) && !rc)
 		rc = -EFAULT;
 
