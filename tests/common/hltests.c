@@ -73,6 +73,19 @@ int hltests_read_file(const char *path, char *buf, size_t size)
 	return 0;
 }
 
+int hltests_write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, text, strlen(text));
+	n = n < 0 ? -errno : 0;
+	close(fd);
+	return (int)n;
+}
+
 int hltests_pci_addr(int idx, char *buf, size_t size)
 {
 	char path[128];

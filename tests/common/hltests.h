@@ -47,6 +47,9 @@ int hltests_info(int fd, uint32_t op, void *buf, uint32_t size);
  * removed); returns 0 or -errno */
 int hltests_read_file(const char *path, char *buf, size_t size);
 
+/* Write a string to a (sysfs) file; returns 0 or -errno */
+int hltests_write_file(const char *path, const char *text);
+
 /* PCI address of device idx, e.g. "0000:00:04.0"; returns 0 or -errno */
 int hltests_pci_addr(int idx, char *buf, size_t size);
 
@@ -127,3 +130,28 @@ void hltests_read_device(int fd, uint64_t src, void *data, uint64_t size);
 
 /* A field "key: value" of /sys/kernel/debug/habanalabs/<bdf>/info */
 long long hltests_debugfs_value(int dev, const char *key);
+
+/*
+ * Submit one command buffer of @cb_size bytes at device VA @cb_va to
+ * @queue (@timeout_s 0: the driver's default); fails the test unless the
+ * submission is accepted. Returns the sequence number.
+ */
+uint64_t hltests_submit_cb(int fd, uint32_t queue, uint64_t cb_va,
+			   uint32_t cb_size, uint32_t timeout_s);
+
+/* Submit and wait; returns the wait's rc, *status the CS status */
+int hltests_run_cb(int fd, uint32_t queue, uint64_t cb_va, uint32_t cb_size,
+		   uint32_t *status);
+
+/* Submit and wait; fail unless the CS completes / is aborted (-EIO) */
+void hltests_run_cb_ok(int fd, uint32_t queue, uint64_t cb_va,
+		       uint32_t cb_size);
+void hltests_run_cb_aborted(int fd, uint32_t queue, uint64_t cb_va,
+			    uint32_t cb_size);
+
+/* The context's last MMU fault (HL_INFO_PAGE_FAULT_EVENT) */
+struct hl_info_page_fault_event hltests_page_fault(int fd);
+
+/* Fail unless the last MMU fault is after @after (ns) at @addr by @queue */
+void hltests_assert_fault_at(int fd, int64_t after, uint64_t addr,
+			     uint32_t queue, uint32_t is_write);

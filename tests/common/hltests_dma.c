@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define HLTESTS_PAGE		4096ull
 #define HLTESTS_WAIT_US		(120ull * 1000 * 1000)
@@ -89,6 +90,78 @@ void hltests_dram_unmap(int fd, struct hltests_dram_buf *d)
 	assert_int_equal(hlthunk_device_memory_free(fd, d->handle), 0);
 }
 
+uint64_t hltests_submit_cb(int fd, uint32_t queue, uint64_t cb_va,
+			   uint32_t cb_size, uint32_t timeout_s)
+{
+	struct hlthunk_cs_in in;
+	struct hlthunk_cs_out out;
+	struct hl_cs_chunk chunk;
+
+	memset(&chunk, 0, sizeof(chunk));
+	chunk.cb_handle = cb_va;
+	chunk.queue_index = queue;
+	chunk.cb_size = cb_size;
+	memset(&in, 0, sizeof(in));
+	in.chunks_execute = &chunk;
+	in.num_chunks_execute = 1;
+	assert_int_equal(hlthunk_command_submission_timeout(fd, &in, &out,
+							    timeout_s), 0);
+	assert_int_equal(out.status, HL_CS_STATUS_SUCCESS);
+	assert_int_not_equal(out.seq, 0);
+	return out.seq;
+}
+
+int hltests_run_cb(int fd, uint32_t queue, uint64_t cb_va, uint32_t cb_size,
+		   uint32_t *status)
+{
+	uint64_t seq = hltests_submit_cb(fd, queue, cb_va, cb_size, 0);
+
+	*status = 0xdead;
+	return hlthunk_wait_for_cs(fd, seq, HLTESTS_WAIT_US, status);
+}
+
+void hltests_run_cb_ok(int fd, uint32_t queue, uint64_t cb_va,
+		       uint32_t cb_size)
+{
+	uint32_t status;
+
+	assert_int_equal(hltests_run_cb(fd, queue, cb_va, cb_size, &status), 0);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
+}
+
+void hltests_run_cb_aborted(int fd, uint32_t queue, uint64_t cb_va,
+			    uint32_t cb_size)
+{
+	uint32_t status;
+
+	assert_int_equal(hltests_run_cb(fd, queue, cb_va, cb_size, &status),
+			 -EIO);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_ABORTED);
+}
+
+struct hl_info_page_fault_event hltests_page_fault(int fd)
+{
+	struct hl_info_page_fault_event pf;
+
+	memset(&pf, 0xff, sizeof(pf));
+	assert_int_equal(hlthunk_get_page_fault_info(fd, &pf), 0);
+	return pf;
+}
+
+void hltests_assert_fault_at(int fd, int64_t after, uint64_t addr,
+			     uint32_t queue, uint32_t is_write)
+{
+	struct hl_info_page_fault_event pf = hltests_page_fault(fd);
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	assert_true(pf.timestamp > after);
+	assert_true(pf.timestamp <= (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec);
+	assert_int_equal(pf.addr, addr);
+	assert_int_equal(pf.engine_id, queue);
+	assert_int_equal(pf.is_write, is_write);
+}
+
 /*
  * The command buffer of a helper job lives in its own small host mapping,
  * made and dropped per job: simple, and every job also exercises MAP/UNMAP.
@@ -96,23 +169,11 @@ void hltests_dram_unmap(int fd, struct hltests_dram_buf *d)
 static uint64_t hltests_dma_submit(int fd, uint64_t src, uint64_t dst,
 				   uint64_t size, struct hltests_host_buf *cb)
 {
-	struct hlthunk_cs_in in;
-	struct hlthunk_cs_out out;
-	struct hl_cs_chunk chunk;
 	uint32_t len;
 
 	hltests_host_map(fd, cb, HLTESTS_PAGE);
 	len = hlthunk_pkt_lin_dma(cb->ptr, src, dst, size);
-
-	memset(&chunk, 0, sizeof(chunk));
-	chunk.cb_handle = cb->va;
-	chunk.queue_index = 0;
-	chunk.cb_size = len;
-	memset(&in, 0, sizeof(in));
-	in.chunks_execute = &chunk;
-	in.num_chunks_execute = 1;
-	assert_int_equal(hlthunk_command_submission(fd, &in, &out), 0);
-	return out.seq;
+	return hltests_submit_cb(fd, 0, cb->va, len, 0);
 }
 
 uint64_t hltests_dma_async(int fd, uint64_t src, uint64_t dst, uint64_t size,

@@ -29,37 +29,13 @@
  * Helpers
  */
 
-struct host_buf {
-	uint8_t *ptr;
-	uint64_t va;
-	uint64_t size;
-};
-
-struct dram_buf {
-	uint64_t handle;
-	uint64_t va;
-	uint64_t size;
-};
-
 static uint64_t prng_state;
 
-static uint64_t prng(void)
+/* Wait for @seq; returns the wait's rc, *status the CS status */
+static int wait_cs(int fd, uint64_t seq, uint32_t *status)
 {
-	uint64_t x = prng_state;
-
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	prng_state = x;
-	return x;
-}
-
-static void fill_random(uint8_t *p, uint64_t n)
-{
-	uint64_t i;
-
-	for (i = 0; i < n; i++)
-		p[i] = (uint8_t)(prng() >> 24);
+	*status = 0xdead;
+	return hlthunk_wait_for_cs(fd, seq, WAIT_US, status);
 }
 
 static uint64_t now_ns(void)
@@ -68,22 +44,6 @@ static uint64_t now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-/* Compare and print the first difference: a test that fails says where */
-static void assert_bytes_equal(const uint8_t *found, const uint8_t *expected,
-			       uint64_t n, const char *what)
-{
-	uint64_t i;
-
-	for (i = 0; i < n; i++) {
-		if (found[i] != expected[i]) {
-			print_error("%s: byte %" PRIu64 " of %" PRIu64
-				    " is 0x%02x, expected 0x%02x\n", what, i, n,
-				    found[i], expected[i]);
-			fail();
-		}
-	}
 }
 
 static void assert_bytes_are(const uint8_t *found, uint8_t value, uint64_t n,
@@ -99,46 +59,6 @@ static void assert_bytes_are(const uint8_t *found, uint8_t value, uint64_t n,
 			fail();
 		}
 	}
-}
-
-static void host_map(int fd, struct host_buf *b, uint64_t size)
-{
-	void *p = NULL;
-
-	b->size = size;
-	assert_int_equal(posix_memalign(&p, PAGE, size), 0);
-	b->ptr = p;
-	memset(b->ptr, 0, size);
-	b->va = hlthunk_host_memory_map(fd, b->ptr, 0, size);
-	if (!b->va)
-		print_error("host map of %" PRIu64 " bytes: %s\n", size,
-			    strerror(errno));
-	assert_int_not_equal(b->va, 0);
-}
-
-static void host_unmap(int fd, struct host_buf *b)
-{
-	assert_int_equal(hlthunk_memory_unmap(fd, b->va), 0);
-	free(b->ptr);
-	b->ptr = NULL;
-}
-
-static void dram_map(int fd, struct dram_buf *d, uint64_t size)
-{
-	d->size = size;
-	d->handle = hlthunk_device_memory_alloc(fd, size, false, false);
-	if (!d->handle)
-		print_error("DRAM alloc of %" PRIu64 " bytes: %s\n", size,
-			    strerror(errno));
-	assert_int_not_equal(d->handle, 0);
-	d->va = hlthunk_device_memory_map(fd, d->handle, 0);
-	assert_int_not_equal(d->va, 0);
-}
-
-static void dram_unmap(int fd, struct dram_buf *d)
-{
-	assert_int_equal(hlthunk_memory_unmap(fd, d->va), 0);
-	assert_int_equal(hlthunk_device_memory_free(fd, d->handle), 0);
 }
 
 static void chunk_init(struct hl_cs_chunk *c, uint32_t queue, uint64_t cb_va,
@@ -168,84 +88,6 @@ static int submit(int fd, struct hl_cs_chunk *chunks, uint32_t n,
 	return rc;
 }
 
-static uint64_t submit_one(int fd, uint32_t queue, uint64_t cb_va,
-			   uint32_t cb_size, uint32_t timeout_s)
-{
-	struct hl_cs_chunk c;
-	uint64_t seq = 0;
-
-	chunk_init(&c, queue, cb_va, cb_size);
-	assert_int_equal(submit(fd, &c, 1, timeout_s, &seq), 0);
-	assert_int_not_equal(seq, 0);
-	return seq;
-}
-
-/* Wait for @seq; returns the wait's rc, *status the CS status */
-static int wait_cs(int fd, uint64_t seq, uint32_t *status)
-{
-	*status = 0xdead;
-	return hlthunk_wait_for_cs(fd, seq, WAIT_US, status);
-}
-
-/* Run one CB on @queue to its end; returns the wait's rc */
-static int run_cb(int fd, uint32_t queue, uint64_t cb_va, uint32_t cb_size,
-		  uint32_t *status)
-{
-	return wait_cs(fd, submit_one(fd, queue, cb_va, cb_size, 0), status);
-}
-
-static void run_cb_ok(int fd, uint32_t queue, uint64_t cb_va,
-		      uint32_t cb_size)
-{
-	uint32_t status;
-
-	assert_int_equal(run_cb(fd, queue, cb_va, cb_size, &status), 0);
-	assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
-}
-
-static void run_cb_aborted(int fd, uint32_t queue, uint64_t cb_va,
-			   uint32_t cb_size)
-{
-	uint32_t status;
-
-	assert_int_equal(run_cb(fd, queue, cb_va, cb_size, &status), -EIO);
-	assert_int_equal(status, HL_WAIT_CS_STATUS_ABORTED);
-}
-
-static struct hl_info_page_fault_event page_fault(int fd)
-{
-	struct hl_info_page_fault_event pf;
-
-	memset(&pf, 0xff, sizeof(pf));
-	assert_int_equal(hlthunk_get_page_fault_info(fd, &pf), 0);
-	return pf;
-}
-
-static void assert_fault_at(int fd, int64_t after, uint64_t addr,
-			    uint32_t queue, uint32_t is_write)
-{
-	struct hl_info_page_fault_event pf = page_fault(fd);
-
-	assert_true(pf.timestamp > after);
-	assert_true((uint64_t)pf.timestamp <= now_ns());
-	assert_int_equal(pf.addr, addr);
-	assert_int_equal(pf.engine_id, queue);
-	assert_int_equal(pf.is_write, is_write);
-}
-
-static int write_sysfs(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, text, strlen(text));
-	n = n < 0 ? -errno : 0;
-	close(fd);
-	return (int)n;
-}
-
 /* Raw ioctls, for the errno tables */
 static int cs_ioctl(int fd, union hl_cs_args *args)
 {
@@ -258,9 +100,9 @@ static int wait_ioctl(int fd, union hl_wait_cs_args *args)
 }
 
 /* A host buffer holding one CB, at least @size bytes */
-static void cb_map(int fd, struct host_buf *cb, uint64_t size)
+static void cb_map(int fd, struct hltests_host_buf *cb, uint64_t size)
 {
-	host_map(fd, cb, (size + PAGE - 1) & ~(PAGE - 1));
+	hltests_host_map(fd, cb, (size + PAGE - 1) & ~(PAGE - 1));
 }
 
 /* ------------------------------------------------------------------------
@@ -272,7 +114,7 @@ static void test_cs_bad_args_einval(void **state)
 	struct hltests_state *st = *state;
 	struct hl_cs_chunk chunks[HL_MAX_JOBS_PER_CS + 1];
 	union hl_cs_args a;
-	struct host_buf cb;
+	struct hltests_host_buf cb;
 	uint32_t i;
 
 	cb_map(st->fd, &cb, PAGE);
@@ -322,7 +164,7 @@ static void test_cs_bad_args_einval(void **state)
 		assert_int_equal(wait_cs(st->fd, 1, &status), 0);
 		assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
 	}
-	host_unmap(st->fd, &cb);
+	hltests_host_unmap(st->fd, &cb);
 }
 
 static void test_cs_bad_chunk_pointer_efault(void **state)
@@ -342,7 +184,7 @@ static void test_wait_cs_bad_args_einval(void **state)
 {
 	struct hltests_state *st = *state;
 	union hl_wait_cs_args a;
-	struct host_buf cb;
+	struct hltests_host_buf cb;
 	uint32_t status;
 	uint64_t seq;
 
@@ -352,7 +194,7 @@ static void test_wait_cs_bad_args_einval(void **state)
 	assert_int_equal(wait_ioctl(st->fd, &a), -EINVAL);
 
 	cb_map(st->fd, &cb, PAGE);
-	seq = submit_one(st->fd, 0, cb.va, hlthunk_pkt_nop(cb.ptr), 0);
+	seq = hltests_submit_cb(st->fd, 0, cb.va, hlthunk_pkt_nop(cb.ptr), 0);
 	assert_int_equal(seq, 1);
 
 	memset(&a, 0, sizeof(a));
@@ -377,7 +219,7 @@ static void test_wait_cs_bad_args_einval(void **state)
 
 	assert_int_equal(wait_cs(st->fd, seq, &status), 0);
 	assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
-	host_unmap(st->fd, &cb);
+	hltests_host_unmap(st->fd, &cb);
 }
 
 static void test_cs_on_control_node_enotty(void **state)
@@ -403,11 +245,11 @@ static void test_wait_cs_args_sizes(void **state)
 		union hl_wait_cs_args a;
 		uint64_t extra;
 	} big;
-	struct host_buf cb;
+	struct hltests_host_buf cb;
 	uint64_t seq;
 
 	cb_map(st->fd, &cb, PAGE);
-	seq = submit_one(st->fd, 1, cb.va, hlthunk_pkt_nop(cb.ptr), 0);
+	seq = hltests_submit_cb(st->fd, 1, cb.va, hlthunk_pkt_nop(cb.ptr), 0);
 
 	/* A larger struct with zero extra bytes is accepted */
 	memset(&big, 0, sizeof(big));
@@ -425,14 +267,14 @@ static void test_wait_cs_args_sizes(void **state)
 	big.extra = 1;
 	assert_int_equal(hltests_ioctl_sized(st->fd, HL_IOCTL_WAIT_CS,
 					     sizeof(big), &big), -E2BIG);
-	host_unmap(st->fd, &cb);
+	hltests_host_unmap(st->fd, &cb);
 }
 
 static void test_seq_and_timestamps(void **state)
 {
 	struct hltests_state *st = *state;
 	uint64_t t0, t1, ts, seq, i;
-	struct host_buf cb;
+	struct hltests_host_buf cb;
 	uint32_t status;
 
 	cb_map(st->fd, &cb, PAGE);
@@ -441,7 +283,7 @@ static void test_seq_and_timestamps(void **state)
 
 	for (i = 1; i <= 5; i++) {
 		t0 = now_ns();
-		seq = submit_one(st->fd, i % st->hw_ip.num_queues, cb.va, 16, 0);
+		seq = hltests_submit_cb(st->fd, i % st->hw_ip.num_queues, cb.va, 16, 0);
 		assert_int_equal(seq, i);
 		assert_int_equal(hlthunk_wait_for_cs_with_timestamp(st->fd, seq,
 				WAIT_US, &status, &ts), 0);
@@ -453,7 +295,7 @@ static void test_seq_and_timestamps(void **state)
 		assert_int_equal(hlthunk_wait_for_cs(st->fd, seq, 0, &status), 0);
 		assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
 	}
-	host_unmap(st->fd, &cb);
+	hltests_host_unmap(st->fd, &cb);
 }
 
 static void test_old_seq_reads_completed(void **state)
@@ -461,13 +303,13 @@ static void test_old_seq_reads_completed(void **state)
 	struct hltests_state *st = *state;
 	const uint64_t n = 1100;
 	uint64_t i, seq = 0, ts = 1;
-	struct host_buf cb;
+	struct hltests_host_buf cb;
 	uint32_t status;
 
 	cb_map(st->fd, &cb, PAGE);
 	hlthunk_pkt_nop(cb.ptr);
 	for (i = 0; i < n; i++)
-		seq = submit_one(st->fd, i % st->hw_ip.num_queues, cb.va, 8, 0);
+		seq = hltests_submit_cb(st->fd, i % st->hw_ip.num_queues, cb.va, 8, 0);
 	assert_int_equal(seq, n);
 	assert_int_equal(wait_cs(st->fd, seq, &status), 0);
 	assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
@@ -483,7 +325,7 @@ static void test_old_seq_reads_completed(void **state)
 	assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
 	assert_true(ts > 0);
 	assert_int_equal(hlthunk_wait_for_cs(st->fd, n + 1, 0, &status), -EINVAL);
-	host_unmap(st->fd, &cb);
+	hltests_host_unmap(st->fd, &cb);
 }
 
 /* ------------------------------------------------------------------------
@@ -494,18 +336,18 @@ static void test_old_seq_reads_completed(void **state)
 static void roundtrip(int fd, uint32_t queue, uint64_t size, uint64_t src_off,
 		      uint64_t a_off, uint64_t b_off, uint64_t dst_off)
 {
-	struct host_buf cb, src, dst;
-	struct dram_buf a, b;
+	struct hltests_host_buf cb, src, dst;
+	struct hltests_dram_buf a, b;
 	uint8_t *p;
 	uint32_t n;
 
 	cb_map(fd, &cb, PAGE);
-	host_map(fd, &src, src_off + size);
-	host_map(fd, &dst, dst_off + size + PAGE);
-	dram_map(fd, &a, a_off + size);
-	dram_map(fd, &b, b_off + size);
+	hltests_host_map(fd, &src, src_off + size);
+	hltests_host_map(fd, &dst, dst_off + size + PAGE);
+	hltests_dram_map(fd, &a, a_off + size, false);
+	hltests_dram_map(fd, &b, b_off + size, false);
 
-	fill_random(src.ptr, src.size);
+	hltests_fill_random(&prng_state, src.ptr, src.size);
 	memset(dst.ptr, 0xa5, dst.size);
 
 	p = cb.ptr;
@@ -513,17 +355,17 @@ static void roundtrip(int fd, uint32_t queue, uint64_t size, uint64_t src_off,
 	p += hlthunk_pkt_lin_dma(p, a.va + a_off, b.va + b_off, size);
 	p += hlthunk_pkt_lin_dma(p, b.va + b_off, dst.va + dst_off, size);
 	n = p - cb.ptr;
-	run_cb_ok(fd, queue, cb.va, n);
+	hltests_run_cb_ok(fd, queue, cb.va, n);
 
 	assert_bytes_are(dst.ptr, 0xa5, dst_off, "before dst");
-	assert_bytes_equal(dst.ptr + dst_off, src.ptr + src_off, size, "dst");
+	hltests_assert_bytes_equal(dst.ptr + dst_off, src.ptr + src_off, size, "dst");
 	assert_bytes_are(dst.ptr + dst_off + size, 0xa5, PAGE, "after dst");
 
-	dram_unmap(fd, &b);
-	dram_unmap(fd, &a);
-	host_unmap(fd, &dst);
-	host_unmap(fd, &src);
-	host_unmap(fd, &cb);
+	hltests_dram_unmap(fd, &b);
+	hltests_dram_unmap(fd, &a);
+	hltests_host_unmap(fd, &dst);
+	hltests_host_unmap(fd, &src);
+	hltests_host_unmap(fd, &cb);
 }
 
 static void test_roundtrip_single_page(void **state)
@@ -554,42 +396,42 @@ static void test_last_byte_of_dram(void **state)
 {
 	struct hltests_state *st = *state;
 	uint64_t size = st->hw_ip.dram_size, last;
-	struct host_buf cb, src, dst;
-	struct dram_buf all;
+	struct hltests_host_buf cb, src, dst;
+	struct hltests_dram_buf all;
 	uint8_t *p;
 
 	/* All of DRAM: its last page is the last page of HBM */
 	cb_map(st->fd, &cb, PAGE);
-	host_map(st->fd, &src, PAGE);
-	host_map(st->fd, &dst, PAGE);
-	dram_map(st->fd, &all, size);
+	hltests_host_map(st->fd, &src, PAGE);
+	hltests_host_map(st->fd, &dst, PAGE);
+	hltests_dram_map(st->fd, &all, size, false);
 	last = all.va + size - 1;
 
-	fill_random(src.ptr, PAGE);
+	hltests_fill_random(&prng_state, src.ptr, PAGE);
 	p = cb.ptr;
 	/* The last 4 KiB, then the very last byte again from elsewhere */
 	p += hlthunk_pkt_lin_dma(p, src.va, last - PAGE + 1, PAGE);
 	p += hlthunk_pkt_lin_dma(p, src.va + 100, last, 1);
 	p += hlthunk_pkt_lin_dma(p, last - PAGE + 1, dst.va, PAGE);
-	run_cb_ok(st->fd, 0, cb.va, p - cb.ptr);
-	assert_bytes_equal(dst.ptr, src.ptr, PAGE - 1, "last page");
+	hltests_run_cb_ok(st->fd, 0, cb.va, p - cb.ptr);
+	hltests_assert_bytes_equal(dst.ptr, src.ptr, PAGE - 1, "last page");
 	assert_int_equal(dst.ptr[PAGE - 1], src.ptr[100]);
 
 	/* One byte past the end is not mapped */
 	{
-		int64_t t = page_fault(st->fd).timestamp;
+		int64_t t = hltests_page_fault(st->fd).timestamp;
 
 		hlthunk_pkt_lin_dma(cb.ptr, src.va, last - 1, 2);
-		run_cb_ok(st->fd, 0, cb.va, HLTHUNK_PKT_LIN_DMA_SIZE);
+		hltests_run_cb_ok(st->fd, 0, cb.va, HLTHUNK_PKT_LIN_DMA_SIZE);
 		hlthunk_pkt_lin_dma(cb.ptr, src.va, last, 2);
-		run_cb_aborted(st->fd, 0, cb.va, HLTHUNK_PKT_LIN_DMA_SIZE);
-		assert_fault_at(st->fd, t, last + 1, 0, 1);
+		hltests_run_cb_aborted(st->fd, 0, cb.va, HLTHUNK_PKT_LIN_DMA_SIZE);
+		hltests_assert_fault_at(st->fd, t, last + 1, 0, 1);
 	}
 
-	dram_unmap(st->fd, &all);
-	host_unmap(st->fd, &dst);
-	host_unmap(st->fd, &src);
-	host_unmap(st->fd, &cb);
+	hltests_dram_unmap(st->fd, &all);
+	hltests_host_unmap(st->fd, &dst);
+	hltests_host_unmap(st->fd, &src);
+	hltests_host_unmap(st->fd, &cb);
 }
 
 static void check_memset(const uint8_t *p, uint64_t va, uint64_t value,
@@ -613,13 +455,13 @@ static void test_memset_pattern(void **state)
 	struct hltests_state *st = *state;
 	const uint64_t value = 0x0807060504030201ull;
 	const uint64_t size = 3 * PAGE + 5, off = 3;
-	struct host_buf cb, h;
-	struct dram_buf d;
+	struct hltests_host_buf cb, h;
+	struct hltests_dram_buf d;
 	uint8_t *p;
 
 	cb_map(st->fd, &cb, PAGE);
-	host_map(st->fd, &h, 8 * PAGE);
-	dram_map(st->fd, &d, 4 * MB);
+	hltests_host_map(st->fd, &h, 8 * PAGE);
+	hltests_dram_map(st->fd, &d, 4 * MB, false);
 	memset(h.ptr, 0x5a, h.size);
 
 	/* Host memory, at an unaligned VA */
@@ -631,7 +473,7 @@ static void test_memset_pattern(void **state)
 				 2 * PAGE);
 	/* Zero bytes: nothing */
 	p += hlthunk_pkt_memset(p, h.va, 0, 0);
-	run_cb_ok(st->fd, 2, cb.va, p - cb.ptr);
+	hltests_run_cb_ok(st->fd, 2, cb.va, p - cb.ptr);
 
 	assert_bytes_are(h.ptr, 0x5a, off, "before memset");
 	check_memset(h.ptr + off, h.va + off, value, size, "host memset");
@@ -640,23 +482,23 @@ static void test_memset_pattern(void **state)
 	check_memset(h.ptr + 5 * PAGE, d.va + 2 * MB - 1001, ~value, 2 * PAGE,
 		     "DRAM memset");
 
-	dram_unmap(st->fd, &d);
-	host_unmap(st->fd, &h);
-	host_unmap(st->fd, &cb);
+	hltests_dram_unmap(st->fd, &d);
+	hltests_host_unmap(st->fd, &h);
+	hltests_host_unmap(st->fd, &cb);
 }
 
 static void test_msg_long(void **state)
 {
 	struct hltests_state *st = *state;
-	struct host_buf cb, h;
-	struct dram_buf d;
+	struct hltests_host_buf cb, h;
+	struct hltests_dram_buf d;
 	uint32_t v;
 	uint8_t *p;
 	int64_t t;
 
 	cb_map(st->fd, &cb, PAGE);
-	host_map(st->fd, &h, PAGE);
-	dram_map(st->fd, &d, 2 * MB);
+	hltests_host_map(st->fd, &h, PAGE);
+	hltests_dram_map(st->fd, &d, 2 * MB, false);
 	memset(h.ptr, 0xee, PAGE);
 
 	p = cb.ptr;
@@ -666,7 +508,7 @@ static void test_msg_long(void **state)
 	p += hlthunk_pkt_lin_dma(p, d.va + 2 * MB - 4, h.va + 16, 4);
 	/* The fence write, last */
 	p += hlthunk_pkt_msg_long(p, h.va + PAGE - 4, 1);
-	run_cb_ok(st->fd, 3, cb.va, p - cb.ptr);
+	hltests_run_cb_ok(st->fd, 3, cb.va, p - cb.ptr);
 
 	memcpy(&v, h.ptr + 8, 4);
 	assert_int_equal(v, 0x12345678);
@@ -679,30 +521,30 @@ static void test_msg_long(void **state)
 	assert_bytes_are(h.ptr + 20, 0xee, PAGE - 24, "after msgs");
 
 	/* Misaligned: the CS aborts, and it is no MMU fault */
-	t = page_fault(st->fd).timestamp;
+	t = hltests_page_fault(st->fd).timestamp;
 	hlthunk_pkt_msg_long(cb.ptr, h.va + 2, 7);
-	run_cb_aborted(st->fd, 3, cb.va, HLTHUNK_PKT_MSG_LONG_SIZE);
-	assert_int_equal(page_fault(st->fd).timestamp, t);
+	hltests_run_cb_aborted(st->fd, 3, cb.va, HLTHUNK_PKT_MSG_LONG_SIZE);
+	assert_int_equal(hltests_page_fault(st->fd).timestamp, t);
 	memcpy(&v, h.ptr, 4);
 	assert_int_equal(v, 0xeeeeeeee);
 
-	dram_unmap(st->fd, &d);
-	host_unmap(st->fd, &h);
-	host_unmap(st->fd, &cb);
+	hltests_dram_unmap(st->fd, &d);
+	hltests_host_unmap(st->fd, &h);
+	hltests_host_unmap(st->fd, &cb);
 }
 
 static void test_cb_in_dram(void **state)
 {
 	struct hltests_state *st = *state;
-	struct host_buf cb, stage, h;
-	struct dram_buf d;
+	struct hltests_host_buf cb, stage, h;
+	struct hltests_dram_buf d;
 	uint32_t n;
 	uint8_t *p;
 
 	cb_map(st->fd, &cb, PAGE);
-	host_map(st->fd, &stage, 2 * PAGE);
-	host_map(st->fd, &h, PAGE);
-	dram_map(st->fd, &d, 2 * MB);
+	hltests_host_map(st->fd, &stage, 2 * PAGE);
+	hltests_host_map(st->fd, &h, PAGE);
+	hltests_dram_map(st->fd, &d, 2 * MB, false);
 
 	/* A CB that crosses a 4 KiB page of DRAM VA */
 	p = stage.ptr;
@@ -711,17 +553,17 @@ static void test_cb_in_dram(void **state)
 	p += hlthunk_pkt_msg_long(p, h.va + 64, 0xabcd);
 	n = p - stage.ptr;
 	hlthunk_pkt_lin_dma(cb.ptr, stage.va, d.va + PAGE - 24, n);
-	run_cb_ok(st->fd, 0, cb.va, HLTHUNK_PKT_LIN_DMA_SIZE);
+	hltests_run_cb_ok(st->fd, 0, cb.va, HLTHUNK_PKT_LIN_DMA_SIZE);
 
-	run_cb_ok(st->fd, 1, d.va + PAGE - 24, n);
+	hltests_run_cb_ok(st->fd, 1, d.va + PAGE - 24, n);
 	assert_bytes_are(h.ptr, 0x11, 64, "memset from DRAM CB");
 	assert_int_equal(h.ptr[64], 0xcd);
 	assert_int_equal(h.ptr[65], 0xab);
 
-	dram_unmap(st->fd, &d);
-	host_unmap(st->fd, &h);
-	host_unmap(st->fd, &stage);
-	host_unmap(st->fd, &cb);
+	hltests_dram_unmap(st->fd, &d);
+	hltests_host_unmap(st->fd, &h);
+	hltests_host_unmap(st->fd, &stage);
+	hltests_host_unmap(st->fd, &cb);
 }
 
 static void test_jobs_on_every_queue_in_one_cs(void **state)
@@ -730,17 +572,17 @@ static void test_jobs_on_every_queue_in_one_cs(void **state)
 	uint32_t nq = st->hw_ip.num_queues, q, status;
 	const uint64_t size = 256 * KB;
 	struct hl_cs_chunk chunks[HL_MAX_JOBS_PER_CS];
-	struct host_buf cb, src, dst;
-	struct dram_buf d;
+	struct hltests_host_buf cb, src, dst;
+	struct hltests_dram_buf d;
 	uint64_t seq;
 	uint8_t *p;
 
 	assert_true(nq >= 2 && nq <= HL_MAX_JOBS_PER_CS);
 	cb_map(st->fd, &cb, nq * 128);
-	host_map(st->fd, &src, nq * size);
-	host_map(st->fd, &dst, nq * size);
-	dram_map(st->fd, &d, nq * size);
-	fill_random(src.ptr, src.size);
+	hltests_host_map(st->fd, &src, nq * size);
+	hltests_host_map(st->fd, &dst, nq * size);
+	hltests_dram_map(st->fd, &d, nq * size, false);
+	hltests_fill_random(&prng_state, src.ptr, src.size);
 
 	/* Each queue moves its own slice: host -> DRAM -> host */
 	for (q = 0; q < nq; q++) {
@@ -755,12 +597,12 @@ static void test_jobs_on_every_queue_in_one_cs(void **state)
 	assert_int_equal(submit(st->fd, chunks, nq, 0, &seq), 0);
 	assert_int_equal(wait_cs(st->fd, seq, &status), 0);
 	assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
-	assert_bytes_equal(dst.ptr, src.ptr, nq * size, "all queues");
+	hltests_assert_bytes_equal(dst.ptr, src.ptr, nq * size, "all queues");
 
-	dram_unmap(st->fd, &d);
-	host_unmap(st->fd, &dst);
-	host_unmap(st->fd, &src);
-	host_unmap(st->fd, &cb);
+	hltests_dram_unmap(st->fd, &d);
+	hltests_host_unmap(st->fd, &dst);
+	hltests_host_unmap(st->fd, &src);
+	hltests_host_unmap(st->fd, &cb);
 }
 
 /* ------------------------------------------------------------------------
@@ -771,160 +613,160 @@ static void test_unmapped_cb_faults(void **state)
 {
 	struct hltests_state *st = *state;
 	uint64_t va = st->hw_ip.host_va_end - 64 * PAGE;
-	int64_t t = page_fault(st->fd).timestamp;
+	int64_t t = hltests_page_fault(st->fd).timestamp;
 
-	run_cb_aborted(st->fd, 1, va, 64);
-	assert_fault_at(st->fd, t, va, 1, 0);
+	hltests_run_cb_aborted(st->fd, 1, va, 64);
+	hltests_assert_fault_at(st->fd, t, va, 1, 0);
 
 	/* A VA outside every range, and one beyond 48 bits */
-	t = page_fault(st->fd).timestamp;
-	run_cb_aborted(st->fd, 2, 0x1000, 8);
-	assert_fault_at(st->fd, t, 0x1000, 2, 0);
-	t = page_fault(st->fd).timestamp;
-	run_cb_aborted(st->fd, 3, 1ull << 48, 8);
-	assert_fault_at(st->fd, t, 1ull << 48, 3, 0);
+	t = hltests_page_fault(st->fd).timestamp;
+	hltests_run_cb_aborted(st->fd, 2, 0x1000, 8);
+	hltests_assert_fault_at(st->fd, t, 0x1000, 2, 0);
+	t = hltests_page_fault(st->fd).timestamp;
+	hltests_run_cb_aborted(st->fd, 3, 1ull << 48, 8);
+	hltests_assert_fault_at(st->fd, t, 1ull << 48, 3, 0);
 }
 
 static void test_unmapped_data_faults(void **state)
 {
 	struct hltests_state *st = *state;
-	struct host_buf cb, h;
+	struct hltests_host_buf cb, h;
 	uint64_t hole;
 	int64_t t;
 	uint8_t *p;
 
 	cb_map(st->fd, &cb, PAGE);
-	host_map(st->fd, &h, 2 * PAGE);
+	hltests_host_map(st->fd, &h, 2 * PAGE);
 	hole = st->hw_ip.dram_va_end - 2 * MB + 12345;
 	memset(h.ptr, 0x77, h.size);
 
 	/* Write fault after a good packet: the first one took effect */
-	t = page_fault(st->fd).timestamp;
+	t = hltests_page_fault(st->fd).timestamp;
 	p = cb.ptr;
 	p += hlthunk_pkt_memset(p, h.va, 0, 16);
 	p += hlthunk_pkt_lin_dma(p, h.va, hole, 100);
 	p += hlthunk_pkt_memset(p, h.va + 16, 0, 16);
-	run_cb_aborted(st->fd, 2, cb.va, p - cb.ptr);
-	assert_fault_at(st->fd, t, hole, 2, 1);
+	hltests_run_cb_aborted(st->fd, 2, cb.va, p - cb.ptr);
+	hltests_assert_fault_at(st->fd, t, hole, 2, 1);
 	assert_bytes_are(h.ptr, 0, 16, "before the fault");
 	assert_bytes_are(h.ptr + 16, 0x77, 16, "after the fault");
 
 	/* Read fault in the middle of a copy: the VA of the first hole */
-	t = page_fault(st->fd).timestamp;
+	t = hltests_page_fault(st->fd).timestamp;
 	hlthunk_pkt_lin_dma(cb.ptr, h.va + PAGE, h.va, 3 * PAGE);
-	run_cb_aborted(st->fd, 0, cb.va, HLTHUNK_PKT_LIN_DMA_SIZE);
-	assert_fault_at(st->fd, t, h.va + 2 * PAGE, 0, 0);
+	hltests_run_cb_aborted(st->fd, 0, cb.va, HLTHUNK_PKT_LIN_DMA_SIZE);
+	hltests_assert_fault_at(st->fd, t, h.va + 2 * PAGE, 0, 0);
 
-	host_unmap(st->fd, &h);
-	host_unmap(st->fd, &cb);
+	hltests_host_unmap(st->fd, &h);
+	hltests_host_unmap(st->fd, &cb);
 }
 
 static void test_cs_after_unmap_faults(void **state)
 {
 	struct hltests_state *st = *state;
-	struct host_buf cb, h;
-	struct dram_buf d;
+	struct hltests_host_buf cb, h;
+	struct hltests_dram_buf d;
 	uint64_t hva, dva;
 	int64_t t;
 
 	cb_map(st->fd, &cb, PAGE);
-	host_map(st->fd, &h, PAGE);
-	dram_map(st->fd, &d, 2 * MB);
+	hltests_host_map(st->fd, &h, PAGE);
+	hltests_dram_map(st->fd, &d, 2 * MB, false);
 	hva = h.va;
 	dva = d.va;
 
 	/* Used once, so that the TLBs hold the translations */
 	hlthunk_pkt_lin_dma(cb.ptr, hva, dva, PAGE);
-	run_cb_ok(st->fd, 1, cb.va, HLTHUNK_PKT_LIN_DMA_SIZE);
+	hltests_run_cb_ok(st->fd, 1, cb.va, HLTHUNK_PKT_LIN_DMA_SIZE);
 
-	host_unmap(st->fd, &h);
-	t = page_fault(st->fd).timestamp;
-	run_cb_aborted(st->fd, 1, cb.va, HLTHUNK_PKT_LIN_DMA_SIZE);
-	assert_fault_at(st->fd, t, hva, 1, 0);
+	hltests_host_unmap(st->fd, &h);
+	t = hltests_page_fault(st->fd).timestamp;
+	hltests_run_cb_aborted(st->fd, 1, cb.va, HLTHUNK_PKT_LIN_DMA_SIZE);
+	hltests_assert_fault_at(st->fd, t, hva, 1, 0);
 
-	dram_unmap(st->fd, &d);
+	hltests_dram_unmap(st->fd, &d);
 	hlthunk_pkt_lin_dma(cb.ptr, cb.va, dva, 8);
-	t = page_fault(st->fd).timestamp;
-	run_cb_aborted(st->fd, 1, cb.va, HLTHUNK_PKT_LIN_DMA_SIZE);
-	assert_fault_at(st->fd, t, dva, 1, 1);
+	t = hltests_page_fault(st->fd).timestamp;
+	hltests_run_cb_aborted(st->fd, 1, cb.va, HLTHUNK_PKT_LIN_DMA_SIZE);
+	hltests_assert_fault_at(st->fd, t, dva, 1, 1);
 
 	/* And the CB itself, once unmapped */
 	{
 		uint64_t cbva = cb.va;
 
-		host_unmap(st->fd, &cb);
-		t = page_fault(st->fd).timestamp;
-		run_cb_aborted(st->fd, 1, cbva, HLTHUNK_PKT_LIN_DMA_SIZE);
-		assert_fault_at(st->fd, t, cbva, 1, 0);
+		hltests_host_unmap(st->fd, &cb);
+		t = hltests_page_fault(st->fd).timestamp;
+		hltests_run_cb_aborted(st->fd, 1, cbva, HLTHUNK_PKT_LIN_DMA_SIZE);
+		hltests_assert_fault_at(st->fd, t, cbva, 1, 0);
 	}
 }
 
 static void test_malformed_cb_aborts(void **state)
 {
 	struct hltests_state *st = *state;
-	struct host_buf cb, h;
+	struct hltests_host_buf cb, h;
 	uint32_t w;
 	int64_t t;
 	uint8_t *p;
 
 	cb_map(st->fd, &cb, PAGE);
-	host_map(st->fd, &h, PAGE);
-	t = page_fault(st->fd).timestamp;
+	hltests_host_map(st->fd, &h, PAGE);
+	t = hltests_page_fault(st->fd).timestamp;
 
 	/* Unknown opcode */
 	w = 0x7f000000;
 	memset(cb.ptr, 0, 32);
 	memcpy(cb.ptr, &w, 4);
-	run_cb_aborted(st->fd, 0, cb.va, 8);
+	hltests_run_cb_aborted(st->fd, 0, cb.va, 8);
 
 	/* Reserved ctl bits */
 	hlthunk_pkt_nop(cb.ptr);
 	cb.ptr[0] = 1;
-	run_cb_aborted(st->fd, 0, cb.va, 8);
+	hltests_run_cb_aborted(st->fd, 0, cb.va, 8);
 
 	/* Non-zero pad: NOP, LIN_DMA, MEMSET */
 	hlthunk_pkt_nop(cb.ptr);
 	cb.ptr[4] = 1;
-	run_cb_aborted(st->fd, 0, cb.va, 8);
+	hltests_run_cb_aborted(st->fd, 0, cb.va, 8);
 	hlthunk_pkt_lin_dma(cb.ptr, h.va, h.va + 64, 8);
 	cb.ptr[7] = 1;
-	run_cb_aborted(st->fd, 0, cb.va, 32);
+	hltests_run_cb_aborted(st->fd, 0, cb.va, 32);
 	hlthunk_pkt_memset(cb.ptr, h.va, 0, 8);
 	cb.ptr[5] = 1;
-	run_cb_aborted(st->fd, 0, cb.va, 32);
+	hltests_run_cb_aborted(st->fd, 0, cb.va, 32);
 
 	/* A packet cut by cb_size; the first one still ran */
 	memset(h.ptr, 0x33, 16);
 	p = cb.ptr;
 	p += hlthunk_pkt_memset(p, h.va, 0, 8);
 	p += hlthunk_pkt_lin_dma(p, h.va, h.va + 8, 8);
-	run_cb_aborted(st->fd, 0, cb.va, 32 + 24);
+	hltests_run_cb_aborted(st->fd, 0, cb.va, 32 + 24);
 	assert_bytes_are(h.ptr, 0, 8, "first packet");
 	assert_bytes_are(h.ptr + 8, 0x33, 8, "cut packet");
 
 	/* A CB that is not 8-byte aligned */
 	hlthunk_pkt_nop(cb.ptr + 4);
-	run_cb_aborted(st->fd, 0, cb.va + 4, 8);
+	hltests_run_cb_aborted(st->fd, 0, cb.va + 4, 8);
 
 	/* None of these was an MMU fault, and the queue still works */
-	assert_int_equal(page_fault(st->fd).timestamp, t);
+	assert_int_equal(hltests_page_fault(st->fd).timestamp, t);
 	hlthunk_pkt_nop(cb.ptr);
-	run_cb_ok(st->fd, 0, cb.va, 8);
+	hltests_run_cb_ok(st->fd, 0, cb.va, 8);
 
-	host_unmap(st->fd, &h);
-	host_unmap(st->fd, &cb);
+	hltests_host_unmap(st->fd, &h);
+	hltests_host_unmap(st->fd, &cb);
 }
 
 static void test_one_bad_job_fails_its_cs(void **state)
 {
 	struct hltests_state *st = *state;
 	struct hl_cs_chunk chunks[2];
-	struct host_buf cb, h;
+	struct hltests_host_buf cb, h;
 	uint32_t status;
 	uint64_t seq;
 
 	cb_map(st->fd, &cb, PAGE);
-	host_map(st->fd, &h, PAGE);
+	hltests_host_map(st->fd, &h, PAGE);
 	memset(h.ptr, 0, PAGE);
 	hlthunk_pkt_memset(cb.ptr, h.va, ~0ull, 64);
 	hlthunk_pkt_memset(cb.ptr + 64, 0x2000, 0, 64);
@@ -935,8 +777,8 @@ static void test_one_bad_job_fails_its_cs(void **state)
 	assert_int_equal(status, HL_WAIT_CS_STATUS_ABORTED);
 	/* The good job ran all the same */
 	assert_bytes_are(h.ptr, 0xff, 64, "good job");
-	host_unmap(st->fd, &h);
-	host_unmap(st->fd, &cb);
+	hltests_host_unmap(st->fd, &h);
+	hltests_host_unmap(st->fd, &cb);
 }
 
 /* ------------------------------------------------------------------------
@@ -947,7 +789,7 @@ static void test_one_bad_job_fails_its_cs(void **state)
  * A CB of @count MEMSET packets over @d: a job as long as wanted. Returns
  * the CB size.
  */
-static uint32_t long_cb(struct host_buf *cb, struct dram_buf *d,
+static uint32_t long_cb(struct hltests_host_buf *cb, struct hltests_dram_buf *d,
 			uint32_t count)
 {
 	uint8_t *p = cb->ptr;
@@ -959,11 +801,11 @@ static uint32_t long_cb(struct host_buf *cb, struct dram_buf *d,
 }
 
 /* Seconds the engine takes to fill @d once */
-static double memset_seconds(int fd, struct host_buf *cb, struct dram_buf *d)
+static double memset_seconds(int fd, struct hltests_host_buf *cb, struct hltests_dram_buf *d)
 {
 	uint64_t t0 = now_ns();
 
-	run_cb_ok(fd, 0, cb->va, long_cb(cb, d, 1));
+	hltests_run_cb_ok(fd, 0, cb->va, long_cb(cb, d, 1));
 	return (now_ns() - t0) / 1e9;
 }
 
@@ -978,14 +820,14 @@ static bool queue_busy(int fd, uint32_t q)
 static void test_wait_busy_then_completed(void **state)
 {
 	struct hltests_state *st = *state;
-	struct host_buf cb;
-	struct dram_buf d;
+	struct hltests_host_buf cb;
+	struct hltests_dram_buf d;
 	uint32_t count, status, n;
 	uint64_t seq, ts, t0;
 	double one;
 
 	cb_map(st->fd, &cb, 64 * KB);
-	dram_map(st->fd, &d, 16 * MB);
+	hltests_dram_map(st->fd, &d, 16 * MB, false);
 	one = memset_seconds(st->fd, &cb, &d);
 	/* About 1.5 s of work */
 	count = (uint32_t)(1.5 / one) + 1;
@@ -994,7 +836,7 @@ static void test_wait_busy_then_completed(void **state)
 	n = long_cb(&cb, &d, count);
 
 	t0 = now_ns();
-	seq = submit_one(st->fd, 2, cb.va, n, 0);
+	seq = hltests_submit_cb(st->fd, 2, cb.va, n, 0);
 	assert_int_equal(hlthunk_wait_for_cs(st->fd, seq, 0, &status), 0);
 	assert_int_equal(status, HL_WAIT_CS_STATUS_BUSY);
 	assert_int_equal(hlthunk_wait_for_cs(st->fd, seq, 1000, &status), 0);
@@ -1009,8 +851,8 @@ static void test_wait_busy_then_completed(void **state)
 	assert_true(ts > t0 && ts <= now_ns());
 	assert_true(hlthunk_is_device_idle(st->fd));
 
-	dram_unmap(st->fd, &d);
-	host_unmap(st->fd, &cb);
+	hltests_dram_unmap(st->fd, &d);
+	hltests_host_unmap(st->fd, &cb);
 }
 
 struct cs_waiter {
@@ -1044,15 +886,15 @@ static void test_wait_cs_survives_signals(void **state)
 	struct hltests_state *st = *state;
 	struct sigaction sa, old;
 	struct cs_waiter w;
-	struct host_buf cb;
-	struct dram_buf d;
+	struct hltests_host_buf cb;
+	struct hltests_dram_buf d;
 	uint32_t count, n;
 	pthread_t t;
 	double one;
 	int i;
 
 	cb_map(st->fd, &cb, 64 * KB);
-	dram_map(st->fd, &d, 16 * MB);
+	hltests_dram_map(st->fd, &d, 16 * MB, false);
 	one = memset_seconds(st->fd, &cb, &d);
 	/* About 1.5 s of work, interrupted every 100 ms */
 	count = (uint32_t)(1.5 / one) + 1;
@@ -1065,7 +907,7 @@ static void test_wait_cs_survives_signals(void **state)
 	assert_int_equal(sigaction(SIGUSR1, &sa, &old), 0);
 	memset(&w, 0, sizeof(w));
 	w.fd = st->fd;
-	w.seq = submit_one(st->fd, 1, cb.va, n, 0);
+	w.seq = hltests_submit_cb(st->fd, 1, cb.va, n, 0);
 	assert_int_equal(pthread_create(&t, NULL, cs_wait_thread, &w), 0);
 	for (i = 0; i < 10; i++) {
 		usleep(100 * 1000);
@@ -1083,42 +925,42 @@ static void test_wait_cs_survives_signals(void **state)
 	 */
 	assert_int_equal(hlthunk_wait_for_cs(st->fd, w.seq, 0, &w.status), 0);
 	assert_int_equal(w.status, HL_WAIT_CS_STATUS_COMPLETED);
-	dram_unmap(st->fd, &d);
-	host_unmap(st->fd, &cb);
+	hltests_dram_unmap(st->fd, &d);
+	hltests_host_unmap(st->fd, &cb);
 }
 
 static void test_cs_timeout_aborts(void **state)
 {
 	struct hltests_state *st = *state;
-	struct host_buf cb;
-	struct dram_buf d;
+	struct hltests_host_buf cb;
+	struct hltests_dram_buf d;
 	uint64_t seq, t0, dt;
 	uint32_t status, n;
 	int64_t t;
 
 	cb_map(st->fd, &cb, 2 * MB);
-	dram_map(st->fd, &d, 64 * MB);
+	hltests_dram_map(st->fd, &d, 64 * MB, false);
 	/* 65536 x 64 MiB: hours of work; the 1 s timeout must cut it */
 	n = long_cb(&cb, &d, 2 * MB / HLTHUNK_PKT_MEMSET_SIZE);
-	t = page_fault(st->fd).timestamp;
+	t = hltests_page_fault(st->fd).timestamp;
 
 	t0 = now_ns();
-	seq = submit_one(st->fd, 3, cb.va, n, 1);
+	seq = hltests_submit_cb(st->fd, 3, cb.va, n, 1);
 	assert_int_equal(wait_cs(st->fd, seq, &status), -EIO);
 	dt = now_ns() - t0;
 	assert_int_equal(status, HL_WAIT_CS_STATUS_ABORTED);
 	print_message("timed out after %.2f s\n", dt / 1e9);
 	assert_true(dt >= 900000000ull);
 	assert_true(dt < 30000000000ull);
-	assert_int_equal(page_fault(st->fd).timestamp, t);
+	assert_int_equal(hltests_page_fault(st->fd).timestamp, t);
 
 	/* The queue works again */
 	hlthunk_pkt_nop(cb.ptr);
-	run_cb_ok(st->fd, 3, cb.va, 8);
+	hltests_run_cb_ok(st->fd, 3, cb.va, 8);
 	assert_true(hlthunk_is_device_idle(st->fd));
 
-	dram_unmap(st->fd, &d);
-	host_unmap(st->fd, &cb);
+	hltests_dram_unmap(st->fd, &d);
+	hltests_host_unmap(st->fd, &cb);
 }
 
 /* The default timeout (CS timeout 0) is the timeout_locked parameter */
@@ -1127,29 +969,30 @@ static void test_default_timeout_is_module_parameter(void **state)
 	const char *param = "/sys/module/habanalabs/parameters/timeout_locked";
 	struct hltests_state *st = *state;
 	char old[32];
-	struct host_buf cb;
-	struct dram_buf d;
+	struct hltests_host_buf cb;
+	struct hltests_dram_buf d;
 	uint64_t seq, t0, dt;
 	uint32_t status, n;
 
 	assert_int_equal(hltests_read_file(param, old, sizeof(old)), 0);
 	assert_string_equal(old, "30");
-	if (write_sysfs(param, "1")) {
+	if (hltests_write_file(param, "1")) {
 		print_message("cannot write %s: skipped\n", param);
 		skip();
 	}
 	cb_map(st->fd, &cb, 2 * MB);
-	dram_map(st->fd, &d, 64 * MB);
+	hltests_dram_map(st->fd, &d, 64 * MB, false);
 	n = long_cb(&cb, &d, 2 * MB / HLTHUNK_PKT_MEMSET_SIZE);
 	t0 = now_ns();
-	seq = submit_one(st->fd, 0, cb.va, n, 0);
-	assert_int_equal(write_sysfs(param, old), 0);
+	seq = hltests_submit_cb(st->fd, 0, cb.va, n, 0);
+	assert_int_equal(hltests_write_file(param, old), 0);
 	assert_int_equal(wait_cs(st->fd, seq, &status), -EIO);
 	dt = now_ns() - t0;
 	assert_int_equal(status, HL_WAIT_CS_STATUS_ABORTED);
+	print_message("aborted after %.2f s\n", dt / 1e9);
 	assert_true(dt >= 900000000ull && dt < 30000000000ull);
-	dram_unmap(st->fd, &d);
-	host_unmap(st->fd, &cb);
+	hltests_dram_unmap(st->fd, &d);
+	hltests_host_unmap(st->fd, &cb);
 }
 
 static uint64_t dram_free(int fd)
@@ -1163,8 +1006,8 @@ static uint64_t dram_free(int fd)
 static void test_close_fd_while_cs_runs(void **state)
 {
 	struct hlthunk_hw_ip_info hw;
-	struct host_buf cb;
-	struct dram_buf d;
+	struct hltests_host_buf cb;
+	struct hltests_dram_buf d;
 	uint32_t status, n;
 	uint64_t seq;
 	int fd, i;
@@ -1174,9 +1017,9 @@ static void test_close_fd_while_cs_runs(void **state)
 	assert_true(fd >= 0);
 	assert_int_equal(hlthunk_get_hw_ip_info(fd, &hw), 0);
 	cb_map(fd, &cb, 2 * MB);
-	dram_map(fd, &d, 64 * MB);
+	hltests_dram_map(fd, &d, 64 * MB, false);
 	n = long_cb(&cb, &d, 2 * MB / HLTHUNK_PKT_MEMSET_SIZE);
-	seq = submit_one(fd, 0, cb.va, n, 2);
+	seq = hltests_submit_cb(fd, 0, cb.va, n, 2);
 	assert_int_equal(hlthunk_wait_for_cs(fd, seq, 0, &status), 0);
 	assert_int_equal(status, HL_WAIT_CS_STATUS_BUSY);
 
@@ -1237,8 +1080,8 @@ static void test_unmap_while_cs_runs(void **state)
 {
 	struct hltests_state *st = *state;
 	const uint64_t size = 8 * MB;
-	struct host_buf cb, h;
-	struct dram_buf d;
+	struct hltests_host_buf cb, h;
+	struct hltests_dram_buf d;
 	struct hl_info_page_fault_event pf;
 	uint32_t status, n, i;
 	uint64_t seq;
@@ -1246,19 +1089,19 @@ static void test_unmap_while_cs_runs(void **state)
 	int kfd = kmsg_open_at_end();
 
 	cb_map(st->fd, &cb, 64 * KB);
-	host_map(st->fd, &h, size);
-	dram_map(st->fd, &d, size);
+	hltests_host_map(st->fd, &h, size);
+	hltests_dram_map(st->fd, &d, size, false);
 
 	/* Reading the host buffer, again and again */
 	for (p = cb.ptr, i = 0; i < 2000; i++)
 		p += hlthunk_pkt_lin_dma(p, h.va, d.va, size);
 	n = p - cb.ptr;
-	seq = submit_one(st->fd, 0, cb.va, n, 60);
+	seq = hltests_submit_cb(st->fd, 0, cb.va, n, 60);
 	usleep(200 * 1000);
 	assert_int_equal(hlthunk_memory_unmap(st->fd, h.va), 0);
 	assert_int_equal(wait_cs(st->fd, seq, &status), -EIO);
 	assert_int_equal(status, HL_WAIT_CS_STATUS_ABORTED);
-	pf = page_fault(st->fd);
+	pf = hltests_page_fault(st->fd);
 	assert_true(pf.addr >= h.va && pf.addr < h.va + size);
 	assert_int_equal(pf.is_write, 0);
 	free(h.ptr);
@@ -1267,20 +1110,20 @@ static void test_unmap_while_cs_runs(void **state)
 	for (p = cb.ptr, i = 0; i < 2000; i++)
 		p += hlthunk_pkt_memset(p, d.va, i, size);
 	n = p - cb.ptr;
-	seq = submit_one(st->fd, 1, cb.va, n, 60);
+	seq = hltests_submit_cb(st->fd, 1, cb.va, n, 60);
 	usleep(200 * 1000);
 	assert_int_equal(hlthunk_memory_unmap(st->fd, d.va), 0);
 	assert_int_equal(hlthunk_device_memory_free(st->fd, d.handle), 0);
 	assert_int_equal(wait_cs(st->fd, seq, &status), -EIO);
 	assert_int_equal(status, HL_WAIT_CS_STATUS_ABORTED);
-	pf = page_fault(st->fd);
+	pf = hltests_page_fault(st->fd);
 	assert_true(pf.addr >= d.va && pf.addr < d.va + size);
 	assert_int_equal(pf.is_write, 1);
 
 	assert_int_equal(kmsg_count(kfd, "not mapped for the device"), 0);
 	if (kfd >= 0)
 		close(kfd);
-	host_unmap(st->fd, &cb);
+	hltests_host_unmap(st->fd, &cb);
 }
 
 struct submitter {
@@ -1330,12 +1173,12 @@ static void test_concurrent_submitters(void **state)
 	struct submitter s[THREADS];
 	pthread_t t[THREADS];
 	uint64_t *all = calloc(THREADS * PER, sizeof(*all));
-	struct host_buf cb, h;
+	struct hltests_host_buf cb, h;
 	uint32_t status, v, i;
 
 	assert_non_null(all);
 	cb_map(st->fd, &cb, PAGE);
-	host_map(st->fd, &h, PAGE);
+	hltests_host_map(st->fd, &h, PAGE);
 	for (i = 0; i < THREADS; i++) {
 		/* Each thread's job counts in its own word */
 		hlthunk_pkt_msg_long(cb.ptr + 64 * i, h.va + 4 * i, 0x100 + i);
@@ -1364,8 +1207,8 @@ static void test_concurrent_submitters(void **state)
 		assert_int_equal(v, 0x100 + i);
 	}
 	free(all);
-	host_unmap(st->fd, &h);
-	host_unmap(st->fd, &cb);
+	hltests_host_unmap(st->fd, &h);
+	hltests_host_unmap(st->fd, &cb);
 }
 
 /* ------------------------------------------------------------------------
@@ -1375,8 +1218,8 @@ static void test_concurrent_submitters(void **state)
 static void test_two_devices_at_once(void **state)
 {
 	const uint64_t size = 4 * MB;
-	struct host_buf cb[2], src[2], dst[2];
-	struct dram_buf d[2];
+	struct hltests_host_buf cb[2], src[2], dst[2];
+	struct hltests_dram_buf d[2];
 	uint64_t seq[2];
 	uint32_t status;
 	int fd[2], i;
@@ -1391,27 +1234,27 @@ static void test_two_devices_at_once(void **state)
 		fd[i] = hltests_open_node(i, 0);
 		assert_true(fd[i] >= 0);
 		cb_map(fd[i], &cb[i], PAGE);
-		host_map(fd[i], &src[i], size);
-		host_map(fd[i], &dst[i], size);
-		dram_map(fd[i], &d[i], size);
-		fill_random(src[i].ptr, size);
+		hltests_host_map(fd[i], &src[i], size);
+		hltests_host_map(fd[i], &dst[i], size);
+		hltests_dram_map(fd[i], &d[i], size, false);
+		hltests_fill_random(&prng_state, src[i].ptr, size);
 		p = cb[i].ptr;
 		p += hlthunk_pkt_lin_dma(p, src[i].va, d[i].va, size);
 		p += hlthunk_pkt_lin_dma(p, d[i].va, dst[i].va, size);
-		seq[i] = submit_one(fd[i], 0, cb[i].va, p - cb[i].ptr, 0);
+		seq[i] = hltests_submit_cb(fd[i], 0, cb[i].va, p - cb[i].ptr, 0);
 	}
 	/* Both devices run at the same time, each in its own HBM */
 	for (i = 0; i < 2; i++) {
 		assert_int_equal(wait_cs(fd[i], seq[i], &status), 0);
 		assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
-		assert_bytes_equal(dst[i].ptr, src[i].ptr, size, "device");
+		hltests_assert_bytes_equal(dst[i].ptr, src[i].ptr, size, "device");
 	}
 	assert_memory_not_equal(src[0].ptr, src[1].ptr, 64);
 	for (i = 0; i < 2; i++) {
-		dram_unmap(fd[i], &d[i]);
-		host_unmap(fd[i], &dst[i]);
-		host_unmap(fd[i], &src[i]);
-		host_unmap(fd[i], &cb[i]);
+		hltests_dram_unmap(fd[i], &d[i]);
+		hltests_host_unmap(fd[i], &dst[i]);
+		hltests_host_unmap(fd[i], &src[i]);
+		hltests_host_unmap(fd[i], &cb[i]);
 		close(fd[i]);
 	}
 }
@@ -1442,8 +1285,8 @@ static void test_unbind_fails_running_and_pending_jobs(void **state)
 	struct waiter running, pending;
 	pthread_t t1, t2;
 	char bdf[32], path[160];
-	struct host_buf cb;
-	struct dram_buf d;
+	struct hltests_host_buf cb;
+	struct hltests_dram_buf d;
 	uint64_t t0, seq;
 	uint32_t n, status;
 
@@ -1453,20 +1296,20 @@ static void test_unbind_fails_running_and_pending_jobs(void **state)
 	fd = hltests_open_node(idx, 0);
 	assert_true(fd >= 0);
 	cb_map(fd, &cb, 2 * MB);
-	dram_map(fd, &d, 64 * MB);
+	hltests_dram_map(fd, &d, 64 * MB, false);
 	n = long_cb(&cb, &d, 2 * MB / HLTHUNK_PKT_MEMSET_SIZE);
 
 	/* One job running for minutes, one queued behind it */
 	running.fd = pending.fd = fd;
-	running.seq = submit_one(fd, 1, cb.va, n, 600);
-	pending.seq = submit_one(fd, 1, cb.va, n, 600);
+	running.seq = hltests_submit_cb(fd, 1, cb.va, n, 600);
+	pending.seq = hltests_submit_cb(fd, 1, cb.va, n, 600);
 	assert_int_equal(pthread_create(&t1, NULL, wait_thread, &running), 0);
 	assert_int_equal(pthread_create(&t2, NULL, wait_thread, &pending), 0);
 	usleep(300 * 1000);
 
 	/* Removal stops the engines, which releases the waiters */
 	t0 = now_ns();
-	if (write_sysfs(strcat(strcpy(path, drv), "/unbind"), bdf)) {
+	if (hltests_write_file(strcat(strcpy(path, drv), "/unbind"), bdf)) {
 		print_message("cannot unbind %s: skipped\n", bdf);
 		skip();
 	}
@@ -1491,16 +1334,16 @@ static void test_unbind_fails_running_and_pending_jobs(void **state)
 	free(cb.ptr);
 
 	/* Bound again, the device works */
-	assert_int_equal(write_sysfs(strcat(strcpy(path, drv), "/bind"), bdf),
+	assert_int_equal(hltests_write_file(strcat(strcpy(path, drv), "/bind"), bdf),
 			 0);
 	fd = hltests_open_node(idx, 0);
 	assert_true(fd >= 0);
 	cb_map(fd, &cb, PAGE);
 	hlthunk_pkt_msg_long(cb.ptr, cb.va + 64, 0x600d);
-	run_cb_ok(fd, 0, cb.va, HLTHUNK_PKT_MSG_LONG_SIZE);
+	hltests_run_cb_ok(fd, 0, cb.va, HLTHUNK_PKT_MSG_LONG_SIZE);
 	assert_int_equal(cb.ptr[64], 0x0d);
 	assert_int_equal(cb.ptr[65], 0x60);
-	host_unmap(fd, &cb);
+	hltests_host_unmap(fd, &cb);
 	close(fd);
 }
 

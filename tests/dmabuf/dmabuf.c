@@ -708,18 +708,6 @@ static void test_importer_waits_for_the_writer(void **state)
 	export_release(fd, &e);
 }
 
-static int write_sysfs(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC), rc = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (write(fd, val, strlen(val)) < 0)
-		rc = -errno;
-	close(fd);
-	return rc;
-}
-
 /*
  * Unbinding the device revokes its exports: dynamic importers get
  * move_notify, their mapping is gone, and a new one is refused. The dma-buf
@@ -744,7 +732,7 @@ static void test_unbind_revokes_exports(void **state)
 	hp = imp_import(f->ifd, e.dmabuf, HL_IMPORTER_F_DYNAMIC);
 	assert_true(hp > 0);
 
-	assert_int_equal(write_sysfs("/sys/bus/pci/drivers/habanalabs/unbind",
+	assert_int_equal(hltests_write_file("/sys/bus/pci/drivers/habanalabs/unbind",
 				     busid), 0);
 
 	s = imp_status(f->ifd, h);
@@ -762,7 +750,7 @@ static void test_unbind_revokes_exports(void **state)
 	hlthunk_close(f->st.fd);
 	free(e.pattern);
 
-	assert_int_equal(write_sysfs("/sys/bus/pci/drivers_probe", busid), 0);
+	assert_int_equal(hltests_write_file("/sys/bus/pci/drivers_probe", busid), 0);
 	f->st.fd = hltests_open_node(0, 0);
 	assert_true(f->st.fd >= 0);
 }

@@ -120,72 +120,6 @@ static void assert_sums(const uint32_t *found, const uint32_t *dst,
 	}
 }
 
-static uint64_t submit_cb(int fd, uint32_t queue, uint64_t cb_va,
-			  uint32_t cb_size)
-{
-	struct hlthunk_cs_in in;
-	struct hlthunk_cs_out out;
-	struct hl_cs_chunk chunk;
-
-	memset(&chunk, 0, sizeof(chunk));
-	chunk.cb_handle = cb_va;
-	chunk.queue_index = queue;
-	chunk.cb_size = cb_size;
-	memset(&in, 0, sizeof(in));
-	in.chunks_execute = &chunk;
-	in.num_chunks_execute = 1;
-	assert_int_equal(hlthunk_command_submission(fd, &in, &out), 0);
-	return out.seq;
-}
-
-/* Run a CB to its end; returns the wait's rc and *status */
-static int run_cb(int fd, uint32_t queue, const struct hltests_host_buf *cb,
-		  uint32_t cb_size, uint32_t *status)
-{
-	uint64_t seq = submit_cb(fd, queue, cb->va, cb_size);
-
-	*status = 0xdead;
-	return hlthunk_wait_for_cs(fd, seq, WAIT_US, status);
-}
-
-static void run_cb_ok(int fd, uint32_t queue,
-		      const struct hltests_host_buf *cb, uint32_t cb_size)
-{
-	uint32_t status;
-
-	assert_int_equal(run_cb(fd, queue, cb, cb_size, &status), 0);
-	assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
-}
-
-static void run_cb_aborted(int fd, uint32_t queue,
-			   const struct hltests_host_buf *cb, uint32_t cb_size)
-{
-	uint32_t status;
-
-	assert_int_equal(run_cb(fd, queue, cb, cb_size, &status), -EIO);
-	assert_int_equal(status, HL_WAIT_CS_STATUS_ABORTED);
-}
-
-static struct hl_info_page_fault_event page_fault(int fd)
-{
-	struct hl_info_page_fault_event pf;
-
-	memset(&pf, 0xff, sizeof(pf));
-	assert_int_equal(hlthunk_get_page_fault_info(fd, &pf), 0);
-	return pf;
-}
-
-static void assert_fault_at(int fd, int64_t after, uint64_t addr,
-			    uint32_t queue, uint32_t is_write)
-{
-	struct hl_info_page_fault_event pf = page_fault(fd);
-
-	assert_true(pf.timestamp > after);
-	assert_int_equal(pf.addr, addr);
-	assert_int_equal(pf.engine_id, queue);
-	assert_int_equal(pf.is_write, is_write);
-}
-
 /* One REDUCE (f32 sum) of @count elements in its own CB on @queue */
 static void reduce_ok(int fd, uint32_t queue, uint64_t src, uint64_t dst,
 		      uint32_t count)
@@ -197,7 +131,7 @@ static void reduce_ok(int fd, uint32_t queue, uint64_t src, uint64_t dst,
 	len = hlthunk_pkt_reduce(cb.ptr, src, dst, count, HL_REDUCE_DTYPE_F32,
 				 HL_REDUCE_OP_SUM);
 	assert_int_equal(len, HLTHUNK_PKT_REDUCE_SIZE);
-	run_cb_ok(fd, queue, &cb, len);
+	hltests_run_cb_ok(fd, queue, cb.va, len);
 	hltests_host_unmap(fd, &cb);
 }
 
@@ -308,7 +242,7 @@ static void test_host_memory_operands(void **state)
 	len = hlthunk_pkt_reduce(cb.ptr, hs.va + 36, hd.va + PAGE - 20,
 				 (uint32_t)count, HL_REDUCE_DTYPE_F32,
 				 HL_REDUCE_OP_SUM);
-	run_cb_ok(st->fd, 1, &cb, len);
+	hltests_run_cb_ok(st->fd, 1, cb.va, len);
 	assert_sums(dst, expect_dst, src, count, "host + host");
 
 	/* Host src into a DRAM dst */
@@ -316,7 +250,7 @@ static void test_host_memory_operands(void **state)
 	hltests_write_device(st->fd, d.va, expect_dst, count * 4);
 	len = hlthunk_pkt_reduce(cb.ptr, hs.va + 36, d.va, (uint32_t)count,
 				 HL_REDUCE_DTYPE_F32, HL_REDUCE_OP_SUM);
-	run_cb_ok(st->fd, 2, &cb, len);
+	hltests_run_cb_ok(st->fd, 2, cb.va, len);
 	hltests_read_device(st->fd, d.va, dst, count * 4);
 	assert_sums(dst, expect_dst, src, count, "host into DRAM");
 
@@ -355,7 +289,7 @@ static void test_chain_in_order(void **state)
 					h.va + n_src * count * 4,
 					(uint32_t)count, HL_REDUCE_DTYPE_F32,
 					HL_REDUCE_OP_SUM);
-	run_cb_ok(st->fd, 0, &cb, (uint32_t)(p - cb.ptr));
+	hltests_run_cb_ok(st->fd, 0, cb.va, (uint32_t)(p - cb.ptr));
 	hltests_assert_bytes_equal((uint8_t *)res, (uint8_t *)acc, count * 4,
 				   "dst after 4 sums");
 
@@ -448,7 +382,7 @@ static void test_malformed_aborts_without_fault(void **state)
 {
 	struct hltests_state *st = *state;
 	struct hltests_host_buf h, cb;
-	int64_t t = page_fault(st->fd).timestamp;
+	int64_t t = hltests_page_fault(st->fd).timestamp;
 	uint32_t len;
 	uint8_t *p;
 
@@ -459,39 +393,39 @@ static void test_malformed_aborts_without_fault(void **state)
 	/* Misaligned src, misaligned dst */
 	len = hlthunk_pkt_reduce(cb.ptr, h.va + 2, h.va + 64, 4,
 				 HL_REDUCE_DTYPE_F32, HL_REDUCE_OP_SUM);
-	run_cb_aborted(st->fd, 0, &cb, len);
+	hltests_run_cb_aborted(st->fd, 0, cb.va, len);
 	len = hlthunk_pkt_reduce(cb.ptr, h.va, h.va + 65, 4,
 				 HL_REDUCE_DTYPE_F32, HL_REDUCE_OP_SUM);
-	run_cb_aborted(st->fd, 0, &cb, len);
+	hltests_run_cb_aborted(st->fd, 0, cb.va, len);
 
 	/* No element */
 	len = hlthunk_pkt_reduce(cb.ptr, h.va, h.va + 64, 0,
 				 HL_REDUCE_DTYPE_F32, HL_REDUCE_OP_SUM);
-	run_cb_aborted(st->fd, 0, &cb, len);
+	hltests_run_cb_aborted(st->fd, 0, cb.va, len);
 
 	/* Unknown dtype, unknown op */
 	len = hlthunk_pkt_reduce(cb.ptr, h.va, h.va + 64, 4, 1,
 				 HL_REDUCE_OP_SUM);
-	run_cb_aborted(st->fd, 0, &cb, len);
+	hltests_run_cb_aborted(st->fd, 0, cb.va, len);
 	len = hlthunk_pkt_reduce(cb.ptr, h.va, h.va + 64, 4,
 				 HL_REDUCE_DTYPE_F32, 0x100);
-	run_cb_aborted(st->fd, 0, &cb, len);
+	hltests_run_cb_aborted(st->fd, 0, cb.va, len);
 
 	/* Reserved ctl bits */
 	len = hlthunk_pkt_reduce(cb.ptr, h.va, h.va + 64, 4,
 				 HL_REDUCE_DTYPE_F32, HL_REDUCE_OP_SUM);
 	cb.ptr[1] = 1;
-	run_cb_aborted(st->fd, 0, &cb, len);
+	hltests_run_cb_aborted(st->fd, 0, cb.va, len);
 
 	/* A REDUCE cut by cb_size, after a good MEMSET that ran */
 	p = cb.ptr;
 	p += hlthunk_pkt_memset(p, h.va + 256, 0, 8);
 	p += hlthunk_pkt_reduce(p, h.va, h.va + 64, 4, HL_REDUCE_DTYPE_F32,
 				HL_REDUCE_OP_SUM);
-	run_cb_aborted(st->fd, 0, &cb, (uint32_t)(p - cb.ptr) - 8);
+	hltests_run_cb_aborted(st->fd, 0, cb.va, (uint32_t)(p - cb.ptr) - 8);
 
 	/* Nothing was reduced, nothing faulted, the queue still works */
-	assert_int_equal(page_fault(st->fd).timestamp, t);
+	assert_int_equal(hltests_page_fault(st->fd).timestamp, t);
 	{
 		uint8_t expect[PAGE];
 
@@ -542,18 +476,18 @@ static void test_unmapped_operands_fault(void **state)
 
 	/* Unmapped source: a read fault at its VA, dst untouched */
 	memset(h.ptr, 0, h.size);
-	t = page_fault(st->fd).timestamp;
+	t = hltests_page_fault(st->fd).timestamp;
 	len = hlthunk_pkt_reduce(cb.ptr, hole, h.va, 16, HL_REDUCE_DTYPE_F32,
 				 HL_REDUCE_OP_SUM);
-	run_cb_aborted(st->fd, 1, &cb, len);
-	assert_fault_at(st->fd, t, hole, 1, 0);
+	hltests_run_cb_aborted(st->fd, 1, cb.va, len);
+	hltests_assert_fault_at(st->fd, t, hole, 1, 0);
 
 	/* Unmapped destination: dst is read first, so a read fault */
-	t = page_fault(st->fd).timestamp;
+	t = hltests_page_fault(st->fd).timestamp;
 	len = hlthunk_pkt_reduce(cb.ptr, h.va, hole + 8, 16,
 				 HL_REDUCE_DTYPE_F32, HL_REDUCE_OP_SUM);
-	run_cb_aborted(st->fd, 2, &cb, len);
-	assert_fault_at(st->fd, t, hole + 8, 2, 0);
+	hltests_run_cb_aborted(st->fd, 2, cb.va, len);
+	hltests_assert_fault_at(st->fd, t, hole + 8, 2, 0);
 
 	/*
 	 * A source that runs off its mapping: the chunks before the fault
@@ -563,13 +497,13 @@ static void test_unmapped_operands_fault(void **state)
 	before = malloc(3 * PAGE);
 	assert_non_null(before);
 	memcpy(before, h.ptr, 3 * PAGE);
-	t = page_fault(st->fd).timestamp;
+	t = hltests_page_fault(st->fd).timestamp;
 	/* src: the last 1.5 pages of h, then the page after it */
 	len = hlthunk_pkt_reduce(cb.ptr, h.va + PAGE + PAGE / 2, h.va,
 				 (uint32_t)(2 * PAGE / 4), HL_REDUCE_DTYPE_F32,
 				 HL_REDUCE_OP_SUM);
-	run_cb_aborted(st->fd, 3, &cb, len);
-	assert_fault_at(st->fd, t, h.va + 3 * PAGE, 3, 0);
+	hltests_run_cb_aborted(st->fd, 3, cb.va, len);
+	hltests_assert_fault_at(st->fd, t, h.va + 3 * PAGE, 3, 0);
 	assert_sums((uint32_t *)h.ptr, before,
 		    before + (PAGE + PAGE / 2) / 4, (PAGE + PAGE / 2) / 4,
 		    "the chunks before the fault");
