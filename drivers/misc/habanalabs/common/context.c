@@ -27,6 +27,8 @@ static void hl_ctx_release(struct kref *ref)
 	hl_cs_ctx_fini(ctx);
 	hl_mem_ctx_fini(ctx);
 	hl_mmu_ctx_fini(ctx);
+	if (unlikely(hl_inject_bug & HL_INJECT_LEAK))
+		ctx->injected_leak = kmalloc(64, GFP_KERNEL);
 	kfree(ctx);
 	hl_device_put(hdev);
 }

@@ -211,6 +211,7 @@ struct hl_fpriv {
  * @cs_sequence: sequence number of the next command submission.
  * @cs_fences: recent submissions' fences by sequence number.
  * @nic: the context's NIC connections and CQs (nic.c).
+ * @injected_leak: TEST ONLY (HL_INJECT_LEAK): leaked when the context goes.
  */
 struct hl_ctx {
 	struct kref refcount;
@@ -230,6 +231,7 @@ struct hl_ctx {
 	u64 cs_sequence;
 	struct xarray cs_fences;
 	struct hl_nic_ctx nic;
+	void *injected_leak;
 };
 
 /**
@@ -308,6 +310,14 @@ struct hl_device {
 /* habanalabs_drv.c */
 extern const struct class hl_class;
 extern dev_t hl_devt;
+
+/*
+ * TEST ONLY: bugs planted on purpose (module parameter inject_bug) so that
+ * the debug-kernel lane can show it catches them.
+ */
+#define HL_INJECT_LEAK		BIT(0)	/* leak an allocation per context */
+#define HL_INJECT_RESV_COPY	BIT(1)	/* copy_to_user under a dma_resv lock */
+extern unsigned int hl_inject_bug;
 
 /* device.c */
 int hl_device_init(struct hl_device *hdev);

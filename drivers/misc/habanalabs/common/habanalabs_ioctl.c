@@ -10,6 +10,7 @@
  * it was interrupted: then the argument stays as the caller gave it.
  */
 
+#include <linux/dma-resv.h>
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/ktime.h>
@@ -30,13 +31,36 @@ struct hl_ioctl_desc {
 	hl_ioctl_t *func;
 };
 
+/*
+ * TEST ONLY (HL_INJECT_RESV_COPY): a user copy, which may fault and take
+ * mmap_lock, inside a dma-buf reservation lock: the inversion lockdep is
+ * primed to catch (dma_resv_lockdep()).
+ */
+static unsigned long hl_info_copy_under_resv(void __user *to, const void *src,
+					     u32 len)
+{
+	struct dma_resv resv;
+	unsigned long left;
+
+	dma_resv_init(&resv);
+	dma_resv_lock(&resv, NULL);
+	left = copy_to_user(to, src, len);
+	dma_resv_unlock(&resv);
+	dma_resv_fini(&resv);
+	return left;
+}
+
 static int hl_info_copy(struct hl_info_args *args, const void *src, u32 size)
 {
+	void __user *to = u64_to_user_ptr(args->return_pointer);
 	u32 len = min(args->return_size, size);
+	unsigned long left;
 
-	if (copy_to_user(u64_to_user_ptr(args->return_pointer), src, len))
-		return -EFAULT;
-	return 0;
+	if (unlikely(hl_inject_bug & HL_INJECT_RESV_COPY))
+		left = hl_info_copy_under_resv(to, src, len);
+	else
+		left = copy_to_user(to, src, len);
+	return left ? -EFAULT : 0;
 }
 
 static int hl_info_hw_ip(struct hl_fpriv *fpriv, struct hl_info_args *args)

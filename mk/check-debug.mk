@@ -1,0 +1,20 @@
+# SPDX-License-Identifier: MIT
+#
+# make check-debug: every suite on the debug kernel, plus proof that the lane
+# catches planted bugs (tests/kernel/run-debug-checks). Builds the debug
+# kernel first when it is not cached (tests/kernel/README.md).
+#
+#   make check-debug-inject BUG=1   run with a planted leak, see kmemleak fail it
+#   make check-debug-inject BUG=2   run with a planted lock inversion (lockdep)
+
+.PHONY: check-debug check-debug-run check-debug-inject
+
+check-debug: deps
+	$(MAKE) debug-kernel
+	$(MAKE) check-debug-run
+
+check-debug-run: lib tests
+	$(TOP)/tests/kernel/run-debug-checks
+
+check-debug-inject: lib tests
+	$(TOP)/tests/kernel/run-debug-checks --inject $(BUG)
