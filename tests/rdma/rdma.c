@@ -42,12 +42,25 @@ static int run(const char *cmd)
 	return rc;
 }
 
-/* soft-RoCE device rxe_hl over a veth pair, once per VM */
+/*
+ * soft-RoCE device rxe_hl over a veth pair, once per VM. $HLTESTS_MODPROBE
+ * replaces "modprobe" for kernels whose modules are not under the guest's
+ * /lib/modules (the debug lane: "modprobe -d <its modules_install root>").
+ */
 static int rxe_up(void)
 {
+	const char *modprobe = getenv("HLTESTS_MODPROBE");
+	char cmd[512];
+
 	if (!access("/sys/class/infiniband/rxe_hl", F_OK))
 		return 0;
-	if (run("modprobe rdma_rxe") || run("modprobe veth"))
+	if (!modprobe)
+		modprobe = "modprobe";
+	snprintf(cmd, sizeof(cmd), "%s rdma_rxe", modprobe);
+	if (run(cmd))
+		return -1;
+	snprintf(cmd, sizeof(cmd), "%s veth", modprobe);
+	if (run(cmd))
 		return -1;
 	if (run("ip link add hlveth0 type veth peer name hlveth1") ||
 	    run("ip link set hlveth0 up") || run("ip link set hlveth1 up"))
