@@ -62,8 +62,11 @@ static int rxe_up(void)
 	snprintf(cmd, sizeof(cmd), "%s veth", modprobe);
 	if (run(cmd))
 		return -1;
-	if (run("ip link add hlveth0 type veth peer name hlveth1") ||
-	    run("ip link set hlveth0 up") || run("ip link set hlveth1 up"))
+	/* Idempotent: an earlier, failed attempt may have left the pair */
+	if (access("/sys/class/net/hlveth0", F_OK) &&
+	    run("ip link add hlveth0 type veth peer name hlveth1"))
+		return -1;
+	if (run("ip link set hlveth0 up") || run("ip link set hlveth1 up"))
 		return -1;
 	return run("rdma link add rxe_hl type rxe netdev hlveth0");
 }
