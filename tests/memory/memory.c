@@ -467,6 +467,63 @@ static void test_close_releases_everything(void **state)
 	free(host);
 }
 
+/*
+ * Context A writes a pattern into DRAM and goes; context B allocates the
+ * same amount. Returns how many bytes of A's pattern B reads back.
+ */
+static uint64_t leftover_bytes(uint64_t size)
+{
+	struct hltests_dram_buf a, b;
+	uint64_t seed = 0x1eaf, i, same = 0;
+	uint8_t *pat = malloc(size), *got = malloc(size);
+	int fd;
+
+	assert_non_null(pat);
+	assert_non_null(got);
+	hltests_fill_random(&seed, pat, size);
+
+	fd = hltests_open_node(0, 0);
+	assert_true(fd >= 0);
+	hltests_dram_map(fd, &a, size, true);
+	hltests_write_device(fd, a.va, pat, size);
+	close(fd);
+
+	fd = hltests_open_node(0, 0);
+	assert_true(fd >= 0);
+	hltests_dram_map(fd, &b, size, true);
+	hltests_read_device(fd, b.va, got, size);
+	for (i = 0; i < size; i++)
+		same += got[i] && got[i] == pat[i];
+	close(fd);
+	free(pat);
+	free(got);
+	return same;
+}
+
+/*
+ * Allocations start zeroed (module parameter memory_scrub, default on): no
+ * context reads what an earlier one left. With scrubbing off, the same
+ * sequence must show the old data, which proves the pages were reused and
+ * the check can fail.
+ */
+static void test_allocations_start_zeroed(void **state)
+{
+	const char *param = "/sys/module/habanalabs/parameters/memory_scrub";
+	char old[8];
+
+	(void)state;
+	assert_int_equal(hltests_read_file(param, old, sizeof(old)), 0);
+	assert_string_equal(old, "Y");
+
+	assert_int_equal(leftover_bytes(4 * MB), 0);
+
+	assert_int_equal(hltests_write_file(param, "0"), 0);
+	assert_true(leftover_bytes(4 * MB) > 3 * MB);
+	assert_int_equal(hltests_write_file(param, "1"), 0);
+
+	assert_int_equal(leftover_bytes(4 * MB), 0);
+}
+
 /* One host buffer may be mapped more than once, at distinct device VAs */
 static void test_map_host_same_buffer_twice(void **state)
 {
@@ -669,6 +726,7 @@ const struct CMUnitTest memory_tests[] = {
 	cmocka_unit_test_setup_teardown(test_contiguous_needs_one_hole,
 					hltests_setup, hltests_teardown),
 	cmocka_unit_test(test_close_releases_everything),
+	cmocka_unit_test(test_allocations_start_zeroed),
 	cmocka_unit_test_setup_teardown(test_map_host_same_buffer_twice,
 					hltests_setup, hltests_teardown),
 	cmocka_unit_test_setup_teardown(test_random_sequences_match_model,

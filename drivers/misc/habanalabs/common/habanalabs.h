@@ -118,6 +118,7 @@ struct asic_fixed_properties {
  * @mmu_invalidate_cache: drop every cached translation of @asid (all ASIDs
  *	when @asid is 0); after it returns no new access uses a translation
  *	cached before the call.
+ * @scrub_dram: zero @size bytes of HBM at device physical address @addr.
  * @dram_bar_addr: the CPU physical address at which the BAR exposes HBM
  *	device physical address @dram_pa, for dma_map_resource() by peers.
  * @queue_job: hand a job to its engine queue; the backend calls
@@ -142,6 +143,7 @@ struct hl_asic_funcs {
 	void (*mmu_invalidate_cache)(struct hl_device *hdev, u32 asid);
 	int (*queue_job)(struct hl_device *hdev, struct hl_cs_job *job);
 	phys_addr_t (*dram_bar_addr)(struct hl_device *hdev, u64 dram_pa);
+	void (*scrub_dram)(struct hl_device *hdev, u64 addr, u64 size);
 	void (*nic_port_info)(struct hl_device *hdev, u32 port,
 			      struct hl_info_nic_port *info);
 	int (*nic_check_remote)(struct hl_device *hdev, u32 port,

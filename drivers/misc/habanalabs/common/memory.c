@@ -34,6 +34,11 @@
 #include "mmu.h"
 
 #define HL_MEM_ALLOC_FLAGS	(HL_MEM_CONTIGUOUS | HL_MEM_SHARED)
+
+static bool memory_scrub = true;
+module_param(memory_scrub, bool, 0644);
+MODULE_PARM_DESC(memory_scrub,
+		 "Zero device memory when it is allocated, so that no user reads another's data (default: true)");
 #define HL_MEM_MAP_FLAGS	(HL_MEM_USERPTR | HL_MEM_FORCE_HINT)
 
 /* ---- device memory allocations ---- */
@@ -108,6 +113,16 @@ hl_pg_pack_alloc(struct hl_ctx *ctx, u64 size, u64 page_size, bool contiguous)
 				goto err_free_dram;
 		}
 	}
+
+	/*
+	 * HBM keeps whatever the last owner, or a previous driver load, left
+	 * in it: allocations start zeroed, so that no user reads another's
+	 * data. (The caller is an ioctl: the device is present.)
+	 */
+	if (READ_ONCE(memory_scrub))
+		for (i = 0; i < pack->npages; i++)
+			hdev->asic_funcs->scrub_dram(hdev, pack->pages[i],
+						     page_size);
 
 	kref_init(&pack->refcount);
 	pack->hdev = hdev;

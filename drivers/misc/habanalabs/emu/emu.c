@@ -142,6 +142,15 @@ static void hl_emu_write_pte(struct hl_device *hdev, u64 addr, u64 val)
 	writeq(val, emu->hbm + addr);
 }
 
+static void hl_emu_scrub_dram(struct hl_device *hdev, u64 addr, u64 size)
+{
+	struct hl_emu_device *emu = to_emu(hdev);
+
+	if (WARN_ON_ONCE(addr + size > emu->hbm_size || addr + size < addr))
+		return;
+	memset_io(emu->hbm + addr, 0, size);
+}
+
 static phys_addr_t hl_emu_dram_bar_addr(struct hl_device *hdev, u64 dram_pa)
 {
 	return to_emu(hdev)->hbm_bus_addr + dram_pa;
@@ -156,6 +165,7 @@ const struct hl_asic_funcs hl_emu_funcs = {
 	.read_pte = hl_emu_read_pte,
 	.write_pte = hl_emu_write_pte,
 	.dram_bar_addr = hl_emu_dram_bar_addr,
+	.scrub_dram = hl_emu_scrub_dram,
 	.mmu_invalidate_cache = hl_emu_mmu_invalidate_cache,
 	.queue_job = hl_emu_queue_job,
 	.nic_port_info = hl_emu_nic_port_info,
