@@ -11,8 +11,8 @@
 # most once, and never build anything: depend on `debug-kernel` before using them.
 #   KDIR_DEBUG       the full build tree: make -C $(KDIR_DEBUG) M=<dir> modules
 #   BZIMAGE_DEBUG    its bzImage, for tools/hlvm --kernel
-#   KMODS_DEBUG      its modules_install root (holds lib/modules/<release>/), for a
-#                    guest that needs modprobe of in-tree modules (rdma_rxe, veth)
+#   KMODS_DEBUG      its modules_install root (holds lib/modules/<release>/): in the guest,
+#                    `modprobe -d $(KMODS_DEBUG) rdma_rxe` (its /lib/modules is the host's)
 #
 # check-debug is not defined here yet; it will be wired once the suites exist:
 #   check-debug: debug-kernel
