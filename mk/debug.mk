@@ -14,20 +14,11 @@
 #   KMODS_DEBUG      its modules_install root (holds lib/modules/<release>/): in the guest,
 #                    `modprobe -d $(KMODS_DEBUG) rdma_rxe` (its /lib/modules is the host's)
 #
-# check-debug is not defined here yet; it will be wired once the suites exist:
-#   check-debug: debug-kernel
-#     1. build habanalabs.ko and the test modules (tests/importer, KUnit suites) against
-#        $(KDIR_DEBUG).  Kbuild 6.12 writes objects into the M= directory, so this build
-#        must use its own copy of the module sources (e.g. build/debug/...), not the
-#        directory the host-kernel build uses;
-#     2. boot each suite with tools/hlvm --kernel $(BZIMAGE_DEBUG) --moddir <that dir>
-#        and kernel args intel_iommu=on iommu.strict=1 (plus panic_on_warn=1 where a
-#        suite wants a splat to stop the VM);
-#     3. run the cmocka suites and the KUnit modules (insmod; results in
-#        /sys/kernel/debug/kunit/<suite>/results, TAP in dmesg);
-#     4. echo scan > /sys/kernel/debug/kmemleak after the module is unloaded and fail
-#        on any report, and fail on any KASAN/UBSAN/lockdep/"BUG:"/"WARNING:"/DMA-API
-#        ("DMA-API:") line in the guest's dmesg.
+# check-debug itself is in mk/check-debug.mk (tests/kernel/run-debug-checks): it builds
+# the driver and test modules against $(KDIR_DEBUG) in a copy of their sources (Kbuild
+# 6.12 writes objects into the M= directory), runs KUnit and the suites under
+# tools/hlvm --kernel $(BZIMAGE_DEBUG) with kmemleak scans, and fails on any
+# KASAN/UBSAN/lockdep/DMA-API/kmemleak/WARNING report in the guest log.
 
 HL_DEBUG_MK_DIR := $(patsubst %/,%,$(dir $(lastword $(MAKEFILE_LIST))))
 BUILD_DEBUG_KERNEL := $(abspath $(HL_DEBUG_MK_DIR)/../tools/build-debug-kernel)
