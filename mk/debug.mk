@@ -5,7 +5,7 @@
 #   make debug-kernel   build Debian's linux-source-6.12 with tests/kernel/debug.config
 #                       (KASAN, lockdep, kmemleak, DMA-API debug, dma-buf debug, P2PDMA,
 #                       fault injection, KUnit, intel-iommu) once; later calls reuse the
-#                       cache (~16 min cold on 2 cores, <1 s cached).
+#                       cache (30+ min cold on this shared 2-core machine, <1 s cached).
 #
 # Variables for the rules that use the debug kernel.  They are lazy and evaluated at
 # most once, and never build anything: depend on `debug-kernel` before using them.
