@@ -107,8 +107,7 @@ static int rank_main(int rank, int nranks, int boot_fd, void *arg)
 	struct bench_result res, all[HLCOLL_MAX_RANKS];
 	struct hlcoll_comm *comm = NULL;
 	uint64_t max_count = 0, send_bytes, recv_bytes, count, n, i;
-	uint64_t send_h = 0, recv_h = 0, send_va = 0, recv_va = 0, stage_va = 0;
-	uint32_t *stage = NULL;
+	struct hlcoll_bufs bufs = { 0 };
 	double t0 = 0, t1, worst;
 	int fd, s, it, rc, failed = 0;
 	uint64_t wrong_total = 0;
@@ -134,17 +133,8 @@ static int rank_main(int rank, int nranks, int boot_fd, void *arg)
 	send_bytes = max_count * 4;
 	recv_bytes = b->op == OP_ALLGATHER ? send_bytes * nranks : send_bytes;
 
-	rc = -ENOMEM;
-	send_h = hlthunk_device_memory_alloc(fd, send_bytes, false, false);
-	recv_h = hlthunk_device_memory_alloc(fd, recv_bytes, false, false);
-	if (!send_h || !recv_h)
-		goto out;
-	send_va = hlthunk_device_memory_map(fd, send_h, 0);
-	recv_va = hlthunk_device_memory_map(fd, recv_h, 0);
-	if (posix_memalign((void **)&stage, 4096, recv_bytes))
-		goto out;
-	stage_va = hlthunk_host_memory_map(fd, stage, 0, recv_bytes);
-	if (!send_va || !recv_va || !stage_va)
+	rc = hlcoll_bufs_setup(fd, &bufs, send_bytes, recv_bytes);
+	if (rc)
 		goto out;
 
 	if (rank == 0) {
@@ -172,8 +162,8 @@ static int rank_main(int rank, int nranks, int boot_fd, void *arg)
 
 		/* This rank's input */
 		for (i = 0; i < count; i++)
-			stage[i] = hlcoll_data_value(b->seed, rank, i);
-		rc = hlcoll_memcpy(comm, send_va, stage_va, count * 4);
+			bufs.stage[i] = hlcoll_data_value(b->seed, rank, i);
+		rc = hlcoll_memcpy(comm, bufs.send_va, bufs.stage_va, count * 4);
 
 		for (it = 0; !rc && it < b->warmup + b->iters; it++) {
 			if (it == b->warmup) {
@@ -183,10 +173,10 @@ static int rank_main(int rank, int nranks, int boot_fd, void *arg)
 					break;
 			}
 			if (b->op == OP_ALLGATHER)
-				rc = hlcoll_allgather(comm, send_va, recv_va,
+				rc = hlcoll_allgather(comm, bufs.send_va, bufs.recv_va,
 						      count, HLCOLL_FLOAT32);
 			else
-				rc = hlcoll_allreduce(comm, send_va, recv_va,
+				rc = hlcoll_allreduce(comm, bufs.send_va, bufs.recv_va,
 						      count, HLCOLL_FLOAT32,
 						      HLCOLL_SUM);
 		}
@@ -196,19 +186,19 @@ static int rank_main(int rank, int nranks, int boot_fd, void *arg)
 
 		if (!rc && b->check) {
 			n = b->op == OP_ALLGATHER ? count * nranks : count;
-			rc = hlcoll_memcpy(comm, stage_va, recv_va, n * 4);
+			rc = hlcoll_memcpy(comm, bufs.stage_va, bufs.recv_va, n * 4);
 			for (i = 0; !rc && i < n; i++) {
 				uint32_t want = b->op == OP_ALLGATHER ?
 					hlcoll_data_allgather(b->seed, count, i) :
 					hlcoll_data_allreduce(b->seed, nranks,
 							      count, i);
 
-				if (stage[i] == want)
+				if (bufs.stage[i] == want)
 					continue;
 				if (!res.wrong)
 					fprintf(stderr,
 						"rank %d: size %" PRIu64 ": element %" PRIu64 " is 0x%08x, expected 0x%08x\n",
-						rank, b->sizes[s], i, stage[i],
+						rank, b->sizes[s], i, bufs.stage[i],
 						want);
 				res.wrong++;
 			}
@@ -268,17 +258,7 @@ out:
 	if (rc == -ENOMEM)
 		fprintf(stderr, "rank %d: out of memory for %" PRIu64 " B buffers\n",
 			rank, recv_bytes);
-	if (stage_va)
-		hlthunk_memory_unmap(fd, stage_va);
-	free(stage);
-	if (send_va)
-		hlthunk_memory_unmap(fd, send_va);
-	if (recv_va)
-		hlthunk_memory_unmap(fd, recv_va);
-	if (send_h)
-		hlthunk_device_memory_free(fd, send_h);
-	if (recv_h)
-		hlthunk_device_memory_free(fd, recv_h);
+	hlcoll_bufs_release(fd, &bufs);
 	hlcoll_comm_destroy(comm);
 	hlthunk_close(fd);
 	return rc ? 1 : 0;

@@ -145,8 +145,8 @@ static int rank_main(int rank, int nranks, int boot_fd, void *arg)
 {
 	struct demo *d = arg;
 	uint64_t bytes = d->count * 4, export_bytes, i, wrong = 0;
-	uint64_t send_h = 0, recv_h = 0, send_va = 0, recv_va = 0, stage_va = 0;
-	uint32_t *stage = NULL, *expect = NULL, *imported = NULL;
+	struct hlcoll_bufs bufs = { 0 };
+	uint32_t *expect = NULL, *imported = NULL;
 	struct hlcoll_comm *comm = NULL;
 	uint64_t all_wrong[HLCOLL_MAX_RANKS];
 	int fd, dmabuf, rc, r;
@@ -164,24 +164,19 @@ static int rank_main(int rank, int nranks, int boot_fd, void *arg)
 		goto out;
 	}
 
-	rc = -ENOMEM;
-	send_h = hlthunk_device_memory_alloc(fd, bytes, false, false);
-	recv_h = hlthunk_device_memory_alloc(fd, bytes, false, false);
-	if (!send_h || !recv_h ||
-	    posix_memalign((void **)&stage, PAGE, bytes))
+	rc = hlcoll_bufs_setup(fd, &bufs, bytes, bytes);
+	if (rc)
 		goto out;
-	send_va = hlthunk_device_memory_map(fd, send_h, 0);
-	recv_va = hlthunk_device_memory_map(fd, recv_h, 0);
-	stage_va = hlthunk_host_memory_map(fd, stage, 0, bytes);
+	rc = -ENOMEM;
 	expect = malloc(bytes);
-	if (!send_va || !recv_va || !stage_va || !expect)
+	if (!expect)
 		goto out;
 
 	for (i = 0; i < d->count; i++) {
-		stage[i] = hlcoll_data_value(SEED, rank, i);
+		bufs.stage[i] = hlcoll_data_value(SEED, rank, i);
 		expect[i] = hlcoll_data_allreduce(SEED, nranks, d->count, i);
 	}
-	rc = hlcoll_memcpy(comm, send_va, stage_va, bytes);
+	rc = hlcoll_memcpy(comm, bufs.send_va, bufs.stage_va, bytes);
 	if (rc)
 		goto out;
 
@@ -195,13 +190,13 @@ static int rank_main(int rank, int nranks, int boot_fd, void *arg)
 	rc = hlcoll_barrier(comm);
 	t = now_s();
 	if (!rc)
-		rc = hlcoll_allreduce(comm, send_va, recv_va, d->count,
+		rc = hlcoll_allreduce(comm, bufs.send_va, bufs.recv_va, d->count,
 				      HLCOLL_FLOAT32, HLCOLL_SUM);
 	t = now_s() - t;
 	if (!rc)
-		rc = hlcoll_memcpy(comm, stage_va, recv_va, bytes);
+		rc = hlcoll_memcpy(comm, bufs.stage_va, bufs.recv_va, bytes);
 	for (i = 0; !rc && i < d->count; i++)
-		wrong += stage[i] != expect[i];
+		wrong += bufs.stage[i] != expect[i];
 	if (rc)
 		wrong = d->count;
 
@@ -225,7 +220,7 @@ static int rank_main(int rank, int nranks, int boot_fd, void *arg)
 
 	/* Rank 0: export the result buffer, have the importer read it */
 	export_bytes = (bytes + PAGE - 1) & ~(PAGE - 1);
-	dmabuf = hlthunk_device_memory_export_dmabuf_fd(fd, recv_va,
+	dmabuf = hlthunk_device_memory_export_dmabuf_fd(fd, bufs.recv_va,
 							 export_bytes,
 							 O_RDWR | O_CLOEXEC);
 	if (dmabuf < 0) {
@@ -255,17 +250,7 @@ static int rank_main(int rank, int nranks, int boot_fd, void *arg)
 out:
 	free(imported);
 	free(expect);
-	if (stage_va)
-		hlthunk_memory_unmap(fd, stage_va);
-	free(stage);
-	if (send_va)
-		hlthunk_memory_unmap(fd, send_va);
-	if (recv_va)
-		hlthunk_memory_unmap(fd, recv_va);
-	if (send_h)
-		hlthunk_device_memory_free(fd, send_h);
-	if (recv_h)
-		hlthunk_device_memory_free(fd, recv_h);
+	hlcoll_bufs_release(fd, &bufs);
 	hlcoll_comm_destroy(comm);
 	hlthunk_close(fd);
 	return rc ? 1 : 0;

@@ -9,10 +9,13 @@
 #ifndef HLCOLL_DATA_H
 #define HLCOLL_DATA_H
 
+#include <errno.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "hlcoll.h"
+#include "hlthunk.h"
 
 static inline uint64_t hlcoll_data_mix(uint64_t x)
 {
@@ -86,6 +89,63 @@ static inline uint32_t hlcoll_data_allgather(uint64_t seed,
 					     uint64_t sendcount, uint64_t i)
 {
 	return hlcoll_data_value(seed, (int)(i / sendcount), i % sendcount);
+}
+
+/**
+ * struct hlcoll_bufs - what the tools run a collective on: a rank's device
+ * send and receive buffers and a host staging buffer, all mapped.
+ * @send_h: device allocation of the send buffer.
+ * @recv_h: device allocation of the receive buffer.
+ * @send_va: device VA of the send buffer.
+ * @recv_va: device VA of the receive buffer.
+ * @stage: the host staging buffer (page aligned).
+ * @stage_va: its device VA.
+ */
+struct hlcoll_bufs {
+	uint64_t send_h;
+	uint64_t recv_h;
+	uint64_t send_va;
+	uint64_t recv_va;
+	uint32_t *stage;
+	uint64_t stage_va;
+};
+
+/*
+ * Allocate and map the buffers (staging as large as the receive buffer);
+ * 0 or -ENOMEM. hlcoll_bufs_release() undoes what was done, either way.
+ */
+static inline int hlcoll_bufs_setup(int fd, struct hlcoll_bufs *b,
+				    uint64_t send_bytes, uint64_t recv_bytes)
+{
+	memset(b, 0, sizeof(*b));
+	b->send_h = hlthunk_device_memory_alloc(fd, send_bytes, false, false);
+	b->recv_h = hlthunk_device_memory_alloc(fd, recv_bytes, false, false);
+	if (!b->send_h || !b->recv_h)
+		return -ENOMEM;
+	b->send_va = hlthunk_device_memory_map(fd, b->send_h, 0);
+	b->recv_va = hlthunk_device_memory_map(fd, b->recv_h, 0);
+	if (posix_memalign((void **)&b->stage, 4096, recv_bytes)) {
+		b->stage = NULL;
+		return -ENOMEM;
+	}
+	b->stage_va = hlthunk_host_memory_map(fd, b->stage, 0, recv_bytes);
+	return b->send_va && b->recv_va && b->stage_va ? 0 : -ENOMEM;
+}
+
+static inline void hlcoll_bufs_release(int fd, struct hlcoll_bufs *b)
+{
+	if (b->stage_va)
+		hlthunk_memory_unmap(fd, b->stage_va);
+	free(b->stage);
+	if (b->send_va)
+		hlthunk_memory_unmap(fd, b->send_va);
+	if (b->recv_va)
+		hlthunk_memory_unmap(fd, b->recv_va);
+	if (b->send_h)
+		hlthunk_device_memory_free(fd, b->send_h);
+	if (b->recv_h)
+		hlthunk_device_memory_free(fd, b->recv_h);
+	memset(b, 0, sizeof(*b));
 }
 
 #endif /* HLCOLL_DATA_H */
