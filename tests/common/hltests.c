@@ -157,5 +157,8 @@ int hltests_run_group(const char *name, const struct CMUnitTest *tests,
 		free(skipped);
 		return rc;
 	}
+	/* HLTESTS_FILTER=test_x*: run the matching tests only */
+	if (getenv("HLTESTS_FILTER"))
+		cmocka_set_test_filter(getenv("HLTESTS_FILTER"));
 	return _cmocka_run_group_tests(name, tests, num_tests, NULL, NULL);
 }

@@ -1009,8 +1009,8 @@ static void test_close_fd_while_cs_runs(void **state)
 	struct hltests_host_buf cb;
 	struct hltests_dram_buf d;
 	uint32_t status, n;
-	uint64_t seq;
-	int fd, i;
+	uint64_t seq, t0;
+	int fd;
 
 	(void)state;
 	fd = hltests_open_node(0, 0);
@@ -1019,24 +1019,26 @@ static void test_close_fd_while_cs_runs(void **state)
 	cb_map(fd, &cb, 2 * MB);
 	hltests_dram_map(fd, &d, 64 * MB, false);
 	n = long_cb(&cb, &d, 2 * MB / HLTHUNK_PKT_MEMSET_SIZE);
-	seq = hltests_submit_cb(fd, 0, cb.va, n, 2);
+	seq = hltests_submit_cb(fd, 0, cb.va, n, 20);
 	assert_int_equal(hlthunk_wait_for_cs(fd, seq, 0, &status), 0);
 	assert_int_equal(status, HL_WAIT_CS_STATUS_BUSY);
 
-	/* Closed with the CS running on the mappings it still holds */
+	/*
+	 * Closed with the CS running: close cancels it and releases the
+	 * context's memory at once, not after the job's timeout.
+	 */
+	t0 = now_ns();
 	close(fd);
+	print_message("close took %.2f s\n", (now_ns() - t0) / 1e9);
+	assert_true(now_ns() - t0 < 5000000000ull);
 
 	fd = hltests_open_node(0, 0);
 	assert_true(fd >= 0);
-	assert_true(queue_busy(fd, 0));
+	assert_false(queue_busy(fd, 0));
+	assert_true(hlthunk_is_device_idle(fd));
+	assert_int_equal(dram_free(fd), hw.dram_size);
 	/* A new context: its own sequence numbers */
 	assert_int_equal(hlthunk_wait_for_cs(fd, seq, 0, &status), -EINVAL);
-
-	/* The old CS times out, then its context and memory go */
-	for (i = 0; i < 200 && dram_free(fd) != hw.dram_size; i++)
-		usleep(100000);
-	assert_int_equal(dram_free(fd), hw.dram_size);
-	assert_true(hlthunk_is_device_idle(fd));
 	close(fd);
 }
 
@@ -1347,6 +1349,155 @@ static void test_unbind_fails_running_and_pending_jobs(void **state)
 	close(fd);
 }
 
+/* ------------------------------------------------------------------------
+ * Bounds: job run time, in-flight submissions, sequence tracking
+ */
+
+#define PARAM_DIR	"/sys/module/habanalabs/parameters/"
+
+/* Set module parameter @name to @value; the old value in @old */
+static void param_set(const char *name, const char *value, char *old,
+		      size_t size)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), PARAM_DIR "%s", name);
+	if (old)
+		assert_int_equal(hltests_read_file(path, old, size), 0);
+	assert_int_equal(hltests_write_file(path, value), 0);
+}
+
+static long param_get(const char *name)
+{
+	char path[128], buf[32];
+
+	snprintf(path, sizeof(path), PARAM_DIR "%s", name);
+	assert_int_equal(hltests_read_file(path, buf, sizeof(buf)), 0);
+	return strtol(buf, NULL, 0);
+}
+
+/* A job of hours: 2 MiB of MEMSET packets over 64 MiB each */
+static uint32_t endless_cb(int fd, struct hltests_host_buf *cb,
+			   struct hltests_dram_buf *d)
+{
+	cb_map(fd, cb, 2 * MB);
+	hltests_dram_map(fd, d, 64 * MB, false);
+	return long_cb(cb, d, 2 * MB / HLTHUNK_PKT_MEMSET_SIZE);
+}
+
+/*
+ * No job runs longer than job_timeout_max, whatever the CS asks: neither a
+ * larger timeout nor "the default" when the default (timeout_locked) is 0
+ * lets a fence that other drivers may wait for stay unsignalled longer.
+ */
+static void test_job_run_time_is_bounded(void **state)
+{
+	struct hltests_state *st = *state;
+	char old_max[32], old_locked[32];
+	struct hltests_host_buf cb;
+	struct hltests_dram_buf d;
+	uint32_t status, n, timeouts[] = { 0, 3600, UINT32_MAX };
+	uint64_t seq, t0, dt;
+	unsigned int i;
+
+	n = endless_cb(st->fd, &cb, &d);
+	param_set("job_timeout_max", "2", old_max, sizeof(old_max));
+	param_set("timeout_locked", "0", old_locked, sizeof(old_locked));
+	for (i = 0; i < sizeof(timeouts) / sizeof(timeouts[0]); i++) {
+		t0 = now_ns();
+		seq = hltests_submit_cb(st->fd, 1, cb.va, n, timeouts[i]);
+		status = 0xdead;
+		assert_int_equal(hlthunk_wait_for_cs(st->fd, seq, 30ull * 1000 * 1000,
+						     &status), -EIO);
+		dt = now_ns() - t0;
+		print_message("CS timeout %u s: aborted after %.2f s\n",
+			      timeouts[i], dt / 1e9);
+		assert_int_equal(status, HL_WAIT_CS_STATUS_ABORTED);
+		assert_true(dt >= 1500000000ull && dt < 20000000000ull);
+	}
+	param_set("timeout_locked", old_locked, NULL, 0);
+	param_set("job_timeout_max", old_max, NULL, 0);
+	/* The bound cannot be switched off */
+	assert_int_not_equal(hltests_write_file(PARAM_DIR "job_timeout_max", "0"), 0);
+	assert_true(param_get("job_timeout_max") > 0);
+	hltests_dram_unmap(st->fd, &d);
+	hltests_host_unmap(st->fd, &cb);
+}
+
+/*
+ * WAIT_CS never reports a running CS as completed, however many newer
+ * submissions completed since (on other queues).
+ */
+static void test_old_running_seq_is_not_completed(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hltests_host_buf cb, nop;
+	struct hltests_dram_buf d;
+	uint32_t status, n, i;
+	uint64_t first, seq = 0;
+
+	n = endless_cb(st->fd, &cb, &d);
+	first = hltests_submit_cb(st->fd, 0, cb.va, n, 20);
+	cb_map(st->fd, &nop, PAGE);
+	hlthunk_pkt_nop(nop.ptr);
+	for (i = 0; i < 1100; i++)
+		seq = hltests_submit_cb(st->fd, 1, nop.va, 8, 0);
+	assert_int_equal(wait_cs(st->fd, seq, &status), 0);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
+
+	assert_true(queue_busy(st->fd, 0));
+	status = 0xdead;
+	assert_int_equal(hlthunk_wait_for_cs(st->fd, first, 0, &status), 0);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_BUSY);
+	/* It ends (timed out), and says so */
+	assert_int_equal(wait_cs(st->fd, first, &status), -EIO);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_ABORTED);
+	hltests_host_unmap(st->fd, &nop);
+	hltests_dram_unmap(st->fd, &d);
+	hltests_host_unmap(st->fd, &cb);
+}
+
+/*
+ * Submissions in flight per context are bounded (max_pending_cs): past the
+ * limit, CS fails with EAGAIN instead of queueing without end.
+ */
+static void test_pending_cs_are_bounded(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hltests_host_buf cb, nop;
+	struct hltests_dram_buf d;
+	struct hl_cs_chunk c;
+	uint32_t status, n;
+	uint64_t first, seq = 0, s;
+	long limit = param_get("max_pending_cs"), accepted = 1;
+	int rc = 0;
+
+	assert_true(limit >= 2 && limit <= 65536);
+	n = endless_cb(st->fd, &cb, &d);
+	first = hltests_submit_cb(st->fd, 0, cb.va, n, 5);
+	cb_map(st->fd, &nop, PAGE);
+	hlthunk_pkt_nop(nop.ptr);
+	chunk_init(&c, 0, nop.va, 8);
+	while (accepted <= limit) {
+		rc = submit(st->fd, &c, 1, 0, &s);
+		if (rc)
+			break;
+		seq = s;
+		accepted++;
+	}
+	print_message("%ld submissions in flight, then %d\n", accepted, rc);
+	assert_int_equal(rc, -EAGAIN);
+	assert_int_equal(accepted, limit);
+	/* Room again once the blocked one is done */
+	assert_int_equal(wait_cs(st->fd, first, &status), -EIO);
+	assert_int_equal(wait_cs(st->fd, seq, &status), 0);
+	assert_int_equal(submit(st->fd, &c, 1, 0, &s), 0);
+	assert_int_equal(wait_cs(st->fd, s, &status), 0);
+	hltests_host_unmap(st->fd, &nop);
+	hltests_dram_unmap(st->fd, &d);
+	hltests_host_unmap(st->fd, &cb);
+}
+
 #define CS_TEST(f) cmocka_unit_test_setup_teardown(f, hltests_setup, \
 						   hltests_teardown)
 
@@ -1375,6 +1526,9 @@ const struct CMUnitTest cs_tests[] = {
 	CS_TEST(test_wait_cs_survives_signals),
 	CS_TEST(test_cs_timeout_aborts),
 	CS_TEST(test_default_timeout_is_module_parameter),
+	CS_TEST(test_job_run_time_is_bounded),
+	CS_TEST(test_old_running_seq_is_not_completed),
+	CS_TEST(test_pending_cs_are_bounded),
 	cmocka_unit_test(test_close_fd_while_cs_runs),
 	CS_TEST(test_unmap_while_cs_runs),
 	CS_TEST(test_concurrent_submitters),

@@ -28,8 +28,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <pthread.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -203,8 +206,10 @@ static int teardown(void **state)
 	struct fixture *f = *state;
 
 	if (f) {
-		close(f->ifd);
-		hlthunk_close(f->st.fd);
+		if (f->ifd >= 0)
+			close(f->ifd);
+		if (f->st.fd >= 0)
+			hlthunk_close(f->st.fd);
 		free(f);
 	}
 	return 0;
@@ -670,45 +675,6 @@ static void test_owner_process_exits(void **state)
 }
 
 /*
- * A CS writing exported memory puts its fence on the reservation object:
- * an importer that waits for the fences before mapping, as ib_umem_dmabuf
- * does, sees only the finished data.
- */
-static void test_importer_waits_for_the_writer(void **state)
-{
-	struct fixture *f = *state;
-	int fd = f->st.fd, h;
-	struct hltests_host_buf src, cb;
-	struct hl_importer_map m;
-	struct exported e;
-	uint64_t seq, seed = 99;
-	uint32_t status;
-
-	skip_if_strict();
-	export_pattern(fd, &e, 8 * MB, false, 0, 8 * MB, 10);
-	h = imp_import(f->ifd, e.dmabuf, HL_IMPORTER_F_DYNAMIC);
-	assert_true(h > 0);
-
-	/* 8 MiB from the host: long enough to still run when MAP comes */
-	hltests_host_map(fd, &src, 8 * MB);
-	hltests_fill_random(&seed, src.ptr, 8 * MB);
-	seq = hltests_dma_async(fd, src.va, e.dram.va, 8 * MB, &cb);
-
-	assert_int_equal(imp_map(f->ifd, h, &m), 0);
-	/* MAP returned after the fence: the CS is complete... */
-	status = 0xdead;
-	assert_int_equal(hlthunk_wait_for_cs(fd, seq, 0, &status), 0);
-	assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
-	/* ...and its last bytes are there */
-	check_read(f->ifd, h, 8 * MB - XFER, src.ptr + 8 * MB - XFER, XFER,
-		   "end of the write");
-	assert_int_equal(imp_handle_op(f->ifd, HL_IMPORTER_IOCTL_RELEASE, h), 0);
-	hltests_host_unmap(fd, &cb);
-	hltests_host_unmap(fd, &src);
-	export_release(fd, &e);
-}
-
-/*
  * Unbinding the device revokes its exports: dynamic importers get
  * move_notify, their mapping is gone, and a new one is refused. The dma-buf
  * lives until its last reference. The device is bound again afterwards.
@@ -753,6 +719,516 @@ static void test_unbind_revokes_exports(void **state)
 	assert_int_equal(hltests_write_file("/sys/bus/pci/drivers_probe", busid), 0);
 	f->st.fd = hltests_open_node(0, 0);
 	assert_true(f->st.fd >= 0);
+}
+
+
+/* ---- fences: bounded, WRITE usage, carried by late exports ---- */
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * Submit one job that fills [@va, @va + @size) with MEMSET packets for
+ * about @seconds, the last packet with @value. Returns the CS seq; @cb
+ * holds the command buffer (unmap it after the CS).
+ */
+static uint64_t slow_fill(int fd, uint64_t va, uint64_t size, uint64_t value,
+			  double seconds, struct hltests_host_buf *cb)
+{
+	uint32_t count, i, status;
+	uint64_t t0, seq;
+	uint8_t *p;
+	double one;
+
+	hltests_host_map(fd, cb, 2 * MB);
+	t0 = now_ns();
+	hlthunk_pkt_memset(cb->ptr, va, 0, size);
+	hltests_run_cb_ok(fd, 2, cb->va, HLTHUNK_PKT_MEMSET_SIZE);
+	one = (now_ns() - t0) / 1e9;
+	count = (uint32_t)(seconds / one) + 1;
+	if (count > 2 * MB / HLTHUNK_PKT_MEMSET_SIZE)
+		count = 2 * MB / HLTHUNK_PKT_MEMSET_SIZE;
+	p = cb->ptr;
+	for (i = 0; i < count; i++)
+		p += hlthunk_pkt_memset(p, va, i + 1 == count ? value : i, size);
+	seq = hltests_submit_cb(fd, 2, cb->va, p - cb->ptr, 60);
+	status = 0xdead;
+	assert_int_equal(hlthunk_wait_for_cs(fd, seq, 0, &status), 0);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_BUSY);
+	return seq;
+}
+
+static void assert_filled(const uint8_t *p, uint8_t v, uint64_t n,
+			  const char *what)
+{
+	uint8_t *expected = malloc(n);
+
+	assert_non_null(expected);
+	memset(expected, v, n);
+	hltests_assert_bytes_equal(p, expected, n, what);
+	free(expected);
+}
+
+/*
+ * An export made while a CS of the context still runs carries that CS's
+ * fence: an importer that syncs implicitly (waits for the writers) reads
+ * what the job wrote, not what was there before.
+ */
+static void test_export_during_cs_carries_its_fence(void **state)
+{
+	struct fixture *f = *state;
+	struct hltests_host_buf cb;
+	struct hl_importer_map m;
+	struct exported e;
+	uint8_t buf[XFER];
+	uint32_t status;
+	uint64_t seq;
+	int h;
+
+	skip_if_strict();
+	/* Pattern first, so that stale data differs from the job's */
+	export_pattern(f->st.fd, &e, 8 * MB, false, 0, 2 * MB, 21);
+	close(e.dmabuf);
+	seq = slow_fill(f->st.fd, e.dram.va, 8 * MB, 0xa5a5a5a5a5a5a5a5ull, 2.0,
+			&cb);
+	e.dmabuf = hlthunk_device_memory_export_dmabuf_fd(f->st.fd, e.dram.va,
+							  8 * MB, O_RDWR);
+	assert_true(e.dmabuf >= 0);
+	h = imp_import(f->ifd, e.dmabuf, HL_IMPORTER_F_DYNAMIC);
+	assert_true(h > 0);
+	assert_int_equal(imp_map(f->ifd, h, &m), 0);
+	assert_int_equal(imp_dma(f->ifd, false, h, 8 * MB - XFER, buf, XFER,
+				 HL_IMPORTER_DMA_F_WAIT), 0);
+	assert_filled(buf, 0xa5, XFER, "after waiting for the writers");
+	status = 0xdead;
+	assert_int_equal(hlthunk_wait_for_cs(f->st.fd, seq, 0, &status), 0);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
+	assert_int_equal(imp_handle_op(f->ifd, HL_IMPORTER_IOCTL_RELEASE, h), 0);
+	hltests_host_unmap(f->st.fd, &cb);
+	export_release(f->st.fd, &e);
+}
+
+/*
+ * User work is published as DMA_RESV_USAGE_WRITE, not KERNEL: an importer
+ * that waits only for kernel fences before mapping (as ib_umem_dmabuf does)
+ * is not held up by it. Implicit sync comes from the WRITE fence: the
+ * dma-buf's sync_file (DMA_BUF_IOCTL_EXPORT_SYNC_FILE), and an importer
+ * that waits for the writers.
+ */
+static void test_cs_fence_is_write_usage(void **state)
+{
+	struct fixture *f = *state;
+	struct dma_buf_export_sync_file sync;
+	struct hltests_host_buf cb;
+	struct hl_importer_map m;
+	struct pollfd pfd;
+	struct exported e;
+	uint8_t buf[XFER];
+	uint32_t status;
+	uint64_t seq;
+	int h;
+
+	skip_if_strict();
+	export_pattern(f->st.fd, &e, 8 * MB, false, 0, 8 * MB, 22);
+	h = imp_import(f->ifd, e.dmabuf, HL_IMPORTER_F_DYNAMIC);
+	assert_true(h > 0);
+	seq = slow_fill(f->st.fd, e.dram.va, 8 * MB, 0x3c3c3c3c3c3c3c3cull, 3.0,
+			&cb);
+
+	/* MAP waits for kernel fences only: the job still runs after it */
+	assert_int_equal(imp_map(f->ifd, h, &m), 0);
+	status = 0xdead;
+	assert_int_equal(hlthunk_wait_for_cs(f->st.fd, seq, 0, &status), 0);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_BUSY);
+
+	/* The readers' sync_file holds the job's fence */
+	memset(&sync, 0, sizeof(sync));
+	sync.flags = DMA_BUF_SYNC_READ;
+	assert_int_equal(ioctl(e.dmabuf, DMA_BUF_IOCTL_EXPORT_SYNC_FILE, &sync), 0);
+	pfd.fd = sync.fd;
+	pfd.events = POLLIN;
+	assert_int_equal(poll(&pfd, 1, 0), 0);
+	assert_int_equal(poll(&pfd, 1, 60000), 1);
+	status = 0xdead;
+	assert_int_equal(hlthunk_wait_for_cs(f->st.fd, seq, 0, &status), 0);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
+	close(sync.fd);
+	assert_int_equal(imp_dma(f->ifd, false, h, 0, buf, XFER,
+				 HL_IMPORTER_DMA_F_WAIT), 0);
+	assert_filled(buf, 0x3c, XFER, "after the sync_file signalled");
+
+	assert_int_equal(imp_handle_op(f->ifd, HL_IMPORTER_IOCTL_RELEASE, h), 0);
+	hltests_host_unmap(f->st.fd, &cb);
+	export_release(f->st.fd, &e);
+}
+
+/*
+ * What an RDMA user does (its NIC does not wait for fences): WAIT_CS for
+ * the writer before posting the transfer.
+ */
+static void test_wait_cs_before_posting(void **state)
+{
+	struct fixture *f = *state;
+	struct hltests_host_buf cb;
+	struct hl_importer_map m;
+	struct exported e;
+	uint8_t buf[XFER];
+	uint32_t status;
+	uint64_t seq;
+	int h;
+
+	skip_if_strict();
+	export_pattern(f->st.fd, &e, 8 * MB, false, 0, 8 * MB, 23);
+	h = imp_import(f->ifd, e.dmabuf, HL_IMPORTER_F_PIN);
+	assert_true(h > 0);
+	assert_int_equal(imp_map(f->ifd, h, &m), 0);
+	seq = slow_fill(f->st.fd, e.dram.va, 8 * MB, 0x1111111111111111ull, 1.0,
+			&cb);
+	status = 0xdead;
+	assert_int_equal(hlthunk_wait_for_cs(f->st.fd, seq, 120000000, &status), 0);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
+	assert_int_equal(imp_dma(f->ifd, false, h, 8 * MB - XFER, buf, XFER, 0), 0);
+	assert_filled(buf, 0x11, XFER, "posted after WAIT_CS");
+	assert_int_equal(imp_handle_op(f->ifd, HL_IMPORTER_IOCTL_RELEASE, h), 0);
+	hltests_host_unmap(f->st.fd, &cb);
+	export_release(f->st.fd, &e);
+}
+
+/* ---- close: everything but the exported memory goes ---- */
+
+static long long contexts(void)
+{
+	return hltests_debugfs_value(0, "contexts");
+}
+
+/*
+ * Closing the compute node releases every mapping, pinned host page and
+ * allocation that is not exported, even while an export is kept: only the
+ * exported allocation stays, and no context.
+ */
+static void test_close_releases_all_but_exports(void **state)
+{
+	struct fixture *f = *state;
+	struct hltests_dram_buf big, ex;
+	struct hltests_host_buf host;
+	struct hl_importer_map m;
+	uint64_t free0;
+	int fd, dmabuf, h;
+
+	skip_if_strict();
+	hlthunk_close(f->st.fd);
+	f->st.fd = -1;
+	fd = hltests_open_node(0, 0);
+	assert_true(fd >= 0);
+	free0 = dram_free(fd);
+	hltests_dram_map(fd, &big, 200 * MB, false);
+	hltests_host_map(fd, &host, 64 * MB);
+	hltests_dram_map(fd, &ex, 2 * MB, false);
+	dmabuf = hlthunk_device_memory_export_dmabuf_fd(fd, ex.va, 2 * MB, O_RDWR);
+	assert_true(dmabuf >= 0);
+	assert_true(hltests_debugfs_value(0, "pinned_host_pages") >= 16384);
+	close(fd);
+
+	assert_int_equal(hltests_debugfs_value(0, "pinned_host_pages"), 0);
+	assert_int_equal(hltests_debugfs_value(0, "dram_used"), 2 * MB);
+	assert_int_equal(contexts(), 0);
+	munmap(host.ptr, 64 * MB);
+
+	/* The export still works */
+	h = imp_import(f->ifd, dmabuf, HL_IMPORTER_F_DYNAMIC);
+	assert_true(h > 0);
+	assert_int_equal(imp_map(f->ifd, h, &m), 0);
+	assert_int_equal(imp_handle_op(f->ifd, HL_IMPORTER_IOCTL_RELEASE, h), 0);
+	close(dmabuf);
+	assert_int_equal(hltests_debugfs_value(0, "dram_used"), 0);
+
+	f->st.fd = hltests_open_node(0, 0);
+	assert_true(f->st.fd >= 0);
+	assert_int_equal(dram_free(f->st.fd), free0);
+}
+
+/* 200 close/reopen cycles, each keeping an export: no ASID runs out */
+static void test_reopen_with_kept_exports(void **state)
+{
+	struct fixture *f = *state;
+	enum { CYCLES = 200 };
+	struct hltests_dram_buf d;
+	int *kept, i, fd;
+	uint64_t free0;
+
+	skip_if_strict();
+	kept = calloc(CYCLES, sizeof(*kept));
+	assert_non_null(kept);
+	hlthunk_close(f->st.fd);
+	f->st.fd = -1;
+	for (i = 0; i < CYCLES; i++) {
+		fd = hltests_open_node(0, 0);
+		if (fd < 0)
+			print_error("open %d: %s\n", i, strerror(-fd));
+		assert_true(fd >= 0);
+		if (!i)
+			free0 = dram_free(fd);
+		hltests_dram_map(fd, &d, 2 * MB, false);
+		kept[i] = hlthunk_device_memory_export_dmabuf_fd(fd, d.va, 2 * MB,
+								 O_RDWR);
+		assert_true(kept[i] >= 0);
+		close(fd);
+	}
+	assert_int_equal(contexts(), 0);
+	for (i = 0; i < CYCLES; i++)
+		close(kept[i]);
+	free(kept);
+	f->st.fd = hltests_open_node(0, 0);
+	assert_true(f->st.fd >= 0);
+	assert_int_equal(dram_free(f->st.fd), free0);
+}
+
+/* debugfs names each live export: size, owner, its attachments */
+static void test_debugfs_lists_exports(void **state)
+{
+	struct fixture *f = *state;
+	char busid[32], path[160], buf[4096], line[128];
+	struct exported e;
+	int h1, h2;
+
+	skip_if_strict();
+	assert_int_equal(hltests_pci_addr(0, busid, sizeof(busid)), 0);
+	snprintf(path, sizeof(path), "/sys/kernel/debug/habanalabs/%s/exports",
+		 busid);
+	export_pattern(f->st.fd, &e, 4 * MB, false, 0, 4 * MB, 24);
+	h1 = imp_import(f->ifd, e.dmabuf, HL_IMPORTER_F_DYNAMIC);
+	h2 = imp_import(f->ifd, e.dmabuf, HL_IMPORTER_F_PIN);
+	assert_true(h1 > 0 && h2 > 0);
+	assert_int_equal(hltests_read_file(path, buf, sizeof(buf)), 0);
+	print_message("%s", buf);
+	snprintf(line, sizeof(line), "size %llu pid %d comm %.15s",
+		 4 * MB, (int)getpid(), program_invocation_short_name);
+	assert_non_null(strstr(buf, line));
+	assert_non_null(strstr(buf, "dynamic"));
+	assert_non_null(strstr(buf, "pinned"));
+	assert_non_null(strstr(buf, "0000:00:08.0"));
+	assert_int_equal(imp_handle_op(f->ifd, HL_IMPORTER_IOCTL_RELEASE, h1), 0);
+	assert_int_equal(imp_handle_op(f->ifd, HL_IMPORTER_IOCTL_RELEASE, h2), 0);
+	export_release(f->st.fd, &e);
+	assert_int_equal(hltests_read_file(path, buf, sizeof(buf)), 0);
+	assert_null(strstr(buf, "size"));
+}
+
+/* ---- revocation ---- */
+
+static void rebind(int *fd, const char *busid)
+{
+	assert_int_equal(hltests_write_file("/sys/bus/pci/drivers_probe", busid), 0);
+	*fd = hltests_open_node(0, 0);
+	assert_true(*fd >= 0);
+}
+
+struct exporter_arg {
+	int fd;
+	uint64_t va;
+	volatile int stop;
+	int fds[4096];
+	int n;
+};
+
+static void *export_loop(void *arg)
+{
+	struct exporter_arg *a = arg;
+	int x;
+
+	while (!a->stop && a->n < 4096) {
+		x = hlthunk_device_memory_export_dmabuf_fd(a->fd, a->va, 2 * MB,
+							   O_RDWR);
+		if (x >= 0)
+			a->fds[a->n++] = x;
+		else if (x == -ENODEV)
+			break;
+	}
+	return NULL;
+}
+
+/*
+ * EXPORT racing unbind: no export escapes the revocation. Every dma-buf
+ * made before, during or after is refused by the importer with ENODEV.
+ */
+static void test_export_racing_unbind(void **state)
+{
+	struct fixture *f = *state;
+	struct exporter_arg *a;
+	struct hl_importer_map m;
+	struct hltests_dram_buf d;
+	char busid[32];
+	pthread_t t[2];
+	int i, k, h, refused = 0;
+
+	skip_if_strict();
+	assert_int_equal(hltests_pci_addr(0, busid, sizeof(busid)), 0);
+	hltests_dram_map(f->st.fd, &d, 2 * MB, false);
+	a = calloc(2, sizeof(*a));
+	assert_non_null(a);
+	for (i = 0; i < 2; i++) {
+		a[i].fd = f->st.fd;
+		a[i].va = d.va;
+		assert_int_equal(pthread_create(&t[i], NULL, export_loop, &a[i]), 0);
+	}
+	usleep(20000);
+	assert_int_equal(hltests_write_file("/sys/bus/pci/drivers/habanalabs/unbind",
+					    busid), 0);
+	for (i = 0; i < 2; i++) {
+		a[i].stop = 1;
+		pthread_join(t[i], NULL);
+	}
+	for (i = 0; i < 2; i++) {
+		for (k = 0; k < a[i].n; k++) {
+			h = imp_import(f->ifd, a[i].fds[k], HL_IMPORTER_F_DYNAMIC);
+			if (h > 0) {
+				assert_int_equal(imp_map(f->ifd, h, &m), -ENODEV);
+				assert_int_equal(imp_handle_op(f->ifd,
+					HL_IMPORTER_IOCTL_RELEASE, h), 0);
+			} else {
+				assert_int_equal(h, -ENODEV);
+			}
+			refused++;
+			close(a[i].fds[k]);
+		}
+	}
+	print_message("%d exports made around the unbind, all revoked\n", refused);
+	free(a);
+	hlthunk_close(f->st.fd);
+	rebind(&f->st.fd, busid);
+}
+
+/*
+ * After the revocation, a DMA through the revoked mapping's addresses (an
+ * importer that kept them) faults in the IOMMU instead of reaching HBM.
+ */
+static void test_revoked_mapping_is_cut_off(void **state)
+{
+	struct fixture *f = *state;
+	struct hl_importer_map m;
+	uint8_t buf[XFER];
+	char busid[32];
+	struct exported e;
+	int h, kmsg;
+
+	skip_if_strict();
+	assert_int_equal(hltests_pci_addr(0, busid, sizeof(busid)), 0);
+	export_pattern(f->st.fd, &e, 2 * MB, false, 0, 2 * MB, 25);
+	h = imp_import(f->ifd, e.dmabuf, HL_IMPORTER_F_DYNAMIC);
+	assert_true(h > 0);
+	assert_int_equal(imp_map(f->ifd, h, &m), 0);
+	/* The stale path works while the mapping is live */
+	assert_int_equal(imp_dma(f->ifd, false, h, 0, buf, XFER,
+				 HL_IMPORTER_DMA_F_STALE), 0);
+	hltests_assert_bytes_equal(buf, e.pattern, XFER, "live mapping");
+
+	assert_int_equal(hltests_write_file("/sys/bus/pci/drivers/habanalabs/unbind",
+					    busid), 0);
+	kmsg = open("/dev/kmsg", O_WRONLY);
+	assert_true(kmsg >= 0);
+	assert_true(write(kmsg, "hlvm: expect-dmar-faults begin\n", 31) > 0);
+	memset(buf, 0x5a, sizeof(buf));
+	imp_dma(f->ifd, false, h, 0, buf, XFER, HL_IMPORTER_DMA_F_STALE);
+	usleep(200 * 1000);
+	assert_true(write(kmsg, "hlvm: expect-dmar-faults end\n", 29) > 0);
+	close(kmsg);
+	assert_memory_not_equal(buf, e.pattern, XFER);
+
+	assert_int_equal(imp_handle_op(f->ifd, HL_IMPORTER_IOCTL_RELEASE, h), 0);
+	close(e.dmabuf);
+	free(e.pattern);
+	hlthunk_close(f->st.fd);
+	rebind(&f->st.fd, busid);
+}
+
+/*
+ * An importer that cannot be revoked (a pinned import that ignores
+ * move_notify, as ib_umem_dmabuf_get_pinned's) keeps its mapping: unbind
+ * waits until it lets go, instead of releasing a BAR that it still reaches.
+ */
+static void test_unbind_waits_for_unrevocable_pin(void **state)
+{
+	struct fixture *f = *state;
+	struct hl_importer_map m;
+	char busid[32], drv[256];
+	struct exported e;
+	int h, status, i;
+	pid_t pid;
+
+	skip_if_strict();
+	assert_int_equal(hltests_pci_addr(0, busid, sizeof(busid)), 0);
+	export_pattern(f->st.fd, &e, 2 * MB, false, 0, 2 * MB, 26);
+	h = imp_import(f->ifd, e.dmabuf,
+		       HL_IMPORTER_F_PIN | HL_IMPORTER_F_PIN_NO_REVOKE);
+	assert_true(h > 0);
+	assert_int_equal(imp_map(f->ifd, h, &m), 0);
+	close(e.dmabuf);
+	hlthunk_close(f->st.fd);
+	f->st.fd = -1;
+
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0)
+		_exit(hltests_write_file("/sys/bus/pci/drivers/habanalabs/unbind",
+					 busid) ? 1 : 0);
+	sleep(2);
+	/* Still waiting: the driver is still bound */
+	assert_int_equal(waitpid(pid, &status, WNOHANG), 0);
+	snprintf(drv, sizeof(drv), "/sys/bus/pci/devices/%s/driver", busid);
+	assert_int_equal(access(drv, F_OK), 0);
+	/* The data is still there for the importer that holds it */
+	check_read(f->ifd, h, 0, e.pattern, XFER, "pinned through the unbind");
+
+	assert_int_equal(imp_handle_op(f->ifd, HL_IMPORTER_IOCTL_RELEASE, h), 0);
+	for (i = 0; i < 300 && waitpid(pid, &status, WNOHANG) == 0; i++)
+		usleep(100000);
+	assert_true(i < 300);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	free(e.pattern);
+	rebind(&f->st.fd, busid);
+}
+
+/*
+ * A CS fence handed out (a sync_file) must not outlive the module's code:
+ * while it lives, the module cannot be removed. (Runs last: with the bug,
+ * rmmod succeeds and the suite's device is gone.)
+ */
+static void test_fence_keeps_module(void **state)
+{
+	struct fixture *f = *state;
+	struct dma_buf_export_sync_file sync;
+	struct hltests_host_buf cb;
+	struct exported e;
+	uint64_t seq;
+	int rc;
+
+	skip_if_strict();
+	export_pattern(f->st.fd, &e, 2 * MB, false, 0, 2 * MB, 27);
+	seq = slow_fill(f->st.fd, e.dram.va, 2 * MB, 0, 0.5, &cb);
+	memset(&sync, 0, sizeof(sync));
+	sync.flags = DMA_BUF_SYNC_READ;
+	assert_int_equal(ioctl(e.dmabuf, DMA_BUF_IOCTL_EXPORT_SYNC_FILE, &sync), 0);
+	(void)seq;
+	close(e.dmabuf);
+	free(e.pattern);
+	hlthunk_close(f->st.fd);
+	f->st.fd = -1;
+	close(f->ifd);
+	f->ifd = -1;
+
+	rc = system("rmmod habanalabs 2>/dev/null");
+	assert_int_not_equal(rc, 0);
+	close(sync.fd);
+	f->st.fd = hltests_open_node(0, 0);
+	assert_true(f->st.fd >= 0);
+	f->ifd = open("/dev/hl_importer", O_RDWR | O_CLOEXEC);
+	assert_true(f->ifd >= 0);
 }
 
 /*
@@ -821,9 +1297,28 @@ static const struct CMUnitTest dmabuf_tests[] = {
 					setup, teardown),
 	cmocka_unit_test_setup_teardown(test_owner_process_exits, setup,
 					teardown),
-	cmocka_unit_test_setup_teardown(test_importer_waits_for_the_writer,
+	cmocka_unit_test_setup_teardown(test_export_during_cs_carries_its_fence,
 					setup, teardown),
+	cmocka_unit_test_setup_teardown(test_cs_fence_is_write_usage, setup,
+					teardown),
+	cmocka_unit_test_setup_teardown(test_wait_cs_before_posting, setup,
+					teardown),
+	cmocka_unit_test_setup_teardown(test_close_releases_all_but_exports,
+					setup, teardown),
+	cmocka_unit_test_setup_teardown(test_reopen_with_kept_exports, setup,
+					teardown),
+	cmocka_unit_test_setup_teardown(test_debugfs_lists_exports, setup,
+					teardown),
 	cmocka_unit_test_setup_teardown(test_unbind_revokes_exports, setup,
+					teardown),
+	cmocka_unit_test_setup_teardown(test_export_racing_unbind, setup,
+					teardown),
+	cmocka_unit_test_setup_teardown(test_revoked_mapping_is_cut_off, setup,
+					teardown),
+	cmocka_unit_test_setup_teardown(test_unbind_waits_for_unrevocable_pin,
+					setup, teardown),
+	/* Last: with the bug it removes the module */
+	cmocka_unit_test_setup_teardown(test_fence_keeps_module, setup,
 					teardown),
 };
 

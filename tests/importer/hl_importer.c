@@ -71,7 +71,8 @@
 #define HL_IMPORTER_MAX_BUFS		1024
 
 #define HL_IMPORTER_F_ALL \
-	(HL_IMPORTER_F_DYNAMIC | HL_IMPORTER_F_NO_P2P | HL_IMPORTER_F_PIN)
+	(HL_IMPORTER_F_DYNAMIC | HL_IMPORTER_F_NO_P2P | HL_IMPORTER_F_PIN | \
+	 HL_IMPORTER_F_PIN_NO_REVOKE)
 
 static unsigned int max_seg_size;
 module_param(max_seg_size, uint, 0644);
@@ -146,6 +147,9 @@ struct hl_importer_file {
  * @sgt: the mapping when @state is MAPPED.
  * @nents: its number of DMA segments.
  * @move_notify_count: calls of move_notify.
+ * @stale: a copy of the DMA addresses and lengths of the last mapping
+ *	(no pages), for HL_IMPORTER_DMA_F_STALE; kept until the next MAP or
+ *	the release.
  *
  * @pinned, @state, @sgt, @nents and @move_notify_count are written with
  * @lock held and, for dynamic and pinned imports, also the dma-buf's
@@ -164,6 +168,7 @@ struct hl_importer_buf {
 	struct sg_table *sgt;
 	u32 nents;
 	u64 move_notify_count;
+	struct sg_table stale;
 };
 
 static DEFINE_MUTEX(hl_importer_probe_lock);	/* Protects: hl_importer_edu */
@@ -367,6 +372,9 @@ static void hl_importer_move_notify(struct dma_buf_attachment *attach)
 	dma_resv_assert_held(attach->dmabuf->resv);
 
 	buf->move_notify_count++;
+	/* ib_umem_dmabuf's pinned attachments only complain */
+	if (buf->flags & HL_IMPORTER_F_PIN_NO_REVOKE)
+		return;
 	if (buf->state == HL_IMPORTER_STATE_MAPPED) {
 		hl_importer_buf_unmap_sgt(buf);
 		buf->state = HL_IMPORTER_STATE_REVOKED;
@@ -404,6 +412,7 @@ static void hl_importer_buf_release(struct kref *kref)
 	}
 	dma_buf_detach(buf->dmabuf, buf->attach);
 	dma_buf_put(buf->dmabuf);
+	sg_free_table(&buf->stale);
 	mutex_destroy(&buf->lock);
 	kfree(buf);
 }
@@ -532,6 +541,27 @@ static int hl_importer_sgt_validate(struct hl_importer_buf *buf,
 	return 0;
 }
 
+/* For HL_IMPORTER_DMA_F_STALE: the DMA addresses of @sgt, without pages */
+static int hl_importer_keep_stale_copy(struct hl_importer_buf *buf,
+				       struct sg_table *sgt)
+{
+	struct scatterlist *sg, *d;
+	int i, ret;
+
+	sg_free_table(&buf->stale);
+	ret = sg_alloc_table(&buf->stale, sgt->nents, GFP_KERNEL);
+	if (ret)
+		return ret;
+	d = buf->stale.sgl;
+	for_each_sgtable_dma_sg(sgt, sg, i) {
+		sg_dma_address(d) = sg_dma_address(sg);
+		sg_dma_len(d) = sg_dma_len(sg);
+		d = sg_next(d);
+	}
+	buf->stale.nents = sgt->nents;
+	return 0;
+}
+
 static int hl_importer_buf_map(struct hl_importer_buf *buf, u32 *nents,
 			       u64 *total_len)
 {
@@ -588,6 +618,9 @@ static int hl_importer_buf_map(struct hl_importer_buf *buf, u32 *nents,
 		}
 	}
 
+	ret = hl_importer_keep_stale_copy(buf, sgt);
+	if (ret)
+		goto err_unmap;
 	buf->state = HL_IMPORTER_STATE_MAPPED;
 	*nents = buf->nents;
 	goto out_unlock;
@@ -665,6 +698,14 @@ static int hl_importer_buf_dma(struct hl_importer_buf *buf, u64 offset,
 	ret = hl_importer_buf_lock(buf);
 	if (ret)
 		return ret;
+
+	if (flags & HL_IMPORTER_DMA_F_STALE) {
+		ret = buf->stale.nents ? 0 : -ENODATA;
+		if (!ret)
+			ret = hl_importer_sgt_copy(buf->edu, &buf->stale, offset,
+						   size, kbuf, write);
+		goto out_unlock;
+	}
 
 	ret = hl_importer_buf_check_mapped(buf);
 	if (ret)
@@ -748,7 +789,9 @@ static long hl_importer_import_ioctl(struct hl_importer_file *f,
 
 	if (copy_from_user(&args, uarg, sizeof(args)))
 		return -EFAULT;
-	if (args.pad || args.reserved || (args.flags & ~HL_IMPORTER_F_ALL))
+	if (args.pad || args.reserved || (args.flags & ~HL_IMPORTER_F_ALL) ||
+	    ((args.flags & HL_IMPORTER_F_PIN_NO_REVOKE) &&
+	     !(args.flags & HL_IMPORTER_F_PIN)))
 		return -EINVAL;
 
 	ret = hl_importer_buf_import(f, (int)args.fd, args.flags, &args.handle,
@@ -830,7 +873,8 @@ static long hl_importer_dma_ioctl(struct hl_importer_file *f,
 
 	if (copy_from_user(&args, uarg, sizeof(args)))
 		return -EFAULT;
-	if ((args.flags & ~HL_IMPORTER_DMA_F_WAIT) || args.reserved)
+	if ((args.flags & ~(HL_IMPORTER_DMA_F_WAIT | HL_IMPORTER_DMA_F_STALE)) ||
+	    args.reserved)
 		return -EINVAL;
 	if (!args.size || args.size > HL_IMPORTER_MAX_XFER)
 		return -EINVAL;

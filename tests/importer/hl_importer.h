@@ -38,11 +38,22 @@
 #define HL_IMPORTER_F_NO_P2P	0x2U
 /* dynamic attach, then dma_buf_pin() for the import's lifetime */
 #define HL_IMPORTER_F_PIN	0x4U
+/*
+ * with F_PIN: ignore move_notify (count it only), keeping the pin and the
+ * mapping until RELEASE, as ib_umem_dmabuf_get_pinned() importers do
+ */
+#define HL_IMPORTER_F_PIN_NO_REVOKE	0x8U
 
 /* DMA flags (struct hl_importer_dma.flags) */
 
 /* wait for the dma-buf's implicit-sync fences first */
 #define HL_IMPORTER_DMA_F_WAIT	0x1U
+/*
+ * TEST ONLY: DMA through the DMA addresses of the import's last mapping, a
+ * copy kept since that MAP, even when it was unmapped or revoked since: what
+ * a buggy importer that ignored move_notify would do. The IOMMU must stop it.
+ */
+#define HL_IMPORTER_DMA_F_STALE	0x2U
 
 /* Largest DMA_READ/DMA_WRITE in one call */
 #define HL_IMPORTER_MAX_XFER	0x100000U	/* 1 MiB */
