@@ -1474,15 +1474,21 @@ static void test_pending_cs_are_bounded(void **state)
 
 	assert_true(limit >= 2 && limit <= 65536);
 	n = endless_cb(st->fd, &cb, &d);
-	first = hltests_submit_cb(st->fd, 0, cb.va, n, 5);
+	first = hltests_submit_cb(st->fd, 0, cb.va, n, 10);
 	cb_map(st->fd, &nop, PAGE);
 	hlthunk_pkt_nop(nop.ptr);
 	chunk_init(&c, 0, nop.va, 8);
+	/* The raw ioctl: libhlthunk retries EAGAIN until there is room */
 	while (accepted <= limit) {
-		rc = submit(st->fd, &c, 1, 0, &s);
+		union hl_cs_args args;
+
+		memset(&args, 0, sizeof(args));
+		args.in.chunks_execute = (uint64_t)(uintptr_t)&c;
+		args.in.num_chunks_execute = 1;
+		rc = cs_ioctl(st->fd, &args);
 		if (rc)
 			break;
-		seq = s;
+		seq = args.out.seq;
 		accepted++;
 	}
 	print_message("%ld submissions in flight, then %d\n", accepted, rc);

@@ -1787,6 +1787,55 @@ static void test_recv_wq_full(void **state)
 	pair_close(&p);
 }
 
+/*
+ * A NIC_RECV whose send never comes, in a CS that asks for no limit
+ * (timeout 0 with timeout_locked=0), ends at job_timeout_max: its fence,
+ * which other drivers may wait for, signals in bounded time.
+ */
+static void test_recv_without_send_is_bounded(void **state)
+{
+	const char *pmax = "/sys/module/habanalabs/parameters/job_timeout_max";
+	const char *plocked = "/sys/module/habanalabs/parameters/timeout_locked";
+	char old_max[32], old_locked[32];
+	struct hl_nic_cqe cqe;
+	struct conn_params cp;
+	struct timespec t0, t1;
+	struct nic_cs r;
+	struct buf dst;
+	uint32_t conn;
+	struct pair p;
+	double dt;
+
+	(void)state;
+	assert_int_equal(hltests_read_file(pmax, old_max, sizeof(old_max)), 0);
+	assert_int_equal(hltests_read_file(plocked, old_locked, sizeof(old_locked)), 0);
+	assert_int_equal(hltests_write_file(pmax, "2"), 0);
+	assert_int_equal(hltests_write_file(plocked, "0"), 0);
+	pair_connect(&p);
+	pair_params(&p, 1, &cp);
+	cp.remote_conn = 9;
+	assert_int_equal(hlthunk_nic_alloc_conn(p.s[1].fd, cp.port, &conn), 0);
+	assert_int_equal(conn_connect(p.s[1].fd, conn, &cp), 0);
+	assert_int_equal(buf_map(p.s[1].fd, &dst, PAGE), 0);
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	assert_int_equal(nic_post(p.s[1].fd, &r, 0, NIC_RECV, conn, dst.va,
+				  PAGE, 1, 0), 0);
+	assert_int_equal(nic_cs_wait(p.s[1].fd, &r, WAIT_US, NULL), -EIO);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	dt = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+	print_message("receive without a send ended after %.2f s\n", dt);
+	assert_true(dt >= 1.5 && dt < 20);
+	cq_take_one(p.s[1].fd, p.s[1].cq, &cqe);
+	assert_cqe(&cqe, HL_NIC_CQE_OP_RECV, HL_NIC_CQE_STATUS_TIMEOUT, conn, 1);
+
+	assert_int_equal(hltests_write_file(plocked, old_locked), 0);
+	assert_int_equal(hltests_write_file(pmax, old_max), 0);
+	nic_cs_free(p.s[1].fd, &r);
+	buf_unmap(p.s[1].fd, &dst);
+	pair_close(&p);
+}
+
 static void test_link_down_while_waiting(void **state)
 {
 	struct hl_nic_cqe cqe;
@@ -2447,6 +2496,7 @@ const struct CMUnitTest nic_tests[] = {
 	NIC_TEST2(test_size_mismatch_fails_both),
 	NIC_TEST2(test_psn_mismatch_fails_both),
 	NIC_TEST2(test_recv_wq_full),
+	NIC_TEST2(test_recv_without_send_is_bounded),
 	NIC_TEST2(test_link_down_while_waiting),
 	NIC_TEST2(test_link_down_mid_transfer),
 	NIC_TEST2(test_destroyed_connection),

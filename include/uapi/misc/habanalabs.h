@@ -335,8 +335,17 @@ struct hl_cs_chunk {
  * @reserved: must be 0.
  * @num_chunks_restore: must be 0.
  * @num_chunks_execute: number of chunks, 1 .. HL_MAX_JOBS_PER_CS.
- * @timeout: job timeout in seconds, 0 for the driver default; a job that
- *	runs longer is aborted and its CS completes with an error.
+ * @timeout: job timeout in seconds from the submission, 0 for the
+ *	driver default (module parameter timeout_locked); a job still running
+ *	then is aborted and its CS completes with an error. Clamped to the
+ *	module parameter job_timeout_max (default 60 s, never 0): no CS runs
+ *	longer, so that its fence, which other drivers may wait for through a
+ *	dma-buf, signals in bounded time.
+ *
+ * Errors of HL_IOCTL_CS: -EINVAL bad fields or chunks; -EFAULT; -EAGAIN
+ * max_pending_cs (module parameter, default 256) submissions of the
+ * context have not completed yet; -ENOMEM; -ENODEV the device is gone or
+ * was reset under this file (it can only be closed).
  * @cs_flags: must be 0.
  * @ctx_id: must be 0.
  */
@@ -399,7 +408,10 @@ struct hl_wait_cs_in {
  * struct hl_wait_cs_out - output of HL_IOCTL_WAIT_CS.
  * @status: Returned HL_WAIT_CS_STATUS_*: COMPLETED, BUSY (still running when
  *	@timeout_us ran out), or ABORTED (the CS failed: the ioctl also
- *	returns -EIO; HL_INFO_PAGE_FAULT_EVENT tells of an MMU fault).
+ *	returns -EIO; HL_INFO_PAGE_FAULT_EVENT tells of an MMU fault). A CS
+ *	that has not finished is never reported COMPLETED; one that finished
+ *	more than 1024 submissions ago may be forgotten and reads as
+ *	COMPLETED with a zero timestamp, even if it had failed.
  * @flags: Returned as zero.
  * @timestamp_nsec: Returned completion time (CLOCK_MONOTONIC), when
  *	@status is COMPLETED.

@@ -15,8 +15,22 @@
  * worker), which is where the last reference of the CS, and maybe of the
  * context, is dropped.
  *
- * The context keeps the fences of its last HL_CS_MAX_TRACKED submissions;
- * WAIT_CS on an older sequence number answers COMPLETED (as upstream).
+ * Fences visible to other drivers: every CS adds its fence to the
+ * reservation object that the context's exports share (hl_ctx.resv) with
+ * DMA_RESV_USAGE_WRITE (user work, not kernel memory management). The slot
+ * is reserved and the WAIT_CS entry preallocated before the fence is
+ * published, so that nothing allocates once it is observable; the fence
+ * signals in bounded time because no job runs past job_timeout_max from its
+ * submission (the backend aborts it with -ETIMEDOUT), and the engine's
+ * signalling path is annotated with dma_fence_begin_signalling().
+ *
+ * Each fence holds a reference on this module, dropped by its release: a
+ * fence handed out (a sync_file) never outlives the code of its ops.
+ *
+ * In flight: at most max_pending_cs submissions of a context may be
+ * unsignalled (-EAGAIN past it). WAIT_CS finds every unsignalled CS and
+ * the last HL_CS_MAX_TRACKED of the context; an older one was complete
+ * (successfully or not) when it was forgotten, and reads as COMPLETED.
  *
  * Fences: jobs of different submissions run on different queues and may
  * complete out of order, so the fences of a context are not a timeline:
@@ -33,16 +47,65 @@
 
 #include "habanalabs.h"
 
-/* Fences kept per context for WAIT_CS */
+/* Completed fences kept per context for WAIT_CS */
 #define HL_CS_MAX_TRACKED	1024
 
 /* Largest command buffer of one job */
 #define HL_CS_MAX_CB_SIZE	SZ_2M
 
+static int hl_param_set_bounded_uint(const char *val,
+				     const struct kernel_param *kp, u32 max)
+{
+	unsigned int n;
+	int rc;
+
+	rc = kstrtouint(val, 0, &n);
+	if (rc)
+		return rc;
+	if (!n || n > max)
+		return -EINVAL;
+	*(unsigned int *)kp->arg = n;
+	return 0;
+}
+
+static int hl_param_set_job_timeout_max(const char *val,
+					const struct kernel_param *kp)
+{
+	return hl_param_set_bounded_uint(val, kp, 24 * 3600);
+}
+
+static int hl_param_set_max_pending_cs(const char *val,
+				       const struct kernel_param *kp)
+{
+	return hl_param_set_bounded_uint(val, kp, 65536);
+}
+
+static const struct kernel_param_ops hl_job_timeout_max_ops = {
+	.set = hl_param_set_job_timeout_max,
+	.get = param_get_uint,
+};
+
+static const struct kernel_param_ops hl_max_pending_cs_ops = {
+	.set = hl_param_set_max_pending_cs,
+	.get = param_get_uint,
+};
+
 static unsigned int timeout_locked = 30;
 module_param(timeout_locked, uint, 0644);
 MODULE_PARM_DESC(timeout_locked,
-		 "Default job timeout in seconds, for a CS that gives none; 0 means no timeout (default: 30)");
+		 "Default job timeout in seconds, for a CS that gives none; 0 means job_timeout_max (default: 30)");
+
+static unsigned int job_timeout_max = 60;
+module_param_cb(job_timeout_max, &hl_job_timeout_max_ops, &job_timeout_max,
+		0644);
+MODULE_PARM_DESC(job_timeout_max,
+		 "Upper bound in seconds on any job's run time from its submission, 1..86400: a larger CS timeout is clamped to it, and the job is aborted past it (default: 60)");
+
+static unsigned int max_pending_cs = 256;
+module_param_cb(max_pending_cs, &hl_max_pending_cs_ops, &max_pending_cs,
+		0644);
+MODULE_PARM_DESC(max_pending_cs,
+		 "Submissions of one context in flight at most, 1..65536; HL_IOCTL_CS fails with EAGAIN past it (default: 256)");
 
 /**
  * struct hl_cs_fence - the completion fence of a CS.
@@ -85,27 +148,63 @@ static const char *hl_cs_fence_timeline_name(struct dma_fence *fence)
 	return "cs";
 }
 
+static void hl_cs_fence_release(struct dma_fence *fence)
+{
+	dma_fence_free(fence);
+	/* Taken when the fence was published: the ops above stay */
+	module_put(THIS_MODULE);
+}
+
 static const struct dma_fence_ops hl_cs_fence_ops = {
 	.get_driver_name = hl_cs_fence_driver_name,
 	.get_timeline_name = hl_cs_fence_timeline_name,
+	.release = hl_cs_fence_release,
 };
+
+/* The CS is no longer in flight; the context's teardown may wait for it */
+static void hl_cs_inflight_dec(struct hl_ctx *ctx)
+{
+	if (atomic_dec_and_test(&ctx->cs_inflight))
+		wake_up_var(&ctx->cs_inflight);
+}
+
+/*
+ * After the fence of @seq signalled: forget it once it is more than
+ * HL_CS_MAX_TRACKED submissions old (hl_cs_publish() forgets the others).
+ */
+static void hl_cs_forget_old(struct hl_ctx *ctx, u64 seq)
+{
+	struct dma_fence *old = NULL;
+
+	spin_lock(&ctx->cs_lock);
+	if (ctx->cs_sequence - seq > HL_CS_MAX_TRACKED)
+		old = xa_erase(&ctx->cs_fences, seq);
+	spin_unlock(&ctx->cs_lock);
+	dma_fence_put(old);
+}
 
 /* Drop one pending count; the last one completes and frees the CS */
 static void hl_cs_put(struct hl_cs *cs)
 {
 	struct dma_fence *fence = &cs->fence->base;
 	struct hl_ctx *ctx = cs->ctx;
+	bool cookie;
 	int error;
 
 	if (!atomic_dec_and_test(&cs->pending))
 		return;
 
+	cookie = dma_fence_begin_signalling();
 	error = atomic_read(&cs->error);
 	if (error) {
 		dev_dbg(ctx->hdev->dev, "CS %llu failed: %d\n", cs->seq, error);
 		dma_fence_set_error(fence, error);
 	}
 	dma_fence_signal(fence);
+	dma_fence_end_signalling(cookie);
+
+	hl_cs_forget_old(ctx, cs->seq);
+	hl_cs_inflight_dec(ctx);
 	dma_fence_put(fence);
 	kfree(cs);
 	/* May release the context: process context only */
@@ -170,72 +269,76 @@ static int hl_cs_validate_chunks(struct hl_device *hdev,
 	return 0;
 }
 
+/*
+ * The job time limit: the CS's own timeout, or timeout_locked for 0, never
+ * more than job_timeout_max (which is never 0).
+ */
 static unsigned long hl_cs_timeout_jiffies(u32 timeout_s)
 {
-	u64 j;
+	u32 max = READ_ONCE(job_timeout_max);
 
 	if (!timeout_s)
 		timeout_s = READ_ONCE(timeout_locked);
-	if (!timeout_s)
-		return MAX_JIFFY_OFFSET;
-
-	j = (u64)timeout_s * HZ;
-	return min_t(u64, j, MAX_JIFFY_OFFSET);
+	if (!timeout_s || timeout_s > max)
+		timeout_s = max;
+	return (unsigned long)timeout_s * HZ;
 }
 
 /*
- * Give the CS its sequence number, initialise its fence with it and publish
- * the fence. On error the fence is initialised and holds one reference.
+ * Publish the CS: give it the next sequence number, initialise its fence,
+ * make WAIT_CS and the exports' importers see it. Called with the
+ * context's reservation lock held, a fence slot reserved there and the
+ * WAIT_CS entry reserved (xa_reserve()): nothing here allocates or fails.
  */
-static int hl_cs_publish(struct hl_ctx *ctx, struct hl_cs *cs)
+static void hl_cs_publish(struct hl_ctx *ctx, struct hl_cs *cs, u64 seq)
 {
 	struct hl_cs_fence *fence = cs->fence;
-	u64 fence_context = dma_fence_context_alloc(1);
 	struct dma_fence *old = NULL;
 	void *entry;
 
-	spin_lock(&ctx->cs_lock);
-	cs->seq = ctx->cs_sequence;
-	dma_fence_init(&fence->base, &hl_cs_fence_ops, &fence->lock,
-		       fence_context, cs->seq);
-	entry = xa_store(&ctx->cs_fences, cs->seq, &fence->base, GFP_ATOMIC);
-	if (xa_is_err(entry)) {
-		spin_unlock(&ctx->cs_lock);
-		return xa_err(entry);
-	}
-	/* The xarray's reference */
-	dma_fence_get(&fence->base);
-	ctx->cs_sequence++;
-	if (cs->seq > HL_CS_MAX_TRACKED)
-		old = xa_erase(&ctx->cs_fences, cs->seq - HL_CS_MAX_TRACKED);
-	spin_unlock(&ctx->cs_lock);
+	dma_resv_assert_held(&ctx->resv->resv);
 
+	__module_get(THIS_MODULE);
+	dma_fence_init(&fence->base, &hl_cs_fence_ops, &fence->lock,
+		       dma_fence_context_alloc(1), seq);
+	cs->seq = seq;
+
+	spin_lock(&ctx->cs_lock);
+	/* The xarray's reference; the slot exists, so no allocation */
+	entry = xa_store(&ctx->cs_fences, seq, dma_fence_get(&fence->base),
+			 GFP_NOWAIT);
+	WARN_ON_ONCE(xa_is_err(entry));
+	ctx->cs_sequence = seq + 1;
+	/* Forget the one HL_CS_MAX_TRACKED back if it is done */
+	if (seq > HL_CS_MAX_TRACKED) {
+		entry = xa_load(&ctx->cs_fences, seq - HL_CS_MAX_TRACKED);
+		if (entry && dma_fence_is_signaled(entry))
+			old = xa_erase(&ctx->cs_fences, seq - HL_CS_MAX_TRACKED);
+	}
+	spin_unlock(&ctx->cs_lock);
 	dma_fence_put(old);
-	return 0;
+
+	dma_resv_add_fence(&ctx->resv->resv, &fence->base,
+			   DMA_RESV_USAGE_WRITE);
 }
 
-static int hl_cs_submit(struct hl_ctx *ctx, const struct hl_cs_chunk *chunks,
-			u32 n, u32 timeout_s, u64 *seq)
+static struct hl_cs *hl_cs_alloc(struct hl_ctx *ctx,
+				 const struct hl_cs_chunk *chunks, u32 n,
+				 unsigned long deadline)
 {
-	struct hl_device *hdev = ctx->hdev;
-	unsigned long timeout = hl_cs_timeout_jiffies(timeout_s);
-	struct hl_cs_fence *fence;
 	struct hl_cs *cs;
-	int rc;
 	u32 i;
 
-	cs = kzalloc(struct_size(cs, jobs, n), GFP_KERNEL);
+	cs = kzalloc(struct_size(cs, jobs, n), GFP_KERNEL_ACCOUNT);
 	if (!cs)
-		return -ENOMEM;
+		return NULL;
 	cs->num_jobs = n;
-
-	fence = kzalloc(sizeof(*fence), GFP_KERNEL);
-	if (!fence) {
-		rc = -ENOMEM;
-		goto err_free_cs;
+	cs->fence = kzalloc(sizeof(*cs->fence), GFP_KERNEL_ACCOUNT);
+	if (!cs->fence) {
+		kfree(cs);
+		return NULL;
 	}
-	spin_lock_init(&fence->lock);
-	cs->fence = fence;
+	spin_lock_init(&cs->fence->lock);
 	cs->ctx = ctx;
 
 	for (i = 0; i < n; i++) {
@@ -246,22 +349,57 @@ static int hl_cs_submit(struct hl_ctx *ctx, const struct hl_cs_chunk *chunks,
 		job->cb_va = chunks[i].cb_handle;
 		job->cb_size = chunks[i].cb_size;
 		job->queue_id = chunks[i].queue_index;
-		job->timeout = timeout;
+		job->deadline = deadline;
 		INIT_LIST_HEAD(&job->node);
 	}
+	return cs;
+}
 
-	rc = hl_cs_publish(ctx, cs);
+static int hl_cs_submit(struct hl_ctx *ctx, const struct hl_cs_chunk *chunks,
+			u32 n, u32 timeout_s, u64 *seq)
+{
+	unsigned long deadline = jiffies + hl_cs_timeout_jiffies(timeout_s);
+	struct dma_resv *resv = &ctx->resv->resv;
+	struct hl_device *hdev = ctx->hdev;
+	struct hl_cs *cs;
+	int rc;
+	u32 i;
+
+	if (atomic_inc_return(&ctx->cs_inflight) > READ_ONCE(max_pending_cs)) {
+		rc = -EAGAIN;
+		goto err_inflight;
+	}
+
+	cs = hl_cs_alloc(ctx, chunks, n, deadline);
+	if (!cs) {
+		rc = -ENOMEM;
+		goto err_inflight;
+	}
+
+	/*
+	 * Everything that can fail or allocate, before the fence exists:
+	 * the reservation slot and the WAIT_CS entry. The reservation lock
+	 * also serialises submissions, so cs_sequence is ours.
+	 */
+	rc = dma_resv_lock_interruptible(resv, NULL);
 	if (rc)
-		goto err_put_fence;
+		goto err_free_cs;
+	rc = dma_resv_reserve_fences(resv, 1);
+	if (rc)
+		goto err_unlock;
+	rc = xa_reserve(&ctx->cs_fences, ctx->cs_sequence, GFP_KERNEL_ACCOUNT);
+	if (rc)
+		goto err_unlock;
+
+	hl_cs_publish(ctx, cs, ctx->cs_sequence);
+	dma_resv_unlock(resv);
 
 	/* From here on, the CS completes through hl_cs_put() */
 	hl_ctx_get(ctx);
 	atomic_set(&cs->pending, n + 1);
 	*seq = cs->seq;
 
-	/* Importers of the context's exports wait for the CS (dmabuf.c) */
-	rc = hl_dmabuf_add_fence(ctx, &fence->base);
-	for (i = 0; !rc && i < n; i++) {
+	for (i = 0; i < n; i++) {
 		rc = hdev->asic_funcs->queue_job(hdev, &cs->jobs[i]);
 		if (rc)
 			break;
@@ -273,11 +411,13 @@ static int hl_cs_submit(struct hl_ctx *ctx, const struct hl_cs_chunk *chunks,
 
 	return rc;
 
-err_put_fence:
-	/* Never published: nobody else holds it; frees it */
-	dma_fence_put(&fence->base);
+err_unlock:
+	dma_resv_unlock(resv);
 err_free_cs:
+	kfree(cs->fence);
 	kfree(cs);
+err_inflight:
+	hl_cs_inflight_dec(ctx);
 	return rc;
 }
 
@@ -290,10 +430,11 @@ err_free_cs:
  * chunks, num_chunks_execute not in 1..HL_MAX_JOBS_PER_CS, or a chunk with
  * a bad queue_index, a cb_size that is 0, not a multiple of 8 or above
  * 2 MiB, or non-zero flags/pad; -EFAULT the chunk array cannot be read;
- * -ENOMEM (also when the fence cannot be added to the context's dma-buf
- * exports); -ENODEV the device is going away. With -ENOMEM or -ENODEV after
- * the CS got its sequence number, the jobs not yet queued fail, and so does
- * the CS, whose sequence number is still returned.
+ * -EAGAIN max_pending_cs submissions of the context are in flight; -ENOMEM;
+ * -EINTR interrupted while waiting for the reservation lock (nothing was
+ * submitted); -ENODEV the device is going away. With -ENODEV after the CS
+ * got its sequence number, the jobs not yet queued fail, and so does the
+ * CS, whose sequence number is still returned.
  * Faults and bad packets are not errors of the ioctl: the CS completes with
  * an error that HL_IOCTL_WAIT_CS reports.
  *
@@ -317,8 +458,8 @@ int hl_cs_ioctl(struct hl_fpriv *fpriv, void *data)
 	    in.num_chunks_execute > HL_MAX_JOBS_PER_CS)
 		return -EINVAL;
 
-	chunks = memdup_array_user(u64_to_user_ptr(in.chunks_execute),
-				   in.num_chunks_execute, sizeof(*chunks));
+	chunks = vmemdup_array_user(u64_to_user_ptr(in.chunks_execute),
+				    in.num_chunks_execute, sizeof(*chunks));
 	if (IS_ERR(chunks))
 		return PTR_ERR(chunks);
 
@@ -326,7 +467,7 @@ int hl_cs_ioctl(struct hl_fpriv *fpriv, void *data)
 	if (!rc)
 		rc = hl_cs_submit(ctx, chunks, in.num_chunks_execute,
 				  in.timeout, &seq);
-	kfree(chunks);
+	kvfree(chunks);
 
 	if (seq) {
 		memset(&args->out, 0, sizeof(args->out));
@@ -346,7 +487,7 @@ static long hl_cs_wait_jiffies(u64 timeout_us)
 
 /*
  * The fence of CS @seq of @ctx, with a reference, in *@fence; NULL when the
- * CS is too old to be tracked (it completed as far as WAIT_CS is concerned).
+ * CS is no longer tracked: only CSs that had signalled are forgotten.
  */
 static int hl_cs_find_fence(struct hl_ctx *ctx, u64 seq,
 			    struct dma_fence **fence)
@@ -371,9 +512,10 @@ static int hl_cs_find_fence(struct hl_ctx *ctx, u64 seq,
  * out.status: COMPLETED (with out.timestamp_nsec, the fence's signal time),
  * BUSY (still running after timeout_us; 0 only polls; the ioctl returns 0),
  * or ABORTED (the CS failed: a job faulted, was malformed, timed out, or
- * the device went away; the ioctl returns -EIO). A CS older than the last
- * 1024 of the context is no longer tracked and reads as COMPLETED, with a
- * zero timestamp.
+ * the device went away; the ioctl returns -EIO). A CS that had finished
+ * and is older than the last 1024 of the context is no longer tracked and
+ * reads as COMPLETED, with a zero timestamp; a CS that has not finished is
+ * always tracked.
  *
  * Errors: -EINVAL seq 0 or not issued yet, non-zero flags or ctx_id;
  * -EIO the CS failed; -EINTR a signal arrived while waiting (out.status
@@ -421,19 +563,61 @@ int hl_wait_cs_ioctl(struct hl_fpriv *fpriv, void *data)
 }
 
 /**
- * hl_cs_ctx_init - initialise a context's CS state.
+ * hl_cs_ctx_init - initialise a context's CS state and the reservation
+ * object of its exports.
  * @ctx: the context.
+ *
+ * Return: 0 or -ENOMEM.
  */
-void hl_cs_ctx_init(struct hl_ctx *ctx)
+int hl_cs_ctx_init(struct hl_ctx *ctx)
 {
+	ctx->resv = kzalloc(sizeof(*ctx->resv), GFP_KERNEL_ACCOUNT);
+	if (!ctx->resv)
+		return -ENOMEM;
+	kref_init(&ctx->resv->refcount);
+	dma_resv_init(&ctx->resv->resv);
+
 	spin_lock_init(&ctx->cs_lock);
 	ctx->cs_sequence = 1;
 	xa_init(&ctx->cs_fences);
+	atomic_set(&ctx->cs_inflight, 0);
+	return 0;
+}
+
+static void hl_ctx_resv_release(struct kref *ref)
+{
+	struct hl_ctx_resv *r = container_of(ref, struct hl_ctx_resv, refcount);
+
+	dma_resv_fini(&r->resv);
+	kfree(r);
+}
+
+/**
+ * hl_ctx_resv_put - drop a reference on a context's export reservation.
+ * @r: the reservation object.
+ */
+void hl_ctx_resv_put(struct hl_ctx_resv *r)
+{
+	kref_put(&r->refcount, hl_ctx_resv_release);
+}
+
+/**
+ * hl_cs_ctx_cancel - cancel a context's work and wait until none runs.
+ * @ctx: the context, being torn down (ctx->closing is set, no ioctl of it
+ *	runs any more).
+ *
+ * Running jobs abort at their next check (-ECANCELED), queued ones at
+ * their start; each job is bounded by its deadline anyway, so the wait is
+ * bounded by job_timeout_max.
+ */
+void hl_cs_ctx_cancel(struct hl_ctx *ctx)
+{
+	wait_var_event(&ctx->cs_inflight, !atomic_read(&ctx->cs_inflight));
 }
 
 /**
  * hl_cs_ctx_fini - release a context's CS state.
- * @ctx: the context; no CS of it runs (each holds a context reference).
+ * @ctx: the context; no CS of it runs (hl_cs_ctx_cancel()).
  */
 void hl_cs_ctx_fini(struct hl_ctx *ctx)
 {
@@ -443,4 +627,6 @@ void hl_cs_ctx_fini(struct hl_ctx *ctx)
 	xa_for_each(&ctx->cs_fences, seq, fence)
 		dma_fence_put(fence);
 	xa_destroy(&ctx->cs_fences);
+	hl_ctx_resv_put(ctx->resv);
+	ctx->resv = NULL;
 }

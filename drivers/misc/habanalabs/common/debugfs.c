@@ -2,8 +2,10 @@
 /*
  * habanalabs: debugfs, /sys/kernel/debug/habanalabs/<pci address>/.
  *
- * info  the device's state: ASIC, DRAM use, pinned host pages, whether the
- *       compute node is open
+ * info     the device's state: ASIC, DRAM use, pinned host pages, whether
+ *          the compute node is open, live contexts
+ * exports  each live dma-buf export: size, owner pid and command, its
+ *          attachments (dynamic or pinned), mappings (dmabuf.c)
  *
  * and the ASIC backend's files (asic_funcs->debugfs_init), e.g. nic/.
  */
@@ -19,11 +21,17 @@ static int hl_debugfs_info_show(struct seq_file *s, void *unused)
 {
 	struct hl_device *hdev = s->private;
 	struct asic_fixed_properties *prop = &hdev->asic_prop;
+	unsigned int contexts = 0;
+	struct hl_ctx *ctx;
 	bool open;
 
 	mutex_lock(&hdev->fpriv_list_lock);
 	open = hdev->compute_fpriv;
 	mutex_unlock(&hdev->fpriv_list_lock);
+	mutex_lock(&hdev->ctx_list_lock);
+	list_for_each_entry(ctx, &hdev->ctx_list, node)
+		contexts++;
+	mutex_unlock(&hdev->ctx_list_lock);
 
 	seq_printf(s, "asic: %s\n", prop->card_name);
 	seq_printf(s, "hbm_size: %llu\n", prop->dram_size);
@@ -33,6 +41,7 @@ static int hl_debugfs_info_show(struct seq_file *s, void *unused)
 	seq_printf(s, "pinned_host_pages: %lld\n",
 		   atomic64_read(&hdev->pinned_host_pages));
 	seq_printf(s, "compute_open: %d\n", open);
+	seq_printf(s, "contexts: %u\n", contexts);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(hl_debugfs_info);

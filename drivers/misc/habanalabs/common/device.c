@@ -147,14 +147,18 @@ static int hl_device_release_file(struct inode *inode, struct file *filp)
 	struct hl_fpriv *fpriv = filp->private_data;
 	struct hl_device *hdev = fpriv->hdev;
 
-	/* Connections die with their owner's file, before another can open */
-	hl_nic_ctx_close(fpriv->ctx);
+	/*
+	 * Everything of the context goes before another can open: its work
+	 * is cancelled, only what its exports hold stays (context.c).
+	 */
+	hl_ctx_teardown(fpriv->ctx);
 
 	mutex_lock(&hdev->fpriv_list_lock);
-	hdev->compute_fpriv = NULL;
+	/* After a hard reset, the node may have a new owner already */
+	if (hdev->compute_fpriv == fpriv)
+		hdev->compute_fpriv = NULL;
 	mutex_unlock(&hdev->fpriv_list_lock);
 
-	/* Objects that outlive the file (exports) keep the context alive */
 	hl_ctx_put(fpriv->ctx);
 	hl_device_put(hdev);
 	kfree(fpriv);
@@ -298,6 +302,7 @@ int hl_device_init(struct hl_device *hdev)
 		goto err_early_fini;
 
 	hl_debugfs_add_device(hdev);
+	hl_dmabuf_debugfs_init(hdev);
 
 	/* Opens may start as soon as the nodes exist */
 	WRITE_ONCE(hdev->status, HL_DEVICE_STATUS_OPERATIONAL);
@@ -321,6 +326,75 @@ err_early_fini:
 }
 
 /**
+ * hl_device_hard_reset - reset a device with whatever runs on it.
+ * @hdev: the device.
+ *
+ * The open compute file, if any, is killed: its ioctls get -ENODEV from
+ * then on (it can only be closed) and its context is torn down; running
+ * submissions fail (WAIT_CS on a new file cannot see them; importers see
+ * their fences signal with an error); exports are revoked as on removal
+ * and waited for; the context's NIC connections are destroyed, which
+ * flushes the peers' work on them; all user HBM is scrubbed. Then the
+ * engines start again and a new open gets a working device.
+ *
+ * Called with hdev->reset_lock held.
+ *
+ * Return: 0, -ENODEV the device is going away or not operational, or the
+ * error of restarting the engines (the device is then MALFUNCTION).
+ */
+int hl_device_hard_reset(struct hl_device *hdev)
+{
+	struct asic_fixed_properties *prop = &hdev->asic_prop;
+	struct hl_fpriv *fpriv;
+	struct hl_ctx *ctx = NULL;
+	int rc;
+
+	lockdep_assert_held(&hdev->reset_lock);
+	mutex_lock(&hdev->fpriv_list_lock);
+	if (!hl_device_operational(hdev)) {
+		mutex_unlock(&hdev->fpriv_list_lock);
+		return -ENODEV;
+	}
+	WRITE_ONCE(hdev->status, HL_DEVICE_STATUS_IN_RESET);
+	fpriv = hdev->compute_fpriv;
+	if (fpriv) {
+		WRITE_ONCE(fpriv->dead, true);
+		ctx = fpriv->ctx;
+		hl_ctx_get(ctx);
+		hdev->compute_fpriv = NULL;
+	}
+	mutex_unlock(&hdev->fpriv_list_lock);
+	dev_hl_info(hdev, "hard reset%s\n", fpriv ? " of a device in use" : "");
+
+	/*
+	 * Stop the engines: jobs fail, fences signal, waiting ioctls return.
+	 * Then every ioctl of the dead file that saw it alive has returned
+	 * (one that queued a job meanwhile had it refused: the engines stay
+	 * stopped until hw_init below).
+	 */
+	hdev->asic_funcs->hw_fini(hdev);
+	synchronize_srcu(&hdev->unplug_srcu);
+
+	hl_dmabuf_revoke_all(hdev, false);
+	if (ctx) {
+		hl_ctx_teardown(ctx);
+		hl_ctx_put(ctx);
+	}
+	hdev->asic_funcs->scrub_dram(hdev, prop->dram_user_base_address,
+				     prop->dram_user_size);
+	rc = hdev->asic_funcs->hw_init(hdev);
+	if (rc)
+		dev_hl_err(hdev, "hard reset failed to restart the engines: %d\n",
+			   rc);
+
+	mutex_lock(&hdev->fpriv_list_lock);
+	WRITE_ONCE(hdev->status, rc ? HL_DEVICE_STATUS_MALFUNCTION :
+				      HL_DEVICE_STATUS_OPERATIONAL);
+	mutex_unlock(&hdev->fpriv_list_lock);
+	return rc;
+}
+
+/**
  * hl_device_fini - stop a device that is going away.
  * @hdev: the device.
  *
@@ -329,27 +403,36 @@ err_early_fini:
  */
 void hl_device_fini(struct hl_device *hdev)
 {
+	bool was_operational;
 	struct hl_ctx *ctx;
 
+	mutex_lock(&hdev->reset_lock);
 	mutex_lock(&hdev->fpriv_list_lock);
+	was_operational = hl_device_operational(hdev);
 	WRITE_ONCE(hdev->status, HL_DEVICE_STATUS_MALFUNCTION);
 	WRITE_ONCE(hdev->unplugged, true);
 	mutex_unlock(&hdev->fpriv_list_lock);
 
-	/* Importers must let go of the BAR before it goes */
-	hl_dmabuf_revoke_all(hdev);
-
 	/*
 	 * Stop the engines first: their jobs fail and signal their fences,
 	 * which releases ioctls waiting on them, so the grace period below
-	 * ends. The page tables and HBM stay mapped until early_fini.
+	 * ends; and a revocation must not wait for a job that waits for user
+	 * space. The page tables and HBM stay mapped until early_fini. (After
+	 * a failed reset the engines are stopped already.)
 	 */
-	hdev->asic_funcs->hw_fini(hdev);
+	if (was_operational)
+		hdev->asic_funcs->hw_fini(hdev);
+
+	/*
+	 * Importers must let go of the BAR before it goes: revoke, wait for
+	 * their mappings and fences; no export made from now on escapes.
+	 */
+	hl_dmabuf_revoke_all(hdev, true);
 	synchronize_srcu(&hdev->unplug_srcu);
 
 	/*
-	 * Contexts may outlive the device (open files, exports): nothing of
-	 * theirs may stay DMA-mapped for a function the driver lets go of.
+	 * Contexts may outlive the device (open files): nothing of theirs
+	 * may stay DMA-mapped for a function the driver lets go of.
 	 */
 	mutex_lock(&hdev->ctx_list_lock);
 	list_for_each_entry(ctx, &hdev->ctx_list, node)
@@ -359,4 +442,5 @@ void hl_device_fini(struct hl_device *hdev)
 	hl_nodes_del(hdev);
 	hl_debugfs_remove_device(hdev);
 	hdev->asic_funcs->early_fini(hdev);
+	mutex_unlock(&hdev->reset_lock);
 }

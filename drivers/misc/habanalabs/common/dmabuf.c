@@ -30,21 +30,33 @@
  *            (QEMU's q35 host bridge is on no whitelist, so the test VMs
  *            need this even with CONFIG_PCI_P2PDMA).
  *
- * Ownership: the dma-buf holds a reference on the allocation, on the owning
- * context and on the device, and the exported mapping cannot be unmapped
- * (-EBUSY) nor the allocation freed while exported. Closing /dev/hlN keeps
- * the context (its ASID, page tables and the exported allocations) alive
- * until the last dma-buf reference drops; a new open of the device meanwhile
- * gets a fresh context, and DRAM_USAGE shows the exported memory as used
- * (not in the new context's ctx_dram_mem). The memory is never given to
+ * Ownership: the dma-buf holds a reference on the allocation (its HBM) and
+ * on the device, nothing else of its context. While the context lives, the
+ * exported mapping cannot be unmapped (-EBUSY) nor the allocation freed;
+ * closing /dev/hlN tears the context down (context.c) and cuts the exports'
+ * links to it (hl_dmabuf_ctx_detach()): the exported HBM stays allocated,
+ * counted in DRAM_USAGE's dram_free_mem but in no context's ctx_dram_mem,
+ * until the last dma-buf reference drops. The memory is never given to
  * another owner while an importer can reach it.
  *
- * Synchronisation: every command submission of a context that has live
- * exports adds its fence to each export's reservation object with
- * DMA_RESV_USAGE_KERNEL, so that importers that only wait for kernel
- * fences before mapping (as ib_umem_dmabuf does) never see memory an
- * engine is still writing. (Any job may write any mapped address; the
- * driver does not parse command buffers to find out which.)
+ * Synchronisation: the exports of a context share one reservation object
+ * (hl_ctx.resv), to which every command submission of the context adds its
+ * fence with DMA_RESV_USAGE_WRITE (command_submission.c): an export made
+ * while a CS runs carries that CS's fence. (Any job may write any mapped
+ * address; the driver does not parse command buffers to find out which.)
+ * Implicitly synchronised importers wait for the writers
+ * (dma_resv_usage_rw()); DMA_BUF_IOCTL_EXPORT_SYNC_FILE gives the fences to
+ * user space. An RDMA NIC does not wait for fences: its user waits for the
+ * CS (HL_IOCTL_WAIT_CS) before posting, or for the sync_file.
+ *
+ * Revocation (device removal, hard reset; hl_dmabuf_revoke_all()), after
+ * the engines stopped: under each reservation lock, mark the export
+ * revoked (no new map or pin: -ENODEV) and call move_notify; then wait
+ * until every importer has unmapped (importers that cannot be revoked, such
+ * as ib_umem_dmabuf's pinned attachments, are waited for, and named in the
+ * log every 10 s, as VFIO does), then for the importers' fences
+ * (DMA_RESV_USAGE_BOOKKEEP). Only then may the BAR or the HBM change hands.
+ * An export racing device removal either is revoked or fails (-ENODEV).
  */
 
 #include <linux/dma-buf.h>
@@ -56,7 +68,11 @@
 #include <linux/module.h>
 #include <linux/pci.h>
 #include <linux/pci-p2pdma.h>
+#include <linux/pid.h>
+#include <linux/sched.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <linux/debugfs.h>
 
 #include "habanalabs.h"
 #include "memory.h"
@@ -76,31 +92,44 @@ MODULE_PARM_DESC(dmabuf_raw_bar_addresses,
 /* sg_dma_len is 32-bit: keep entries well below 4 GiB */
 #define HL_DMABUF_MAX_SEG	SZ_2G
 
+/* How often a revocation that waits for importers says who they are */
+#define HL_DMABUF_REVOKE_LOG_INTERVAL	(10 * HZ)
+
 /**
  * struct hl_dmabuf - an export.
- * @node: in hdev->dmabuf_list.
+ * @node: in hdev->dmabuf_list (empty until the export is complete).
  * @dmabuf: the dma-buf.
  * @hdev: the device; held.
- * @ctx: the owning context; held.
+ * @resv: the owning context's reservation object, shared by its exports;
+ *	held. It is @dmabuf->resv.
  * @pack: the exported allocation; held.
- * @mapping: the mapping it was exported through (mapping->exported counts
- *	this export, so it stays).
+ * @ctx: the owning context while it lives, else NULL (hdev->dmabuf_lock).
+ * @mapping: the mapping it was exported through while the context lives
+ *	(mapping->exported counts this export), else NULL (hdev->dmabuf_lock).
  * @offset: byte offset of the exported range in @pack.
  * @size: bytes exported.
- * @revoked: the device is gone; no new mapping (under dmabuf->resv).
+ * @owner: the exporting process, for debugfs.
+ * @comm: its command name.
+ * @revoked: the device went away or was reset; no new mapping (under
+ *	dmabuf->resv).
  * @pins: number of pinning attachments (under dmabuf->resv).
+ * @mappings: live mappings (under dmabuf->resv).
  */
 struct hl_dmabuf {
 	struct list_head node;
 	struct dma_buf *dmabuf;
 	struct hl_device *hdev;
-	struct hl_ctx *ctx;
+	struct hl_ctx_resv *resv;
 	struct hl_vm_phys_pg_pack *pack;
+	struct hl_ctx *ctx;
 	struct hl_vm_mapping *mapping;
 	u64 offset;
 	u64 size;
+	struct pid *owner;
+	char comm[TASK_COMM_LEN];
 	bool revoked;
 	u32 pins;
+	u32 mappings;
 };
 
 static bool hl_dmabuf_iommu_translates(struct device *dev)
@@ -150,6 +179,8 @@ static int hl_dmabuf_pin(struct dma_buf_attachment *attach)
 	if (hdb->revoked)
 		return -ENODEV;
 	hdb->pins++;
+	/* The attachment's own pin count, for debugfs */
+	attach->priv = (void *)((uintptr_t)attach->priv + 1);
 	return 0;
 }
 
@@ -159,6 +190,7 @@ static void hl_dmabuf_unpin(struct dma_buf_attachment *attach)
 
 	dma_resv_assert_held(attach->dmabuf->resv);
 	hdb->pins--;
+	attach->priv = (void *)((uintptr_t)attach->priv - 1);
 }
 
 typedef int hl_dmabuf_piece_fn(void *arg, u64 dram_pa, u64 len);
@@ -283,6 +315,8 @@ static struct sg_table *hl_dmabuf_map(struct dma_buf_attachment *attach,
 	rc = hl_dmabuf_walk_pieces(hdb, max_seg, hl_dmabuf_map_piece, &st);
 	if (rc)
 		goto err_unmap;
+	hdb->mappings++;
+	atomic_inc(&hdb->hdev->dmabuf_mappings);
 	return sgt;
 
 err_unmap:
@@ -296,29 +330,44 @@ err_free_sgt:
 static void hl_dmabuf_unmap(struct dma_buf_attachment *attach,
 			    struct sg_table *sgt, enum dma_data_direction dir)
 {
+	struct hl_dmabuf *hdb = attach->dmabuf->priv;
+	struct hl_device *hdev = hdb->hdev;
+
+	dma_resv_assert_held(attach->dmabuf->resv);
 	hl_dmabuf_unmap_entries(attach, sgt, sgt->nents, dir);
 	sg_free_table(sgt);
 	kfree(sgt);
+	hdb->mappings--;
+	if (atomic_dec_and_test(&hdev->dmabuf_mappings))
+		wake_up_all(&hdev->dmabuf_wq);
+}
+
+/* Cut an export's link to its context (hdev->dmabuf_lock held) */
+static void hl_dmabuf_unlink_ctx(struct hl_dmabuf *hdb)
+{
+	lockdep_assert_held(&hdb->hdev->dmabuf_lock);
+	if (!hdb->ctx)
+		return;
+	hdb->mapping->exported--;
+	hdb->pack->exported--;
+	hdb->mapping = NULL;
+	hdb->ctx = NULL;
 }
 
 static void hl_dmabuf_release(struct dma_buf *dmabuf)
 {
 	struct hl_dmabuf *hdb = dmabuf->priv;
 	struct hl_device *hdev = hdb->hdev;
-	struct hl_ctx *ctx = hdb->ctx;
 
 	mutex_lock(&hdev->dmabuf_lock);
 	list_del(&hdb->node);
+	hl_dmabuf_unlink_ctx(hdb);
 	mutex_unlock(&hdev->dmabuf_lock);
 
-	mutex_lock(&ctx->mem_lock);
-	hdb->mapping->exported--;
-	hdb->pack->exported--;
-	mutex_unlock(&ctx->mem_lock);
-
-	/* The allocation before its context, the context before the device */
+	/* The allocation and the reservation object before the device */
 	hl_pg_pack_put(hdb->pack);
-	hl_ctx_put(ctx);
+	hl_ctx_resv_put(hdb->resv);
+	put_pid(hdb->owner);
 	hl_device_put(hdev);
 	kfree(hdb);
 }
@@ -357,6 +406,7 @@ int hl_dmabuf_export(struct hl_ctx *ctx, struct hl_mem_in *in, void *data,
 	struct hl_vm_mapping *mapping;
 	struct hl_dmabuf *hdb;
 	struct dma_buf *dmabuf;
+	bool revoked;
 	int rc;
 
 	if (in->flags & ~(O_RDWR | O_CLOEXEC))
@@ -365,9 +415,10 @@ int hl_dmabuf_export(struct hl_ctx *ctx, struct hl_mem_in *in, void *data,
 	    check_add_overflow(offset, size, &end))
 		return -EINVAL;
 
-	hdb = kzalloc(sizeof(*hdb), GFP_KERNEL);
+	hdb = kzalloc(sizeof(*hdb), GFP_KERNEL_ACCOUNT);
 	if (!hdb)
 		return -ENOMEM;
+	INIT_LIST_HEAD(&hdb->node);
 
 	mutex_lock(&ctx->mem_lock);
 	mapping = hl_mem_find_mapping(ctx, addr);
@@ -377,19 +428,25 @@ int hl_dmabuf_export(struct hl_ctx *ctx, struct hl_mem_in *in, void *data,
 		rc = -EINVAL;
 		goto err_free_hdb;
 	}
+	/* Linked from here on: the mapping stays and so does the allocation */
+	mutex_lock(&hdev->dmabuf_lock);
 	mapping->exported++;
 	mapping->pack->exported++;
+	hdb->ctx = ctx;
+	hdb->mapping = mapping;
+	mutex_unlock(&hdev->dmabuf_lock);
 	hl_pg_pack_get(mapping->pack);
 	mutex_unlock(&ctx->mem_lock);
 
-	hl_ctx_get(ctx);
+	kref_get(&ctx->resv->refcount);
 	hl_device_get(hdev);
 	hdb->hdev = hdev;
-	hdb->ctx = ctx;
+	hdb->resv = ctx->resv;
 	hdb->pack = mapping->pack;
-	hdb->mapping = mapping;
 	hdb->offset = offset;
 	hdb->size = size;
+	hdb->owner = get_pid(task_tgid(current));
+	get_task_comm(hdb->comm, current);
 
 	rc = get_unused_fd_flags(in->flags & O_CLOEXEC);
 	if (rc < 0)
@@ -400,6 +457,7 @@ int hl_dmabuf_export(struct hl_ctx *ctx, struct hl_mem_in *in, void *data,
 	exp_info.size = size;
 	exp_info.flags = in->flags & ~O_CLOEXEC;
 	exp_info.priv = hdb;
+	exp_info.resv = &ctx->resv->resv;
 	dmabuf = dma_buf_export(&exp_info);
 	if (IS_ERR(dmabuf)) {
 		rc = PTR_ERR(dmabuf);
@@ -407,23 +465,34 @@ int hl_dmabuf_export(struct hl_ctx *ctx, struct hl_mem_in *in, void *data,
 	}
 	hdb->dmabuf = dmabuf;
 
+	/*
+	 * Published under dmabuf_lock, which a revocation holds while it
+	 * marks the exports: one that comes after it is refused, so none
+	 * escapes it. From here on, the dma-buf's release undoes everything.
+	 */
 	mutex_lock(&hdev->dmabuf_lock);
-	list_add_tail(&hdb->node, &hdev->dmabuf_list);
+	revoked = hdev->exports_revoked;
+	if (!revoked)
+		list_add_tail(&hdb->node, &hdev->dmabuf_list);
 	mutex_unlock(&hdev->dmabuf_lock);
+	if (revoked) {
+		put_unused_fd(*fd);
+		dma_buf_put(dmabuf);
+		return -ENODEV;
+	}
 
-	/* From here on, the dma-buf's release undoes everything */
 	hl_ioctl_defer_fd_install(data, *fd, dmabuf->file);
 	return 0;
 
 err_put_fd:
 	put_unused_fd(*fd);
 err_release_refs:
+	put_pid(hdb->owner);
 	hl_device_put(hdev);
-	hl_ctx_put(ctx);
-	mutex_lock(&ctx->mem_lock);
-	mapping->exported--;
-	mapping->pack->exported--;
-	mutex_unlock(&ctx->mem_lock);
+	hl_ctx_resv_put(hdb->resv);
+	mutex_lock(&hdev->dmabuf_lock);
+	hl_dmabuf_unlink_ctx(hdb);
+	mutex_unlock(&hdev->dmabuf_lock);
 	hl_pg_pack_put(hdb->pack);
 err_free_hdb:
 	kfree(hdb);
@@ -431,50 +500,61 @@ err_free_hdb:
 }
 
 /**
- * hl_dmabuf_add_fence - make importers of a context's exports wait for a
- * command submission.
- * @ctx: the submitting context.
- * @fence: the submission's fence.
- *
- * Return: 0 or -ENOMEM (no slot for the fence: the submission must fail).
+ * hl_dmabuf_ctx_detach - a context is torn down: cut its exports' links
+ * to it (they keep their allocations).
+ * @ctx: the context; no ioctl of it runs.
  */
-int hl_dmabuf_add_fence(struct hl_ctx *ctx, struct dma_fence *fence)
+void hl_dmabuf_ctx_detach(struct hl_ctx *ctx)
 {
 	struct hl_device *hdev = ctx->hdev;
 	struct hl_dmabuf *hdb;
-	int rc = 0;
+
+	mutex_lock(&hdev->dmabuf_lock);
+	list_for_each_entry(hdb, &hdev->dmabuf_list, node)
+		if (hdb->ctx == ctx)
+			hl_dmabuf_unlink_ctx(hdb);
+	mutex_unlock(&hdev->dmabuf_lock);
+}
+
+/* Log who still maps the device's exports */
+static void hl_dmabuf_log_holders(struct hl_device *hdev)
+{
+	struct dma_buf_attachment *attach;
+	struct hl_dmabuf *hdb;
 
 	mutex_lock(&hdev->dmabuf_lock);
 	list_for_each_entry(hdb, &hdev->dmabuf_list, node) {
-		struct dma_resv *resv = hdb->dmabuf->resv;
-
-		if (hdb->ctx != ctx)
-			continue;
-		dma_resv_lock(resv, NULL);
-		rc = dma_resv_reserve_fences(resv, 1);
-		if (!rc)
-			dma_resv_add_fence(resv, fence, DMA_RESV_USAGE_KERNEL);
-		dma_resv_unlock(resv);
-		if (rc)
-			break;
+		dma_resv_lock(hdb->dmabuf->resv, NULL);
+		if (hdb->mappings)
+			list_for_each_entry(attach, &hdb->dmabuf->attachments, node)
+				dev_hl_warn(hdev,
+					    "revoked export of %llu bytes (pid %d, %s) still mapped: waiting for %s to let go\n",
+					    hdb->size, pid_nr(hdb->owner),
+					    hdb->comm, dev_name(attach->dev));
+		dma_resv_unlock(hdb->dmabuf->resv);
 	}
 	mutex_unlock(&hdev->dmabuf_lock);
-	return rc;
 }
 
 /**
- * hl_dmabuf_revoke_all - revoke every export of a device that goes away.
- * @hdev: the device.
+ * hl_dmabuf_revoke_all - revoke every export of the device and wait until
+ * no importer can reach its memory.
+ * @hdev: the device; its engines are stopped.
+ * @for_good: the device is going away: refuse new exports too (a hard
+ *	reset refuses them by other means: the old file is dead).
  *
- * Dynamic importers get move_notify and must unmap; no new mapping or pin
- * succeeds afterwards (-ENODEV). The dma-bufs themselves live on until
+ * Importers get move_notify and must unmap; no new mapping or pin succeeds
+ * afterwards (-ENODEV). Returns once every mapping is gone and the
+ * importers' fences have signalled. The dma-bufs themselves live on until
  * their last reference drops.
  */
-void hl_dmabuf_revoke_all(struct hl_device *hdev)
+void hl_dmabuf_revoke_all(struct hl_device *hdev, bool for_good)
 {
 	struct hl_dmabuf *hdb;
 
 	mutex_lock(&hdev->dmabuf_lock);
+	if (for_good)
+		hdev->exports_revoked = true;
 	list_for_each_entry(hdb, &hdev->dmabuf_list, node) {
 		dma_resv_lock(hdb->dmabuf->resv, NULL);
 		hdb->revoked = true;
@@ -482,4 +562,60 @@ void hl_dmabuf_revoke_all(struct hl_device *hdev)
 		dma_resv_unlock(hdb->dmabuf->resv);
 	}
 	mutex_unlock(&hdev->dmabuf_lock);
+
+	/* Importers that cannot be revoked are waited for, VFIO-style */
+	while (!wait_event_timeout(hdev->dmabuf_wq,
+				   !atomic_read(&hdev->dmabuf_mappings),
+				   HL_DMABUF_REVOKE_LOG_INTERVAL))
+		hl_dmabuf_log_holders(hdev);
+
+	/* Then for what the importers still had in flight */
+	mutex_lock(&hdev->dmabuf_lock);
+	list_for_each_entry(hdb, &hdev->dmabuf_list, node)
+		dma_resv_wait_timeout(hdb->dmabuf->resv,
+				      DMA_RESV_USAGE_BOOKKEEP, false,
+				      MAX_SCHEDULE_TIMEOUT);
+	mutex_unlock(&hdev->dmabuf_lock);
+}
+
+static int hl_dmabuf_exports_show(struct seq_file *s, void *unused)
+{
+	struct hl_device *hdev = s->private;
+	struct dma_buf_attachment *attach;
+	struct hl_dmabuf *hdb;
+	int rc;
+
+	rc = mutex_lock_interruptible(&hdev->dmabuf_lock);
+	if (rc)
+		return rc;
+	list_for_each_entry(hdb, &hdev->dmabuf_list, node) {
+		seq_printf(s, "export ino %lu size %llu pid %d comm %s%s%s\n",
+			   file_inode(hdb->dmabuf->file)->i_ino, hdb->size,
+			   pid_nr(hdb->owner), hdb->comm,
+			   hdb->ctx ? "" : " (owner closed)",
+			   hdb->revoked ? " revoked" : "");
+		rc = dma_resv_lock_interruptible(hdb->dmabuf->resv, NULL);
+		if (rc)
+			break;
+		list_for_each_entry(attach, &hdb->dmabuf->attachments, node)
+			seq_printf(s, "  attachment %s %s\n", dev_name(attach->dev),
+				   attach->priv ? "pinned" : "dynamic");
+		seq_printf(s, "  mappings %u pins %u\n", hdb->mappings,
+			   hdb->pins);
+		dma_resv_unlock(hdb->dmabuf->resv);
+	}
+	mutex_unlock(&hdev->dmabuf_lock);
+	return rc;
+}
+DEFINE_SHOW_ATTRIBUTE(hl_dmabuf_exports);
+
+/**
+ * hl_dmabuf_debugfs_init - the device's debugfs file "exports": each live
+ * export with its size, owner and attachments.
+ * @hdev: the device, with its debugfs directory.
+ */
+void hl_dmabuf_debugfs_init(struct hl_device *hdev)
+{
+	debugfs_create_file("exports", 0444, hdev->debugfs_root, hdev,
+			    &hl_dmabuf_exports_fops);
 }

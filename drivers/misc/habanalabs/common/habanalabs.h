@@ -5,6 +5,7 @@
  *
  * Lock order, outermost first (a lock may be taken while holding any lock
  * above it, never one below it):
+ *   hl_device.reset_lock
  *   hl_device.fpriv_list_lock
  *   hl_device.ctx_list_lock
  *   hl_nic_ctx.lock (never held with hl_ctx.mem_lock)
@@ -12,8 +13,8 @@
  *   hl_device.mmu_lock
  *   hl_device.engine_access_rwsem (the NIC data path holds no NIC lock,
  *	and one device's at a time)
- *   hl_device.dmabuf_lock (never held with hl_ctx.mem_lock)
- *   dma_buf.resv
+ *   hl_device.dmabuf_lock
+ *   dma_buf.resv (the exports of a context share hl_ctx.resv->resv)
  *   hl_ctx.cs_lock, hl_ctx.fault_lock (spinlocks)
  *   hl_device.nic_lock, then an hl_nic_ctx xarray's lock, then
  *	hl_nic_conn.lock, then hl_nic_cq.lock (spinlocks; nic.h)
@@ -24,6 +25,8 @@
 
 #include <linux/cdev.h>
 #include <linux/device.h>
+#include <linux/dma-resv.h>
+#include <linux/jiffies.h>
 #include <linux/genalloc.h>
 #include <linux/kref.h>
 #include <linux/maple_tree.h>
@@ -33,6 +36,7 @@
 #include <linux/spinlock.h>
 #include <linux/srcu.h>
 #include <linux/types.h>
+#include <linux/wait.h>
 #include <linux/xarray.h>
 
 #include <uapi/misc/habanalabs.h>
@@ -160,10 +164,11 @@ struct hl_cs;
  * @cb_va: device virtual address of the command buffer.
  * @cb_size: its size in bytes.
  * @queue_id: the engine queue that runs it.
- * @timeout: how long the job may run, in jiffies, from when its queue
- *	starts it.
- * @deadline: jiffies after which the queue aborts the job (-ETIMEDOUT); set
- *	by the backend to jiffies + @timeout when the job starts.
+ * @deadline: jiffies after which the job must be aborted (-ETIMEDOUT):
+ *	the submission time plus the CS timeout, itself at most
+ *	job_timeout_max, so that the CS fence signals in bounded time even
+ *	for a job that waits for another process (NIC_RECV) or sits behind
+ *	other jobs in its queue.
  * @node: the queue's list of pending jobs (backend-owned).
  */
 struct hl_cs_job {
@@ -172,7 +177,6 @@ struct hl_cs_job {
 	u64 cb_va;
 	u32 cb_size;
 	u32 queue_id;
-	unsigned long timeout;
 	unsigned long deadline;
 	struct list_head node;
 };
@@ -182,21 +186,44 @@ struct hl_cs_job {
  * @hdev: the device; holds a reference on it.
  * @ctx: the compute context (compute node only, else NULL).
  * @is_control: opened through the control node.
+ * @dead: a hard reset took the device from under the file: its ioctls
+ *	get -ENODEV and its context is gone (set under
+ *	hl_device.fpriv_list_lock; read inside hl_device_enter()).
  */
 struct hl_fpriv {
 	struct hl_device *hdev;
 	struct hl_ctx *ctx;
 	bool is_control;
+	bool dead;
+};
+
+/**
+ * struct hl_ctx_resv - the reservation object that every export of one
+ * context shares.
+ * @refcount: held by the context and by each of its exports, which may
+ *	outlive it.
+ * @resv: every CS of the context adds its fence here, WRITE usage, so an
+ *	export made while a CS runs carries that CS's fence.
+ */
+struct hl_ctx_resv {
+	struct kref refcount;
+	struct dma_resv resv;
 };
 
 /**
  * struct hl_ctx - a compute context: everything one user of the compute node
- * owns. Refcounted: the open file holds one reference, and so does every
- * object that must keep the context's memory alive after the file is closed
- * (an exported dma-buf, a running command submission).
- * @refcount: release when the last user is gone.
+ * owns. hl_ctx_teardown() releases all of it when the file is closed (or a
+ * hard reset kills it): running work is cancelled and waited for, and only
+ * what an export holds (its allocation, through hl_vm_phys_pg_pack) stays.
+ * The structure itself is refcounted (the file, each running CS, a NIC
+ * transfer into the context) and freed with the last reference.
+ * @refcount: the structure is freed when the last user is gone.
  * @hdev: the device; the context holds a reference on it.
- * @node: in hdev->ctx_list.
+ * @node: in hdev->ctx_list until the teardown.
+ * @torn_down: hl_ctx_teardown() ran (under hdev->ctx_list_lock).
+ * @closing: set at the start of the teardown: jobs of the context abort at
+ *	their next check (-ECANCELED).
+ * @resv: the reservation object of the context's exports; held.
  * @asid: the context's address-space ID; its hop0 table is fixed by it.
  * @mem_lock: Protects @handles, @va_host, @va_dram and the objects in them.
  * @handles: device-memory allocations by handle (struct hl_vm_phys_pg_pack).
@@ -211,7 +238,9 @@ struct hl_fpriv {
  * @last_fault: the last device MMU fault of the context's jobs.
  * @cs_lock: Protects @cs_sequence and @cs_fences.
  * @cs_sequence: sequence number of the next command submission.
- * @cs_fences: recent submissions' fences by sequence number.
+ * @cs_fences: fences by sequence number: every CS that has not signalled,
+ *	and the last HL_CS_MAX_TRACKED ones (command_submission.c).
+ * @cs_inflight: submissions whose fence has not signalled yet.
  * @nic: the context's NIC connections and CQs (nic.c).
  * @injected_leak: TEST ONLY (HL_INJECT_LEAK): leaked when the context goes.
  */
@@ -219,6 +248,9 @@ struct hl_ctx {
 	struct kref refcount;
 	struct hl_device *hdev;
 	struct list_head node;
+	bool torn_down;
+	bool closing;
+	struct hl_ctx_resv *resv;
 	u32 asid;
 	struct mutex mem_lock; /* Protects: handles, va_host, va_dram */
 	struct xarray handles;
@@ -232,6 +264,7 @@ struct hl_ctx {
 	spinlock_t cs_lock; /* Protects: cs_sequence, cs_fences */
 	u64 cs_sequence;
 	struct xarray cs_fences;
+	atomic_t cs_inflight;
 	struct hl_nic_ctx nic;
 	void *injected_leak;
 };
@@ -267,9 +300,17 @@ struct hl_ctx {
  *	that nothing still accesses a page about to be released.
  * @pinned_host_pages: host pages pinned by all contexts' mappings.
  * @ctx_list_lock: Protects @ctx_list.
- * @ctx_list: every live context, including those that outlived their file.
- * @dmabuf_lock: Protects @dmabuf_list.
+ * @ctx_list: every context not torn down yet.
+ * @dmabuf_lock: Protects @dmabuf_list, @exports_revoked, and each export's
+ *	link to its context (struct hl_dmabuf: ctx, mapping) with the
+ *	mapping's and allocation's export counts.
  * @dmabuf_list: live dma-buf exports of the device's memory.
+ * @exports_revoked: the device is going away: no new export.
+ * @dmabuf_mappings: live mappings of the exports, by all importers.
+ * @dmabuf_wq: woken when @dmabuf_mappings drops.
+ * @reset_lock: serialises hard resets with each other and with removal.
+ * @mmu_unlink_gen: generation of page-table unlinks (under @mmu_lock):
+ *	hl_mmu_invalidate() frees only hop tables unlinked before it began.
  * @debugfs_root: the device's debugfs directory.
  * @nic_lock: Protects @nic_ctx.
  * @nic_ctx: the context whose connections the NIC fabric reaches: the
@@ -302,8 +343,13 @@ struct hl_device {
 	atomic64_t pinned_host_pages;
 	struct mutex ctx_list_lock; /* Protects: ctx_list */
 	struct list_head ctx_list;
-	struct mutex dmabuf_lock; /* Protects: dmabuf_list */
+	struct mutex dmabuf_lock; /* Protects: dmabuf_list, exports_revoked, export links */
 	struct list_head dmabuf_list;
+	bool exports_revoked;
+	atomic_t dmabuf_mappings;
+	wait_queue_head_t dmabuf_wq;
+	struct mutex reset_lock; /* Protects: hard reset vs removal */
+	u64 mmu_unlink_gen;
 	struct dentry *debugfs_root;
 	spinlock_t nic_lock; /* Protects: nic_ctx */
 	struct hl_ctx *nic_ctx;
@@ -331,6 +377,7 @@ void hl_device_exit(struct hl_device *hdev, int idx);
 bool hl_device_unplugged(struct hl_device *hdev);
 enum hl_device_status hl_device_status(struct hl_device *hdev);
 bool hl_device_operational(struct hl_device *hdev);
+int hl_device_hard_reset(struct hl_device *hdev);
 
 /* habanalabs_ioctl.c */
 long hl_ioctl(struct file *filp, unsigned int cmd, unsigned long arg);
@@ -348,9 +395,30 @@ int hl_mem_ioctl(struct hl_fpriv *fpriv, void *data);
 /* command_submission.c */
 int hl_cs_ioctl(struct hl_fpriv *fpriv, void *data);
 int hl_wait_cs_ioctl(struct hl_fpriv *fpriv, void *data);
-void hl_cs_ctx_init(struct hl_ctx *ctx);
+int hl_cs_ctx_init(struct hl_ctx *ctx);
+void hl_cs_ctx_cancel(struct hl_ctx *ctx);
 void hl_cs_ctx_fini(struct hl_ctx *ctx);
 void hl_cs_job_done(struct hl_cs_job *job, int error);
+void hl_ctx_resv_put(struct hl_ctx_resv *r);
+
+/**
+ * hl_cs_job_check - may a running job go on?
+ * @job: the job.
+ *
+ * Backends call it between packets, chunks and while waiting.
+ *
+ * Return: 0, -ECANCELED its context is being torn down, or -ETIMEDOUT its
+ * deadline passed.
+ */
+static inline int hl_cs_job_check(struct hl_cs_job *job)
+{
+	if (READ_ONCE(job->ctx->closing))
+		return -ECANCELED;
+	if (time_after(jiffies, job->deadline))
+		return -ETIMEDOUT;
+	return 0;
+}
+
 void hl_ctx_record_fault(struct hl_ctx *ctx, u64 addr, u32 engine_id,
 			 bool is_write);
 
@@ -358,11 +426,13 @@ void hl_ctx_record_fault(struct hl_ctx *ctx, u64 addr, u32 engine_id,
 struct hl_mem_in;
 int hl_dmabuf_export(struct hl_ctx *ctx, struct hl_mem_in *in, void *data,
 		     int *fd);
-int hl_dmabuf_add_fence(struct hl_ctx *ctx, struct dma_fence *fence);
-void hl_dmabuf_revoke_all(struct hl_device *hdev);
+void hl_dmabuf_ctx_detach(struct hl_ctx *ctx);
+void hl_dmabuf_revoke_all(struct hl_device *hdev, bool for_good);
+void hl_dmabuf_debugfs_init(struct hl_device *hdev);
 
 /* context.c */
 struct hl_ctx *hl_ctx_create(struct hl_device *hdev);
+void hl_ctx_teardown(struct hl_ctx *ctx);
 void hl_ctx_get(struct hl_ctx *ctx);
 void hl_ctx_put(struct hl_ctx *ctx);
 

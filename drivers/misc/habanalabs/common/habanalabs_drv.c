@@ -94,6 +94,9 @@ static int hl_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	INIT_LIST_HEAD(&hdev->ctx_list);
 	mutex_init(&hdev->dmabuf_lock);
 	INIT_LIST_HEAD(&hdev->dmabuf_list);
+	atomic_set(&hdev->dmabuf_mappings, 0);
+	init_waitqueue_head(&hdev->dmabuf_wq);
+	mutex_init(&hdev->reset_lock);
 	spin_lock_init(&hdev->nic_lock);
 
 	rc = ida_alloc_max(&hl_dev_ida, HL_MAX_DEVICES - 1, GFP_KERNEL);

@@ -279,7 +279,7 @@ static long hl_ioctl_dispatch(struct file *filp, unsigned int cmd,
 		return rc;
 
 	idx = hl_device_enter(hdev);
-	if (hl_device_unplugged(hdev))
+	if (hl_device_unplugged(hdev) || READ_ONCE(fpriv->dead))
 		rc = -ENODEV;
 	else
 		rc = desc->func(fpriv, kdata);

@@ -58,7 +58,6 @@ static void hl_pg_pack_release(struct kref *ref)
 				      pack->page_size);
 	}
 	atomic64_sub(pack->total_size, &hdev->dram_used);
-	atomic64_sub(pack->total_size, &pack->ctx->dram_usage);
 	kvfree(pack->pages);
 	kfree(pack);
 }
@@ -129,9 +128,7 @@ hl_pg_pack_alloc(struct hl_ctx *ctx, u64 size, u64 page_size, bool contiguous)
 	pack->page_size = page_size;
 	pack->total_size = size;
 	pack->contiguous = contiguous;
-	pack->ctx = ctx;
 	atomic64_add(size, &hdev->dram_used);
-	atomic64_add(size, &ctx->dram_usage);
 	return pack;
 
 err_free_dram:
@@ -176,8 +173,22 @@ static int hl_mem_alloc(struct hl_ctx *ctx, struct hl_mem_in *in, u64 *handle)
 	}
 
 	pack->handle = id;
+	/* The context's share: what its handles hold */
+	atomic64_add(size, &ctx->dram_usage);
 	*handle = id;
 	return 0;
+}
+
+/* An export count (mapping or allocation), read under hdev->dmabuf_lock */
+static bool hl_mem_exported(struct hl_ctx *ctx, const u32 *count)
+{
+	bool exported;
+
+	lockdep_assert_held(&ctx->mem_lock);
+	mutex_lock(&ctx->hdev->dmabuf_lock);
+	exported = *count;
+	mutex_unlock(&ctx->hdev->dmabuf_lock);
+	return exported;
 }
 
 static int hl_mem_free(struct hl_ctx *ctx, struct hl_mem_in *in)
@@ -192,10 +203,11 @@ static int hl_mem_free(struct hl_ctx *ctx, struct hl_mem_in *in)
 	pack = xa_load(&ctx->handles, in->free.handle);
 	if (!pack || in->free.handle > U32_MAX) {
 		rc = -EINVAL;
-	} else if (pack->mapped || pack->exported) {
+	} else if (pack->mapped || hl_mem_exported(ctx, &pack->exported)) {
 		rc = -EBUSY;
 	} else {
 		xa_erase(&ctx->handles, in->free.handle);
+		atomic64_sub(pack->total_size, &ctx->dram_usage);
 		pack->handle = 0;
 	}
 	mutex_unlock(&ctx->mem_lock);
@@ -565,7 +577,7 @@ static int hl_mem_unmap(struct hl_ctx *ctx, struct hl_mem_in *in)
 	mapping = hl_mem_find_mapping(ctx, in->unmap.device_virt_addr);
 	if (!mapping || mapping->user_va != in->unmap.device_virt_addr)
 		rc = -EINVAL;
-	else if (mapping->exported)
+	else if (hl_mem_exported(ctx, &mapping->exported))
 		rc = -EBUSY;
 	else
 		mapping->busy = true;
@@ -694,8 +706,9 @@ void hl_mem_ctx_release_host(struct hl_ctx *ctx)
 
 /**
  * hl_mem_ctx_fini - release everything a context still has mapped or
- * allocated.
- * @ctx: the context, on its way out (no other user).
+ * allocated; exported allocations live on with their exports.
+ * @ctx: the context, being torn down: no ioctl, job or export uses its
+ *	mappings any more.
  *
  * Page-table updates are skipped when the device is gone; pinned host
  * memory is unpinned and DMA-unmapped in any case.
@@ -714,6 +727,7 @@ void hl_mem_ctx_fini(struct hl_ctx *ctx)
 
 	xa_for_each(&ctx->handles, handle, pack) {
 		xa_erase(&ctx->handles, handle);
+		atomic64_sub(pack->total_size, &ctx->dram_usage);
 		hl_pg_pack_put(pack);
 	}
 	xa_destroy(&ctx->handles);

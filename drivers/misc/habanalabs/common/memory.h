@@ -16,24 +16,22 @@ struct hl_device;
  * struct hl_vm_phys_pg_pack - a device-memory allocation (DRAM pages).
  * @refcount: held by the handle, by each mapping of it and by each export;
  *	the DRAM goes back to the pool with the last reference.
- * @hdev: the device.
- * @ctx: the owning context. Not a reference (the context's release is what
- *	frees its allocations): whoever holds the allocation past the
- *	context's file (an export) holds a context reference too, and drops it
- *	after the allocation's.
- * @handle: the handle in ctx->handles, 0 once freed by the user.
+ * @hdev: the device (the context's, or an export's, reference keeps it).
+ * @handle: the handle in its context's handles, 0 once freed by the user
+ *	or once the context is gone; an export may hold the allocation past
+ *	its context.
  * @npages: number of pages.
  * @page_size: DRAM page size of the allocation.
  * @total_size: @npages * @page_size.
  * @pages: HBM device physical address of each page.
  * @contiguous: allocated as one range.
  * @mapped: number of mappings (under ctx->mem_lock).
- * @exported: number of live dma-buf exports (under ctx->mem_lock).
+ * @exported: number of live dma-buf exports linked to the context (under
+ *	hdev->dmabuf_lock; raised with ctx->mem_lock held too).
  */
 struct hl_vm_phys_pg_pack {
 	struct kref refcount;
 	struct hl_device *hdev;
-	struct hl_ctx *ctx;
 	u64 handle;
 	u64 npages;
 	u64 page_size;
@@ -66,7 +64,8 @@ struct hl_userptr {
  * @host: maps host memory (@userptr), else device memory (@pack).
  * @pack: the device-memory allocation, holding a reference.
  * @userptr: the pinned host memory, owned.
- * @exported: number of live dma-buf exports (under ctx->mem_lock).
+ * @exported: number of live dma-buf exports made through this mapping
+ *	(under hdev->dmabuf_lock; raised with ctx->mem_lock held too).
  * @busy: being mapped or unmapped: lookups do not see it (under
  *	ctx->mem_lock).
  */

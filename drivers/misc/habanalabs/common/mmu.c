@@ -223,9 +223,16 @@ int hl_mmu_unmap_page(struct hl_ctx *ctx, u64 va, u64 page_size)
 		hl_mmu_hop_set_count(ctx, tables[hop], count);
 		if (count)
 			break;
-		/* Empty: unlink it, free it after the next invalidation */
+		/*
+		 * Empty: unlink it, free it after the next invalidation that
+		 * begins after this unlink (a zombie's value is its unlink
+		 * generation; the entry exists, so the store does not
+		 * allocate).
+		 */
 		funcs->write_pte(hdev, hl_mmu_pte_addr(tables[hop - 1], va,
 						       hop - 1), 0);
+		xa_store(&ctx->mmu_hops, hl_mmu_hop_key(tables[hop]),
+			 xa_mk_value(hdev->mmu_unlink_gen), GFP_KERNEL);
 		xa_set_mark(&ctx->mmu_hops, hl_mmu_hop_key(tables[hop]),
 			    HL_MMU_HOP_ZOMBIE);
 	}
@@ -265,13 +272,24 @@ void hl_mmu_invalidate(struct hl_ctx *ctx)
 	struct hl_device *hdev = ctx->hdev;
 	unsigned long key;
 	void *entry;
+	u64 gen;
+
+	/*
+	 * Only tables unlinked before this point may be freed below: one
+	 * that another thread unlinks after the drain may still be walked
+	 * by an engine that read its parent PTE before the unlink.
+	 */
+	mutex_lock(&hdev->mmu_lock);
+	gen = hdev->mmu_unlink_gen++;
+	mutex_unlock(&hdev->mmu_lock);
 
 	hl_mmu_invalidate_cache(hdev, ctx->asid);
 	hl_mmu_drain_engine_accesses(hdev);
 
 	mutex_lock(&hdev->mmu_lock);
 	xa_for_each_marked(&ctx->mmu_hops, key, entry, HL_MMU_HOP_ZOMBIE)
-		hl_mmu_free_hop(ctx, (u64)key * HL_MMU_HOP_TABLE_SIZE);
+		if (xa_to_value(entry) <= gen)
+			hl_mmu_free_hop(ctx, (u64)key * HL_MMU_HOP_TABLE_SIZE);
 	mutex_unlock(&hdev->mmu_lock);
 }
 

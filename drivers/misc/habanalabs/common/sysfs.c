@@ -6,8 +6,13 @@
  * dram_size    bytes of user-allocatable DRAM
  * status       "operational", "in reset", "malfunction", ...
  * pci_addr     PCI address of the function
+ * hard_reset   write 1 (root only, CAP_SYS_ADMIN): reset the device with
+ *              whatever runs on it (hl_device_hard_reset()); EBUSY while
+ *              another reset or the device's removal is under way,
+ *              ENODEV when the device is not operational
  */
 
+#include <linux/capability.h>
 #include <linux/device.h>
 #include <linux/sysfs.h>
 
@@ -61,11 +66,36 @@ static ssize_t pci_addr_show(struct device *dev, struct device_attribute *attr,
 }
 static DEVICE_ATTR_RO(pci_addr);
 
+static ssize_t hard_reset_store(struct device *dev,
+				struct device_attribute *attr, const char *buf,
+				size_t count)
+{
+	struct hl_device *hdev = dev_get_drvdata(dev);
+	bool value;
+	int rc;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	rc = kstrtobool(buf, &value);
+	if (rc)
+		return rc;
+	if (!value)
+		return -EINVAL;
+	/* Removal holds it while it waits for this file to be idle */
+	if (!mutex_trylock(&hdev->reset_lock))
+		return -EBUSY;
+	rc = hl_device_hard_reset(hdev);
+	mutex_unlock(&hdev->reset_lock);
+	return rc ? rc : count;
+}
+static DEVICE_ATTR_WO(hard_reset);
+
 static struct attribute *hl_dev_attrs[] = {
 	&dev_attr_device_type.attr,
 	&dev_attr_dram_size.attr,
 	&dev_attr_status.attr,
 	&dev_attr_pci_addr.attr,
+	&dev_attr_hard_reset.attr,
 	NULL,
 };
 

@@ -284,6 +284,15 @@ int hl_emu_nic_init(struct hl_emu_device *emu)
 		return rc;
 	}
 
+	/* After a hard reset: the same NIC joins the fabric again */
+	nic = emu->nic;
+	if (nic) {
+		down_write(&hdev->engine_access_rwsem);
+		nic->detached = false;
+		up_write(&hdev->engine_access_rwsem);
+		goto join;
+	}
+
 	nic = kzalloc(sizeof(*nic), GFP_KERNEL);
 	if (!nic)
 		return -ENOMEM;
@@ -295,6 +304,7 @@ int hl_emu_nic_init(struct hl_emu_device *emu)
 		nic->ports[i].admin_up = true;
 	emu->nic = nic;
 
+join:
 	spin_lock(&hl_emu_fabric_lock);
 	hl_emu_fabric[nic->id] = nic;
 	spin_unlock(&hl_emu_fabric_lock);
@@ -483,8 +493,13 @@ static u32 hl_emu_nic_job_check(struct hl_emu_queue *q, struct hl_cs_job *job,
 		*stopped = true;
 		return HL_NIC_CQE_STATUS_FLUSHED;
 	}
-	if (time_after(jiffies, job->deadline))
+	switch (hl_cs_job_check(job)) {
+	case -ECANCELED:
+		/* The context is torn down: its connections are flushed */
+		return HL_NIC_CQE_STATUS_FLUSHED;
+	case -ETIMEDOUT:
 		return HL_NIC_CQE_STATUS_TIMEOUT;
+	}
 	cond_resched();
 	return HL_NIC_CQE_STATUS_SUCCESS;
 }
@@ -719,7 +734,15 @@ static u32 hl_emu_nic_write_peer(struct hl_emu_nic_xfer *x, u64 va, u32 len)
 	idx = hl_device_enter(peer_hdev);
 	if (!hl_device_unplugged(peer_hdev)) {
 		down_read(&peer_hdev->engine_access_rwsem);
-		if (!x->peer->detached) {
+		/*
+		 * Checked again under the rwsem: a peer context torn down
+		 * since the last check flushed its connection before its
+		 * teardown drained the engines, so its ASID is not used
+		 * after it may have changed hands.
+		 */
+		if (READ_ONCE(x->rconn->epoch) != x->r_epoch) {
+			status = HL_NIC_CQE_STATUS_REMOTE_ERR;
+		} else if (!x->peer->detached) {
 			rc = hl_emu_mmu_access_notlb(to_emu(peer_hdev),
 						     x->rctx->asid, va,
 						     x->q->buf, len, true);

@@ -19,14 +19,17 @@
  *               packet cut by cb_size, a misaligned MSG_LONG, a REDUCE of
  *               an unsupported type or operation, with a misaligned address
  *               or with no element;
- *   -ETIMEDOUT  the job ran longer than its timeout (checked between packets
- *               and between chunks);
+ *   -ETIMEDOUT  the job's deadline (its submission plus its timeout) passed
+ *               (checked between packets and between chunks);
+ *   -ECANCELED  the job's context is being torn down (its file closed, or
+ *               a hard reset);
  *   -ENODEV     the device is going away (hw_fini);
  *   -EIO        a NIC message failed (emu_nic.c: its completion entry
  *               says why; -EFAULT and -ETIMEDOUT keep their meaning).
  * User-caused failures are logged with dev_dbg only.
  */
 
+#include <linux/dma-fence.h>
 #include <linux/jiffies.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
@@ -121,14 +124,21 @@ static u32 hl_emu_chunk_len(u64 va, u64 left)
 	return min(n, left);
 }
 
-/* Between packets and chunks: abort when stopped or past the deadline */
+/*
+ * Between packets and chunks: abort when stopped, when the job's context
+ * is torn down, or past the job's deadline.
+ */
 static int hl_emu_job_check(struct hl_emu_queue *q, struct hl_cs_job *job)
 {
+	int rc;
+
 	if (READ_ONCE(q->emu->stopped))
 		return -ENODEV;
-	if (time_after(jiffies, job->deadline)) {
-		dev_dbg(q->emu->hdev->dev, "queue %u: job timed out\n", q->id);
-		return -ETIMEDOUT;
+	rc = hl_cs_job_check(job);
+	if (rc) {
+		dev_dbg(q->emu->hdev->dev, "queue %u: job aborted: %d\n",
+			q->id, rc);
+		return rc;
 	}
 	cond_resched();
 	return 0;
@@ -337,8 +347,6 @@ static int hl_emu_run_job(struct hl_emu_queue *q, struct hl_cs_job *job)
 	u32 off = 0, size, ctl, opcode;
 	int rc;
 
-	job->deadline = jiffies + job->timeout;
-
 	if (!IS_ALIGNED(job->cb_va, sizeof(u64)))
 		return -EINVAL;
 
@@ -411,6 +419,7 @@ static void hl_emu_queue_work(struct work_struct *work)
 {
 	struct hl_emu_queue *q = container_of(work, struct hl_emu_queue, work);
 	struct hl_cs_job *job;
+	bool cookie;
 	int rc;
 
 	for (;;) {
@@ -425,11 +434,17 @@ static void hl_emu_queue_work(struct work_struct *work)
 		if (!job)
 			return;
 
+		/*
+		 * The job's fence waits for this: no allocation and no lock
+		 * that may wait for a fence from here until it is reported.
+		 */
+		cookie = dma_fence_begin_signalling();
 		rc = hl_emu_run_job(q, job);
 
 		spin_lock(&q->lock);
 		q->running = NULL;
 		spin_unlock(&q->lock);
+		dma_fence_end_signalling(cookie);
 
 		/* Process context: the last job of a CS may release its ctx */
 		hl_cs_job_done(job, rc);
@@ -536,8 +551,9 @@ int hl_emu_queues_init(struct hl_emu_device *emu)
 			goto err_free_queues;
 	}
 
-	emu->wq = alloc_workqueue("hl%d-queues", WQ_UNBOUND, HL_EMU_NUM_QUEUES,
-				  emu->hdev->id);
+	/* Its workers signal fences, which memory reclaim may wait for */
+	emu->wq = alloc_workqueue("hl%d-queues", WQ_UNBOUND | WQ_MEM_RECLAIM,
+				  HL_EMU_NUM_QUEUES, emu->hdev->id);
 	if (!emu->wq)
 		goto err_free_queues;
 
