@@ -927,7 +927,7 @@ static void test_errnos(void **state)
 	dma.handle = h;
 	dma.size = 1;
 	dma.user_ptr = (uintptr_t)buf;
-	dma.flags = 0x2;
+	dma.flags = 0x4;
 	assert_int_equal(imp_ioctl(st->imp, HL_IMPORTER_IOCTL_DMA_READ, &dma), -EINVAL);
 	dma.flags = 0;
 	dma.reserved = 1;

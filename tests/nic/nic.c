@@ -1836,6 +1836,70 @@ static void test_recv_without_send_is_bounded(void **state)
 	pair_close(&p);
 }
 
+/*
+ * A hard reset of device 1 while its connection is up and a receive
+ * waits: the receive fails, the fd is dead (ENODEV), the peer's end of the
+ * connection goes to ERR; a new open of device 1 connects and moves data.
+ */
+static void test_hard_reset_kills_connections(void **state)
+{
+	struct hltests_dram_buf d0, d1;
+	uint8_t pattern[4096], back[4096];
+	struct hl_nic_cqe cqe;
+	struct nic_cs r, s;
+	uint64_t st = SEED;
+	struct pair p;
+	int old;
+
+	(void)state;
+	pair_connect(&p);
+	hltests_dram_map(p.s[1].fd, &d1, PAGE, false);
+	assert_int_equal(nic_post(p.s[1].fd, &r, 1, NIC_RECV, p.s[1].conn,
+				  d1.va, PAGE, 7, 0), 0);
+	usleep(100 * 1000);
+
+	assert_int_equal(hltests_write_file("/sys/class/habanalabs/hl1/hard_reset",
+					    "1"), 0);
+	old = p.s[1].fd;
+	{
+		struct hl_nic_query_conn_out q;
+
+		assert_int_equal(hlthunk_nic_query_conn(old, p.s[1].conn, &q),
+				 -ENODEV);
+	}
+	assert_int_equal(conn_state(p.s[0].fd, p.s[0].conn), S_ERR);
+	/* The peer's CQ says why its later work fails, not a hang */
+	assert_int_equal(nic_post(p.s[0].fd, &s, 2, NIC_SEND, p.s[0].conn,
+				  d1.va, PAGE, 8, SHORT_TIMEOUT_S), 0);
+	assert_int_equal(nic_cs_wait(p.s[0].fd, &s, WAIT_US, NULL), -EIO);
+	nic_cs_free(p.s[0].fd, &s);
+	fd_close(old);
+	fd_close(p.s[0].fd);
+
+	/* Both devices work again: connect anew and move data */
+	pair_connect(&p);
+	hltests_fill_random(&st, pattern, sizeof(pattern));
+	hltests_dram_map(p.s[0].fd, &d0, PAGE, false);
+	hltests_dram_map(p.s[1].fd, &d1, PAGE, false);
+	write_dev(p.s[0].fd, d0.va, pattern, sizeof(pattern));
+	assert_int_equal(nic_post(p.s[1].fd, &r, 1, NIC_RECV, p.s[1].conn,
+				  d1.va, PAGE, 9, 0), 0);
+	assert_int_equal(nic_post(p.s[0].fd, &s, 2, NIC_SEND, p.s[0].conn,
+				  d0.va, PAGE, 10, 0), 0);
+	assert_int_equal(nic_cs_wait(p.s[0].fd, &s, WAIT_US, NULL), 0);
+	assert_int_equal(nic_cs_wait(p.s[1].fd, &r, WAIT_US, NULL), 0);
+	hltests_read_device(p.s[1].fd, d1.va, back, sizeof(back));
+	hltests_assert_bytes_equal(back, pattern, sizeof(back), "after the reset");
+	cq_take_one(p.s[1].fd, p.s[1].cq, &cqe);
+	assert_cqe(&cqe, HL_NIC_CQE_OP_RECV, HL_NIC_CQE_STATUS_SUCCESS,
+		   p.s[1].conn, 9);
+	nic_cs_free(p.s[0].fd, &s);
+	nic_cs_free(p.s[1].fd, &r);
+	hltests_dram_unmap(p.s[0].fd, &d0);
+	hltests_dram_unmap(p.s[1].fd, &d1);
+	pair_close(&p);
+}
+
 static void test_link_down_while_waiting(void **state)
 {
 	struct hl_nic_cqe cqe;
@@ -2497,6 +2561,7 @@ const struct CMUnitTest nic_tests[] = {
 	NIC_TEST2(test_psn_mismatch_fails_both),
 	NIC_TEST2(test_recv_wq_full),
 	NIC_TEST2(test_recv_without_send_is_bounded),
+	NIC_TEST2(test_hard_reset_kills_connections),
 	NIC_TEST2(test_link_down_while_waiting),
 	NIC_TEST2(test_link_down_mid_transfer),
 	NIC_TEST2(test_destroyed_connection),

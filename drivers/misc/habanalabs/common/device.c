@@ -377,6 +377,7 @@ int hl_device_hard_reset(struct hl_device *hdev)
 
 	hl_dmabuf_revoke_all(hdev, false);
 	if (ctx) {
+		WRITE_ONCE(ctx->killed, true);
 		hl_ctx_teardown(ctx);
 		hl_ctx_put(ctx);
 	}

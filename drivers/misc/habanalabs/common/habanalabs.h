@@ -133,6 +133,10 @@ struct asic_fixed_properties {
  * @nic_check_remote: whether a connection on @port may name @remote_addr:
  *	0, -ENETDOWN the port's link is down, -EADDRNOTAVAIL no port of the
  *	fabric has that address, -EHOSTUNREACH it is not cabled to @port.
+ * @nic_peer_get: the device cabled to @port, with a reference, whatever
+ *	the state of the link and of this device; *@addr receives the
+ *	address of @port. NULL when @port is not cabled or the peer is not
+ *	bound. Optional.
  * @debugfs_init: add the backend's files under the device's debugfs
  *	directory @root (optional).
  */
@@ -152,6 +156,8 @@ struct hl_asic_funcs {
 			      struct hl_info_nic_port *info);
 	int (*nic_check_remote)(struct hl_device *hdev, u32 port,
 				u64 remote_addr);
+	struct hl_device *(*nic_peer_get)(struct hl_device *hdev, u32 port,
+					  u64 *addr);
 	void (*debugfs_init)(struct hl_device *hdev, struct dentry *root);
 };
 
@@ -223,6 +229,8 @@ struct hl_ctx_resv {
  * @torn_down: hl_ctx_teardown() ran (under hdev->ctx_list_lock).
  * @closing: set at the start of the teardown: jobs of the context abort at
  *	their next check (-ECANCELED).
+ * @killed: a hard reset tears the context down: its connections' peers
+ *	go to ERR too.
  * @resv: the reservation object of the context's exports; held.
  * @asid: the context's address-space ID; its hop0 table is fixed by it.
  * @mem_lock: Protects @handles, @va_host, @va_dram and the objects in them.
@@ -250,6 +258,7 @@ struct hl_ctx {
 	struct list_head node;
 	bool torn_down;
 	bool closing;
+	bool killed;
 	struct hl_ctx_resv *resv;
 	u32 asid;
 	struct mutex mem_lock; /* Protects: handles, va_host, va_dram */

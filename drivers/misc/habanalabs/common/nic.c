@@ -927,6 +927,41 @@ void hl_nic_ctx_init(struct hl_ctx *ctx)
 	spin_unlock(&hdev->nic_lock);
 }
 
+/*
+ * The device is reset under a connected @conn: move the peer's end, if it
+ * is still the counterpart of @conn, to ERR (its work is flushed).
+ */
+static void hl_nic_conn_fail_peer(struct hl_nic_conn *conn)
+{
+	struct hl_device *hdev = conn->ctx->hdev;
+	struct hl_device *peer_hdev;
+	struct hl_nic_conn *rconn;
+	struct hl_ctx *rctx;
+	u64 addr, raddr;
+	u32 rid;
+
+	spin_lock(&conn->lock);
+	raddr = conn->remote_addr;
+	rid = conn->remote_conn_id;
+	spin_unlock(&conn->lock);
+	if (!raddr || !hdev->asic_funcs->nic_peer_get)
+		return;
+
+	peer_hdev = hdev->asic_funcs->nic_peer_get(hdev, conn->port, &addr);
+	if (!peer_hdev)
+		return;
+	rconn = hl_nic_conn_get_remote(peer_hdev, rid, &rctx);
+	if (rconn) {
+		spin_lock(&rconn->lock);
+		if (rconn->remote_addr == addr && rconn->remote_conn_id == conn->id)
+			hl_nic_conn_fail_locked(rconn, rconn->epoch);
+		spin_unlock(&rconn->lock);
+		hl_nic_conn_put(rconn);
+		hl_ctx_put(rctx);
+	}
+	hl_device_put(peer_hdev);
+}
+
 /**
  * hl_nic_ctx_close - the compute node is closed: destroy the context's
  * connections (their work is flushed) and CQs.
@@ -954,6 +989,9 @@ void hl_nic_ctx_close(struct hl_ctx *ctx)
 
 	xa_for_each(&nic->conns, id, conn) {
 		xa_erase(&nic->conns, id);
+		/* A hard reset kills the peers' ends too (a close does not) */
+		if (READ_ONCE(ctx->killed))
+			hl_nic_conn_fail_peer(conn);
 		hl_nic_conn_flush(nic, conn, HL_NIC_CONN_STATE_ERR, true);
 		hl_nic_conn_put(conn);
 	}

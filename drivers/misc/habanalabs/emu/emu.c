@@ -170,5 +170,6 @@ const struct hl_asic_funcs hl_emu_funcs = {
 	.queue_job = hl_emu_queue_job,
 	.nic_port_info = hl_emu_nic_port_info,
 	.nic_check_remote = hl_emu_nic_check_remote,
+	.nic_peer_get = hl_emu_nic_peer_get,
 	.debugfs_init = hl_emu_nic_debugfs_init,
 };

@@ -179,6 +179,8 @@ void hl_emu_nic_free(struct hl_emu_device *emu);
 void hl_emu_nic_port_info(struct hl_device *hdev, u32 port,
 			  struct hl_info_nic_port *info);
 int hl_emu_nic_check_remote(struct hl_device *hdev, u32 port, u64 remote_addr);
+struct hl_device *hl_emu_nic_peer_get(struct hl_device *hdev, u32 port,
+				      u64 *addr);
 void hl_emu_nic_debugfs_init(struct hl_device *hdev, struct dentry *root);
 int hl_emu_nic_exec_send(struct hl_emu_queue *q, struct hl_cs_job *job,
 			 const struct hl_emu_pkt_nic *pkt);

@@ -374,6 +374,35 @@ void hl_emu_nic_port_info(struct hl_device *hdev, u32 port,
 }
 
 /**
+ * hl_emu_nic_peer_get - asic_funcs->nic_peer_get.
+ * @hdev: the device.
+ * @port: a port, below HL_EMU_NIC_PORTS.
+ * @addr: receives the address of @port.
+ *
+ * Return: the device at the other end of @port's cable with a reference,
+ * or NULL.
+ */
+struct hl_device *hl_emu_nic_peer_get(struct hl_device *hdev, u32 port,
+				      u64 *addr)
+{
+	struct hl_emu_nic *nic = to_emu(hdev)->nic, *peer;
+	struct hl_device *peer_hdev = NULL;
+	u32 peer_id, peer_port;
+
+	*addr = hl_emu_nic_addr(nic->id, port);
+	if (!hl_emu_cable(nic->id, port, &peer_id, &peer_port))
+		return NULL;
+	spin_lock(&hl_emu_fabric_lock);
+	peer = hl_emu_fabric[peer_id];
+	if (peer) {
+		peer_hdev = peer->hdev;
+		hl_device_get(peer_hdev);
+	}
+	spin_unlock(&hl_emu_fabric_lock);
+	return peer_hdev;
+}
+
+/**
  * hl_emu_nic_check_remote - asic_funcs->nic_check_remote.
  * @hdev: the device.
  * @port: the connection's port.
