@@ -334,6 +334,31 @@ static void allgather_odd(int nranks, bool in_place)
 	run_on(&run, nranks);
 }
 
+/*
+ * A hard reset of every device the ring uses, with nobody on them, then
+ * all-reduce: the reset devices work as before, NIC and REDUCE included.
+ */
+static void test_allreduce_after_hard_reset(void **state)
+{
+	static const uint64_t counts[] = { 4099, 65536 + 3 };
+	struct coll_run run = {
+		.op = OP_ALLREDUCE,
+		.counts = counts,
+		.ncounts = sizeof(counts) / sizeof(counts[0]),
+		.cfg = { .chunk_bytes = 16 * 1024 + 4 },
+	};
+	char path[64];
+	int i;
+
+	(void)state;
+	for (i = 0; i < 2 && i < hltests_num_devices(); i++) {
+		snprintf(path, sizeof(path), "/sys/class/habanalabs/hl%d/hard_reset",
+			 i);
+		assert_int_equal(hltests_write_file(path, "1"), 0);
+	}
+	run_on(&run, 2);
+}
+
 static void test_allgather_2_ranks(void **state)
 {
 	(void)state;
@@ -463,6 +488,7 @@ const struct CMUnitTest collective_tests[] = {
 	cmocka_unit_test(test_allgather_3_ranks_in_place),
 	cmocka_unit_test(test_allgather_4_ranks),
 	cmocka_unit_test(test_rank_gone_fails_the_others),
+	cmocka_unit_test(test_allreduce_after_hard_reset),
 };
 
 int main(void)
