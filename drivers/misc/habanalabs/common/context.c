@@ -17,9 +17,9 @@
 #include "habanalabs.h"
 #include "mmu.h"
 
-static void hl_ctx_release(struct kref *ref)
+static void hl_ctx_release_work(struct work_struct *work)
 {
-	struct hl_ctx *ctx = container_of(ref, struct hl_ctx, refcount);
+	struct hl_ctx *ctx = container_of(work, struct hl_ctx, release_work);
 	struct hl_device *hdev = ctx->hdev;
 
 	/* A context that never got a file is torn down here */
@@ -29,6 +29,19 @@ static void hl_ctx_release(struct kref *ref)
 		ctx->injected_leak = kmalloc(64, GFP_KERNEL);
 	kfree(ctx);
 	hl_device_put(hdev);
+}
+
+/*
+ * The last reference may go in a fence-signalling path (a job done, a NIC
+ * transfer into the context), where no lock that may wait for a fence can
+ * be taken: the release, which takes mutexes, runs from a work item.
+ */
+static void hl_ctx_release(struct kref *ref)
+{
+	struct hl_ctx *ctx = container_of(ref, struct hl_ctx, refcount);
+
+	INIT_WORK(&ctx->release_work, hl_ctx_release_work);
+	queue_work(hl_wq, &ctx->release_work);
 }
 
 /**

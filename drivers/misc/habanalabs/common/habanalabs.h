@@ -37,6 +37,7 @@
 #include <linux/srcu.h>
 #include <linux/types.h>
 #include <linux/wait.h>
+#include <linux/workqueue.h>
 #include <linux/xarray.h>
 
 #include <uapi/misc/habanalabs.h>
@@ -251,6 +252,7 @@ struct hl_ctx_resv {
  * @cs_inflight: submissions whose fence has not signalled yet.
  * @nic: the context's NIC connections and CQs (nic.c).
  * @injected_leak: TEST ONLY (HL_INJECT_LEAK): leaked when the context goes.
+ * @release_work: frees the structure after the last reference (hl_wq).
  */
 struct hl_ctx {
 	struct kref refcount;
@@ -276,6 +278,7 @@ struct hl_ctx {
 	atomic_t cs_inflight;
 	struct hl_nic_ctx nic;
 	void *injected_leak;
+	struct work_struct release_work;
 };
 
 /**
@@ -367,6 +370,7 @@ struct hl_device {
 /* habanalabs_drv.c */
 extern const struct class hl_class;
 extern dev_t hl_devt;
+extern struct workqueue_struct *hl_wq;
 
 /*
  * TEST ONLY: bugs planted on purpose (module parameter inject_bug) so that

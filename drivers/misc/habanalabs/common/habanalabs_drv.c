@@ -39,6 +39,9 @@ MODULE_PARM_DESC(inject_bug,
 dev_t hl_devt;
 static DEFINE_IDA(hl_dev_ida);
 
+/* Deferred releases (context.c); flushed before the module goes */
+struct workqueue_struct *hl_wq;
+
 const struct class hl_class = {
 	.name = HL_NAME,
 };
@@ -173,9 +176,13 @@ static int __init hl_init(void)
 {
 	int rc;
 
+	hl_wq = alloc_workqueue(HL_NAME, 0, 0);
+	if (!hl_wq)
+		return -ENOMEM;
+
 	rc = alloc_chrdev_region(&hl_devt, 0, HL_MAX_MINORS, HL_NAME);
 	if (rc)
-		return rc;
+		goto err_destroy_wq;
 
 	rc = class_register(&hl_class);
 	if (rc)
@@ -197,6 +204,8 @@ err_debugfs_fini:
 	class_unregister(&hl_class);
 err_unregister_chrdev:
 	unregister_chrdev_region(hl_devt, HL_MAX_MINORS);
+err_destroy_wq:
+	destroy_workqueue(hl_wq);
 	return rc;
 }
 
@@ -207,6 +216,8 @@ static void __exit hl_exit(void)
 	class_unregister(&hl_class);
 	unregister_chrdev_region(hl_devt, HL_MAX_MINORS);
 	ida_destroy(&hl_dev_ida);
+	/* Waits for the last deferred releases */
+	destroy_workqueue(hl_wq);
 }
 
 module_init(hl_init);
