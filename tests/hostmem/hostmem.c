@@ -190,18 +190,22 @@ static void test_cap_ipc_lock_passes_memlock(void **state)
 static void test_close_uncharges(void **state)
 {
 	uint8_t *buf = map_anon(MiB, PROT_READ | PROT_WRITE);
+	unsigned long long pinned;
+	int fd, rc1, rc2;
 	uint64_t va;
-	int fd;
 
 	(void)state;
 	assert_non_null(buf);
 	fd = hltests_open_node(0, 0);
 	assert_true(fd >= 0);
 	assert_int_equal(vm_pin_bytes(), 0);
-	assert_int_equal(map_host(fd, buf, MiB, &va), 0);
-	assert_int_equal(map_host(fd, buf, 256 * KiB, &va), 0);
-	assert_int_equal(vm_pin_bytes(), MiB + 256 * KiB);
+	rc1 = map_host(fd, buf, MiB, &va);
+	rc2 = map_host(fd, buf, 256 * KiB, &va);
+	pinned = vm_pin_bytes();
 	close(fd);
+	assert_int_equal(rc1, 0);
+	assert_int_equal(rc2, 0);
+	assert_int_equal(pinned, MiB + 256 * KiB);
 	assert_int_equal(vm_pin_bytes(), 0);
 	assert_int_equal(hltests_debugfs_value(0, "pinned_host_pages"), 0);
 	munmap(buf, MiB);
