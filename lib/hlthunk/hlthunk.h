@@ -343,11 +343,11 @@ hlthunk_public int hlthunk_get_hw_ip_info(int fd,
 
 /**
  * hlthunk_get_dram_usage() - DRAM accounting.
- * @fd: compute node fd.
- * @dram_usage: receives free and per-context bytes.
+ * @fd: compute or control node fd.
+ * @dram_usage: receives free and per-context bytes (ctx_dram_mem is 0 on a
+ *	control node fd, which has no context).
  *
- * Return: 0, or -errno: -EINVAL NULL @dram_usage or a control node fd;
- * else as HL_IOCTL_INFO.
+ * Return: 0, or -errno: -EINVAL NULL @dram_usage; else as HL_IOCTL_INFO.
  */
 hlthunk_public int hlthunk_get_dram_usage(int fd,
 				struct hlthunk_dram_usage_info *dram_usage);

@@ -13,6 +13,12 @@
  * kernel size) bytes, zero-fills the rest, and rejects a larger user struct
  * whose extra bytes are not zero (-E2BIG). On output it copies min(user size,
  * kernel size) bytes back.
+ *
+ * Every ioctl is all or nothing: one that fails has changed nothing. An
+ * argument the driver cannot write back (a read-only page) fails with
+ * -EFAULT before anything is done; should the copy back fail after all,
+ * what the call created (an allocation, a mapping, a connection, a CQ, a
+ * file descriptor) is destroyed before -EFAULT returns.
  */
 #ifndef _UAPI_MISC_HABANALABS_H_
 #define _UAPI_MISC_HABANALABS_H_
@@ -46,7 +52,8 @@ enum hl_device_status {
  * INFO opcodes (struct hl_info_args.op). The numbers are upstream's.
  *
  * HL_INFO_HW_IP_INFO       - struct hl_info_hw_ip_info
- * HL_INFO_DRAM_USAGE       - struct hl_info_dram_usage (compute node only)
+ * HL_INFO_DRAM_USAGE       - struct hl_info_dram_usage (both nodes; the
+ *                            control node has no context: ctx_dram_mem 0)
  * HL_INFO_HW_IDLE          - struct hl_info_hw_idle
  * HL_INFO_DEVICE_STATUS    - struct hl_info_device_status
  * HL_INFO_PAGE_FAULT_EVENT - struct hl_info_page_fault_event: the last device
@@ -135,7 +142,8 @@ struct hl_info_hw_ip_info {
 /**
  * struct hl_info_dram_usage - DRAM accounting.
  * @dram_free_mem: Returned number of free bytes of user-allocatable DRAM.
- * @ctx_dram_mem: Returned number of bytes allocated by the caller's context.
+ * @ctx_dram_mem: Returned number of bytes allocated by the caller's context;
+ *	0 on the control node, which has no context.
  */
 struct hl_info_dram_usage {
 	__u64 dram_free_mem;
@@ -208,6 +216,15 @@ struct hl_info_args {
 #define HL_MEM_OP_UNMAP			3
 #define HL_MEM_OP_EXPORT_DMABUF_FD	5
 
+/*
+ * A host page (of any process) may be in at most this many host-memory
+ * mappings of one device at a time; a MAP with HL_MEM_USERPTR that would
+ * map a page once more fails with -EBUSY. (Each mapping DMA-maps the page
+ * again; DMA-API debugging tracks at most 8 overlapping mappings of a
+ * cacheline, for every device and driver together.)
+ */
+#define HL_MEM_MAX_HOST_PAGE_MAPS	4
+
 /* Flags of struct hl_mem_in.flags */
 #define HL_MEM_CONTIGUOUS	0x1	/* ALLOC: one physically contiguous range */
 #define HL_MEM_SHARED		0x2	/* ALLOC: accepted, no effect (upstream) */
@@ -215,7 +232,8 @@ struct hl_info_args {
 #define HL_MEM_FORCE_HINT	0x8	/* MAP: fail with -EBUSY if hint is taken */
 
 /**
- * struct hl_mem_in - input of HL_IOCTL_MEMORY.
+ * struct hl_mem_in - input of HL_IOCTL_MEMORY. The bytes of the union past
+ * the member of the op (and, for HL_MEM_OP_MAP, of the flags) must be zero.
  * @alloc: HL_MEM_OP_ALLOC - allocate device memory.
  * @alloc.mem_size: bytes to allocate, > 0; rounded up to the page size.
  * @alloc.page_size: 0 for the default DRAM page size, else that size.
@@ -225,9 +243,15 @@ struct hl_info_args {
  * @map_device.hint_addr: requested device virtual address, or 0.
  * @map_device.handle: the handle returned by HL_MEM_OP_ALLOC.
  * @map_host: HL_MEM_OP_MAP with HL_MEM_USERPTR - pin and map host memory.
+ *	The pinned pages are charged to the caller's locked memory
+ *	(RLIMIT_MEMLOCK, as mlock and RDMA memory registration are, shown
+ *	as VmPin in /proc/PID/status) until UNMAP or close; past the limit,
+ *	without CAP_IPC_LOCK, -ENOMEM. A buffer larger than the machine's
+ *	RAM is -ENOMEM before anything is pinned.
  * @map_host.host_virt_addr: start of the host buffer.
  * @map_host.hint_addr: requested device virtual address, or 0.
- * @map_host.mem_size: size of the host buffer, > 0.
+ * @map_host.mem_size: size of the host buffer, > 0; the buffer must lie
+ *	in the user address space (else -EINVAL).
  * @unmap: HL_MEM_OP_UNMAP - remove a mapping.
  * @unmap.device_virt_addr: the address returned by HL_MEM_OP_MAP.
  * @export_dmabuf_fd: HL_MEM_OP_EXPORT_DMABUF_FD - export device memory.

@@ -6,6 +6,9 @@
  *          the compute node is open, live contexts
  * exports  each live dma-buf export: size, owner pid and command, its
  *          attachments (dynamic or pinned), mappings (dmabuf.c)
+ * fail_copy_out  TEST ONLY: the next N ioctls that succeed fail their copy
+ *          back to user space with -EFAULT, as if the argument's page had
+ *          gone, so that tests reach the undo paths (default 0)
  *
  * and the ASIC backend's files (asic_funcs->debugfs_init), e.g. nic/.
  */
@@ -63,6 +66,8 @@ void hl_debugfs_add_device(struct hl_device *hdev)
 						hl_debugfs_root);
 	debugfs_create_file("info", 0444, hdev->debugfs_root, hdev,
 			    &hl_debugfs_info_fops);
+	debugfs_create_atomic_t("fail_copy_out", 0600, hdev->debugfs_root,
+				&hdev->fail_copy_out);
 	if (hdev->asic_funcs->debugfs_init)
 		hdev->asic_funcs->debugfs_init(hdev, hdev->debugfs_root);
 }

@@ -311,6 +311,9 @@ struct hl_ctx {
  *	access; unmap paths take it for write once after invalidating, so
  *	that nothing still accesses a page about to be released.
  * @pinned_host_pages: host pages pinned by all contexts' mappings.
+ * @host_maps_lock: Protects @host_maps.
+ * @host_maps: how many of the device's mappings hold each host page: key =
+ *	pfn, value = xa_mk_value(count), at most HL_MEM_MAX_HOST_PAGE_MAPS.
  * @ctx_list_lock: Protects @ctx_list.
  * @ctx_list: every context not torn down yet.
  * @dmabuf_lock: Protects @dmabuf_list, @exports_revoked, and each export's
@@ -327,6 +330,8 @@ struct hl_ctx {
  * @nic_lock: Protects @nic_ctx.
  * @nic_ctx: the context whose connections the NIC fabric reaches: the
  *	compute owner's, from its creation until its file is closed; or NULL.
+ * @fail_copy_out: TEST ONLY (debugfs fail_copy_out): the next this many
+ *	successful ioctls fail their copy back to user space with -EFAULT.
  */
 struct hl_device {
 	struct kref refcount;
@@ -353,6 +358,8 @@ struct hl_device {
 	struct ida asid_ida;
 	struct rw_semaphore engine_access_rwsem;
 	atomic64_t pinned_host_pages;
+	struct mutex host_maps_lock; /* Protects: host_maps */
+	struct xarray host_maps;
 	struct mutex ctx_list_lock; /* Protects: ctx_list */
 	struct list_head ctx_list;
 	struct mutex dmabuf_lock; /* Protects: dmabuf_list, exports_revoked, export links */
@@ -365,6 +372,7 @@ struct hl_device {
 	struct dentry *debugfs_root;
 	spinlock_t nic_lock; /* Protects: nic_ctx */
 	struct hl_ctx *nic_ctx;
+	atomic_t fail_copy_out;
 };
 
 /* habanalabs_drv.c */
@@ -396,6 +404,10 @@ int hl_device_hard_reset(struct hl_device *hdev);
 long hl_ioctl(struct file *filp, unsigned int cmd, unsigned long arg);
 long hl_ioctl_control(struct file *filp, unsigned int cmd, unsigned long arg);
 void hl_ioctl_defer_fd_install(void *data, int fd, struct file *file);
+typedef void hl_ioctl_finish_t(struct hl_fpriv *fpriv, void *priv, u64 id,
+			       bool committed);
+void hl_ioctl_on_finish(void *data, hl_ioctl_finish_t *finish, void *priv,
+			u64 id);
 
 /* memory.c */
 int hl_mem_init(struct hl_device *hdev);

@@ -8,6 +8,13 @@
  * for its argument, and copies min(user size, kernel size) bytes back, also
  * when the handler failed (an output may explain the failure), except when
  * it was interrupted: then the argument stays as the caller gave it.
+ *
+ * Every ioctl is all or nothing: a call that fails leaves the state as it
+ * was. The dispatcher writes the bytes it read back before calling the
+ * handler, so an argument the caller cannot write fails with -EFAULT before
+ * anything is done; and a handler that creates something registers an undo
+ * (hl_ioctl_on_finish()) that runs if the copy back fails anyway (another
+ * thread unmapped or protected the page meanwhile).
  */
 
 #include <linux/dma-resv.h>
@@ -220,12 +227,23 @@ hl_ioctl_lookup(unsigned int cmd, const struct hl_ioctl_desc *table, size_t n)
  * @install_file: a file to install as @install_fd once the result has
  *	reached user space, or NULL.
  * @install_fd: the reserved descriptor for @install_file.
+ * @finish: called once the outcome is known (hl_ioctl_on_finish()), or NULL.
+ * @finish_priv: its pointer argument.
+ * @finish_id: its number argument.
  */
 struct hl_ioctl_call {
 	u8 kdata[HL_IOCTL_MAX_ARG_SIZE] __aligned(8);
 	struct file *install_file;
 	int install_fd;
+	hl_ioctl_finish_t *finish;
+	void *finish_priv;
+	u64 finish_id;
 };
+
+static struct hl_ioctl_call *hl_ioctl_call_of(void *data)
+{
+	return data - offsetof(struct hl_ioctl_call, kdata);
+}
 
 /**
  * hl_ioctl_defer_fd_install - install a new file descriptor after the ioctl
@@ -240,10 +258,46 @@ struct hl_ioctl_call {
  */
 void hl_ioctl_defer_fd_install(void *data, int fd, struct file *file)
 {
-	struct hl_ioctl_call *call = data - offsetof(struct hl_ioctl_call, kdata);
+	struct hl_ioctl_call *call = hl_ioctl_call_of(data);
 
 	call->install_fd = fd;
 	call->install_file = file;
+}
+
+/**
+ * hl_ioctl_on_finish - run @finish once the ioctl's outcome is known.
+ * @data: the handler's argument pointer.
+ * @finish: called after the result was copied back to user space, with
+ *	@committed true when the ioctl returns 0 (the caller has the result),
+ *	false when it fails after all (the copy back faulted): then @finish
+ *	must undo what the handler did, so that the failed ioctl leaves no
+ *	side effect. It must not fail. It runs inside the device's SRCU
+ *	read section (hl_device_enter()), but may find the device unplugged.
+ * @priv: pointer argument of @finish.
+ * @id: number argument of @finish (a handle, an ID, an address).
+ *
+ * A handler registers at most one; it does so only on success (the
+ * dispatcher calls it in any case, with the final outcome).
+ */
+void hl_ioctl_on_finish(void *data, hl_ioctl_finish_t *finish, void *priv,
+			u64 id)
+{
+	struct hl_ioctl_call *call = hl_ioctl_call_of(data);
+
+	WARN_ON_ONCE(call->finish);
+	call->finish = finish;
+	call->finish_priv = priv;
+	call->finish_id = id;
+}
+
+/*
+ * TEST ONLY: debugfs fail_copy_out counts down the copies back to user
+ * space that fail as if the page had gone, so that tests reach the undo
+ * paths. Returns true when this one is to fail.
+ */
+static bool hl_ioctl_fail_copy_out(struct hl_device *hdev)
+{
+	return atomic_add_unless(&hdev->fail_copy_out, -1, 0);
 }
 
 static bool hl_ioctl_interrupted(long rc)
@@ -278,12 +332,19 @@ static long hl_ioctl_dispatch(struct file *filp, unsigned int cmd,
 	if (rc)
 		return rc;
 
+	/*
+	 * An argument that cannot be written back fails now, before the
+	 * handler changes anything: write back the bytes just read.
+	 */
+	if ((_IOC_DIR(cmd) & _IOC_READ) &&
+	    copy_to_user(uarg, kdata, min(usize, ksize)))
+		return -EFAULT;
+
 	idx = hl_device_enter(hdev);
 	if (hl_device_unplugged(hdev) || READ_ONCE(fpriv->dead))
 		rc = -ENODEV;
 	else
 		rc = desc->func(fpriv, kdata);
-	hl_device_exit(hdev, idx);
 
 	/*
 	 * Copied back on error too (WAIT_CS returns a status with -EIO), but
@@ -291,8 +352,13 @@ static long hl_ioctl_dispatch(struct file *filp, unsigned int cmd,
 	 * it, so that retrying the call repeats the same request.
 	 */
 	if ((_IOC_DIR(cmd) & _IOC_READ) && !hl_ioctl_interrupted(rc) &&
-	    copy_to_user(uarg, kdata, min(usize, ksize)) && !rc)
+	    (copy_to_user(uarg, kdata, min(usize, ksize)) ||
+	     (!rc && unlikely(hl_ioctl_fail_copy_out(hdev)))) && !rc)
 		rc = -EFAULT;
+
+	if (call.finish)
+		call.finish(fpriv, call.finish_priv, call.finish_id, !rc);
+	hl_device_exit(hdev, idx);
 
 	if (call.install_file) {
 		if (rc) {

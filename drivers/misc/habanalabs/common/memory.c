@@ -9,15 +9,26 @@
  * accelerator and maps it into the host VA range. VA ranges are maple trees
  * indexed in pages, so allocations come out page aligned.
  *
+ * Pinned host memory is charged to the caller's mm->pinned_vm, within
+ * RLIMIT_MEMLOCK unless the caller has CAP_IPC_LOCK; a host page is in at
+ * most HL_MEM_MAX_HOST_PAGE_MAPS mappings of the device.
+ *
  * Errors of HL_IOCTL_MEMORY:
- *   -EINVAL  unknown op or flag, reserved field set, zero or overflowing
- *            size, bad page size, unknown handle or VA, misaligned forced
- *            hint or one outside the VA range
- *   -ENOMEM  not enough DRAM, VA space or page-table space
+ *   -EINVAL  unknown op or flag, reserved field set, non-zero bytes in the
+ *            part of the union the op does not use, zero or overflowing
+ *            size, host buffer outside the user address space, bad page
+ *            size, unknown handle or VA, misaligned forced hint or one
+ *            outside the VA range
+ *   -ENOMEM  not enough DRAM, VA space or page-table space; host memory
+ *            past RLIMIT_MEMLOCK (without CAP_IPC_LOCK) or of more pages
+ *            than the machine's RAM
  *   -EBUSY   FREE of a mapped or exported allocation; UNMAP of an exported
- *            mapping; MAP with HL_MEM_FORCE_HINT whose hint is taken
+ *            mapping; MAP with HL_MEM_FORCE_HINT whose hint is taken; MAP
+ *            of a host page already in HL_MEM_MAX_HOST_PAGE_MAPS mappings
  *   -EMFILE  EXPORT_DMABUF_FD with no free file descriptor
- *   -EFAULT  host memory that cannot be pinned
+ *   -EFAULT  host memory that cannot be pinned; an argument that cannot be
+ *            written back (nothing done, or undone)
+ *   -EINTR   a fatal signal while pinning
  *   -ENODEV  the device is gone
  */
 
@@ -26,6 +37,8 @@
 #include <linux/mm.h>
 #include <linux/overflow.h>
 #include <linux/scatterlist.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/xarray.h>
 
@@ -88,13 +101,13 @@ hl_pg_pack_alloc(struct hl_ctx *ctx, u64 size, u64 page_size, bool contiguous)
 	struct hl_vm_phys_pg_pack *pack;
 	u64 i, addr;
 
-	pack = kzalloc(sizeof(*pack), GFP_KERNEL);
+	pack = kzalloc(sizeof(*pack), GFP_KERNEL_ACCOUNT);
 	if (!pack)
 		return ERR_PTR(-ENOMEM);
 
 	pack->npages = size / page_size;
 	pack->pages = kvmalloc_array(pack->npages, sizeof(*pack->pages),
-				     GFP_KERNEL);
+				     GFP_KERNEL_ACCOUNT);
 	if (!pack->pages)
 		goto err_free_pack;
 
@@ -165,7 +178,7 @@ static int hl_mem_alloc(struct hl_ctx *ctx, struct hl_mem_in *in, u64 *handle)
 
 	mutex_lock(&ctx->mem_lock);
 	rc = xa_alloc_cyclic(&ctx->handles, &id, pack, XA_LIMIT(1, U32_MAX),
-			     &ctx->next_handle, GFP_KERNEL);
+			     &ctx->next_handle, GFP_KERNEL_ACCOUNT);
 	mutex_unlock(&ctx->mem_lock);
 	if (rc < 0) {
 		hl_pg_pack_put(pack);
@@ -191,22 +204,19 @@ static bool hl_mem_exported(struct hl_ctx *ctx, const u32 *count)
 	return exported;
 }
 
-static int hl_mem_free(struct hl_ctx *ctx, struct hl_mem_in *in)
+static int hl_mem_free_handle(struct hl_ctx *ctx, u64 handle)
 {
 	struct hl_vm_phys_pg_pack *pack;
 	int rc = 0;
 
-	if (in->flags)
-		return -EINVAL;
-
 	mutex_lock(&ctx->mem_lock);
-	pack = xa_load(&ctx->handles, in->free.handle);
-	if (!pack || in->free.handle > U32_MAX) {
+	pack = handle <= U32_MAX ? xa_load(&ctx->handles, handle) : NULL;
+	if (!pack) {
 		rc = -EINVAL;
 	} else if (pack->mapped || hl_mem_exported(ctx, &pack->exported)) {
 		rc = -EBUSY;
 	} else {
-		xa_erase(&ctx->handles, in->free.handle);
+		xa_erase(&ctx->handles, handle);
 		atomic64_sub(pack->total_size, &ctx->dram_usage);
 		pack->handle = 0;
 	}
@@ -215,6 +225,13 @@ static int hl_mem_free(struct hl_ctx *ctx, struct hl_mem_in *in)
 	if (!rc)
 		hl_pg_pack_put(pack);
 	return rc;
+}
+
+static int hl_mem_free(struct hl_ctx *ctx, struct hl_mem_in *in)
+{
+	if (in->flags)
+		return -EINVAL;
+	return hl_mem_free_handle(ctx, in->free.handle);
 }
 
 /* ---- VA ranges ---- */
@@ -259,7 +276,7 @@ static u64 hl_va_reserve(struct hl_ctx *ctx, struct hl_vm_mapping *mapping,
 		if (usable) {
 			first = hint >> shift;
 			*rc = mtree_insert_range(mt, first, first + npages - 1,
-						 mapping, GFP_KERNEL);
+						 mapping, GFP_KERNEL_ACCOUNT);
 			if (!*rc)
 				return (u64)first << shift;
 			if (*rc != -EEXIST)
@@ -272,7 +289,7 @@ static u64 hl_va_reserve(struct hl_ctx *ctx, struct hl_vm_mapping *mapping,
 	}
 
 	*rc = mtree_alloc_range(mt, &first, mapping, npages, min, max,
-				GFP_KERNEL);
+				GFP_KERNEL_ACCOUNT);
 	if (*rc)
 		return 0;
 	return (u64)first << shift;
@@ -291,79 +308,222 @@ static void hl_va_release(struct hl_ctx *ctx, struct hl_vm_mapping *mapping)
 /* ---- host memory ---- */
 
 /*
+ * The device maps host memory in 4 KiB pages (asic_prop.host_page_size),
+ * one device page per CPU page: a CPU page of another size would need one
+ * PTE per 4 KiB of it, which the mapping code does not do.
+ */
+static_assert(PAGE_SIZE == SZ_4K);
+
+/* Page pointers pinned per pin_user_pages_fast() call: one page of them */
+#define HL_PIN_BATCH	(PAGE_SIZE / sizeof(struct page *))
+
+/*
+ * Count, per host page (pfn), the device's mappings of it; more than
+ * HL_MEM_MAX_HOST_PAGE_MAPS fail. DMA-API debugging tracks at most 8
+ * overlapping mappings of a cacheline, for every device together: the limit
+ * leaves room for other users of the same pages (an RDMA NIC registering
+ * them).
+ */
+static void hl_host_maps_put(struct hl_device *hdev, struct sg_table *sgt,
+			     u64 npages)
+{
+	struct sg_page_iter iter;
+	unsigned long pfn;
+	void *entry;
+
+	mutex_lock(&hdev->host_maps_lock);
+	for_each_sgtable_page(sgt, &iter, 0) {
+		if (!npages--)
+			break;
+		pfn = page_to_pfn(sg_page_iter_page(&iter));
+		entry = xa_load(&hdev->host_maps, pfn);
+		if (WARN_ON_ONCE(!entry))
+			continue;
+		if (xa_to_value(entry) == 1)
+			xa_erase(&hdev->host_maps, pfn);
+		else
+			xa_store(&hdev->host_maps, pfn,
+				 xa_mk_value(xa_to_value(entry) - 1), GFP_NOWAIT);
+	}
+	mutex_unlock(&hdev->host_maps_lock);
+}
+
+static int hl_host_maps_get(struct hl_device *hdev, struct sg_table *sgt)
+{
+	struct sg_page_iter iter;
+	unsigned long pfn, n;
+	u64 done = 0;
+	int rc = 0;
+
+	mutex_lock(&hdev->host_maps_lock);
+	for_each_sgtable_page(sgt, &iter, 0) {
+		pfn = page_to_pfn(sg_page_iter_page(&iter));
+		n = xa_to_value(xa_load(&hdev->host_maps, pfn) ?: xa_mk_value(0));
+		if (n >= HL_MEM_MAX_HOST_PAGE_MAPS) {
+			rc = -EBUSY;
+			break;
+		}
+		rc = xa_err(xa_store(&hdev->host_maps, pfn, xa_mk_value(n + 1),
+				     GFP_KERNEL_ACCOUNT));
+		if (rc)
+			break;
+		done++;
+	}
+	mutex_unlock(&hdev->host_maps_lock);
+
+	if (rc)
+		hl_host_maps_put(hdev, sgt, done);
+	return rc;
+}
+
+static void hl_userptr_unpin(struct sg_table *sgt)
+{
+	struct scatterlist *sg;
+	unsigned int i;
+
+	for_each_sgtable_sg(sgt, sg, i)
+		unpin_user_page_range_dirty_lock(sg_page(sg),
+						 DIV_ROUND_UP(sg->length, PAGE_SIZE),
+						 true);
+}
+
+/*
  * Host memory stays mapped for the device for as long as the user keeps
  * the mapping, and the engines access it at any time, as RDMA NICs do: the
  * caches are synced once at map and once at unmap, explicitly, so that the
  * mappings carry DMA_ATTR_SKIP_CPU_SYNC. (That also tells DMA-API debugging
  * that the driver, not the map call, owns the syncs, so that one buffer may
  * be mapped at two device VAs.)
+ *
+ * May run in another task than the one that pinned (context teardown,
+ * device removal): the pages are uncharged from the mm that pinned them.
  */
 static void hl_userptr_release(struct hl_device *hdev, struct hl_userptr *up)
 {
-	dma_sync_sgtable_for_cpu(hdev->dev, &up->sgt, DMA_BIDIRECTIONAL);
-	dma_unmap_sgtable(hdev->dev, &up->sgt, DMA_BIDIRECTIONAL,
+	struct sg_table *sgt = &up->sgta.sgt;
+
+	dma_sync_sgtable_for_cpu(hdev->dev, sgt, DMA_BIDIRECTIONAL);
+	dma_unmap_sgtable(hdev->dev, sgt, DMA_BIDIRECTIONAL,
 			  DMA_ATTR_SKIP_CPU_SYNC);
-	sg_free_table(&up->sgt);
-	unpin_user_pages_dirty_lock(up->pages, up->npages, true);
+	hl_host_maps_put(hdev, sgt, up->npages);
+	hl_userptr_unpin(sgt);
+	sg_free_append_table(&up->sgta);
 	atomic64_sub(up->npages, &hdev->pinned_host_pages);
-	kvfree(up->pages);
+	atomic64_sub(up->npages, &up->mm->pinned_vm);
+	mmdrop(up->mm);
 	kfree(up);
 }
 
+/*
+ * Charge @npages to the caller's mm->pinned_vm, within RLIMIT_MEMLOCK
+ * unless the caller has CAP_IPC_LOCK (as ib_umem_get() does). -ENOMEM past
+ * the limit.
+ */
+static int hl_userptr_charge(struct mm_struct *mm, u64 npages)
+{
+	u64 limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+
+	if (atomic64_add_return(npages, &mm->pinned_vm) > limit &&
+	    !capable(CAP_IPC_LOCK)) {
+		atomic64_sub(npages, &mm->pinned_vm);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * Pin, in batches of HL_PIN_BATCH pages (no page array of the whole
+ * buffer), and DMA-map @size bytes of the caller's memory at @addr.
+ * Errors: -ENOMEM more pages than the machine has RAM, past
+ * RLIMIT_MEMLOCK, or no memory; -EBUSY a page already in
+ * HL_MEM_MAX_HOST_PAGE_MAPS mappings of the device; -EFAULT memory that
+ * cannot be pinned for writing; -EINTR a fatal signal.
+ */
 static struct hl_userptr *hl_userptr_pin(struct hl_device *hdev, u64 addr,
 					 u64 size)
 {
-	u64 start = round_down(addr, PAGE_SIZE);
+	u64 start = round_down(addr, PAGE_SIZE), npages, left;
+	struct mm_struct *mm = current->mm;
+	struct sg_table *sgt;
 	struct hl_userptr *up;
-	u64 pinned = 0;
+	struct page **batch;
+	long pinned;
 	int rc;
 
-	up = kzalloc(sizeof(*up), GFP_KERNEL);
+	npages = (round_up(addr + size, PAGE_SIZE) - start) >> PAGE_SHIFT;
+	/* Checked before anything is allocated: no more than RAM */
+	if (npages > totalram_pages())
+		return ERR_PTR(-ENOMEM);
+
+	up = kzalloc(sizeof(*up), GFP_KERNEL_ACCOUNT);
 	if (!up)
 		return ERR_PTR(-ENOMEM);
-	up->npages = (round_up(addr + size, PAGE_SIZE) - start) >> PAGE_SHIFT;
-	up->pages = kvmalloc_array(up->npages, sizeof(*up->pages), GFP_KERNEL);
-	if (!up->pages) {
+	up->npages = npages;
+	up->mm = mm;
+	mmgrab(mm);
+	sgt = &up->sgta.sgt;
+
+	rc = hl_userptr_charge(mm, npages);
+	if (rc)
+		goto err_drop_mm;
+
+	batch = (struct page **)__get_free_page(GFP_KERNEL_ACCOUNT);
+	if (!batch) {
 		rc = -ENOMEM;
-		goto err_free_up;
+		goto err_uncharge;
 	}
 
-	while (pinned < up->npages) {
-		int n = min_t(u64, up->npages - pinned, INT_MAX / 2);
-
-		rc = pin_user_pages_fast(start + (pinned << PAGE_SHIFT), n,
-					 FOLL_WRITE | FOLL_LONGTERM,
-					 up->pages + pinned);
-		if (rc <= 0) {
-			rc = rc ?: -EFAULT;
+	for (left = npages; left; left -= pinned, start += pinned << PAGE_SHIFT) {
+		if (fatal_signal_pending(current)) {
+			rc = -EINTR;
 			goto err_unpin;
 		}
-		pinned += rc;
+		pinned = pin_user_pages_fast(start, min_t(u64, left, HL_PIN_BATCH),
+					     FOLL_WRITE | FOLL_LONGTERM, batch);
+		if (pinned <= 0) {
+			rc = pinned == -ENOMEM ? -ENOMEM : -EFAULT;
+			goto err_unpin;
+		}
+		rc = sg_alloc_append_table_from_pages(&up->sgta, batch, pinned, 0,
+						      pinned << PAGE_SHIFT, SZ_1G,
+						      left - pinned,
+						      GFP_KERNEL_ACCOUNT);
+		if (rc) {
+			unpin_user_pages(batch, pinned);
+			goto err_unpin;
+		}
+		cond_resched();
 	}
+	free_page((unsigned long)batch);
+	batch = NULL;
 
-	rc = sg_alloc_table_from_pages_segment(&up->sgt, up->pages, up->npages,
-					       0, up->npages << PAGE_SHIFT,
-					       SZ_1G, GFP_KERNEL);
+	rc = hl_host_maps_get(hdev, sgt);
 	if (rc)
 		goto err_unpin;
 
-	rc = dma_map_sgtable(hdev->dev, &up->sgt, DMA_BIDIRECTIONAL,
+	rc = dma_map_sgtable(hdev->dev, sgt, DMA_BIDIRECTIONAL,
 			     DMA_ATTR_SKIP_CPU_SYNC);
-	if (rc)
-		goto err_free_table;
-	dma_sync_sgtable_for_device(hdev->dev, &up->sgt, DMA_BIDIRECTIONAL);
+	if (rc) {
+		rc = rc == -ENOMEM ? -ENOMEM : -EFAULT;
+		goto err_put_maps;
+	}
+	dma_sync_sgtable_for_device(hdev->dev, sgt, DMA_BIDIRECTIONAL);
 
-	atomic64_add(up->npages, &hdev->pinned_host_pages);
+	atomic64_add(npages, &hdev->pinned_host_pages);
 	return up;
 
-err_free_table:
-	sg_free_table(&up->sgt);
+err_put_maps:
+	hl_host_maps_put(hdev, sgt, npages);
 err_unpin:
-	unpin_user_pages(up->pages, pinned);
-	kvfree(up->pages);
-err_free_up:
+	free_page((unsigned long)batch);
+	hl_userptr_unpin(sgt);
+	sg_free_append_table(&up->sgta);
+err_uncharge:
+	atomic64_sub(npages, &mm->pinned_vm);
+err_drop_mm:
+	mmdrop(mm);
 	kfree(up);
-	return ERR_PTR(rc == -ENOMEM ? rc : -EFAULT);
+	return ERR_PTR(rc);
 }
 
 /* ---- mapping ---- */
@@ -403,7 +563,7 @@ static int hl_mapping_map_host(struct hl_ctx *ctx, struct hl_vm_mapping *mapping
 	unsigned int i;
 	int rc;
 
-	for_each_sgtable_dma_sg(&mapping->userptr->sgt, sg, i) {
+	for_each_sgtable_dma_sg(&mapping->userptr->sgta.sgt, sg, i) {
 		for (off = 0; off < sg_dma_len(sg); off += page_size) {
 			rc = hl_mmu_map_page(ctx, mapping->va + mapped * page_size,
 					     sg_dma_address(sg) + off, page_size,
@@ -446,7 +606,7 @@ static int hl_mem_map(struct hl_ctx *ctx, struct hl_mem_in *in, u64 *va_out)
 	if (in->flags & ~HL_MEM_MAP_FLAGS)
 		return -EINVAL;
 
-	mapping = kzalloc(sizeof(*mapping), GFP_KERNEL);
+	mapping = kzalloc(sizeof(*mapping), GFP_KERNEL_ACCOUNT);
 	if (!mapping)
 		return -ENOMEM;
 	mapping->host = host;
@@ -565,17 +725,14 @@ static void hl_mapping_destroy(struct hl_ctx *ctx, struct hl_vm_mapping *mapping
 	hl_mapping_free(ctx, mapping);
 }
 
-static int hl_mem_unmap(struct hl_ctx *ctx, struct hl_mem_in *in)
+static int hl_mem_unmap_va(struct hl_ctx *ctx, u64 va)
 {
 	struct hl_vm_mapping *mapping;
 	int rc = 0;
 
-	if (in->flags)
-		return -EINVAL;
-
 	mutex_lock(&ctx->mem_lock);
-	mapping = hl_mem_find_mapping(ctx, in->unmap.device_virt_addr);
-	if (!mapping || mapping->user_va != in->unmap.device_virt_addr)
+	mapping = hl_mem_find_mapping(ctx, va);
+	if (!mapping || mapping->user_va != va)
 		rc = -EINVAL;
 	else if (hl_mem_exported(ctx, &mapping->exported))
 		rc = -EBUSY;
@@ -599,6 +756,55 @@ static int hl_mem_unmap(struct hl_ctx *ctx, struct hl_mem_in *in)
 	return 0;
 }
 
+static int hl_mem_unmap(struct hl_ctx *ctx, struct hl_mem_in *in)
+{
+	if (in->flags)
+		return -EINVAL;
+	return hl_mem_unmap_va(ctx, in->unmap.device_virt_addr);
+}
+
+/*
+ * Undo of ALLOC and MAP when their result did not reach user space (see
+ * hl_ioctl_on_finish()): the caller never learnt the handle or address, so
+ * only another thread that guessed them can have used them meanwhile (then
+ * the undo may fail, and the object stays the guesser's until close).
+ */
+static void hl_mem_alloc_finish(struct hl_fpriv *fpriv, void *priv, u64 handle,
+				bool committed)
+{
+	if (!committed && hl_mem_free_handle(fpriv->ctx, handle))
+		dev_dbg(fpriv->hdev->dev, "ALLOC undo: handle %llu in use\n",
+			handle);
+}
+
+static void hl_mem_map_finish(struct hl_fpriv *fpriv, void *priv, u64 va,
+			      bool committed)
+{
+	if (!committed && hl_mem_unmap_va(fpriv->ctx, va))
+		dev_dbg(fpriv->hdev->dev, "MAP undo: 0x%llx in use\n", va);
+}
+
+/*
+ * Bytes of union hl_mem_in's first member that @in's op uses; the rest
+ * must be zero.
+ */
+static size_t hl_mem_in_used(const struct hl_mem_in *in)
+{
+	switch (in->op) {
+	case HL_MEM_OP_ALLOC:
+		return sizeof(in->alloc);
+	case HL_MEM_OP_FREE:
+		return sizeof(in->free);
+	case HL_MEM_OP_MAP:
+		return in->flags & HL_MEM_USERPTR ? sizeof(in->map_host) :
+						    sizeof(in->map_device);
+	case HL_MEM_OP_UNMAP:
+		return sizeof(in->unmap);
+	default:
+		return sizeof(in->export_dmabuf_fd);
+	}
+}
+
 /**
  * hl_mem_ioctl - HL_IOCTL_MEMORY; errors are listed at the top of the file.
  * @fpriv: the compute node's open file.
@@ -610,21 +816,29 @@ int hl_mem_ioctl(struct hl_fpriv *fpriv, void *data)
 {
 	union hl_mem_args *args = data;
 	struct hl_ctx *ctx = fpriv->ctx;
+	hl_ioctl_finish_t *finish = NULL;
+	size_t used;
 	u64 out = 0;
 	int rc;
 
 	if (args->in.ctx_id || args->in.pad)
 		return -EINVAL;
+	used = hl_mem_in_used(&args->in);
+	if (memchr_inv((u8 *)&args->in + used, 0,
+		       offsetof(struct hl_mem_in, op) - used))
+		return -EINVAL;
 
 	switch (args->in.op) {
 	case HL_MEM_OP_ALLOC:
 		rc = hl_mem_alloc(ctx, &args->in, &out);
+		finish = hl_mem_alloc_finish;
 		break;
 	case HL_MEM_OP_FREE:
 		rc = hl_mem_free(ctx, &args->in);
 		break;
 	case HL_MEM_OP_MAP:
 		rc = hl_mem_map(ctx, &args->in, &out);
+		finish = hl_mem_map_finish;
 		break;
 	case HL_MEM_OP_UNMAP:
 		rc = hl_mem_unmap(ctx, &args->in);
@@ -646,6 +860,8 @@ int hl_mem_ioctl(struct hl_fpriv *fpriv, void *data)
 	if (!rc) {
 		memset(args, 0, sizeof(*args));
 		args->out.device_virt_addr = out;
+		if (finish)
+			hl_ioctl_on_finish(data, finish, NULL, out);
 	}
 	return rc;
 }
@@ -758,7 +974,8 @@ int hl_mem_init(struct hl_device *hdev)
 }
 
 /**
- * hl_mem_fini - destroy the DRAM pool; every allocation is gone.
+ * hl_mem_fini - destroy the DRAM pool and the host-page map counts; every
+ * allocation and mapping is gone.
  * @hdev: the device.
  */
 void hl_mem_fini(struct hl_device *hdev)
@@ -766,4 +983,8 @@ void hl_mem_fini(struct hl_device *hdev)
 	if (hdev->dram_pool)
 		gen_pool_destroy(hdev->dram_pool);
 	hdev->dram_pool = NULL;
+	/* Every host mapping released its pages */
+	WARN_ON(!xa_empty(&hdev->host_maps));
+	xa_destroy(&hdev->host_maps);
+	mutex_destroy(&hdev->host_maps_lock);
 }

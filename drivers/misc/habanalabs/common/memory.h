@@ -44,14 +44,16 @@ struct hl_vm_phys_pg_pack {
 
 /**
  * struct hl_userptr - pinned, DMA-mapped host memory.
- * @pages: the pinned pages.
- * @npages: how many.
- * @sgt: the pages, DMA-mapped for the accelerator's PCI function.
+ * @npages: number of pinned pages.
+ * @sgta: the pinned pages (sgta.sgt), DMA-mapped for the accelerator's PCI
+ *	function; built in batches, so no array of every page is kept.
+ * @mm: the mm that pinned them, whose pinned_vm they are charged to; held
+ *	(mmgrab) so that the release, in whatever task it runs, uncharges it.
  */
 struct hl_userptr {
-	struct page **pages;
 	u64 npages;
-	struct sg_table sgt;
+	struct sg_append_table sgta;
+	struct mm_struct *mm;
 };
 
 /**

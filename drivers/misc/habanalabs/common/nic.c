@@ -275,7 +275,7 @@ static int hl_nic_alloc_conn(struct hl_ctx *ctx,
 	if (in->pad || in->port >= ctx->hdev->asic_prop.num_nic_ports)
 		return -EINVAL;
 
-	conn = kzalloc(sizeof(*conn), GFP_KERNEL);
+	conn = kzalloc(sizeof(*conn), GFP_KERNEL_ACCOUNT);
 	if (!conn)
 		return -ENOMEM;
 	kref_init(&conn->refcount);
@@ -290,7 +290,7 @@ static int hl_nic_alloc_conn(struct hl_ctx *ctx,
 	mutex_lock(&nic->lock);
 	rc = xa_alloc_cyclic(&nic->conns, &id, conn,
 			     XA_LIMIT(HL_NIC_MIN_CONN_ID, HL_NIC_MAX_CONN_ID),
-			     &nic->next_conn_id, GFP_KERNEL);
+			     &nic->next_conn_id, GFP_KERNEL_ACCOUNT);
 	if (rc >= 0)
 		conn->id = id;
 	mutex_unlock(&nic->lock);
@@ -589,11 +589,11 @@ static int hl_nic_cq_create(struct hl_ctx *ctx,
 	    !is_power_of_2(in->num_entries))
 		return -EINVAL;
 
-	cq = kzalloc(sizeof(*cq), GFP_KERNEL);
+	cq = kzalloc(sizeof(*cq), GFP_KERNEL_ACCOUNT);
 	if (!cq)
 		return -ENOMEM;
 	cq->entries = kvcalloc(in->num_entries, sizeof(*cq->entries),
-			       GFP_KERNEL);
+			       GFP_KERNEL_ACCOUNT);
 	if (!cq->entries) {
 		rc = -ENOMEM;
 		goto err_free_cq;
@@ -609,7 +609,7 @@ static int hl_nic_cq_create(struct hl_ctx *ctx,
 	} else {
 		rc = xa_alloc_cyclic(&nic->cqs, &handle, cq,
 				     XA_LIMIT(1, U32_MAX), &nic->next_cq,
-				     GFP_KERNEL);
+				     GFP_KERNEL_ACCOUNT);
 		if (rc >= 0) {
 			cq->handle = handle;
 			nic->num_cqs++;
@@ -723,7 +723,7 @@ static int hl_nic_cq_poll_wait(struct hl_ctx *ctx,
 
 	n = min(in->max_cqes, cq->num_entries);
 	if (n) {
-		buf = kvmalloc_array(n, sizeof(*buf), GFP_KERNEL);
+		buf = kvmalloc_array(n, sizeof(*buf), GFP_KERNEL_ACCOUNT);
 		if (!buf) {
 			rc = -ENOMEM;
 			goto out_put;
@@ -788,6 +788,29 @@ hl_nic_cq_update_consumed(struct hl_ctx *ctx,
 /* ------------------------------------------------------------------------
  * The ioctl, INFO and the context
  */
+
+/*
+ * Undo of ALLOC_CONN and CQ_CREATE when their result did not reach user
+ * space (hl_ioctl_on_finish()).
+ */
+static void hl_nic_alloc_conn_finish(struct hl_fpriv *fpriv, void *priv,
+				     u64 id, bool committed)
+{
+	struct hl_nic_destroy_conn_in in = { .conn_id = id };
+
+	if (!committed && hl_nic_destroy_conn(fpriv->ctx, &in))
+		dev_dbg(fpriv->hdev->dev, "ALLOC_CONN undo: %llu gone\n", id);
+}
+
+static void hl_nic_cq_create_finish(struct hl_fpriv *fpriv, void *priv,
+				    u64 handle, bool committed)
+{
+	struct hl_nic_cq_destroy_in in = { .handle = handle };
+
+	if (!committed && hl_nic_cq_destroy(fpriv->ctx, &in))
+		dev_dbg(fpriv->hdev->dev, "CQ_CREATE undo: %llu in use\n",
+			handle);
+}
 
 /**
  * hl_nic_ioctl - HL_IOCTL_NIC: connections and completion queues.
@@ -883,6 +906,12 @@ int hl_nic_ioctl(struct hl_fpriv *fpriv, void *data)
 	if (!rc) {
 		memset(args, 0, sizeof(*args));
 		args->out = out;
+		if (in.op == HL_NIC_OP_ALLOC_CONN)
+			hl_ioctl_on_finish(data, hl_nic_alloc_conn_finish, NULL,
+					   out.alloc_conn.conn_id);
+		else if (in.op == HL_NIC_OP_CQ_CREATE)
+			hl_ioctl_on_finish(data, hl_nic_cq_create_finish, NULL,
+					   out.cq_create.handle);
 	}
 	return rc;
 }
