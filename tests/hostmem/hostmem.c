@@ -78,6 +78,15 @@ static void *map_anon(size_t size, int prot)
 	return p == MAP_FAILED ? NULL : p;
 }
 
+/* One page at @addr exactly */
+static void *map_low(void *addr, int prot)
+{
+	void *p = mmap(addr, PAGE, prot,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+
+	return p == addr ? p : NULL;
+}
+
 /*
  * Checks inside a child: a failed one prints where and exits with the
  * line number.
@@ -216,8 +225,12 @@ static void test_close_uncharges(void **state)
 static void absurd_sizes(int fd)
 {
 	static const uint64_t sizes[] = { 1ull << 40, 1ull << 41, 1ull << 36 };
-	uint8_t *buf = map_anon(PAGE, PROT_READ | PROT_WRITE);
-	uint8_t *none = map_anon(PAGE, PROT_NONE);
+	/*
+	 * Low in the address space, so that the whole range is user space
+	 * (mmap's default places near its top)
+	 */
+	uint8_t *buf = map_low((void *)(1ull << 40), PROT_READ | PROT_WRITE);
+	uint8_t *none = map_low((void *)(1ull << 40) + PAGE, PROT_NONE);
 	uint64_t va;
 	size_t i;
 	int rc;
