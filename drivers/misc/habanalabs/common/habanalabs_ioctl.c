@@ -271,8 +271,11 @@ void hl_ioctl_defer_fd_install(void *data, int fd, struct file *file)
  *	@committed true when the ioctl returns 0 (the caller has the result),
  *	false when it fails after all (the copy back faulted): then @finish
  *	must undo what the handler did, so that the failed ioctl leaves no
- *	side effect. It must not fail. It runs inside the device's SRCU
- *	read section (hl_device_enter()), but may find the device unplugged.
+ *	side effect. It must not fail. It runs inside a new device SRCU read
+ *	section (hl_device_enter(); the copy back, which may fault, ran
+ *	outside any), where it may find the device unplugged since the
+ *	handler ran: then it must not touch the hardware (what removal
+ *	leaves is torn down with the context).
  * @priv: pointer argument of @finish.
  * @id: number argument of @finish (a handle, an ID, an address).
  *
@@ -351,14 +354,17 @@ static long hl_ioctl_dispatch(struct file *filp, unsigned int cmd,
 	 * not when interrupted: then the argument stays as the caller gave
 	 * it, so that retrying the call repeats the same request.
 	 */
+	hl_device_exit(hdev, idx);
 	if ((_IOC_DIR(cmd) & _IOC_READ) && !hl_ioctl_interrupted(rc) &&
 	    (copy_to_user(uarg, kdata, min(usize, ksize)) ||
 	     (!rc && unlikely(hl_ioctl_fail_copy_out(hdev)))) && !rc)
 		rc = -EFAULT;
 
-	if (call.finish)
+	if (call.finish) {
+		idx = hl_device_enter(hdev);
 		call.finish(fpriv, call.finish_priv, call.finish_id, !rc);
-	hl_device_exit(hdev, idx);
+		hl_device_exit(hdev, idx);
+	}
 
 	if (call.install_file) {
 		if (rc) {

@@ -780,7 +780,10 @@ static void hl_mem_alloc_finish(struct hl_fpriv *fpriv, void *priv, u64 handle,
 static void hl_mem_map_finish(struct hl_fpriv *fpriv, void *priv, u64 va,
 			      bool committed)
 {
-	if (!committed && hl_mem_unmap_va(fpriv->ctx, va))
+	/* Unplugged meanwhile: the page tables are gone, close unmaps it */
+	if (committed || hl_device_unplugged(fpriv->hdev))
+		return;
+	if (hl_mem_unmap_va(fpriv->ctx, va))
 		dev_dbg(fpriv->hdev->dev, "MAP undo: 0x%llx in use\n", va);
 }
 
