@@ -348,13 +348,13 @@ static long hl_ioctl_dispatch(struct file *filp, unsigned int cmd,
 		rc = -ENODEV;
 	else
 		rc = desc->func(fpriv, kdata);
+	hl_device_exit(hdev, idx);
 
 	/*
 	 * Copied back on error too (WAIT_CS returns a status with -EIO), but
 	 * not when interrupted: then the argument stays as the caller gave
 	 * it, so that retrying the call repeats the same request.
 	 */
-	hl_device_exit(hdev, idx);
 	if ((_IOC_DIR(cmd) & _IOC_READ) && !hl_ioctl_interrupted(rc) &&
 	    (copy_to_user(uarg, kdata, min(usize, ksize)) ||
 	     (!rc && unlikely(hl_ioctl_fail_copy_out(hdev)))) && !rc)
