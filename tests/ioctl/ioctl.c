@@ -596,6 +596,43 @@ static void test_dram_usage_on_control_node(void **state)
 	close(ctl);
 }
 
+/*
+ * A CS whose sequence number does not reach the caller (the copy back
+ * fails after the CS was made): its jobs never run, its CS fails.
+ */
+static void test_failed_copy_out_cancels_cs(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hltests_host_buf cb, data;
+	struct hl_cs_chunk chunk;
+	union hl_cs_args a;
+	uint32_t size, status;
+
+	hltests_host_map(st->fd, &cb, PAGE);
+	hltests_host_map(st->fd, &data, PAGE);
+	size = cb_msg_long(&cb, data.va, 0x1234);
+	*(volatile uint32_t *)data.ptr = 0;
+
+	memset(&chunk, 0, sizeof(chunk));
+	chunk.cb_handle = cb.va;
+	chunk.cb_size = size;
+	memset(&a, 0, sizeof(a));
+	a.in.chunks_execute = (uint64_t)(uintptr_t)&chunk;
+	a.in.num_chunks_execute = 1;
+	fail_copy_out(1);
+	assert_int_equal(ioctl_rw(st->fd, HL_IOCTL_CS, &a), -EFAULT);
+
+	/* Sequence number 1 was used, but its job never ran */
+	status = 0xdead;
+	assert_int_equal(hlthunk_wait_for_cs(st->fd, 1, WAIT_US, &status), -EIO);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_ABORTED);
+	usleep(200 * 1000);
+	assert_int_equal(*(volatile uint32_t *)data.ptr, 0);
+
+	hltests_host_unmap(st->fd, &cb);
+	hltests_host_unmap(st->fd, &data);
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, hltests_setup, hltests_teardown)
 
 static const struct CMUnitTest ioctl_tests[] = {
@@ -615,6 +652,7 @@ static const struct CMUnitTest ioctl_tests[] = {
 	T(test_failed_copy_out_undoes_map),
 	T(test_failed_copy_out_undoes_export),
 	T(test_failed_copy_out_undoes_nic_objects),
+	T(test_failed_copy_out_cancels_cs),
 	T(test_memory_unused_union_bytes_rejected),
 	T(test_dram_usage_on_control_node),
 };

@@ -355,15 +355,17 @@ static struct hl_cs *hl_cs_alloc(struct hl_ctx *ctx,
 	return cs;
 }
 
+/*
+ * Create and publish a CS: everything that can fail. Its jobs do not run
+ * until hl_cs_commit().
+ */
 static int hl_cs_submit(struct hl_ctx *ctx, const struct hl_cs_chunk *chunks,
-			u32 n, u32 timeout_s, u64 *seq)
+			u32 n, u32 timeout_s, struct hl_cs **csp)
 {
 	unsigned long deadline = jiffies + hl_cs_timeout_jiffies(timeout_s);
 	struct dma_resv *resv = &ctx->resv->resv;
-	struct hl_device *hdev = ctx->hdev;
 	struct hl_cs *cs;
 	int rc;
-	u32 i;
 
 	if (atomic_inc_return(&ctx->cs_inflight) > READ_ONCE(max_pending_cs)) {
 		rc = -EAGAIN;
@@ -394,22 +396,14 @@ static int hl_cs_submit(struct hl_ctx *ctx, const struct hl_cs_chunk *chunks,
 	hl_cs_publish(ctx, cs, ctx->cs_sequence);
 	dma_resv_unlock(resv);
 
-	/* From here on, the CS completes through hl_cs_put() */
+	/*
+	 * From here on, the CS completes through hl_cs_put(); its jobs are
+	 * queued by hl_cs_commit() once the result reached user space.
+	 */
 	hl_ctx_get(ctx);
 	atomic_set(&cs->pending, n + 1);
-	*seq = cs->seq;
-
-	for (i = 0; i < n; i++) {
-		rc = hdev->asic_funcs->queue_job(hdev, &cs->jobs[i]);
-		if (rc)
-			break;
-	}
-	/* Jobs that were not queued fail, and so does the CS */
-	for (; i < n; i++)
-		hl_cs_job_done(&cs->jobs[i], rc);
-	hl_cs_put(cs);
-
-	return rc;
+	*csp = cs;
+	return 0;
 
 err_unlock:
 	dma_resv_unlock(resv);
@@ -419,6 +413,36 @@ err_free_cs:
 err_inflight:
 	hl_cs_inflight_dec(ctx);
 	return rc;
+}
+
+/*
+ * hl_ioctl_on_finish() of HL_IOCTL_CS: queue the jobs once the caller has
+ * the sequence number; when it does not (the copy back failed), or the
+ * device went away or was reset meanwhile, the jobs fail without running
+ * and the CS completes with the error.
+ */
+static void hl_cs_commit(struct hl_fpriv *fpriv, void *priv, u64 seq,
+			 bool committed)
+{
+	struct hl_device *hdev = fpriv->hdev;
+	struct hl_cs *cs = priv;
+	int rc = 0;
+	u32 i = 0;
+
+	if (!committed)
+		rc = -ECANCELED;
+	else if (hl_device_unplugged(hdev) || READ_ONCE(fpriv->dead))
+		rc = -ENODEV;
+
+	for (; !rc && i < cs->num_jobs; i++) {
+		rc = hdev->asic_funcs->queue_job(hdev, &cs->jobs[i]);
+		if (rc)
+			break;
+	}
+	/* Jobs that were not queued fail, and so does the CS */
+	for (; i < cs->num_jobs; i++)
+		hl_cs_job_done(&cs->jobs[i], rc);
+	hl_cs_put(cs);
 }
 
 /**
@@ -432,9 +456,9 @@ err_inflight:
  * 2 MiB, or non-zero flags/pad; -EFAULT the chunk array cannot be read;
  * -EAGAIN max_pending_cs submissions of the context are in flight; -ENOMEM;
  * -EINTR interrupted while waiting for the reservation lock (nothing was
- * submitted); -ENODEV the device is going away. With -ENODEV after the CS
- * got its sequence number, the jobs not yet queued fail, and so does the
- * CS, whose sequence number is still returned.
+ * submitted); -ENODEV the device is going away. The jobs are queued only
+ * after the sequence number reached user space: if the copy back fails
+ * (-EFAULT), or the device goes away meanwhile, they fail without running.
  * Faults and bad packets are not errors of the ioctl: the CS completes with
  * an error that HL_IOCTL_WAIT_CS reports.
  *
@@ -446,7 +470,7 @@ int hl_cs_ioctl(struct hl_fpriv *fpriv, void *data)
 	struct hl_cs_in in = args->in;
 	struct hl_ctx *ctx = fpriv->ctx;
 	struct hl_cs_chunk *chunks;
-	u64 seq = 0;
+	struct hl_cs *cs;
 	int rc;
 
 	if (!ctx)
@@ -466,15 +490,16 @@ int hl_cs_ioctl(struct hl_fpriv *fpriv, void *data)
 	rc = hl_cs_validate_chunks(fpriv->hdev, chunks, in.num_chunks_execute);
 	if (!rc)
 		rc = hl_cs_submit(ctx, chunks, in.num_chunks_execute,
-				  in.timeout, &seq);
+				  in.timeout, &cs);
 	kvfree(chunks);
+	if (rc)
+		return rc;
 
-	if (seq) {
-		memset(&args->out, 0, sizeof(args->out));
-		args->out.seq = seq;
-		args->out.status = HL_CS_STATUS_SUCCESS;
-	}
-	return rc;
+	memset(&args->out, 0, sizeof(args->out));
+	args->out.seq = cs->seq;
+	args->out.status = HL_CS_STATUS_SUCCESS;
+	hl_ioctl_on_finish(data, hl_cs_commit, cs, cs->seq);
+	return 0;
 }
 
 /* WAIT_CS timeout: 0 polls; U32_MAX us (71 minutes) and above: no limit */
