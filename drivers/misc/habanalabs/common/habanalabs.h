@@ -386,6 +386,7 @@ extern struct workqueue_struct *hl_wq;
  */
 #define HL_INJECT_LEAK		BIT(0)	/* leak an allocation per context */
 #define HL_INJECT_RESV_COPY	BIT(1)	/* copy_to_user under a dma_resv lock */
+#define HL_INJECT_SIGNAL_ALLOC	BIT(2)	/* GFP_KERNEL in fence signalling */
 extern unsigned int hl_inject_bug;
 
 /* device.c */

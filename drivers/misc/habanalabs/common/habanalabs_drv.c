@@ -34,7 +34,7 @@ MODULE_PARM_DESC(bind_ivshmem,
 unsigned int hl_inject_bug;
 module_param_named(inject_bug, hl_inject_bug, uint, 0444);
 MODULE_PARM_DESC(inject_bug,
-		 "TEST ONLY, plants a bug for the debug-kernel lane to catch: 1 = leak an allocation per released context (kmemleak), 2 = copy INFO results to user space under a dma-buf reservation lock (lockdep) (default: 0)");
+		 "TEST ONLY, plants a bug for the debug-kernel lane to catch: 1 = leak an allocation per released context (kmemleak), 2 = copy INFO results to user space under a dma-buf reservation lock (lockdep), 4 = allocate with GFP_KERNEL in the engine's fence-signalling section (lockdep) (default: 0)");
 
 dev_t hl_devt;
 static DEFINE_IDA(hl_dev_ida);

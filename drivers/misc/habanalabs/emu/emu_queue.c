@@ -439,6 +439,9 @@ static void hl_emu_queue_work(struct work_struct *work)
 		 * that may wait for a fence from here until it is reported.
 		 */
 		cookie = dma_fence_begin_signalling();
+		/* TEST ONLY: what the annotation is there to catch */
+		if (unlikely(hl_inject_bug & HL_INJECT_SIGNAL_ALLOC))
+			kfree(kmalloc(64, GFP_KERNEL));
 		rc = hl_emu_run_job(q, job);
 
 		spin_lock(&q->lock);
