@@ -732,6 +732,16 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* WAIT_CS on @seq must return @rc with @status */
+static void assert_cs(int fd, uint64_t seq, uint64_t timeout_us, int rc,
+		      uint32_t status)
+{
+	uint32_t found = 0xdead;
+
+	assert_int_equal(hlthunk_wait_for_cs(fd, seq, timeout_us, &found), rc);
+	assert_int_equal(found, status);
+}
+
 /*
  * Submit one job that fills [@va, @va + @size) with MEMSET packets for
  * about @seconds, the last packet with @value. Returns the CS seq; @cb
@@ -740,7 +750,7 @@ static uint64_t now_ns(void)
 static uint64_t slow_fill(int fd, uint64_t va, uint64_t size, uint64_t value,
 			  double seconds, struct hltests_host_buf *cb)
 {
-	uint32_t count, i, status;
+	uint32_t count, i;
 	uint64_t t0, seq;
 	uint8_t *p;
 	double one;
@@ -760,9 +770,7 @@ static uint64_t slow_fill(int fd, uint64_t va, uint64_t size, uint64_t value,
 	for (i = 0; i < count; i++)
 		p += hlthunk_pkt_memset(p, va, i + 1 == count ? value : i, size);
 	seq = hltests_submit_cb(fd, 2, cb->va, p - cb->ptr, 60);
-	status = 0xdead;
-	assert_int_equal(hlthunk_wait_for_cs(fd, seq, 0, &status), 0);
-	assert_int_equal(status, HL_WAIT_CS_STATUS_BUSY);
+	assert_cs(fd, seq, 0, 0, HL_WAIT_CS_STATUS_BUSY);
 	return seq;
 }
 
@@ -789,7 +797,6 @@ static void test_export_during_cs_carries_its_fence(void **state)
 	struct hl_importer_map m;
 	struct exported e;
 	uint8_t buf[XFER];
-	uint32_t status;
 	uint64_t seq;
 	int h;
 
@@ -808,9 +815,7 @@ static void test_export_during_cs_carries_its_fence(void **state)
 	assert_int_equal(imp_dma(f->ifd, false, h, 8 * MB - XFER, buf, XFER,
 				 HL_IMPORTER_DMA_F_WAIT), 0);
 	assert_filled(buf, 0xa5, XFER, "after waiting for the writers");
-	status = 0xdead;
-	assert_int_equal(hlthunk_wait_for_cs(f->st.fd, seq, 0, &status), 0);
-	assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
+	assert_cs(f->st.fd, seq, 0, 0, HL_WAIT_CS_STATUS_COMPLETED);
 	assert_int_equal(imp_handle_op(f->ifd, HL_IMPORTER_IOCTL_RELEASE, h), 0);
 	hltests_host_unmap(f->st.fd, &cb);
 	export_release(f->st.fd, &e);
@@ -832,7 +837,6 @@ static void test_cs_fence_is_write_usage(void **state)
 	struct pollfd pfd;
 	struct exported e;
 	uint8_t buf[XFER];
-	uint32_t status;
 	uint64_t seq;
 	int h;
 
@@ -845,9 +849,7 @@ static void test_cs_fence_is_write_usage(void **state)
 
 	/* MAP waits for kernel fences only: the job still runs after it */
 	assert_int_equal(imp_map(f->ifd, h, &m), 0);
-	status = 0xdead;
-	assert_int_equal(hlthunk_wait_for_cs(f->st.fd, seq, 0, &status), 0);
-	assert_int_equal(status, HL_WAIT_CS_STATUS_BUSY);
+	assert_cs(f->st.fd, seq, 0, 0, HL_WAIT_CS_STATUS_BUSY);
 
 	/* The readers' sync_file holds the job's fence */
 	memset(&sync, 0, sizeof(sync));
@@ -857,9 +859,7 @@ static void test_cs_fence_is_write_usage(void **state)
 	pfd.events = POLLIN;
 	assert_int_equal(poll(&pfd, 1, 0), 0);
 	assert_int_equal(poll(&pfd, 1, 60000), 1);
-	status = 0xdead;
-	assert_int_equal(hlthunk_wait_for_cs(f->st.fd, seq, 0, &status), 0);
-	assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
+	assert_cs(f->st.fd, seq, 0, 0, HL_WAIT_CS_STATUS_COMPLETED);
 	close(sync.fd);
 	assert_int_equal(imp_dma(f->ifd, false, h, 0, buf, XFER,
 				 HL_IMPORTER_DMA_F_WAIT), 0);
@@ -881,7 +881,6 @@ static void test_wait_cs_before_posting(void **state)
 	struct hl_importer_map m;
 	struct exported e;
 	uint8_t buf[XFER];
-	uint32_t status;
 	uint64_t seq;
 	int h;
 
@@ -892,9 +891,7 @@ static void test_wait_cs_before_posting(void **state)
 	assert_int_equal(imp_map(f->ifd, h, &m), 0);
 	seq = slow_fill(f->st.fd, e.dram.va, 8 * MB, 0x1111111111111111ull, 1.0,
 			&cb);
-	status = 0xdead;
-	assert_int_equal(hlthunk_wait_for_cs(f->st.fd, seq, 120000000, &status), 0);
-	assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
+	assert_cs(f->st.fd, seq, 120000000, 0, HL_WAIT_CS_STATUS_COMPLETED);
 	assert_int_equal(imp_dma(f->ifd, false, h, 8 * MB - XFER, buf, XFER, 0), 0);
 	assert_filled(buf, 0x11, XFER, "posted after WAIT_CS");
 	assert_int_equal(imp_handle_op(f->ifd, HL_IMPORTER_IOCTL_RELEASE, h), 0);
