@@ -2300,6 +2300,7 @@ static void test_owner_exit_with_connections_open(void **state)
 {
 	const uint64_t size = 256 * MB;
 	struct hltests_dram_buf d1;
+	uint8_t pattern[PAGE];
 	struct hl_nic_cqe cqe;
 	struct conn_params cp;
 	int ids[2], status, fd;
@@ -2344,13 +2345,26 @@ static void test_owner_exit_with_connections_open(void **state)
 		CHILD_CHECK(!conn_connect(cfd, c, &ccp));
 		/* A receive into host memory, big enough for the send */
 		{
+			volatile uint8_t *head, *tail;
 			struct buf b;
+			uint64_t t;
 
 			CHILD_CHECK(!buf_map(cfd, &b, size));
 			CHILD_CHECK(!nic_post(cfd, &r, 0, NIC_RECV, c, b.va,
 					      size, 1, 0));
+			pipe_write_u32(ids[1], c);
+			/*
+			 * Tell the parent once the message has begun to land
+			 * and its last page has not: killed mid-transfer, not
+			 * after it, however fast the link is.
+			 */
+			head = b.ptr;
+			tail = b.ptr + size - 1;
+			t = now_ns();
+			while (*head != 0xa5 && now_ns() - t < 60000000000ull)
+				;
+			pipe_write_u32(ids[1], *head == 0xa5 && *tail != 0xa5);
 		}
-		pipe_write_u32(ids[1], c);
 		/* Killed while the transfer runs */
 		for (;;)
 			pause();
@@ -2370,9 +2384,14 @@ static void test_owner_exit_with_connections_open(void **state)
 	cp.recv_cq = s1.cq;
 	assert_int_equal(conn_connect(s1.fd, conn, &cp), 0);
 	hltests_dram_map(s1.fd, &d1, size, false);
+	memset(pattern, 0xa5, sizeof(pattern));
+	hltests_write_device(s1.fd, d1.va, pattern, sizeof(pattern));
+	hltests_write_device(s1.fd, d1.va + size - sizeof(pattern), pattern,
+			     sizeof(pattern));
 	assert_int_equal(nic_post(s1.fd, &s, 0, NIC_SEND, conn, d1.va, size, 5,
 				  0), 0);
-	usleep(300 * 1000);
+	/* 1: the head of the message landed and its tail did not yet */
+	assert_int_equal(pipe_read_u32(ids[0]), 1);
 	assert_int_equal(kill(pid, SIGKILL), 0);
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	tracked_pid = 0;
