@@ -106,9 +106,9 @@ static void test_hw_ip_info_upstream_layout(void **state)
 	assert_int_equal(sizeof(struct hl_info_hw_ip_info), 352);
 	memcpy(&u64, raw + 16, 8);		/* dram_size */
 	assert_int_equal(u64, st->hw_ip.dram_size);
-	memcpy(&u32, raw + 36, 4);		/* device_id */
+	memcpy(&u32, raw + 32, 4);		/* device_id */
 	assert_int_equal(u32, 0x1110);
-	memcpy(&u32, raw + 40, 4);		/* module_id */
+	memcpy(&u32, raw + 36, 4);		/* module_id */
 	assert_int_equal(u32, st->hw_ip.module_id);
 	assert_int_equal(raw[69], 1);		/* dram_enabled */
 	assert_string_equal((char *)raw + 200, "emu-gaudi");	/* card_name */
