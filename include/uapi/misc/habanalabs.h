@@ -78,9 +78,9 @@ enum hl_device_status {
  * struct hl_info_hw_ip_info - static properties of the device.
  *
  * Every field upstream defines sits at upstream's offset with upstream's
- * type: bytes 0..255 as in the misc-era header (v5.x..6.1,
- * include/uapi/misc/habanalabs.h), bytes 256..303 as in its successor
- * (include/uapi/drm/habanalabs_accel.h), which kept the first 256 bytes.
+ * type: bytes 0..255 as in upstream's misc-era header (v5.x..6.1), bytes
+ * 256..303 as in its accel-era successor (drm/habanalabs_accel.h), which
+ * kept the first 256 bytes.
  * This driver's own fields start at byte 304, after upstream's end. Fields
  * that describe hardware the emulated ASIC does not have are returned as
  * zero.
