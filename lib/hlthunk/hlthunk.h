@@ -8,7 +8,7 @@
  * structs those functions fill have hl-thunk's fields, types and order.
  * Functions and fields marked "(libhlthunk)" are this library's own; their
  * names are not in hl-thunk's header (tests/symbols/check compares the
- * prototypes with tests/symbols/hl-thunk-open.h).
+ * prototypes with tests/symbols/hl-thunk-open.txt).
  *
  * Installed as <habanalabs/hlthunk.h>, with the driver's uAPI beside it as
  * <habanalabs/misc/habanalabs.h>, as hl-thunk installs them: build with
@@ -337,8 +337,9 @@ hlthunk_public int hlthunk_open_control(int dev_id, const char *busid);
  * @device_name: the ASIC type wanted, or HLTHUNK_DEVICE_DONT_CARE.
  * @busid: PCI address of the device, or NULL.
  *
- * With @busid, opens that device's control node (whatever its type, as
- * hl-thunk does); without, the first device of type @device_name.
+ * With @busid, opens that device's control node if it is of type
+ * @device_name (or DONT_CARE), as hlthunk_open() does (hl-thunk ignores the
+ * type when given a bus ID); without, the first device of that type.
  *
  * Return: the fd (>= 0), or -errno: -EINVAL bad @device_name or malformed
  * @busid; -ENODEV no such device; or the open(2) errno.

@@ -705,9 +705,15 @@ hlthunk_public int hlthunk_open_control_by_name(
 	if (!hlthunk_name_valid(device_name))
 		return hlthunk_err(EINVAL);
 
-	/* As hl-thunk: a bus ID names the device, whatever its type */
-	if (busid)
-		return hlthunk_open_control(0, busid);
+	/* As hlthunk_open(): the device at @busid must be of that type */
+	if (busid) {
+		cfd = hlthunk_open_control(0, busid);
+		if (cfd < 0 || device_name == HLTHUNK_DEVICE_DONT_CARE ||
+		    hlthunk_name_of_fd(cfd) == device_name)
+			return cfd;
+		hlthunk_close_quiet(cfd);
+		return hlthunk_err(ENODEV);
+	}
 
 	for (idx = 0; idx < HLTHUNK_MAX_MINOR; idx++) {
 		cfd = hlthunk_open_node(HLTHUNK_NODE_CONTROL, idx);

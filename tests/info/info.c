@@ -218,6 +218,10 @@ static void test_open_control_by(void **state)
 
 	assert_int_equal(hlthunk_open_control_by_name(HLTHUNK_DEVICE_GAUDI,
 						      NULL), -ENODEV);
+	/* A bus id and another type: never opened as that ASIC */
+	assert_int_equal(hlthunk_open_control_by_name(HLTHUNK_DEVICE_GAUDI2,
+						      busid), -ENODEV);
+	assert_int_equal(hlthunk_open(HLTHUNK_DEVICE_GAUDI2, busid), -ENODEV);
 	assert_int_equal(hlthunk_open_control_by_module_id(1000), -ENODEV);
 	assert_int_equal(hlthunk_open_control_by_bus_id("0000:7f:1f.7"),
 			 -ENODEV);
