@@ -6,7 +6,7 @@
 #   make check      install what is missing, build, boot the test VM, run
 #                   every suite; fails on a failed test or a bad kernel log
 #   make demo       install what is missing, build, show the devices in a VM
-#   make install    libhlthunk, headers, hlthunk.pc, the module (DESTDIR, PREFIX)
+#   make install    libhlthunk (+ libhl-thunk.so), headers, .pc files, the module
 #   make lint       checkpatch --strict, sparse (C=2) and W=1 on the driver
 #
 # KDIR selects the kernel to build the module against (default: Debian's

@@ -2,8 +2,19 @@
 /*
  * hlthunk.h - libhlthunk, a thin C library over the habanalabs ioctls.
  *
- * Source compatible with HabanaAI's hl-thunk (include/hlthunk.h) for every
- * function that exists there; functions marked "(libhlthunk)" are ours.
+ * Source compatible with HabanaAI's hl-thunk (hl-thunk-open,
+ * include/uapi/hlthunk.h): every function of hl-thunk's public header that
+ * this library has takes hl-thunk's signature and semantics, and the
+ * structs those functions fill have hl-thunk's fields, types and order.
+ * Functions and fields marked "(libhlthunk)" are this library's own; their
+ * names are not in hl-thunk's header (tests/symbols/check compares the
+ * prototypes with tests/symbols/hl-thunk-open.txt).
+ *
+ * Installed as <habanalabs/hlthunk.h>, with the driver's uAPI beside it as
+ * <habanalabs/misc/habanalabs.h>, as hl-thunk installs them: build with
+ * "#include <habanalabs/hlthunk.h>" and -lhl-thunk, or with
+ * -I<includedir>/habanalabs and "#include <hlthunk.h>" (pkg-config hlthunk or
+ * hl-thunk gives those flags).
  *
  * Error convention, for every function:
  *   - int-returning functions return 0 (or a non-negative value such as a
@@ -21,12 +32,15 @@
  * called from any thread. Concurrent calls on one fd are serialised (or not)
  * by the driver, not by the library.
  *
- * Symbols are versioned (node HLTHUNK_1.0); the SONAME is libhlthunk.so.1.
+ * Symbols are versioned (node HLTHUNK_2.0); the SONAME is libhlthunk.so.2,
+ * and libhl-thunk.so (hl-thunk's name, for -lhl-thunk and dlopen()) links to
+ * it.
  */
 #ifndef HLTHUNK_H
 #define HLTHUNK_H
 
-#include <misc/habanalabs.h>
+/* Quoted: found beside this header, before any other misc/habanalabs.h */
+#include "misc/habanalabs.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -39,7 +53,7 @@ extern "C" {
 #define hlthunk_public	__attribute__((visibility("default")))
 
 /* Library version; the SONAME major is HLTHUNK_VERSION_MAJOR */
-#define HLTHUNK_VERSION_MAJOR		1
+#define HLTHUNK_VERSION_MAJOR		2
 #define HLTHUNK_VERSION_MINOR		0
 #define HLTHUNK_VERSION_PATCH		0
 
@@ -50,6 +64,9 @@ extern "C" {
 #define HLTHUNK_MAX_MINOR		128
 #define HLTHUNK_DEV_NAME_PRIMARY	"/dev/hl%d"
 #define HLTHUNK_DEV_NAME_CONTROL	"/dev/hl_controlD%d"
+/* hl-thunk's names of the misc-driver nodes, which this driver has */
+#define HLTHUNK_DEV_NAME_PRIMARY_LEGACY	HLTHUNK_DEV_NAME_PRIMARY
+#define HLTHUNK_DEV_NAME_CONTROL_LEGACY	HLTHUNK_DEV_NAME_CONTROL
 
 /* Buffer size that holds any PCI bus ID "dddd:bb:dd.f" and its NUL */
 #define HLTHUNK_PCI_BUS_ID_LEN		13
@@ -74,53 +91,82 @@ enum hlthunk_node_type {
 };
 
 /**
- * enum hlthunk_device_name - ASIC types.
- * @HLTHUNK_DEVICE_GOYA: Goya (hl-thunk compatibility; not driven here).
- * @HLTHUNK_DEVICE_PLACEHOLDER1: unused (hl-thunk compatibility).
- * @HLTHUNK_DEVICE_GAUDI: Gaudi (hl-thunk compatibility; not driven here).
+ * enum hlthunk_device_name - ASIC types, with hl-thunk's values.
+ * @HLTHUNK_DEVICE_GOYA: Goya (not driven here).
+ * @HLTHUNK_DEVICE_PLACEHOLDER1: unused.
+ * @HLTHUNK_DEVICE_GAUDI: Gaudi (not driven here).
  * @HLTHUNK_DEVICE_INVALID: an unknown device, or an error.
  * @HLTHUNK_DEVICE_DONT_CARE: hlthunk_open(): any device.
- * @HLTHUNK_DEVICE_GAUDI_EMU: the emulated Gaudi-like ASIC (libhlthunk).
- * @HLTHUNK_DEVICE_MAX: number of values.
+ * @HLTHUNK_DEVICE_GAUDI2: Gaudi2 (not driven here).
+ * @HLTHUNK_DEVICE_PLACEHOLDER2: unused.
+ * @HLTHUNK_DEVICE_PLACEHOLDER3: unused.
+ * @HLTHUNK_DEVICE_PLACEHOLDER4: unused.
+ * @HLTHUNK_DEVICE_MAX: number of hl-thunk's values.
+ * @HLTHUNK_DEVICE_GAUDI_EMU: the emulated Gaudi-like ASIC (libhlthunk). Its
+ *	value lies above HLTHUNK_DEVICE_MAX, away from any value hl-thunk has
+ *	or may add next, so that code written for hl-thunk takes it for an
+ *	unknown device, never for another ASIC; code that indexes an array
+ *	with the enum must check the value against HLTHUNK_DEVICE_MAX.
  */
 enum hlthunk_device_name {
-	HLTHUNK_DEVICE_GOYA = 0,
-	HLTHUNK_DEVICE_PLACEHOLDER1 = 1,
-	HLTHUNK_DEVICE_GAUDI = 2,
-	HLTHUNK_DEVICE_INVALID = 3,
-	HLTHUNK_DEVICE_DONT_CARE = 4,
-	HLTHUNK_DEVICE_GAUDI_EMU = 5,
-	HLTHUNK_DEVICE_MAX
+	HLTHUNK_DEVICE_GOYA,
+	HLTHUNK_DEVICE_PLACEHOLDER1,
+	HLTHUNK_DEVICE_GAUDI,
+	HLTHUNK_DEVICE_INVALID,
+	HLTHUNK_DEVICE_DONT_CARE,
+	HLTHUNK_DEVICE_GAUDI2,
+	HLTHUNK_DEVICE_PLACEHOLDER2,
+	HLTHUNK_DEVICE_PLACEHOLDER3,
+	HLTHUNK_DEVICE_PLACEHOLDER4,
+	HLTHUNK_DEVICE_MAX,
+	HLTHUNK_DEVICE_GAUDI_EMU = 0x100
 };
 
 /**
- * struct hlthunk_hw_ip_info - static properties of a device.
+ * struct hlthunk_hw_ip_info - static properties of a device: hl-thunk's
+ * struct, field for field. Fields for hardware the emulated ASIC does not
+ * have are 0; this driver's own properties (queues, NIC ports, device VA
+ * ranges) are in struct hl_info_hw_ip_info, from hlthunk_get_hw_ip_info_ext().
  * @sram_base_address: device address of the on-chip SRAM (0: none).
  * @dram_base_address: device physical address of user-allocatable DRAM.
  * @dram_size: bytes of user-allocatable DRAM.
  * @sram_size: bytes of on-chip SRAM (0: none).
- * @num_of_events: number of asynchronous event types.
+ * @num_of_events: number of asynchronous event types (0).
  * @device_id: PCI device ID of the function.
- * @cpld_version: firmware CPLD version (also named armcp_cpld_version).
- * @psoc_pci_pll_nr: PLL parameter.
- * @psoc_pci_pll_nf: PLL parameter.
- * @psoc_pci_pll_od: PLL parameter.
- * @psoc_pci_pll_div_factor: PLL parameter.
- * @tpc_enabled_mask: mask of enabled TPC engines.
+ * @cpld_version: firmware CPLD version (0).
+ * @psoc_pci_pll_nr: PLL parameter (0).
+ * @psoc_pci_pll_nf: PLL parameter (0).
+ * @psoc_pci_pll_od: PLL parameter (0).
+ * @psoc_pci_pll_div_factor: PLL parameter (0).
+ * @tpc_enabled_mask: mask of enabled TPC engines (0: none).
  * @dram_enabled: 1 when the device has DRAM.
- * @cpucp_version: NUL-terminated firmware version (also named armcp_version).
+ * @cpucp_version: NUL-terminated firmware version ("emulated").
  * @module_id: index of the device among the devices of the driver.
  * @card_name: NUL-terminated ASIC name, e.g. "emu-gaudi".
+ * @decoder_enabled_mask: 0 (no decoders).
+ * @mme_master_slave_mode: 0 (no MME).
+ * @tpc_enabled_mask_ext: 0 (no TPC engines).
  * @dram_page_size: default DRAM page size in bytes.
- * @num_nic_ports: number of NIC ports (libhlthunk).
- * @num_queues: number of engine queues; queue indices are 0 .. num_queues-1
- *	(libhlthunk).
- * @host_va_start: first device VA of the host-mapping range (libhlthunk).
- * @host_va_end: one past the last device VA of that range (libhlthunk).
- * @dram_va_start: first device VA of the DRAM-mapping range (libhlthunk).
- * @dram_va_end: one past the last device VA of that range (libhlthunk).
- * @host_page_size: granularity of host-memory mappings (libhlthunk).
- * @reserved: zeroed; room for later fields without changing the size.
+ * @first_available_interrupt_id: 0 (no user interrupts).
+ * @edma_enabled_mask: 0 (no EDMA engines).
+ * @server_type: 0 (HL_SERVER_TYPE_UNKNOWN in hl-thunk's uAPI).
+ * @reserved1: 0.
+ * @number_of_user_interrupts: 0 (no user interrupts).
+ * @device_mem_alloc_default_page_size: page size of an allocation with
+ *	page_size 0 (== @dram_page_size).
+ * @reserved2: 0.
+ * @reserved3: 0.
+ * @reserved4: 0.
+ * @reserved5: 0.
+ * @reserved6: 0.
+ * @reserved7: 0.
+ * @security_enabled: 0 (no secured firmware).
+ * @revision_id: PCI revision ID of the function.
+ * @tpc_interrupt_id: 0 (no TPC interrupts).
+ * @engine_core_interrupt_reg_addr: 0 (no engine cores).
+ * @rotator_enabled_mask: 0 (no rotators).
+ * @reserved8: 0.
+ * @reserved_dram_size: 0 (DRAM the driver keeps is not in @dram_size).
  */
 struct hlthunk_hw_ip_info {
 	uint64_t sram_base_address;
@@ -129,31 +175,39 @@ struct hlthunk_hw_ip_info {
 	uint32_t sram_size;
 	uint32_t num_of_events;
 	uint32_t device_id;
-	union {
-		uint32_t cpld_version;
-		uint32_t armcp_cpld_version;
-	};
+	uint32_t cpld_version;
 	uint32_t psoc_pci_pll_nr;
 	uint32_t psoc_pci_pll_nf;
 	uint32_t psoc_pci_pll_od;
 	uint32_t psoc_pci_pll_div_factor;
-	uint8_t tpc_enabled_mask;
+	uint16_t tpc_enabled_mask;
 	uint8_t dram_enabled;
-	union {
-		uint8_t cpucp_version[HL_INFO_VERSION_MAX_LEN];
-		uint8_t armcp_version[HL_INFO_VERSION_MAX_LEN];
-	};
+	uint8_t cpucp_version[HL_INFO_VERSION_MAX_LEN];
 	uint32_t module_id;
 	uint8_t card_name[HL_INFO_CARD_NAME_MAX_LEN];
+	uint32_t decoder_enabled_mask;
+	uint8_t mme_master_slave_mode;
+	uint64_t tpc_enabled_mask_ext;
 	uint64_t dram_page_size;
-	uint32_t num_nic_ports;
-	uint32_t num_queues;
-	uint64_t host_va_start;
-	uint64_t host_va_end;
-	uint64_t dram_va_start;
-	uint64_t dram_va_end;
-	uint32_t host_page_size;
-	uint64_t reserved[8];
+	uint16_t first_available_interrupt_id;
+	uint32_t edma_enabled_mask;
+	uint16_t server_type;
+	uint64_t reserved1;
+	uint16_t number_of_user_interrupts;
+	uint64_t device_mem_alloc_default_page_size;
+	uint64_t reserved2;
+	uint8_t reserved3;
+	uint8_t reserved4;
+	uint64_t reserved5;
+	uint32_t reserved6;
+	uint8_t reserved7;
+	uint8_t security_enabled;
+	uint8_t revision_id;
+	uint16_t tpc_interrupt_id;
+	uint64_t engine_core_interrupt_reg_addr;
+	uint32_t rotator_enabled_mask;
+	uint32_t reserved8;
+	uint64_t reserved_dram_size;
 };
 
 /**
@@ -179,12 +233,42 @@ struct hlthunk_engines_idle_info {
 };
 
 /**
+ * struct hlthunk_user_mapping - a device VA range of a context (hl-thunk's).
+ * @dev_va: first device VA.
+ * @size: bytes.
+ */
+struct hlthunk_user_mapping {
+	uint64_t dev_va;
+	uint64_t size;
+};
+
+/**
+ * struct hlthunk_page_fault_info - the last device MMU fault (hl-thunk's).
+ * @timestamp: ktime (ns, CLOCK_MONOTONIC) of the fault; 0 when there was
+ *	none.
+ * @addr: faulting device VA.
+ * @engine_id: queue index of the job that faulted.
+ * @num_of_mappings: number of entries written to @mappings_buf. This driver
+ *	does not record the context's mappings at fault time
+ *	(HL_INFO_USER_MAPPINGS): always 0.
+ * @mappings_buf: caller's array; not written.
+ */
+struct hlthunk_page_fault_info {
+	int64_t timestamp;
+	uint64_t addr;
+	uint16_t engine_id;
+	uint32_t num_of_mappings;
+	struct hlthunk_user_mapping *mappings_buf;
+};
+
+/**
  * struct hlthunk_cs_in - a command submission.
  * @chunks_restore: must be NULL (no context-switch restore jobs).
  * @chunks_execute: array of @num_chunks_execute struct hl_cs_chunk.
  * @num_chunks_restore: must be 0.
  * @num_chunks_execute: 1 .. HL_MAX_JOBS_PER_CS.
- * @flags: CS flags; must be 0 for now.
+ * @flags: CS flags: 0 (HL_CS_FLAGS_CUSTOM_TIMEOUT is set by
+ *	hlthunk_command_submission_timeout()).
  */
 struct hlthunk_cs_in {
 	void *chunks_restore;
@@ -198,10 +282,12 @@ struct hlthunk_cs_in {
  * struct hlthunk_cs_out - result of a command submission.
  * @seq: sequence number for hlthunk_wait_for_cs().
  * @status: HL_CS_STATUS_SUCCESS.
+ * @sob_count_before_submission: 0 (no sync objects).
  */
 struct hlthunk_cs_out {
 	uint64_t seq;
 	uint32_t status;
+	uint16_t sob_count_before_submission;
 };
 
 /* ------------------------------------------------------------------------
@@ -244,6 +330,54 @@ hlthunk_public int hlthunk_open(enum hlthunk_device_name device_name,
  * @busid; -ENODEV no such device; or the open(2) errno.
  */
 hlthunk_public int hlthunk_open_control(int dev_id, const char *busid);
+
+/**
+ * hlthunk_open_control_by_name() - open the control node of a device of a
+ * given type.
+ * @device_name: the ASIC type wanted, or HLTHUNK_DEVICE_DONT_CARE.
+ * @busid: PCI address of the device, or NULL.
+ *
+ * With @busid, opens that device's control node if it is of type
+ * @device_name (or DONT_CARE), as hlthunk_open() does (hl-thunk ignores the
+ * type when given a bus ID); without, the first device of that type.
+ *
+ * Return: the fd (>= 0), or -errno: -EINVAL bad @device_name or malformed
+ * @busid; -ENODEV no such device; or the open(2) errno.
+ */
+hlthunk_public int hlthunk_open_control_by_name(
+				enum hlthunk_device_name device_name,
+				const char *busid);
+
+/**
+ * hlthunk_open_control_by_module_id() - open the control node of the device
+ * whose hw_ip_info.module_id is @module_id.
+ * @module_id: the module ID.
+ *
+ * Return: the fd (>= 0), or -errno: -ENODEV no device has that module ID
+ * (hl-thunk: -EBADF), or the most telling error met while scanning.
+ */
+hlthunk_public int hlthunk_open_control_by_module_id(uint32_t module_id);
+
+/**
+ * hlthunk_open_control_by_bus_id() - open the control node of the device at
+ * a PCI address.
+ * @busid: "dddd:bb:dd.f", or "bb:dd.f" for domain 0.
+ *
+ * Return: the fd (>= 0), or -errno: -EINVAL NULL or malformed @busid;
+ * -ENODEV no device there (hl-thunk: -EBADF); or the open(2) errno.
+ */
+hlthunk_public int hlthunk_open_control_by_bus_id(const char *busid);
+
+/**
+ * hlthunk_get_device_count() - number of devices of a type.
+ * @device_name: the ASIC type, or HLTHUNK_DEVICE_DONT_CARE for all.
+ *
+ * Counts the control nodes that open and report that type.
+ *
+ * Return: the count (>= 0), or -EINVAL for HLTHUNK_DEVICE_INVALID or a
+ * value that is not a device type.
+ */
+hlthunk_public int hlthunk_get_device_count(enum hlthunk_device_name device_name);
 
 /**
  * hlthunk_open_by_module_id() - open the compute node of the device whose
@@ -332,7 +466,8 @@ hlthunk_public int hlthunk_get_device_index_from_pci_bus_id(const char *busid);
 hlthunk_public int hlthunk_get_info(int fd, struct hl_info_args *info);
 
 /**
- * hlthunk_get_hw_ip_info() - static properties of a device.
+ * hlthunk_get_hw_ip_info() - static properties of a device, in hl-thunk's
+ * struct.
  * @fd: compute or control node fd.
  * @hw_ip: receives the properties (zeroed first).
  *
@@ -340,6 +475,18 @@ hlthunk_public int hlthunk_get_info(int fd, struct hl_info_args *info);
  */
 hlthunk_public int hlthunk_get_hw_ip_info(int fd,
 					  struct hlthunk_hw_ip_info *hw_ip);
+
+/**
+ * hlthunk_get_hw_ip_info_ext() - static properties of a device, in the
+ * driver's struct, with this driver's own fields (queues, NIC ports, device
+ * VA ranges, host page size) (libhlthunk).
+ * @fd: compute or control node fd.
+ * @hw_ip: receives the properties (zeroed first).
+ *
+ * Return: 0, or -errno: -EINVAL NULL @hw_ip; else as HL_IOCTL_INFO.
+ */
+hlthunk_public int hlthunk_get_hw_ip_info_ext(int fd,
+					      struct hl_info_hw_ip_info *hw_ip);
 
 /**
  * hlthunk_get_dram_usage() - DRAM accounting.
@@ -368,41 +515,60 @@ hlthunk_public enum hl_device_status hlthunk_get_device_status_info(int fd);
  * @fd: compute or control node fd.
  *
  * Return: true when idle; false when busy, or on failure with errno set.
- * Use hlthunk_get_engines_idle_info() to tell the two apart.
+ * Use hlthunk_get_busy_engines_mask() to tell the two apart.
  */
 hlthunk_public bool hlthunk_is_device_idle(int fd);
 
 /**
- * hlthunk_get_busy_engines_mask() - busy engine queues 0..31.
+ * hlthunk_get_busy_engines_mask() - idle flag and busy mask of all engine
+ * queues.
  * @fd: compute or control node fd.
- * @mask: receives a bit per busy queue.
- *
- * Return: 0, or -errno: -EINVAL NULL @mask; else as HL_IOCTL_INFO.
- */
-hlthunk_public int hlthunk_get_busy_engines_mask(int fd, uint32_t *mask);
-
-/**
- * hlthunk_get_engines_idle_info() - idle flag and busy mask of all engine
- * queues (libhlthunk).
- * @fd: compute or control node fd.
- * @info: receives the idle flag and the full busy mask.
+ * @info: receives the idle flag and a bit per busy queue.
  *
  * Return: 0, or -errno: -EINVAL NULL @info; else as HL_IOCTL_INFO.
  */
-hlthunk_public int hlthunk_get_engines_idle_info(int fd,
+hlthunk_public int hlthunk_get_busy_engines_mask(int fd,
 				struct hlthunk_engines_idle_info *info);
 
 /**
  * hlthunk_get_page_fault_info() - the last device MMU fault of the caller's
- * context (libhlthunk).
+ * context.
+ * @fd: compute node fd.
+ * @pf: receives the fault (timestamp 0 when there was none); see struct
+ *	hlthunk_page_fault_info for the mappings, which this driver does not
+ *	report (num_of_mappings 0).
+ * @num_of_allocated_mappings: entries of pf->mappings_buf (unused).
+ *
+ * Return: 0, or -errno: -EINVAL NULL @pf or a control node fd; else as
+ * HL_IOCTL_INFO.
+ */
+hlthunk_public int hlthunk_get_page_fault_info(int fd,
+				struct hlthunk_page_fault_info *pf,
+				uint32_t num_of_allocated_mappings);
+
+/**
+ * hlthunk_get_page_fault_event() - the last device MMU fault of the caller's
+ * context, in the driver's struct, with the access direction (libhlthunk).
  * @fd: compute node fd.
  * @info: receives the fault; info->timestamp is 0 when there was none.
  *
  * Return: 0, or -errno: -EINVAL NULL @info or a control node fd; else as
  * HL_IOCTL_INFO.
  */
-hlthunk_public int hlthunk_get_page_fault_info(int fd,
+hlthunk_public int hlthunk_get_page_fault_event(int fd,
 				struct hl_info_page_fault_event *info);
+
+/**
+ * hlthunk_get_dev_memalloc_page_orders() - the page sizes that
+ * hlthunk_device_memory_alloc() accepts.
+ * @fd: compute or control node fd.
+ * @page_order_bitmask: receives bit N set for a page size of 2^N bytes.
+ *
+ * Return: 0, or -errno: -EINVAL NULL @page_order_bitmask; else as
+ * HL_IOCTL_INFO.
+ */
+hlthunk_public int hlthunk_get_dev_memalloc_page_orders(int fd,
+				uint64_t *page_order_bitmask);
 
 /* ------------------------------------------------------------------------
  * Device memory (DRAM)
@@ -411,31 +577,19 @@ hlthunk_public int hlthunk_get_page_fault_info(int fd,
 /**
  * hlthunk_device_memory_alloc() - allocate device memory.
  * @fd: compute node fd.
- * @size: bytes, > 0; rounded up to the default DRAM page size.
- * @contiguous: one physically contiguous range.
+ * @size: bytes, > 0; rounded up to the page size.
+ * @page_size: 0 for the default DRAM page size, else one of the sizes of
+ *	hlthunk_get_dev_memalloc_page_orders().
+ * @contiguous: one physically contiguous range (HL_MEM_CONTIGUOUS, i.e.
+ *	true, as hl-thunk's callers pass it).
  * @shared: accepted for hl-thunk compatibility; no effect.
  *
- * Return: the allocation's handle, or 0 with errno set: EINVAL bad size;
- * ENOMEM out of DRAM; or the driver's errno.
+ * Return: the allocation's handle, or 0 with errno set: EINVAL bad size or
+ * page size; ENOMEM out of DRAM; or the driver's errno.
  */
 hlthunk_public uint64_t hlthunk_device_memory_alloc(int fd, uint64_t size,
+						uint64_t page_size,
 						bool contiguous, bool shared);
-
-/**
- * hlthunk_device_memory_alloc_page_size() - allocate device memory with a
- * given page size (libhlthunk).
- * @fd: compute node fd.
- * @size: bytes, > 0; rounded up to @page_size.
- * @page_size: 0 for the default DRAM page size, else a size the driver
- *	supports.
- * @contiguous: one physically contiguous range.
- * @shared: no effect.
- *
- * Return: as hlthunk_device_memory_alloc().
- */
-hlthunk_public uint64_t hlthunk_device_memory_alloc_page_size(int fd,
-				uint64_t size, uint64_t page_size,
-				bool contiguous, bool shared);
 
 /**
  * hlthunk_device_memory_free() - free device memory.
@@ -480,7 +634,8 @@ hlthunk_public uint64_t hlthunk_device_memory_map_flags(int fd,
  * @addr: device VA returned by hlthunk_device_memory_map() (not a physical
  *	address: this driver exports through the mapping).
  * @size: bytes to export from @addr.
- * @flags: dma-buf file flags: O_RDWR, O_CLOEXEC, or 0.
+ * @flags: dma-buf file flags: O_RDWR, O_CLOEXEC, both, or 0 for
+ *	O_RDWR | O_CLOEXEC (what hl-thunk always uses).
  *
  * Same as hlthunk_device_mapped_memory_export_dmabuf_fd() with offset 0.
  * The dma-buf holds the allocation and the context alive until its last fd
@@ -497,8 +652,9 @@ hlthunk_public int hlthunk_device_memory_export_dmabuf_fd(int fd,
  * @fd: compute node fd.
  * @addr: device VA returned by hlthunk_device_memory_map().
  * @size: bytes to export.
- * @offset: offset of the exported range from @addr.
- * @flags: dma-buf file flags: O_RDWR, O_CLOEXEC, or 0.
+ * @offset: offset of the exported range from @addr, page aligned.
+ * @flags: dma-buf file flags: O_RDWR | O_CLOEXEC (what hl-thunk requires),
+ *	0 for the same, or O_RDWR or O_CLOEXEC alone.
  *
  * Return: the dma-buf fd (>= 0), or -errno (the driver's errno).
  */
@@ -575,7 +731,8 @@ hlthunk_public int hlthunk_command_submission(int fd, struct hlthunk_cs_in *in,
  * @in: the jobs.
  * @out: receives the sequence number and status.
  * @timeout: job timeout in seconds, 0 for the driver default; a job that
- *	runs longer is aborted and the CS completes as ABORTED.
+ *	runs longer is aborted and the CS completes as ABORTED. A non-zero
+ *	@timeout is passed with HL_CS_FLAGS_CUSTOM_TIMEOUT, as hl-thunk does.
  *
  * Return: as hlthunk_command_submission().
  */
@@ -611,13 +768,40 @@ hlthunk_public int hlthunk_wait_for_cs(int fd, uint64_t seq,
  * @timeout_us: how long to wait; 0 only polls.
  * @status: receives HL_WAIT_CS_STATUS_*; may be NULL.
  * @timestamp: receives the completion time (ns, CLOCK_MONOTONIC) when the
- *	status is COMPLETED, else 0; may be NULL. Untouched when @status is.
+ *	driver reports one (HL_WAIT_CS_STATUS_FLAG_TIMESTAMP_VLD: status
+ *	COMPLETED, CS still tracked), else untouched, as in hl-thunk; may be
+ *	NULL.
  *
  * Return: as hlthunk_wait_for_cs().
  */
 hlthunk_public int hlthunk_wait_for_cs_with_timestamp(int fd, uint64_t seq,
 				uint64_t timeout_us, uint32_t *status,
 				uint64_t *timestamp);
+
+/* ------------------------------------------------------------------------
+ * Utilities
+ */
+
+/**
+ * hlthunk_malloc() - zeroed memory, for buffers the library hands out.
+ * @size: bytes.
+ *
+ * Return: the memory (free it with hlthunk_free()), or NULL with errno set.
+ */
+hlthunk_public void *hlthunk_malloc(size_t size);
+
+/**
+ * hlthunk_free() - free memory from hlthunk_malloc() or hlthunk_get_version().
+ * @pt: the memory, or NULL.
+ */
+hlthunk_public void hlthunk_free(void *pt);
+
+/**
+ * hlthunk_get_version() - the library's version, "MAJOR.MINOR.PATCH".
+ *
+ * Return: a string to free with hlthunk_free(), or NULL with errno set.
+ */
+hlthunk_public char *hlthunk_get_version(void);
 
 /* ------------------------------------------------------------------------
  * Command-buffer packets of the emulated ASIC (libhlthunk)

@@ -33,6 +33,7 @@
 #define HLTHUNK_PCI_ID_GOYA	0x0001
 #define HLTHUNK_PCI_ID_GAUDI	0x1000
 #define HLTHUNK_PCI_ID_GAUDI_SEC 0x1010
+#define HLTHUNK_PCI_ID_GAUDI2	0x1020
 
 int hlthunk_ioctl(int fd, unsigned long request, void *arg)
 {
@@ -311,6 +312,8 @@ hlthunk_name_of(const struct hl_info_hw_ip_info *hw_ip)
 	case HLTHUNK_PCI_ID_GAUDI:
 	case HLTHUNK_PCI_ID_GAUDI_SEC:
 		return HLTHUNK_DEVICE_GAUDI;
+	case HLTHUNK_PCI_ID_GAUDI2:
+		return HLTHUNK_DEVICE_GAUDI2;
 	default:
 		return HLTHUNK_DEVICE_INVALID;
 	}
@@ -371,20 +374,39 @@ hlthunk_public int hlthunk_get_hw_ip_info(int fd,
 	hw_ip->psoc_pci_pll_div_factor = raw.psoc_pci_pll_div_factor;
 	hw_ip->tpc_enabled_mask = raw.tpc_enabled_mask;
 	hw_ip->dram_enabled = raw.dram_enabled;
+	/* The last byte stays NUL whatever the driver sent */
 	memcpy(hw_ip->cpucp_version, raw.cpucp_version,
 	       sizeof(hw_ip->cpucp_version) - 1);
 	hw_ip->module_id = raw.module_id;
 	memcpy(hw_ip->card_name, raw.card_name, sizeof(hw_ip->card_name) - 1);
+	hw_ip->decoder_enabled_mask = raw.decoder_enabled_mask;
+	hw_ip->mme_master_slave_mode = raw.mme_master_slave_mode;
+	hw_ip->tpc_enabled_mask_ext = raw.tpc_enabled_mask_ext;
 	hw_ip->dram_page_size = raw.dram_page_size;
-	hw_ip->num_nic_ports = raw.num_nic_ports;
-	hw_ip->num_queues = raw.num_queues;
-	hw_ip->host_va_start = raw.host_va_start;
-	hw_ip->host_va_end = raw.host_va_end;
-	hw_ip->dram_va_start = raw.dram_va_start;
-	hw_ip->dram_va_end = raw.dram_va_end;
-	hw_ip->host_page_size = raw.host_page_size;
+	hw_ip->first_available_interrupt_id = raw.first_available_interrupt_id;
+	hw_ip->edma_enabled_mask = raw.edma_enabled_mask;
+	hw_ip->server_type = raw.server_type;
+	hw_ip->number_of_user_interrupts = raw.number_of_user_interrupts;
+	hw_ip->device_mem_alloc_default_page_size =
+		raw.device_mem_alloc_default_page_size;
+	hw_ip->security_enabled = raw.security_enabled;
+	hw_ip->revision_id = raw.revision_id;
+	hw_ip->tpc_interrupt_id = raw.tpc_interrupt_id;
+	hw_ip->engine_core_interrupt_reg_addr =
+		raw.engine_core_interrupt_reg_addr;
+	hw_ip->rotator_enabled_mask = raw.rotator_enabled_mask;
+	hw_ip->reserved_dram_size = raw.reserved_dram_size;
 
 	return 0;
+}
+
+hlthunk_public int hlthunk_get_hw_ip_info_ext(int fd,
+					      struct hl_info_hw_ip_info *hw_ip)
+{
+	if (!hw_ip)
+		return hlthunk_err(EINVAL);
+
+	return hlthunk_raw_hw_ip(fd, hw_ip);
 }
 
 hlthunk_public int hlthunk_get_dram_usage(int fd,
@@ -436,23 +458,7 @@ hlthunk_public bool hlthunk_is_device_idle(int fd)
 	return raw.is_idle != 0;
 }
 
-hlthunk_public int hlthunk_get_busy_engines_mask(int fd, uint32_t *mask)
-{
-	struct hl_info_hw_idle raw;
-	int rc;
-
-	if (!mask)
-		return hlthunk_err(EINVAL);
-
-	rc = hlthunk_hw_idle(fd, &raw);
-	if (rc < 0)
-		return rc;
-
-	*mask = raw.busy_engines_mask;
-	return 0;
-}
-
-hlthunk_public int hlthunk_get_engines_idle_info(int fd,
+hlthunk_public int hlthunk_get_busy_engines_mask(int fd,
 				struct hlthunk_engines_idle_info *info)
 {
 	struct hl_info_hw_idle raw;
@@ -472,7 +478,7 @@ hlthunk_public int hlthunk_get_engines_idle_info(int fd,
 	return 0;
 }
 
-hlthunk_public int hlthunk_get_page_fault_info(int fd,
+hlthunk_public int hlthunk_get_page_fault_event(int fd,
 				struct hl_info_page_fault_event *info)
 {
 	struct hl_info_page_fault_event raw;
@@ -487,6 +493,49 @@ hlthunk_public int hlthunk_get_page_fault_info(int fd,
 		return rc;
 
 	*info = raw;
+	return 0;
+}
+
+hlthunk_public int hlthunk_get_page_fault_info(int fd,
+				struct hlthunk_page_fault_info *pf,
+				uint32_t num_of_allocated_mappings)
+{
+	struct hl_info_page_fault_event raw;
+	int rc;
+
+	(void)num_of_allocated_mappings;
+
+	if (!pf)
+		return hlthunk_err(EINVAL);
+
+	rc = hlthunk_get_page_fault_event(fd, &raw);
+	if (rc < 0)
+		return rc;
+
+	pf->timestamp = raw.timestamp;
+	pf->addr = raw.addr;
+	pf->engine_id = raw.engine_id;
+	pf->num_of_mappings = 0;
+
+	return 0;
+}
+
+hlthunk_public int hlthunk_get_dev_memalloc_page_orders(int fd,
+				uint64_t *page_order_bitmask)
+{
+	struct hl_info_dev_memalloc_page_sizes raw;
+	int rc;
+
+	if (!page_order_bitmask)
+		return hlthunk_err(EINVAL);
+
+	memset(&raw, 0, sizeof(raw));
+	rc = hlthunk_info(fd, HL_INFO_DEV_MEM_ALLOC_PAGE_SIZES, &raw,
+			  sizeof(raw));
+	if (rc < 0)
+		return rc;
+
+	*page_order_bitmask = raw.page_order_bitmask;
 	return 0;
 }
 
@@ -598,13 +647,22 @@ static int hlthunk_open_index(int idx, enum hlthunk_device_name name)
 	return fd;
 }
 
+/* A device type, or DONT_CARE: what the open functions accept */
+static bool hlthunk_name_valid(enum hlthunk_device_name name)
+{
+	if (name == HLTHUNK_DEVICE_GAUDI_EMU)
+		return true;
+
+	return (unsigned int)name < HLTHUNK_DEVICE_MAX &&
+	       name != HLTHUNK_DEVICE_INVALID;
+}
+
 hlthunk_public int hlthunk_open(enum hlthunk_device_name device_name,
 				const char *busid)
 {
 	int idx, fd, worst = ENODEV;
 
-	if ((unsigned int)device_name >= HLTHUNK_DEVICE_MAX ||
-	    device_name == HLTHUNK_DEVICE_INVALID)
+	if (!hlthunk_name_valid(device_name))
 		return hlthunk_err(EINVAL);
 
 	if (busid) {
@@ -638,7 +696,47 @@ hlthunk_public int hlthunk_open_control(int dev_id, const char *busid)
 	return hlthunk_open_node(HLTHUNK_NODE_CONTROL, dev_id);
 }
 
-hlthunk_public int hlthunk_open_by_module_id(uint32_t module_id)
+hlthunk_public int hlthunk_open_control_by_name(
+				enum hlthunk_device_name device_name,
+				const char *busid)
+{
+	int idx, cfd, worst = ENODEV;
+
+	if (!hlthunk_name_valid(device_name))
+		return hlthunk_err(EINVAL);
+
+	/* As hlthunk_open(): the device at @busid must be of that type */
+	if (busid) {
+		cfd = hlthunk_open_control(0, busid);
+		if (cfd < 0 || device_name == HLTHUNK_DEVICE_DONT_CARE ||
+		    hlthunk_name_of_fd(cfd) == device_name)
+			return cfd;
+		hlthunk_close_quiet(cfd);
+		return hlthunk_err(ENODEV);
+	}
+
+	for (idx = 0; idx < HLTHUNK_MAX_MINOR; idx++) {
+		cfd = hlthunk_open_node(HLTHUNK_NODE_CONTROL, idx);
+		if (cfd < 0) {
+			hlthunk_keep_worst(&worst, -cfd);
+			continue;
+		}
+
+		if (device_name == HLTHUNK_DEVICE_DONT_CARE ||
+		    hlthunk_name_of_fd(cfd) == device_name)
+			return cfd;
+
+		hlthunk_close_quiet(cfd);
+	}
+
+	return hlthunk_err(worst);
+}
+
+/*
+ * The index of the device whose module ID is @module_id, found through the
+ * control nodes; -errno (the most telling error met) when none has it.
+ */
+static int hlthunk_index_of_module_id(uint32_t module_id)
 {
 	struct hl_info_hw_ip_info hw_ip;
 	int idx, cfd, rc, worst = ENODEV;
@@ -658,13 +756,89 @@ hlthunk_public int hlthunk_open_by_module_id(uint32_t module_id)
 		}
 
 		if (hw_ip.module_id == module_id)
-			return hlthunk_open_index(idx, HLTHUNK_DEVICE_DONT_CARE);
+			return idx;
 	}
 
 	return hlthunk_err(worst);
 }
 
+hlthunk_public int hlthunk_open_by_module_id(uint32_t module_id)
+{
+	int idx = hlthunk_index_of_module_id(module_id);
+
+	if (idx < 0)
+		return idx;
+
+	return hlthunk_open_index(idx, HLTHUNK_DEVICE_DONT_CARE);
+}
+
+hlthunk_public int hlthunk_open_control_by_module_id(uint32_t module_id)
+{
+	int idx = hlthunk_index_of_module_id(module_id);
+
+	if (idx < 0)
+		return idx;
+
+	return hlthunk_open_node(HLTHUNK_NODE_CONTROL, idx);
+}
+
+hlthunk_public int hlthunk_open_control_by_bus_id(const char *busid)
+{
+	if (!busid)
+		return hlthunk_err(EINVAL);
+
+	return hlthunk_open_control(0, busid);
+}
+
+hlthunk_public int hlthunk_get_device_count(enum hlthunk_device_name device_name)
+{
+	int idx, cfd, count = 0;
+
+	if (!hlthunk_name_valid(device_name))
+		return hlthunk_err(EINVAL);
+
+	for (idx = 0; idx < HLTHUNK_MAX_MINOR; idx++) {
+		cfd = hlthunk_open_node(HLTHUNK_NODE_CONTROL, idx);
+		if (cfd < 0)
+			continue;
+
+		if (device_name == HLTHUNK_DEVICE_DONT_CARE ||
+		    hlthunk_name_of_fd(cfd) == device_name)
+			count++;
+
+		hlthunk_close_quiet(cfd);
+	}
+
+	return count;
+}
+
 hlthunk_public int hlthunk_close(int fd)
 {
 	return close(fd) ? -errno : 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Utilities
+ */
+
+hlthunk_public void *hlthunk_malloc(size_t size)
+{
+	return calloc(1, size);
+}
+
+hlthunk_public void hlthunk_free(void *pt)
+{
+	free(pt);
+}
+
+hlthunk_public char *hlthunk_get_version(void)
+{
+	char *version = hlthunk_malloc(32);
+
+	if (!version)
+		return NULL;
+
+	snprintf(version, 32, "%d.%d.%d", HLTHUNK_VERSION_MAJOR,
+		 HLTHUNK_VERSION_MINOR, HLTHUNK_VERSION_PATCH);
+	return version;
 }

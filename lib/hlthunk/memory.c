@@ -5,6 +5,7 @@
  */
 
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 
 #include "hlthunk_internal.h"
@@ -20,9 +21,9 @@ static int hlthunk_mem(int fd, union hl_mem_args *args)
  * Device memory
  */
 
-hlthunk_public uint64_t hlthunk_device_memory_alloc_page_size(int fd,
-				uint64_t size, uint64_t page_size,
-				bool contiguous, bool shared)
+hlthunk_public uint64_t hlthunk_device_memory_alloc(int fd, uint64_t size,
+						uint64_t page_size,
+						bool contiguous, bool shared)
 {
 	union hl_mem_args args;
 
@@ -45,13 +46,6 @@ hlthunk_public uint64_t hlthunk_device_memory_alloc_page_size(int fd,
 	}
 
 	return args.out.handle;
-}
-
-hlthunk_public uint64_t hlthunk_device_memory_alloc(int fd, uint64_t size,
-						bool contiguous, bool shared)
-{
-	return hlthunk_device_memory_alloc_page_size(fd, size, 0, contiguous,
-						     shared);
 }
 
 hlthunk_public int hlthunk_device_memory_free(int fd, uint64_t handle)
@@ -120,7 +114,8 @@ hlthunk_public int hlthunk_device_mapped_memory_export_dmabuf_fd(int fd,
 	args.in.export_dmabuf_fd.addr = addr;
 	args.in.export_dmabuf_fd.mem_size = size;
 	args.in.export_dmabuf_fd.offset = offset;
-	args.in.flags = flags;
+	/* hl-thunk always exports O_RDWR | O_CLOEXEC */
+	args.in.flags = flags ?: (uint32_t)(O_RDWR | O_CLOEXEC);
 
 	rc = hlthunk_mem(fd, &args);
 	if (rc < 0)
@@ -196,8 +191,12 @@ hlthunk_public int hlthunk_command_submission_timeout(int fd,
 	args.in.chunks_execute = hlthunk_ptr_to_u64(in->chunks_execute);
 	args.in.num_chunks_restore = in->num_chunks_restore;
 	args.in.num_chunks_execute = in->num_chunks_execute;
-	args.in.timeout = timeout;
 	args.in.cs_flags = in->flags;
+	/* As hl-thunk: a custom timeout is flagged */
+	if (timeout) {
+		args.in.cs_flags |= HL_CS_FLAGS_CUSTOM_TIMEOUT;
+		args.in.timeout = timeout;
+	}
 
 	rc = hlthunk_ioctl(fd, HL_IOCTL_CS, &args);
 	if (rc < 0)
@@ -205,6 +204,7 @@ hlthunk_public int hlthunk_command_submission_timeout(int fd,
 
 	out->seq = args.out.seq;
 	out->status = args.out.status;
+	out->sob_count_before_submission = 0;
 
 	return 0;
 }
@@ -242,9 +242,10 @@ hlthunk_public int hlthunk_wait_for_cs_with_timestamp(int fd, uint64_t seq,
 
 	if (status)
 		*status = st;
-	if (timestamp)
-		*timestamp = st == HL_WAIT_CS_STATUS_COMPLETED ?
-			     (uint64_t)args.out.timestamp_nsec : 0;
+	/* As hl-thunk: written only when the driver says it is valid */
+	if (timestamp && !rc &&
+	    (args.out.flags & HL_WAIT_CS_STATUS_FLAG_TIMESTAMP_VLD))
+		*timestamp = (uint64_t)args.out.timestamp_nsec;
 
 	return rc;
 }

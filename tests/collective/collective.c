@@ -64,7 +64,7 @@ static int buf_alloc(int fd, bool host, uint64_t bytes, struct rank_buf *b)
 		b->va = hlthunk_host_memory_map(fd, b->host, 0, bytes);
 		return b->va ? 0 : -errno;
 	}
-	b->handle = hlthunk_device_memory_alloc(fd, bytes, false, false);
+	b->handle = hlthunk_device_memory_alloc(fd, bytes, 0, false, false);
 	if (!b->handle)
 		return -errno;
 	b->va = hlthunk_device_memory_map(fd, b->handle, 0);

@@ -108,9 +108,9 @@ int hltests_setup(void **state)
 		free(st);
 		return -1;
 	}
-	rc = hlthunk_get_hw_ip_info(st->fd, &st->hw_ip);
+	rc = hlthunk_get_hw_ip_info_ext(st->fd, &st->hw_ip);
 	if (rc) {
-		print_error("hlthunk_get_hw_ip_info: %s\n", strerror(-rc));
+		print_error("hlthunk_get_hw_ip_info_ext: %s\n", strerror(-rc));
 		hlthunk_close(st->fd);
 		free(st);
 		return -1;

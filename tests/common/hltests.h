@@ -25,7 +25,7 @@
  */
 struct hltests_state {
 	int fd;
-	struct hlthunk_hw_ip_info hw_ip;
+	struct hl_info_hw_ip_info hw_ip;
 };
 
 /* Number of /dev/hlN nodes */

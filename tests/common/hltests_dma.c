@@ -75,7 +75,7 @@ void hltests_dram_map(int fd, struct hltests_dram_buf *d, uint64_t size,
 		      bool contiguous)
 {
 	d->size = size;
-	d->handle = hlthunk_device_memory_alloc(fd, size, contiguous, false);
+	d->handle = hlthunk_device_memory_alloc(fd, size, 0, contiguous, false);
 	if (!d->handle)
 		print_error("DRAM alloc of %" PRIu64 " bytes: %s\n", size,
 			    strerror(errno));
@@ -144,7 +144,7 @@ struct hl_info_page_fault_event hltests_page_fault(int fd)
 	struct hl_info_page_fault_event pf;
 
 	memset(&pf, 0xff, sizeof(pf));
-	assert_int_equal(hlthunk_get_page_fault_info(fd, &pf), 0);
+	assert_int_equal(hlthunk_get_page_fault_event(fd, &pf), 0);
 	return pf;
 }
 

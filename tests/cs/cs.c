@@ -136,6 +136,7 @@ static void test_cs_bad_args_einval(void **state)
 	CS_EINVAL(a.in.chunks_restore = (uintptr_t)chunks);
 	CS_EINVAL(a.in.reserved = 1);
 	CS_EINVAL(a.in.cs_flags = 1);
+	CS_EINVAL(a.in.cs_flags = HL_CS_FLAGS_CUSTOM_TIMEOUT | 1);
 	CS_EINVAL(a.in.ctx_id = 1);
 	CS_EINVAL(a.in.pad = 1);
 	CS_EINVAL(chunks[0].queue_index = st->hw_ip.num_queues);
@@ -259,6 +260,7 @@ static void test_wait_cs_args_sizes(void **state)
 					     sizeof(big), &big), 0);
 	assert_int_equal(big.a.out.status, HL_WAIT_CS_STATUS_COMPLETED);
 	assert_true(big.a.out.timestamp_nsec > 0);
+	assert_int_equal(big.a.out.flags, HL_WAIT_CS_STATUS_FLAG_TIMESTAMP_VLD);
 	assert_int_equal(big.extra, 0);
 
 	/* ... and refused when they are not zero */
@@ -267,6 +269,46 @@ static void test_wait_cs_args_sizes(void **state)
 	big.extra = 1;
 	assert_int_equal(hltests_ioctl_sized(st->fd, HL_IOCTL_WAIT_CS,
 					     sizeof(big), &big), -E2BIG);
+	hltests_host_unmap(st->fd, &cb);
+}
+
+/* hl-thunk flags its timeouts: the flag is accepted, the timeout applied */
+static void test_custom_timeout_flag_is_accepted(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hlthunk_cs_out out;
+	struct hlthunk_cs_in in;
+	struct hl_cs_chunk chunk;
+	struct hltests_host_buf cb;
+	union hl_cs_args a;
+	uint32_t status;
+
+	cb_map(st->fd, &cb, PAGE);
+	chunk_init(&chunk, 0, cb.va, hlthunk_pkt_nop(cb.ptr));
+
+	/* Raw, as hl-thunk's library sends it */
+	memset(&a, 0, sizeof(a));
+	a.in.chunks_execute = (uintptr_t)&chunk;
+	a.in.num_chunks_execute = 1;
+	a.in.cs_flags = HL_CS_FLAGS_CUSTOM_TIMEOUT;
+	a.in.timeout = 5;
+	assert_int_equal(cs_ioctl(st->fd, &a), 0);
+	assert_int_equal(hlthunk_wait_for_cs(st->fd, a.out.seq, WAIT_US,
+					     &status), 0);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
+
+	/* Through the library */
+	memset(&in, 0, sizeof(in));
+	in.chunks_execute = &chunk;
+	in.num_chunks_execute = 1;
+	memset(&out, 0xff, sizeof(out));
+	assert_int_equal(hlthunk_command_submission_timeout(st->fd, &in, &out,
+							    5), 0);
+	assert_int_equal(out.status, HL_CS_STATUS_SUCCESS);
+	assert_int_equal(out.sob_count_before_submission, 0);
+	assert_int_equal(hlthunk_wait_for_cs(st->fd, out.seq, WAIT_US,
+					     &status), 0);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
 	hltests_host_unmap(st->fd, &cb);
 }
 
@@ -303,6 +345,7 @@ static void test_old_seq_reads_completed(void **state)
 	struct hltests_state *st = *state;
 	const uint64_t n = 1100;
 	uint64_t i, seq = 0, ts = 1;
+	union hl_wait_cs_args w;
 	struct hltests_host_buf cb;
 	uint32_t status;
 
@@ -314,11 +357,19 @@ static void test_old_seq_reads_completed(void **state)
 	assert_int_equal(wait_cs(st->fd, seq, &status), 0);
 	assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
 
-	/* No longer tracked: COMPLETED, without a timestamp */
+	/* No longer tracked: COMPLETED and GONE, without a timestamp */
+	memset(&w, 0, sizeof(w));
+	w.in.seq = 1;
+	assert_int_equal(hltests_ioctl_sized(st->fd, HL_IOCTL_WAIT_CS,
+					     sizeof(w), &w), 0);
+	assert_int_equal(w.out.status, HL_WAIT_CS_STATUS_COMPLETED);
+	assert_int_equal(w.out.flags, HL_WAIT_CS_STATUS_FLAG_GONE);
+	assert_int_equal(w.out.timestamp_nsec, 0);
+	/* ... which hl-thunk's call leaves untouched */
 	assert_int_equal(hlthunk_wait_for_cs_with_timestamp(st->fd, 1, 0,
 			 &status, &ts), 0);
 	assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
-	assert_int_equal(ts, 0);
+	assert_int_equal(ts, 1);
 	/* Still tracked */
 	assert_int_equal(hlthunk_wait_for_cs_with_timestamp(st->fd, n - 1000,
 			 WAIT_US, &status, &ts), 0);
@@ -813,7 +864,7 @@ static bool queue_busy(int fd, uint32_t q)
 {
 	struct hlthunk_engines_idle_info info;
 
-	assert_int_equal(hlthunk_get_engines_idle_info(fd, &info), 0);
+	assert_int_equal(hlthunk_get_busy_engines_mask(fd, &info), 0);
 	return info.mask[q / 64] & (1ull << (q % 64));
 }
 
@@ -1513,6 +1564,7 @@ const struct CMUnitTest cs_tests[] = {
 	CS_TEST(test_wait_cs_bad_args_einval),
 	cmocka_unit_test(test_cs_on_control_node_enotty),
 	CS_TEST(test_wait_cs_args_sizes),
+	CS_TEST(test_custom_timeout_flag_is_accepted),
 	CS_TEST(test_seq_and_timestamps),
 	CS_TEST(test_old_seq_reads_completed),
 	CS_TEST(test_roundtrip_single_page),

@@ -457,7 +457,7 @@ static void test_sg_table_chunks_and_addresses(void **state)
 	skip_if_strict();
 	/* Fragment DRAM: 2 MiB holes between live allocations */
 	for (i = 0; i < 4; i++)
-		hs[i] = hlthunk_device_memory_alloc(fd, 2 * MB, false, false);
+		hs[i] = hlthunk_device_memory_alloc(fd, 2 * MB, 0, false, false);
 	assert_int_equal(hlthunk_device_memory_free(fd, hs[0]), 0);
 	assert_int_equal(hlthunk_device_memory_free(fd, hs[2]), 0);
 	export_pattern(fd, &e, 6 * MB, false, 0, 6 * MB, 6);

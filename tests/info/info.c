@@ -14,7 +14,7 @@
 static void test_hw_ip_info(void **state)
 {
 	struct hltests_state *st = *state;
-	struct hlthunk_hw_ip_info *hw = &st->hw_ip;
+	struct hl_info_hw_ip_info *hw = &st->hw_ip;
 
 	assert_string_equal((char *)hw->card_name, "emu-gaudi");
 	assert_int_equal(hw->device_id, 0x1110);
@@ -22,6 +22,8 @@ static void test_hw_ip_info(void **state)
 	assert_int_equal(hlthunk_get_device_name_from_fd(st->fd),
 			 HLTHUNK_DEVICE_GAUDI_EMU);
 	assert_true(hw->dram_enabled);
+	assert_int_equal(hw->device_mem_alloc_default_page_size,
+			 hw->dram_page_size);
 	assert_true(hw->dram_size >= 32ull << 20);
 	assert_int_equal(hw->dram_page_size, 2 << 20);
 	assert_int_equal(hw->dram_base_address % hw->dram_page_size, 0);
@@ -74,11 +76,208 @@ static void test_device_status(void **state)
 static void test_device_idle(void **state)
 {
 	struct hltests_state *st = *state;
-	uint32_t mask = 0xdeadbeef;
+	struct hlthunk_engines_idle_info info;
+	unsigned int i;
 
+	memset(&info, 0xff, sizeof(info));
 	assert_true(hlthunk_is_device_idle(st->fd));
-	assert_int_equal(hlthunk_get_busy_engines_mask(st->fd, &mask), 0);
-	assert_int_equal(mask, 0);
+	assert_int_equal(hlthunk_get_busy_engines_mask(st->fd, &info), 0);
+	assert_int_equal(info.is_idle, 1);
+	for (i = 0; i < HLTHUNK_BUSY_ENGINES_MASK_SIZE; i++)
+		assert_int_equal(info.mask[i], 0);
+	assert_int_equal(hlthunk_get_busy_engines_mask(st->fd, NULL), -EINVAL);
+}
+
+/*
+ * Upstream's fields at upstream's offsets (misc-era header: 0..255, accel
+ * era: 256..303), this driver's after them: read as raw bytes, so that a
+ * field moved in the header fails here.
+ */
+static void test_hw_ip_info_upstream_layout(void **state)
+{
+	struct hltests_state *st = *state;
+	unsigned char raw[512];
+	uint64_t u64;
+	uint32_t u32;
+
+	memset(raw, 0xa5, sizeof(raw));
+	assert_int_equal(hltests_info(st->fd, HL_INFO_HW_IP_INFO, raw,
+				      sizeof(raw)), 0);
+	assert_int_equal(sizeof(struct hl_info_hw_ip_info), 352);
+	memcpy(&u64, raw + 16, 8);		/* dram_size */
+	assert_int_equal(u64, st->hw_ip.dram_size);
+	memcpy(&u32, raw + 32, 4);		/* device_id */
+	assert_int_equal(u32, 0x1110);
+	memcpy(&u32, raw + 36, 4);		/* module_id */
+	assert_int_equal(u32, st->hw_ip.module_id);
+	assert_int_equal(raw[69], 1);		/* dram_enabled */
+	assert_string_equal((char *)raw + 200, "emu-gaudi");	/* card_name */
+	memcpy(&u64, raw + 224, 8);		/* dram_page_size */
+	assert_int_equal(u64, 2 << 20);
+	memcpy(&u32, raw + 232, 4);		/* edma_enabled_mask */
+	assert_int_equal(u32, 0);
+	memcpy(&u32, raw + 236, 4);		/* number_of_user_interrupts.. */
+	assert_int_equal(u32, 0);
+	memcpy(&u64, raw + 248, 8);	/* device_mem_alloc_default_page_size */
+	assert_int_equal(u64, 2 << 20);
+	memcpy(&u64, raw + 296, 8);		/* reserved_dram_size */
+	assert_int_equal(u64, 0);
+	memcpy(&u32, raw + 304, 4);		/* num_nic_ports (ours) */
+	assert_int_equal(u32, st->hw_ip.num_nic_ports);
+	assert_true(u32 > 0);
+	/* Nothing written past the struct */
+	assert_int_equal(raw[352], 0xa5);
+}
+
+/* hl-thunk's struct, filled from the driver's */
+static void test_hlthunk_hw_ip_info(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hlthunk_hw_ip_info hw;
+
+	memset(&hw, 0xff, sizeof(hw));
+	assert_int_equal(hlthunk_get_hw_ip_info(st->fd, &hw), 0);
+	assert_int_equal(hw.device_id, 0x1110);
+	assert_int_equal(hw.module_id, st->hw_ip.module_id);
+	assert_int_equal(hw.dram_base_address, st->hw_ip.dram_base_address);
+	assert_int_equal(hw.dram_size, st->hw_ip.dram_size);
+	assert_int_equal(hw.dram_page_size, 2 << 20);
+	assert_int_equal(hw.device_mem_alloc_default_page_size, 2 << 20);
+	assert_int_equal(hw.dram_enabled, 1);
+	assert_string_equal((char *)hw.card_name, "emu-gaudi");
+	assert_string_equal((char *)hw.cpucp_version, "emulated");
+	/* What this device does not have is zero, not left as it was */
+	assert_int_equal(hw.sram_size, 0);
+	assert_int_equal(hw.tpc_enabled_mask, 0);
+	assert_int_equal(hw.edma_enabled_mask, 0);
+	assert_int_equal(hw.number_of_user_interrupts, 0);
+	assert_int_equal(hw.reserved_dram_size, 0);
+	assert_int_equal(hlthunk_get_hw_ip_info(st->fd, NULL), -EINVAL);
+}
+
+/* Not one of hl-thunk's device values, so never taken for another ASIC */
+static void test_device_name_is_not_an_hl_thunk_value(void **state)
+{
+	struct hltests_state *st = *state;
+	enum hlthunk_device_name name;
+	int all;
+
+	name = hlthunk_get_device_name_from_fd(st->fd);
+	assert_int_equal(name, HLTHUNK_DEVICE_GAUDI_EMU);
+	assert_true((unsigned int)name >= HLTHUNK_DEVICE_MAX);
+	assert_int_equal(HLTHUNK_DEVICE_GAUDI2, 5);
+	assert_int_equal(HLTHUNK_DEVICE_MAX, 9);
+
+	all = hlthunk_get_device_count(HLTHUNK_DEVICE_DONT_CARE);
+	assert_true(all >= 1);
+	assert_int_equal(hlthunk_get_device_count(HLTHUNK_DEVICE_GAUDI_EMU), all);
+	assert_int_equal(hlthunk_get_device_count(HLTHUNK_DEVICE_GAUDI), 0);
+	assert_int_equal(hlthunk_get_device_count(HLTHUNK_DEVICE_GAUDI2), 0);
+	assert_int_equal(hlthunk_get_device_count(HLTHUNK_DEVICE_INVALID),
+			 -EINVAL);
+}
+
+static void test_open_control_by(void **state)
+{
+	struct hltests_state *st = *state;
+	char busid[HLTHUNK_PCI_BUS_ID_LEN];
+	struct hl_info_hw_ip_info hw;
+	union hl_mem_args m;
+	int fd;
+
+	assert_int_equal(hlthunk_get_pci_bus_id_from_fd(st->fd, busid,
+							sizeof(busid)), 0);
+
+	fd = hlthunk_open_control_by_bus_id(busid);
+	assert_true(fd >= 0);
+	assert_int_equal(hlthunk_get_hw_ip_info_ext(fd, &hw), 0);
+	assert_int_equal(hw.module_id, st->hw_ip.module_id);
+	/* A control node: INFO only */
+	memset(&m, 0, sizeof(m));
+	m.in.op = HL_MEM_OP_ALLOC;
+	m.in.alloc.mem_size = 2 << 20;
+	assert_int_equal(hltests_ioctl_sized(fd, HL_IOCTL_MEMORY, sizeof(m), &m),
+			 -ENOTTY);
+	close(fd);
+
+	fd = hlthunk_open_control_by_module_id(st->hw_ip.module_id);
+	assert_true(fd >= 0);
+	assert_int_equal(hlthunk_get_hw_ip_info_ext(fd, &hw), 0);
+	assert_int_equal(hw.module_id, st->hw_ip.module_id);
+	close(fd);
+
+	fd = hlthunk_open_control_by_name(HLTHUNK_DEVICE_GAUDI_EMU, busid);
+	assert_true(fd >= 0);
+	assert_int_equal(hlthunk_get_hw_ip_info_ext(fd, &hw), 0);
+	assert_int_equal(hw.module_id, st->hw_ip.module_id);
+	close(fd);
+
+	fd = hlthunk_open_control_by_name(HLTHUNK_DEVICE_GAUDI_EMU, NULL);
+	assert_true(fd >= 0);
+	close(fd);
+
+	assert_int_equal(hlthunk_open_control_by_name(HLTHUNK_DEVICE_GAUDI,
+						      NULL), -ENODEV);
+	/* A bus id and another type: never opened as that ASIC */
+	assert_int_equal(hlthunk_open_control_by_name(HLTHUNK_DEVICE_GAUDI2,
+						      busid), -ENODEV);
+	assert_int_equal(hlthunk_open(HLTHUNK_DEVICE_GAUDI2, busid), -ENODEV);
+	assert_int_equal(hlthunk_open_control_by_module_id(1000), -ENODEV);
+	assert_int_equal(hlthunk_open_control_by_bus_id("0000:7f:1f.7"),
+			 -ENODEV);
+	assert_int_equal(hlthunk_open_control_by_bus_id(NULL), -EINVAL);
+}
+
+static void test_dev_memalloc_page_orders(void **state)
+{
+	struct hltests_state *st = *state;
+	uint64_t orders = 0, h;
+	int ctl;
+
+	assert_int_equal(hlthunk_get_dev_memalloc_page_orders(st->fd, &orders),
+			 0);
+	assert_int_equal(orders, 1ull << 21);	/* 2 MiB pages only */
+
+	ctl = hltests_open_node(0, 1);
+	assert_true(ctl >= 0);
+	orders = 0;
+	assert_int_equal(hlthunk_get_dev_memalloc_page_orders(ctl, &orders), 0);
+	assert_int_equal(orders, 1ull << 21);
+	close(ctl);
+
+	/* What it says goes: page size 0 and 2 MiB allocate, 4 KiB not */
+	h = hlthunk_device_memory_alloc(st->fd, 4096, 0, true, false);
+	assert_true(h != 0);
+	assert_int_equal(hlthunk_device_memory_free(st->fd, h), 0);
+	h = hlthunk_device_memory_alloc(st->fd, 4096, 2 << 20, true, false);
+	assert_true(h != 0);
+	assert_int_equal(hlthunk_device_memory_free(st->fd, h), 0);
+	errno = 0;
+	assert_int_equal(hlthunk_device_memory_alloc(st->fd, 4096, 4096, true,
+						     false), 0);
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(hlthunk_get_dev_memalloc_page_orders(st->fd, NULL),
+			 -EINVAL);
+}
+
+static void test_version_and_malloc(void **state)
+{
+	unsigned char *p;
+	char *v;
+	int i;
+
+	(void)state;
+	v = hlthunk_get_version();
+	assert_non_null(v);
+	assert_string_equal(v, "2.0.0");
+	hlthunk_free(v);
+
+	p = hlthunk_malloc(64);
+	assert_non_null(p);
+	for (i = 0; i < 64; i++)
+		assert_int_equal(p[i], 0);
+	hlthunk_free(p);
+	hlthunk_free(NULL);
 }
 
 static void test_page_fault_info_without_fault(void **state)
@@ -92,6 +291,17 @@ static void test_page_fault_info_without_fault(void **state)
 				      sizeof(pf)), 0);
 	assert_int_equal(pf.timestamp, 0);
 	assert_int_equal(pf.addr, 0);
+
+	/* hl-thunk's call: no fault, and no mappings reported */
+	{
+		struct hlthunk_page_fault_info hpf;
+
+		memset(&hpf, 0xff, sizeof(hpf));
+		hpf.mappings_buf = NULL;
+		assert_int_equal(hlthunk_get_page_fault_info(st->fd, &hpf, 0), 0);
+		assert_int_equal(hpf.timestamp, 0);
+		assert_int_equal(hpf.num_of_mappings, 0);
+	}
 
 	/* A per-context op: the control node has no context */
 	ctl = hltests_open_node(0, 1);
@@ -259,6 +469,17 @@ const struct CMUnitTest info_tests[] = {
 					hltests_teardown),
 	cmocka_unit_test_setup_teardown(test_page_fault_info_without_fault,
 					hltests_setup, hltests_teardown),
+	cmocka_unit_test_setup_teardown(test_hw_ip_info_upstream_layout,
+					hltests_setup, hltests_teardown),
+	cmocka_unit_test_setup_teardown(test_hlthunk_hw_ip_info,
+					hltests_setup, hltests_teardown),
+	cmocka_unit_test_setup_teardown(test_device_name_is_not_an_hl_thunk_value,
+					hltests_setup, hltests_teardown),
+	cmocka_unit_test_setup_teardown(test_open_control_by,
+					hltests_setup, hltests_teardown),
+	cmocka_unit_test_setup_teardown(test_dev_memalloc_page_orders,
+					hltests_setup, hltests_teardown),
+	cmocka_unit_test(test_version_and_malloc),
 	cmocka_unit_test_setup_teardown(test_short_buffer_gets_truncated_copy,
 					hltests_setup, hltests_teardown),
 	cmocka_unit_test_setup_teardown(test_unknown_op_is_einval,

@@ -94,7 +94,7 @@ static int count_fds(void)
 
 static uint64_t alloc_handle(int fd)
 {
-	uint64_t h = hlthunk_device_memory_alloc(fd, 2ull << 20, false, false);
+	uint64_t h = hlthunk_device_memory_alloc(fd, 2ull << 20, 0, false, false);
 
 	assert_int_not_equal(h, 0);
 	return h;

@@ -115,7 +115,7 @@ static void test_alloc_map_unmap_free(void **state)
 	struct hltests_state *st = *state;
 	uint64_t free0 = dram_free(st->fd), handle, va;
 
-	handle = hlthunk_device_memory_alloc(st->fd, 3 * MB, false, false);
+	handle = hlthunk_device_memory_alloc(st->fd, 3 * MB, 0, false, false);
 	assert_int_not_equal(handle, 0);
 	/* Rounded up to the 2 MiB page */
 	assert_int_equal(dram_free(st->fd), free0 - 4 * MB);
@@ -139,7 +139,7 @@ static void test_contiguous_and_mapped_twice(void **state)
 	struct hltests_state *st = *state;
 	uint64_t handle, va1, va2;
 
-	handle = hlthunk_device_memory_alloc(st->fd, 8 * MB, true, false);
+	handle = hlthunk_device_memory_alloc(st->fd, 8 * MB, 0, true, false);
 	assert_int_not_equal(handle, 0);
 	va1 = hlthunk_device_memory_map(st->fd, handle, 0);
 	va2 = hlthunk_device_memory_map(st->fd, handle, 0);
@@ -188,8 +188,8 @@ static void test_hints_honoured(void **state)
 	void *host;
 
 	hint = st->hw_ip.dram_va_start + 64 * st->hw_ip.dram_page_size;
-	h1 = hlthunk_device_memory_alloc(st->fd, 2 * MB, false, false);
-	h2 = hlthunk_device_memory_alloc(st->fd, 2 * MB, false, false);
+	h1 = hlthunk_device_memory_alloc(st->fd, 2 * MB, 0, false, false);
+	h2 = hlthunk_device_memory_alloc(st->fd, 2 * MB, 0, false, false);
 	assert_int_not_equal(h1, 0);
 	assert_int_not_equal(h2, 0);
 

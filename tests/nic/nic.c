@@ -521,7 +521,7 @@ static int nic_raw(int fd, struct hl_nic_args *args)
 static void test_info_reports_ports_and_links(void **state)
 {
 	struct hl_info_nic_ports info[2], ctl;
-	struct hlthunk_hw_ip_info hw;
+	struct hl_info_hw_ip_info hw;
 	uint32_t i, up = 0, addr_seen;
 	struct pair p;
 	int cfd;
@@ -533,7 +533,7 @@ static void test_info_reports_ports_and_links(void **state)
 							    &info[i]), 0);
 
 	/* INFO agrees with HW_IP_INFO and works on the control node */
-	assert_int_equal(hlthunk_get_hw_ip_info(p.s[0].fd, &hw), 0);
+	assert_int_equal(hlthunk_get_hw_ip_info_ext(p.s[0].fd, &hw), 0);
 	assert_int_equal(info[0].num_ports, hw.num_nic_ports);
 	assert_true(info[0].num_ports >= 3);
 	assert_true(info[0].num_ports <= HL_INFO_NIC_MAX_PORTS);
@@ -2065,10 +2065,10 @@ static void test_unmapped_addresses_fault(void **state)
 	pair_connect(&p);
 	/* Two pages at the top of the host range: nothing is mapped above */
 	{
-		struct hlthunk_hw_ip_info hw;
+		struct hl_info_hw_ip_info hw;
 		void *ptr = NULL;
 
-		assert_int_equal(hlthunk_get_hw_ip_info(p.s[0].fd, &hw), 0);
+		assert_int_equal(hlthunk_get_hw_ip_info_ext(p.s[0].fd, &hw), 0);
 		assert_int_equal(posix_memalign(&ptr, PAGE, 2 * PAGE), 0);
 		memset(ptr, 0x3c, 2 * PAGE);
 		src.ptr = ptr;
@@ -2097,7 +2097,7 @@ static void test_unmapped_addresses_fault(void **state)
 	cq_take_one(p.s[1].fd, p.s[1].cq, &cqe);
 	assert_cqe(&cqe, HL_NIC_CQE_OP_RECV, HL_NIC_CQE_STATUS_LOCAL_FAULT,
 		   p.s[1].conn, 71);
-	assert_int_equal(hlthunk_get_page_fault_info(p.s[1].fd, &fault), 0);
+	assert_int_equal(hlthunk_get_page_fault_event(p.s[1].fd, &fault), 0);
 	assert_true(fault.timestamp > 0);
 	assert_int_equal(fault.addr, gone + 100);
 	assert_int_equal(fault.is_write, 1);
@@ -2132,7 +2132,7 @@ static void test_unmapped_addresses_fault(void **state)
 	cq_take_one(p.s[1].fd, p.s[1].cq, &cqe);
 	assert_cqe(&cqe, HL_NIC_CQE_OP_RECV, HL_NIC_CQE_STATUS_REMOTE_ABORT,
 		   p.s[1].conn, 73);
-	assert_int_equal(hlthunk_get_page_fault_info(p.s[0].fd, &fault), 0);
+	assert_int_equal(hlthunk_get_page_fault_event(p.s[0].fd, &fault), 0);
 	assert_int_equal(fault.addr, src.va + 2 * PAGE);
 	assert_int_equal(fault.is_write, 0);
 	assert_int_equal(fault.engine_id, 3);

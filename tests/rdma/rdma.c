@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * rdma: our dma-buf handed to rdma-core's ibv_reg_dmabuf_mr(), the call
- * rdma-core's pyverbs and libfabric make, through the RDMA provider the VM
- * kernel offers: soft-RoCE (rdma_rxe) over a veth pair.
+ * perftest's Habana backend and libfabric's fabtests make with an hl-thunk
+ * dma-buf, through the RDMA provider the VM kernel offers: soft-RoCE
+ * (rdma_rxe) over a veth pair.
  *
  * What it shows, and what the README records: rxe is a working verbs
  * device (a host-memory MR registers), but it has no dma-buf MR support

@@ -81,7 +81,7 @@ int main(void)
 	      "hlthunk_is_device_idle(-1)", 0);
 
 	errno = 0;
-	ret64 = hlthunk_device_memory_alloc(-1, 4096, false, false);
+	ret64 = hlthunk_device_memory_alloc(-1, 4096, 0, false, false);
 	check(ret64 == 0 && errno == EBADF, "hlthunk_device_memory_alloc(-1)",
 	      (int)ret64);
 

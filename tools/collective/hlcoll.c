@@ -612,7 +612,7 @@ int hlcoll_comm_init(struct hlcoll_comm **comm, int fd, int rank, int nranks,
 			goto err_free;
 	}
 	c->scratch_handle = hlthunk_device_memory_alloc(fd, c->cfg.chunk_bytes,
-							false, false);
+							0, false, false);
 	if (!c->scratch_handle) {
 		rc = -errno;
 		goto err_free;

@@ -118,8 +118,8 @@ static inline int hlcoll_bufs_setup(int fd, struct hlcoll_bufs *b,
 				    uint64_t send_bytes, uint64_t recv_bytes)
 {
 	memset(b, 0, sizeof(*b));
-	b->send_h = hlthunk_device_memory_alloc(fd, send_bytes, false, false);
-	b->recv_h = hlthunk_device_memory_alloc(fd, recv_bytes, false, false);
+	b->send_h = hlthunk_device_memory_alloc(fd, send_bytes, 0, false, false);
+	b->recv_h = hlthunk_device_memory_alloc(fd, recv_bytes, 0, false, false);
 	if (!b->send_h || !b->recv_h)
 		return -ENOMEM;
 	b->send_va = hlthunk_device_memory_map(fd, b->send_h, 0);

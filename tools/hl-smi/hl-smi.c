@@ -34,7 +34,8 @@ static const char *status_name(int status)
 static int show_device(int idx, int verbose)
 {
 	struct hlthunk_dram_usage_info usage;
-	struct hlthunk_hw_ip_info hw;
+	struct hlthunk_engines_idle_info idle;
+	struct hl_info_hw_ip_info hw;
 	char busid[32] = "?";
 	uint32_t busy = 0;
 	int fd, rc, status;
@@ -43,7 +44,7 @@ static int show_device(int idx, int verbose)
 	if (fd < 0)
 		return fd;
 
-	rc = hlthunk_get_hw_ip_info(fd, &hw);
+	rc = hlthunk_get_hw_ip_info_ext(fd, &hw);
 	if (!rc)
 		rc = hlthunk_get_dram_usage(fd, &usage);
 	if (rc) {
@@ -53,7 +54,8 @@ static int show_device(int idx, int verbose)
 	}
 	hlthunk_get_pci_bus_id_from_fd(fd, busid, sizeof(busid));
 	status = hlthunk_get_device_status_info(fd);
-	hlthunk_get_busy_engines_mask(fd, &busy);
+	if (!hlthunk_get_busy_engines_mask(fd, &idle))
+		busy = (uint32_t)idle.mask[0];
 
 	printf("hl%-3d %-12s %-13s %-12s %6llu / %6llu MiB  %2u queues  busy 0x%x\n",
 	       idx, busid, (char *)hw.card_name, status_name(status),

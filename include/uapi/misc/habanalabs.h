@@ -56,6 +56,7 @@ enum hl_device_status {
  *                            control node has no context: ctx_dram_mem 0)
  * HL_INFO_HW_IDLE          - struct hl_info_hw_idle
  * HL_INFO_DEVICE_STATUS    - struct hl_info_device_status
+ * HL_INFO_DEV_MEM_ALLOC_PAGE_SIZES - struct hl_info_dev_memalloc_page_sizes
  * HL_INFO_PAGE_FAULT_EVENT - struct hl_info_page_fault_event: the last device
  *                            MMU page fault of the caller's context
  *                            (compute node only)
@@ -66,6 +67,7 @@ enum hl_device_status {
 #define HL_INFO_DRAM_USAGE		2
 #define HL_INFO_HW_IDLE			3
 #define HL_INFO_DEVICE_STATUS		4
+#define HL_INFO_DEV_MEM_ALLOC_PAGE_SIZES	26
 #define HL_INFO_PAGE_FAULT_EVENT	33
 #define HL_INFO_NIC_PORTS		64
 
@@ -74,6 +76,15 @@ enum hl_device_status {
 
 /**
  * struct hl_info_hw_ip_info - static properties of the device.
+ *
+ * Every field upstream defines sits at upstream's offset with upstream's
+ * type: bytes 0..255 as in upstream's misc-era header (v5.x..6.1), bytes
+ * 256..303 as in its accel-era successor (drm/habanalabs_accel.h), which
+ * kept the first 256 bytes.
+ * This driver's own fields start at byte 304, after upstream's end. Fields
+ * that describe hardware the emulated ASIC does not have are returned as
+ * zero.
+ *
  * @sram_base_address: Returned device address of the on-chip SRAM (0: none).
  * @dram_base_address: Returned device physical address of the first byte of
  *	user-allocatable DRAM (HBM).
@@ -82,7 +93,9 @@ enum hl_device_status {
  * @num_of_events: Returned number of asynchronous event types (0).
  * @device_id: Returned PCI device ID of the function.
  * @module_id: Returned index of the device among the devices of the driver.
- * @reserved: Returned as zero.
+ * @decoder_enabled_mask: Returned as zero (no video decoders).
+ * @first_available_interrupt_id: Returned as zero (no user interrupts).
+ * @server_type: Returned as zero (HL_SERVER_TYPE_UNKNOWN).
  * @cpld_version: Returned firmware CPLD version (0 on the emulated ASIC).
  * @psoc_pci_pll_nr: Returned PLL parameter (0 on the emulated ASIC).
  * @psoc_pci_pll_nf: Returned PLL parameter (0 on the emulated ASIC).
@@ -90,23 +103,43 @@ enum hl_device_status {
  * @psoc_pci_pll_div_factor: Returned PLL parameter (0 on the emulated ASIC).
  * @tpc_enabled_mask: Returned mask of enabled TPC engines (0: none).
  * @dram_enabled: Returned 1 when the device has DRAM.
- * @pad: Returned as zero.
+ * @security_enabled: Returned as zero (no secured firmware).
+ * @mme_master_slave_mode: Returned as zero (no MME).
  * @cpucp_version: Returned NUL-terminated firmware version string.
  * @card_name: Returned NUL-terminated ASIC name, e.g. "emu-gaudi".
- * @reserved2: Returned as zero.
+ * @tpc_enabled_mask_ext: Returned as zero (no TPC engines).
  * @dram_page_size: Returned default DRAM page size in bytes: allocations are
  *	rounded up to it, and device-memory mappings are aligned to it.
- * @num_nic_ports: Returned number of NIC ports.
+ * @edma_enabled_mask: Returned as zero (no EDMA engines).
+ * @number_of_user_interrupts: Returned as zero (no user interrupts).
+ * @reserved1: Returned as zero.
+ * @reserved2: Returned as zero.
+ * @reserved3: Returned as zero.
+ * @device_mem_alloc_default_page_size: Returned page size HL_MEM_OP_ALLOC
+ *	uses when alloc.page_size is 0 (== @dram_page_size).
+ * @reserved4: Returned as zero.
+ * @reserved5: Returned as zero.
+ * @reserved6: Returned as zero.
+ * @reserved7: Returned as zero.
+ * @revision_id: Returned PCI revision ID of the function.
+ * @tpc_interrupt_id: Returned as zero (no TPC interrupts).
+ * @rotator_enabled_mask: Returned as zero (no rotators).
+ * @reserved9: Returned as zero.
+ * @engine_core_interrupt_reg_addr: Returned as zero (no engine cores).
+ * @reserved_dram_size: Returned as zero: DRAM kept by the driver is not
+ *	counted in @dram_size either.
+ * @num_nic_ports: Returned number of NIC ports (this driver's field).
  * @num_queues: Returned number of engine queues (valid queue_index values
- *	are 0 .. num_queues - 1).
+ *	are 0 .. num_queues - 1) (this driver's field).
  * @host_va_start: Returned first device virtual address of the range used
- *	for host-memory mappings.
+ *	for host-memory mappings (this driver's field).
  * @host_va_end: Returned one past the last address of that range.
  * @dram_va_start: Returned first device virtual address of the range used
- *	for device-memory mappings.
+ *	for device-memory mappings (this driver's field).
  * @dram_va_end: Returned one past the last address of that range.
- * @host_page_size: Returned granularity of host-memory mappings in bytes.
- * @pad2: Returned as zero.
+ * @host_page_size: Returned granularity of host-memory mappings in bytes
+ *	(this driver's field).
+ * @pad: Returned as zero.
  */
 struct hl_info_hw_ip_info {
 	__u64 sram_base_address;
@@ -116,7 +149,9 @@ struct hl_info_hw_ip_info {
 	__u32 num_of_events;
 	__u32 device_id;
 	__u32 module_id;
-	__u32 reserved[2];
+	__u32 decoder_enabled_mask;
+	__u16 first_available_interrupt_id;
+	__u16 server_type;
 	__u32 cpld_version;
 	__u32 psoc_pci_pll_nr;
 	__u32 psoc_pci_pll_nf;
@@ -124,11 +159,30 @@ struct hl_info_hw_ip_info {
 	__u32 psoc_pci_pll_div_factor;
 	__u8 tpc_enabled_mask;
 	__u8 dram_enabled;
-	__u8 pad[2];
+	__u8 security_enabled;
+	__u8 mme_master_slave_mode;
 	__u8 cpucp_version[HL_INFO_VERSION_MAX_LEN];
 	__u8 card_name[HL_INFO_CARD_NAME_MAX_LEN];
-	__u64 reserved2;
+	__u64 tpc_enabled_mask_ext;
 	__u64 dram_page_size;
+	__u32 edma_enabled_mask;
+	__u16 number_of_user_interrupts;
+	__u8 reserved1;
+	__u8 reserved2;
+	__u64 reserved3;
+	__u64 device_mem_alloc_default_page_size;
+	/* upstream's misc-era header ends here (256 bytes) */
+	__u64 reserved4;
+	__u64 reserved5;
+	__u32 reserved6;
+	__u8 reserved7;
+	__u8 revision_id;
+	__u16 tpc_interrupt_id;
+	__u32 rotator_enabled_mask;
+	__u32 reserved9;
+	__u64 engine_core_interrupt_reg_addr;
+	__u64 reserved_dram_size;
+	/* upstream's accel-era header ends here (304 bytes); this driver's: */
 	__u32 num_nic_ports;
 	__u32 num_queues;
 	__u64 host_va_start;
@@ -136,7 +190,7 @@ struct hl_info_hw_ip_info {
 	__u64 dram_va_start;
 	__u64 dram_va_end;
 	__u32 host_page_size;
-	__u32 pad2;
+	__u32 pad;
 };
 
 /**
@@ -176,17 +230,34 @@ struct hl_info_device_status {
 
 /**
  * struct hl_info_page_fault_event - the last device MMU fault of a context.
+ *
+ * The first 24 bytes are upstream's struct hl_page_fault_info.
+ *
  * @timestamp: Returned ktime (ns, CLOCK_MONOTONIC) of the fault; 0 when the
  *	context had no fault.
  * @addr: Returned faulting device virtual address.
  * @engine_id: Returned queue index of the job that faulted.
- * @is_write: Returned 1 for a write access, 0 for a read.
+ * @pad: Returned as zero.
+ * @is_write: Returned 1 for a write access, 0 for a read (this driver's
+ *	field, after upstream's end).
+ * @pad2: Returned as zero.
  */
 struct hl_info_page_fault_event {
 	__s64 timestamp;
 	__u64 addr;
-	__u32 engine_id;
+	__u16 engine_id;
+	__u8 pad[6];
 	__u32 is_write;
+	__u32 pad2;
+};
+
+/**
+ * struct hl_info_dev_memalloc_page_sizes - page sizes of HL_MEM_OP_ALLOC.
+ * @page_order_bitmask: Returned bit N set when HL_MEM_OP_ALLOC accepts a
+ *	page size of 2^N bytes.
+ */
+struct hl_info_dev_memalloc_page_sizes {
+	__u64 page_order_bitmask;
 };
 
 /**
@@ -364,13 +435,14 @@ struct hl_cs_chunk {
  *	then is aborted and its CS completes with an error. Clamped to the
  *	module parameter job_timeout_max (default 60 s, never 0): no CS runs
  *	longer, so that its fence, which other drivers may wait for through a
- *	dma-buf, signals in bounded time.
+ *	dma-buf, signals in bounded time. Honoured with or without
+ *	HL_CS_FLAGS_CUSTOM_TIMEOUT (upstream reads it only with the flag).
  *
  * Errors of HL_IOCTL_CS: -EINVAL bad fields or chunks; -EFAULT; -EAGAIN
  * max_pending_cs (module parameter, default 256) submissions of the
  * context have not completed yet; -ENOMEM; -ENODEV the device is gone or
  * was reset under this file (it can only be closed).
- * @cs_flags: must be 0.
+ * @cs_flags: 0 or HL_CS_FLAGS_CUSTOM_TIMEOUT; any other bit: -EINVAL.
  * @ctx_id: must be 0.
  */
 struct hl_cs_in {
@@ -384,6 +456,9 @@ struct hl_cs_in {
 	__u32 ctx_id;
 	__u32 pad;
 };
+
+/* struct hl_cs_in.cs_flags: @timeout is set (upstream's bit; hl-thunk sets it) */
+#define HL_CS_FLAGS_CUSTOM_TIMEOUT	0x200
 
 #define HL_CS_STATUS_SUCCESS		0
 
@@ -428,6 +503,10 @@ struct hl_wait_cs_in {
 #define HL_WAIT_CS_STATUS_TIMEDOUT	2
 #define HL_WAIT_CS_STATUS_ABORTED	3
 
+/* struct hl_wait_cs_out.flags, upstream's bits */
+#define HL_WAIT_CS_STATUS_FLAG_GONE		0x1
+#define HL_WAIT_CS_STATUS_FLAG_TIMESTAMP_VLD	0x2
+
 /**
  * struct hl_wait_cs_out - output of HL_IOCTL_WAIT_CS.
  * @status: Returned HL_WAIT_CS_STATUS_*: COMPLETED, BUSY (still running when
@@ -435,10 +514,13 @@ struct hl_wait_cs_in {
  *	returns -EIO; HL_INFO_PAGE_FAULT_EVENT tells of an MMU fault). A CS
  *	that has not finished is never reported COMPLETED; one that finished
  *	more than 1024 submissions ago may be forgotten and reads as
- *	COMPLETED with a zero timestamp, even if it had failed.
- * @flags: Returned as zero.
- * @timestamp_nsec: Returned completion time (CLOCK_MONOTONIC), when
- *	@status is COMPLETED.
+ *	COMPLETED with a zero timestamp and HL_WAIT_CS_STATUS_FLAG_GONE, even
+ *	if it had failed.
+ * @flags: Returned HL_WAIT_CS_STATUS_FLAG_* bits: TIMESTAMP_VLD when
+ *	@timestamp_nsec holds the completion time, GONE when the CS is no
+ *	longer tracked (see @status; no timestamp).
+ * @timestamp_nsec: Returned completion time (CLOCK_MONOTONIC) when @flags
+ *	has HL_WAIT_CS_STATUS_FLAG_TIMESTAMP_VLD, else 0.
  */
 struct hl_wait_cs_out {
 	__u32 status;

@@ -450,7 +450,11 @@ static void hl_cs_commit(struct hl_fpriv *fpriv, void *priv, u64 seq,
  * @fpriv: the compute node's open file.
  * @data: union hl_cs_args, copied in; out.seq is returned.
  *
- * Errors: -EINVAL a non-zero reserved field, cs_flags or ctx_id, restore
+ * cs_flags may carry HL_CS_FLAGS_CUSTOM_TIMEOUT (hl-thunk sets it with a
+ * timeout); in.timeout is honoured with or without it.
+ *
+ * Errors: -EINVAL a non-zero reserved field or ctx_id, a cs_flags bit other
+ * than HL_CS_FLAGS_CUSTOM_TIMEOUT, restore
  * chunks, num_chunks_execute not in 1..HL_MAX_JOBS_PER_CS, or a chunk with
  * a bad queue_index, a cb_size that is 0, not a multiple of 8 or above
  * 2 MiB, or non-zero flags/pad; -EFAULT the chunk array cannot be read;
@@ -476,7 +480,7 @@ int hl_cs_ioctl(struct hl_fpriv *fpriv, void *data)
 	if (!ctx)
 		return -EINVAL;
 	if (in.chunks_restore || in.num_chunks_restore || in.reserved ||
-	    in.cs_flags || in.ctx_id || in.pad)
+	    (in.cs_flags & ~HL_CS_FLAGS_CUSTOM_TIMEOUT) || in.ctx_id || in.pad)
 		return -EINVAL;
 	if (!in.num_chunks_execute ||
 	    in.num_chunks_execute > HL_MAX_JOBS_PER_CS)
@@ -534,13 +538,14 @@ static int hl_cs_find_fence(struct hl_ctx *ctx, u64 seq,
  * @fpriv: the compute node's open file.
  * @data: union hl_wait_cs_args, copied in; out is returned, also on -EIO.
  *
- * out.status: COMPLETED (with out.timestamp_nsec, the fence's signal time),
+ * out.status: COMPLETED (with out.timestamp_nsec, the fence's signal time,
+ * and HL_WAIT_CS_STATUS_FLAG_TIMESTAMP_VLD in out.flags),
  * BUSY (still running after timeout_us; 0 only polls; the ioctl returns 0),
  * or ABORTED (the CS failed: a job faulted, was malformed, timed out, or
  * the device went away; the ioctl returns -EIO). A CS that had finished
  * and is older than the last 1024 of the context is no longer tracked and
- * reads as COMPLETED, with a zero timestamp; a CS that has not finished is
- * always tracked.
+ * reads as COMPLETED, with a zero timestamp and HL_WAIT_CS_STATUS_FLAG_GONE;
+ * a CS that has not finished is always tracked.
  *
  * Errors: -EINVAL seq 0 or not issued yet, non-zero flags or ctx_id;
  * -EIO the CS failed; -EINTR a signal arrived while waiting (out.status
@@ -566,8 +571,10 @@ int hl_wait_cs_ioctl(struct hl_fpriv *fpriv, void *data)
 
 	memset(&args->out, 0, sizeof(args->out));
 	args->out.status = HL_WAIT_CS_STATUS_COMPLETED;
-	if (!fence)
+	if (!fence) {
+		args->out.flags = HL_WAIT_CS_STATUS_FLAG_GONE;
 		return 0;
+	}
 
 	left = dma_fence_wait_timeout(fence, true,
 				      hl_cs_wait_jiffies(in.timeout_us));
@@ -581,6 +588,7 @@ int hl_wait_cs_ioctl(struct hl_fpriv *fpriv, void *data)
 		rc = -EIO;
 	} else {
 		args->out.timestamp_nsec = ktime_to_ns(dma_fence_timestamp(fence));
+		args->out.flags = HL_WAIT_CS_STATUS_FLAG_TIMESTAMP_VLD;
 	}
 
 	dma_fence_put(fence);

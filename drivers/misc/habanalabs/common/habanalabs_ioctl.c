@@ -84,6 +84,8 @@ static int hl_info_hw_ip(struct hl_fpriv *fpriv, struct hl_info_args *args)
 	strscpy(info.cpucp_version, "emulated", sizeof(info.cpucp_version));
 	strscpy(info.card_name, prop->card_name, sizeof(info.card_name));
 	info.dram_page_size = prop->dram_page_size;
+	info.device_mem_alloc_default_page_size = prop->dram_page_size;
+	info.revision_id = hdev->pdev->revision;
 	info.num_nic_ports = prop->num_nic_ports;
 	info.num_queues = prop->num_queues;
 	info.host_va_start = prop->va_host_start;
@@ -116,6 +118,18 @@ static int hl_info_hw_idle(struct hl_fpriv *fpriv, struct hl_info_args *args)
 	info.is_idle = hdev->asic_funcs->is_device_idle(hdev,
 			info.busy_engines_mask_ext, HL_BUSY_ENGINES_MASK_EXT_SIZE);
 	info.busy_engines_mask = lower_32_bits(info.busy_engines_mask_ext[0]);
+
+	return hl_info_copy(args, &info, sizeof(info));
+}
+
+/* The page sizes HL_MEM_OP_ALLOC accepts: the default DRAM page size only */
+static int hl_info_dev_memalloc_page_sizes(struct hl_fpriv *fpriv,
+					   struct hl_info_args *args)
+{
+	struct hl_info_dev_memalloc_page_sizes info = {};
+
+	info.page_order_bitmask =
+		BIT_ULL(ilog2(fpriv->hdev->asic_prop.dram_page_size));
 
 	return hl_info_copy(args, &info, sizeof(info));
 }
@@ -183,6 +197,8 @@ static int hl_info_ioctl(struct hl_fpriv *fpriv, void *data)
 		return hl_info_hw_idle(fpriv, args);
 	case HL_INFO_DEVICE_STATUS:
 		return hl_info_device_status(fpriv, args);
+	case HL_INFO_DEV_MEM_ALLOC_PAGE_SIZES:
+		return hl_info_dev_memalloc_page_sizes(fpriv, args);
 	case HL_INFO_PAGE_FAULT_EVENT:
 		return hl_info_page_fault(fpriv, args);
 	case HL_INFO_NIC_PORTS:
@@ -392,6 +408,12 @@ long hl_ioctl_control(struct file *filp, unsigned int cmd, unsigned long arg)
 }
 
 static_assert(sizeof(struct hl_info_args) <= HL_IOCTL_MAX_ARG_SIZE);
+/* Upstream's fields of INFO outputs at upstream's offsets, ours after them */
+static_assert(offsetof(struct hl_info_hw_ip_info, device_mem_alloc_default_page_size) == 248);
+static_assert(offsetof(struct hl_info_hw_ip_info, revision_id) == 277);
+static_assert(offsetof(struct hl_info_hw_ip_info, reserved_dram_size) == 296);
+static_assert(offsetof(struct hl_info_hw_ip_info, num_nic_ports) == 304);
+static_assert(offsetof(struct hl_info_page_fault_event, is_write) == 24);
 static_assert(sizeof(union hl_mem_args) <= HL_IOCTL_MAX_ARG_SIZE);
 static_assert(sizeof(union hl_cs_args) <= HL_IOCTL_MAX_ARG_SIZE);
 static_assert(sizeof(union hl_wait_cs_args) <= HL_IOCTL_MAX_ARG_SIZE);
