@@ -43,6 +43,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <execinfo.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -85,7 +86,7 @@
 #define HOSTBUF_SIZE	(256 << 10)
 #define NHOSTBUF	8
 #define MAX_FDS		48
-#define MAX_OBJ		48
+#define MAX_OBJ		96
 #define GRAVE		64
 
 /* Exit statuses */
@@ -247,9 +248,11 @@ struct shared {
 	_Atomic int stop;
 	_Atomic int failed;		/* EXIT_* of the first failure */
 	_Atomic uint64_t op_calls[OP_NUM], op_ok[OP_NUM];
+	_Atomic uint64_t op_errno[OP_NUM][136];
 	_Atomic uint64_t argmode_calls[ARG_NUM], sizemode_calls[SZ_NUM];
 	_Atomic uint64_t violations, known_violations;
 	_Atomic uint64_t forks, opens, closes, unbinds, resets;
+	_Atomic uint64_t cb_built, cb_none, cs_ok, cs_completed, cs_aborted;
 	_Atomic uint64_t npaths, npcs, nedges;
 	_Atomic uint64_t paths[PATHSET_SIZE];
 	_Atomic uint64_t pcs[PCSET_SIZE];
@@ -300,6 +303,12 @@ static uint64_t rnd(struct rng *r, uint64_t n)
 static bool chance(struct rng *r, unsigned int pct)
 {
 	return rnd(r, 1000) < pct * 10u;
+}
+
+/* per mille */
+static bool chance_pm(struct rng *r, unsigned int pm)
+{
+	return rnd(r, 1000) < pm;
 }
 
 static uint64_t mix(uint64_t a, uint64_t b)
@@ -870,8 +879,9 @@ static long do_call(struct worker *w, struct call *c)
 		place = (uint8_t *)0xffffffff81000000UL;
 		break;
 	case ARG_STRADDLE:
+		/* the first half readable, the rest in the PROT_NONE page */
 		place = w->guard + PAGE - (usize / 2 ? usize / 2 : 1);
-		memcpy(place, w->argbuf, usize - usize / 2 ?: 0);
+		memcpy(place, w->argbuf, usize / 2);
 		break;
 	default:
 		place = w->argbuf;
@@ -913,6 +923,8 @@ static long do_call(struct worker *w, struct call *c)
 	atomic_fetch_add(&sh->sizemode_calls[c->sm], 1);
 	if (rc >= 0)
 		atomic_fetch_add(&sh->op_ok[w->cur_op], 1);
+	else if (-rc < 136)
+		atomic_fetch_add(&sh->op_errno[w->cur_op][-rc], 1);
 	pathkey = (uint32_t)w->cur_op << 16 | c->am << 12 | c->sm << 9 |
 		  (uint32_t)(rc < 0 ? -rc & 0x1ff : 0);
 	if (set_insert(sh->paths, PATHSET_SIZE, pathkey))
@@ -930,7 +942,7 @@ static long do_call(struct worker *w, struct call *c)
 	if (rc >= 0 && c->am != ARG_NORMAL && c->am != ARG_RO &&
 	    usize > (c->am == ARG_STRADDLE ? usize / 2 : 0))
 		violation(w, false, "a bad argument pointer accepted", e->text);
-	if (rc >= 0 && c->am == ARG_RO && usize && (_IOC_DIR(c->cmd) & _IOC_READ))
+	if (rc >= 0 && c->am == ARG_RO && usize && _IOC_TYPE(c->cmd) == 'H')
 		violation(w, false, "output to a read-only argument reported success",
 			  e->text);
 	if (rc >= 0 && c->must_fail && c->am == ARG_NORMAL &&
@@ -1354,6 +1366,8 @@ static long mem_call(struct worker *w, int fd, union hl_mem_args *m, bool hostil
 			  .size = sizeof(*m) };
 
 	if (hostile) {
+		if (chance(&w->r, 8))
+			mutate_struct(w, m, sizeof(*m));
 		if (chance(&w->r, 6)) {
 			c.must_fail = true;
 			switch (rnd(&w->r, 3)) {
@@ -1363,8 +1377,6 @@ static long mem_call(struct worker *w, int fd, union hl_mem_args *m, bool hostil
 				m->in.flags |= 0x100u << rnd(&w->r, 11);
 			}
 		}
-		if (chance(&w->r, 8))
-			mutate_struct(w, m, sizeof(*m));
 		pick_modes(w, &c);
 	}
 	rc = do_call(w, &c);
@@ -1377,6 +1389,7 @@ static void op_alloc(struct worker *w)
 	union hl_mem_args m = { 0 };
 	uint32_t file;
 	int dev, fd = pick_compute(w, &dev, &file), n = 0, i;
+	uint64_t size;
 	long rc;
 
 	if (fd < 0)
@@ -1402,19 +1415,21 @@ static void op_alloc(struct worker *w)
 	/* unused union bytes: must be refused (issue 9 item 8) */
 	if (chance(&w->r, 2)) {
 		m.in.export_dmabuf_fd.offset = 1 + rnd(&w->r, 100);
+		size = m.in.alloc.mem_size;
 		rc = mem_call(w, fd, &m, false);
 		if (rc >= 0)
 			violation(w, true, "MEMORY ALLOC with unused union bytes set accepted (issue 9 item 8)",
 				  "");
 		goto out;
 	}
+	size = m.in.alloc.mem_size;
 	rc = mem_call(w, fd, &m, true);
 out:
 	if (rc >= 0 && m.out.handle && last_out_ok) {
 		st_lock();
 		if (ps->nallocs < MAX_OBJ)
 			ps->allocs[ps->nallocs++] = (struct alloc){ file, m.out.handle,
-				m.in.alloc.mem_size };
+				size };
 		st_unlock();
 	}
 }
@@ -1499,28 +1514,30 @@ static void op_map_dev(struct worker *w)
 	uint32_t file;
 	int dev, fd = pick_compute(w, &dev, &file), i, n = 0;
 	uint64_t size = 0;
+	uint32_t flags;
 	long rc;
 
 	if (fd < 0)
 		return;
 	st_lock();
 	for (i = 0; i < ps->nmaps; i++)
-		n += ps->maps[i].file == file;
+		n += ps->maps[i].file == file && !ps->maps[i].host;
 	PICK(ps->allocs, ps->nallocs, file, i);
 	m.in.map_device.handle = i >= 0 && chance(&w->r, 90) ? ps->allocs[i].handle :
 				 stale(&w->r);
 	if (i >= 0)
 		size = ps->allocs[i].size;
 	st_unlock();
-	if (n >= 24)
+	if (n >= 16)
 		return;
 	m.in.op = HL_MEM_OP_MAP;
 	if (chance(&w->r, 20))
 		m.in.map_device.hint_addr = random_hint(w, dev, false);
 	if (chance(&w->r, 10))
 		m.in.flags |= HL_MEM_FORCE_HINT;
+	flags = m.in.flags;
 	rc = mem_call(w, fd, &m, true);
-	if (rc >= 0 && last_out_ok && !(m.in.flags & HL_MEM_USERPTR))
+	if (rc >= 0 && last_out_ok && !(flags & HL_MEM_USERPTR))
 		add_mapping(file, m.out.device_virt_addr, (size + (2 << 20) - 1) &
 			    ~((uint64_t)(2 << 20) - 1), false, -1, 0);
 }
@@ -1530,7 +1547,7 @@ static void op_map_host(struct worker *w)
 	union hl_mem_args m = { 0 };
 	uint32_t file;
 	int dev, fd = pick_compute(w, &dev, &file), hb, n = 0, i;
-	uint64_t off, size;
+	uint64_t off, size, va;
 	uint8_t *p;
 	long rc;
 
@@ -1539,7 +1556,7 @@ static void op_map_host(struct worker *w)
 	hb = rnd(&w->r, NHOSTBUF);
 	st_lock();
 	for (i = 0; i < ps->nmaps; i++)
-		n += ps->maps[i].file == file;
+		n += ps->maps[i].file == file && ps->maps[i].host;
 	p = ps->hb[hb].p;
 	/*
 	 * issue 9 item 7: more than 6 live DMA mappings of one host page make
@@ -1550,7 +1567,7 @@ static void op_map_host(struct worker *w)
 	    ps->hb[hb].maps >= 4)
 		p = NULL;
 	st_unlock();
-	if (n >= 24 || !p)
+	if (n >= 16 || !p)
 		return;
 	off = chance(&w->r, 70) ? rnd(&w->r, HOSTBUF_SIZE / PAGE) * PAGE :
 				  rnd(&w->r, HOSTBUF_SIZE);
@@ -1586,13 +1603,20 @@ static void op_map_host(struct worker *w)
 		default: m.in.map_host.host_virt_addr = ~0ULL - rnd(&w->r, 8192);
 		}
 	}
+	{
+		/* the inputs, before the output overwrites the union */
+		union hl_mem_args in = m;
+
+		rc = mem_call(w, fd, &m, true);
+		va = m.out.device_virt_addr;
+		m.in = in.in;
+	}
 	size = m.in.map_host.mem_size;
-	rc = mem_call(w, fd, &m, true);
 	if (rc >= 0 && last_out_ok && (m.in.flags & HL_MEM_USERPTR)) {
 		if (m.in.map_host.host_virt_addr == (uintptr_t)p + off && size <= HOSTBUF_SIZE)
-			add_mapping(file, m.out.device_virt_addr, size, true, hb, off);
+			add_mapping(file, va, size, true, hb, off);
 		else
-			add_mapping(file, m.out.device_virt_addr, size, true, -1, 0);
+			add_mapping(file, va, size, true, -1, 0);
 	}
 }
 
@@ -1629,6 +1653,15 @@ static void op_unmap(struct worker *w)
 	}
 }
 
+static int count_fds_locked(enum fkind kind)
+{
+	int i, n = 0;
+
+	for (i = 0; i < ps->nfds; i++)
+		n += ps->fds[i].kind == kind;
+	return n;
+}
+
 static void op_export(struct worker *w)
 {
 	union hl_mem_args m = { 0 };
@@ -1640,7 +1673,7 @@ static void op_export(struct worker *w)
 	if (fd < 0)
 		return;
 	st_lock();
-	if (ps->nfds >= MAX_FDS - 4) {
+	if (ps->nfds >= MAX_FDS - 4 || count_fds_locked(F_DMABUF) >= 12) {
 		st_unlock();
 		return;
 	}
@@ -1714,7 +1747,7 @@ static uint64_t pick_va(struct worker *w, uint32_t file, uint64_t *room)
 
 	st_lock();
 	PICK(ps->maps, ps->nmaps, file, i);
-	if (i < 0 || chance(&w->r, 3)) {
+	if (i < 0 || chance_pm(&w->r, 15)) {
 		st_unlock();
 		*room = 4096;
 		return chance(&w->r, 50) ? stale(&w->r) : interesting(&w->r);
@@ -1744,7 +1777,7 @@ static uint64_t small_size(struct worker *w, uint64_t room)
 {
 	uint64_t s = chance(&w->r, 70) ? 1 + rnd(&w->r, 4096) : 1 + rnd(&w->r, 65536);
 
-	if (chance(&w->r, 3))
+	if (chance_pm(&w->r, 15))
 		return interesting(&w->r);
 	return s < room ? s : room;
 }
@@ -1757,7 +1790,11 @@ static uint64_t build_cb(struct worker *w, uint32_t file, uint32_t *cb_size,
 			 bool *nic)
 {
 	uint8_t cb[512] __attribute__((aligned(8)));
-	uint32_t len = 0, npkt = 1 + rnd(&w->r, 8), k;
+	uint32_t len = 0, npkt = 1 + rnd(&w->r, chance(&w->r, 80) ? 3 : 8), k;
+	/* packet kinds, mostly valid ones: index into the switch below */
+	static const uint8_t kinds[] = {
+		0, 0, 1, 1, 1, 1, 1, 1, 4, 4, 4, 4, 6, 6, 7, 7, 8, 9, 10, 11,
+	};
 	int i, idx[MAX_OBJ], n = 0;
 	uint64_t va, room, off;
 	uint8_t *host;
@@ -1766,7 +1803,7 @@ static uint64_t build_cb(struct worker *w, uint32_t file, uint32_t *cb_size,
 	for (k = 0; k < npkt && len + 40 <= sizeof(cb); k++) {
 		uint64_t src, dst, r1, r2;
 
-		switch (rnd(&w->r, 12)) {
+		switch (kinds[rnd(&w->r, sizeof(kinds))]) {
 		case 0:
 			len += hlthunk_pkt_nop(cb + len);
 			break;
@@ -1829,8 +1866,18 @@ static uint64_t build_cb(struct worker *w, uint32_t file, uint32_t *cb_size,
 			idx[n++] = i;
 	if (!n) {
 		st_unlock();
+		atomic_fetch_add(&sh->cb_none, 1);
+		if (getenv("HLFUZZ_DEBUG")) {
+			fprintf(stderr, "no cb: file %u nmaps %d nfds %d\n", file, ps->nmaps, ps->nfds);
+			for (i = 0; i < ps->nmaps; i++)
+				fprintf(stderr, "  map file %u host %d hb %d size %lu prot %d\n",
+					ps->maps[i].file, ps->maps[i].host, ps->maps[i].hb,
+					(unsigned long)ps->maps[i].size,
+					ps->maps[i].hb >= 0 ? ps->hb[ps->maps[i].hb].prot : -1);
+		}
 		return 0;
 	}
+	atomic_fetch_add(&sh->cb_built, 1);
 	i = idx[rnd(&w->r, n)];
 	room = ps->maps[i].size;
 	off = room > len ? rnd(&w->r, (room - len) / 8 + 1) * 8 : 0;
@@ -1925,6 +1972,8 @@ static void op_cs(struct worker *w)
 	if (c.sm == SZ_SMALL)
 		c.must_fail = false;
 	rc = do_call(w, &c);
+	if (rc >= 0)
+		atomic_fetch_add(&sh->cs_ok, 1);
 	if (rc >= 0 && out_ok(&c)) {
 		st_lock();
 		if (ps->nseqs < MAX_OBJ)
@@ -1973,6 +2022,11 @@ static void op_wait_cs(struct worker *w)
 	}
 	pick_modes(w, &c);
 	rc = do_call(w, &c);
+	if (c.am == ARG_NORMAL && c.sm == SZ_EXACT && rc == -EIO)
+		atomic_fetch_add(&sh->cs_aborted, 1);
+	if (c.am == ARG_NORMAL && c.sm == SZ_EXACT && rc >= 0 &&
+	    a.out.status == HL_WAIT_CS_STATUS_COMPLETED)
+		atomic_fetch_add(&sh->cs_completed, 1);
 	if (c.am == ARG_NORMAL && c.sm == SZ_EXACT &&
 	    (rc == -EIO || (rc >= 0 && a.out.status == HL_WAIT_CS_STATUS_COMPLETED))) {
 		st_lock();
@@ -2027,6 +2081,8 @@ static long nic_call(struct worker *w, int fd, struct hl_nic_args *a, bool hosti
 	struct call c = { .fd = fd, .cmd = HL_IOCTL_NIC, .arg = a, .size = sizeof(*a) };
 
 	if (hostile) {
+		if (chance(&w->r, 6))
+			mutate_struct(w, &a->in, sizeof(a->in) - 16);
 		if (chance(&w->r, 5)) {
 			c.must_fail = true;
 			switch (rnd(&w->r, 4)) {
@@ -2036,12 +2092,13 @@ static long nic_call(struct worker *w, int fd, struct hl_nic_args *a, bool hosti
 			default: a->in.reserved[7] = 1;	/* past every op's struct */
 			}
 		}
-		if (chance(&w->r, 6))
-			mutate_struct(w, &a->in, sizeof(a->in) - 16);
 		pick_modes(w, &c);
 		if (c.sm == SZ_SMALL)
 			c.must_fail = false;
 	}
+	/* CQ_WAIT may wait without a limit (documented): keep it short */
+	if (a->in.op == HL_NIC_OP_CQ_WAIT && a->in.cq_poll_wait.timeout_us > 50000)
+		a->in.cq_poll_wait.timeout_us = rnd(&w->r, 50000);
 	rc = do_call(w, &c);
 	nic_out_ok = out_ok(&c);
 	return rc;
@@ -2066,7 +2123,7 @@ static void op_nic_alloc(struct worker *w)
 	uint32_t file;
 	int dev, fd = pick_compute(w, &dev, &file), n = 0, i;
 	struct devinfo *di;
-	uint32_t nports = 8;
+	uint32_t nports = 8, port;
 
 	if (fd < 0)
 		return;
@@ -2082,11 +2139,12 @@ static void op_nic_alloc(struct worker *w)
 	a.in.op = HL_NIC_OP_ALLOC_CONN;
 	a.in.alloc_conn.port = chance(&w->r, 90) ? rnd(&w->r, nports) :
 			       (uint32_t)interesting(&w->r);
+	port = a.in.alloc_conn.port;
 	if (nic_call(w, fd, &a, true) >= 0 && nic_out_ok) {
 		st_lock();
 		if (ps->nconns < MAX_OBJ)
 			ps->conns[ps->nconns++] = (struct conn){ file,
-				a.out.alloc_conn.conn_id, a.in.alloc_conn.port };
+				a.out.alloc_conn.conn_id, port };
 		st_unlock();
 	}
 }
@@ -2619,6 +2677,26 @@ static void imp_simple(struct worker *w, unsigned long cmd)
 	}
 }
 
+static void op_imp_status(struct worker *w)
+{
+	struct hl_importer_status st = { 0 };
+	struct call c = { .cmd = HL_IMPORTER_IOCTL_STATUS, .arg = &st, .size = sizeof(st) };
+	uint64_t size;
+	uint32_t ifile;
+
+	c.fd = pick_import(w, &st.handle, &size, &ifile);
+	if (c.fd < 0)
+		return;
+	if (chance(&w->r, 3)) {
+		c.must_fail = true;
+		st.reserved = 1;
+	}
+	pick_modes(w, &c);
+	if (c.sm != SZ_EXACT)
+		c.must_fail = true;
+	do_call(w, &c);
+}
+
 static void op_imp_map(struct worker *w)
 {
 	struct hl_importer_map m = { 0 };
@@ -2692,7 +2770,7 @@ static void op_sync_file(struct worker *w)
 	if (c.fd < 0)
 		return;
 	st_lock();
-	if (ps->nfds >= MAX_FDS - 4) {
+	if (ps->nfds >= MAX_FDS - 4 || count_fds_locked(F_SYNC) >= 4) {
 		st_unlock();
 		return;
 	}
@@ -2817,7 +2895,7 @@ static void run_op(struct worker *w, enum op op)
 	case OP_IMP_DMA: op_imp_dma(w); break;
 	case OP_IMP_UNMAP: imp_simple(w, HL_IMPORTER_IOCTL_UNMAP); break;
 	case OP_IMP_RELEASE: imp_simple(w, HL_IMPORTER_IOCTL_RELEASE); break;
-	case OP_IMP_STATUS: imp_simple(w, HL_IMPORTER_IOCTL_STATUS); break;
+	case OP_IMP_STATUS: op_imp_status(w); break;
 	case OP_IMP_MOVE: imp_simple(w, HL_IMPORTER_IOCTL_FAKE_MOVE); break;
 	case OP_SYNC_FILE: op_sync_file(w); break;
 	case OP_DMABUF_MMAP: op_dmabuf_mmap(w); break;
@@ -3004,13 +3082,33 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
+static void on_crash(int sig, siginfo_t *si, void *uc)
+{
+	char msg[160];
+	void *bt[32];
+	int n, len;
+
+	(void)uc;
+	len = snprintf(msg, sizeof(msg), "hl-fuzz: pid %d tid %ld: signal %d at address %p; backtrace:\n",
+		       getpid(), (long)syscall(SYS_gettid), sig, si->si_addr);
+	if (write(2, msg, len) < 0)
+		_exit(EXIT_CRASH);
+	n = backtrace(bt, 32);
+	backtrace_symbols_fd(bt, n, 2);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
 static void process_main(int proc)
 {
+	struct sigaction sa = { .sa_sigaction = on_crash, .sa_flags = SA_SIGINFO };
 	pthread_t th[MAX_WORKERS];
 	struct thread_arg ta[MAX_WORKERS];
 	struct rng r = { mix(opt.seed, 0x1000 + proc) };
 	int i;
 
+	sigaction(SIGSEGV, &sa, NULL);
+	sigaction(SIGBUS, &sa, NULL);
 	ps = calloc(1, sizeof(*ps));
 	pthread_mutex_init(&ps->lock, NULL);
 	for (i = 0; i < NHOSTBUF; i++) {
@@ -3209,17 +3307,44 @@ static void print_summary(double secs)
 	printf("hl-fuzz: hostile argument pointers %" PRIu64 ", hostile sizes %" PRIu64 "\n",
 	       calls - atomic_load(&sh->argmode_calls[ARG_NORMAL]),
 	       calls - atomic_load(&sh->sizemode_calls[SZ_EXACT]));
+	printf("hl-fuzz: command buffers built %" PRIu64 " (none to build in: %" PRIu64
+	       "), CS submitted %" PRIu64 ", completed %" PRIu64 ", aborted %" PRIu64 "\n",
+	       atomic_load(&sh->cb_built), atomic_load(&sh->cb_none),
+	       atomic_load(&sh->cs_ok), atomic_load(&sh->cs_completed),
+	       atomic_load(&sh->cs_aborted));
 	printf("hl-fuzz: contract violations %" PRIu64 " (known, issue 9: %" PRIu64 ")\n",
 	       atomic_load(&sh->violations), atomic_load(&sh->known_violations));
 	for (i = 0; i < 16 && i < (int)atomic_load(&sh->nviol_msgs); i++)
 		printf("  %s\n", sh->viol_msgs[i]);
 	if (!opt.quiet) {
-		printf("hl-fuzz: %-26s %10s %10s\n", "op", "ioctls", "ok");
-		for (i = 0; i < OP_NUM; i++)
-			if (atomic_load(&sh->op_calls[i]))
-				printf("hl-fuzz: %-26s %10" PRIu64 " %10" PRIu64 "\n",
-				       ops[i].name, atomic_load(&sh->op_calls[i]),
-				       atomic_load(&sh->op_ok[i]));
+		printf("hl-fuzz: %-26s %10s %10s  %s\n", "op", "ioctls", "ok",
+		       "errnos (most frequent first)");
+		for (i = 0; i < OP_NUM; i++) {
+			uint64_t seen[136], best;
+			int e, k, be;
+
+			if (!atomic_load(&sh->op_calls[i]))
+				continue;
+			printf("hl-fuzz: %-26s %10" PRIu64 " %10" PRIu64 " ",
+			       ops[i].name, atomic_load(&sh->op_calls[i]),
+			       atomic_load(&sh->op_ok[i]));
+			for (e = 0; e < 136; e++)
+				seen[e] = atomic_load(&sh->op_errno[i][e]);
+			for (k = 0; k < 5; k++) {
+				best = 0;
+				be = 0;
+				for (e = 1; e < 136; e++)
+					if (seen[e] > best) {
+						best = seen[e];
+						be = e;
+					}
+				if (!best)
+					break;
+				printf(" %s:%" PRIu64, strerrorname_np(be) ?: "?", best);
+				seen[be] = 0;
+			}
+			printf("\n");
+		}
 	}
 }
 
