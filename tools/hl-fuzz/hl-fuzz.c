@@ -36,8 +36,8 @@
  * Failure (exit status): 3 a kernel report (BUG, WARNING, KASAN, lockdep,
  * ...) in /dev/kmsg or a new taint; 4 a call that hung; 5 a worker died of a
  * signal; 6 DRAM or pinned pages not back to zero after every file closed;
- * 2 a contract violation (a call that must fail succeeded). Each failure
- * prints the last calls of every worker.
+ * 2 a contract violation (a call that must fail succeeded); 7 fewer ioctls
+ * than --min-count. Each failure prints the last calls of every worker.
  */
 
 #include <ctype.h>
@@ -92,7 +92,7 @@
 /* Exit statuses */
 enum {
 	EXIT_OK = 0, EXIT_SETUP = 1, EXIT_VIOLATION = 2, EXIT_KREPORT = 3,
-	EXIT_HANG = 4, EXIT_CRASH = 5, EXIT_LEAK = 6,
+	EXIT_HANG = 4, EXIT_CRASH = 5, EXIT_LEAK = 6, EXIT_SHORT = 7,
 };
 
 /*
@@ -138,6 +138,7 @@ static struct {
 	double hang_s;
 	double progress_s;
 	bool no_leak_check;
+	uint64_t min_count;
 } opt = {
 	.count = 50000, .seconds = 60, .procs = 2, .threads = 2, .devices = 0,
 	.prog_len = 16, .hang_s = 90, .progress_s = 10,
@@ -3430,6 +3431,8 @@ static void usage(void)
 	       "      --strict          a contract violation fails the run at once\n"
 	       "      --no-leak-check   skip the DRAM/pinned-pages check at the end\n"
 	       "      --hang S          a call running S seconds is a hang (default 90)\n"
+	       "      --min-count N     run past --seconds (up to 4x) until N ioctls were made;\n"
+	       "                        fail (exit 7) when fewer were\n"
 	       "  -q, --quiet           no per-op table, no progress lines\n");
 }
 
@@ -3451,6 +3454,7 @@ static void parse_args(int argc, char **argv)
 		{ "strict", no_argument, NULL, 'S' },
 		{ "no-leak-check", no_argument, NULL, 'L' },
 		{ "hang", required_argument, NULL, 'H' },
+		{ "min-count", required_argument, NULL, 'M' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
@@ -3474,6 +3478,7 @@ static void parse_args(int argc, char **argv)
 		case 'S': opt.strict = true; break;
 		case 'L': opt.no_leak_check = true; break;
 		case 'H': opt.hang_s = atof(optarg); break;
+		case 'M': opt.min_count = strtoull(optarg, NULL, 0); break;
 		case 'q': opt.quiet = true; break;
 		case 'B': {
 			char *s = strdup(optarg), *save, *tok;
@@ -3632,7 +3637,9 @@ int main(int argc, char **argv)
 				fail(EXIT_HANG, "worker %d: a call has run for %.0f s",
 				     i, (t - cs) / 1e9);
 		}
-		if (secs >= opt.seconds || atomic_load(&sh->ncalls) >= opt.count)
+		/* --min-count stretches the time, up to 4 times --seconds */
+		if ((secs >= opt.seconds && atomic_load(&sh->ncalls) >= opt.min_count) ||
+		    secs >= 4 * opt.seconds || atomic_load(&sh->ncalls) >= opt.count)
 			atomic_store(&sh->stop, 1);
 		if (!atomic_load(&sh->stop) && (opt.unbind || opt.reset) &&
 		    t - last_unbind > 300000000ULL + rnd(&ur, 1500000000ULL)) {
@@ -3648,7 +3655,7 @@ int main(int argc, char **argv)
 			last_progress = t;
 		}
 		/* a stuck worker process after stop: kill it after the hang limit */
-		if (atomic_load(&sh->stop) && secs > opt.seconds + opt.hang_s + 30) {
+		if (atomic_load(&sh->stop) && secs > 4 * opt.seconds + opt.hang_s + 30) {
 			for (i = 0; i < opt.procs; i++)
 				kill(pids[i], SIGKILL);
 		}
@@ -3667,6 +3674,11 @@ int main(int argc, char **argv)
 	rc = atomic_load(&sh->failed);
 	if (!rc && atomic_load(&sh->violations))
 		rc = EXIT_VIOLATION;
+	if (!rc && atomic_load(&sh->ncalls) < opt.min_count) {
+		printf("hl-fuzz: only %" PRIu64 " ioctls, fewer than the %" PRIu64 " asked for\n",
+		       atomic_load(&sh->ncalls), opt.min_count);
+		rc = EXIT_SHORT;
+	}
 	printf("hl-fuzz: %s (seed 0x%" PRIx64 ")\n", rc ? "FAILED" : "ok", opt.seed);
 	return rc;
 }
