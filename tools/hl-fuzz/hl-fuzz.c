@@ -941,7 +941,7 @@ static long do_call(struct worker *w, struct call *c)
 		violation(w, false, "non-zero bytes past the struct accepted (want E2BIG)",
 			  e->text);
 	if (rc >= 0 && c->am != ARG_NORMAL && c->am != ARG_RO &&
-	    usize > (c->am == ARG_STRADDLE ? usize / 2 : 0))
+	    usize > (c->am == ARG_STRADDLE ? (usize / 2 ? usize / 2 : 1) : 0))
 		violation(w, false, "a bad argument pointer accepted", e->text);
 	if (rc >= 0 && c->am == ARG_RO && usize && _IOC_TYPE(c->cmd) == 'H')
 		violation(w, false, "output to a read-only argument reported success",
