@@ -1380,6 +1380,15 @@ static long mem_call(struct worker *w, int fd, union hl_mem_args *m, bool hostil
 		}
 		pick_modes(w, &c);
 	}
+	/*
+	 * issue 9 item 6: a host MAP whose page array is above INT_MAX bytes
+	 * makes kvmalloc WARN (and 2^35+ bytes pin 64 MiB+ arrays); mutated
+	 * and raw arguments reach it too. Unless --known-bugs=huge-host-map,
+	 * such a size becomes one access_ok() refuses.
+	 */
+	if (!(opt.known_bugs & KB_HUGE_HOST_MAP) && m->in.op == HL_MEM_OP_MAP &&
+	    (m->in.flags & HL_MEM_USERPTR) && m->in.map_host.mem_size > 1ULL << 34)
+		m->in.map_host.mem_size = ~0ULL - rnd(&w->r, 4096);
 	rc = do_call(w, &c);
 	last_out_ok = out_ok(&c);
 	return rc;
