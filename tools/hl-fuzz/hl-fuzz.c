@@ -3629,6 +3629,8 @@ int main(int argc, char **argv)
 			       " (KASLR offset 0x%" PRIx64 ")\n", ntext, text_range[0].start,
 			       kaslr_off);
 	}
+	if (opt.reset && access("/sys/class/habanalabs/hl0/hard_reset", W_OK))
+		printf("hl-fuzz: --reset: the driver has no sysfs hard_reset: no hard resets\n");
 	if (dma_api_debug && !(opt.known_bugs & KB_MANY_HOST_MAPS))
 		printf("hl-fuzz: DMA-API debugging on: at most 4 live maps of a host buffer (issue 9 item 7)\n");
 
