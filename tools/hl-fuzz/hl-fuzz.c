@@ -109,6 +109,13 @@ enum {
 	KB_EXPORT_UNBIND = 1 << 2,
 	/* issue 9 item 1: unbounded CS timeouts on NIC jobs (queues hang) */
 	KB_UNBOUNDED_TIMEOUT = 1 << 3,
+	/*
+	 * Found by hl-fuzz (seed 0x5eed0001, debug kernel): more than 7
+	 * importer mappings of the same HBM at once make DMA-API debugging
+	 * WARN ("exceeded 7 overlapping mappings of cacheline", add_dma_entry
+	 * from dma_map_resource in hl_dmabuf_map_piece).
+	 */
+	KB_MANY_IMPORT_MAPS = 1 << 4,
 };
 
 static const struct {
@@ -119,6 +126,7 @@ static const struct {
 	{ "many-host-maps", KB_MANY_HOST_MAPS },
 	{ "export-unbind", KB_EXPORT_UNBIND },
 	{ "unbounded-timeout", KB_UNBOUNDED_TIMEOUT },
+	{ "many-import-maps", KB_MANY_IMPORT_MAPS },
 };
 
 /* ---- options ---- */
@@ -2616,6 +2624,15 @@ static void op_imp_import(struct worker *w)
 	st_lock();
 	for (i = 0; i < ps->nimports; i++)
 		n += ps->imports[i].file == ifile;
+	/*
+	 * Under DMA-API debugging, at most 4 imports per process (they can
+	 * all map the same HBM), and none by forked children (whose imports
+	 * stay in the parent's importer files unknown), unless
+	 * --known-bugs=many-import-maps.
+	 */
+	if (dma_api_debug && !(opt.known_bugs & KB_MANY_IMPORT_MAPS) &&
+	    (ps->nimports >= 4 || in_child))
+		n = 16;
 	st_unlock();
 	if (n >= 16)
 		return;
@@ -3472,7 +3489,8 @@ static void usage(void)
 	       "      --corpus FILE     load programs from FILE, append new ones (KCOV)\n"
 	       "      --no-kcov         do not use KCOV even when available\n"
 	       "      --known-bugs LIST re-enable inputs of known bugs (all, or a comma list:\n"
-	       "                        huge-host-map,many-host-maps,export-unbind,unbounded-timeout)\n"
+	       "                        huge-host-map,many-host-maps,export-unbind,unbounded-timeout,\n"
+	       "                        many-import-maps)\n"
 	       "      --strict          a contract violation fails the run at once\n"
 	       "      --no-leak-check   skip the DRAM/pinned-pages check at the end\n"
 	       "      --hang S          a call running S seconds is a hang (default 90)\n"
@@ -3633,6 +3651,8 @@ int main(int argc, char **argv)
 		printf("hl-fuzz: --reset: the driver has no sysfs hard_reset: no hard resets\n");
 	if (dma_api_debug && !(opt.known_bugs & KB_MANY_HOST_MAPS))
 		printf("hl-fuzz: DMA-API debugging on: at most 4 live maps of a host buffer (issue 9 item 7)\n");
+	if (dma_api_debug && !(opt.known_bugs & KB_MANY_IMPORT_MAPS))
+		printf("hl-fuzz: DMA-API debugging on: at most 4 imports per process (many-import-maps)\n");
 
 	kmsg_open();
 	taint0 = read_taint();
