@@ -1905,14 +1905,6 @@ static uint64_t build_cb(struct worker *w, uint32_t file, uint32_t *cb_size,
 	if (!n) {
 		st_unlock();
 		atomic_fetch_add(&sh->cb_none, 1);
-		if (getenv("HLFUZZ_DEBUG")) {
-			fprintf(stderr, "no cb: file %u nmaps %d nfds %d\n", file, ps->nmaps, ps->nfds);
-			for (i = 0; i < ps->nmaps; i++)
-				fprintf(stderr, "  map file %u host %d hb %d size %lu prot %d\n",
-					ps->maps[i].file, ps->maps[i].host, ps->maps[i].hb,
-					(unsigned long)ps->maps[i].size,
-					ps->maps[i].hb >= 0 ? ps->hb[ps->maps[i].hb].prot : -1);
-		}
 		return 0;
 	}
 	atomic_fetch_add(&sh->cb_built, 1);
