@@ -547,6 +547,37 @@ static void test_many_exports_of_one_allocation(void **state)
 	export_release(f->st.fd, &e);
 }
 
+/*
+ * Found by tools/hl-fuzz on the debug kernel (seed 0x5eed0001): nine
+ * importers mapping the same export at once are nine dma_map_resource()
+ * mappings of the same HBM, and DMA-API debugging WARNs past seven
+ * overlaps of a cacheline ("exceeded 7 overlapping mappings",
+ * add_dma_entry from hl_dmabuf_map_piece), which fails the debug lane. Any
+ * number of importers must be able to map one export. Passes on the stock
+ * kernel (no DMA-API debugging); the debug lane is its real run.
+ */
+static void test_nine_importers_map_one_export(void **state)
+{
+	struct fixture *f = *state;
+	struct hl_importer_map m;
+	struct exported e;
+	int hs[9], i;
+
+	skip_if_strict();
+	export_pattern(f->st.fd, &e, 2 * MB, true, 0, 2 * MB, 9);
+	for (i = 0; i < 9; i++) {
+		hs[i] = imp_import(f->ifd, e.dmabuf, HL_IMPORTER_F_DYNAMIC);
+		assert_true(hs[i] > 0);
+		assert_int_equal(imp_map(f->ifd, hs[i], &m), 0);
+	}
+	check_read(f->ifd, hs[8], 4096 - 8, e.pattern + 4096 - 8, 16,
+		   "the ninth importer's mapping");
+	for (i = 0; i < 9; i++)
+		assert_int_equal(imp_handle_op(f->ifd, HL_IMPORTER_IOCTL_RELEASE,
+					       hs[i]), 0);
+	export_release(f->st.fd, &e);
+}
+
 static uint64_t dram_free(int fd)
 {
 	struct hlthunk_dram_usage_info u;
@@ -1410,6 +1441,8 @@ static const struct CMUnitTest dmabuf_tests[] = {
 					setup, teardown),
 	cmocka_unit_test_setup_teardown(test_sub_range_export, setup, teardown),
 	cmocka_unit_test_setup_teardown(test_many_exports_of_one_allocation,
+					setup, teardown),
+	cmocka_unit_test_setup_teardown(test_nine_importers_map_one_export,
 					setup, teardown),
 	cmocka_unit_test_setup_teardown(test_device_fd_closed_before_dmabuf,
 					setup, teardown),
