@@ -16,8 +16,12 @@
  *     returns the second's), the engine's is fixed.
  * Memory is read and written by assembly only: the operands may be the HBM
  * BAR, which the compiler's (and KASAN's) plain accesses must not touch,
- * and the kernel's -mno-sse build needs no special flags. The caller owns
- * the FPU (in the kernel, between kernel_fpu_begin() and kernel_fpu_end()).
+ * and the kernel's -mno-sse build needs no special flags. The XMM registers
+ * are not declared as clobbered: the includer's compiler must not use them
+ * (the kernel's -mno-sse; the host check's wrapper is built with
+ * -mgeneral-regs-only, and they are caller-saved across its call). The
+ * caller owns the FPU (in the kernel, between kernel_fpu_begin() and
+ * kernel_fpu_end()).
  *
  * Header-only and free of kernel dependencies: tests/reduce/f32_add_check.c
  * compiles it on the host and compares it, bit for bit, with hl_f32_add().
@@ -27,17 +31,6 @@
 #define HL_EMU_F32_SSE_H_
 
 #ifdef __x86_64__
-
-/*
- * The kernel is built with -mno-sse: its compiler never keeps a value in an
- * XMM register (and refuses them as clobbers), and kernel_fpu_begin() saved
- * the user's. Elsewhere the compiler must be told which registers are used.
- */
-#ifdef __KERNEL__
-#define HL_F32_SSE_CLOBBERS(...)
-#else
-#define HL_F32_SSE_CLOBBERS(...)	, __VA_ARGS__
-#endif
 
 static inline u32 hl_f32_sse_load(const void *p)
 {
@@ -108,9 +101,7 @@ static inline void hl_f32_add_sse(void *dst, const void *src,
 			     "1:"
 			     : [nan] "=&r" (nan)
 			     : [d] "r" (d), [s] "r" (s)
-			     : "memory", "cc" HL_F32_SSE_CLOBBERS("xmm0",
-			       "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6",
-			       "xmm7", "xmm8", "xmm9", "xmm10", "xmm11"));
+			     : "memory", "cc");
 		if (nan)
 			hl_f32_add_ref(d, s, 16);
 	}
