@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #include "hlthunk.h"
+#include "../collective/hlcoll_data.h"
 #include "../../tests/importer/hl_importer.h"
 
 #define MiB		(1ull << 20)
@@ -839,6 +840,29 @@ static void cpu_allgather(struct ring *r, uint64_t count)
 	}
 }
 
+#define CPU_SEED	0x5eedc011ull
+
+/*
+ * Every rank's result against the host's (hlcoll_data.h: the ring's order
+ * of additions), at every 61st element: the number that differ.
+ */
+static uint64_t coll_cpu_check(struct ring *r, uint64_t count, int gather)
+{
+	uint64_t i, n = gather ? count * r->n : count, wrong = 0;
+	uint32_t want, got;
+	int k;
+
+	for (k = 0; k < r->n; k++) {
+		for (i = k; i < n; i += 61) {
+			want = gather ? hlcoll_data_allgather(CPU_SEED, count, i) :
+				hlcoll_data_allreduce(CPU_SEED, r->n, count, i);
+			got = hlcoll_data_u(r->recv[k][i]);
+			wrong += got != want;
+		}
+	}
+	return wrong;
+}
+
 struct coll_arg {
 	struct ring *r;
 	uint64_t count;
@@ -863,6 +887,7 @@ static int cmd_coll_cpu(int nranks)
 	uint64_t max = 0, count, i;
 	struct coll_arg ca;
 	struct timed_op top = { coll_once, &ca };
+	uint64_t wrong;
 	double tm, algbw;
 	int s, k, op;
 
@@ -881,8 +906,10 @@ static int cmd_coll_cpu(int nranks)
 		r.send[k] = (float *)(bars[k].p + bars[k].size / 2);
 		r.scratch[k] = (float *)((uint8_t *)r.send[k] + max);
 		r.recv[k] = (float *)((uint8_t *)r.scratch[k] + max);
+		/* hl-coll-bench's inputs: sums that round, cancel and tie */
 		for (i = 0; i < max / 4; i++)
-			r.send[k][i] = (float)((i * 7 + k) % 1000) * 0.25f;
+			r.send[k][i] = hlcoll_data_f(hlcoll_data_value(CPU_SEED,
+								       k, i));
 	}
 
 	for (op = 0; op < 2; op++) {
@@ -896,14 +923,16 @@ static int cmd_coll_cpu(int nranks)
 			ca.count = count;
 			ca.gather = op;
 			tm = time_op(&top);
+			wrong = coll_cpu_check(&r, count, op);
 			/* As hl-coll-bench: the size of the whole result */
 			algbw = (op ? count * 4 * nranks : count * 4) / tm / 1e3;
 			printf("{\"series\":\"coll\",\"impl\":\"cpu\",\"op\":\"%s\",\"ranks\":%d"
-			       ",\"size\":%" PRIu64 ",\"time_us\":%.1f,\"algbw\":%.4f,\"busbw\":%.4f}\n",
+			       ",\"size\":%" PRIu64 ",\"time_us\":%.1f,\"algbw\":%.4f,\"busbw\":%.4f"
+			       ",\"wrong\":%" PRIu64 "}\n",
 			       op ? "allgather" : "allreduce", nranks,
 			       op ? count * 4 * nranks : count * 4, tm, algbw,
 			       op ? algbw * (nranks - 1) / nranks :
-				    algbw * 2 * (nranks - 1) / nranks);
+				    algbw * 2 * (nranks - 1) / nranks, wrong);
 			fflush(stdout);
 		}
 	}
