@@ -14,8 +14,10 @@
  *     address. There is no side channel to the pages the driver pinned: a
  *     wrong DMA mapping in the driver shows up here as it would on silicon.
  *
- * TLB: each queue caches translations of 4 KiB VA pages in a small
- * direct-mapped TLB keyed by ASID and VA page. Entries carry the device's
+ * TLB: each queue caches translations of device pages (a leaf: 2 MiB in
+ * hop2 or 4 KiB in hop3) in a small direct-mapped TLB keyed by ASID, page
+ * size and VA page, so that an engine moving a run of data translates once
+ * per device page (hl_emu_mmu_span()). Entries carry the device's
  * TLB generation; mmu_invalidate_cache bumps it, which drops every entry of
  * every queue at once. Nothing else drops an entry: a driver that changes a
  * PTE and forgets to invalidate gets the old translation, as on silicon.
@@ -23,10 +25,10 @@
  * IOMMU's own IOTLB, which the DMA API keeps coherent).
  *
  * Ordering with the driver (see common/mmu.h): an engine translates and
- * copies each chunk while holding hdev->engine_access_rwsem for read; the
- * unmap paths clear PTEs, invalidate, then take that rwsem for write, so no
- * chunk that translated through an old PTE is still copying when they
- * release the page.
+ * copies each chunk, or each slice of runs, while holding
+ * hdev->engine_access_rwsem for read; the unmap paths clear PTEs,
+ * invalidate, then take that rwsem for write, so no access that translated
+ * through an old PTE is still copying when they release the page.
  */
 
 #include <linux/highmem.h>
