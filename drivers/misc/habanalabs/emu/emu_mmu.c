@@ -39,6 +39,7 @@
 #include <linux/unaligned.h>
 
 #include "emu.h"
+#include "emu_copy_sse.h"
 #include "../common/mmu.h"
 
 #define HL_EMU_PAGE_MASK	((u64)HL_EMU_CHUNK_SIZE - 1)
@@ -346,6 +347,29 @@ bool hl_emu_span_overlap(const struct hl_emu_span *a,
 	return a->io < b->io + len && b->io < a->io + len;
 }
 
+/*
+ * Copy @len bytes; @dst_io/@src_io: the pointer is a BAR mapping. The bulk
+ * goes 256 bytes at a time through SSE registers (emu_copy_sse.h says why),
+ * the rest with the kernel's copies.
+ */
+static void hl_emu_copy(void *dst, bool dst_io, const void *src, bool src_io,
+			u64 len)
+{
+	u64 done = len >= SZ_1K ? hl_emu_copy_sse(dst, src, len) : 0;
+
+	dst += done;
+	src += done;
+	len -= done;
+	if (!len)
+		return;
+	if (dst_io)
+		memcpy_toio((void __iomem __force *)dst, src, len);
+	else if (src_io)
+		memcpy_fromio(dst, (const void __iomem __force *)src, len);
+	else
+		memcpy(dst, src, len);
+}
+
 /**
  * hl_emu_span_copy - copy between two runs, straight from one memory to
  * the other.
@@ -359,12 +383,7 @@ void hl_emu_span_copy(const struct hl_emu_span *dst,
 	void *d = hl_emu_span_map(dst);
 	void *s = hl_emu_span_map(src);
 
-	if (!dst->host)
-		memcpy_toio(dst->io, s, len);
-	else if (!src->host)
-		memcpy_fromio(d, src->io, len);
-	else
-		memcpy(d, s, len);
+	hl_emu_copy(d, !dst->host, s, !src->host, len);
 
 	hl_emu_span_unmap(src, s);
 	hl_emu_span_unmap(dst, d);
@@ -378,14 +397,9 @@ void hl_emu_span_copy(const struct hl_emu_span *dst,
  */
 void hl_emu_span_read(const struct hl_emu_span *span, void *buf, u64 len)
 {
-	void *p;
+	void *p = hl_emu_span_map(span);
 
-	if (!span->host) {
-		memcpy_fromio(buf, span->io, len);
-		return;
-	}
-	p = hl_emu_span_map(span);
-	memcpy(buf, p, len);
+	hl_emu_copy(buf, false, p, !span->host, len);
 	hl_emu_span_unmap(span, p);
 }
 
@@ -398,14 +412,9 @@ void hl_emu_span_read(const struct hl_emu_span *span, void *buf, u64 len)
 void hl_emu_span_write(const struct hl_emu_span *span, const void *buf,
 		       u64 len)
 {
-	void *p;
+	void *p = hl_emu_span_map(span);
 
-	if (!span->host) {
-		memcpy_toio(span->io, buf, len);
-		return;
-	}
-	p = hl_emu_span_map(span);
-	memcpy(p, buf, len);
+	hl_emu_copy(p, !span->host, buf, false, len);
 	hl_emu_span_unmap(span, p);
 }
 
