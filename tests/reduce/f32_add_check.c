@@ -11,8 +11,9 @@
  *
  * On x86-64 the engine's SSE fast path (emu_f32_sse.h, compiled here as
  * is) is compared too, bit for bit with hl_f32_add(), its oracle: every
- * pair is also summed in batches of 1031 (64 blocks of 16, one of 4, a tail
- * of 3) at an odd address, and every operand is added to itself in place.
+ * pair is also summed in batches of 1031 (blocks of 32 with AVX where the
+ * host has it, then of 16 with SSE, and a tail of 7) at an odd address, and
+ * every operand is added to itself in place.
  *
  * Operands: every pair of a table of special values (zeros, subnormals,
  * the normal range's edges, infinities, quiet and signalling NaNs, and each
@@ -37,7 +38,7 @@ typedef uint32_t u32;
 #include "../../drivers/misc/habanalabs/emu/emu_f32.h"
 
 /* f32_sse_wrap.c: hl_f32_add_sse(), built without XMM code of its own */
-void f32_add_sse(void *dst, const void *src, unsigned long n);
+void f32_add_sse(void *dst, const void *src, unsigned long n, int avx);
 
 static uint64_t prng_state;
 static uint64_t checked, mismatches, simd_checked;
@@ -54,7 +55,7 @@ static void report(const char *what, u32 a, u32 b, u32 got, u32 want)
 }
 
 #if defined(__x86_64__)
-#define BATCH	1031	/* 64 x 16 + 4 + 3: every path of hl_f32_add_sse() */
+#define BATCH	1031	/* 32 x 32 + 7 / 64 x 16 + 7: every path of hl_f32_add_sse() */
 
 /* The operands, one float off 16-byte alignment (unaligned movups) */
 static u32 batch_a[BATCH + 1] __attribute__((aligned(16)));
@@ -68,22 +69,31 @@ static void simd_flush(void)
 	u32 want, orig[BATCH];
 	size_t i, n = batch_n;
 
-	memcpy(orig, a, n * sizeof(u32));
-	f32_add_sse(a, b, n);
-	for (i = 0; i < n; i++) {
-		want = hl_f32_add(orig[i], b[i]);
-		if (a[i] != want)
-			report("sse", orig[i], b[i], a[i], want);
+	int avx;
+
+	/* SSE only, then AVX first where the host has it */
+	for (avx = 0; avx <= !!__builtin_cpu_supports("avx"); avx++) {
+		memcpy(orig, a, n * sizeof(u32));
+		f32_add_sse(a, b, n, avx);
+		for (i = 0; i < n; i++) {
+			want = hl_f32_add(orig[i], b[i]);
+			if (a[i] != want)
+				report(avx ? "avx" : "sse", orig[i], b[i],
+				       a[i], want);
+		}
+		memcpy(a, orig, n * sizeof(u32));
+		/* In place, src == dst: x + x */
+		memcpy(orig, x, n * sizeof(u32));
+		f32_add_sse(x, x, n, avx);
+		for (i = 0; i < n; i++) {
+			want = hl_f32_add(orig[i], orig[i]);
+			if (x[i] != want)
+				report(avx ? "avx in place" : "sse in place",
+				       orig[i], orig[i], x[i], want);
+		}
+		memcpy(x, orig, n * sizeof(u32));
+		simd_checked += 2 * n;
 	}
-	/* In place, src == dst: x + x */
-	memcpy(orig, x, n * sizeof(u32));
-	f32_add_sse(x, x, n);
-	for (i = 0; i < n; i++) {
-		want = hl_f32_add(orig[i], orig[i]);
-		if (x[i] != want)
-			report("sse in place", orig[i], orig[i], x[i], want);
-	}
-	simd_checked += 2 * n;
 	batch_n = 0;
 }
 
@@ -302,7 +312,7 @@ int main(int argc, char **argv)
 
 	simd_flush();
 	printf("f32_add_check: %" PRIu64 " sums, %" PRIu64
-	       " by the SSE path, %" PRIu64 " mismatches\n",
+	       " by the SIMD paths, %" PRIu64 " mismatches\n",
 	       checked, simd_checked, mismatches);
 	return mismatches ? 1 : 0;
 }

@@ -11,15 +11,16 @@ typedef uint32_t u32;
 #include "../../drivers/misc/habanalabs/emu/emu_f32.h"
 #include "../../drivers/misc/habanalabs/emu/emu_f32_sse.h"
 
-void f32_add_sse(void *dst, const void *src, unsigned long n);
+void f32_add_sse(void *dst, const void *src, unsigned long n, int avx);
 
-void f32_add_sse(void *dst, const void *src, unsigned long n)
+void f32_add_sse(void *dst, const void *src, unsigned long n, int avx)
 {
 #ifdef __x86_64__
-	hl_f32_add_sse(dst, src, n);
+	hl_f32_add_sse(dst, src, n, avx);
 #else
 	(void)dst;
 	(void)src;
 	(void)n;
+	(void)avx;
 #endif
 }

@@ -8,8 +8,9 @@
  * and the destination page. Where the emulator's own TLB is direct mapped
  * (QEMU TCG) and the two addresses share a slot, which two buffers a power
  * of 2 apart in the BAR do, every step misses it: the copy slows down
- * tenfold. Moving 256 bytes through the 16 XMM registers per step costs
- * two misses per 256 bytes instead, and is faster on hardware too.
+ * tenfold. Moving 256 bytes through the 16 XMM registers per step (512
+ * through the YMM registers where the CPU has AVX) costs two misses per
+ * step instead, and is faster on hardware too.
  *
  * Memory is touched by assembly only (the operands may be the BAR, which
  * the compiler's and KASAN's plain accesses must not touch), and no XMM
@@ -24,6 +25,7 @@
 #include <linux/types.h>
 
 #ifdef CONFIG_X86_64
+#include <asm/cpufeature.h>
 #include <asm/fpu/api.h>
 
 /* Bytes copied per kernel_fpu_begin()/kernel_fpu_end() section */
@@ -68,6 +70,47 @@ static inline void hl_emu_copy_sse_blocks(void *dst, const void *src,
 			     : : [d] "r" (dst), [s] "r" (src) : "memory");
 }
 
+/* The same with AVX: 512 bytes per step through the 16 YMM registers */
+static inline void hl_emu_copy_avx_blocks(void *dst, const void *src,
+					  unsigned long nblocks)
+{
+	for (; nblocks; nblocks--, dst += 512, src += 512)
+		asm volatile("vmovdqu    (%[s]), %%ymm0\n\t"
+			     "vmovdqu  32(%[s]), %%ymm1\n\t"
+			     "vmovdqu  64(%[s]), %%ymm2\n\t"
+			     "vmovdqu  96(%[s]), %%ymm3\n\t"
+			     "vmovdqu 128(%[s]), %%ymm4\n\t"
+			     "vmovdqu 160(%[s]), %%ymm5\n\t"
+			     "vmovdqu 192(%[s]), %%ymm6\n\t"
+			     "vmovdqu 224(%[s]), %%ymm7\n\t"
+			     "vmovdqu 256(%[s]), %%ymm8\n\t"
+			     "vmovdqu 288(%[s]), %%ymm9\n\t"
+			     "vmovdqu 320(%[s]), %%ymm10\n\t"
+			     "vmovdqu 352(%[s]), %%ymm11\n\t"
+			     "vmovdqu 384(%[s]), %%ymm12\n\t"
+			     "vmovdqu 416(%[s]), %%ymm13\n\t"
+			     "vmovdqu 448(%[s]), %%ymm14\n\t"
+			     "vmovdqu 480(%[s]), %%ymm15\n\t"
+			     "vmovdqu %%ymm0,    (%[d])\n\t"
+			     "vmovdqu %%ymm1,  32(%[d])\n\t"
+			     "vmovdqu %%ymm2,  64(%[d])\n\t"
+			     "vmovdqu %%ymm3,  96(%[d])\n\t"
+			     "vmovdqu %%ymm4, 128(%[d])\n\t"
+			     "vmovdqu %%ymm5, 160(%[d])\n\t"
+			     "vmovdqu %%ymm6, 192(%[d])\n\t"
+			     "vmovdqu %%ymm7, 224(%[d])\n\t"
+			     "vmovdqu %%ymm8, 256(%[d])\n\t"
+			     "vmovdqu %%ymm9, 288(%[d])\n\t"
+			     "vmovdqu %%ymm10, 320(%[d])\n\t"
+			     "vmovdqu %%ymm11, 352(%[d])\n\t"
+			     "vmovdqu %%ymm12, 384(%[d])\n\t"
+			     "vmovdqu %%ymm13, 416(%[d])\n\t"
+			     "vmovdqu %%ymm14, 448(%[d])\n\t"
+			     "vmovdqu %%ymm15, 480(%[d])"
+			     : : [d] "r" (dst), [s] "r" (src) : "memory");
+	asm volatile("vzeroupper" ::: "memory");
+}
+
 /**
  * hl_emu_copy_sse - copy the leading multiple of 256 bytes of @len.
  * @dst: destination (a BAR mapping or kernel memory); must not overlap @src.
@@ -83,7 +126,10 @@ static inline u64 hl_emu_copy_sse(void *dst, const void *src, u64 len)
 	for (off = 0; off < todo; off += n) {
 		n = min_t(u64, todo - off, HL_EMU_COPY_FPU_SLICE);
 		kernel_fpu_begin();
-		hl_emu_copy_sse_blocks(dst + off, src + off, n / 256);
+		if (boot_cpu_has(X86_FEATURE_AVX) && !(n & 511))
+			hl_emu_copy_avx_blocks(dst + off, src + off, n / 512);
+		else
+			hl_emu_copy_sse_blocks(dst + off, src + off, n / 256);
 		kernel_fpu_end();
 	}
 	return todo;

@@ -5,8 +5,9 @@
  *
  * The bits are those of hl_f32_add() (emu_f32.h), the engine's arithmetic
  * by definition:
- *   - 16 elements at a time are added with addps when none of the 32
- *     operands is a NaN (cmpunordps finds them first). With the default
+ *   - 16 elements at a time are added with addps (32 with vaddps where
+ *     the CPU has AVX) when none of the operands is a NaN (cmpunordps
+ *     finds them first). With the default
  *     MXCSR (round to nearest, no flush-to-zero, no denormals-are-zero,
  *     exceptions masked), which is what kernel_fpu_begin() loads, IEEE-754
  *     then fixes every bit of the result, inf - inf's default NaN included.
@@ -53,19 +54,65 @@ static inline void hl_f32_add_ref(char *d, const char *s, unsigned long n)
 					       hl_f32_sse_load(s)));
 }
 
+/*
+ * 32 elements with AVX (vaddps on YMM registers), as the SSE blocks below;
+ * returns false, with nothing written, when an operand is a NaN.
+ */
+static inline int hl_f32_add_avx32(char *d, const char *s)
+{
+	unsigned int nan;
+
+	asm volatile("vmovups    (%[d]), %%ymm0\n\t"
+		     "vmovups  32(%[d]), %%ymm1\n\t"
+		     "vmovups  64(%[d]), %%ymm2\n\t"
+		     "vmovups  96(%[d]), %%ymm3\n\t"
+		     "vmovups    (%[s]), %%ymm4\n\t"
+		     "vmovups  32(%[s]), %%ymm5\n\t"
+		     "vmovups  64(%[s]), %%ymm6\n\t"
+		     "vmovups  96(%[s]), %%ymm7\n\t"
+		     "vcmpunordps %%ymm4, %%ymm0, %%ymm8\n\t"
+		     "vcmpunordps %%ymm5, %%ymm1, %%ymm9\n\t"
+		     "vcmpunordps %%ymm6, %%ymm2, %%ymm10\n\t"
+		     "vcmpunordps %%ymm7, %%ymm3, %%ymm11\n\t"
+		     "vorps %%ymm9, %%ymm8, %%ymm8\n\t"
+		     "vorps %%ymm11, %%ymm10, %%ymm10\n\t"
+		     "vorps %%ymm10, %%ymm8, %%ymm8\n\t"
+		     "vmovmskps %%ymm8, %[nan]\n\t"
+		     "testl %[nan], %[nan]\n\t"
+		     "jnz 1f\n\t"
+		     "vaddps %%ymm4, %%ymm0, %%ymm0\n\t"
+		     "vaddps %%ymm5, %%ymm1, %%ymm1\n\t"
+		     "vaddps %%ymm6, %%ymm2, %%ymm2\n\t"
+		     "vaddps %%ymm7, %%ymm3, %%ymm3\n\t"
+		     "vmovups %%ymm0,   (%[d])\n\t"
+		     "vmovups %%ymm1, 32(%[d])\n\t"
+		     "vmovups %%ymm2, 64(%[d])\n\t"
+		     "vmovups %%ymm3, 96(%[d])\n"
+		     "1:\tvzeroupper"
+		     : [nan] "=&r" (nan)
+		     : [d] "r" (d), [s] "r" (s)
+		     : "memory", "cc");
+	return !nan;
+}
+
 /**
  * hl_f32_add_sse - @dst[i] = @dst[i] + @src[i] for @n binary32 values.
  * @dst: first operands, and the results; any alignment (4 bytes for the
  *	32-bit loads of the reference path).
  * @src: second operands; == @dst or not overlapping it.
  * @n: number of values.
+ * @avx: the CPU has AVX: 32 values per step with YMM registers first.
  */
 static inline void hl_f32_add_sse(void *dst, const void *src,
-				  unsigned long n)
+				  unsigned long n, int avx)
 {
 	char *d = dst;
 	const char *s = src;
 	unsigned int nan;
+
+	for (; avx && n >= 32; n -= 32, d += 128, s += 128)
+		if (!hl_f32_add_avx32(d, s))
+			hl_f32_add_ref(d, s, 32);
 
 	for (; n >= 16; n -= 16, d += 64, s += 64) {
 		asm volatile("movups   (%[d]), %%xmm0\n\t"

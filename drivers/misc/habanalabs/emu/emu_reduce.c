@@ -16,6 +16,7 @@
 #include <linux/sizes.h>
 
 #ifdef CONFIG_X86_64
+#include <asm/cpufeature.h>
 #include <asm/fpu/api.h>
 #endif
 
@@ -96,7 +97,8 @@ bool hl_emu_reduce_spans(u32 dtype, u32 op, const struct hl_emu_span *dst,
 	for (off = 0; off < len; off += n) {
 		n = min_t(u64, len - off, HL_EMU_REDUCE_FPU_SLICE);
 		kernel_fpu_begin();
-		hl_f32_add_sse(d + off, s + off, n / sizeof(u32));
+		hl_f32_add_sse(d + off, s + off, n / sizeof(u32),
+			       boot_cpu_has(X86_FEATURE_AVX));
 		kernel_fpu_end();
 	}
 	hl_emu_span_unmap(src, s);
