@@ -445,6 +445,12 @@ static int cmd_mem(void)
 		for (k = 0; k < reps; k++) {
 			uint64_t h;
 
+			/*
+			 * The freed page is zeroed in the background: under
+			 * TCG that takes the same CPU as the next ioctl, so
+			 * it is left to finish first (not timed)
+			 */
+			wait_scrub_idle(fd);
 			t0 = now_us();
 			h = hlthunk_device_memory_alloc(fd, 2 * MiB, 0, 0);
 			t_alloc += now_us() - t0;
@@ -454,6 +460,7 @@ static int cmd_mem(void)
 			if (hlthunk_device_memory_free(fd, h))
 				die("FREE: %s", strerror(errno));
 			t_free += now_us() - t0;
+			wait_scrub_idle(fd);
 
 			t0 = now_us();
 			va = hlthunk_device_memory_map(fd, handle, 0);
