@@ -443,6 +443,90 @@ static void test_roundtrip_unaligned(void **state)
 	roundtrip(st->fd, 0, 3 * MB + 17, 4095, 5, 2 * MB - 3, 1);
 }
 
+/*
+ * LIN_DMA between overlapping ranges, as documented (hlthunk_pkt_lin_dma()):
+ * chunks that end at no 4 KiB page of the source nor of the destination,
+ * each read whole, then written, in increasing address order. @src and
+ * @dst are offsets in @mem whose values mod 4096 are those of the VAs.
+ */
+static void model_lin_dma(uint8_t *mem, uint64_t src, uint64_t dst,
+			  uint64_t size)
+{
+	uint8_t tmp[PAGE];
+	uint64_t n;
+
+	while (size) {
+		n = PAGE - src % PAGE;
+		if (n > PAGE - dst % PAGE)
+			n = PAGE - dst % PAGE;
+		if (n > size)
+			n = size;
+		memcpy(tmp, mem + src, n);
+		memcpy(mem + dst, tmp, n);
+		src += n;
+		dst += n;
+		size -= n;
+	}
+}
+
+static void test_overlapping_copy_chunk_semantics(void **state)
+{
+	static const uint64_t cases[][3] = {	/* src, dst, size */
+		{ 100, 108, 20000 },		/* forward, 8 bytes apart */
+		{ 100, 5000, 30000 },		/* forward, more than a page */
+		{ 9000, 1234, 40000 },		/* backward */
+		{ 4096, 4096 + 2048, 3 * 4096 },/* page aligned source */
+	};
+	const uint64_t size = 64 * 1024;
+	struct hltests_state *st = *state;
+	struct hltests_host_buf cb, h;
+	struct hltests_dram_buf d;
+	uint8_t *model = malloc(size), *got = malloc(size);
+	size_t i;
+	int mem;
+
+	assert_non_null(model);
+	assert_non_null(got);
+	cb_map(st->fd, &cb, PAGE);
+	hltests_host_map(st->fd, &h, size);
+	hltests_dram_map(st->fd, &d, size, false);
+
+	/* mem 0: both ranges in DRAM, 1: both in host memory */
+	for (mem = 0; mem < 2; mem++) {
+		uint64_t va = mem ? h.va : d.va;
+
+		for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+			hltests_fill_random(&prng_state, model, size);
+			if (mem)
+				memcpy(h.ptr, model, size);
+			else
+				hltests_write_device(st->fd, d.va, model, size);
+
+			hltests_run_cb_ok(st->fd, 0, cb.va,
+					  hlthunk_pkt_lin_dma(cb.ptr,
+							      va + cases[i][0],
+							      va + cases[i][1],
+							      cases[i][2]));
+			model_lin_dma(model, cases[i][0], cases[i][1],
+				      cases[i][2]);
+
+			if (mem)
+				memcpy(got, h.ptr, size);
+			else
+				hltests_read_device(st->fd, d.va, got, size);
+			hltests_assert_bytes_equal(got, model, size,
+						   mem ? "host overlap" :
+							 "DRAM overlap");
+		}
+	}
+
+	hltests_dram_unmap(st->fd, &d);
+	hltests_host_unmap(st->fd, &h);
+	hltests_host_unmap(st->fd, &cb);
+	free(got);
+	free(model);
+}
+
 static void test_last_byte_of_dram(void **state)
 {
 	struct hltests_state *st = *state;
@@ -1570,6 +1654,7 @@ const struct CMUnitTest cs_tests[] = {
 	CS_TEST(test_roundtrip_single_page),
 	CS_TEST(test_roundtrip_many_pages),
 	CS_TEST(test_roundtrip_unaligned),
+	CS_TEST(test_overlapping_copy_chunk_semantics),
 	CS_TEST(test_last_byte_of_dram),
 	CS_TEST(test_memset_pattern),
 	CS_TEST(test_msg_long),

@@ -468,8 +468,24 @@ static void test_close_releases_everything(void **state)
 }
 
 /*
- * Context A writes a pattern into DRAM and goes; context B allocates the
- * same amount. Returns how many bytes of A's pattern B reads back.
+ * Released DRAM is zeroed in the background (dram_scrub_pending in debugfs
+ * counts what is left): wait until the scrubber is done, so that the next
+ * allocation gets the lowest clean pages, deterministically.
+ */
+static void wait_scrubbed(void)
+{
+	int i;
+
+	for (i = 0; hltests_debugfs_value(0, "dram_scrub_pending"); i++) {
+		assert_true(i < 30000);
+		usleep(1000);
+	}
+}
+
+/*
+ * Context A writes a pattern into DRAM and goes; once the scrubber is done
+ * with it, context B allocates the same amount, which gives it A's pages.
+ * Returns how many bytes of A's pattern B reads back.
  */
 static uint64_t leftover_bytes(uint64_t size)
 {
@@ -482,12 +498,14 @@ static uint64_t leftover_bytes(uint64_t size)
 	assert_non_null(got);
 	hltests_fill_random(&seed, pat, size);
 
+	wait_scrubbed();
 	fd = hltests_open_node(0, 0);
 	assert_true(fd >= 0);
 	hltests_dram_map(fd, &a, size, true);
 	hltests_write_device(fd, a.va, pat, size);
 	close(fd);
 
+	wait_scrubbed();
 	fd = hltests_open_node(0, 0);
 	assert_true(fd >= 0);
 	hltests_dram_map(fd, &b, size, true);
@@ -501,10 +519,10 @@ static uint64_t leftover_bytes(uint64_t size)
 }
 
 /*
- * Allocations start zeroed (module parameter memory_scrub, default on): no
- * context reads what an earlier one left. With scrubbing off, the same
- * sequence must show the old data, which proves the pages were reused and
- * the check can fail.
+ * Allocations start zeroed (module parameter memory_scrub, default on:
+ * released DRAM is scrubbed in the background): no context reads what an
+ * earlier one left. With scrubbing off, the same sequence must show the old
+ * data, which proves the pages were reused and the check can fail.
  */
 static void test_allocations_start_zeroed(void **state)
 {

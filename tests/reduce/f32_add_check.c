@@ -9,6 +9,12 @@
  * another architecture the NaN payloads may differ, and only "both are a
  * NaN" is required of a NaN result.
  *
+ * On x86-64 the engine's SSE fast path (emu_f32_sse.h, compiled here as
+ * is) is compared too, bit for bit with hl_f32_add(), its oracle: every
+ * pair is also summed in batches of 1031 (blocks of 32 with AVX where the
+ * host has it, then of 16 with SSE, and a tail of 7) at an odd address, and
+ * the operands of every 8th batch are added to themselves in place.
+ *
  * Operands: every pair of a table of special values (zeros, subnormals,
  * the normal range's edges, infinities, quiet and signalling NaNs, and each
  * one's neighbours), then random pairs of five kinds: any 32 bits; close
@@ -31,8 +37,87 @@
 typedef uint32_t u32;
 #include "../../drivers/misc/habanalabs/emu/emu_f32.h"
 
+/* f32_sse_wrap.c: hl_f32_add_sse(), built without XMM code of its own */
+void f32_add_sse(void *dst, const void *src, unsigned long n, int avx);
+
 static uint64_t prng_state;
-static uint64_t checked, mismatches;
+static uint64_t checked, mismatches, simd_checked;
+
+static void report(const char *what, u32 a, u32 b, u32 got, u32 want)
+{
+	if (mismatches++ < 20)
+		fprintf(stderr,
+			"mismatch: 0x%08" PRIx32 " + 0x%08" PRIx32
+			": %s 0x%08" PRIx32 ", %s 0x%08" PRIx32 "\n",
+			a, b, what, got,
+			strcmp(what, "engine") ? "integer reference" : "host",
+			want);
+}
+
+#if defined(__x86_64__)
+#define BATCH	1031	/* 32 x 32 + 7 / 64 x 16 + 7: every path of hl_f32_add_sse() */
+
+/* The operands, one float off 16-byte alignment (unaligned movups) */
+static u32 batch_a[BATCH + 1] __attribute__((aligned(16)));
+static u32 batch_b[BATCH + 1] __attribute__((aligned(16)));
+static u32 batch_want[BATCH];
+static u32 batch_self[BATCH + 1] __attribute__((aligned(16)));
+static size_t batch_n;
+static uint64_t batches;
+
+static void simd_flush(void)
+{
+	u32 *a = batch_a + 1, *b = batch_b + 1, *x = batch_self + 1;
+	u32 orig[BATCH];
+	size_t i, n = batch_n;
+	int avx, self = !(batches++ % 8);
+
+	/* SSE only, then AVX first where the host has it */
+	memcpy(orig, a, n * sizeof(u32));
+	for (avx = 0; avx <= !!__builtin_cpu_supports("avx"); avx++) {
+		memcpy(a, orig, n * sizeof(u32));
+		f32_add_sse(a, b, n, avx);
+		for (i = 0; i < n; i++)
+			if (a[i] != batch_want[i])
+				report(avx ? "avx" : "sse", orig[i], b[i], a[i],
+				       batch_want[i]);
+		simd_checked += n;
+		/* In place, src == dst (x + x), on every 8th batch */
+		if (!self)
+			continue;
+		memcpy(x, orig, n * sizeof(u32));
+		f32_add_sse(x, x, n, avx);
+		for (i = 0; i < n; i++)
+			if (x[i] != hl_f32_add(orig[i], orig[i]))
+				report(avx ? "avx in place" : "sse in place",
+				       orig[i], orig[i], x[i],
+				       hl_f32_add(orig[i], orig[i]));
+		simd_checked += n;
+	}
+	batch_n = 0;
+}
+
+/* @want: hl_f32_add(@a, @b), which the SIMD paths must give too */
+static void simd_add(u32 a, u32 b, u32 want)
+{
+	batch_a[1 + batch_n] = a;
+	batch_b[1 + batch_n] = b;
+	batch_want[batch_n] = want;
+	if (++batch_n == BATCH)
+		simd_flush();
+}
+#else
+static void simd_flush(void)
+{
+}
+
+static void simd_add(u32 a, u32 b, u32 want)
+{
+	(void)a;
+	(void)b;
+	(void)want;
+}
+#endif
 
 static uint64_t prng(void)
 {
@@ -73,6 +158,7 @@ static void check(u32 a, u32 b)
 	u32 got = hl_f32_add(a, b);
 
 	checked++;
+	simd_add(a, b, got);
 	if (got == want)
 		return;
 #if !defined(__x86_64__)
@@ -81,11 +167,7 @@ static void check(u32 a, u32 b)
 #else
 	(void)is_nan;
 #endif
-	if (mismatches++ < 20)
-		fprintf(stderr,
-			"mismatch: 0x%08" PRIx32 " + 0x%08" PRIx32
-			": engine 0x%08" PRIx32 ", host 0x%08" PRIx32 "\n",
-			a, b, got, want);
+	report("engine", a, b, got, want);
 }
 
 static const u32 base_specials[] = {
@@ -230,7 +312,9 @@ int main(int argc, char **argv)
 	if (exhaustive)
 		check_exhaustive();
 
-	printf("f32_add_check: %" PRIu64 " sums, %" PRIu64 " mismatches\n",
-	       checked, mismatches);
+	simd_flush();
+	printf("f32_add_check: %" PRIu64 " sums, %" PRIu64
+	       " by the SIMD paths, %" PRIu64 " mismatches\n",
+	       checked, simd_checked, mismatches);
 	return mismatches ? 1 : 0;
 }

@@ -17,6 +17,7 @@
 #include <linux/seq_file.h>
 
 #include "habanalabs.h"
+#include "scrub.h"
 
 static struct dentry *hl_debugfs_root;
 
@@ -41,6 +42,7 @@ static int hl_debugfs_info_show(struct seq_file *s, void *unused)
 	seq_printf(s, "dram_user_base: 0x%llx\n", prop->dram_user_base_address);
 	seq_printf(s, "dram_user_size: %llu\n", prop->dram_user_size);
 	seq_printf(s, "dram_used: %lld\n", atomic64_read(&hdev->dram_used));
+	seq_printf(s, "dram_scrub_pending: %llu\n", hl_scrub_pending(hdev));
 	seq_printf(s, "pinned_host_pages: %lld\n",
 		   atomic64_read(&hdev->pinned_host_pages));
 	seq_printf(s, "compute_open: %d\n", open);

@@ -16,6 +16,7 @@
 
 #include "habanalabs.h"
 #include "mmu.h"
+#include "scrub.h"
 
 static void hl_device_release(struct kref *ref)
 {
@@ -301,6 +302,8 @@ int hl_device_init(struct hl_device *hdev)
 	if (rc)
 		goto err_early_fini;
 
+	/* The first scrub of the DRAM, in the background */
+	hl_scrub_start(hdev);
 	hl_debugfs_add_device(hdev);
 	hl_dmabuf_debugfs_init(hdev);
 
@@ -319,6 +322,7 @@ int hl_device_init(struct hl_device *hdev)
 err_debugfs_remove:
 	WRITE_ONCE(hdev->status, HL_DEVICE_STATUS_MALFUNCTION);
 	hl_debugfs_remove_device(hdev);
+	hl_scrub_stop(hdev);
 	hdev->asic_funcs->hw_fini(hdev);
 err_early_fini:
 	hdev->asic_funcs->early_fini(hdev);
@@ -421,6 +425,7 @@ void hl_device_fini(struct hl_device *hdev)
 	 * space. The page tables and HBM stay mapped until early_fini. (After
 	 * a failed reset the engines are stopped already.)
 	 */
+	hl_scrub_stop(hdev);
 	if (was_operational)
 		hdev->asic_funcs->hw_fini(hdev);
 

@@ -56,6 +56,7 @@
 #define dev_hl_dbg(hdev, fmt, ...)	dev_dbg((hdev)->dev, fmt, ##__VA_ARGS__)
 
 struct hl_device;
+struct hl_scrub;
 struct hl_ctx;
 struct hl_cs_job;
 struct dma_fence;
@@ -303,7 +304,9 @@ struct hl_ctx {
  * @compute_fpriv: the open file of the compute node, or NULL.
  * @status: enum hl_device_status.
  * @dram_used: bytes of user DRAM allocated by all contexts.
- * @dram_pool: the user-allocatable DRAM, in DRAM pages (locks itself).
+ * @dram_pool: the user-allocatable DRAM that is clean, in DRAM pages (locks
+ *	itself); released DRAM waits in @scrub until zeroed.
+ * @scrub: the DRAM scrubber (scrub.c).
  * @mmu_pgt_pool: HBM for hop tables 1..3, in hop tables (locks itself).
  * @mmu_lock: Protects every context's page tables in HBM.
  * @asid_ida: allocates ASIDs 1 .. HL_MMU_MAX_ASID - 1.
@@ -353,6 +356,7 @@ struct hl_device {
 	enum hl_device_status status;
 	atomic64_t dram_used;
 	struct gen_pool *dram_pool;
+	struct hl_scrub *scrub;
 	struct gen_pool *mmu_pgt_pool;
 	struct mutex mmu_lock; /* Protects: page tables in HBM */
 	struct ida asid_ida;

@@ -28,7 +28,8 @@
  *   -EMFILE  EXPORT_DMABUF_FD with no free file descriptor
  *   -EFAULT  host memory that cannot be pinned; an argument that cannot be
  *            written back (nothing done, or undone)
- *   -EINTR   a fatal signal while pinning
+ *   -EINTR   a fatal signal while pinning; a signal while ALLOC waited
+ *            for DRAM being scrubbed
  *   -ENODEV  the device is gone
  */
 
@@ -45,13 +46,10 @@
 #include "habanalabs.h"
 #include "memory.h"
 #include "mmu.h"
+#include "scrub.h"
 
 #define HL_MEM_ALLOC_FLAGS	(HL_MEM_CONTIGUOUS | HL_MEM_SHARED)
 
-static bool memory_scrub = true;
-module_param(memory_scrub, bool, 0644);
-MODULE_PARM_DESC(memory_scrub,
-		 "Zero device memory when it is allocated, so that no user reads another's data (default: true)");
 #define HL_MEM_MAP_FLAGS	(HL_MEM_USERPTR | HL_MEM_FORCE_HINT)
 
 /* ---- device memory allocations ---- */
@@ -63,12 +61,12 @@ static void hl_pg_pack_release(struct kref *ref)
 	struct hl_device *hdev = pack->hdev;
 	u64 i;
 
+	/* Scrubbed in the background before anyone gets it again */
 	if (pack->contiguous) {
-		gen_pool_free(hdev->dram_pool, pack->pages[0], pack->total_size);
+		hl_dram_free(hdev, pack->pages[0], pack->total_size);
 	} else {
 		for (i = 0; i < pack->npages; i++)
-			gen_pool_free(hdev->dram_pool, pack->pages[i],
-				      pack->page_size);
+			hl_dram_free(hdev, pack->pages[i], pack->page_size);
 	}
 	atomic64_sub(pack->total_size, &hdev->dram_used);
 	kvfree(pack->pages);
@@ -100,6 +98,7 @@ hl_pg_pack_alloc(struct hl_ctx *ctx, u64 size, u64 page_size, bool contiguous)
 	struct hl_device *hdev = ctx->hdev;
 	struct hl_vm_phys_pg_pack *pack;
 	u64 i, addr;
+	int rc = -ENOMEM;
 
 	pack = kzalloc(sizeof(*pack), GFP_KERNEL_ACCOUNT);
 	if (!pack)
@@ -111,30 +110,20 @@ hl_pg_pack_alloc(struct hl_ctx *ctx, u64 size, u64 page_size, bool contiguous)
 	if (!pack->pages)
 		goto err_free_pack;
 
+	/* Clean pages (scrub.c): allocations start zeroed */
 	if (contiguous) {
-		addr = gen_pool_alloc(hdev->dram_pool, size);
-		if (!addr)
+		rc = hl_dram_alloc(hdev, size, &addr);
+		if (rc)
 			goto err_free_pages;
 		for (i = 0; i < pack->npages; i++)
 			pack->pages[i] = addr + i * page_size;
 	} else {
 		for (i = 0; i < pack->npages; i++) {
-			pack->pages[i] = gen_pool_alloc(hdev->dram_pool,
-							page_size);
-			if (!pack->pages[i])
+			rc = hl_dram_alloc(hdev, page_size, &pack->pages[i]);
+			if (rc)
 				goto err_free_dram;
 		}
 	}
-
-	/*
-	 * HBM keeps whatever the last owner, or a previous driver load, left
-	 * in it: allocations start zeroed, so that no user reads another's
-	 * data. (The caller is an ioctl: the device is present.)
-	 */
-	if (READ_ONCE(memory_scrub))
-		for (i = 0; i < pack->npages; i++)
-			hdev->asic_funcs->scrub_dram(hdev, pack->pages[i],
-						     page_size);
 
 	kref_init(&pack->refcount);
 	pack->hdev = hdev;
@@ -145,13 +134,14 @@ hl_pg_pack_alloc(struct hl_ctx *ctx, u64 size, u64 page_size, bool contiguous)
 	return pack;
 
 err_free_dram:
+	/* Still clean: straight back to the pool */
 	while (i--)
 		gen_pool_free(hdev->dram_pool, pack->pages[i], page_size);
 err_free_pages:
 	kvfree(pack->pages);
 err_free_pack:
 	kfree(pack);
-	return ERR_PTR(-ENOMEM);
+	return ERR_PTR(rc);
 }
 
 static int hl_mem_alloc(struct hl_ctx *ctx, struct hl_mem_in *in, u64 *handle)
@@ -954,26 +944,14 @@ void hl_mem_ctx_fini(struct hl_ctx *ctx)
 }
 
 /**
- * hl_mem_init - create the device's DRAM pool.
+ * hl_mem_init - create the device's DRAM pool, to be scrubbed (scrub.c).
  * @hdev: the device, with asic_prop filled.
  *
  * Return: 0 or -ENOMEM.
  */
 int hl_mem_init(struct hl_device *hdev)
 {
-	struct asic_fixed_properties *prop = &hdev->asic_prop;
-	int rc;
-
-	hdev->dram_pool = gen_pool_create(ilog2(prop->dram_page_size), -1);
-	if (!hdev->dram_pool)
-		return -ENOMEM;
-	rc = gen_pool_add(hdev->dram_pool, prop->dram_user_base_address,
-			  prop->dram_user_size, -1);
-	if (rc) {
-		gen_pool_destroy(hdev->dram_pool);
-		hdev->dram_pool = NULL;
-	}
-	return rc;
+	return hl_scrub_init(hdev);
 }
 
 /**
@@ -983,9 +961,7 @@ int hl_mem_init(struct hl_device *hdev)
  */
 void hl_mem_fini(struct hl_device *hdev)
 {
-	if (hdev->dram_pool)
-		gen_pool_destroy(hdev->dram_pool);
-	hdev->dram_pool = NULL;
+	hl_scrub_fini(hdev);
 	/* Every host mapping released its pages */
 	WARN_ON(!xa_empty(&hdev->host_maps));
 	xa_destroy(&hdev->host_maps);

@@ -49,26 +49,40 @@ struct hl_emu_nic;
 #define HL_EMU_NIC_PORTS		8
 
 /*
- * Engine accesses are split in chunks that never cross a 4 KiB device VA
- * page (so never a 4 KiB host page nor a 2 MiB DRAM page either); each
- * chunk is translated and copied under hdev->engine_access_rwsem.
+ * Command-buffer fetches, MSG_LONG and the fallbacks of the data engines are
+ * split in chunks that never cross a 4 KiB device VA page (so never a 4 KiB
+ * host page nor a 2 MiB DRAM page either); each chunk is translated and
+ * copied under hdev->engine_access_rwsem.
  */
 #define HL_EMU_CHUNK_SIZE		SZ_4K
 
-/* Size of hl_emu_queue.buf: two chunks */
-#define HL_EMU_QUEUE_BUF_SIZE		(2 * HL_EMU_CHUNK_SIZE)
+/*
+ * LIN_DMA, MEMSET, REDUCE and the NIC move data in runs (hl_emu_mmu_span():
+ * as long as the translation stays contiguous), at most this many bytes per
+ * hold of hdev->engine_access_rwsem; deadlines, hw_fini and the scheduler
+ * are checked between slices.
+ */
+#define HL_EMU_SLICE_SIZE		SZ_256K
+
+/* Largest step of the NIC through hl_emu_queue.buf */
+#define HL_EMU_NIC_STEP			SZ_64K
+
+/* Size of hl_emu_queue.buf: a NIC step, or two chunks and a pattern */
+#define HL_EMU_QUEUE_BUF_SIZE		HL_EMU_NIC_STEP
 
 /* Entries of each queue's TLB (direct mapped, a power of 2) */
 #define HL_EMU_TLB_ENTRIES		64
 
 /**
- * struct hl_emu_tlb_entry - one cached translation of a 4 KiB device VA page.
+ * struct hl_emu_tlb_entry - one cached translation of a device page (a
+ *	leaf: 2 MiB in hop2 or 4 KiB in hop3).
  * @gen: the device's TLB generation when the entry was filled; the entry is
  *	valid only while it equals hl_emu_device.tlb_gen (0: never valid).
- * @vpn: device VA >> 12.
- * @addr: the translated 4 KiB page: an HBM device physical address, or a host
- *	DMA address when @host.
+ * @vpn: device VA >> @shift.
+ * @addr: the translated page's base: an HBM device physical address, or a
+ *	host DMA address when @host.
  * @asid: the address space of @vpn.
+ * @shift: log2 of the page size (21 or 12).
  * @host: the leaf PTE had HL_PTE_HOST.
  */
 struct hl_emu_tlb_entry {
@@ -76,6 +90,7 @@ struct hl_emu_tlb_entry {
 	u64 vpn;
 	u64 addr;
 	u32 asid;
+	u32 shift;
 	bool host;
 };
 
@@ -91,8 +106,8 @@ struct hl_emu_tlb_entry {
  * @running: the job being executed, or NULL.
  * @tlb: the queue's TLB; used by the queue's worker only.
  * @buf: HL_EMU_QUEUE_BUF_SIZE bytes: a chunk bounce buffer, a MEMSET
- *	pattern (HL_EMU_CHUNK_SIZE + 8 bytes), or the two operands of a
- *	REDUCE chunk; used by the queue's worker only.
+ *	pattern (HL_EMU_CHUNK_SIZE + 8 bytes), the two operands of a REDUCE
+ *	chunk, or a step of a NIC message; used by the queue's worker only.
  * @tlb_hits: translations served by @tlb.
  * @tlb_misses: translations that walked the page tables.
  */
@@ -153,6 +168,35 @@ struct hl_emu_pkt_nic {
 	__le64 wr_id;
 };
 
+/**
+ * struct hl_emu_span - a run of device VA held contiguously by one memory,
+ *	as hl_emu_mmu_span() translated it.
+ * @len: bytes.
+ * @host: host memory (one page at most), else HBM.
+ * @phys: host: the CPU physical address of the run's first byte.
+ * @io: HBM: the BAR mapping of the run's first byte.
+ */
+struct hl_emu_span {
+	u64 len;
+	bool host;
+	phys_addr_t phys;
+	void __iomem *io;
+};
+
+/* The part of a run from byte @off on */
+static inline struct hl_emu_span hl_emu_span_advance(const struct hl_emu_span *span,
+						     u64 off)
+{
+	struct hl_emu_span part = *span;
+
+	part.len -= off;
+	if (part.host)
+		part.phys += off;
+	else
+		part.io += off;
+	return part;
+}
+
 static inline struct hl_emu_device *to_emu(struct hl_device *hdev)
 {
 	return hdev->asic_specific;
@@ -165,6 +209,19 @@ int hl_emu_mmu_access(struct hl_emu_queue *q, u32 asid, u64 va, void *buf,
 		      u32 len, bool write);
 int hl_emu_mmu_access_notlb(struct hl_emu_device *emu, u32 asid, u64 va,
 			    void *buf, u32 len, bool write);
+
+int hl_emu_mmu_span(struct hl_emu_device *emu, struct hl_emu_queue *q,
+		    u32 asid, u64 va, u64 max, struct hl_emu_span *span);
+void *hl_emu_span_map(const struct hl_emu_span *span);
+void hl_emu_span_unmap(const struct hl_emu_span *span, void *p);
+bool hl_emu_span_overlap(const struct hl_emu_span *a,
+			 const struct hl_emu_span *b, u64 len);
+void hl_emu_span_copy(const struct hl_emu_span *dst,
+		      const struct hl_emu_span *src, u64 len);
+void hl_emu_span_read(const struct hl_emu_span *span, void *buf, u64 len);
+void hl_emu_span_write(const struct hl_emu_span *span, const void *buf,
+		       u64 len);
+void hl_emu_span_fill(const struct hl_emu_span *span, u8 c, u64 len);
 
 /* emu_queue.c */
 int hl_emu_queues_init(struct hl_emu_device *emu);
@@ -191,5 +248,7 @@ int hl_emu_nic_exec_recv(struct hl_emu_queue *q, struct hl_cs_job *job,
 u32 hl_emu_reduce_elem_size(u32 dtype, u32 op);
 void hl_emu_reduce_chunk(u32 dtype, u32 op, void *dst, const void *src,
 			 u32 len);
+bool hl_emu_reduce_spans(u32 dtype, u32 op, const struct hl_emu_span *dst,
+			 const struct hl_emu_span *src, u64 len);
 
 #endif /* HL_EMU_H_ */

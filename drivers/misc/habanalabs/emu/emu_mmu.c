@@ -14,8 +14,10 @@
  *     address. There is no side channel to the pages the driver pinned: a
  *     wrong DMA mapping in the driver shows up here as it would on silicon.
  *
- * TLB: each queue caches translations of 4 KiB VA pages in a small
- * direct-mapped TLB keyed by ASID and VA page. Entries carry the device's
+ * TLB: each queue caches translations of device pages (a leaf: 2 MiB in
+ * hop2 or 4 KiB in hop3) in a small direct-mapped TLB keyed by ASID, page
+ * size and VA page, so that an engine moving a run of data translates once
+ * per device page (hl_emu_mmu_span()). Entries carry the device's
  * TLB generation; mmu_invalidate_cache bumps it, which drops every entry of
  * every queue at once. Nothing else drops an entry: a driver that changes a
  * PTE and forgets to invalidate gets the old translation, as on silicon.
@@ -23,10 +25,10 @@
  * IOMMU's own IOTLB, which the DMA API keeps coherent).
  *
  * Ordering with the driver (see common/mmu.h): an engine translates and
- * copies each chunk while holding hdev->engine_access_rwsem for read; the
- * unmap paths clear PTEs, invalidate, then take that rwsem for write, so no
- * chunk that translated through an old PTE is still copying when they
- * release the page.
+ * copies each chunk, or each slice of runs, while holding
+ * hdev->engine_access_rwsem for read; the unmap paths clear PTEs,
+ * invalidate, then take that rwsem for write, so no access that translated
+ * through an old PTE is still copying when they release the page.
  */
 
 #include <linux/highmem.h>
@@ -37,18 +39,21 @@
 #include <linux/unaligned.h>
 
 #include "emu.h"
+#include "emu_copy_sse.h"
 #include "../common/mmu.h"
 
 #define HL_EMU_PAGE_MASK	((u64)HL_EMU_CHUNK_SIZE - 1)
 
 /*
- * Walk the hop tables of @asid for @va. On success *@page is the translated
- * 4 KiB page (HBM address or host DMA address) and *@host tells which.
+ * Walk the hop tables of @asid for @va. On success *@page is the base of the
+ * leaf's device page (an HBM address or a host DMA address, aligned to the
+ * page), *@shift its size (21: a 2 MiB page of hop2, 12: a 4 KiB page of
+ * hop3) and *@host tells which memory.
  * Return: 0, or -EFAULT for a non-present PTE at any hop, a malformed table
  * (a leaf above hop2, no leaf at hop3) or a table outside the page-table area.
  */
 static int hl_emu_mmu_walk(struct hl_emu_device *emu, u32 asid, u64 va,
-			   u64 *page, bool *host)
+			   u64 *page, u32 *shift, bool *host)
 {
 	struct asic_fixed_properties *prop = &emu->hdev->asic_prop;
 	u64 pgt_start = prop->mmu_pgt_addr;
@@ -77,8 +82,8 @@ static int hl_emu_mmu_walk(struct hl_emu_device *emu, u32 asid, u64 va,
 		if (hop < 2)
 			return -EFAULT;
 		page_mask = BIT_ULL(HL_MMU_HOP_SHIFT(hop)) - 1;
-		*page = (pte & HL_PTE_ADDR_MASK & ~page_mask) |
-			(va & page_mask & ~HL_EMU_PAGE_MASK);
+		*page = pte & HL_PTE_ADDR_MASK & ~page_mask;
+		*shift = HL_MMU_HOP_SHIFT(hop);
 		*host = pte & HL_PTE_HOST;
 		return 0;
 	}
@@ -86,39 +91,67 @@ static int hl_emu_mmu_walk(struct hl_emu_device *emu, u32 asid, u64 va,
 	return -EFAULT;
 }
 
+/* The slot of a device page of 1 << @shift bytes */
 static struct hl_emu_tlb_entry *hl_emu_tlb_slot(struct hl_emu_queue *q,
-						u32 asid, u64 vpn)
+						u32 asid, u64 va, u32 shift)
 {
-	return &q->tlb[(vpn ^ asid) & (HL_EMU_TLB_ENTRIES - 1)];
+	u64 vpn = va >> shift;
+
+	return &q->tlb[(vpn ^ (vpn >> 9) ^ asid) & (HL_EMU_TLB_ENTRIES - 1)];
 }
 
-static int hl_emu_mmu_translate(struct hl_emu_queue *q, u32 asid, u64 va,
-				u64 *addr, bool *host)
+static bool hl_emu_tlb_match(const struct hl_emu_tlb_entry *e, u64 gen,
+			     u32 asid, u64 va, u32 shift)
 {
-	struct hl_emu_device *emu = q->emu;
-	u64 vpn = va >> 12, page, gen;
-	struct hl_emu_tlb_entry *e;
+	return e->gen == gen && e->shift == shift && e->asid == asid &&
+	       e->vpn == va >> shift;
+}
+
+/*
+ * Translate @va: *@addr is what it translates to, *@avail the bytes from
+ * @va to the end of its device page. Through @q's TLB, one entry per device
+ * page (2 MiB or 4 KiB), or by a walk when @q is NULL.
+ */
+static int hl_emu_mmu_translate(struct hl_emu_device *emu,
+				struct hl_emu_queue *q, u32 asid, u64 va,
+				u64 *addr, u64 *avail, bool *host)
+{
+	struct hl_emu_tlb_entry *e, tmp;
+	u64 page, gen;
+	u32 shift;
 	bool is_host;
 	int rc;
 
 	/* The generation is read before the walk: see the invalidation */
 	gen = atomic64_read_acquire(&emu->tlb_gen);
-	e = hl_emu_tlb_slot(q, asid, vpn);
-	if (e->gen == gen && e->vpn == vpn && e->asid == asid) {
+	e = NULL;
+	if (q) {
+		e = hl_emu_tlb_slot(q, asid, va, 21);
+		if (!hl_emu_tlb_match(e, gen, asid, va, 21)) {
+			e = hl_emu_tlb_slot(q, asid, va, 12);
+			if (!hl_emu_tlb_match(e, gen, asid, va, 12))
+				e = NULL;
+		}
+	}
+	if (e) {
 		q->tlb_hits++;
 	} else {
-		q->tlb_misses++;
-		rc = hl_emu_mmu_walk(emu, asid, va, &page, &is_host);
+		rc = hl_emu_mmu_walk(emu, asid, va, &page, &shift, &is_host);
 		if (rc)
 			return rc;
+		e = q ? hl_emu_tlb_slot(q, asid, va, shift) : &tmp;
 		e->gen = gen;
-		e->vpn = vpn;
+		e->vpn = va >> shift;
+		e->shift = shift;
 		e->asid = asid;
 		e->addr = page;
 		e->host = is_host;
+		if (q)
+			q->tlb_misses++;
 	}
 
-	*addr = e->addr | (va & HL_EMU_PAGE_MASK);
+	*addr = e->addr | (va & (BIT_ULL(e->shift) - 1));
+	*avail = BIT_ULL(e->shift) - (va & (BIT_ULL(e->shift) - 1));
 	*host = e->host;
 	return 0;
 }
@@ -159,13 +192,10 @@ static int hl_emu_hbm_access(struct hl_emu_device *emu, u64 addr, void *buf,
 	return 0;
 }
 
-static int hl_emu_host_access(struct hl_emu_device *emu, dma_addr_t dma,
-			      void *buf, u32 len, bool write)
+/* Whether a DMA of the device to @dma (resolved to @phys) reaches RAM */
+static int hl_emu_host_check(struct hl_emu_device *emu, dma_addr_t dma,
+			     phys_addr_t phys)
 {
-	phys_addr_t phys = hl_emu_dma_to_phys(emu, dma);
-	unsigned long pfn = PHYS_PFN(phys);
-	void *vaddr;
-
 	/* Only a driver bug (a stale or wrong DMA mapping) gets here */
 	if (!phys) {
 		dev_err_ratelimited(emu->hdev->dev,
@@ -173,14 +203,27 @@ static int hl_emu_host_access(struct hl_emu_device *emu, dma_addr_t dma,
 				    &dma);
 		return -EFAULT;
 	}
-	if (!pfn_valid(pfn)) {
+	if (!pfn_valid(PHYS_PFN(phys))) {
 		dev_err_ratelimited(emu->hdev->dev,
 				    "engine access to DMA address %pad, which is not RAM\n",
 				    &dma);
 		return -EFAULT;
 	}
+	return 0;
+}
 
-	vaddr = kmap_local_pfn(pfn);
+static int hl_emu_host_access(struct hl_emu_device *emu, dma_addr_t dma,
+			      void *buf, u32 len, bool write)
+{
+	phys_addr_t phys = hl_emu_dma_to_phys(emu, dma);
+	void *vaddr;
+	int rc;
+
+	rc = hl_emu_host_check(emu, dma, phys);
+	if (rc)
+		return rc;
+
+	vaddr = kmap_local_pfn(PHYS_PFN(phys));
 	if (!write)
 		memcpy(buf, vaddr + offset_in_page(phys), len);
 	else if (len == sizeof(u32) && IS_ALIGNED(phys, sizeof(u32)))
@@ -191,6 +234,207 @@ static int hl_emu_host_access(struct hl_emu_device *emu, dma_addr_t dma,
 		memcpy(vaddr + offset_in_page(phys), buf, len);
 	kunmap_local(vaddr);
 	return 0;
+}
+
+/**
+ * hl_emu_mmu_span - translate a run of device VA that one memory holds
+ * contiguously, for an engine that moves data in runs.
+ * @emu: the device whose MMU translates.
+ * @q: the queue whose TLB serves the translations, or NULL for an engine
+ *	without one (the NIC writing into this device: every device page is
+ *	walked).
+ * @asid: the address space.
+ * @va: first device VA of the run.
+ * @max: at most this many bytes, at least 1.
+ * @span: receives the run.
+ *
+ * Each device page (2 MiB or 4 KiB) is translated once, through the TLB.
+ * An HBM run goes on across device pages while their translations are
+ * contiguous in HBM, up to @max and the end of HBM; a host run is one host
+ * page (its DMA address resolved through the IOMMU, as every engine access
+ * to the host is). The caller holds hdev->engine_access_rwsem for read
+ * until it is done with the run, as for hl_emu_mmu_access().
+ *
+ * Return: 0 with @span->len >= 1; -EFAULT when @va does not translate, or
+ * translates out of HBM or to a DMA address the platform would fault.
+ */
+int hl_emu_mmu_span(struct hl_emu_device *emu, struct hl_emu_queue *q,
+		    u32 asid, u64 va, u64 max, struct hl_emu_span *span)
+{
+	u64 addr, avail, len, naddr;
+	bool host, nhost;
+	phys_addr_t phys;
+	int rc;
+
+	lockdep_assert_held_read(&emu->hdev->engine_access_rwsem);
+
+	rc = hl_emu_mmu_translate(emu, q, asid, va, &addr, &avail, &host);
+	if (rc)
+		return rc;
+	len = min(avail, max);
+
+	if (host) {
+		phys = hl_emu_dma_to_phys(emu, addr);
+		rc = hl_emu_host_check(emu, addr, phys);
+		if (rc)
+			return rc;
+		span->host = true;
+		span->phys = phys;
+		span->io = NULL;
+		span->len = min_t(u64, len, PAGE_SIZE - offset_in_page(phys));
+		return 0;
+	}
+
+	if (addr >= emu->hbm_size)
+		return -EFAULT;
+	while (len < max) {
+		if (hl_emu_mmu_translate(emu, q, asid, va + len, &naddr, &avail,
+					 &nhost) || nhost || naddr != addr + len)
+			break;
+		len = min(len + avail, max);
+	}
+	span->host = false;
+	span->phys = 0;
+	span->io = emu->hbm + addr;
+	span->len = min(len, emu->hbm_size - addr);
+	return 0;
+}
+
+/**
+ * hl_emu_span_map - the CPU's pointer to a run (hl_emu_mmu_span()).
+ * @span: the run.
+ *
+ * Return: for a host run, a kmap_local mapping of its page (undo with
+ * hl_emu_span_unmap(), in reverse order of mapping); for an HBM run, the
+ * BAR mapping as a plain pointer, which only hl_emu_span_copy() and the
+ * REDUCE routine use, through memcpy_toio()/memcpy_fromio() or assembly.
+ */
+void *hl_emu_span_map(const struct hl_emu_span *span)
+{
+	if (span->host)
+		return kmap_local_pfn(PHYS_PFN(span->phys)) +
+		       offset_in_page(span->phys);
+	return (void __force *)span->io;
+}
+
+/**
+ * hl_emu_span_unmap - undo hl_emu_span_map().
+ * @span: the run.
+ * @p: what hl_emu_span_map() returned.
+ */
+void hl_emu_span_unmap(const struct hl_emu_span *span, void *p)
+{
+	if (span->host)
+		kunmap_local(p);
+}
+
+/**
+ * hl_emu_span_overlap - whether the first @len bytes of two runs share
+ * memory (a copy between them must then keep LIN_DMA's chunk semantics).
+ * @a: a run.
+ * @b: another run, of the same device.
+ * @len: bytes of each, at most their lengths.
+ *
+ * Return: true when they overlap.
+ */
+bool hl_emu_span_overlap(const struct hl_emu_span *a,
+			 const struct hl_emu_span *b, u64 len)
+{
+	if (a->host != b->host)
+		return false;
+	if (a->host)
+		return a->phys < b->phys + len && b->phys < a->phys + len;
+	return a->io < b->io + len && b->io < a->io + len;
+}
+
+/*
+ * Copy @len bytes; @dst_io/@src_io: the pointer is a BAR mapping. The bulk
+ * goes 256 bytes at a time through SSE registers (emu_copy_sse.h says why),
+ * the rest with the kernel's copies.
+ */
+static void hl_emu_copy(void *dst, bool dst_io, const void *src, bool src_io,
+			u64 len)
+{
+	u64 done = len >= SZ_1K ? hl_emu_copy_sse(dst, src, len) : 0;
+
+	dst += done;
+	src += done;
+	len -= done;
+	if (!len)
+		return;
+	if (dst_io)
+		memcpy_toio((void __iomem __force *)dst, src, len);
+	else if (src_io)
+		memcpy_fromio(dst, (const void __iomem __force *)src, len);
+	else
+		memcpy(dst, src, len);
+}
+
+/**
+ * hl_emu_span_copy - copy between two runs, straight from one memory to
+ * the other.
+ * @dst: the destination run (any device).
+ * @src: the source run (any device); must not overlap @dst.
+ * @len: bytes, at most either run's length.
+ */
+void hl_emu_span_copy(const struct hl_emu_span *dst,
+		      const struct hl_emu_span *src, u64 len)
+{
+	void *d = hl_emu_span_map(dst);
+	void *s = hl_emu_span_map(src);
+
+	hl_emu_copy(d, !dst->host, s, !src->host, len);
+
+	hl_emu_span_unmap(src, s);
+	hl_emu_span_unmap(dst, d);
+}
+
+/**
+ * hl_emu_span_read - copy the start of a run into a buffer.
+ * @span: the run.
+ * @buf: kernel memory.
+ * @len: bytes, at most the run's length.
+ */
+void hl_emu_span_read(const struct hl_emu_span *span, void *buf, u64 len)
+{
+	void *p = hl_emu_span_map(span);
+
+	hl_emu_copy(buf, false, p, !span->host, len);
+	hl_emu_span_unmap(span, p);
+}
+
+/**
+ * hl_emu_span_write - copy a buffer to the start of a run.
+ * @span: the run.
+ * @buf: kernel memory.
+ * @len: bytes, at most the run's length.
+ */
+void hl_emu_span_write(const struct hl_emu_span *span, const void *buf,
+		       u64 len)
+{
+	void *p = hl_emu_span_map(span);
+
+	hl_emu_copy(p, !span->host, buf, false, len);
+	hl_emu_span_unmap(span, p);
+}
+
+/**
+ * hl_emu_span_fill - fill the start of a run with one byte.
+ * @span: the run.
+ * @c: the byte.
+ * @len: bytes, at most the run's length.
+ */
+void hl_emu_span_fill(const struct hl_emu_span *span, u8 c, u64 len)
+{
+	void *p;
+
+	if (!span->host) {
+		memset_io(span->io, c, len);
+		return;
+	}
+	p = hl_emu_span_map(span);
+	memset(p, c, len);
+	hl_emu_span_unmap(span, p);
 }
 
 /**
@@ -213,8 +457,8 @@ int hl_emu_mmu_access(struct hl_emu_queue *q, u32 asid, u64 va, void *buf,
 		      u32 len, bool write)
 {
 	struct hl_emu_device *emu = q->emu;
+	u64 addr, avail;
 	bool host;
-	u64 addr;
 	int rc;
 
 	lockdep_assert_held_read(&emu->hdev->engine_access_rwsem);
@@ -222,7 +466,7 @@ int hl_emu_mmu_access(struct hl_emu_queue *q, u32 asid, u64 va, void *buf,
 	if (!len || len > HL_EMU_CHUNK_SIZE - (va & HL_EMU_PAGE_MASK))
 		return -EINVAL;
 
-	rc = hl_emu_mmu_translate(q, asid, va, &addr, &host);
+	rc = hl_emu_mmu_translate(emu, q, asid, va, &addr, &avail, &host);
 	if (rc)
 		return rc;
 
@@ -249,8 +493,8 @@ int hl_emu_mmu_access(struct hl_emu_queue *q, u32 asid, u64 va, void *buf,
 int hl_emu_mmu_access_notlb(struct hl_emu_device *emu, u32 asid, u64 va,
 			    void *buf, u32 len, bool write)
 {
+	u64 page, avail;
 	bool host;
-	u64 page;
 	int rc;
 
 	lockdep_assert_held_read(&emu->hdev->engine_access_rwsem);
@@ -258,11 +502,10 @@ int hl_emu_mmu_access_notlb(struct hl_emu_device *emu, u32 asid, u64 va,
 	if (!len || len > HL_EMU_CHUNK_SIZE - (va & HL_EMU_PAGE_MASK))
 		return -EINVAL;
 
-	rc = hl_emu_mmu_walk(emu, asid, va, &page, &host);
+	rc = hl_emu_mmu_translate(emu, NULL, asid, va, &page, &avail, &host);
 	if (rc)
 		return rc;
 
-	page |= va & HL_EMU_PAGE_MASK;
 	if (host)
 		return hl_emu_host_access(emu, page, buf, len, write);
 	return hl_emu_hbm_access(emu, page, buf, len, write);

@@ -753,13 +753,21 @@ static u32 hl_emu_nic_send_match(struct hl_emu_nic_xfer *x)
 	}
 }
 
-/* One chunk into the peer's memory; SUCCESS, LINK_DOWN or REMOTE_FAULT */
-static u32 hl_emu_nic_write_peer(struct hl_emu_nic_xfer *x, u64 va, u32 len)
+/*
+ * @len bytes of q->buf into the peer's memory at @va, run by run through
+ * the peer's MMU (hl_emu_mmu_span() without a TLB, under the peer's
+ * engine_access_rwsem); SUCCESS, LINK_DOWN or REMOTE_FAULT, after which
+ * *@done bytes were written.
+ */
+static u32 hl_emu_nic_write_peer(struct hl_emu_nic_xfer *x, u64 va, u64 len,
+				 u64 *done)
 {
 	struct hl_device *peer_hdev = x->peer->hdev;
 	u32 status = HL_NIC_CQE_STATUS_LINK_DOWN;
-	int idx, rc;
+	struct hl_emu_span d;
+	int idx;
 
+	*done = 0;
 	idx = hl_device_enter(peer_hdev);
 	if (!hl_device_unplugged(peer_hdev)) {
 		down_read(&peer_hdev->engine_access_rwsem);
@@ -772,11 +780,16 @@ static u32 hl_emu_nic_write_peer(struct hl_emu_nic_xfer *x, u64 va, u32 len)
 		if (READ_ONCE(x->rconn->epoch) != x->r_epoch) {
 			status = HL_NIC_CQE_STATUS_REMOTE_ERR;
 		} else if (!x->peer->detached) {
-			rc = hl_emu_mmu_access_notlb(to_emu(peer_hdev),
-						     x->rctx->asid, va,
-						     x->q->buf, len, true);
-			status = rc ? HL_NIC_CQE_STATUS_REMOTE_FAULT :
-				      HL_NIC_CQE_STATUS_SUCCESS;
+			status = HL_NIC_CQE_STATUS_SUCCESS;
+			for (; *done < len; *done += d.len) {
+				if (hl_emu_mmu_span(to_emu(peer_hdev), NULL,
+						    x->rctx->asid, va + *done,
+						    len - *done, &d)) {
+					status = HL_NIC_CQE_STATUS_REMOTE_FAULT;
+					break;
+				}
+				hl_emu_span_write(&d, x->q->buf + *done, d.len);
+			}
 		}
 		up_read(&peer_hdev->engine_access_rwsem);
 	}
@@ -785,27 +798,49 @@ static u32 hl_emu_nic_write_peer(struct hl_emu_nic_xfer *x, u64 va, u32 len)
 	if (status == HL_NIC_CQE_STATUS_REMOTE_FAULT) {
 		dev_dbg(peer_hdev->dev,
 			"NIC: MMU fault, write at VA 0x%llx of connection %u\n",
-			va, x->rconn->id);
-		hl_ctx_record_fault(x->rctx, va, x->wr->queue_id, true);
+			va + *done, x->rconn->id);
+		hl_ctx_record_fault(x->rctx, va + *done, x->wr->queue_id, true);
 	}
 	return status;
 }
 
-static u32 hl_emu_nic_chunk_len(u64 va, u64 left)
+/*
+ * Up to @len bytes of this device's memory at @va into q->buf, run by run
+ * through the queue's TLB; *@got bytes were read, -EFAULT if fewer than
+ * @len.
+ */
+static int hl_emu_nic_read_local(struct hl_emu_queue *q, u32 asid, u64 va,
+				 u64 len, u64 *got)
 {
-	u64 n = HL_EMU_CHUNK_SIZE - (va & (HL_EMU_CHUNK_SIZE - 1));
+	struct hl_device *hdev = q->emu->hdev;
+	struct hl_emu_span s;
+	int rc = 0;
 
-	return min(n, left);
+	down_read(&hdev->engine_access_rwsem);
+	for (*got = 0; *got < len; *got += s.len) {
+		rc = hl_emu_mmu_span(q->emu, q, asid, va + *got, len - *got,
+				     &s);
+		if (rc)
+			break;
+		hl_emu_span_read(&s, q->buf + *got, s.len);
+	}
+	up_read(&hdev->engine_access_rwsem);
+	return rc;
 }
 
-/* 4. The copy */
+/*
+ * 4. The copy, in steps of at most HL_EMU_NIC_STEP bytes through q->buf:
+ * this device's engine_access_rwsem is held while reading a step, the
+ * peer's while writing it, never both. Bytes read before a local fault are
+ * still delivered, as the packets before it would be.
+ */
 static u32 hl_emu_nic_send_copy(struct hl_emu_nic_xfer *x)
 {
 	struct hl_emu_queue *q = x->q;
 	struct hl_device *hdev = q->emu->hdev;
 	struct hl_cs_job *job = x->job;
-	u64 src = x->addr, dst = x->wr->addr, left = x->size;
-	u32 status, n;
+	u64 src = x->addr, dst = x->wr->addr, left = x->size, got, put;
+	u32 status;
 	int rc;
 
 	if (x->size > x->wr->size)
@@ -822,28 +857,29 @@ static u32 hl_emu_nic_send_copy(struct hl_emu_nic_xfer *x)
 		if (!hl_emu_link_up(x->nic, x->conn->port))
 			return HL_NIC_CQE_STATUS_LINK_DOWN;
 
-		n = min(hl_emu_nic_chunk_len(src, left),
-			hl_emu_nic_chunk_len(dst, left));
-
-		down_read(&hdev->engine_access_rwsem);
-		rc = hl_emu_mmu_access(q, job->ctx->asid, src, q->buf, n, false);
-		up_read(&hdev->engine_access_rwsem);
+		rc = hl_emu_nic_read_local(q, job->ctx->asid, src,
+					   min_t(u64, left, HL_EMU_NIC_STEP),
+					   &got);
+		status = HL_NIC_CQE_STATUS_SUCCESS;
+		if (got)
+			status = hl_emu_nic_write_peer(x, dst, got, &put);
+		if (got && status) {
+			x->moved += put;
+			return status;
+		}
 		if (rc) {
 			dev_dbg(hdev->dev,
 				"queue %u: MMU fault, NIC read at VA 0x%llx\n",
-				q->id, src);
-			hl_ctx_record_fault(job->ctx, src, q->id, false);
+				q->id, src + got);
+			hl_ctx_record_fault(job->ctx, src + got, q->id, false);
+			x->moved += got;
 			return HL_NIC_CQE_STATUS_LOCAL_FAULT;
 		}
 
-		status = hl_emu_nic_write_peer(x, dst, n);
-		if (status)
-			return status;
-
-		src += n;
-		dst += n;
-		left -= n;
-		x->moved += n;
+		src += got;
+		dst += got;
+		left -= got;
+		x->moved += got;
 	}
 	return HL_NIC_CQE_STATUS_SUCCESS;
 }

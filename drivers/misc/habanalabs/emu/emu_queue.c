@@ -7,9 +7,12 @@
  * queues run in parallel. A job is a command buffer at a device VA: the
  * queue manager fetches its packets through the device MMU (emu_mmu.c) and
  * the engine executes them (NOP, LIN_DMA, MEMSET, MSG_LONG, REDUCE, and the
- * NIC's SEND and RECV in emu_nic.c; formats in the uAPI header). Every data
- * access is cut in chunks of at most 4 KiB that never cross a 4 KiB VA page,
- * each translated and copied under hdev->engine_access_rwsem held for read.
+ * NIC's SEND and RECV in emu_nic.c; formats in the uAPI header). Fetches
+ * and MSG_LONG are cut in chunks of at most 4 KiB that never cross a 4 KiB
+ * VA page; LIN_DMA, MEMSET and REDUCE move their data in runs as long as
+ * the translation allows (hl_emu_mmu_span()), in slices of at most
+ * HL_EMU_SLICE_SIZE; each chunk or slice is translated and copied under
+ * hdev->engine_access_rwsem held for read.
  *
  * A job fails, and the rest of its command buffer is skipped, with:
  *   -EFAULT     an access to a VA that does not translate (reported through
@@ -20,7 +23,7 @@
  *               an unsupported type or operation, with a misaligned address
  *               or with no element;
  *   -ETIMEDOUT  the job's deadline (its submission plus its timeout) passed
- *               (checked between packets and between chunks);
+ *               (checked between packets and between chunks or slices);
  *   -ECANCELED  the job's context is being torn down (its file closed, or
  *               a hard reset);
  *   -ENODEV     the device is going away (hw_fini);
@@ -189,10 +192,47 @@ static int hl_emu_fetch(struct hl_emu_queue *q, struct hl_cs_job *job, u64 va,
 }
 
 /*
- * LIN_DMA: each chunk is read whole into the bounce buffer, then written, so
- * overlapping ranges behave as if copied through a temporary buffer within a
- * chunk (at most 4 KiB), in increasing address order.
+ * One slice of LIN_DMA, under engine_access_rwsem: the data moves in runs
+ * (hl_emu_mmu_span()) straight from the source memory to the destination.
+ * Where a run's source and destination share memory, that part goes chunk
+ * by chunk through the bounce buffer, so that overlapping ranges behave as
+ * documented: as if copied through a temporary buffer within a chunk (at
+ * most 4 KiB), in increasing address order. On a fault, *@done bytes were
+ * copied and *@va, *@write say where.
  */
+static int hl_emu_lin_dma_slice(struct hl_emu_queue *q, u32 asid, u64 src,
+				u64 dst, u64 len, u64 *done, u64 *va,
+				bool *write)
+{
+	struct hl_emu_span s, d;
+	u64 n;
+	int rc;
+
+	for (*done = 0; *done < len; *done += n) {
+		*va = src + *done;
+		*write = false;
+		rc = hl_emu_mmu_span(q->emu, q, asid, *va, len - *done, &s);
+		if (rc)
+			return rc;
+		*va = dst + *done;
+		*write = true;
+		rc = hl_emu_mmu_span(q->emu, q, asid, *va, s.len, &d);
+		if (rc)
+			return rc;
+
+		n = min(s.len, d.len);
+		if (!hl_emu_span_overlap(&s, &d, n)) {
+			hl_emu_span_copy(&d, &s, n);
+			continue;
+		}
+		n = min(hl_emu_chunk_len(src + *done, n),
+			hl_emu_chunk_len(dst + *done, n));
+		hl_emu_span_read(&s, q->buf, n);
+		hl_emu_span_write(&d, q->buf, n);
+	}
+	return 0;
+}
+
 static int hl_emu_exec_lin_dma(struct hl_emu_queue *q, struct hl_cs_job *job,
 			       const struct hl_emu_pkt_lin_dma *pkt)
 {
@@ -200,9 +240,8 @@ static int hl_emu_exec_lin_dma(struct hl_emu_queue *q, struct hl_cs_job *job,
 	u64 src = le64_to_cpu(pkt->src_addr);
 	u64 dst = le64_to_cpu(pkt->dst_addr);
 	u64 left = le64_to_cpu(pkt->tsize);
+	u64 va, done;
 	bool write;
-	u64 va;
-	u32 n;
 	int rc;
 
 	if (pkt->pad)
@@ -213,25 +252,48 @@ static int hl_emu_exec_lin_dma(struct hl_emu_queue *q, struct hl_cs_job *job,
 		if (rc)
 			return rc;
 
-		n = min(hl_emu_chunk_len(src, left), hl_emu_chunk_len(dst, left));
-
 		down_read(&hdev->engine_access_rwsem);
-		va = src;
-		write = false;
-		rc = hl_emu_mmu_access(q, job->ctx->asid, src, q->buf, n, false);
-		if (!rc) {
-			va = dst;
-			write = true;
-			rc = hl_emu_mmu_access(q, job->ctx->asid, dst, q->buf, n,
-					       true);
-		}
+		rc = hl_emu_lin_dma_slice(q, job->ctx->asid, src, dst,
+					  min_t(u64, left, HL_EMU_SLICE_SIZE),
+					  &done, &va, &write);
 		up_read(&hdev->engine_access_rwsem);
 		if (rc)
 			return hl_emu_job_fault(q, job, va, write, rc);
 
-		src += n;
-		dst += n;
-		left -= n;
+		src += done;
+		dst += done;
+		left -= done;
+	}
+	return 0;
+}
+
+/*
+ * One slice of MEMSET, under engine_access_rwsem, run by run: a pattern of
+ * one repeated byte is a fill, any other is copied from q->buf, where it
+ * starts at q->buf[va % 8]. On a fault, *@done bytes were written.
+ */
+static int hl_emu_memset_slice(struct hl_emu_queue *q, u32 asid, u64 dst,
+			       u64 len, bool fill, u64 *done)
+{
+	struct hl_emu_span d, part;
+	u64 off, n;
+	int rc;
+
+	for (*done = 0; *done < len; *done += d.len) {
+		rc = hl_emu_mmu_span(q->emu, q, asid, dst + *done, len - *done,
+				     &d);
+		if (rc)
+			return rc;
+		if (fill) {
+			hl_emu_span_fill(&d, q->buf[0], d.len);
+			continue;
+		}
+		for (off = 0; off < d.len; off += n) {
+			n = min_t(u64, d.len - off, HL_EMU_CHUNK_SIZE);
+			part = hl_emu_span_advance(&d, off);
+			hl_emu_span_write(&part, q->buf + (dst + *done + off) % 8,
+					  n);
+		}
 	}
 	return 0;
 }
@@ -240,10 +302,13 @@ static int hl_emu_exec_lin_dma(struct hl_emu_queue *q, struct hl_cs_job *job,
 static int hl_emu_exec_memset(struct hl_emu_queue *q, struct hl_cs_job *job,
 			      const struct hl_emu_pkt_memset *pkt)
 {
+	struct hl_device *hdev = q->emu->hdev;
 	u64 dst = le64_to_cpu(pkt->dst_addr);
 	u64 value = le64_to_cpu(pkt->value);
 	u64 left = le64_to_cpu(pkt->tsize);
-	u32 i, n;
+	bool fill = value == (value & 0xff) * 0x0101010101010101ull;
+	u64 done;
+	u32 i;
 	int rc;
 
 	if (pkt->pad)
@@ -258,14 +323,16 @@ static int hl_emu_exec_memset(struct hl_emu_queue *q, struct hl_cs_job *job,
 		if (rc)
 			return rc;
 
-		n = hl_emu_chunk_len(dst, left);
-		rc = hl_emu_chunk_access(q, job, dst, q->buf + (dst % 8), n,
-					 true);
+		down_read(&hdev->engine_access_rwsem);
+		rc = hl_emu_memset_slice(q, job->ctx->asid, dst,
+					 min_t(u64, left, HL_EMU_SLICE_SIZE),
+					 fill, &done);
+		up_read(&hdev->engine_access_rwsem);
 		if (rc)
-			return rc;
+			return hl_emu_job_fault(q, job, dst + done, true, rc);
 
-		dst += n;
-		left -= n;
+		dst += done;
+		left -= done;
 	}
 	return 0;
 }
@@ -282,11 +349,63 @@ static int hl_emu_exec_msg_long(struct hl_emu_queue *q, struct hl_cs_job *job,
 	return hl_emu_chunk_access(q, job, addr, &value, sizeof(value), true);
 }
 
+/* Whether two runs start at the same byte (an in-place REDUCE) */
+static bool hl_emu_span_same(const struct hl_emu_span *a,
+			     const struct hl_emu_span *b)
+{
+	return a->host == b->host &&
+	       (a->host ? a->phys == b->phys : a->io == b->io);
+}
+
 /*
- * REDUCE: per chunk (ending at no 4 KiB page of either buffer), the source
- * and destination elements are read, reduced (emu_reduce.c) and written
- * back to the destination, all under one hold of engine_access_rwsem as for
- * LIN_DMA.
+ * One slice of REDUCE, under engine_access_rwsem: run by run, the engine
+ * reads both operands from their memories and writes the result in place
+ * (hl_emu_reduce_spans(): SIMD on x86). Runs that overlap other than
+ * exactly, and architectures without the SIMD routine, go chunk by chunk
+ * through the bounce buffer and the integer reference (emu_f32.h); both
+ * give the same bits. On a fault, *@done bytes were reduced and *@va,
+ * *@write say where.
+ */
+static int hl_emu_reduce_slice(struct hl_emu_queue *q, u32 asid, u32 dtype,
+			       u32 op, u64 src, u64 dst, u64 len, u64 *done,
+			       u64 *va, bool *write)
+{
+	u8 *sbuf = q->buf, *dbuf = q->buf + HL_EMU_CHUNK_SIZE;
+	struct hl_emu_span s, d;
+	u64 n;
+	int rc;
+
+	*write = false;
+	for (*done = 0; *done < len; *done += n) {
+		*va = src + *done;
+		rc = hl_emu_mmu_span(q->emu, q, asid, *va, len - *done, &s);
+		if (rc)
+			return rc;
+		*va = dst + *done;
+		rc = hl_emu_mmu_span(q->emu, q, asid, *va, s.len, &d);
+		if (rc)
+			return rc;
+
+		/* A multiple of the element size: both VAs are aligned to it */
+		n = min(s.len, d.len);
+		if ((hl_emu_span_same(&s, &d) ||
+		     !hl_emu_span_overlap(&s, &d, n)) &&
+		    hl_emu_reduce_spans(dtype, op, &d, &s, n))
+			continue;
+
+		n = min(hl_emu_chunk_len(src + *done, n),
+			hl_emu_chunk_len(dst + *done, n));
+		hl_emu_span_read(&s, sbuf, n);
+		hl_emu_span_read(&d, dbuf, n);
+		hl_emu_reduce_chunk(dtype, op, dbuf, sbuf, n);
+		hl_emu_span_write(&d, dbuf, n);
+	}
+	return 0;
+}
+
+/*
+ * REDUCE: dst[i] = dst[i] op src[i], slice by slice as LIN_DMA; a fault is
+ * reported as a read of the operand that does not translate.
  */
 static int hl_emu_exec_reduce(struct hl_emu_queue *q, struct hl_cs_job *job,
 			      const struct hl_emu_pkt_reduce *pkt)
@@ -298,11 +417,8 @@ static int hl_emu_exec_reduce(struct hl_emu_queue *q, struct hl_cs_job *job,
 	u64 src = le64_to_cpu(pkt->src_addr);
 	u64 dst = le64_to_cpu(pkt->dst_addr);
 	u64 left = (u64)le32_to_cpu(pkt->count) * esize;
-	u8 *sbuf = q->buf, *dbuf = q->buf + HL_EMU_CHUNK_SIZE;
-	u32 asid = job->ctx->asid;
+	u64 va, done;
 	bool write;
-	u64 va;
-	u32 n;
 	int rc;
 
 	if (!esize || !left || !IS_ALIGNED(src, esize) ||
@@ -314,29 +430,17 @@ static int hl_emu_exec_reduce(struct hl_emu_queue *q, struct hl_cs_job *job,
 		if (rc)
 			return rc;
 
-		/* A multiple of esize: both addresses are aligned to it */
-		n = min(hl_emu_chunk_len(src, left), hl_emu_chunk_len(dst, left));
-
 		down_read(&hdev->engine_access_rwsem);
-		va = src;
-		write = false;
-		rc = hl_emu_mmu_access(q, asid, src, sbuf, n, false);
-		if (!rc) {
-			va = dst;
-			rc = hl_emu_mmu_access(q, asid, dst, dbuf, n, false);
-		}
-		if (!rc) {
-			hl_emu_reduce_chunk(dtype, op, dbuf, sbuf, n);
-			write = true;
-			rc = hl_emu_mmu_access(q, asid, dst, dbuf, n, true);
-		}
+		rc = hl_emu_reduce_slice(q, job->ctx->asid, dtype, op, src, dst,
+					 min_t(u64, left, HL_EMU_SLICE_SIZE),
+					 &done, &va, &write);
 		up_read(&hdev->engine_access_rwsem);
 		if (rc)
 			return hl_emu_job_fault(q, job, va, write, rc);
 
-		src += n;
-		dst += n;
-		left -= n;
+		src += done;
+		dst += done;
+		left -= done;
 	}
 	return 0;
 }
@@ -521,7 +625,7 @@ static void hl_emu_queues_free(struct hl_emu_device *emu)
 	u32 i;
 
 	for (i = 0; i < HL_EMU_NUM_QUEUES; i++) {
-		kfree(emu->queues[i].buf);
+		kvfree(emu->queues[i].buf);
 		emu->queues[i].buf = NULL;
 	}
 }
@@ -549,7 +653,7 @@ int hl_emu_queues_init(struct hl_emu_device *emu)
 		INIT_LIST_HEAD(&q->pending);
 		q->running = NULL;
 		hl_emu_tlb_flush(q);
-		q->buf = kmalloc(HL_EMU_QUEUE_BUF_SIZE, GFP_KERNEL);
+		q->buf = kvmalloc(HL_EMU_QUEUE_BUF_SIZE, GFP_KERNEL);
 		if (!q->buf)
 			goto err_free_queues;
 	}

@@ -4,15 +4,31 @@
  *
  * The queue worker (emu_queue.c) walks a REDUCE packet chunk by chunk
  * through the device MMU, as it does for LIN_DMA, and calls
- * hl_emu_reduce_chunk() on each pair of chunks it has read. Semantics are in
- * the uAPI header (struct hl_pkt_reduce); binary32 addition is done in
- * integer arithmetic (emu_f32.h says why).
+ * hl_emu_reduce_spans() on each pair of runs, reading both operands where
+ * they are. Semantics are in the uAPI header (struct hl_pkt_reduce). The
+ * arithmetic is defined by the integer binary32 addition of emu_f32.h (which
+ * says why); on x86-64 the same sums are computed with SSE (emu_f32_sse.h,
+ * checked bit for bit against emu_f32.h by tests/reduce/f32_add_check),
+ * elsewhere hl_emu_reduce_chunk() does it on bounced chunks.
  */
 
 #include <linux/kernel.h>
+#include <linux/sizes.h>
+
+#ifdef CONFIG_X86_64
+#include <asm/cpufeature.h>
+#include <asm/fpu/api.h>
+#endif
 
 #include "emu.h"
 #include "emu_f32.h"
+#include "emu_f32_sse.h"
+
+/*
+ * Bytes summed per kernel_fpu_begin()/kernel_fpu_end() section: the
+ * section runs with preemption off, so it is kept short.
+ */
+#define HL_EMU_REDUCE_FPU_SLICE	SZ_16K
 
 /**
  * hl_emu_reduce_elem_size - element size of a REDUCE type and operation.
@@ -51,4 +67,44 @@ void hl_emu_reduce_chunk(u32 dtype, u32 op, void *dst, const void *src,
 	for (i = 0; i < len / sizeof(u32); i++)
 		d[i] = cpu_to_le32(hl_f32_add(le32_to_cpu(d[i]),
 					      le32_to_cpu(s[i])));
+}
+
+/**
+ * hl_emu_reduce_spans - dst[i] = dst[i] op src[i] where the operands are,
+ * with the CPU's SIMD unit.
+ * @dtype: HL_REDUCE_DTYPE_*, supported with @op.
+ * @op: HL_REDUCE_OP_*.
+ * @dst: the destination run (hl_emu_mmu_span()): first operands, results.
+ * @src: the source run: second operands; the same bytes as @dst or not
+ *	overlapping them.
+ * @len: bytes, a multiple of the element size, at most each run's length.
+ *
+ * Return: true when done; false when this architecture has no SIMD
+ * routine (the caller bounces the data through hl_emu_reduce_chunk()).
+ */
+bool hl_emu_reduce_spans(u32 dtype, u32 op, const struct hl_emu_span *dst,
+			 const struct hl_emu_span *src, u64 len)
+{
+#ifdef CONFIG_X86_64
+	void *d, *s;
+	u64 off, n;
+
+	if (dtype != HL_REDUCE_DTYPE_F32 || op != HL_REDUCE_OP_SUM)
+		return false;
+
+	d = hl_emu_span_map(dst);
+	s = hl_emu_span_map(src);
+	for (off = 0; off < len; off += n) {
+		n = min_t(u64, len - off, HL_EMU_REDUCE_FPU_SLICE);
+		kernel_fpu_begin();
+		hl_f32_add_sse(d + off, s + off, n / sizeof(u32),
+			       boot_cpu_has(X86_FEATURE_AVX));
+		kernel_fpu_end();
+	}
+	hl_emu_span_unmap(src, s);
+	hl_emu_span_unmap(dst, d);
+	return true;
+#else
+	return false;
+#endif
 }

@@ -1,0 +1,17 @@
+# SPDX-License-Identifier: MIT
+#
+# make bench: tools/hl-bench in one VM boot, each series against its peer in
+# the same run; results in bench-results/<UTC time>/, docs/performance.md
+# refreshed. Not part of make check.
+
+.PHONY: bench bench-run bench-quick
+
+bench: deps
+	$(MAKE) bench-run
+
+bench-run: all
+	$(TOP)/tools/hl-bench/run
+
+# A smoke run of the tool: small sizes, docs untouched
+bench-quick: all
+	$(TOP)/tools/hl-bench/run --quick
