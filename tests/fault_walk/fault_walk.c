@@ -672,7 +672,7 @@ static void conn_reset_undo(struct walk *w)
 }
 
 static const struct path paths[] = {
-	{ "open", { ENOMEM, ENOSPC }, open_prepare, open_call, NULL, open_cleanup },
+	{ "open", { ENOMEM, EBUSY }, open_prepare, open_call, NULL, open_cleanup },
 	{ "info_hw_ip", { EFAULT }, NULL, info_hw_ip_call, NULL, NULL },
 	{ "info_dram_usage", { EFAULT }, NULL, info_dram_usage_call, NULL, NULL },
 	{ "info_nic_ports", { EFAULT }, NULL, info_nic_ports_call, NULL, NULL },

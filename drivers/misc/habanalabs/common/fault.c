@@ -17,7 +17,7 @@
  * <pci address>/state  what a failed ioctl must leave as it found it: DRAM
  *                      and page-table pool use, pinned host pages, contexts,
  *                      handles, mappings, hop tables, NIC connections and CQs,
- *                      exports (tests/fault_walk compares it around each
+ *                      exports, unfinished CSs (tests/fault_walk compares it around each
  *                      failed call)
  */
 
@@ -194,7 +194,7 @@ static unsigned long hl_fault_count_mt(struct maple_tree *mt)
 static int hl_fault_state_show(struct seq_file *s, void *unused)
 {
 	unsigned long contexts = 0, handles = 0, host_maps = 0, dram_maps = 0;
-	unsigned long hops = 0, conns = 0, cqs = 0, exports = 0;
+	unsigned long hops = 0, conns = 0, cqs = 0, exports = 0, inflight = 0;
 	struct hl_device *hdev = s->private;
 	struct list_head *pos;
 	struct hl_ctx *ctx;
@@ -213,6 +213,7 @@ static int hl_fault_state_show(struct seq_file *s, void *unused)
 		/* RCU-safe walks: the NIC lock may not be set up yet */
 		conns += hl_fault_count_xa(&ctx->nic.conns);
 		cqs += hl_fault_count_xa(&ctx->nic.cqs);
+		inflight += atomic_read(&ctx->cs_inflight);
 	}
 	mutex_unlock(&hdev->ctx_list_lock);
 
@@ -236,6 +237,7 @@ static int hl_fault_state_show(struct seq_file *s, void *unused)
 	seq_printf(s, "nic_conns: %lu\n", conns);
 	seq_printf(s, "nic_cqs: %lu\n", cqs);
 	seq_printf(s, "exports: %lu\n", exports);
+	seq_printf(s, "cs_inflight: %lu\n", inflight);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(hl_fault_state);

@@ -30,6 +30,7 @@
 #include <linux/xarray.h>
 
 #include "habanalabs.h"
+#include "fault.h"
 #include "memory.h"
 #include "mmu.h"
 
@@ -99,15 +100,15 @@ hl_pg_pack_alloc(struct hl_ctx *ctx, u64 size, u64 page_size, bool contiguous)
 		goto err_free_pack;
 
 	if (contiguous) {
-		addr = gen_pool_alloc(hdev->dram_pool, size);
+		addr = hl_should_fail(HL_FAULT_DRAM) ? 0 : gen_pool_alloc(hdev->dram_pool, size);
 		if (!addr)
 			goto err_free_pages;
 		for (i = 0; i < pack->npages; i++)
 			pack->pages[i] = addr + i * page_size;
 	} else {
 		for (i = 0; i < pack->npages; i++) {
-			pack->pages[i] = gen_pool_alloc(hdev->dram_pool,
-							page_size);
+			pack->pages[i] = hl_should_fail(HL_FAULT_DRAM) ? 0 :
+					 gen_pool_alloc(hdev->dram_pool, page_size);
 			if (!pack->pages[i])
 				goto err_free_dram;
 		}
@@ -331,7 +332,8 @@ static struct hl_userptr *hl_userptr_pin(struct hl_device *hdev, u64 addr,
 	while (pinned < up->npages) {
 		int n = min_t(u64, up->npages - pinned, INT_MAX / 2);
 
-		rc = pin_user_pages_fast(start + (pinned << PAGE_SHIFT), n,
+		rc = hl_should_fail(HL_FAULT_PIN) ? -ENOMEM :
+		     pin_user_pages_fast(start + (pinned << PAGE_SHIFT), n,
 					 FOLL_WRITE | FOLL_LONGTERM,
 					 up->pages + pinned);
 		if (rc <= 0) {
@@ -347,7 +349,8 @@ static struct hl_userptr *hl_userptr_pin(struct hl_device *hdev, u64 addr,
 	if (rc)
 		goto err_unpin;
 
-	rc = dma_map_sgtable(hdev->dev, &up->sgt, DMA_BIDIRECTIONAL,
+	rc = hl_should_fail(HL_FAULT_DMA_MAP) ? -ENOMEM :
+	     dma_map_sgtable(hdev->dev, &up->sgt, DMA_BIDIRECTIONAL,
 			     DMA_ATTR_SKIP_CPU_SYNC);
 	if (rc)
 		goto err_free_table;
