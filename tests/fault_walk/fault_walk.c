@@ -82,8 +82,13 @@ static const char *const driver_points[] = {
 	"fail_dmabuf", "fail_fence", "fail_nic",
 };
 
-/* Kernel-wide attrs whose allocations/copies from the driver's text count */
-static const char *const kernel_attrs[] = { "failslab", "fail_usercopy" };
+/*
+ * Kernel-wide attrs, restricted to calls from the driver's text: its slab
+ * allocations and user copies count; page allocations (fail_page_alloc
+ * skips sleeping ones and order 0 by default) are filtered so that nothing
+ * outside the driver's stack counts.
+ */
+static const char *const kernel_attrs[] = { "failslab", "fail_usercopy", "fail_page_alloc" };
 
 static char why_unavailable[200];
 
