@@ -232,6 +232,7 @@ static int fail_nth_get(void)
  * @seq: a CS sequence number.
  * @cq: a NIC CQ handle.
  * @conn: a NIC connection ID.
+ * @remote: the address of the port cabled to port 1.
  * @out: what the call returned (a handle, a VA, an fd, ...).
  * @devs: devices whose state the path compares.
  */
@@ -247,6 +248,7 @@ struct walk {
 	uint64_t seq;
 	uint32_t cq;
 	uint32_t conn;
+	uint64_t remote;
 	uint64_t out;
 	int devs;
 };
@@ -640,6 +642,11 @@ static void destroy_conn_out(struct walk *w)
 /* A connection on port 1 (cabled to device 1) in INIT, with a CQ */
 static void conn_prepare(struct walk *w)
 {
+	struct hl_info_nic_ports p;
+
+	assert_int_equal(hltests_info(w->fd, HL_INFO_NIC_PORTS, &p, sizeof(p)), 0);
+	assert_true(p.num_ports > 1 && p.ports[1].cabled);
+	w->remote = p.ports[1].peer_addr;
 	cq_prepare(w);
 	assert_int_equal(hlthunk_nic_alloc_conn(w->fd, 1, &w->conn), 0);
 	assert_int_equal(hlthunk_nic_modify_conn(w->fd, w->conn, HL_NIC_CONN_STATE_INIT), 0);
@@ -651,19 +658,10 @@ static void conn_cleanup(struct walk *w)
 	cq_cleanup(w);
 }
 
-static uint64_t port1_peer(struct walk *w)
-{
-	struct hl_info_nic_ports p;
-
-	assert_int_equal(hltests_info(w->fd, HL_INFO_NIC_PORTS, &p, sizeof(p)), 0);
-	assert_true(p.num_ports > 1 && p.ports[1].cabled);
-	return p.ports[1].peer_addr;
-}
-
 static int set_res_call(struct walk *w)
 {
 	struct hl_nic_res_conn_ctx_in res = {
-		.remote_addr = port1_peer(w), .conn_id = w->conn, .port = 1,
+		.remote_addr = w->remote, .conn_id = w->conn, .port = 1,
 		.remote_conn_id = 1, .psn = 1, .wq_size = 16, .cq_handle = w->cq,
 	};
 
