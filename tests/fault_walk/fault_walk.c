@@ -798,7 +798,7 @@ static void print_sites(void)
 		unsigned long long ev, fl;
 		char pt[32], where[160];
 
-		if (sscanf(line, "%31s %159s %llu %llu", pt, where, &ev, &fl) != 4)
+		if (sscanf(line, "%31s %llu %llu %159[^\n]", pt, &ev, &fl, where) != 4)
 			continue;
 		printf("fault-walk: site %-12s %-48s evaluated %llu failed %llu\n",
 		       pt, where, ev, fl);

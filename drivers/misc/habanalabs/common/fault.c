@@ -8,8 +8,8 @@
  * fault/fail_<point>/  one fault_attr per enum hl_fault_point, with the
  *                      framework's files (probability, interval, times,
  *                      space, verbose, task-filter, require-start, ...)
- * fault/sites          every call site reached so far: point, location,
- *                      times evaluated, times failed
+ * fault/sites          every call site reached so far: point, times
+ *                      evaluated, times failed, location
  * fault/text           start and end of the module's text, for the
  *                      stack-trace filters of failslab, fail_page_alloc and
  *                      fail_usercopy (require-start, require-end), so that
@@ -126,7 +126,7 @@ static int hl_fault_sites_show(struct seq_file *s, void *unused)
 	struct hl_fault_site site;
 	unsigned int i = 0;
 
-	seq_puts(s, "# point site evaluated failed\n");
+	seq_puts(s, "# point evaluated failed site\n");
 	for (;;) {
 		spin_lock_irq(&hl_fault_sites_lock);
 		if (i < hl_fault_num_sites)
@@ -134,9 +134,9 @@ static int hl_fault_sites_show(struct seq_file *s, void *unused)
 		spin_unlock_irq(&hl_fault_sites_lock);
 		if (i++ >= hl_fault_num_sites)
 			break;
-		seq_printf(s, "%s %pS %llu %llu\n",
-			   hl_fault_points[site.point].name, (void *)site.ip,
-			   site.evaluated, site.failed);
+		seq_printf(s, "%s %llu %llu %pS\n",
+			   hl_fault_points[site.point].name, site.evaluated,
+			   site.failed, (void *)site.ip);
 	}
 	return 0;
 }
