@@ -177,7 +177,7 @@ static void read_state(int dev, struct state *st)
 }
 
 static bool same_state(const struct state *a, const struct state *b,
-		       const char *path, int n, int dev)
+		       const char *path, int n, int dev, const char *when)
 {
 	bool same = a->n == b->n && a->fds == b->fds;
 	int i;
@@ -186,8 +186,8 @@ static bool same_state(const struct state *a, const struct state *b,
 		same &= !strcmp(a->key[i], b->key[i]) && a->val[i] == b->val[i];
 	if (same)
 		return true;
-	fprintf(stderr, "fault-walk: %s, point %d failed: device %d state changed:\n",
-		path, n, dev);
+	fprintf(stderr, "fault-walk: %s, point %d failed: device %d state changed %s:\n",
+		path, n, dev, when);
 	for (i = 0; i < a->n && i < b->n; i++)
 		if (a->val[i] != b->val[i])
 			fprintf(stderr, "  %s: %lld -> %lld\n", a->key[i], a->val[i], b->val[i]);
@@ -724,9 +724,12 @@ static bool walk_failed;
  */
 static int walk_path(const struct path *p)
 {
-	struct state before[2], after[2];
+	struct state base[2], before[2], after[2];
 	int n, d, tolerated = 0;
 
+	/* Every iteration, whatever happened, must end where it started */
+	for (d = 0; d < w.devs; d++)
+		read_state(d, &base[d]);
 	for (n = 1; n <= MAX_POINTS; n++) {
 		bool injected;
 		int rc;
@@ -767,12 +770,19 @@ static int walk_path(const struct path *p)
 			/* Let deferred releases (dma-buf, fences) settle */
 			for (d = 0; d < w.devs; d++) {
 				read_state(d, &after[d]);
-				if (!same_state(&before[d], &after[d], p->name, n, d))
+				if (!same_state(&before[d], &after[d], p->name, n, d,
+						"by the failed call"))
 					walk_failed = true;
 			}
 		}
 		if (p->cleanup)
 			p->cleanup(&w);
+		for (d = 0; d < w.devs; d++) {
+			read_state(d, &after[d]);
+			if (!same_state(&base[d], &after[d], p->name, n, d,
+					"after the call was undone and cleaned up"))
+				walk_failed = true;
+		}
 	}
 	if (n > MAX_POINTS) {
 		fprintf(stderr, "fault-walk: %s still failing after %d points\n",
