@@ -752,11 +752,7 @@ static int walk_path(const struct path *p)
 			} else if (p->undo) {
 				p->undo(&w);
 			}
-			if (p->cleanup)
-				p->cleanup(&w);
-			break;
-		}
-		if (!rc) {
+		} else if (!rc) {
 			/* The failure was absorbed (a fallback): not a failed call */
 			tolerated++;
 			if (p->undo)
@@ -767,7 +763,6 @@ static int walk_path(const struct path *p)
 					p->name, n, -rc, strerror(-rc));
 				walk_failed = true;
 			}
-			/* Let deferred releases (dma-buf, fences) settle */
 			for (d = 0; d < w.devs; d++) {
 				read_state(d, &after[d]);
 				if (!same_state(&before[d], &after[d], p->name, n, d,
@@ -783,6 +778,8 @@ static int walk_path(const struct path *p)
 					"after the call was undone and cleaned up"))
 				walk_failed = true;
 		}
+		if (!injected)
+			break;
 	}
 	if (n > MAX_POINTS) {
 		fprintf(stderr, "fault-walk: %s still failing after %d points\n",
