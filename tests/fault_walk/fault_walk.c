@@ -423,7 +423,7 @@ static int map_host_call(struct walk *w)
 	uint64_t va;
 
 	errno = 0;
-	va = hlthunk_host_memory_map(w->fd, w->host + 0x100, 3 * 4096 + 0x10, 0);
+	va = hlthunk_host_memory_map(w->fd, w->host + 0x100, 0, 3 * 4096 + 0x10);
 	if (!va)
 		return neg_errno();
 	w->out = va;
@@ -439,7 +439,7 @@ static void map_device_prepare(struct walk *w)
 
 static void map_host_prepare(struct walk *w)
 {
-	w->va = hlthunk_host_memory_map(w->fd, w->host + 0x100, 3 * 4096 + 0x10, 0);
+	w->va = hlthunk_host_memory_map(w->fd, w->host + 0x100, 0, 3 * 4096 + 0x10);
 	assert_int_not_equal(w->va, 0);
 }
 
@@ -550,7 +550,7 @@ static void cs_prepare(struct walk *w)
 	import_prepare(w);
 	memset(w->host, 0, 4096);
 	hlthunk_pkt_nop(w->host);
-	w->cb = hlthunk_host_memory_map(w->fd, w->host, 4096, 0);
+	w->cb = hlthunk_host_memory_map(w->fd, w->host, 0, 4096);
 	assert_int_not_equal(w->cb, 0);
 	w->seq = 0;
 }
@@ -593,7 +593,7 @@ static void wait_cs_prepare(struct walk *w)
 
 	memset(w->host, 0, 4096);
 	hlthunk_pkt_nop(w->host);
-	w->va = hlthunk_host_memory_map(w->fd, w->host, 4096, 0);
+	w->va = hlthunk_host_memory_map(w->fd, w->host, 0, 4096);
 	assert_int_not_equal(w->va, 0);
 	chunk.cb_handle = w->va;
 	assert_int_equal(hlthunk_command_submission(w->fd, &in, &out), 0);
