@@ -92,9 +92,38 @@ static const char *const kernel_attrs[] = { "failslab", "fail_usercopy", "fail_p
 
 static char why_unavailable[200];
 
+/*
+ * [start, end) of a kernel function, from /proc/kallsyms (end: the next
+ * symbol); 0 when it is not there.
+ */
+static int kernel_function_range(const char *name, unsigned long long *start,
+				 unsigned long long *end)
+{
+	unsigned long long addr, next = ~0ull;
+	char line[256], sym[128], type;
+	FILE *f = fopen("/proc/kallsyms", "r");
+
+	*start = 0;
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx %c %127s", &addr, &type, sym) == 3 &&
+		    !strcmp(sym, name))
+			*start = addr;
+	rewind(f);
+	while (*start && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx %c %127s", &addr, &type, sym) == 3 &&
+		    addr > *start && addr < next)
+			next = addr;
+	fclose(f);
+	*end = next;
+	return *start && next != ~0ull ? 0 : -ENOENT;
+}
+
 static int setup_framework(void)
 {
 	char path[160], text[64], start[32], end[32];
+	unsigned long long rej_start, rej_end;
 	size_t i;
 	int rc = 0;
 
@@ -126,6 +155,17 @@ static int setup_framework(void)
 	}
 	/* Sleeping (GFP_KERNEL) allocations too: the driver's usual kind */
 	rc |= set_knob(DBG "/failslab/ignore-gfp-wait", "N");
+	/*
+	 * Not DMA-API debugging's own bookkeeping, made on the driver's
+	 * stack when it maps: a failed insert there ("cacheline tracking
+	 * ENOMEM") switches DMA-API debugging off for the rest of the run.
+	 */
+	if (!kernel_function_range("add_dma_entry", &rej_start, &rej_end)) {
+		snprintf(start, sizeof(start), "0x%llx", rej_start);
+		snprintf(end, sizeof(end), "0x%llx", rej_end);
+		rc |= set_knob(DBG "/failslab/reject-start", start);
+		rc |= set_knob(DBG "/failslab/reject-end", end);
+	}
 	if (rc) {
 		restore_knobs();
 		snprintf(why_unavailable, sizeof(why_unavailable),
