@@ -123,7 +123,7 @@ static int kernel_function_range(const char *name, unsigned long long *start,
 static int setup_framework(void)
 {
 	char path[160], text[64], start[32], end[32];
-	unsigned long long rej_start, rej_end;
+	unsigned long long rej_start = 0, rej_end = 0;
 	size_t i;
 	int rc = 0;
 
