@@ -762,7 +762,7 @@ static const struct path paths[] = {
 	{ "wait_cs", { EFAULT }, wait_cs_prepare, wait_cs_call, NULL, wait_cs_cleanup },
 	{ "nic_cq_create", { ENOMEM, EFAULT }, NULL, cq_create_call, cq_destroy_out, NULL },
 	{ "nic_cq_poll", { ENOMEM, EFAULT }, cq_prepare, cq_poll_call, NULL, cq_cleanup },
-	{ "nic_alloc_conn", { ENOMEM, EFAULT }, NULL, alloc_conn_call, destroy_conn_out, NULL },
+	{ "nic_alloc_conn", { ENOMEM, ENOSPC, EFAULT }, NULL, alloc_conn_call, destroy_conn_out, NULL },
 	{ "nic_set_res_conn_ctx", { ENOMEM, EFAULT }, conn_prepare, set_res_call,
 	  conn_reset_undo, conn_cleanup },
 };
