@@ -934,10 +934,105 @@ static void test_walk_every_ioctl_path(void **state)
 	assert_false(walk_failed);
 }
 
+/* ---- probe: binding a device, with each of its points failed ---- */
+
+static bool bound(const char *bdf)
+{
+	char path[128], link[256];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/driver", bdf);
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n < 0)
+		return false;
+	link[n] = 0;
+	return strstr(link, "/habanalabs") != NULL;
+}
+
+static int count_devices(void)
+{
+	DIR *d = opendir("/sys/class/habanalabs");
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return 0;
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+/*
+ * The last device is unbound, then bound through drivers_probe with its 1st,
+ * 2nd, ... point failed (the probe runs in the writer's task, so fail-nth
+ * reaches it) until it binds. A failed probe must leave the device unbound
+ * with no node or debugfs directory of it; kmemleak checks the rest at the
+ * end of the VM run. The device is bound again at the end.
+ */
+static void test_walk_probe(void **state)
+{
+	int dev = hltests_num_devices() - 1, n, absorbed = 0, nodes;
+	char bdf[32], dbg[128];
+	bool ok = true;
+
+	(void)state;
+	if (setup_framework()) {
+		printf("fault-walk: skipped: %s\n", why_unavailable);
+		skip();
+	}
+	assert_int_equal(hltests_pci_addr(dev, bdf, sizeof(bdf)), 0);
+	snprintf(dbg, sizeof(dbg), DBG "/habanalabs/%s", bdf);
+	nodes = count_devices();
+	fail_nth_fd = open("/proc/thread-self/fail-nth", O_RDWR);
+	assert_true(fail_nth_fd >= 0);
+
+	for (n = 1; n <= MAX_POINTS; n++) {
+		bool injected;
+		int rc;
+
+		if (bound(bdf))
+			assert_int_equal(hltests_write_file("/sys/bus/pci/drivers/habanalabs/unbind", bdf), 0);
+		assert_false(bound(bdf));
+		fail_nth_set(n);
+		rc = hltests_write_file("/sys/bus/pci/drivers_probe", bdf);
+		injected = fail_nth_get() == 0;
+		fail_nth_set(0);
+		(void)rc;	/* drivers_probe says 0 even when probe() failed */
+
+		if (!injected) {
+			if (!bound(bdf)) {
+				fprintf(stderr, "fault-walk: probe failed without a fault\n");
+				ok = false;
+			}
+			break;
+		}
+		if (bound(bdf)) {
+			absorbed++;
+			continue;
+		}
+		if (count_devices() != nodes - 1 || !access(dbg, F_OK)) {
+			fprintf(stderr, "fault-walk: probe, point %d failed: %s left behind\n", n,
+				count_devices() != nodes - 1 ? "a class device" : "its debugfs directory");
+			ok = false;
+		}
+	}
+	close(fail_nth_fd);
+	restore_knobs();
+	if (!bound(bdf))
+		hltests_write_file("/sys/bus/pci/drivers_probe", bdf);
+	printf("fault-walk: %-22s %3d points failed, %d absorbed\n", "probe", n - 1, absorbed);
+	assert_true(bound(bdf));
+	assert_int_equal(count_devices(), nodes);
+	assert_true(n <= MAX_POINTS);
+	assert_true(ok);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_walk_every_ioctl_path),
+		cmocka_unit_test(test_walk_probe),
 	};
 
 	return HLTESTS_RUN("fault_walk", tests);
