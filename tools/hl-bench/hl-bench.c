@@ -282,7 +282,7 @@ struct hl_export {
 
 static void hl_export_create(int fd, uint64_t size, struct hl_export *e)
 {
-	e->handle = hlthunk_device_memory_alloc(fd, size, 0, 0);
+	e->handle = hlthunk_device_memory_alloc(fd, size, 0, false, false);
 	if (!e->handle)
 		die("ALLOC %" PRIu64 ": %s", size, strerror(errno));
 	e->va = hlthunk_device_memory_map(fd, e->handle, 0);
@@ -424,7 +424,7 @@ static int cmd_mem(void)
 	memset(page, 1, lives[5] * HOST_PAGE);
 	memset(hbuf, 2, HOST_PAGE);
 
-	handle = hlthunk_device_memory_alloc(fd, 2 * MiB, 0, 0);
+	handle = hlthunk_device_memory_alloc(fd, 2 * MiB, 0, false, false);
 	if (!handle)
 		die("ALLOC: %s", strerror(errno));
 
@@ -452,7 +452,7 @@ static int cmd_mem(void)
 			 */
 			wait_scrub_idle(fd);
 			t0 = now_us();
-			h = hlthunk_device_memory_alloc(fd, 2 * MiB, 0, 0);
+			h = hlthunk_device_memory_alloc(fd, 2 * MiB, 0, false, false);
 			t_alloc += now_us() - t0;
 			if (!h)
 				die("ALLOC: %s", strerror(errno));
@@ -531,7 +531,7 @@ static uint64_t dram_map(int fd, uint64_t size, uint64_t *handle)
 {
 	uint64_t va;
 
-	*handle = hlthunk_device_memory_alloc(fd, size, 0, 0);
+	*handle = hlthunk_device_memory_alloc(fd, size, 0, false, false);
 	if (!*handle)
 		die("ALLOC %" PRIu64 ": %s", size, strerror(errno));
 	va = hlthunk_device_memory_map(fd, *handle, 0);

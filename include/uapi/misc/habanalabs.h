@@ -666,7 +666,8 @@ struct hl_pkt_reduce {
  * Accepted on the compute node (/dev/hlN) and on the control node
  * (/dev/hl_controlDN). Errors: -EINVAL unknown op, non-zero ctx_id/pad,
  * NULL return_pointer or zero return_size, or an op that needs the compute
- * node on the control node; -EFAULT bad pointer; -ENODEV the device is gone.
+ * node on the control node; -EFAULT bad pointer; -ENOMEM no memory for the
+ * reply (NIC_PORTS); -ENODEV the device is gone.
  */
 #define HL_IOCTL_INFO		_IOWR('H', 0x01, struct hl_info_args)
 

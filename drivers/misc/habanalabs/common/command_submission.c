@@ -46,6 +46,7 @@
 #include <linux/uaccess.h>
 
 #include "habanalabs.h"
+#include "fault.h"
 
 /* Completed fences kept per context for WAIT_CS */
 #define HL_CS_MAX_TRACKED	1024
@@ -386,10 +387,11 @@ static int hl_cs_submit(struct hl_ctx *ctx, const struct hl_cs_chunk *chunks,
 	rc = dma_resv_lock_interruptible(resv, NULL);
 	if (rc)
 		goto err_free_cs;
-	rc = dma_resv_reserve_fences(resv, 1);
+	rc = hl_should_fail(HL_FAULT_FENCE) ? -ENOMEM : dma_resv_reserve_fences(resv, 1);
 	if (rc)
 		goto err_unlock;
-	rc = xa_reserve(&ctx->cs_fences, ctx->cs_sequence, GFP_KERNEL_ACCOUNT);
+	rc = hl_should_fail(HL_FAULT_FENCE) ? -ENOMEM :
+	     xa_reserve(&ctx->cs_fences, ctx->cs_sequence, GFP_KERNEL_ACCOUNT);
 	if (rc)
 		goto err_unlock;
 

@@ -17,6 +17,7 @@
 #include <linux/seq_file.h>
 
 #include "habanalabs.h"
+#include "fault.h"
 #include "scrub.h"
 
 static struct dentry *hl_debugfs_root;
@@ -54,6 +55,7 @@ DEFINE_SHOW_ATTRIBUTE(hl_debugfs_info);
 void hl_debugfs_init(void)
 {
 	hl_debugfs_root = debugfs_create_dir(HL_NAME, NULL);
+	hl_fault_init(hl_debugfs_root);
 }
 
 void hl_debugfs_fini(void)
@@ -70,6 +72,7 @@ void hl_debugfs_add_device(struct hl_device *hdev)
 			    &hl_debugfs_info_fops);
 	debugfs_create_atomic_t("fail_copy_out", 0600, hdev->debugfs_root,
 				&hdev->fail_copy_out);
+	hl_fault_add_device(hdev);
 	if (hdev->asic_funcs->debugfs_init)
 		hdev->asic_funcs->debugfs_init(hdev, hdev->debugfs_root);
 }

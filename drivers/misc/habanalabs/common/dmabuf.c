@@ -75,6 +75,7 @@
 #include <linux/debugfs.h>
 
 #include "habanalabs.h"
+#include "fault.h"
 #include "memory.h"
 
 MODULE_IMPORT_NS(DMA_BUF);
@@ -251,7 +252,8 @@ static int hl_dmabuf_map_piece(void *arg, u64 dram_pa, u64 len)
 	if (dmabuf_raw_bar_addresses) {
 		addr = bar;
 	} else {
-		addr = dma_map_resource(st->attach->dev, bar, len, st->dir,
+		addr = hl_should_fail(HL_FAULT_DMA_MAP) ? DMA_MAPPING_ERROR :
+		       dma_map_resource(st->attach->dev, bar, len, st->dir,
 					DMA_ATTR_SKIP_CPU_SYNC);
 		if (dma_mapping_error(st->attach->dev, addr))
 			return -ENOMEM;
@@ -448,7 +450,7 @@ int hl_dmabuf_export(struct hl_ctx *ctx, struct hl_mem_in *in, void *data,
 	hdb->owner = get_pid(task_tgid(current));
 	get_task_comm(hdb->comm, current);
 
-	rc = get_unused_fd_flags(in->flags & O_CLOEXEC);
+	rc = hl_should_fail(HL_FAULT_DMABUF) ? -EMFILE : get_unused_fd_flags(in->flags & O_CLOEXEC);
 	if (rc < 0)
 		goto err_release_refs;
 	*fd = rc;
@@ -458,7 +460,7 @@ int hl_dmabuf_export(struct hl_ctx *ctx, struct hl_mem_in *in, void *data,
 	exp_info.flags = in->flags & ~O_CLOEXEC;
 	exp_info.priv = hdb;
 	exp_info.resv = &ctx->resv->resv;
-	dmabuf = dma_buf_export(&exp_info);
+	dmabuf = hl_should_fail(HL_FAULT_DMABUF) ? ERR_PTR(-ENOMEM) : dma_buf_export(&exp_info);
 	if (IS_ERR(dmabuf)) {
 		rc = PTR_ERR(dmabuf);
 		goto err_put_fd;

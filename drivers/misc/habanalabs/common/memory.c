@@ -44,6 +44,7 @@
 #include <linux/xarray.h>
 
 #include "habanalabs.h"
+#include "fault.h"
 #include "memory.h"
 #include "mmu.h"
 #include "scrub.h"
@@ -112,14 +113,16 @@ hl_pg_pack_alloc(struct hl_ctx *ctx, u64 size, u64 page_size, bool contiguous)
 
 	/* Clean pages (scrub.c): allocations start zeroed */
 	if (contiguous) {
-		rc = hl_dram_alloc(hdev, size, &addr);
+		rc = hl_should_fail(HL_FAULT_DRAM) ? -ENOMEM :
+		     hl_dram_alloc(hdev, size, &addr);
 		if (rc)
 			goto err_free_pages;
 		for (i = 0; i < pack->npages; i++)
 			pack->pages[i] = addr + i * page_size;
 	} else {
 		for (i = 0; i < pack->npages; i++) {
-			rc = hl_dram_alloc(hdev, page_size, &pack->pages[i]);
+			rc = hl_should_fail(HL_FAULT_DRAM) ? -ENOMEM :
+			     hl_dram_alloc(hdev, page_size, &pack->pages[i]);
 			if (rc)
 				goto err_free_dram;
 		}
@@ -468,7 +471,9 @@ static struct hl_userptr *hl_userptr_pin(struct hl_device *hdev, u64 addr,
 			rc = -EINTR;
 			goto err_unpin;
 		}
-		pinned = pin_user_pages_fast(start, min_t(u64, left, HL_PIN_BATCH),
+		pinned = hl_should_fail(HL_FAULT_PIN) ? -ENOMEM :
+			 pin_user_pages_fast(start,
+					     min_t(u64, left, HL_PIN_BATCH),
 					     FOLL_WRITE | FOLL_LONGTERM, batch);
 		if (pinned <= 0) {
 			rc = pinned == -ENOMEM ? -ENOMEM : -EFAULT;
@@ -491,7 +496,8 @@ static struct hl_userptr *hl_userptr_pin(struct hl_device *hdev, u64 addr,
 	if (rc)
 		goto err_unpin;
 
-	rc = dma_map_sgtable(hdev->dev, sgt, DMA_BIDIRECTIONAL,
+	rc = hl_should_fail(HL_FAULT_DMA_MAP) ? -ENOMEM :
+	     dma_map_sgtable(hdev->dev, sgt, DMA_BIDIRECTIONAL,
 			     DMA_ATTR_SKIP_CPU_SYNC);
 	if (rc) {
 		rc = rc == -ENOMEM ? -ENOMEM : -EFAULT;

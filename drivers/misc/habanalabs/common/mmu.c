@@ -19,6 +19,7 @@
 #include <linux/xarray.h>
 
 #include "habanalabs.h"
+#include "fault.h"
 #include "mmu.h"
 
 /* ctx->mmu_hops: a table unlinked and waiting for hl_mmu_invalidate() */
@@ -62,7 +63,8 @@ static u64 hl_mmu_alloc_hop(struct hl_ctx *ctx)
 	struct hl_device *hdev = ctx->hdev;
 	u64 addr;
 
-	addr = gen_pool_alloc(hdev->mmu_pgt_pool, HL_MMU_HOP_TABLE_SIZE);
+	addr = hl_should_fail(HL_FAULT_MMU) ? 0 :
+	       gen_pool_alloc(hdev->mmu_pgt_pool, HL_MMU_HOP_TABLE_SIZE);
 	if (!addr)
 		return 0;
 	if (xa_err(xa_store(&ctx->mmu_hops, hl_mmu_hop_key(addr),
@@ -306,8 +308,8 @@ int hl_mmu_ctx_init(struct hl_ctx *ctx)
 	int rc;
 
 	xa_init(&ctx->mmu_hops);
-	rc = ida_alloc_range(&hdev->asid_ida, 1, HL_MMU_MAX_ASID - 1,
-			     GFP_KERNEL);
+	rc = hl_should_fail(HL_FAULT_MMU) ? -ENOSPC :
+	     ida_alloc_range(&hdev->asid_ida, 1, HL_MMU_MAX_ASID - 1, GFP_KERNEL);
 	if (rc < 0)
 		return rc == -ENOSPC ? -EBUSY : rc;
 	ctx->asid = rc;

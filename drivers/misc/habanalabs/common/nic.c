@@ -35,6 +35,7 @@
 #include <linux/uaccess.h>
 
 #include "habanalabs.h"
+#include "fault.h"
 #include "nic.h"
 
 /* CQ_WAIT re-checks the device between sleeps of at most this long */
@@ -288,7 +289,8 @@ static int hl_nic_alloc_conn(struct hl_ctx *ctx,
 
 	/* In RESET: the data path takes no work from it until it has an ID */
 	mutex_lock(&nic->lock);
-	rc = xa_alloc_cyclic(&nic->conns, &id, conn,
+	rc = hl_should_fail(HL_FAULT_NIC) ? -EBUSY :
+	     xa_alloc_cyclic(&nic->conns, &id, conn,
 			     XA_LIMIT(HL_NIC_MIN_CONN_ID, HL_NIC_MAX_CONN_ID),
 			     &nic->next_conn_id, GFP_KERNEL_ACCOUNT);
 	if (rc >= 0)
@@ -607,7 +609,8 @@ static int hl_nic_cq_create(struct hl_ctx *ctx,
 	if (nic->num_cqs >= HL_NIC_MAX_CQS) {
 		rc = -ENOSPC;
 	} else {
-		rc = xa_alloc_cyclic(&nic->cqs, &handle, cq,
+		rc = hl_should_fail(HL_FAULT_NIC) ? -ENOMEM :
+		     xa_alloc_cyclic(&nic->cqs, &handle, cq,
 				     XA_LIMIT(1, U32_MAX), &nic->next_cq,
 				     GFP_KERNEL_ACCOUNT);
 		if (rc >= 0) {
@@ -723,7 +726,8 @@ static int hl_nic_cq_poll_wait(struct hl_ctx *ctx,
 
 	n = min(in->max_cqes, cq->num_entries);
 	if (n) {
-		buf = kvmalloc_array(n, sizeof(*buf), GFP_KERNEL_ACCOUNT);
+		buf = hl_should_fail(HL_FAULT_NIC) ? NULL :
+		      kvmalloc_array(n, sizeof(*buf), GFP_KERNEL_ACCOUNT);
 		if (!buf) {
 			rc = -ENOMEM;
 			goto out_put;

@@ -1,0 +1,1041 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The fault walk: every ioctl path of the driver, with its 1st, 2nd, ...
+ * Nth fault-injection point failed in turn until the call succeeds.
+ *
+ * The points are the driver's own (common/fault.h: DRAM, pinning, DMA
+ * mapping, page tables, dma-buf, fences, NIC), the slab allocations and the
+ * user copies made from the driver's code (failslab and fail_usercopy, whose
+ * stack-trace filter is set to the module's text), all counted by the
+ * kernel's systematic fault injection, /proc/thread-self/fail-nth
+ * (Documentation/fault-injection/fault-injection.rst). For each failed call:
+ *   - it returns one of the errnos documented for it;
+ *   - the device state is what it was before the call: the driver's debugfs
+ *     <pci address>/state (DRAM and page-table pool use, pinned host pages,
+ *     contexts, handles, mappings, hop tables, NIC connections and CQs,
+ *     exports) and the process's open fds;
+ * and the kernel log stays clean (the VM's log check and kmemleak scan).
+ *
+ * Needs a kernel with CONFIG_FAULT_INJECTION, FAILSLAB,
+ * FAULT_INJECTION_USERCOPY, FAULT_INJECTION_DEBUG_FS and
+ * FAULT_INJECTION_STACKTRACE_FILTER (the debug kernel, make check-debug);
+ * skipped elsewhere. Runs as root (debugfs). Prints one line per path and a
+ * total: "fault-walk: P paths, N points failed, ...".
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "hltests.h"
+#include "../importer/hl_importer.h"
+
+#define DBG		"/sys/kernel/debug"
+#define FAULT_DIR	DBG "/habanalabs/fault"
+#define MAX_POINTS	400	/* more than any path has: a path that never succeeds fails */
+#define MAX_STATE	32
+
+/* ---- the framework's knobs, set for the walk and restored after ---- */
+
+struct knob {
+	char path[160];
+	char old[64];
+	bool saved;
+};
+
+static struct knob knobs[64];
+static int num_knobs;
+
+static int set_knob(const char *path, const char *value)
+{
+	struct knob *k;
+
+	if (num_knobs == (int)(sizeof(knobs) / sizeof(knobs[0])))
+		return -ENOSPC;
+	k = &knobs[num_knobs];
+	snprintf(k->path, sizeof(k->path), "%s", path);
+	if (hltests_read_file(path, k->old, sizeof(k->old)))
+		return -ENOENT;
+	k->saved = true;
+	num_knobs++;
+	return hltests_write_file(path, value);
+}
+
+static void restore_knobs(void)
+{
+	while (num_knobs > 0) {
+		struct knob *k = &knobs[--num_knobs];
+
+		if (k->saved)
+			hltests_write_file(k->path, k->old);
+	}
+}
+
+static const char *const driver_points[] = {
+	"fail_dram", "fail_pin", "fail_dma_map", "fail_mmu",
+	"fail_dmabuf", "fail_fence", "fail_nic",
+};
+
+/*
+ * Kernel-wide attrs, restricted to calls from the driver's text: its slab
+ * allocations and user copies count; page allocations (fail_page_alloc
+ * skips sleeping ones and order 0 by default) are filtered so that nothing
+ * outside the driver's stack counts.
+ */
+static const char *const kernel_attrs[] = { "failslab", "fail_usercopy", "fail_page_alloc" };
+
+static char why_unavailable[200];
+
+/*
+ * [start, end) of a kernel function, from /proc/kallsyms (end: the next
+ * symbol); 0 when it is not there.
+ */
+static int kernel_function_range(const char *name, unsigned long long *start,
+				 unsigned long long *end)
+{
+	unsigned long long addr, next = ~0ull;
+	char line[256], sym[128], type;
+	FILE *f = fopen("/proc/kallsyms", "r");
+
+	*start = 0;
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx %c %127s", &addr, &type, sym) == 3 &&
+		    !strcmp(sym, name))
+			*start = addr;
+	rewind(f);
+	while (*start && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx %c %127s", &addr, &type, sym) == 3 &&
+		    addr > *start && addr < next)
+			next = addr;
+	fclose(f);
+	*end = next;
+	return *start && next != ~0ull ? 0 : -ENOENT;
+}
+
+static int setup_framework(void)
+{
+	char path[160], text[64], start[32], end[32];
+	unsigned long long rej_start = 0, rej_end = 0;
+	size_t i;
+	int rc = 0;
+
+	if (access("/proc/thread-self/fail-nth", W_OK)) {
+		snprintf(why_unavailable, sizeof(why_unavailable),
+			 "no /proc/thread-self/fail-nth (kernel without CONFIG_FAULT_INJECTION)");
+		return -1;
+	}
+	if (hltests_read_file(FAULT_DIR "/text", text, sizeof(text)) ||
+	    sscanf(text, "%31s %31s", start, end) != 2) {
+		snprintf(why_unavailable, sizeof(why_unavailable),
+			 "no %s/text (driver built without fault points)", FAULT_DIR);
+		return -1;
+	}
+	/* Quiet: no stack dump per injected fault */
+	for (i = 0; i < sizeof(driver_points) / sizeof(driver_points[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s/verbose", FAULT_DIR, driver_points[i]);
+		rc |= set_knob(path, "0");
+	}
+	for (i = 0; i < sizeof(kernel_attrs) / sizeof(kernel_attrs[0]); i++) {
+		snprintf(path, sizeof(path), DBG "/%s/verbose", kernel_attrs[i]);
+		rc |= set_knob(path, "0");
+		snprintf(path, sizeof(path), DBG "/%s/require-start", kernel_attrs[i]);
+		rc |= set_knob(path, start);
+		snprintf(path, sizeof(path), DBG "/%s/require-end", kernel_attrs[i]);
+		rc |= set_knob(path, end);
+		snprintf(path, sizeof(path), DBG "/%s/stacktrace-depth", kernel_attrs[i]);
+		rc |= set_knob(path, "32");
+	}
+	/* Sleeping (GFP_KERNEL) allocations too: the driver's usual kind */
+	rc |= set_knob(DBG "/failslab/ignore-gfp-wait", "N");
+	/*
+	 * Not DMA-API debugging's own bookkeeping, made on the driver's
+	 * stack when it maps: a failed insert there ("cacheline tracking
+	 * ENOMEM") switches DMA-API debugging off for the rest of the run.
+	 */
+	if (!kernel_function_range("add_dma_entry", &rej_start, &rej_end)) {
+		snprintf(start, sizeof(start), "0x%llx", rej_start);
+		snprintf(end, sizeof(end), "0x%llx", rej_end);
+		rc |= set_knob(DBG "/failslab/reject-start", start);
+		rc |= set_knob(DBG "/failslab/reject-end", end);
+	}
+	if (rc) {
+		restore_knobs();
+		snprintf(why_unavailable, sizeof(why_unavailable),
+			 "failslab/fail_usercopy debugfs knobs missing (kernel without FAILSLAB, FAULT_INJECTION_USERCOPY or STACKTRACE_FILTER)");
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- the state a failed call must leave as it was ---- */
+
+struct state {
+	int n;
+	char key[MAX_STATE][32];
+	long long val[MAX_STATE];
+	int fds;
+};
+
+static int count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int n = 0;
+
+	assert_non_null(d);
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n - 1;	/* the directory's own fd */
+}
+
+static void read_state(int dev, struct state *st)
+{
+	char path[128], bdf[32], line[128];
+	FILE *f;
+
+	assert_int_equal(hltests_pci_addr(dev, bdf, sizeof(bdf)), 0);
+	snprintf(path, sizeof(path), DBG "/habanalabs/%s/state", bdf);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	st->n = 0;
+	while (st->n < MAX_STATE && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%31[^:]: %lld", st->key[st->n], &st->val[st->n]) == 2)
+			st->n++;
+	}
+	fclose(f);
+	assert_true(st->n > 0);
+	st->fds = count_fds();
+}
+
+static bool same_state(const struct state *a, const struct state *b,
+		       const char *path, int n, int dev, const char *when)
+{
+	bool same = a->n == b->n && a->fds == b->fds;
+	int i;
+
+	for (i = 0; i < a->n && i < b->n; i++)
+		same &= !strcmp(a->key[i], b->key[i]) && a->val[i] == b->val[i];
+	if (same)
+		return true;
+	fprintf(stderr, "fault-walk: %s, point %d failed: device %d state changed %s:\n",
+		path, n, dev, when);
+	for (i = 0; i < a->n && i < b->n; i++)
+		if (a->val[i] != b->val[i])
+			fprintf(stderr, "  %s: %lld -> %lld\n", a->key[i], a->val[i], b->val[i]);
+	if (a->fds != b->fds)
+		fprintf(stderr, "  open fds: %d -> %d\n", a->fds, b->fds);
+	return false;
+}
+
+/* ---- fail-nth ---- */
+
+static int fail_nth_fd = -1;
+
+static void fail_nth_set(int n)
+{
+	char buf[16];
+	int len = snprintf(buf, sizeof(buf), "%d", n);
+
+	assert_int_equal(pwrite(fail_nth_fd, buf, len, 0), len);
+}
+
+/* 0 once the fault armed by fail_nth_set() was injected */
+static int fail_nth_get(void)
+{
+	char buf[16] = "";
+
+	assert_true(pread(fail_nth_fd, buf, sizeof(buf) - 1, 0) > 0);
+	return atoi(buf);
+}
+
+/* ---- the paths ---- */
+
+static bool walk_failed;
+static const char *walk_path_name;
+
+/*
+ * Undo and cleanup steps report a failure and go on, so that one broken
+ * path does not hide the others (the state checks catch what it left).
+ */
+#define SOFT(expr)							\
+	do {								\
+		long soft_rc_ = (expr);					\
+		if (soft_rc_) {						\
+			fprintf(stderr, "fault-walk: %s: %s returned %ld\n",	\
+				walk_path_name, #expr, soft_rc_);	\
+			walk_failed = true;				\
+		}							\
+	} while (0)
+
+/* The same, when the object may be gone already (-EINVAL) */
+#define SOFT_GONE(expr)							\
+	do {								\
+		long gone_rc_ = (expr);					\
+		if (gone_rc_ != -EINVAL)				\
+			SOFT(gone_rc_);					\
+	} while (0)
+
+/**
+ * struct walk - what a path's steps share.
+ * @fd: compute node of device 0 (reopened by the open path).
+ * @ifd: the test importer, /dev/hl_importer (-1 when not loaded).
+ * @host: host memory for host maps and command buffers.
+ * @handle: an allocation.
+ * @va: a mapping's device address.
+ * @dmabuf: an exported dma-buf fd.
+ * @imp: an importer handle.
+ * @cb: a command buffer's device address.
+ * @seq: a CS sequence number.
+ * @cq: a NIC CQ handle.
+ * @conn: a NIC connection ID.
+ * @remote: the address of the port cabled to port 1.
+ * @out: what the call returned (a handle, a VA, an fd, ...).
+ * @devs: devices whose state the path compares.
+ */
+struct walk {
+	int fd;
+	int ifd;
+	uint8_t *host;
+	uint64_t handle;
+	uint64_t va;
+	int dmabuf;
+	uint32_t imp;
+	uint64_t cb;
+	uint64_t seq;
+	uint32_t cq;
+	uint32_t conn;
+	uint64_t remote;
+	uint64_t out;
+	int devs;
+};
+
+/**
+ * struct path - one ioctl path.
+ * @name: for the report.
+ * @errnos: what a failed call may return (positive, 0-terminated).
+ * @prepare: set up what the call needs, before the fault window (optional).
+ * @call: the call itself: 0 or -errno.
+ * @undo: undo a successful call (optional).
+ * @cleanup: release what prepare made, after the call (optional).
+ */
+struct path {
+	const char *name;
+	int errnos[6];
+	void (*prepare)(struct walk *w);
+	int (*call)(struct walk *w);
+	void (*undo)(struct walk *w);
+	void (*cleanup)(struct walk *w);
+};
+
+#define MB		(1ull << 20)
+#define HOST_SIZE	(64 * 1024)
+
+/* libhlthunk calls that return 0 on error set errno */
+static int neg_errno(void)
+{
+	return errno ? -errno : -EPROTO;
+}
+
+/* open of the compute node: the context, its ASID and page tables */
+static void open_prepare(struct walk *w)
+{
+	hlthunk_close(w->fd);
+	w->fd = -1;
+}
+
+static int open_call(struct walk *w)
+{
+	int fd = hltests_open_node(0, 0);
+
+	if (fd < 0)
+		return fd;
+	w->fd = fd;
+	return 0;
+}
+
+static void open_cleanup(struct walk *w)
+{
+	if (w->fd < 0)
+		w->fd = hltests_open_node(0, 0);
+	assert_true(w->fd >= 0);
+}
+
+static int info_hw_ip_call(struct walk *w)
+{
+	struct hl_info_hw_ip_info hw;
+
+	return hltests_info(w->fd, HL_INFO_HW_IP_INFO, &hw, sizeof(hw));
+}
+
+static int info_dram_usage_call(struct walk *w)
+{
+	struct hl_info_dram_usage u;
+
+	return hltests_info(w->fd, HL_INFO_DRAM_USAGE, &u, sizeof(u));
+}
+
+static int info_nic_ports_call(struct walk *w)
+{
+	struct hl_info_nic_ports p;
+
+	return hltests_info(w->fd, HL_INFO_NIC_PORTS, &p, sizeof(p));
+}
+
+static int alloc_call(struct walk *w, bool contiguous)
+{
+	uint64_t h;
+
+	errno = 0;
+	h = hlthunk_device_memory_alloc(w->fd, 4 * MB, 0, contiguous,
+					 false);
+
+	if (!h)
+		return neg_errno();
+	w->out = h;
+	return 0;
+}
+
+static int alloc_call_paged(struct walk *w)
+{
+	return alloc_call(w, false);
+}
+
+static int alloc_call_contig(struct walk *w)
+{
+	return alloc_call(w, true);
+}
+
+static void alloc_undo(struct walk *w)
+{
+	SOFT(hlthunk_device_memory_free(w->fd, w->out));
+}
+
+static void alloc_prepare(struct walk *w)
+{
+	w->handle = hlthunk_device_memory_alloc(w->fd, 4 * MB, 0, false,
+						 false);
+	assert_int_not_equal(w->handle, 0);
+}
+
+static int free_call(struct walk *w)
+{
+	int rc = hlthunk_device_memory_free(w->fd, w->handle);
+
+	if (!rc)
+		w->handle = 0;
+	return rc;
+}
+
+static void free_cleanup(struct walk *w)
+{
+	if (w->handle)
+		SOFT_GONE(hlthunk_device_memory_free(w->fd, w->handle));
+	w->handle = 0;
+}
+
+static int map_device_call(struct walk *w)
+{
+	uint64_t va;
+
+	errno = 0;
+	va = hlthunk_device_memory_map(w->fd, w->handle, 0);
+	if (!va)
+		return neg_errno();
+	w->out = va;
+	return 0;
+}
+
+static void unmap_out_undo(struct walk *w)
+{
+	SOFT(hlthunk_memory_unmap(w->fd, w->out));
+}
+
+/* Host memory at an offset inside a page, across pages */
+static int map_host_call(struct walk *w)
+{
+	uint64_t va;
+
+	errno = 0;
+	va = hlthunk_host_memory_map(w->fd, w->host + 0x100, 0, 3 * 4096 + 0x10);
+	if (!va)
+		return neg_errno();
+	w->out = va;
+	return 0;
+}
+
+static void map_device_prepare(struct walk *w)
+{
+	alloc_prepare(w);
+	w->va = hlthunk_device_memory_map(w->fd, w->handle, 0);
+	assert_int_not_equal(w->va, 0);
+}
+
+static void map_host_prepare(struct walk *w)
+{
+	w->va = hlthunk_host_memory_map(w->fd, w->host + 0x100, 0, 3 * 4096 + 0x10);
+	assert_int_not_equal(w->va, 0);
+}
+
+static int unmap_call(struct walk *w)
+{
+	int rc = hlthunk_memory_unmap(w->fd, w->va);
+
+	if (!rc)
+		w->va = 0;
+	return rc;
+}
+
+static void unmap_cleanup(struct walk *w)
+{
+	if (w->va)
+		SOFT_GONE(hlthunk_memory_unmap(w->fd, w->va));
+	w->va = 0;
+	free_cleanup(w);
+}
+
+static int export_call(struct walk *w)
+{
+	int fd = hlthunk_device_memory_export_dmabuf_fd(w->fd, w->va, 2 * MB,
+							 O_RDWR | O_CLOEXEC);
+
+	if (fd < 0)
+		return fd;
+	w->out = fd;
+	return 0;
+}
+
+static void export_undo(struct walk *w)
+{
+	close((int)w->out);
+}
+
+/* The test importer: attach (dynamic, P2P) and map, through our dma-buf ops */
+static void import_prepare(struct walk *w)
+{
+	map_device_prepare(w);
+	w->dmabuf = hlthunk_device_memory_export_dmabuf_fd(w->fd, w->va, 2 * MB,
+							   O_RDWR | O_CLOEXEC);
+	assert_true(w->dmabuf >= 0);
+}
+
+static int import_call(struct walk *w)
+{
+	struct hl_importer_import in = { .fd = w->dmabuf, .flags = HL_IMPORTER_F_DYNAMIC };
+
+	if (ioctl(w->ifd, HL_IMPORTER_IOCTL_IMPORT, &in))
+		return -errno;
+	w->out = in.handle;
+	return 0;
+}
+
+static void import_undo(struct walk *w)
+{
+	struct hl_importer_handle h = { .handle = (uint32_t)w->out };
+
+	SOFT(ioctl(w->ifd, HL_IMPORTER_IOCTL_RELEASE, &h) ? -errno : 0);
+}
+
+static void import_cleanup(struct walk *w)
+{
+	close(w->dmabuf);
+	w->dmabuf = -1;
+	unmap_cleanup(w);
+}
+
+static void importer_map_prepare(struct walk *w)
+{
+	struct hl_importer_import in = { .flags = HL_IMPORTER_F_DYNAMIC };
+
+	import_prepare(w);
+	in.fd = w->dmabuf;
+	assert_int_equal(ioctl(w->ifd, HL_IMPORTER_IOCTL_IMPORT, &in), 0);
+	w->imp = in.handle;
+}
+
+static int importer_map_call(struct walk *w)
+{
+	struct hl_importer_map m = { .handle = w->imp };
+
+	return ioctl(w->ifd, HL_IMPORTER_IOCTL_MAP, &m) ? -errno : 0;
+}
+
+static void importer_map_undo(struct walk *w)
+{
+	struct hl_importer_handle h = { .handle = w->imp };
+
+	SOFT(ioctl(w->ifd, HL_IMPORTER_IOCTL_UNMAP, &h) ? -errno : 0);
+}
+
+static void importer_map_cleanup(struct walk *w)
+{
+	struct hl_importer_handle h = { .handle = w->imp };
+
+	SOFT(ioctl(w->ifd, HL_IMPORTER_IOCTL_RELEASE, &h) ? -errno : 0);
+	import_cleanup(w);
+}
+
+/*
+ * A CS of one NOP on queue 0, while the context has an export (its fence
+ * goes into the export's reservation object)
+ */
+static void cs_prepare(struct walk *w)
+{
+	import_prepare(w);
+	memset(w->host, 0, 4096);
+	hlthunk_pkt_nop(w->host);
+	w->cb = hlthunk_host_memory_map(w->fd, w->host, 0, 4096);
+	assert_int_not_equal(w->cb, 0);
+	w->seq = 0;
+}
+
+static int cs_call(struct walk *w)
+{
+	struct hl_cs_chunk chunk = { .cb_handle = w->cb, .cb_size = 8 };
+	struct hlthunk_cs_in in = { .chunks_execute = &chunk, .num_chunks_execute = 1 };
+	struct hlthunk_cs_out out = {};
+	int rc;
+
+	rc = hlthunk_command_submission(w->fd, &in, &out);
+	if (!rc)
+		w->seq = out.seq;
+	return rc;
+}
+
+static void cs_wait(struct walk *w)
+{
+	uint32_t status;
+
+	SOFT(hlthunk_wait_for_cs(w->fd, w->seq, 30000000, &status));
+	SOFT(status != HL_WAIT_CS_STATUS_COMPLETED);
+	w->seq = 0;
+}
+
+static void cs_cleanup(struct walk *w)
+{
+	SOFT(hlthunk_memory_unmap(w->fd, w->cb));
+	w->cb = 0;
+	import_cleanup(w);
+}
+
+static void wait_cs_prepare(struct walk *w)
+{
+	struct hl_cs_chunk chunk = { .cb_size = 8 };
+	struct hlthunk_cs_in in = { .chunks_execute = &chunk, .num_chunks_execute = 1 };
+	struct hlthunk_cs_out out = {};
+	uint32_t status;
+
+	memset(w->host, 0, 4096);
+	hlthunk_pkt_nop(w->host);
+	w->va = hlthunk_host_memory_map(w->fd, w->host, 0, 4096);
+	assert_int_not_equal(w->va, 0);
+	chunk.cb_handle = w->va;
+	assert_int_equal(hlthunk_command_submission(w->fd, &in, &out), 0);
+	w->seq = out.seq;
+	/* Done before the walk: WAIT_CS only looks it up */
+	assert_int_equal(hlthunk_wait_for_cs(w->fd, w->seq, 30000000, &status), 0);
+}
+
+static int wait_cs_call(struct walk *w)
+{
+	uint32_t status;
+
+	return hlthunk_wait_for_cs(w->fd, w->seq, 1000000, &status);
+}
+
+static void wait_cs_cleanup(struct walk *w)
+{
+	w->seq = 0;
+	SOFT(hlthunk_memory_unmap(w->fd, w->va));
+	w->va = 0;
+}
+
+static int cq_create_call(struct walk *w)
+{
+	uint32_t cq;
+	int rc = hlthunk_nic_cq_create(w->fd, 64, &cq);
+
+	if (!rc)
+		w->out = cq;
+	return rc;
+}
+
+static void cq_destroy_out(struct walk *w)
+{
+	SOFT(hlthunk_nic_cq_destroy(w->fd, (uint32_t)w->out));
+}
+
+static void cq_prepare(struct walk *w)
+{
+	assert_int_equal(hlthunk_nic_cq_create(w->fd, 64, &w->cq), 0);
+}
+
+static void cq_cleanup(struct walk *w)
+{
+	SOFT(hlthunk_nic_cq_destroy(w->fd, w->cq));
+}
+
+static int cq_poll_call(struct walk *w)
+{
+	struct hl_nic_cqe cqes[4];
+	struct hl_nic_cq_poll_wait_out out;
+
+	return hlthunk_nic_cq_poll(w->fd, w->cq, cqes, 4, &out);
+}
+
+static int alloc_conn_call(struct walk *w)
+{
+	uint32_t id;
+	int rc = hlthunk_nic_alloc_conn(w->fd, 1, &id);
+
+	if (!rc)
+		w->out = id;
+	return rc;
+}
+
+static void destroy_conn_out(struct walk *w)
+{
+	SOFT(hlthunk_nic_destroy_conn(w->fd, (uint32_t)w->out));
+}
+
+/* A connection on port 1 (cabled to device 1) in INIT, with a CQ */
+static void conn_prepare(struct walk *w)
+{
+	struct hl_info_nic_ports p;
+
+	assert_int_equal(hltests_info(w->fd, HL_INFO_NIC_PORTS, &p, sizeof(p)), 0);
+	assert_true(p.num_ports > 1 && p.ports[1].cabled);
+	w->remote = p.ports[1].peer_addr;
+	cq_prepare(w);
+	assert_int_equal(hlthunk_nic_alloc_conn(w->fd, 1, &w->conn), 0);
+	assert_int_equal(hlthunk_nic_modify_conn(w->fd, w->conn, HL_NIC_CONN_STATE_INIT), 0);
+}
+
+static void conn_cleanup(struct walk *w)
+{
+	SOFT(hlthunk_nic_destroy_conn(w->fd, w->conn));
+	cq_cleanup(w);
+}
+
+static int set_res_call(struct walk *w)
+{
+	struct hl_nic_res_conn_ctx_in res = {
+		.remote_addr = w->remote, .conn_id = w->conn, .port = 1,
+		.remote_conn_id = 1, .psn = 1, .wq_size = 16, .cq_handle = w->cq,
+	};
+
+	return hlthunk_nic_set_res_conn_ctx(w->fd, &res);
+}
+
+static void conn_reset_undo(struct walk *w)
+{
+	SOFT(hlthunk_nic_modify_conn(w->fd, w->conn, HL_NIC_CONN_STATE_RESET));
+	SOFT(hlthunk_nic_modify_conn(w->fd, w->conn, HL_NIC_CONN_STATE_INIT));
+}
+
+static const struct path paths[] = {
+	{ "open", { ENOMEM, EBUSY }, open_prepare, open_call, NULL, open_cleanup },
+	{ "info_hw_ip", { EFAULT }, NULL, info_hw_ip_call, NULL, NULL },
+	{ "info_dram_usage", { EFAULT }, NULL, info_dram_usage_call, NULL, NULL },
+	{ "info_nic_ports", { ENOMEM, EFAULT }, NULL, info_nic_ports_call, NULL, NULL },
+	{ "mem_alloc", { ENOMEM, EFAULT }, NULL, alloc_call_paged, alloc_undo, NULL },
+	{ "mem_alloc_contiguous", { ENOMEM, EFAULT }, NULL, alloc_call_contig, alloc_undo, NULL },
+	{ "mem_free", { EFAULT }, alloc_prepare, free_call, NULL, free_cleanup },
+	{ "mem_map_device", { ENOMEM, EFAULT }, alloc_prepare, map_device_call,
+	  unmap_out_undo, free_cleanup },
+	{ "mem_map_host", { ENOMEM, EFAULT }, NULL, map_host_call, unmap_out_undo, NULL },
+	{ "mem_unmap_device", { EFAULT }, map_device_prepare, unmap_call, NULL, unmap_cleanup },
+	{ "mem_unmap_host", { EFAULT }, map_host_prepare, unmap_call, NULL, unmap_cleanup },
+	{ "mem_export_dmabuf", { ENOMEM, EMFILE, EFAULT }, map_device_prepare, export_call,
+	  export_undo, unmap_cleanup },
+	{ "importer_attach", { ENOMEM }, import_prepare, import_call, import_undo,
+	  import_cleanup },
+	{ "importer_map", { ENOMEM }, importer_map_prepare, importer_map_call,
+	  importer_map_undo, importer_map_cleanup },
+	{ "cs_submit", { ENOMEM, EFAULT }, cs_prepare, cs_call, cs_wait, cs_cleanup },
+	{ "wait_cs", { EFAULT }, wait_cs_prepare, wait_cs_call, NULL, wait_cs_cleanup },
+	{ "nic_cq_create", { ENOMEM, EFAULT }, NULL, cq_create_call, cq_destroy_out, NULL },
+	{ "nic_cq_poll", { ENOMEM, EFAULT }, cq_prepare, cq_poll_call, NULL, cq_cleanup },
+	{ "nic_alloc_conn", { ENOMEM, ENOSPC, EFAULT }, NULL, alloc_conn_call, destroy_conn_out, NULL },
+	{ "nic_set_res_conn_ctx", { ENOMEM, EFAULT }, conn_prepare, set_res_call,
+	  conn_reset_undo, conn_cleanup },
+};
+
+#define NUM_PATHS	(sizeof(paths) / sizeof(paths[0]))
+
+static bool documented(const struct path *p, int rc)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(p->errnos) / sizeof(p->errnos[0]) && p->errnos[i]; i++)
+		if (rc == -p->errnos[i])
+			return true;
+	return false;
+}
+
+static struct walk w;
+static unsigned int total_points, total_tolerated;
+
+/*
+ * Walk one path: fail its 1st, 2nd, ... point until the call succeeds
+ * without a fault. Returns the number of points.
+ */
+static int walk_path(const struct path *p)
+{
+	struct state base[2], before[2], after[2];
+	int n, d, tolerated = 0;
+
+	/* Every iteration, whatever happened, must end where it started */
+	for (d = 0; d < w.devs; d++)
+		read_state(d, &base[d]);
+	for (n = 1; n <= MAX_POINTS; n++) {
+		bool injected;
+		int rc;
+
+		if (p->prepare)
+			p->prepare(&w);
+		for (d = 0; d < w.devs; d++)
+			read_state(d, &before[d]);
+		fail_nth_set(n);
+		rc = p->call(&w);
+		injected = fail_nth_get() == 0;
+		fail_nth_set(0);
+
+		if (!injected) {
+			/* Fewer than n points: the call ran whole */
+			if (rc) {
+				fprintf(stderr, "fault-walk: %s failed (%s) without a fault\n",
+					p->name, strerror(-rc));
+				walk_failed = true;
+			} else if (p->undo) {
+				p->undo(&w);
+			}
+		} else if (!rc) {
+			/* The failure was absorbed (a fallback): not a failed call */
+			tolerated++;
+			if (p->undo)
+				p->undo(&w);
+		} else {
+			if (!documented(p, rc)) {
+				fprintf(stderr, "fault-walk: %s, point %d failed: undocumented errno %d (%s)\n",
+					p->name, n, -rc, strerror(-rc));
+				walk_failed = true;
+			}
+			for (d = 0; d < w.devs; d++) {
+				read_state(d, &after[d]);
+				if (!same_state(&before[d], &after[d], p->name, n, d,
+						"by the failed call"))
+					walk_failed = true;
+			}
+		}
+		if (p->cleanup)
+			p->cleanup(&w);
+		for (d = 0; d < w.devs; d++) {
+			read_state(d, &after[d]);
+			if (!same_state(&base[d], &after[d], p->name, n, d,
+					"after the call was undone and cleaned up")) {
+				walk_failed = true;
+				base[d] = after[d];	/* report each change once */
+			}
+		}
+		if (!injected)
+			break;
+	}
+	if (n > MAX_POINTS) {
+		fprintf(stderr, "fault-walk: %s still failing after %d points\n",
+			p->name, MAX_POINTS);
+		walk_failed = true;
+	}
+	printf("fault-walk: %-22s %3d points failed, %d absorbed\n", p->name, n - 1,
+	       tolerated);
+	total_points += n - 1;
+	total_tolerated += tolerated;
+	return n - 1;
+}
+
+static void print_sites(void)
+{
+	char line[256];
+	FILE *f = fopen(FAULT_DIR "/sites", "r");
+	int sites = 0, failed = 0;
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long ev, fl;
+		char pt[32], where[160];
+
+		if (sscanf(line, "%31s %llu %llu %159[^\n]", pt, &ev, &fl, where) != 4)
+			continue;
+		printf("fault-walk: site %-12s %-48s evaluated %llu failed %llu\n",
+		       pt, where, ev, fl);
+		sites++;
+		failed += fl > 0;
+	}
+	fclose(f);
+	printf("fault-walk: driver fault sites reached: %d, failed at least once: %d\n",
+	       sites, failed);
+}
+
+static void test_walk_every_ioctl_path(void **state)
+{
+	size_t i;
+	int paths_walked = 0;
+
+	(void)state;
+	if (setup_framework()) {
+		printf("fault-walk: skipped: %s\n", why_unavailable);
+		skip();
+	}
+	memset(&w, 0, sizeof(w));
+	w.fd = hltests_open_node(0, 0);
+	assert_true(w.fd >= 0);
+	w.ifd = open("/dev/hl_importer", O_RDWR | O_CLOEXEC);
+	w.host = mmap(NULL, HOST_SIZE, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	assert_true(w.host != MAP_FAILED);
+	w.dmabuf = -1;
+	w.devs = hltests_num_devices() > 1 ? 2 : 1;
+	fail_nth_fd = open("/proc/thread-self/fail-nth", O_RDWR);
+	assert_true(fail_nth_fd >= 0);
+
+	for (i = 0; i < NUM_PATHS; i++) {
+		const struct path *p = &paths[i];
+
+		if (w.ifd < 0 && !strncmp(p->name, "importer", 8)) {
+			printf("fault-walk: %s skipped: no /dev/hl_importer\n", p->name);
+			continue;
+		}
+		if (w.devs < 2 && !strncmp(p->name, "nic_set", 7)) {
+			printf("fault-walk: %s skipped: needs 2 devices\n", p->name);
+			continue;
+		}
+		walk_path_name = p->name;
+		walk_path(p);
+		paths_walked++;
+	}
+	print_sites();
+	printf("fault-walk: %d paths, %u points failed, %u absorbed, %s\n",
+	       paths_walked, total_points, total_tolerated,
+	       walk_failed ? "FAILED" : "every failed call clean");
+
+	close(fail_nth_fd);
+	restore_knobs();
+	if (w.ifd >= 0)
+		close(w.ifd);
+	munmap(w.host, HOST_SIZE);
+	hlthunk_close(w.fd);
+	assert_false(walk_failed);
+}
+
+/* ---- probe: binding a device, with each of its points failed ---- */
+
+static bool bound(const char *bdf)
+{
+	char path[128], link[256];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/driver", bdf);
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n < 0)
+		return false;
+	link[n] = 0;
+	return strstr(link, "/habanalabs") != NULL;
+}
+
+static int count_devices(void)
+{
+	DIR *d = opendir("/sys/class/habanalabs");
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return 0;
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+/*
+ * The last device is unbound, then bound through drivers_probe with its 1st,
+ * 2nd, ... point failed (the probe runs in the writer's task, so fail-nth
+ * reaches it) until it binds. A failed probe must leave the device unbound
+ * with no node or debugfs directory of it; kmemleak checks the rest at the
+ * end of the VM run. The device is bound again at the end.
+ */
+static void test_walk_probe(void **state)
+{
+	int dev = hltests_num_devices() - 1, n, absorbed = 0, nodes;
+	char bdf[32], dbg[128];
+	bool ok = true;
+
+	(void)state;
+	if (setup_framework()) {
+		printf("fault-walk: skipped: %s\n", why_unavailable);
+		skip();
+	}
+	assert_int_equal(hltests_pci_addr(dev, bdf, sizeof(bdf)), 0);
+	snprintf(dbg, sizeof(dbg), DBG "/habanalabs/%s", bdf);
+	nodes = count_devices();
+	fail_nth_fd = open("/proc/thread-self/fail-nth", O_RDWR);
+	assert_true(fail_nth_fd >= 0);
+
+	for (n = 1; n <= MAX_POINTS; n++) {
+		bool injected;
+		int rc;
+
+		if (bound(bdf))
+			assert_int_equal(hltests_write_file("/sys/bus/pci/drivers/habanalabs/unbind", bdf), 0);
+		assert_false(bound(bdf));
+		fail_nth_set(n);
+		rc = hltests_write_file("/sys/bus/pci/drivers_probe", bdf);
+		injected = fail_nth_get() == 0;
+		fail_nth_set(0);
+		(void)rc;	/* drivers_probe says 0 even when probe() failed */
+
+		if (!injected) {
+			if (!bound(bdf)) {
+				fprintf(stderr, "fault-walk: probe failed without a fault\n");
+				ok = false;
+			}
+			break;
+		}
+		if (bound(bdf)) {
+			absorbed++;
+			continue;
+		}
+		if (count_devices() != nodes - 1 || !access(dbg, F_OK)) {
+			fprintf(stderr, "fault-walk: probe, point %d failed: %s left behind\n", n,
+				count_devices() != nodes - 1 ? "a class device" : "its debugfs directory");
+			ok = false;
+		}
+	}
+	close(fail_nth_fd);
+	restore_knobs();
+	if (!bound(bdf))
+		hltests_write_file("/sys/bus/pci/drivers_probe", bdf);
+	printf("fault-walk: %-22s %3d points failed, %d absorbed\n", "probe", n - 1, absorbed);
+	assert_true(bound(bdf));
+	assert_int_equal(count_devices(), nodes);
+	assert_true(n <= MAX_POINTS);
+	assert_true(ok);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_walk_every_ioctl_path),
+		cmocka_unit_test(test_walk_probe),
+	};
+
+	return HLTESTS_RUN("fault_walk", tests);
+}
