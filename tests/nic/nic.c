@@ -2494,8 +2494,11 @@ static void test_peer_unbind_mid_transfer(void **state)
 {
 	const char *drv = "/sys/bus/pci/drivers/habanalabs";
 	const uint64_t size = 256 * MB;
-	struct hltests_dram_buf d0, d1;
+	volatile uint8_t *head, *tail;
+	struct hltests_dram_buf d0;
+	uint8_t mark[PAGE];
 	struct hl_nic_cqe cqe;
+	struct buf b1;
 	struct nic_cs s, r;
 	char bdf[32], path[160];
 	uint32_t status;
@@ -2505,14 +2508,25 @@ static void test_peer_unbind_mid_transfer(void **state)
 	(void)state;
 	pair_connect(&p);
 	hltests_dram_map(p.s[0].fd, &d0, size, false);
-	hltests_dram_map(p.s[1].fd, &d1, size, false);
+	/* Marked head and tail: the receiver sees the message land */
+	memset(mark, 0xa5, sizeof(mark));
+	hltests_write_device(p.s[0].fd, d0.va, mark, sizeof(mark));
+	hltests_write_device(p.s[0].fd, d0.va + size - sizeof(mark), mark,
+			     sizeof(mark));
+	/* Into host memory, which this process reads as it fills */
+	assert_int_equal(buf_map(p.s[1].fd, &b1, size), 0);
 	assert_int_equal(hltests_pci_addr(1, bdf, sizeof(bdf)), 0);
 
 	assert_int_equal(nic_post(p.s[1].fd, &r, 0, NIC_RECV, p.s[1].conn,
-				  d1.va, size, 81, 0), 0);
+				  b1.va, size, 81, 0), 0);
 	assert_int_equal(nic_post(p.s[0].fd, &s, 0, NIC_SEND, p.s[0].conn,
 				  d0.va, size, 80, 0), 0);
-	usleep(300 * 1000);
+	/* Unbound once the head has landed and the tail has not */
+	head = b1.ptr;
+	tail = b1.ptr + size - 1;
+	for (t0 = now_ns(); *head != 0xa5; )
+		assert_true(now_ns() - t0 < 60000000000ull);
+	assert_int_not_equal(*tail, 0xa5);
 	assert_int_equal(nic_cs_wait(p.s[0].fd, &s, 0, &status), 0);
 	assert_int_equal(status, HL_WAIT_CS_STATUS_BUSY);
 
@@ -2533,6 +2547,7 @@ static void test_peer_unbind_mid_transfer(void **state)
 	assert_int_equal(nic_cs_wait(p.s[1].fd, &r, 0, &status), -ENODEV);
 	fd_close(p.s[1].fd);
 	free(r.cb[0].ptr);
+	free(b1.ptr);
 
 	/* Bound again: the link comes back */
 	snprintf(path, sizeof(path), "%s/bind", drv);
