@@ -556,23 +556,78 @@ static void test_many_exports_of_one_allocation(void **state)
  * number of importers must be able to map one export. Passes on the stock
  * kernel (no DMA-API debugging); the debug lane is its real run.
  */
-static void test_nine_importers_map_one_export(void **state)
+/*
+ * A page of device memory is in at most HL_DMABUF_MAX_PAGE_MAPS importer
+ * mappings, through every export of its allocation together: one more is
+ * -EBUSY, pages the full one does not share are not affected, and an unmap
+ * makes room. (Nine mappings of one page made DMA-API debugging WARN: each
+ * is a dma_map_resource() of the same BAR range; found by hl-fuzz.)
+ */
+static void test_importer_maps_of_a_page_are_bounded(void **state)
 {
+	const int max = HL_DMABUF_MAX_PAGE_MAPS;
 	struct fixture *f = *state;
+	struct hlthunk_hw_ip_info hw;
 	struct hl_importer_map m;
+	int hs[HL_DMABUF_MAX_PAGE_MAPS], same, other, i;
+	uint64_t page;
 	struct exported e;
-	int hs[9], i;
 
 	skip_if_strict();
-	export_pattern(f->st.fd, &e, 2 * MB, true, 0, 2 * MB, 9);
-	for (i = 0; i < 9; i++) {
+	assert_int_equal(hlthunk_get_hw_ip_info(f->st.fd, &hw), 0);
+	page = hw.dram_page_size;
+	/* Two pages; the export is the first one */
+	export_pattern(f->st.fd, &e, 2 * page, true, 0, page, 10);
+	for (i = 0; i < max; i++) {
 		hs[i] = imp_import(f->ifd, e.dmabuf, HL_IMPORTER_F_DYNAMIC);
 		assert_true(hs[i] > 0);
 		assert_int_equal(imp_map(f->ifd, hs[i], &m), 0);
 	}
-	check_read(f->ifd, hs[8], 4096 - 8, e.pattern + 4096 - 8, 16,
-		   "the ninth importer's mapping");
-	for (i = 0; i < 9; i++)
+	check_read(f->ifd, hs[max - 1], page - 8, e.pattern + page - 8, 8,
+		   "the last importer's mapping");
+
+	/* One more of the same page, through this export or another one */
+	same = imp_import(f->ifd, e.dmabuf, HL_IMPORTER_F_DYNAMIC);
+	assert_true(same > 0);
+	assert_int_equal(imp_map(f->ifd, same, &m), -EBUSY);
+	{
+		int fd2 = hlthunk_device_mapped_memory_export_dmabuf_fd(
+				f->st.fd, e.dram.va, 4096, page - 4096,
+				O_RDWR | O_CLOEXEC);
+		int h2;
+
+		assert_true(fd2 >= 0);
+		h2 = imp_import(f->ifd, fd2, HL_IMPORTER_F_DYNAMIC);
+		assert_true(h2 > 0);
+		assert_int_equal(imp_map(f->ifd, h2, &m), -EBUSY);
+		assert_int_equal(imp_handle_op(f->ifd, HL_IMPORTER_IOCTL_RELEASE,
+					       h2), 0);
+		close(fd2);
+
+		/* The second page is in no mapping: it maps */
+		fd2 = hlthunk_device_mapped_memory_export_dmabuf_fd(
+				f->st.fd, e.dram.va, page, page,
+				O_RDWR | O_CLOEXEC);
+		assert_true(fd2 >= 0);
+		other = imp_import(f->ifd, fd2, HL_IMPORTER_F_DYNAMIC);
+		assert_true(other > 0);
+		assert_int_equal(imp_map(f->ifd, other, &m), 0);
+		check_read(f->ifd, other, 0, e.pattern + page, 16,
+			   "the other page's mapping");
+		close(fd2);
+	}
+
+	/* An unmap makes room for one */
+	assert_int_equal(imp_handle_op(f->ifd, HL_IMPORTER_IOCTL_RELEASE,
+				       hs[0]), 0);
+	assert_int_equal(imp_map(f->ifd, same, &m), 0);
+	check_read(f->ifd, same, 0, e.pattern, 16, "the mapping made after");
+
+	assert_int_equal(imp_handle_op(f->ifd, HL_IMPORTER_IOCTL_RELEASE, same),
+			 0);
+	assert_int_equal(imp_handle_op(f->ifd, HL_IMPORTER_IOCTL_RELEASE,
+				       other), 0);
+	for (i = 1; i < max; i++)
 		assert_int_equal(imp_handle_op(f->ifd, HL_IMPORTER_IOCTL_RELEASE,
 					       hs[i]), 0);
 	export_release(f->st.fd, &e);
@@ -1442,7 +1497,7 @@ static const struct CMUnitTest dmabuf_tests[] = {
 	cmocka_unit_test_setup_teardown(test_sub_range_export, setup, teardown),
 	cmocka_unit_test_setup_teardown(test_many_exports_of_one_allocation,
 					setup, teardown),
-	cmocka_unit_test_setup_teardown(test_nine_importers_map_one_export,
+	cmocka_unit_test_setup_teardown(test_importer_maps_of_a_page_are_bounded,
 					setup, teardown),
 	cmocka_unit_test_setup_teardown(test_device_fd_closed_before_dmabuf,
 					setup, teardown),

@@ -1941,26 +1941,53 @@ static void test_link_down_while_waiting(void **state)
 	pair_close(&p);
 }
 
+/*
+ * Mark the first and last page of @size bytes at device VA @va (sent from
+ * @fd) so that a receiver's host buffer shows the message landing.
+ */
+static void mark_head_and_tail(int fd, uint64_t va, uint64_t size)
+{
+	uint8_t mark[PAGE];
+
+	memset(mark, 0xa5, sizeof(mark));
+	hltests_write_device(fd, va, mark, sizeof(mark));
+	hltests_write_device(fd, va + size - sizeof(mark), mark, sizeof(mark));
+}
+
+/* Wait until the head of a marked message is in @b and its tail is not */
+static void wait_mid_message(const struct buf *b, uint64_t size)
+{
+	volatile uint8_t *head = b->ptr, *tail = b->ptr + size - 1;
+	uint64_t t0 = now_ns();
+
+	while (*head != 0xa5)
+		assert_true(now_ns() - t0 < 60000000000ull);
+	assert_int_not_equal(*tail, 0xa5);
+}
+
 static void test_link_down_mid_transfer(void **state)
 {
-	const uint64_t size = 384 * MB;
-	struct hltests_dram_buf d0, d1;
+	const uint64_t size = 256 * MB;
+	struct hltests_dram_buf d0;
 	struct hl_nic_cqe cqe;
 	struct nic_cs s, r;
 	uint32_t status;
 	uint64_t t0;
 	struct pair p;
+	struct buf b1;
 
 	(void)state;
 	pair_connect(&p);
 	hltests_dram_map(p.s[0].fd, &d0, size, false);
-	hltests_dram_map(p.s[1].fd, &d1, size, false);
+	mark_head_and_tail(p.s[0].fd, d0.va, size);
+	/* Into host memory, which this process watches as it fills */
+	assert_int_equal(buf_map(p.s[1].fd, &b1, size), 0);
 
 	assert_int_equal(nic_post(p.s[1].fd, &r, 0, NIC_RECV, p.s[1].conn,
-				  d1.va, size, 51, 0), 0);
+				  b1.va, size, 51, 0), 0);
 	assert_int_equal(nic_post(p.s[0].fd, &s, 0, NIC_SEND, p.s[0].conn,
 				  d0.va, size, 50, 0), 0);
-	usleep(300 * 1000);
+	wait_mid_message(&b1, size);
 	/* Still on the wire */
 	assert_int_equal(nic_cs_wait(p.s[0].fd, &s, 0, &status), 0);
 	assert_int_equal(status, HL_WAIT_CS_STATUS_BUSY);
@@ -1983,7 +2010,7 @@ static void test_link_down_mid_transfer(void **state)
 	nic_cs_free(p.s[0].fd, &s);
 	nic_cs_free(p.s[1].fd, &r);
 	hltests_dram_unmap(p.s[0].fd, &d0);
-	hltests_dram_unmap(p.s[1].fd, &d1);
+	buf_unmap(p.s[1].fd, &b1);
 	pair_close(&p);
 }
 
@@ -2494,8 +2521,9 @@ static void test_peer_unbind_mid_transfer(void **state)
 {
 	const char *drv = "/sys/bus/pci/drivers/habanalabs";
 	const uint64_t size = 256 * MB;
-	struct hltests_dram_buf d0, d1;
+	struct hltests_dram_buf d0;
 	struct hl_nic_cqe cqe;
+	struct buf b1;
 	struct nic_cs s, r;
 	char bdf[32], path[160];
 	uint32_t status;
@@ -2505,14 +2533,17 @@ static void test_peer_unbind_mid_transfer(void **state)
 	(void)state;
 	pair_connect(&p);
 	hltests_dram_map(p.s[0].fd, &d0, size, false);
-	hltests_dram_map(p.s[1].fd, &d1, size, false);
+	mark_head_and_tail(p.s[0].fd, d0.va, size);
+	/* Into host memory, which this process watches as it fills */
+	assert_int_equal(buf_map(p.s[1].fd, &b1, size), 0);
 	assert_int_equal(hltests_pci_addr(1, bdf, sizeof(bdf)), 0);
 
 	assert_int_equal(nic_post(p.s[1].fd, &r, 0, NIC_RECV, p.s[1].conn,
-				  d1.va, size, 81, 0), 0);
+				  b1.va, size, 81, 0), 0);
 	assert_int_equal(nic_post(p.s[0].fd, &s, 0, NIC_SEND, p.s[0].conn,
 				  d0.va, size, 80, 0), 0);
-	usleep(300 * 1000);
+	/* Unbound once the head has landed and the tail has not */
+	wait_mid_message(&b1, size);
 	assert_int_equal(nic_cs_wait(p.s[0].fd, &s, 0, &status), 0);
 	assert_int_equal(status, HL_WAIT_CS_STATUS_BUSY);
 
@@ -2533,6 +2564,7 @@ static void test_peer_unbind_mid_transfer(void **state)
 	assert_int_equal(nic_cs_wait(p.s[1].fd, &r, 0, &status), -ENODEV);
 	fd_close(p.s[1].fd);
 	free(r.cb[0].ptr);
+	free(b1.ptr);
 
 	/* Bound again: the link comes back */
 	snprintf(path, sizeof(path), "%s/bind", drv);

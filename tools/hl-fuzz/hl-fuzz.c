@@ -101,9 +101,10 @@ enum {
  * them. Since main fixed issue 9 items 4, 6 and 7 (verified: 120 s of
  * --unbind --reset --known-bugs=all on the stock kernel, seed 0xa11, and
  * 180 s with many-host-maps on the debug kernel, seed 0x7a9, both clean),
- * their inputs are on by default (KB_DEFAULT). many-import-maps (a new
- * finding) stays off under DMA-API debugging until fixed, and unbounded
- * timeouts stay off because a run must not wait a minute for a job.
+ * their inputs are on by default (KB_DEFAULT), as are many-import-maps's
+ * since main bounds the importer mappings of a page
+ * (HL_DMABUF_MAX_PAGE_MAPS). Unbounded timeouts stay off because a run
+ * must not wait a minute for a job.
  */
 enum {
 	/*
@@ -124,10 +125,12 @@ enum {
 	 * Found by hl-fuzz (seed 0x5eed0001, debug kernel): more than 7
 	 * importer mappings of the same HBM at once make DMA-API debugging
 	 * WARN ("exceeded 7 overlapping mappings of cacheline", add_dma_entry
-	 * from dma_map_resource in hl_dmabuf_map_piece).
+	 * from dma_map_resource in hl_dmabuf_map_piece); fixed: a ninth
+	 * mapping of a page is -EBUSY
 	 */
 	KB_MANY_IMPORT_MAPS = 1 << 4,
-	KB_DEFAULT = KB_HUGE_HOST_MAP | KB_EXPORT_UNBIND | KB_MANY_HOST_MAPS,
+	KB_DEFAULT = KB_HUGE_HOST_MAP | KB_EXPORT_UNBIND | KB_MANY_HOST_MAPS |
+		     KB_MANY_IMPORT_MAPS,
 };
 
 static const struct {
@@ -1973,6 +1976,8 @@ static void op_cs(struct worker *w)
 	a.in.timeout = 1 + rnd(&w->r, 2);
 	if (chance(&w->r, 5))
 		a.in.timeout = 0;	/* timeout_locked, set short by main() */
+	if (chance(&w->r, 25))
+		a.in.cs_flags = HL_CS_FLAGS_CUSTOM_TIMEOUT;	/* as hl-thunk */
 	if (chance(&w->r, 3) && (!any_nic || (opt.known_bugs & KB_UNBOUNDED_TIMEOUT)))
 		a.in.timeout = (uint32_t)interesting(&w->r);
 	if (chance(&w->r, 4)) {
@@ -1988,7 +1993,12 @@ static void op_cs(struct worker *w)
 	if (chance(&w->r, 4)) {
 		c.must_fail = true;
 		switch (rnd(&w->r, 6)) {
-		case 0: a.in.cs_flags = 1u << rnd(&w->r, 32); break;
+		case 0:
+			/* Any bit but the one flag the driver knows */
+			a.in.cs_flags = 1u << rnd(&w->r, 32);
+			if (a.in.cs_flags == HL_CS_FLAGS_CUSTOM_TIMEOUT)
+				a.in.cs_flags <<= 1;
+			break;
 		case 1: a.in.ctx_id = 1; break;
 		case 2: a.in.pad = 1; break;
 		case 3: a.in.reserved = 1; break;

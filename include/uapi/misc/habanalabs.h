@@ -296,6 +296,17 @@ struct hl_info_args {
  */
 #define HL_MEM_MAX_HOST_PAGE_MAPS	4
 
+/*
+ * A page of device memory (of the allocation's page size) may be in at
+ * most this many importer mappings at a time, through every dma-buf export
+ * of its allocation together; the importer's dma_buf_map_attachment() that
+ * would map a page once more fails with -EBUSY (for an RDMA NIC: the MR
+ * registration fails). Each mapping is a dma_map_resource() of the BAR
+ * range for the importer, and DMA-API debugging tracks at most 8
+ * overlapping mappings of an address.
+ */
+#define HL_DMABUF_MAX_PAGE_MAPS		8
+
 /* Flags of struct hl_mem_in.flags */
 #define HL_MEM_CONTIGUOUS	0x1	/* ALLOC: one physically contiguous range */
 #define HL_MEM_SHARED		0x2	/* ALLOC: accepted, no effect (upstream) */

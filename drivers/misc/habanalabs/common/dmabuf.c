@@ -8,6 +8,8 @@
  *     contiguous chunk of the exported range, split at the importer's
  *     dma_get_max_seg_size() and below 2 GiB. The entries have no struct
  *     page: only sg_dma_address/sg_dma_len are meaningful.
+ *   - At most HL_DMABUF_MAX_PAGE_MAPS importer mappings of a page at a
+ *     time, through every export of its allocation (-EBUSY past it).
  *   - No CPU access: the dma-buf has no mmap or vmap.
  *   - A dynamic exporter: pin/unpin are implemented (device memory never
  *     moves, so pinning is bookkeeping), and move_notify is used to revoke
@@ -283,6 +285,48 @@ static void hl_dmabuf_unmap_entries(struct dma_buf_attachment *attach,
 	}
 }
 
+/* First and last page of the allocation that the export covers */
+static void hl_dmabuf_page_span(struct hl_dmabuf *hdb, u64 *first, u64 *last)
+{
+	*first = hdb->offset / hdb->pack->page_size;
+	*last = (hdb->offset + hdb->size - 1) / hdb->pack->page_size;
+}
+
+/*
+ * Count an importer mapping on each page the export covers, or -EBUSY if a
+ * page is in HL_DMABUF_MAX_PAGE_MAPS already (the uAPI header says why).
+ * The exports of an allocation share its context's reservation object, so
+ * its lock, held here, serialises every export's mappings of the pages.
+ */
+static int hl_dmabuf_page_maps_get(struct dma_buf_attachment *attach)
+{
+	struct hl_dmabuf *hdb = attach->dmabuf->priv;
+	u8 *maps = hdb->pack->importer_maps;
+	u64 first, last, i;
+
+	dma_resv_assert_held(attach->dmabuf->resv);
+	hl_dmabuf_page_span(hdb, &first, &last);
+	for (i = first; i <= last; i++)
+		if (maps[i] >= HL_DMABUF_MAX_PAGE_MAPS)
+			return -EBUSY;
+	for (i = first; i <= last; i++)
+		maps[i]++;
+	return 0;
+}
+
+static void hl_dmabuf_page_maps_put(struct dma_buf_attachment *attach)
+{
+	struct hl_dmabuf *hdb = attach->dmabuf->priv;
+	u8 *maps = hdb->pack->importer_maps;
+	u64 first, last, i;
+
+	dma_resv_assert_held(attach->dmabuf->resv);
+	hl_dmabuf_page_span(hdb, &first, &last);
+	for (i = first; i <= last; i++)
+		if (!WARN_ON_ONCE(!maps[i]))
+			maps[i]--;
+}
+
 static struct sg_table *hl_dmabuf_map(struct dma_buf_attachment *attach,
 				      enum dma_data_direction dir)
 {
@@ -306,9 +350,14 @@ static struct sg_table *hl_dmabuf_map(struct dma_buf_attachment *attach,
 
 	hl_dmabuf_walk_pieces(hdb, max_seg, hl_dmabuf_count_piece, &nents);
 
+	rc = hl_dmabuf_page_maps_get(attach);
+	if (rc)
+		return ERR_PTR(rc);
 	sgt = kzalloc(sizeof(*sgt), GFP_KERNEL);
-	if (!sgt)
-		return ERR_PTR(-ENOMEM);
+	if (!sgt) {
+		rc = -ENOMEM;
+		goto err_put_maps;
+	}
 	rc = sg_alloc_table(sgt, nents, GFP_KERNEL);
 	if (rc)
 		goto err_free_sgt;
@@ -326,6 +375,8 @@ err_unmap:
 	sg_free_table(sgt);
 err_free_sgt:
 	kfree(sgt);
+err_put_maps:
+	hl_dmabuf_page_maps_put(attach);
 	return ERR_PTR(rc);
 }
 
@@ -339,6 +390,7 @@ static void hl_dmabuf_unmap(struct dma_buf_attachment *attach,
 	hl_dmabuf_unmap_entries(attach, sgt, sgt->nents, dir);
 	sg_free_table(sgt);
 	kfree(sgt);
+	hl_dmabuf_page_maps_put(attach);
 	hdb->mappings--;
 	if (atomic_dec_and_test(&hdev->dmabuf_mappings))
 		wake_up_all(&hdev->dmabuf_wq);

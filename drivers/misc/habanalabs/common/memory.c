@@ -70,6 +70,7 @@ static void hl_pg_pack_release(struct kref *ref)
 			hl_dram_free(hdev, pack->pages[i], pack->page_size);
 	}
 	atomic64_sub(pack->total_size, &hdev->dram_used);
+	kvfree(pack->importer_maps);
 	kvfree(pack->pages);
 	kfree(pack);
 }
@@ -110,6 +111,11 @@ hl_pg_pack_alloc(struct hl_ctx *ctx, u64 size, u64 page_size, bool contiguous)
 				     GFP_KERNEL_ACCOUNT);
 	if (!pack->pages)
 		goto err_free_pack;
+	pack->importer_maps = kvcalloc(pack->npages,
+				       sizeof(*pack->importer_maps),
+				       GFP_KERNEL_ACCOUNT);
+	if (!pack->importer_maps)
+		goto err_free_pages;
 
 	/* Clean pages (scrub.c): allocations start zeroed */
 	if (contiguous) {
@@ -141,6 +147,7 @@ err_free_dram:
 	while (i--)
 		gen_pool_free(hdev->dram_pool, pack->pages[i], page_size);
 err_free_pages:
+	kvfree(pack->importer_maps);
 	kvfree(pack->pages);
 err_free_pack:
 	kfree(pack);

@@ -28,6 +28,9 @@ struct hl_device;
  * @mapped: number of mappings (under ctx->mem_lock).
  * @exported: number of live dma-buf exports linked to the context (under
  *	hdev->dmabuf_lock; raised with ctx->mem_lock held too).
+ * @importer_maps: per page, the importers' mappings of it through any
+ *	export, at most HL_DMABUF_MAX_PAGE_MAPS (under the reservation lock
+ *	that every export of the allocation shares: its context's resv).
  */
 struct hl_vm_phys_pg_pack {
 	struct kref refcount;
@@ -40,6 +43,7 @@ struct hl_vm_phys_pg_pack {
 	bool contiguous;
 	u32 mapped;
 	u32 exported;
+	u8 *importer_maps;
 };
 
 /**
