@@ -409,6 +409,7 @@ int hl_device_hard_reset(struct hl_device *hdev);
 long hl_ioctl(struct file *filp, unsigned int cmd, unsigned long arg);
 long hl_ioctl_control(struct file *filp, unsigned int cmd, unsigned long arg);
 void hl_ioctl_defer_fd_install(void *data, int fd, struct file *file);
+void hl_ioctl_no_output(void *data);
 typedef void hl_ioctl_finish_t(struct hl_fpriv *fpriv, void *priv, u64 id,
 			       bool committed);
 void hl_ioctl_on_finish(void *data, hl_ioctl_finish_t *finish, void *priv,

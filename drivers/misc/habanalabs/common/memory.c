@@ -841,6 +841,8 @@ int hl_mem_ioctl(struct hl_fpriv *fpriv, void *data)
 		break;
 	case HL_MEM_OP_FREE:
 		rc = hl_mem_free(ctx, &args->in);
+		if (!rc)
+			hl_ioctl_no_output(data);
 		break;
 	case HL_MEM_OP_MAP:
 		rc = hl_mem_map(ctx, &args->in, &out);
@@ -848,6 +850,8 @@ int hl_mem_ioctl(struct hl_fpriv *fpriv, void *data)
 		break;
 	case HL_MEM_OP_UNMAP:
 		rc = hl_mem_unmap(ctx, &args->in);
+		if (!rc)
+			hl_ioctl_no_output(data);
 		break;
 	case HL_MEM_OP_EXPORT_DMABUF_FD: {
 		int fd;

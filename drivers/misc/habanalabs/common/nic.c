@@ -816,6 +816,22 @@ static void hl_nic_cq_create_finish(struct hl_fpriv *fpriv, void *priv,
 			handle);
 }
 
+/* Ops whose work cannot be undone and that return nothing */
+static bool hl_nic_op_has_no_output(u32 op)
+{
+	switch (op) {
+	case HL_NIC_OP_SET_REQ_CONN_CTX:
+	case HL_NIC_OP_SET_RES_CONN_CTX:
+	case HL_NIC_OP_DESTROY_CONN:
+	case HL_NIC_OP_CQ_DESTROY:
+	case HL_NIC_OP_CQ_UPDATE_CONSUMED_CQES:
+	case HL_NIC_OP_MODIFY_CONN:
+		return true;
+	default:
+		return false;
+	}
+}
+
 /**
  * hl_nic_ioctl - HL_IOCTL_NIC: connections and completion queues.
  * @fpriv: the compute node's open file.
@@ -916,6 +932,8 @@ int hl_nic_ioctl(struct hl_fpriv *fpriv, void *data)
 		else if (in.op == HL_NIC_OP_CQ_CREATE)
 			hl_ioctl_on_finish(data, hl_nic_cq_create_finish, NULL,
 					   out.cq_create.handle);
+		else if (hl_nic_op_has_no_output(in.op))
+			hl_ioctl_no_output(data);
 	}
 	return rc;
 }

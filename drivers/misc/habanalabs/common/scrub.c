@@ -305,6 +305,26 @@ void hl_dram_free(struct hl_device *hdev, u64 addr, u64 size)
 }
 
 /**
+ * hl_scrub_wait_idle - wait until the scrubber has handed every released
+ * page back to the pool (or is stopped).
+ * @hdev: the device.
+ * @timeout: the longest wait, in jiffies.
+ *
+ * For views of a quiet device (debugfs fault/state), which must not depend
+ * on the scrubber's progress.
+ *
+ * Return: true when idle; false on timeout or a signal.
+ */
+bool hl_scrub_wait_idle(struct hl_device *hdev, unsigned long timeout)
+{
+	struct hl_scrub *s = hdev->scrub;
+
+	return wait_event_interruptible_timeout(s->wq, !hl_scrub_pending(hdev) ||
+						!READ_ONCE(s->running),
+						timeout) > 0;
+}
+
+/**
  * hl_scrub_pending - bytes of DRAM released and not yet clean.
  * @hdev: the device.
  *
