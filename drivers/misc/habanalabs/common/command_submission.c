@@ -455,18 +455,11 @@ static void hl_cs_commit(struct hl_fpriv *fpriv, void *priv, u64 seq,
  * cs_flags may carry HL_CS_FLAGS_CUSTOM_TIMEOUT (hl-thunk sets it with a
  * timeout); in.timeout is honoured with or without it.
  *
- * Errors: -EINVAL a non-zero reserved field or ctx_id, a cs_flags bit other
- * than HL_CS_FLAGS_CUSTOM_TIMEOUT, restore
- * chunks, num_chunks_execute not in 1..HL_MAX_JOBS_PER_CS, or a chunk with
- * a bad queue_index, a cb_size that is 0, not a multiple of 8 or above
- * 2 MiB, or non-zero flags/pad; -EFAULT the chunk array cannot be read;
- * -EAGAIN max_pending_cs submissions of the context are in flight; -ENOMEM;
- * -EINTR interrupted while waiting for the reservation lock (nothing was
- * submitted); -ENODEV the device is going away. The jobs are queued only
- * after the sequence number reached user space: if the copy back fails
- * (-EFAULT), or the device goes away meanwhile, they fail without running.
- * Faults and bad packets are not errors of the ioctl: the CS completes with
- * an error that HL_IOCTL_WAIT_CS reports.
+ * Errors: listed in the kernel-doc of union hl_cs_args (uAPI header). The
+ * jobs are queued only after the sequence number reached user space: if the
+ * copy back fails (-EFAULT), or the device goes away meanwhile, they fail
+ * without running. Faults and bad packets are not errors of the ioctl: the
+ * CS completes with an error that HL_IOCTL_WAIT_CS reports.
  *
  * Return: 0 or a negative errno.
  */
@@ -549,9 +542,7 @@ static int hl_cs_find_fence(struct hl_ctx *ctx, u64 seq,
  * reads as COMPLETED, with a zero timestamp and HL_WAIT_CS_STATUS_FLAG_GONE;
  * a CS that has not finished is always tracked.
  *
- * Errors: -EINVAL seq 0 or not issued yet, non-zero flags or ctx_id;
- * -EIO the CS failed; -EINTR a signal arrived while waiting (out.status
- * BUSY; libhlthunk retries).
+ * Errors: listed in the kernel-doc of union hl_wait_cs_args (uAPI header).
  *
  * Return: 0 or a negative errno.
  */

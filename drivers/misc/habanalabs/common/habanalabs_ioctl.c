@@ -179,8 +179,8 @@ static int hl_info_page_fault(struct hl_fpriv *fpriv, struct hl_info_args *args)
 }
 
 /*
- * HL_IOCTL_INFO. Errors: -EINVAL unknown op, reserved field set, no return
- * buffer, or a compute-only op on the control node; -EFAULT bad buffer.
+ * HL_IOCTL_INFO. Errors: listed in the kernel-doc of struct hl_info_args
+ * (uAPI header).
  */
 static int hl_info_ioctl(struct hl_fpriv *fpriv, void *data)
 {

@@ -838,15 +838,8 @@ static bool hl_nic_op_has_no_output(u32 op)
  * @data: struct hl_nic_args, copied in; out is returned on success (on
  *	failure the argument is left as it came in).
  *
- * Errors (per op in the uAPI header, above HL_IOCTL_NIC): -EPERM the
- * caller's thread group did not open the compute node; -EOPNOTSUPP the
- * device has no NIC port; -EINVAL unknown op, non-zero flags, ctx_id, pad
- * or reserved bytes (also those of the union past the op's struct), an
- * unknown connection or CQ, an out-of-range value, an illegal state
- * transition; -ENOSPC no free connection ID or CQ slot; -ENOMEM;
- * -ENETDOWN, -EADDRNOTAVAIL, -EHOSTUNREACH (remote checks of the contexts);
- * -EBUSY CQ_DESTROY of a CQ in use; -EFAULT bad cqes_ptr; -EINTR CQ_WAIT
- * interrupted; -ENODEV the device went away during CQ_WAIT.
+ * Errors: listed per op in the kernel-doc of struct hl_nic_args (uAPI
+ * header).
  *
  * Return: 0 or a negative errno.
  */
