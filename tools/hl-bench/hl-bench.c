@@ -39,7 +39,7 @@
 #include <unistd.h>
 
 #include "hlthunk.h"
-#include "../collective/hlcoll_data.h"
+#include "hlcoll_data.h"
 #include "../../tests/importer/hl_importer.h"
 
 #define MiB		(1ull << 20)
@@ -840,7 +840,7 @@ static int cmd_copy(int peer)
 }
 
 /*
- * The ring of hlcoll (tools/collective/hlcoll.c) done by the CPU: rank r's
+ * The ring of hlcoll (lib/hlcoll/hlcoll.c) done by the CPU: rank r's
  * buffers are in device r's HBM; each step moves a segment from rank r's
  * HBM into a scratch buffer in rank r+1's HBM with memcpy, then adds it
  * into rank r+1's result with float adds (all-reduce), or copies it into
