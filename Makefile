@@ -2,11 +2,12 @@
 #
 # habanalabs: top-level build.
 #
-#   make            the module, libhlthunk, the tools and the tests
+#   make            the module, libhlthunk, libhlcoll, the tools and the tests
 #   make check      install what is missing, build, boot the test VM, run
 #                   every suite; fails on a failed test or a bad kernel log
 #   make demo       install what is missing, build, show the devices in a VM
-#   make install    libhlthunk (+ libhl-thunk.so), headers, .pc files, the module
+#   make install    libhlthunk (+ libhl-thunk.so), libhlcoll, headers, .pc files,
+#                   the module
 #   make lint       checkpatch --strict, sparse (C=2) and W=1 on the driver
 #
 # KDIR selects the kernel to build the module against (default: Debian's
@@ -34,8 +35,10 @@ module:
 	@test -d "$(KDIR)" || { echo "No kernel tree at KDIR='$(KDIR)': run tools/install-deps" >&2; exit 1; }
 	$(MAKE) -C $(KDIR) M=$(TOP) CONFIG_HABANALABS=m W=1 modules
 
+# libhlcoll links against libhlthunk: one after the other
 lib:
 	$(MAKE) -C lib/hlthunk
+	$(MAKE) -C lib/hlcoll
 
 tools: lib
 	$(MAKE) -C tools
@@ -59,6 +62,7 @@ demo-run: all
 
 install: lib
 	$(MAKE) -C lib/hlthunk install DESTDIR=$(DESTDIR) PREFIX=$(PREFIX)
+	$(MAKE) -C lib/hlcoll install DESTDIR=$(DESTDIR) PREFIX=$(PREFIX)
 	$(MAKE) -C $(KDIR) M=$(TOP) CONFIG_HABANALABS=m \
 		INSTALL_MOD_PATH=$(DESTDIR) INSTALL_MOD_DIR=updates modules_install
 
@@ -76,6 +80,7 @@ sparse:
 clean:
 	-$(MAKE) -C $(KDIR) M=$(TOP) CONFIG_HABANALABS=m clean
 	-$(MAKE) -C lib/hlthunk clean
+	-$(MAKE) -C lib/hlcoll clean
 	-$(MAKE) -C tools clean
 	-$(MAKE) -C tests clean
 
