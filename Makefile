@@ -14,6 +14,11 @@
 # 6.12 headers from linux-headers-6.12-amd64).
 
 TOP := $(CURDIR)
+# The driver's Kconfig options for the out-of-tree build: the module the
+# tests load has the test-only knobs (CONFIG_HABANALABS_DEBUG; setting one
+# taints the kernel). HL_DEBUG=n builds it without them.
+HL_DEBUG ?= y
+HL_KCONFIG := CONFIG_HABANALABS=m CONFIG_HABANALABS_DEBUG=$(HL_DEBUG)
 KVER ?= $(shell ls -d /lib/modules/6.12*-amd64/build 2>/dev/null | sort -V | tail -n 1 | cut -d/ -f4)
 KDIR ?= /lib/modules/$(KVER)/build
 PREFIX ?= /usr/local
@@ -33,7 +38,7 @@ deps:
 
 module:
 	@test -d "$(KDIR)" || { echo "No kernel tree at KDIR='$(KDIR)': run tools/install-deps" >&2; exit 1; }
-	$(MAKE) -C $(KDIR) M=$(TOP) CONFIG_HABANALABS=m W=1 modules
+	$(MAKE) -C $(KDIR) M=$(TOP) $(HL_KCONFIG) W=1 modules
 
 # libhlcoll links against libhlthunk: one after the other
 lib:
@@ -63,7 +68,7 @@ demo-run: all
 install: lib
 	$(MAKE) -C lib/hlthunk install DESTDIR=$(DESTDIR) PREFIX=$(PREFIX)
 	$(MAKE) -C lib/hlcoll install DESTDIR=$(DESTDIR) PREFIX=$(PREFIX)
-	$(MAKE) -C $(KDIR) M=$(TOP) CONFIG_HABANALABS=m \
+	$(MAKE) -C $(KDIR) M=$(TOP) $(HL_KCONFIG) \
 		INSTALL_MOD_PATH=$(DESTDIR) INSTALL_MOD_DIR=updates modules_install
 
 lint: checkpatch sparse
@@ -74,11 +79,11 @@ checkpatch:
 	$(TOP)/tools/checkpatch --strict --no-tree -f $(CHECKPATCH_FILES)
 
 sparse:
-	$(MAKE) -C $(KDIR) M=$(TOP) CONFIG_HABANALABS=m W=1 C=2 modules 2>&1 | \
+	$(MAKE) -C $(KDIR) M=$(TOP) $(HL_KCONFIG) W=1 C=2 modules 2>&1 | \
 		tee /dev/stderr | { ! grep -E ': (warning|error):'; }
 
 clean:
-	-$(MAKE) -C $(KDIR) M=$(TOP) CONFIG_HABANALABS=m clean
+	-$(MAKE) -C $(KDIR) M=$(TOP) $(HL_KCONFIG) clean
 	-$(MAKE) -C lib/hlthunk clean
 	-$(MAKE) -C lib/hlcoll clean
 	-$(MAKE) -C tools clean

@@ -66,7 +66,7 @@ static int hl_info_copy(struct hl_info_args *args, const void *src, u32 size)
 	u32 len = min(args->return_size, size);
 	unsigned long left;
 
-	if (unlikely(hl_inject_bug & HL_INJECT_RESV_COPY))
+	if (hl_bug_injected(HL_INJECT_RESV_COPY))
 		left = hl_info_copy_under_resv(to, src, len);
 	else
 		left = copy_to_user(to, src, len);
