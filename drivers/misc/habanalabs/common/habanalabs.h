@@ -75,6 +75,7 @@ enum hl_asic_type {
  * struct asic_fixed_properties - static properties of an ASIC, filled by the
  * backend's early_init and read-only afterwards.
  * @card_name: ASIC name reported by INFO and sysfs.
+ * @fw_version: firmware version string reported by INFO (cpucp_version).
  * @dram_base_address: device physical address of the first byte of HBM.
  * @dram_size: total HBM size.
  * @dram_user_base_address: device physical address of the first byte of
@@ -93,6 +94,7 @@ enum hl_asic_type {
  */
 struct asic_fixed_properties {
 	char card_name[HL_INFO_CARD_NAME_MAX_LEN];
+	char fw_version[HL_INFO_VERSION_MAX_LEN];
 	u64 dram_base_address;
 	u64 dram_size;
 	u64 dram_user_base_address;

@@ -32,6 +32,10 @@
 
 struct hl_emu_nic;
 
+/* Identity reported by INFO and sysfs */
+#define HL_EMU_CARD_NAME		"emu-gaudi"
+#define HL_EMU_FW_VERSION		"emulated"
+
 #define HL_EMU_HBM_BAR			2
 #define HL_EMU_HBM_MIN_SIZE		SZ_64M
 #define HL_EMU_DRAM_PAGE_SIZE		SZ_2M
