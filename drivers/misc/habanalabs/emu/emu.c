@@ -53,6 +53,7 @@ static int hl_emu_early_init(struct hl_device *hdev)
 	/* Page tables: 1/16 of HBM, at least 4 MiB, at most 64 MiB */
 	prop->mmu_pgt_addr = 0;
 	prop->mmu_pgt_size = clamp_t(u64, size / 16, SZ_4M, SZ_64M);
+	hl_emu_mmu_props(&prop->mmu);
 	prop->dram_page_size = HL_EMU_DRAM_PAGE_SIZE;
 	prop->dram_user_base_address = ALIGN(prop->mmu_pgt_addr +
 					     prop->mmu_pgt_size,
