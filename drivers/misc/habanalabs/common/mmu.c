@@ -408,7 +408,7 @@ static bool hl_mmu_props_valid(const struct asic_fixed_properties *prop)
 	if (!mmu->num_hops || mmu->num_hops > HL_MMU_MAX_HOPS ||
 	    !is_power_of_2(mmu->hop_table_size) ||
 	    !hl_mmu_pte_aligned(mmu->hop_table_size) ||
-	    mmu->va_bits > 64 || mmu->max_asid < 2 ||
+	    !mmu->va_bits || mmu->va_bits >= 64 || mmu->max_asid < 2 ||
 	    !(mmu->leaf_hops & BIT(mmu->num_hops - 1)) ||
 	    mmu->leaf_hops >> mmu->num_hops ||
 	    !IS_ALIGNED(prop->mmu_pgt_addr, mmu->hop_table_size) ||

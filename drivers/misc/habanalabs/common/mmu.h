@@ -60,7 +60,8 @@
  *	BIT(hop_shifts[N]) bytes. It has the last hop's bit: a walk that
  *	finds no leaf there faults.
  * @hop_table_size: bytes of a hop table, a power of 2.
- * @va_bits: width of a device virtual address; higher bits must be 0.
+ * @va_bits: width of a device virtual address (below 64); higher bits
+ *	must be 0.
  * @max_asid: number of ASIDs, hop0 tables at the start of the page-table
  *	area; user contexts get 1 .. @max_asid - 1.
  */
