@@ -15,6 +15,7 @@
 #include "hlcoll_data.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdbool.h>
@@ -40,6 +41,7 @@ struct bench {
 	int warmup;
 	bool check;
 	uint64_t seed;
+	const char *perf_ctl;
 	struct hlcoll_config cfg;
 };
 
@@ -99,6 +101,27 @@ static uint64_t size_count(const struct bench *b, uint64_t size)
 	if (b->op == OP_ALLGATHER)
 		return size / 4 / b->nranks;
 	return size / 4;
+}
+
+/*
+ * Rank 0 tells "perf record --control fifo:FIFO" (started with -D -1, its
+ * events disabled) to enable or disable them: the profile then holds only
+ * the timed iterations of every size. The FIFO is opened non-blocking:
+ * without a reader the command is dropped.
+ */
+static void perf_ctl(const struct bench *b, int rank, const char *cmd)
+{
+	ssize_t len = (ssize_t)strlen(cmd);
+	int fd;
+
+	if (!b->perf_ctl || rank)
+		return;
+	fd = open(b->perf_ctl, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (write(fd, cmd, len) != len)
+		fprintf(stderr, "hl-coll-bench: %s: short write\n", b->perf_ctl);
+	close(fd);
 }
 
 static int rank_main(int rank, int nranks, int boot_fd, void *arg)
@@ -168,6 +191,7 @@ static int rank_main(int rank, int nranks, int boot_fd, void *arg)
 		for (it = 0; !rc && it < b->warmup + b->iters; it++) {
 			if (it == b->warmup) {
 				rc = hlcoll_barrier(comm);
+				perf_ctl(b, rank, "enable\n");
 				t0 = now_us();
 				if (rc)
 					break;
@@ -181,6 +205,7 @@ static int rank_main(int rank, int nranks, int boot_fd, void *arg)
 						      HLCOLL_SUM);
 		}
 		t1 = now_us();
+		perf_ctl(b, rank, "disable\n");
 		res.time_us = b->iters ? (t1 - t0) / b->iters : 0;
 		res.rc = rc;
 
@@ -304,6 +329,9 @@ static void usage(FILE *f)
 		"  -c, --check 0|1      compare with the host's result (default 1)\n"
 		"  -C, --chunk SIZE     NIC message size (default 256K)\n"
 		"  -S, --seed N         input seed\n"
+		"  -P, --perf-ctl FIFO  rank 0 writes enable/disable to FIFO around\n"
+		"                       the timed iterations (perf record -D -1\n"
+		"                       --control fifo:FIFO)\n"
 		"  -h, --help\n"
 		"\n"
 		"Sizes are bytes (K, M, G suffixes; +N adds N bytes); the element count\n"
@@ -326,6 +354,7 @@ int main(int argc, char **argv)
 		{ "check", required_argument, NULL, 'c' },
 		{ "chunk", required_argument, NULL, 'C' },
 		{ "seed", required_argument, NULL, 'S' },
+		{ "perf-ctl", required_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -343,7 +372,7 @@ int main(int argc, char **argv)
 	b.check = true;
 	b.seed = 0xc011ec7111e5eedull;
 
-	while ((c = getopt_long(argc, argv, "o:g:d:b:e:f:s:n:w:c:C:S:h", opts,
+	while ((c = getopt_long(argc, argv, "o:g:d:b:e:f:s:n:w:c:C:S:P:h", opts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'o':
@@ -419,6 +448,9 @@ int main(int argc, char **argv)
 			break;
 		case 'S':
 			b.seed = strtoull(optarg, NULL, 0);
+			break;
+		case 'P':
+			b.perf_ctl = optarg;
 			break;
 		case 'h':
 			usage(stdout);
