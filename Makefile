@@ -2,17 +2,23 @@
 #
 # habanalabs: top-level build.
 #
-#   make            the module, libhlthunk, the tools and the tests
+#   make            the module, libhlthunk, libhlcoll, the tools and the tests
 #   make check      install what is missing, build, boot the test VM, run
 #                   every suite; fails on a failed test or a bad kernel log
 #   make demo       install what is missing, build, show the devices in a VM
-#   make install    libhlthunk (+ libhl-thunk.so), headers, .pc files, the module
+#   make install    libhlthunk (+ libhl-thunk.so), libhlcoll, headers, .pc files,
+#                   the module
 #   make lint       checkpatch --strict, sparse (C=2) and W=1 on the driver
 #
 # KDIR selects the kernel to build the module against (default: Debian's
 # 6.12 headers from linux-headers-6.12-amd64).
 
 TOP := $(CURDIR)
+# The driver's Kconfig options for the out-of-tree build: the module the
+# tests load has the test-only knobs (CONFIG_HABANALABS_DEBUG; setting one
+# taints the kernel). HL_DEBUG=n builds it without them.
+HL_DEBUG ?= y
+HL_KCONFIG := CONFIG_HABANALABS=m CONFIG_HABANALABS_DEBUG=$(HL_DEBUG)
 KVER ?= $(shell ls -d /lib/modules/6.12*-amd64/build 2>/dev/null | sort -V | tail -n 1 | cut -d/ -f4)
 KDIR ?= /lib/modules/$(KVER)/build
 PREFIX ?= /usr/local
@@ -32,10 +38,12 @@ deps:
 
 module:
 	@test -d "$(KDIR)" || { echo "No kernel tree at KDIR='$(KDIR)': run tools/install-deps" >&2; exit 1; }
-	$(MAKE) -C $(KDIR) M=$(TOP) CONFIG_HABANALABS=m W=1 modules
+	$(MAKE) -C $(KDIR) M=$(TOP) $(HL_KCONFIG) W=1 modules
 
+# libhlcoll links against libhlthunk: one after the other
 lib:
 	$(MAKE) -C lib/hlthunk
+	$(MAKE) -C lib/hlcoll
 
 tools: lib
 	$(MAKE) -C tools
@@ -59,7 +67,8 @@ demo-run: all
 
 install: lib
 	$(MAKE) -C lib/hlthunk install DESTDIR=$(DESTDIR) PREFIX=$(PREFIX)
-	$(MAKE) -C $(KDIR) M=$(TOP) CONFIG_HABANALABS=m \
+	$(MAKE) -C lib/hlcoll install DESTDIR=$(DESTDIR) PREFIX=$(PREFIX)
+	$(MAKE) -C $(KDIR) M=$(TOP) $(HL_KCONFIG) \
 		INSTALL_MOD_PATH=$(DESTDIR) INSTALL_MOD_DIR=updates modules_install
 
 lint: checkpatch sparse
@@ -70,12 +79,13 @@ checkpatch:
 	$(TOP)/tools/checkpatch --strict --no-tree -f $(CHECKPATCH_FILES)
 
 sparse:
-	$(MAKE) -C $(KDIR) M=$(TOP) CONFIG_HABANALABS=m W=1 C=2 modules 2>&1 | \
+	$(MAKE) -C $(KDIR) M=$(TOP) $(HL_KCONFIG) W=1 C=2 modules 2>&1 | \
 		tee /dev/stderr | { ! grep -E ': (warning|error):'; }
 
 clean:
-	-$(MAKE) -C $(KDIR) M=$(TOP) CONFIG_HABANALABS=m clean
+	-$(MAKE) -C $(KDIR) M=$(TOP) $(HL_KCONFIG) clean
 	-$(MAKE) -C lib/hlthunk clean
+	-$(MAKE) -C lib/hlcoll clean
 	-$(MAKE) -C tools clean
 	-$(MAKE) -C tests clean
 

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: MIT
 /*
  * packets.c - builders of the emulated ASIC's command-buffer packets
- * (struct hl_pkt_* of <misc/habanalabs.h>): little-endian, any buffer
+ * (struct hl_pkt_* of <misc/habanalabs_pkt.h>): little-endian, any buffer
  * alignment, reserved bits zero.
  */
 
 #include <endian.h>
 #include <string.h>
+
+#include <misc/habanalabs_pkt.h>
 
 #include "hlthunk_internal.h"
 

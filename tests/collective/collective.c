@@ -4,7 +4,7 @@
  * devices, one process per device (hlcoll_launch()), data over the NIC,
  * the sum on the device (REDUCE). Every rank checks every element of its
  * result bit for bit against the host's computation in the ring's order
- * (tools/collective/hlcoll_data.h): on 2, 3 and 4 devices (as many as the
+ * (lib/hlcoll/hlcoll_data.h): on 2, 3 and 4 devices (as many as the
  * VM has), with odd sizes (not multiples of the number of ranks nor of the
  * chunk, fewer elements than ranks), in place and out of place, small
  * chunks that make many NIC messages and more than one submission per
@@ -15,8 +15,8 @@
  * The test process itself opens no device: the ranks do.
  */
 #include "hltests.h"
-#include "../../tools/collective/hlcoll.h"
-#include "../../tools/collective/hlcoll_data.h"
+#include "hlcoll.h"
+#include "hlcoll_data.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -520,6 +520,47 @@ static void test_failed_copy_out_undoes_nic_objects(void **state)
 	assert_int_equal(hlthunk_nic_cq_destroy(st->fd, cq + 1), -EINVAL);
 }
 
+/*
+ * Work that cannot be undone and returns nothing succeeds even when its
+ * copy back fails: FREE, UNMAP and destroying a NIC object report 0, and
+ * what they did is done (found by the fault walk: they said EFAULT with
+ * their work done).
+ */
+static void test_failed_copy_out_of_no_output_ops_succeeds(void **state)
+{
+	struct hltests_state *st = *state;
+	uint64_t before = ctx_dram(st->fd), h = alloc_handle(st->fd), va;
+	union hl_mem_args a;
+	struct hl_nic_args n;
+	uint32_t id;
+
+	va = hlthunk_device_memory_map(st->fd, h, 0);
+	assert_int_not_equal(va, 0);
+
+	fail_copy_out(1);
+	memset(&a, 0, sizeof(a));
+	a.in.op = HL_MEM_OP_UNMAP;
+	a.in.unmap.device_virt_addr = va;
+	assert_int_equal(ioctl_rw(st->fd, HL_IOCTL_MEMORY, &a), 0);
+	assert_int_equal(hlthunk_memory_unmap(st->fd, va), -EINVAL);
+
+	fail_copy_out(1);
+	memset(&a, 0, sizeof(a));
+	a.in.op = HL_MEM_OP_FREE;
+	a.in.free.handle = h;
+	assert_int_equal(ioctl_rw(st->fd, HL_IOCTL_MEMORY, &a), 0);
+	assert_int_equal(hlthunk_device_memory_free(st->fd, h), -EINVAL);
+	assert_int_equal(ctx_dram(st->fd), before);
+
+	if (hlthunk_nic_alloc_conn(st->fd, 0, &id))
+		return;		/* no NIC port */
+	fail_copy_out(1);
+	nic_args(&n, HL_NIC_OP_DESTROY_CONN);
+	n.in.destroy_conn.conn_id = id;
+	assert_int_equal(ioctl_rw(st->fd, HL_IOCTL_NIC, &n), 0);
+	assert_int_equal(hlthunk_nic_destroy_conn(st->fd, id), -EINVAL);
+}
+
 /* ---- HL_IOCTL_MEMORY: the union's unused bytes must be zero ---- */
 
 /* Set byte @off of the input union: EINVAL, nothing done */
@@ -637,6 +678,7 @@ static void test_failed_copy_out_cancels_cs(void **state)
 
 static const struct CMUnitTest ioctl_tests[] = {
 	T(test_info_read_only_arg),
+	T(test_failed_copy_out_of_no_output_ops_succeeds),
 	T(test_alloc_read_only_arg),
 	T(test_free_read_only_arg),
 	T(test_map_device_read_only_arg),

@@ -39,7 +39,8 @@
 #include <unistd.h>
 
 #include "hlthunk.h"
-#include "../collective/hlcoll_data.h"
+#include "hlcoll_data.h"
+#include "../common/hltools.h"
 #include "../../tests/importer/hl_importer.h"
 
 #define MiB		(1ull << 20)
@@ -101,47 +102,12 @@ static double median(double *v, int n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-/* "64", "4K", "2M", "1G": bytes */
-static int parse_size(const char *s, uint64_t *out)
-{
-	char *end;
-	uint64_t v = strtoull(s, &end, 0);
-
-	if (end == s)
-		return -1;
-	switch (*end) {
-	case 'k': case 'K':
-		v <<= 10;
-		end++;
-		break;
-	case 'm': case 'M':
-		v <<= 20;
-		end++;
-		break;
-	case 'g': case 'G':
-		v <<= 30;
-		end++;
-		break;
-	}
-	if (*end)
-		return -1;
-	*out = v;
-	return 0;
-}
-
 static int parse_sizes(const char *list)
 {
-	char *copy = strdup(list), *tok, *save = NULL;
+	int n = hltools_parse_sizes(list, g_sizes, MAX_SIZES);
 
-	g_nsizes = 0;
-	for (tok = strtok_r(copy, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save)) {
-		if (g_nsizes == MAX_SIZES || parse_size(tok, &g_sizes[g_nsizes]))
-			return -1;
-		g_nsizes++;
-	}
-	free(copy);
-	return g_nsizes ? 0 : -1;
+	g_nsizes = n > 0 ? n : 0;
+	return n > 0 ? 0 : -1;
 }
 
 /* Repetitions of a timed point: -n, at most 16, default 3 */
@@ -840,7 +806,7 @@ static int cmd_copy(int peer)
 }
 
 /*
- * The ring of hlcoll (tools/collective/hlcoll.c) done by the CPU: rank r's
+ * The ring of hlcoll (lib/hlcoll/hlcoll.c) done by the CPU: rank r's
  * buffers are in device r's HBM; each step moves a segment from rank r's
  * HBM into a scratch buffer in rank r+1's HBM with memcpy, then adds it
  * into rank r+1's result with float adds (all-reduce), or copies it into

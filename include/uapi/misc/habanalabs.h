@@ -19,12 +19,51 @@
  * -EFAULT before anything is done; should the copy back fail after all,
  * what the call created (an allocation, a mapping, a connection, a CQ, a
  * file descriptor) is destroyed before -EFAULT returns.
+ *
+ * Order of this file: the ioctls, then one section per ioctl (INFO, MEMORY,
+ * CS, WAIT_CS, NIC) with its opcodes, constants and structs; the kernel-doc
+ * of each ioctl's argument (struct hl_info_args, union hl_mem_args, union
+ * hl_cs_args, union hl_wait_cs_args, struct hl_nic_args) lists its errors.
+ * The packets that command buffers carry (HL_PKT_*) are the device's format,
+ * not the driver's: they are in habanalabs_pkt.h, included below.
  */
 #ifndef _UAPI_MISC_HABANALABS_H_
 #define _UAPI_MISC_HABANALABS_H_
 
 #include <linux/types.h>
 #include <linux/ioctl.h>
+
+#include "habanalabs_pkt.h"
+
+/*
+ * The ioctls of the compute node (/dev/hlN) and of the control node
+ * (/dev/hl_controlDN, HL_IOCTL_INFO only).
+ *
+ * Errors of every ioctl, besides those its argument's kernel-doc lists:
+ *   -ENOTTY  an ioctl number this node does not serve (any but
+ *            HL_IOCTL_INFO on the control node);
+ *   -E2BIG   an argument larger than the driver's whose extra bytes are
+ *            not zero;
+ *   -EFAULT  an argument that cannot be read, or written back;
+ *   -ENODEV  the device is gone, or was reset under this file (which can
+ *            then only be closed).
+ */
+#define HL_IOCTL_INFO		_IOWR('H', 0x01, struct hl_info_args)
+#define HL_IOCTL_CS		_IOWR('H', 0x03, union hl_cs_args)
+#define HL_IOCTL_WAIT_CS	_IOWR('H', 0x04, union hl_wait_cs_args)
+#define HL_IOCTL_MEMORY		_IOWR('H', 0x05, union hl_mem_args)
+#define HL_IOCTL_NIC		_IOWR('H', 0x07, struct hl_nic_args)
+
+#define HL_COMMAND_START	0x01
+#define HL_COMMAND_END		0x08
+
+/**
+ * DOC: HL_IOCTL_INFO
+ *
+ * Information about the device: HL_INFO_* ops, each filling its struct at
+ * hl_info_args.return_pointer. Served on the compute node and on the
+ * control node.
+ */
 
 /**
  * enum hl_device_status - the state of a device, as returned by
@@ -260,6 +299,55 @@ struct hl_info_dev_memalloc_page_sizes {
 	__u64 page_order_bitmask;
 };
 
+/* Largest number of ports HL_INFO_NIC_PORTS reports */
+#define HL_INFO_NIC_MAX_PORTS		32
+
+/**
+ * struct hl_info_nic_port - one NIC port, as returned by HL_INFO_NIC_PORTS.
+ * @addr: Returned address of the port: a 48-bit MAC-like number (bits 63:48
+ *	are zero), unique among the ports of the fabric, that the peer names
+ *	as remote_addr in its connection contexts.
+ * @peer_addr: Returned address of the port this one is cabled to, 0 when
+ *	@cabled is 0.
+ * @port: Returned index of the port, 0 .. num_ports - 1.
+ * @link_up: Returned 1 when the link is up: the port is cabled, the peer
+ *	device is present and both ends are up (@admin_up at both ends).
+ * @cabled: Returned 1 when the fabric cables the port to a port of another
+ *	device, else 0 (the port has no link).
+ * @peer_present: Returned 1 when the peer device is bound to the driver.
+ * @peer_module_id: Returned module_id (hl_info_hw_ip_info) of the peer
+ *	device, valid when @cabled is 1.
+ * @peer_port: Returned index of the peer's port, valid when @cabled is 1.
+ * @admin_up: Returned 1 when this end of the link is administratively up
+ *	(the default; see the driver's debugfs to take it down).
+ * @pad: Returned as zero.
+ */
+struct hl_info_nic_port {
+	__u64 addr;
+	__u64 peer_addr;
+	__u32 port;
+	__u32 link_up;
+	__u32 cabled;
+	__u32 peer_present;
+	__u32 peer_module_id;
+	__u32 peer_port;
+	__u32 admin_up;
+	__u32 pad;
+};
+
+/**
+ * struct hl_info_nic_ports - the NIC ports of a device (HL_INFO_NIC_PORTS).
+ * @num_ports: Returned number of ports (= hl_info_hw_ip_info.num_nic_ports,
+ *	at most HL_INFO_NIC_MAX_PORTS); entries past it are zero.
+ * @pad: Returned as zero.
+ * @ports: Returned ports 0 .. @num_ports - 1.
+ */
+struct hl_info_nic_ports {
+	__u32 num_ports;
+	__u32 pad;
+	struct hl_info_nic_port ports[HL_INFO_NIC_MAX_PORTS];
+};
+
 /**
  * struct hl_info_args - argument of HL_IOCTL_INFO.
  * @return_pointer: user pointer to the struct of @op.
@@ -269,6 +357,15 @@ struct hl_info_dev_memalloc_page_sizes {
  * @op: one of HL_INFO_*.
  * @ctx_id: must be 0.
  * @pad: must be 0.
+ *
+ * Accepted on the compute node (/dev/hlN) and on the control node
+ * (/dev/hl_controlDN). Errors of HL_IOCTL_INFO:
+ *   -EINVAL  unknown op, non-zero @ctx_id or @pad, NULL @return_pointer or
+ *            zero @return_size, or an op that needs the compute node
+ *            (HL_INFO_PAGE_FAULT_EVENT) on the control node;
+ *   -EFAULT  @return_pointer cannot be written;
+ *   -ENOMEM  no memory for the reply (HL_INFO_NIC_PORTS);
+ *   -ENODEV  the device is gone.
  */
 struct hl_info_args {
 	__u64 return_pointer;
@@ -277,6 +374,13 @@ struct hl_info_args {
 	__u32 ctx_id;
 	__u32 pad;
 };
+
+/**
+ * DOC: HL_IOCTL_MEMORY
+ *
+ * Allocate, free, map, unmap and export memory: HL_MEM_OP_* ops on
+ * union hl_mem_args. Compute node only.
+ */
 
 /*
  * MEMORY ioctl opcodes (struct hl_mem_in.op), upstream's numbers.
@@ -407,11 +511,42 @@ struct hl_mem_out {
  * union hl_mem_args - argument of HL_IOCTL_MEMORY.
  * @in: input.
  * @out: output.
+ *
+ * Compute node only (the control node answers -ENOTTY). Errors of
+ * HL_IOCTL_MEMORY:
+ *   -EINVAL  unknown op or flag, reserved field set, non-zero bytes in the
+ *            part of the union the op does not use, zero or overflowing
+ *            size, host buffer outside the user address space, bad page
+ *            size, unknown handle or VA, misaligned forced hint or one
+ *            outside the VA range; EXPORT_DMABUF_FD of an address that is
+ *            not a mapped device-memory allocation, an offset or size that
+ *            is not a multiple of the host page size or leaves the
+ *            allocation, flags other than O_RDWR and O_CLOEXEC
+ *   -ENOMEM  not enough DRAM, VA space or page-table space; host memory
+ *            past RLIMIT_MEMLOCK (without CAP_IPC_LOCK) or of more pages
+ *            than the machine's RAM
+ *   -EBUSY   FREE of a mapped or exported allocation; UNMAP of an exported
+ *            mapping; MAP with HL_MEM_FORCE_HINT whose hint is taken; MAP
+ *            of a host page already in HL_MEM_MAX_HOST_PAGE_MAPS mappings
+ *   -EMFILE  EXPORT_DMABUF_FD with no free file descriptor
+ *   -EFAULT  host memory that cannot be pinned; an argument that cannot be
+ *            written back (nothing done, or undone)
+ *   -EINTR   a fatal signal while pinning; a signal while ALLOC waited
+ *            for DRAM being scrubbed (libhlthunk retries)
+ *   -ENODEV  the device is gone
  */
 union hl_mem_args {
 	struct hl_mem_in in;
 	struct hl_mem_out out;
 };
+
+/**
+ * DOC: HL_IOCTL_CS
+ *
+ * Submit jobs to engine queues: each job is a command buffer of packets
+ * (habanalabs_pkt.h) that one queue fetches through the device MMU. The
+ * call returns a sequence number for HL_IOCTL_WAIT_CS. Compute node only.
+ */
 
 /* Maximum number of chunks in one command submission */
 #define HL_MAX_JOBS_PER_CS	64
@@ -448,13 +583,9 @@ struct hl_cs_chunk {
  *	longer, so that its fence, which other drivers may wait for through a
  *	dma-buf, signals in bounded time. Honoured with or without
  *	HL_CS_FLAGS_CUSTOM_TIMEOUT (upstream reads it only with the flag).
- *
- * Errors of HL_IOCTL_CS: -EINVAL bad fields or chunks; -EFAULT; -EAGAIN
- * max_pending_cs (module parameter, default 256) submissions of the
- * context have not completed yet; -ENOMEM; -ENODEV the device is gone or
- * was reset under this file (it can only be closed).
  * @cs_flags: 0 or HL_CS_FLAGS_CUSTOM_TIMEOUT; any other bit: -EINVAL.
  * @ctx_id: must be 0.
+ * @pad: must be 0.
  */
 struct hl_cs_in {
 	__u64 chunks_restore;
@@ -489,11 +620,38 @@ struct hl_cs_out {
  * union hl_cs_args - argument of HL_IOCTL_CS.
  * @in: input.
  * @out: output.
+ *
+ * Compute node only. Errors of HL_IOCTL_CS:
+ *   -EINVAL  a non-zero reserved field or ctx_id, a cs_flags bit other than
+ *            HL_CS_FLAGS_CUSTOM_TIMEOUT, restore chunks,
+ *            num_chunks_execute not in 1 .. HL_MAX_JOBS_PER_CS, or a chunk
+ *            with a bad queue_index, a cb_size that is 0, not a multiple
+ *            of 8 or above 2 MiB, or non-zero flags or pad;
+ *   -EFAULT  the chunk array cannot be read;
+ *   -EAGAIN  max_pending_cs (module parameter, default 256) submissions of
+ *            the context have not completed yet;
+ *   -ENOMEM  no memory;
+ *   -EINTR   interrupted while waiting for the reservation lock (nothing
+ *            was submitted);
+ *   -ENODEV  the device is gone or was reset under this file (it can only
+ *            be closed).
+ *
+ * The jobs are queued only after the sequence number reached user space:
+ * if the copy back fails (-EFAULT), or the device goes away meanwhile, they
+ * fail without running. MMU faults and malformed packets are not errors of
+ * the ioctl: the CS completes with an error that HL_IOCTL_WAIT_CS reports.
  */
 union hl_cs_args {
 	struct hl_cs_in in;
 	struct hl_cs_out out;
 };
+
+/**
+ * DOC: HL_IOCTL_WAIT_CS
+ *
+ * Wait for a command submission, by the sequence number HL_IOCTL_CS
+ * returned. Compute node only.
+ */
 
 /**
  * struct hl_wait_cs_in - input of HL_IOCTL_WAIT_CS.
@@ -542,165 +700,24 @@ struct hl_wait_cs_out {
 /**
  * union hl_wait_cs_args - argument of HL_IOCTL_WAIT_CS.
  * @in: input.
- * @out: output.
+ * @out: output; also written when the ioctl returns -EIO.
+ *
+ * Compute node only. Errors of HL_IOCTL_WAIT_CS:
+ *   -EINVAL  seq 0 or not issued yet, non-zero flags or ctx_id;
+ *   -EIO     the CS failed (out.status HL_WAIT_CS_STATUS_ABORTED);
+ *   -EINTR   a signal arrived while waiting (the argument is left as it
+ *            came in; libhlthunk retries).
+ * A CS still running when timeout_us runs out is not an error: the ioctl
+ * returns 0 with out.status HL_WAIT_CS_STATUS_BUSY.
  */
 union hl_wait_cs_args {
 	struct hl_wait_cs_in in;
 	struct hl_wait_cs_out out;
 };
 
-/*
- * Packets of the emulated ASIC (card_name "emu-gaudi").
+/**
+ * DOC: HL_IOCTL_NIC
  *
- * A command buffer is a sequence of packets, each a multiple of 8 bytes,
- * little-endian, starting with a __u32 header whose bits [31:24] are the
- * opcode. The queue fetches and executes them in order; every address in a
- * packet is a device virtual address translated by the device MMU. A packet
- * that faults or is malformed aborts the job: its command submission
- * completes with an error (HL_WAIT_CS_STATUS_ABORTED).
- */
-#define HL_PKT_OPCODE_SHIFT		24
-#define HL_PKT_OPCODE_MASK		0xff000000u
-
-#define HL_PKT_NOP			0x00
-#define HL_PKT_LIN_DMA			0x01
-#define HL_PKT_MEMSET			0x02
-#define HL_PKT_MSG_LONG			0x03
-#define HL_PKT_REDUCE			0x04
-
-/**
- * struct hl_pkt_nop - do nothing.
- * @ctl: opcode HL_PKT_NOP.
- * @pad: must be 0.
- */
-struct hl_pkt_nop {
-	__u32 ctl;
-	__u32 pad;
-};
-
-/**
- * struct hl_pkt_lin_dma - copy @tsize bytes from @src_addr to @dst_addr.
- * @ctl: opcode HL_PKT_LIN_DMA.
- * @pad: must be 0.
- * @src_addr: source device virtual address (DRAM or host mapping).
- * @dst_addr: destination device virtual address.
- * @tsize: bytes to copy; any size and alignment. Overlapping ranges are
- *	copied as if through a temporary buffer only within 4 KiB.
- */
-struct hl_pkt_lin_dma {
-	__u32 ctl;
-	__u32 pad;
-	__u64 src_addr;
-	__u64 dst_addr;
-	__u64 tsize;
-};
-
-/**
- * struct hl_pkt_memset - fill @tsize bytes at @dst_addr with a pattern.
- * @ctl: opcode HL_PKT_MEMSET.
- * @pad: must be 0.
- * @dst_addr: destination device virtual address.
- * @value: the 64-bit pattern; byte i of the range gets byte
- *	((@dst_addr + i) % 8) of @value (little-endian).
- * @tsize: bytes to fill.
- */
-struct hl_pkt_memset {
-	__u32 ctl;
-	__u32 pad;
-	__u64 dst_addr;
-	__u64 value;
-	__u64 tsize;
-};
-
-/**
- * struct hl_pkt_msg_long - write a 32-bit value (a fence or sync write).
- * @ctl: opcode HL_PKT_MSG_LONG.
- * @value: the value to write.
- * @addr: device virtual address, 4-byte aligned.
- */
-struct hl_pkt_msg_long {
-	__u32 ctl;
-	__u32 value;
-	__u64 addr;
-};
-
-/* Element types of HL_PKT_REDUCE (struct hl_pkt_reduce.dtype) */
-#define HL_REDUCE_DTYPE_F32		0	/* IEEE-754 binary32 */
-
-/* Operations of HL_PKT_REDUCE (struct hl_pkt_reduce.op) */
-#define HL_REDUCE_OP_SUM		0	/* dst[i] = dst[i] + src[i] */
-
-/**
- * struct hl_pkt_reduce - element-wise reduction of two device buffers:
- *	dst[i] = dst[i] op src[i], for i = 0 .. @count - 1.
- * @ctl: opcode HL_PKT_REDUCE.
- * @count: number of elements, > 0 (else the packet is malformed); one
- *	packet reduces at most 2^32 - 1 elements.
- * @src_addr: device virtual address of the second operand, aligned to the
- *	element size (else malformed).
- * @dst_addr: device virtual address of the first operand and of the result,
- *	aligned to the element size (else malformed).
- * @dtype: HL_REDUCE_DTYPE_*; anything else is malformed.
- * @op: HL_REDUCE_OP_*; anything else is malformed.
- *
- * HL_REDUCE_DTYPE_F32 with HL_REDUCE_OP_SUM: little-endian IEEE-754
- * binary32 addition, rounded to nearest, ties to even, subnormal inputs and
- * results kept (no flush to zero), no exception reported. Every finite or
- * infinite result equals the C float expression dst[i] + src[i] on a host
- * with IEEE arithmetic (x86-64 SSE with the default MXCSR, AArch64 with the
- * default FPCR). An exact zero sum of operands of opposite signs is +0. A
- * NaN result is quiet: dst[i] with the quiet bit (0x00400000) set when
- * dst[i] is a NaN, else src[i] with the quiet bit set when src[i] is a NaN,
- * else (inf + -inf) 0xffc00000; this is x86-64's addss with dst[i] as the
- * first operand.
- *
- * The engine works in chunks that end at 4 KiB device VA pages of either
- * buffer: it reads a chunk of @src_addr and the same elements of
- * @dst_addr, then writes those elements of @dst_addr. @src_addr ==
- * @dst_addr is allowed (dst[i] = dst[i] + dst[i]); other overlaps give a
- * result that depends on the chunking. An MMU fault (reported at the VA of
- * the chunk whose access failed; @dst_addr is read before it is written)
- * aborts the job with the chunks before it written.
- */
-struct hl_pkt_reduce {
-	__u32 ctl;
-	__u32 count;
-	__u64 src_addr;
-	__u64 dst_addr;
-	__u32 dtype;
-	__u32 op;
-};
-
-/*
- * HL_IOCTL_INFO - information about the device.
- *
- * Accepted on the compute node (/dev/hlN) and on the control node
- * (/dev/hl_controlDN). Errors: -EINVAL unknown op, non-zero ctx_id/pad,
- * NULL return_pointer or zero return_size, or an op that needs the compute
- * node on the control node; -EFAULT bad pointer; -ENOMEM no memory for the
- * reply (NIC_PORTS); -ENODEV the device is gone.
- */
-#define HL_IOCTL_INFO		_IOWR('H', 0x01, struct hl_info_args)
-
-/*
- * HL_IOCTL_MEMORY - allocate, free, map, unmap and export memory.
- * Compute node only. The errors of each op are listed in the driver's
- * memory.c and in README.md.
- */
-#define HL_IOCTL_MEMORY		_IOWR('H', 0x05, union hl_mem_args)
-
-/*
- * HL_IOCTL_CS - submit jobs to engine queues; returns a sequence number.
- * Compute node only.
- */
-#define HL_IOCTL_CS		_IOWR('H', 0x03, union hl_cs_args)
-
-/*
- * HL_IOCTL_WAIT_CS - wait for a command submission. Compute node only.
- */
-#define HL_IOCTL_WAIT_CS	_IOWR('H', 0x04, union hl_wait_cs_args)
-
-/*
  * NIC: ports, connections and completion queues (HL_IOCTL_NIC), and the
  * packets that move data between devices (HL_PKT_NIC_SEND, HL_PKT_NIC_RECV).
  *
@@ -725,7 +742,8 @@ struct hl_pkt_reduce {
  * ERR. RESET forgets the contexts, so that the connection can be set up
  * again.
  *
- * Data moves by command-buffer packets run by the engine queues (HL_IOCTL_CS):
+ * Data moves by command-buffer packets (habanalabs_pkt.h) run by the engine
+ * queues (HL_IOCTL_CS):
  * HL_PKT_NIC_RECV posts a receive buffer to a connection and waits until a
  * message has landed in it; HL_PKT_NIC_SEND waits until the peer connection
  * has a receive posted, then moves the bytes from this device's memory
@@ -745,55 +763,6 @@ struct hl_pkt_reduce {
  * child that inherited the descriptor, gets -EPERM). The connections and
  * CQs of a context are destroyed when the compute node is closed.
  */
-
-/* Largest number of ports HL_INFO_NIC_PORTS reports */
-#define HL_INFO_NIC_MAX_PORTS		32
-
-/**
- * struct hl_info_nic_port - one NIC port, as returned by HL_INFO_NIC_PORTS.
- * @addr: Returned address of the port: a 48-bit MAC-like number (bits 63:48
- *	are zero), unique among the ports of the fabric, that the peer names
- *	as remote_addr in its connection contexts.
- * @peer_addr: Returned address of the port this one is cabled to, 0 when
- *	@cabled is 0.
- * @port: Returned index of the port, 0 .. num_ports - 1.
- * @link_up: Returned 1 when the link is up: the port is cabled, the peer
- *	device is present and both ends are up (@admin_up at both ends).
- * @cabled: Returned 1 when the fabric cables the port to a port of another
- *	device, else 0 (the port has no link).
- * @peer_present: Returned 1 when the peer device is bound to the driver.
- * @peer_module_id: Returned module_id (hl_info_hw_ip_info) of the peer
- *	device, valid when @cabled is 1.
- * @peer_port: Returned index of the peer's port, valid when @cabled is 1.
- * @admin_up: Returned 1 when this end of the link is administratively up
- *	(the default; see the driver's debugfs to take it down).
- * @pad: Returned as zero.
- */
-struct hl_info_nic_port {
-	__u64 addr;
-	__u64 peer_addr;
-	__u32 port;
-	__u32 link_up;
-	__u32 cabled;
-	__u32 peer_present;
-	__u32 peer_module_id;
-	__u32 peer_port;
-	__u32 admin_up;
-	__u32 pad;
-};
-
-/**
- * struct hl_info_nic_ports - the NIC ports of a device (HL_INFO_NIC_PORTS).
- * @num_ports: Returned number of ports (= hl_info_hw_ip_info.num_nic_ports,
- *	at most HL_INFO_NIC_MAX_PORTS); entries past it are zero.
- * @pad: Returned as zero.
- * @ports: Returned ports 0 .. @num_ports - 1.
- */
-struct hl_info_nic_ports {
-	__u32 num_ports;
-	__u32 pad;
-	struct hl_info_nic_port ports[HL_INFO_NIC_MAX_PORTS];
-};
 
 /* Connection IDs of a context: HL_NIC_MIN_CONN_ID .. HL_NIC_MAX_CONN_ID */
 #define HL_NIC_MIN_CONN_ID		1
@@ -1123,6 +1092,38 @@ struct hl_nic_out {
  * struct hl_nic_args - argument of HL_IOCTL_NIC.
  * @in: input.
  * @out: output; the ops without output leave it as zero.
+ *
+ * Compute node only, caller must be the process that opened it. Errors of
+ * every op:
+ *   -EPERM   the caller's process did not open the compute node;
+ *   -EINVAL  unknown op, non-zero flags/ctx_id/pad/reserved, non-zero bytes
+ *            of the input union past the op's struct, an unknown conn_id or
+ *            CQ handle;
+ *   -EOPNOTSUPP the device has no NIC;
+ *   -ENODEV  the device is gone;
+ *   -ENOTTY  on the control node.
+ * And per op:
+ *   ALLOC_CONN: -EINVAL port out of range; -ENOSPC no free connection ID;
+ *     -ENOMEM.
+ *   SET_RES_CONN_CTX / SET_REQ_CONN_CTX: -EINVAL connection not in INIT
+ *     (RES) / RTR (REQ), port not the connection's, remote_conn_id out of
+ *     range, psn above HL_NIC_PSN_MASK, wq_size 0 or above
+ *     HL_NIC_MAX_WQ_SIZE, bad mtu (REQ), remote address or ID other than
+ *     the responder context's (REQ), unknown cq_handle; -ENETDOWN the
+ *     port's link is down; -EADDRNOTAVAIL remote_addr is the address of
+ *     no port of the fabric; -EHOSTUNREACH remote_addr is a port that is
+ *     not cabled to this one.
+ *   MODIFY_CONN: -EINVAL state not INIT/ERR/RESET, or INIT from a state
+ *     other than RESET.
+ *   DESTROY_CONN, QUERY_CONN: as above.
+ *   CQ_CREATE: -EINVAL num_entries not a power of 2 in range; -ENOSPC the
+ *     context has HL_NIC_MAX_CQS CQs; -ENOMEM.
+ *   CQ_DESTROY: -EBUSY a connection context names the CQ.
+ *   CQ_POLL: -EINVAL non-zero timeout_us, NULL cqes_ptr with max_cqes > 0;
+ *     -EFAULT bad cqes_ptr.
+ *   CQ_WAIT: as CQ_POLL; -EINTR a signal arrived (libhlthunk retries);
+ *     -EINVAL the CQ was destroyed while waiting.
+ *   CQ_UPDATE_CONSUMED_CQES: -EINVAL num_cqes above the available entries.
  */
 struct hl_nic_args {
 	union {
@@ -1181,91 +1182,5 @@ struct hl_nic_cqe {
 	__u32 psn;
 	__u32 pad;
 };
-
-/* Packets of the NIC (see "Packets of the emulated ASIC" for the format) */
-#define HL_PKT_NIC_SEND			0x10
-#define HL_PKT_NIC_RECV			0x11
-
-/**
- * struct hl_pkt_nic_send - send a message on a connection in RTS.
- * @ctl: opcode HL_PKT_NIC_SEND.
- * @conn_id: a connection of the submitting context. An unknown ID makes
- *	the packet malformed (no CQ can tell).
- * @addr: device virtual address of the message.
- * @size: bytes, 0 .. HL_NIC_MAX_MSG_SIZE (else malformed); at most the size
- *	of the receive it lands in (else both sides complete with LEN_ERR).
- * @wr_id: any value, returned in the completion entries of both sides
- *	(the receiver's entry carries the receive's wr_id).
- *
- * The packet completes when the message has landed in the peer's memory,
- * or failed.
- */
-struct hl_pkt_nic_send {
-	__u32 ctl;
-	__u32 conn_id;
-	__u64 addr;
-	__u64 size;
-	__u64 wr_id;
-};
-
-/**
- * struct hl_pkt_nic_recv - post a receive buffer to a connection in RTR or
- * RTS, and wait for the message that lands in it.
- * @ctl: opcode HL_PKT_NIC_RECV.
- * @conn_id: a connection of the submitting context (unknown: malformed).
- * @addr: device virtual address of the buffer.
- * @size: bytes, 0 .. HL_NIC_MAX_MSG_SIZE (else malformed).
- * @wr_id: any value, returned in the completion entry.
- *
- * Receives of a connection are filled in the order they were posted. An
- * MMU fault on the buffer is recorded in this context
- * (HL_INFO_PAGE_FAULT_EVENT), completes the receive with LOCAL_FAULT and
- * the sender's send with REMOTE_FAULT.
- */
-struct hl_pkt_nic_recv {
-	__u32 ctl;
-	__u32 conn_id;
-	__u64 addr;
-	__u64 size;
-	__u64 wr_id;
-};
-
-/*
- * HL_IOCTL_NIC - NIC connections and completion queues. Compute node only,
- * caller must be the process that opened it. Errors of every op:
- *   -EPERM   the caller's process did not open the compute node;
- *   -EINVAL  unknown op, non-zero flags/ctx_id/pad/reserved, non-zero bytes
- *            of the input union past the op's struct, an unknown conn_id or
- *            CQ handle;
- *   -EOPNOTSUPP the device has no NIC;
- *   -ENODEV  the device is gone;
- *   -ENOTTY  on the control node.
- * And per op:
- *   ALLOC_CONN: -EINVAL port out of range; -ENOSPC no free connection ID;
- *     -ENOMEM.
- *   SET_RES_CONN_CTX / SET_REQ_CONN_CTX: -EINVAL connection not in INIT
- *     (RES) / RTR (REQ), port not the connection's, remote_conn_id out of
- *     range, psn above HL_NIC_PSN_MASK, wq_size 0 or above
- *     HL_NIC_MAX_WQ_SIZE, bad mtu (REQ), remote address or ID other than
- *     the responder context's (REQ), unknown cq_handle; -ENETDOWN the
- *     port's link is down; -EADDRNOTAVAIL remote_addr is the address of
- *     no port of the fabric; -EHOSTUNREACH remote_addr is a port that is
- *     not cabled to this one.
- *   MODIFY_CONN: -EINVAL state not INIT/ERR/RESET, or INIT from a state
- *     other than RESET.
- *   DESTROY_CONN, QUERY_CONN: as above.
- *   CQ_CREATE: -EINVAL num_entries not a power of 2 in range; -ENOSPC the
- *     context has HL_NIC_MAX_CQS CQs; -ENOMEM.
- *   CQ_DESTROY: -EBUSY a connection context names the CQ.
- *   CQ_POLL: -EINVAL non-zero timeout_us, NULL cqes_ptr with max_cqes > 0;
- *     -EFAULT bad cqes_ptr.
- *   CQ_WAIT: as CQ_POLL; -EINTR a signal arrived (libhlthunk retries);
- *     -EINVAL the CQ was destroyed while waiting.
- *   CQ_UPDATE_CONSUMED_CQES: -EINVAL num_cqes above the available entries.
- */
-#define HL_IOCTL_NIC		_IOWR('H', 0x07, struct hl_nic_args)
-
-#define HL_COMMAND_START	0x01
-#define HL_COMMAND_END		0x08
 
 #endif /* _UAPI_MISC_HABANALABS_H_ */

@@ -54,60 +54,6 @@
 /* Largest command buffer of one job */
 #define HL_CS_MAX_CB_SIZE	SZ_2M
 
-static int hl_param_set_bounded_uint(const char *val,
-				     const struct kernel_param *kp, u32 max)
-{
-	unsigned int n;
-	int rc;
-
-	rc = kstrtouint(val, 0, &n);
-	if (rc)
-		return rc;
-	if (!n || n > max)
-		return -EINVAL;
-	*(unsigned int *)kp->arg = n;
-	return 0;
-}
-
-static int hl_param_set_job_timeout_max(const char *val,
-					const struct kernel_param *kp)
-{
-	return hl_param_set_bounded_uint(val, kp, 24 * 3600);
-}
-
-static int hl_param_set_max_pending_cs(const char *val,
-				       const struct kernel_param *kp)
-{
-	return hl_param_set_bounded_uint(val, kp, 65536);
-}
-
-static const struct kernel_param_ops hl_job_timeout_max_ops = {
-	.set = hl_param_set_job_timeout_max,
-	.get = param_get_uint,
-};
-
-static const struct kernel_param_ops hl_max_pending_cs_ops = {
-	.set = hl_param_set_max_pending_cs,
-	.get = param_get_uint,
-};
-
-static unsigned int timeout_locked = 30;
-module_param(timeout_locked, uint, 0644);
-MODULE_PARM_DESC(timeout_locked,
-		 "Default job timeout in seconds, for a CS that gives none; 0 means job_timeout_max (default: 30)");
-
-static unsigned int job_timeout_max = 60;
-module_param_cb(job_timeout_max, &hl_job_timeout_max_ops, &job_timeout_max,
-		0644);
-MODULE_PARM_DESC(job_timeout_max,
-		 "Upper bound in seconds on any job's run time from its submission, 1..86400: a larger CS timeout is clamped to it, and the job is aborted past it (default: 60)");
-
-static unsigned int max_pending_cs = 256;
-module_param_cb(max_pending_cs, &hl_max_pending_cs_ops, &max_pending_cs,
-		0644);
-MODULE_PARM_DESC(max_pending_cs,
-		 "Submissions of one context in flight at most, 1..65536; HL_IOCTL_CS fails with EAGAIN past it (default: 256)");
-
 /**
  * struct hl_cs_fence - the completion fence of a CS.
  * @base: the fence; first, so that dma_fence_free() frees the whole struct.
@@ -276,10 +222,10 @@ static int hl_cs_validate_chunks(struct hl_device *hdev,
  */
 static unsigned long hl_cs_timeout_jiffies(u32 timeout_s)
 {
-	u32 max = READ_ONCE(job_timeout_max);
+	u32 max = READ_ONCE(hl_job_timeout_max);
 
 	if (!timeout_s)
-		timeout_s = READ_ONCE(timeout_locked);
+		timeout_s = READ_ONCE(hl_timeout_locked);
 	if (!timeout_s || timeout_s > max)
 		timeout_s = max;
 	return (unsigned long)timeout_s * HZ;
@@ -368,7 +314,8 @@ static int hl_cs_submit(struct hl_ctx *ctx, const struct hl_cs_chunk *chunks,
 	struct hl_cs *cs;
 	int rc;
 
-	if (atomic_inc_return(&ctx->cs_inflight) > READ_ONCE(max_pending_cs)) {
+	if (atomic_inc_return(&ctx->cs_inflight) >
+	    READ_ONCE(hl_max_pending_cs)) {
 		rc = -EAGAIN;
 		goto err_inflight;
 	}
@@ -455,18 +402,11 @@ static void hl_cs_commit(struct hl_fpriv *fpriv, void *priv, u64 seq,
  * cs_flags may carry HL_CS_FLAGS_CUSTOM_TIMEOUT (hl-thunk sets it with a
  * timeout); in.timeout is honoured with or without it.
  *
- * Errors: -EINVAL a non-zero reserved field or ctx_id, a cs_flags bit other
- * than HL_CS_FLAGS_CUSTOM_TIMEOUT, restore
- * chunks, num_chunks_execute not in 1..HL_MAX_JOBS_PER_CS, or a chunk with
- * a bad queue_index, a cb_size that is 0, not a multiple of 8 or above
- * 2 MiB, or non-zero flags/pad; -EFAULT the chunk array cannot be read;
- * -EAGAIN max_pending_cs submissions of the context are in flight; -ENOMEM;
- * -EINTR interrupted while waiting for the reservation lock (nothing was
- * submitted); -ENODEV the device is going away. The jobs are queued only
- * after the sequence number reached user space: if the copy back fails
- * (-EFAULT), or the device goes away meanwhile, they fail without running.
- * Faults and bad packets are not errors of the ioctl: the CS completes with
- * an error that HL_IOCTL_WAIT_CS reports.
+ * Errors: listed in the kernel-doc of union hl_cs_args (uAPI header). The
+ * jobs are queued only after the sequence number reached user space: if the
+ * copy back fails (-EFAULT), or the device goes away meanwhile, they fail
+ * without running. Faults and bad packets are not errors of the ioctl: the
+ * CS completes with an error that HL_IOCTL_WAIT_CS reports.
  *
  * Return: 0 or a negative errno.
  */
@@ -549,9 +489,7 @@ static int hl_cs_find_fence(struct hl_ctx *ctx, u64 seq,
  * reads as COMPLETED, with a zero timestamp and HL_WAIT_CS_STATUS_FLAG_GONE;
  * a CS that has not finished is always tracked.
  *
- * Errors: -EINVAL seq 0 or not issued yet, non-zero flags or ctx_id;
- * -EIO the CS failed; -EINTR a signal arrived while waiting (out.status
- * BUSY; libhlthunk retries).
+ * Errors: listed in the kernel-doc of union hl_wait_cs_args (uAPI header).
  *
  * Return: 0 or a negative errno.
  */

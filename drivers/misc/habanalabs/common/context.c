@@ -25,7 +25,7 @@ static void hl_ctx_release_work(struct work_struct *work)
 	/* A context that never got a file is torn down here */
 	hl_ctx_teardown(ctx);
 	hl_nic_ctx_fini(ctx);
-	if (unlikely(hl_inject_bug & HL_INJECT_LEAK))
+	if (hl_bug_injected(HL_INJECT_LEAK))
 		ctx->injected_leak = kmalloc(64, GFP_KERNEL);
 	kfree(ctx);
 	hl_device_put(hdev);

@@ -10,7 +10,15 @@
  *          back to user space with -EFAULT, as if the argument's page had
  *          gone, so that tests reach the undo paths (default 0)
  *
- * and the ASIC backend's files (asic_funcs->debugfs_init), e.g. nic/.
+ * state    what a failed ioctl must leave as it found it (fault.c; with
+ *          CONFIG_FAULT_INJECTION)
+ *
+ * and the ASIC backend's files (asic_funcs->debugfs_init), e.g. the
+ * emulated NIC's nic/port<N>/link switches.
+ *
+ * The device's switches live here, as plain fields of the device (or of its
+ * backend) exposed as files, as netdevsim's are; module parameters are the
+ * driver-wide knobs, all in habanalabs_drv.c.
  */
 
 #include <linux/debugfs.h>

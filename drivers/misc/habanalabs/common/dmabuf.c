@@ -23,7 +23,7 @@
  * First, pci_p2pdma_distance() decides: with CONFIG_PCI_P2PDMA it knows
  * switches and whitelisted host bridges; without it (Debian's stock
  * kernels) it always fails. When it refuses, the module parameter
- * p2p_policy decides:
+ * p2p_policy (parsed once into hl_p2p_policy) decides:
  *   "strict" (default): refuse;
  *   "iommu": allow a PCI importer under the same PCI host bridge whose DMA
  *            is translated by an IOMMU: dma_map_resource() then creates
@@ -81,16 +81,6 @@
 #include "memory.h"
 
 MODULE_IMPORT_NS(DMA_BUF);
-
-static char *p2p_policy = "strict";
-module_param(p2p_policy, charp, 0444);
-MODULE_PARM_DESC(p2p_policy,
-		 "When pci_p2pdma_distance() refuses an importer: \"strict\" refuses too, \"iommu\" allows one under the same host bridge behind an IOMMU (default: strict)");
-
-static bool dmabuf_raw_bar_addresses;
-module_param(dmabuf_raw_bar_addresses, bool, 0444);
-MODULE_PARM_DESC(dmabuf_raw_bar_addresses,
-		 "TEST ONLY, BREAKS DMA: put raw BAR bus addresses in exported sg tables instead of DMA-API addresses for the importer (default: false)");
 
 /* sg_dma_len is 32-bit: keep entries well below 4 GiB */
 #define HL_DMABUF_MAX_SEG	SZ_2G
@@ -153,14 +143,15 @@ static int hl_dmabuf_p2p_check(struct hl_device *hdev, struct device *dev)
 	if (pci_p2pdma_distance(hdev->pdev, dev, true) >= 0)
 		return 0;
 
-	if (sysfs_streq(p2p_policy, "iommu") &&
+	if (hl_p2p_policy == HL_P2P_IOMMU &&
 	    pci_find_host_bridge(importer->bus) ==
 	    pci_find_host_bridge(hdev->pdev->bus) &&
 	    hl_dmabuf_iommu_translates(dev))
 		return 0;
 
 	dev_hl_dbg(hdev, "no peer-to-peer path to %s (p2p_policy=%s)\n",
-		   dev_name(dev), p2p_policy);
+		   dev_name(dev),
+		   hl_p2p_policy == HL_P2P_IOMMU ? "iommu" : "strict");
 	return -EXDEV;
 }
 
@@ -251,7 +242,7 @@ static int hl_dmabuf_map_piece(void *arg, u64 dram_pa, u64 len)
 	phys_addr_t bar = hdev->asic_funcs->dram_bar_addr(hdev, dram_pa);
 	dma_addr_t addr;
 
-	if (dmabuf_raw_bar_addresses) {
+	if (hl_dmabuf_raw_bar()) {
 		addr = bar;
 	} else {
 		addr = hl_should_fail(HL_FAULT_DMA_MAP) ? DMA_MAPPING_ERROR :
@@ -275,7 +266,7 @@ static void hl_dmabuf_unmap_entries(struct dma_buf_attachment *attach,
 	struct scatterlist *sg;
 	unsigned int i;
 
-	if (dmabuf_raw_bar_addresses)
+	if (hl_dmabuf_raw_bar())
 		return;
 	for_each_sgtable_dma_sg(sgt, sg, i) {
 		if (i == n)

@@ -32,6 +32,7 @@
 
 #include "habanalabs.h"
 #include "fault.h"
+#include "scrub.h"
 
 static DECLARE_FAULT_ATTR(hl_fail_dram);
 static DECLARE_FAULT_ATTR(hl_fail_pin);
@@ -198,6 +199,10 @@ static int hl_fault_state_show(struct seq_file *s, void *unused)
 	struct hl_device *hdev = s->private;
 	struct list_head *pos;
 	struct hl_ctx *ctx;
+
+	/* Released DRAM counts once it is back in the pool, scrubbed */
+	if (hdev->scrub && !hl_scrub_wait_idle(hdev, 10 * HZ))
+		return -EBUSY;
 
 	mutex_lock(&hdev->ctx_list_lock);
 	list_for_each_entry(ctx, &hdev->ctx_list, node) {

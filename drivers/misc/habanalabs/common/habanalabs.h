@@ -391,13 +391,84 @@ extern dev_t hl_devt;
 extern struct workqueue_struct *hl_wq;
 
 /*
- * TEST ONLY: bugs planted on purpose (module parameter inject_bug) so that
- * the debug-kernel lane can show it catches them.
+ * Module parameters, all declared in habanalabs_drv.c (each one's meaning
+ * and default are in its MODULE_PARM_DESC there). The 0644 ones change at
+ * any time through sysfs: read them with READ_ONCE(). Per-device switches
+ * are debugfs files instead (debugfs.c).
+ */
+
+/**
+ * enum hl_p2p_policy - module parameter p2p_policy, parsed once when set.
+ * @HL_P2P_STRICT: "strict" (or anything but "iommu"): an importer that
+ *	pci_p2pdma_distance() refuses is refused.
+ * @HL_P2P_IOMMU: "iommu": also allow a PCI importer under the same host
+ *	bridge whose DMA an IOMMU translates (dmabuf.c).
+ */
+enum hl_p2p_policy {
+	HL_P2P_STRICT,
+	HL_P2P_IOMMU,
+};
+
+extern enum hl_p2p_policy hl_p2p_policy;
+extern bool hl_memory_scrub;
+extern unsigned int hl_timeout_locked;
+extern unsigned int hl_job_timeout_max;
+extern unsigned int hl_max_pending_cs;
+extern char *hl_nic_links;
+
+/*
+ * TEST ONLY knobs, module parameters only with CONFIG_HABANALABS_DEBUG
+ * (setting one taints the kernel); without it, the stubs below say "off"
+ * and the compiler drops what they guard.
+ *
+ * inject_bug: bugs planted on purpose so that the debug-kernel lane can
+ * show it catches them.
  */
 #define HL_INJECT_LEAK		BIT(0)	/* leak an allocation per context */
 #define HL_INJECT_RESV_COPY	BIT(1)	/* copy_to_user under a dma_resv lock */
 #define HL_INJECT_SIGNAL_ALLOC	BIT(2)	/* GFP_KERNEL in fence signalling */
+
+/* The KUnit suite's PRNG seed without the kunit_seed parameter */
+#define HL_KUNIT_SEED_DEFAULT	42
+
+#if IS_ENABLED(CONFIG_HABANALABS_DEBUG)
 extern unsigned int hl_inject_bug;
+extern bool hl_dmabuf_raw_bar_addresses;
+extern unsigned long hl_kunit_seed;
+
+/* Whether bug @bug (HL_INJECT_*) is planted (inject_bug) */
+static inline bool hl_bug_injected(unsigned int bug)
+{
+	return unlikely(hl_inject_bug & bug);
+}
+
+/* Whether exports carry raw BAR addresses (dmabuf_raw_bar_addresses) */
+static inline bool hl_dmabuf_raw_bar(void)
+{
+	return unlikely(hl_dmabuf_raw_bar_addresses);
+}
+
+/* The emulated MMU KUnit suite's seed (kunit_seed) */
+static inline unsigned long hl_kunit_seed_get(void)
+{
+	return hl_kunit_seed;
+}
+#else
+static inline bool hl_bug_injected(unsigned int bug)
+{
+	return false;
+}
+
+static inline bool hl_dmabuf_raw_bar(void)
+{
+	return false;
+}
+
+static inline unsigned long hl_kunit_seed_get(void)
+{
+	return HL_KUNIT_SEED_DEFAULT;
+}
+#endif /* CONFIG_HABANALABS_DEBUG */
 
 /* device.c */
 int hl_device_init(struct hl_device *hdev);
@@ -415,6 +486,7 @@ int hl_device_hard_reset(struct hl_device *hdev);
 long hl_ioctl(struct file *filp, unsigned int cmd, unsigned long arg);
 long hl_ioctl_control(struct file *filp, unsigned int cmd, unsigned long arg);
 void hl_ioctl_defer_fd_install(void *data, int fd, struct file *file);
+void hl_ioctl_no_output(void *data);
 typedef void hl_ioctl_finish_t(struct hl_fpriv *fpriv, void *priv, u64 id,
 			       bool committed);
 void hl_ioctl_on_finish(void *data, hl_ioctl_finish_t *finish, void *priv,

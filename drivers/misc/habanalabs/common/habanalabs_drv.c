@@ -18,6 +18,8 @@
 
 #include <linux/idr.h>
 #include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/string.h>
 #include <linux/pci.h>
 #include <linux/slab.h>
 
@@ -26,15 +28,130 @@
 #define PCI_VENDOR_ID_REDHAT_QUMRANET	0x1af4
 #define PCI_DEVICE_ID_IVSHMEM		0x1110
 
+/*
+ * Module parameters: every one of the driver's, here. The others read them
+ * through habanalabs.h (READ_ONCE() for the 0644 ones, which sysfs may
+ * change at any time). Per-device switches are debugfs files (debugfs.c).
+ */
+
+static int hl_param_set_bounded_uint(const char *val,
+				     const struct kernel_param *kp, u32 max)
+{
+	unsigned int n;
+	int rc;
+
+	rc = kstrtouint(val, 0, &n);
+	if (rc)
+		return rc;
+	if (!n || n > max)
+		return -EINVAL;
+	*(unsigned int *)kp->arg = n;
+	return 0;
+}
+
+static int hl_param_set_job_timeout_max(const char *val,
+					const struct kernel_param *kp)
+{
+	return hl_param_set_bounded_uint(val, kp, 24 * 3600);
+}
+
+static int hl_param_set_max_pending_cs(const char *val,
+				       const struct kernel_param *kp)
+{
+	return hl_param_set_bounded_uint(val, kp, 65536);
+}
+
+static const struct kernel_param_ops hl_job_timeout_max_ops = {
+	.set = hl_param_set_job_timeout_max,
+	.get = param_get_uint,
+};
+
+static const struct kernel_param_ops hl_max_pending_cs_ops = {
+	.set = hl_param_set_max_pending_cs,
+	.get = param_get_uint,
+};
+
+/*
+ * p2p_policy: the string is kept as given (sysfs shows it) and parsed here,
+ * once, into hl_p2p_policy; anything but "iommu" is "strict".
+ */
+static int hl_param_set_p2p_policy(const char *val,
+				   const struct kernel_param *kp)
+{
+	int rc;
+
+	rc = param_set_charp(val, kp);
+	if (rc)
+		return rc;
+	hl_p2p_policy = sysfs_streq(val, "iommu") ? HL_P2P_IOMMU : HL_P2P_STRICT;
+	return 0;
+}
+
+static const struct kernel_param_ops hl_p2p_policy_ops = {
+	.set = hl_param_set_p2p_policy,
+	.get = param_get_charp,
+	.free = param_free_charp,
+};
+
 static bool bind_ivshmem;
 module_param(bind_ivshmem, bool, 0444);
 MODULE_PARM_DESC(bind_ivshmem,
 		 "Bind to every unbound ivshmem-plain device at load time as an emulated accelerator (default: false)");
 
+enum hl_p2p_policy hl_p2p_policy = HL_P2P_STRICT;
+static char *p2p_policy = "strict";
+module_param_cb(p2p_policy, &hl_p2p_policy_ops, &p2p_policy, 0444);
+__MODULE_PARM_TYPE(p2p_policy, "charp");
+MODULE_PARM_DESC(p2p_policy,
+		 "When pci_p2pdma_distance() refuses an importer: \"strict\" refuses too, \"iommu\" allows one under the same host bridge behind an IOMMU (default: strict)");
+
+bool hl_memory_scrub = true;
+module_param_named(memory_scrub, hl_memory_scrub, bool, 0644);
+MODULE_PARM_DESC(memory_scrub,
+		 "Zero device memory, in the background, when it is released and once after probe, so that allocations start zeroed and no user reads another's data (default: true)");
+
+unsigned int hl_timeout_locked = 30;
+module_param_named(timeout_locked, hl_timeout_locked, uint, 0644);
+MODULE_PARM_DESC(timeout_locked,
+		 "Default job timeout in seconds, for a CS that gives none; 0 means job_timeout_max (default: 30)");
+
+unsigned int hl_job_timeout_max = 60;
+module_param_cb(job_timeout_max, &hl_job_timeout_max_ops, &hl_job_timeout_max,
+		0644);
+MODULE_PARM_DESC(job_timeout_max,
+		 "Upper bound in seconds on any job's run time from its submission, 1..86400: a larger CS timeout is clamped to it, and the job is aborted past it (default: 60)");
+
+unsigned int hl_max_pending_cs = 256;
+module_param_cb(max_pending_cs, &hl_max_pending_cs_ops, &hl_max_pending_cs,
+		0644);
+MODULE_PARM_DESC(max_pending_cs,
+		 "Submissions of one context in flight at most, 1..65536; HL_IOCTL_CS fails with EAGAIN past it (default: 256)");
+
+char *hl_nic_links = "all";
+module_param_named(nic_links, hl_nic_links, charp, 0444);
+MODULE_PARM_DESC(nic_links,
+		 "NIC cabling: \"all\" (port P of device D to port D of device P, devices 0-7), \"none\", or \"D.P-E.Q[,...]\" by module id and port (default: all)");
+
+/* TEST ONLY (CONFIG_HABANALABS_DEBUG): setting one taints the kernel */
+#if IS_ENABLED(CONFIG_HABANALABS_DEBUG)
 unsigned int hl_inject_bug;
-module_param_named(inject_bug, hl_inject_bug, uint, 0444);
+module_param_named_unsafe(inject_bug, hl_inject_bug, uint, 0444);
 MODULE_PARM_DESC(inject_bug,
 		 "TEST ONLY, plants a bug for the debug-kernel lane to catch: 1 = leak an allocation per released context (kmemleak), 2 = copy INFO results to user space under a dma-buf reservation lock (lockdep), 4 = allocate with GFP_KERNEL in the engine's fence-signalling section (lockdep) (default: 0)");
+
+bool hl_dmabuf_raw_bar_addresses;
+module_param_named_unsafe(dmabuf_raw_bar_addresses,
+			  hl_dmabuf_raw_bar_addresses, bool, 0444);
+MODULE_PARM_DESC(dmabuf_raw_bar_addresses,
+		 "TEST ONLY, BREAKS DMA: put raw BAR bus addresses in exported sg tables instead of DMA-API addresses for the importer (default: false)");
+
+#if IS_ENABLED(CONFIG_HABANALABS_KUNIT_TEST)
+unsigned long hl_kunit_seed = HL_KUNIT_SEED_DEFAULT;
+module_param_named_unsafe(kunit_seed, hl_kunit_seed, ulong, 0444);
+MODULE_PARM_DESC(kunit_seed,
+		 "TEST ONLY: seed of the emulated MMU KUnit test's random mappings (default: 42)");
+#endif
+#endif /* CONFIG_HABANALABS_DEBUG */
 
 dev_t hl_devt;
 static DEFINE_IDA(hl_dev_ida);

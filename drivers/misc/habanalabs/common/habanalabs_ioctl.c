@@ -14,7 +14,10 @@
  * handler, so an argument the caller cannot write fails with -EFAULT before
  * anything is done; and a handler that creates something registers an undo
  * (hl_ioctl_on_finish()) that runs if the copy back fails anyway (another
- * thread unmapped or protected the page meanwhile).
+ * thread unmapped or protected the page meanwhile). Work that cannot be
+ * undone and returns nothing (FREE, UNMAP, destroying a NIC object)
+ * succeeds even then (hl_ioctl_no_output()): its copy back only rewrites
+ * the caller's own bytes.
  */
 
 #include <linux/dma-resv.h>
@@ -63,7 +66,7 @@ static int hl_info_copy(struct hl_info_args *args, const void *src, u32 size)
 	u32 len = min(args->return_size, size);
 	unsigned long left;
 
-	if (unlikely(hl_inject_bug & HL_INJECT_RESV_COPY))
+	if (hl_bug_injected(HL_INJECT_RESV_COPY))
 		left = hl_info_copy_under_resv(to, src, len);
 	else
 		left = copy_to_user(to, src, len);
@@ -176,8 +179,8 @@ static int hl_info_page_fault(struct hl_fpriv *fpriv, struct hl_info_args *args)
 }
 
 /*
- * HL_IOCTL_INFO. Errors: -EINVAL unknown op, reserved field set, no return
- * buffer, or a compute-only op on the control node; -EFAULT bad buffer.
+ * HL_IOCTL_INFO. Errors: listed in the kernel-doc of struct hl_info_args
+ * (uAPI header).
  */
 static int hl_info_ioctl(struct hl_fpriv *fpriv, void *data)
 {
@@ -246,6 +249,7 @@ hl_ioctl_lookup(unsigned int cmd, const struct hl_ioctl_desc *table, size_t n)
  * @finish: called once the outcome is known (hl_ioctl_on_finish()), or NULL.
  * @finish_priv: its pointer argument.
  * @finish_id: its number argument.
+ * @no_output: the handler returns nothing (hl_ioctl_no_output()).
  */
 struct hl_ioctl_call {
 	u8 kdata[HL_IOCTL_MAX_ARG_SIZE] __aligned(8);
@@ -254,6 +258,7 @@ struct hl_ioctl_call {
 	hl_ioctl_finish_t *finish;
 	void *finish_priv;
 	u64 finish_id;
+	bool no_output;
 };
 
 static struct hl_ioctl_call *hl_ioctl_call_of(void *data)
@@ -307,6 +312,21 @@ void hl_ioctl_on_finish(void *data, hl_ioctl_finish_t *finish, void *priv,
 	call->finish = finish;
 	call->finish_priv = priv;
 	call->finish_id = id;
+}
+
+/**
+ * hl_ioctl_no_output - the handler succeeded and returns nothing.
+ * @data: the handler's argument pointer.
+ *
+ * For work that cannot be undone and has no result (FREE, UNMAP): the copy
+ * back then only rewrites the caller's own bytes, which the dispatcher
+ * already wrote once before the handler ran, so if it fails after all
+ * (another thread unmapped the page meanwhile) the call still succeeded and
+ * says so, rather than failing with its work done.
+ */
+void hl_ioctl_no_output(void *data)
+{
+	hl_ioctl_call_of(data)->no_output = true;
 }
 
 /*
@@ -373,7 +393,8 @@ static long hl_ioctl_dispatch(struct file *filp, unsigned int cmd,
 	 */
 	if ((_IOC_DIR(cmd) & _IOC_READ) && !hl_ioctl_interrupted(rc) &&
 	    (copy_to_user(uarg, kdata, min(usize, ksize)) ||
-	     (!rc && unlikely(hl_ioctl_fail_copy_out(hdev)))) && !rc)
+	     (!rc && unlikely(hl_ioctl_fail_copy_out(hdev)))) &&
+	    !rc && !call.no_output)
 		rc = -EFAULT;
 
 	if (call.finish) {

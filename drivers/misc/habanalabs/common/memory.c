@@ -13,24 +13,8 @@
  * RLIMIT_MEMLOCK unless the caller has CAP_IPC_LOCK; a host page is in at
  * most HL_MEM_MAX_HOST_PAGE_MAPS mappings of the device.
  *
- * Errors of HL_IOCTL_MEMORY:
- *   -EINVAL  unknown op or flag, reserved field set, non-zero bytes in the
- *            part of the union the op does not use, zero or overflowing
- *            size, host buffer outside the user address space, bad page
- *            size, unknown handle or VA, misaligned forced hint or one
- *            outside the VA range
- *   -ENOMEM  not enough DRAM, VA space or page-table space; host memory
- *            past RLIMIT_MEMLOCK (without CAP_IPC_LOCK) or of more pages
- *            than the machine's RAM
- *   -EBUSY   FREE of a mapped or exported allocation; UNMAP of an exported
- *            mapping; MAP with HL_MEM_FORCE_HINT whose hint is taken; MAP
- *            of a host page already in HL_MEM_MAX_HOST_PAGE_MAPS mappings
- *   -EMFILE  EXPORT_DMABUF_FD with no free file descriptor
- *   -EFAULT  host memory that cannot be pinned; an argument that cannot be
- *            written back (nothing done, or undone)
- *   -EINTR   a fatal signal while pinning; a signal while ALLOC waited
- *            for DRAM being scrubbed
- *   -ENODEV  the device is gone
+ * The errors of HL_IOCTL_MEMORY are listed in the kernel-doc of union
+ * hl_mem_args in include/uapi/misc/habanalabs.h.
  */
 
 #include <linux/genalloc.h>
@@ -812,7 +796,7 @@ static size_t hl_mem_in_used(const struct hl_mem_in *in)
 }
 
 /**
- * hl_mem_ioctl - HL_IOCTL_MEMORY; errors are listed at the top of the file.
+ * hl_mem_ioctl - HL_IOCTL_MEMORY; errors: union hl_mem_args in the uAPI.
  * @fpriv: the compute node's open file.
  * @data: union hl_mem_args, copied in.
  *
@@ -841,6 +825,8 @@ int hl_mem_ioctl(struct hl_fpriv *fpriv, void *data)
 		break;
 	case HL_MEM_OP_FREE:
 		rc = hl_mem_free(ctx, &args->in);
+		if (!rc)
+			hl_ioctl_no_output(data);
 		break;
 	case HL_MEM_OP_MAP:
 		rc = hl_mem_map(ctx, &args->in, &out);
@@ -848,6 +834,8 @@ int hl_mem_ioctl(struct hl_fpriv *fpriv, void *data)
 		break;
 	case HL_MEM_OP_UNMAP:
 		rc = hl_mem_unmap(ctx, &args->in);
+		if (!rc)
+			hl_ioctl_no_output(data);
 		break;
 	case HL_MEM_OP_EXPORT_DMABUF_FD: {
 		int fd;

@@ -806,21 +806,30 @@ static void hl_nic_cq_create_finish(struct hl_fpriv *fpriv, void *priv,
 			handle);
 }
 
+/* Ops whose work cannot be undone and that return nothing */
+static bool hl_nic_op_has_no_output(u32 op)
+{
+	switch (op) {
+	case HL_NIC_OP_SET_REQ_CONN_CTX:
+	case HL_NIC_OP_SET_RES_CONN_CTX:
+	case HL_NIC_OP_DESTROY_CONN:
+	case HL_NIC_OP_CQ_DESTROY:
+	case HL_NIC_OP_CQ_UPDATE_CONSUMED_CQES:
+	case HL_NIC_OP_MODIFY_CONN:
+		return true;
+	default:
+		return false;
+	}
+}
+
 /**
  * hl_nic_ioctl - HL_IOCTL_NIC: connections and completion queues.
  * @fpriv: the compute node's open file.
  * @data: struct hl_nic_args, copied in; out is returned on success (on
  *	failure the argument is left as it came in).
  *
- * Errors (per op in the uAPI header, above HL_IOCTL_NIC): -EPERM the
- * caller's thread group did not open the compute node; -EOPNOTSUPP the
- * device has no NIC port; -EINVAL unknown op, non-zero flags, ctx_id, pad
- * or reserved bytes (also those of the union past the op's struct), an
- * unknown connection or CQ, an out-of-range value, an illegal state
- * transition; -ENOSPC no free connection ID or CQ slot; -ENOMEM;
- * -ENETDOWN, -EADDRNOTAVAIL, -EHOSTUNREACH (remote checks of the contexts);
- * -EBUSY CQ_DESTROY of a CQ in use; -EFAULT bad cqes_ptr; -EINTR CQ_WAIT
- * interrupted; -ENODEV the device went away during CQ_WAIT.
+ * Errors: listed per op in the kernel-doc of struct hl_nic_args (uAPI
+ * header).
  *
  * Return: 0 or a negative errno.
  */
@@ -906,6 +915,8 @@ int hl_nic_ioctl(struct hl_fpriv *fpriv, void *data)
 		else if (in.op == HL_NIC_OP_CQ_CREATE)
 			hl_ioctl_on_finish(data, hl_nic_cq_create_finish, NULL,
 					   out.cq_create.handle);
+		else if (hl_nic_op_has_no_output(in.op))
+			hl_ioctl_no_output(data);
 	}
 	return rc;
 }

@@ -31,7 +31,6 @@
 
 #include <linux/bitmap.h>
 #include <linux/genalloc.h>
-#include <linux/module.h>
 #include <linux/sched.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
@@ -40,11 +39,6 @@
 
 #include "habanalabs.h"
 #include "scrub.h"
-
-static bool memory_scrub = true;
-module_param(memory_scrub, bool, 0644);
-MODULE_PARM_DESC(memory_scrub,
-		 "Zero device memory, in the background, when it is released and once after probe, so that allocations start zeroed and no user reads another's data (default: true)");
 
 /* Bytes zeroed per step of the worker, between which it may be stopped */
 #define HL_SCRUB_BATCH		SZ_32M
@@ -158,7 +152,7 @@ int hl_scrub_init(struct hl_device *hdev)
 	if (rc)
 		goto err_destroy_pool;
 
-	if (READ_ONCE(memory_scrub) && s->npages) {
+	if (READ_ONCE(hl_memory_scrub) && s->npages) {
 		/* The whole range, out of the pool and dirty */
 		addr = gen_pool_alloc(hdev->dram_pool, s->npages * s->page_size);
 		if (WARN_ON(addr != s->base)) {
@@ -290,7 +284,7 @@ void hl_dram_free(struct hl_device *hdev, u64 addr, u64 size)
 	struct hl_scrub *s = hdev->scrub;
 	bool kick = false, direct = true;
 
-	if (READ_ONCE(memory_scrub)) {
+	if (READ_ONCE(hl_memory_scrub)) {
 		spin_lock(&s->lock);
 		if (s->running) {
 			kick = hl_scrub_mark(s, addr, size);
@@ -302,6 +296,26 @@ void hl_dram_free(struct hl_device *hdev, u64 addr, u64 size)
 		gen_pool_free(hdev->dram_pool, addr, size);
 	if (kick)
 		queue_work(system_unbound_wq, &s->work);
+}
+
+/**
+ * hl_scrub_wait_idle - wait until the scrubber has handed every released
+ * page back to the pool (or is stopped).
+ * @hdev: the device.
+ * @timeout: the longest wait, in jiffies.
+ *
+ * For views of a quiet device (debugfs fault/state), which must not depend
+ * on the scrubber's progress.
+ *
+ * Return: true when idle; false on timeout or a signal.
+ */
+bool hl_scrub_wait_idle(struct hl_device *hdev, unsigned long timeout)
+{
+	struct hl_scrub *s = hdev->scrub;
+
+	return wait_event_interruptible_timeout(s->wq, !hl_scrub_pending(hdev) ||
+						!READ_ONCE(s->running),
+						timeout) > 0;
 }
 
 /**

@@ -28,6 +28,8 @@
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 
+#include <uapi/misc/habanalabs_pkt.h>
+
 #include "../common/habanalabs.h"
 
 struct hl_emu_nic;

@@ -11,24 +11,19 @@
  *
  * Built into habanalabs.ko when the kernel has CONFIG_KUNIT (the debug
  * kernel lane); the suite runs at module load. The random mappings come
- * from a PRNG seeded by the module parameter kunit_seed.
+ * from a PRNG seeded by the module parameter kunit_seed (a test-only knob:
+ * with CONFIG_HABANALABS_DEBUG; 42 without).
  */
 
 #include <kunit/device.h>
 #include <kunit/test.h>
 #include <linux/io.h>
 #include <linux/io-64-nonatomic-lo-hi.h>
-#include <linux/module.h>
 #include <linux/prandom.h>
 #include <linux/vmalloc.h>
 
 #include "emu.h"
 #include "../common/mmu.h"
-
-static unsigned long kunit_seed = 42;
-module_param(kunit_seed, ulong, 0444);
-MODULE_PARM_DESC(kunit_seed,
-		 "Seed of the emulated MMU KUnit test's random mappings (default: 42)");
 
 #define T_HBM_SIZE		SZ_32M
 #define T_PGT_SIZE		SZ_4M
@@ -164,7 +159,7 @@ static int hl_emu_mmu_test_init(struct kunit *test)
 		t->host[i] = alloc_page(GFP_KERNEL | __GFP_ZERO);
 		KUNIT_ASSERT_NOT_NULL(test, t->host[i]);
 	}
-	prandom_seed_state(&t->rnd, kunit_seed);
+	prandom_seed_state(&t->rnd, hl_kunit_seed_get());
 
 	test->priv = t;
 	return 0;

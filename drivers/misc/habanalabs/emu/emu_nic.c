@@ -68,7 +68,6 @@
 #include <linux/debugfs.h>
 #include <linux/jiffies.h>
 #include <linux/kref.h>
-#include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
@@ -82,11 +81,6 @@
 
 /* Longest sleep of the NIC engine between checks */
 #define HL_EMU_NIC_WAIT_SLICE	msecs_to_jiffies(20)
-
-static char *nic_links = "all";
-module_param(nic_links, charp, 0444);
-MODULE_PARM_DESC(nic_links,
-		 "NIC cabling: \"all\" (port P of device D to port D of device P, devices 0-7), \"none\", or \"D.P-E.Q[,...]\" by module id and port (default: all)");
 
 /**
  * struct hl_emu_nic_port - one NIC port.
@@ -278,7 +272,7 @@ int hl_emu_nic_init(struct hl_emu_device *emu)
 
 	mutex_lock(&hl_emu_cabling_lock);
 	if (!hl_emu_cabling_parsed) {
-		hl_emu_cabling_error = hl_emu_cabling_parse(nic_links);
+		hl_emu_cabling_error = hl_emu_cabling_parse(hl_nic_links);
 		hl_emu_cabling_parsed = !hl_emu_cabling_error ||
 					hl_emu_cabling_error == -EINVAL;
 	}
@@ -286,7 +280,7 @@ int hl_emu_nic_init(struct hl_emu_device *emu)
 	mutex_unlock(&hl_emu_cabling_lock);
 	if (rc) {
 		dev_hl_err(hdev, "nic_links=\"%s\" is not a valid cabling\n",
-			   nic_links);
+			   hl_nic_links);
 		return rc;
 	}
 

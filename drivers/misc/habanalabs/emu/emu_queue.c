@@ -544,7 +544,7 @@ static void hl_emu_queue_work(struct work_struct *work)
 		 */
 		cookie = dma_fence_begin_signalling();
 		/* TEST ONLY: what the annotation is there to catch */
-		if (unlikely(hl_inject_bug & HL_INJECT_SIGNAL_ALLOC))
+		if (hl_bug_injected(HL_INJECT_SIGNAL_ALLOC))
 			kfree(kmalloc(64, GFP_KERNEL));
 		rc = hl_emu_run_job(q, job);
 

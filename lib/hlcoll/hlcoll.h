@@ -33,6 +33,11 @@
  * Error convention: int functions return 0 or -errno. After a failed
  * collective the communicator's connections may be in ERR: destroy it.
  * Not thread-safe: one thread per communicator.
+ *
+ * Installed as <habanalabs/hlcoll.h> beside <habanalabs/hlthunk.h>: build
+ * with "#include <habanalabs/hlcoll.h>" and -lhlcoll -lhlthunk, or with
+ * pkg-config hlcoll (which requires hlthunk). Symbols are versioned (node
+ * HLCOLL_1.0, libhlcoll.map); the SONAME is libhlcoll.so.1.
  */
 #ifndef HLCOLL_H
 #define HLCOLL_H
@@ -43,6 +48,13 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+#define hlcoll_public	__attribute__((visibility("default")))
+
+/* Library version; the SONAME major is HLCOLL_VERSION_MAJOR */
+#define HLCOLL_VERSION_MAJOR		1
+#define HLCOLL_VERSION_MINOR		0
+#define HLCOLL_VERSION_PATCH		0
 
 /* Largest number of ranks of a communicator */
 #define HLCOLL_MAX_RANKS	16
@@ -112,7 +124,7 @@ typedef int (*hlcoll_rank_fn)(int rank, int nranks, int boot_fd, void *arg);
  * exit status of the first failed rank (128 + signal for a killed one);
  * -errno when the launch itself failed.
  */
-int hlcoll_launch(int nranks, hlcoll_rank_fn fn, void *arg);
+hlcoll_public int hlcoll_launch(int nranks, hlcoll_rank_fn fn, void *arg);
 
 /**
  * hlcoll_boot_allgather() - exchange a blob with every rank.
@@ -124,8 +136,9 @@ int hlcoll_launch(int nranks, hlcoll_rank_fn fn, void *arg);
  *
  * Return: 0, or -errno (-EPIPE: a rank is gone).
  */
-int hlcoll_boot_allgather(int boot_fd, int nranks, const void *mine,
-			  void *all, size_t size);
+hlcoll_public int hlcoll_boot_allgather(int boot_fd, int nranks,
+					const void *mine, void *all,
+					size_t size);
 
 /**
  * hlcoll_comm_init() - create a communicator and connect the ring.
@@ -145,8 +158,9 @@ int hlcoll_boot_allgather(int boot_fd, int nranks, const void *mine,
  * link to a neighbour's device; -EPIPE a rank is gone; an errno of the
  * driver.
  */
-int hlcoll_comm_init(struct hlcoll_comm **comm, int fd, int rank, int nranks,
-		     int boot_fd, const struct hlcoll_config *cfg);
+hlcoll_public int hlcoll_comm_init(struct hlcoll_comm **comm, int fd,
+				   int rank, int nranks, int boot_fd,
+				   const struct hlcoll_config *cfg);
 
 /**
  * hlcoll_comm_destroy() - destroy the connections, the CQ, free the
@@ -155,7 +169,7 @@ int hlcoll_comm_init(struct hlcoll_comm **comm, int fd, int rank, int nranks,
  *
  * Local: no other rank takes part. The device fd stays open.
  */
-void hlcoll_comm_destroy(struct hlcoll_comm *comm);
+hlcoll_public void hlcoll_comm_destroy(struct hlcoll_comm *comm);
 
 /**
  * hlcoll_barrier() - wait until every rank has called it (through the
@@ -164,7 +178,7 @@ void hlcoll_comm_destroy(struct hlcoll_comm *comm);
  *
  * Return: 0, or -errno.
  */
-int hlcoll_barrier(struct hlcoll_comm *comm);
+hlcoll_public int hlcoll_barrier(struct hlcoll_comm *comm);
 
 /**
  * hlcoll_allreduce() - ring all-reduce of @count elements.
@@ -184,9 +198,10 @@ int hlcoll_barrier(struct hlcoll_comm *comm);
  * Return: 0, or -errno: -EINVAL bad arguments; -EIO a command submission
  * or a NIC completion failed (printed on stderr).
  */
-int hlcoll_allreduce(struct hlcoll_comm *comm, uint64_t sendbuf,
-		     uint64_t recvbuf, uint64_t count, enum hlcoll_dtype dtype,
-		     enum hlcoll_redop op);
+hlcoll_public int hlcoll_allreduce(struct hlcoll_comm *comm,
+				   uint64_t sendbuf, uint64_t recvbuf,
+				   uint64_t count, enum hlcoll_dtype dtype,
+				   enum hlcoll_redop op);
 
 /**
  * hlcoll_allgather() - ring all-gather of @sendcount elements per rank.
@@ -200,9 +215,10 @@ int hlcoll_allreduce(struct hlcoll_comm *comm, uint64_t sendbuf,
  *
  * Collective. Return: as hlcoll_allreduce().
  */
-int hlcoll_allgather(struct hlcoll_comm *comm, uint64_t sendbuf,
-		     uint64_t recvbuf, uint64_t sendcount,
-		     enum hlcoll_dtype dtype);
+hlcoll_public int hlcoll_allgather(struct hlcoll_comm *comm,
+				   uint64_t sendbuf, uint64_t recvbuf,
+				   uint64_t sendcount,
+				   enum hlcoll_dtype dtype);
 
 /**
  * hlcoll_memcpy() - copy @bytes from device VA @src to device VA @dst on
@@ -214,8 +230,8 @@ int hlcoll_allgather(struct hlcoll_comm *comm, uint64_t sendbuf,
  *
  * Return: 0, or -errno (-EIO: the copy failed, e.g. an MMU fault).
  */
-int hlcoll_memcpy(struct hlcoll_comm *comm, uint64_t dst, uint64_t src,
-		  uint64_t bytes);
+hlcoll_public int hlcoll_memcpy(struct hlcoll_comm *comm, uint64_t dst,
+				uint64_t src, uint64_t bytes);
 
 /**
  * hlcoll_segment() - the all-reduce segment of a rank.
@@ -226,15 +242,18 @@ int hlcoll_memcpy(struct hlcoll_comm *comm, uint64_t dst, uint64_t src,
  *
  * Return: its number of elements (0 when @count < @nranks and k >= count).
  */
-uint64_t hlcoll_segment(uint64_t count, int nranks, int k, uint64_t *first);
+hlcoll_public uint64_t hlcoll_segment(uint64_t count, int nranks, int k,
+				      uint64_t *first);
 
 /* Accessors */
-int hlcoll_comm_rank(const struct hlcoll_comm *comm);
-int hlcoll_comm_size(const struct hlcoll_comm *comm);
+hlcoll_public int hlcoll_comm_rank(const struct hlcoll_comm *comm);
+hlcoll_public int hlcoll_comm_size(const struct hlcoll_comm *comm);
 /* module_id of rank @rank's device */
-uint32_t hlcoll_comm_module_id(const struct hlcoll_comm *comm, int rank);
+hlcoll_public uint32_t hlcoll_comm_module_id(const struct hlcoll_comm *comm,
+					     int rank);
 /* The tunables in effect (defaults filled in) */
-const struct hlcoll_config *hlcoll_comm_config(const struct hlcoll_comm *comm);
+hlcoll_public const struct hlcoll_config *
+hlcoll_comm_config(const struct hlcoll_comm *comm);
 
 #ifdef __cplusplus
 }

@@ -5,6 +5,10 @@
  * tests. Header-only; no state: element i of rank r's input is a hash of
  * (seed, r, i), so that any process can compute any rank's input and the
  * expected result without storing them.
+ *
+ * Not part of libhlcoll's interface and not installed: the in-tree tools
+ * (hl-coll-bench, hl-coll-demo, hl-bench) and tests/collective include it
+ * from lib/hlcoll. It uses only the public headers.
  */
 #ifndef HLCOLL_DATA_H
 #define HLCOLL_DATA_H

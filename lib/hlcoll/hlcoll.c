@@ -82,40 +82,37 @@ struct hlcoll_rank_info {
  * NIC (libhlthunk's wrappers of HL_IOCTL_NIC)
  */
 
+/*
+ * The fields the responder and the requester contexts share, as
+ * designated initialisers: the rest of either struct is zero
+ */
+#define HLCOLL_CONN_CTX(conn, port_, addr, rconn, psn_, cq)		\
+	.remote_addr = (addr), .conn_id = (conn), .port = (port_),	\
+	.remote_conn_id = (rconn), .psn = (psn_),			\
+	.wq_size = HLCOLL_WQ_SIZE, .cq_handle = (cq)
+
 /* INIT -> RTR -> RTS, talking to @remote_conn on the port at @remote_addr */
 static int hlcoll_connect(struct hlcoll_comm *c, uint32_t conn, uint32_t port,
 			  uint64_t remote_addr, uint32_t remote_conn,
 			  uint32_t rx_psn, uint32_t tx_psn)
 {
-	struct hl_nic_res_conn_ctx_in res;
-	struct hl_nic_req_conn_ctx_in req;
+	const struct hl_nic_res_conn_ctx_in res = {
+		HLCOLL_CONN_CTX(conn, port, remote_addr, remote_conn, rx_psn,
+				c->cq),
+	};
+	const struct hl_nic_req_conn_ctx_in req = {
+		HLCOLL_CONN_CTX(conn, port, remote_addr, remote_conn, tx_psn,
+				c->cq),
+		.mtu = c->cfg.mtu,
+	};
 	int rc;
 
 	rc = hlthunk_nic_modify_conn(c->fd, conn, HL_NIC_CONN_STATE_INIT);
 	if (rc)
 		return rc;
-
-	memset(&res, 0, sizeof(res));
-	res.remote_addr = remote_addr;
-	res.conn_id = conn;
-	res.port = port;
-	res.remote_conn_id = remote_conn;
-	res.psn = rx_psn;
-	res.wq_size = HLCOLL_WQ_SIZE;
-	res.cq_handle = c->cq;
 	rc = hlthunk_nic_set_res_conn_ctx(c->fd, &res);
 	if (rc)
 		return rc;
-
-	memset(&req, 0, sizeof(req));
-	req.remote_addr = remote_addr;
-	req.conn_id = conn;
-	req.port = port;
-	req.remote_conn_id = remote_conn;
-	req.psn = tx_psn;
-	req.mtu = c->cfg.mtu;
-	req.wq_size = HLCOLL_WQ_SIZE;
-	req.cq_handle = c->cq;
 	return hlthunk_nic_set_req_conn_ctx(c->fd, &req);
 }
 
@@ -406,17 +403,48 @@ static int hlcoll_check_args(struct hlcoll_comm *c, uint64_t sendbuf,
 	return 0;
 }
 
+/* @k modulo @n, in 0 .. @n - 1 for any sign of @k */
+static int hlcoll_ring_index(int k, int n)
+{
+	return (k % n + n) % n;
+}
+
+/*
+ * The n - 1 steps of one pass of the all-reduce over the segments of
+ * @count elements at @buf: at step s, send segment @first - s to the next
+ * rank and receive segment @first - s - 1 from the previous one, added
+ * into @buf when @reduce.
+ */
+static int hlcoll_ring_segments(struct hlcoll_comm *c, uint64_t buf,
+				uint64_t count, int first, bool reduce)
+{
+	uint64_t fs, fr, ls, lr;
+	int n = c->nranks, s, rc;
+
+	for (s = 0; s < n - 1; s++) {
+		ls = hlcoll_segment(count, n, hlcoll_ring_index(first - s, n),
+				    &fs);
+		lr = hlcoll_segment(count, n,
+				    hlcoll_ring_index(first - s - 1, n), &fr);
+		rc = hlcoll_step(c, buf + fs * HLCOLL_ELEM_SIZE,
+				 ls * HLCOLL_ELEM_SIZE,
+				 buf + fr * HLCOLL_ELEM_SIZE,
+				 lr * HLCOLL_ELEM_SIZE, reduce, 0, 0, 0);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 int hlcoll_allreduce(struct hlcoll_comm *comm, uint64_t sendbuf,
 		     uint64_t recvbuf, uint64_t count, enum hlcoll_dtype dtype,
 		     enum hlcoll_redop op)
 {
-	int n, r, s, ks, kr, rc;
-	uint64_t fs, fr, ls, lr;
+	int r, rc;
 
 	rc = hlcoll_check_args(comm, sendbuf, recvbuf, count, dtype);
 	if (rc || op != HLCOLL_SUM)
 		return rc ? rc : -EINVAL;
-	n = comm->nranks;
 	r = comm->rank;
 
 	if (sendbuf != recvbuf) {
@@ -427,33 +455,12 @@ int hlcoll_allreduce(struct hlcoll_comm *comm, uint64_t sendbuf,
 	}
 
 	/* Reduce-scatter: at step s, send segment r - s, add in r - s - 1 */
-	for (s = 0; s < n - 1; s++) {
-		ks = ((r - s) % n + n) % n;
-		kr = ((r - s - 1) % n + n) % n;
-		ls = hlcoll_segment(count, n, ks, &fs);
-		lr = hlcoll_segment(count, n, kr, &fr);
-		rc = hlcoll_step(comm, recvbuf + fs * HLCOLL_ELEM_SIZE,
-				 ls * HLCOLL_ELEM_SIZE,
-				 recvbuf + fr * HLCOLL_ELEM_SIZE,
-				 lr * HLCOLL_ELEM_SIZE, true, 0, 0, 0);
-		if (rc)
-			return rc;
-	}
+	rc = hlcoll_ring_segments(comm, recvbuf, count, r, true);
+	if (rc)
+		return rc;
 
 	/* All-gather: rank r owns segment r + 1; send r + 1 - s, get r - s */
-	for (s = 0; s < n - 1; s++) {
-		ks = ((r + 1 - s) % n + n) % n;
-		kr = ((r - s) % n + n) % n;
-		ls = hlcoll_segment(count, n, ks, &fs);
-		lr = hlcoll_segment(count, n, kr, &fr);
-		rc = hlcoll_step(comm, recvbuf + fs * HLCOLL_ELEM_SIZE,
-				 ls * HLCOLL_ELEM_SIZE,
-				 recvbuf + fr * HLCOLL_ELEM_SIZE,
-				 lr * HLCOLL_ELEM_SIZE, false, 0, 0, 0);
-		if (rc)
-			return rc;
-	}
-	return 0;
+	return hlcoll_ring_segments(comm, recvbuf, count, r + 1, false);
 }
 
 int hlcoll_allgather(struct hlcoll_comm *comm, uint64_t sendbuf,
@@ -481,8 +488,8 @@ int hlcoll_allgather(struct hlcoll_comm *comm, uint64_t sendbuf,
 	 * beside it.
 	 */
 	for (s = 0; s < n - 1; s++) {
-		ks = ((r - s) % n + n) % n;
-		kr = ((r - s - 1) % n + n) % n;
+		ks = hlcoll_ring_index(r - s, n);
+		kr = hlcoll_ring_index(r - s - 1, n);
 		rc = hlcoll_step(comm,
 				 s == 0 ? sendbuf : recvbuf + (uint64_t)ks * bytes,
 				 bytes, recvbuf + (uint64_t)kr * bytes, bytes,

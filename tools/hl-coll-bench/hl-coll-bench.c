@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "hlthunk.h"
+#include "../common/hltools.h"
 
 #define MAX_SIZES	64
 
@@ -59,40 +60,6 @@ static double now_us(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
-}
-
-/* "64", "4K", "1M+12", "0x100": bytes */
-static int parse_size(const char *s, uint64_t *out)
-{
-	char *end;
-	uint64_t v = strtoull(s, &end, 0), add = 0;
-
-	if (end == s)
-		return -1;
-	switch (*end) {
-	case 'k': case 'K':
-		v <<= 10;
-		end++;
-		break;
-	case 'm': case 'M':
-		v <<= 20;
-		end++;
-		break;
-	case 'g': case 'G':
-		v <<= 30;
-		end++;
-		break;
-	}
-	if (*end == '+') {
-		s = end + 1;
-		add = strtoull(s, &end, 0);
-		if (end == s)
-			return -1;
-	}
-	if (*end)
-		return -1;
-	*out = v + add;
-	return 0;
 }
 
 /* Elements per rank (all-gather) or in all (all-reduce) of a size */
@@ -403,11 +370,11 @@ int main(int argc, char **argv)
 			have_devices = true;
 			break;
 		case 'b':
-			if (parse_size(optarg, &minb))
+			if (hltools_parse_size(optarg, &minb))
 				goto bad;
 			break;
 		case 'e':
-			if (parse_size(optarg, &maxb))
+			if (hltools_parse_size(optarg, &maxb))
 				goto bad;
 			break;
 		case 'f':
@@ -416,16 +383,9 @@ int main(int argc, char **argv)
 				goto bad;
 			break;
 		case 's':
-			b.nsizes = 0;
-			list = strdup(optarg);
-			for (tok = strtok_r(list, ",", &save); tok;
-			     tok = strtok_r(NULL, ",", &save)) {
-				if (b.nsizes == MAX_SIZES || parse_size(tok, &v))
-					goto bad;
-				b.sizes[b.nsizes++] = v;
-			}
-			free(list);
-			if (!b.nsizes)
+			b.nsizes = hltools_parse_sizes(optarg, b.sizes,
+						       MAX_SIZES);
+			if (b.nsizes < 0)
 				goto bad;
 			break;
 		case 'n':
@@ -442,7 +402,7 @@ int main(int argc, char **argv)
 			b.check = atoi(optarg) != 0;
 			break;
 		case 'C':
-			if (parse_size(optarg, &b.cfg.chunk_bytes) ||
+			if (hltools_parse_size(optarg, &b.cfg.chunk_bytes) ||
 			    !b.cfg.chunk_bytes || b.cfg.chunk_bytes % 4)
 				goto bad;
 			break;

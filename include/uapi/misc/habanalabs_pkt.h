@@ -1,0 +1,190 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * habanalabs_pkt: the packets of the habanalabs emulated ASIC's command
+ * buffers.
+ *
+ * This is the device's format, not the driver's: user space writes these
+ * packets into command buffers (device memory or mapped host memory) and
+ * submits them with HL_IOCTL_CS (habanalabs.h, which includes this file);
+ * the engine queues fetch and execute them. The driver neither copies nor
+ * parses them on submission.
+ */
+#ifndef _UAPI_MISC_HABANALABS_PKT_H_
+#define _UAPI_MISC_HABANALABS_PKT_H_
+
+#include <linux/types.h>
+
+/*
+ * Packets of the emulated ASIC (card_name "emu-gaudi").
+ *
+ * A command buffer is a sequence of packets, each a multiple of 8 bytes,
+ * little-endian, starting with a __u32 header whose bits [31:24] are the
+ * opcode. The queue fetches and executes them in order; every address in a
+ * packet is a device virtual address translated by the device MMU. A packet
+ * that faults or is malformed aborts the job: its command submission
+ * completes with an error (HL_WAIT_CS_STATUS_ABORTED).
+ */
+#define HL_PKT_OPCODE_SHIFT		24
+#define HL_PKT_OPCODE_MASK		0xff000000u
+
+#define HL_PKT_NOP			0x00
+#define HL_PKT_LIN_DMA			0x01
+#define HL_PKT_MEMSET			0x02
+#define HL_PKT_MSG_LONG			0x03
+#define HL_PKT_REDUCE			0x04
+#define HL_PKT_NIC_SEND			0x10
+#define HL_PKT_NIC_RECV			0x11
+
+/**
+ * struct hl_pkt_nop - do nothing.
+ * @ctl: opcode HL_PKT_NOP.
+ * @pad: must be 0.
+ */
+struct hl_pkt_nop {
+	__u32 ctl;
+	__u32 pad;
+};
+
+/**
+ * struct hl_pkt_lin_dma - copy @tsize bytes from @src_addr to @dst_addr.
+ * @ctl: opcode HL_PKT_LIN_DMA.
+ * @pad: must be 0.
+ * @src_addr: source device virtual address (DRAM or host mapping).
+ * @dst_addr: destination device virtual address.
+ * @tsize: bytes to copy; any size and alignment. Overlapping ranges are
+ *	copied as if through a temporary buffer only within 4 KiB.
+ */
+struct hl_pkt_lin_dma {
+	__u32 ctl;
+	__u32 pad;
+	__u64 src_addr;
+	__u64 dst_addr;
+	__u64 tsize;
+};
+
+/**
+ * struct hl_pkt_memset - fill @tsize bytes at @dst_addr with a pattern.
+ * @ctl: opcode HL_PKT_MEMSET.
+ * @pad: must be 0.
+ * @dst_addr: destination device virtual address.
+ * @value: the 64-bit pattern; byte i of the range gets byte
+ *	((@dst_addr + i) % 8) of @value (little-endian).
+ * @tsize: bytes to fill.
+ */
+struct hl_pkt_memset {
+	__u32 ctl;
+	__u32 pad;
+	__u64 dst_addr;
+	__u64 value;
+	__u64 tsize;
+};
+
+/**
+ * struct hl_pkt_msg_long - write a 32-bit value (a fence or sync write).
+ * @ctl: opcode HL_PKT_MSG_LONG.
+ * @value: the value to write.
+ * @addr: device virtual address, 4-byte aligned.
+ */
+struct hl_pkt_msg_long {
+	__u32 ctl;
+	__u32 value;
+	__u64 addr;
+};
+
+/* Element types of HL_PKT_REDUCE (struct hl_pkt_reduce.dtype) */
+#define HL_REDUCE_DTYPE_F32		0	/* IEEE-754 binary32 */
+
+/* Operations of HL_PKT_REDUCE (struct hl_pkt_reduce.op) */
+#define HL_REDUCE_OP_SUM		0	/* dst[i] = dst[i] + src[i] */
+
+/**
+ * struct hl_pkt_reduce - element-wise reduction of two device buffers:
+ *	dst[i] = dst[i] op src[i], for i = 0 .. @count - 1.
+ * @ctl: opcode HL_PKT_REDUCE.
+ * @count: number of elements, > 0 (else the packet is malformed); one
+ *	packet reduces at most 2^32 - 1 elements.
+ * @src_addr: device virtual address of the second operand, aligned to the
+ *	element size (else malformed).
+ * @dst_addr: device virtual address of the first operand and of the result,
+ *	aligned to the element size (else malformed).
+ * @dtype: HL_REDUCE_DTYPE_*; anything else is malformed.
+ * @op: HL_REDUCE_OP_*; anything else is malformed.
+ *
+ * HL_REDUCE_DTYPE_F32 with HL_REDUCE_OP_SUM: little-endian IEEE-754
+ * binary32 addition, rounded to nearest, ties to even, subnormal inputs and
+ * results kept (no flush to zero), no exception reported. Every finite or
+ * infinite result equals the C float expression dst[i] + src[i] on a host
+ * with IEEE arithmetic (x86-64 SSE with the default MXCSR, AArch64 with the
+ * default FPCR). An exact zero sum of operands of opposite signs is +0. A
+ * NaN result is quiet: dst[i] with the quiet bit (0x00400000) set when
+ * dst[i] is a NaN, else src[i] with the quiet bit set when src[i] is a NaN,
+ * else (inf + -inf) 0xffc00000; this is x86-64's addss with dst[i] as the
+ * first operand.
+ *
+ * The engine works in chunks that end at 4 KiB device VA pages of either
+ * buffer: it reads a chunk of @src_addr and the same elements of
+ * @dst_addr, then writes those elements of @dst_addr. @src_addr ==
+ * @dst_addr is allowed (dst[i] = dst[i] + dst[i]); other overlaps give a
+ * result that depends on the chunking. An MMU fault (reported at the VA of
+ * the chunk whose access failed; @dst_addr is read before it is written)
+ * aborts the job with the chunks before it written.
+ */
+struct hl_pkt_reduce {
+	__u32 ctl;
+	__u32 count;
+	__u64 src_addr;
+	__u64 dst_addr;
+	__u32 dtype;
+	__u32 op;
+};
+
+/*
+ * Packets of the NIC: they move messages over a connection of HL_IOCTL_NIC
+ * (see the NIC section of habanalabs.h for connections and completions).
+ */
+
+/**
+ * struct hl_pkt_nic_send - send a message on a connection in RTS.
+ * @ctl: opcode HL_PKT_NIC_SEND.
+ * @conn_id: a connection of the submitting context. An unknown ID makes
+ *	the packet malformed (no CQ can tell).
+ * @addr: device virtual address of the message.
+ * @size: bytes, 0 .. HL_NIC_MAX_MSG_SIZE (else malformed); at most the size
+ *	of the receive it lands in (else both sides complete with LEN_ERR).
+ * @wr_id: any value, returned in the completion entries of both sides
+ *	(the receiver's entry carries the receive's wr_id).
+ *
+ * The packet completes when the message has landed in the peer's memory,
+ * or failed.
+ */
+struct hl_pkt_nic_send {
+	__u32 ctl;
+	__u32 conn_id;
+	__u64 addr;
+	__u64 size;
+	__u64 wr_id;
+};
+
+/**
+ * struct hl_pkt_nic_recv - post a receive buffer to a connection in RTR or
+ * RTS, and wait for the message that lands in it.
+ * @ctl: opcode HL_PKT_NIC_RECV.
+ * @conn_id: a connection of the submitting context (unknown: malformed).
+ * @addr: device virtual address of the buffer.
+ * @size: bytes, 0 .. HL_NIC_MAX_MSG_SIZE (else malformed).
+ * @wr_id: any value, returned in the completion entry.
+ *
+ * Receives of a connection are filled in the order they were posted. An
+ * MMU fault on the buffer is recorded in this context
+ * (HL_INFO_PAGE_FAULT_EVENT), completes the receive with LOCAL_FAULT and
+ * the sender's send with REMOTE_FAULT.
+ */
+struct hl_pkt_nic_recv {
+	__u32 ctl;
+	__u32 conn_id;
+	__u64 addr;
+	__u64 size;
+	__u64 wr_id;
+};
+
+#endif /* _UAPI_MISC_HABANALABS_PKT_H_ */
