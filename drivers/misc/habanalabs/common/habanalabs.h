@@ -42,6 +42,7 @@
 
 #include <uapi/misc/habanalabs.h>
 
+#include "mmu.h"
 #include "nic.h"
 
 #define HL_NAME				"habanalabs"
@@ -75,6 +76,7 @@ enum hl_asic_type {
  * struct asic_fixed_properties - static properties of an ASIC, filled by the
  * backend's early_init and read-only afterwards.
  * @card_name: ASIC name reported by INFO and sysfs.
+ * @fw_version: firmware version string reported by INFO (cpucp_version).
  * @dram_base_address: device physical address of the first byte of HBM.
  * @dram_size: total HBM size.
  * @dram_user_base_address: device physical address of the first byte of
@@ -83,6 +85,7 @@ enum hl_asic_type {
  * @dram_page_size: default DRAM allocation page size.
  * @mmu_pgt_addr: device physical address of the page-table area in HBM.
  * @mmu_pgt_size: size of the page-table area.
+ * @mmu: the geometry of the device page tables (mmu.h).
  * @host_page_size: granularity of host-memory mappings.
  * @va_host_start: first device VA of the host-mapping range.
  * @va_host_end: one past the last device VA of the host-mapping range.
@@ -93,6 +96,7 @@ enum hl_asic_type {
  */
 struct asic_fixed_properties {
 	char card_name[HL_INFO_CARD_NAME_MAX_LEN];
+	char fw_version[HL_INFO_VERSION_MAX_LEN];
 	u64 dram_base_address;
 	u64 dram_size;
 	u64 dram_user_base_address;
@@ -100,6 +104,7 @@ struct asic_fixed_properties {
 	u64 dram_page_size;
 	u64 mmu_pgt_addr;
 	u64 mmu_pgt_size;
+	struct hl_mmu_properties mmu;
 	u32 host_page_size;
 	u64 va_host_start;
 	u64 va_host_end;
@@ -241,8 +246,9 @@ struct hl_ctx_resv {
  * @va_host: the host-mapping VA range, in host pages: index = VA >> 12,
  *	entry = struct hl_vm_mapping.
  * @va_dram: the DRAM-mapping VA range, in DRAM pages: index = VA >> 21.
- * @mmu_hops: the context's hop tables: key = HBM address / 4 KiB, value =
- *	number of present PTEs (under hdev->mmu_lock).
+ * @mmu_hops: the context's hop tables: key = HBM address / hop table size
+ *	(asic_prop.mmu), value = number of present PTEs (under
+ *	hdev->mmu_lock).
  * @dram_usage: bytes of DRAM allocated by this context.
  * @fault_lock: Protects @last_fault.
  * @last_fault: the last device MMU fault of the context's jobs.
@@ -309,7 +315,7 @@ struct hl_ctx {
  * @scrub: the DRAM scrubber (scrub.c).
  * @mmu_pgt_pool: HBM for hop tables 1..3, in hop tables (locks itself).
  * @mmu_lock: Protects every context's page tables in HBM.
- * @asid_ida: allocates ASIDs 1 .. HL_MMU_MAX_ASID - 1.
+ * @asid_ida: allocates ASIDs 1 .. asic_prop.mmu.max_asid - 1.
  * @engine_access_rwsem: engines hold it for read around each translated
  *	access; unmap paths take it for write once after invalidating, so
  *	that nothing still accesses a page about to be released.

@@ -84,7 +84,7 @@ static int hl_info_hw_ip(struct hl_fpriv *fpriv, struct hl_info_args *args)
 	info.device_id = hdev->pdev->device;
 	info.module_id = hdev->id;
 	info.dram_enabled = 1;
-	strscpy(info.cpucp_version, "emulated", sizeof(info.cpucp_version));
+	strscpy(info.cpucp_version, prop->fw_version, sizeof(info.cpucp_version));
 	strscpy(info.card_name, prop->card_name, sizeof(info.card_name));
 	info.dram_page_size = prop->dram_page_size;
 	info.device_mem_alloc_default_page_size = prop->dram_page_size;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * habanalabs: the device page tables (format in mmu.h).
+ * habanalabs: the device page tables (format in mmu.h, geometry in
+ * asic_prop.mmu).
  *
  * The tables live in HBM and are written through asic_funcs->write_pte.
  * The driver never reads them back to find its own tables: each context
@@ -16,6 +17,7 @@
 
 #include <linux/genalloc.h>
 #include <linux/io.h>
+#include <linux/log2.h>
 #include <linux/xarray.h>
 
 #include "habanalabs.h"
@@ -25,19 +27,31 @@
 /* ctx->mmu_hops: a table unlinked and waiting for hl_mmu_invalidate() */
 #define HL_MMU_HOP_ZOMBIE	XA_MARK_0
 
-static u64 hl_mmu_pte_addr(u64 hop_addr, u64 va, int hop)
+static const struct hl_mmu_properties *hl_mmu_props(struct hl_ctx *ctx)
 {
-	return hop_addr + HL_MMU_HOP_INDEX(va, hop) * sizeof(u64);
+	return &ctx->hdev->asic_prop.mmu;
 }
 
-static unsigned long hl_mmu_hop_key(u64 hop_addr)
+static u64 hl_mmu_pte_addr(const struct hl_mmu_properties *mmu, u64 hop_addr,
+			   u64 va, int hop)
 {
-	return hop_addr / HL_MMU_HOP_TABLE_SIZE;
+	return hop_addr + hl_mmu_hop_index(mmu, va, hop) * sizeof(u64);
+}
+
+/* ctx->mmu_hops keys: hop tables are aligned to their size */
+static unsigned long hl_mmu_hop_key(struct hl_ctx *ctx, u64 hop_addr)
+{
+	return hop_addr >> ilog2(hl_mmu_props(ctx)->hop_table_size);
+}
+
+static u64 hl_mmu_hop_key_addr(struct hl_ctx *ctx, unsigned long key)
+{
+	return (u64)key << ilog2(hl_mmu_props(ctx)->hop_table_size);
 }
 
 static int hl_mmu_hop_count(struct hl_ctx *ctx, u64 hop_addr)
 {
-	void *entry = xa_load(&ctx->mmu_hops, hl_mmu_hop_key(hop_addr));
+	void *entry = xa_load(&ctx->mmu_hops, hl_mmu_hop_key(ctx, hop_addr));
 
 	return entry ? xa_to_value(entry) : 0;
 }
@@ -45,31 +59,33 @@ static int hl_mmu_hop_count(struct hl_ctx *ctx, u64 hop_addr)
 static void hl_mmu_hop_set_count(struct hl_ctx *ctx, u64 hop_addr, int count)
 {
 	/* The entry exists: storing a value in place does not allocate */
-	xa_store(&ctx->mmu_hops, hl_mmu_hop_key(hop_addr), xa_mk_value(count),
-		 GFP_KERNEL);
+	xa_store(&ctx->mmu_hops, hl_mmu_hop_key(ctx, hop_addr),
+		 xa_mk_value(count), GFP_KERNEL);
 }
 
 static void hl_mmu_clear_table(struct hl_device *hdev, u64 hop_addr)
 {
-	int i;
+	u32 off;
 
-	for (i = 0; i < HL_MMU_PTES_PER_HOP; i++)
-		hdev->asic_funcs->write_pte(hdev, hop_addr + i * sizeof(u64), 0);
+	for (off = 0; off < hdev->asic_prop.mmu.hop_table_size;
+	     off += sizeof(u64))
+		hdev->asic_funcs->write_pte(hdev, hop_addr + off, 0);
 }
 
 /* A zeroed hop table, tracked with count 0; 0 when the pool is empty */
 static u64 hl_mmu_alloc_hop(struct hl_ctx *ctx)
 {
 	struct hl_device *hdev = ctx->hdev;
+	u32 size = hl_mmu_props(ctx)->hop_table_size;
 	u64 addr;
 
 	addr = hl_should_fail(HL_FAULT_MMU) ? 0 :
-	       gen_pool_alloc(hdev->mmu_pgt_pool, HL_MMU_HOP_TABLE_SIZE);
+	       gen_pool_alloc(hdev->mmu_pgt_pool, size);
 	if (!addr)
 		return 0;
-	if (xa_err(xa_store(&ctx->mmu_hops, hl_mmu_hop_key(addr),
+	if (xa_err(xa_store(&ctx->mmu_hops, hl_mmu_hop_key(ctx, addr),
 			    xa_mk_value(0), GFP_KERNEL))) {
-		gen_pool_free(hdev->mmu_pgt_pool, addr, HL_MMU_HOP_TABLE_SIZE);
+		gen_pool_free(hdev->mmu_pgt_pool, addr, size);
 		return 0;
 	}
 	hl_mmu_clear_table(hdev, addr);
@@ -78,20 +94,21 @@ static u64 hl_mmu_alloc_hop(struct hl_ctx *ctx)
 
 static void hl_mmu_free_hop(struct hl_ctx *ctx, u64 hop_addr)
 {
-	xa_erase(&ctx->mmu_hops, hl_mmu_hop_key(hop_addr));
-	gen_pool_free(ctx->hdev->mmu_pgt_pool, hop_addr, HL_MMU_HOP_TABLE_SIZE);
+	xa_erase(&ctx->mmu_hops, hl_mmu_hop_key(ctx, hop_addr));
+	gen_pool_free(ctx->hdev->mmu_pgt_pool, hop_addr,
+		      hl_mmu_props(ctx)->hop_table_size);
 }
 
-static int hl_mmu_leaf_hop(u64 page_size)
+/* The hop whose leaves map pages of @page_size bytes, or -EINVAL */
+static int hl_mmu_leaf_hop(const struct hl_mmu_properties *mmu, u64 page_size)
 {
-	switch (page_size) {
-	case SZ_2M:
-		return 2;
-	case SZ_4K:
-		return 3;
-	default:
-		return -EINVAL;
-	}
+	u32 hop;
+
+	for (hop = 0; hop < mmu->num_hops; hop++)
+		if ((mmu->leaf_hops & BIT(hop)) &&
+		    BIT_ULL(mmu->hop_shifts[hop]) == page_size)
+			return hop;
+	return -EINVAL;
 }
 
 /**
@@ -99,7 +116,7 @@ static int hl_mmu_leaf_hop(u64 page_size)
  * @ctx: the context.
  * @va: device virtual address, aligned to @page_size.
  * @pa: HBM device physical address, or host DMA address when @host.
- * @page_size: SZ_4K or SZ_2M.
+ * @page_size: the page size of a leaf hop (asic_prop.mmu.leaf_hops).
  * @host: @pa is a host DMA address.
  *
  * New hop tables are linked into their parents only after everything below
@@ -115,22 +132,24 @@ int hl_mmu_map_page(struct hl_ctx *ctx, u64 va, u64 pa, u64 page_size,
 {
 	struct hl_device *hdev = ctx->hdev;
 	const struct hl_asic_funcs *funcs = hdev->asic_funcs;
-	u64 tables[HL_MMU_NUM_HOPS] = {};
-	bool is_new[HL_MMU_NUM_HOPS] = {};
-	int leaf = hl_mmu_leaf_hop(page_size);
+	const struct hl_mmu_properties *mmu = hl_mmu_props(ctx);
+	u64 tables[HL_MMU_MAX_HOPS] = {};
+	bool is_new[HL_MMU_MAX_HOPS] = {};
+	int leaf = hl_mmu_leaf_hop(mmu, page_size);
 	u64 pte, pte_addr;
 	int hop, rc;
 
-	if (leaf < 0 || !IS_ALIGNED(va | pa, page_size) ||
-	    va >> HL_MMU_VA_BITS)
+	if (leaf < 0 || !IS_ALIGNED(va | pa, page_size) || va >> mmu->va_bits)
 		return -EINVAL;
 
 	mutex_lock(&hdev->mmu_lock);
 
-	tables[0] = hl_mmu_hop0_addr(hdev->asic_prop.mmu_pgt_addr, ctx->asid);
+	tables[0] = hl_mmu_hop0_addr(mmu, hdev->asic_prop.mmu_pgt_addr,
+				     ctx->asid);
 	for (hop = 0; hop < leaf; hop++) {
 		pte = is_new[hop] ? 0 :
-		      funcs->read_pte(hdev, hl_mmu_pte_addr(tables[hop], va, hop));
+		      funcs->read_pte(hdev, hl_mmu_pte_addr(mmu, tables[hop],
+							    va, hop));
 		if (pte & HL_PTE_PRESENT) {
 			if (pte & HL_PTE_LAST) {
 				rc = -EEXIST;
@@ -147,7 +166,7 @@ int hl_mmu_map_page(struct hl_ctx *ctx, u64 va, u64 pa, u64 page_size,
 		is_new[hop + 1] = true;
 	}
 
-	pte_addr = hl_mmu_pte_addr(tables[leaf], va, leaf);
+	pte_addr = hl_mmu_pte_addr(mmu, tables[leaf], va, leaf);
 	if (!is_new[leaf] && (funcs->read_pte(hdev, pte_addr) & HL_PTE_PRESENT)) {
 		rc = -EEXIST;
 		goto err_free_new;
@@ -161,7 +180,8 @@ int hl_mmu_map_page(struct hl_ctx *ctx, u64 va, u64 pa, u64 page_size,
 	for (hop = leaf - 1; hop >= 0; hop--) {
 		if (!is_new[hop + 1])
 			break;
-		funcs->write_pte(hdev, hl_mmu_pte_addr(tables[hop], va, hop),
+		funcs->write_pte(hdev, hl_mmu_pte_addr(mmu, tables[hop], va,
+						       hop),
 				 tables[hop + 1] | HL_PTE_PRESENT);
 		hl_mmu_hop_set_count(ctx, tables[hop],
 				     hl_mmu_hop_count(ctx, tables[hop]) + 1);
@@ -171,7 +191,7 @@ int hl_mmu_map_page(struct hl_ctx *ctx, u64 va, u64 pa, u64 page_size,
 	return 0;
 
 err_free_new:
-	for (hop = 1; hop < HL_MMU_NUM_HOPS; hop++)
+	for (hop = 1; hop <= leaf; hop++)
 		if (is_new[hop])
 			hl_mmu_free_hop(ctx, tables[hop]);
 	mutex_unlock(&hdev->mmu_lock);
@@ -194,8 +214,9 @@ int hl_mmu_unmap_page(struct hl_ctx *ctx, u64 va, u64 page_size)
 {
 	struct hl_device *hdev = ctx->hdev;
 	const struct hl_asic_funcs *funcs = hdev->asic_funcs;
-	u64 tables[HL_MMU_NUM_HOPS];
-	int leaf = hl_mmu_leaf_hop(page_size);
+	const struct hl_mmu_properties *mmu = hl_mmu_props(ctx);
+	u64 tables[HL_MMU_MAX_HOPS];
+	int leaf = hl_mmu_leaf_hop(mmu, page_size);
 	int hop, count, rc = 0;
 	u64 pte;
 
@@ -204,22 +225,25 @@ int hl_mmu_unmap_page(struct hl_ctx *ctx, u64 va, u64 page_size)
 
 	mutex_lock(&hdev->mmu_lock);
 
-	tables[0] = hl_mmu_hop0_addr(hdev->asic_prop.mmu_pgt_addr, ctx->asid);
+	tables[0] = hl_mmu_hop0_addr(mmu, hdev->asic_prop.mmu_pgt_addr,
+				     ctx->asid);
 	for (hop = 0; hop < leaf; hop++) {
-		pte = funcs->read_pte(hdev, hl_mmu_pte_addr(tables[hop], va, hop));
+		pte = funcs->read_pte(hdev, hl_mmu_pte_addr(mmu, tables[hop],
+							    va, hop));
 		if ((pte & (HL_PTE_PRESENT | HL_PTE_LAST)) != HL_PTE_PRESENT) {
 			rc = -EINVAL;
 			goto out_unlock;
 		}
 		tables[hop + 1] = pte & HL_PTE_ADDR_MASK;
 	}
-	pte = funcs->read_pte(hdev, hl_mmu_pte_addr(tables[leaf], va, leaf));
+	pte = funcs->read_pte(hdev, hl_mmu_pte_addr(mmu, tables[leaf], va,
+						    leaf));
 	if (!(pte & HL_PTE_PRESENT) || !(pte & HL_PTE_LAST)) {
 		rc = -EINVAL;
 		goto out_unlock;
 	}
 
-	funcs->write_pte(hdev, hl_mmu_pte_addr(tables[leaf], va, leaf), 0);
+	funcs->write_pte(hdev, hl_mmu_pte_addr(mmu, tables[leaf], va, leaf), 0);
 	for (hop = leaf; hop > 0; hop--) {
 		count = hl_mmu_hop_count(ctx, tables[hop]) - 1;
 		hl_mmu_hop_set_count(ctx, tables[hop], count);
@@ -231,11 +255,11 @@ int hl_mmu_unmap_page(struct hl_ctx *ctx, u64 va, u64 page_size)
 		 * generation; the entry exists, so the store does not
 		 * allocate).
 		 */
-		funcs->write_pte(hdev, hl_mmu_pte_addr(tables[hop - 1], va,
+		funcs->write_pte(hdev, hl_mmu_pte_addr(mmu, tables[hop - 1], va,
 						       hop - 1), 0);
-		xa_store(&ctx->mmu_hops, hl_mmu_hop_key(tables[hop]),
+		xa_store(&ctx->mmu_hops, hl_mmu_hop_key(ctx, tables[hop]),
 			 xa_mk_value(hdev->mmu_unlink_gen), GFP_KERNEL);
-		xa_set_mark(&ctx->mmu_hops, hl_mmu_hop_key(tables[hop]),
+		xa_set_mark(&ctx->mmu_hops, hl_mmu_hop_key(ctx, tables[hop]),
 			    HL_MMU_HOP_ZOMBIE);
 	}
 	if (!hop)
@@ -291,7 +315,7 @@ void hl_mmu_invalidate(struct hl_ctx *ctx)
 	mutex_lock(&hdev->mmu_lock);
 	xa_for_each_marked(&ctx->mmu_hops, key, entry, HL_MMU_HOP_ZOMBIE)
 		if (xa_to_value(entry) <= gen)
-			hl_mmu_free_hop(ctx, (u64)key * HL_MMU_HOP_TABLE_SIZE);
+			hl_mmu_free_hop(ctx, hl_mmu_hop_key_addr(ctx, key));
 	mutex_unlock(&hdev->mmu_lock);
 }
 
@@ -304,18 +328,19 @@ void hl_mmu_invalidate(struct hl_ctx *ctx)
 int hl_mmu_ctx_init(struct hl_ctx *ctx)
 {
 	struct hl_device *hdev = ctx->hdev;
+	const struct hl_mmu_properties *mmu = hl_mmu_props(ctx);
 	u64 hop0;
 	int rc;
 
 	xa_init(&ctx->mmu_hops);
 	rc = hl_should_fail(HL_FAULT_MMU) ? -ENOSPC :
-	     ida_alloc_range(&hdev->asid_ida, 1, HL_MMU_MAX_ASID - 1, GFP_KERNEL);
+	     ida_alloc_range(&hdev->asid_ida, 1, mmu->max_asid - 1, GFP_KERNEL);
 	if (rc < 0)
 		return rc == -ENOSPC ? -EBUSY : rc;
 	ctx->asid = rc;
 
-	hop0 = hl_mmu_hop0_addr(hdev->asic_prop.mmu_pgt_addr, ctx->asid);
-	rc = xa_err(xa_store(&ctx->mmu_hops, hl_mmu_hop_key(hop0),
+	hop0 = hl_mmu_hop0_addr(mmu, hdev->asic_prop.mmu_pgt_addr, ctx->asid);
+	rc = xa_err(xa_store(&ctx->mmu_hops, hl_mmu_hop_key(ctx, hop0),
 			     xa_mk_value(0), GFP_KERNEL));
 	if (rc)
 		goto err_free_asid;
@@ -342,9 +367,10 @@ err_free_asid:
 void hl_mmu_ctx_fini(struct hl_ctx *ctx)
 {
 	struct hl_device *hdev = ctx->hdev;
+	u32 size = hl_mmu_props(ctx)->hop_table_size;
 	unsigned long key;
 	void *entry;
-	u64 hop0;
+	u64 hop0, addr;
 	int idx;
 
 	idx = hl_device_enter(hdev);
@@ -354,32 +380,74 @@ void hl_mmu_ctx_fini(struct hl_ctx *ctx)
 	}
 	hl_device_exit(hdev, idx);
 
-	hop0 = hl_mmu_hop0_addr(hdev->asic_prop.mmu_pgt_addr, ctx->asid);
+	hop0 = hl_mmu_hop0_addr(hl_mmu_props(ctx), hdev->asic_prop.mmu_pgt_addr,
+				ctx->asid);
 	mutex_lock(&hdev->mmu_lock);
-	xa_for_each(&ctx->mmu_hops, key, entry)
-		if ((u64)key * HL_MMU_HOP_TABLE_SIZE != hop0)
-			gen_pool_free(hdev->mmu_pgt_pool,
-				      (u64)key * HL_MMU_HOP_TABLE_SIZE,
-				      HL_MMU_HOP_TABLE_SIZE);
+	xa_for_each(&ctx->mmu_hops, key, entry) {
+		addr = hl_mmu_hop_key_addr(ctx, key);
+		if (addr != hop0)
+			gen_pool_free(hdev->mmu_pgt_pool, addr, size);
+	}
 	mutex_unlock(&hdev->mmu_lock);
 	xa_destroy(&ctx->mmu_hops);
 	ida_free(&hdev->asid_ida, ctx->asid);
+}
+
+/* Whether @size is a multiple of the page a PTE's address field names */
+static bool hl_mmu_pte_aligned(u64 size)
+{
+	return size && !(size & ~HL_PTE_ADDR_MASK);
+}
+
+/* Whether the ASIC's geometry is one this code can walk */
+static bool hl_mmu_props_valid(const struct asic_fixed_properties *prop)
+{
+	const struct hl_mmu_properties *mmu = &prop->mmu;
+	u32 hop, entries;
+
+	if (!mmu->num_hops || mmu->num_hops > HL_MMU_MAX_HOPS ||
+	    !is_power_of_2(mmu->hop_table_size) ||
+	    !hl_mmu_pte_aligned(mmu->hop_table_size) ||
+	    !mmu->va_bits || mmu->va_bits >= 64 || mmu->max_asid < 2 ||
+	    !(mmu->leaf_hops & BIT(mmu->num_hops - 1)) ||
+	    mmu->leaf_hops >> mmu->num_hops ||
+	    !IS_ALIGNED(prop->mmu_pgt_addr, mmu->hop_table_size) ||
+	    (u64)mmu->max_asid * mmu->hop_table_size >= prop->mmu_pgt_size)
+		return false;
+
+	entries = mmu->hop_table_size / sizeof(u64);
+	for (hop = 0; hop < mmu->num_hops; hop++) {
+		if (mmu->hop_shifts[hop] >= 64 ||
+		    mmu->hop_masks[hop] >> mmu->hop_shifts[hop] >= entries ||
+		    !(mmu->hop_masks[hop] & BIT_ULL(mmu->hop_shifts[hop])))
+			return false;
+		if ((mmu->leaf_hops & BIT(hop)) &&
+		    !hl_mmu_pte_aligned(BIT_ULL(mmu->hop_shifts[hop])))
+			return false;
+	}
+	return true;
 }
 
 /**
  * hl_mmu_init - set up the page-table area of a device.
  * @hdev: the device, with asic_prop filled.
  *
- * Return: 0 or -ENOMEM.
+ * Return: 0, -EINVAL when the ASIC's MMU geometry (asic_prop.mmu) does not
+ * fit the page-table code or area, or -ENOMEM.
  */
 int hl_mmu_init(struct hl_device *hdev)
 {
 	struct asic_fixed_properties *prop = &hdev->asic_prop;
-	u64 hops_start = prop->mmu_pgt_addr +
-			 (u64)HL_MMU_MAX_ASID * HL_MMU_HOP_TABLE_SIZE;
+	u32 size = prop->mmu.hop_table_size;
+	u64 hops_start;
 	int rc;
 
-	hdev->mmu_pgt_pool = gen_pool_create(ilog2(HL_MMU_HOP_TABLE_SIZE), -1);
+	if (WARN(!hl_mmu_props_valid(prop),
+		 "habanalabs: the ASIC's MMU properties do not fit\n"))
+		return -EINVAL;
+
+	hops_start = prop->mmu_pgt_addr + (u64)prop->mmu.max_asid * size;
+	hdev->mmu_pgt_pool = gen_pool_create(ilog2(size), -1);
 	if (!hdev->mmu_pgt_pool)
 		return -ENOMEM;
 

@@ -1,26 +1,29 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * habanalabs: the device MMU's page-table format (v1) and the driver's
- * page-table API.
+ * habanalabs: the device MMU's page-table format (v1), its geometry as the
+ * ASIC describes it, and the driver's page-table API.
  *
- * The device translates 48-bit device virtual addresses with a four-level
- * table of "hops", each a 4 KiB table of 512 little-endian u64 PTEs that
- * lives in HBM (the driver-reserved page-table area):
+ * The device translates device virtual addresses with a table of "hops"
+ * that lives in HBM (the driver-reserved page-table area): each hop table
+ * is an array of little-endian u64 PTEs, indexed by a field of the VA. The
+ * geometry (how many hops, which VA bits index each, the size of a table,
+ * the width of a VA, which hops hold leaves, the number of ASIDs) is the
+ * ASIC's: struct hl_mmu_properties in asic_prop.mmu, filled by the backend
+ * (the emulated ASIC's is in emu/emu_mmu.c). The format of a PTE is common:
  *
- *   hop0 index = VA[47:39]   hop1 index = VA[38:30]
- *   hop2 index = VA[29:21]   hop3 index = VA[20:12]
- *
- * A PTE with HL_PTE_LAST set is a leaf: in hop2 it maps a 2 MiB page, in
- * hop3 a 4 KiB page. Without HL_PTE_LAST, a present PTE points at the next
- * hop's table. The address field holds, page aligned:
+ * A PTE with HL_PTE_LAST set is a leaf: in hop N it maps a page of
+ * BIT(hop_shifts[N]) bytes, when leaf_hops has bit N. Without HL_PTE_LAST,
+ * a present PTE points at the next hop's table. The address field holds,
+ * page aligned:
  *   - a non-leaf: the HBM device physical address of the next hop table;
  *   - a leaf without HL_PTE_HOST: an HBM device physical address;
  *   - a leaf with HL_PTE_HOST: a host DMA address, as the DMA API returned
  *     it for the accelerator's PCI function (an IOVA under an IOMMU).
  *
  * Each address-space ID (ASID) has its hop0 table at a fixed place:
- * mmu_pgt_addr + asid * HL_MMU_HOP_TABLE_SIZE. ASID 0 is never used for user
- * contexts. Hop tables 1..3 come from the rest of the page-table area.
+ * mmu_pgt_addr + asid * hop_table_size (hl_mmu_hop0_addr()). ASID 0 is
+ * never used for user contexts. Hop tables 1.. come from the rest of the
+ * page-table area.
  *
  * Ordering rules the device relies on (the emulated walker runs concurrently
  * with updates, as silicon would):
@@ -36,23 +39,41 @@
 #define HL_MMU_H_
 
 #include <linux/bits.h>
-#include <linux/sizes.h>
 #include <linux/types.h>
 
-#define HL_MMU_NUM_HOPS			4
-#define HL_MMU_HOP_TABLE_SIZE		SZ_4K
-#define HL_MMU_PTES_PER_HOP		512
-#define HL_MMU_HOP_SHIFT(hop)		(39 - 9 * (hop))
-#define HL_MMU_HOP_INDEX(va, hop)	(((va) >> HL_MMU_HOP_SHIFT(hop)) & 0x1ff)
-#define HL_MMU_VA_BITS			48
+/* Most hops an ASIC may have: the bound of the page-table code's arrays */
+#define HL_MMU_MAX_HOPS			4
 
 #define HL_PTE_PRESENT			BIT_ULL(0)
 #define HL_PTE_LAST			BIT_ULL(1)
 #define HL_PTE_HOST			BIT_ULL(2)
 #define HL_PTE_ADDR_MASK		GENMASK_ULL(63, 12)
 
-/* Number of ASIDs, hop0 tables at the start of the page-table area */
-#define HL_MMU_MAX_ASID			64
+/**
+ * struct hl_mmu_properties - the geometry of an ASIC's device page tables.
+ * @num_hops: levels of hop tables, hop0 first; at most HL_MMU_MAX_HOPS.
+ * @hop_shifts: for each hop, the position of the VA field that indexes its
+ *	table (the lowest bit of @hop_masks).
+ * @hop_masks: for each hop, the VA field that indexes its table, in place:
+ *	the index is (va & hop_masks[hop]) >> hop_shifts[hop].
+ * @leaf_hops: bit N set: a PTE of hop N may be a leaf, mapping a page of
+ *	BIT(hop_shifts[N]) bytes. It has the last hop's bit: a walk that
+ *	finds no leaf there faults.
+ * @hop_table_size: bytes of a hop table, a power of 2.
+ * @va_bits: width of a device virtual address (below 64); higher bits
+ *	must be 0.
+ * @max_asid: number of ASIDs, hop0 tables at the start of the page-table
+ *	area; user contexts get 1 .. @max_asid - 1.
+ */
+struct hl_mmu_properties {
+	u32 num_hops;
+	u32 hop_shifts[HL_MMU_MAX_HOPS];
+	u64 hop_masks[HL_MMU_MAX_HOPS];
+	u32 leaf_hops;
+	u32 hop_table_size;
+	u32 va_bits;
+	u32 max_asid;
+};
 
 struct hl_ctx;
 struct hl_device;
@@ -66,9 +87,18 @@ int hl_mmu_map_page(struct hl_ctx *ctx, u64 va, u64 pa, u64 page_size,
 int hl_mmu_unmap_page(struct hl_ctx *ctx, u64 va, u64 page_size);
 void hl_mmu_invalidate(struct hl_ctx *ctx);
 
-static inline u64 hl_mmu_hop0_addr(u64 pgt_base, u32 asid)
+/* The hop0 table of @asid in a page-table area that starts at @pgt_base */
+static inline u64 hl_mmu_hop0_addr(const struct hl_mmu_properties *mmu,
+				   u64 pgt_base, u32 asid)
 {
-	return pgt_base + (u64)asid * HL_MMU_HOP_TABLE_SIZE;
+	return pgt_base + (u64)asid * mmu->hop_table_size;
+}
+
+/* The index of @va's PTE in its table of hop @hop */
+static inline u64 hl_mmu_hop_index(const struct hl_mmu_properties *mmu,
+				   u64 va, u32 hop)
+{
+	return (va & mmu->hop_masks[hop]) >> mmu->hop_shifts[hop];
 }
 
 #endif /* HL_MMU_H_ */

@@ -8,7 +8,10 @@
  * owns the ports and the fabric (it validates remote addresses through
  * asic_funcs->nic_check_remote and reports ports through nic_port_info)
  * and runs the data path, the HL_PKT_NIC_SEND/RECV packets of its engine
- * queues, on the objects of nic.h.
+ * queues: it moves the bytes, and every change of a connection or a work
+ * request (admission, the PSNs, matching a message with a receive,
+ * completion and its CQE, the move to ERR) is a call to the data-path
+ * section at the end of this file.
  *
  * Ownership: HL_IOCTL_NIC is served only to the thread group that opened
  * the compute node. Closing the compute node closes the context's NIC:
@@ -69,37 +72,26 @@ static void hl_nic_cq_release(struct kref *ref)
 	kfree(cq);
 }
 
-/**
- * hl_nic_cq_get - take a reference on a CQ.
- * @cq: the CQ, or NULL.
- *
- * Return: @cq.
- */
-struct hl_nic_cq *hl_nic_cq_get(struct hl_nic_cq *cq)
+/* Take a reference on @cq (or NULL); returns @cq */
+static struct hl_nic_cq *hl_nic_cq_get(struct hl_nic_cq *cq)
 {
 	if (cq)
 		kref_get(&cq->refcount);
 	return cq;
 }
 
-/**
- * hl_nic_cq_put - drop a reference on a CQ.
- * @cq: the CQ, or NULL. Process context: the last put frees the ring.
- */
-void hl_nic_cq_put(struct hl_nic_cq *cq)
+/* Drop a reference on @cq (or NULL); process context: the last frees it */
+static void hl_nic_cq_put(struct hl_nic_cq *cq)
 {
 	if (cq)
 		kref_put(&cq->refcount, hl_nic_cq_release);
 }
 
-/**
- * hl_nic_cq_push - add a completion entry to a CQ and wake its waiters.
- * @cq: the CQ; the caller holds a reference.
- * @cqe: the entry.
- *
- * A destroyed CQ drops the entry; a full one drops it and overflows.
+/*
+ * Add @cqe to @cq (the caller holds a reference) and wake its waiters. A
+ * destroyed CQ drops the entry; a full one drops it and overflows.
  */
-void hl_nic_cq_push(struct hl_nic_cq *cq, const struct hl_nic_cqe *cqe)
+static void hl_nic_cq_push(struct hl_nic_cq *cq, const struct hl_nic_cqe *cqe)
 {
 	spin_lock(&cq->lock);
 	if (!cq->destroyed) {
@@ -203,14 +195,12 @@ struct hl_nic_conn *hl_nic_conn_get_remote(struct hl_device *hdev, u32 id,
 	return conn;
 }
 
-/**
- * hl_nic_conn_fail_locked - move a connection to ERR after an error
- * completion of work of epoch @epoch.
- * @conn: the connection; its lock is held.
- * @epoch: the work's epoch; a connection that has moved on since (reset,
- *	failed, destroyed) is left as it is.
+/*
+ * Move @conn (its lock held) to ERR after an error completion of work of
+ * epoch @epoch; a connection that has moved on since (reset, failed,
+ * destroyed) is left as it is.
  */
-void hl_nic_conn_fail_locked(struct hl_nic_conn *conn, u32 epoch)
+static void hl_nic_conn_fail_locked(struct hl_nic_conn *conn, u32 epoch)
 {
 	lockdep_assert_held(&conn->lock);
 
@@ -1062,4 +1052,438 @@ void hl_nic_ctx_fini(struct hl_ctx *ctx)
 	xa_destroy(&nic->cqs);
 	put_pid(nic->owner);
 	mutex_destroy(&nic->lock);
+}
+
+/* ------------------------------------------------------------------------
+ * The data path: the backend's calls
+ *
+ * A send: hl_nic_send_begin() admits it; hl_nic_send_take_turn() gives it
+ * the wire (one message at a time per connection, which fixes its PSNs);
+ * hl_nic_send_match() takes the peer connection's oldest receive for it;
+ * the backend copies; hl_nic_send_finish() completes both sides. A
+ * receive: hl_nic_recv_post() queues it, the sender that takes it fills
+ * and completes it, or hl_nic_recv_settle() withdraws it; then
+ * hl_nic_recv_finish(). Each takes the connection locks it needs, for
+ * short updates; none is held on return.
+ */
+
+/* Post a completion entry to @cq (or nowhere) and drop the reference */
+static void hl_nic_cq_complete(struct hl_nic_cq *cq, struct hl_nic_conn *conn,
+			       u32 opcode, u32 status, u64 wr_id,
+			       u64 byte_len, u32 psn)
+{
+	struct hl_nic_cqe cqe = {
+		.wr_id = wr_id,
+		.byte_len = byte_len,
+		.conn_id = conn->id,
+		.port = conn->port,
+		.opcode = opcode,
+		.status = status,
+		.psn = psn,
+	};
+
+	if (!cq)
+		return;
+	hl_nic_cq_push(cq, &cqe);
+	hl_nic_cq_put(cq);
+}
+
+/* What the receiver's completion says when the sender's ends with @status */
+static u32 hl_nic_recv_status(u32 status)
+{
+	switch (status) {
+	case HL_NIC_CQE_STATUS_SUCCESS:
+	case HL_NIC_CQE_STATUS_LEN_ERR:
+	case HL_NIC_CQE_STATUS_LINK_DOWN:
+	case HL_NIC_CQE_STATUS_PSN_ERR:
+		return status;
+	case HL_NIC_CQE_STATUS_REMOTE_FAULT:
+		return HL_NIC_CQE_STATUS_LOCAL_FAULT;
+	case HL_NIC_CQE_STATUS_REMOTE_ERR:
+		return HL_NIC_CQE_STATUS_FLUSHED;
+	default:
+		return HL_NIC_CQE_STATUS_REMOTE_ABORT;
+	}
+}
+
+/**
+ * hl_nic_send_begin - admit a send: the connection is in RTS and below
+ * its send WQ size.
+ * @s: the send's record, filled here.
+ * @conn: the sending connection; the caller holds a reference until
+ *	hl_nic_send_finish().
+ * @size: bytes of the message.
+ * @wr_id: the user's tag.
+ *
+ * Whatever it returns, the send ends with hl_nic_send_finish().
+ *
+ * Return: SUCCESS, FLUSHED (not in RTS) or WQ_FULL.
+ */
+u32 hl_nic_send_begin(struct hl_nic_send *s, struct hl_nic_conn *conn,
+		      u64 size, u64 wr_id)
+{
+	u32 status = HL_NIC_CQE_STATUS_SUCCESS;
+
+	memset(s, 0, sizeof(*s));
+	s->conn = conn;
+	s->size = size;
+	s->wr_id = wr_id;
+
+	spin_lock(&conn->lock);
+	s->cq = hl_nic_cq_get(conn->send_cq);
+	if (conn->state != HL_NIC_CONN_STATE_RTS) {
+		status = HL_NIC_CQE_STATUS_FLUSHED;
+	} else if (conn->sq_posted >= conn->sq_size) {
+		status = HL_NIC_CQE_STATUS_WQ_FULL;
+	} else {
+		conn->sq_posted++;
+		s->admitted = true;
+		s->epoch = conn->epoch;
+		s->remote_conn_id = conn->remote_conn_id;
+		s->mtu = conn->mtu;
+	}
+	spin_unlock(&conn->lock);
+
+	if (s->admitted)
+		s->npkts = max_t(u64, 1, DIV_ROUND_UP_ULL(size, s->mtu));
+	return status;
+}
+
+/**
+ * hl_nic_send_flushed - whether the sending connection moved on (reset,
+ * failed, destroyed) since the send was admitted.
+ * @s: an admitted send.
+ *
+ * Return: true when the send must end FLUSHED.
+ */
+bool hl_nic_send_flushed(const struct hl_nic_send *s)
+{
+	/* Read without the lock: a new epoch is final for this send */
+	return READ_ONCE(s->conn->epoch) != s->epoch;
+}
+
+/**
+ * hl_nic_send_wait - sleep until the sending connection is flushed or
+ * changes, or @timeout passed (a wait for the peer connection to appear).
+ * @s: an admitted send.
+ * @timeout: jiffies at most.
+ */
+void hl_nic_send_wait(const struct hl_nic_send *s, long timeout)
+{
+	wait_event_timeout(s->conn->wq, hl_nic_send_flushed(s), timeout);
+}
+
+/**
+ * hl_nic_send_take_turn - take the wire for the send: no other message of
+ * the connection is on it; fixes the send's first PSN.
+ * @s: an admitted send.
+ *
+ * Return: SUCCESS, FLUSHED, or HL_NIC_WR_AGAIN when another message holds
+ * the wire (hl_nic_send_wait_turn(), then again).
+ */
+u32 hl_nic_send_take_turn(struct hl_nic_send *s)
+{
+	struct hl_nic_conn *conn = s->conn;
+	u32 status = HL_NIC_WR_AGAIN;
+
+	spin_lock(&conn->lock);
+	if (conn->epoch != s->epoch) {
+		status = HL_NIC_CQE_STATUS_FLUSHED;
+	} else if (!conn->tx_busy) {
+		WRITE_ONCE(conn->tx_busy, true);
+		s->tx_held = true;
+		s->psn = conn->sq_psn;
+		status = HL_NIC_CQE_STATUS_SUCCESS;
+	}
+	spin_unlock(&conn->lock);
+	return status;
+}
+
+static bool hl_nic_send_turn_ready(const struct hl_nic_send *s)
+{
+	return !READ_ONCE(s->conn->tx_busy) || hl_nic_send_flushed(s);
+}
+
+/**
+ * hl_nic_send_wait_turn - sleep until the wire may be free or the send is
+ * flushed, or @timeout passed.
+ * @s: an admitted send.
+ * @timeout: jiffies at most.
+ */
+void hl_nic_send_wait_turn(const struct hl_nic_send *s, long timeout)
+{
+	wait_event_timeout(s->conn->wq, hl_nic_send_turn_ready(s), timeout);
+}
+
+/* hl_nic_send_match() under @rconn's lock */
+static u32 hl_nic_send_match_locked(struct hl_nic_send *s,
+				    struct hl_nic_conn *rconn, u32 port,
+				    u64 src_addr)
+{
+	struct hl_nic_wr *wr;
+
+	lockdep_assert_held(&rconn->lock);
+
+	/* A connection set up for another peer ignores us, as on the wire */
+	if (rconn->port != port || rconn->remote_conn_id != s->conn->id ||
+	    rconn->remote_addr != src_addr)
+		return HL_NIC_WR_AGAIN;
+	if (rconn->state == HL_NIC_CONN_STATE_ERR)
+		return HL_NIC_CQE_STATUS_REMOTE_ERR;
+	if (rconn->state != HL_NIC_CONN_STATE_RTR &&
+	    rconn->state != HL_NIC_CONN_STATE_RTS)
+		return HL_NIC_WR_AGAIN;
+
+	wr = list_first_entry_or_null(&rconn->rq, struct hl_nic_wr, node);
+	/* A receive of an older epoch is about to be withdrawn by its poster */
+	if (!wr || wr->epoch != rconn->epoch)
+		return HL_NIC_WR_AGAIN;
+
+	list_del_init(&wr->node);
+	if (rconn->rq_psn != s->psn) {
+		wr->status = HL_NIC_CQE_STATUS_PSN_ERR;
+		wr->psn = s->psn;
+		WRITE_ONCE(wr->state, HL_NIC_WR_DONE);
+		hl_nic_conn_fail_locked(rconn, wr->epoch);
+		wake_up_all(&rconn->wq);
+		return HL_NIC_CQE_STATUS_PSN_ERR;
+	}
+
+	wr->state = HL_NIC_WR_ACTIVE;
+	rconn->rq_psn = (s->psn + s->npkts) & HL_NIC_PSN_MASK;
+	s->rconn = rconn;
+	s->wr = wr;
+	s->r_epoch = rconn->epoch;
+	return HL_NIC_CQE_STATUS_SUCCESS;
+}
+
+/**
+ * hl_nic_send_match - the message arrives at a peer connection: take its
+ * oldest receive for the send (it becomes ACTIVE, the sender's).
+ * @s: a send that holds the wire.
+ * @rconn: the peer connection the message names (s->remote_conn_id); the
+ *	caller holds a reference, which it keeps until hl_nic_send_finish()
+ *	when this succeeds.
+ * @port: the peer's port the message arrives on.
+ * @src_addr: the address of the port the message leaves from.
+ *
+ * @rconn must be in RTR or RTS and set up for this port and connection
+ * (else it ignores the message); the receive's PSN must be the expected
+ * one (else both the receive and @rconn fail).
+ *
+ * Return: SUCCESS, REMOTE_ERR (@rconn is in ERR), PSN_ERR, or
+ * HL_NIC_WR_AGAIN: no receive to take yet (hl_nic_send_wait_recv()).
+ */
+u32 hl_nic_send_match(struct hl_nic_send *s, struct hl_nic_conn *rconn,
+		      u32 port, u64 src_addr)
+{
+	u32 status;
+
+	spin_lock(&rconn->lock);
+	status = hl_nic_send_match_locked(s, rconn, port, src_addr);
+	spin_unlock(&rconn->lock);
+	return status;
+}
+
+static bool hl_nic_send_recv_ready(const struct hl_nic_send *s,
+				   struct hl_nic_conn *rconn)
+{
+	return !list_empty_careful(&rconn->rq) || hl_nic_send_flushed(s);
+}
+
+/**
+ * hl_nic_send_wait_recv - sleep until the peer connection has a posted
+ * receive or changes, the send is flushed, or @timeout passed.
+ * @s: a send that holds the wire.
+ * @rconn: the peer connection; the caller holds a reference.
+ * @timeout: jiffies at most.
+ */
+void hl_nic_send_wait_recv(const struct hl_nic_send *s,
+			   struct hl_nic_conn *rconn, long timeout)
+{
+	wait_event_timeout(rconn->wq, hl_nic_send_recv_ready(s, rconn),
+			   timeout);
+}
+
+/**
+ * hl_nic_send_peer_flushed - whether the peer connection moved on since
+ * the send took its receive.
+ * @s: a matched send.
+ *
+ * Return: true when the send must end REMOTE_ERR.
+ */
+bool hl_nic_send_peer_flushed(const struct hl_nic_send *s)
+{
+	return READ_ONCE(s->rconn->epoch) != s->r_epoch;
+}
+
+/**
+ * hl_nic_send_finish - complete a send: the peer's receive, if it took
+ * one, then the sending connection; post the send's CQE.
+ * @s: a send after hl_nic_send_begin().
+ * @status: how the send ended (HL_NIC_CQE_STATUS_*).
+ * @byte_len: bytes that reached the peer.
+ *
+ * An error moves the connections whose work failed to ERR (unless they
+ * moved on already); success advances the send PSN past the message.
+ * The peer's receive then belongs to its poster again: neither @s->wr nor
+ * @s->rconn may be used after this (the caller drops its reference on
+ * @s->rconn).
+ */
+void hl_nic_send_finish(struct hl_nic_send *s, u32 status, u64 byte_len)
+{
+	struct hl_nic_conn *conn = s->conn;
+	struct hl_nic_conn *rconn = s->rconn;
+	struct hl_nic_wr *wr = s->wr;
+
+	if (wr) {
+		spin_lock(&rconn->lock);
+		wr->status = hl_nic_recv_status(status);
+		wr->byte_len = byte_len;
+		wr->psn = s->psn;
+		WRITE_ONCE(wr->state, HL_NIC_WR_DONE);
+		if (wr->status)
+			hl_nic_conn_fail_locked(rconn, s->r_epoch);
+		/* The poster may free @wr once it sees DONE under the lock */
+		wake_up_all(&rconn->wq);
+		spin_unlock(&rconn->lock);
+		s->wr = NULL;
+	}
+
+	spin_lock(&conn->lock);
+	if (s->tx_held) {
+		WRITE_ONCE(conn->tx_busy, false);
+		if (!status && conn->epoch == s->epoch)
+			conn->sq_psn = (s->psn + s->npkts) & HL_NIC_PSN_MASK;
+	}
+	if (s->admitted) {
+		conn->sq_posted--;
+		if (status)
+			hl_nic_conn_fail_locked(conn, s->epoch);
+	}
+	wake_up_all(&conn->wq);
+	spin_unlock(&conn->lock);
+
+	hl_nic_cq_complete(s->cq, conn, HL_NIC_CQE_OP_SEND, status, s->wr_id,
+			   byte_len, s->psn);
+	s->cq = NULL;
+}
+
+/**
+ * hl_nic_recv_post - post a receive on a connection in RTR or RTS, below
+ * its receive WQ size; a sender may take it from then on.
+ * @wr: the receive, with @addr, @size, @wr_id and @queue_id set; it must
+ *	stay in place until hl_nic_recv_finish().
+ * @conn: the connection; the caller holds a reference until
+ *	hl_nic_recv_finish().
+ *
+ * Whatever it returns, the receive ends with hl_nic_recv_finish(); when
+ * posted, it is first waited for (hl_nic_recv_wait()) until
+ * hl_nic_recv_settle() says it is done.
+ *
+ * Return: SUCCESS (posted), FLUSHED (not in RTR or RTS) or WQ_FULL; on
+ * failure the receive is DONE with that status.
+ */
+u32 hl_nic_recv_post(struct hl_nic_wr *wr, struct hl_nic_conn *conn)
+{
+	u32 status = HL_NIC_CQE_STATUS_SUCCESS;
+
+	wr->conn = conn;
+	INIT_LIST_HEAD(&wr->node);
+	wr->state = HL_NIC_WR_POSTED;
+
+	spin_lock(&conn->lock);
+	wr->cq = hl_nic_cq_get(conn->recv_cq);
+	if (conn->state != HL_NIC_CONN_STATE_RTR &&
+	    conn->state != HL_NIC_CONN_STATE_RTS) {
+		status = HL_NIC_CQE_STATUS_FLUSHED;
+	} else if (conn->rq_posted >= conn->rq_size) {
+		status = HL_NIC_CQE_STATUS_WQ_FULL;
+	} else {
+		wr->epoch = conn->epoch;
+		list_add_tail(&wr->node, &conn->rq);
+		conn->rq_posted++;
+		/* A sender may be waiting for it */
+		wake_up_all(&conn->wq);
+	}
+	spin_unlock(&conn->lock);
+
+	if (status) {
+		wr->status = status;
+		wr->state = HL_NIC_WR_DONE;
+	}
+	return status;
+}
+
+/**
+ * hl_nic_recv_flushed - whether the connection moved on (reset, failed,
+ * destroyed) since the receive was posted.
+ * @wr: a posted receive.
+ *
+ * Return: true when the receive, while still POSTED, must be withdrawn
+ * FLUSHED.
+ */
+bool hl_nic_recv_flushed(const struct hl_nic_wr *wr)
+{
+	return READ_ONCE(wr->conn->epoch) != wr->epoch;
+}
+
+/**
+ * hl_nic_recv_wait - sleep until the receive is DONE, or @timeout passed.
+ * @wr: a posted receive.
+ * @timeout: jiffies at most.
+ */
+void hl_nic_recv_wait(const struct hl_nic_wr *wr, long timeout)
+{
+	wait_event_timeout(wr->conn->wq,
+			   READ_ONCE(wr->state) == HL_NIC_WR_DONE, timeout);
+}
+
+/**
+ * hl_nic_recv_settle - withdraw a receive that can no longer be filled, and
+ * tell whether it is done.
+ * @wr: a posted receive.
+ * @why: SUCCESS to keep waiting, else why the poster gives up (the status
+ *	of its completion).
+ * @fail: when withdrawn, the connection goes to ERR too.
+ *
+ * A POSTED receive is withdrawn with status @why; an ACTIVE one belongs to
+ * its sender, which completes it within a chunk.
+ *
+ * Return: true when the receive is DONE (its status and bytes are final);
+ * false to wait again.
+ */
+bool hl_nic_recv_settle(struct hl_nic_wr *wr, u32 why, bool fail)
+{
+	struct hl_nic_conn *conn = wr->conn;
+	bool done;
+
+	spin_lock(&conn->lock);
+	if (wr->state == HL_NIC_WR_POSTED && why) {
+		list_del_init(&wr->node);
+		wr->status = why;
+		WRITE_ONCE(wr->state, HL_NIC_WR_DONE);
+		if (fail)
+			hl_nic_conn_fail_locked(conn, wr->epoch);
+	}
+	done = wr->state == HL_NIC_WR_DONE;
+	if (done)
+		conn->rq_posted--;
+	spin_unlock(&conn->lock);
+	return done;
+}
+
+/**
+ * hl_nic_recv_finish - post a receive's CQE.
+ * @wr: a receive that failed to post, or that hl_nic_recv_settle() found
+ *	done.
+ *
+ * Return: the receive's status.
+ */
+u32 hl_nic_recv_finish(struct hl_nic_wr *wr)
+{
+	hl_nic_cq_complete(wr->cq, wr->conn, HL_NIC_CQE_OP_RECV, wr->status,
+			   wr->wr_id, wr->byte_len, wr->psn);
+	wr->cq = NULL;
+	return wr->status;
 }

@@ -1,8 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * habanalabs: NIC connections and completion queues, shared by the core
- * (common/nic.c: the ioctl, the QP state machine, CQs, teardown) and the
- * ASIC backends that run the data path (emu/emu_nic.c).
+ * habanalabs: NIC connections and completion queues. The core
+ * (common/nic.c) owns them: the ioctl, the QP state machine (states,
+ * epochs, PSNs, the work queues), CQs and their entries, teardown. An ASIC
+ * backend that runs the data path (emu/emu_nic.c) owns only the wire: it
+ * moves the bytes and tells the core what happened through the calls at
+ * the end of this file, which take the core's locks themselves. Of a
+ * connection the backend reads only @id and @port (fixed at allocation);
+ * of a work request what it filled in and the buffer it is given.
  *
  * Objects and lifetimes:
  *   - struct hl_nic_ctx: a context's connections and CQs, created and
@@ -82,30 +87,81 @@ enum hl_nic_wr_state {
 	HL_NIC_WR_DONE,
 };
 
+/*
+ * Not a completion status: the data-path call cannot go on yet (a wait,
+ * then a new try)
+ */
+#define HL_NIC_WR_AGAIN		U32_MAX
+
 /**
- * struct hl_nic_wr - a posted receive (an HL_PKT_NIC_RECV in progress).
+ * struct hl_nic_wr - a posted receive (an HL_PKT_NIC_RECV in progress),
+ * from hl_nic_recv_post() to hl_nic_recv_finish().
+ * @addr: device virtual address of the buffer (the receiver's context);
+ *	set by the backend before posting.
+ * @size: bytes of the buffer; set by the backend.
+ * @wr_id: the user's tag; set by the backend.
+ * @queue_id: the queue that posted it (for the fault record); set by the
+ *	backend.
+ * @conn: the connection it is posted on; the poster holds a reference.
+ * @cq: the connection's receive CQ at posting, with a reference, or NULL.
  * @node: in hl_nic_conn.rq while POSTED.
- * @addr: device virtual address of the buffer (the receiver's context).
- * @size: bytes of the buffer.
- * @wr_id: the user's tag.
  * @epoch: the connection's epoch when posted.
- * @queue_id: the queue that posted it (for the fault record).
  * @state: enum hl_nic_wr_state, under the connection's lock.
  * @status: HL_NIC_CQE_STATUS_* once DONE.
  * @byte_len: bytes that landed, once DONE.
  * @psn: PSN of the message's first packet, once DONE.
  */
 struct hl_nic_wr {
-	struct list_head node;
 	u64 addr;
 	u64 size;
 	u64 wr_id;
-	u32 epoch;
 	u32 queue_id;
+	struct hl_nic_conn *conn;
+	struct hl_nic_cq *cq;
+	struct list_head node;
+	u32 epoch;
 	enum hl_nic_wr_state state;
 	u32 status;
 	u64 byte_len;
 	u32 psn;
+};
+
+/**
+ * struct hl_nic_send - a send in progress (an HL_PKT_NIC_SEND), from
+ * hl_nic_send_begin() to hl_nic_send_finish(). The core fills it; the
+ * backend reads @remote_conn_id and, once matched, @wr's @addr, @size and
+ * @queue_id.
+ * @conn: the sending connection; the sender holds a reference.
+ * @cq: the connection's send CQ at admission, with a reference, or NULL.
+ * @size: bytes of the message.
+ * @wr_id: the user's tag.
+ * @admitted: @conn counted the send in its sq_posted.
+ * @epoch: @conn's epoch at admission.
+ * @remote_conn_id: the peer connection, at admission.
+ * @mtu: @conn's MTU, at admission.
+ * @npkts: packets of the message: ceil(@size / @mtu), at least 1.
+ * @tx_held: the send holds @conn's tx_busy (its turn on the wire).
+ * @psn: PSN of the first packet, once it holds the wire.
+ * @rconn: the peer connection, once matched; the sender holds a reference
+ *	until hl_nic_send_finish().
+ * @wr: the peer's receive, ACTIVE, once matched.
+ * @r_epoch: @rconn's epoch when @wr was taken.
+ */
+struct hl_nic_send {
+	struct hl_nic_conn *conn;
+	struct hl_nic_cq *cq;
+	u64 size;
+	u64 wr_id;
+	bool admitted;
+	u32 epoch;
+	u32 remote_conn_id;
+	u32 mtu;
+	u32 npkts;
+	bool tx_held;
+	u32 psn;
+	struct hl_nic_conn *rconn;
+	struct hl_nic_wr *wr;
+	u32 r_epoch;
 };
 
 /**
@@ -190,14 +246,32 @@ void hl_nic_ctx_fini(struct hl_ctx *ctx);
 int hl_nic_ioctl(struct hl_fpriv *fpriv, void *data);
 int hl_nic_info_ports(struct hl_device *hdev, struct hl_info_nic_ports *info);
 
-/* nic.c: for the backends' data path */
+/*
+ * nic.c: for the backends' data path. Statuses are HL_NIC_CQE_STATUS_*,
+ * or HL_NIC_WR_AGAIN; the wait calls sleep at most @timeout jiffies.
+ */
 struct hl_nic_conn *hl_nic_conn_get(struct hl_ctx *ctx, u32 id);
 struct hl_nic_conn *hl_nic_conn_get_remote(struct hl_device *hdev, u32 id,
 					   struct hl_ctx **ctx);
 void hl_nic_conn_put(struct hl_nic_conn *conn);
-void hl_nic_conn_fail_locked(struct hl_nic_conn *conn, u32 epoch);
-struct hl_nic_cq *hl_nic_cq_get(struct hl_nic_cq *cq);
-void hl_nic_cq_put(struct hl_nic_cq *cq);
-void hl_nic_cq_push(struct hl_nic_cq *cq, const struct hl_nic_cqe *cqe);
+
+u32 hl_nic_send_begin(struct hl_nic_send *s, struct hl_nic_conn *conn,
+		      u64 size, u64 wr_id);
+bool hl_nic_send_flushed(const struct hl_nic_send *s);
+void hl_nic_send_wait(const struct hl_nic_send *s, long timeout);
+u32 hl_nic_send_take_turn(struct hl_nic_send *s);
+void hl_nic_send_wait_turn(const struct hl_nic_send *s, long timeout);
+u32 hl_nic_send_match(struct hl_nic_send *s, struct hl_nic_conn *rconn,
+		      u32 port, u64 src_addr);
+void hl_nic_send_wait_recv(const struct hl_nic_send *s,
+			   struct hl_nic_conn *rconn, long timeout);
+bool hl_nic_send_peer_flushed(const struct hl_nic_send *s);
+void hl_nic_send_finish(struct hl_nic_send *s, u32 status, u64 byte_len);
+
+u32 hl_nic_recv_post(struct hl_nic_wr *wr, struct hl_nic_conn *conn);
+bool hl_nic_recv_flushed(const struct hl_nic_wr *wr);
+void hl_nic_recv_wait(const struct hl_nic_wr *wr, long timeout);
+bool hl_nic_recv_settle(struct hl_nic_wr *wr, u32 why, bool fail);
+u32 hl_nic_recv_finish(struct hl_nic_wr *wr);
 
 #endif /* HL_NIC_H_ */

@@ -45,12 +45,15 @@ static int hl_emu_early_init(struct hl_device *hdev)
 		goto err_release_region;
 	}
 
-	strscpy(prop->card_name, "emu-gaudi", sizeof(prop->card_name));
+	strscpy(prop->card_name, HL_EMU_CARD_NAME, sizeof(prop->card_name));
+	/* No firmware: the version INFO reports says so */
+	strscpy(prop->fw_version, HL_EMU_FW_VERSION, sizeof(prop->fw_version));
 	prop->dram_base_address = 0;
 	prop->dram_size = size;
 	/* Page tables: 1/16 of HBM, at least 4 MiB, at most 64 MiB */
 	prop->mmu_pgt_addr = 0;
 	prop->mmu_pgt_size = clamp_t(u64, size / 16, SZ_4M, SZ_64M);
+	hl_emu_mmu_props(&prop->mmu);
 	prop->dram_page_size = HL_EMU_DRAM_PAGE_SIZE;
 	prop->dram_user_base_address = ALIGN(prop->mmu_pgt_addr +
 					     prop->mmu_pgt_size,

@@ -34,6 +34,10 @@
 
 struct hl_emu_nic;
 
+/* Identity reported by INFO and sysfs */
+#define HL_EMU_CARD_NAME		"emu-gaudi"
+#define HL_EMU_FW_VERSION		"emulated"
+
 #define HL_EMU_HBM_BAR			2
 #define HL_EMU_HBM_MIN_SIZE		SZ_64M
 #define HL_EMU_DRAM_PAGE_SIZE		SZ_2M
@@ -46,6 +50,19 @@ struct hl_emu_nic;
 #define HL_EMU_VA_DRAM_END		0x210000000000ull
 
 #define HL_EMU_NUM_QUEUES		4
+
+/*
+ * The MMU (emu_mmu.c): four hops of 512 PTEs in 4 KiB tables, indexing
+ * VA[47:39], VA[38:30], VA[29:21] and VA[20:12]; leaves map 2 MiB pages in
+ * hop2 and 4 KiB pages in hop3; 64 ASIDs.
+ */
+#define HL_EMU_MMU_NUM_HOPS		4
+#define HL_EMU_MMU_HOP_TABLE_SIZE	SZ_4K
+#define HL_EMU_MMU_HOP_BITS		9
+#define HL_EMU_MMU_HOP3_SHIFT		12
+#define HL_EMU_MMU_VA_BITS		48
+#define HL_EMU_MMU_LEAF_HOPS		(BIT(2) | BIT(3))
+#define HL_EMU_MMU_MAX_ASID		64
 
 /* NIC ports per device: 4 devices all-to-all need 3 (emu_nic.c) */
 #define HL_EMU_NIC_PORTS		8
@@ -205,6 +222,7 @@ static inline struct hl_emu_device *to_emu(struct hl_device *hdev)
 }
 
 /* emu_mmu.c */
+void hl_emu_mmu_props(struct hl_mmu_properties *mmu);
 void hl_emu_mmu_invalidate_cache(struct hl_device *hdev, u32 asid);
 void hl_emu_tlb_flush(struct hl_emu_queue *q);
 int hl_emu_mmu_access(struct hl_emu_queue *q, u32 asid, u64 va, void *buf,

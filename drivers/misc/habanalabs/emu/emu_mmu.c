@@ -5,7 +5,9 @@
  * Every engine access (a command-buffer fetch, a packet's source or
  * destination) is a device virtual address of the job's context. It is
  * translated the way the ASIC's MMU does it: by walking the context's hop
- * tables in HBM (the format is in common/mmu.h), then by resolving the leaf:
+ * tables in HBM (the format is in common/mmu.h, this ASIC's geometry in
+ * emu.h, published to the core by hl_emu_mmu_props()), then by resolving
+ * the leaf:
  *   - a leaf without HL_PTE_HOST is an HBM device physical address, an offset
  *     into BAR2;
  *   - a leaf with HL_PTE_HOST is a host DMA address, resolved the way the
@@ -44,6 +46,37 @@
 
 #define HL_EMU_PAGE_MASK	((u64)HL_EMU_CHUNK_SIZE - 1)
 
+/**
+ * hl_emu_mmu_props - the geometry of the emulated MMU (emu.h), as the core
+ * reads it from asic_prop.mmu.
+ * @mmu: filled.
+ */
+void hl_emu_mmu_props(struct hl_mmu_properties *mmu)
+{
+	u32 hop, shift;
+
+	BUILD_BUG_ON(HL_EMU_MMU_NUM_HOPS > HL_MMU_MAX_HOPS);
+	BUILD_BUG_ON(HL_EMU_MMU_HOP_TABLE_SIZE !=
+		     BIT(HL_EMU_MMU_HOP_BITS) * sizeof(u64));
+	BUILD_BUG_ON(HL_EMU_MMU_HOP3_SHIFT +
+		     HL_EMU_MMU_NUM_HOPS * HL_EMU_MMU_HOP_BITS !=
+		     HL_EMU_MMU_VA_BITS);
+
+	memset(mmu, 0, sizeof(*mmu));
+	mmu->num_hops = HL_EMU_MMU_NUM_HOPS;
+	for (hop = 0; hop < HL_EMU_MMU_NUM_HOPS; hop++) {
+		shift = HL_EMU_MMU_HOP3_SHIFT +
+			(HL_EMU_MMU_NUM_HOPS - 1 - hop) * HL_EMU_MMU_HOP_BITS;
+		mmu->hop_shifts[hop] = shift;
+		mmu->hop_masks[hop] = GENMASK_ULL(shift + HL_EMU_MMU_HOP_BITS - 1,
+						  shift);
+	}
+	mmu->leaf_hops = HL_EMU_MMU_LEAF_HOPS;
+	mmu->hop_table_size = HL_EMU_MMU_HOP_TABLE_SIZE;
+	mmu->va_bits = HL_EMU_MMU_VA_BITS;
+	mmu->max_asid = HL_EMU_MMU_MAX_ASID;
+}
+
 /*
  * Walk the hop tables of @asid for @va. On success *@page is the base of the
  * leaf's device page (an HBM address or a host DMA address, aligned to the
@@ -56,17 +89,18 @@ static int hl_emu_mmu_walk(struct hl_emu_device *emu, u32 asid, u64 va,
 			   u64 *page, u32 *shift, bool *host)
 {
 	struct asic_fixed_properties *prop = &emu->hdev->asic_prop;
+	const struct hl_mmu_properties *mmu = &prop->mmu;
 	u64 pgt_start = prop->mmu_pgt_addr;
 	u64 pgt_end = min_t(u64, pgt_start + prop->mmu_pgt_size, emu->hbm_size);
 	u64 table, pte_addr, pte, page_mask;
-	int hop;
+	u32 hop;
 
-	if (asid >= HL_MMU_MAX_ASID || va >> HL_MMU_VA_BITS)
+	if (asid >= mmu->max_asid || va >> mmu->va_bits)
 		return -EFAULT;
 
-	table = hl_mmu_hop0_addr(pgt_start, asid);
-	for (hop = 0; hop < HL_MMU_NUM_HOPS; hop++) {
-		pte_addr = table + HL_MMU_HOP_INDEX(va, hop) * sizeof(u64);
+	table = hl_mmu_hop0_addr(mmu, pgt_start, asid);
+	for (hop = 0; hop < mmu->num_hops; hop++) {
+		pte_addr = table + hl_mmu_hop_index(mmu, va, hop) * sizeof(u64);
 		if (pte_addr < pgt_start || pte_addr + sizeof(u64) > pgt_end)
 			return -EFAULT;
 
@@ -79,11 +113,11 @@ static int hl_emu_mmu_walk(struct hl_emu_device *emu, u32 asid, u64 va,
 		}
 
 		/* Leaves: 2 MiB pages in hop2, 4 KiB pages in hop3 */
-		if (hop < 2)
+		if (!(mmu->leaf_hops & BIT(hop)))
 			return -EFAULT;
-		page_mask = BIT_ULL(HL_MMU_HOP_SHIFT(hop)) - 1;
+		page_mask = BIT_ULL(mmu->hop_shifts[hop]) - 1;
 		*page = pte & HL_PTE_ADDR_MASK & ~page_mask;
-		*shift = HL_MMU_HOP_SHIFT(hop);
+		*shift = mmu->hop_shifts[hop];
 		*host = pte & HL_PTE_HOST;
 		return 0;
 	}
@@ -116,9 +150,10 @@ static int hl_emu_mmu_translate(struct hl_emu_device *emu,
 				struct hl_emu_queue *q, u32 asid, u64 va,
 				u64 *addr, u64 *avail, bool *host)
 {
+	const struct hl_mmu_properties *mmu = &emu->hdev->asic_prop.mmu;
 	struct hl_emu_tlb_entry *e, tmp;
 	u64 page, gen;
-	u32 shift;
+	u32 hop, shift;
 	bool is_host;
 	int rc;
 
@@ -126,10 +161,13 @@ static int hl_emu_mmu_translate(struct hl_emu_device *emu,
 	gen = atomic64_read_acquire(&emu->tlb_gen);
 	e = NULL;
 	if (q) {
-		e = hl_emu_tlb_slot(q, asid, va, 21);
-		if (!hl_emu_tlb_match(e, gen, asid, va, 21)) {
-			e = hl_emu_tlb_slot(q, asid, va, 12);
-			if (!hl_emu_tlb_match(e, gen, asid, va, 12))
+		/* The large pages first: 2 MiB (hop2), then 4 KiB (hop3) */
+		for (hop = 0; hop < mmu->num_hops && !e; hop++) {
+			if (!(mmu->leaf_hops & BIT(hop)))
+				continue;
+			shift = mmu->hop_shifts[hop];
+			e = hl_emu_tlb_slot(q, asid, va, shift);
+			if (!hl_emu_tlb_match(e, gen, asid, va, shift))
 				e = NULL;
 		}
 	}

@@ -3,8 +3,10 @@
  * KUnit tests of the emulated device MMU (emu_mmu.c): the hop-table walk,
  * its faults, the TLB and its invalidation, against a fake HBM in vmalloc
  * memory and page tables built here by a reference builder that follows
- * common/mmu.h (not by the driver's mmu.c, so that the two implementations
- * of the format check each other). Host leaves point at real pages: the
+ * common/mmu.h and the geometry of emu.h, written out again below (not by
+ * the driver's mmu.c nor from asic_prop.mmu, so that the implementations
+ * of the format check each other). The walker runs with the properties
+ * hl_emu_mmu_props() fills, as in the driver. Host leaves point at real pages: the
  * test device has no IOMMU, so DMA addresses are physical addresses.
  *
  * Built into habanalabs.ko when the kernel has CONFIG_KUNIT (the debug
@@ -26,6 +28,12 @@
 #define T_HBM_SIZE		SZ_32M
 #define T_PGT_SIZE		SZ_4M
 #define T_NR_HOST_PAGES		8
+
+/* The reference geometry: 4 hops of 512 PTEs, VA[47:39] .. VA[20:12] */
+#define T_NUM_HOPS		4
+#define T_HOP_SHIFT(hop)	(39 - 9 * (hop))
+#define T_HOP_TABLE_SIZE	SZ_4K
+#define T_MAX_ASID		64
 
 struct hl_emu_mmu_test {
 	struct hl_device hdev;
@@ -49,7 +57,13 @@ static u64 t_rpte(struct hl_emu_mmu_test *t, u64 addr)
 
 static u64 t_pte_addr(u64 table, u64 va, int hop)
 {
-	return table + HL_MMU_HOP_INDEX(va, hop) * sizeof(u64);
+	return table + ((va >> T_HOP_SHIFT(hop)) & 0x1ff) * sizeof(u64);
+}
+
+/* The hop0 table of @asid: the page-table area starts at 0 */
+static u64 t_hop0(u32 asid)
+{
+	return (u64)asid * T_HOP_TABLE_SIZE;
 }
 
 /* Reference builder: map one page (4 KiB at hop3, 2 MiB at hop2) */
@@ -57,7 +71,7 @@ static void t_map(struct kunit *test, struct hl_emu_mmu_test *t, u32 asid,
 		  u64 va, u64 pa, u64 page_size, bool host)
 {
 	int leaf = page_size == SZ_2M ? 2 : 3;
-	u64 table = hl_mmu_hop0_addr(0, asid), pte;
+	u64 table = t_hop0(asid), pte;
 	int hop;
 
 	for (hop = 0; hop < leaf; hop++) {
@@ -78,10 +92,10 @@ static void t_map(struct kunit *test, struct hl_emu_mmu_test *t, u32 asid,
 /* Address of the leaf PTE of @va (which must be mapped) */
 static u64 t_leaf_pte_addr(struct hl_emu_mmu_test *t, u32 asid, u64 va)
 {
-	u64 table = hl_mmu_hop0_addr(0, asid), addr, pte;
+	u64 table = t_hop0(asid), addr, pte;
 	int hop;
 
-	for (hop = 0; hop < HL_MMU_NUM_HOPS; hop++) {
+	for (hop = 0; hop < T_NUM_HOPS; hop++) {
 		addr = t_pte_addr(table, va, hop);
 		pte = t_rpte(t, addr);
 		if (pte & HL_PTE_LAST)
@@ -126,6 +140,7 @@ static int hl_emu_mmu_test_init(struct kunit *test)
 	t->hdev.asic_specific = &t->emu;
 	t->hdev.asic_prop.mmu_pgt_addr = 0;
 	t->hdev.asic_prop.mmu_pgt_size = T_PGT_SIZE;
+	hl_emu_mmu_props(&t->hdev.asic_prop.mmu);
 	init_rwsem(&t->hdev.engine_access_rwsem);
 
 	t->emu.hdev = &t->hdev;
@@ -139,7 +154,7 @@ static int hl_emu_mmu_test_init(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, t->q.buf);
 	hl_emu_tlb_flush(&t->q);
 
-	t->next_table = HL_MMU_MAX_ASID * SZ_4K;
+	t->next_table = T_MAX_ASID * T_HOP_TABLE_SIZE;
 	for (i = 0; i < T_NR_HOST_PAGES; i++) {
 		t->host[i] = alloc_page(GFP_KERNEL | __GFP_ZERO);
 		KUNIT_ASSERT_NOT_NULL(test, t->host[i]);
@@ -256,7 +271,7 @@ static void hl_emu_mmu_test_faults(struct kunit *test)
 	T_FAULT(1, va);
 	/* Beyond 48 bits, and an ASID without a hop0 table */
 	T_FAULT(1, BIT_ULL(48) | va);
-	T_FAULT(HL_MMU_MAX_ASID, va);
+	T_FAULT(T_MAX_ASID, va);
 
 	t_map(test, t, 1, va, T_PGT_SIZE, SZ_4K, false);
 	KUNIT_EXPECT_EQ(test, t_access(t, 1, va, &v, 4, false), 0);
@@ -278,7 +293,7 @@ static void hl_emu_mmu_test_faults(struct kunit *test)
 	T_FAULT(1, va);
 
 	/* A leaf at hop1 (1 GiB pages do not exist) */
-	pte_addr = t_pte_addr(hl_mmu_hop0_addr(0, 2), va, 0);
+	pte_addr = t_pte_addr(t_hop0(2), va, 0);
 	t_wpte(t, pte_addr, t->next_table | HL_PTE_PRESENT);
 	t_wpte(t, t_pte_addr(t->next_table, va, 1),
 	       T_PGT_SIZE | HL_PTE_PRESENT | HL_PTE_LAST);
@@ -292,6 +307,26 @@ static void hl_emu_mmu_test_faults(struct kunit *test)
 	       (T_HBM_SIZE * 2) | HL_PTE_PRESENT);
 	T_FAULT(2, va);
 #undef T_FAULT
+}
+
+/* The geometry the core reads (asic_prop.mmu) is the one the walker walks */
+static void hl_emu_mmu_test_props(struct kunit *test)
+{
+	struct hl_emu_mmu_test *t = test->priv;
+	const struct hl_mmu_properties *mmu = &t->hdev.asic_prop.mmu;
+	int hop;
+
+	KUNIT_ASSERT_EQ(test, mmu->num_hops, T_NUM_HOPS);
+	for (hop = 0; hop < T_NUM_HOPS; hop++) {
+		KUNIT_EXPECT_EQ(test, mmu->hop_shifts[hop], T_HOP_SHIFT(hop));
+		KUNIT_EXPECT_EQ(test, mmu->hop_masks[hop],
+				GENMASK_ULL(T_HOP_SHIFT(hop) + 8,
+					    T_HOP_SHIFT(hop)));
+	}
+	KUNIT_EXPECT_EQ(test, mmu->leaf_hops, BIT(2) | BIT(3));
+	KUNIT_EXPECT_EQ(test, mmu->hop_table_size, T_HOP_TABLE_SIZE);
+	KUNIT_EXPECT_EQ(test, mmu->va_bits, 48);
+	KUNIT_EXPECT_EQ(test, mmu->max_asid, T_MAX_ASID);
 }
 
 /* The TLB keeps a translation until it is invalidated, as silicon does */
@@ -323,6 +358,7 @@ static void hl_emu_mmu_test_tlb_stale_until_invalidate(struct kunit *test)
 }
 
 static struct kunit_case hl_emu_mmu_test_cases[] = {
+	KUNIT_CASE(hl_emu_mmu_test_props),
 	KUNIT_CASE(hl_emu_mmu_test_random_walks),
 	KUNIT_CASE(hl_emu_mmu_test_faults),
 	KUNIT_CASE(hl_emu_mmu_test_tlb_stale_until_invalidate),

@@ -19,43 +19,50 @@
  * under the device's engine_access_rwsem held for write, after which no
  * peer engine touches the device's memory.
  *
- * Data path (per message, in the sender's queue worker):
- *   1. admission: the connection is in RTS and below its send WQ size;
- *   2. the wire: one message at a time per connection (tx_busy), which
- *      fixes its PSNs: psn = sq_psn, ceil(size / mtu) packets (at least 1);
+ * Data path (per message, in the sender's queue worker). This file owns
+ * the wire (links, addresses, the copy); the connections, their work
+ * requests and CQs are the core's, changed only through its data-path
+ * calls (common/nic.h), which keep the QP state machine:
+ *   1. admission (hl_nic_send_begin()): the connection is in RTS and below
+ *      its send WQ size;
+ *   2. the wire (hl_nic_send_take_turn()): one message at a time per
+ *      connection, which fixes its PSNs: ceil(size / mtu) packets (at
+ *      least 1) from the connection's send PSN;
  *   3. matching: the peer device across the link, its owner's connection
- *      remote_conn_id, which must be in RTR or RTS and name this port and
- *      connection, and the oldest receive posted on it, whose PSN must be
- *      the expected one; the receive becomes ACTIVE (the sender's);
- *   4. copy, chunk by chunk (at most 4 KiB, within a 4 KiB page of both
- *      buffers): read through this device's MMU (the queue's TLB, this
- *      context's ASID) under this device's engine_access_rwsem, then write
- *      through the peer's MMU (the receiving context's ASID) inside the
- *      peer's unplug SRCU section, under the peer's engine_access_rwsem,
- *      unless it is unplugged or detached. The two rwsems are never held
- *      together: with writers waiting on both, two engines sending in
- *      opposite directions would deadlock;
- *   5. completion: the receive (status, bytes, PSN) and the receiver's
- *      connection, then this connection; an error moves the connections
- *      whose work failed to ERR. Each side's CQE goes to its connection's
- *      CQ (the receiver's from its own RECV packet).
- * Between chunks and while waiting the engine checks the job's deadline,
- * the device's stop, both connections' epochs and the link. Every wait is
- * a sleep of at most HL_EMU_NIC_WAIT_SLICE on a connection's wait queue:
- * events wake it at once, and the checks above bound it.
+ *      remote_conn_id (hl_nic_conn_get_remote()), and there
+ *      (hl_nic_send_match()) the oldest receive posted, which must name
+ *      this port and connection and expect this PSN; the receive becomes
+ *      ACTIVE (the sender's);
+ *   4. copy, step by step: read through this device's MMU (the queue's
+ *      TLB, this context's ASID) under this device's engine_access_rwsem,
+ *      then write through the peer's MMU (the receiving context's ASID)
+ *      inside the peer's unplug SRCU section, under the peer's
+ *      engine_access_rwsem, unless it is unplugged or detached. The two
+ *      rwsems are never held together: with writers waiting on both, two
+ *      engines sending in opposite directions would deadlock;
+ *   5. completion (hl_nic_send_finish()): the receive (status, bytes, PSN)
+ *      and the receiver's connection, then this connection and its CQE;
+ *      an error moves the connections whose work failed to ERR. The
+ *      receiver's CQE comes from its own RECV packet (hl_nic_recv_finish()).
+ * Between steps and while waiting the engine checks the job's deadline,
+ * the device's stop, both connections' epochs (hl_nic_send_flushed(),
+ * hl_nic_send_peer_flushed()) and the link. Every wait is a sleep of at
+ * most HL_EMU_NIC_WAIT_SLICE in one of the core's wait calls: events wake
+ * it at once, and the checks above bound it.
  *
- * A RECV posts its receive and waits for it to be DONE. A POSTED receive
- * is withdrawn by its poster (timeout, stop, link down, flushed
- * connection); an ACTIVE one only by its sender, which stops within a
- * chunk.
+ * A RECV posts its receive (hl_nic_recv_post()) and waits for it to be
+ * DONE. A POSTED receive is withdrawn by its poster (timeout, stop, link
+ * down, flushed connection: hl_nic_recv_settle()); an ACTIVE one only by
+ * its sender, which stops within a step.
  *
  * References: the job's CS holds its context; the engine holds the local
  * connection, the peer's struct hl_emu_nic (hence its hl_device), the
  * peer's connection and the peer's context while it uses them.
  *
- * Locks: hl_emu_fabric_lock (innermost) guards the registry; the
- * connection locks (nic.h) are held only for short updates. No lock is
- * held across a sleep or an engine access.
+ * Locks: hl_emu_fabric_lock (innermost) guards the registry. This file
+ * takes no lock of the core's: the data-path calls take the connection
+ * locks for short updates and return without them. No lock is held across
+ * a sleep or an engine access.
  */
 
 #include <linux/debugfs.h>
@@ -66,7 +73,6 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
-#include <linux/wait.h>
 
 #include "emu.h"
 
@@ -461,44 +467,28 @@ void hl_emu_nic_debugfs_init(struct hl_device *hdev, struct dentry *root)
  * @job: its job.
  * @nic: this device's NIC.
  * @conn: the sending connection (a reference).
- * @admitted: @conn counted the send in its sq_posted.
- * @epoch: @conn's epoch at admission.
- * @tx_held: this send holds @conn's tx_busy.
+ * @send: the core's record of the send (nic.h).
  * @stopped: the device is stopping: the job fails with -ENODEV.
- * @remote_conn_id: the peer connection.
- * @mtu: @conn's MTU.
- * @psn: PSN of the first packet.
- * @npkts: packets of the message.
  * @addr: device VA of the message.
  * @size: bytes of the message.
  * @moved: bytes that reached the peer.
  * @peer: the peer's NIC (a reference), once matched.
  * @rctx: the peer connection's context (a reference), once matched.
  * @rconn: the peer connection (a reference), once matched.
- * @wr: the peer's receive, ACTIVE, once matched.
- * @r_epoch: @rconn's epoch when @wr was taken.
  */
 struct hl_emu_nic_xfer {
 	struct hl_emu_queue *q;
 	struct hl_cs_job *job;
 	struct hl_emu_nic *nic;
 	struct hl_nic_conn *conn;
-	bool admitted;
-	u32 epoch;
-	bool tx_held;
+	struct hl_nic_send send;
 	bool stopped;
-	u32 remote_conn_id;
-	u32 mtu;
-	u32 psn;
-	u32 npkts;
 	u64 addr;
 	u64 size;
 	u64 moved;
 	struct hl_emu_nic *peer;
 	struct hl_ctx *rctx;
 	struct hl_nic_conn *rconn;
-	struct hl_nic_wr *wr;
-	u32 r_epoch;
 };
 
 static long hl_emu_nic_slice(struct hl_cs_job *job)
@@ -543,161 +533,28 @@ static int hl_emu_nic_errno(u32 status, bool stopped)
 	}
 }
 
-/* What the receiver's completion says when the sender's ends with @status */
-static u32 hl_emu_nic_recv_status(u32 status)
-{
-	switch (status) {
-	case HL_NIC_CQE_STATUS_SUCCESS:
-	case HL_NIC_CQE_STATUS_LEN_ERR:
-	case HL_NIC_CQE_STATUS_LINK_DOWN:
-	case HL_NIC_CQE_STATUS_PSN_ERR:
-		return status;
-	case HL_NIC_CQE_STATUS_REMOTE_FAULT:
-		return HL_NIC_CQE_STATUS_LOCAL_FAULT;
-	case HL_NIC_CQE_STATUS_REMOTE_ERR:
-		return HL_NIC_CQE_STATUS_FLUSHED;
-	default:
-		return HL_NIC_CQE_STATUS_REMOTE_ABORT;
-	}
-}
-
-static void hl_emu_nic_push(struct hl_nic_cq *cq, struct hl_nic_conn *conn,
-			    u32 opcode, u32 status, u64 wr_id, u64 byte_len,
-			    u32 psn)
-{
-	struct hl_nic_cqe cqe = {
-		.wr_id = wr_id,
-		.byte_len = byte_len,
-		.conn_id = conn->id,
-		.port = conn->port,
-		.opcode = opcode,
-		.status = status,
-		.psn = psn,
-	};
-
-	if (!cq)
-		return;
-	hl_nic_cq_push(cq, &cqe);
-	hl_nic_cq_put(cq);
-}
-
-/* 1. Admission; takes a reference on the send CQ in *@cq (maybe NULL) */
-static u32 hl_emu_nic_send_admit(struct hl_emu_nic_xfer *x,
-				 struct hl_nic_cq **cq)
-{
-	struct hl_nic_conn *conn = x->conn;
-	u32 status = HL_NIC_CQE_STATUS_SUCCESS;
-
-	spin_lock(&conn->lock);
-	*cq = hl_nic_cq_get(conn->send_cq);
-	if (conn->state != HL_NIC_CONN_STATE_RTS) {
-		status = HL_NIC_CQE_STATUS_FLUSHED;
-	} else if (conn->sq_posted >= conn->sq_size) {
-		status = HL_NIC_CQE_STATUS_WQ_FULL;
-	} else {
-		conn->sq_posted++;
-		x->admitted = true;
-		x->epoch = conn->epoch;
-		x->remote_conn_id = conn->remote_conn_id;
-		x->mtu = conn->mtu;
-	}
-	spin_unlock(&conn->lock);
-
-	if (x->admitted)
-		x->npkts = max_t(u64, 1, DIV_ROUND_UP_ULL(x->size, x->mtu));
-	return status;
-}
-
-static bool hl_emu_nic_turn_ready(struct hl_emu_nic_xfer *x)
-{
-	return !READ_ONCE(x->conn->tx_busy) ||
-	       READ_ONCE(x->conn->epoch) != x->epoch;
-}
-
 /* 2. The wire: wait until no other message of the connection is on it */
 static u32 hl_emu_nic_send_turn(struct hl_emu_nic_xfer *x)
 {
-	struct hl_nic_conn *conn = x->conn;
 	u32 status;
 
 	for (;;) {
-		spin_lock(&conn->lock);
-		if (conn->epoch != x->epoch) {
-			status = HL_NIC_CQE_STATUS_FLUSHED;
-		} else if (!conn->tx_busy) {
-			WRITE_ONCE(conn->tx_busy, true);
-			x->tx_held = true;
-			x->psn = conn->sq_psn;
-			status = HL_NIC_CQE_STATUS_SUCCESS;
-		} else {
-			status = U32_MAX;
-		}
-		spin_unlock(&conn->lock);
-		if (status != U32_MAX)
+		status = hl_nic_send_take_turn(&x->send);
+		if (status != HL_NIC_WR_AGAIN)
 			return status;
 
 		status = hl_emu_nic_job_check(x->q, x->job, &x->stopped);
 		if (status)
 			return status;
-		wait_event_timeout(conn->wq, hl_emu_nic_turn_ready(x),
-				   hl_emu_nic_slice(x->job));
+		hl_nic_send_wait_turn(&x->send, hl_emu_nic_slice(x->job));
 	}
-}
-
-static bool hl_emu_nic_rq_ready(struct hl_nic_conn *rconn,
-				struct hl_emu_nic_xfer *x)
-{
-	return !list_empty_careful(&rconn->rq) ||
-	       READ_ONCE(x->conn->epoch) != x->epoch;
-}
-
-/*
- * Under @rconn's lock: take the oldest receive of @rconn for @x, or fail
- * the match. U32_MAX: nothing to take yet.
- */
-static u32 hl_emu_nic_take_recv_locked(struct hl_emu_nic_xfer *x,
-				       struct hl_nic_conn *rconn,
-				       u32 peer_port)
-{
-	struct hl_nic_conn *conn = x->conn;
-	struct hl_nic_wr *wr;
-
-	/* A connection set up for another peer ignores us, as on the wire */
-	if (rconn->port != peer_port || rconn->remote_conn_id != conn->id ||
-	    rconn->remote_addr != hl_emu_nic_addr(x->nic->id, conn->port))
-		return U32_MAX;
-	if (rconn->state == HL_NIC_CONN_STATE_ERR)
-		return HL_NIC_CQE_STATUS_REMOTE_ERR;
-	if (rconn->state != HL_NIC_CONN_STATE_RTR &&
-	    rconn->state != HL_NIC_CONN_STATE_RTS)
-		return U32_MAX;
-
-	wr = list_first_entry_or_null(&rconn->rq, struct hl_nic_wr, node);
-	/* A receive of an older epoch is about to be withdrawn by its poster */
-	if (!wr || wr->epoch != rconn->epoch)
-		return U32_MAX;
-
-	list_del_init(&wr->node);
-	if (rconn->rq_psn != x->psn) {
-		wr->status = HL_NIC_CQE_STATUS_PSN_ERR;
-		wr->psn = x->psn;
-		WRITE_ONCE(wr->state, HL_NIC_WR_DONE);
-		hl_nic_conn_fail_locked(rconn, wr->epoch);
-		wake_up_all(&rconn->wq);
-		return HL_NIC_CQE_STATUS_PSN_ERR;
-	}
-
-	wr->state = HL_NIC_WR_ACTIVE;
-	rconn->rq_psn = (x->psn + x->npkts) & HL_NIC_PSN_MASK;
-	x->wr = wr;
-	x->r_epoch = rconn->epoch;
-	return HL_NIC_CQE_STATUS_SUCCESS;
 }
 
 /* 3. Matching: on success @x holds the peer, its connection and receive */
 static u32 hl_emu_nic_send_match(struct hl_emu_nic_xfer *x)
 {
-	struct hl_nic_conn *conn = x->conn;
+	struct hl_nic_send *s = &x->send;
+	u32 port = x->conn->port;
 	struct hl_nic_conn *rconn;
 	struct hl_emu_nic *peer;
 	struct hl_ctx *rctx;
@@ -707,42 +564,36 @@ static u32 hl_emu_nic_send_match(struct hl_emu_nic_xfer *x)
 		status = hl_emu_nic_job_check(x->q, x->job, &x->stopped);
 		if (status)
 			return status;
-		if (READ_ONCE(conn->epoch) != x->epoch)
+		if (hl_nic_send_flushed(s))
 			return HL_NIC_CQE_STATUS_FLUSHED;
 
-		peer = hl_emu_link_peer_get(x->nic, conn->port, &peer_port);
+		peer = hl_emu_link_peer_get(x->nic, port, &peer_port);
 		if (!peer)
 			return HL_NIC_CQE_STATUS_LINK_DOWN;
 
-		rconn = hl_nic_conn_get_remote(peer->hdev, x->remote_conn_id,
+		rconn = hl_nic_conn_get_remote(peer->hdev, s->remote_conn_id,
 					       &rctx);
 		if (!rconn) {
 			hl_emu_nic_put(peer);
 			/* Not created yet: wait, as for a receive not posted */
-			wait_event_timeout(conn->wq,
-					   READ_ONCE(conn->epoch) != x->epoch,
-					   hl_emu_nic_slice(x->job));
+			hl_nic_send_wait(s, hl_emu_nic_slice(x->job));
 			continue;
 		}
 
-		spin_lock(&rconn->lock);
-		status = hl_emu_nic_take_recv_locked(x, rconn, peer_port);
-		spin_unlock(&rconn->lock);
-
+		status = hl_nic_send_match(s, rconn, peer_port,
+					   hl_emu_nic_addr(x->nic->id, port));
 		if (status == HL_NIC_CQE_STATUS_SUCCESS) {
 			x->peer = peer;
 			x->rctx = rctx;
 			x->rconn = rconn;
 			return status;
 		}
-		if (status == U32_MAX)
-			wait_event_timeout(rconn->wq,
-					   hl_emu_nic_rq_ready(rconn, x),
-					   hl_emu_nic_slice(x->job));
+		if (status == HL_NIC_WR_AGAIN)
+			hl_nic_send_wait_recv(s, rconn, hl_emu_nic_slice(x->job));
 		hl_nic_conn_put(rconn);
 		hl_ctx_put(rctx);
 		hl_emu_nic_put(peer);
-		if (status != U32_MAX)
+		if (status != HL_NIC_WR_AGAIN)
 			return status;
 	}
 }
@@ -771,7 +622,7 @@ static u32 hl_emu_nic_write_peer(struct hl_emu_nic_xfer *x, u64 va, u64 len,
 		 * teardown drained the engines, so its ASID is not used
 		 * after it may have changed hands.
 		 */
-		if (READ_ONCE(x->rconn->epoch) != x->r_epoch) {
+		if (hl_nic_send_peer_flushed(&x->send)) {
 			status = HL_NIC_CQE_STATUS_REMOTE_ERR;
 		} else if (!x->peer->detached) {
 			status = HL_NIC_CQE_STATUS_SUCCESS;
@@ -793,7 +644,8 @@ static u32 hl_emu_nic_write_peer(struct hl_emu_nic_xfer *x, u64 va, u64 len,
 		dev_dbg(peer_hdev->dev,
 			"NIC: MMU fault, write at VA 0x%llx of connection %u\n",
 			va + *done, x->rconn->id);
-		hl_ctx_record_fault(x->rctx, va + *done, x->wr->queue_id, true);
+		hl_ctx_record_fault(x->rctx, va + *done,
+				    x->send.wr->queue_id, true);
 	}
 	return status;
 }
@@ -833,20 +685,21 @@ static u32 hl_emu_nic_send_copy(struct hl_emu_nic_xfer *x)
 	struct hl_emu_queue *q = x->q;
 	struct hl_device *hdev = q->emu->hdev;
 	struct hl_cs_job *job = x->job;
-	u64 src = x->addr, dst = x->wr->addr, left = x->size, got, put;
+	const struct hl_nic_wr *wr = x->send.wr;
+	u64 src = x->addr, dst = wr->addr, left = x->size, got, put;
 	u32 status;
 	int rc;
 
-	if (x->size > x->wr->size)
+	if (x->size > wr->size)
 		return HL_NIC_CQE_STATUS_LEN_ERR;
 
 	while (left) {
 		status = hl_emu_nic_job_check(q, job, &x->stopped);
 		if (status)
 			return status;
-		if (READ_ONCE(x->conn->epoch) != x->epoch)
+		if (hl_nic_send_flushed(&x->send))
 			return HL_NIC_CQE_STATUS_FLUSHED;
-		if (READ_ONCE(x->rconn->epoch) != x->r_epoch)
+		if (hl_nic_send_peer_flushed(&x->send))
 			return HL_NIC_CQE_STATUS_REMOTE_ERR;
 		if (!hl_emu_link_up(x->nic, x->conn->port))
 			return HL_NIC_CQE_STATUS_LINK_DOWN;
@@ -878,47 +731,6 @@ static u32 hl_emu_nic_send_copy(struct hl_emu_nic_xfer *x)
 	return HL_NIC_CQE_STATUS_SUCCESS;
 }
 
-/* 5. Completion of the peer's receive and of this connection's send */
-static void hl_emu_nic_send_finish(struct hl_emu_nic_xfer *x, u32 status)
-{
-	struct hl_nic_conn *conn = x->conn;
-	struct hl_nic_conn *rconn = x->rconn;
-	struct hl_nic_wr *wr = x->wr;
-
-	if (wr) {
-		spin_lock(&rconn->lock);
-		wr->status = hl_emu_nic_recv_status(status);
-		wr->byte_len = x->moved;
-		wr->psn = x->psn;
-		WRITE_ONCE(wr->state, HL_NIC_WR_DONE);
-		if (wr->status)
-			hl_nic_conn_fail_locked(rconn, x->r_epoch);
-		/* The poster may free @wr once it sees DONE under the lock */
-		wake_up_all(&rconn->wq);
-		spin_unlock(&rconn->lock);
-	}
-
-	spin_lock(&conn->lock);
-	if (x->tx_held) {
-		WRITE_ONCE(conn->tx_busy, false);
-		if (!status && conn->epoch == x->epoch)
-			conn->sq_psn = (x->psn + x->npkts) & HL_NIC_PSN_MASK;
-	}
-	if (x->admitted) {
-		conn->sq_posted--;
-		if (status)
-			hl_nic_conn_fail_locked(conn, x->epoch);
-	}
-	wake_up_all(&conn->wq);
-	spin_unlock(&conn->lock);
-
-	if (rconn) {
-		hl_nic_conn_put(rconn);
-		hl_ctx_put(x->rctx);
-		hl_emu_nic_put(x->peer);
-	}
-}
-
 /**
  * hl_emu_nic_exec_send - run an HL_PKT_NIC_SEND packet.
  * @q: the queue.
@@ -940,8 +752,6 @@ int hl_emu_nic_exec_send(struct hl_emu_queue *q, struct hl_cs_job *job,
 		.addr = le64_to_cpu(pkt->addr),
 		.size = le64_to_cpu(pkt->size),
 	};
-	u64 wr_id = le64_to_cpu(pkt->wr_id);
-	struct hl_nic_cq *cq;
 	u32 status;
 
 	if (x.size > HL_NIC_MAX_MSG_SIZE)
@@ -950,70 +760,57 @@ int hl_emu_nic_exec_send(struct hl_emu_queue *q, struct hl_cs_job *job,
 	if (!x.conn)
 		return -EINVAL;
 
-	status = hl_emu_nic_send_admit(&x, &cq);
+	/* 1. Admission, by the core */
+	status = hl_nic_send_begin(&x.send, x.conn, x.size,
+				   le64_to_cpu(pkt->wr_id));
 	if (!status)
 		status = hl_emu_nic_send_turn(&x);
 	if (!status)
 		status = hl_emu_nic_send_match(&x);
 	if (!status)
 		status = hl_emu_nic_send_copy(&x);
-	hl_emu_nic_send_finish(&x, status);
+	/* 5. Completion of both sides and the CQE, by the core */
+	hl_nic_send_finish(&x.send, status, x.moved);
+	if (x.rconn) {
+		hl_nic_conn_put(x.rconn);
+		hl_ctx_put(x.rctx);
+		hl_emu_nic_put(x.peer);
+	}
 
 	if (status)
 		dev_dbg(q->emu->hdev->dev,
 			"queue %u: NIC send on connection %u: status %u\n",
 			q->id, x.conn->id, status);
-	hl_emu_nic_push(cq, x.conn, HL_NIC_CQE_OP_SEND, status, wr_id,
-			x.moved, x.psn);
 	hl_nic_conn_put(x.conn);
 	return hl_emu_nic_errno(status, x.stopped);
 }
 
 /* Why a posted receive ends without a sender, or SUCCESS to keep waiting */
 static u32 hl_emu_nic_recv_check(struct hl_emu_queue *q, struct hl_cs_job *job,
-				 struct hl_nic_conn *conn,
 				 struct hl_nic_wr *wr, bool *stopped)
 {
 	u32 status = hl_emu_nic_job_check(q, job, stopped);
 
 	if (status)
 		return status;
-	if (READ_ONCE(conn->epoch) != wr->epoch)
+	if (hl_nic_recv_flushed(wr))
 		return HL_NIC_CQE_STATUS_FLUSHED;
-	if (!hl_emu_link_up(q->emu->nic, conn->port))
+	if (!hl_emu_link_up(q->emu->nic, wr->conn->port))
 		return HL_NIC_CQE_STATUS_LINK_DOWN;
 	return HL_NIC_CQE_STATUS_SUCCESS;
 }
 
 /* Wait until @wr is DONE; withdraws it when it can no longer be filled */
 static void hl_emu_nic_recv_wait(struct hl_emu_queue *q, struct hl_cs_job *job,
-				 struct hl_nic_conn *conn,
 				 struct hl_nic_wr *wr, bool *stopped)
 {
 	u32 why;
 
-	for (;;) {
-		wait_event_timeout(conn->wq,
-				   READ_ONCE(wr->state) == HL_NIC_WR_DONE,
-				   hl_emu_nic_slice(job));
-		why = hl_emu_nic_recv_check(q, job, conn, wr, stopped);
-
-		spin_lock(&conn->lock);
-		if (wr->state == HL_NIC_WR_POSTED && why) {
-			list_del_init(&wr->node);
-			wr->status = why;
-			WRITE_ONCE(wr->state, HL_NIC_WR_DONE);
-			if (!*stopped)
-				hl_nic_conn_fail_locked(conn, wr->epoch);
-		}
-		if (wr->state == HL_NIC_WR_DONE) {
-			conn->rq_posted--;
-			spin_unlock(&conn->lock);
-			return;
-		}
+	do {
+		hl_nic_recv_wait(wr, hl_emu_nic_slice(job));
+		why = hl_emu_nic_recv_check(q, job, wr, stopped);
 		/* ACTIVE: the sender completes it within a chunk */
-		spin_unlock(&conn->lock);
-	}
+	} while (!hl_nic_recv_settle(wr, why, !*stopped));
 }
 
 /**
@@ -1035,47 +832,25 @@ int hl_emu_nic_exec_recv(struct hl_emu_queue *q, struct hl_cs_job *job,
 		.size = le64_to_cpu(pkt->size),
 		.wr_id = le64_to_cpu(pkt->wr_id),
 		.queue_id = q->id,
-		.state = HL_NIC_WR_POSTED,
 	};
 	struct hl_nic_conn *conn;
 	bool stopped = false;
-	struct hl_nic_cq *cq;
-	u32 status = HL_NIC_CQE_STATUS_SUCCESS;
+	u32 status;
 
 	if (wr.size > HL_NIC_MAX_MSG_SIZE)
 		return -EINVAL;
 	conn = hl_nic_conn_get(job->ctx, le32_to_cpu(pkt->conn_id));
 	if (!conn)
 		return -EINVAL;
-	INIT_LIST_HEAD(&wr.node);
 
-	spin_lock(&conn->lock);
-	cq = hl_nic_cq_get(conn->recv_cq);
-	if (conn->state != HL_NIC_CONN_STATE_RTR &&
-	    conn->state != HL_NIC_CONN_STATE_RTS) {
-		status = HL_NIC_CQE_STATUS_FLUSHED;
-	} else if (conn->rq_posted >= conn->rq_size) {
-		status = HL_NIC_CQE_STATUS_WQ_FULL;
-	} else {
-		wr.epoch = conn->epoch;
-		list_add_tail(&wr.node, &conn->rq);
-		conn->rq_posted++;
-		/* A sender may be waiting for it */
-		wake_up_all(&conn->wq);
-	}
-	spin_unlock(&conn->lock);
-
-	if (!status) {
-		hl_emu_nic_recv_wait(q, job, conn, &wr, &stopped);
-		status = wr.status;
-	}
+	if (!hl_nic_recv_post(&wr, conn))
+		hl_emu_nic_recv_wait(q, job, &wr, &stopped);
+	status = hl_nic_recv_finish(&wr);
 
 	if (status)
 		dev_dbg(q->emu->hdev->dev,
 			"queue %u: NIC receive on connection %u: status %u\n",
 			q->id, conn->id, status);
-	hl_emu_nic_push(cq, conn, HL_NIC_CQE_OP_RECV, status, wr.wr_id,
-			wr.byte_len, wr.psn);
 	hl_nic_conn_put(conn);
 	return hl_emu_nic_errno(status, stopped);
 }
