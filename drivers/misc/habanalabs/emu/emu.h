@@ -227,8 +227,6 @@ void hl_emu_mmu_invalidate_cache(struct hl_device *hdev, u32 asid);
 void hl_emu_tlb_flush(struct hl_emu_queue *q);
 int hl_emu_mmu_access(struct hl_emu_queue *q, u32 asid, u64 va, void *buf,
 		      u32 len, bool write);
-int hl_emu_mmu_access_notlb(struct hl_emu_device *emu, u32 asid, u64 va,
-			    void *buf, u32 len, bool write);
 
 int hl_emu_mmu_span(struct hl_emu_device *emu, struct hl_emu_queue *q,
 		    u32 asid, u64 va, u64 max, struct hl_emu_span *span);

@@ -514,42 +514,6 @@ int hl_emu_mmu_access(struct hl_emu_queue *q, u32 asid, u64 va, void *buf,
 }
 
 /**
- * hl_emu_mmu_access_notlb - one access through the device MMU by an engine
- * that has no TLB: the NIC writing a peer's message into this device.
- * @emu: the device whose MMU translates.
- * @asid: the address space of the receiving context.
- * @va: device virtual address.
- * @buf: bytes to write, or room for the bytes read.
- * @len: bytes, at least 1; [@va, @va + @len) must not cross a 4 KiB page.
- * @write: a write access.
- *
- * Every access walks the page tables, so no invalidation concerns it. The
- * caller holds @emu's hdev->engine_access_rwsem for read.
- *
- * Return: as hl_emu_mmu_access().
- */
-int hl_emu_mmu_access_notlb(struct hl_emu_device *emu, u32 asid, u64 va,
-			    void *buf, u32 len, bool write)
-{
-	u64 page, avail;
-	bool host;
-	int rc;
-
-	lockdep_assert_held_read(&emu->hdev->engine_access_rwsem);
-
-	if (!len || len > HL_EMU_CHUNK_SIZE - (va & HL_EMU_PAGE_MASK))
-		return -EINVAL;
-
-	rc = hl_emu_mmu_translate(emu, NULL, asid, va, &page, &avail, &host);
-	if (rc)
-		return rc;
-
-	if (host)
-		return hl_emu_host_access(emu, page, buf, len, write);
-	return hl_emu_hbm_access(emu, page, buf, len, write);
-}
-
-/**
  * hl_emu_tlb_flush - empty one queue's TLB.
  * @q: the queue; its worker must not run.
  */
