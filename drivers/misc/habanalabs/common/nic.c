@@ -195,6 +195,62 @@ struct hl_nic_conn *hl_nic_conn_get_remote(struct hl_device *hdev, u32 id,
 	return conn;
 }
 
+/**
+ * hl_nic_conn_next_state - the connection (QP) state machine.
+ * @from: the connection's state.
+ * @ev: what happens to it.
+ *
+ * RESET -MODIFY_INIT-> INIT -SET_RES-> RTR -SET_REQ-> RTS; MODIFY_RESET
+ * and MODIFY_ERR from any state, and a failure moves any state to ERR.
+ * Nothing else is legal.
+ *
+ * Return: the state @ev moves the connection to, or -EINVAL.
+ */
+int hl_nic_conn_next_state(enum hl_nic_conn_state from,
+			   enum hl_nic_conn_event ev)
+{
+	switch (ev) {
+	case HL_NIC_CONN_EV_MODIFY_INIT:
+		return from == HL_NIC_CONN_STATE_RESET ?
+		       HL_NIC_CONN_STATE_INIT : -EINVAL;
+	case HL_NIC_CONN_EV_SET_RES:
+		return from == HL_NIC_CONN_STATE_INIT ?
+		       HL_NIC_CONN_STATE_RTR : -EINVAL;
+	case HL_NIC_CONN_EV_SET_REQ:
+		return from == HL_NIC_CONN_STATE_RTR ?
+		       HL_NIC_CONN_STATE_RTS : -EINVAL;
+	case HL_NIC_CONN_EV_MODIFY_RESET:
+		return HL_NIC_CONN_STATE_RESET;
+	case HL_NIC_CONN_EV_MODIFY_ERR:
+	case HL_NIC_CONN_EV_FAIL:
+		return HL_NIC_CONN_STATE_ERR;
+	}
+	return -EINVAL;
+}
+
+/**
+ * hl_nic_conn_takes_sends - a connection in @state accepts SENDs.
+ * @state: its state.
+ *
+ * Return: true in RTS only.
+ */
+bool hl_nic_conn_takes_sends(enum hl_nic_conn_state state)
+{
+	return state == HL_NIC_CONN_STATE_RTS;
+}
+
+/**
+ * hl_nic_conn_takes_recvs - a connection in @state accepts RECVs, and
+ * messages into them.
+ * @state: its state.
+ *
+ * Return: true in RTR and RTS.
+ */
+bool hl_nic_conn_takes_recvs(enum hl_nic_conn_state state)
+{
+	return state == HL_NIC_CONN_STATE_RTR || state == HL_NIC_CONN_STATE_RTS;
+}
+
 /*
  * Move @conn (its lock held) to ERR after an error completion of work of
  * epoch @epoch; a connection that has moved on since (reset, failed,
@@ -206,7 +262,7 @@ static void hl_nic_conn_fail_locked(struct hl_nic_conn *conn, u32 epoch)
 
 	if (conn->epoch != epoch)
 		return;
-	conn->state = HL_NIC_CONN_STATE_ERR;
+	conn->state = hl_nic_conn_next_state(conn->state, HL_NIC_CONN_EV_FAIL);
 	/* Read without the lock by the engine, between chunks */
 	WRITE_ONCE(conn->epoch, conn->epoch + 1);
 	wake_up_all(&conn->wq);
@@ -218,14 +274,17 @@ static void hl_nic_conn_fail_locked(struct hl_nic_conn *conn, u32 epoch)
  * Under hl_nic_ctx.lock (the CQs' users).
  */
 static void hl_nic_conn_flush(struct hl_nic_ctx *nic, struct hl_nic_conn *conn,
-			      enum hl_nic_conn_state state, bool destroy)
+			      enum hl_nic_conn_event ev, bool destroy)
 {
 	struct hl_nic_cq *cqs[2] = {};
-	int i;
+	int state, i;
 
 	lockdep_assert_held(&nic->lock);
 
 	spin_lock(&conn->lock);
+	state = hl_nic_conn_next_state(conn->state, ev);
+	if (WARN_ON_ONCE(state < 0))
+		state = HL_NIC_CONN_STATE_ERR;
 	conn->state = state;
 	WRITE_ONCE(conn->epoch, conn->epoch + 1);
 	if (destroy)
@@ -300,59 +359,77 @@ static int hl_nic_alloc_conn(struct hl_ctx *ctx,
  * The checks SET_RES_CONN_CTX and SET_REQ_CONN_CTX share. On success *@cq
  * is the CQ named by @cq_handle (no reference), or NULL.
  */
+/**
+ * struct hl_nic_conn_ctx_args - what SET_RES_CONN_CTX and SET_REQ_CONN_CTX
+ * share.
+ * @name: the op, for the debug log.
+ * @remote_addr: the peer port's address.
+ * @conn_id: the connection.
+ * @port: its port, as the caller believes.
+ * @remote_conn_id: the peer connection.
+ * @psn: the first PSN.
+ * @wq_size: the work queue's size.
+ * @cq_handle: the CQ to report to, or 0.
+ * @set: stores the op's fields into the connection (its lock held).
+ * @in: the op's input, for @set.
+ */
+struct hl_nic_conn_ctx_args {
+	const char *name;
+	u64 remote_addr;
+	u32 conn_id;
+	u32 port;
+	u32 remote_conn_id;
+	u32 psn;
+	u32 wq_size;
+	u32 cq_handle;
+	void (*set)(struct hl_nic_conn *conn, const void *in,
+		    struct hl_nic_cq *cq);
+	const void *in;
+};
+
 static int hl_nic_check_conn_ctx(struct hl_nic_ctx *nic,
-				 struct hl_nic_conn *conn, u32 port,
-				 u32 remote_conn_id, u32 psn, u32 wq_size,
-				 u32 cq_handle, struct hl_nic_cq **cq)
+				 struct hl_nic_conn *conn,
+				 const struct hl_nic_conn_ctx_args *a,
+				 struct hl_nic_cq **cq)
 {
-	if (!conn || port != conn->port)
+	if (!conn || a->port != conn->port)
 		return -EINVAL;
-	if (remote_conn_id < HL_NIC_MIN_CONN_ID ||
-	    remote_conn_id > HL_NIC_MAX_CONN_ID)
+	if (a->remote_conn_id < HL_NIC_MIN_CONN_ID ||
+	    a->remote_conn_id > HL_NIC_MAX_CONN_ID)
 		return -EINVAL;
-	if (psn & ~HL_NIC_PSN_MASK)
+	if (a->psn & ~HL_NIC_PSN_MASK)
 		return -EINVAL;
-	if (!wq_size || wq_size > HL_NIC_MAX_WQ_SIZE)
+	if (!a->wq_size || a->wq_size > HL_NIC_MAX_WQ_SIZE)
 		return -EINVAL;
 
 	*cq = NULL;
-	if (cq_handle) {
-		*cq = xa_load(&nic->cqs, cq_handle);
+	if (a->cq_handle) {
+		*cq = xa_load(&nic->cqs, a->cq_handle);
 		if (!*cq)
 			return -EINVAL;
 	}
 	return 0;
 }
 
-static enum hl_nic_conn_state hl_nic_conn_state(struct hl_nic_conn *conn)
-{
-	enum hl_nic_conn_state state;
-
-	spin_lock(&conn->lock);
-	state = conn->state;
-	spin_unlock(&conn->lock);
-	return state;
-}
-
 /*
- * Set @conn's state from @from to @to with @set applied under its lock;
- * -EINVAL when the connection is not in @from (any more).
+ * Move @conn on by @ev with @set applied under its lock; -EINVAL when @ev
+ * is not legal in its state (any more).
  */
 static int hl_nic_conn_advance(struct hl_nic_conn *conn,
-			       enum hl_nic_conn_state from,
-			       enum hl_nic_conn_state to,
+			       enum hl_nic_conn_event ev,
 			       void (*set)(struct hl_nic_conn *conn,
 					   const void *in, struct hl_nic_cq *cq),
 			       const void *in, struct hl_nic_cq *cq)
 {
-	int rc = 0;
+	int next, rc = 0;
 
 	spin_lock(&conn->lock);
-	if (conn->state != from) {
+	next = hl_nic_conn_next_state(conn->state, ev);
+	if (next < 0) {
 		rc = -EINVAL;
 	} else {
 		set(conn, in, cq);
-		conn->state = to;
+		conn->state = next;
 		wake_up_all(&conn->wq);
 	}
 	spin_unlock(&conn->lock);
@@ -387,8 +464,14 @@ static void hl_nic_set_req(struct hl_nic_conn *conn, const void *data,
 	conn->send_cq = cq;
 }
 
-static int hl_nic_set_res_conn_ctx(struct hl_ctx *ctx,
-				   const struct hl_nic_res_conn_ctx_in *in)
+/*
+ * SET_RES_CONN_CTX (@ev HL_NIC_CONN_EV_SET_RES) and SET_REQ_CONN_CTX
+ * (HL_NIC_CONN_EV_SET_REQ): check the context, that the connection's state
+ * allows @ev and (for the requester context) that it names the peer the
+ * responder context named, that the peer is reachable; then move on.
+ */
+static int hl_nic_set_conn_ctx(struct hl_ctx *ctx, enum hl_nic_conn_event ev,
+			       const struct hl_nic_conn_ctx_args *a)
 {
 	struct hl_device *hdev = ctx->hdev;
 	struct hl_nic_ctx *nic = &ctx->nic;
@@ -396,32 +479,51 @@ static int hl_nic_set_res_conn_ctx(struct hl_ctx *ctx,
 	struct hl_nic_cq *cq;
 	int rc;
 
-	if (in->reserved[0] || in->reserved[1])
-		return -EINVAL;
-
 	mutex_lock(&nic->lock);
-	conn = xa_load(&nic->conns, in->conn_id);
-	rc = hl_nic_check_conn_ctx(nic, conn, in->port, in->remote_conn_id,
-				   in->psn, in->wq_size, in->cq_handle, &cq);
-	if (rc)
-		goto out_unlock;
-	if (hl_nic_conn_state(conn) != HL_NIC_CONN_STATE_INIT) {
-		rc = -EINVAL;
-		goto out_unlock;
-	}
-	rc = hdev->asic_funcs->nic_check_remote(hdev, conn->port,
-						in->remote_addr);
+	conn = xa_load(&nic->conns, a->conn_id);
+	rc = hl_nic_check_conn_ctx(nic, conn, a, &cq);
 	if (rc)
 		goto out_unlock;
 
-	rc = hl_nic_conn_advance(conn, HL_NIC_CONN_STATE_INIT,
-				 HL_NIC_CONN_STATE_RTR, hl_nic_set_res, in, cq);
+	spin_lock(&conn->lock);
+	if (hl_nic_conn_next_state(conn->state, ev) < 0)
+		rc = -EINVAL;
+	else if (ev == HL_NIC_CONN_EV_SET_REQ &&
+		 (conn->remote_addr != a->remote_addr ||
+		  conn->remote_conn_id != a->remote_conn_id))
+		rc = -EINVAL;
+	spin_unlock(&conn->lock);
+	if (rc)
+		goto out_unlock;
+
+	rc = hdev->asic_funcs->nic_check_remote(hdev, conn->port,
+						a->remote_addr);
+	if (rc)
+		goto out_unlock;
+
+	rc = hl_nic_conn_advance(conn, ev, a->set, a->in, cq);
 out_unlock:
 	mutex_unlock(&nic->lock);
 	if (rc)
-		dev_dbg(hdev->dev, "SET_RES_CONN_CTX of connection %u: %d\n",
-			in->conn_id, rc);
+		dev_dbg(hdev->dev, "%s of connection %u: %d\n", a->name,
+			a->conn_id, rc);
 	return rc;
+}
+
+static int hl_nic_set_res_conn_ctx(struct hl_ctx *ctx,
+				   const struct hl_nic_res_conn_ctx_in *in)
+{
+	const struct hl_nic_conn_ctx_args a = {
+		.name = "SET_RES_CONN_CTX", .remote_addr = in->remote_addr,
+		.conn_id = in->conn_id, .port = in->port,
+		.remote_conn_id = in->remote_conn_id, .psn = in->psn,
+		.wq_size = in->wq_size, .cq_handle = in->cq_handle,
+		.set = hl_nic_set_res, .in = in,
+	};
+
+	if (in->reserved[0] || in->reserved[1])
+		return -EINVAL;
+	return hl_nic_set_conn_ctx(ctx, HL_NIC_CONN_EV_SET_RES, &a);
 }
 
 static bool hl_nic_mtu_valid(u32 mtu)
@@ -433,46 +535,17 @@ static bool hl_nic_mtu_valid(u32 mtu)
 static int hl_nic_set_req_conn_ctx(struct hl_ctx *ctx,
 				   const struct hl_nic_req_conn_ctx_in *in)
 {
-	struct hl_device *hdev = ctx->hdev;
-	struct hl_nic_ctx *nic = &ctx->nic;
-	struct hl_nic_conn *conn;
-	struct hl_nic_cq *cq;
-	bool same_remote;
-	int rc;
+	const struct hl_nic_conn_ctx_args a = {
+		.name = "SET_REQ_CONN_CTX", .remote_addr = in->remote_addr,
+		.conn_id = in->conn_id, .port = in->port,
+		.remote_conn_id = in->remote_conn_id, .psn = in->psn,
+		.wq_size = in->wq_size, .cq_handle = in->cq_handle,
+		.set = hl_nic_set_req, .in = in,
+	};
 
 	if (in->reserved || !hl_nic_mtu_valid(in->mtu))
 		return -EINVAL;
-
-	mutex_lock(&nic->lock);
-	conn = xa_load(&nic->conns, in->conn_id);
-	rc = hl_nic_check_conn_ctx(nic, conn, in->port, in->remote_conn_id,
-				   in->psn, in->wq_size, in->cq_handle, &cq);
-	if (rc)
-		goto out_unlock;
-
-	spin_lock(&conn->lock);
-	rc = conn->state == HL_NIC_CONN_STATE_RTR ? 0 : -EINVAL;
-	same_remote = conn->remote_addr == in->remote_addr &&
-		      conn->remote_conn_id == in->remote_conn_id;
-	spin_unlock(&conn->lock);
-	if (!rc && !same_remote)
-		rc = -EINVAL;
-	if (rc)
-		goto out_unlock;
-
-	rc = hdev->asic_funcs->nic_check_remote(hdev, conn->port,
-						in->remote_addr);
-	if (rc)
-		goto out_unlock;
-
-	rc = hl_nic_conn_advance(conn, HL_NIC_CONN_STATE_RTR,
-				 HL_NIC_CONN_STATE_RTS, hl_nic_set_req, in, cq);
-out_unlock:
-	mutex_unlock(&nic->lock);
-	if (rc)
-		dev_dbg(hdev->dev, "SET_REQ_CONN_CTX of connection %u: %d\n",
-			in->conn_id, rc);
-	return rc;
+	return hl_nic_set_conn_ctx(ctx, HL_NIC_CONN_EV_SET_REQ, &a);
 }
 
 static void hl_nic_set_nothing(struct hl_nic_conn *conn, const void *in,
@@ -496,13 +569,14 @@ static int hl_nic_modify_conn(struct hl_ctx *ctx,
 
 	switch (in->state) {
 	case HL_NIC_CONN_STATE_INIT:
-		rc = hl_nic_conn_advance(conn, HL_NIC_CONN_STATE_RESET,
-					 HL_NIC_CONN_STATE_INIT,
+		rc = hl_nic_conn_advance(conn, HL_NIC_CONN_EV_MODIFY_INIT,
 					 hl_nic_set_nothing, NULL, NULL);
 		break;
 	case HL_NIC_CONN_STATE_ERR:
+		hl_nic_conn_flush(nic, conn, HL_NIC_CONN_EV_MODIFY_ERR, false);
+		break;
 	case HL_NIC_CONN_STATE_RESET:
-		hl_nic_conn_flush(nic, conn, in->state, false);
+		hl_nic_conn_flush(nic, conn, HL_NIC_CONN_EV_MODIFY_RESET, false);
 		break;
 	default:
 		rc = -EINVAL;
@@ -525,7 +599,7 @@ static int hl_nic_destroy_conn(struct hl_ctx *ctx,
 	mutex_lock(&nic->lock);
 	conn = xa_erase(&nic->conns, in->conn_id);
 	if (conn)
-		hl_nic_conn_flush(nic, conn, HL_NIC_CONN_STATE_ERR, true);
+		hl_nic_conn_flush(nic, conn, HL_NIC_CONN_EV_MODIFY_ERR, true);
 	mutex_unlock(&nic->lock);
 
 	if (!conn)
@@ -1026,7 +1100,7 @@ void hl_nic_ctx_close(struct hl_ctx *ctx)
 		/* A hard reset kills the peers' ends too (a close does not) */
 		if (READ_ONCE(ctx->killed))
 			hl_nic_conn_fail_peer(conn);
-		hl_nic_conn_flush(nic, conn, HL_NIC_CONN_STATE_ERR, true);
+		hl_nic_conn_flush(nic, conn, HL_NIC_CONN_EV_MODIFY_ERR, true);
 		hl_nic_conn_put(conn);
 	}
 	xa_for_each(&nic->cqs, id, cq) {
@@ -1131,7 +1205,7 @@ u32 hl_nic_send_begin(struct hl_nic_send *s, struct hl_nic_conn *conn,
 
 	spin_lock(&conn->lock);
 	s->cq = hl_nic_cq_get(conn->send_cq);
-	if (conn->state != HL_NIC_CONN_STATE_RTS) {
+	if (!hl_nic_conn_takes_sends(conn->state)) {
 		status = HL_NIC_CQE_STATUS_FLUSHED;
 	} else if (conn->sq_posted >= conn->sq_size) {
 		status = HL_NIC_CQE_STATUS_WQ_FULL;
@@ -1230,8 +1304,7 @@ static u32 hl_nic_send_match_locked(struct hl_nic_send *s,
 		return HL_NIC_WR_AGAIN;
 	if (rconn->state == HL_NIC_CONN_STATE_ERR)
 		return HL_NIC_CQE_STATUS_REMOTE_ERR;
-	if (rconn->state != HL_NIC_CONN_STATE_RTR &&
-	    rconn->state != HL_NIC_CONN_STATE_RTS)
+	if (!hl_nic_conn_takes_recvs(rconn->state))
 		return HL_NIC_WR_AGAIN;
 
 	wr = list_first_entry_or_null(&rconn->rq, struct hl_nic_wr, node);
@@ -1394,8 +1467,7 @@ u32 hl_nic_recv_post(struct hl_nic_wr *wr, struct hl_nic_conn *conn)
 
 	spin_lock(&conn->lock);
 	wr->cq = hl_nic_cq_get(conn->recv_cq);
-	if (conn->state != HL_NIC_CONN_STATE_RTR &&
-	    conn->state != HL_NIC_CONN_STATE_RTS) {
+	if (!hl_nic_conn_takes_recvs(conn->state)) {
 		status = HL_NIC_CQE_STATUS_FLUSHED;
 	} else if (conn->rq_posted >= conn->rq_size) {
 		status = HL_NIC_CQE_STATUS_WQ_FULL;

@@ -240,6 +240,31 @@ struct hl_nic_ctx {
 };
 
 /* nic.c: for the core */
+/**
+ * enum hl_nic_conn_event - what moves a connection (the QP state machine).
+ * @HL_NIC_CONN_EV_MODIFY_INIT: MODIFY_CONN to INIT.
+ * @HL_NIC_CONN_EV_SET_RES: SET_RES_CONN_CTX (the responder context).
+ * @HL_NIC_CONN_EV_SET_REQ: SET_REQ_CONN_CTX (the requester context).
+ * @HL_NIC_CONN_EV_MODIFY_RESET: MODIFY_CONN to RESET.
+ * @HL_NIC_CONN_EV_MODIFY_ERR: MODIFY_CONN to ERR.
+ * @HL_NIC_CONN_EV_FAIL: a transfer of its current epoch failed (link
+ *	down, peer gone, fault, timeout), or a hard reset.
+ */
+enum hl_nic_conn_event {
+	HL_NIC_CONN_EV_MODIFY_INIT,
+	HL_NIC_CONN_EV_SET_RES,
+	HL_NIC_CONN_EV_SET_REQ,
+	HL_NIC_CONN_EV_MODIFY_RESET,
+	HL_NIC_CONN_EV_MODIFY_ERR,
+	HL_NIC_CONN_EV_FAIL,
+};
+
+/* The state machine itself: pure logic (KUnit: common/nic_kunit.c) */
+int hl_nic_conn_next_state(enum hl_nic_conn_state from,
+			   enum hl_nic_conn_event ev);
+bool hl_nic_conn_takes_sends(enum hl_nic_conn_state state);
+bool hl_nic_conn_takes_recvs(enum hl_nic_conn_state state);
+
 void hl_nic_ctx_init(struct hl_ctx *ctx);
 void hl_nic_ctx_close(struct hl_ctx *ctx);
 void hl_nic_ctx_fini(struct hl_ctx *ctx);
