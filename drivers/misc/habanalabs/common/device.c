@@ -15,6 +15,8 @@
 #include <linux/slab.h>
 
 #include "habanalabs.h"
+#include "dmabuf.h"
+#include "memory.h"
 #include "mmu.h"
 #include "scrub.h"
 

@@ -77,6 +77,7 @@
 #include <linux/debugfs.h>
 
 #include "habanalabs.h"
+#include "dmabuf.h"
 #include "fault.h"
 #include "memory.h"
 

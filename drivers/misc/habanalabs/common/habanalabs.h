@@ -3,6 +3,16 @@
  * habanalabs: driver-private definitions shared by the device-independent
  * core (common/) and the ASIC backends (emu/).
  *
+ * Header rule: this file holds the core objects (device, context, open
+ * file, CS job), the ASIC ops table and properties, the module parameters,
+ * the logging helpers, and the functions of the files that own those
+ * objects (habanalabs_drv.c, device.c, context.c, command_submission.c,
+ * habanalabs_ioctl.c, sysfs.c, debugfs.c; emu/emu.c's ops table). Every
+ * other .c that exports functions has a header of its own, named after it
+ * (memory.h, dmabuf.h, mmu.h, nic.h, scrub.h, fault.h; emu/emu.h for the
+ * backend), holding its objects and prototypes; a .c includes the headers
+ * of what it calls. Kernel-doc sits on the definitions, not here.
+ *
  * Lock order, outermost first (a lock may be taken while holding any lock
  * above it, never one below it):
  *   hl_device.reset_lock
@@ -492,14 +502,6 @@ typedef void hl_ioctl_finish_t(struct hl_fpriv *fpriv, void *priv, u64 id,
 void hl_ioctl_on_finish(void *data, hl_ioctl_finish_t *finish, void *priv,
 			u64 id);
 
-/* memory.c */
-int hl_mem_init(struct hl_device *hdev);
-void hl_mem_fini(struct hl_device *hdev);
-void hl_mem_ctx_init(struct hl_ctx *ctx);
-void hl_mem_ctx_fini(struct hl_ctx *ctx);
-void hl_mem_ctx_release_host(struct hl_ctx *ctx);
-int hl_mem_ioctl(struct hl_fpriv *fpriv, void *data);
-
 /* command_submission.c */
 int hl_cs_ioctl(struct hl_fpriv *fpriv, void *data);
 int hl_wait_cs_ioctl(struct hl_fpriv *fpriv, void *data);
@@ -529,14 +531,6 @@ static inline int hl_cs_job_check(struct hl_cs_job *job)
 
 void hl_ctx_record_fault(struct hl_ctx *ctx, u64 addr, u32 engine_id,
 			 bool is_write);
-
-/* dmabuf.c */
-struct hl_mem_in;
-int hl_dmabuf_export(struct hl_ctx *ctx, struct hl_mem_in *in, void *data,
-		     int *fd);
-void hl_dmabuf_ctx_detach(struct hl_ctx *ctx);
-void hl_dmabuf_revoke_all(struct hl_device *hdev, bool for_good);
-void hl_dmabuf_debugfs_init(struct hl_device *hdev);
 
 /* context.c */
 struct hl_ctx *hl_ctx_create(struct hl_device *hdev);

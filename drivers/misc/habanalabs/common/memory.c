@@ -28,6 +28,7 @@
 #include <linux/xarray.h>
 
 #include "habanalabs.h"
+#include "dmabuf.h"
 #include "fault.h"
 #include "memory.h"
 #include "mmu.h"
