@@ -61,10 +61,38 @@
 #define HL_MAX_MINORS			256
 #define HL_MAX_DEVICES			(HL_MAX_MINORS / 2)
 
-#define dev_hl_err(hdev, fmt, ...)	dev_err((hdev)->dev, fmt, ##__VA_ARGS__)
-#define dev_hl_warn(hdev, fmt, ...)	dev_warn((hdev)->dev, fmt, ##__VA_ARGS__)
-#define dev_hl_info(hdev, fmt, ...)	dev_info((hdev)->dev, fmt, ##__VA_ARGS__)
-#define dev_hl_dbg(hdev, fmt, ...)	dev_dbg((hdev)->dev, fmt, ##__VA_ARGS__)
+/*
+ * Logging rule: every message about a device goes through hl_err(),
+ * hl_warn(), hl_info() (and their _ratelimited forms, for what user space or
+ * an engine can repeat at will) or hl_dbg(), on the PCI function's struct
+ * device; only code that runs before an hl_device exists logs with pci_*()
+ * on the PCI device. User-caused failures are logged with hl_dbg() only.
+ *
+ * hl_dbg(hdev, CAT, fmt, ...) logs in category HL_DBG_<CAT>: printed when
+ * the category's bit is set in the debug_mask module parameter (every
+ * category by default) and, as any dev_dbg(), dynamic debug enables it.
+ */
+#define HL_DBG_DEV	BIT(0)	/* open, probe, hard reset */
+#define HL_DBG_MEM	BIT(1)	/* memory ioctl (memory.c) */
+#define HL_DBG_CS	BIT(2)	/* command submissions */
+#define HL_DBG_DMABUF	BIT(3)	/* dma-buf exports and importers */
+#define HL_DBG_NIC	BIT(4)	/* NIC ioctls, connections, transfers */
+#define HL_DBG_EMU	BIT(5)	/* the emulated engines: jobs, packets */
+#define HL_DBG_MMU	BIT(6)	/* device MMU faults of engines and NIC */
+#define HL_DBG_ALL	GENMASK(6, 0)
+
+extern unsigned int hl_dbg_mask;
+
+#define hl_dbg(hdev, cat, fmt, ...)					\
+	do {								\
+		if (READ_ONCE(hl_dbg_mask) & HL_DBG_##cat)		\
+			dev_dbg((hdev)->dev, fmt, ##__VA_ARGS__);	\
+	} while (0)
+#define hl_err(hdev, fmt, ...)	dev_err((hdev)->dev, fmt, ##__VA_ARGS__)
+#define hl_warn(hdev, fmt, ...)	dev_warn((hdev)->dev, fmt, ##__VA_ARGS__)
+#define hl_info(hdev, fmt, ...)	dev_info((hdev)->dev, fmt, ##__VA_ARGS__)
+#define hl_err_ratelimited(hdev, fmt, ...)				\
+	dev_err_ratelimited((hdev)->dev, fmt, ##__VA_ARGS__)
 
 struct hl_device;
 struct hl_scrub;

@@ -419,8 +419,8 @@ static int hl_nic_set_res_conn_ctx(struct hl_ctx *ctx,
 out_unlock:
 	mutex_unlock(&nic->lock);
 	if (rc)
-		dev_dbg(hdev->dev, "SET_RES_CONN_CTX of connection %u: %d\n",
-			in->conn_id, rc);
+		hl_dbg(hdev, NIC, "SET_RES_CONN_CTX of connection %u: %d\n",
+		       in->conn_id, rc);
 	return rc;
 }
 
@@ -470,8 +470,8 @@ static int hl_nic_set_req_conn_ctx(struct hl_ctx *ctx,
 out_unlock:
 	mutex_unlock(&nic->lock);
 	if (rc)
-		dev_dbg(hdev->dev, "SET_REQ_CONN_CTX of connection %u: %d\n",
-			in->conn_id, rc);
+		hl_dbg(hdev, NIC, "SET_REQ_CONN_CTX of connection %u: %d\n",
+		       in->conn_id, rc);
 	return rc;
 }
 
@@ -793,7 +793,7 @@ static void hl_nic_alloc_conn_finish(struct hl_fpriv *fpriv, void *priv,
 	struct hl_nic_destroy_conn_in in = { .conn_id = id };
 
 	if (!committed && hl_nic_destroy_conn(fpriv->ctx, &in))
-		dev_dbg(fpriv->hdev->dev, "ALLOC_CONN undo: %llu gone\n", id);
+		hl_dbg(fpriv->hdev, NIC, "ALLOC_CONN undo: %llu gone\n", id);
 }
 
 static void hl_nic_cq_create_finish(struct hl_fpriv *fpriv, void *priv,
@@ -802,8 +802,8 @@ static void hl_nic_cq_create_finish(struct hl_fpriv *fpriv, void *priv,
 	struct hl_nic_cq_destroy_in in = { .handle = handle };
 
 	if (!committed && hl_nic_cq_destroy(fpriv->ctx, &in))
-		dev_dbg(fpriv->hdev->dev, "CQ_CREATE undo: %llu in use\n",
-			handle);
+		hl_dbg(fpriv->hdev, NIC, "CQ_CREATE undo: %llu in use\n",
+		       handle);
 }
 
 /* Ops whose work cannot be undone and that return nothing */
@@ -845,9 +845,9 @@ int hl_nic_ioctl(struct hl_fpriv *fpriv, void *data)
 	if (!ctx)
 		return -EINVAL;
 	if (ctx->nic.owner != task_tgid(current)) {
-		dev_dbg(fpriv->hdev->dev,
-			"NIC ioctl from pid %d, not the owner's process\n",
-			task_tgid_nr(current));
+		hl_dbg(fpriv->hdev, NIC,
+		       "NIC ioctl from pid %d, not the owner's process\n",
+		       task_tgid_nr(current));
 		return -EPERM;
 	}
 	if (!fpriv->hdev->asic_prop.num_nic_ports)
