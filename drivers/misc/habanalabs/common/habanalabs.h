@@ -13,22 +13,7 @@
  * backend), holding its objects and prototypes; a .c includes the headers
  * of what it calls. Kernel-doc sits on the definitions, not here.
  *
- * Lock order, outermost first (a lock may be taken while holding any lock
- * above it, never one below it):
- *   hl_device.reset_lock
- *   hl_device.fpriv_list_lock
- *   hl_device.ctx_list_lock
- *   hl_nic_ctx.lock (never held with hl_ctx.mem_lock)
- *   hl_ctx.mem_lock
- *   hl_device.mmu_lock
- *   hl_device.engine_access_rwsem (the NIC data path holds no NIC lock,
- *	and one device's at a time)
- *   hl_device.dmabuf_lock
- *   dma_buf.resv (the exports of a context share hl_ctx.resv->resv)
- *   hl_ctx.cs_lock, hl_ctx.fault_lock (spinlocks)
- *   hl_device.nic_lock, then an hl_nic_ctx xarray's lock, then
- *	hl_nic_conn.lock, then hl_nic_cq.lock (spinlocks; nic.h)
- *   the emulated fabric's lock (emu_nic.c; innermost)
+ * The driver's lock order is written once, above struct hl_device.
  */
 #ifndef HABANALABS_H_
 #define HABANALABS_H_
@@ -325,6 +310,31 @@ struct hl_ctx {
 	void *injected_leak;
 	struct work_struct release_work;
 };
+
+/*
+ * Lock order, outermost first (a lock may be taken while holding any lock
+ * above it, never one below it). This is the only place it is written;
+ * the other files point here. A function named *_locked, or documented as
+ * called with a lock held, asserts it (lockdep_assert_held*(),
+ * dma_resv_assert_held()) at its top.
+ *   hl_device.reset_lock
+ *   hl_device.fpriv_list_lock
+ *   hl_device.ctx_list_lock
+ *   hl_nic_ctx.lock (never held with hl_ctx.mem_lock)
+ *   hl_ctx.mem_lock
+ *   hl_device.mmu_lock
+ *   hl_device.engine_access_rwsem (the NIC data path holds no NIC lock,
+ *	and one device's at a time; an engine queue's worker holds no
+ *	other lock around it)
+ *   hl_device.dmabuf_lock
+ *   dma_buf.resv (the exports of a context share hl_ctx.resv->resv)
+ *   hl_ctx.cs_lock, hl_ctx.fault_lock (spinlocks)
+ *   hl_device.nic_lock, then an hl_nic_ctx xarray's lock, then
+ *	hl_nic_conn.lock, then hl_nic_cq.lock (spinlocks; nic.h)
+ *   hl_emu_queue.lock, hl_emu_fabric_lock (the emulated backend's
+ *	spinlocks, emu.h and emu_nic.c; innermost: nothing is taken under
+ *	them but the workqueue's own locks, and never both at once)
+ */
 
 /**
  * struct hl_device - one accelerator.

@@ -22,9 +22,8 @@
  * Locks: hl_nic_ctx.lock serialises configuration; hl_device.nic_lock
  * guards which context the fabric reaches; hl_nic_conn.lock and
  * hl_nic_cq.lock are spinlocks taken for short updates, never across a
- * sleep or an engine access. Order: hl_nic_ctx.lock, then
- * hl_device.nic_lock, then the xarray locks, then hl_nic_conn.lock, then
- * hl_nic_cq.lock.
+ * sleep or an engine access. Their order is in the driver's lock order
+ * (habanalabs.h, above struct hl_device).
  */
 
 #include <linux/jiffies.h>
@@ -369,6 +368,8 @@ static void hl_nic_set_res(struct hl_nic_conn *conn, const void *data,
 {
 	const struct hl_nic_res_conn_ctx_in *in = data;
 
+	lockdep_assert_held(&conn->lock);
+
 	conn->remote_addr = in->remote_addr;
 	conn->remote_conn_id = in->remote_conn_id;
 	conn->rq_psn = in->psn;
@@ -380,6 +381,8 @@ static void hl_nic_set_req(struct hl_nic_conn *conn, const void *data,
 			   struct hl_nic_cq *cq)
 {
 	const struct hl_nic_req_conn_ctx_in *in = data;
+
+	lockdep_assert_held(&conn->lock);
 
 	conn->sq_psn = in->psn;
 	conn->mtu = in->mtu;

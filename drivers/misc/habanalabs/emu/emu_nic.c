@@ -59,7 +59,8 @@
  * connection, the peer's struct hl_emu_nic (hence its hl_device), the
  * peer's connection and the peer's context while it uses them.
  *
- * Locks: hl_emu_fabric_lock (innermost) guards the registry. This file
+ * Locks: hl_emu_fabric_lock guards the registry (innermost: the lock
+ * order is in habanalabs.h, above struct hl_device). This file
  * takes no lock of the core's: the data-path calls take the connection
  * locks for short updates and return without them. No lock is held across
  * a sleep or an engine access.
