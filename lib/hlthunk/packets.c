@@ -24,137 +24,146 @@ static void hlthunk_put_le64(void *p, uint64_t v)
 	memcpy(p, &v, sizeof(v));
 }
 
-static uint32_t hlthunk_pkt_ctl(uint32_t opcode)
+/* One field of a packet: where it is and its width (4 or 8 bytes) */
+struct hlthunk_pkt_field {
+	uint8_t off;
+	uint8_t len;
+};
+
+#define HLTHUNK_PKT_FIELD(type, member)					\
+	{ offsetof(struct type, member), sizeof(((struct type *)0)->member) }
+
+/*
+ * struct hlthunk_pkt_layout - a packet as the builders write it.
+ * @size: its size in bytes.
+ * @fields: the fields after the header, in the order of the builder's
+ *	values, up to the first of length 0; with the header they cover every
+ *	byte, so reserved fields are listed too (value 0).
+ */
+struct hlthunk_pkt_layout {
+	uint32_t size;
+	struct hlthunk_pkt_field fields[6];
+};
+
+/* By opcode */
+static const struct hlthunk_pkt_layout hlthunk_pkt_layouts[] = {
+	[HL_PKT_NOP] = { sizeof(struct hl_pkt_nop), {
+		HLTHUNK_PKT_FIELD(hl_pkt_nop, pad) } },
+	[HL_PKT_LIN_DMA] = { sizeof(struct hl_pkt_lin_dma), {
+		HLTHUNK_PKT_FIELD(hl_pkt_lin_dma, pad),
+		HLTHUNK_PKT_FIELD(hl_pkt_lin_dma, src_addr),
+		HLTHUNK_PKT_FIELD(hl_pkt_lin_dma, dst_addr),
+		HLTHUNK_PKT_FIELD(hl_pkt_lin_dma, tsize) } },
+	[HL_PKT_MEMSET] = { sizeof(struct hl_pkt_memset), {
+		HLTHUNK_PKT_FIELD(hl_pkt_memset, pad),
+		HLTHUNK_PKT_FIELD(hl_pkt_memset, dst_addr),
+		HLTHUNK_PKT_FIELD(hl_pkt_memset, value),
+		HLTHUNK_PKT_FIELD(hl_pkt_memset, tsize) } },
+	[HL_PKT_MSG_LONG] = { sizeof(struct hl_pkt_msg_long), {
+		HLTHUNK_PKT_FIELD(hl_pkt_msg_long, value),
+		HLTHUNK_PKT_FIELD(hl_pkt_msg_long, addr) } },
+	[HL_PKT_REDUCE] = { sizeof(struct hl_pkt_reduce), {
+		HLTHUNK_PKT_FIELD(hl_pkt_reduce, count),
+		HLTHUNK_PKT_FIELD(hl_pkt_reduce, src_addr),
+		HLTHUNK_PKT_FIELD(hl_pkt_reduce, dst_addr),
+		HLTHUNK_PKT_FIELD(hl_pkt_reduce, dtype),
+		HLTHUNK_PKT_FIELD(hl_pkt_reduce, op) } },
+	[HL_PKT_NIC_SEND] = { sizeof(struct hl_pkt_nic_send), {
+		HLTHUNK_PKT_FIELD(hl_pkt_nic_send, conn_id),
+		HLTHUNK_PKT_FIELD(hl_pkt_nic_send, addr),
+		HLTHUNK_PKT_FIELD(hl_pkt_nic_send, size),
+		HLTHUNK_PKT_FIELD(hl_pkt_nic_send, wr_id) } },
+	[HL_PKT_NIC_RECV] = { sizeof(struct hl_pkt_nic_recv), {
+		HLTHUNK_PKT_FIELD(hl_pkt_nic_recv, conn_id),
+		HLTHUNK_PKT_FIELD(hl_pkt_nic_recv, addr),
+		HLTHUNK_PKT_FIELD(hl_pkt_nic_recv, size),
+		HLTHUNK_PKT_FIELD(hl_pkt_nic_recv, wr_id) } },
+};
+
+/*
+ * Writes the packet of @opcode into @buf, when not NULL: its header (the
+ * opcode, every other ctl bit zero) at offset 0, then @values in the order
+ * of its layout's fields, little-endian. Returns the packet's size.
+ */
+static uint32_t hlthunk_pkt_write(void *buf, uint32_t opcode,
+				  const uint64_t *values)
 {
-	return opcode << HL_PKT_OPCODE_SHIFT;
+	const struct hlthunk_pkt_layout *l = &hlthunk_pkt_layouts[opcode];
+	const struct hlthunk_pkt_field *f = l->fields;
+	char *p = buf;
+	uint32_t i;
+
+	if (!p)
+		return l->size;
+
+	hlthunk_put_le32(p, opcode << HL_PKT_OPCODE_SHIFT);
+	for (i = 0; f[i].len; i++) {
+		if (f[i].len == sizeof(uint32_t))
+			hlthunk_put_le32(p + f[i].off, (uint32_t)values[i]);
+		else
+			hlthunk_put_le64(p + f[i].off, values[i]);
+	}
+	return l->size;
 }
+
+/* Every packet starts with its 32-bit header, ctl */
+_Static_assert(offsetof(struct hl_pkt_nop, ctl) == 0, "packet header");
+_Static_assert(offsetof(struct hl_pkt_lin_dma, ctl) == 0, "packet header");
+_Static_assert(offsetof(struct hl_pkt_memset, ctl) == 0, "packet header");
+_Static_assert(offsetof(struct hl_pkt_msg_long, ctl) == 0, "packet header");
+_Static_assert(offsetof(struct hl_pkt_reduce, ctl) == 0, "packet header");
+_Static_assert(offsetof(struct hl_pkt_nic_send, ctl) == 0, "packet header");
+_Static_assert(offsetof(struct hl_pkt_nic_recv, ctl) == 0, "packet header");
 
 hlthunk_public uint32_t hlthunk_pkt_nop(void *buf)
 {
-	char *p = buf;
-
-	if (p) {
-		hlthunk_put_le32(p + offsetof(struct hl_pkt_nop, ctl),
-				 hlthunk_pkt_ctl(HL_PKT_NOP));
-		hlthunk_put_le32(p + offsetof(struct hl_pkt_nop, pad), 0);
-	}
-	return sizeof(struct hl_pkt_nop);
+	return hlthunk_pkt_write(buf, HL_PKT_NOP, (const uint64_t[]){ 0 });
 }
 
 hlthunk_public uint32_t hlthunk_pkt_lin_dma(void *buf, uint64_t src,
 					    uint64_t dst, uint64_t size)
 {
-	char *p = buf;
-
-	if (p) {
-		hlthunk_put_le32(p + offsetof(struct hl_pkt_lin_dma, ctl),
-				 hlthunk_pkt_ctl(HL_PKT_LIN_DMA));
-		hlthunk_put_le32(p + offsetof(struct hl_pkt_lin_dma, pad), 0);
-		hlthunk_put_le64(p + offsetof(struct hl_pkt_lin_dma, src_addr),
-				 src);
-		hlthunk_put_le64(p + offsetof(struct hl_pkt_lin_dma, dst_addr),
-				 dst);
-		hlthunk_put_le64(p + offsetof(struct hl_pkt_lin_dma, tsize),
-				 size);
-	}
-	return sizeof(struct hl_pkt_lin_dma);
+	return hlthunk_pkt_write(buf, HL_PKT_LIN_DMA,
+				 (const uint64_t[]){ 0, src, dst, size });
 }
 
 hlthunk_public uint32_t hlthunk_pkt_memset(void *buf, uint64_t dst,
 					   uint64_t value, uint64_t size)
 {
-	char *p = buf;
-
-	if (p) {
-		hlthunk_put_le32(p + offsetof(struct hl_pkt_memset, ctl),
-				 hlthunk_pkt_ctl(HL_PKT_MEMSET));
-		hlthunk_put_le32(p + offsetof(struct hl_pkt_memset, pad), 0);
-		hlthunk_put_le64(p + offsetof(struct hl_pkt_memset, dst_addr),
-				 dst);
-		hlthunk_put_le64(p + offsetof(struct hl_pkt_memset, value),
-				 value);
-		hlthunk_put_le64(p + offsetof(struct hl_pkt_memset, tsize),
-				 size);
-	}
-	return sizeof(struct hl_pkt_memset);
+	return hlthunk_pkt_write(buf, HL_PKT_MEMSET,
+				 (const uint64_t[]){ 0, dst, value, size });
 }
 
 hlthunk_public uint32_t hlthunk_pkt_msg_long(void *buf, uint64_t addr,
 					     uint32_t value)
 {
-	char *p = buf;
-
-	if (p) {
-		hlthunk_put_le32(p + offsetof(struct hl_pkt_msg_long, ctl),
-				 hlthunk_pkt_ctl(HL_PKT_MSG_LONG));
-		hlthunk_put_le32(p + offsetof(struct hl_pkt_msg_long, value),
-				 value);
-		hlthunk_put_le64(p + offsetof(struct hl_pkt_msg_long, addr),
-				 addr);
-	}
-	return sizeof(struct hl_pkt_msg_long);
+	return hlthunk_pkt_write(buf, HL_PKT_MSG_LONG,
+				 (const uint64_t[]){ value, addr });
 }
 
 hlthunk_public uint32_t hlthunk_pkt_reduce(void *buf, uint64_t src,
 					   uint64_t dst, uint32_t count,
 					   uint32_t dtype, uint32_t op)
 {
-	char *p = buf;
-
-	if (p) {
-		hlthunk_put_le32(p + offsetof(struct hl_pkt_reduce, ctl),
-				 hlthunk_pkt_ctl(HL_PKT_REDUCE));
-		hlthunk_put_le32(p + offsetof(struct hl_pkt_reduce, count),
-				 count);
-		hlthunk_put_le64(p + offsetof(struct hl_pkt_reduce, src_addr),
-				 src);
-		hlthunk_put_le64(p + offsetof(struct hl_pkt_reduce, dst_addr),
-				 dst);
-		hlthunk_put_le32(p + offsetof(struct hl_pkt_reduce, dtype),
-				 dtype);
-		hlthunk_put_le32(p + offsetof(struct hl_pkt_reduce, op), op);
-	}
-	return sizeof(struct hl_pkt_reduce);
+	return hlthunk_pkt_write(buf, HL_PKT_REDUCE,
+				 (const uint64_t[]){ count, src, dst, dtype,
+						     op });
 }
-
-static uint32_t hlthunk_pkt_nic(void *buf, uint32_t opcode, uint32_t conn_id,
-				uint64_t addr, uint64_t size, uint64_t wr_id)
-{
-	char *p = buf;
-
-	if (p) {
-		hlthunk_put_le32(p + offsetof(struct hl_pkt_nic_send, ctl),
-				 hlthunk_pkt_ctl(opcode));
-		hlthunk_put_le32(p + offsetof(struct hl_pkt_nic_send, conn_id),
-				 conn_id);
-		hlthunk_put_le64(p + offsetof(struct hl_pkt_nic_send, addr),
-				 addr);
-		hlthunk_put_le64(p + offsetof(struct hl_pkt_nic_send, size),
-				 size);
-		hlthunk_put_le64(p + offsetof(struct hl_pkt_nic_send, wr_id),
-				 wr_id);
-	}
-	return sizeof(struct hl_pkt_nic_send);
-}
-
-/* SEND and RECV share one layout */
-_Static_assert(sizeof(struct hl_pkt_nic_send) ==
-	       sizeof(struct hl_pkt_nic_recv), "NIC packet layouts");
-_Static_assert(offsetof(struct hl_pkt_nic_send, wr_id) ==
-	       offsetof(struct hl_pkt_nic_recv, wr_id), "NIC packet layouts");
 
 hlthunk_public uint32_t hlthunk_pkt_nic_send(void *buf, uint32_t conn_id,
 					     uint64_t addr, uint64_t size,
 					     uint64_t wr_id)
 {
-	return hlthunk_pkt_nic(buf, HL_PKT_NIC_SEND, conn_id, addr, size,
-			       wr_id);
+	return hlthunk_pkt_write(buf, HL_PKT_NIC_SEND,
+				 (const uint64_t[]){ conn_id, addr, size,
+						     wr_id });
 }
 
 hlthunk_public uint32_t hlthunk_pkt_nic_recv(void *buf, uint32_t conn_id,
 					     uint64_t addr, uint64_t size,
 					     uint64_t wr_id)
 {
-	return hlthunk_pkt_nic(buf, HL_PKT_NIC_RECV, conn_id, addr, size,
-			       wr_id);
+	return hlthunk_pkt_write(buf, HL_PKT_NIC_RECV,
+				 (const uint64_t[]){ conn_id, addr, size,
+						     wr_id });
 }

@@ -277,46 +277,31 @@ static void hl_dmabuf_unmap_entries(struct dma_buf_attachment *attach,
 	}
 }
 
-/* First and last page of the allocation that the export covers */
-static void hl_dmabuf_page_span(struct hl_dmabuf *hdb, u64 *first, u64 *last)
-{
-	*first = hdb->offset / hdb->pack->page_size;
-	*last = (hdb->offset + hdb->size - 1) / hdb->pack->page_size;
-}
-
 /*
- * Count an importer mapping on each page the export covers, or -EBUSY if a
- * page is in HL_DMABUF_MAX_PAGE_MAPS already (the uAPI header says why).
- * The exports of an allocation share its context's reservation object, so
- * its lock, held here, serialises every export's mappings of the pages.
+ * Count an importer mapping on (@get) or off each page of the allocation
+ * that the export covers; -EBUSY, counting nothing, if a page is in
+ * HL_DMABUF_MAX_PAGE_MAPS already (the uAPI header says why). The exports
+ * of an allocation share its context's reservation object, so its lock,
+ * held here, serialises every export's mappings of the pages.
  */
-static int hl_dmabuf_page_maps_get(struct dma_buf_attachment *attach)
+static int hl_dmabuf_page_maps(struct dma_buf_attachment *attach, bool get)
 {
 	struct hl_dmabuf *hdb = attach->dmabuf->priv;
+	u64 first = hdb->offset / hdb->pack->page_size;
+	u64 last = (hdb->offset + hdb->size - 1) / hdb->pack->page_size, i;
 	u8 *maps = hdb->pack->importer_maps;
-	u64 first, last, i;
 
 	dma_resv_assert_held(attach->dmabuf->resv);
-	hl_dmabuf_page_span(hdb, &first, &last);
-	for (i = first; i <= last; i++)
+	for (i = first; get && i <= last; i++)
 		if (maps[i] >= HL_DMABUF_MAX_PAGE_MAPS)
 			return -EBUSY;
-	for (i = first; i <= last; i++)
-		maps[i]++;
-	return 0;
-}
-
-static void hl_dmabuf_page_maps_put(struct dma_buf_attachment *attach)
-{
-	struct hl_dmabuf *hdb = attach->dmabuf->priv;
-	u8 *maps = hdb->pack->importer_maps;
-	u64 first, last, i;
-
-	dma_resv_assert_held(attach->dmabuf->resv);
-	hl_dmabuf_page_span(hdb, &first, &last);
-	for (i = first; i <= last; i++)
-		if (!WARN_ON_ONCE(!maps[i]))
+	for (i = first; i <= last; i++) {
+		if (get)
+			maps[i]++;
+		else if (!WARN_ON_ONCE(!maps[i]))
 			maps[i]--;
+	}
+	return 0;
 }
 
 static struct sg_table *hl_dmabuf_map(struct dma_buf_attachment *attach,
@@ -342,7 +327,7 @@ static struct sg_table *hl_dmabuf_map(struct dma_buf_attachment *attach,
 
 	hl_dmabuf_walk_pieces(hdb, max_seg, hl_dmabuf_count_piece, &nents);
 
-	rc = hl_dmabuf_page_maps_get(attach);
+	rc = hl_dmabuf_page_maps(attach, true);
 	if (rc)
 		return ERR_PTR(rc);
 	sgt = kzalloc(sizeof(*sgt), GFP_KERNEL);
@@ -368,7 +353,7 @@ err_unmap:
 err_free_sgt:
 	kfree(sgt);
 err_put_maps:
-	hl_dmabuf_page_maps_put(attach);
+	hl_dmabuf_page_maps(attach, false);
 	return ERR_PTR(rc);
 }
 
@@ -382,7 +367,7 @@ static void hl_dmabuf_unmap(struct dma_buf_attachment *attach,
 	hl_dmabuf_unmap_entries(attach, sgt, sgt->nents, dir);
 	sg_free_table(sgt);
 	kfree(sgt);
-	hl_dmabuf_page_maps_put(attach);
+	hl_dmabuf_page_maps(attach, false);
 	hdb->mappings--;
 	if (atomic_dec_and_test(&hdev->dmabuf_mappings))
 		wake_up_all(&hdev->dmabuf_wq);

@@ -191,80 +191,134 @@ static int hl_emu_fetch(struct hl_emu_queue *q, struct hl_cs_job *job, u64 va,
 	return 0;
 }
 
-/*
- * One slice of LIN_DMA, under engine_access_rwsem: the data moves in runs
- * (hl_emu_mmu_span()) straight from the source memory to the destination.
- * Where a run's source and destination share memory, that part goes chunk
- * by chunk through the bounce buffer, so that overlapping ranges behave as
- * documented: as if copied through a temporary buffer within a chunk (at
- * most 4 KiB), in increasing address order. On a fault, *@done bytes were
- * copied and *@va, *@write say where.
+/**
+ * struct hl_emu_xfer - a two-operand transfer in progress.
+ * @src: device VA of the next source byte.
+ * @dst: device VA of the next destination byte.
+ * @left: bytes left.
+ * @dst_write: a destination that does not translate is reported as a write
+ *	fault (LIN_DMA), or as a read (REDUCE, which reads it first).
+ * @dtype: REDUCE's HL_REDUCE_DTYPE_*.
+ * @op: REDUCE's HL_REDUCE_OP_*.
+ * @run: the engine's work on the first @n bytes of runs @s at device VA
+ *	@src and @d at @dst (@n at most each run's length), under
+ *	engine_access_rwsem; returns the bytes done, from 1 to @n.
+ *
+ * A two-operand engine (LIN_DMA, REDUCE) walks its source and destination
+ * together, pair of runs by pair of runs (hl_emu_exec_xfer()): each run
+ * translated through the device MMU (hl_emu_mmu_span()), in slices of at
+ * most HL_EMU_SLICE_SIZE, each slice under hdev->engine_access_rwsem, the
+ * job checked between slices; the engine's own work is @run.
  */
-static int hl_emu_lin_dma_slice(struct hl_emu_queue *q, u32 asid, u64 src,
-				u64 dst, u64 len, u64 *done, u64 *va,
-				bool *write)
+struct hl_emu_xfer {
+	u64 src;
+	u64 dst;
+	u64 left;
+	bool dst_write;
+	u32 dtype;
+	u32 op;
+	u64 (*run)(struct hl_emu_queue *q, const struct hl_emu_xfer *x,
+		   const struct hl_emu_span *s, const struct hl_emu_span *d,
+		   u64 src, u64 dst, u64 n);
+};
+
+/*
+ * One slice of @len bytes, under engine_access_rwsem. On a fault, *@done
+ * bytes were done and *@va, *@write say where.
+ */
+static int hl_emu_xfer_slice(struct hl_emu_queue *q, u32 asid,
+			     const struct hl_emu_xfer *x, u64 len, u64 *done,
+			     u64 *va, bool *write)
 {
 	struct hl_emu_span s, d;
 	u64 n;
 	int rc;
 
 	for (*done = 0; *done < len; *done += n) {
-		*va = src + *done;
+		*va = x->src + *done;
 		*write = false;
 		rc = hl_emu_mmu_span(q->emu, q, asid, *va, len - *done, &s);
 		if (rc)
 			return rc;
-		*va = dst + *done;
-		*write = true;
+		*va = x->dst + *done;
+		*write = x->dst_write;
 		rc = hl_emu_mmu_span(q->emu, q, asid, *va, s.len, &d);
 		if (rc)
 			return rc;
 
-		n = min(s.len, d.len);
-		if (!hl_emu_span_overlap(&s, &d, n)) {
-			hl_emu_span_copy(&d, &s, n);
-			continue;
-		}
-		n = min(hl_emu_chunk_len(src + *done, n),
-			hl_emu_chunk_len(dst + *done, n));
-		hl_emu_span_read(&s, q->buf, n);
-		hl_emu_span_write(&d, q->buf, n);
+		n = x->run(q, x, &s, &d, x->src + *done, x->dst + *done,
+			   min(s.len, d.len));
 	}
 	return 0;
 }
 
-static int hl_emu_exec_lin_dma(struct hl_emu_queue *q, struct hl_cs_job *job,
-			       const struct hl_emu_pkt_lin_dma *pkt)
+/* Runs @x slice by slice; a fault is reported where it happened */
+static int hl_emu_exec_xfer(struct hl_emu_queue *q, struct hl_cs_job *job,
+			    struct hl_emu_xfer *x)
 {
 	struct hl_device *hdev = q->emu->hdev;
-	u64 src = le64_to_cpu(pkt->src_addr);
-	u64 dst = le64_to_cpu(pkt->dst_addr);
-	u64 left = le64_to_cpu(pkt->tsize);
 	u64 va, done;
 	bool write;
 	int rc;
 
-	if (pkt->pad)
-		return -EINVAL;
-
-	while (left) {
+	while (x->left) {
 		rc = hl_emu_job_check(q, job);
 		if (rc)
 			return rc;
 
 		down_read(&hdev->engine_access_rwsem);
-		rc = hl_emu_lin_dma_slice(q, job->ctx->asid, src, dst,
-					  min_t(u64, left, HL_EMU_SLICE_SIZE),
-					  &done, &va, &write);
+		rc = hl_emu_xfer_slice(q, job->ctx->asid, x,
+				       min_t(u64, x->left, HL_EMU_SLICE_SIZE),
+				       &done, &va, &write);
 		up_read(&hdev->engine_access_rwsem);
 		if (rc)
 			return hl_emu_job_fault(q, job, va, write, rc);
 
-		src += done;
-		dst += done;
-		left -= done;
+		x->src += done;
+		x->dst += done;
+		x->left -= done;
 	}
 	return 0;
+}
+
+/*
+ * LIN_DMA on a pair of runs: the data moves straight from the source memory
+ * to the destination. Where the runs share memory, the part goes chunk by
+ * chunk through the bounce buffer, so that overlapping ranges behave as
+ * documented: as if copied through a temporary buffer within a chunk (at
+ * most 4 KiB), in increasing address order.
+ */
+static u64 hl_emu_lin_dma_run(struct hl_emu_queue *q,
+			      const struct hl_emu_xfer *x,
+			      const struct hl_emu_span *s,
+			      const struct hl_emu_span *d, u64 src, u64 dst,
+			      u64 n)
+{
+	if (!hl_emu_span_overlap(s, d, n)) {
+		hl_emu_span_copy(d, s, n);
+		return n;
+	}
+	n = min(hl_emu_chunk_len(src, n), hl_emu_chunk_len(dst, n));
+	hl_emu_span_read(s, q->buf, n);
+	hl_emu_span_write(d, q->buf, n);
+	return n;
+}
+
+static int hl_emu_exec_lin_dma(struct hl_emu_queue *q, struct hl_cs_job *job,
+			       const struct hl_emu_pkt_lin_dma *pkt)
+{
+	struct hl_emu_xfer x = {
+		.src = le64_to_cpu(pkt->src_addr),
+		.dst = le64_to_cpu(pkt->dst_addr),
+		.left = le64_to_cpu(pkt->tsize),
+		.dst_write = true,
+		.run = hl_emu_lin_dma_run,
+	};
+
+	if (pkt->pad)
+		return -EINVAL;
+
+	return hl_emu_exec_xfer(q, job, &x);
 }
 
 /*
@@ -358,49 +412,31 @@ static bool hl_emu_span_same(const struct hl_emu_span *a,
 }
 
 /*
- * One slice of REDUCE, under engine_access_rwsem: run by run, the engine
- * reads both operands from their memories and writes the result in place
- * (hl_emu_reduce_spans(): SIMD on x86). Runs that overlap other than
- * exactly, and architectures without the SIMD routine, go chunk by chunk
- * through the bounce buffer and the integer reference (emu_f32.h); both
- * give the same bits. On a fault, *@done bytes were reduced and *@va,
- * *@write say where.
+ * REDUCE on a pair of runs: the engine reads both operands from their
+ * memories and writes the result in place (hl_emu_reduce_spans(): SIMD on
+ * x86). Runs that overlap other than exactly, and architectures without the
+ * SIMD routine, go chunk by chunk through the bounce buffer and the integer
+ * reference (emu_f32.h); both give the same bits. @n is a multiple of the
+ * element size: both VAs are aligned to it.
  */
-static int hl_emu_reduce_slice(struct hl_emu_queue *q, u32 asid, u32 dtype,
-			       u32 op, u64 src, u64 dst, u64 len, u64 *done,
-			       u64 *va, bool *write)
+static u64 hl_emu_reduce_run(struct hl_emu_queue *q,
+			     const struct hl_emu_xfer *x,
+			     const struct hl_emu_span *s,
+			     const struct hl_emu_span *d, u64 src, u64 dst,
+			     u64 n)
 {
 	u8 *sbuf = q->buf, *dbuf = q->buf + HL_EMU_CHUNK_SIZE;
-	struct hl_emu_span s, d;
-	u64 n;
-	int rc;
 
-	*write = false;
-	for (*done = 0; *done < len; *done += n) {
-		*va = src + *done;
-		rc = hl_emu_mmu_span(q->emu, q, asid, *va, len - *done, &s);
-		if (rc)
-			return rc;
-		*va = dst + *done;
-		rc = hl_emu_mmu_span(q->emu, q, asid, *va, s.len, &d);
-		if (rc)
-			return rc;
+	if ((hl_emu_span_same(s, d) || !hl_emu_span_overlap(s, d, n)) &&
+	    hl_emu_reduce_spans(x->dtype, x->op, d, s, n))
+		return n;
 
-		/* A multiple of the element size: both VAs are aligned to it */
-		n = min(s.len, d.len);
-		if ((hl_emu_span_same(&s, &d) ||
-		     !hl_emu_span_overlap(&s, &d, n)) &&
-		    hl_emu_reduce_spans(dtype, op, &d, &s, n))
-			continue;
-
-		n = min(hl_emu_chunk_len(src + *done, n),
-			hl_emu_chunk_len(dst + *done, n));
-		hl_emu_span_read(&s, sbuf, n);
-		hl_emu_span_read(&d, dbuf, n);
-		hl_emu_reduce_chunk(dtype, op, dbuf, sbuf, n);
-		hl_emu_span_write(&d, dbuf, n);
-	}
-	return 0;
+	n = min(hl_emu_chunk_len(src, n), hl_emu_chunk_len(dst, n));
+	hl_emu_span_read(s, sbuf, n);
+	hl_emu_span_read(d, dbuf, n);
+	hl_emu_reduce_chunk(x->dtype, x->op, dbuf, sbuf, n);
+	hl_emu_span_write(d, dbuf, n);
+	return n;
 }
 
 /*
@@ -410,39 +446,22 @@ static int hl_emu_reduce_slice(struct hl_emu_queue *q, u32 asid, u32 dtype,
 static int hl_emu_exec_reduce(struct hl_emu_queue *q, struct hl_cs_job *job,
 			      const struct hl_emu_pkt_reduce *pkt)
 {
-	struct hl_device *hdev = q->emu->hdev;
-	u32 dtype = le32_to_cpu(pkt->dtype);
-	u32 op = le32_to_cpu(pkt->op);
-	u32 esize = hl_emu_reduce_elem_size(dtype, op);
-	u64 src = le64_to_cpu(pkt->src_addr);
-	u64 dst = le64_to_cpu(pkt->dst_addr);
-	u64 left = (u64)le32_to_cpu(pkt->count) * esize;
-	u64 va, done;
-	bool write;
-	int rc;
+	struct hl_emu_xfer x = {
+		.src = le64_to_cpu(pkt->src_addr),
+		.dst = le64_to_cpu(pkt->dst_addr),
+		.dst_write = false,
+		.dtype = le32_to_cpu(pkt->dtype),
+		.op = le32_to_cpu(pkt->op),
+		.run = hl_emu_reduce_run,
+	};
+	u32 esize = hl_emu_reduce_elem_size(x.dtype, x.op);
 
-	if (!esize || !left || !IS_ALIGNED(src, esize) ||
-	    !IS_ALIGNED(dst, esize))
+	x.left = (u64)le32_to_cpu(pkt->count) * esize;
+	if (!esize || !x.left || !IS_ALIGNED(x.src, esize) ||
+	    !IS_ALIGNED(x.dst, esize))
 		return -EINVAL;
 
-	while (left) {
-		rc = hl_emu_job_check(q, job);
-		if (rc)
-			return rc;
-
-		down_read(&hdev->engine_access_rwsem);
-		rc = hl_emu_reduce_slice(q, job->ctx->asid, dtype, op, src, dst,
-					 min_t(u64, left, HL_EMU_SLICE_SIZE),
-					 &done, &va, &write);
-		up_read(&hdev->engine_access_rwsem);
-		if (rc)
-			return hl_emu_job_fault(q, job, va, write, rc);
-
-		src += done;
-		dst += done;
-		left -= done;
-	}
-	return 0;
+	return hl_emu_exec_xfer(q, job, &x);
 }
 
 static int hl_emu_run_job(struct hl_emu_queue *q, struct hl_cs_job *job)

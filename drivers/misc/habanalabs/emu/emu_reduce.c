@@ -2,14 +2,15 @@
 /*
  * habanalabs emu: the arithmetic of the REDUCE engine.
  *
- * The queue worker (emu_queue.c) walks a REDUCE packet chunk by chunk
- * through the device MMU, as it does for LIN_DMA, and calls
- * hl_emu_reduce_spans() on each pair of runs, reading both operands where
- * they are. Semantics are in the uAPI header (struct hl_pkt_reduce). The
- * arithmetic is defined by the integer binary32 addition of emu_f32.h (which
- * says why); on x86-64 the same sums are computed with SSE (emu_f32_sse.h,
- * checked bit for bit against emu_f32.h by tests/reduce/f32_add_check),
- * elsewhere hl_emu_reduce_chunk() does it on bounced chunks.
+ * The queue worker (emu_queue.c) walks a REDUCE packet run by run through
+ * the device MMU with the walker it shares with LIN_DMA (hl_emu_exec_xfer())
+ * and calls hl_emu_reduce_spans() on each pair of runs, reading both
+ * operands where they are. Semantics are in the uAPI header (struct
+ * hl_pkt_reduce). The arithmetic is defined by the integer binary32 addition
+ * of emu_f32.h (which says why); on x86-64 the same sums are computed with
+ * SSE (emu_f32_sse.h, checked bit for bit against emu_f32.h by
+ * tests/reduce/f32_add_check), elsewhere hl_emu_reduce_chunk() does it on
+ * bounced chunks.
  */
 
 #include <linux/kernel.h>
