@@ -1639,6 +1639,67 @@ static void test_pending_cs_are_bounded(void **state)
 	hltests_host_unmap(st->fd, &cb);
 }
 
+/* ------------------------------------------------------------------------
+ * Debug messages: hl_dbg() categories and the debug_mask parameter
+ */
+
+#define DYNDBG_CONTROL	"/proc/dynamic_debug/control"
+#define DYNDBG_BAD_PKT	"module habanalabs format \"bad packet\" "
+#define HL_DBG_EMU	0x20
+
+/* Run a CB of one unknown packet on queue 0: a "bad packet" message */
+static int bad_packet_messages(int fd, struct hltests_host_buf *cb)
+{
+	uint32_t w = 0x7f000000;
+	int kfd = kmsg_open_at_end(), n;
+
+	assert_true(kfd >= 0);
+	memset(cb->ptr, 0, 32);
+	memcpy(cb->ptr, &w, 4);
+	hltests_run_cb_aborted(fd, 0, cb->va, 8);
+	n = kmsg_count(kfd, "bad packet 0x7f000000 at CB offset 0");
+	close(kfd);
+	return n;
+}
+
+/*
+ * A user-caused failure is logged at debug level, in its category (the
+ * emulated engines' bad packet: EMU, 0x20): with dynamic debug enabled for
+ * it, it is printed while its debug_mask bit is set (by default, every
+ * category is), and not once the bit is cleared.
+ */
+static void test_debug_mask_gates_debug_messages(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hltests_host_buf cb;
+	char old[32], mask[32];
+	long def;
+	int on, off;
+
+	def = param_get("debug_mask");
+	assert_int_equal(def, 0x7f);
+	if (access(DYNDBG_CONTROL, W_OK) ||
+	    hltests_write_file(DYNDBG_CONTROL, DYNDBG_BAD_PKT "+p")) {
+		print_message("no dynamic debug control: skipped\n");
+		skip();
+	}
+	cb_map(st->fd, &cb, PAGE);
+
+	on = bad_packet_messages(st->fd, &cb);
+	snprintf(mask, sizeof(mask), "%ld", def & ~HL_DBG_EMU);
+	param_set("debug_mask", mask, old, sizeof(old));
+	off = bad_packet_messages(st->fd, &cb);
+	param_set("debug_mask", old, NULL, 0);
+	assert_int_equal(hltests_write_file(DYNDBG_CONTROL,
+					    DYNDBG_BAD_PKT "-p"), 0);
+
+	print_message("bad packet messages: %d with EMU, %d without\n", on,
+		      off);
+	assert_int_equal(on, 1);
+	assert_int_equal(off, 0);
+	hltests_host_unmap(st->fd, &cb);
+}
+
 #define CS_TEST(f) cmocka_unit_test_setup_teardown(f, hltests_setup, \
 						   hltests_teardown)
 
@@ -1664,6 +1725,7 @@ const struct CMUnitTest cs_tests[] = {
 	CS_TEST(test_unmapped_data_faults),
 	CS_TEST(test_cs_after_unmap_faults),
 	CS_TEST(test_malformed_cb_aborts),
+	CS_TEST(test_debug_mask_gates_debug_messages),
 	CS_TEST(test_one_bad_job_fails_its_cs),
 	CS_TEST(test_wait_busy_then_completed),
 	CS_TEST(test_wait_cs_survives_signals),

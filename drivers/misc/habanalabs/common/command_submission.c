@@ -144,7 +144,7 @@ static void hl_cs_put(struct hl_cs *cs)
 	cookie = dma_fence_begin_signalling();
 	error = atomic_read(&cs->error);
 	if (error) {
-		dev_dbg(ctx->hdev->dev, "CS %llu failed: %d\n", cs->seq, error);
+		hl_dbg(ctx->hdev, CS, "CS %llu failed: %d\n", cs->seq, error);
 		dma_fence_set_error(fence, error);
 	}
 	dma_fence_signal(fence);

@@ -15,6 +15,8 @@
 #include <linux/slab.h>
 
 #include "habanalabs.h"
+#include "dmabuf.h"
+#include "memory.h"
 #include "mmu.h"
 
 static void hl_ctx_release_work(struct work_struct *work)

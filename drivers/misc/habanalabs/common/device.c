@@ -15,6 +15,8 @@
 #include <linux/slab.h>
 
 #include "habanalabs.h"
+#include "dmabuf.h"
+#include "memory.h"
 #include "mmu.h"
 #include "scrub.h"
 
@@ -112,7 +114,7 @@ static int hl_device_open(struct inode *inode, struct file *filp)
 		goto err_unlock;
 	}
 	if (!hl_device_operational(hdev)) {
-		dev_hl_dbg(hdev, "open refused: device is not operational\n");
+		hl_dbg(hdev, DEV, "open refused: device is not operational\n");
 		rc = -EPERM;
 		goto err_unlock;
 	}
@@ -314,9 +316,9 @@ int hl_device_init(struct hl_device *hdev)
 	if (rc)
 		goto err_debugfs_remove;
 
-	dev_hl_info(hdev, "%s: %llu MiB HBM, nodes hl%d and hl_controlD%d\n",
-		    hdev->asic_prop.card_name, hdev->asic_prop.dram_size >> 20,
-		    hdev->id, hdev->id);
+	hl_info(hdev, "%s: %llu MiB HBM, nodes hl%d and hl_controlD%d\n",
+		hdev->asic_prop.card_name, hdev->asic_prop.dram_size >> 20,
+		hdev->id, hdev->id);
 	return 0;
 
 err_debugfs_remove:
@@ -368,7 +370,7 @@ int hl_device_hard_reset(struct hl_device *hdev)
 		hdev->compute_fpriv = NULL;
 	}
 	mutex_unlock(&hdev->fpriv_list_lock);
-	dev_hl_info(hdev, "hard reset%s\n", fpriv ? " of a device in use" : "");
+	hl_info(hdev, "hard reset%s\n", fpriv ? " of a device in use" : "");
 
 	/*
 	 * Stop the engines: jobs fail, fences signal, waiting ioctls return.
@@ -389,8 +391,8 @@ int hl_device_hard_reset(struct hl_device *hdev)
 				     prop->dram_user_size);
 	rc = hdev->asic_funcs->hw_init(hdev);
 	if (rc)
-		dev_hl_err(hdev, "hard reset failed to restart the engines: %d\n",
-			   rc);
+		hl_err(hdev, "hard reset failed to restart the engines: %d\n",
+		       rc);
 
 	mutex_lock(&hdev->fpriv_list_lock);
 	WRITE_ONCE(hdev->status, rc ? HL_DEVICE_STATUS_MALFUNCTION :

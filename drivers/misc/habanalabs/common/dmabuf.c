@@ -77,6 +77,7 @@
 #include <linux/debugfs.h>
 
 #include "habanalabs.h"
+#include "dmabuf.h"
 #include "fault.h"
 #include "memory.h"
 
@@ -149,9 +150,9 @@ static int hl_dmabuf_p2p_check(struct hl_device *hdev, struct device *dev)
 	    hl_dmabuf_iommu_translates(dev))
 		return 0;
 
-	dev_hl_dbg(hdev, "no peer-to-peer path to %s (p2p_policy=%s)\n",
-		   dev_name(dev),
-		   hl_p2p_policy == HL_P2P_IOMMU ? "iommu" : "strict");
+	hl_dbg(hdev, DMABUF, "no peer-to-peer path to %s (p2p_policy=%s)\n",
+	       dev_name(dev),
+	       hl_p2p_policy == HL_P2P_IOMMU ? "iommu" : "strict");
 	return -EXDEV;
 }
 
@@ -557,10 +558,10 @@ static void hl_dmabuf_log_holders(struct hl_device *hdev)
 		dma_resv_lock(hdb->dmabuf->resv, NULL);
 		if (hdb->mappings)
 			list_for_each_entry(attach, &hdb->dmabuf->attachments, node)
-				dev_hl_warn(hdev,
-					    "revoked export of %llu bytes (pid %d, %s) still mapped: waiting for %s to let go\n",
-					    hdb->size, pid_nr(hdb->owner),
-					    hdb->comm, dev_name(attach->dev));
+				hl_warn(hdev,
+					"revoked export of %llu bytes (pid %d, %s) still mapped: waiting for %s to let go\n",
+					hdb->size, pid_nr(hdb->owner),
+					hdb->comm, dev_name(attach->dev));
 		dma_resv_unlock(hdb->dmabuf->resv);
 	}
 	mutex_unlock(&hdev->dmabuf_lock);

@@ -3,22 +3,17 @@
  * habanalabs: driver-private definitions shared by the device-independent
  * core (common/) and the ASIC backends (emu/).
  *
- * Lock order, outermost first (a lock may be taken while holding any lock
- * above it, never one below it):
- *   hl_device.reset_lock
- *   hl_device.fpriv_list_lock
- *   hl_device.ctx_list_lock
- *   hl_nic_ctx.lock (never held with hl_ctx.mem_lock)
- *   hl_ctx.mem_lock
- *   hl_device.mmu_lock
- *   hl_device.engine_access_rwsem (the NIC data path holds no NIC lock,
- *	and one device's at a time)
- *   hl_device.dmabuf_lock
- *   dma_buf.resv (the exports of a context share hl_ctx.resv->resv)
- *   hl_ctx.cs_lock, hl_ctx.fault_lock (spinlocks)
- *   hl_device.nic_lock, then an hl_nic_ctx xarray's lock, then
- *	hl_nic_conn.lock, then hl_nic_cq.lock (spinlocks; nic.h)
- *   the emulated fabric's lock (emu_nic.c; innermost)
+ * Header rule: this file holds the core objects (device, context, open
+ * file, CS job), the ASIC ops table and properties, the module parameters,
+ * the logging helpers, and the functions of the files that own those
+ * objects (habanalabs_drv.c, device.c, context.c, command_submission.c,
+ * habanalabs_ioctl.c, sysfs.c, debugfs.c; emu/emu.c's ops table). Every
+ * other .c that exports functions has a header of its own, named after it
+ * (memory.h, dmabuf.h, mmu.h, nic.h, scrub.h, fault.h; emu/emu.h for the
+ * backend), holding its objects and prototypes; a .c includes the headers
+ * of what it calls. Kernel-doc sits on the definitions, not here.
+ *
+ * The driver's lock order is written once, above struct hl_device.
  */
 #ifndef HABANALABS_H_
 #define HABANALABS_H_
@@ -51,10 +46,38 @@
 #define HL_MAX_MINORS			256
 #define HL_MAX_DEVICES			(HL_MAX_MINORS / 2)
 
-#define dev_hl_err(hdev, fmt, ...)	dev_err((hdev)->dev, fmt, ##__VA_ARGS__)
-#define dev_hl_warn(hdev, fmt, ...)	dev_warn((hdev)->dev, fmt, ##__VA_ARGS__)
-#define dev_hl_info(hdev, fmt, ...)	dev_info((hdev)->dev, fmt, ##__VA_ARGS__)
-#define dev_hl_dbg(hdev, fmt, ...)	dev_dbg((hdev)->dev, fmt, ##__VA_ARGS__)
+/*
+ * Logging rule: every message about a device goes through hl_err(),
+ * hl_warn(), hl_info() (and their _ratelimited forms, for what user space or
+ * an engine can repeat at will) or hl_dbg(), on the PCI function's struct
+ * device; only code that runs before an hl_device exists logs with pci_*()
+ * on the PCI device. User-caused failures are logged with hl_dbg() only.
+ *
+ * hl_dbg(hdev, CAT, fmt, ...) logs in category HL_DBG_<CAT>: printed when
+ * the category's bit is set in the debug_mask module parameter (every
+ * category by default) and, as any dev_dbg(), dynamic debug enables it.
+ */
+#define HL_DBG_DEV	BIT(0)	/* open, probe, hard reset */
+#define HL_DBG_MEM	BIT(1)	/* memory ioctl (memory.c) */
+#define HL_DBG_CS	BIT(2)	/* command submissions */
+#define HL_DBG_DMABUF	BIT(3)	/* dma-buf exports and importers */
+#define HL_DBG_NIC	BIT(4)	/* NIC ioctls, connections, transfers */
+#define HL_DBG_EMU	BIT(5)	/* the emulated engines: jobs, packets */
+#define HL_DBG_MMU	BIT(6)	/* device MMU faults of engines and NIC */
+#define HL_DBG_ALL	GENMASK(6, 0)
+
+extern unsigned int hl_dbg_mask;
+
+#define hl_dbg(hdev, cat, fmt, ...)					\
+	do {								\
+		if (READ_ONCE(hl_dbg_mask) & HL_DBG_##cat)		\
+			dev_dbg((hdev)->dev, fmt, ##__VA_ARGS__);	\
+	} while (0)
+#define hl_err(hdev, fmt, ...)	dev_err((hdev)->dev, fmt, ##__VA_ARGS__)
+#define hl_warn(hdev, fmt, ...)	dev_warn((hdev)->dev, fmt, ##__VA_ARGS__)
+#define hl_info(hdev, fmt, ...)	dev_info((hdev)->dev, fmt, ##__VA_ARGS__)
+#define hl_err_ratelimited(hdev, fmt, ...)				\
+	dev_err_ratelimited((hdev)->dev, fmt, ##__VA_ARGS__)
 
 struct hl_device;
 struct hl_scrub;
@@ -288,6 +311,31 @@ struct hl_ctx {
 	struct work_struct release_work;
 };
 
+/*
+ * Lock order, outermost first (a lock may be taken while holding any lock
+ * above it, never one below it). This is the only place it is written;
+ * the other files point here. A function named *_locked, or documented as
+ * called with a lock held, asserts it (lockdep_assert_held*(),
+ * dma_resv_assert_held()) at its top.
+ *   hl_device.reset_lock
+ *   hl_device.fpriv_list_lock
+ *   hl_device.ctx_list_lock
+ *   hl_nic_ctx.lock (never held with hl_ctx.mem_lock)
+ *   hl_ctx.mem_lock
+ *   hl_device.mmu_lock
+ *   hl_device.engine_access_rwsem (the NIC data path holds no NIC lock,
+ *	and one device's at a time; an engine queue's worker holds no
+ *	other lock around it)
+ *   hl_device.dmabuf_lock
+ *   dma_buf.resv (the exports of a context share hl_ctx.resv->resv)
+ *   hl_ctx.cs_lock, hl_ctx.fault_lock (spinlocks)
+ *   hl_device.nic_lock, then an hl_nic_ctx xarray's lock, then
+ *	hl_nic_conn.lock, then hl_nic_cq.lock (spinlocks; nic.h)
+ *   hl_emu_queue.lock, hl_emu_fabric_lock (the emulated backend's
+ *	spinlocks, emu.h and emu_nic.c; innermost: nothing is taken under
+ *	them but the workqueue's own locks, and never both at once)
+ */
+
 /**
  * struct hl_device - one accelerator.
  * @refcount: the structure is freed when the PCI device is gone and the last
@@ -492,14 +540,6 @@ typedef void hl_ioctl_finish_t(struct hl_fpriv *fpriv, void *priv, u64 id,
 void hl_ioctl_on_finish(void *data, hl_ioctl_finish_t *finish, void *priv,
 			u64 id);
 
-/* memory.c */
-int hl_mem_init(struct hl_device *hdev);
-void hl_mem_fini(struct hl_device *hdev);
-void hl_mem_ctx_init(struct hl_ctx *ctx);
-void hl_mem_ctx_fini(struct hl_ctx *ctx);
-void hl_mem_ctx_release_host(struct hl_ctx *ctx);
-int hl_mem_ioctl(struct hl_fpriv *fpriv, void *data);
-
 /* command_submission.c */
 int hl_cs_ioctl(struct hl_fpriv *fpriv, void *data);
 int hl_wait_cs_ioctl(struct hl_fpriv *fpriv, void *data);
@@ -529,14 +569,6 @@ static inline int hl_cs_job_check(struct hl_cs_job *job)
 
 void hl_ctx_record_fault(struct hl_ctx *ctx, u64 addr, u32 engine_id,
 			 bool is_write);
-
-/* dmabuf.c */
-struct hl_mem_in;
-int hl_dmabuf_export(struct hl_ctx *ctx, struct hl_mem_in *in, void *data,
-		     int *fd);
-void hl_dmabuf_ctx_detach(struct hl_ctx *ctx);
-void hl_dmabuf_revoke_all(struct hl_device *hdev, bool for_good);
-void hl_dmabuf_debugfs_init(struct hl_device *hdev);
 
 /* context.c */
 struct hl_ctx *hl_ctx_create(struct hl_device *hdev);

@@ -132,6 +132,11 @@ module_param_named(nic_links, hl_nic_links, charp, 0444);
 MODULE_PARM_DESC(nic_links,
 		 "NIC cabling: \"all\" (port P of device D to port D of device P, devices 0-7), \"none\", or \"D.P-E.Q[,...]\" by module id and port (default: all)");
 
+unsigned int hl_dbg_mask = HL_DBG_ALL;
+module_param_named(debug_mask, hl_dbg_mask, uint, 0644);
+MODULE_PARM_DESC(debug_mask,
+		 "Debug message categories hl_dbg() prints (then subject to dynamic debug): 0x1 device, 0x2 memory, 0x4 CS, 0x8 dma-buf, 0x10 NIC, 0x20 emulated engines, 0x40 MMU faults (default: 0x7f, all)");
+
 /* TEST ONLY (CONFIG_HABANALABS_DEBUG): setting one taints the kernel */
 #if IS_ENABLED(CONFIG_HABANALABS_DEBUG)
 unsigned int hl_inject_bug;

@@ -28,6 +28,7 @@
 #include <linux/uaccess.h>
 
 #include "habanalabs.h"
+#include "memory.h"
 
 typedef int hl_ioctl_t(struct hl_fpriv *fpriv, void *data);
 

@@ -28,6 +28,7 @@
 #include <linux/xarray.h>
 
 #include "habanalabs.h"
+#include "dmabuf.h"
 #include "fault.h"
 #include "memory.h"
 #include "mmu.h"
@@ -760,8 +761,8 @@ static void hl_mem_alloc_finish(struct hl_fpriv *fpriv, void *priv, u64 handle,
 				bool committed)
 {
 	if (!committed && hl_mem_free_handle(fpriv->ctx, handle))
-		dev_dbg(fpriv->hdev->dev, "ALLOC undo: handle %llu in use\n",
-			handle);
+		hl_dbg(fpriv->hdev, MEM, "ALLOC undo: handle %llu in use\n",
+		       handle);
 }
 
 static void hl_mem_map_finish(struct hl_fpriv *fpriv, void *priv, u64 va,
@@ -771,7 +772,7 @@ static void hl_mem_map_finish(struct hl_fpriv *fpriv, void *priv, u64 va,
 	if (committed || hl_device_unplugged(fpriv->hdev))
 		return;
 	if (hl_mem_unmap_va(fpriv->ctx, va))
-		dev_dbg(fpriv->hdev->dev, "MAP undo: 0x%llx in use\n", va);
+		hl_dbg(fpriv->hdev, MEM, "MAP undo: 0x%llx in use\n", va);
 }
 
 /*

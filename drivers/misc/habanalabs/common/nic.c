@@ -22,9 +22,8 @@
  * Locks: hl_nic_ctx.lock serialises configuration; hl_device.nic_lock
  * guards which context the fabric reaches; hl_nic_conn.lock and
  * hl_nic_cq.lock are spinlocks taken for short updates, never across a
- * sleep or an engine access. Order: hl_nic_ctx.lock, then
- * hl_device.nic_lock, then the xarray locks, then hl_nic_conn.lock, then
- * hl_nic_cq.lock.
+ * sleep or an engine access. Their order is in the driver's lock order
+ * (habanalabs.h, above struct hl_device).
  */
 
 #include <linux/jiffies.h>
@@ -446,6 +445,8 @@ static void hl_nic_set_res(struct hl_nic_conn *conn, const void *data,
 {
 	const struct hl_nic_res_conn_ctx_in *in = data;
 
+	lockdep_assert_held(&conn->lock);
+
 	conn->remote_addr = in->remote_addr;
 	conn->remote_conn_id = in->remote_conn_id;
 	conn->rq_psn = in->psn;
@@ -457,6 +458,8 @@ static void hl_nic_set_req(struct hl_nic_conn *conn, const void *data,
 			   struct hl_nic_cq *cq)
 {
 	const struct hl_nic_req_conn_ctx_in *in = data;
+
+	lockdep_assert_held(&conn->lock);
 
 	conn->sq_psn = in->psn;
 	conn->mtu = in->mtu;
@@ -505,8 +508,8 @@ static int hl_nic_set_conn_ctx(struct hl_ctx *ctx, enum hl_nic_conn_event ev,
 out_unlock:
 	mutex_unlock(&nic->lock);
 	if (rc)
-		dev_dbg(hdev->dev, "%s of connection %u: %d\n", a->name,
-			a->conn_id, rc);
+		hl_dbg(hdev, NIC, "%s of connection %u: %d\n", a->name,
+		       a->conn_id, rc);
 	return rc;
 }
 
@@ -867,7 +870,7 @@ static void hl_nic_alloc_conn_finish(struct hl_fpriv *fpriv, void *priv,
 	struct hl_nic_destroy_conn_in in = { .conn_id = id };
 
 	if (!committed && hl_nic_destroy_conn(fpriv->ctx, &in))
-		dev_dbg(fpriv->hdev->dev, "ALLOC_CONN undo: %llu gone\n", id);
+		hl_dbg(fpriv->hdev, NIC, "ALLOC_CONN undo: %llu gone\n", id);
 }
 
 static void hl_nic_cq_create_finish(struct hl_fpriv *fpriv, void *priv,
@@ -876,8 +879,8 @@ static void hl_nic_cq_create_finish(struct hl_fpriv *fpriv, void *priv,
 	struct hl_nic_cq_destroy_in in = { .handle = handle };
 
 	if (!committed && hl_nic_cq_destroy(fpriv->ctx, &in))
-		dev_dbg(fpriv->hdev->dev, "CQ_CREATE undo: %llu in use\n",
-			handle);
+		hl_dbg(fpriv->hdev, NIC, "CQ_CREATE undo: %llu in use\n",
+		       handle);
 }
 
 /* Ops whose work cannot be undone and that return nothing */
@@ -919,9 +922,9 @@ int hl_nic_ioctl(struct hl_fpriv *fpriv, void *data)
 	if (!ctx)
 		return -EINVAL;
 	if (ctx->nic.owner != task_tgid(current)) {
-		dev_dbg(fpriv->hdev->dev,
-			"NIC ioctl from pid %d, not the owner's process\n",
-			task_tgid_nr(current));
+		hl_dbg(fpriv->hdev, NIC,
+		       "NIC ioctl from pid %d, not the owner's process\n",
+		       task_tgid_nr(current));
 		return -EPERM;
 	}
 	if (!fpriv->hdev->asic_prop.num_nic_ports)

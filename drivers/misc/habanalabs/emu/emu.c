@@ -22,8 +22,8 @@ static int hl_emu_early_init(struct hl_device *hdev)
 	size = pci_resource_len(pdev, HL_EMU_HBM_BAR);
 	if (!(pci_resource_flags(pdev, HL_EMU_HBM_BAR) & IORESOURCE_MEM) ||
 	    size < HL_EMU_HBM_MIN_SIZE || !is_power_of_2(size)) {
-		dev_hl_err(hdev, "BAR%d (%pa bytes) cannot serve as HBM\n",
-			   HL_EMU_HBM_BAR, &size);
+		hl_err(hdev, "BAR%d (%pa bytes) cannot serve as HBM\n",
+		       HL_EMU_HBM_BAR, &size);
 		return -ENODEV;
 	}
 

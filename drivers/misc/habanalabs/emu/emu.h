@@ -12,8 +12,9 @@
  *   [0, mmu_pgt_size)             device page tables (driver reserved)
  *   [mmu_pgt_size, hbm_size)      user-allocatable DRAM
  *
- * Locks of the backend: hl_emu_queue.lock is innermost (nothing is taken
- * under it but the workqueue's own locks). A queue worker takes
+ * Locks of the backend (their place in the driver's lock order is in
+ * habanalabs.h, above struct hl_device): hl_emu_queue.lock guards a
+ * queue's pending list and running job. A queue worker takes
  * hl_device.engine_access_rwsem for read around each chunk, with no other
  * lock held, and calls hl_cs_job_done() with no lock held. The NIC engine
  * (emu_nic.c) takes the rwsem of its own device and of the peer device in

@@ -236,15 +236,15 @@ static int hl_emu_host_check(struct hl_emu_device *emu, dma_addr_t dma,
 {
 	/* Only a driver bug (a stale or wrong DMA mapping) gets here */
 	if (!phys) {
-		dev_err_ratelimited(emu->hdev->dev,
-				    "engine access to DMA address %pad, which is not mapped for the device\n",
-				    &dma);
+		hl_err_ratelimited(emu->hdev,
+				   "engine access to DMA address %pad, which is not mapped for the device\n",
+				   &dma);
 		return -EFAULT;
 	}
 	if (!pfn_valid(PHYS_PFN(phys))) {
-		dev_err_ratelimited(emu->hdev->dev,
-				    "engine access to DMA address %pad, which is not RAM\n",
-				    &dma);
+		hl_err_ratelimited(emu->hdev,
+				   "engine access to DMA address %pad, which is not RAM\n",
+				   &dma);
 		return -EFAULT;
 	}
 	return 0;

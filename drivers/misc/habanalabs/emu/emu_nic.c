@@ -59,7 +59,8 @@
  * connection, the peer's struct hl_emu_nic (hence its hl_device), the
  * peer's connection and the peer's context while it uses them.
  *
- * Locks: hl_emu_fabric_lock (innermost) guards the registry. This file
+ * Locks: hl_emu_fabric_lock guards the registry (innermost: the lock
+ * order is in habanalabs.h, above struct hl_device). This file
  * takes no lock of the core's: the data-path calls take the connection
  * locks for short updates and return without them. No lock is held across
  * a sleep or an engine access.
@@ -279,8 +280,8 @@ int hl_emu_nic_init(struct hl_emu_device *emu)
 	rc = hl_emu_cabling_error;
 	mutex_unlock(&hl_emu_cabling_lock);
 	if (rc) {
-		dev_hl_err(hdev, "nic_links=\"%s\" is not a valid cabling\n",
-			   hl_nic_links);
+		hl_err(hdev, "nic_links=\"%s\" is not a valid cabling\n",
+		       hl_nic_links);
 		return rc;
 	}
 
@@ -641,9 +642,9 @@ static u32 hl_emu_nic_write_peer(struct hl_emu_nic_xfer *x, u64 va, u64 len,
 	hl_device_exit(peer_hdev, idx);
 
 	if (status == HL_NIC_CQE_STATUS_REMOTE_FAULT) {
-		dev_dbg(peer_hdev->dev,
-			"NIC: MMU fault, write at VA 0x%llx of connection %u\n",
-			va + *done, x->rconn->id);
+		hl_dbg(peer_hdev, MMU,
+		       "NIC: MMU fault, write at VA 0x%llx of connection %u\n",
+		       va + *done, x->rconn->id);
 		hl_ctx_record_fault(x->rctx, va + *done,
 				    x->send.wr->queue_id, true);
 	}
@@ -715,9 +716,9 @@ static u32 hl_emu_nic_send_copy(struct hl_emu_nic_xfer *x)
 			return status;
 		}
 		if (rc) {
-			dev_dbg(hdev->dev,
-				"queue %u: MMU fault, NIC read at VA 0x%llx\n",
-				q->id, src + got);
+			hl_dbg(hdev, MMU,
+			       "queue %u: MMU fault, NIC read at VA 0x%llx\n",
+			       q->id, src + got);
 			hl_ctx_record_fault(job->ctx, src + got, q->id, false);
 			x->moved += got;
 			return HL_NIC_CQE_STATUS_LOCAL_FAULT;
@@ -778,9 +779,9 @@ int hl_emu_nic_exec_send(struct hl_emu_queue *q, struct hl_cs_job *job,
 	}
 
 	if (status)
-		dev_dbg(q->emu->hdev->dev,
-			"queue %u: NIC send on connection %u: status %u\n",
-			q->id, x.conn->id, status);
+		hl_dbg(q->emu->hdev, NIC,
+		       "queue %u: NIC send on connection %u: status %u\n",
+		       q->id, x.conn->id, status);
 	hl_nic_conn_put(x.conn);
 	return hl_emu_nic_errno(status, x.stopped);
 }
@@ -848,9 +849,9 @@ int hl_emu_nic_exec_recv(struct hl_emu_queue *q, struct hl_cs_job *job,
 	status = hl_nic_recv_finish(&wr);
 
 	if (status)
-		dev_dbg(q->emu->hdev->dev,
-			"queue %u: NIC receive on connection %u: status %u\n",
-			q->id, conn->id, status);
+		hl_dbg(q->emu->hdev, NIC,
+		       "queue %u: NIC receive on connection %u: status %u\n",
+		       q->id, conn->id, status);
 	hl_nic_conn_put(conn);
 	return hl_emu_nic_errno(status, stopped);
 }

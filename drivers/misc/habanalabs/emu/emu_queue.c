@@ -29,7 +29,7 @@
  *   -ENODEV     the device is going away (hw_fini);
  *   -EIO        a NIC message failed (emu_nic.c: its completion entry
  *               says why; -EFAULT and -ETIMEDOUT keep their meaning).
- * User-caused failures are logged with dev_dbg only.
+ * User-caused failures are logged with hl_dbg() only.
  */
 
 #include <linux/dma-fence.h>
@@ -139,8 +139,8 @@ static int hl_emu_job_check(struct hl_emu_queue *q, struct hl_cs_job *job)
 		return -ENODEV;
 	rc = hl_cs_job_check(job);
 	if (rc) {
-		dev_dbg(q->emu->hdev->dev, "queue %u: job aborted: %d\n",
-			q->id, rc);
+		hl_dbg(q->emu->hdev, EMU, "queue %u: job aborted: %d\n",
+		       q->id, rc);
 		return rc;
 	}
 	cond_resched();
@@ -152,8 +152,8 @@ static int hl_emu_job_fault(struct hl_emu_queue *q, struct hl_cs_job *job,
 {
 	if (rc != -EFAULT)
 		return rc;
-	dev_dbg(q->emu->hdev->dev, "queue %u: MMU fault, %s at VA 0x%llx\n",
-		q->id, write ? "write" : "read", va);
+	hl_dbg(q->emu->hdev, MMU, "queue %u: MMU fault, %s at VA 0x%llx\n",
+	       q->id, write ? "write" : "read", va);
 	hl_ctx_record_fault(job->ctx, va, q->id, write);
 	return -EFAULT;
 }
@@ -488,9 +488,9 @@ static int hl_emu_run_job(struct hl_emu_queue *q, struct hl_cs_job *job)
 		size = hl_emu_pkt_size(opcode);
 		if (!size || (ctl & ~HL_PKT_OPCODE_MASK) ||
 		    size > job->cb_size - off) {
-			dev_dbg(q->emu->hdev->dev,
-				"queue %u: bad packet 0x%08x at CB offset %u\n",
-				q->id, ctl, off);
+			hl_dbg(q->emu->hdev, EMU,
+			       "queue %u: bad packet 0x%08x at CB offset %u\n",
+			       q->id, ctl, off);
 			return -EINVAL;
 		}
 
@@ -527,9 +527,9 @@ static int hl_emu_run_job(struct hl_emu_queue *q, struct hl_cs_job *job)
 			break;
 		}
 		if (rc) {
-			dev_dbg(q->emu->hdev->dev,
-				"queue %u: packet 0x%08x at CB offset %u failed: %d\n",
-				q->id, ctl, off, rc);
+			hl_dbg(q->emu->hdev, EMU,
+			       "queue %u: packet 0x%08x at CB offset %u failed: %d\n",
+			       q->id, ctl, off, rc);
 			return rc;
 		}
 
