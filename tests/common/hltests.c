@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "hltests.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
@@ -161,4 +162,18 @@ int hltests_run_group(const char *name, const struct CMUnitTest *tests,
 	if (getenv("HLTESTS_FILTER"))
 		cmocka_set_test_filter(getenv("HLTESTS_FILTER"));
 	return _cmocka_run_group_tests(name, tests, num_tests, NULL, NULL);
+}
+
+int hltests_count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n - 1;	/* the directory's own fd */
 }

@@ -47,6 +47,9 @@ int hltests_info(int fd, uint32_t op, void *buf, uint32_t size);
  * removed); returns 0 or -errno */
 int hltests_read_file(const char *path, char *buf, size_t size);
 
+/* The open file descriptors of this process, or -1 if it cannot tell */
+int hltests_count_fds(void);
+
 /* Write a string to a (sysfs) file; returns 0 or -errno */
 int hltests_write_file(const char *path, const char *text);
 

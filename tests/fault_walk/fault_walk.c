@@ -184,19 +184,6 @@ struct state {
 	int fds;
 };
 
-static int count_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *e;
-	int n = 0;
-
-	assert_non_null(d);
-	while ((e = readdir(d)))
-		n += e->d_name[0] != '.';
-	closedir(d);
-	return n - 1;	/* the directory's own fd */
-}
-
 static void read_state(int dev, struct state *st)
 {
 	char path[128], bdf[32], line[128];
@@ -213,7 +200,7 @@ static void read_state(int dev, struct state *st)
 	}
 	fclose(f);
 	assert_true(st->n > 0);
-	st->fds = count_fds();
+	st->fds = hltests_count_fds();
 }
 
 static bool same_state(const struct state *a, const struct state *b,

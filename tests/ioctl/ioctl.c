@@ -78,20 +78,6 @@ static uint64_t ctx_dram(int fd)
 	return u.ctx_dram_mem;
 }
 
-static int count_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *e;
-	int n = 0;
-
-	assert_non_null(d);
-	while ((e = readdir(d)))
-		if (e->d_name[0] != '.')
-			n++;
-	closedir(d);
-	return n;
-}
-
 static uint64_t alloc_handle(int fd)
 {
 	uint64_t h = hlthunk_device_memory_alloc(fd, 2ull << 20, 0, false, false);
@@ -270,13 +256,13 @@ static void test_export_read_only_arg(void **state)
 	struct hltests_state *st = *state;
 	struct hltests_dram_buf d;
 	union hl_mem_args a;
-	int fds = count_fds();
+	int fds = hltests_count_fds();
 
 	hltests_dram_map(st->fd, &d, 2ull << 20, false);
 	mem_args_export(&a, d.va, d.size);
 	assert_int_equal(ioctl_ro(st->fd, HL_IOCTL_MEMORY, &a, sizeof(a)),
 			 -EFAULT);
-	assert_int_equal(count_fds(), fds);
+	assert_int_equal(hltests_count_fds(), fds);
 	/* Not exported: UNMAP works (an exported mapping is EBUSY) */
 	hltests_dram_unmap(st->fd, &d);
 }
@@ -486,13 +472,13 @@ static void test_failed_copy_out_undoes_export(void **state)
 	struct hltests_state *st = *state;
 	struct hltests_dram_buf d;
 	union hl_mem_args a;
-	int fds = count_fds();
+	int fds = hltests_count_fds();
 
 	hltests_dram_map(st->fd, &d, 2ull << 20, false);
 	fail_copy_out(1);
 	mem_args_export(&a, d.va, d.size);
 	assert_int_equal(ioctl_rw(st->fd, HL_IOCTL_MEMORY, &a), -EFAULT);
-	assert_int_equal(count_fds(), fds);
+	assert_int_equal(hltests_count_fds(), fds);
 	hltests_dram_unmap(st->fd, &d);
 }
 
@@ -552,8 +538,9 @@ static void test_failed_copy_out_of_no_output_ops_succeeds(void **state)
 	assert_int_equal(hlthunk_device_memory_free(st->fd, h), -EINVAL);
 	assert_int_equal(ctx_dram(st->fd), before);
 
-	if (hlthunk_nic_alloc_conn(st->fd, 0, &id))
-		return;		/* no NIC port */
+	if (!st->hw_ip.num_nic_ports)
+		return;		/* the memory ops were the test */
+	assert_int_equal(hlthunk_nic_alloc_conn(st->fd, 0, &id), 0);
 	fail_copy_out(1);
 	nic_args(&n, HL_NIC_OP_DESTROY_CONN);
 	n.in.destroy_conn.conn_id = id;

@@ -77,20 +77,6 @@ static void stress_error(const char *fmt, ...)
 	}
 }
 
-static int count_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *e;
-	int n = 0;
-
-	if (!d)
-		return -1;
-	while ((e = readdir(d)))
-		n += e->d_name[0] != '.';
-	closedir(d);
-	return n - 1;	/* the directory's own fd */
-}
-
 static int mem_ioctl(int fd, union hl_mem_args *a)
 {
 	return ioctl(fd, HL_IOCTL_MEMORY, a) ? -errno : 0;
@@ -388,7 +374,7 @@ static void run_session(int fd, int dev, int nthreads, double until)
 
 static void process_main(int p, int ndev, int nthreads, double end)
 {
-	int dev = p % ndev, fds0 = count_fds(), ctl = hltests_open_node(dev, 1);
+	int dev = p % ndev, fds0 = hltests_count_fds(), ctl = hltests_open_node(dev, 1);
 	unsigned int r = getpid();
 
 	while (now_s() < end) {
@@ -418,9 +404,9 @@ static void process_main(int p, int ndev, int nthreads, double end)
 	}
 	if (ctl >= 0)
 		close(ctl);
-	if (count_fds() != fds0)
+	if (hltests_count_fds() != fds0)
 		stress_error("process %d: %d fds at the end, %d at the start (leaked fd)",
-			     p, count_fds(), fds0);
+			     p, hltests_count_fds(), fds0);
 	exit(0);
 }
 
@@ -464,7 +450,7 @@ static void test_concurrent_clients_leave_nothing_behind(void **state)
 	int nprocs = env_int("HLTESTS_STRESS_PROCS", 4);
 	int nthreads = env_int("HLTESTS_STRESS_THREADS", 3);
 	double secs = env_int("HLTESTS_STRESS_SECONDS", 20);
-	int ndev = hltests_num_devices(), fds0 = count_fds(), i, status;
+	int ndev = hltests_num_devices(), fds0 = hltests_count_fds(), i, status;
 	pid_t pids[MAX_PROCS];
 	double end;
 
@@ -509,7 +495,7 @@ static void test_concurrent_clients_leave_nothing_behind(void **state)
 		assert_true(sh->imports > 0);
 	for (i = 0; i < ndev; i++)
 		check_device_clean(i);
-	assert_int_equal(count_fds(), fds0);
+	assert_int_equal(hltests_count_fds(), fds0);
 	munmap(sh, sizeof(*sh));
 }
 
