@@ -162,6 +162,7 @@ static struct {
 	double progress_s;
 	bool no_leak_check;
 	uint64_t min_count;
+	const char *trace;
 } opt = {
 	.count = 50000, .seconds = 60, .procs = 2, .threads = 2, .devices = 0,
 	.prog_len = 16, .hang_s = 90, .progress_s = 10, .known_bugs = KB_DEFAULT,
@@ -296,6 +297,7 @@ static char dev_bdf[MAX_DEVS][32];
 static bool dma_api_debug;
 static pthread_mutex_t corpus_file_lock = PTHREAD_MUTEX_INITIALIZER;
 static int corpus_fd = -1;
+static int trace_fd = -1;
 
 /* module text ranges, for KCOV filtering */
 static struct {
@@ -671,6 +673,29 @@ static struct hist_entry *hist_begin(struct worker *w)
 	return e;
 }
 
+/*
+ * --trace: one line per call or action, of what the generator decided (the
+ * worker, its op, the ioctl number, the argument and size forms, the
+ * worker's PRNG state after generating it) and the result; no addresses
+ * or fds, which move between runs. Two runs with one seed, -p 1 -t 1 and
+ * no KCOV write the same trace.
+ */
+static void trace(struct worker *w, const char *what, unsigned long cmd,
+		  int am, int sm, size_t usize, long rc)
+{
+	char line[160];
+	int len;
+
+	if (trace_fd < 0)
+		return;
+	len = snprintf(line, sizeof(line),
+		       "w%d %s %s cmd=0x%lx am=%d sm=%d size=%zu rng=%016" PRIx64 " -> %ld\n",
+		       w->id, in_child ? "child" : "main", what, cmd, am, sm, usize,
+		       w->r.s, rc < 0 ? rc : 0);
+	if (write(trace_fd, line, len) < 0)
+		trace_fd = -1;
+}
+
 /* Record a non-ioctl action (open, close, fork, ...) */
 static void note(struct worker *w, int rc, const char *fmt, ...)
 {
@@ -681,6 +706,7 @@ static void note(struct worker *w, int rc, const char *fmt, ...)
 	vsnprintf(e->text, sizeof(e->text), fmt, ap);
 	va_end(ap);
 	e->rc = rc;
+	trace(w, ops[w->cur_op].name, 0, 0, 0, 0, rc);
 }
 
 static void violation(struct worker *w, bool known, const char *what,
@@ -939,6 +965,7 @@ static long do_call(struct worker *w, struct call *c)
 		kcov_collect(w);
 	atomic_store(&w->slot->call_start_ns, 0);
 	e->rc = rc > INT32_MAX ? INT32_MAX : (int32_t)rc;
+	trace(w, ops[w->cur_op].name, c->cmd, c->am, c->sm, usize, rc);
 
 	atomic_fetch_add(&sh->ncalls, 1);
 	atomic_fetch_add(&w->slot->ncalls, 1);
@@ -3512,6 +3539,9 @@ static void usage(void)
 	       "      --hang S          a call running S seconds is a hang (default 90)\n"
 	       "      --min-count N     run past --seconds (up to 4x) until N ioctls were made;\n"
 	       "                        fail (exit 7) when fewer were\n"
+	       "      --trace FILE      write one line per call (op, ioctl, forms, PRNG state,\n"
+	       "                        result) to FILE: runs of one seed with -p 1 -t 1 and\n"
+	       "                        no KCOV write the same trace\n"
 	       "  -q, --quiet           no per-op table, no progress lines\n");
 }
 
@@ -3535,6 +3565,7 @@ static void parse_args(int argc, char **argv)
 		{ "hang", required_argument, NULL, 'H' },
 		{ "min-count", required_argument, NULL, 'M' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "trace", required_argument, NULL, 'X' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -3559,6 +3590,7 @@ static void parse_args(int argc, char **argv)
 		case 'H': opt.hang_s = atof(optarg); break;
 		case 'M': opt.min_count = strtoull(optarg, NULL, 0); break;
 		case 'q': opt.quiet = true; break;
+		case 'X': opt.trace = optarg; break;
 		case 'B': {
 			char *s = strdup(optarg), *save, *tok;
 			size_t i;
@@ -3637,6 +3669,14 @@ int main(int argc, char **argv)
 	load_text_ranges();
 	if (opt.corpus)
 		load_corpus();
+	if (opt.trace) {
+		trace_fd = open(opt.trace, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC,
+				0644);
+		if (trace_fd < 0) {
+			perror(opt.trace);
+			return EXIT_SETUP;
+		}
+	}
 
 	/* short default job timeout: a CS that gives none must not wait 30 s */
 	if (!read_file("/sys/module/habanalabs/parameters/timeout_locked", old_timeout,
