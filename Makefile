@@ -10,6 +10,7 @@
 #                   the module
 #   make lint       checkpatch --strict, kernel-doc, sparse (C=2) and W=1 on
 #                   the driver and the uAPI
+#   make docs       the API reference from the headers' comments (build/docs/)
 #   make help       every target, one line each (the "## " line above a rule)
 #
 # KDIR selects the kernel to build the module against (default: Debian's
@@ -30,7 +31,7 @@ HLVM := $(TOP)/tools/hlvm
 export TOP
 
 .PHONY: all deps module lib tools tests check check-run demo demo-run \
-	install clean lint checkpatch kernel-doc sparse help
+	install clean lint checkpatch kernel-doc sparse help docs
 
 ## Build the module, libhlthunk, libhlcoll, the tools and the tests (the default)
 all: module lib tools tests
@@ -91,13 +92,13 @@ CHECKPATCH_FILES = $(shell git ls-files 'drivers/*.[ch]' 'include/*.h' 'tests/im
 # The kernel tree's own kernel-doc (Debian's kbuild package ships it with
 # the headers)
 KERNEL_DOC ?= $(KDIR)/scripts/kernel-doc
-KERNEL_DOC_FILES = $(shell git ls-files 'drivers/*.[ch]' 'include/uapi/*.h')
+KERNEL_DOC_FILES = $(shell git ls-files 'drivers/*.[ch]' 'include/uapi/*.h' 'lib/*.h')
 
 ## checkpatch --strict on the driver, the uAPI and the test importer
 checkpatch:
 	$(TOP)/tools/checkpatch --strict --no-tree -f $(CHECKPATCH_FILES)
 
-## kernel-doc -none -Wall on the driver and the uAPI headers: fail on any warning
+## kernel-doc -none -Wall on the driver, the uAPI and the library headers: fail on any warning
 kernel-doc:
 	@test -x "$(KERNEL_DOC)" || { echo "No $(KERNEL_DOC): run tools/install-deps" >&2; exit 1; }
 	$(KERNEL_DOC) -none -Wall $(KERNEL_DOC_FILES) 2>&1 | \
@@ -107,6 +108,18 @@ kernel-doc:
 sparse:
 	$(MAKE) -C $(KDIR) M=$(TOP) $(HL_KCONFIG) W=1 C=2 modules 2>&1 | \
 		tee /dev/stderr | { ! grep -E ': (warning|error):'; }
+
+## The API reference from the headers' comments into build/docs/: Doxygen (libhlthunk, libhlcoll), kernel-doc (uAPI); fails on any warning
+docs:
+	@command -v doxygen >/dev/null || { echo "No doxygen: run tools/install-deps" >&2; exit 1; }
+	@test -x "$(KERNEL_DOC)" || { echo "No $(KERNEL_DOC): run tools/install-deps" >&2; exit 1; }
+	@mkdir -p build/docs/uapi
+	cd $(TOP) && doxygen docs/Doxyfile
+	$(KERNEL_DOC) -rst -sphinx-version 3.0 -Wall include/uapi/misc/habanalabs.h \
+		include/uapi/misc/habanalabs_pkt.h >build/docs/uapi/habanalabs.rst \
+		2>build/docs/uapi/warnings.txt
+	@if [ -s build/docs/uapi/warnings.txt ]; then cat build/docs/uapi/warnings.txt >&2; exit 1; fi
+	@echo "docs: build/docs/api/html/index.html, build/docs/api/man/man3/, build/docs/uapi/habanalabs.rst"
 
 ## This list
 help:
