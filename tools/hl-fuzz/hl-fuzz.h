@@ -168,6 +168,8 @@ struct options {
 	bool no_leak_check;
 	uint64_t min_count;
 	const char *trace;
+	bool churn;
+	unsigned int churn_ms;
 };
 
 extern struct options opt;
@@ -187,6 +189,8 @@ enum op {
 	OP_IMP_RELEASE, OP_IMP_STATUS, OP_IMP_MOVE,
 	OP_SYNC_FILE, OP_DMABUF_MMAP,
 	OP_RAW, OP_HOSTBUF,
+	/* --churn's own actions (weight 0: never picked by a worker) */
+	OP_CHURN_CLOSE, OP_CHURN_REOPEN, OP_CHURN_RESET,
 	OP_NUM
 };
 
@@ -246,6 +250,7 @@ struct shared {
 	_Atomic uint32_t ncorpus;
 	_Atomic uint32_t nviol_msgs;
 	_Atomic int kcov_workers;
+	_Atomic uint64_t churn_closes, churn_reopens, churn_busy, churn_resets;
 	char viol_msgs[16][HIST_TEXT + 64];
 	struct prog corpus[CORPUS_MAX];
 	struct worker_slot slot[MAX_WORKERS];
@@ -544,6 +549,10 @@ void load_corpus(void);
 void process_main(int proc);
 
 /* main.c */
+int write_file(const char *path, const char *text);
 void usage(void);
+
+/* churn.c */
+void *churn_main(void *arg);
 
 #endif /* HL_FUZZ_H */

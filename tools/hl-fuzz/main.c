@@ -19,9 +19,10 @@ static const struct {
 struct options opt = {
 	.count = 50000, .seconds = 60, .procs = 2, .threads = 2, .devices = 0,
 	.prog_len = 16, .hang_s = 90, .progress_s = 10, .known_bugs = KB_DEFAULT,
+	.churn_ms = 100,
 };
 
-static int write_file(const char *path, const char *text)
+int write_file(const char *path, const char *text)
 {
 	int fd = open(path, O_WRONLY | O_CLOEXEC), rc = 0;
 
@@ -119,6 +120,11 @@ void usage(void)
 	       "      --trace FILE      write one line per call (op, ioctl, forms, PRNG state,\n"
 	       "                        result) to FILE: runs of one seed with -p 1 -t 1 and\n"
 	       "                        no KCOV write the same trace\n"
+	       "      --churn           owner churn: in each process, one more thread closes the\n"
+	       "                        process's fds of a device's compute node and reopens it\n"
+	       "                        while the workers keep calling (with --reset, hard-resets\n"
+	       "                        the device it reopened now and then); off by default\n"
+	       "      --churn-ms MS     mean time between two churns (default 100)\n"
 	       "  -q, --quiet           no per-op table, no progress lines\n");
 }
 
@@ -143,6 +149,8 @@ static void parse_args(int argc, char **argv)
 		{ "min-count", required_argument, NULL, 'M' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "trace", required_argument, NULL, 'X' },
+		{ "churn", no_argument, NULL, 'c' },
+		{ "churn-ms", required_argument, NULL, 'm' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -168,6 +176,8 @@ static void parse_args(int argc, char **argv)
 		case 'M': opt.min_count = strtoull(optarg, NULL, 0); break;
 		case 'q': opt.quiet = true; break;
 		case 'X': opt.trace = optarg; break;
+		case 'c': opt.churn = true; break;
+		case 'm': opt.churn_ms = strtoul(optarg, NULL, 0); break;
 		case 'B': {
 			char *s = strdup(optarg), *save, *tok;
 			size_t i;
@@ -196,8 +206,10 @@ static void parse_args(int argc, char **argv)
 	}
 	if (!seeded)
 		opt.seed = now_ns() ^ ((uint64_t)getpid() << 32);
-	if (opt.procs < 1 || opt.threads < 1 || opt.procs * opt.threads > MAX_WORKERS) {
-		fprintf(stderr, "hl-fuzz: 1 .. %d workers (procs x threads)\n", MAX_WORKERS);
+	if (opt.procs < 1 || opt.threads < 1 ||
+	    opt.procs * (opt.threads + opt.churn) > MAX_WORKERS) {
+		fprintf(stderr, "hl-fuzz: 1 .. %d workers (procs x threads, + procs with --churn)\n",
+			MAX_WORKERS);
 		exit(EXIT_SETUP);
 	}
 	if (opt.prog_len < 1 || opt.prog_len > MAX_PROG)
@@ -235,7 +247,8 @@ int main(int argc, char **argv)
 		return EXIT_SETUP;
 	}
 	dma_api_debug = !access("/sys/kernel/debug/dma-api", F_OK);
-	nworkers = opt.procs * opt.threads;
+	/* --churn: one more thread per process, in the slots after the workers */
+	nworkers = opt.procs * (opt.threads + opt.churn);
 
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
 		  -1, 0);
@@ -264,6 +277,9 @@ int main(int argc, char **argv)
 	       PRIu64 " ioctls or %.0f s%s%s\n",
 	       opt.seed, opt.procs, opt.threads, ndev, opt.count, opt.seconds,
 	       opt.unbind ? ", unbind/rebind" : "", opt.reset ? ", hard resets" : "");
+	if (opt.churn)
+		printf("hl-fuzz: owner churn: one thread per process closes and reopens a compute node every ~%u ms%s\n",
+		       opt.churn_ms, opt.reset ? ", sometimes hard-resetting it" : "");
 	if (opt.known_bugs != KB_DEFAULT)
 		printf("hl-fuzz: inputs of known bugs enabled: 0x%x\n", opt.known_bugs);
 	{

@@ -249,6 +249,12 @@ void print_summary(double secs)
 	       atomic_load(&sh->opens), atomic_load(&sh->closes),
 	       atomic_load(&sh->forks), atomic_load(&sh->unbinds),
 	       atomic_load(&sh->resets));
+	if (opt.churn)
+		printf("hl-fuzz: owner churn: %" PRIu64 " owners closed, %" PRIu64
+		       " compute nodes reopened (%" PRIu64 " still busy or resetting after 1 s), %" PRIu64
+		       " hard resets by the churn\n",
+		       atomic_load(&sh->churn_closes), atomic_load(&sh->churn_reopens),
+		       atomic_load(&sh->churn_busy), atomic_load(&sh->churn_resets));
 	printf("hl-fuzz: hostile argument pointers %" PRIu64 ", hostile sizes %" PRIu64 "\n",
 	       calls - atomic_load(&sh->argmode_calls[ARG_NORMAL]),
 	       calls - atomic_load(&sh->sizemode_calls[SZ_EXACT]));

@@ -47,6 +47,9 @@ const struct op_desc ops[OP_NUM] = {
 	[OP_DMABUF_MMAP] = { "dmabuf.mmap", 3 },
 	[OP_RAW] = { "raw", 25 },
 	[OP_HOSTBUF] = { "hostbuf.recycle", 2 },
+	[OP_CHURN_CLOSE] = { "churn.close_owner", 0 },
+	[OP_CHURN_REOPEN] = { "churn.reopen", 0 },
+	[OP_CHURN_RESET] = { "churn.hard_reset", 0 },
 };
 
 static pthread_mutex_t corpus_file_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -340,7 +343,12 @@ void process_main(int proc)
 		ta[i].id = proc * opt.threads + i;
 		pthread_create(&th[i], NULL, worker_main, &ta[i]);
 	}
-	for (i = 0; i < opt.threads; i++)
+	/* --churn: the process's owner churn thread, in the slot after the workers */
+	if (opt.churn) {
+		ta[i].id = opt.procs * opt.threads + proc;
+		pthread_create(&th[i], NULL, churn_main, &ta[i]);
+	}
+	for (i = 0; i < opt.threads + opt.churn; i++)
 		pthread_join(th[i], NULL);
 	/* everything closes with the process */
 	exit(0);
