@@ -19,6 +19,8 @@
  * other's feet and fork children that use inherited fds. --unbind (a mode of
  * its own) unbinds and rebinds devices (and hard-resets them, where the
  * driver has sysfs hard_reset) while the workers run.
+ * --churn adds a thread per process that closes the process's fds of a
+ * compute node and reopens it while the workers keep calling.
  *
  * Programs: each worker runs programs of --prog-len calls; call i of a
  * program is generated from its own 64-bit seed (which op, which objects,
@@ -51,6 +53,7 @@
  *   prog.c          programs: the op table, the corpus, the workers and their processes
  *   oracle.c        the oracle: violations, failures, history, kernel log, summary, leak check
  *   kcov.c          KCOV: the module's text, collecting the PCs each ioctl reaches
+ *   churn.c         --churn: a device's owner closes and reopens it while its peers work
  */
 
 #ifndef HL_FUZZ_H
