@@ -363,8 +363,11 @@ static void hl_umem_buf_free(struct hl_umem_buf *buf)
 	kfree(buf);
 }
 
+static int hl_umem_buf_map(struct hl_umem_buf *buf, struct hl_umem_map *a);
+
 static int hl_umem_buf_import(struct hl_umem_file *f, struct hl_umem_import *a)
 {
+	struct hl_umem_map map;
 	struct hl_umem_dev *edu = f->edu;
 	struct ib_umem_dmabuf *umem;
 	struct hl_umem_buf *buf;
@@ -421,6 +424,13 @@ static int hl_umem_buf_import(struct hl_umem_file *f, struct hl_umem_import *a)
 	}
 	buf->umem = umem;
 
+	/* Mapped already: validate and keep the F_STALE copy, as MAP does */
+	if (a->kind != HL_UMEM_KIND_DYNAMIC) {
+		ret = hl_umem_buf_map(buf, &map);
+		if (ret)
+			goto err_release;
+	}
+
 	ret = xa_alloc(&f->bufs, &a->handle, buf,
 		       XA_LIMIT(1, HL_UMEM_MAX_BUFS), GFP_KERNEL);
 	if (ret)
@@ -429,6 +439,7 @@ static int hl_umem_buf_import(struct hl_umem_file *f, struct hl_umem_import *a)
 
 err_release:
 	ib_umem_release(&umem->umem);
+	kfree(buf->stale);
 err_free_buf:
 	kfree(buf);
 	return ret;

@@ -72,8 +72,8 @@
  * @pad: Must be zero.
  * @reserved: Must be zero.
  *
- * PINNED and REVOCABLE umems are mapped when IMPORT returns; DYNAMIC ones
- * need MAP.
+ * PINNED and REVOCABLE umems are mapped when IMPORT returns (and checked
+ * as MAP checks a mapping); DYNAMIC ones need MAP.
  *
  * Errnos: -EBADF @fd is not open; -EINVAL @fd is not a dma-buf, or the
  * range is empty or outside it; -EBUSY the file holds too many imports
@@ -146,13 +146,13 @@ struct hl_umem_sg_entry {
  * The range is split into pieces of at most 2048 bytes that never cross a
  * DMA segment; each piece is two edu DMAs through the IOMMU, at the
  * sg_dma_address() of the umem's scatterlist. A READ first fills the edu
- * buffer with 0xa5 bytes, so a DMA the IOMMU stops reads those, not the
- * previous transfer's data. The reservation lock is held across the DMAs,
- * so a move_notify waits until they are done. Each edu DMA takes about
- * 100 ms: keep transfers small.
+ * buffer with 0xa5 bytes, so that a read whose DMA the IOMMU stops (QEMU
+ * then gives edu zeros) never returns an earlier transfer's data. The
+ * reservation lock is held across the DMAs, so a move_notify waits until
+ * they are done. Each edu DMA takes about 100 ms: keep transfers small.
  *
  * Errnos: -EINVAL bad @offset/@size; -ENODATA not mapped (never mapped,
- * invalidated by move_notify, or revoked), or with F_STALE no MAP yet;
+ * invalidated by move_notify, or revoked), or with F_STALE never mapped;
  * -ETIMEDOUT an edu DMA did not complete within 5 s (the edu device then
  * stops DMA: later transfers fail with -EIO until it is bound again);
  * -ENOMEM.
