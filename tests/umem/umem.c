@@ -500,9 +500,10 @@ static void test_data_pinned(void **state)
 	assert_int_equal(m.total_len, 2 * MB);
 	/* Pinned umems are not unmapped by their user */
 	assert_int_equal(um_op(f->ufd, HL_UMEM_IOCTL_UNMAP, h), -EINVAL);
-	check_read(f->ufd, h, MB + 7, e.pattern + MB + 7, XFER, "pinned read");
+	/* Write first: the negative control then fails on a write */
 	check_write(f->st.fd, &e, f->ufd, h, 2 * MB - XFER, 2 * MB - XFER, XFER,
 		    4, "pinned write at the end");
+	check_read(f->ufd, h, MB + 7, e.pattern + MB + 7, XFER, "pinned read");
 	assert_int_equal(um_op(f->ufd, HL_UMEM_IOCTL_RELEASE, h), 0);
 	check_exporter_counts(0, 0);
 	export_release(f->st.fd, &e);
