@@ -325,6 +325,9 @@ static int setup(void **state)
 	return 0;
 }
 
+/* The accelerator's PCI address, for binding it again after a failed test */
+static char hl_busid[32];
+
 static int teardown(void **state)
 {
 	struct fixture *f = *state;
@@ -336,6 +339,12 @@ static int teardown(void **state)
 			hlthunk_close(f->st.fd);
 		free(f);
 	}
+	/*
+	 * A test that failed between its unbind and its rebind (after the
+	 * umems are gone: an unbind may be waiting for one)
+	 */
+	if (hl_busid[0] && access("/sys/class/habanalabs/hl0", F_OK))
+		hltests_write_file("/sys/bus/pci/drivers_probe", hl_busid);
 	return 0;
 }
 
@@ -1100,6 +1109,7 @@ int main(void)
 	fprintf(stderr, "umem: p2p_policy=%s, CONFIG_DMABUF_MOVE_NOTIFY=%s\n",
 		policy, dyn_pins ? "n" : "y");
 
+	hltests_pci_addr(0, hl_busid, sizeof(hl_busid));
 	rc = umem_setup();
 	if (rc > 0) {
 		memcpy(skipped, umem_tests, sizeof(skipped));
