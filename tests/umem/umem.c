@@ -25,7 +25,6 @@
 #include <fcntl.h>
 #include <glob.h>
 #include <inttypes.h>
-#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,8 +41,6 @@
 #define XFER		2048ull
 #define POISON		0xa5
 
-#define EDU_VENDOR	"0x1234"
-#define EDU_DEVICE	"0x11e8"
 #define UMEM_DEV	"/dev/hl_umem"
 
 static bool policy_strict;
@@ -812,17 +809,6 @@ static void test_pinned_umem_holds_unbind(void **state)
 
 /* ---- DRM ---- */
 
-/* modprobe (or HLTESTS_MODPROBE) @name; 0 when loaded */
-static int modprobe(const char *name)
-{
-	const char *mp = getenv("HLTESTS_MODPROBE");
-	char cmd[512];
-
-	snprintf(cmd, sizeof(cmd), "%s %s 2>/dev/null", mp ? mp : "modprobe",
-		 name);
-	return system(cmd) == 0 ? 0 : -1;
-}
-
 /* Open vgem's primary node; -1 when there is none */
 static int open_vgem(void)
 {
@@ -863,7 +849,7 @@ static void test_drm_prime_import_refused(void **state)
 	int vfd, fds, h, rc;
 
 	skip_if_strict();
-	if (access("/sys/module/vgem", F_OK) && modprobe("vgem")) {
+	if (access("/sys/module/vgem", F_OK) && hltests_modprobe("vgem")) {
 		print_message("no vgem module for this kernel (CONFIG_DRM_VGEM)\n");
 		skip();
 	}
@@ -974,120 +960,6 @@ static const struct CMUnitTest umem_tests[] = {
 					setup, teardown),
 };
 
-/* ---- the module and the edu device ---- */
-
-static char edu_bdf[32];
-
-/* Find the edu device; 0 or -1 */
-static int find_edu(void)
-{
-	char path[300], v[16], d[16];
-	glob_t g;
-	size_t i;
-	int rc = -1;
-
-	if (glob("/sys/bus/pci/devices/*", 0, NULL, &g))
-		return -1;
-	for (i = 0; i < g.gl_pathc; i++) {
-		snprintf(path, sizeof(path), "%s/vendor", g.gl_pathv[i]);
-		if (hltests_read_file(path, v, sizeof(v)))
-			continue;
-		snprintf(path, sizeof(path), "%s/device", g.gl_pathv[i]);
-		if (hltests_read_file(path, d, sizeof(d)))
-			continue;
-		if (!strcmp(v, EDU_VENDOR) && !strcmp(d, EDU_DEVICE)) {
-			snprintf(edu_bdf, sizeof(edu_bdf), "%s",
-				 strrchr(g.gl_pathv[i], '/') + 1);
-			rc = 0;
-			break;
-		}
-	}
-	globfree(&g);
-	return rc;
-}
-
-/* Bind the edu device to @driver ("" = whichever matches); 0 or -errno */
-static int bind_edu(const char *driver)
-{
-	char path[200];
-	int rc;
-
-	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/driver/unbind",
-		 edu_bdf);
-	if (access(path, F_OK) == 0) {
-		rc = hltests_write_file(path, edu_bdf);
-		if (rc)
-			return rc;
-	}
-	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/driver_override",
-		 edu_bdf);
-	rc = hltests_write_file(path, *driver ? driver : "\n");
-	if (rc)
-		return rc;
-	return hltests_write_file("/sys/bus/pci/drivers_probe", edu_bdf);
-}
-
-static bool loaded_module;
-
-/*
- * Load ib_uverbs and hl_umem.ko, move edu to it. Returns 0, 1 when this
- * kernel has no ib_uverbs (print why), -1 on failure.
- */
-static int umem_setup(void)
-{
-	char ko[512], exe[512], cmd[600];
-	const char *env = getenv("HLTESTS_UMEM_KO");
-	ssize_t n;
-
-	if (find_edu()) {
-		fprintf(stderr, "umem: no edu device (run in tools/hlvm)\n");
-		return -1;
-	}
-	if (access("/sys/module/hl_umem", F_OK)) {
-		if (modprobe("ib_uverbs")) {
-			fprintf(stderr, "umem: cannot load ib_uverbs: this kernel has no RDMA core umem (CONFIG_INFINIBAND_USER_MEM)\n");
-			return 1;
-		}
-		if (env) {
-			snprintf(ko, sizeof(ko), "%s", env);
-		} else {
-			n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-			if (n < 0)
-				return -1;
-			exe[n] = '\0';
-			snprintf(ko, sizeof(ko), "%s/../importer/hl_umem.ko",
-				 dirname(exe));
-		}
-		snprintf(cmd, sizeof(cmd), "insmod %s", ko);
-		if (system(cmd)) {
-			fprintf(stderr, "umem: %s failed\n", cmd);
-			return -1;
-		}
-		loaded_module = true;
-	}
-	if (bind_edu("hl_umem") || access(UMEM_DEV, F_OK)) {
-		fprintf(stderr, "umem: cannot bind %s to hl_umem\n", edu_bdf);
-		return -1;
-	}
-	return 0;
-}
-
-/* Give edu back to hl_importer, unload hl_umem */
-static int umem_cleanup(void)
-{
-	int rc = 0;
-
-	if (bind_edu("")) {
-		fprintf(stderr, "umem: cannot give %s back\n", edu_bdf);
-		rc = -1;
-	}
-	if (loaded_module && system("rmmod hl_umem")) {
-		fprintf(stderr, "umem: rmmod hl_umem failed\n");
-		rc = -1;
-	}
-	return rc;
-}
-
 static void skip_all(void **state)
 {
 	(void)state;
@@ -1110,7 +982,7 @@ int main(void)
 		policy, dyn_pins ? "n" : "y");
 
 	hltests_pci_addr(0, hl_busid, sizeof(hl_busid));
-	rc = umem_setup();
+	rc = hltests_umem_start();
 	if (rc > 0) {
 		memcpy(skipped, umem_tests, sizeof(skipped));
 		for (i = 0; i < n; i++) {
@@ -1121,11 +993,11 @@ int main(void)
 		return _cmocka_run_group_tests("umem", skipped, n, NULL, NULL);
 	}
 	if (rc < 0) {
-		umem_cleanup();
+		hltests_umem_stop();
 		return 1;
 	}
 	rc = HLTESTS_RUN("umem", umem_tests);
-	if (umem_cleanup())
+	if (hltests_umem_stop())
 		rc = rc ? rc : 1;
 	return rc;
 }
