@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <xf86drm.h>
@@ -960,6 +961,33 @@ static const struct CMUnitTest umem_tests[] = {
 					setup, teardown),
 };
 
+/* Whether the running kernel's config has the line @line */
+static bool kernel_config_has(const char *line)
+{
+	char path[128], buf[256];
+	bool found = false, piped = false;
+	struct utsname u;
+	FILE *f;
+
+	assert_int_equal(uname(&u), 0);
+	snprintf(path, sizeof(path), "/boot/config-%s", u.release);
+	f = fopen(path, "r");
+	if (!f) {
+		/* CONFIG_IKCONFIG_PROC (the debug kernel) */
+		f = popen("zcat /proc/config.gz", "r");
+		piped = true;
+	}
+	assert_non_null(f);
+	while (!found && fgets(buf, sizeof(buf), f))
+		found = !strncmp(buf, line, strlen(line)) &&
+			(buf[strlen(line)] == '\n' || !buf[strlen(line)]);
+	if (piped)
+		pclose(f);
+	else
+		fclose(f);
+	return found;
+}
+
 static void skip_all(void **state)
 {
 	(void)state;
@@ -977,7 +1005,7 @@ int main(void)
 	hltests_read_file("/sys/module/habanalabs/parameters/p2p_policy",
 			  policy, sizeof(policy));
 	policy_strict = strcmp(policy, "iommu") != 0;
-	dyn_pins = system("{ zcat /proc/config.gz 2>/dev/null || cat /boot/config-$(uname -r); } | grep -q '^CONFIG_DMABUF_MOVE_NOTIFY=y'") ? 1 : 0;
+	dyn_pins = !kernel_config_has("CONFIG_DMABUF_MOVE_NOTIFY=y");
 	fprintf(stderr, "umem: p2p_policy=%s, CONFIG_DMABUF_MOVE_NOTIFY=%s\n",
 		policy, dyn_pins ? "n" : "y");
 
