@@ -51,9 +51,9 @@
 /* struct hl_umem_dma.flags */
 
 /*
- * TEST ONLY: DMA through a copy of the DMA addresses of the last MAP, even
- * when the umem was invalidated, revoked or released since: what an importer
- * that ignored the invalidation would do. The IOMMU must stop it.
+ * TEST ONLY: DMA through a copy of the DMA addresses of the last mapping,
+ * even when the umem was invalidated or revoked since: what an importer that
+ * ignored the invalidation would do. The IOMMU must stop it.
  */
 #define HL_UMEM_DMA_F_STALE	0x1U
 
