@@ -808,6 +808,59 @@ static void test_pinned_umem_holds_unbind(void **state)
 	rebind_habanalabs(&f->st.fd, busid);
 }
 
+/*
+ * The importer's device goes away (edu unbound from hl_umem) with a mapped
+ * dynamic umem and a pinned one: its remove releases them through
+ * ib_umem_release(), the export is left without attachment, mapping or pin,
+ * the file gets ENODEV; bound again, a new umem works.
+ */
+static void test_importer_unbind_releases_umems(void **state)
+{
+	struct fixture *f = *state;
+	struct hl_umem_status s;
+	struct hl_umem_map m;
+	char bdf[64], busid[32], buf[4096], path[160];
+	struct exported e;
+	int hd, hp, i;
+	glob_t g;
+
+	skip_if_strict();
+	assert_int_equal(glob("/sys/bus/pci/drivers/hl_umem/0000:*", 0, NULL, &g), 0);
+	snprintf(bdf, sizeof(bdf), "%s", strrchr(g.gl_pathv[0], '/') + 1);
+	globfree(&g);
+	export_pattern(f->st.fd, &e, 2 * MB, 0, 2 * MB, 19);
+	hd = um_import(f->ufd, e.dmabuf, HL_UMEM_KIND_DYNAMIC, 0, 2 * MB);
+	hp = um_import(f->ufd, e.dmabuf, HL_UMEM_KIND_PINNED, 0, MB);
+	assert_true(hd > 0 && hp > 0);
+	assert_int_equal(um_map(f->ufd, hd, &m), 0);
+	check_exporter_counts(2, 1 + 2 * dyn_pins);
+
+	assert_int_equal(hltests_write_file("/sys/bus/pci/drivers/hl_umem/unbind",
+					    bdf), 0);
+	memset(&s, 0, sizeof(s));
+	s.handle = hd;
+	assert_int_equal(um_ioctl(f->ufd, HL_UMEM_IOCTL_STATUS, &s), -ENODEV);
+	check_exporter_counts(0, 0);
+	assert_int_equal(hltests_pci_addr(0, busid, sizeof(busid)), 0);
+	snprintf(path, sizeof(path), "/sys/kernel/debug/habanalabs/%s/exports",
+		 busid);
+	assert_int_equal(hltests_read_file(path, buf, sizeof(buf)), 0);
+	assert_null(strstr(buf, "attachment"));
+	close(f->ufd);
+
+	/* driver_override still names hl_umem */
+	assert_int_equal(hltests_write_file("/sys/bus/pci/drivers_probe", bdf), 0);
+	for (i = 0; i < 50 && (f->ufd = open(UMEM_DEV, O_RDWR | O_CLOEXEC)) < 0; i++)
+		usleep(100000);
+	assert_true(f->ufd >= 0);
+	hd = um_import(f->ufd, e.dmabuf, HL_UMEM_KIND_DYNAMIC, 0, 2 * MB);
+	assert_true(hd > 0);
+	assert_int_equal(um_map(f->ufd, hd, &m), 0);
+	check_read(f->ufd, hd, MB, e.pattern + MB, XFER, "after the importer came back");
+	assert_int_equal(um_op(f->ufd, HL_UMEM_IOCTL_RELEASE, hd), 0);
+	export_release(f->st.fd, &e);
+}
+
 /* ---- DRM ---- */
 
 /* Open vgem's primary node; -1 when there is none */
@@ -953,6 +1006,8 @@ static const struct CMUnitTest umem_tests[] = {
 					teardown),
 	cmocka_unit_test_setup_teardown(test_drm_prime_import_refused, setup,
 					teardown),
+	cmocka_unit_test_setup_teardown(test_importer_unbind_releases_umems,
+					setup, teardown),
 	cmocka_unit_test_setup_teardown(test_unbind_invalidates_umems, setup,
 					teardown),
 	cmocka_unit_test_setup_teardown(test_pinned_umem_holds_unbind, setup,
