@@ -88,6 +88,66 @@ static inline uint32_t hlcoll_data_allreduce(uint64_t seed, int nranks,
 	return hlcoll_data_u(acc);
 }
 
+/*
+ * The same sum in another order: starting at the rank after the segment's
+ * (a negative control: a device that summed in this order would be caught)
+ */
+static inline uint32_t hlcoll_data_allreduce_wrong_order(uint64_t seed,
+							 int nranks,
+							 uint64_t count,
+							 uint64_t i)
+{
+	int k = (hlcoll_data_segment_of(count, nranks, i) + 1) % nranks, j;
+	float acc = hlcoll_data_f(hlcoll_data_value(seed, k, i));
+
+	for (j = 1; j < nranks; j++)
+		acc = hlcoll_data_f(hlcoll_data_value(seed, (k + j) % nranks,
+						      i)) + acc;
+	return hlcoll_data_u(acc);
+}
+
+/*
+ * Sum of element @i of every rank's input, starting at rank @start and
+ * going around (hlcoll.h: reduce starts at the root, reduce-scatter's block
+ * k at rank k + 1)
+ */
+static inline uint32_t hlcoll_data_sum_from(uint64_t seed, int nranks,
+					    int start, uint64_t i)
+{
+	float acc = hlcoll_data_f(hlcoll_data_value(seed, start, i));
+	int j;
+
+	for (j = 1; j < nranks; j++)
+		acc = hlcoll_data_f(hlcoll_data_value(seed,
+						      (start + j) % nranks,
+						      i)) + acc;
+	return hlcoll_data_u(acc);
+}
+
+/* Element @i of rank @rank's reduce-scatter result (@recvcount per rank) */
+static inline uint32_t hlcoll_data_reduce_scatter(uint64_t seed, int nranks,
+						  int rank, uint64_t recvcount,
+						  uint64_t i)
+{
+	return hlcoll_data_sum_from(seed, nranks, (rank + 1) % nranks,
+				    (uint64_t)rank * recvcount + i);
+}
+
+/* Element @i of the reduce at @root */
+static inline uint32_t hlcoll_data_reduce(uint64_t seed, int nranks, int root,
+					  uint64_t i)
+{
+	return hlcoll_data_sum_from(seed, nranks, root, i);
+}
+
+/* Element @i of rank @rank's all-to-all result (@count per block) */
+static inline uint32_t hlcoll_data_alltoall(uint64_t seed, int rank,
+					    uint64_t count, uint64_t i)
+{
+	return hlcoll_data_value(seed, (int)(i / count),
+				 (uint64_t)rank * count + i % count);
+}
+
 /* Element @i of the all-gather of @sendcount elements per rank */
 static inline uint32_t hlcoll_data_allgather(uint64_t seed,
 					     uint64_t sendcount, uint64_t i)
