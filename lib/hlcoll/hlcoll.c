@@ -102,7 +102,9 @@ size_t hlcoll_dtype_size(enum hlcoll_dtype dtype)
 
 int hlcoll_reduce_supported(enum hlcoll_dtype dtype, enum hlcoll_redop op)
 {
-	return dtype == HLCOLL_FLOAT32 && op == HLCOLL_SUM;
+	/* The REDUCE packet's types and operations (HL_PKT_REDUCE) */
+	return hlcoll_dtype_size(dtype) &&
+	       (op == HLCOLL_SUM || op == HLCOLL_MIN || op == HLCOLL_MAX);
 }
 
 /* ------------------------------------------------------------------------

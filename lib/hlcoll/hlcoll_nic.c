@@ -49,16 +49,31 @@ struct hlcoll_nic_conns {
 	uint32_t conn[HLCOLL_MAX_RANKS];	/* to each rank, 0: none */
 };
 
-static uint8_t hlcoll_reduce_dtype(enum hlcoll_dtype dtype)
+/* The packet's codes (the collectives checked hlcoll_reduce_supported()) */
+static uint32_t hlcoll_reduce_dtype(enum hlcoll_dtype dtype)
 {
-	(void)dtype;
-	return HL_REDUCE_DTYPE_F32;
+	switch (dtype) {
+	case HLCOLL_BFLOAT16:
+		return HL_REDUCE_DTYPE_BF16;
+	case HLCOLL_FLOAT16:
+		return HL_REDUCE_DTYPE_F16;
+	case HLCOLL_INT32:
+		return HL_REDUCE_DTYPE_I32;
+	default:
+		return HL_REDUCE_DTYPE_F32;
+	}
 }
 
-static uint8_t hlcoll_reduce_op(enum hlcoll_redop op)
+static uint32_t hlcoll_reduce_op(enum hlcoll_redop op)
 {
-	(void)op;
-	return HL_REDUCE_OP_SUM;
+	switch (op) {
+	case HLCOLL_MIN:
+		return HL_REDUCE_OP_MIN;
+	case HLCOLL_MAX:
+		return HL_REDUCE_OP_MAX;
+	default:
+		return HL_REDUCE_OP_SUM;
+	}
 }
 
 /* INIT -> RTR -> RTS, talking to @remote_conn on the port at @remote_addr */

@@ -8,10 +8,12 @@
  * (lib/hlcoll/hlcoll_data.h), for all-reduce, all-gather, reduce-scatter,
  * broadcast, reduce, all-to-all and grouped send/recv: on 2, 3 and 4
  * devices (as many as the VM has), counts 0, 1 and odd ones (not multiples
- * of the number of ranks nor of the chunk), in place and out of place.
- * Negative controls: the same all-reduce summed in another order, and
- * summed exactly then rounded once, differ from the device's result (the
- * check would catch a wrong order or rounding).
+ * of the number of ranks nor of the chunk), in place and out of place; the
+ * reducing ones for every type (float32, bfloat16, float16, int32) and
+ * operation (sum, min, max). Negative controls, per type: the same
+ * all-reduce summed in another order (int32: saturating instead of
+ * wrapping), and summed exactly then rounded once, differ from the
+ * device's result (the check would catch a wrong order or rounding).
  *
  * Also: a communicator split (colour, key); a rank killed by a signal in
  * the middle of a run of all-reduces (the others fail within the job
@@ -44,6 +46,14 @@ enum coll {
 	C_ALLTOALL, C_SENDRECV,
 };
 
+static const char * const type_names[] = {
+	"float32", "bfloat16", "float16", "int32",
+};
+
+static const char * const op_names[] = {
+	"sum", "prod", "min", "max", "avg",
+};
+
 static const char * const coll_names[] = {
 	"all-reduce", "all-gather", "reduce-scatter", "broadcast", "reduce",
 	"all-to-all", "send/recv",
@@ -53,6 +63,7 @@ static const char * const coll_names[] = {
 struct coll_run {
 	enum coll coll;
 	enum hlcoll_dtype dtype;
+	enum hlcoll_redop op;
 	int nranks;
 	bool devices_set;	/* else the first nranks devices */
 	uint32_t devices[HLCOLL_MAX_RANKS];
@@ -125,34 +136,79 @@ static uint64_t recv_elems(enum coll c, uint64_t count, int n)
 static bool expected(const struct coll_run *run, uint64_t seed, int rank,
 		     uint64_t count, uint64_t i, uint32_t *want)
 {
+	enum hlcoll_dtype t = run->dtype;
+	enum hlcoll_redop op = run->op;
 	int n = run->nranks;
 
 	switch (run->coll) {
 	case C_ALLREDUCE:
-		*want = hlcoll_data_allreduce(seed, n, count, i);
+		*want = hlcoll_data_reduce_from(seed, n,
+						hlcoll_data_segment_of(count, n, i),
+						i, t, op);
 		return true;
 	case C_ALLGATHER:
-		*want = hlcoll_data_allgather(seed, count, i);
+		*want = hlcoll_data_elem(seed, (int)(i / count), i % count, t);
 		return true;
 	case C_REDUCE_SCATTER:
-		*want = hlcoll_data_reduce_scatter(seed, n, rank, count, i);
+		*want = hlcoll_data_reduce_from(seed, n, (rank + 1) % n,
+						(uint64_t)rank * count + i, t, op);
 		return true;
 	case C_BROADCAST:
-		*want = hlcoll_data_value(seed, run->root, i);
+		*want = hlcoll_data_elem(seed, run->root, i, t);
 		return true;
 	case C_REDUCE:
-		*want = hlcoll_data_reduce(seed, n, run->root, i);
+		*want = hlcoll_data_reduce_from(seed, n, run->root, i, t, op);
 		return rank == run->root;
 	case C_ALLTOALL:
-		*want = hlcoll_data_alltoall(seed, rank, count, i);
+		*want = hlcoll_data_elem(seed, (int)(i / count),
+					 (uint64_t)rank * count + i % count, t);
 		return true;
 	case C_SENDRECV:
 		*want = i < count ?
-			hlcoll_data_value(seed, (rank + n - 1) % n, i) :
-			hlcoll_data_value(seed, (rank + 1) % n, i - count);
+			hlcoll_data_elem(seed, (rank + n - 1) % n, i, t) :
+			hlcoll_data_elem(seed, (rank + 1) % n, i - count, t);
 		return true;
 	}
 	return false;
+}
+
+/*
+ * Negative control of element @i of an all-reduce sum: the same values
+ * summed in another order (from the rank after the segment's), or, for
+ * int32, with saturation instead of wrapping. A result equal to it where
+ * the right one differs would be caught.
+ */
+static uint32_t wrong_allreduce(const struct coll_run *run, uint64_t seed,
+				uint64_t count, uint64_t i)
+{
+	int n = run->nranks, k = hlcoll_data_segment_of(count, n, i), j;
+	enum hlcoll_dtype t = run->dtype;
+	int64_t sat;
+
+	if (t != HLCOLL_INT32)
+		return hlcoll_data_reduce_from(seed, n, (k + 1) % n, i, t,
+					       HLCOLL_SUM);
+	sat = (int32_t)hlcoll_data_elem(seed, k, i, t);
+	for (j = 1; j < n; j++) {
+		sat += (int32_t)hlcoll_data_elem(seed, (k + j) % n, i, t);
+		sat = sat > INT32_MAX ? INT32_MAX :
+		      sat < INT32_MIN ? INT32_MIN : sat;
+	}
+	return (uint32_t)sat;
+}
+
+/* The exact sum of element @i's values rounded once, in type @t */
+static uint32_t one_rounding(const struct coll_run *run, uint64_t seed,
+			     uint64_t i)
+{
+	double exact = 0;
+	int j;
+
+	for (j = 0; j < run->nranks; j++)
+		exact += hlcoll_data_tof(run->dtype,
+					 hlcoll_data_elem(seed, j, i,
+							  run->dtype));
+	return hlcoll_data_fromf(run->dtype, (float)exact);
 }
 
 /* Element access for 2- and 4-byte types (the low bits of the value) */
@@ -180,18 +236,18 @@ static int run_coll(struct hlcoll_comm *comm, const struct coll_run *run,
 	switch (run->coll) {
 	case C_ALLREDUCE:
 		return hlcoll_allreduce(comm, sendbuf, recvbuf, count, t,
-					HLCOLL_SUM);
+					run->op);
 	case C_ALLGATHER:
 		return hlcoll_allgather(comm, sendbuf, recvbuf, count, t);
 	case C_REDUCE_SCATTER:
 		return hlcoll_reduce_scatter(comm, sendbuf, recvbuf, count, t,
-					     HLCOLL_SUM);
+					     run->op);
 	case C_BROADCAST:
 		return hlcoll_broadcast(comm, sendbuf, recvbuf, count, t,
 					run->root);
 	case C_REDUCE:
 		return hlcoll_reduce(comm, sendbuf, recvbuf, count, t,
-				     HLCOLL_SUM, run->root);
+				     run->op, run->root);
 	case C_ALLTOALL:
 		return hlcoll_alltoall(comm, sendbuf, recvbuf, count, t);
 	case C_SENDRECV:
@@ -214,7 +270,7 @@ static int rank_main(int rank, int nranks, const struct hlcoll_unique_id *id,
 	struct rank_buf send, recv, stage;
 	struct hlcoll_comm *comm = NULL;
 	uint64_t count, max = 0, i, bytes, wrong = 0, sendbuf, recvbuf;
-	uint64_t ns, nr, other_order = 0, one_rounding = 0;
+	uint64_t ns, nr, other_order = 0, one_rounding_diff = 0;
 	uint32_t want;
 	uint8_t *st;
 	int fd, c, k, rc;
@@ -268,7 +324,8 @@ static int rank_main(int rank, int nranks, const struct hlcoll_unique_id *id,
 			rc = hlcoll_memcpy(comm, recv.va, stage.va, nr * es);
 			for (i = 0; i < ns; i++)
 				elem_put(st, es, i,
-					 hlcoll_data_value(SEED + c, rank, i));
+					 hlcoll_data_elem(SEED + c, rank, i,
+							  run->dtype));
 			if (!rc)
 				rc = hlcoll_memcpy(comm, sendbuf, stage.va,
 						   ns * es);
@@ -310,37 +367,37 @@ static int rank_main(int rank, int nranks, const struct hlcoll_unique_id *id,
 		}
 
 		/*
-		 * Negative controls (all-reduce): another order of the same
-		 * additions, and the exact sum rounded once, give other bits
+		 * Negative controls (all-reduce sum): another order of the
+		 * same additions (int32: saturating instead of wrapping), and
+		 * the exact sum rounded once, give other bits somewhere
 		 */
-		for (i = 0; run->coll == C_ALLREDUCE && i < nr; i++) {
+		for (i = 0; run->coll == C_ALLREDUCE && run->op == HLCOLL_SUM &&
+			    i < nr; i++) {
 			uint32_t got = elem_get(st, es, i);
-			double exact = 0;
-			int j;
 
-			if (got != hlcoll_data_allreduce_wrong_order(SEED + c,
-								     nranks,
-								     count, i))
+			if (got != wrong_allreduce(run, SEED + c, count, i))
 				other_order++;
-			for (j = 0; j < nranks; j++)
-				exact += hlcoll_data_f(hlcoll_data_value(SEED + c,
-									 j, i));
-			if (got != hlcoll_data_u((float)exact))
-				one_rounding++;
+			if (run->dtype != HLCOLL_INT32 &&
+			    got != one_rounding(run, SEED + c, i))
+				one_rounding_diff++;
 		}
 		/* Two ranks: one addition, commutative; nothing to tell apart */
-		if (run->coll == C_ALLREDUCE && count >= 1000 && nranks >= 3 &&
-		    (!one_rounding || !other_order)) {
+		if (run->coll == C_ALLREDUCE && run->op == HLCOLL_SUM &&
+		    count >= 1000 && nranks >= 3 &&
+		    ((run->dtype != HLCOLL_INT32 && !one_rounding_diff) ||
+		     !other_order)) {
 			fprintf(stderr,
 				"rank %d: negative control: %" PRIu64 " elements differ from another order, %" PRIu64 " from one rounding: the check could not catch them\n",
-				rank, other_order, one_rounding);
+				rank, other_order, one_rounding_diff);
 			wrong++;
 		}
 	}
-	if (run->coll == C_ALLREDUCE && rank == 0 && max >= 1000 &&
-	    nranks >= 3)
-		printf("rank 0: negative controls: %" PRIu64 " elements differ from another order, %" PRIu64 " from one rounding\n",
-		       other_order, one_rounding);
+	if (run->coll == C_ALLREDUCE && run->op == HLCOLL_SUM && rank == 0 &&
+	    max >= 1000 && nranks >= 3)
+		printf("rank 0: %s: negative controls: %" PRIu64 " elements differ from another order%s, %" PRIu64 " from one rounding\n",
+		       type_names[run->dtype], other_order,
+		       run->dtype == HLCOLL_INT32 ? " (saturating)" : "",
+		       one_rounding_diff);
 	rc = wrong ? 1 : 0;
 
 out:
@@ -434,6 +491,65 @@ static void test_bf16_allgather_broadcast_alltoall(void **state)
 		run.coll = colls[i];
 		run_on(&run, ndevices >= 3 ? 3 : 2);
 	}
+}
+
+/*
+ * Every (type, operation) of the reducing collectives: sum on 3 or 4 ranks
+ * (with the negative controls), min and max on 2 to 4, in place every
+ * other time
+ */
+static void every_type_and_op(enum coll coll)
+{
+	static const uint64_t counts[] = { 0, 1, 5, 1021, 4099 };
+	static const enum hlcoll_redop ops[] = {
+		HLCOLL_SUM, HLCOLL_MIN, HLCOLL_MAX,
+	};
+	struct coll_run run = {
+		.coll = coll,
+		.counts = counts,
+		.ncounts = sizeof(counts) / sizeof(counts[0]),
+		.root = 1,
+		.cfg = { .size = sizeof(run.cfg), .chunk_bytes = 4096 + 4 },
+	};
+	int t, o, n;
+
+	if (ndevices < 3) {
+		print_message("needs 3 devices: skipped\n");
+		skip();
+	}
+	for (t = 0; t < HLCOLL_NUM_DTYPES; t++) {
+		for (o = 0; o < 3; o++) {
+			run.dtype = (enum hlcoll_dtype)t;
+			run.op = ops[o];
+			n = o == 0 ? 3 + t % 2 : 2 + (t + o) % 3;
+			if (n > ndevices)
+				n = ndevices;
+			run.in_place = (t + o) % 2;
+			print_message("%s %s %s on %d ranks%s\n",
+				      coll_names[coll], type_names[t],
+				      op_names[ops[o]], n,
+				      run.in_place ? ", in place" : "");
+			run_on(&run, n);
+		}
+	}
+}
+
+static void test_allreduce_every_type_and_op(void **state)
+{
+	(void)state;
+	every_type_and_op(C_ALLREDUCE);
+}
+
+static void test_reduce_scatter_every_type_and_op(void **state)
+{
+	(void)state;
+	every_type_and_op(C_REDUCE_SCATTER);
+}
+
+static void test_reduce_every_type_and_op(void **state)
+{
+	(void)state;
+	every_type_and_op(C_REDUCE);
 }
 
 static void test_allreduce_many_chunks_many_submissions(void **state)
@@ -860,10 +976,12 @@ static int rank_bad_args(int rank, int nranks,
 			T(hlcoll_comm_rank(NULL), -EINVAL),
 			T(hlcoll_launch(-1, rank_bad_args, NULL), -EINVAL),
 			T(hlcoll_get_unique_id(NULL), -EINVAL),
-			/* Reductions the device cannot do yet: refused, not wrong */
-			T(hlcoll_allreduce(comm, va, va, 1, HLCOLL_BFLOAT16, HLCOLL_SUM), -EOPNOTSUPP),
-			T(hlcoll_allreduce(comm, va, va, 1, HLCOLL_FLOAT32, HLCOLL_MAX), -EOPNOTSUPP),
-			T(hlcoll_reduce(comm, va, va, 1, HLCOLL_INT32, HLCOLL_MIN, 0), -EOPNOTSUPP),
+			/* Reductions the device cannot do: refused, not wrong */
+			T(hlcoll_allreduce(comm, va, va, 1, HLCOLL_BFLOAT16, HLCOLL_PROD), -EOPNOTSUPP),
+			T(hlcoll_allreduce(comm, va, va, 1, HLCOLL_FLOAT32, HLCOLL_AVG), -EOPNOTSUPP),
+			T(hlcoll_reduce(comm, va, va, 1, HLCOLL_INT32, HLCOLL_PROD, 0), -EOPNOTSUPP),
+			T(hlcoll_allreduce(comm, va + 2, va + 2, 1, HLCOLL_FLOAT16, HLCOLL_MAX), 0),
+			T(hlcoll_allreduce(comm, va + 2, va + 2, 1, HLCOLL_INT32, HLCOLL_MAX), -EINVAL),
 			/* After all of that, the communicator still works */
 			T(hlcoll_allreduce(comm, va, va, 1000, HLCOLL_FLOAT32, HLCOLL_SUM), 0),
 			T(hlcoll_comm_get_async_error(comm, &err), 0),
@@ -922,6 +1040,9 @@ const struct CMUnitTest collective_tests[] = {
 	cmocka_unit_test(test_sendrecv_4_ranks),
 	cmocka_unit_test(test_sendrecv_3_ranks_in_place),
 	cmocka_unit_test(test_bf16_allgather_broadcast_alltoall),
+	cmocka_unit_test(test_allreduce_every_type_and_op),
+	cmocka_unit_test(test_reduce_scatter_every_type_and_op),
+	cmocka_unit_test(test_reduce_every_type_and_op),
 	cmocka_unit_test(test_allreduce_many_chunks_many_submissions),
 	cmocka_unit_test(test_allreduce_ring_in_another_order),
 	cmocka_unit_test(test_allreduce_host_memory_buffers),
