@@ -36,21 +36,24 @@
  * virtual addresses of the rank's fd (device memory, or host memory mapped
  * to the device).
  *
- * Order of operations (what a bit-exact host check must do; "a + b" is one
- * REDUCE operation with a = the received partial result, b = the element
- * already in the destination; see HL_PKT_REDUCE):
+ * Order of operations (what a bit-exact host check must do; "x op acc" is
+ * one REDUCE operation with x = the element already in the destination
+ * (the packet's dst) and acc = the received partial result; see
+ * HL_PKT_REDUCE for each type's arithmetic: float32 sums as C floats,
+ * bfloat16 and float16 sums as binary32 sums rounded to nearest even,
+ * int32 sums wrapping, min and max exact, NaNs propagated):
  *   all-reduce: the buffer is split into N segments, segment k being
  *	elements [k * q + min(k, r), ...) of length q + (k < r), q = count / N,
- *	r = count % N (hlcoll_segment()). Segment k is summed around the ring
+ *	r = count % N (hlcoll_segment()). Segment k is reduced around the ring
  *	starting at rank k: acc = x_k; for j = 1 .. N-1:
  *	acc = x_{(k+j) % N} op acc. Every rank ends with the same bits.
  *   reduce-scatter: as all-reduce on N segments of recvcount elements each,
- *	segment k being summed starting at rank (k + 1) % N:
+ *	segment k being reduced starting at rank (k + 1) % N:
  *	acc = x_{k+1}; for j = 1 .. N-1: acc = x_{(k+1+j) % N} op acc.
  *   reduce: acc = x_root; for j = 1 .. N-1: acc = x_{(root+j) % N} op acc.
- *   HLCOLL_AVG is the sum in that order, then one multiplication by the
- *	float 1/N (float types) or a truncating division by N (int32) on
- *	every element of the result.
+ * Every type is reduced with HLCOLL_SUM, HLCOLL_MIN and HLCOLL_MAX;
+ * HLCOLL_PROD and HLCOLL_AVG are not (the engine has no multiplication):
+ * -EOPNOTSUPP (hlcoll_reduce_supported()).
  *
  * Errors: every int function returns 0 or a negative errno, the one of the
  * call that failed (the driver's, the socket's, or the library's own:
@@ -125,10 +128,11 @@ enum hlcoll_dtype {
 /**
  * enum hlcoll_redop - reduction operations.
  * @HLCOLL_SUM: sum.
- * @HLCOLL_PROD: product.
- * @HLCOLL_MIN: minimum.
+ * @HLCOLL_PROD: product (not reduced by the device: -EOPNOTSUPP).
+ * @HLCOLL_MIN: minimum (-0 < +0; a NaN propagates).
  * @HLCOLL_MAX: maximum.
- * @HLCOLL_AVG: the sum divided by the number of ranks.
+ * @HLCOLL_AVG: the sum divided by the number of ranks (not reduced by the
+ *	device: -EOPNOTSUPP; sum, then scale).
  * @HLCOLL_NUM_OPS: number of operations.
  *
  * Which (type, operation) pairs the device reduces: hlcoll_reduce_supported().
