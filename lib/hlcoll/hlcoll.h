@@ -70,11 +70,13 @@
  * _end() are per thread.
  *
  * Memory per rank: one communicator holds 3 command buffers of 64 KiB of
- * host memory, one device scratch buffer of chunk_bytes, a 16 KiB CQE
- * array, per-peer state of HLCOLL_MAX_RANKS * 64 bytes, and one NIC
- * connection per connected peer; the bootstrap root holds nranks * 64 KiB
- * at most during set-up. reduce-scatter (out of place) allocates a device
- * buffer of nranks * recvcount elements for the duration of the call.
+ * host memory (mapped to the device), one device scratch buffer of
+ * chunk_bytes, the communicator itself (48 KiB: a 40 KiB CQE array,
+ * per-peer state for HLCOLL_MAX_RANKS, the group queue), and one NIC
+ * connection per connected peer; the bootstrap's root holds at most
+ * nranks * 16 KiB during an exchange. An out-of-place reduce-scatter
+ * allocates a device buffer of nranks * recvcount elements for the
+ * duration of the call.
  *
  * Installed as <habanalabs/hlcoll.h> beside <habanalabs/hlthunk.h>: build
  * with "#include <habanalabs/hlcoll.h>" and -lhlcoll -lhlthunk, or with

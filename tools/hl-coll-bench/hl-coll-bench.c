@@ -132,28 +132,36 @@ static double busbw_factor(enum coll c, int n)
 static bool expected(const struct bench *b, enum coll c, int n, int rank,
 		     uint64_t count, uint64_t i, uint32_t *want)
 {
+	enum hlcoll_dtype t = b->dtype;
+
 	switch (c) {
 	case C_ALLREDUCE:
-		*want = hlcoll_data_allreduce(b->seed, n, count, i);
+		*want = hlcoll_data_reduce_from(b->seed, n,
+						hlcoll_data_segment_of(count, n, i),
+						i, t, b->op);
 		return true;
 	case C_ALLGATHER:
-		*want = hlcoll_data_allgather(b->seed, count, i);
+		*want = hlcoll_data_elem(b->seed, (int)(i / count), i % count, t);
 		return true;
 	case C_REDUCE_SCATTER:
-		*want = hlcoll_data_reduce_scatter(b->seed, n, rank, count, i);
+		*want = hlcoll_data_reduce_from(b->seed, n, (rank + 1) % n,
+						(uint64_t)rank * count + i, t,
+						b->op);
 		return true;
 	case C_BROADCAST:
-		*want = hlcoll_data_value(b->seed, b->root, i);
+		*want = hlcoll_data_elem(b->seed, b->root, i, t);
 		return true;
 	case C_REDUCE:
-		*want = hlcoll_data_reduce(b->seed, n, b->root, i);
+		*want = hlcoll_data_reduce_from(b->seed, n, b->root, i, t,
+						b->op);
 		return rank == b->root;
 	case C_ALLTOALL:
-		*want = hlcoll_data_alltoall(b->seed, rank, count, i);
+		*want = hlcoll_data_elem(b->seed, (int)(i / count),
+					 (uint64_t)rank * count + i % count, t);
 		return true;
 	case C_SENDRECV:
 		/* Ring: from the previous rank */
-		*want = hlcoll_data_value(b->seed, (rank + n - 1) % n, i);
+		*want = hlcoll_data_elem(b->seed, (rank + n - 1) % n, i, t);
 		return true;
 	default:
 		return false;
@@ -264,7 +272,7 @@ static void measure(struct hlcoll_comm *comm, const struct bench *b,
 	/* The input, in the staging buffer's second half */
 	for (i = 0; i < ns; i++)
 		elem_put(st + nr * es, es, i,
-			 hlcoll_data_value(b->seed, rank, i));
+			 hlcoll_data_elem(b->seed, rank, i, b->dtype));
 	rc = hlcoll_memcpy(comm, sendbuf, bufs->stage_va + nr * es, ns * es);
 
 	for (it = 0; !rc && it < b->warmup + b->iters; it++) {
