@@ -350,6 +350,7 @@ hlcoll_public int hlcoll_allgather(struct hlcoll_comm *comm,
  * @recvbuf (@recvcount elements) of rank k = the op of block k (elements
  * k * @recvcount ..) of every rank's @sendbuf (nranks * @recvcount
  * elements); in place: @recvbuf == @sendbuf + rank * @recvcount elements
+ * (the other blocks of @sendbuf then hold partial results afterwards)
  */
 hlcoll_public int hlcoll_reduce_scatter(struct hlcoll_comm *comm,
 					uint64_t sendbuf, uint64_t recvbuf,
