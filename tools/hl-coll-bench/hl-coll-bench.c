@@ -74,6 +74,7 @@ struct bench {
 	int iters;
 	int warmup;
 	bool check;
+	bool in_place;
 	uint64_t seed;
 	const char *perf_ctl;
 	struct hlcoll_config cfg;
@@ -415,7 +416,7 @@ static int bench_rank(struct bench *b, int rank, int nranks,
 				worst[ip] = 0;
 				wrong[ip] = 0;
 				rfail[ip] = false;
-				if (ip && !has_in_place(c))
+				if (ip && (!has_in_place(c) || !b->in_place))
 					continue;
 				measure(comm, b, c, &bufs, count, ip, &res);
 				rc = gather_results(comm, &bufs, stage_bytes,
@@ -446,7 +447,7 @@ static int bench_rank(struct bench *b, int rank, int nranks,
 			       reduces ? op_names[b->op] : "none",
 			       c == C_BROADCAST || c == C_REDUCE ? b->root : -1);
 			for (ip = 0; ip < 2; ip++) {
-				if (ip && !has_in_place(c)) {
+				if (ip && (!has_in_place(c) || !b->in_place)) {
 					printf(" %10s %8s %8s %6s", "N/A", "N/A",
 					       "N/A", "N/A");
 					continue;
@@ -551,6 +552,7 @@ static void usage(FILE *f)
 		"  -n, --iters N        timed iterations (default 5)\n"
 		"  -w, --warmup N       untimed iterations first (default 1)\n"
 		"  -c, --check 0|1      compare with the host's result (default 1)\n"
+		"  -I, --inplace 0|1    also in place (default 1)\n"
 		"  -C, --chunk SIZE     NIC message size (default 256K)\n"
 		"  -S, --seed N         input seed\n"
 		"  -P, --perf-ctl FIFO  rank 0 writes enable/disable to FIFO around\n"
@@ -613,6 +615,7 @@ int main(int argc, char **argv)
 		{ "iters", required_argument, NULL, 'n' },
 		{ "warmup", required_argument, NULL, 'w' },
 		{ "check", required_argument, NULL, 'c' },
+		{ "inplace", required_argument, NULL, 'I' },
 		{ "chunk", required_argument, NULL, 'C' },
 		{ "seed", required_argument, NULL, 'S' },
 		{ "perf-ctl", required_argument, NULL, 'P' },
@@ -642,10 +645,11 @@ int main(int argc, char **argv)
 	b.iters = 5;
 	b.warmup = 1;
 	b.check = true;
+	b.in_place = true;
 	b.seed = 0xc011ec7111e5eedull;
 	b.cfg.size = sizeof(b.cfg);
 
-	while ((c = getopt_long(argc, argv, "o:t:R:r:g:d:b:e:f:s:n:w:c:C:S:P:h",
+	while ((c = getopt_long(argc, argv, "o:t:R:r:g:d:b:e:f:s:n:w:c:I:C:S:P:h",
 				opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
@@ -720,6 +724,9 @@ int main(int argc, char **argv)
 			break;
 		case 'c':
 			b.check = atoi(optarg) != 0;
+			break;
+		case 'I':
+			b.in_place = atoi(optarg) != 0;
 			break;
 		case 'C':
 			if (hltools_parse_size(optarg, &b.cfg.chunk_bytes) ||
