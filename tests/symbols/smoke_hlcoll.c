@@ -8,7 +8,9 @@
  *     its "device", /dev/null, with -ENOTTY: the bootstrap itself passed);
  *     a mismatched id (-ESTALE at that rank, -ETIMEDOUT at the root); a
  *     stale id whose root is gone (-ECONNREFUSED); a rank that never
- *     arrives (-ETIMEDOUT within the bootstrap timeout, no hang);
+ *     arrives (-ETIMEDOUT within the bootstrap timeout, no hang); the
+ *     address from HLCOLL_SOCKET_ADDR or HLCOLL_SOCKET_IFNAME (loopback
+ *     ones), bad ones refused;
  *   - the launcher: a rank returning 256 is a failure; an ignored SIGCHLD
  *     does not lose the statuses; a killed launcher takes its ranks with
  *     it (PR_SET_PDEATHSIG).
@@ -274,6 +276,29 @@ int main(void)
 	bc.skip_rank = 2;
 	bc.want[0] = bc.want[1] = -ETIMEDOUT;
 	CHECK_EQ(hlcoll_launch(3, rank_boot, &bc), 0);
+
+	/*
+	 * The id's address: HLCOLL_SOCKET_ADDR (127.0.0.2: another address
+	 * than the default, still loopback), HLCOLL_SOCKET_IFNAME (lo); bad
+	 * ones refused
+	 */
+	bc.skip_rank = -1;
+	bc.want[0] = bc.want[1] = bc.want[2] = -ENOTTY;
+	setenv("HLCOLL_SOCKET_ADDR", "127.0.0.2", 1);
+	CHECK_EQ(hlcoll_launch(3, rank_boot, &bc), 0);
+	if (hlcoll_get_unique_id(&id) == 0) {
+		check(!memcmp(id.internal + 8, "\x7f\x00\x00\x02", 4),
+		      "the id carries HLCOLL_SOCKET_ADDR", 0);
+		CHECK_EQ(init_null(1, &id, 0), -ENOTTY);	/* uses it up */
+	}
+	setenv("HLCOLL_SOCKET_ADDR", "not-an-address", 1);
+	CHECK_EQ(hlcoll_get_unique_id(&id), -EINVAL);
+	unsetenv("HLCOLL_SOCKET_ADDR");
+	setenv("HLCOLL_SOCKET_IFNAME", "lo", 1);
+	CHECK_EQ(hlcoll_launch(2, rank_boot, &bc), 0);
+	setenv("HLCOLL_SOCKET_IFNAME", "no-such-if0", 1);
+	CHECK_EQ(hlcoll_get_unique_id(&id), -ENODEV);
+	unsetenv("HLCOLL_SOCKET_IFNAME");
 
 	/* Launcher statuses */
 	st = 7;
