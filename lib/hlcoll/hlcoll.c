@@ -1,537 +1,161 @@
 // SPDX-License-Identifier: MIT
 /*
- * hlcoll.c - libhlcoll: communicator set-up over the NIC, and the ring
- * algorithms. See hlcoll.h for the contract.
+ * hlcoll.c - libhlcoll: communicators (init from a unique id, split,
+ * destroy, abort, errors) and the collectives, built on the transport's
+ * step (struct hlcoll_transport_ops, hlcoll_int.h). See hlcoll.h for the
+ * contract and the order of operations.
  *
- * A ring step moves one block from every rank to its next rank at once:
- * one command submission with a RECV job (queue HLCOLL_QUEUE_RECV: NIC_RECV
- * of chunk c, then REDUCE of chunk c when the step reduces, chunk after
- * chunk) and a SEND job (queue HLCOLL_QUEUE_SEND: NIC_SEND of chunk c,
- * chunk after chunk). The two are on different queues because the queue
- * runs its packets one at a time and a send waits for the peer's receive.
- * A chunk received for a reduction lands in the device scratch buffer; the
- * REDUCE behind it in the same job finishes before the next RECV is posted,
- * so one scratch chunk is enough. The next step starts when the CS fence
- * has signalled and the CQ holds a successful entry for every chunk.
+ * Algorithms (N ranks, r this rank):
+ *   all-reduce: ring reduce-scatter then ring all-gather over N segments
+ *	(hlcoll_segment()), 2 (N - 1) steps, each step one send to r + 1 and
+ *	one receive from r - 1;
+ *   reduce-scatter: the first half of that on N equal blocks, shifted by
+ *	one so that rank r ends with block r;
+ *   all-gather: N - 1 ring steps;
+ *   broadcast, reduce: the root sends to (receives from) every rank
+ *	directly, in the order root + 1, root + 2, ...;
+ *   all-to-all, grouped send/recv: one step; rank r's sends go out in the
+ *	order r + 1, r + 2, ... and its receives are posted in the order
+ *	r - 1, r - 2, ... (the k-th send of a rank meets the k-th receive of
+ *	its peer, so no cycle of waits can form).
  */
-#include "hlcoll.h"
+#include "hlcoll_int.h"
 
 #include <errno.h>
 #include <inttypes.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "hlthunk.h"
-
-#define HLCOLL_DEFAULT_CHUNK	(256u * 1024)
-#define HLCOLL_DEFAULT_TIMEOUT	120
-#define HLCOLL_ELEM_SIZE	4
-
-/* Command buffers: host memory mapped to the device, one per queue */
-#define HLCOLL_CB_SIZE		(64u * 1024)
-#define HLCOLL_PAGE		4096u
-
-/* Chunks per submission: CB room (RECV + REDUCE each) and CQ room */
-#define HLCOLL_MAX_BATCH	512
-#define HLCOLL_CQ_ENTRIES	4096
-#define HLCOLL_WQ_SIZE		1024
-
-/* Per-connection initial PSNs: distinct per rank and direction */
-#define HLCOLL_PSN(rank, dir)	((0x1000u * ((rank) + 1) + (dir)) & \
-				 HL_NIC_PSN_MASK)
-
-struct hlcoll_cb {
-	uint8_t *ptr;
-	uint64_t va;
-	uint32_t len;
-};
-
-struct hlcoll_comm {
-	int fd;
-	int rank;
-	int nranks;
-	int boot_fd;
-	struct hlcoll_config cfg;
-	uint32_t module_id[HLCOLL_MAX_RANKS];
-	/* Connections to the next and to the previous rank */
-	uint32_t port_next, port_prev;
-	uint32_t conn_next, conn_prev;
-	uint32_t cq;
-	uint64_t scratch_handle, scratch_va;
-	struct hlcoll_cb cb[3];
-	uint64_t wr_id;
-	struct hl_nic_cqe cqes[2 * HLCOLL_MAX_BATCH];
-};
-
-/* What each rank tells the others at set-up */
-struct hlcoll_rank_info {
-	uint32_t module_id;
-	uint32_t conn_next;
-	uint32_t conn_prev;
-	uint32_t psn_next;
-	uint32_t psn_prev;
-	uint32_t pad;
-	uint64_t addr_next;
-	uint64_t addr_prev;
-};
+#define HLCOLL_DEFAULT_CHUNK		(256u * 1024)
+#define HLCOLL_DEFAULT_TIMEOUT		30
+#define HLCOLL_DEFAULT_BOOT_TIMEOUT	60000
+#define HLCOLL_MAX_TIMEOUT		3600
+#define HLCOLL_MAX_BOOT_TIMEOUT		(24u * 3600 * 1000)
 
 /* ------------------------------------------------------------------------
- * NIC (libhlthunk's wrappers of HL_IOCTL_NIC)
+ * Results
  */
 
-/*
- * The fields the responder and the requester contexts share, as
- * designated initialisers: the rest of either struct is zero
- */
-#define HLCOLL_CONN_CTX(conn, port_, addr, rconn, psn_, cq)		\
-	.remote_addr = (addr), .conn_id = (conn), .port = (port_),	\
-	.remote_conn_id = (rconn), .psn = (psn_),			\
-	.wq_size = HLCOLL_WQ_SIZE, .cq_handle = (cq)
-
-/* INIT -> RTR -> RTS, talking to @remote_conn on the port at @remote_addr */
-static int hlcoll_connect(struct hlcoll_comm *c, uint32_t conn, uint32_t port,
-			  uint64_t remote_addr, uint32_t remote_conn,
-			  uint32_t rx_psn, uint32_t tx_psn)
+const char *hlcoll_get_error_string(int result)
 {
-	const struct hl_nic_res_conn_ctx_in res = {
-		HLCOLL_CONN_CTX(conn, port, remote_addr, remote_conn, rx_psn,
-				c->cq),
-	};
-	const struct hl_nic_req_conn_ctx_in req = {
-		HLCOLL_CONN_CTX(conn, port, remote_addr, remote_conn, tx_psn,
-				c->cq),
-		.mtu = c->cfg.mtu,
-	};
-	int rc;
-
-	rc = hlthunk_nic_modify_conn(c->fd, conn, HL_NIC_CONN_STATE_INIT);
-	if (rc)
-		return rc;
-	rc = hlthunk_nic_set_res_conn_ctx(c->fd, &res);
-	if (rc)
-		return rc;
-	return hlthunk_nic_set_req_conn_ctx(c->fd, &req);
+	switch (result) {
+	case 0:
+		return "success";
+	case -EINVAL:
+		return "invalid argument (checked before anything moved)";
+	case -EOPNOTSUPP:
+		return "the device cannot reduce this type with this operation";
+	case -ETIMEDOUT:
+		return "a peer did not answer in time (rank missing or stopped)";
+	case -ESTALE:
+		return "unique id of another communicator (stale or mismatched), or another number of ranks";
+	case -ECONNREFUSED:
+		return "nobody listens at the unique id's address (its root is gone: stale id)";
+	case -ECONNRESET:
+		return "a rank left the communicator";
+	case -ECONNABORTED:
+		return "the communicator was aborted or failed before";
+	case -EADDRINUSE:
+		return "two ranks claim the same rank number";
+	case -ENOENT:
+		return "rank 0 is not in the process that created the unique id";
+	case -ENOLINK:
+		return "no NIC link between the devices of two ranks that must talk";
+	case -EBUSY:
+		return "two ranks on one device, or a device owned by another process";
+	case -EMSGSIZE:
+		return "a message was larger than its receive (counts differ between ranks)";
+	case -EFAULT:
+		return "a buffer is not mapped on the device (MMU fault)";
+	case -ENETDOWN:
+		return "a NIC link went down";
+	case -EIO:
+		return "a command submission failed on the device";
+	case -ENOSPC:
+		return "too many calls in one group";
+	case -E2BIG:
+		return "struct hlcoll_config is larger than this library knows and not zero past it";
+	case -EPROTO:
+		return "bootstrap protocol error (not a libhlcoll peer?)";
+	case -ENOMEM:
+		return "out of memory";
+	default:
+		return result < 0 ? strerror(-result) : "not a result";
+	}
 }
 
-/*
- * Copy up to @max entries of the CQ and consume them; waits up to
- * @timeout_us for the first (0: only polls). Returns the number copied, or
- * -errno.
- */
-static int hlcoll_cq_take(struct hlcoll_comm *c, struct hl_nic_cqe *cqes,
-			  uint32_t max, uint64_t timeout_us)
+size_t hlcoll_dtype_size(enum hlcoll_dtype dtype)
 {
-	struct hl_nic_cq_poll_wait_out out;
-	int rc;
-
-	if (timeout_us)
-		rc = hlthunk_nic_cq_wait(c->fd, c->cq, cqes, max, timeout_us,
-					 &out);
-	else
-		rc = hlthunk_nic_cq_poll(c->fd, c->cq, cqes, max, &out);
-	if (rc)
-		return rc;
-	if (out.status == HL_NIC_CQ_STATUS_OVERFLOW) {
-		fprintf(stderr, "hlcoll: rank %d: CQ overflow\n", c->rank);
-		return -EOVERFLOW;
-	}
-	if (!out.num_cqes)
+	switch (dtype) {
+	case HLCOLL_FLOAT32:
+	case HLCOLL_INT32:
+		return 4;
+	case HLCOLL_BFLOAT16:
+	case HLCOLL_FLOAT16:
+		return 2;
+	default:
 		return 0;
-	rc = hlthunk_nic_cq_update_consumed_cqes(c->fd, c->cq, out.num_cqes);
-	return rc ? rc : (int)out.num_cqes;
+	}
 }
 
-static const char *hlcoll_cqe_status_name(uint32_t status)
+int hlcoll_reduce_supported(enum hlcoll_dtype dtype, enum hlcoll_redop op)
 {
-	static const char * const names[] = {
-		"SUCCESS", "LEN_ERR", "LOCAL_FAULT", "REMOTE_FAULT",
-		"LINK_DOWN", "FLUSHED", "REMOTE_ERR", "PSN_ERR", "TIMEOUT",
-		"REMOTE_ABORT", "WQ_FULL",
-	};
-
-	return status < sizeof(names) / sizeof(names[0]) ? names[status] :
-							    "unknown";
+	/* The REDUCE packet's types and operations (HL_PKT_REDUCE) */
+	return hlcoll_dtype_size(dtype) &&
+	       (op == HLCOLL_SUM || op == HLCOLL_MIN || op == HLCOLL_MAX);
 }
 
 /* ------------------------------------------------------------------------
- * Command submissions
+ * Configuration
  */
 
-struct hlcoll_job {
-	uint32_t queue;
-	struct hlcoll_cb *cb;
-};
-
-/* Submit the non-empty CBs as one CS and wait for its fence */
-static int hlcoll_run(struct hlcoll_comm *c, struct hlcoll_job *jobs,
-		      int njobs)
+static int hlcoll_config_parse(const struct hlcoll_config *in,
+			       struct hlcoll_config *out)
 {
-	struct hl_cs_chunk chunks[3];
-	struct hlthunk_cs_in in;
-	struct hlthunk_cs_out out;
-	uint32_t status = 0;
-	int i, n = 0, rc;
+	const uint8_t *extra;
+	size_t i;
 
-	for (i = 0; i < njobs; i++) {
-		if (!jobs[i].cb->len)
-			continue;
-		memset(&chunks[n], 0, sizeof(chunks[n]));
-		chunks[n].cb_handle = jobs[i].cb->va;
-		chunks[n].queue_index = jobs[i].queue;
-		chunks[n].cb_size = jobs[i].cb->len;
-		n++;
+	memset(out, 0, sizeof(*out));
+	if (in) {
+		if (in->size < sizeof(in->size))
+			return -EINVAL;
+		memcpy(out, in, in->size < sizeof(*out) ? in->size :
+							  sizeof(*out));
+		extra = (const uint8_t *)in;
+		for (i = sizeof(*out); i < in->size; i++)
+			if (extra[i])
+				return -E2BIG;
 	}
-	if (!n)
-		return 0;
-
-	memset(&in, 0, sizeof(in));
-	in.chunks_execute = chunks;
-	in.num_chunks_execute = n;
-	rc = hlthunk_command_submission_timeout(c->fd, &in, &out,
-						c->cfg.timeout_s);
-	if (rc) {
-		fprintf(stderr, "hlcoll: rank %d: command submission: %s\n",
-			c->rank, strerror(-rc));
-		return rc;
-	}
-
-	/* The jobs time out on their own; the wait only needs to outlast them */
-	do {
-		rc = hlthunk_wait_for_cs(c->fd, out.seq,
-					 (c->cfg.timeout_s + 30) * 1000000ull,
-					 &status);
-	} while (!rc && status == HL_WAIT_CS_STATUS_BUSY);
-	if (rc) {
-		fprintf(stderr, "hlcoll: rank %d: CS %" PRIu64 " failed: %s\n",
-			c->rank, out.seq, strerror(-rc));
-		return -EIO;
-	}
-	return 0;
-}
-
-/*
- * Take @expected completions of the last CS from the CQ and check them;
- * after a failed CS (@failed), print what the CQ says went wrong.
- */
-static int hlcoll_reap(struct hlcoll_comm *c, uint32_t expected, bool failed)
-{
-	uint32_t got = 0, i;
-	int n, rc = failed ? -EIO : 0;
-
-	while (got < expected) {
-		n = hlcoll_cq_take(c, c->cqes, expected - got,
-				   failed ? 0 : 5000000);
-		if (n < 0)
-			return n;
-		if (n == 0) {
-			if (!failed)
-				fprintf(stderr,
-					"hlcoll: rank %d: %u of %u completions missing\n",
-					c->rank, expected - got, expected);
-			return -EIO;
-		}
-		for (i = 0; i < (uint32_t)n; i++) {
-			const struct hl_nic_cqe *e = &c->cqes[i];
-
-			if (e->status == HL_NIC_CQE_STATUS_SUCCESS)
-				continue;
-			fprintf(stderr,
-				"hlcoll: rank %d: %s on connection %u (port %u) failed: %s, %" PRIu64 " bytes\n",
-				c->rank,
-				e->opcode == HL_NIC_CQE_OP_SEND ? "send" : "receive",
-				e->conn_id, e->port,
-				hlcoll_cqe_status_name(e->status),
-				(uint64_t)e->byte_len);
-			rc = -EIO;
-		}
-		got += n;
-	}
-	return rc;
-}
-
-/* ------------------------------------------------------------------------
- * Ring steps
- */
-
-static uint64_t hlcoll_nchunks(const struct hlcoll_comm *c, uint64_t bytes)
-{
-	return (bytes + c->cfg.chunk_bytes - 1) / c->cfg.chunk_bytes;
-}
-
-/*
- * One ring step: send @send_bytes at @send_va to the next rank and receive
- * @recv_bytes from the previous one, in chunks of cfg.chunk_bytes: into
- * @recv_va, or, with @reduce, into the scratch buffer, each chunk then
- * added into @recv_va (same offset) by a REDUCE. @copy_len bytes are also
- * copied from @copy_src to @copy_dst on HLCOLL_QUEUE_COPY in the first
- * submission (0: none).
- */
-static int hlcoll_step(struct hlcoll_comm *c, uint64_t send_va,
-		       uint64_t send_bytes, uint64_t recv_va,
-		       uint64_t recv_bytes, bool reduce, uint64_t copy_src,
-		       uint64_t copy_dst, uint64_t copy_len)
-{
-	struct hlcoll_cb *rcb = &c->cb[HLCOLL_QUEUE_RECV];
-	struct hlcoll_cb *scb = &c->cb[HLCOLL_QUEUE_SEND];
-	struct hlcoll_cb *ccb = &c->cb[HLCOLL_QUEUE_COPY];
-	struct hlcoll_job jobs[3] = {
-		{ HLCOLL_QUEUE_RECV, rcb },
-		{ HLCOLL_QUEUE_SEND, scb },
-		{ HLCOLL_QUEUE_COPY, ccb },
-	};
-	uint64_t chunk = c->cfg.chunk_bytes;
-	uint64_t ns = hlcoll_nchunks(c, send_bytes);
-	uint64_t nr = hlcoll_nchunks(c, recv_bytes);
-	uint64_t first, k, off, len;
-	uint32_t expected;
-	int rc, rc2;
-
-	for (first = 0; first < ns || first < nr || copy_len;
-	     first += HLCOLL_MAX_BATCH) {
-		rcb->len = 0;
-		scb->len = 0;
-		ccb->len = 0;
-		expected = 0;
-
-		if (copy_len) {
-			ccb->len += hlthunk_pkt_lin_dma(ccb->ptr, copy_src,
-							copy_dst, copy_len);
-			copy_len = 0;
-		}
-		for (k = first; k < nr && k < first + HLCOLL_MAX_BATCH; k++) {
-			off = k * chunk;
-			len = recv_bytes - off < chunk ? recv_bytes - off : chunk;
-			rcb->len += hlthunk_pkt_nic_recv(rcb->ptr + rcb->len,
-							 c->conn_prev,
-							 reduce ? c->scratch_va :
-								  recv_va + off,
-							 len, ++c->wr_id);
-			if (reduce)
-				rcb->len += hlthunk_pkt_reduce(rcb->ptr + rcb->len,
-							       c->scratch_va,
-							       recv_va + off,
-							       (uint32_t)(len / HLCOLL_ELEM_SIZE),
-							       HL_REDUCE_DTYPE_F32,
-							       HL_REDUCE_OP_SUM);
-			expected++;
-		}
-		for (k = first; k < ns && k < first + HLCOLL_MAX_BATCH; k++) {
-			off = k * chunk;
-			len = send_bytes - off < chunk ? send_bytes - off : chunk;
-			scb->len += hlthunk_pkt_nic_send(scb->ptr + scb->len,
-							 c->conn_next, send_va + off,
-							 len, ++c->wr_id);
-			expected++;
-		}
-
-		rc = hlcoll_run(c, jobs, 3);
-		rc2 = hlcoll_reap(c, expected, rc != 0);
-		if (rc || rc2)
-			return rc ? rc : rc2;
-	}
-	return 0;
-}
-
-/* Copy @len bytes on the device, alone */
-static int hlcoll_copy(struct hlcoll_comm *c, uint64_t src, uint64_t dst,
-		       uint64_t len)
-{
-	return hlcoll_step(c, 0, 0, 0, 0, false, src, dst, len);
-}
-
-/* ------------------------------------------------------------------------
- * The API
- */
-
-uint64_t hlcoll_segment(uint64_t count, int nranks, int k, uint64_t *first)
-{
-	uint64_t q = count / nranks, r = count % nranks;
-
-	*first = k * q + ((uint64_t)k < r ? (uint64_t)k : r);
-	return q + ((uint64_t)k < r);
-}
-
-int hlcoll_memcpy(struct hlcoll_comm *comm, uint64_t dst, uint64_t src,
-		  uint64_t bytes)
-{
-	if (!comm)
+	out->size = sizeof(*out);
+	if (!out->chunk_bytes)
+		out->chunk_bytes = HLCOLL_DEFAULT_CHUNK;
+	if (!out->timeout_s)
+		out->timeout_s = HLCOLL_DEFAULT_TIMEOUT;
+	if (!out->mtu)
+		out->mtu = HL_NIC_MTU_4096;
+	if (!out->boot_timeout_ms)
+		out->boot_timeout_ms = HLCOLL_DEFAULT_BOOT_TIMEOUT;
+	if (out->chunk_bytes % 4 || out->chunk_bytes > HL_NIC_MAX_MSG_SIZE ||
+	    out->timeout_s > HLCOLL_MAX_TIMEOUT ||
+	    out->boot_timeout_ms > HLCOLL_MAX_BOOT_TIMEOUT)
 		return -EINVAL;
-	return bytes ? hlcoll_copy(comm, src, dst, bytes) : 0;
-}
-
-const struct hlcoll_config *hlcoll_comm_config(const struct hlcoll_comm *comm)
-{
-	return &comm->cfg;
-}
-
-int hlcoll_comm_rank(const struct hlcoll_comm *comm)
-{
-	return comm->rank;
-}
-
-int hlcoll_comm_size(const struct hlcoll_comm *comm)
-{
-	return comm->nranks;
-}
-
-uint32_t hlcoll_comm_module_id(const struct hlcoll_comm *comm, int rank)
-{
-	return rank >= 0 && rank < comm->nranks ? comm->module_id[rank] : 0;
-}
-
-int hlcoll_barrier(struct hlcoll_comm *comm)
-{
-	uint8_t mine = 0, all[HLCOLL_MAX_RANKS];
-
-	if (comm->nranks == 1)
+	switch (out->mtu) {
+	case HL_NIC_MTU_256:
+	case HL_NIC_MTU_512:
+	case HL_NIC_MTU_1024:
+	case HL_NIC_MTU_2048:
+	case HL_NIC_MTU_4096:
 		return 0;
-	return hlcoll_boot_allgather(comm->boot_fd, comm->nranks, &mine, all,
-				     1);
-}
-
-static int hlcoll_check_args(struct hlcoll_comm *c, uint64_t sendbuf,
-			     uint64_t recvbuf, uint64_t count,
-			     enum hlcoll_dtype dtype)
-{
-	if (!c || !count || dtype != HLCOLL_FLOAT32 ||
-	    (sendbuf | recvbuf) % HLCOLL_ELEM_SIZE || !sendbuf || !recvbuf ||
-	    count > UINT64_MAX / HLCOLL_ELEM_SIZE / HLCOLL_MAX_RANKS)
+	default:
 		return -EINVAL;
-	return 0;
+	}
 }
 
-/* @k modulo @n, in 0 .. @n - 1 for any sign of @k */
-static int hlcoll_ring_index(int k, int n)
-{
-	return (k % n + n) % n;
-}
-
-/*
- * The n - 1 steps of one pass of the all-reduce over the segments of
- * @count elements at @buf: at step s, send segment @first - s to the next
- * rank and receive segment @first - s - 1 from the previous one, added
- * into @buf when @reduce.
+/* ------------------------------------------------------------------------
+ * Communicators
  */
-static int hlcoll_ring_segments(struct hlcoll_comm *c, uint64_t buf,
-				uint64_t count, int first, bool reduce)
-{
-	uint64_t fs, fr, ls, lr;
-	int n = c->nranks, s, rc;
-
-	for (s = 0; s < n - 1; s++) {
-		ls = hlcoll_segment(count, n, hlcoll_ring_index(first - s, n),
-				    &fs);
-		lr = hlcoll_segment(count, n,
-				    hlcoll_ring_index(first - s - 1, n), &fr);
-		rc = hlcoll_step(c, buf + fs * HLCOLL_ELEM_SIZE,
-				 ls * HLCOLL_ELEM_SIZE,
-				 buf + fr * HLCOLL_ELEM_SIZE,
-				 lr * HLCOLL_ELEM_SIZE, reduce, 0, 0, 0);
-		if (rc)
-			return rc;
-	}
-	return 0;
-}
-
-int hlcoll_allreduce(struct hlcoll_comm *comm, uint64_t sendbuf,
-		     uint64_t recvbuf, uint64_t count, enum hlcoll_dtype dtype,
-		     enum hlcoll_redop op)
-{
-	int r, rc;
-
-	rc = hlcoll_check_args(comm, sendbuf, recvbuf, count, dtype);
-	if (rc || op != HLCOLL_SUM)
-		return rc ? rc : -EINVAL;
-	r = comm->rank;
-
-	if (sendbuf != recvbuf) {
-		rc = hlcoll_copy(comm, sendbuf, recvbuf,
-				 count * HLCOLL_ELEM_SIZE);
-		if (rc)
-			return rc;
-	}
-
-	/* Reduce-scatter: at step s, send segment r - s, add in r - s - 1 */
-	rc = hlcoll_ring_segments(comm, recvbuf, count, r, true);
-	if (rc)
-		return rc;
-
-	/* All-gather: rank r owns segment r + 1; send r + 1 - s, get r - s */
-	return hlcoll_ring_segments(comm, recvbuf, count, r + 1, false);
-}
-
-int hlcoll_allgather(struct hlcoll_comm *comm, uint64_t sendbuf,
-		     uint64_t recvbuf, uint64_t sendcount,
-		     enum hlcoll_dtype dtype)
-{
-	uint64_t bytes, mine, copy_len;
-	int n, r, s, ks, kr, rc;
-
-	rc = hlcoll_check_args(comm, sendbuf, recvbuf, sendcount, dtype);
-	if (rc)
-		return rc;
-	n = comm->nranks;
-	r = comm->rank;
-	bytes = sendcount * HLCOLL_ELEM_SIZE;
-	mine = recvbuf + (uint64_t)r * bytes;
-	copy_len = sendbuf != mine ? bytes : 0;
-
-	if (n == 1)
-		return copy_len ? hlcoll_copy(comm, sendbuf, mine, bytes) : 0;
-
-	/*
-	 * At step s, send block r - s and receive block r - s - 1; step 0
-	 * sends straight from @sendbuf while the copy to our own block runs
-	 * beside it.
-	 */
-	for (s = 0; s < n - 1; s++) {
-		ks = hlcoll_ring_index(r - s, n);
-		kr = hlcoll_ring_index(r - s - 1, n);
-		rc = hlcoll_step(comm,
-				 s == 0 ? sendbuf : recvbuf + (uint64_t)ks * bytes,
-				 bytes, recvbuf + (uint64_t)kr * bytes, bytes,
-				 false, sendbuf, mine, s == 0 ? copy_len : 0);
-		if (rc)
-			return rc;
-	}
-	return 0;
-}
-
-/* The port of this device whose link is up to device @module_id */
-static int hlcoll_find_port(int fd, uint32_t module_id, uint32_t *port,
-			    uint64_t *my_addr, uint64_t *peer_addr)
-{
-	struct hl_info_nic_ports *ports;
-	uint32_t p;
-	int rc;
-
-	ports = calloc(1, sizeof(*ports));
-	if (!ports)
-		return -ENOMEM;
-	rc = hlthunk_get_nic_ports_info(fd, ports);
-	if (rc)
-		goto out;
-
-	rc = -ENOLINK;
-	for (p = 0; p < ports->num_ports && p < HL_INFO_NIC_MAX_PORTS; p++) {
-		const struct hl_info_nic_port *np = &ports->ports[p];
-
-		if (!np->cabled || !np->link_up ||
-		    np->peer_module_id != module_id)
-			continue;
-		*port = np->port;
-		*my_addr = np->addr;
-		*peer_addr = np->peer_addr;
-		rc = 0;
-		break;
-	}
-out:
-	free(ports);
-	return rc;
-}
 
 static int hlcoll_cb_init(struct hlcoll_comm *c, struct hlcoll_cb *cb)
 {
@@ -545,23 +169,19 @@ static int hlcoll_cb_init(struct hlcoll_comm *c, struct hlcoll_cb *cb)
 	if (!cb->va) {
 		free(p);
 		cb->ptr = NULL;
-		return -errno;
+		return errno ? -errno : -ENOMEM;
 	}
 	return 0;
 }
 
-void hlcoll_comm_destroy(struct hlcoll_comm *c)
+/* Release everything; @normal: tell the other ranks we left (BYE) */
+static void hlcoll_comm_free(struct hlcoll_comm *c, bool normal)
 {
 	int i;
 
-	if (!c)
-		return;
-	if (c->conn_next)
-		hlthunk_nic_destroy_conn(c->fd, c->conn_next);
-	if (c->conn_prev)
-		hlthunk_nic_destroy_conn(c->fd, c->conn_prev);
-	if (c->cq)
-		hlthunk_nic_cq_destroy(c->fd, c->cq);
+	if (c->ops)
+		c->ops->fini(c);
+	hlcoll_boot_fini(&c->boot, normal);
 	for (i = 0; i < 3; i++) {
 		if (!c->cb[i].ptr)
 			continue;
@@ -575,19 +195,73 @@ void hlcoll_comm_destroy(struct hlcoll_comm *c)
 	free(c);
 }
 
-int hlcoll_comm_init(struct hlcoll_comm **comm, int fd, int rank, int nranks,
-		     int boot_fd, const struct hlcoll_config *cfg)
+void hlcoll_comm_destroy(struct hlcoll_comm *c)
 {
-	struct hlcoll_rank_info mine, all[HLCOLL_MAX_RANKS];
-	int status[HLCOLL_MAX_RANKS];
-	struct hlthunk_hw_ip_info hw_ip;
-	uint64_t peer_next = 0, peer_prev = 0;
-	struct hlcoll_comm *c;
-	int next, prev, i, rc;
+	if (c)
+		hlcoll_comm_free(c, true);
+}
 
-	if (!comm || fd < 0 || nranks < 1 || nranks > HLCOLL_MAX_RANKS ||
-	    rank < 0 || rank >= nranks || (nranks > 1 && boot_fd < 0))
+void hlcoll_comm_abort(struct hlcoll_comm *c)
+{
+	if (!c)
+		return;
+	hlcoll_warn(c->rank, "communicator aborted");
+	c->error = -ECONNABORTED;
+	hlcoll_boot_abort(&c->boot, -ECONNABORTED);
+	if (c->ops)
+		c->ops->abort(c);
+	hlcoll_comm_free(c, false);
+}
+
+int hlcoll_comm_get_async_error(struct hlcoll_comm *c, int *error)
+{
+	if (!c || !error)
 		return -EINVAL;
+	if (!c->error)
+		c->error = hlcoll_boot_poll_error(&c->boot);
+	*error = c->error;
+	return 0;
+}
+
+/* The device-local part: command buffers and the scratch buffer */
+static int hlcoll_comm_local(struct hlcoll_comm *c)
+{
+	struct hlthunk_hw_ip_info hw_ip;
+	int i, rc;
+
+	rc = hlthunk_get_hw_ip_info(c->fd, &hw_ip);
+	if (rc) {
+		hlcoll_warn(c->rank, "fd %d is not a device: %s", c->fd,
+			    strerror(-rc));
+		return rc;
+	}
+	for (i = 0; i < 3; i++) {
+		rc = hlcoll_cb_init(c, &c->cb[i]);
+		if (rc)
+			return rc;
+	}
+	c->scratch_handle = hlthunk_device_memory_alloc(c->fd,
+							c->cfg.chunk_bytes,
+							0, false, false);
+	if (!c->scratch_handle)
+		return errno ? -errno : -ENOMEM;
+	c->scratch_va = hlthunk_device_memory_map(c->fd, c->scratch_handle, 0);
+	if (!c->scratch_va)
+		return errno ? -errno : -ENOMEM;
+	return 0;
+}
+
+int hlcoll_comm_init_rank(struct hlcoll_comm **comm, int nranks,
+			  const struct hlcoll_unique_id *id, int rank, int fd,
+			  const struct hlcoll_config *cfg)
+{
+	struct hlcoll_comm *c;
+	int rc;
+
+	if (!comm || !id || nranks < 1 || nranks > HLCOLL_MAX_RANKS ||
+	    rank < 0 || rank >= nranks || fd < 0)
+		return -EINVAL;
+	*comm = NULL;
 
 	c = calloc(1, sizeof(*c));
 	if (!c)
@@ -595,126 +269,706 @@ int hlcoll_comm_init(struct hlcoll_comm **comm, int fd, int rank, int nranks,
 	c->fd = fd;
 	c->rank = rank;
 	c->nranks = nranks;
-	c->boot_fd = boot_fd;
-	if (cfg)
-		c->cfg = *cfg;
-	if (!c->cfg.chunk_bytes)
-		c->cfg.chunk_bytes = HLCOLL_DEFAULT_CHUNK;
-	if (!c->cfg.timeout_s)
-		c->cfg.timeout_s = HLCOLL_DEFAULT_TIMEOUT;
-	if (!c->cfg.mtu)
-		c->cfg.mtu = HL_NIC_MTU_4096;
-	rc = -EINVAL;
-	if (c->cfg.chunk_bytes % HLCOLL_ELEM_SIZE ||
-	    c->cfg.chunk_bytes > HL_NIC_MAX_MSG_SIZE)
-		goto err_free;
+	rc = hlcoll_config_parse(cfg, &c->cfg);
+	if (rc) {
+		free(c);
+		return rc;
+	}
 
-	rc = hlthunk_get_hw_ip_info(fd, &hw_ip);
-	if (rc)
+	/* Everyone in first: a bad id fails here, before any device work */
+	rc = hlcoll_boot_init(&c->boot, id, rank, nranks,
+			      c->cfg.boot_timeout_ms);
+	if (rc) {
+		free(c);
+		return rc;
+	}
+	rc = hlcoll_comm_local(c);
+	if (rc) {
+		/* The others are told at once rather than by a timeout */
+		hlcoll_boot_abort(&c->boot, rc);
 		goto err_free;
-
-	for (i = 0; i < 3; i++) {
-		rc = hlcoll_cb_init(c, &c->cb[i]);
+	}
+	if (nranks > 1) {
+		c->ops = &hlcoll_nic_ops;
+		rc = c->ops->connect(c);
 		if (rc)
 			goto err_free;
 	}
-	c->scratch_handle = hlthunk_device_memory_alloc(fd, c->cfg.chunk_bytes,
-							0, false, false);
-	if (!c->scratch_handle) {
-		rc = -errno;
-		goto err_free;
-	}
-	c->scratch_va = hlthunk_device_memory_map(fd, c->scratch_handle, 0);
-	if (!c->scratch_va) {
-		rc = -errno;
-		goto err_free;
-	}
-
-	/* Round 1: the device of every rank */
-	memset(&mine, 0, sizeof(mine));
-	mine.module_id = hw_ip.module_id;
-	if (nranks == 1) {
-		c->module_id[0] = hw_ip.module_id;
-		*comm = c;
-		return 0;
-	}
-	rc = hlcoll_boot_allgather(boot_fd, nranks, &mine, all, sizeof(mine));
-	if (rc)
-		goto err_free;
-	for (i = 0; i < nranks; i++)
-		c->module_id[i] = all[i].module_id;
-	next = (rank + 1) % nranks;
-	prev = (rank + nranks - 1) % nranks;
-
-	/* Ports, a CQ and two connections */
-	rc = hlcoll_find_port(fd, c->module_id[next], &c->port_next,
-			      &mine.addr_next, &peer_next);
-	if (!rc)
-		rc = hlcoll_find_port(fd, c->module_id[prev], &c->port_prev,
-				      &mine.addr_prev, &peer_prev);
-	if (rc) {
-		fprintf(stderr,
-			"hlcoll: rank %d (device %u): no NIC link to the device of rank %d or %d: %s\n",
-			rank, hw_ip.module_id, next, prev, strerror(-rc));
-		/* Still take part in round 2, with no connection */
-	}
-
-	if (!rc)
-		rc = hlthunk_nic_cq_create(fd, HLCOLL_CQ_ENTRIES, &c->cq);
-	if (!rc)
-		rc = hlthunk_nic_alloc_conn(fd, c->port_next, &c->conn_next);
-	if (!rc)
-		rc = hlthunk_nic_alloc_conn(fd, c->port_prev, &c->conn_prev);
-	if (rc)
-		mine.module_id = UINT32_MAX;	/* tells the others */
-	mine.conn_next = c->conn_next;
-	mine.conn_prev = c->conn_prev;
-	mine.psn_next = HLCOLL_PSN(rank, 0);
-	mine.psn_prev = HLCOLL_PSN(rank, 1);
-
-	/* Round 2: connection IDs, PSNs and port addresses */
-	i = hlcoll_boot_allgather(boot_fd, nranks, &mine, all, sizeof(mine));
-	if (i && !rc)
-		rc = i;
-	for (i = 0; !rc && i < nranks; i++)
-		if (all[i].module_id == UINT32_MAX)
-			rc = -ENOLINK;
-	if (rc)
-		goto err_free;
-
-	/* Our port towards next is cabled to next's port towards us */
-	if (peer_next != all[next].addr_prev ||
-	    peer_prev != all[prev].addr_next) {
-		fprintf(stderr, "hlcoll: rank %d: the ring's ports do not match\n",
-			rank);
-		rc = -ENOLINK;
-		goto err_free;
-	}
-	rc = hlcoll_connect(c, c->conn_next, c->port_next, peer_next,
-			    all[next].conn_prev, all[next].psn_prev,
-			    mine.psn_next);
-	if (!rc)
-		rc = hlcoll_connect(c, c->conn_prev, c->port_prev, peer_prev,
-				    all[prev].conn_next, all[prev].psn_next,
-				    mine.psn_prev);
-	if (rc)
-		fprintf(stderr, "hlcoll: rank %d: connecting the ring: %s\n",
-			rank, strerror(-rc));
-
-	/* Round 3: everyone is in RTS (or someone failed) */
-	i = hlcoll_boot_allgather(boot_fd, nranks, &rc, status, sizeof(rc));
-	if (i && !rc)
-		rc = i;
-	for (i = 0; !rc && i < nranks; i++)
-		if (status[i])
-			rc = -ENOLINK;
-	if (rc)
-		goto err_free;
-
+	hlcoll_info(rank, "communicator of %d ranks on fd %d (transport %s)",
+		    nranks, fd, c->ops ? c->ops->name : "none");
 	*comm = c;
 	return 0;
 
 err_free:
-	hlcoll_comm_destroy(c);
+	hlcoll_warn(rank, "communicator set-up failed: %s",
+		    hlcoll_get_error_string(rc));
+	hlcoll_comm_free(c, false);
 	return rc;
+}
+
+int hlcoll_comm_split(struct hlcoll_comm *c, int color, int key,
+		      struct hlcoll_comm **newcomm,
+		      const struct hlcoll_config *cfg)
+{
+	struct { int32_t color, key; } mine, *all = NULL;
+	struct hlcoll_unique_id *ids = NULL, id;
+	int n, r, newn = 0, newrank = 0, leader = -1, rc;
+	bool before;
+
+	if (!c || !newcomm || (color < 0 && color != HLCOLL_SPLIT_NOCOLOR))
+		return -EINVAL;
+	*newcomm = NULL;
+	if (c->error)
+		return -ECONNABORTED;
+	n = c->nranks;
+	all = calloc(n, sizeof(*all));
+	ids = calloc(n, sizeof(*ids));
+	if (!all || !ids) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	mine.color = color;
+	mine.key = key;
+	rc = hlcoll_boot_allgather(&c->boot, &mine, all, sizeof(mine));
+	if (rc)
+		goto out;
+
+	/* Our place among the ranks of our colour: by (key, old rank) */
+	for (r = 0; color >= 0 && r < n; r++) {
+		if (all[r].color != color)
+			continue;
+		newn++;
+		before = all[r].key < key || (all[r].key == key && r < c->rank);
+		if (before)
+			newrank++;
+		if (leader < 0 || all[r].key < all[leader].key)
+			leader = r;
+	}
+	memset(&id, 0, sizeof(id));
+	rc = 0;
+	if (color >= 0 && newrank == 0)
+		rc = hlcoll_get_unique_id(&id);
+	r = hlcoll_boot_allgather(&c->boot, &id, ids, sizeof(id));
+	if (r) {
+		if (color >= 0 && newrank == 0)
+			hlcoll_boot_drop_listener(&id);
+		rc = r;
+		goto out;
+	}
+	if (rc || color < 0)
+		goto out;
+	rc = hlcoll_comm_init_rank(newcomm, newn, &ids[leader], newrank, c->fd,
+				   cfg ? cfg : &c->cfg);
+out:
+	free(ids);
+	free(all);
+	return rc;
+}
+
+int hlcoll_barrier(struct hlcoll_comm *c)
+{
+	uint8_t mine = 0, all[HLCOLL_MAX_RANKS];
+	int rc;
+
+	if (!c)
+		return -EINVAL;
+	if (c->error)
+		return -ECONNABORTED;
+	rc = hlcoll_boot_allgather(&c->boot, &mine, all, 1);
+	if (rc)
+		c->error = rc;
+	return rc;
+}
+
+/* ------------------------------------------------------------------------
+ * Accessors
+ */
+
+uint64_t hlcoll_segment(uint64_t count, int nranks, int k, uint64_t *first)
+{
+	uint64_t q, r, f;
+
+	if (nranks < 1 || k < 0 || k >= nranks) {
+		if (first)
+			*first = 0;
+		return 0;
+	}
+	q = count / nranks;
+	r = count % nranks;
+	f = k * q + ((uint64_t)k < r ? (uint64_t)k : r);
+	if (first)
+		*first = f;
+	return q + ((uint64_t)k < r);
+}
+
+const struct hlcoll_config *hlcoll_comm_config(const struct hlcoll_comm *c)
+{
+	return c ? &c->cfg : NULL;
+}
+
+int hlcoll_comm_rank(const struct hlcoll_comm *c)
+{
+	return c ? c->rank : -EINVAL;
+}
+
+int hlcoll_comm_size(const struct hlcoll_comm *c)
+{
+	return c ? c->nranks : -EINVAL;
+}
+
+int hlcoll_comm_fd(const struct hlcoll_comm *c)
+{
+	return c ? c->fd : -EINVAL;
+}
+
+/* ------------------------------------------------------------------------
+ * Steps
+ */
+
+/* Run a step; a failure makes the communicator's error sticky */
+static int hlcoll_step(struct hlcoll_comm *c, const struct hlcoll_xfer *x,
+		       int n, enum hlcoll_dtype dtype, enum hlcoll_redop op,
+		       uint64_t copy_src, uint64_t copy_dst, uint64_t copy_len)
+{
+	struct hlcoll_xfer xs[HLCOLL_MAX_GROUP_OPS];
+	int i, m = 0, rc;
+
+	/* Zero-byte transfers are skipped at both ends alike */
+	for (i = 0; i < n && m < (int)(sizeof(xs) / sizeof(xs[0])); i++)
+		if (x[i].bytes)
+			xs[m++] = x[i];
+	if (!m && !copy_len)
+		return 0;
+	if (!m) {
+		/* A local copy alone: no transport needed */
+		rc = hlcoll_nic_ops.step(c, NULL, 0, dtype, op, copy_src,
+					 copy_dst, copy_len);
+	} else {
+		rc = c->ops->step(c, xs, m, dtype, op, copy_src, copy_dst,
+				  copy_len);
+	}
+	if (rc && !c->error) {
+		c->error = rc;
+		hlcoll_warn(c->rank, "collective failed: %s",
+			    hlcoll_get_error_string(rc));
+	}
+	return rc;
+}
+
+static int hlcoll_copy(struct hlcoll_comm *c, uint64_t src, uint64_t dst,
+		       uint64_t len)
+{
+	return hlcoll_step(c, NULL, 0, HLCOLL_FLOAT32, HLCOLL_SUM, src, dst,
+			   len);
+}
+
+int hlcoll_memcpy(struct hlcoll_comm *c, uint64_t dst, uint64_t src,
+		  uint64_t bytes)
+{
+	if (!c || (bytes && (!dst || !src)) || dst > UINT64_MAX - bytes ||
+	    src > UINT64_MAX - bytes)
+		return -EINVAL;
+	if (c->error)
+		return -ECONNABORTED;
+	return bytes ? hlcoll_copy(c, src, dst, bytes) : 0;
+}
+
+/* @k modulo @n, in 0 .. @n - 1 for any sign of @k */
+static int hlcoll_mod(int k, int n)
+{
+	return (k % n + n) % n;
+}
+
+/* Segment @k of @count elements: hlcoll_segment(), or blocks of @block */
+static uint64_t hlcoll_seg(uint64_t count, uint64_t block, int n, int k,
+			   uint64_t *first)
+{
+	if (block) {
+		*first = (uint64_t)k * block;
+		return block;
+	}
+	return hlcoll_segment(count, n, k, first);
+}
+
+/*
+ * The n - 1 ring steps of one pass over the segments of @buf: at step s,
+ * send segment @first - s to the next rank and receive segment
+ * @first - s - 1 from the previous one (reduced into @buf when @reduce).
+ */
+static int hlcoll_ring_pass(struct hlcoll_comm *c, uint64_t buf,
+			    uint64_t count, uint64_t block, int first,
+			    bool reduce, enum hlcoll_dtype dtype,
+			    enum hlcoll_redop op)
+{
+	uint64_t es = hlcoll_dtype_size(dtype), fs, fr, ls, lr;
+	int n = c->nranks, s, rc;
+	struct hlcoll_xfer x[2];
+
+	for (s = 0; s < n - 1; s++) {
+		ls = hlcoll_seg(count, block, n, hlcoll_mod(first - s, n), &fs);
+		lr = hlcoll_seg(count, block, n, hlcoll_mod(first - s - 1, n),
+				&fr);
+		x[0] = (struct hlcoll_xfer){
+			.peer = (c->rank + 1) % n, .send = true,
+			.va = buf + fs * es, .bytes = ls * es,
+		};
+		x[1] = (struct hlcoll_xfer){
+			.peer = (c->rank + n - 1) % n, .reduce = reduce,
+			.va = buf + fr * es, .bytes = lr * es,
+		};
+		rc = hlcoll_step(c, x, 2, dtype, op, 0, 0, 0);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Argument checks: before anything moves
+ */
+
+static int hlcoll_check_comm(struct hlcoll_comm *c)
+{
+	if (!c)
+		return -EINVAL;
+	return c->error ? -ECONNABORTED : 0;
+}
+
+static int hlcoll_check_type(enum hlcoll_dtype dtype)
+{
+	return hlcoll_dtype_size(dtype) ? 0 : -EINVAL;
+}
+
+static int hlcoll_check_op(enum hlcoll_dtype dtype, enum hlcoll_redop op)
+{
+	if (hlcoll_check_type(dtype) || (unsigned int)op >= HLCOLL_NUM_OPS)
+		return -EINVAL;
+	return hlcoll_reduce_supported(dtype, op) ? 0 : -EOPNOTSUPP;
+}
+
+/* A buffer of @count * @mult elements of @dtype at @va */
+static int hlcoll_check_buf(uint64_t va, uint64_t count, uint64_t mult,
+			    enum hlcoll_dtype dtype)
+{
+	uint64_t es = hlcoll_dtype_size(dtype);
+
+	if (!count)
+		return 0;
+	if (!va || va % es || count > UINT64_MAX / es / mult ||
+	    va > UINT64_MAX - count * mult * es)
+		return -EINVAL;
+	return 0;
+}
+
+static bool hlcoll_overlap(uint64_t a, uint64_t alen, uint64_t b,
+			   uint64_t blen)
+{
+	return alen && blen && a < b + blen && b < a + alen;
+}
+
+/* ------------------------------------------------------------------------
+ * Collectives
+ */
+
+int hlcoll_allreduce(struct hlcoll_comm *c, uint64_t sendbuf,
+		     uint64_t recvbuf, uint64_t count, enum hlcoll_dtype dtype,
+		     enum hlcoll_redop op)
+{
+	uint64_t bytes;
+	int rc;
+
+	rc = hlcoll_check_comm(c);
+	if (!rc)
+		rc = hlcoll_check_op(dtype, op);
+	if (!rc)
+		rc = hlcoll_check_buf(sendbuf, count, 1, dtype);
+	if (!rc)
+		rc = hlcoll_check_buf(recvbuf, count, 1, dtype);
+	bytes = count * hlcoll_dtype_size(dtype);
+	if (!rc && sendbuf != recvbuf &&
+	    hlcoll_overlap(sendbuf, bytes, recvbuf, bytes))
+		rc = -EINVAL;
+	if (rc || !count)
+		return rc;
+
+	if (sendbuf != recvbuf) {
+		rc = hlcoll_copy(c, sendbuf, recvbuf, bytes);
+		if (rc)
+			return rc;
+	}
+	if (c->nranks == 1)
+		return 0;
+	/* Reduce-scatter: at step s, send segment r - s, add in r - s - 1 */
+	rc = hlcoll_ring_pass(c, recvbuf, count, 0, c->rank, true, dtype, op);
+	if (rc)
+		return rc;
+	/* All-gather: rank r owns segment r + 1; send r + 1 - s, get r - s */
+	return hlcoll_ring_pass(c, recvbuf, count, 0, c->rank + 1, false,
+				dtype, op);
+}
+
+int hlcoll_reduce_scatter(struct hlcoll_comm *c, uint64_t sendbuf,
+			  uint64_t recvbuf, uint64_t recvcount,
+			  enum hlcoll_dtype dtype, enum hlcoll_redop op)
+{
+	uint64_t es, bytes, work = 0, handle = 0;
+	bool in_place;
+	int n, rc;
+
+	rc = hlcoll_check_comm(c);
+	if (!rc)
+		rc = hlcoll_check_op(dtype, op);
+	if (!rc)
+		rc = hlcoll_check_buf(sendbuf, recvcount, c->nranks, dtype);
+	if (!rc)
+		rc = hlcoll_check_buf(recvbuf, recvcount, 1, dtype);
+	if (rc || !recvcount)
+		return rc;
+	n = c->nranks;
+	es = hlcoll_dtype_size(dtype);
+	bytes = recvcount * es;
+	in_place = recvbuf == sendbuf + (uint64_t)c->rank * bytes;
+	if (!in_place && hlcoll_overlap(sendbuf, bytes * n, recvbuf, bytes))
+		return -EINVAL;
+	if (n == 1)
+		return in_place ? 0 : hlcoll_copy(c, sendbuf, recvbuf, bytes);
+
+	/* The ring reduces in place: in @sendbuf itself, or in a copy */
+	if (in_place) {
+		work = sendbuf;
+	} else {
+		handle = hlthunk_device_memory_alloc(c->fd, bytes * n, 0, false,
+						     false);
+		if (handle)
+			work = hlthunk_device_memory_map(c->fd, handle, 0);
+		if (!work) {
+			rc = errno ? -errno : -ENOMEM;
+			goto out;
+		}
+		rc = hlcoll_copy(c, sendbuf, work, bytes * n);
+		if (rc)
+			goto out;
+	}
+	/* Shifted by one: rank r ends with block r (summed from rank r + 1) */
+	rc = hlcoll_ring_pass(c, work, 0, recvcount, c->rank - 1, true, dtype,
+			      op);
+	if (!rc && !in_place)
+		rc = hlcoll_copy(c, work + (uint64_t)c->rank * bytes, recvbuf,
+				 bytes);
+out:
+	if (handle) {
+		if (work)
+			hlthunk_memory_unmap(c->fd, work);
+		hlthunk_device_memory_free(c->fd, handle);
+	}
+	return rc;
+}
+
+int hlcoll_allgather(struct hlcoll_comm *c, uint64_t sendbuf,
+		     uint64_t recvbuf, uint64_t sendcount,
+		     enum hlcoll_dtype dtype)
+{
+	uint64_t bytes, mine, copy_len;
+	int n, r, s, ks, kr, rc;
+	struct hlcoll_xfer x[2];
+
+	rc = hlcoll_check_comm(c);
+	if (!rc)
+		rc = hlcoll_check_type(dtype);
+	if (!rc)
+		rc = hlcoll_check_buf(sendbuf, sendcount, 1, dtype);
+	if (!rc)
+		rc = hlcoll_check_buf(recvbuf, sendcount, c->nranks, dtype);
+	if (rc || !sendcount)
+		return rc;
+	n = c->nranks;
+	r = c->rank;
+	bytes = sendcount * hlcoll_dtype_size(dtype);
+	mine = recvbuf + (uint64_t)r * bytes;
+	copy_len = sendbuf != mine ? bytes : 0;
+	if (copy_len && hlcoll_overlap(sendbuf, bytes, recvbuf, bytes * n))
+		return -EINVAL;
+
+	if (n == 1)
+		return copy_len ? hlcoll_copy(c, sendbuf, mine, bytes) : 0;
+
+	/*
+	 * At step s, send block r - s and receive block r - s - 1; step 0
+	 * sends straight from @sendbuf while the copy to our own block runs
+	 * beside it.
+	 */
+	for (s = 0; s < n - 1; s++) {
+		ks = hlcoll_mod(r - s, n);
+		kr = hlcoll_mod(r - s - 1, n);
+		x[0] = (struct hlcoll_xfer){
+			.peer = (r + 1) % n, .send = true,
+			.va = s == 0 ? sendbuf : recvbuf + (uint64_t)ks * bytes,
+			.bytes = bytes,
+		};
+		x[1] = (struct hlcoll_xfer){
+			.peer = (r + n - 1) % n,
+			.va = recvbuf + (uint64_t)kr * bytes, .bytes = bytes,
+		};
+		rc = hlcoll_step(c, x, 2, dtype, HLCOLL_SUM, sendbuf, mine,
+				 s == 0 ? copy_len : 0);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+int hlcoll_broadcast(struct hlcoll_comm *c, uint64_t sendbuf,
+		     uint64_t recvbuf, uint64_t count, enum hlcoll_dtype dtype,
+		     int root)
+{
+	struct hlcoll_xfer x[HLCOLL_MAX_RANKS];
+	uint64_t bytes;
+	int n, k, rc;
+
+	rc = hlcoll_check_comm(c);
+	if (!rc)
+		rc = hlcoll_check_type(dtype);
+	if (!rc && (root < 0 || root >= c->nranks))
+		rc = -EINVAL;
+	if (!rc && c->rank == root)
+		rc = hlcoll_check_buf(sendbuf, count, 1, dtype);
+	if (!rc)
+		rc = hlcoll_check_buf(recvbuf, count, 1, dtype);
+	bytes = count * hlcoll_dtype_size(dtype);
+	if (!rc && c->rank == root && sendbuf != recvbuf &&
+	    hlcoll_overlap(sendbuf, bytes, recvbuf, bytes))
+		rc = -EINVAL;
+	if (rc || !count)
+		return rc;
+	n = c->nranks;
+
+	if (c->rank != root) {
+		x[0] = (struct hlcoll_xfer){
+			.peer = root, .va = recvbuf, .bytes = bytes,
+		};
+		return hlcoll_step(c, x, 1, dtype, HLCOLL_SUM, 0, 0, 0);
+	}
+	for (k = 1; k < n; k++)
+		x[k - 1] = (struct hlcoll_xfer){
+			.peer = (root + k) % n, .send = true, .va = sendbuf,
+			.bytes = bytes,
+		};
+	return hlcoll_step(c, x, n - 1, dtype, HLCOLL_SUM, sendbuf, recvbuf,
+			   sendbuf != recvbuf ? bytes : 0);
+}
+
+int hlcoll_reduce(struct hlcoll_comm *c, uint64_t sendbuf, uint64_t recvbuf,
+		  uint64_t count, enum hlcoll_dtype dtype, enum hlcoll_redop op,
+		  int root)
+{
+	struct hlcoll_xfer x[HLCOLL_MAX_RANKS];
+	uint64_t bytes;
+	int n, k, rc;
+
+	rc = hlcoll_check_comm(c);
+	if (!rc)
+		rc = hlcoll_check_op(dtype, op);
+	if (!rc && (root < 0 || root >= c->nranks))
+		rc = -EINVAL;
+	if (!rc)
+		rc = hlcoll_check_buf(sendbuf, count, 1, dtype);
+	if (!rc && c->rank == root)
+		rc = hlcoll_check_buf(recvbuf, count, 1, dtype);
+	bytes = count * hlcoll_dtype_size(dtype);
+	if (!rc && c->rank == root && sendbuf != recvbuf &&
+	    hlcoll_overlap(sendbuf, bytes, recvbuf, bytes))
+		rc = -EINVAL;
+	if (rc || !count)
+		return rc;
+	n = c->nranks;
+
+	if (c->rank != root) {
+		x[0] = (struct hlcoll_xfer){
+			.peer = root, .send = true, .va = sendbuf,
+			.bytes = bytes,
+		};
+		return hlcoll_step(c, x, 1, dtype, op, 0, 0, 0);
+	}
+	/* The copy must land before the first reduction into it */
+	if (sendbuf != recvbuf) {
+		rc = hlcoll_copy(c, sendbuf, recvbuf, bytes);
+		if (rc)
+			return rc;
+	}
+	for (k = 1; k < n; k++)
+		x[k - 1] = (struct hlcoll_xfer){
+			.peer = (root + k) % n, .reduce = true, .va = recvbuf,
+			.bytes = bytes,
+		};
+	return hlcoll_step(c, x, n - 1, dtype, op, 0, 0, 0);
+}
+
+int hlcoll_alltoall(struct hlcoll_comm *c, uint64_t sendbuf, uint64_t recvbuf,
+		    uint64_t count, enum hlcoll_dtype dtype)
+{
+	struct hlcoll_xfer x[2 * HLCOLL_MAX_RANKS];
+	uint64_t bytes;
+	int n, r, k, to, from, rc;
+
+	rc = hlcoll_check_comm(c);
+	if (!rc)
+		rc = hlcoll_check_type(dtype);
+	if (!rc)
+		rc = hlcoll_check_buf(sendbuf, count, c->nranks, dtype);
+	if (!rc)
+		rc = hlcoll_check_buf(recvbuf, count, c->nranks, dtype);
+	bytes = count * hlcoll_dtype_size(dtype);
+	if (!rc && hlcoll_overlap(sendbuf, bytes * c->nranks, recvbuf,
+				  bytes * c->nranks))
+		rc = -EINVAL;
+	if (rc || !count)
+		return rc;
+	n = c->nranks;
+	r = c->rank;
+
+	for (k = 1; k < n; k++) {
+		to = (r + k) % n;
+		from = (r + n - k) % n;
+		x[2 * (k - 1)] = (struct hlcoll_xfer){
+			.peer = to, .send = true,
+			.va = sendbuf + (uint64_t)to * bytes, .bytes = bytes,
+		};
+		x[2 * (k - 1) + 1] = (struct hlcoll_xfer){
+			.peer = from, .va = recvbuf + (uint64_t)from * bytes,
+			.bytes = bytes,
+		};
+	}
+	return hlcoll_step(c, x, 2 * (n - 1), dtype, HLCOLL_SUM,
+			   sendbuf + (uint64_t)r * bytes,
+			   recvbuf + (uint64_t)r * bytes, bytes);
+}
+
+/* ------------------------------------------------------------------------
+ * Point to point and groups
+ */
+
+static __thread int hlcoll_group_depth;
+static __thread struct hlcoll_comm *hlcoll_group_head;
+
+/* Stage of a transfer: the distance to its peer in its direction */
+static int hlcoll_stage(const struct hlcoll_comm *c,
+			const struct hlcoll_xfer *x)
+{
+	return x->send ? hlcoll_mod(x->peer - c->rank, c->nranks) :
+			 hlcoll_mod(c->rank - x->peer, c->nranks);
+}
+
+/* Run the queued calls of @c: stage order, program order within one */
+static int hlcoll_group_run(struct hlcoll_comm *c)
+{
+	struct hlcoll_xfer sorted[HLCOLL_MAX_GROUP_OPS];
+	struct hlcoll_xfer self_send[HLCOLL_MAX_GROUP_OPS];
+	struct hlcoll_xfer self_recv[HLCOLL_MAX_GROUP_OPS];
+	int i, s, m = 0, ns = 0, nr = 0, rc;
+
+	for (i = 0; i < c->ngroup; i++) {
+		if (c->group[i].peer != c->rank)
+			continue;
+		if (c->group[i].send)
+			self_send[ns++] = c->group[i];
+		else
+			self_recv[nr++] = c->group[i];
+	}
+	if (ns != nr)
+		return -EINVAL;
+	for (i = 0; i < ns; i++)
+		if (self_send[i].bytes != self_recv[i].bytes)
+			return -EINVAL;
+	for (s = 1; s < c->nranks; s++)
+		for (i = 0; i < c->ngroup; i++)
+			if (c->group[i].peer != c->rank &&
+			    hlcoll_stage(c, &c->group[i]) == s)
+				sorted[m++] = c->group[i];
+	rc = m ? hlcoll_step(c, sorted, m, HLCOLL_FLOAT32, HLCOLL_SUM, 0, 0,
+			     0) : 0;
+	for (i = 0; !rc && i < ns; i++)
+		rc = hlcoll_copy(c, self_send[i].va, self_recv[i].va,
+				 self_send[i].bytes);
+	return rc;
+}
+
+int hlcoll_group_start(void)
+{
+	hlcoll_group_depth++;
+	return 0;
+}
+
+int hlcoll_group_end(void)
+{
+	struct hlcoll_comm *c, *next;
+	int rc = 0, rc2;
+
+	if (hlcoll_group_depth <= 0)
+		return -EINVAL;
+	if (--hlcoll_group_depth)
+		return 0;
+	for (c = hlcoll_group_head; c; c = next) {
+		next = c->group_next;
+		rc2 = c->group_error;
+		if (!rc2)
+			rc2 = hlcoll_group_run(c);
+		if (rc2 && !rc)
+			rc = rc2;
+		c->ngroup = 0;
+		c->group_error = 0;
+		c->group_next = NULL;
+	}
+	hlcoll_group_head = NULL;
+	return rc;
+}
+
+static int hlcoll_p2p(struct hlcoll_comm *c, bool send, uint64_t buf,
+		      uint64_t count, enum hlcoll_dtype dtype, int peer)
+{
+	struct hlcoll_xfer x;
+	struct hlcoll_comm *i;
+	int rc;
+
+	rc = hlcoll_check_comm(c);
+	if (!rc)
+		rc = hlcoll_check_type(dtype);
+	if (!rc && (peer < 0 || peer >= c->nranks))
+		rc = -EINVAL;
+	if (!rc)
+		rc = hlcoll_check_buf(buf, count, 1, dtype);
+	if (rc)
+		return rc;
+	x = (struct hlcoll_xfer){
+		.peer = peer, .send = send, .va = buf,
+		.bytes = count * hlcoll_dtype_size(dtype),
+	};
+	if (!hlcoll_group_depth) {
+		if (peer == c->rank)
+			return -EINVAL;	/* would wait for itself */
+		return hlcoll_step(c, &x, 1, dtype, HLCOLL_SUM, 0, 0, 0);
+	}
+	for (i = hlcoll_group_head; i && i != c; i = i->group_next)
+		;
+	if (!i) {
+		c->group_next = hlcoll_group_head;
+		hlcoll_group_head = c;
+	}
+	if (c->ngroup >= HLCOLL_MAX_GROUP_OPS) {
+		c->group_error = -ENOSPC;
+		return -ENOSPC;
+	}
+	c->group[c->ngroup++] = x;
+	return 0;
+}
+
+int hlcoll_send(struct hlcoll_comm *c, uint64_t sendbuf, uint64_t count,
+		enum hlcoll_dtype dtype, int peer)
+{
+	return hlcoll_p2p(c, true, sendbuf, count, dtype, peer);
+}
+
+int hlcoll_recv(struct hlcoll_comm *c, uint64_t recvbuf, uint64_t count,
+		enum hlcoll_dtype dtype, int peer)
+{
+	return hlcoll_p2p(c, false, recvbuf, count, dtype, peer);
 }

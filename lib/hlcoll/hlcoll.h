@@ -1,43 +1,87 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * hlcoll.h - libhlcoll, a small collective-communication library on
- * libhlthunk: a communicator of N ranks, one process per device, connected
- * in a ring over the devices' NIC ports; ring all-reduce (reduce-scatter
- * then all-gather) and all-gather of float32 device buffers.
+ * hlcoll.h - libhlcoll, a collective-communication library on libhlthunk,
+ * shaped as NCCL/HCCL are: one process per device (rank), a communicator
+ * made from a unique id that one rank creates and every rank receives by
+ * any means (an environment variable, a file, MPI_Bcast), and the
+ * collectives NCCL users know.
  *
- * How it uses the device (the way a real library would):
- *   - data moves by HL_PKT_NIC_SEND / HL_PKT_NIC_RECV packets in command
- *     submissions: in each ring step, one job (queue HLCOLL_QUEUE_RECV)
- *     receives from the previous rank and one job (queue HLCOLL_QUEUE_SEND)
- *     sends to the next, chunk by chunk;
- *   - the reduction runs on the device: each received chunk lands in a
- *     device scratch buffer and an HL_PKT_REDUCE packet, right after the
- *     RECV in the same job, adds it into the destination;
- *   - completion: the CS fence (hlthunk_wait_for_cs()), then the NIC CQ,
- *     whose entries are checked (status, bytes) and consumed.
+ *   rank 0:   hlcoll_get_unique_id(&id);   then pass id's bytes to the others
+ *   rank r:   fd = <open the device this rank uses>;
+ *             hlcoll_comm_init_rank(&comm, nranks, &id, r, fd, NULL);
+ *             hlcoll_allreduce(comm, send_va, recv_va, count,
+ *                              HLCOLL_FLOAT32, HLCOLL_SUM);
+ *             hlcoll_comm_destroy(comm);
  *
- * Bootstrap: the ranks exchange module IDs, connection IDs and PSNs through
- * a socket to a launcher process (hlcoll_launch() forks the ranks and
- * relays; no network). Each rank then allocates two connections, one to
- * the next rank and one to the previous one, on the ports its NIC cables to
- * those ranks' devices (HL_INFO_NIC_PORTS), and brings them to RTS.
+ * Bootstrap: the id carries an IPv4 address, a TCP port and a random 64-bit
+ * secret. hlcoll_get_unique_id() opens a listening socket there (in the
+ * calling process); rank 0 must run in that process or in a child forked
+ * after the call (hlcoll_launch() does so). Every other rank connects to it
+ * and presents the secret: a rank with another id's secret is refused
+ * (-ESTALE) and the root goes on waiting for the right one; an id whose
+ * root is gone is refused by the host (-ECONNREFUSED). Every bootstrap wait
+ * is bounded (struct hlcoll_config.boot_timeout_ms): a rank that never
+ * arrives makes every rank fail with -ETIMEDOUT, one that dies makes the
+ * others fail with -ECONNRESET. The address is 127.0.0.1 unless
+ * HLCOLL_SOCKET_ADDR (an IPv4 address of this host) or HLCOLL_SOCKET_IFNAME
+ * (an interface name, its first IPv4 address) is set in the environment of
+ * the process calling hlcoll_get_unique_id(): ranks on other hosts need one
+ * of them. The unique id is HLCOLL_UNIQUE_ID_BYTES of plain bytes.
  *
- * Summation order (what a bit-exact host check must do): all-reduce splits
- * the buffer into N segments, segment k being elements
- * [k * q + min(k, r), ...) of length q + (k < r), with q = count / N and
- * r = count % N. Segment k is summed around the ring starting at rank k:
- *	acc = x_k[i]; for j = 1 .. N-1: acc = x_{(k+j) % N}[i] + acc;
- * each addition being one IEEE binary32 addition rounded to nearest even
- * (HL_PKT_REDUCE). Every rank ends with the same bits.
+ * Data: ranks are connected, pairwise, over the devices' NIC ports (every
+ * pair whose devices are cabled, HL_INFO_NIC_PORTS): NIC_SEND/NIC_RECV
+ * packets in command submissions, the reduction on the device (REDUCE
+ * packets), completions checked on the NIC CQ. Peers are named by their
+ * ports' fabric addresses, not by host-local ids. Buffers are device
+ * virtual addresses of the rank's fd (device memory, or host memory mapped
+ * to the device).
  *
- * Error convention: int functions return 0 or -errno. After a failed
- * collective the communicator's connections may be in ERR: destroy it.
- * Not thread-safe: one thread per communicator.
+ * Order of operations (what a bit-exact host check must do; "x op acc" is
+ * one REDUCE operation with x = the element already in the destination
+ * (the packet's dst) and acc = the received partial result; see
+ * HL_PKT_REDUCE for each type's arithmetic: float32 sums as C floats,
+ * bfloat16 and float16 sums as binary32 sums rounded to nearest even,
+ * int32 sums wrapping, min and max exact, NaNs propagated):
+ *   all-reduce: the buffer is split into N segments, segment k being
+ *	elements [k * q + min(k, r), ...) of length q + (k < r), q = count / N,
+ *	r = count % N (hlcoll_segment()). Segment k is reduced around the ring
+ *	starting at rank k: acc = x_k; for j = 1 .. N-1:
+ *	acc = x_{(k+j) % N} op acc. Every rank ends with the same bits.
+ *   reduce-scatter: as all-reduce on N segments of recvcount elements each,
+ *	segment k being reduced starting at rank (k + 1) % N:
+ *	acc = x_{k+1}; for j = 1 .. N-1: acc = x_{(k+1+j) % N} op acc.
+ *   reduce: acc = x_root; for j = 1 .. N-1: acc = x_{(root+j) % N} op acc.
+ * Every type is reduced with HLCOLL_SUM, HLCOLL_MIN and HLCOLL_MAX;
+ * HLCOLL_PROD and HLCOLL_AVG are not (the engine has no multiplication):
+ * -EOPNOTSUPP (hlcoll_reduce_supported()).
+ *
+ * Errors: every int function returns 0 or a negative errno, the one of the
+ * call that failed (the driver's, the socket's, or the library's own:
+ * -EINVAL bad argument, -EOPNOTSUPP a type/operation the device cannot
+ * reduce, -ETIMEDOUT a peer did not answer in time, -ESTALE a unique id of
+ * another communicator, -ECONNRESET a rank is gone, -ECONNABORTED the
+ * communicator was aborted); hlcoll_get_error_string() names it. Arguments
+ * are checked before anything moves. After a failed collective the
+ * communicator is in error (hlcoll_comm_get_async_error()): destroy or
+ * abort it. Silent by default: HLCOLL_DEBUG=WARN|INFO|TRACE (or 1|2|3) in
+ * the environment makes the library log to stderr.
+ *
+ * Not thread-safe: one thread per communicator; hlcoll_group_start() and
+ * _end() are per thread.
+ *
+ * Memory per rank: one communicator holds 3 command buffers of 64 KiB of
+ * host memory (mapped to the device), one device scratch buffer of
+ * chunk_bytes, the communicator itself (48 KiB: a 40 KiB CQE array,
+ * per-peer state for HLCOLL_MAX_RANKS, the group queue), and one NIC
+ * connection per connected peer; the bootstrap's root holds at most
+ * nranks * 16 KiB during an exchange. An out-of-place reduce-scatter
+ * allocates a device buffer of nranks * recvcount elements for the
+ * duration of the call.
  *
  * Installed as <habanalabs/hlcoll.h> beside <habanalabs/hlthunk.h>: build
  * with "#include <habanalabs/hlcoll.h>" and -lhlcoll -lhlthunk, or with
  * pkg-config hlcoll (which requires hlthunk). Symbols are versioned (node
- * HLCOLL_1.0, libhlcoll.map); the SONAME is libhlcoll.so.1.
+ * HLCOLL_2.0, libhlcoll.map); the SONAME is libhlcoll.so.2.
  */
 #ifndef HLCOLL_H
 #define HLCOLL_H
@@ -52,118 +96,166 @@ extern "C" {
 #define hlcoll_public	__attribute__((visibility("default")))
 
 /* Library version; the SONAME major is HLCOLL_VERSION_MAJOR */
-#define HLCOLL_VERSION_MAJOR		1
+#define HLCOLL_VERSION_MAJOR		2
 #define HLCOLL_VERSION_MINOR		0
 #define HLCOLL_VERSION_PATCH		0
 
 /* Largest number of ranks of a communicator */
-#define HLCOLL_MAX_RANKS	16
+#define HLCOLL_MAX_RANKS	64
 
-/* Engine queues used by the ring (they must differ) */
+/* Engine queues used by the library (they must differ) */
 #define HLCOLL_QUEUE_RECV	0
 #define HLCOLL_QUEUE_SEND	1
 #define HLCOLL_QUEUE_COPY	2
 
+/* hlcoll_comm_split()'s colour of a rank that wants no new communicator */
+#define HLCOLL_SPLIT_NOCOLOR	(-1)
+
 /**
  * enum hlcoll_dtype - element types.
  * @HLCOLL_FLOAT32: IEEE-754 binary32.
+ * @HLCOLL_BFLOAT16: bfloat16 (the upper half of a binary32).
+ * @HLCOLL_FLOAT16: IEEE-754 binary16.
+ * @HLCOLL_INT32: two's complement 32-bit integer.
+ * @HLCOLL_NUM_DTYPES: number of types.
  */
 enum hlcoll_dtype {
 	HLCOLL_FLOAT32 = 0,
+	HLCOLL_BFLOAT16 = 1,
+	HLCOLL_FLOAT16 = 2,
+	HLCOLL_INT32 = 3,
+	HLCOLL_NUM_DTYPES
 };
 
 /**
  * enum hlcoll_redop - reduction operations.
  * @HLCOLL_SUM: sum.
+ * @HLCOLL_PROD: product (not reduced by the device: -EOPNOTSUPP).
+ * @HLCOLL_MIN: minimum (-0 < +0; a NaN propagates).
+ * @HLCOLL_MAX: maximum.
+ * @HLCOLL_AVG: the sum divided by the number of ranks (not reduced by the
+ *	device: -EOPNOTSUPP; sum, then scale).
+ * @HLCOLL_NUM_OPS: number of operations.
+ *
+ * Which (type, operation) pairs the device reduces: hlcoll_reduce_supported().
  */
 enum hlcoll_redop {
 	HLCOLL_SUM = 0,
+	HLCOLL_PROD = 1,
+	HLCOLL_MIN = 2,
+	HLCOLL_MAX = 3,
+	HLCOLL_AVG = 4,
+	HLCOLL_NUM_OPS
+};
+
+/* Bytes of a unique id */
+#define HLCOLL_UNIQUE_ID_BYTES	128
+
+/**
+ * struct hlcoll_unique_id - what rank 0 gives every other rank: plain bytes
+ * (copy them as they are; they hold no pointer).
+ * @internal: opaque.
+ */
+struct hlcoll_unique_id {
+	char internal[HLCOLL_UNIQUE_ID_BYTES];
 };
 
 /**
  * struct hlcoll_config - tunables of a communicator (zero: the default).
+ * @size: sizeof(struct hlcoll_config) as the caller knows it
+ *	(HLCOLL_CONFIG_INIT sets it). A smaller size (an older caller) leaves
+ *	the later fields at their defaults; a larger one (a newer caller) is
+ *	accepted when the bytes this library does not know are zero, else
+ *	-E2BIG. Smaller than the first field: -EINVAL.
+ * @timeout_s: job timeout of every command submission, in seconds (default
+ *	30): how long a rank waits for a peer that stopped in a collective.
+ *	The driver caps it at its job_timeout_max module parameter (60 s by
+ *	default), so a larger value is refused (-EINVAL) above 3600.
  * @chunk_bytes: largest message of one NIC send/recv, and the size of the
- *	device scratch buffer; a multiple of 4 (default 256 KiB).
- * @timeout_s: job timeout of every command submission, in seconds
- *	(default 120): how long a rank waits for a peer that stopped.
+ *	device scratch buffer; a multiple of 4, at most 1 GiB (default 256 KiB).
  * @mtu: NIC MTU, one of HL_NIC_MTU_* (default 4096).
+ * @boot_timeout_ms: bound of every bootstrap wait (set-up, barrier, split)
+ *	in milliseconds (default 60000).
  */
 struct hlcoll_config {
-	uint64_t chunk_bytes;
+	uint32_t size;
 	uint32_t timeout_s;
+	uint64_t chunk_bytes;
 	uint32_t mtu;
+	uint32_t boot_timeout_ms;
 };
+
+#define HLCOLL_CONFIG_INIT { .size = sizeof(struct hlcoll_config) }
 
 struct hlcoll_comm;
 
 /**
- * typedef hlcoll_rank_fn - the body of one rank, run by hlcoll_launch() in
- * a child process.
- * @rank: 0 .. @nranks - 1.
- * @nranks: number of ranks.
- * @boot_fd: the rank's bootstrap socket, for hlcoll_comm_init().
- * @arg: hlcoll_launch()'s @arg.
+ * hlcoll_get_error_string() - what a result of this library means.
+ * @result: 0 or a negative errno returned by an hlcoll function.
  *
- * Return: the child's exit status (0 for success).
+ * Return: a static string (never NULL).
  */
-typedef int (*hlcoll_rank_fn)(int rank, int nranks, int boot_fd, void *arg);
+hlcoll_public const char *hlcoll_get_error_string(int result);
 
 /**
- * hlcoll_launch() - fork one process per rank and run the bootstrap.
- * @nranks: 1 .. HLCOLL_MAX_RANKS.
- * @fn: the body of each rank, called in its child.
- * @arg: passed to @fn.
+ * hlcoll_get_unique_id() - create the id of a new communicator.
+ * @id: receives the id.
  *
- * The calling process relays the ranks' bootstrap exchanges (every rank
- * sends a blob of the same size, every rank receives all of them in rank
- * order) until every rank has exited. A rank that dies or leaves while the
- * others still exchange makes them fail (their socket is closed) instead of
- * hanging. The caller must not hold a device the ranks open.
+ * Opens the bootstrap's listening socket (see the header comment); rank 0
+ * of the communicator must be this process or a child it forks afterwards.
+ * The socket is closed by rank 0's hlcoll_comm_init_rank() (success or
+ * failure), so an id serves one communicator.
  *
- * Return: 0 when every rank exited with status 0; a positive value: the
- * exit status of the first failed rank (128 + signal for a killed one);
- * -errno when the launch itself failed.
+ * Return: 0, or -errno: -EINVAL NULL @id or a bad HLCOLL_SOCKET_ADDR;
+ * -ENODEV HLCOLL_SOCKET_IFNAME has no IPv4 address; a socket errno.
  */
-hlcoll_public int hlcoll_launch(int nranks, hlcoll_rank_fn fn, void *arg);
+hlcoll_public int hlcoll_get_unique_id(struct hlcoll_unique_id *id);
 
 /**
- * hlcoll_boot_allgather() - exchange a blob with every rank.
- * @boot_fd: the rank's bootstrap socket.
- * @nranks: number of ranks.
- * @mine: this rank's @size bytes.
- * @all: receives @nranks * @size bytes, rank 0's first.
- * @size: 1 .. 4096; the same on every rank.
- *
- * Return: 0, or -errno (-EPIPE: a rank is gone).
- */
-hlcoll_public int hlcoll_boot_allgather(int boot_fd, int nranks,
-					const void *mine, void *all,
-					size_t size);
-
-/**
- * hlcoll_comm_init() - create a communicator and connect the ring.
+ * hlcoll_comm_init_rank() - create rank @rank of a communicator.
  * @comm: receives the communicator.
- * @fd: the rank's device, a compute node opened by this process.
- * @rank: this rank.
- * @nranks: number of ranks, 1 .. HLCOLL_MAX_RANKS; every rank's device
- *	must be a different one, and the NIC must cable each rank's device to
- *	the next rank's.
- * @boot_fd: the bootstrap socket of hlcoll_launch().
- * @cfg: tunables, or NULL for the defaults.
+ * @nranks: 1 .. HLCOLL_MAX_RANKS; the same on every rank.
+ * @id: from hlcoll_get_unique_id(), the same bytes on every rank.
+ * @rank: 0 .. @nranks - 1, each rank once.
+ * @fd: the compute node of this rank's device, opened by the caller (any
+ *	device: hlthunk_open(), hlthunk_open_by_module_id(), open(2) of
+ *	/dev/hlN); the fd stays the caller's.
+ * @cfg: tunables, or NULL for the defaults; each rank may have its own.
  *
- * Collective: every rank must call it. Allocates the device scratch
- * buffer, two connections (to the next and to the previous rank) and a CQ.
+ * Collective over @nranks ranks. Allocates the scratch buffer, a CQ and one
+ * NIC connection per peer whose device is cabled to this one.
  *
- * Return: 0, or -errno: -EINVAL bad arguments; -ENOLINK no port with an up
- * link to a neighbour's device; -EPIPE a rank is gone; an errno of the
- * driver.
+ * Return: 0, or -errno: -EINVAL bad arguments (before any exchange);
+ * -ESTALE @id is another communicator's, or @nranks differs between ranks;
+ * -EADDRINUSE two ranks claim the same @rank; -ETIMEDOUT a rank did not
+ * arrive in time; -ECONNREFUSED nobody listens at the id's address (its
+ * root is gone); -ECONNRESET a rank left; -ENOLINK the ring's neighbours'
+ * devices are not cabled to this one; -EBUSY two ranks on one device; an
+ * errno of the driver or of a socket.
  */
-hlcoll_public int hlcoll_comm_init(struct hlcoll_comm **comm, int fd,
-				   int rank, int nranks, int boot_fd,
-				   const struct hlcoll_config *cfg);
+hlcoll_public int hlcoll_comm_init_rank(struct hlcoll_comm **comm,
+					int nranks,
+					const struct hlcoll_unique_id *id,
+					int rank, int fd,
+					const struct hlcoll_config *cfg);
 
 /**
- * hlcoll_comm_destroy() - destroy the connections, the CQ, free the
+ * hlcoll_comm_split() - ranks of @comm that pass the same @color form a new
+ * communicator, ordered by (@key, rank in @comm).
+ * @comm: the communicator; every rank of it must call.
+ * @color: >= 0, or HLCOLL_SPLIT_NOCOLOR (*@newcomm is set to NULL).
+ * @key: the order within the new communicator.
+ * @newcomm: receives the new communicator (on the same device fd).
+ * @cfg: tunables of the new communicator, or NULL to inherit @comm's.
+ *
+ * Return: 0, or -errno as hlcoll_comm_init_rank().
+ */
+hlcoll_public int hlcoll_comm_split(struct hlcoll_comm *comm, int color,
+				    int key, struct hlcoll_comm **newcomm,
+				    const struct hlcoll_config *cfg);
+
+/**
+ * hlcoll_comm_destroy() - destroy the connections and the CQ, free the
  * device memory and the communicator.
  * @comm: the communicator, or NULL.
  *
@@ -172,8 +264,31 @@ hlcoll_public int hlcoll_comm_init(struct hlcoll_comm **comm, int fd,
 hlcoll_public void hlcoll_comm_destroy(struct hlcoll_comm *comm);
 
 /**
+ * hlcoll_comm_abort() - tell the other ranks that this communicator is
+ * failing, then destroy it.
+ * @comm: the communicator, or NULL.
+ *
+ * The other ranks' calls on it fail promptly (-ECONNABORTED from their
+ * bootstrap, or a NIC error: this rank's connections go to ERR before they
+ * are destroyed) instead of waiting for their timeouts.
+ */
+hlcoll_public void hlcoll_comm_abort(struct hlcoll_comm *comm);
+
+/**
+ * hlcoll_comm_get_async_error() - the communicator's error state.
+ * @comm: the communicator.
+ * @error: receives 0, or the first error a call on @comm met, or
+ *	-ECONNABORTED when another rank aborted it, or -ECONNRESET when the
+ *	bootstrap lost a rank (checked without waiting).
+ *
+ * Return: 0, or -EINVAL for a NULL argument.
+ */
+hlcoll_public int hlcoll_comm_get_async_error(struct hlcoll_comm *comm,
+					      int *error);
+
+/**
  * hlcoll_barrier() - wait until every rank has called it (through the
- * bootstrap socket).
+ * bootstrap, bounded by boot_timeout_ms).
  * @comm: the communicator.
  *
  * Return: 0, or -errno.
@@ -181,46 +296,118 @@ hlcoll_public void hlcoll_comm_destroy(struct hlcoll_comm *comm);
 hlcoll_public int hlcoll_barrier(struct hlcoll_comm *comm);
 
 /**
- * hlcoll_allreduce() - ring all-reduce of @count elements.
- * @comm: the communicator.
- * @sendbuf: device VA of this rank's input (4-byte aligned).
- * @recvbuf: device VA of the result (4-byte aligned); == @sendbuf for an
- *	in-place reduction, else it must not overlap @sendbuf.
- * @count: elements, >= 1; any value (not a multiple of the number of
- *	ranks nor of the chunk size is fine).
- * @dtype: HLCOLL_FLOAT32.
- * @op: HLCOLL_SUM.
+ * hlcoll_reduce_supported() - whether the device reduces @dtype with @op.
+ * @dtype: a type.
+ * @op: an operation.
  *
- * Collective. On return, @recvbuf of every rank holds the sum of every
- * rank's @sendbuf, in the order the header comment gives. The buffers may
- * be device memory or host memory mapped to the device.
- *
- * Return: 0, or -errno: -EINVAL bad arguments; -EIO a command submission
- * or a NIC completion failed (printed on stderr).
+ * Return: 1 or 0.
  */
+hlcoll_public int hlcoll_reduce_supported(enum hlcoll_dtype dtype,
+					  enum hlcoll_redop op);
+
+/**
+ * hlcoll_dtype_size() - bytes of one element.
+ * @dtype: a type.
+ *
+ * Return: 2 or 4, or 0 for an unknown type.
+ */
+hlcoll_public size_t hlcoll_dtype_size(enum hlcoll_dtype dtype);
+
+/*
+ * The collectives. Common rules:
+ * - Collective: every rank of @comm calls it with the same counts, type,
+ *   operation and root.
+ * - Buffers are device VAs of the communicator's fd, aligned to the element
+ *   size; a count of 0 does nothing (but still checks the arguments); a
+ *   buffer may be 0 only when its count is 0.
+ * - Out of place: @sendbuf and @recvbuf must not overlap. In place: as
+ *   NCCL, given for each.
+ * Return: 0, or -errno: -EINVAL bad arguments (NULL @comm, unknown type or
+ * operation, misaligned buffer, count overflow, root or peer out of range);
+ * -EOPNOTSUPP a (type, operation) the device cannot reduce; -EIO a command
+ * submission failed (a job timed out: a peer stopped, or a NIC or MMU
+ * error); another errno of the driver; -ECONNABORTED the communicator
+ * failed before.
+ */
+
+/* @recvbuf = the op of every rank's @sendbuf; in place: @sendbuf == @recvbuf */
 hlcoll_public int hlcoll_allreduce(struct hlcoll_comm *comm,
 				   uint64_t sendbuf, uint64_t recvbuf,
 				   uint64_t count, enum hlcoll_dtype dtype,
 				   enum hlcoll_redop op);
 
-/**
- * hlcoll_allgather() - ring all-gather of @sendcount elements per rank.
- * @comm: the communicator.
- * @sendbuf: device VA of this rank's @sendcount elements; may be
- *	@recvbuf + rank * @sendcount * 4 (in place).
- * @recvbuf: device VA of @nranks * @sendcount elements: rank k's at
- *	element k * @sendcount.
- * @sendcount: elements per rank, >= 1.
- * @dtype: HLCOLL_FLOAT32.
- *
- * Collective.
- *
- * Return: as hlcoll_allreduce().
+/*
+ * @recvbuf (nranks * @sendcount elements) = every rank's @sendbuf, rank k's
+ * at element k * @sendcount; in place: @sendbuf == @recvbuf + rank *
+ * @sendcount elements
  */
 hlcoll_public int hlcoll_allgather(struct hlcoll_comm *comm,
 				   uint64_t sendbuf, uint64_t recvbuf,
 				   uint64_t sendcount,
 				   enum hlcoll_dtype dtype);
+
+/*
+ * @recvbuf (@recvcount elements) of rank k = the op of block k (elements
+ * k * @recvcount ..) of every rank's @sendbuf (nranks * @recvcount
+ * elements); in place: @recvbuf == @sendbuf + rank * @recvcount elements
+ * (the other blocks of @sendbuf then hold partial results afterwards)
+ */
+hlcoll_public int hlcoll_reduce_scatter(struct hlcoll_comm *comm,
+					uint64_t sendbuf, uint64_t recvbuf,
+					uint64_t recvcount,
+					enum hlcoll_dtype dtype,
+					enum hlcoll_redop op);
+
+/*
+ * @recvbuf of every rank = @sendbuf of @root (@sendbuf is read on @root
+ * only); in place: @sendbuf == @recvbuf
+ */
+hlcoll_public int hlcoll_broadcast(struct hlcoll_comm *comm,
+				   uint64_t sendbuf, uint64_t recvbuf,
+				   uint64_t count, enum hlcoll_dtype dtype,
+				   int root);
+
+/*
+ * @recvbuf of @root = the op of every rank's @sendbuf (@recvbuf is used on
+ * @root only); in place: @sendbuf == @recvbuf
+ */
+hlcoll_public int hlcoll_reduce(struct hlcoll_comm *comm, uint64_t sendbuf,
+				uint64_t recvbuf, uint64_t count,
+				enum hlcoll_dtype dtype, enum hlcoll_redop op,
+				int root);
+
+/*
+ * Block j (@count elements at j * @count) of @sendbuf goes to rank j, and
+ * lands in block rank of its @recvbuf; out of place only
+ */
+hlcoll_public int hlcoll_alltoall(struct hlcoll_comm *comm, uint64_t sendbuf,
+				  uint64_t recvbuf, uint64_t count,
+				  enum hlcoll_dtype dtype);
+
+/*
+ * Point to point: send @count elements to @peer / receive them from @peer
+ * (the two ranks give the same count and type). Outside a group, each call
+ * runs at once and blocks until the peer has posted the matching call;
+ * between hlcoll_group_start() and hlcoll_group_end(), the calls are queued
+ * and hlcoll_group_end() runs them together, so that a rank can send to and
+ * receive from any peers without a deadlock. Several sends to one peer are
+ * received in the order they were posted.
+ */
+hlcoll_public int hlcoll_send(struct hlcoll_comm *comm, uint64_t sendbuf,
+			      uint64_t count, enum hlcoll_dtype dtype,
+			      int peer);
+hlcoll_public int hlcoll_recv(struct hlcoll_comm *comm, uint64_t recvbuf,
+			      uint64_t count, enum hlcoll_dtype dtype,
+			      int peer);
+
+/*
+ * Start / end a group of point-to-point calls (nestable; the outermost end
+ * runs them). hlcoll_group_end() returns the first error of the group; the
+ * group is then empty either way. At most 4 * HLCOLL_MAX_RANKS calls per
+ * communicator in one group (-ENOSPC).
+ */
+hlcoll_public int hlcoll_group_start(void);
+hlcoll_public int hlcoll_group_end(void);
 
 /**
  * hlcoll_memcpy() - copy @bytes from device VA @src to device VA @dst on
@@ -238,49 +425,54 @@ hlcoll_public int hlcoll_memcpy(struct hlcoll_comm *comm, uint64_t dst,
 /**
  * hlcoll_segment() - the all-reduce segment of a rank.
  * @count: elements of the all-reduce.
- * @nranks: number of ranks.
- * @k: the segment, 0 .. @nranks - 1.
- * @first: receives the index of its first element.
+ * @nranks: number of ranks, >= 1 (else 0 is returned).
+ * @k: the segment, 0 .. @nranks - 1 (else 0 is returned).
+ * @first: receives the index of its first element; may be NULL.
  *
  * Return: its number of elements (0 when @count < @nranks and k >= count).
  */
 hlcoll_public uint64_t hlcoll_segment(uint64_t count, int nranks, int k,
 				      uint64_t *first);
 
-/**
- * hlcoll_comm_rank() - this process's rank.
- * @comm: the communicator.
- *
- * Return: 0 .. hlcoll_comm_size() - 1.
- */
+/* Accessors: -EINVAL (or NULL) for a NULL @comm */
 hlcoll_public int hlcoll_comm_rank(const struct hlcoll_comm *comm);
-
-/**
- * hlcoll_comm_size() - the number of ranks.
- * @comm: the communicator.
- *
- * Return: the communicator's number of ranks.
- */
 hlcoll_public int hlcoll_comm_size(const struct hlcoll_comm *comm);
-
-/**
- * hlcoll_comm_module_id() - the device of a rank.
- * @comm: the communicator.
- * @rank: 0 .. hlcoll_comm_size() - 1.
- *
- * Return: the module_id of rank @rank's device, 0 for a rank out of range.
- */
-hlcoll_public uint32_t hlcoll_comm_module_id(const struct hlcoll_comm *comm,
-					     int rank);
-
-/**
- * hlcoll_comm_config() - the tunables in effect.
- * @comm: the communicator.
- *
- * Return: the communicator's configuration, defaults filled in.
- */
+hlcoll_public int hlcoll_comm_fd(const struct hlcoll_comm *comm);
+/* The tunables in effect (defaults filled in) */
 hlcoll_public const struct hlcoll_config *
 hlcoll_comm_config(const struct hlcoll_comm *comm);
+
+/**
+ * typedef hlcoll_rank_fn - the body of one rank, run by hlcoll_launch() in
+ * a child process.
+ * @rank: 0 .. @nranks - 1.
+ * @nranks: number of ranks.
+ * @id: the communicator's unique id, for hlcoll_comm_init_rank().
+ * @arg: hlcoll_launch()'s @arg.
+ *
+ * Return: the child's exit status: 0 for success; anything else (including
+ * values outside 1 .. 255) is a failure.
+ */
+typedef int (*hlcoll_rank_fn)(int rank, int nranks,
+			      const struct hlcoll_unique_id *id, void *arg);
+
+/**
+ * hlcoll_launch() - a convenience for one host: create a unique id, fork
+ * one process per rank, wait for them.
+ * @nranks: 1 .. HLCOLL_MAX_RANKS.
+ * @fn: the body of each rank, called in its child.
+ * @arg: passed to @fn.
+ *
+ * The children die (SIGKILL) when the launcher dies. SIGCHLD is set to its
+ * default for the duration of the call (an ignored SIGCHLD would lose the
+ * ranks' statuses). The caller must not hold a device the ranks open.
+ *
+ * Return: 0 when every rank exited with status 0; a positive value: the
+ * exit status of the first failed rank (1 for a rank function that
+ * returned a value outside 1 .. 255, 128 + signal for a killed one); -errno
+ * when the launch itself failed.
+ */
+hlcoll_public int hlcoll_launch(int nranks, hlcoll_rank_fn fn, void *arg);
 
 #ifdef __cplusplus
 }

@@ -88,6 +88,192 @@ static inline uint32_t hlcoll_data_allreduce(uint64_t seed, int nranks,
 	return hlcoll_data_u(acc);
 }
 
+/*
+ * The same sum in another order: starting at the rank after the segment's
+ * (a negative control: a device that summed in this order would be caught)
+ */
+static inline uint32_t hlcoll_data_allreduce_wrong_order(uint64_t seed,
+							 int nranks,
+							 uint64_t count,
+							 uint64_t i)
+{
+	int k = (hlcoll_data_segment_of(count, nranks, i) + 1) % nranks, j;
+	float acc = hlcoll_data_f(hlcoll_data_value(seed, k, i));
+
+	for (j = 1; j < nranks; j++)
+		acc = hlcoll_data_f(hlcoll_data_value(seed, (k + j) % nranks,
+						      i)) + acc;
+	return hlcoll_data_u(acc);
+}
+
+/*
+ * Sum of element @i of every rank's input, starting at rank @start and
+ * going around (hlcoll.h: reduce starts at the root, reduce-scatter's block
+ * k at rank k + 1)
+ */
+static inline uint32_t hlcoll_data_sum_from(uint64_t seed, int nranks,
+					    int start, uint64_t i)
+{
+	float acc = hlcoll_data_f(hlcoll_data_value(seed, start, i));
+	int j;
+
+	for (j = 1; j < nranks; j++)
+		acc = hlcoll_data_f(hlcoll_data_value(seed,
+						      (start + j) % nranks,
+						      i)) + acc;
+	return hlcoll_data_u(acc);
+}
+
+/* Element @i of rank @rank's reduce-scatter result (@recvcount per rank) */
+static inline uint32_t hlcoll_data_reduce_scatter(uint64_t seed, int nranks,
+						  int rank, uint64_t recvcount,
+						  uint64_t i)
+{
+	return hlcoll_data_sum_from(seed, nranks, (rank + 1) % nranks,
+				    (uint64_t)rank * recvcount + i);
+}
+
+/* Element @i of the reduce at @root */
+static inline uint32_t hlcoll_data_reduce(uint64_t seed, int nranks, int root,
+					  uint64_t i)
+{
+	return hlcoll_data_sum_from(seed, nranks, root, i);
+}
+
+/* Element @i of rank @rank's all-to-all result (@count per block) */
+static inline uint32_t hlcoll_data_alltoall(uint64_t seed, int rank,
+					    uint64_t count, uint64_t i)
+{
+	return hlcoll_data_value(seed, (int)(i / count),
+				 (uint64_t)rank * count + i % count);
+}
+
+/* ------------------------------------------------------------------------
+ * Every type and operation (hlcoll_reduce_supported()): the host's own
+ * arithmetic, independent of the engine's integer code
+ */
+
+/* binary32 -> bfloat16, to nearest, ties to even: the nearer of the two */
+static inline uint16_t hlcoll_data_to_bf16(float f)
+{
+	uint32_t u = hlcoll_data_u(f), lo = u & 0xffff0000u, hi = lo + 0x10000u;
+	double dl, dh;
+
+	if ((u & 0x7fffffffu) > 0x7f800000u)
+		return (uint16_t)((u >> 16) | 0x40);
+	if ((u & 0x7fffffffu) == 0x7f800000u || u == lo)
+		return (uint16_t)(u >> 16);
+	dl = (double)f - (double)hlcoll_data_f(lo);
+	/* Past the largest finite, the upper neighbour is 2^128 */
+	if ((hi & 0x7f800000u) == 0x7f800000u)
+		dh = (u & 0x80000000u ? -0x1p128 : 0x1p128) - (double)f;
+	else
+		dh = (double)hlcoll_data_f(hi) - (double)f;
+	dl = dl < 0 ? -dl : dl;
+	dh = dh < 0 ? -dh : dh;
+	if (dl < dh || (dl == dh && !((lo >> 16) & 1)))
+		return (uint16_t)(lo >> 16);
+	return (uint16_t)(hi >> 16);
+}
+
+static inline float hlcoll_data_from_bf16(uint16_t h)
+{
+	return hlcoll_data_f((uint32_t)h << 16);
+}
+
+static inline uint16_t hlcoll_data_to_f16(float f)
+{
+	_Float16 h = (_Float16)f;	/* the host's conversion: ties to even */
+	uint16_t u;
+
+	memcpy(&u, &h, sizeof(u));
+	return u;
+}
+
+static inline float hlcoll_data_from_f16(uint16_t u)
+{
+	_Float16 h;
+
+	memcpy(&h, &u, sizeof(h));
+	return (float)h;
+}
+
+/*
+ * Element @i of rank @rank's input in type @t (the low 16 bits for the
+ * 2-byte types): floats of either sign within 2^-8 .. 2^8 (no zero, no
+ * NaN); int32 of any value (sums wrap)
+ */
+static inline uint32_t hlcoll_data_elem(uint64_t seed, int rank, uint64_t i,
+					enum hlcoll_dtype t)
+{
+	uint32_t v = hlcoll_data_value(seed, rank, i);
+
+	switch (t) {
+	case HLCOLL_BFLOAT16:
+		return v >> 16;
+	case HLCOLL_FLOAT16:
+		/* sign, exponent 15 - 8 .. 15 + 8, 10 random bits */
+		return ((v >> 16) & 0x8000u) |
+		       ((15 - 8 + (v >> 23) % 17) << 10) | (v & 0x3ffu);
+	case HLCOLL_INT32:
+		return (uint32_t)hlcoll_data_mix(v ^ seed);
+	default:
+		return v;
+	}
+}
+
+static inline float hlcoll_data_tof(enum hlcoll_dtype t, uint32_t x)
+{
+	return t == HLCOLL_BFLOAT16 ? hlcoll_data_from_bf16((uint16_t)x) :
+	       t == HLCOLL_FLOAT16 ? hlcoll_data_from_f16((uint16_t)x) :
+	       hlcoll_data_f(x);
+}
+
+static inline uint32_t hlcoll_data_fromf(enum hlcoll_dtype t, float f)
+{
+	return t == HLCOLL_BFLOAT16 ? hlcoll_data_to_bf16(f) :
+	       t == HLCOLL_FLOAT16 ? hlcoll_data_to_f16(f) : hlcoll_data_u(f);
+}
+
+/* @x op @acc, as the REDUCE packet computes it (x is its dst) */
+static inline uint32_t hlcoll_data_op(enum hlcoll_dtype t,
+				      enum hlcoll_redop op, uint32_t x,
+				      uint32_t acc)
+{
+	float fx, fa;
+
+	if (t == HLCOLL_INT32) {
+		if (op == HLCOLL_MIN)
+			return (int32_t)acc < (int32_t)x ? acc : x;
+		if (op == HLCOLL_MAX)
+			return (int32_t)acc > (int32_t)x ? acc : x;
+		return x + acc;
+	}
+	fx = hlcoll_data_tof(t, x);
+	fa = hlcoll_data_tof(t, acc);
+	if (op == HLCOLL_MIN)
+		return fa < fx ? acc : x;
+	if (op == HLCOLL_MAX)
+		return fa > fx ? acc : x;
+	return hlcoll_data_fromf(t, fx + fa);
+}
+
+/* acc = x_start[i]; acc = x_(start+j)[i] op acc for j = 1 .. n - 1 */
+static inline uint32_t hlcoll_data_reduce_from(uint64_t seed, int nranks,
+					       int start, uint64_t i,
+					       enum hlcoll_dtype t,
+					       enum hlcoll_redop op)
+{
+	uint32_t acc = hlcoll_data_elem(seed, start, i, t);
+	int j;
+
+	for (j = 1; j < nranks; j++)
+		acc = hlcoll_data_op(t, op,
+				     hlcoll_data_elem(seed, (start + j) % nranks,
+						      i, t), acc);
+	return acc;
+}
+
 /* Element @i of the all-gather of @sendcount elements per rank */
 static inline uint32_t hlcoll_data_allgather(uint64_t seed,
 					     uint64_t sendcount, uint64_t i)

@@ -1,16 +1,26 @@
 // SPDX-License-Identifier: MIT
 /*
- * collective: libhlcoll's ring all-reduce and all-gather on the emulated
- * devices, one process per device (hlcoll_launch()), data over the NIC,
- * the sum on the device (REDUCE). Every rank checks every element of its
- * result bit for bit against the host's computation in the ring's order
- * (lib/hlcoll/hlcoll_data.h): on 2, 3 and 4 devices (as many as the
- * VM has), with odd sizes (not multiples of the number of ranks nor of the
- * chunk, fewer elements than ranks), in place and out of place, small
- * chunks that make many NIC messages and more than one submission per
- * step, a ring in another order than the devices', host-memory buffers,
- * a communicator used for many collectives in a row, and a rank that
- * leaves (the others fail, none hangs).
+ * collective: libhlcoll's collectives on the emulated devices, one process
+ * per device (hlcoll_launch(): a unique id, then hlcoll_comm_init_rank() on
+ * a device each rank opens itself), data over the NIC, reductions on the
+ * device (REDUCE). Every rank checks every element of its result bit for
+ * bit against the host's computation in the documented order
+ * (lib/hlcoll/hlcoll_data.h), for all-reduce, all-gather, reduce-scatter,
+ * broadcast, reduce, all-to-all and grouped send/recv: on 2, 3 and 4
+ * devices (as many as the VM has), counts 0, 1 and odd ones (not multiples
+ * of the number of ranks nor of the chunk), in place and out of place; the
+ * reducing ones for every type (float32, bfloat16, float16, int32) and
+ * operation (sum, min, max). Negative controls, per type: the same
+ * all-reduce summed in another order (int32: saturating instead of
+ * wrapping), and summed exactly then rounded once, differ from the
+ * device's result (the check would catch a wrong order or rounding).
+ *
+ * Also: a communicator split (colour, key); a rank killed by a signal in
+ * the middle of a run of all-reduces (the others fail within the job
+ * timeout, and the devices work afterwards); a mismatched unique id
+ * (refused); an aborted communicator (the others see it); a table of bad
+ * arguments (refused before anything moves); a ring in another order than
+ * the devices'; host-memory buffers; a hard reset before a run.
  *
  * The test process itself opens no device: the ranks do.
  */
@@ -20,27 +30,49 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define PAGE		4096ull
 #define SEED		0xc011ec7e5eed0001ull
 
-enum coll_op { OP_ALLREDUCE, OP_ALLGATHER };
+enum coll {
+	C_ALLREDUCE, C_ALLGATHER, C_REDUCE_SCATTER, C_BROADCAST, C_REDUCE,
+	C_ALLTOALL, C_SENDRECV,
+};
+
+static const char * const type_names[] = {
+	"float32", "bfloat16", "float16", "int32",
+};
+
+static const char * const op_names[] = {
+	"sum", "prod", "min", "max", "avg",
+};
+
+static const char * const coll_names[] = {
+	"all-reduce", "all-gather", "reduce-scatter", "broadcast", "reduce",
+	"all-to-all", "send/recv",
+};
 
 /* One run: what every rank does, in its own process */
 struct coll_run {
-	enum coll_op op;
+	enum coll coll;
+	enum hlcoll_dtype dtype;
+	enum hlcoll_redop op;
 	int nranks;
 	bool devices_set;	/* else the first nranks devices */
 	uint32_t devices[HLCOLL_MAX_RANKS];
-	const uint64_t *counts;	/* all-reduce: count; all-gather: per rank */
+	const uint64_t *counts;	/* count per rank (as the call's) */
 	int ncounts;
 	bool in_place;
 	bool host_memory;	/* buffers in host memory mapped to the device */
 	int repeat;		/* collectives per count (the last is checked) */
+	int root;
 	struct hlcoll_config cfg;
 };
 
@@ -78,35 +110,190 @@ static void buf_free(int fd, struct rank_buf *b)
 	if (b->handle)
 		hlthunk_device_memory_free(fd, b->handle);
 	free(b->host);
+	memset(b, 0, sizeof(*b));
 }
 
-static int rank_main(int rank, int nranks, int boot_fd, void *arg)
+/* Elements of the send and of the receive buffer */
+static uint64_t send_elems(enum coll c, uint64_t count, int n)
+{
+	return c == C_REDUCE_SCATTER || c == C_ALLTOALL ? count * n : count;
+}
+
+static uint64_t recv_elems(enum coll c, uint64_t count, int n)
+{
+	switch (c) {
+	case C_ALLGATHER:
+	case C_ALLTOALL:
+		return count * n;
+	case C_SENDRECV:
+		return 2 * count;
+	default:
+		return count;
+	}
+}
+
+/* Element @i of rank @rank's result; false: not checked (reduce, non-root) */
+static bool expected(const struct coll_run *run, uint64_t seed, int rank,
+		     uint64_t count, uint64_t i, uint32_t *want)
+{
+	enum hlcoll_dtype t = run->dtype;
+	enum hlcoll_redop op = run->op;
+	int n = run->nranks;
+
+	switch (run->coll) {
+	case C_ALLREDUCE:
+		*want = hlcoll_data_reduce_from(seed, n,
+						hlcoll_data_segment_of(count, n, i),
+						i, t, op);
+		return true;
+	case C_ALLGATHER:
+		*want = hlcoll_data_elem(seed, (int)(i / count), i % count, t);
+		return true;
+	case C_REDUCE_SCATTER:
+		*want = hlcoll_data_reduce_from(seed, n, (rank + 1) % n,
+						(uint64_t)rank * count + i, t, op);
+		return true;
+	case C_BROADCAST:
+		*want = hlcoll_data_elem(seed, run->root, i, t);
+		return true;
+	case C_REDUCE:
+		*want = hlcoll_data_reduce_from(seed, n, run->root, i, t, op);
+		return rank == run->root;
+	case C_ALLTOALL:
+		*want = hlcoll_data_elem(seed, (int)(i / count),
+					 (uint64_t)rank * count + i % count, t);
+		return true;
+	case C_SENDRECV:
+		*want = i < count ?
+			hlcoll_data_elem(seed, (rank + n - 1) % n, i, t) :
+			hlcoll_data_elem(seed, (rank + 1) % n, i - count, t);
+		return true;
+	}
+	return false;
+}
+
+/*
+ * Negative control of element @i of an all-reduce sum: the same values
+ * summed in another order (from the rank after the segment's), or, for
+ * int32, with saturation instead of wrapping. A result equal to it where
+ * the right one differs would be caught.
+ */
+static uint32_t wrong_allreduce(const struct coll_run *run, uint64_t seed,
+				uint64_t count, uint64_t i)
+{
+	int n = run->nranks, k = hlcoll_data_segment_of(count, n, i), j;
+	enum hlcoll_dtype t = run->dtype;
+	int64_t sat;
+
+	if (t != HLCOLL_INT32)
+		return hlcoll_data_reduce_from(seed, n, (k + 1) % n, i, t,
+					       HLCOLL_SUM);
+	sat = (int32_t)hlcoll_data_elem(seed, k, i, t);
+	for (j = 1; j < n; j++) {
+		sat += (int32_t)hlcoll_data_elem(seed, (k + j) % n, i, t);
+		sat = sat > INT32_MAX ? INT32_MAX :
+		      sat < INT32_MIN ? INT32_MIN : sat;
+	}
+	return (uint32_t)sat;
+}
+
+/* The exact sum of element @i's values rounded once, in type @t */
+static uint32_t one_rounding(const struct coll_run *run, uint64_t seed,
+			     uint64_t i)
+{
+	double exact = 0;
+	int j;
+
+	for (j = 0; j < run->nranks; j++)
+		exact += hlcoll_data_tof(run->dtype,
+					 hlcoll_data_elem(seed, j, i,
+							  run->dtype));
+	return hlcoll_data_fromf(run->dtype, (float)exact);
+}
+
+/* Element access for 2- and 4-byte types (the low bits of the value) */
+static uint32_t elem_get(const void *p, size_t es, uint64_t i)
+{
+	return es == 2 ? ((const uint16_t *)p)[i] : ((const uint32_t *)p)[i];
+}
+
+static void elem_put(void *p, size_t es, uint64_t i, uint32_t v)
+{
+	if (es == 2)
+		((uint16_t *)p)[i] = (uint16_t)v;
+	else
+		((uint32_t *)p)[i] = v;
+}
+
+/* The collective of @run on @count */
+static int run_coll(struct hlcoll_comm *comm, const struct coll_run *run,
+		    uint64_t sendbuf, uint64_t recvbuf, uint64_t count)
+{
+	enum hlcoll_dtype t = run->dtype;
+	int r = hlcoll_comm_rank(comm), n = hlcoll_comm_size(comm), rc;
+	uint64_t es = hlcoll_dtype_size(t);
+
+	switch (run->coll) {
+	case C_ALLREDUCE:
+		return hlcoll_allreduce(comm, sendbuf, recvbuf, count, t,
+					run->op);
+	case C_ALLGATHER:
+		return hlcoll_allgather(comm, sendbuf, recvbuf, count, t);
+	case C_REDUCE_SCATTER:
+		return hlcoll_reduce_scatter(comm, sendbuf, recvbuf, count, t,
+					     run->op);
+	case C_BROADCAST:
+		return hlcoll_broadcast(comm, sendbuf, recvbuf, count, t,
+					run->root);
+	case C_REDUCE:
+		return hlcoll_reduce(comm, sendbuf, recvbuf, count, t,
+				     run->op, run->root);
+	case C_ALLTOALL:
+		return hlcoll_alltoall(comm, sendbuf, recvbuf, count, t);
+	case C_SENDRECV:
+		/* Both ways around the ring, posted in an awkward order */
+		hlcoll_group_start();
+		hlcoll_recv(comm, recvbuf + count * es, count, t, (r + 1) % n);
+		hlcoll_send(comm, sendbuf, count, t, (r + 1) % n);
+		hlcoll_send(comm, sendbuf, count, t, (r + n - 1) % n);
+		rc = hlcoll_recv(comm, recvbuf, count, t, (r + n - 1) % n);
+		return hlcoll_group_end() ?: rc;
+	}
+	return -EINVAL;
+}
+
+static int rank_main(int rank, int nranks, const struct hlcoll_unique_id *id,
+		     void *arg)
 {
 	const struct coll_run *run = arg;
+	size_t es = hlcoll_dtype_size(run->dtype);
 	struct rank_buf send, recv, stage;
 	struct hlcoll_comm *comm = NULL;
-	uint64_t count, max = 0, n, i, bytes, wrong = 0, sendbuf;
-	uint32_t *st, want;
+	uint64_t count, max = 0, i, bytes, wrong = 0, sendbuf, recvbuf;
+	uint64_t ns, nr, other_order = 0, one_rounding_diff = 0;
+	uint32_t want;
+	uint8_t *st;
 	int fd, c, k, rc;
 
 	for (c = 0; c < run->ncounts; c++)
 		if (run->counts[c] > max)
 			max = run->counts[c];
-	bytes = max * 4 * (run->op == OP_ALLGATHER ? nranks : 1);
+	bytes = max * es * 2 * nranks + es;
 
 	memset(&send, 0, sizeof(send));
 	memset(&recv, 0, sizeof(recv));
 	memset(&stage, 0, sizeof(stage));
+	/* The device is the user's choice, not derived from the rank */
 	fd = hlthunk_open_by_module_id(run->devices[rank]);
 	if (fd < 0) {
 		fprintf(stderr, "rank %d: open device %u: %s\n", rank,
 			run->devices[rank], strerror(-fd));
 		return 10;
 	}
-	rc = hlcoll_comm_init(&comm, fd, rank, nranks, boot_fd, &run->cfg);
+	rc = hlcoll_comm_init_rank(&comm, nranks, id, rank, fd, &run->cfg);
 	if (rc) {
-		fprintf(stderr, "rank %d: hlcoll_comm_init: %s\n", rank,
-			strerror(-rc));
+		fprintf(stderr, "rank %d: hlcoll_comm_init_rank: %s\n", rank,
+			hlcoll_get_error_string(rc));
 		hlthunk_close(fd);
 		return 11;
 	}
@@ -120,66 +307,97 @@ static int rank_main(int rank, int nranks, int boot_fd, void *arg)
 
 	for (c = 0; c < run->ncounts && !wrong; c++) {
 		count = run->counts[c];
-		n = run->op == OP_ALLGATHER ? count * nranks : count;
+		ns = send_elems(run->coll, count, nranks);
+		nr = recv_elems(run->coll, count, nranks);
 
-		/* The input, where the collective reads it */
-		if (run->op == OP_ALLGATHER && run->in_place)
-			sendbuf = recv.va + (uint64_t)rank * count * 4;
-		else if (run->in_place)
-			sendbuf = recv.va;
-		else
-			sendbuf = send.va;
-		/* Make the result area garbage first */
-		memset(st, 0x5a, n * 4);
-		rc = hlcoll_memcpy(comm, recv.va, stage.va, n * 4);
-		for (i = 0; i < count; i++)
-			st[i] = hlcoll_data_value(SEED + c, rank, i);
-		if (!rc)
-			rc = hlcoll_memcpy(comm, sendbuf, stage.va, count * 4);
+		/* Where the collective reads its input, and writes its result */
+		recvbuf = recv.va;
+		sendbuf = run->in_place ? recv.va : send.va;
+		if (run->in_place && run->coll == C_ALLGATHER)
+			sendbuf = recv.va + (uint64_t)rank * count * es;
+		if (run->in_place && run->coll == C_REDUCE_SCATTER)
+			recvbuf = recv.va + (uint64_t)rank * count * es;
 
-		for (k = 0; !rc && k < (run->repeat ? run->repeat : 1); k++) {
-			/* In place, a repeat would sum the sums: reload */
-			if (k && run->in_place && run->op == OP_ALLREDUCE)
+		for (k = 0; k < (run->repeat ? run->repeat : 1); k++) {
+			/* Result area garbage, then the input (in place: reloaded) */
+			memset(st, 0x5a, nr * es);
+			rc = hlcoll_memcpy(comm, recv.va, stage.va, nr * es);
+			for (i = 0; i < ns; i++)
+				elem_put(st, es, i,
+					 hlcoll_data_elem(SEED + c, rank, i,
+							  run->dtype));
+			if (!rc)
 				rc = hlcoll_memcpy(comm, sendbuf, stage.va,
-						   count * 4);
+						   ns * es);
+			if (!rc)
+				rc = run_coll(comm, run, sendbuf, recvbuf,
+					      count);
 			if (rc)
 				break;
-			if (run->op == OP_ALLGATHER)
-				rc = hlcoll_allgather(comm, sendbuf, recv.va,
-						      count, HLCOLL_FLOAT32);
-			else
-				rc = hlcoll_allreduce(comm, sendbuf, recv.va,
-						      count, HLCOLL_FLOAT32,
-						      HLCOLL_SUM);
 		}
 		if (rc) {
-			fprintf(stderr, "rank %d: count %" PRIu64 ": %s\n",
-				rank, count, strerror(-rc));
+			fprintf(stderr, "rank %d: %s of %" PRIu64 ": %s\n",
+				rank, coll_names[run->coll], count,
+				hlcoll_get_error_string(rc));
 			rc = 13;
 			goto out;
 		}
 
-		rc = hlcoll_memcpy(comm, stage.va, recv.va, n * 4);
+		rc = hlcoll_memcpy(comm, stage.va, recvbuf, nr * es);
 		if (rc) {
 			rc = 14;
 			goto out;
 		}
-		for (i = 0; i < n; i++) {
-			want = run->op == OP_ALLGATHER ?
-			       hlcoll_data_allgather(SEED + c, count, i) :
-			       hlcoll_data_allreduce(SEED + c, nranks, count, i);
-			if (st[i] == want)
+		for (i = 0; i < nr; i++) {
+			uint32_t got = elem_get(st, es, i);
+
+			if (!expected(run, SEED + c, rank, count, i, &want))
+				break;
+			if (es == 2)
+				want &= 0xffff;
+			if (got == want)
 				continue;
 			if (wrong++ < 5)
 				fprintf(stderr,
 					"rank %d: %s of %" PRIu64 " on %d ranks: element %" PRIu64 " is 0x%08x (%a), expected 0x%08x (%a)\n",
-					rank, run->op == OP_ALLGATHER ?
-					"all-gather" : "all-reduce", count,
-					nranks, i, st[i],
-					(double)hlcoll_data_f(st[i]), want,
+					rank, coll_names[run->coll], count,
+					nranks, i, got,
+					(double)hlcoll_data_f(got), want,
 					(double)hlcoll_data_f(want));
 		}
+
+		/*
+		 * Negative controls (all-reduce sum): another order of the
+		 * same additions (int32: saturating instead of wrapping), and
+		 * the exact sum rounded once, give other bits somewhere
+		 */
+		for (i = 0; run->coll == C_ALLREDUCE && run->op == HLCOLL_SUM &&
+			    i < nr; i++) {
+			uint32_t got = elem_get(st, es, i);
+
+			if (got != wrong_allreduce(run, SEED + c, count, i))
+				other_order++;
+			if (run->dtype != HLCOLL_INT32 &&
+			    got != one_rounding(run, SEED + c, i))
+				one_rounding_diff++;
+		}
+		/* Two ranks: one addition, commutative; nothing to tell apart */
+		if (run->coll == C_ALLREDUCE && run->op == HLCOLL_SUM &&
+		    count >= 1000 && nranks >= 3 &&
+		    ((run->dtype != HLCOLL_INT32 && !one_rounding_diff) ||
+		     !other_order)) {
+			fprintf(stderr,
+				"rank %d: negative control: %" PRIu64 " elements differ from another order, %" PRIu64 " from one rounding: the check could not catch them\n",
+				rank, other_order, one_rounding_diff);
+			wrong++;
+		}
 	}
+	if (run->coll == C_ALLREDUCE && run->op == HLCOLL_SUM && rank == 0 &&
+	    max >= 1000 && nranks >= 3)
+		printf("rank 0: %s: negative controls: %" PRIu64 " elements differ from another order%s, %" PRIu64 " from one rounding\n",
+		       type_names[run->dtype], other_order,
+		       run->dtype == HLCOLL_INT32 ? " (saturating)" : "",
+		       one_rounding_diff);
 	rc = wrong ? 1 : 0;
 
 out:
@@ -202,53 +420,136 @@ static void run_on(struct coll_run *run, int nranks)
 		skip();
 	}
 	run->nranks = nranks;
+	run->cfg.size = sizeof(run->cfg);
 	if (!run->devices_set)
 		for (i = 0; i < nranks; i++)
 			run->devices[i] = module_ids[i];
 	assert_int_equal(hlcoll_launch(nranks, rank_main, run), 0);
 }
 
-/* Odd counts: 1 (fewer than the ranks), primes, chunk edges +- 1 */
-static const uint64_t odd_counts[] = {
-	1, 2, 3, 5, 13, 1021, 4099, 65536 + 3, 3 * 16384 + 7,
-};
+/* Odd counts: 0, 1 (fewer than the ranks), primes, chunk edges +- 1 */
+static const uint64_t odd_counts[] = { 0, 1, 2, 5, 13, 1021, 4099, 16384 + 7 };
 
-static void allreduce_odd(int nranks, bool in_place)
+static void coll_odd(enum coll coll, int nranks, bool in_place, int root)
 {
 	struct coll_run run = {
-		.op = OP_ALLREDUCE,
+		.coll = coll,
 		.counts = odd_counts,
 		.ncounts = sizeof(odd_counts) / sizeof(odd_counts[0]),
 		.in_place = in_place,
-		/* 16 KiB + 4: chunks never line up with segments */
-		.cfg = { .chunk_bytes = 16 * 1024 + 4 },
+		.root = root,
+		/* 8 KiB + 4: chunks never line up with segments */
+		.cfg = { .size = sizeof(run.cfg), .chunk_bytes = 8 * 1024 + 4 },
 	};
 
 	run_on(&run, nranks);
 }
 
-static void test_allreduce_2_ranks_odd_sizes(void **state)
-{
-	(void)state;
-	allreduce_odd(2, false);
+#define COLL_TESTS(name, coll, root)					\
+static void test_##name##_2_ranks(void **state)				\
+{									\
+	(void)state;							\
+	coll_odd(coll, 2, false, root % 2);				\
+}									\
+static void test_##name##_4_ranks(void **state)				\
+{									\
+	(void)state;							\
+	coll_odd(coll, ndevices >= 4 ? 4 : ndevices, false, root % 2);	\
+}									\
+static void test_##name##_3_ranks_in_place(void **state)		\
+{									\
+	(void)state;							\
+	coll_odd(coll, ndevices >= 3 ? 3 : ndevices, coll != C_ALLTOALL && \
+		 coll != C_SENDRECV, root % 2);				\
 }
 
-static void test_allreduce_3_ranks_odd_sizes(void **state)
+COLL_TESTS(allreduce, C_ALLREDUCE, 0)
+COLL_TESTS(allgather, C_ALLGATHER, 0)
+COLL_TESTS(reduce_scatter, C_REDUCE_SCATTER, 0)
+COLL_TESTS(broadcast, C_BROADCAST, 1)
+COLL_TESTS(reduce, C_REDUCE, 1)
+COLL_TESTS(alltoall, C_ALLTOALL, 0)
+COLL_TESTS(sendrecv, C_SENDRECV, 0)
+
+/* Data movement of 2-byte elements: odd byte counts, not multiples of 4 */
+static void test_bf16_allgather_broadcast_alltoall(void **state)
 {
+	static const enum coll colls[] = {
+		C_ALLGATHER, C_BROADCAST, C_ALLTOALL, C_SENDRECV,
+	};
+	struct coll_run run = {
+		.dtype = HLCOLL_BFLOAT16,
+		.counts = odd_counts,
+		.ncounts = sizeof(odd_counts) / sizeof(odd_counts[0]),
+		.root = 1,
+		.cfg = { .size = sizeof(run.cfg), .chunk_bytes = 4096 },
+	};
+	unsigned int i;
+
 	(void)state;
-	allreduce_odd(3, false);
+	for (i = 0; i < sizeof(colls) / sizeof(colls[0]); i++) {
+		run.coll = colls[i];
+		run_on(&run, ndevices >= 3 ? 3 : 2);
+	}
 }
 
-static void test_allreduce_4_ranks_odd_sizes(void **state)
+/*
+ * Every (type, operation) of the reducing collectives: sum on 3 or 4 ranks
+ * (with the negative controls), min and max on 2 to 4, in place every
+ * other time
+ */
+static void every_type_and_op(enum coll coll)
 {
-	(void)state;
-	allreduce_odd(4, false);
+	static const uint64_t counts[] = { 0, 1, 5, 1021, 4099 };
+	static const enum hlcoll_redop ops[] = {
+		HLCOLL_SUM, HLCOLL_MIN, HLCOLL_MAX,
+	};
+	struct coll_run run = {
+		.coll = coll,
+		.counts = counts,
+		.ncounts = sizeof(counts) / sizeof(counts[0]),
+		.root = 1,
+		.cfg = { .size = sizeof(run.cfg), .chunk_bytes = 4096 + 4 },
+	};
+	int t, o, n;
+
+	if (ndevices < 3) {
+		print_message("needs 3 devices: skipped\n");
+		skip();
+	}
+	for (t = 0; t < HLCOLL_NUM_DTYPES; t++) {
+		for (o = 0; o < 3; o++) {
+			run.dtype = (enum hlcoll_dtype)t;
+			run.op = ops[o];
+			n = o == 0 ? 3 + t % 2 : 2 + (t + o) % 3;
+			if (n > ndevices)
+				n = ndevices;
+			run.in_place = (t + o) % 2;
+			print_message("%s %s %s on %d ranks%s\n",
+				      coll_names[coll], type_names[t],
+				      op_names[ops[o]], n,
+				      run.in_place ? ", in place" : "");
+			run_on(&run, n);
+		}
+	}
 }
 
-static void test_allreduce_in_place(void **state)
+static void test_allreduce_every_type_and_op(void **state)
 {
 	(void)state;
-	allreduce_odd(ndevices < 3 ? ndevices : 3, true);
+	every_type_and_op(C_ALLREDUCE);
+}
+
+static void test_reduce_scatter_every_type_and_op(void **state)
+{
+	(void)state;
+	every_type_and_op(C_REDUCE_SCATTER);
+}
+
+static void test_reduce_every_type_and_op(void **state)
+{
+	(void)state;
+	every_type_and_op(C_REDUCE);
 }
 
 static void test_allreduce_many_chunks_many_submissions(void **state)
@@ -256,10 +557,11 @@ static void test_allreduce_many_chunks_many_submissions(void **state)
 	/* 256-byte chunks: > 512 chunks (one submission's batch) per step */
 	static const uint64_t counts[] = { 2 * 64 * 600 + 1 };
 	struct coll_run run = {
-		.op = OP_ALLREDUCE,
+		.coll = C_ALLREDUCE,
 		.counts = counts,
 		.ncounts = 1,
-		.cfg = { .chunk_bytes = 256, .mtu = HL_NIC_MTU_256 },
+		.cfg = { .size = sizeof(run.cfg), .chunk_bytes = 256,
+			 .mtu = HL_NIC_MTU_256 },
 	};
 
 	(void)state;
@@ -270,7 +572,7 @@ static void test_allreduce_ring_in_another_order(void **state)
 {
 	static const uint64_t counts[] = { 10007 };
 	struct coll_run run = {
-		.op = OP_ALLREDUCE,
+		.coll = C_ALLREDUCE,
 		.counts = counts,
 		.ncounts = 1,
 	};
@@ -292,46 +594,33 @@ static void test_allreduce_host_memory_buffers(void **state)
 {
 	static const uint64_t counts[] = { 3001 };
 	struct coll_run run = {
-		.op = OP_ALLREDUCE,
+		.coll = C_ALLREDUCE,
 		.counts = counts,
 		.ncounts = 1,
 		.host_memory = true,
-		.cfg = { .chunk_bytes = 4096 },
+		.cfg = { .size = sizeof(run.cfg), .chunk_bytes = 4096 },
 	};
 
 	(void)state;
 	run_on(&run, 2);
 }
 
-static void test_allreduce_repeated_on_one_communicator(void **state)
+static void test_collectives_repeated_on_one_communicator(void **state)
 {
 	static const uint64_t counts[] = { 777, 1, 12345 };
 	struct coll_run run = {
-		.op = OP_ALLREDUCE,
 		.counts = counts,
 		.ncounts = 3,
-		.repeat = 4,
+		.repeat = 3,
 		.in_place = true,
-		.cfg = { .chunk_bytes = 8192 },
+		.cfg = { .size = sizeof(run.cfg), .chunk_bytes = 8192 },
 	};
 
 	(void)state;
+	run.coll = C_ALLREDUCE;
 	run_on(&run, ndevices > 4 ? 4 : (ndevices < 2 ? 2 : ndevices));
-}
-
-static const uint64_t gather_counts[] = { 1, 3, 1001, 16384 + 5 };
-
-static void allgather_odd(int nranks, bool in_place)
-{
-	struct coll_run run = {
-		.op = OP_ALLGATHER,
-		.counts = gather_counts,
-		.ncounts = sizeof(gather_counts) / sizeof(gather_counts[0]),
-		.in_place = in_place,
-		.cfg = { .chunk_bytes = 8 * 1024 + 12 },
-	};
-
-	run_on(&run, nranks);
+	run.coll = C_REDUCE_SCATTER;
+	run_on(&run, ndevices > 4 ? 4 : (ndevices < 2 ? 2 : ndevices));
 }
 
 /*
@@ -342,10 +631,10 @@ static void test_allreduce_after_hard_reset(void **state)
 {
 	static const uint64_t counts[] = { 4099, 65536 + 3 };
 	struct coll_run run = {
-		.op = OP_ALLREDUCE,
+		.coll = C_ALLREDUCE,
 		.counts = counts,
 		.ncounts = sizeof(counts) / sizeof(counts[0]),
-		.cfg = { .chunk_bytes = 16 * 1024 + 4 },
+		.cfg = { .size = sizeof(run.cfg), .chunk_bytes = 16 * 1024 + 4 },
 	};
 	char path[64];
 	int i;
@@ -359,109 +648,187 @@ static void test_allreduce_after_hard_reset(void **state)
 	run_on(&run, 2);
 }
 
-static void test_allgather_2_ranks(void **state)
-{
-	(void)state;
-	allgather_odd(2, false);
-}
-
-static void test_allgather_3_ranks_in_place(void **state)
-{
-	(void)state;
-	allgather_odd(3, true);
-}
-
-static void test_allgather_4_ranks(void **state)
-{
-	(void)state;
-	allgather_odd(4, false);
-}
-
 static void test_one_rank_is_a_copy(void **state)
 {
-	static const uint64_t counts[] = { 5, 1000 };
+	static const uint64_t counts[] = { 0, 5, 1000 };
 	struct coll_run run = {
-		.op = OP_ALLREDUCE,
 		.counts = counts,
-		.ncounts = 2,
+		.ncounts = 3,
 	};
+	enum coll c;
 
 	(void)state;
-	run_on(&run, 1);
-	run.op = OP_ALLGATHER;
-	run_on(&run, 1);
+	for (c = C_ALLREDUCE; c <= C_ALLTOALL; c++) {
+		run.coll = c;
+		run_on(&run, 1);
+	}
 }
 
-static void test_bad_arguments_einval(void **state)
-{
-	(void)state;
-	/* No device needed: checked before anything is touched */
-	assert_int_equal(hlcoll_launch(0, NULL, NULL), -EINVAL);
-	assert_int_equal(hlcoll_launch(HLCOLL_MAX_RANKS + 1, NULL, NULL),
-			 -EINVAL);
-	assert_int_equal(hlcoll_allreduce(NULL, 4, 4, 1, HLCOLL_FLOAT32,
-					  HLCOLL_SUM), -EINVAL);
-	assert_int_equal(hlcoll_comm_init(NULL, 0, 0, 1, -1, NULL), -EINVAL);
-}
-
-/* A rank that leaves early makes the others fail instead of hanging */
-static int rank_leaves(int rank, int nranks, int boot_fd, void *arg)
-{
-	uint32_t mine = rank, all[HLCOLL_MAX_RANKS];
-
-	(void)arg;
-	if (rank == nranks - 1)
-		return 0;
-	return hlcoll_boot_allgather(boot_fd, nranks, &mine, all,
-				     sizeof(mine)) == -EPIPE ? 0 : 1;
-}
-
-static void test_bootstrap_rank_gone_epipe(void **state)
-{
-	(void)state;
-	assert_int_equal(hlcoll_launch(3, rank_leaves, NULL), 0);
-}
+/* ------------------------------------------------------------------------
+ * Split
+ */
 
 /*
- * The last rank closes its device right after the set-up: every other rank's
- * all-reduce fails (a NIC error, or its 5 s job timeout), none hangs.
+ * 4 ranks: colour rank % 2, key -rank (reversed order), one rank with no
+ * colour when there are 3. Each new communicator all-reduces its members'
+ * inputs (their old ranks' data), checked against the host in the new ranks'
+ * order.
  */
-static int rank_dies(int rank, int nranks, int boot_fd, void *arg)
+static int rank_split(int rank, int nranks, const struct hlcoll_unique_id *id,
+		      void *arg)
 {
-	struct hlcoll_config cfg = { .timeout_s = 5 };
-	struct hlcoll_comm *comm;
-	struct rank_buf b;
-	int fd, rc;
+	struct hlcoll_comm *comm = NULL, *sub = NULL;
+	uint64_t count = 1001, i;
+	struct rank_buf b, stage;
+	int fd, rc, color, members[HLCOLL_MAX_RANKS], nsub = 0, r, wrong = 0;
+	uint32_t *st;
 
 	(void)arg;
+	memset(&b, 0, sizeof(b));
+	memset(&stage, 0, sizeof(stage));
 	fd = hlthunk_open_by_module_id(module_ids[rank]);
 	if (fd < 0)
 		return 10;
-	rc = hlcoll_comm_init(&comm, fd, rank, nranks, boot_fd, &cfg);
+	rc = hlcoll_comm_init_rank(&comm, nranks, id, rank, fd, NULL);
+	if (rc)
+		goto out;
+	color = nranks == 3 && rank == 1 ? HLCOLL_SPLIT_NOCOLOR : rank % 2;
+	rc = hlcoll_comm_split(comm, color, -rank, &sub, NULL);
+	if (rc || color == HLCOLL_SPLIT_NOCOLOR) {
+		rc = rc ? rc : (sub ? 20 : 0);
+		goto out;
+	}
+	/* The members of our colour, highest old rank first */
+	for (r = nranks - 1; r >= 0; r--)
+		if (r % 2 == rank % 2 && !(nranks == 3 && r == 1))
+			members[nsub++] = r;
+	if (hlcoll_comm_size(sub) != nsub ||
+	    members[hlcoll_comm_rank(sub)] != rank) {
+		fprintf(stderr, "rank %d: split gave rank %d of %d\n", rank,
+			hlcoll_comm_rank(sub), hlcoll_comm_size(sub));
+		rc = 21;
+		goto out;
+	}
+	rc = buf_alloc(fd, false, count * 4, &b);
+	if (!rc)
+		rc = buf_alloc(fd, true, count * 4, &stage);
+	if (rc)
+		goto out;
+	st = stage.host;
+	/* Seeded by the new rank: the host reference is the usual one */
+	for (i = 0; i < count; i++)
+		st[i] = hlcoll_data_value(SEED, hlcoll_comm_rank(sub), i);
+	rc = hlcoll_memcpy(sub, b.va, stage.va, count * 4);
+	if (!rc)
+		rc = hlcoll_allreduce(sub, b.va, b.va, count, HLCOLL_FLOAT32,
+				      HLCOLL_SUM);
+	if (!rc)
+		rc = hlcoll_memcpy(sub, stage.va, b.va, count * 4);
+	for (i = 0; !rc && i < count; i++)
+		if (st[i] != hlcoll_data_allreduce(SEED, nsub, count, i))
+			wrong++;
+	if (!rc && wrong) {
+		fprintf(stderr, "rank %d: %d wrong after the split\n", rank,
+			wrong);
+		rc = 22;
+	}
+out:
+	if (rc < 0)
+		fprintf(stderr, "rank %d: split: %s\n", rank,
+			hlcoll_get_error_string(rc));
+	buf_free(fd, &stage);
+	buf_free(fd, &b);
+	hlcoll_comm_destroy(sub);
+	hlcoll_comm_destroy(comm);
+	hlthunk_close(fd);
+	return rc ? (rc < 0 ? 30 : rc) : 0;
+}
+
+static void test_comm_split_colour_and_key(void **state)
+{
+	(void)state;
+	if (ndevices < 3) {
+		print_message("needs 3 devices: skipped\n");
+		skip();
+	}
+	assert_int_equal(hlcoll_launch(ndevices >= 4 ? 4 : 3, rank_split,
+				       NULL), 0);
+}
+
+/* ------------------------------------------------------------------------
+ * Failures
+ */
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+#define KILL_TIMEOUT_S	5
+
+/*
+ * Every rank runs all-reduces in a loop; the last rank is killed by
+ * SIGALRM 1.5 s in, in the middle of one. The others must fail (not hang)
+ * within the job timeout (plus the CQ and CS waits' slack), free what they
+ * hold, and report the error in their async error too.
+ */
+static int rank_killed(int rank, int nranks, const struct hlcoll_unique_id *id,
+		       void *arg)
+{
+	struct hlcoll_config cfg = HLCOLL_CONFIG_INIT;
+	struct hlcoll_comm *comm = NULL;
+	struct rank_buf b;
+	double t_last = 0, took;
+	int fd, rc, i, async = 0;
+
+	(void)arg;
+	cfg.timeout_s = KILL_TIMEOUT_S;
+	cfg.chunk_bytes = 4096;
+	fd = hlthunk_open_by_module_id(module_ids[rank]);
+	if (fd < 0)
+		return 10;
+	rc = hlcoll_comm_init_rank(&comm, nranks, id, rank, fd, &cfg);
 	if (rc) {
 		hlthunk_close(fd);
 		return 11;
 	}
-	if (rank == nranks - 1) {
-		hlcoll_comm_destroy(comm);
-		hlthunk_close(fd);
-		return 0;
-	}
-	rc = buf_alloc(fd, false, 64 * 1024, &b);
+	rc = buf_alloc(fd, false, 256 * 1024, &b);
 	if (!rc)
-		rc = hlcoll_allreduce(comm, b.va, b.va, 16 * 1024,
+		rc = hlcoll_barrier(comm);
+	if (rank == nranks - 1) {
+		signal(SIGALRM, SIG_DFL);
+		alarm(2);
+	}
+	for (i = 0; !rc && i < 100000; i++) {
+		t_last = now_s();
+		rc = hlcoll_allreduce(comm, b.va, b.va, 64 * 1024,
 				      HLCOLL_FLOAT32, HLCOLL_SUM);
-	if (rc)
-		fprintf(stderr, "rank %d: all-reduce without the last rank: %s (expected)\n",
-			rank, strerror(-rc));
+	}
+	took = now_s() - t_last;
+	hlcoll_comm_get_async_error(comm, &async);
+	fprintf(stderr, "rank %d: after %d all-reduces: %s in %.1f s (async error %d)\n",
+		rank, i, hlcoll_get_error_string(rc), took, async);
 	buf_free(fd, &b);
 	hlcoll_comm_destroy(comm);
 	hlthunk_close(fd);
-	return rc == -EIO ? 0 : 1;
+	if (!rc || i < 2)
+		return 1;	/* never failed, or failed before the kill */
+	if (async != rc)
+		return 2;
+	return took <= KILL_TIMEOUT_S + 40 ? 0 : 3;
 }
 
-static void test_rank_gone_fails_the_others(void **state)
+static void test_rank_killed_mid_collective(void **state)
 {
+	static const uint64_t counts[] = { 4099 };
+	struct coll_run run = {
+		.coll = C_ALLREDUCE,
+		.counts = counts,
+		.ncounts = 1,
+	};
 	int n = ndevices > 3 ? 3 : ndevices;
 
 	(void)state;
@@ -469,25 +836,220 @@ static void test_rank_gone_fails_the_others(void **state)
 		print_message("needs 2 devices: skipped\n");
 		skip();
 	}
-	assert_int_equal(hlcoll_launch(n, rank_dies, NULL), 0);
+	/* The killed rank's status is SIGALRM's; the others returned 0 */
+	assert_int_equal(hlcoll_launch(n, rank_killed, NULL), 128 + SIGALRM);
+	/* The same devices, afterwards: as good as new */
+	run_on(&run, n);
+}
+
+/* Rank 1 aborts; rank 0 sees it without a collective, then fails fast */
+static int rank_aborts(int rank, int nranks, const struct hlcoll_unique_id *id,
+		       void *arg)
+{
+	struct hlcoll_comm *comm = NULL;
+	int fd, rc, async = 0, i;
+
+	(void)arg;
+	fd = hlthunk_open_by_module_id(module_ids[rank]);
+	if (fd < 0)
+		return 10;
+	rc = hlcoll_comm_init_rank(&comm, nranks, id, rank, fd, NULL);
+	if (rc) {
+		hlthunk_close(fd);
+		return 11;
+	}
+	if (rank == 1) {
+		hlcoll_comm_abort(comm);
+		hlthunk_close(fd);
+		return 0;
+	}
+	for (i = 0; i < 500 && !async; i++) {
+		hlcoll_comm_get_async_error(comm, &async);
+		if (!async)
+			usleep(10000);
+	}
+	rc = hlcoll_barrier(comm);
+	hlcoll_comm_destroy(comm);
+	hlthunk_close(fd);
+	if (async != -ECONNABORTED || rc != -ECONNABORTED) {
+		fprintf(stderr, "rank 0: async %d, barrier %d\n", async, rc);
+		return 1;
+	}
+	return 0;
+}
+
+static void test_abort_seen_by_the_others(void **state)
+{
+	(void)state;
+	if (ndevices < 2) {
+		print_message("needs 2 devices: skipped\n");
+		skip();
+	}
+	assert_int_equal(hlcoll_launch(2, rank_aborts, NULL), 0);
+}
+
+/* Rank 1 presents the id with its secret changed: refused, root times out */
+static int rank_bad_id(int rank, int nranks, const struct hlcoll_unique_id *id,
+		       void *arg)
+{
+	struct hlcoll_config cfg = HLCOLL_CONFIG_INIT;
+	struct hlcoll_unique_id bad = *id;
+	struct hlcoll_comm *comm = NULL;
+	int fd, rc;
+
+	(void)arg;
+	cfg.boot_timeout_ms = 2000;
+	bad.internal[20] ^= 0x40;	/* a bit of the secret */
+	fd = hlthunk_open_by_module_id(module_ids[rank]);
+	if (fd < 0)
+		return 10;
+	rc = hlcoll_comm_init_rank(&comm, nranks, rank ? &bad : id, rank, fd,
+				   &cfg);
+	hlcoll_comm_destroy(comm);
+	hlthunk_close(fd);
+	return rc == (rank ? -ESTALE : -ETIMEDOUT) ? 0 : 1;
+}
+
+static void test_mismatched_unique_id_refused(void **state)
+{
+	(void)state;
+	if (ndevices < 2) {
+		print_message("needs 2 devices: skipped\n");
+		skip();
+	}
+	assert_int_equal(hlcoll_launch(2, rank_bad_id, NULL), 0);
+}
+
+/* Every bad argument refused with its errno, before anything moves */
+static int rank_bad_args(int rank, int nranks,
+			 const struct hlcoll_unique_id *id, void *arg)
+{
+	struct hlcoll_config cfg = HLCOLL_CONFIG_INIT;
+	struct hlcoll_comm *comm = NULL, *sub = NULL;
+	struct rank_buf b;
+	uint64_t va, big = UINT64_MAX / 2;
+	int fd, rc, bad = 0, err = 1;
+	unsigned int i;
+
+	(void)arg;
+	(void)nranks;
+	fd = hlthunk_open_by_module_id(module_ids[rank]);
+	if (fd < 0)
+		return 10;
+	if (hlcoll_comm_init_rank(&comm, 1, id, 0, fd, &cfg) ||
+	    buf_alloc(fd, false, 4096, &b)) {
+		hlthunk_close(fd);
+		return 11;
+	}
+	va = b.va;
+	{
+		const struct { const char *what; int got, want; } t[] = {
+#define T(call, want) { #call, call, want }
+			T(hlcoll_allreduce(NULL, va, va, 1, HLCOLL_FLOAT32, HLCOLL_SUM), -EINVAL),
+			T(hlcoll_allreduce(comm, 0, va, 1, HLCOLL_FLOAT32, HLCOLL_SUM), -EINVAL),
+			T(hlcoll_allreduce(comm, va, 0, 1, HLCOLL_FLOAT32, HLCOLL_SUM), -EINVAL),
+			T(hlcoll_allreduce(comm, va + 2, va + 2, 1, HLCOLL_FLOAT32, HLCOLL_SUM), -EINVAL),
+			T(hlcoll_allreduce(comm, va, va, 1, (enum hlcoll_dtype)99, HLCOLL_SUM), -EINVAL),
+			T(hlcoll_allreduce(comm, va, va, 1, HLCOLL_FLOAT32, (enum hlcoll_redop)99), -EINVAL),
+			T(hlcoll_allreduce(comm, va, va, big, HLCOLL_FLOAT32, HLCOLL_SUM), -EINVAL),
+			T(hlcoll_allreduce(comm, va, va + 4, 16, HLCOLL_FLOAT32, HLCOLL_SUM), -EINVAL),
+			T(hlcoll_allreduce(comm, va, va, 0, HLCOLL_FLOAT32, HLCOLL_SUM), 0),
+			T(hlcoll_allreduce(comm, 0, 0, 0, HLCOLL_FLOAT32, HLCOLL_SUM), 0),
+			T(hlcoll_reduce_scatter(comm, va, va, big, HLCOLL_FLOAT32, HLCOLL_SUM), -EINVAL),
+			T(hlcoll_allgather(comm, va, va + 1, 1, HLCOLL_FLOAT32), -EINVAL),
+			T(hlcoll_allgather(comm, va, va, 1, (enum hlcoll_dtype)-1), -EINVAL),
+			T(hlcoll_broadcast(comm, va, va, 1, HLCOLL_FLOAT32, 1), -EINVAL),
+			T(hlcoll_broadcast(comm, va, va, 1, HLCOLL_FLOAT32, -1), -EINVAL),
+			T(hlcoll_reduce(comm, va, va, 1, HLCOLL_FLOAT32, HLCOLL_SUM, 5), -EINVAL),
+			T(hlcoll_alltoall(comm, va, va, 1, HLCOLL_FLOAT32), -EINVAL),
+			T(hlcoll_send(comm, va, 1, HLCOLL_FLOAT32, 1), -EINVAL),
+			T(hlcoll_recv(comm, va, 1, HLCOLL_FLOAT32, -1), -EINVAL),
+			T(hlcoll_send(comm, va, 1, HLCOLL_FLOAT32, 0), -EINVAL),
+			T(hlcoll_comm_split(comm, -5, 0, &sub, NULL), -EINVAL),
+			T(hlcoll_comm_split(comm, 0, 0, NULL, NULL), -EINVAL),
+			T(hlcoll_comm_get_async_error(comm, NULL), -EINVAL),
+			T(hlcoll_memcpy(comm, 0, va, 4), -EINVAL),
+			T(hlcoll_memcpy(comm, va, UINT64_MAX - 2, 4), -EINVAL),
+			T(hlcoll_barrier(NULL), -EINVAL),
+			T(hlcoll_group_end(), -EINVAL),
+			T((int)hlcoll_segment(5, 0, 0, NULL), 0),
+			T(hlcoll_comm_rank(NULL), -EINVAL),
+			T(hlcoll_launch(-1, rank_bad_args, NULL), -EINVAL),
+			T(hlcoll_get_unique_id(NULL), -EINVAL),
+			/* Reductions the device cannot do: refused, not wrong */
+			T(hlcoll_allreduce(comm, va, va, 1, HLCOLL_BFLOAT16, HLCOLL_PROD), -EOPNOTSUPP),
+			T(hlcoll_allreduce(comm, va, va, 1, HLCOLL_FLOAT32, HLCOLL_AVG), -EOPNOTSUPP),
+			T(hlcoll_reduce(comm, va, va, 1, HLCOLL_INT32, HLCOLL_PROD, 0), -EOPNOTSUPP),
+			T(hlcoll_allreduce(comm, va + 2, va + 2, 1, HLCOLL_FLOAT16, HLCOLL_MAX), 0),
+			T(hlcoll_allreduce(comm, va + 2, va + 2, 1, HLCOLL_INT32, HLCOLL_MAX), -EINVAL),
+			/* After all of that, the communicator still works */
+			T(hlcoll_allreduce(comm, va, va, 1000, HLCOLL_FLOAT32, HLCOLL_SUM), 0),
+			T(hlcoll_comm_get_async_error(comm, &err), 0),
+#undef T
+		};
+
+		for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+			if (t[i].got == t[i].want)
+				continue;
+			fprintf(stderr, "%s: %d (%s), expected %d\n", t[i].what,
+				t[i].got, hlcoll_get_error_string(t[i].got),
+				t[i].want);
+			bad++;
+		}
+	}
+	if (err) {
+		fprintf(stderr, "async error %d after refused calls\n", err);
+		bad++;
+	}
+	rc = bad ? 1 : 0;
+	buf_free(fd, &b);
+	hlcoll_comm_destroy(comm);
+	hlthunk_close(fd);
+	return rc;
+}
+
+static void test_bad_arguments_refused(void **state)
+{
+	(void)state;
+	assert_int_equal(hlcoll_launch(1, rank_bad_args, NULL), 0);
 }
 
 const struct CMUnitTest collective_tests[] = {
-	cmocka_unit_test(test_bad_arguments_einval),
-	cmocka_unit_test(test_bootstrap_rank_gone_epipe),
+	cmocka_unit_test(test_bad_arguments_refused),
+	cmocka_unit_test(test_mismatched_unique_id_refused),
 	cmocka_unit_test(test_one_rank_is_a_copy),
-	cmocka_unit_test(test_allreduce_2_ranks_odd_sizes),
-	cmocka_unit_test(test_allreduce_3_ranks_odd_sizes),
-	cmocka_unit_test(test_allreduce_4_ranks_odd_sizes),
-	cmocka_unit_test(test_allreduce_in_place),
+	cmocka_unit_test(test_allreduce_2_ranks),
+	cmocka_unit_test(test_allreduce_4_ranks),
+	cmocka_unit_test(test_allreduce_3_ranks_in_place),
+	cmocka_unit_test(test_allgather_2_ranks),
+	cmocka_unit_test(test_allgather_4_ranks),
+	cmocka_unit_test(test_allgather_3_ranks_in_place),
+	cmocka_unit_test(test_reduce_scatter_2_ranks),
+	cmocka_unit_test(test_reduce_scatter_4_ranks),
+	cmocka_unit_test(test_reduce_scatter_3_ranks_in_place),
+	cmocka_unit_test(test_broadcast_2_ranks),
+	cmocka_unit_test(test_broadcast_4_ranks),
+	cmocka_unit_test(test_broadcast_3_ranks_in_place),
+	cmocka_unit_test(test_reduce_2_ranks),
+	cmocka_unit_test(test_reduce_4_ranks),
+	cmocka_unit_test(test_reduce_3_ranks_in_place),
+	cmocka_unit_test(test_alltoall_2_ranks),
+	cmocka_unit_test(test_alltoall_4_ranks),
+	cmocka_unit_test(test_alltoall_3_ranks_in_place),
+	cmocka_unit_test(test_sendrecv_2_ranks),
+	cmocka_unit_test(test_sendrecv_4_ranks),
+	cmocka_unit_test(test_sendrecv_3_ranks_in_place),
+	cmocka_unit_test(test_bf16_allgather_broadcast_alltoall),
+	cmocka_unit_test(test_allreduce_every_type_and_op),
+	cmocka_unit_test(test_reduce_scatter_every_type_and_op),
+	cmocka_unit_test(test_reduce_every_type_and_op),
 	cmocka_unit_test(test_allreduce_many_chunks_many_submissions),
 	cmocka_unit_test(test_allreduce_ring_in_another_order),
 	cmocka_unit_test(test_allreduce_host_memory_buffers),
-	cmocka_unit_test(test_allreduce_repeated_on_one_communicator),
-	cmocka_unit_test(test_allgather_2_ranks),
-	cmocka_unit_test(test_allgather_3_ranks_in_place),
-	cmocka_unit_test(test_allgather_4_ranks),
-	cmocka_unit_test(test_rank_gone_fails_the_others),
+	cmocka_unit_test(test_collectives_repeated_on_one_communicator),
+	cmocka_unit_test(test_comm_split_colour_and_key),
+	cmocka_unit_test(test_abort_seen_by_the_others),
+	cmocka_unit_test(test_rank_killed_mid_collective),
 	cmocka_unit_test(test_allreduce_after_hard_reset),
 };
 

@@ -9,7 +9,12 @@
  * subnormals, overflow, cancellation, infinities, NaNs). Malformed packets
  * (misaligned, count 0, unknown dtype or op) abort the CS without an MMU
  * fault; unmapped operands fault at the right VA with the chunks before
- * the fault written.
+ * the fault written. The other types and operations (bfloat16, float16,
+ * int32; min, max): every pair of each type's special values (zeros,
+ * subnormals, ties, overflow, infinities, NaNs) and random elements against
+ * the host (16-bit floats rounded by the host's own conversions), a few
+ * results spelled out, and a negative control: the host rounding toward
+ * zero instead differs from the engine.
  *
  * The host arithmetic is the C float sum, with NaN results spelled out by
  * the documented rule (the guest's FPU is QEMU's, whose NaN choice is not
@@ -20,6 +25,8 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -404,8 +411,11 @@ static void test_malformed_aborts_without_fault(void **state)
 	hltests_run_cb_aborted(st->fd, 0, cb.va, len);
 
 	/* Unknown dtype, unknown op */
-	len = hlthunk_pkt_reduce(cb.ptr, h.va, h.va + 64, 4, 1,
-				 HL_REDUCE_OP_SUM);
+	len = hlthunk_pkt_reduce(cb.ptr, h.va, h.va + 64, 4,
+				 HL_REDUCE_DTYPE_I32 + 1, HL_REDUCE_OP_SUM);
+	hltests_run_cb_aborted(st->fd, 0, cb.va, len);
+	len = hlthunk_pkt_reduce(cb.ptr, h.va, h.va + 64, 4,
+				 HL_REDUCE_DTYPE_F32, HL_REDUCE_OP_MAX + 1);
 	hltests_run_cb_aborted(st->fd, 0, cb.va, len);
 	len = hlthunk_pkt_reduce(cb.ptr, h.va, h.va + 64, 4,
 				 HL_REDUCE_DTYPE_F32, 0x100);
@@ -516,6 +526,294 @@ static void test_unmapped_operands_fault(void **state)
 	hltests_host_unmap(st->fd, &h);
 }
 
+/* ------------------------------------------------------------------------
+ * The other types and operations: bfloat16, float16, int32; min, max
+ */
+
+static const char * const dtype_names[] = { "f32", "bf16", "f16", "i32" };
+static const char * const op_names[] = { "sum", "min", "max" };
+
+static uint32_t esize_of(uint32_t t)
+{
+	return t == HL_REDUCE_DTYPE_BF16 || t == HL_REDUCE_DTYPE_F16 ? 2 : 4;
+}
+
+/* Widen to binary32 bits (exact; a NaN keeps its payload's top bits) */
+static uint32_t widen(uint32_t t, uint32_t x)
+{
+	_Float16 h;
+	uint16_t u = (uint16_t)x;
+
+	if (t == HL_REDUCE_DTYPE_BF16)
+		return x << 16;
+	if (t != HL_REDUCE_DTYPE_F16)
+		return x;
+	if ((u & 0x7c00) == 0x7c00 && (u & 0x3ff))
+		return ((uint32_t)(u & 0x8000) << 16) | 0x7f800000u |
+		       ((uint32_t)(u & 0x3ff) << 13);
+	memcpy(&h, &u, sizeof(h));
+	return f2u((float)h);
+}
+
+/*
+ * Binary32 -> the type, to nearest even: bf16 by comparing the distances
+ * to both neighbours, f16 by the compiler's conversion; @trunc instead
+ * rounds toward zero (the negative control's wrong rounding)
+ */
+static uint32_t narrow(uint32_t t, uint32_t f, bool trunc)
+{
+	uint32_t lo = f & 0xffff0000u, hi = lo + 0x10000u;
+	double dl, dh;
+	_Float16 h;
+	uint16_t u;
+
+	if (t == HL_REDUCE_DTYPE_F32 || t == HL_REDUCE_DTYPE_I32)
+		return f;
+	if (is_nan(f))
+		return t == HL_REDUCE_DTYPE_BF16 ? (f >> 16) | 0x40 :
+		       ((f >> 16) & 0x8000) | 0x7e00 | ((f >> 13) & 0x3ff);
+	if (t == HL_REDUCE_DTYPE_F16) {
+		h = (_Float16)u2f(f);
+		memcpy(&u, &h, sizeof(u));
+		/* Toward zero: one step back when rounding went outwards */
+		if (trunc && fabsf((float)h) > fabsf(u2f(f)) && (u & 0x7fff))
+			u--;
+		return u;
+	}
+	if ((f & 0x7fffffffu) == 0x7f800000u || f == lo || trunc)
+		return lo >> 16;
+	dl = fabs((double)u2f(f) - (double)u2f(lo));
+	dh = (hi & 0x7f800000u) == 0x7f800000u ?
+	     fabs((f & 0x80000000u ? -0x1p128 : 0x1p128) - (double)u2f(f)) :
+	     fabs((double)u2f(hi) - (double)u2f(f));
+	if (dl < dh || (dl == dh && !((lo >> 16) & 1)))
+		return lo >> 16;
+	return hi >> 16;
+}
+
+/* a < b as numbers, -0 < +0 (neither is a NaN) */
+static bool less_than(uint32_t t, uint32_t a, uint32_t b)
+{
+	float fa = u2f(widen(t, a)), fb = u2f(widen(t, b));
+
+	if (fa == 0 && fb == 0)
+		return signbit(fa) && !signbit(fb);
+	return fa < fb;
+}
+
+/* The host's dst op src for type @t, as struct hl_pkt_reduce documents */
+static uint32_t host_op(uint32_t t, uint32_t op, uint32_t d, uint32_t s,
+			bool trunc)
+{
+	uint32_t wd, ws, quiet;
+
+	if (t == HL_REDUCE_DTYPE_I32) {
+		if (op == HL_REDUCE_OP_SUM)
+			return d + s;
+		if (op == HL_REDUCE_OP_MIN)
+			return (int32_t)s < (int32_t)d ? s : d;
+		return (int32_t)s > (int32_t)d ? s : d;
+	}
+	wd = widen(t, d);
+	ws = widen(t, s);
+	if (op == HL_REDUCE_OP_SUM)
+		return narrow(t, host_add(wd, ws), trunc);
+	quiet = t == HL_REDUCE_DTYPE_BF16 ? 0x40 :
+		t == HL_REDUCE_DTYPE_F16 ? 0x200 : 0x00400000u;
+	if (is_nan(wd))
+		return d | quiet;
+	if (is_nan(ws))
+		return s | quiet;
+	if (op == HL_REDUCE_OP_MIN)
+		return less_than(t, s, d) ? s : d;
+	return less_than(t, d, s) ? s : d;
+}
+
+static const uint32_t specials_bf16[] = {
+	0x0000, 0x8000, 0x0001, 0x807f, 0x0080, 0x8080,	/* 0, subnormal, min */
+	0x3f80, 0xbf80, 0x3f81, 0x3b80, 0x3bc0, 0x3b81,	/* 1, ties at 1 */
+	0x7f7f, 0xff7f, 0x7f00, 0x7b80,			/* max, overflow */
+	0x7f80, 0xff80, 0x7fc0, 0xffc1, 0x7f81, 0xffa0,	/* inf, NaNs */
+};
+
+static const uint32_t specials_f16[] = {
+	0x0000, 0x8000, 0x0001, 0x8001, 0x03ff, 0x0400,	/* 0, subnormal, min */
+	0x3c00, 0xbc00, 0x3c01, 0x1000, 0x1001, 0x0fff,	/* 1, ties at 1 */
+	0x7bff, 0xfbff, 0x7800, 0x5000,			/* max, overflow */
+	0x7c00, 0xfc00, 0x7e00, 0xfe01, 0x7c01, 0xfd00,	/* inf, NaNs */
+};
+
+static const uint32_t specials_i32[] = {
+	0, 1, 0xffffffffu, 0x7fffffffu, 0x80000000u, 0x12345678u,
+	0xedcba988u, 0x40000000u,
+};
+
+/* A random element of type @t: mostly like real data, some anything */
+static uint32_t random_elem(uint32_t t)
+{
+	uint64_t r = hltests_prng(&prng_state);
+	uint32_t x;
+
+	switch (t) {
+	case HL_REDUCE_DTYPE_BF16:
+		return random_float() >> 16;
+	case HL_REDUCE_DTYPE_F16:
+		x = (uint32_t)r & 0xffff;
+		if (r % 8)	/* exponent 15 - 6 .. 15 + 6 */
+			x = (x & 0x83ff) | ((9 + (uint32_t)(r >> 20) % 13) << 10);
+		return x;
+	case HL_REDUCE_DTYPE_I32:
+		return (uint32_t)(r >> 16);
+	default:
+		return random_float();
+	}
+}
+
+static void put_elem(uint8_t *p, uint32_t es, uint64_t i, uint32_t v)
+{
+	if (es == 2)
+		((uint16_t *)p)[i] = (uint16_t)v;
+	else
+		((uint32_t *)p)[i] = v;
+}
+
+static uint32_t get_elem(const uint8_t *p, uint32_t es, uint64_t i)
+{
+	return es == 2 ? ((const uint16_t *)p)[i] : ((const uint32_t *)p)[i];
+}
+
+/*
+ * Every pair of the type's special values, then 4099 random elements, one
+ * REDUCE each on host memory, every result compared with the host's; for
+ * the 16-bit sums, a truncating host (a wrong rounding) must differ from
+ * the engine somewhere (the negative control)
+ */
+static void type_op_case(int fd, uint32_t t, uint32_t op)
+{
+	const uint32_t *sp = t == HL_REDUCE_DTYPE_BF16 ? specials_bf16 :
+			     t == HL_REDUCE_DTYPE_F16 ? specials_f16 :
+			     t == HL_REDUCE_DTYPE_I32 ? specials_i32 : specials;
+	uint64_t nsp = t == HL_REDUCE_DTYPE_BF16 ? 22 :
+		       t == HL_REDUCE_DTYPE_F16 ? 22 :
+		       t == HL_REDUCE_DTYPE_I32 ? 8 : NUM_SPECIALS;
+	uint64_t count = nsp * nsp + 4099, i, trunc_diff = 0;
+	uint32_t es = esize_of(t), want, got, len;
+	struct hltests_host_buf h, cb;
+	uint8_t *src, *dst, *orig;
+
+	hltests_host_map(fd, &h, 3 * count * es + PAGE);
+	hltests_host_map(fd, &cb, PAGE);
+	src = h.ptr;
+	dst = src + count * es;
+	orig = dst + count * es;
+	for (i = 0; i < count; i++) {
+		if (i < nsp * nsp) {
+			put_elem(dst, es, i, sp[i / nsp]);
+			put_elem(src, es, i, sp[i % nsp]);
+		} else {
+			put_elem(dst, es, i, random_elem(t));
+			put_elem(src, es, i, random_elem(t));
+		}
+	}
+	memcpy(orig, dst, count * es);
+
+	len = hlthunk_pkt_reduce(cb.ptr, h.va, h.va + count * es,
+				 (uint32_t)count, t, op);
+	hltests_run_cb_ok(fd, 1, cb.va, len);
+
+	for (i = 0; i < count; i++) {
+		got = get_elem(dst, es, i);
+		want = host_op(t, op, get_elem(orig, es, i),
+			       get_elem(src, es, i), false);
+		if (got != want) {
+			print_error("%s %s: element %" PRIu64 ": 0x%x op 0x%x = 0x%x, host 0x%x\n",
+				    dtype_names[t], op_names[op], i,
+				    get_elem(orig, es, i), get_elem(src, es, i),
+				    got, want);
+			fail();
+		}
+		if (i >= nsp * nsp &&
+		    got != host_op(t, op, get_elem(orig, es, i),
+				   get_elem(src, es, i), true))
+			trunc_diff++;
+	}
+	if (es == 2 && op == HL_REDUCE_OP_SUM) {
+		print_message("%s sum: %" PRIu64 " of 4099 random sums differ from rounding toward zero\n",
+			      dtype_names[t], trunc_diff);
+		assert_true(trunc_diff > 0);
+	}
+	hltests_host_unmap(fd, &cb);
+	hltests_host_unmap(fd, &h);
+}
+
+static void test_every_type_and_op_specials_and_random(void **state)
+{
+	struct hltests_state *st = *state;
+	uint32_t t, op;
+
+	for (t = HL_REDUCE_DTYPE_F32; t <= HL_REDUCE_DTYPE_I32; t++)
+		for (op = HL_REDUCE_OP_SUM; op <= HL_REDUCE_OP_MAX; op++)
+			type_op_case(st->fd, t, op);
+}
+
+/* A few results spelled out, whatever the host computes */
+static void test_16bit_rounding_spelled_out(void **state)
+{
+	static const struct {
+		uint32_t t, op, d, s, want;
+	} c[] = {
+		/* bf16: 1 + 2^-8 is a tie: to even (1); 1 + 3 * 2^-9 up */
+		{ HL_REDUCE_DTYPE_BF16, HL_REDUCE_OP_SUM, 0x3f80, 0x3b80, 0x3f80 },
+		{ HL_REDUCE_DTYPE_BF16, HL_REDUCE_OP_SUM, 0x3f81, 0x3b80, 0x3f82 },
+		{ HL_REDUCE_DTYPE_BF16, HL_REDUCE_OP_SUM, 0x7f7f, 0x7f7f, 0x7f80 },
+		{ HL_REDUCE_DTYPE_BF16, HL_REDUCE_OP_SUM, 0x0001, 0x0001, 0x0002 },
+		{ HL_REDUCE_DTYPE_BF16, HL_REDUCE_OP_SUM, 0x7f80, 0xff80, 0xffc0 },
+		{ HL_REDUCE_DTYPE_BF16, HL_REDUCE_OP_SUM, 0x7f81, 0x3f80, 0x7fc1 },
+		/* f16: 1 + 2^-11 is a tie (1), 65504 + 16 overflows */
+		{ HL_REDUCE_DTYPE_F16, HL_REDUCE_OP_SUM, 0x3c00, 0x1000, 0x3c00 },
+		{ HL_REDUCE_DTYPE_F16, HL_REDUCE_OP_SUM, 0x3c01, 0x1000, 0x3c02 },
+		{ HL_REDUCE_DTYPE_F16, HL_REDUCE_OP_SUM, 0x7bff, 0x4c00, 0x7c00 },
+		{ HL_REDUCE_DTYPE_F16, HL_REDUCE_OP_SUM, 0x0001, 0x03ff, 0x0400 },
+		{ HL_REDUCE_DTYPE_F16, HL_REDUCE_OP_SUM, 0x3c00, 0xbc00, 0x0000 },
+		{ HL_REDUCE_DTYPE_F16, HL_REDUCE_OP_SUM, 0x7c01, 0x3c00, 0x7e01 },
+		/* min/max: -0 < +0, NaN propagates (dst's first), quiet */
+		{ HL_REDUCE_DTYPE_F16, HL_REDUCE_OP_MIN, 0x0000, 0x8000, 0x8000 },
+		{ HL_REDUCE_DTYPE_BF16, HL_REDUCE_OP_MAX, 0x8000, 0x0000, 0x0000 },
+		{ HL_REDUCE_DTYPE_F32, HL_REDUCE_OP_MAX, 0x3f800000, 0x7f800001, 0x7fc00001 },
+		{ HL_REDUCE_DTYPE_F16, HL_REDUCE_OP_MIN, 0x7d00, 0xfe00, 0x7f00 },
+		/* int32 wraps, signed min */
+		{ HL_REDUCE_DTYPE_I32, HL_REDUCE_OP_SUM, 0x7fffffff, 1, 0x80000000 },
+		{ HL_REDUCE_DTYPE_I32, HL_REDUCE_OP_MIN, 0x7fffffff, 0x80000000, 0x80000000 },
+	};
+	struct hltests_state *st = *state;
+	struct hltests_host_buf h, cb;
+	uint32_t es, len;
+	size_t i;
+
+	hltests_host_map(st->fd, &h, PAGE);
+	hltests_host_map(st->fd, &cb, PAGE);
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		es = esize_of(c[i].t);
+		put_elem(h.ptr, es, 0, c[i].d);
+		put_elem(h.ptr + 64, es, 0, c[i].s);
+		len = hlthunk_pkt_reduce(cb.ptr, h.va + 64, h.va, 1, c[i].t,
+					 c[i].op);
+		hltests_run_cb_ok(st->fd, 0, cb.va, len);
+		if (get_elem(h.ptr, es, 0) != c[i].want) {
+			print_error("%s %s: 0x%x op 0x%x = 0x%x, want 0x%x\n",
+				    dtype_names[c[i].t], op_names[c[i].op],
+				    c[i].d, c[i].s, get_elem(h.ptr, es, 0),
+				    c[i].want);
+			fail();
+		}
+		assert_int_equal(get_elem(h.ptr, es, 0),
+				 host_op(c[i].t, c[i].op, c[i].d, c[i].s,
+					 false));
+	}
+	hltests_host_unmap(st->fd, &cb);
+	hltests_host_unmap(st->fd, &h);
+}
+
 #define REDUCE_TEST(f) cmocka_unit_test_setup_teardown(f, hltests_setup, \
 						       hltests_teardown)
 
@@ -527,6 +825,8 @@ const struct CMUnitTest reduce_tests[] = {
 	REDUCE_TEST(test_chain_in_order),
 	REDUCE_TEST(test_src_equals_dst_doubles),
 	REDUCE_TEST(test_special_values_every_pair),
+	REDUCE_TEST(test_every_type_and_op_specials_and_random),
+	REDUCE_TEST(test_16bit_rounding_spelled_out),
 	REDUCE_TEST(test_malformed_aborts_without_fault),
 	REDUCE_TEST(test_unmapped_operands_fault),
 };

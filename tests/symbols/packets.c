@@ -89,6 +89,31 @@ int main(void)
 	      0x00, 0x20, 0, 0, 0, 0, 0, 0,
 	      0x00, 0x30, 0, 0, 0, 0, 0, 0,
 	      0x88, 0x77, 0x66, 0x55, 0xcc, 0xbb, 0xaa, 0x99);
+	/* The named types and operations: dtype then op, little-endian */
+	CHECK("reduce bf16 max",
+	      hlthunk_pkt_reduce(buf, 0x2000, 0x3000, 7, HL_REDUCE_DTYPE_BF16,
+				 HL_REDUCE_OP_MAX),
+	      hlthunk_pkt_reduce(NULL, 0, 0, 0, 0, 0),
+	      0, 0, 0, 0x04, 0x07, 0, 0, 0,
+	      0x00, 0x20, 0, 0, 0, 0, 0, 0,
+	      0x00, 0x30, 0, 0, 0, 0, 0, 0,
+	      0x01, 0, 0, 0, 0x02, 0, 0, 0);
+	CHECK("reduce f16 min",
+	      hlthunk_pkt_reduce(buf, 0, 0, 1, HL_REDUCE_DTYPE_F16,
+				 HL_REDUCE_OP_MIN),
+	      hlthunk_pkt_reduce(NULL, 0, 0, 0, 0, 0),
+	      0, 0, 0, 0x04, 0x01, 0, 0, 0,
+	      0, 0, 0, 0, 0, 0, 0, 0,
+	      0, 0, 0, 0, 0, 0, 0, 0,
+	      0x02, 0, 0, 0, 0x01, 0, 0, 0);
+	CHECK("reduce i32",
+	      hlthunk_pkt_reduce(buf, 0, 0, 1, HL_REDUCE_DTYPE_I32,
+				 HL_REDUCE_OP_SUM),
+	      hlthunk_pkt_reduce(NULL, 0, 0, 0, 0, 0),
+	      0, 0, 0, 0x04, 0x01, 0, 0, 0,
+	      0, 0, 0, 0, 0, 0, 0, 0,
+	      0, 0, 0, 0, 0, 0, 0, 0,
+	      0x03, 0, 0, 0, 0, 0, 0, 0);
 	CHECK("nic_send",
 	      hlthunk_pkt_nic_send(buf, 0x0a0b0c0d, 0x4000, 0x100,
 				   0x8877665544332211ull),

@@ -141,7 +141,8 @@ out_close:
 	return rc;
 }
 
-static int rank_main(int rank, int nranks, int boot_fd, void *arg)
+static int rank_main(int rank, int nranks, const struct hlcoll_unique_id *id,
+		     void *arg)
 {
 	struct demo *d = arg;
 	uint64_t bytes = d->count * 4, export_bytes, i, wrong = 0;
@@ -157,14 +158,15 @@ static int rank_main(int rank, int nranks, int boot_fd, void *arg)
 		fprintf(stderr, "rank %d: %s\n", rank, strerror(-fd));
 		return 1;
 	}
-	rc = hlcoll_comm_init(&comm, fd, rank, nranks, boot_fd, NULL);
+	rc = hlcoll_comm_init_rank(&comm, nranks, id, rank, fd, NULL);
 	if (rc) {
-		fprintf(stderr, "rank %d: hlcoll_comm_init: %s\n", rank,
-			strerror(-rc));
+		fprintf(stderr, "rank %d: hlcoll_comm_init_rank: %s\n", rank,
+			hlcoll_get_error_string(rc));
 		goto out;
 	}
 
-	rc = hlcoll_bufs_setup(fd, &bufs, bytes, bytes);
+	/* Past the data: room for every rank's verdict */
+	rc = hlcoll_bufs_setup(fd, &bufs, bytes, bytes + PAGE);
 	if (rc)
 		goto out;
 	rc = -ENOMEM;
@@ -184,7 +186,7 @@ static int rank_main(int rank, int nranks, int boot_fd, void *arg)
 		printf("all-reduce (float32 sum) of %" PRIu64 " elements (%" PRIu64 " bytes) across %d devices:",
 		       d->count, bytes, nranks);
 		for (r = 0; r < nranks; r++)
-			printf(" %u", hlcoll_comm_module_id(comm, r));
+			printf(" %u", d->devices[r]);
 		printf("\n");
 	}
 	rc = hlcoll_barrier(comm);
@@ -200,15 +202,20 @@ static int rank_main(int rank, int nranks, int boot_fd, void *arg)
 	if (rc)
 		wrong = d->count;
 
-	/* Every rank's verdict, printed by rank 0 */
-	if (hlcoll_boot_allgather(boot_fd, nranks, &wrong, all_wrong,
-				  sizeof(wrong)))
+	/* Every rank's verdict, printed by rank 0: an all-gather of it */
+	memcpy(bufs.stage + d->count, &wrong, sizeof(wrong));
+	rc = hlcoll_allgather(comm, bufs.stage_va + bytes,
+			      bufs.stage_va + bytes + sizeof(wrong), 2,
+			      HLCOLL_INT32);
+	if (rc)
 		goto out;
+	memcpy(all_wrong, bufs.stage + d->count + 2,
+	       sizeof(wrong) * nranks);
 	if (rank == 0) {
 		printf("all-reduce done in %.3f s\n", t);
 		for (r = 0; r < nranks; r++)
 			printf("  rank %d (device %u): %s\n", r,
-			       hlcoll_comm_module_id(comm, r),
+			       d->devices[r],
 			       all_wrong[r] ? "result DIFFERS from the host's sum" :
 					      "result == the host's sum, bit for bit");
 	}

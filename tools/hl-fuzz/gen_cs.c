@@ -96,8 +96,9 @@ static uint64_t build_cb(struct worker *w, uint32_t file, uint32_t *cb_size,
 			r1 = small_size(w, r1 < r2 ? r1 : r2) / 4;
 			len += hlthunk_pkt_reduce(cb + len, src, dst,
 						  chance(&w->r, 95) ? (uint32_t)r1 : 0,
-						  chance(&w->r, 95) ? HL_REDUCE_DTYPE_F32 : 7,
-						  chance(&w->r, 95) ? HL_REDUCE_OP_SUM : 3);
+						  /* Every type and op, or unknown ones */
+						  chance(&w->r, 95) ? (uint32_t)rnd(&w->r, HL_REDUCE_DTYPE_I32 + 1) : 7,
+						  chance(&w->r, 95) ? (uint32_t)rnd(&w->r, HL_REDUCE_OP_MAX + 1) : 3);
 			break;
 		case 8:
 			dst = pick_va(w, file, &r1);

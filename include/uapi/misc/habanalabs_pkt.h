@@ -93,9 +93,14 @@ struct hl_pkt_msg_long {
 
 /* Element types of HL_PKT_REDUCE (struct hl_pkt_reduce.dtype) */
 #define HL_REDUCE_DTYPE_F32		0	/* IEEE-754 binary32 */
+#define HL_REDUCE_DTYPE_BF16		1	/* bfloat16: binary32's top half */
+#define HL_REDUCE_DTYPE_F16		2	/* IEEE-754 binary16 */
+#define HL_REDUCE_DTYPE_I32		3	/* two's complement int32 */
 
 /* Operations of HL_PKT_REDUCE (struct hl_pkt_reduce.op) */
 #define HL_REDUCE_OP_SUM		0	/* dst[i] = dst[i] + src[i] */
+#define HL_REDUCE_OP_MIN		1	/* dst[i] = min(dst[i], src[i]) */
+#define HL_REDUCE_OP_MAX		2	/* dst[i] = max(dst[i], src[i]) */
 
 /**
  * struct hl_pkt_reduce - element-wise reduction of two device buffers:
@@ -104,11 +109,13 @@ struct hl_pkt_msg_long {
  * @count: number of elements, > 0 (else the packet is malformed); one
  *	packet reduces at most 2^32 - 1 elements.
  * @src_addr: device virtual address of the second operand, aligned to the
- *	element size (else malformed).
+ *	element size (4 bytes, 2 for BF16 and F16; else malformed).
  * @dst_addr: device virtual address of the first operand and of the result,
  *	aligned to the element size (else malformed).
- * @dtype: HL_REDUCE_DTYPE_*; anything else is malformed.
- * @op: HL_REDUCE_OP_*; anything else is malformed.
+ * @dtype: HL_REDUCE_DTYPE_*; anything else is malformed (the CS is
+ *	aborted, as for -EINVAL).
+ * @op: HL_REDUCE_OP_*; anything else is malformed. Every type supports
+ *	every operation.
  *
  * HL_REDUCE_DTYPE_F32 with HL_REDUCE_OP_SUM: little-endian IEEE-754
  * binary32 addition, rounded to nearest, ties to even, subnormal inputs and
@@ -121,10 +128,23 @@ struct hl_pkt_msg_long {
  * else (inf + -inf) 0xffc00000; this is x86-64's addss with dst[i] as the
  * first operand.
  *
+ * HL_REDUCE_DTYPE_BF16 and HL_REDUCE_DTYPE_F16 with HL_REDUCE_OP_SUM: both
+ * operands widened to binary32 (exactly), added as above, and the sum
+ * rounded to the type, to nearest, ties to even (which equals one correctly
+ * rounded addition in the type), subnormals kept, overflow to infinity. A
+ * NaN result is the binary32 NaN above narrowed: its top significand bits
+ * kept, quiet bit (BF16 0x0040, F16 0x0200) set.
+ *
+ * HL_REDUCE_OP_MIN and HL_REDUCE_OP_MAX on the float types: the lesser or
+ * greater value, -0 being less than +0; when an operand is a NaN the result
+ * is dst[i] made quiet when dst[i] is a NaN, else src[i] made quiet (a NaN
+ * propagates, unlike C's fmin/fmax); equal values leave dst[i] as it was.
+ * HL_REDUCE_DTYPE_I32: SUM wraps modulo 2^32; MIN and MAX are signed.
+ *
  * The engine works in chunks that end at 4 KiB device VA pages of either
  * buffer: it reads a chunk of @src_addr and the same elements of
  * @dst_addr, then writes those elements of @dst_addr. @src_addr ==
- * @dst_addr is allowed (dst[i] = dst[i] + dst[i]); other overlaps give a
+ * @dst_addr is allowed (dst[i] = dst[i] op dst[i]); other overlaps give a
  * result that depends on the chunking. An MMU fault (reported at the VA of
  * the chunk whose access failed; @dst_addr is read before it is written)
  * aborts the job with the chunks before it written.

@@ -24,6 +24,7 @@
 #include "emu.h"
 #include "emu_f32.h"
 #include "emu_f32_sse.h"
+#include "emu_reduce_ops.h"
 
 /*
  * Bytes summed per kernel_fpu_begin()/kernel_fpu_end() section: the
@@ -41,9 +42,48 @@
  */
 u32 hl_emu_reduce_elem_size(u32 dtype, u32 op)
 {
-	if (dtype == HL_REDUCE_DTYPE_F32 && op == HL_REDUCE_OP_SUM)
+	if (op != HL_REDUCE_OP_SUM && op != HL_REDUCE_OP_MIN &&
+	    op != HL_REDUCE_OP_MAX)
+		return 0;
+	switch (dtype) {
+	case HL_REDUCE_DTYPE_F32:
+	case HL_REDUCE_DTYPE_I32:
 		return sizeof(u32);
-	return 0;
+	case HL_REDUCE_DTYPE_BF16:
+	case HL_REDUCE_DTYPE_F16:
+		return sizeof(u16);
+	default:
+		return 0;
+	}
+}
+
+/* One element of a 32-bit type: @d op @s */
+static u32 hl_emu_reduce32(u32 dtype, u32 op, u32 d, u32 s)
+{
+	if (dtype == HL_REDUCE_DTYPE_I32) {
+		if (op == HL_REDUCE_OP_SUM)
+			return d + s;	/* wraps */
+		if (op == HL_REDUCE_OP_MIN)
+			return (s32)s < (s32)d ? s : d;
+		return (s32)s > (s32)d ? s : d;
+	}
+	if (op == HL_REDUCE_OP_SUM)
+		return hl_f32_add(d, s);
+	return hl_float_minmax(d, s, HL_F32_SIGN, HL_F32_EXP_MASK,
+			       HL_F32_QUIET, op == HL_REDUCE_OP_MAX);
+}
+
+/* One element of a 16-bit float type: @d op @s */
+static u16 hl_emu_reduce16(u32 dtype, u32 op, u16 d, u16 s)
+{
+	bool bf = dtype == HL_REDUCE_DTYPE_BF16;
+
+	if (op == HL_REDUCE_OP_SUM)
+		return bf ? hl_bf16_add(d, s) : hl_f16_add(d, s);
+	return (u16)hl_float_minmax(d, s, HL_F16_SIGN,
+				    bf ? 0x7f80u : HL_F16_EXP,
+				    bf ? HL_BF16_QUIET : HL_F16_QUIET,
+				    op == HL_REDUCE_OP_MAX);
 }
 
 /**
@@ -59,20 +99,31 @@ void hl_emu_reduce_chunk(u32 dtype, u32 op, void *dst, const void *src,
 {
 	__le32 *d = dst;
 	const __le32 *s = src;
+	__le16 *d16 = dst;
+	const __le16 *s16 = src;
 	u32 i;
 
-	/* The only pair hl_emu_reduce_elem_size() accepts */
-	if (dtype != HL_REDUCE_DTYPE_F32 || op != HL_REDUCE_OP_SUM)
-		return;
-
-	for (i = 0; i < len / sizeof(u32); i++)
-		d[i] = cpu_to_le32(hl_f32_add(le32_to_cpu(d[i]),
-					      le32_to_cpu(s[i])));
+	switch (hl_emu_reduce_elem_size(dtype, op)) {
+	case sizeof(u32):
+		for (i = 0; i < len / sizeof(u32); i++)
+			d[i] = cpu_to_le32(hl_emu_reduce32(dtype, op,
+							   le32_to_cpu(d[i]),
+							   le32_to_cpu(s[i])));
+		break;
+	case sizeof(u16):
+		for (i = 0; i < len / sizeof(u16); i++)
+			d16[i] = cpu_to_le16(hl_emu_reduce16(dtype, op,
+							     le16_to_cpu(d16[i]),
+							     le16_to_cpu(s16[i])));
+		break;
+	default:
+		break;	/* refused by hl_emu_reduce_elem_size() */
+	}
 }
 
 /**
  * hl_emu_reduce_spans - dst[i] = dst[i] op src[i] where the operands are,
- * with the CPU's SIMD unit.
+ * with the CPU's SIMD unit (float32 sum; the other pairs are scalar).
  * @dtype: HL_REDUCE_DTYPE_*, supported with @op.
  * @op: HL_REDUCE_OP_*.
  * @dst: the destination run (hl_emu_mmu_span()): first operands, results.

@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hlcoll_int.h - libhlcoll's internals: logging, the bootstrap (hlcoll_boot.c),
+ * the communicator, and the transport between two ranks (struct
+ * hlcoll_transport_ops; hlcoll_nic.c is the intra-host one, over the
+ * devices' NIC ports).
+ */
+#ifndef HLCOLL_INT_H
+#define HLCOLL_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hlcoll.h"
+#include "hlthunk.h"
+
+/* ------------------------------------------------------------------------
+ * Logging: silent unless HLCOLL_DEBUG says otherwise
+ */
+enum hlcoll_log_level {
+	HLCOLL_LOG_NONE = 0,
+	HLCOLL_LOG_WARN = 1,
+	HLCOLL_LOG_INFO = 2,
+	HLCOLL_LOG_TRACE = 3,
+};
+
+int hlcoll_log_level(void);
+void hlcoll_log(int level, int rank, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+#define hlcoll_warn(rank, ...)	hlcoll_log(HLCOLL_LOG_WARN, rank, __VA_ARGS__)
+#define hlcoll_info(rank, ...)	hlcoll_log(HLCOLL_LOG_INFO, rank, __VA_ARGS__)
+#define hlcoll_trace(rank, ...)	hlcoll_log(HLCOLL_LOG_TRACE, rank, __VA_ARGS__)
+
+/* ------------------------------------------------------------------------
+ * Bootstrap (hlcoll_boot.c): a star of TCP connections to rank 0
+ */
+
+/* Largest blob of one rank in one hlcoll_boot_allgather() */
+#define HLCOLL_BOOT_MAX_BLOB	(16u * 1024)
+
+struct hlcoll_boot {
+	int rank;
+	int nranks;
+	uint32_t timeout_ms;
+	uint64_t secret;
+	/* Rank 0: the socket of every other rank (fds[0] = -1); else fds[0]: root */
+	int fds[HLCOLL_MAX_RANKS];
+	/* First error the bootstrap met (sticky), 0 if none */
+	int error;
+};
+
+int hlcoll_boot_init(struct hlcoll_boot *b, const struct hlcoll_unique_id *id,
+		     int rank, int nranks, uint32_t timeout_ms);
+int hlcoll_boot_allgather(struct hlcoll_boot *b, const void *mine, void *all,
+			  size_t size);
+/* Check without waiting whether a rank aborted or left: 0 or -errno */
+int hlcoll_boot_poll_error(struct hlcoll_boot *b);
+/* Tell the others the communicator is aborted (@err < 0), best effort */
+void hlcoll_boot_abort(struct hlcoll_boot *b, int err);
+void hlcoll_boot_fini(struct hlcoll_boot *b, bool normal);
+/* In a forked child that is not rank 0: close the inherited listeners */
+void hlcoll_boot_drop_listeners(void);
+/* In the launcher, after the fork: close the listener of @id */
+void hlcoll_boot_drop_listener(const struct hlcoll_unique_id *id);
+
+/* ------------------------------------------------------------------------
+ * The communicator
+ */
+
+/* Command buffers: host memory mapped to the device, one per queue */
+#define HLCOLL_CB_SIZE		(64u * 1024)
+#define HLCOLL_PAGE		4096u
+
+/* Chunks per queue per submission: CB room (RECV + REDUCE each), CQ room */
+#define HLCOLL_MAX_BATCH	512
+#define HLCOLL_CQ_ENTRIES	4096
+#define HLCOLL_WQ_SIZE		1024
+
+/* Point-to-point calls of one group, per communicator */
+#define HLCOLL_MAX_GROUP_OPS	(4 * HLCOLL_MAX_RANKS)
+
+struct hlcoll_cb {
+	uint8_t *ptr;
+	uint64_t va;
+	uint32_t len;
+};
+
+/*
+ * struct hlcoll_xfer - one transfer of a step: send @bytes at @va to
+ * @peer, or receive @bytes from @peer at @va (with @reduce: into the
+ * scratch buffer, chunk by chunk, each chunk then reduced into @va with
+ * @dtype/@op).
+ */
+struct hlcoll_xfer {
+	int peer;
+	bool send;
+	bool reduce;
+	uint64_t va;
+	uint64_t bytes;
+};
+
+/* Per-peer state of the NIC transport */
+struct hlcoll_peer {
+	uint32_t conn;		/* 0: not connected */
+	uint32_t port;
+	uint64_t remote_addr;
+};
+
+struct hlcoll_comm;
+
+/*
+ * struct hlcoll_transport_ops - how two ranks move data. Chosen once at
+ * init; the collectives only call these. The NIC transport (hlcoll_nic.c)
+ * connects the ranks whose devices are cabled (one host); a transport
+ * between hosts (libfabric) plugs in here with the same contract.
+ * @name: for the logs.
+ * @connect: collective: connect this rank to its peers (it may use
+ *	hlcoll_boot_allgather()); 0 or -errno.
+ * @step: run the transfers (sends in list order, receives in list order,
+ *	both at once) plus an optional local copy, and wait for all of them;
+ *	0 or -errno.
+ * @abort: make the peers' pending transfers with this rank fail fast.
+ * @fini: release what @connect took.
+ */
+struct hlcoll_transport_ops {
+	const char *name;
+	int (*connect)(struct hlcoll_comm *c);
+	int (*step)(struct hlcoll_comm *c, const struct hlcoll_xfer *x, int n,
+		    enum hlcoll_dtype dtype, enum hlcoll_redop op,
+		    uint64_t copy_src, uint64_t copy_dst, uint64_t copy_len);
+	void (*abort)(struct hlcoll_comm *c);
+	void (*fini)(struct hlcoll_comm *c);
+};
+
+extern const struct hlcoll_transport_ops hlcoll_nic_ops;
+
+struct hlcoll_comm {
+	int fd;
+	int rank;
+	int nranks;
+	struct hlcoll_config cfg;
+	struct hlcoll_boot boot;
+	const struct hlcoll_transport_ops *ops;
+	/* Sticky error: the first failure of a collective, or an abort */
+	int error;
+
+	/* NIC transport */
+	struct hlcoll_peer peers[HLCOLL_MAX_RANKS];
+	uint32_t cq;
+	uint64_t scratch_handle, scratch_va;
+	struct hlcoll_cb cb[3];
+	uint64_t wr_id;
+	struct hl_nic_cqe cqes[2 * HLCOLL_MAX_BATCH];
+
+	/* Queued point-to-point calls of the current group */
+	struct hlcoll_xfer group[HLCOLL_MAX_GROUP_OPS];
+	int ngroup;
+	int group_error;
+	struct hlcoll_comm *group_next;
+};
+
+#endif /* HLCOLL_INT_H */

@@ -1,0 +1,511 @@
+// SPDX-License-Identifier: MIT
+/*
+ * hlcoll_nic.c - libhlcoll's intra-host transport: the devices' NIC ports.
+ *
+ * connect: every rank publishes the fabric addresses of its ports and the
+ * addresses they are cabled to (HL_INFO_NIC_PORTS); a rank is connected to
+ * a peer when one of its ports is cabled, link up, to one of the peer's
+ * ports (peers are named by these addresses, never by host-local ids).
+ * Each such pair gets one connection at either end, brought to RTS with the
+ * connection IDs and PSNs the second exchange gives. The ring neighbours
+ * must be connected (-ENOLINK); other pairs are optional (a send to a peer
+ * that is not connected fails with -ENOLINK).
+ *
+ * step: a RECV job (queue HLCOLL_QUEUE_RECV: NIC_RECV chunk after chunk,
+ * each followed by a REDUCE from the scratch buffer when the transfer
+ * reduces) and a SEND job (queue HLCOLL_QUEUE_SEND: NIC_SEND chunk after
+ * chunk) in one command submission, plus a LIN_DMA on HLCOLL_QUEUE_COPY.
+ * Transfers are cut into chunks of cfg.chunk_bytes; one submission takes a
+ * window of chunk indices of every transfer, so that both ends of a pair
+ * put the same chunks in their submission. It is done when the CS fence
+ * has signalled and the CQ holds a successful entry for every chunk.
+ */
+#include "hlcoll_int.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Per-connection initial PSN: distinct per rank and peer */
+#define HLCOLL_PSN(rank, peer)	((0x1000u * ((rank) + 1) + (peer)) & \
+				 HL_NIC_PSN_MASK)
+
+/* Ports published in the first exchange */
+#define HLCOLL_NIC_PORTS	32
+
+struct hlcoll_nic_info {
+	uint32_t nports;
+	uint32_t pad;
+	uint64_t addr[HLCOLL_NIC_PORTS];	/* 0: no link */
+	uint64_t peer_addr[HLCOLL_NIC_PORTS];
+	uint32_t port[HLCOLL_NIC_PORTS];
+};
+
+struct hlcoll_nic_conns {
+	int32_t status;
+	uint32_t pad;
+	uint32_t conn[HLCOLL_MAX_RANKS];	/* to each rank, 0: none */
+};
+
+/* The packet's codes (the collectives checked hlcoll_reduce_supported()) */
+static uint32_t hlcoll_reduce_dtype(enum hlcoll_dtype dtype)
+{
+	switch (dtype) {
+	case HLCOLL_BFLOAT16:
+		return HL_REDUCE_DTYPE_BF16;
+	case HLCOLL_FLOAT16:
+		return HL_REDUCE_DTYPE_F16;
+	case HLCOLL_INT32:
+		return HL_REDUCE_DTYPE_I32;
+	default:
+		return HL_REDUCE_DTYPE_F32;
+	}
+}
+
+static uint32_t hlcoll_reduce_op(enum hlcoll_redop op)
+{
+	switch (op) {
+	case HLCOLL_MIN:
+		return HL_REDUCE_OP_MIN;
+	case HLCOLL_MAX:
+		return HL_REDUCE_OP_MAX;
+	default:
+		return HL_REDUCE_OP_SUM;
+	}
+}
+
+/* INIT -> RTR -> RTS, talking to @remote_conn on the port at @remote_addr */
+static int hlcoll_nic_connect_one(struct hlcoll_comm *c, int peer,
+				  uint32_t remote_conn)
+{
+	const struct hlcoll_peer *p = &c->peers[peer];
+	const struct hl_nic_res_conn_ctx_in res = {
+		.remote_addr = p->remote_addr, .conn_id = p->conn,
+		.port = p->port, .remote_conn_id = remote_conn,
+		.psn = HLCOLL_PSN(peer, c->rank),
+		.wq_size = HLCOLL_WQ_SIZE, .cq_handle = c->cq,
+	};
+	const struct hl_nic_req_conn_ctx_in req = {
+		.remote_addr = p->remote_addr, .conn_id = p->conn,
+		.port = p->port, .remote_conn_id = remote_conn,
+		.psn = HLCOLL_PSN(c->rank, peer),
+		.wq_size = HLCOLL_WQ_SIZE, .cq_handle = c->cq,
+		.mtu = c->cfg.mtu,
+	};
+	int rc;
+
+	rc = hlthunk_nic_modify_conn(c->fd, p->conn, HL_NIC_CONN_STATE_INIT);
+	if (!rc)
+		rc = hlthunk_nic_set_res_conn_ctx(c->fd, &res);
+	if (!rc)
+		rc = hlthunk_nic_set_req_conn_ctx(c->fd, &req);
+	return rc;
+}
+
+static int hlcoll_nic_ports(struct hlcoll_comm *c, struct hlcoll_nic_info *mine)
+{
+	struct hl_info_nic_ports *ports;
+	uint32_t i, n = 0;
+	int rc;
+
+	ports = calloc(1, sizeof(*ports));
+	if (!ports)
+		return -ENOMEM;
+	rc = hlthunk_get_nic_ports_info(c->fd, ports);
+	for (i = 0; !rc && i < ports->num_ports && i < HL_INFO_NIC_MAX_PORTS &&
+		    n < HLCOLL_NIC_PORTS; i++) {
+		const struct hl_info_nic_port *np = &ports->ports[i];
+
+		mine->addr[n] = np->addr;
+		mine->port[n] = np->port;
+		mine->peer_addr[n] = np->cabled && np->link_up ? np->peer_addr : 0;
+		n++;
+	}
+	mine->nports = n;
+	free(ports);
+	return rc;
+}
+
+static bool hlcoll_nic_has_addr(const struct hlcoll_nic_info *in, uint64_t a)
+{
+	uint32_t i;
+
+	for (i = 0; a && i < in->nports && i < HLCOLL_NIC_PORTS; i++)
+		if (in->addr[i] == a)
+			return true;
+	return false;
+}
+
+static int hlcoll_nic_connect(struct hlcoll_comm *c)
+{
+	struct hlcoll_nic_info *all = NULL, mine;
+	struct hlcoll_nic_conns *conns = NULL, me;
+	int n = c->nranks, next, prev, p, i, rc, rc2;
+
+	memset(&mine, 0, sizeof(mine));
+	memset(&me, 0, sizeof(me));
+	all = calloc(n, sizeof(*all));
+	conns = calloc(n, sizeof(*conns));
+	if (!all || !conns) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	rc = hlcoll_nic_ports(c, &mine);
+	if (rc)
+		hlcoll_warn(c->rank, "NIC ports of the device: %s", strerror(-rc));
+
+	/* Round 1: ports (an empty list tells the others we failed) */
+	rc2 = hlcoll_boot_allgather(&c->boot, &mine, all, sizeof(mine));
+	if (rc2) {
+		rc = rc2;
+		goto out;
+	}
+
+	/* A port of ours cabled to a port of each peer; two ranks, one device? */
+	for (p = 0; !rc && p < n; p++) {
+		if (p == c->rank)
+			continue;
+		for (i = 0; i < (int)mine.nports; i++) {
+			if (hlcoll_nic_has_addr(&all[p], mine.addr[i])) {
+				hlcoll_warn(c->rank, "rank %d uses this rank's device",
+					    p);
+				rc = -EBUSY;
+				break;
+			}
+			if (!hlcoll_nic_has_addr(&all[p], mine.peer_addr[i]))
+				continue;
+			c->peers[p].port = mine.port[i];
+			c->peers[p].remote_addr = mine.peer_addr[i];
+			break;
+		}
+		if (rc || c->peers[p].remote_addr)
+			continue;
+		hlcoll_info(c->rank, "no NIC link to rank %d", p);
+	}
+	if (!rc)
+		rc = hlthunk_nic_cq_create(c->fd, HLCOLL_CQ_ENTRIES, &c->cq);
+	for (p = 0; !rc && p < n; p++) {
+		if (!c->peers[p].remote_addr)
+			continue;
+		rc = hlthunk_nic_alloc_conn(c->fd, c->peers[p].port,
+					    &c->peers[p].conn);
+		me.conn[p] = c->peers[p].conn;
+	}
+	next = (c->rank + 1) % n;
+	prev = (c->rank + n - 1) % n;
+	if (!rc && (!c->peers[next].conn || !c->peers[prev].conn)) {
+		hlcoll_warn(c->rank, "no NIC link to the ring's neighbours (ranks %d and %d)",
+			    next, prev);
+		rc = -ENOLINK;
+	}
+	me.status = rc;
+
+	/* Round 2: connection IDs (PSNs follow from the ranks) */
+	rc2 = hlcoll_boot_allgather(&c->boot, &me, conns, sizeof(me));
+	if (rc2 && !rc)
+		rc = rc2;
+	for (p = 0; !rc && p < n; p++)
+		if (conns[p].status)
+			rc = -ENOLINK;
+	for (p = 0; !rc && p < n; p++) {
+		if (!c->peers[p].conn)
+			continue;
+		if (!conns[p].conn[c->rank]) {
+			/* The peer sees no link back: leave this pair out */
+			hlthunk_nic_destroy_conn(c->fd, c->peers[p].conn);
+			c->peers[p].conn = 0;
+			continue;
+		}
+		rc = hlcoll_nic_connect_one(c, p, conns[p].conn[c->rank]);
+		if (rc)
+			hlcoll_warn(c->rank, "connecting to rank %d: %s", p,
+				    strerror(-rc));
+	}
+
+	/* Round 3: everyone is in RTS, or someone failed */
+	me.status = rc;
+	rc2 = hlcoll_boot_allgather(&c->boot, &me, conns, sizeof(me));
+	if (rc2 && !rc)
+		rc = rc2;
+	for (p = 0; !rc && p < n; p++)
+		if (conns[p].status)
+			rc = conns[p].status;
+out:
+	free(conns);
+	free(all);
+	return rc;
+}
+
+/*
+ * Copy up to @max entries of the CQ and consume them; waits up to
+ * @timeout_us for the first (0: only polls). The number copied, or -errno.
+ */
+static int hlcoll_cq_take(struct hlcoll_comm *c, uint32_t max,
+			  uint64_t timeout_us)
+{
+	struct hl_nic_cq_poll_wait_out out;
+	int rc;
+
+	if (timeout_us)
+		rc = hlthunk_nic_cq_wait(c->fd, c->cq, c->cqes, max, timeout_us,
+					 &out);
+	else
+		rc = hlthunk_nic_cq_poll(c->fd, c->cq, c->cqes, max, &out);
+	if (rc)
+		return rc;
+	if (out.status == HL_NIC_CQ_STATUS_OVERFLOW) {
+		hlcoll_warn(c->rank, "CQ overflow");
+		return -EOVERFLOW;
+	}
+	if (!out.num_cqes)
+		return 0;
+	rc = hlthunk_nic_cq_update_consumed_cqes(c->fd, c->cq, out.num_cqes);
+	return rc ? rc : (int)out.num_cqes;
+}
+
+static const char *hlcoll_cqe_status_name(uint32_t status)
+{
+	static const char * const names[] = {
+		"SUCCESS", "LEN_ERR", "LOCAL_FAULT", "REMOTE_FAULT",
+		"LINK_DOWN", "FLUSHED", "REMOTE_ERR", "PSN_ERR", "TIMEOUT",
+		"REMOTE_ABORT", "WQ_FULL",
+	};
+
+	return status < sizeof(names) / sizeof(names[0]) ? names[status] :
+							    "unknown";
+}
+
+/* The errno a failed completion stands for */
+static int hlcoll_cqe_errno(uint32_t status)
+{
+	switch (status) {
+	case HL_NIC_CQE_STATUS_LEN_ERR:
+		return -EMSGSIZE;
+	case HL_NIC_CQE_STATUS_LOCAL_FAULT:
+	case HL_NIC_CQE_STATUS_REMOTE_FAULT:
+		return -EFAULT;
+	case HL_NIC_CQE_STATUS_LINK_DOWN:
+		return -ENETDOWN;
+	case HL_NIC_CQE_STATUS_TIMEOUT:
+		return -ETIMEDOUT;
+	case HL_NIC_CQE_STATUS_REMOTE_ERR:
+	case HL_NIC_CQE_STATUS_REMOTE_ABORT:
+		return -ECONNRESET;
+	default:
+		return -EIO;
+	}
+}
+
+struct hlcoll_job {
+	uint32_t queue;
+	struct hlcoll_cb *cb;
+};
+
+/* Submit the non-empty CBs as one CS and wait for its fence */
+static int hlcoll_run(struct hlcoll_comm *c, struct hlcoll_job *jobs,
+		      int njobs)
+{
+	struct hl_cs_chunk chunks[3];
+	struct hlthunk_cs_in in;
+	struct hlthunk_cs_out out;
+	uint32_t status = 0;
+	int i, n = 0, rc;
+
+	for (i = 0; i < njobs; i++) {
+		if (!jobs[i].cb->len)
+			continue;
+		memset(&chunks[n], 0, sizeof(chunks[n]));
+		chunks[n].cb_handle = jobs[i].cb->va;
+		chunks[n].queue_index = jobs[i].queue;
+		chunks[n].cb_size = jobs[i].cb->len;
+		n++;
+	}
+	if (!n)
+		return 0;
+
+	memset(&in, 0, sizeof(in));
+	in.chunks_execute = chunks;
+	in.num_chunks_execute = n;
+	rc = hlthunk_command_submission_timeout(c->fd, &in, &out,
+						c->cfg.timeout_s);
+	if (rc) {
+		hlcoll_warn(c->rank, "command submission: %s", strerror(-rc));
+		return rc;
+	}
+
+	/* The jobs time out on their own; the wait only needs to outlast them */
+	do {
+		rc = hlthunk_wait_for_cs(c->fd, out.seq,
+					 (c->cfg.timeout_s + 30) * 1000000ull,
+					 &status);
+	} while (!rc && status == HL_WAIT_CS_STATUS_BUSY);
+	if (rc)
+		hlcoll_warn(c->rank, "CS %" PRIu64 " failed: %s", out.seq,
+			    strerror(-rc));
+	return rc;
+}
+
+/*
+ * Take @expected completions of the last CS from the CQ and check them;
+ * after a failed CS (@failed), only what is already there. The errno of
+ * the first failed completion, or 0.
+ */
+static int hlcoll_reap(struct hlcoll_comm *c, uint32_t expected, bool failed)
+{
+	uint32_t got = 0, i;
+	int n, rc = 0;
+
+	while (got < expected) {
+		n = hlcoll_cq_take(c, expected - got > 2 * HLCOLL_MAX_BATCH ?
+				   2 * HLCOLL_MAX_BATCH : expected - got,
+				   failed ? 0 : 5000000);
+		if (n < 0)
+			return n;
+		if (n == 0) {
+			if (!failed)
+				hlcoll_warn(c->rank, "%u of %u completions missing",
+					    expected - got, expected);
+			return rc ? rc : -EIO;
+		}
+		for (i = 0; i < (uint32_t)n; i++) {
+			const struct hl_nic_cqe *e = &c->cqes[i];
+
+			if (e->status == HL_NIC_CQE_STATUS_SUCCESS)
+				continue;
+			hlcoll_warn(c->rank, "%s on connection %u (port %u) failed: %s, %" PRIu64 " bytes",
+				    e->opcode == HL_NIC_CQE_OP_SEND ? "send" : "receive",
+				    e->conn_id, e->port,
+				    hlcoll_cqe_status_name(e->status),
+				    (uint64_t)e->byte_len);
+			if (!rc)
+				rc = hlcoll_cqe_errno(e->status);
+		}
+		got += n;
+	}
+	return rc;
+}
+
+static int hlcoll_nic_step(struct hlcoll_comm *c, const struct hlcoll_xfer *x,
+			   int nx, enum hlcoll_dtype dtype, enum hlcoll_redop op,
+			   uint64_t copy_src, uint64_t copy_dst,
+			   uint64_t copy_len)
+{
+	struct hlcoll_cb *rcb = &c->cb[HLCOLL_QUEUE_RECV];
+	struct hlcoll_cb *scb = &c->cb[HLCOLL_QUEUE_SEND];
+	struct hlcoll_cb *ccb = &c->cb[HLCOLL_QUEUE_COPY];
+	struct hlcoll_job jobs[3] = {
+		{ HLCOLL_QUEUE_RECV, rcb },
+		{ HLCOLL_QUEUE_SEND, scb },
+		{ HLCOLL_QUEUE_COPY, ccb },
+	};
+	uint64_t chunk = c->cfg.chunk_bytes, esize = hlcoll_dtype_size(dtype);
+	uint64_t maxch = 0, nch, first, k, off, len, win;
+	uint32_t expected;
+	int i, nsend = 0, nrecv = 0, rc, rc2;
+
+	for (i = 0; i < nx; i++) {
+		if (!c->peers[x[i].peer].conn) {
+			hlcoll_warn(c->rank, "no NIC connection to rank %d",
+				    x[i].peer);
+			return -ENOLINK;
+		}
+		nch = (x[i].bytes + chunk - 1) / chunk;
+		if (nch > maxch)
+			maxch = nch;
+		if (x[i].send)
+			nsend++;
+		else
+			nrecv++;
+	}
+	/* A window of chunk indices that fits one CB per queue */
+	win = HLCOLL_MAX_BATCH / (uint64_t)(nsend > nrecv ? nsend : nrecv ?: 1);
+	if (!win)
+		win = 1;
+
+	for (first = 0; first < maxch || copy_len; first += win) {
+		rcb->len = 0;
+		scb->len = 0;
+		ccb->len = 0;
+		expected = 0;
+
+		if (copy_len) {
+			ccb->len += hlthunk_pkt_lin_dma(ccb->ptr, copy_src,
+							copy_dst, copy_len);
+			copy_len = 0;
+		}
+		for (i = 0; i < nx; i++) {
+			const struct hlcoll_xfer *t = &x[i];
+			uint32_t conn = c->peers[t->peer].conn;
+
+			for (k = first; k < first + win; k++) {
+				off = k * chunk;
+				if (off >= t->bytes)
+					break;
+				len = t->bytes - off < chunk ? t->bytes - off :
+							       chunk;
+				if (t->send) {
+					scb->len += hlthunk_pkt_nic_send(scb->ptr + scb->len,
+									 conn, t->va + off,
+									 len, ++c->wr_id);
+				} else {
+					rcb->len += hlthunk_pkt_nic_recv(rcb->ptr + rcb->len,
+									 conn,
+									 t->reduce ? c->scratch_va :
+										     t->va + off,
+									 len, ++c->wr_id);
+					if (t->reduce)
+						rcb->len += hlthunk_pkt_reduce(rcb->ptr + rcb->len,
+									       c->scratch_va,
+									       t->va + off,
+									       (uint32_t)(len / esize),
+									       hlcoll_reduce_dtype(dtype),
+									       hlcoll_reduce_op(op));
+				}
+				expected++;
+			}
+		}
+
+		rc = hlcoll_run(c, jobs, 3);
+		rc2 = hlcoll_reap(c, expected, rc != 0);
+		/* The NIC's reason is more telling than the CS's -EIO */
+		if (rc2 && rc2 != -EIO)
+			return rc2;
+		if (rc || rc2)
+			return rc ? rc : rc2;
+	}
+	return 0;
+}
+
+static void hlcoll_nic_abort(struct hlcoll_comm *c)
+{
+	int p;
+
+	for (p = 0; p < c->nranks; p++)
+		if (c->peers[p].conn)
+			hlthunk_nic_modify_conn(c->fd, c->peers[p].conn,
+						HL_NIC_CONN_STATE_ERR);
+}
+
+static void hlcoll_nic_fini(struct hlcoll_comm *c)
+{
+	int p;
+
+	for (p = 0; p < c->nranks; p++) {
+		if (c->peers[p].conn)
+			hlthunk_nic_destroy_conn(c->fd, c->peers[p].conn);
+		c->peers[p].conn = 0;
+	}
+	if (c->cq)
+		hlthunk_nic_cq_destroy(c->fd, c->cq);
+	c->cq = 0;
+}
+
+const struct hlcoll_transport_ops hlcoll_nic_ops = {
+	.name = "nic",
+	.connect = hlcoll_nic_connect,
+	.step = hlcoll_nic_step,
+	.abort = hlcoll_nic_abort,
+	.fini = hlcoll_nic_fini,
+};
