@@ -33,9 +33,10 @@
  * fence handed out (a sync_file) never outlives the code of its ops.
  *
  * In flight: at most max_pending_cs submissions of a context may be
- * uncommitted or unsignalled (-EAGAIN past it). WAIT_CS finds every unsignalled CS and
- * the last HL_CS_MAX_TRACKED of the context; an older one was complete
- * (successfully or not) when it was forgotten, and reads as COMPLETED.
+ * uncommitted or unsignalled (-EAGAIN past it). WAIT_CS finds every
+ * unsignalled CS and the last HL_CS_MAX_TRACKED of the context; an older
+ * one was complete (successfully or not) when it was forgotten, and reads
+ * as COMPLETED; one not committed yet reads as a number not handed out.
  *
  * Fences: jobs of different submissions run on different queues and may
  * complete out of order, so the fences of a context are not a timeline:
@@ -246,6 +247,9 @@ static unsigned long hl_cs_timeout_jiffies(u32 timeout_s)
  */
 #define HL_CS_UNCOMMITTED	xa_mk_value(0)
 
+/* Attempts of the commit to reserve its fence slot */
+#define HL_CS_RESERVE_TRIES	3
+
 /*
  * Publish the CS at its commit: initialise its fence and make WAIT_CS see
  * it in place of its HL_CS_UNCOMMITTED entry. Nothing here allocates or
@@ -423,7 +427,16 @@ static void hl_cs_commit(struct hl_fpriv *fpriv, void *priv, u64 seq,
 		/* Held only by submissions and importers, never on user space */
 		dma_resv_lock(resv, NULL);
 		locked = true;
-		rc = dma_resv_reserve_fences(resv, 1);
+		/*
+		 * The submission made room, but the slot is not kept across
+		 * the unlock (debug kernels check it): a small allocation,
+		 * retried before the CS fails with -ENOMEM.
+		 */
+		for (i = 0; i < HL_CS_RESERVE_TRIES; i++) {
+			rc = dma_resv_reserve_fences(resv, 1);
+			if (rc != -ENOMEM)
+				break;
+		}
 	}
 
 	deadline = jiffies + cs->timeout;
