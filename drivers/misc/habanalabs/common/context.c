@@ -10,6 +10,16 @@
  * reach: the exported allocation's HBM (struct hl_vm_phys_pg_pack) and the
  * device, never the context. The structure itself is freed with its last
  * reference (the file, a CS finishing, a peer's NIC transfer).
+ *
+ * Gate: ioctls use the context's state inside its gate (held for read),
+ * and leave it whenever they touch user memory or wait. Killing the
+ * context (teardown: close or hard reset; device removal) takes it for
+ * write and marks the context dead, so it waits only for work that does
+ * not depend on user space, and nothing of an ioctl runs on the context's
+ * state afterwards. Exactly one caller tears the context down; another
+ * (a close racing a reset) waits at the gate until it is done, and device
+ * removal waits for every teardown in progress (hdev->ctx_teardowns),
+ * also of a context already off hdev->ctx_list.
  */
 
 #include <linux/slab.h>

@@ -18,6 +18,15 @@
  * undone and returns nothing (FREE, UNMAP, destroying a NIC object)
  * succeeds even then (hl_ioctl_no_output()): its copy back only rewrites
  * the caller's own bytes.
+ *
+ * Owners: a compute-node handler, and its commit or undo, run inside the
+ * context's gate (hl_ctx_enter()), which a hard reset, a close and device
+ * removal take for write to kill and tear the context down; a handler
+ * leaves the gate around every user memory access and every wait
+ * (hl_ctx_pause()), and INFO's reply is copied after the handler
+ * (hl_ioctl_copy_out()), so none of them waits on user space. A call whose
+ * context was killed meanwhile gets -ENODEV, and its commit or undo does
+ * not run: the teardown released what the handler made.
  */
 
 #include <linux/dma-resv.h>
