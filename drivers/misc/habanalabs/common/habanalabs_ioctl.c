@@ -228,6 +228,9 @@ hl_ioctl_lookup(unsigned int cmd, const struct hl_ioctl_desc *table, size_t n)
 /* Large enough for every ioctl argument; checked at build time below */
 #define HL_IOCTL_MAX_ARG_SIZE	128
 
+/* A second output up to this size needs no allocation (checked below) */
+#define HL_IOCTL_MAX_OUT_INLINE	384
+
 /**
  * struct hl_ioctl_call - one ioctl call in progress.
  * @kdata: the argument, copied in; handlers get a pointer to it.
@@ -241,9 +244,11 @@ hl_ioctl_lookup(unsigned int cmd, const struct hl_ioctl_desc *table, size_t n)
  *	could run (hl_ioctl_on_drop()), or NULL.
  * @no_output: the handler returns nothing (hl_ioctl_no_output()).
  * @out_buf: a second output, copied to @out_ptr after the handler
- *	(hl_ioctl_copy_out()); owned.
+ *	(hl_ioctl_copy_out()): @out_inline, or allocated.
  * @out_ptr: its user address.
  * @out_len: its size.
+ * @out_inline: room for a small second output (every INFO reply but
+ *	HL_INFO_NIC_PORTS), so that it needs no allocation.
  */
 struct hl_ioctl_call {
 	u8 kdata[HL_IOCTL_MAX_ARG_SIZE] __aligned(8);
@@ -257,6 +262,7 @@ struct hl_ioctl_call {
 	void *out_buf;
 	u64 out_ptr;
 	u32 out_len;
+	u8 out_inline[HL_IOCTL_MAX_OUT_INLINE] __aligned(8);
 };
 
 static struct hl_ioctl_call *hl_ioctl_call_of(void *data)
@@ -336,7 +342,7 @@ void hl_ioctl_on_drop(void *data, hl_ioctl_drop_t *drop)
  * A failed copy fails the ioctl with -EFAULT (so only for outputs whose
  * call has nothing to undo, such as INFO).
  *
- * Return: 0 or -ENOMEM.
+ * Return: 0, or -ENOMEM (only above HL_IOCTL_MAX_OUT_INLINE bytes).
  */
 int hl_ioctl_copy_out(void *data, u64 to, const void *src, u32 size)
 {
@@ -344,9 +350,13 @@ int hl_ioctl_copy_out(void *data, u64 to, const void *src, u32 size)
 
 	if (WARN_ON_ONCE(call->out_buf))
 		return -EINVAL;
-	call->out_buf = kmemdup(src, size, GFP_KERNEL);
-	if (!call->out_buf)
-		return -ENOMEM;
+	if (size <= sizeof(call->out_inline)) {
+		call->out_buf = memcpy(call->out_inline, src, size);
+	} else {
+		call->out_buf = kmemdup(src, size, GFP_KERNEL);
+		if (!call->out_buf)
+			return -ENOMEM;
+	}
 	call->out_ptr = to;
 	call->out_len = size;
 	return 0;
@@ -466,7 +476,8 @@ static long hl_ioctl_dispatch(struct file *filp, unsigned int cmd,
 	if (call.out_buf) {
 		if (!rc)
 			rc = hl_ioctl_copy_out_now(&call);
-		kfree(call.out_buf);
+		if (call.out_buf != call.out_inline)
+			kfree(call.out_buf);
 	}
 
 	/*
@@ -523,6 +534,8 @@ long hl_ioctl_control(struct file *filp, unsigned int cmd, unsigned long arg)
 }
 
 static_assert(sizeof(struct hl_info_args) <= HL_IOCTL_MAX_ARG_SIZE);
+/* Every INFO reply but NIC_PORTS's (which may fail with -ENOMEM) */
+static_assert(sizeof(struct hl_info_hw_ip_info) <= HL_IOCTL_MAX_OUT_INLINE);
 /* Upstream's fields of INFO outputs at upstream's offsets, ours after them */
 static_assert(offsetof(struct hl_info_hw_ip_info, device_mem_alloc_default_page_size) == 248);
 static_assert(offsetof(struct hl_info_hw_ip_info, revision_id) == 277);
