@@ -300,6 +300,7 @@ static void test_map_undo_races_reset(void **state)
 
 struct allocer {
 	int fd;
+	uint64_t handle;
 	volatile int stop;
 	int n, last;
 };
@@ -310,9 +311,15 @@ static void *alloc_thread(void *arg)
 	union hl_mem_args m;
 
 	while (!a->stop) {
+		/* ALLOCs, and MAPs of an allocation, each undone */
 		memset(&m, 0, sizeof(m));
-		m.in.op = HL_MEM_OP_ALLOC;
-		m.in.alloc.mem_size = 2 * MB;
+		if (a->n & 1) {
+			m.in.op = HL_MEM_OP_MAP;
+			m.in.map_device.handle = a->handle;
+		} else {
+			m.in.op = HL_MEM_OP_ALLOC;
+			m.in.alloc.mem_size = 2 * MB;
+		}
 		a->last = mem_ioctl(a->fd, &m);
 		a->n++;
 		if (a->last == -ENODEV)
@@ -324,9 +331,10 @@ static void *alloc_thread(void *arg)
 }
 
 /*
- * ALLOCs whose copy back fails (the undo frees the handle) in a loop while
- * root resets: every call fails with EFAULT until the reset, then ENODEV;
- * the DRAM is neither leaked nor freed twice.
+ * ALLOCs and MAPs of device memory whose copy back fails (the undo frees
+ * the handle, or unmaps and drops the mapping's reference on the
+ * allocation) in a loop while root resets: every call fails with EFAULT
+ * until the reset, then ENODEV; the DRAM is neither leaked nor freed twice.
  */
 static void test_alloc_undo_races_reset(void **state)
 {
@@ -338,6 +346,9 @@ static void test_alloc_undo_races_reset(void **state)
 	for (round = 0; round < 8; round++) {
 		memset(&a, 0, sizeof(a));
 		a.fd = open_compute();
+		a.handle = hlthunk_device_memory_alloc(a.fd, 2 * MB, 0, false,
+						       false);
+		assert_int_not_equal(a.handle, 0);
 		fail_copy_out(1000000);
 		assert_int_equal(pthread_create(&t, NULL, alloc_thread, &a), 0);
 		usleep(20000 + 7000 * round);
