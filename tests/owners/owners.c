@@ -452,6 +452,75 @@ static void test_reset_while_cs_chunks_held(void **state)
 	assert_state_clean("after a held CS");
 }
 
+/*
+ * A child's CS has its chunk array behind a userfaultfd that nobody
+ * serves: the reset finishes all the same; killing the child ends the
+ * call, and nothing of the child's is left.
+ */
+static void test_reset_while_held_then_killed(void **state)
+{
+	struct uffdio_api api = { .api = UFFD_API };
+	struct uffdio_register reg;
+	struct hltests_host_buf cb;
+	struct resetter r;
+	union hl_cs_args a;
+	int p[2], status, reset_done;
+	void *region;
+	pid_t pid;
+	char c;
+
+	(void)state;
+	assert_int_equal(pipe(p), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		int fd = hltests_open_node(0, 0), uffd;
+
+		uffd = syscall(SYS_userfaultfd, O_CLOEXEC);
+		if (fd < 0 || uffd < 0 || ioctl(uffd, UFFDIO_API, &api))
+			_exit(2);
+		region = mmap(NULL, PAGE, PROT_READ | PROT_WRITE,
+			      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (region == MAP_FAILED)
+			_exit(3);
+		memset(&reg, 0, sizeof(reg));
+		reg.range.start = (uintptr_t)region;
+		reg.range.len = PAGE;
+		reg.mode = UFFDIO_REGISTER_MODE_MISSING;
+		if (ioctl(uffd, UFFDIO_REGISTER, &reg))
+			_exit(4);
+		hltests_host_map(fd, &cb, PAGE);
+		memset(&a, 0, sizeof(a));
+		a.in.chunks_execute = (uintptr_t)region;
+		a.in.num_chunks_execute = 1;
+		if (write(p[1], "r", 1) != 1)
+			_exit(5);
+		/* Never returns: nobody reads the userfaultfd */
+		ioctl(fd, HL_IOCTL_CS, &a);
+		_exit(6);
+	}
+	close(p[1]);
+	if (read(p[0], &c, 1) != 1) {
+		waitpid(pid, &status, 0);
+		print_message("child could not set up (%d): skipped\n",
+			      WEXITSTATUS(status));
+		skip();
+	}
+	close(p[0]);
+	/* Let it reach the fault */
+	usleep(500000);
+	reset_start(&r);
+	reset_done = reset_wait(&r);
+	assert_int_equal(kill(pid, SIGKILL), 0);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_int_equal(pthread_join(r.t, NULL), 0);
+	if (!reset_done)
+		fail_msg("the reset waited for a fault nobody serves");
+	assert_int_equal(r.rc, 0);
+	assert_true(WIFSIGNALED(status));
+	assert_state_clean("after a held call was killed");
+}
+
 /* MAP of host memory that is behind a fault that does not resolve */
 static void test_reset_while_map_pin_held(void **state)
 {
@@ -729,6 +798,7 @@ static const struct CMUnitTest owners_tests[] = {
 	cmocka_unit_test(test_map_undo_races_reset),
 	cmocka_unit_test(test_alloc_undo_races_reset),
 	cmocka_unit_test(test_reset_while_cs_chunks_held),
+	cmocka_unit_test(test_reset_while_held_then_killed),
 	cmocka_unit_test(test_reset_while_map_pin_held),
 	cmocka_unit_test(test_reset_while_info_output_held),
 	cmocka_unit_test(test_cs_copy_back_held),
