@@ -365,7 +365,10 @@ struct hl_info_nic_ports {
  *            (HL_INFO_PAGE_FAULT_EVENT) on the control node;
  *   -EFAULT  @return_pointer cannot be written;
  *   -ENOMEM  no memory for the reply (HL_INFO_NIC_PORTS);
- *   -ENODEV  the device is gone.
+ *   -ENODEV  the device is gone, or (compute node) was reset under this
+ *            file.
+ * The reply is copied to @return_pointer after the device was read, so a
+ * page fault there (userfaultfd, FUSE) holds no reset or removal.
  */
 struct hl_info_args {
 	__u64 return_pointer;
@@ -533,7 +536,9 @@ struct hl_mem_out {
  *            written back (nothing done, or undone)
  *   -EINTR   a fatal signal while pinning; a signal while ALLOC waited
  *            for DRAM being scrubbed (libhlthunk retries)
- *   -ENODEV  the device is gone
+ *   -ENODEV  the device is gone or was reset under this file, also while
+ *            the call waited on user memory (pinning it, or the copy
+ *            back): what the call made went with the file's context
  */
 union hl_mem_args {
 	struct hl_mem_in in;
@@ -634,12 +639,17 @@ struct hl_cs_out {
  *   -EINTR   interrupted while waiting for the reservation lock (nothing
  *            was submitted);
  *   -ENODEV  the device is gone or was reset under this file (it can only
- *            be closed).
+ *            be closed), also while the call waited on user memory (the
+ *            chunk array, or the copy back): nothing runs then.
  *
  * The jobs are queued only after the sequence number reached user space:
  * if the copy back fails (-EFAULT), or the device goes away meanwhile, they
- * fail without running. MMU faults and malformed packets are not errors of
- * the ioctl: the CS completes with an error that HL_IOCTL_WAIT_CS reports.
+ * fail without running. The CS's fence becomes visible (HL_IOCTL_WAIT_CS,
+ * the reservation object of the context's dma-buf exports and the
+ * sync_files made from it) only then, together with the queueing of its
+ * jobs, and the job time limit counts from then: no fence waits for user
+ * space. MMU faults and malformed packets are not errors of the ioctl: the
+ * CS completes with an error that HL_IOCTL_WAIT_CS reports.
  */
 union hl_cs_args {
 	struct hl_cs_in in;
@@ -703,8 +713,11 @@ struct hl_wait_cs_out {
  * @out: output; also written when the ioctl returns -EIO.
  *
  * Compute node only. Errors of HL_IOCTL_WAIT_CS:
- *   -EINVAL  seq 0 or not issued yet, non-zero flags or ctx_id;
+ *   -EINVAL  seq 0 or not issued yet (also a CS whose HL_IOCTL_CS has not
+ *            returned), non-zero flags or ctx_id;
  *   -EIO     the CS failed (out.status HL_WAIT_CS_STATUS_ABORTED);
+ *   -ENODEV  the device is gone or was reset under this file (before
+ *            the wait started);
  *   -EINTR   a signal arrived while waiting (the argument is left as it
  *            came in; libhlthunk retries).
  * A CS still running when timeout_us runs out is not an error: the ioctl

@@ -17,20 +17,26 @@
  *
  * Fences visible to other drivers: every CS adds its fence to the
  * reservation object that the context's exports share (hl_ctx.resv) with
- * DMA_RESV_USAGE_WRITE (user work, not kernel memory management). The slot
- * is reserved and the WAIT_CS entry preallocated before the fence is
- * published, so that nothing allocates once it is observable; the fence
- * signals in bounded time because no job runs past job_timeout_max from its
- * submission (the backend aborts it with -ETIMEDOUT), and the engine's
- * signalling path is annotated with dma_fence_begin_signalling().
+ * DMA_RESV_USAGE_WRITE (user work, not kernel memory management). The
+ * fence becomes visible (WAIT_CS, the reservation object, and through it
+ * sync_files) only at the commit, after the sequence number reached user
+ * space, in the same step that queues its jobs: nothing user space does
+ * after that (a copy back it holds with userfaultfd, say) can keep it from
+ * signalling. The slot is reserved and the WAIT_CS entry preallocated
+ * before the fence is published, so that nothing allocates once it is
+ * observable; the fence signals in bounded time because no job runs past
+ * job_timeout_max from its commit (the backend aborts it with -ETIMEDOUT),
+ * and the engine's signalling path is annotated with
+ * dma_fence_begin_signalling().
  *
  * Each fence holds a reference on this module, dropped by its release: a
  * fence handed out (a sync_file) never outlives the code of its ops.
  *
  * In flight: at most max_pending_cs submissions of a context may be
- * unsignalled (-EAGAIN past it). WAIT_CS finds every unsignalled CS and
- * the last HL_CS_MAX_TRACKED of the context; an older one was complete
- * (successfully or not) when it was forgotten, and reads as COMPLETED.
+ * uncommitted or unsignalled (-EAGAIN past it). WAIT_CS finds every
+ * unsignalled CS and the last HL_CS_MAX_TRACKED of the context; an older
+ * one was complete (successfully or not) when it was forgotten, and reads
+ * as COMPLETED; one not committed yet reads as a number not handed out.
  *
  * Fences: jobs of different submissions run on different queues and may
  * complete out of order, so the fences of a context are not a timeline:
@@ -72,6 +78,7 @@ struct hl_cs_fence {
  *	it queues them; the CS completes when it drops to 0.
  * @error: the first job error, 0 if none.
  * @seq: the sequence number.
+ * @timeout: the job time limit, in jiffies, counted from the commit.
  * @num_jobs: number of @jobs.
  * @jobs: the jobs.
  */
@@ -81,6 +88,7 @@ struct hl_cs {
 	atomic_t pending;
 	atomic_t error;
 	u64 seq;
+	unsigned long timeout;
 	u32 num_jobs;
 	struct hl_cs_job jobs[] __counted_by(num_jobs);
 };
@@ -151,6 +159,7 @@ static void hl_cs_put(struct hl_cs *cs)
 	dma_fence_end_signalling(cookie);
 
 	hl_cs_forget_old(ctx, cs->seq);
+	atomic_dec(&ctx->cs_submitted);
 	hl_cs_inflight_dec(ctx);
 	dma_fence_put(fence);
 	kfree(cs);
@@ -232,46 +241,51 @@ static unsigned long hl_cs_timeout_jiffies(u32 timeout_s)
 }
 
 /*
- * Publish the CS: give it the next sequence number, initialise its fence,
- * make WAIT_CS and the exports' importers see it. Called with the
- * context's reservation lock held, a fence slot reserved there and the
- * WAIT_CS entry reserved (xa_reserve()): nothing here allocates or fails.
+ * What a CS's WAIT_CS entry holds from its submission until its commit: the
+ * sequence number is taken, the fence not visible yet (WAIT_CS: -EINVAL, as
+ * for a number not handed out).
  */
-static void hl_cs_publish(struct hl_ctx *ctx, struct hl_cs *cs, u64 seq)
+#define HL_CS_UNCOMMITTED	xa_mk_value(0)
+
+/* Attempts of the commit to reserve its fence slot */
+#define HL_CS_RESERVE_TRIES	3
+
+/*
+ * Publish the CS at its commit: initialise its fence and make WAIT_CS see
+ * it in place of its HL_CS_UNCOMMITTED entry. Nothing here allocates or
+ * fails. The caller adds the fence to the exports' reservation object.
+ */
+static void hl_cs_publish(struct hl_ctx *ctx, struct hl_cs *cs)
 {
 	struct hl_cs_fence *fence = cs->fence;
 	struct dma_fence *old = NULL;
+	u64 seq = cs->seq;
 	void *entry;
-
-	dma_resv_assert_held(&ctx->resv->resv);
 
 	__module_get(THIS_MODULE);
 	dma_fence_init(&fence->base, &hl_cs_fence_ops, &fence->lock,
 		       dma_fence_context_alloc(1), seq);
-	cs->seq = seq;
+	atomic_inc(&ctx->cs_inflight);
 
 	spin_lock(&ctx->cs_lock);
-	/* The xarray's reference; the slot exists, so no allocation */
+	/* The xarray's reference; the entry exists, so no allocation */
 	entry = xa_store(&ctx->cs_fences, seq, dma_fence_get(&fence->base),
 			 GFP_NOWAIT);
-	WARN_ON_ONCE(xa_is_err(entry));
-	ctx->cs_sequence = seq + 1;
+	WARN_ON_ONCE(entry != HL_CS_UNCOMMITTED);
 	/* Forget the one HL_CS_MAX_TRACKED back if it is done */
 	if (seq > HL_CS_MAX_TRACKED) {
 		entry = xa_load(&ctx->cs_fences, seq - HL_CS_MAX_TRACKED);
-		if (entry && dma_fence_is_signaled(entry))
+		if (entry && !xa_is_value(entry) &&
+		    dma_fence_is_signaled(entry))
 			old = xa_erase(&ctx->cs_fences, seq - HL_CS_MAX_TRACKED);
 	}
 	spin_unlock(&ctx->cs_lock);
 	dma_fence_put(old);
-
-	dma_resv_add_fence(&ctx->resv->resv, &fence->base,
-			   DMA_RESV_USAGE_WRITE);
 }
 
 static struct hl_cs *hl_cs_alloc(struct hl_ctx *ctx,
 				 const struct hl_cs_chunk *chunks, u32 n,
-				 unsigned long deadline)
+				 unsigned long timeout)
 {
 	struct hl_cs *cs;
 	u32 i;
@@ -287,6 +301,7 @@ static struct hl_cs *hl_cs_alloc(struct hl_ctx *ctx,
 	}
 	spin_lock_init(&cs->fence->lock);
 	cs->ctx = ctx;
+	cs->timeout = timeout;
 
 	for (i = 0; i < n; i++) {
 		struct hl_cs_job *job = &cs->jobs[i];
@@ -296,40 +311,41 @@ static struct hl_cs *hl_cs_alloc(struct hl_ctx *ctx,
 		job->cb_va = chunks[i].cb_handle;
 		job->cb_size = chunks[i].cb_size;
 		job->queue_id = chunks[i].queue_index;
-		job->deadline = deadline;
 		INIT_LIST_HEAD(&job->node);
 	}
 	return cs;
 }
 
 /*
- * Create and publish a CS: everything that can fail. Its jobs do not run
- * until hl_cs_commit().
+ * Create a CS and take its sequence number: everything that can fail. No
+ * fence is visible and no job runs until hl_cs_commit(); until then the
+ * CS holds nothing that a reset or a close waits for.
  */
 static int hl_cs_submit(struct hl_ctx *ctx, const struct hl_cs_chunk *chunks,
 			u32 n, u32 timeout_s, struct hl_cs **csp)
 {
-	unsigned long deadline = jiffies + hl_cs_timeout_jiffies(timeout_s);
 	struct dma_resv *resv = &ctx->resv->resv;
 	struct hl_cs *cs;
+	u64 seq;
 	int rc;
 
-	if (atomic_inc_return(&ctx->cs_inflight) >
+	if (atomic_inc_return(&ctx->cs_submitted) >
 	    READ_ONCE(hl_max_pending_cs)) {
 		rc = -EAGAIN;
-		goto err_inflight;
+		goto err_submitted;
 	}
 
-	cs = hl_cs_alloc(ctx, chunks, n, deadline);
+	cs = hl_cs_alloc(ctx, chunks, n, hl_cs_timeout_jiffies(timeout_s));
 	if (!cs) {
 		rc = -ENOMEM;
-		goto err_inflight;
+		goto err_submitted;
 	}
 
 	/*
-	 * Everything that can fail or allocate, before the fence exists:
-	 * the reservation slot and the WAIT_CS entry. The reservation lock
-	 * also serialises submissions, so cs_sequence is ours.
+	 * The reservation lock serialises submissions, so cs_sequence is
+	 * ours. A fence slot reserved now makes room that the commit's own
+	 * reservation normally finds (without allocating); the WAIT_CS entry
+	 * is made now, so that the commit stores without allocating.
 	 */
 	rc = dma_resv_lock_interruptible(resv, NULL);
 	if (rc)
@@ -337,18 +353,19 @@ static int hl_cs_submit(struct hl_ctx *ctx, const struct hl_cs_chunk *chunks,
 	rc = hl_should_fail(HL_FAULT_FENCE) ? -ENOMEM : dma_resv_reserve_fences(resv, 1);
 	if (rc)
 		goto err_unlock;
+	seq = ctx->cs_sequence;
 	rc = hl_should_fail(HL_FAULT_FENCE) ? -ENOMEM :
-	     xa_reserve(&ctx->cs_fences, ctx->cs_sequence, GFP_KERNEL_ACCOUNT);
+	     xa_insert(&ctx->cs_fences, seq, HL_CS_UNCOMMITTED,
+		       GFP_KERNEL_ACCOUNT);
 	if (rc)
 		goto err_unlock;
-
-	hl_cs_publish(ctx, cs, ctx->cs_sequence);
+	spin_lock(&ctx->cs_lock);
+	ctx->cs_sequence = seq + 1;
+	spin_unlock(&ctx->cs_lock);
 	dma_resv_unlock(resv);
 
-	/*
-	 * From here on, the CS completes through hl_cs_put(); its jobs are
-	 * queued by hl_cs_commit() once the result reached user space.
-	 */
+	cs->seq = seq;
+	/* Dropped by hl_cs_put(), or by hl_cs_drop() */
 	hl_ctx_get(ctx);
 	atomic_set(&cs->pending, n + 1);
 	*csp = cs;
@@ -359,22 +376,45 @@ err_unlock:
 err_free_cs:
 	kfree(cs->fence);
 	kfree(cs);
-err_inflight:
-	hl_cs_inflight_dec(ctx);
+err_submitted:
+	atomic_dec(&ctx->cs_submitted);
 	return rc;
 }
 
 /*
- * hl_ioctl_on_finish() of HL_IOCTL_CS: queue the jobs once the caller has
- * the sequence number; when it does not (the copy back failed), or the
- * device went away or was reset meanwhile, the jobs fail without running
- * and the CS completes with the error.
+ * hl_ioctl_on_drop() of HL_IOCTL_CS: the context was killed before the
+ * commit; its teardown destroyed the WAIT_CS entries. The fence was never
+ * initialised, let alone seen.
+ */
+static void hl_cs_drop(void *priv)
+{
+	struct hl_cs *cs = priv;
+	struct hl_ctx *ctx = cs->ctx;
+
+	atomic_dec(&ctx->cs_submitted);
+	kfree(cs->fence);
+	kfree(cs);
+	hl_ctx_put(ctx);
+}
+
+/*
+ * hl_ioctl_on_finish() of HL_IOCTL_CS, inside the context's gate: publish
+ * the fence and queue the jobs once the caller has the sequence number,
+ * with the job time limit counted from now. When the caller does not have
+ * it (the copy back failed), the device went away or was reset meanwhile,
+ * or no fence slot could be had, the jobs fail without running and the CS
+ * completes with the error (WAIT_CS: ABORTED); its fence then reaches no
+ * reservation object.
  */
 static void hl_cs_commit(struct hl_fpriv *fpriv, void *priv, u64 seq,
 			 bool committed)
 {
 	struct hl_device *hdev = fpriv->hdev;
 	struct hl_cs *cs = priv;
+	struct hl_ctx *ctx = cs->ctx;
+	struct dma_resv *resv = &ctx->resv->resv;
+	unsigned long deadline;
+	bool locked = false;
 	int rc = 0;
 	u32 i = 0;
 
@@ -383,7 +423,35 @@ static void hl_cs_commit(struct hl_fpriv *fpriv, void *priv, u64 seq,
 	else if (hl_device_unplugged(hdev) || READ_ONCE(fpriv->dead))
 		rc = -ENODEV;
 
-	for (; !rc && i < cs->num_jobs; i++) {
+	if (!rc) {
+		/* Held only by submissions and importers, never on user space */
+		dma_resv_lock(resv, NULL);
+		locked = true;
+		/*
+		 * The submission made room, but the slot is not kept across
+		 * the unlock (debug kernels check it): a small allocation,
+		 * retried before the CS fails with -ENOMEM.
+		 */
+		for (i = 0; i < HL_CS_RESERVE_TRIES; i++) {
+			rc = dma_resv_reserve_fences(resv, 1);
+			if (rc != -ENOMEM)
+				break;
+		}
+	}
+
+	deadline = jiffies + cs->timeout;
+	for (i = 0; i < cs->num_jobs; i++)
+		cs->jobs[i].deadline = deadline;
+
+	hl_cs_publish(ctx, cs);
+	if (locked) {
+		if (!rc)
+			dma_resv_add_fence(resv, &cs->fence->base,
+					   DMA_RESV_USAGE_WRITE);
+		dma_resv_unlock(resv);
+	}
+
+	for (i = 0; !rc && i < cs->num_jobs; i++) {
 		rc = hdev->asic_funcs->queue_job(hdev, &cs->jobs[i]);
 		if (rc)
 			break;
@@ -428,10 +496,17 @@ int hl_cs_ioctl(struct hl_fpriv *fpriv, void *data)
 	    in.num_chunks_execute > HL_MAX_JOBS_PER_CS)
 		return -EINVAL;
 
+	/* A user copy, which may fault for long: outside the gate */
+	hl_ctx_pause(ctx);
 	chunks = vmemdup_array_user(u64_to_user_ptr(in.chunks_execute),
 				    in.num_chunks_execute, sizeof(*chunks));
+	rc = hl_ctx_resume(ctx);
 	if (IS_ERR(chunks))
-		return PTR_ERR(chunks);
+		return rc ?: PTR_ERR(chunks);
+	if (rc) {
+		kvfree(chunks);
+		return rc;
+	}
 
 	rc = hl_cs_validate_chunks(fpriv->hdev, chunks, in.num_chunks_execute);
 	if (!rc)
@@ -445,6 +520,7 @@ int hl_cs_ioctl(struct hl_fpriv *fpriv, void *data)
 	args->out.seq = cs->seq;
 	args->out.status = HL_CS_STATUS_SUCCESS;
 	hl_ioctl_on_finish(data, hl_cs_commit, cs, cs->seq);
+	hl_ioctl_on_drop(data, hl_cs_drop);
 	return 0;
 }
 
@@ -465,11 +541,15 @@ static int hl_cs_find_fence(struct hl_ctx *ctx, u64 seq,
 {
 	int rc = 0;
 
+	void *entry;
+
 	spin_lock(&ctx->cs_lock);
-	if (!seq || seq >= ctx->cs_sequence)
+	entry = seq && seq < ctx->cs_sequence ?
+		xa_load(&ctx->cs_fences, seq) : HL_CS_UNCOMMITTED;
+	if (entry == HL_CS_UNCOMMITTED)
 		rc = -EINVAL;
 	else
-		*fence = dma_fence_get(xa_load(&ctx->cs_fences, seq));
+		*fence = dma_fence_get(entry);
 	spin_unlock(&ctx->cs_lock);
 
 	return rc;
@@ -516,8 +596,12 @@ int hl_wait_cs_ioctl(struct hl_fpriv *fpriv, void *data)
 		return 0;
 	}
 
+	/* A wait as long as the caller wants: outside the context's gate */
+	hl_ctx_pause(ctx);
 	left = dma_fence_wait_timeout(fence, true,
 				      hl_cs_wait_jiffies(in.timeout_us));
+	/* The fence's outcome stands even if the context died meanwhile */
+	hl_ctx_resume(ctx);
 	if (left < 0) {
 		args->out.status = HL_WAIT_CS_STATUS_BUSY;
 		rc = left == -ERESTARTSYS ? -EINTR : left;
@@ -554,6 +638,7 @@ int hl_cs_ctx_init(struct hl_ctx *ctx)
 	ctx->cs_sequence = 1;
 	xa_init(&ctx->cs_fences);
 	atomic_set(&ctx->cs_inflight, 0);
+	atomic_set(&ctx->cs_submitted, 0);
 	return 0;
 }
 
@@ -577,11 +662,13 @@ void hl_ctx_resv_put(struct hl_ctx_resv *r)
 /**
  * hl_cs_ctx_cancel - cancel a context's work and wait until none runs.
  * @ctx: the context, being torn down (ctx->closing is set, no ioctl of it
- *	runs any more).
+ *	is inside its gate).
  *
  * Running jobs abort at their next check (-ECANCELED), queued ones at
  * their start; each job is bounded by its deadline anyway, so the wait is
- * bounded by job_timeout_max.
+ * bounded by job_timeout_max. Only published submissions count: one whose
+ * ioctl has not committed it (its copy back held by user space) has no
+ * job running and is freed by that ioctl (hl_cs_drop()).
  */
 void hl_cs_ctx_cancel(struct hl_ctx *ctx)
 {
@@ -597,8 +684,10 @@ void hl_cs_ctx_fini(struct hl_ctx *ctx)
 	struct dma_fence *fence;
 	unsigned long seq;
 
+	/* Uncommitted CSs hold no fence here (hl_cs_drop() frees them) */
 	xa_for_each(&ctx->cs_fences, seq, fence)
-		dma_fence_put(fence);
+		if (!xa_is_value(fence))
+			dma_fence_put(fence);
 	xa_destroy(&ctx->cs_fences);
 	hl_ctx_resv_put(ctx->resv);
 	ctx->resv = NULL;

@@ -10,6 +10,16 @@
  * reach: the exported allocation's HBM (struct hl_vm_phys_pg_pack) and the
  * device, never the context. The structure itself is freed with its last
  * reference (the file, a CS finishing, a peer's NIC transfer).
+ *
+ * Gate: ioctls use the context's state inside its gate (held for read),
+ * and leave it whenever they touch user memory or wait. Killing the
+ * context (teardown: close or hard reset; device removal) takes it for
+ * write and marks the context dead, so it waits only for work that does
+ * not depend on user space, and nothing of an ioctl runs on the context's
+ * state afterwards. Exactly one caller tears the context down; another
+ * (a close racing a reset) waits at the gate until it is done, and device
+ * removal waits for every teardown in progress (hdev->ctx_teardowns),
+ * also of a context already off hdev->ctx_list.
  */
 
 #include <linux/slab.h>
@@ -62,6 +72,7 @@ struct hl_ctx *hl_ctx_create(struct hl_device *hdev)
 		return ERR_PTR(-ENOMEM);
 
 	kref_init(&ctx->refcount);
+	init_rwsem(&ctx->gate);
 	spin_lock_init(&ctx->fault_lock);
 	atomic64_set(&ctx->dram_usage, 0);
 	ctx->hdev = hdev;
@@ -93,8 +104,13 @@ err_free_ctx:
 
 /**
  * hl_ctx_teardown - release everything a context has, but its structure.
- * @ctx: the context; none of its ioctls runs (its file is being released,
- *	or a hard reset waited for them). Idempotent.
+ * @ctx: the context; its file is being released, or a hard reset killed
+ *	it. Idempotent; whoever comes second waits until the first is done.
+ *
+ * Exactly one caller tears the context down, with its gate held for
+ * write: it waits for the ioctls inside the gate (none of which waits on
+ * user space there) and then marks the context dead, so that no ioctl,
+ * commit or undo of it touches its state afterwards (they get -ENODEV).
  *
  * Order: stop the work that reaches the context's memory (NIC connections,
  * jobs), then cut the exports' links to it, then free the memory, the page
@@ -105,13 +121,18 @@ void hl_ctx_teardown(struct hl_ctx *ctx)
 {
 	struct hl_device *hdev = ctx->hdev;
 
+	down_write(&ctx->gate);
 	mutex_lock(&hdev->ctx_list_lock);
 	if (ctx->torn_down) {
 		mutex_unlock(&hdev->ctx_list_lock);
+		up_write(&ctx->gate);
 		return;
 	}
 	ctx->torn_down = true;
+	/* Removal waits for this teardown even once it is off the list */
+	hdev->ctx_teardowns++;
 	mutex_unlock(&hdev->ctx_list_lock);
+	WRITE_ONCE(ctx->dead, true);
 
 	WRITE_ONCE(ctx->closing, true);
 	/* Connections die first: peers stop writing, receives are flushed */
@@ -130,6 +151,150 @@ void hl_ctx_teardown(struct hl_ctx *ctx)
 	hl_mem_ctx_fini(ctx);
 	hl_mmu_ctx_fini(ctx);
 	hl_cs_ctx_fini(ctx);
+	up_write(&ctx->gate);
+
+	mutex_lock(&hdev->ctx_list_lock);
+	if (!--hdev->ctx_teardowns)
+		wake_up_var(&hdev->ctx_teardowns);
+	mutex_unlock(&hdev->ctx_list_lock);
+}
+
+/**
+ * hl_ctx_enter - start using a context's state from an ioctl (or its
+ * commit or undo).
+ * @ctx: the context.
+ *
+ * Waits only for a teardown or removal in progress, which never waits on
+ * user space. End it with hl_ctx_exit(); in between, drop it around any
+ * user memory access or unbounded wait with hl_ctx_pause().
+ *
+ * Return: 0, or -ENODEV when the context is dead (nothing held then).
+ */
+int hl_ctx_enter(struct hl_ctx *ctx)
+{
+	down_read(&ctx->gate);
+	if (READ_ONCE(ctx->dead)) {
+		up_read(&ctx->gate);
+		return -ENODEV;
+	}
+	return 0;
+}
+
+/**
+ * hl_ctx_exit - end a section started by hl_ctx_enter().
+ * @ctx: the context.
+ */
+void hl_ctx_exit(struct hl_ctx *ctx)
+{
+	up_read(&ctx->gate);
+}
+
+/**
+ * hl_ctx_pause - leave the context's gate for a while, to touch user
+ * memory (which may fault for as long as user space wants) or to wait.
+ * @ctx: the context, entered (hl_ctx_enter()).
+ *
+ * The caller may keep only what it holds references on; it must call
+ * hl_ctx_resume() before using the context's state again.
+ */
+void hl_ctx_pause(struct hl_ctx *ctx)
+{
+	up_read(&ctx->gate);
+}
+
+/**
+ * hl_ctx_resume - enter the gate again after hl_ctx_pause().
+ * @ctx: the context.
+ *
+ * The gate is held again on return in any case (hl_ctx_exit() ends it),
+ * but when the context died meanwhile its state is gone: the caller must
+ * undo only what it made on its own and fail.
+ *
+ * Return: 0, or -ENODEV the context died meanwhile.
+ */
+int hl_ctx_resume(struct hl_ctx *ctx)
+{
+	down_read(&ctx->gate);
+	return READ_ONCE(ctx->dead) ? -ENODEV : 0;
+}
+
+/**
+ * hl_ctx_copy_to_user - copy_to_user() from inside the context's gate,
+ * with the gate left meanwhile.
+ * @ctx: the context, entered.
+ * @to: the user address.
+ * @from: kernel memory that stays valid without the gate.
+ * @n: bytes.
+ *
+ * Return: 0, -EFAULT the copy failed, or -ENODEV the context died
+ * meanwhile (the gate is held again in every case).
+ */
+int hl_ctx_copy_to_user(struct hl_ctx *ctx, void __user *to, const void *from,
+			size_t n)
+{
+	unsigned long left;
+
+	hl_ctx_pause(ctx);
+	left = copy_to_user(to, from, n);
+	if (hl_ctx_resume(ctx))
+		return -ENODEV;
+	return left ? -EFAULT : 0;
+}
+
+/*
+ * The first context of @hdev's list that hl_ctx_kill_all() has not seen,
+ * with a reference, or NULL.
+ */
+static struct hl_ctx *hl_ctx_next_live(struct hl_device *hdev)
+{
+	struct hl_ctx *ctx, *found = NULL;
+
+	mutex_lock(&hdev->ctx_list_lock);
+	list_for_each_entry(ctx, &hdev->ctx_list, node) {
+		if (ctx->torn_down || READ_ONCE(ctx->dead) ||
+		    !kref_get_unless_zero(&ctx->refcount))
+			continue;
+		found = ctx;
+		break;
+	}
+	mutex_unlock(&hdev->ctx_list_lock);
+	return found;
+}
+
+/**
+ * hl_ctx_kill_all - the device is going away: kill every context.
+ * @hdev: the device; its engines are stopped and its exports revoked.
+ *
+ * Each context is marked dead with its gate held for write, which waits
+ * for the ioctls inside it (not for user space: those wait outside), and
+ * its pinned host memory is unpinned and DMA-unmapped for the function the
+ * driver lets go of; the rest goes with its teardown, when its file is
+ * closed. Then waits for the teardowns in progress, also of contexts
+ * already off the list (closing), so that nothing of theirs stays mapped
+ * past removal.
+ */
+void hl_ctx_kill_all(struct hl_device *hdev)
+{
+	struct hl_ctx *ctx;
+
+	while ((ctx = hl_ctx_next_live(hdev))) {
+		down_write(&ctx->gate);
+		if (!ctx->torn_down && !ctx->dead) {
+			WRITE_ONCE(ctx->dead, true);
+			hl_mem_ctx_release_host(ctx);
+		}
+		up_write(&ctx->gate);
+		hl_ctx_put(ctx);
+	}
+
+	mutex_lock(&hdev->ctx_list_lock);
+	while (hdev->ctx_teardowns) {
+		mutex_unlock(&hdev->ctx_list_lock);
+		wait_var_event(&hdev->ctx_teardowns,
+			       !READ_ONCE(hdev->ctx_teardowns));
+		mutex_lock(&hdev->ctx_list_lock);
+	}
+	mutex_unlock(&hdev->ctx_list_lock);
 }
 
 void hl_ctx_get(struct hl_ctx *ctx)

@@ -373,10 +373,14 @@ int hl_device_hard_reset(struct hl_device *hdev)
 	hl_info(hdev, "hard reset%s\n", fpriv ? " of a device in use" : "");
 
 	/*
-	 * Stop the engines: jobs fail, fences signal, waiting ioctls return.
-	 * Then every ioctl of the dead file that saw it alive has returned
-	 * (one that queued a job meanwhile had it refused: the engines stay
-	 * stopped until hw_init below).
+	 * Stop the engines: jobs fail, fences signal, waiting ioctls return
+	 * (a job queued meanwhile is refused: the engines stay stopped until
+	 * hw_init below). The grace period waits for the sections that touch
+	 * the hardware without a context (control-node INFO, importers);
+	 * none of them waits on user space. The dead file's ioctls are
+	 * waited for by the teardown below, at its context's gate, where
+	 * none waits on user space either (a user copy, a pin or a wait
+	 * leaves the gate; it finds the context dead when it comes back).
 	 */
 	hdev->asic_funcs->hw_fini(hdev);
 	synchronize_srcu(&hdev->unplug_srcu);
@@ -384,6 +388,7 @@ int hl_device_hard_reset(struct hl_device *hdev)
 	hl_dmabuf_revoke_all(hdev, false);
 	if (ctx) {
 		WRITE_ONCE(ctx->killed, true);
+		/* If its file's close tears it down, this waits until it is done */
 		hl_ctx_teardown(ctx);
 		hl_ctx_put(ctx);
 	}
@@ -406,12 +411,12 @@ int hl_device_hard_reset(struct hl_device *hdev)
  * @hdev: the device.
  *
  * After it returns, no code path touches the hardware: new opens and ioctls
- * get -ENODEV, and sections already inside hl_device_enter() have finished.
+ * get -ENODEV, sections already inside hl_device_enter() have finished,
+ * every context is dead (hl_ctx_kill_all()) and no teardown is running.
  */
 void hl_device_fini(struct hl_device *hdev)
 {
 	bool was_operational;
-	struct hl_ctx *ctx;
 
 	mutex_lock(&hdev->reset_lock);
 	mutex_lock(&hdev->fpriv_list_lock);
@@ -439,13 +444,12 @@ void hl_device_fini(struct hl_device *hdev)
 	synchronize_srcu(&hdev->unplug_srcu);
 
 	/*
-	 * Contexts may outlive the device (open files): nothing of theirs
-	 * may stay DMA-mapped for a function the driver lets go of.
+	 * Contexts may outlive the device (open files): kill them, so that
+	 * no ioctl, commit or undo uses the hardware from now on, and let
+	 * nothing of theirs stay DMA-mapped for a function the driver lets
+	 * go of; closes in progress finish first.
 	 */
-	mutex_lock(&hdev->ctx_list_lock);
-	list_for_each_entry(ctx, &hdev->ctx_list, node)
-		hl_mem_ctx_release_host(ctx);
-	mutex_unlock(&hdev->ctx_list_lock);
+	hl_ctx_kill_all(hdev);
 
 	hl_nodes_del(hdev);
 	hl_debugfs_remove_device(hdev);

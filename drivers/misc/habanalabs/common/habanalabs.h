@@ -223,8 +223,9 @@ struct hl_cs_job {
  * @ctx: the compute context (compute node only, else NULL).
  * @is_control: opened through the control node.
  * @dead: a hard reset took the device from under the file: its ioctls
- *	get -ENODEV and its context is gone (set under
- *	hl_device.fpriv_list_lock; read inside hl_device_enter()).
+ *	get -ENODEV and its context goes (set under
+ *	hl_device.fpriv_list_lock; read unlocked by the dispatcher, the
+ *	context's own @dead under its gate is what guards its state).
  */
 struct hl_fpriv {
 	struct hl_device *hdev;
@@ -256,7 +257,16 @@ struct hl_ctx_resv {
  * @refcount: the structure is freed when the last user is gone.
  * @hdev: the device; the context holds a reference on it.
  * @node: in hdev->ctx_list until the teardown.
- * @torn_down: hl_ctx_teardown() ran (under hdev->ctx_list_lock).
+ * @gate: the context's ioctls hold it for read while they use its state
+ *	(hl_ctx_enter()), but never across a user memory access or a wait
+ *	whose length user space chooses (hl_ctx_pause()); hl_ctx_teardown()
+ *	and device removal hold it for write, so they wait only for work
+ *	that does not depend on user space.
+ * @dead: no ioctl, commit or undo may use the context's state any more: it
+ *	is torn down, or the device it belongs to is gone (set under @gate
+ *	held for write).
+ * @torn_down: hl_ctx_teardown() started (under @gate held for write and
+ *	hdev->ctx_list_lock).
  * @closing: set at the start of the teardown: jobs of the context abort at
  *	their next check (-ECANCELED).
  * @killed: a hard reset tears the context down: its connections' peers
@@ -279,7 +289,10 @@ struct hl_ctx_resv {
  * @cs_sequence: sequence number of the next command submission.
  * @cs_fences: fences by sequence number: every CS that has not signalled,
  *	and the last HL_CS_MAX_TRACKED ones (command_submission.c).
- * @cs_inflight: submissions whose fence has not signalled yet.
+ * @cs_inflight: published submissions whose fence has not signalled
+ *	yet; the teardown waits for them (bounded by the job time limit).
+ * @cs_submitted: submissions created and not completed, published or not
+ *	(at most max_pending_cs).
  * @nic: the context's NIC connections and CQs (nic.c).
  * @injected_leak: TEST ONLY (HL_INJECT_LEAK): leaked when the context goes.
  * @release_work: frees the structure after the last reference (hl_wq).
@@ -288,6 +301,8 @@ struct hl_ctx {
 	struct kref refcount;
 	struct hl_device *hdev;
 	struct list_head node;
+	struct rw_semaphore gate; /* Protects: dead, the context's state vs teardown */
+	bool dead;
 	bool torn_down;
 	bool closing;
 	bool killed;
@@ -306,6 +321,7 @@ struct hl_ctx {
 	u64 cs_sequence;
 	struct xarray cs_fences;
 	atomic_t cs_inflight;
+	atomic_t cs_submitted;
 	struct hl_nic_ctx nic;
 	void *injected_leak;
 	struct work_struct release_work;
@@ -319,6 +335,8 @@ struct hl_ctx {
  * dma_resv_assert_held()) at its top.
  *   hl_device.reset_lock
  *   hl_device.fpriv_list_lock
+ *   hl_ctx.gate (one context's at a time; held for read by ioctls, never
+ *	across a user memory access)
  *   hl_device.ctx_list_lock
  *   hl_nic_ctx.lock (never held with hl_ctx.mem_lock)
  *   hl_ctx.mem_lock
@@ -371,8 +389,10 @@ struct hl_ctx {
  * @host_maps_lock: Protects @host_maps.
  * @host_maps: how many of the device's mappings hold each host page: key =
  *	pfn, value = xa_mk_value(count), at most HL_MEM_MAX_HOST_PAGE_MAPS.
- * @ctx_list_lock: Protects @ctx_list.
+ * @ctx_list_lock: Protects @ctx_list and @ctx_teardowns.
  * @ctx_list: every context not torn down yet.
+ * @ctx_teardowns: teardowns in progress (hl_ctx_teardown()), also of
+ *	contexts already off @ctx_list; removal waits for none to be left.
  * @dmabuf_lock: Protects @dmabuf_list, @exports_revoked, and each export's
  *	link to its context (struct hl_dmabuf: ctx, mapping) with the
  *	mapping's and allocation's export counts.
@@ -420,6 +440,7 @@ struct hl_device {
 	struct xarray host_maps;
 	struct mutex ctx_list_lock; /* Protects: ctx_list */
 	struct list_head ctx_list;
+	unsigned int ctx_teardowns;
 	struct mutex dmabuf_lock; /* Protects: dmabuf_list, exports_revoked, export links */
 	struct list_head dmabuf_list;
 	bool exports_revoked;
@@ -539,6 +560,9 @@ typedef void hl_ioctl_finish_t(struct hl_fpriv *fpriv, void *priv, u64 id,
 			       bool committed);
 void hl_ioctl_on_finish(void *data, hl_ioctl_finish_t *finish, void *priv,
 			u64 id);
+typedef void hl_ioctl_drop_t(void *priv);
+void hl_ioctl_on_drop(void *data, hl_ioctl_drop_t *drop);
+int hl_ioctl_copy_out(void *data, u64 to, const void *src, u32 size);
 
 /* command_submission.c */
 int hl_cs_ioctl(struct hl_fpriv *fpriv, void *data);
@@ -575,6 +599,13 @@ struct hl_ctx *hl_ctx_create(struct hl_device *hdev);
 void hl_ctx_teardown(struct hl_ctx *ctx);
 void hl_ctx_get(struct hl_ctx *ctx);
 void hl_ctx_put(struct hl_ctx *ctx);
+int hl_ctx_enter(struct hl_ctx *ctx);
+void hl_ctx_exit(struct hl_ctx *ctx);
+void hl_ctx_pause(struct hl_ctx *ctx);
+int hl_ctx_resume(struct hl_ctx *ctx);
+int hl_ctx_copy_to_user(struct hl_ctx *ctx, void __user *to, const void *from,
+			size_t n);
+void hl_ctx_kill_all(struct hl_device *hdev);
 
 /* sysfs.c */
 extern const struct attribute_group *hl_dev_groups[];

@@ -18,6 +18,15 @@
  * undone and returns nothing (FREE, UNMAP, destroying a NIC object)
  * succeeds even then (hl_ioctl_no_output()): its copy back only rewrites
  * the caller's own bytes.
+ *
+ * Owners: a compute-node handler, and its commit or undo, run inside the
+ * context's gate (hl_ctx_enter()), which a hard reset, a close and device
+ * removal take for write to kill and tear the context down; a handler
+ * leaves the gate around every user memory access and every wait
+ * (hl_ctx_pause()), and INFO's reply is copied after the handler
+ * (hl_ioctl_copy_out()), so none of them waits on user space. A call whose
+ * context was killed meanwhile gets -ENODEV, and its commit or undo does
+ * not run: the teardown released what the handler made.
  */
 
 #include <linux/dma-resv.h>
@@ -43,35 +52,13 @@ struct hl_ioctl_desc {
 };
 
 /*
- * TEST ONLY (HL_INJECT_RESV_COPY): a user copy, which may fault and take
- * mmap_lock, inside a dma-buf reservation lock: the inversion lockdep is
- * primed to catch (dma_resv_lockdep()).
+ * INFO's output is copied to user space by the dispatcher, after the
+ * handler, outside every section that a reset or removal waits for.
  */
-static unsigned long hl_info_copy_under_resv(void __user *to, const void *src,
-					     u32 len)
-{
-	struct dma_resv resv;
-	unsigned long left;
-
-	dma_resv_init(&resv);
-	dma_resv_lock(&resv, NULL);
-	left = copy_to_user(to, src, len);
-	dma_resv_unlock(&resv);
-	dma_resv_fini(&resv);
-	return left;
-}
-
 static int hl_info_copy(struct hl_info_args *args, const void *src, u32 size)
 {
-	void __user *to = u64_to_user_ptr(args->return_pointer);
-	u32 len = min(args->return_size, size);
-	unsigned long left;
-
-	if (hl_bug_injected(HL_INJECT_RESV_COPY))
-		left = hl_info_copy_under_resv(to, src, len);
-	else
-		left = copy_to_user(to, src, len);
-	return left ? -EFAULT : 0;
+	return hl_ioctl_copy_out(args, args->return_pointer, src,
+				 min(args->return_size, size));
 }
 
 static int hl_info_hw_ip(struct hl_fpriv *fpriv, struct hl_info_args *args)
@@ -241,6 +228,9 @@ hl_ioctl_lookup(unsigned int cmd, const struct hl_ioctl_desc *table, size_t n)
 /* Large enough for every ioctl argument; checked at build time below */
 #define HL_IOCTL_MAX_ARG_SIZE	128
 
+/* A second output up to this size needs no allocation (checked below) */
+#define HL_IOCTL_MAX_OUT_INLINE	384
+
 /**
  * struct hl_ioctl_call - one ioctl call in progress.
  * @kdata: the argument, copied in; handlers get a pointer to it.
@@ -250,7 +240,15 @@ hl_ioctl_lookup(unsigned int cmd, const struct hl_ioctl_desc *table, size_t n)
  * @finish: called once the outcome is known (hl_ioctl_on_finish()), or NULL.
  * @finish_priv: its pointer argument.
  * @finish_id: its number argument.
+ * @drop: called instead of @finish when the context died before @finish
+ *	could run (hl_ioctl_on_drop()), or NULL.
  * @no_output: the handler returns nothing (hl_ioctl_no_output()).
+ * @out_buf: a second output, copied to @out_ptr after the handler
+ *	(hl_ioctl_copy_out()): @out_inline, or allocated.
+ * @out_ptr: its user address.
+ * @out_len: its size.
+ * @out_inline: room for a small second output (every INFO reply but
+ *	HL_INFO_NIC_PORTS), so that it needs no allocation.
  */
 struct hl_ioctl_call {
 	u8 kdata[HL_IOCTL_MAX_ARG_SIZE] __aligned(8);
@@ -259,7 +257,12 @@ struct hl_ioctl_call {
 	hl_ioctl_finish_t *finish;
 	void *finish_priv;
 	u64 finish_id;
+	hl_ioctl_drop_t *drop;
 	bool no_output;
+	void *out_buf;
+	u64 out_ptr;
+	u32 out_len;
+	u8 out_inline[HL_IOCTL_MAX_OUT_INLINE] __aligned(8);
 };
 
 static struct hl_ioctl_call *hl_ioctl_call_of(void *data)
@@ -293,11 +296,11 @@ void hl_ioctl_defer_fd_install(void *data, int fd, struct file *file)
  *	@committed true when the ioctl returns 0 (the caller has the result),
  *	false when it fails after all (the copy back faulted): then @finish
  *	must undo what the handler did, so that the failed ioctl leaves no
- *	side effect. It must not fail. It runs inside a new device SRCU read
- *	section (hl_device_enter(); the copy back, which may fault, ran
- *	outside any), where it may find the device unplugged since the
- *	handler ran: then it must not touch the hardware (what removal
- *	leaves is torn down with the context).
+ *	side effect. It must not fail. It runs inside the context's gate
+ *	(hl_ctx_enter(); the copy back, which may fault, ran outside it),
+ *	and only while the context lives: when a hard reset or removal
+ *	killed it meanwhile, @finish does not run (the teardown released
+ *	what the handler made) and the drop callback, if any, does.
  * @priv: pointer argument of @finish.
  * @id: number argument of @finish (a handle, an ID, an address).
  *
@@ -313,6 +316,73 @@ void hl_ioctl_on_finish(void *data, hl_ioctl_finish_t *finish, void *priv,
 	call->finish = finish;
 	call->finish_priv = priv;
 	call->finish_id = id;
+}
+
+/**
+ * hl_ioctl_on_drop - what to do instead of the finish callback when the
+ * context died before it could run.
+ * @data: the handler's argument pointer.
+ * @drop: releases what @priv of hl_ioctl_on_finish() holds of its own,
+ *	without touching the context's state (the teardown freed that).
+ */
+void hl_ioctl_on_drop(void *data, hl_ioctl_drop_t *drop)
+{
+	hl_ioctl_call_of(data)->drop = drop;
+}
+
+/**
+ * hl_ioctl_copy_out - have the dispatcher copy a second output to user
+ * space after the handler, outside the sections that reset and removal
+ * wait for.
+ * @data: the handler's argument pointer.
+ * @to: the user address.
+ * @src: the output, copied now.
+ * @size: its size; at most one such output per call.
+ *
+ * A failed copy fails the ioctl with -EFAULT (so only for outputs whose
+ * call has nothing to undo, such as INFO).
+ *
+ * Return: 0, or -ENOMEM (only above HL_IOCTL_MAX_OUT_INLINE bytes).
+ */
+int hl_ioctl_copy_out(void *data, u64 to, const void *src, u32 size)
+{
+	struct hl_ioctl_call *call = hl_ioctl_call_of(data);
+
+	if (WARN_ON_ONCE(call->out_buf))
+		return -EINVAL;
+	if (size <= sizeof(call->out_inline)) {
+		call->out_buf = memcpy(call->out_inline, src, size);
+	} else {
+		call->out_buf = kmemdup(src, size, GFP_KERNEL);
+		if (!call->out_buf)
+			return -ENOMEM;
+	}
+	call->out_ptr = to;
+	call->out_len = size;
+	return 0;
+}
+
+/*
+ * The second output (hl_ioctl_copy_out()). TEST ONLY (HL_INJECT_RESV_COPY):
+ * with the copy inside a dma-buf reservation lock, the inversion lockdep
+ * is primed to catch (dma_resv_lockdep()).
+ */
+static int hl_ioctl_copy_out_now(struct hl_ioctl_call *call)
+{
+	void __user *to = u64_to_user_ptr(call->out_ptr);
+	struct dma_resv resv;
+	unsigned long left;
+
+	if (!hl_bug_injected(HL_INJECT_RESV_COPY))
+		return copy_to_user(to, call->out_buf, call->out_len) ?
+		       -EFAULT : 0;
+
+	dma_resv_init(&resv);
+	dma_resv_lock(&resv, NULL);
+	left = copy_to_user(to, call->out_buf, call->out_len);
+	dma_resv_unlock(&resv);
+	dma_resv_fini(&resv);
+	return left ? -EFAULT : 0;
 }
 
 /**
@@ -352,6 +422,7 @@ static long hl_ioctl_dispatch(struct file *filp, unsigned int cmd,
 {
 	struct hl_fpriv *fpriv = filp->private_data;
 	struct hl_device *hdev = fpriv->hdev;
+	struct hl_ctx *ctx = fpriv->ctx;
 	struct hl_ioctl_call call = {};
 	void *kdata = call.kdata;
 	void __user *uarg = (void __user *)arg;
@@ -380,12 +451,34 @@ static long hl_ioctl_dispatch(struct file *filp, unsigned int cmd,
 	    copy_to_user(uarg, kdata, min(usize, ksize)))
 		return -EFAULT;
 
-	idx = hl_device_enter(hdev);
-	if (hl_device_unplugged(hdev) || READ_ONCE(fpriv->dead))
-		rc = -ENODEV;
-	else
-		rc = desc->func(fpriv, kdata);
-	hl_device_exit(hdev, idx);
+	/*
+	 * A compute handler runs inside its context's gate, which a hard
+	 * reset or removal waits for: handlers leave it around user memory
+	 * accesses and waits (hl_ctx_pause()). A control-node handler has
+	 * no context and runs in a device section; it touches no user memory
+	 * (its output is copied below).
+	 */
+	if (ctx) {
+		rc = READ_ONCE(fpriv->dead) ? -ENODEV : hl_ctx_enter(ctx);
+		if (!rc) {
+			rc = desc->func(fpriv, kdata);
+			hl_ctx_exit(ctx);
+		}
+	} else {
+		idx = hl_device_enter(hdev);
+		if (hl_device_unplugged(hdev))
+			rc = -ENODEV;
+		else
+			rc = desc->func(fpriv, kdata);
+		hl_device_exit(hdev, idx);
+	}
+
+	if (call.out_buf) {
+		if (!rc)
+			rc = hl_ioctl_copy_out_now(&call);
+		if (call.out_buf != call.out_inline)
+			kfree(call.out_buf);
+	}
 
 	/*
 	 * Copied back on error too (WAIT_CS returns a status with -EIO), but
@@ -398,10 +491,21 @@ static long hl_ioctl_dispatch(struct file *filp, unsigned int cmd,
 	    !rc && !call.no_output)
 		rc = -EFAULT;
 
+	/*
+	 * The commit or undo runs only on a live context: one that a reset
+	 * or removal killed meanwhile was torn down with what the handler
+	 * made, and the call fails (its result refers to nothing).
+	 */
 	if (call.finish) {
-		idx = hl_device_enter(hdev);
-		call.finish(fpriv, call.finish_priv, call.finish_id, !rc);
-		hl_device_exit(hdev, idx);
+		if (!hl_ctx_enter(ctx)) {
+			call.finish(fpriv, call.finish_priv, call.finish_id,
+				    !rc);
+			hl_ctx_exit(ctx);
+		} else {
+			if (call.drop)
+				call.drop(call.finish_priv);
+			rc = -ENODEV;
+		}
 	}
 
 	if (call.install_file) {
@@ -430,6 +534,8 @@ long hl_ioctl_control(struct file *filp, unsigned int cmd, unsigned long arg)
 }
 
 static_assert(sizeof(struct hl_info_args) <= HL_IOCTL_MAX_ARG_SIZE);
+/* Every INFO reply but NIC_PORTS's (which may fail with -ENOMEM) */
+static_assert(sizeof(struct hl_info_hw_ip_info) <= HL_IOCTL_MAX_OUT_INLINE);
 /* Upstream's fields of INFO outputs at upstream's offsets, ours after them */
 static_assert(offsetof(struct hl_info_hw_ip_info, device_mem_alloc_default_page_size) == 248);
 static_assert(offsetof(struct hl_info_hw_ip_info, revision_id) == 277);

@@ -416,20 +416,29 @@ static int hl_userptr_charge(struct mm_struct *mm, u64 npages)
 	return 0;
 }
 
+/* Undo hl_userptr_pin() of memory that was never DMA-mapped */
+static void hl_userptr_drop(struct hl_userptr *up)
+{
+	hl_userptr_unpin(&up->sgta.sgt);
+	sg_free_append_table(&up->sgta);
+	atomic64_sub(up->npages, &up->mm->pinned_vm);
+	mmdrop(up->mm);
+	kfree(up);
+}
+
 /*
  * Pin, in batches of HL_PIN_BATCH pages (no page array of the whole
- * buffer), and DMA-map @size bytes of the caller's memory at @addr.
- * Errors: -ENOMEM more pages than the machine has RAM, past
- * RLIMIT_MEMLOCK, or no memory; -EBUSY a page already in
- * HL_MEM_MAX_HOST_PAGE_MAPS mappings of the device; -EFAULT memory that
- * cannot be pinned for writing; -EINTR a fatal signal.
+ * buffer), @size bytes of the caller's memory at @addr. Touches user
+ * memory (which may fault for as long as user space wants): called
+ * outside the context's gate; hl_userptr_map() maps the pages for the
+ * device. Errors: -ENOMEM more pages than the machine has RAM, past
+ * RLIMIT_MEMLOCK, or no memory; -EFAULT memory that cannot be pinned for
+ * writing; -EINTR a fatal signal.
  */
-static struct hl_userptr *hl_userptr_pin(struct hl_device *hdev, u64 addr,
-					 u64 size)
+static struct hl_userptr *hl_userptr_pin(u64 addr, u64 size)
 {
 	u64 start = round_down(addr, PAGE_SIZE), npages, left;
 	struct mm_struct *mm = current->mm;
-	struct sg_table *sgt;
 	struct hl_userptr *up;
 	struct page **batch;
 	long pinned;
@@ -446,7 +455,6 @@ static struct hl_userptr *hl_userptr_pin(struct hl_device *hdev, u64 addr,
 	up->npages = npages;
 	up->mm = mm;
 	mmgrab(mm);
-	sgt = &up->sgta.sgt;
 
 	rc = hl_userptr_charge(mm, npages);
 	if (rc)
@@ -482,36 +490,46 @@ static struct hl_userptr *hl_userptr_pin(struct hl_device *hdev, u64 addr,
 		cond_resched();
 	}
 	free_page((unsigned long)batch);
-	batch = NULL;
-
-	rc = hl_host_maps_get(hdev, sgt);
-	if (rc)
-		goto err_unpin;
-
-	rc = hl_should_fail(HL_FAULT_DMA_MAP) ? -ENOMEM :
-	     dma_map_sgtable(hdev->dev, sgt, DMA_BIDIRECTIONAL,
-			     DMA_ATTR_SKIP_CPU_SYNC);
-	if (rc) {
-		rc = rc == -ENOMEM ? -ENOMEM : -EFAULT;
-		goto err_put_maps;
-	}
-	dma_sync_sgtable_for_device(hdev->dev, sgt, DMA_BIDIRECTIONAL);
-
-	atomic64_add(npages, &hdev->pinned_host_pages);
 	return up;
 
-err_put_maps:
-	hl_host_maps_put(hdev, sgt, npages);
 err_unpin:
 	free_page((unsigned long)batch);
-	hl_userptr_unpin(sgt);
-	sg_free_append_table(&up->sgta);
+	hl_userptr_drop(up);
+	return ERR_PTR(rc);
 err_uncharge:
 	atomic64_sub(npages, &mm->pinned_vm);
 err_drop_mm:
 	mmdrop(mm);
 	kfree(up);
 	return ERR_PTR(rc);
+}
+
+/*
+ * DMA-map pinned memory for the accelerator; inside the context's gate
+ * (the device is bound). Errors: -EBUSY a page already in
+ * HL_MEM_MAX_HOST_PAGE_MAPS mappings of the device; -ENOMEM; -EFAULT the
+ * DMA mapping failed. On error the memory stays pinned.
+ */
+static int hl_userptr_map(struct hl_device *hdev, struct hl_userptr *up)
+{
+	struct sg_table *sgt = &up->sgta.sgt;
+	int rc;
+
+	rc = hl_host_maps_get(hdev, sgt);
+	if (rc)
+		return rc;
+
+	rc = hl_should_fail(HL_FAULT_DMA_MAP) ? -ENOMEM :
+	     dma_map_sgtable(hdev->dev, sgt, DMA_BIDIRECTIONAL,
+			     DMA_ATTR_SKIP_CPU_SYNC);
+	if (rc) {
+		hl_host_maps_put(hdev, sgt, up->npages);
+		return rc == -ENOMEM ? -ENOMEM : -EFAULT;
+	}
+	dma_sync_sgtable_for_device(hdev->dev, sgt, DMA_BIDIRECTIONAL);
+
+	atomic64_add(up->npages, &hdev->pinned_host_pages);
+	return 0;
 }
 
 /* ---- mapping ---- */
@@ -589,6 +607,7 @@ static int hl_mem_map(struct hl_ctx *ctx, struct hl_mem_in *in, u64 *va_out)
 	bool force = in->flags & HL_MEM_FORCE_HINT;
 	struct hl_vm_mapping *mapping;
 	u64 hint, npages, offset = 0;
+	struct hl_userptr *up;
 	int rc;
 
 	if (in->flags & ~HL_MEM_MAP_FLAGS)
@@ -609,11 +628,22 @@ static int hl_mem_map(struct hl_ctx *ctx, struct hl_mem_in *in, u64 *va_out)
 			rc = -EINVAL;
 			goto err_free_mapping;
 		}
-		mapping->userptr = hl_userptr_pin(hdev, addr, size);
-		if (IS_ERR(mapping->userptr)) {
-			rc = PTR_ERR(mapping->userptr);
+		/* Pinning faults user memory in: outside the context's gate */
+		hl_ctx_pause(ctx);
+		up = hl_userptr_pin(addr, size);
+		rc = hl_ctx_resume(ctx);
+		if (IS_ERR(up)) {
+			rc = rc ?: PTR_ERR(up);
 			goto err_free_mapping;
 		}
+		if (!rc)
+			rc = hl_userptr_map(hdev, up);
+		if (rc) {
+			/* Killed meanwhile (-ENODEV), or no DMA mapping */
+			hl_userptr_drop(up);
+			goto err_free_mapping;
+		}
+		mapping->userptr = up;
 		mapping->page_size = hdev->asic_prop.host_page_size;
 		npages = mapping->userptr->npages;
 		offset = offset_in_page(addr);
@@ -768,8 +798,11 @@ static void hl_mem_alloc_finish(struct hl_fpriv *fpriv, void *priv, u64 handle,
 static void hl_mem_map_finish(struct hl_fpriv *fpriv, void *priv, u64 va,
 			      bool committed)
 {
-	/* Unplugged meanwhile: the page tables are gone, close unmaps it */
-	if (committed || hl_device_unplugged(fpriv->hdev))
+	/*
+	 * Runs inside the context's gate on a live context only (a reset or
+	 * removal that killed it meanwhile freed the mapping with the rest).
+	 */
+	if (committed)
 		return;
 	if (hl_mem_unmap_va(fpriv->ctx, va))
 		hl_dbg(fpriv->hdev, MEM, "MAP undo: 0x%llx in use\n", va);

@@ -813,9 +813,10 @@ static int hl_nic_cq_poll_wait(struct hl_ctx *ctx,
 	rc = -EINVAL;
 	if (destroyed)
 		goto out_free;
-	rc = -EFAULT;
-	if (n && copy_to_user(u64_to_user_ptr(in->cqes_ptr), buf,
-			      (size_t)n * sizeof(*buf)))
+	/* -EFAULT, or -ENODEV: the copy leaves the context's gate */
+	rc = n ? hl_ctx_copy_to_user(ctx, u64_to_user_ptr(in->cqes_ptr), buf,
+				     (size_t)n * sizeof(*buf)) : 0;
+	if (rc)
 		goto out_free;
 
 	rc = 0;

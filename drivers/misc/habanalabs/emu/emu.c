@@ -32,6 +32,7 @@ static int hl_emu_early_init(struct hl_device *hdev)
 		return -ENOMEM;
 	emu->hdev = hdev;
 	hdev->asic_specific = emu;
+	hl_emu_queues_early_init(emu);
 
 	rc = pci_request_region(pdev, HL_EMU_HBM_BAR, HL_NAME);
 	if (rc)

@@ -243,6 +243,7 @@ void hl_emu_span_write(const struct hl_emu_span *span, const void *buf,
 void hl_emu_span_fill(const struct hl_emu_span *span, u8 c, u64 len);
 
 /* emu_queue.c */
+void hl_emu_queues_early_init(struct hl_emu_device *emu);
 int hl_emu_queues_init(struct hl_emu_device *emu);
 void hl_emu_queues_fini(struct hl_emu_device *emu);
 int hl_emu_queue_job(struct hl_device *hdev, struct hl_cs_job *job);

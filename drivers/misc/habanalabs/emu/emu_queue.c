@@ -650,6 +650,27 @@ static void hl_emu_queues_free(struct hl_emu_device *emu)
 }
 
 /**
+ * hl_emu_queues_early_init - set up the engine queues' locks and lists,
+ * once per device (early_init); the queues stay stopped.
+ * @emu: the device.
+ */
+void hl_emu_queues_early_init(struct hl_emu_device *emu)
+{
+	u32 i;
+
+	emu->stopped = true;
+	for (i = 0; i < HL_EMU_NUM_QUEUES; i++) {
+		struct hl_emu_queue *q = &emu->queues[i];
+
+		q->emu = emu;
+		q->id = i;
+		spin_lock_init(&q->lock);
+		INIT_LIST_HEAD(&q->pending);
+		q->running = NULL;
+	}
+}
+
+/**
  * hl_emu_queues_init - start the engine queues (hw_init).
  * @emu: the device.
  *
@@ -660,17 +681,17 @@ int hl_emu_queues_init(struct hl_emu_device *emu)
 	u32 i;
 
 	atomic64_set(&emu->tlb_gen, 1);
-	emu->stopped = false;
 
+	/*
+	 * The queues' locks and lists were set up once (early_init): INFO
+	 * HW_IDLE on the control node may read them at any time, also while
+	 * a hard reset restarts the engines. They stay stopped until the
+	 * workqueue exists.
+	 */
 	for (i = 0; i < HL_EMU_NUM_QUEUES; i++) {
 		struct hl_emu_queue *q = &emu->queues[i];
 
-		q->emu = emu;
-		q->id = i;
 		INIT_WORK(&q->work, hl_emu_queue_work);
-		spin_lock_init(&q->lock);
-		INIT_LIST_HEAD(&q->pending);
-		q->running = NULL;
 		hl_emu_tlb_flush(q);
 		q->buf = kvmalloc(HL_EMU_QUEUE_BUF_SIZE, GFP_KERNEL);
 		if (!q->buf)
@@ -683,6 +704,11 @@ int hl_emu_queues_init(struct hl_emu_device *emu)
 	if (!emu->wq)
 		goto err_free_queues;
 
+	for (i = 0; i < HL_EMU_NUM_QUEUES; i++) {
+		spin_lock(&emu->queues[i].lock);
+		WRITE_ONCE(emu->stopped, false);
+		spin_unlock(&emu->queues[i].lock);
+	}
 	return 0;
 
 err_free_queues:

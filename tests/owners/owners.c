@@ -1,0 +1,812 @@
+// SPDX-License-Identifier: MIT
+/*
+ * owners: a device's owner goes (close, hard reset, unbind) while its calls
+ * are half-way. The undo of a MAP or ALLOC whose copy back failed races a
+ * hard reset (exactly one of them frees what the call made); a hard reset
+ * while a call's user memory is held by userfaultfd finishes at once and
+ * the call gets ENODEV once the fault is resolved; a CS whose copy back is
+ * held has no fence that importers or WAIT_CS see; close races unbind and
+ * hard reset; INFO HW_IDLE on the control node races hard resets. After
+ * each, the device's debugfs state shows nothing left (pinned pages, DRAM,
+ * contexts, submissions).
+ */
+#include "hltests.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <linux/dma-buf.h>
+#include <linux/userfaultfd.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define KB		1024ull
+#define MB		(1024ull * KB)
+#define PAGE		4096ull
+/* A hard reset that does not wait on user space is done well within it */
+#define RESET_MAX_NS	(15ull * 1000 * 1000 * 1000)
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static void debugfs_path(const char *file, char *path, size_t size)
+{
+	char busid[32];
+
+	assert_int_equal(hltests_pci_addr(0, busid, sizeof(busid)), 0);
+	snprintf(path, size, "/sys/kernel/debug/habanalabs/%s/%s", busid, file);
+}
+
+/*
+ * A "key: value" line of device 0's debugfs @file; -ENOENT when the file
+ * does not exist (state needs CONFIG_FAULT_INJECTION)
+ */
+static long long debugfs_value(const char *file, const char *key)
+{
+	char path[160], buf[4096], *p;
+	size_t n = strlen(key);
+	int rc;
+
+	debugfs_path(file, path, sizeof(path));
+	rc = hltests_read_file(path, buf, sizeof(buf));
+	if (rc == -ENOENT)
+		return rc;
+	assert_int_equal(rc, 0);
+	for (p = buf; p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (!strncmp(p, key, n) && p[n] == ':')
+			return strtoll(p + n + 1, NULL, 0);
+	fail_msg("no %s in %s", key, file);
+	return -1;
+}
+
+/*
+ * Nothing of any owner is left on device 0: the debugfs state (with fault
+ * injection), else what debugfs info shows
+ */
+static void assert_state_clean(const char *when)
+{
+	static const char *const keys[] = {
+		"pinned_host_pages", "contexts", "dram_used", "handles",
+		"host_mappings", "dram_mappings", "exports", "cs_inflight",
+	};
+	const char *file = "state";
+	size_t i, n = sizeof(keys) / sizeof(keys[0]);
+
+	if (debugfs_value(file, keys[0]) == -ENOENT) {
+		file = "info";
+		n = 3;
+	}
+	for (i = 0; i < n; i++) {
+		long long v = debugfs_value(file, keys[i]);
+
+		if (v)
+			fail_msg("%s: %s %s is %lld", when, file, keys[i], v);
+	}
+}
+
+static void fail_copy_out(unsigned int n)
+{
+	char path[160], val[16];
+
+	debugfs_path("fail_copy_out", path, sizeof(path));
+	snprintf(val, sizeof(val), "%u", n);
+	assert_int_equal(hltests_write_file(path, val), 0);
+}
+
+static int hard_reset(int idx)
+{
+	char path[96];
+
+	snprintf(path, sizeof(path), "/sys/class/habanalabs/hl%d/hard_reset",
+		 idx);
+	return hltests_write_file(path, "1");
+}
+
+static int open_compute(void)
+{
+	int fd = hltests_open_node(0, 0);
+
+	assert_true(fd >= 0);
+	return fd;
+}
+
+static int mem_ioctl(int fd, union hl_mem_args *a)
+{
+	return ioctl(fd, HL_IOCTL_MEMORY, a) ? -errno : 0;
+}
+
+/* ---- a hard reset in a thread, timed ---- */
+
+struct resetter {
+	pthread_t t;
+	uint64_t start, end;
+	volatile int done;
+	int rc;
+};
+
+static void *reset_thread(void *arg)
+{
+	struct resetter *r = arg;
+
+	r->rc = hard_reset(0);
+	r->end = now_ns();
+	__atomic_store_n(&r->done, 1, __ATOMIC_SEQ_CST);
+	return NULL;
+}
+
+static void reset_start(struct resetter *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->start = now_ns();
+	assert_int_equal(pthread_create(&r->t, NULL, reset_thread, r), 0);
+}
+
+/* Whether the reset finished within RESET_MAX_NS of its start */
+static int reset_wait(struct resetter *r)
+{
+	while (!__atomic_load_n(&r->done, __ATOMIC_SEQ_CST) &&
+	       now_ns() - r->start < RESET_MAX_NS)
+		usleep(10000);
+	return __atomic_load_n(&r->done, __ATOMIC_SEQ_CST);
+}
+
+/* ---- userfaultfd ---- */
+
+struct uffd_region {
+	int uffd;
+	uint8_t *p;
+	uint64_t size;
+};
+
+/* @size bytes registered for missing-page faults; skips without uffd */
+static void uffd_region(struct uffd_region *u, uint64_t size)
+{
+	struct uffdio_api api = { .api = UFFD_API };
+	struct uffdio_register reg;
+
+	u->uffd = syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+	if (u->uffd < 0) {
+		print_message("no userfaultfd (%s): skipped\n", strerror(errno));
+		skip();
+	}
+	assert_int_equal(ioctl(u->uffd, UFFDIO_API, &api), 0);
+	u->size = size;
+	u->p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(u->p != MAP_FAILED);
+	memset(&reg, 0, sizeof(reg));
+	reg.range.start = (uintptr_t)u->p;
+	reg.range.len = size;
+	reg.mode = UFFDIO_REGISTER_MODE_MISSING;
+	assert_int_equal(ioctl(u->uffd, UFFDIO_REGISTER, &reg), 0);
+}
+
+/* The address of the next fault, waiting up to @ms; 0 when none came */
+static uint64_t uffd_next_fault(struct uffd_region *u, int ms)
+{
+	struct pollfd pfd = { .fd = u->uffd, .events = POLLIN };
+	struct uffd_msg msg;
+
+	if (poll(&pfd, 1, ms) != 1)
+		return 0;
+	if (read(u->uffd, &msg, sizeof(msg)) != sizeof(msg) ||
+	    msg.event != UFFD_EVENT_PAGEFAULT)
+		return 0;
+	return msg.arg.pagefault.address & ~(PAGE - 1);
+}
+
+/* Resolve the page at @addr with @src's bytes (a page), if still missing */
+static void uffd_fill(struct uffd_region *u, uint64_t addr, const void *src)
+{
+	struct uffdio_copy c = {
+		.dst = addr, .src = (uintptr_t)src, .len = PAGE,
+	};
+
+	if (ioctl(u->uffd, UFFDIO_COPY, &c))
+		assert_int_equal(errno, EEXIST);
+}
+
+static void uffd_free(struct uffd_region *u)
+{
+	munmap(u->p, u->size);
+	close(u->uffd);
+}
+
+/* ---- MAP and ALLOC undo vs hard reset ---- */
+
+#define MAP_SIZE	(256 * MB)
+#define MAP_ROUNDS	6
+
+struct mapper {
+	int fd;
+	void *buf;
+	uint64_t size;
+	int rc;
+	uint64_t ns;
+};
+
+static void *map_thread(void *arg)
+{
+	struct mapper *m = arg;
+	union hl_mem_args a;
+	uint64_t t0 = now_ns();
+
+	memset(&a, 0, sizeof(a));
+	a.in.op = HL_MEM_OP_MAP;
+	a.in.flags = HL_MEM_USERPTR;
+	a.in.map_host.host_virt_addr = (uintptr_t)m->buf;
+	a.in.map_host.mem_size = m->size;
+	m->rc = mem_ioctl(m->fd, &a);
+	m->ns = now_ns() - t0;
+	return NULL;
+}
+
+/*
+ * MAP of 256 MiB of host memory whose copy back fails (so its undo
+ * unmaps and unpins it) while root resets the device, at points spread
+ * over the call: the call fails (EFAULT: undone; ENODEV: the reset took
+ * it), nothing is freed twice, nothing stays pinned.
+ */
+static void test_map_undo_races_reset(void **state)
+{
+	struct mapper m = { .size = MAP_SIZE };
+	uint64_t span;
+	pthread_t t;
+	int round;
+
+	(void)state;
+	m.buf = mmap(NULL, MAP_SIZE, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	assert_true(m.buf != MAP_FAILED);
+
+	/* How long a MAP and its undo take, without a reset */
+	m.fd = open_compute();
+	fail_copy_out(1);
+	map_thread(&m);
+	assert_int_equal(m.rc, -EFAULT);
+	span = m.ns;
+	close(m.fd);
+	assert_state_clean("after an undone MAP");
+
+	for (round = 0; round < MAP_ROUNDS; round++) {
+		m.fd = open_compute();
+		fail_copy_out(1);
+		assert_int_equal(pthread_create(&t, NULL, map_thread, &m), 0);
+		usleep(span / 1000 * (round + 1) / MAP_ROUNDS);
+		assert_int_equal(hard_reset(0), 0);
+		assert_int_equal(pthread_join(t, NULL), 0);
+		fail_copy_out(0);
+		if (m.rc != -EFAULT && m.rc != -ENODEV)
+			fail_msg("round %d: MAP returned %d", round, m.rc);
+		close(m.fd);
+		assert_state_clean("after a MAP raced a reset");
+	}
+	munmap(m.buf, MAP_SIZE);
+}
+
+struct allocer {
+	int fd;
+	uint64_t handle;
+	volatile int stop;
+	int n, last;
+};
+
+static void *alloc_thread(void *arg)
+{
+	struct allocer *a = arg;
+	union hl_mem_args m;
+
+	while (!a->stop) {
+		/* ALLOCs, and MAPs of an allocation, each undone */
+		memset(&m, 0, sizeof(m));
+		if (a->n & 1) {
+			m.in.op = HL_MEM_OP_MAP;
+			m.in.map_device.handle = a->handle;
+		} else {
+			m.in.op = HL_MEM_OP_ALLOC;
+			m.in.alloc.mem_size = 2 * MB;
+		}
+		a->last = mem_ioctl(a->fd, &m);
+		a->n++;
+		if (a->last == -ENODEV)
+			break;
+		if (a->last != -EFAULT)
+			break;
+	}
+	return NULL;
+}
+
+/*
+ * ALLOCs and MAPs of device memory whose copy back fails (the undo frees
+ * the handle, or unmaps and drops the mapping's reference on the
+ * allocation) in a loop while root resets: every call fails with EFAULT
+ * until the reset, then ENODEV; the DRAM is neither leaked nor freed twice.
+ */
+static void test_alloc_undo_races_reset(void **state)
+{
+	struct allocer a;
+	pthread_t t;
+	int round;
+
+	(void)state;
+	for (round = 0; round < 8; round++) {
+		memset(&a, 0, sizeof(a));
+		a.fd = open_compute();
+		a.handle = hlthunk_device_memory_alloc(a.fd, 2 * MB, 0, false,
+						       false);
+		assert_int_not_equal(a.handle, 0);
+		fail_copy_out(1000000);
+		assert_int_equal(pthread_create(&t, NULL, alloc_thread, &a), 0);
+		usleep(20000 + 7000 * round);
+		assert_int_equal(hard_reset(0), 0);
+		a.stop = 1;
+		assert_int_equal(pthread_join(t, NULL), 0);
+		fail_copy_out(0);
+		if (a.last != -ENODEV && a.last != -EFAULT)
+			fail_msg("round %d: ALLOC returned %d", round, a.last);
+		close(a.fd);
+		assert_state_clean("after ALLOCs raced a reset");
+	}
+}
+
+/* ---- a reset while user memory of a call is held by userfaultfd ---- */
+
+struct caller {
+	int fd;
+	unsigned long req;
+	void *arg;
+	int rc;
+};
+
+static void *call_thread(void *arg)
+{
+	struct caller *c = arg;
+
+	c->rc = ioctl(c->fd, c->req, c->arg) ? -errno : 0;
+	return NULL;
+}
+
+/* A command buffer of one NOP packet, mapped; returns its device VA */
+static uint64_t nop_cb(int fd, struct hltests_host_buf *cb)
+{
+	hltests_host_map(fd, cb, PAGE);
+	hlthunk_pkt_nop(cb->ptr);
+	return cb->va;
+}
+
+/*
+ * The call @c (on its own thread) faults on the region @u and stays there
+ * while root resets the device: the reset finishes at once; once the
+ * fault is resolved with @fill, the call returns @expect.
+ */
+static void reset_while_held(struct uffd_region *u, struct caller *c,
+			     const void *fill, int expect, int expect2)
+{
+	struct resetter r;
+	uint64_t addr;
+	pthread_t t;
+	int reset_done;
+
+	assert_int_equal(pthread_create(&t, NULL, call_thread, c), 0);
+	addr = uffd_next_fault(u, 20000);
+	reset_start(&r);
+	reset_done = reset_wait(&r);
+	/* Whatever happened, let everything go before judging */
+	if (addr)
+		uffd_fill(u, addr, fill);
+	assert_int_equal(pthread_join(r.t, NULL), 0);
+	assert_int_equal(pthread_join(t, NULL), 0);
+
+	assert_true(addr != 0);
+	if (!reset_done)
+		fail_msg("the reset waited for a user page fault");
+	assert_int_equal(r.rc, 0);
+	if (c->rc != expect && c->rc != expect2)
+		fail_msg("the held call returned %d", c->rc);
+}
+
+/* CS whose chunk array is behind a fault that does not resolve */
+static void test_reset_while_cs_chunks_held(void **state)
+{
+	struct hltests_host_buf cb;
+	struct uffd_region u;
+	struct hl_cs_chunk *chunk;
+	union hl_cs_args a;
+	struct caller c;
+	uint8_t *page;
+	int fd;
+
+	(void)state;
+	fd = open_compute();
+	uffd_region(&u, PAGE);
+	page = calloc(1, PAGE);
+	assert_non_null(page);
+	chunk = (struct hl_cs_chunk *)page;
+	chunk->cb_handle = nop_cb(fd, &cb);
+	chunk->cb_size = HLTHUNK_PKT_NOP_SIZE;
+
+	memset(&a, 0, sizeof(a));
+	a.in.chunks_execute = (uintptr_t)u.p;
+	a.in.num_chunks_execute = 1;
+	c = (struct caller){ .fd = fd, .req = HL_IOCTL_CS, .arg = &a };
+	reset_while_held(&u, &c, page, -ENODEV, -ENODEV);
+
+	close(fd);
+	free(cb.ptr);
+	free(page);
+	uffd_free(&u);
+	assert_state_clean("after a held CS");
+}
+
+/*
+ * A child's CS has its chunk array behind a userfaultfd that nobody
+ * serves: the reset finishes all the same; killing the child ends the
+ * call, and nothing of the child's is left.
+ */
+static void test_reset_while_held_then_killed(void **state)
+{
+	struct uffdio_api api = { .api = UFFD_API };
+	struct uffdio_register reg;
+	struct hltests_host_buf cb;
+	struct resetter r;
+	union hl_cs_args a;
+	int p[2], status, reset_done;
+	void *region;
+	pid_t pid;
+	char c;
+
+	(void)state;
+	assert_int_equal(pipe(p), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		int fd = hltests_open_node(0, 0), uffd;
+
+		uffd = syscall(SYS_userfaultfd, O_CLOEXEC);
+		if (fd < 0 || uffd < 0 || ioctl(uffd, UFFDIO_API, &api))
+			_exit(2);
+		region = mmap(NULL, PAGE, PROT_READ | PROT_WRITE,
+			      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (region == MAP_FAILED)
+			_exit(3);
+		memset(&reg, 0, sizeof(reg));
+		reg.range.start = (uintptr_t)region;
+		reg.range.len = PAGE;
+		reg.mode = UFFDIO_REGISTER_MODE_MISSING;
+		if (ioctl(uffd, UFFDIO_REGISTER, &reg))
+			_exit(4);
+		hltests_host_map(fd, &cb, PAGE);
+		memset(&a, 0, sizeof(a));
+		a.in.chunks_execute = (uintptr_t)region;
+		a.in.num_chunks_execute = 1;
+		if (write(p[1], "r", 1) != 1)
+			_exit(5);
+		/* Never returns: nobody reads the userfaultfd */
+		ioctl(fd, HL_IOCTL_CS, &a);
+		_exit(6);
+	}
+	close(p[1]);
+	if (read(p[0], &c, 1) != 1) {
+		waitpid(pid, &status, 0);
+		print_message("child could not set up (%d): skipped\n",
+			      WEXITSTATUS(status));
+		skip();
+	}
+	close(p[0]);
+	/* Let it reach the fault */
+	usleep(500000);
+	reset_start(&r);
+	reset_done = reset_wait(&r);
+	assert_int_equal(kill(pid, SIGKILL), 0);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_int_equal(pthread_join(r.t, NULL), 0);
+	if (!reset_done)
+		fail_msg("the reset waited for a fault nobody serves");
+	assert_int_equal(r.rc, 0);
+	assert_true(WIFSIGNALED(status));
+	assert_state_clean("after a held call was killed");
+}
+
+/* MAP of host memory that is behind a fault that does not resolve */
+static void test_reset_while_map_pin_held(void **state)
+{
+	struct uffd_region u;
+	union hl_mem_args a;
+	struct caller c;
+	uint8_t *page;
+	int fd;
+
+	(void)state;
+	fd = open_compute();
+	uffd_region(&u, 4 * PAGE);
+	page = calloc(1, PAGE);
+	assert_non_null(page);
+
+	memset(&a, 0, sizeof(a));
+	a.in.op = HL_MEM_OP_MAP;
+	a.in.flags = HL_MEM_USERPTR;
+	a.in.map_host.host_virt_addr = (uintptr_t)u.p;
+	a.in.map_host.mem_size = PAGE;
+	c = (struct caller){ .fd = fd, .req = HL_IOCTL_MEMORY, .arg = &a };
+	reset_while_held(&u, &c, page, -ENODEV, -ENODEV);
+
+	close(fd);
+	free(page);
+	uffd_free(&u);
+	assert_state_clean("after a held MAP");
+}
+
+/* INFO whose output is behind a fault that does not resolve */
+static void test_reset_while_info_output_held(void **state)
+{
+	struct hl_info_args a;
+	struct uffd_region u;
+	struct caller c;
+	uint8_t *page;
+	int fd;
+
+	(void)state;
+	fd = open_compute();
+	uffd_region(&u, PAGE);
+	page = calloc(1, PAGE);
+	assert_non_null(page);
+
+	memset(&a, 0, sizeof(a));
+	a.op = HL_INFO_HW_IP_INFO;
+	a.return_pointer = (uintptr_t)u.p;
+	a.return_size = sizeof(struct hl_info_hw_ip_info);
+	c = (struct caller){ .fd = fd, .req = HL_IOCTL_INFO, .arg = &a };
+	/* Its output was ready before the reset: 0 is fine too */
+	reset_while_held(&u, &c, page, 0, -ENODEV);
+
+	close(fd);
+	free(page);
+	uffd_free(&u);
+	assert_state_clean("after a held INFO");
+}
+
+/*
+ * A CS whose copy back (its sequence number) is held by userfaultfd: the
+ * dispatcher wrote the argument page once before the handler, a second
+ * thread drops it while the handler reads the chunks (held by the same
+ * userfaultfd), and the copy back then faults. Meanwhile its fence is not
+ * visible (an export's sync_file is signalled; WAIT_CS does not know the
+ * number), a hard reset finishes at once, the export's release does not
+ * wait; once resolved, the call gets ENODEV.
+ */
+static void test_cs_copy_back_held(void **state)
+{
+	struct dma_buf_export_sync_file sf = { .flags = DMA_BUF_SYNC_WRITE };
+	struct pollfd pfd = { .events = POLLIN };
+	uint64_t chunk_addr, arg_addr, a1, a2, t0, release_ns;
+	int fd, dmabuf, sync_ready = -1, wait_rc, reset_done;
+	struct hltests_host_buf cb;
+	struct hltests_dram_buf d;
+	struct hl_cs_chunk *chunk;
+	union hl_wait_cs_args w;
+	union hl_mem_args m;
+	union hl_cs_args *a;
+	struct uffd_region u;
+	struct resetter r;
+	struct caller c;
+	uint8_t *page;
+	pthread_t t;
+
+	(void)state;
+	fd = open_compute();
+	hltests_dram_map(fd, &d, 2 * MB, false);
+	memset(&m, 0, sizeof(m));
+	m.in.op = HL_MEM_OP_EXPORT_DMABUF_FD;
+	m.in.flags = O_RDWR | O_CLOEXEC;
+	m.in.export_dmabuf_fd.addr = d.va;
+	m.in.export_dmabuf_fd.mem_size = 2 * MB;
+	assert_int_equal(mem_ioctl(fd, &m), 0);
+	dmabuf = m.out.fd;
+
+	/* The command buffer exists before the call starts */
+	nop_cb(fd, &cb);
+	uffd_region(&u, 2 * PAGE);
+	arg_addr = (uintptr_t)u.p;
+	chunk_addr = arg_addr + PAGE;
+	page = calloc(1, PAGE);
+	assert_non_null(page);
+
+	/* The argument page, present */
+	a = (union hl_cs_args *)page;
+	a->in.chunks_execute = chunk_addr;
+	a->in.num_chunks_execute = 1;
+	a->in.timeout = 1;
+	uffd_fill(&u, arg_addr, page);
+
+	c = (struct caller){ .fd = fd, .req = HL_IOCTL_CS, .arg = u.p };
+	assert_int_equal(pthread_create(&t, NULL, call_thread, &c), 0);
+	/* The handler reads the chunks: drop the argument page meanwhile */
+	a1 = uffd_next_fault(&u, 20000);
+	assert_int_equal(madvise(u.p, PAGE, MADV_DONTNEED), 0);
+	memset(page, 0, PAGE);
+	chunk = (struct hl_cs_chunk *)page;
+	chunk->cb_handle = cb.va;
+	chunk->cb_size = HLTHUNK_PKT_NOP_SIZE;
+	if (a1)
+		uffd_fill(&u, a1, page);
+	/* The copy back faults and stays held */
+	a2 = uffd_next_fault(&u, 20000);
+
+	/* Importers see no fence that waits for this user (limit: 1 s) */
+	if (!ioctl(dmabuf, DMA_BUF_IOCTL_EXPORT_SYNC_FILE, &sf)) {
+		pfd.fd = sf.fd;
+		sync_ready = poll(&pfd, 1, 5000) == 1;
+		close(sf.fd);
+	}
+	/* WAIT_CS does not see a CS that is not committed */
+	memset(&w, 0, sizeof(w));
+	w.in.seq = 1;
+	wait_rc = ioctl(fd, HL_IOCTL_WAIT_CS, &w) ? -errno : 0;
+
+	/* A reset does not wait for it, nor does the export's release */
+	reset_start(&r);
+	reset_done = reset_wait(&r);
+	memset(page, 0, PAGE);
+	/* A reset that waits for the fault holds the release too: unblock */
+	if (!reset_done && a2)
+		uffd_fill(&u, a2, page);
+	t0 = now_ns();
+	close(dmabuf);
+	release_ns = now_ns() - t0;
+	if (a2)
+		uffd_fill(&u, a2, page);
+	assert_int_equal(pthread_join(r.t, NULL), 0);
+	assert_int_equal(pthread_join(t, NULL), 0);
+
+	assert_int_equal(a1, chunk_addr);
+	assert_int_equal(a2, arg_addr);
+	if (sync_ready != 1)
+		fail_msg("the export's fence waits on user space (%d)",
+			 sync_ready);
+	if (wait_rc != -EINVAL && w.out.status == HL_WAIT_CS_STATUS_BUSY)
+		fail_msg("WAIT_CS sees an uncommitted CS busy");
+	if (!reset_done)
+		fail_msg("the reset waited for a held copy back");
+	assert_int_equal(r.rc, 0);
+	assert_true(release_ns < 2000000000ull);
+	assert_int_equal(c.rc, -ENODEV);
+
+	close(fd);
+	free(cb.ptr);
+	free(page);
+	uffd_free(&u);
+	assert_state_clean("after a held CS copy back");
+}
+
+/* ---- close racing unbind and reset ---- */
+
+/*
+ * A child owns device 0 with pinned host memory and DRAM mapped and closes
+ * it while the parent unbinds (or resets) the device, in a loop: no crash,
+ * the close finishes, nothing stays pinned or DMA-mapped after removal
+ * (DMA-API debugging on debug kernels reports any mapping left).
+ */
+static void test_close_races_unbind_and_reset(void **state)
+{
+	const char *drv = "/sys/bus/pci/drivers/habanalabs";
+	char busid[32], path[160], go;
+	int round, p[2], q[2], status;
+	pid_t pid;
+
+	(void)state;
+	assert_int_equal(hltests_pci_addr(0, busid, sizeof(busid)), 0);
+	for (round = 0; round < 8; round++) {
+		int unbind = !(round & 1);
+
+		assert_int_equal(pipe(p), 0);
+		assert_int_equal(pipe(q), 0);
+		pid = fork();
+		assert_true(pid >= 0);
+		if (!pid) {
+			struct hltests_host_buf h;
+			struct hltests_dram_buf d;
+			int fd = hltests_open_node(0, 0);
+
+			if (fd < 0)
+				_exit(2);
+			hltests_host_map(fd, &h, 16 * MB);
+			hltests_dram_map(fd, &d, 4 * MB, false);
+			if (write(p[1], "r", 1) != 1 || read(q[0], &go, 1) != 1)
+				_exit(3);
+			close(fd);
+			_exit(0);
+		}
+		assert_int_equal(read(p[0], &go, 1), 1);
+		assert_int_equal(write(q[1], "g", 1), 1);
+		usleep((round / 2) * 300);
+		if (unbind) {
+			snprintf(path, sizeof(path), "%s/unbind", drv);
+			assert_int_equal(hltests_write_file(path, busid), 0);
+		} else {
+			assert_int_equal(hard_reset(0), 0);
+		}
+		assert_int_equal(waitpid(pid, &status, 0), pid);
+		assert_true(WIFEXITED(status));
+		assert_int_equal(WEXITSTATUS(status), 0);
+		if (unbind)
+			assert_int_equal(hltests_write_file("/sys/bus/pci/drivers_probe",
+							    busid), 0);
+		close(p[0]);
+		close(p[1]);
+		close(q[0]);
+		close(q[1]);
+		assert_state_clean("after a close raced unbind or reset");
+	}
+}
+
+/* ---- the control node during resets ---- */
+
+struct idler {
+	int fd;
+	volatile int stop;
+	int bad, n;
+};
+
+static void *idle_thread(void *arg)
+{
+	struct idler *i = arg;
+	struct hl_info_hw_idle info;
+
+	while (!i->stop) {
+		if (hltests_info(i->fd, HL_INFO_HW_IDLE, &info, sizeof(info)))
+			i->bad++;
+		i->n++;
+	}
+	return NULL;
+}
+
+/* INFO HW_IDLE on the control node in a loop while root resets */
+static void test_hw_idle_during_resets(void **state)
+{
+	struct idler i = { 0 };
+	pthread_t t;
+	int k;
+
+	(void)state;
+	i.fd = hltests_open_node(0, 1);
+	assert_true(i.fd >= 0);
+	assert_int_equal(pthread_create(&t, NULL, idle_thread, &i), 0);
+	for (k = 0; k < 10; k++)
+		assert_int_equal(hard_reset(0), 0);
+	i.stop = 1;
+	assert_int_equal(pthread_join(t, NULL), 0);
+	close(i.fd);
+	assert_true(i.n > 0);
+	assert_int_equal(i.bad, 0);
+}
+
+static const struct CMUnitTest owners_tests[] = {
+	cmocka_unit_test(test_map_undo_races_reset),
+	cmocka_unit_test(test_alloc_undo_races_reset),
+	cmocka_unit_test(test_reset_while_cs_chunks_held),
+	cmocka_unit_test(test_reset_while_held_then_killed),
+	cmocka_unit_test(test_reset_while_map_pin_held),
+	cmocka_unit_test(test_reset_while_info_output_held),
+	cmocka_unit_test(test_cs_copy_back_held),
+	cmocka_unit_test(test_close_races_unbind_and_reset),
+	cmocka_unit_test(test_hw_idle_during_resets),
+};
+
+int main(void)
+{
+	return HLTESTS_RUN("owners", owners_tests);
+}
