@@ -351,6 +351,13 @@ static uint32_t conn_state(int fd, uint32_t conn)
 	return q.state;
 }
 
+/*
+ * A well-formed connection ID (generation 1, slot @slot) that names no
+ * connection of the peer: IDs carry their context's generation, never 1
+ * for long
+ */
+#define FAR_CONN(slot)	((1u << HL_NIC_CONN_ID_SLOT_BITS) | (slot))
+
 /* Fill from a PRNG seeded with @seed (same bytes on both sides of a fork) */
 static void fill_seeded(uint8_t *p, uint64_t n, uint64_t seed)
 {
@@ -730,7 +737,7 @@ static void test_conn_state_machine(void **state)
 	memset(&cp, 0, sizeof(cp));
 	cp.port = p.s[0].port;
 	cp.remote_addr = p.s[0].peer_addr;
-	cp.remote_conn = 7;
+	cp.remote_conn = FAR_CONN(7);
 	cp.mtu = HL_NIC_MTU_4096;
 	cp.wq_size = 4;
 
@@ -783,7 +790,7 @@ static void test_conn_query_reports_context(void **state)
 	memset(&cp, 0, sizeof(cp));
 	cp.port = p.s[0].port;
 	cp.remote_addr = p.s[0].peer_addr;
-	cp.remote_conn = 1023;
+	cp.remote_conn = FAR_CONN(1023);
 	cp.tx_psn = 0xabcdef;
 	cp.rx_psn = 0x123456;
 	cp.mtu = HL_NIC_MTU_256;
@@ -794,7 +801,7 @@ static void test_conn_query_reports_context(void **state)
 	assert_int_equal(q.state, S_RTS);
 	assert_int_equal(q.port, cp.port);
 	assert_int_equal(q.remote_addr, cp.remote_addr);
-	assert_int_equal(q.remote_conn_id, 1023);
+	assert_int_equal(q.remote_conn_id, FAR_CONN(1023));
 	assert_int_equal(q.sq_psn, 0xabcdef);
 	assert_int_equal(q.rq_psn, 0x123456);
 	assert_int_equal(q.pad, 0);
@@ -829,6 +836,8 @@ MUT(m_res_port) { res->port = (res->port + 1) % 8; }
 MUT(m_res_port_range) { res->port = 200; }
 MUT(m_res_rconn_zero) { res->remote_conn_id = 0; }
 MUT(m_res_rconn_big) { res->remote_conn_id = HL_NIC_MAX_CONN_ID + 1; }
+MUT(m_res_rconn_gen0) { res->remote_conn_id = HL_NIC_MAX_CONN_ID; }
+MUT(m_res_rconn_slot0) { res->remote_conn_id = FAR_CONN(0); }
 MUT(m_res_psn) { res->psn = HL_NIC_PSN_MASK + 1; }
 MUT(m_res_wq_zero) { res->wq_size = 0; }
 MUT(m_res_wq_big) { res->wq_size = HL_NIC_MAX_WQ_SIZE + 1; }
@@ -874,6 +883,9 @@ static const struct ctx_case ctx_cases[] = {
 	{ "RES: remote connection 0", 0, EINVAL, m_res_rconn_zero },
 	{ "RES: remote connection above the range", 0, EINVAL,
 	  m_res_rconn_big },
+	{ "RES: remote connection of generation 0", 0, EINVAL,
+	  m_res_rconn_gen0 },
+	{ "RES: remote connection of slot 0", 0, EINVAL, m_res_rconn_slot0 },
 	{ "RES: PSN above 24 bits", 0, EINVAL, m_res_psn },
 	{ "RES: WQ size 0", 0, EINVAL, m_res_wq_zero },
 	{ "RES: WQ size too big", 0, EINVAL, m_res_wq_big },
@@ -916,7 +928,7 @@ static void test_conn_ctx_validation_errnos(void **state)
 	memset(&cp, 0, sizeof(cp));
 	cp.port = p.s[0].port;
 	cp.remote_addr = p.s[0].peer_addr;
-	cp.remote_conn = 3;
+	cp.remote_conn = FAR_CONN(3);
 	cp.mtu = HL_NIC_MTU_2048;
 	cp.wq_size = 8;
 
@@ -955,7 +967,7 @@ static void test_conn_ctx_port_down_enetdown(void **state)
 	memset(&cp, 0, sizeof(cp));
 	cp.port = p.s[0].port;
 	cp.remote_addr = p.s[0].peer_addr;
-	cp.remote_conn = 3;
+	cp.remote_conn = FAR_CONN(3);
 	cp.mtu = HL_NIC_MTU_2048;
 	cp.wq_size = 8;
 
@@ -1005,7 +1017,7 @@ static void test_conn_alloc_ids_and_errnos(void **state)
 	struct hl_nic_query_conn_out q;
 	struct hltests_state *st = *state;
 	static uint32_t ids[HL_NIC_MAX_CONN_ID];
-	uint32_t id, i, n = 0;
+	uint32_t id, i, gen, n = 0;
 	int rc;
 
 	/* Bad ports */
@@ -1015,44 +1027,55 @@ static void test_conn_alloc_ids_and_errnos(void **state)
 			 -EINVAL);
 	assert_int_equal(hlthunk_nic_alloc_conn(st->fd, 0, NULL), -EINVAL);
 
-	/* Every ID once, in range, then -ENOSPC */
+	/*
+	 * Every slot once, in order, with the context's generation (not 0,
+	 * the same for all), then -ENOSPC
+	 */
 	for (;;) {
 		rc = hlthunk_nic_alloc_conn(st->fd, n % st->hw_ip.num_nic_ports,
 					    &id);
 		if (rc)
 			break;
-		assert_true(id >= HL_NIC_MIN_CONN_ID);
-		assert_true(id <= HL_NIC_MAX_CONN_ID);
 		assert_true(n < HL_NIC_MAX_CONN_ID);
 		ids[n++] = id;
 	}
 	assert_int_equal(rc, -ENOSPC);
 	assert_int_equal(n, HL_NIC_MAX_CONN_ID);
-	for (i = 0; i < n; i++)
-		assert_int_equal(ids[i], i + 1);
-	assert_int_equal(hlthunk_nic_query_conn(st->fd, 5, &q), 0);
+	gen = HL_NIC_CONN_ID_GEN(ids[0]);
+	assert_int_not_equal(gen, 0);
+	for (i = 0; i < n; i++) {
+		assert_int_equal(HL_NIC_CONN_ID_GEN(ids[i]), gen);
+		assert_int_equal(HL_NIC_CONN_ID_SLOT(ids[i]), i + 1);
+	}
+	assert_int_equal(hlthunk_nic_query_conn(st->fd, ids[4], &q), 0);
 	assert_int_equal(q.port, 4 % st->hw_ip.num_nic_ports);
 	assert_int_equal(q.state, S_RESET);
 
-	/* A freed ID is reused only once the IDs wrapped around */
-	assert_int_equal(hlthunk_nic_destroy_conn(st->fd, 10), 0);
-	assert_int_equal(hlthunk_nic_destroy_conn(st->fd, 10), -EINVAL);
-	assert_int_equal(hlthunk_nic_query_conn(st->fd, 10, &q), -EINVAL);
+	/* A freed ID is reused only once the slots wrapped around */
+	assert_int_equal(hlthunk_nic_destroy_conn(st->fd, ids[9]), 0);
+	assert_int_equal(hlthunk_nic_destroy_conn(st->fd, ids[9]), -EINVAL);
+	assert_int_equal(hlthunk_nic_query_conn(st->fd, ids[9], &q), -EINVAL);
 	assert_int_equal(hlthunk_nic_alloc_conn(st->fd, 0, &id), 0);
-	assert_int_equal(id, 10);
-	assert_int_equal(hlthunk_nic_destroy_conn(st->fd, 20), 0);
-	assert_int_equal(hlthunk_nic_destroy_conn(st->fd, 30), 0);
+	assert_int_equal(id, ids[9]);
+	assert_int_equal(hlthunk_nic_destroy_conn(st->fd, ids[19]), 0);
+	assert_int_equal(hlthunk_nic_destroy_conn(st->fd, ids[29]), 0);
 	assert_int_equal(hlthunk_nic_alloc_conn(st->fd, 0, &id), 0);
-	assert_int_equal(id, 20);
+	assert_int_equal(id, ids[19]);
 
-	/* IDs out of range */
+	/* IDs out of range, or of another generation (another owner's) */
 	assert_int_equal(hlthunk_nic_destroy_conn(st->fd, 0), -EINVAL);
-	assert_int_equal(hlthunk_nic_destroy_conn(st->fd, 1024), -EINVAL);
+	assert_int_equal(hlthunk_nic_destroy_conn(st->fd, 10), -EINVAL);
+	assert_int_equal(hlthunk_nic_destroy_conn(st->fd, ids[0] ^ (1u << 20)),
+			 -EINVAL);
+	assert_int_equal(hlthunk_nic_destroy_conn(st->fd,
+						  ids[0] & ~HL_NIC_CONN_ID_SLOT_MASK),
+			 -EINVAL);
 	assert_int_equal(hlthunk_nic_destroy_conn(st->fd, UINT32_MAX),
 			 -EINVAL);
 	assert_int_equal(hlthunk_nic_modify_conn(st->fd, 0, S_INIT), -EINVAL);
-	assert_int_equal(hlthunk_nic_modify_conn(st->fd, 30, S_INIT), -EINVAL);
-	assert_int_equal(hlthunk_nic_query_conn(st->fd, 4096, &q), -EINVAL);
+	assert_int_equal(hlthunk_nic_modify_conn(st->fd, ids[29], S_INIT),
+			 -EINVAL);
+	assert_int_equal(hlthunk_nic_query_conn(st->fd, 5, &q), -EINVAL);
 }
 
 static void test_nic_args_errnos(void **state)
@@ -1148,7 +1171,7 @@ static uint32_t flushing_conn(struct pair *p, uint32_t cq)
 	uint32_t conn;
 
 	pair_params(p, 0, &cp);
-	cp.remote_conn = 5;
+	cp.remote_conn = FAR_CONN(5);
 	cp.send_cq = cq;
 	cp.recv_cq = cq;
 	assert_int_equal(hlthunk_nic_alloc_conn(p->s[0].fd, cp.port, &conn), 0);
@@ -1222,7 +1245,7 @@ static void test_cq_in_use_ebusy(void **state)
 	pair_open(&p);
 	assert_int_equal(hlthunk_nic_cq_create(p.s[0].fd, 8, &cq), 0);
 	pair_params(&p, 0, &cp);
-	cp.remote_conn = 2;
+	cp.remote_conn = FAR_CONN(2);
 	cp.send_cq = 0;
 	cp.recv_cq = cq;
 	assert_int_equal(hlthunk_nic_alloc_conn(p.s[0].fd, cp.port, &conn), 0);
@@ -1374,7 +1397,7 @@ static void test_cq_wait_survives_signals(void **state)
 	assert_true(w.elapsed_ns >= 1500000000ull);
 	/* No retry ran as another op (ALLOC_CONN is op 0) */
 	assert_int_equal(hlthunk_nic_alloc_conn(st->fd, 0, &conn), 0);
-	assert_int_equal(conn, HL_NIC_MIN_CONN_ID);
+	assert_int_equal(HL_NIC_CONN_ID_SLOT(conn), HL_NIC_MIN_CONN_ID);
 }
 
 static void test_cq_poll_peeks_update_consumes(void **state)
@@ -1762,7 +1785,7 @@ static void test_recv_wq_full(void **state)
 	pair_connect(&p);
 	pair_params(&p, 1, &cp);
 	cp.wq_size = 1;
-	cp.remote_conn = 9;
+	cp.remote_conn = FAR_CONN(9);
 	assert_int_equal(hlthunk_nic_alloc_conn(p.s[1].fd, cp.port, &conn), 0);
 	assert_int_equal(conn_connect(p.s[1].fd, conn, &cp), 0);
 	assert_int_equal(buf_map(p.s[1].fd, &dst, PAGE), 0);
@@ -1814,7 +1837,7 @@ static void test_recv_without_send_is_bounded(void **state)
 	assert_int_equal(hltests_write_file(plocked, "0"), 0);
 	pair_connect(&p);
 	pair_params(&p, 1, &cp);
-	cp.remote_conn = 9;
+	cp.remote_conn = FAR_CONN(9);
 	assert_int_equal(hlthunk_nic_alloc_conn(p.s[1].fd, cp.port, &conn), 0);
 	assert_int_equal(conn_connect(p.s[1].fd, conn, &cp), 0);
 	assert_int_equal(buf_map(p.s[1].fd, &dst, PAGE), 0);
@@ -2062,7 +2085,7 @@ static void test_destroyed_connection(void **state)
 		struct conn_params cp;
 
 		pair_params(&p, 0, &cp);
-		cp.remote_conn = 1000;
+		cp.remote_conn = FAR_CONN(1000);
 		assert_int_equal(conn_connect(p.s[0].fd, p.s[0].conn, &cp), 0);
 	}
 	assert_int_equal(nic_post(p.s[0].fd, &s, 0, NIC_SEND, p.s[0].conn,
@@ -2439,7 +2462,9 @@ static void test_owner_exit_with_connections_open(void **state)
 		assert_int_equal(hlthunk_nic_query_conn(fd, child_conn, &q),
 				 -EINVAL);
 		assert_int_equal(hlthunk_nic_alloc_conn(fd, 0, &c), 0);
-		assert_int_equal(c, HL_NIC_MIN_CONN_ID);
+		/* Its first slot, which the predecessor had: another ID */
+		assert_int_equal(HL_NIC_CONN_ID_SLOT(c), HL_NIC_MIN_CONN_ID);
+		assert_int_not_equal(c, child_conn);
 	}
 	fd_close(fd);
 	close(ids[0]);
@@ -2585,11 +2610,6 @@ static void test_peer_unbind_mid_transfer(void **state)
  * device's next owner can neither reach nor be reached through what its
  * predecessor set up (issue 24)
  */
-
-/* Older headers: the status a send gets for a peer set up for another */
-#ifndef HL_NIC_CQE_STATUS_REMOTE_INVALID
-#define HL_NIC_CQE_STATUS_REMOTE_INVALID	11
-#endif
 
 static bool all_zero(const uint8_t *p, uint64_t n)
 {
@@ -2930,8 +2950,9 @@ static void test_next_owner_cannot_read(void **state)
 	wait_child_ok(pid);
 	t0 = now_ns();
 	u_state = conn_state(u.fd, uc);
-	if (!nic_cs_wait(u.fd, &s, 0, &status) &&
-	    status != HL_WAIT_CS_STATUS_BUSY)
+	/* Up to 5 s of the send's 30: it must have ended by then */
+	nic_cs_wait(u.fd, &s, 5000000, &status);
+	if (status != HL_WAIT_CS_STATUS_BUSY)
 		t_send = now_ns() - t0;
 
 	/* M2, the next owner of device 1, names U2's connection */
