@@ -778,7 +778,8 @@ union hl_wait_cs_args {
  *     reset or unbound), the fabric stops reaching its connections and
  *     every connection of a peer device whose responder context names one
  *     of them moves to ERR at once: its work in flight completes with
- *     HL_NIC_CQE_STATUS_REMOTE_ERR, work posted later with
+ *     HL_NIC_CQE_STATUS_REMOTE_ERR (HL_NIC_CQE_STATUS_LINK_DOWN when the
+ *     device was unbound), work posted later with
  *     HL_NIC_CQE_STATUS_FLUSHED. A waiting CQ_WAIT of the context returns
  *     -ENODEV;
  *   - a new owner sees nothing of its predecessor's connections, CQs or

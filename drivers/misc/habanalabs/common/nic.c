@@ -1088,9 +1088,10 @@ void hl_nic_ctx_init(struct hl_ctx *ctx)
 /*
  * Move the connections of @rctx (a peer device's owner, a reference held)
  * that name a connection of generation @gen at port address @addr to ERR;
- * their work in flight ends REMOTE_ERR.
+ * their work in flight ends @why.
  */
-static void hl_nic_fail_conns_naming(struct hl_ctx *rctx, u64 addr, u32 gen)
+static void hl_nic_fail_conns_naming(struct hl_ctx *rctx, u64 addr, u32 gen,
+				     u32 why)
 {
 	struct hl_nic_conn *rconn;
 	unsigned long id;
@@ -1102,8 +1103,7 @@ static void hl_nic_fail_conns_naming(struct hl_ctx *rctx, u64 addr, u32 gen)
 		if (rconn->remote_addr == addr &&
 		    HL_NIC_CONN_ID_GEN(rconn->remote_conn_id) == gen &&
 		    rconn->state != HL_NIC_CONN_STATE_ERR)
-			hl_nic_conn_fail_locked(rconn, rconn->epoch,
-						HL_NIC_CQE_STATUS_REMOTE_ERR);
+			hl_nic_conn_fail_locked(rconn, rconn->epoch, why);
 		spin_unlock(&rconn->lock);
 	}
 	xa_unlock(&rctx->nic.conns);
@@ -1112,18 +1112,21 @@ static void hl_nic_fail_conns_naming(struct hl_ctx *rctx, u64 addr, u32 gen)
 /*
  * @ctx is going: move every connection of the peer devices whose responder
  * context names one of its connections (its generation, and the address of
- * the port cabled to the peer's) to ERR. The device's NIC backend must
- * still be there (not past early_fini).
+ * the port cabled to the peer's) to ERR; their work in flight ends
+ * REMOTE_ERR, or LINK_DOWN when the device is being removed. The device's
+ * NIC backend must still be there (not past early_fini).
  */
 static void hl_nic_ctx_fail_peers(struct hl_ctx *ctx)
 {
 	struct hl_device *hdev = ctx->hdev, *peer_hdev;
 	struct hl_ctx *rctx;
 	u64 addr;
-	u32 port;
+	u32 port, why;
 
 	if (!hdev->asic_funcs->nic_peer_get)
 		return;
+	why = hl_device_unplugged(hdev) ? HL_NIC_CQE_STATUS_LINK_DOWN :
+					  HL_NIC_CQE_STATUS_REMOTE_ERR;
 
 	for (port = 0; port < hdev->asic_prop.num_nic_ports; port++) {
 		peer_hdev = hdev->asic_funcs->nic_peer_get(hdev, port, &addr);
@@ -1138,7 +1141,8 @@ static void hl_nic_ctx_fail_peers(struct hl_ctx *ctx)
 		spin_unlock(&peer_hdev->nic_lock);
 
 		if (rctx) {
-			hl_nic_fail_conns_naming(rctx, addr, ctx->nic.gen);
+			hl_nic_fail_conns_naming(rctx, addr, ctx->nic.gen,
+						 why);
 			hl_ctx_put(rctx);
 		}
 		hl_device_put(peer_hdev);
@@ -1178,7 +1182,8 @@ static void hl_nic_ctx_stop(struct hl_ctx *ctx)
  * The fabric no longer reaches its connections; every CQ_WAIT of the
  * context, also one with no time limit, returns -ENODEV at once and any
  * later one too; the peers' connections that name its connections move to
- * ERR (their work in flight ends REMOTE_ERR). Takes no sleeping lock and
+ * ERR (their work in flight ends REMOTE_ERR, or LINK_DOWN when the device
+ * is being removed). Takes no sleeping lock and
  * waits for nothing: the reset and removal paths call it before they wait
  * for the context's ioctls (the unplug SRCU grace period), while the
  * device's NIC backend is still there. Idempotent.

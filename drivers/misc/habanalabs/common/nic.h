@@ -183,7 +183,8 @@ struct hl_nic_send {
  * @state: enum hl_nic_conn_state.
  * @epoch: bumped by every move to ERR or RESET and by destruction.
  * @flush_status: what work of an older epoch completes with: FLUSHED, or
- *	REMOTE_ERR when the last bump was the peer's owner going away.
+ *	REMOTE_ERR (LINK_DOWN) when the last bump was the peer's owner going
+ *	away (the peer device being removed).
  * @destroyed: DESTROY_CONN or the context's close.
  * @remote_addr: the peer port's address (RTR and later).
  * @remote_conn_id: the peer connection (RTR and later).
