@@ -1183,10 +1183,10 @@ static void hl_nic_ctx_stop(struct hl_ctx *ctx)
  * context, also one with no time limit, returns -ENODEV at once and any
  * later one too; the peers' connections that name its connections move to
  * ERR (their work in flight ends REMOTE_ERR, or LINK_DOWN when the device
- * is being removed). Takes no sleeping lock and
- * waits for nothing: the reset and removal paths call it before they wait
- * for the context's ioctls (the unplug SRCU grace period), while the
- * device's NIC backend is still there. Idempotent.
+ * is being removed). Takes no sleeping lock and waits for nothing: the
+ * reset and removal paths call it before they wait for the context's
+ * ioctls (the unplug SRCU grace period), while the device's NIC backend is
+ * still there. Idempotent.
  */
 void hl_nic_ctx_kill(struct hl_ctx *ctx)
 {
