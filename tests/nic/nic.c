@@ -5,11 +5,16 @@
  * sent by HL_PKT_NIC_SEND from one device's memory into another's, compared
  * byte for byte; size mismatch, PSN mismatch, link down, destroyed
  * connections, unmapped addresses, an owner that exits with connections
- * open, a peer device unbound mid-transfer, and who may configure.
+ * open, a peer device unbound mid-transfer, and who may configure. Owners
+ * (issue 24): a device's next owner can neither inject into nor read from
+ * connections set up for its predecessor (three processes, two devices);
+ * a peer's connection is in ERR right after the other end's owner goes; an
+ * endless CQ_WAIT ends (ENODEV) when root hard-resets or unbinds the
+ * device; a send naming another pair's connection fails at once.
  *
  * Most tests use devices 0 and 1 from one process (each fd owns its device);
- * test_two_processes_exchange_data forks one process per device. Tests that
- * need two devices skip with fewer.
+ * test_two_processes_exchange_data and the owner tests fork one process per
+ * device. Tests that need two devices skip with fewer.
  */
 #include "hltests.h"
 
