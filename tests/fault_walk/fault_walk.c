@@ -809,7 +809,9 @@ static int set_res_call(struct walk *w)
 {
 	struct hl_nic_res_conn_ctx_in res = {
 		.remote_addr = w->remote, .conn_id = w->conn, .port = 1,
-		.remote_conn_id = 1, .psn = 1, .wq_size = 16, .cq_handle = w->cq,
+		/* A well-formed ID (generation 1, slot 1) */
+		.remote_conn_id = 1u << HL_NIC_CONN_ID_SLOT_BITS | 1, .psn = 1,
+		.wq_size = 16, .cq_handle = w->cq,
 	};
 
 	return hlthunk_nic_set_res_conn_ctx(w->fd, &res);

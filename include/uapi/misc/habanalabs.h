@@ -775,11 +775,47 @@ union hl_wait_cs_args {
  * -ENOTTY) and only to the process that opened it (another process, e.g. a
  * child that inherited the descriptor, gets -EPERM). The connections and
  * CQs of a context are destroyed when the compute node is closed.
+ *
+ * Owners. A connection lives and dies with the context (the owner of the
+ * device) that allocated it, on both ends of the link:
+ *   - a connection ID is opaque: besides its slot in the context
+ *     (HL_NIC_CONN_ID_SLOT()) it carries the context's generation
+ *     (HL_NIC_CONN_ID_GEN(), never 0), which the driver gives each new
+ *     context and does not give again before 2^22 more contexts were
+ *     created. A peer names a connection by the whole ID that ALLOC_CONN
+ *     returned; a message is received only by a connection whose
+ *     responder context names the sending connection's whole ID (and port
+ *     address), so no connection of a later owner of a device can match a
+ *     connection set up for an earlier owner's, or be matched by one;
+ *   - when a context goes (its compute node is closed, the device is hard
+ *     reset or unbound), the fabric stops reaching its connections and
+ *     every connection of a peer device whose responder context names one
+ *     of them moves to ERR at once: its work in flight completes with
+ *     HL_NIC_CQE_STATUS_REMOTE_ERR (HL_NIC_CQE_STATUS_LINK_DOWN when the
+ *     device was unbound), work posted later with
+ *     HL_NIC_CQE_STATUS_FLUSHED. A waiting CQ_WAIT of the context returns
+ *     -ENODEV;
+ *   - a new owner sees nothing of its predecessor's connections, CQs or
+ *     completions: its IDs are new, and the predecessor's IDs are unknown
+ *     to it (-EINVAL).
+ * A send naming a peer connection that is set up for another connection
+ * (another owner, port or pair) fails at once with
+ * HL_NIC_CQE_STATUS_REMOTE_INVALID and leaves that connection untouched.
  */
 
-/* Connection IDs of a context: HL_NIC_MIN_CONN_ID .. HL_NIC_MAX_CONN_ID */
+/*
+ * Connection IDs: the slot of a connection in its context (its low
+ * HL_NIC_CONN_ID_SLOT_BITS bits) is HL_NIC_MIN_CONN_ID .. HL_NIC_MAX_CONN_ID,
+ * so a context has at most HL_NIC_MAX_CONN_ID connections at once; the bits
+ * above are the context's generation, never 0. An ID whose slot or
+ * generation is 0 names no connection.
+ */
 #define HL_NIC_MIN_CONN_ID		1
 #define HL_NIC_MAX_CONN_ID		1023
+#define HL_NIC_CONN_ID_SLOT_BITS	10
+#define HL_NIC_CONN_ID_SLOT_MASK	((1u << HL_NIC_CONN_ID_SLOT_BITS) - 1)
+#define HL_NIC_CONN_ID_SLOT(id)		((id) & HL_NIC_CONN_ID_SLOT_MASK)
+#define HL_NIC_CONN_ID_GEN(id)		((id) >> HL_NIC_CONN_ID_SLOT_BITS)
 
 /* Packet sequence numbers are 24 bits wide and wrap */
 #define HL_NIC_PSN_MASK			0xffffffu
@@ -847,8 +883,9 @@ struct hl_nic_alloc_conn_in {
  *	equal the responder context's.
  * @conn_id: the connection.
  * @port: the connection's port (as allocated).
- * @remote_conn_id: the peer's connection, HL_NIC_MIN_CONN_ID ..
- *	HL_NIC_MAX_CONN_ID; must equal the responder context's.
+ * @remote_conn_id: the peer's connection, the whole ID its ALLOC_CONN
+ *	returned (slot and generation not 0); must equal the responder
+ *	context's.
  * @psn: PSN of the first packet this side sends (HL_NIC_PSN_MASK bits);
  *	the peer's responder context must expect it.
  * @mtu: largest packet payload, one of HL_NIC_MTU_*.
@@ -877,8 +914,10 @@ struct hl_nic_req_conn_ctx_in {
  *	(the peer port's hl_info_nic_port.addr is this port's peer_addr).
  * @conn_id: the connection.
  * @port: the connection's port (as allocated).
- * @remote_conn_id: the peer's connection, HL_NIC_MIN_CONN_ID ..
- *	HL_NIC_MAX_CONN_ID. Only messages of that connection are received.
+ * @remote_conn_id: the peer's connection, the whole ID its ALLOC_CONN
+ *	returned (slot and generation not 0). Only messages of that
+ *	connection are received: a connection of a later owner of the peer
+ *	device has another ID.
  * @psn: PSN expected in the first packet received (HL_NIC_PSN_MASK bits).
  * @wq_size: receive work-queue size: receives posted at once,
  *	1 .. HL_NIC_MAX_WQ_SIZE.
@@ -899,7 +938,8 @@ struct hl_nic_res_conn_ctx_in {
 /**
  * struct hl_nic_destroy_conn_in - HL_NIC_OP_DESTROY_CONN.
  * @conn_id: the connection; its outstanding work is flushed and its ID is
- *	not reused until the context's IDs wrap around.
+ *	not reused until the context's slots wrap around. Peers' connections
+ *	that name it are left as they are (their sends time out).
  * @pad: must be 0.
  */
 struct hl_nic_destroy_conn_in {
@@ -1022,7 +1062,9 @@ struct hl_nic_in {
 
 /**
  * struct hl_nic_alloc_conn_out - output of HL_NIC_OP_ALLOC_CONN.
- * @conn_id: Returned ID of the new connection (state RESET).
+ * @conn_id: Returned ID of the new connection (state RESET): its slot and
+ *	the context's generation (HL_NIC_CONN_ID_SLOT(), HL_NIC_CONN_ID_GEN());
+ *	the peer names the connection by this whole value.
  * @pad: Returned as zero.
  */
 struct hl_nic_alloc_conn_out {
@@ -1111,7 +1153,8 @@ struct hl_nic_out {
  *   -EPERM   the caller's process did not open the compute node;
  *   -EINVAL  unknown op, non-zero flags/ctx_id/pad/reserved, non-zero bytes
  *            of the input union past the op's struct, an unknown conn_id or
- *            CQ handle;
+ *            CQ handle (the IDs of an earlier owner of the device are
+ *            unknown);
  *   -EOPNOTSUPP the device has no NIC;
  *   -ENODEV  the device is gone;
  *   -ENOTTY  on the control node.
@@ -1119,8 +1162,8 @@ struct hl_nic_out {
  *   ALLOC_CONN: -EINVAL port out of range; -ENOSPC no free connection ID;
  *     -ENOMEM.
  *   SET_RES_CONN_CTX / SET_REQ_CONN_CTX: -EINVAL connection not in INIT
- *     (RES) / RTR (REQ), port not the connection's, remote_conn_id out of
- *     range, psn above HL_NIC_PSN_MASK, wq_size 0 or above
+ *     (RES) / RTR (REQ), port not the connection's, remote_conn_id's slot
+ *     or generation 0, psn above HL_NIC_PSN_MASK, wq_size 0 or above
  *     HL_NIC_MAX_WQ_SIZE, bad mtu (REQ), remote address or ID other than
  *     the responder context's (REQ), unknown cq_handle; -ENETDOWN the
  *     port's link is down; -EADDRNOTAVAIL remote_addr is the address of
@@ -1135,7 +1178,9 @@ struct hl_nic_out {
  *   CQ_POLL: -EINVAL non-zero timeout_us, NULL cqes_ptr with max_cqes > 0;
  *     -EFAULT bad cqes_ptr.
  *   CQ_WAIT: as CQ_POLL; -EINTR a signal arrived (libhlthunk retries);
- *     -EINVAL the CQ was destroyed while waiting.
+ *     -EINVAL the CQ was destroyed while waiting; -ENODEV the context
+ *     went while waiting (hard reset, unbind): every wait, also one with
+ *     no time limit, ends at once then.
  *   CQ_UPDATE_CONSUMED_CQES: -EINVAL num_cqes above the available entries.
  */
 struct hl_nic_args {
@@ -1167,12 +1212,19 @@ struct hl_nic_args {
 					    * ERR, RESET, destroyed, closed
 					    */
 #define HL_NIC_CQE_STATUS_REMOTE_ERR	6  /* the peer connection failed,
-					    * was reset or destroyed
+					    * was reset or destroyed, or its
+					    * owner went (the connection is
+					    * in ERR)
 					    */
 #define HL_NIC_CQE_STATUS_PSN_ERR	7  /* PSN sequence error */
 #define HL_NIC_CQE_STATUS_TIMEOUT	8  /* the job's timeout ran out */
 #define HL_NIC_CQE_STATUS_REMOTE_ABORT	9  /* the sender aborted the message */
 #define HL_NIC_CQE_STATUS_WQ_FULL	10 /* more work than the WQ size */
+#define HL_NIC_CQE_STATUS_REMOTE_INVALID 11 /* the peer connection named is
+					     * set up for another connection
+					     * (pair, port or owner): it
+					     * ignored the message
+					     */
 
 /**
  * struct hl_nic_cqe - a completion entry, as HL_NIC_OP_CQ_POLL returns it.

@@ -383,6 +383,9 @@ int hl_device_hard_reset(struct hl_device *hdev)
 	 * leaves the gate; it finds the context dead when it comes back).
 	 */
 	hdev->asic_funcs->hw_fini(hdev);
+	/* NIC waits end (an endless CQ_WAIT too), peers see the context go */
+	if (ctx)
+		hl_nic_ctx_kill(ctx);
 	synchronize_srcu(&hdev->unplug_srcu);
 
 	hl_dmabuf_revoke_all(hdev, false);
@@ -435,6 +438,11 @@ void hl_device_fini(struct hl_device *hdev)
 	hl_scrub_stop(hdev);
 	if (was_operational)
 		hdev->asic_funcs->hw_fini(hdev);
+	/* NIC waits end (an endless CQ_WAIT too), peers see the contexts go */
+	mutex_lock(&hdev->ctx_list_lock);
+	list_for_each_entry(ctx, &hdev->ctx_list, node)
+		hl_nic_ctx_kill(ctx);
+	mutex_unlock(&hdev->ctx_list_lock);
 
 	/*
 	 * Importers must let go of the BAR before it goes: revoke, wait for

@@ -14,10 +14,15 @@
  * section at the end of this file.
  *
  * Ownership: HL_IOCTL_NIC is served only to the thread group that opened
- * the compute node. Closing the compute node closes the context's NIC:
- * the fabric stops reaching its connections, which are destroyed (their
- * work flushed), and so are its CQs; a command submission still running
- * finds its connections gone or flushed and fails.
+ * the compute node. A context's connection IDs carry its generation
+ * (hl_nic_gen_next()), so that no later owner of the device allocates an
+ * ID a peer may still name. When the context goes (close, or before a hard
+ * reset or unbind waits for the ioctls: hl_nic_ctx_kill()) the fabric
+ * stops reaching its connections, its CQ waiters leave with -ENODEV, and
+ * the peers' connections that name its connections move to ERR. Closing
+ * the compute node then destroys its connections (their work flushed) and
+ * CQs; a command submission still running finds its connections gone or
+ * flushed and fails.
  *
  * Locks: hl_nic_ctx.lock serialises configuration; hl_device.nic_lock
  * guards which context the fabric reaches; hl_nic_conn.lock and
@@ -26,10 +31,13 @@
  * (habanalabs.h, above struct hl_device).
  */
 
+#include <linux/atomic.h>
 #include <linux/jiffies.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
+#include <linux/once.h>
 #include <linux/pid.h>
+#include <linux/random.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
@@ -42,6 +50,30 @@
 
 /* CQ_WAIT re-checks the device between sleeps of at most this long */
 #define HL_NIC_WAIT_SLICE	(HZ / 10)
+
+/* Generations: the bits of a connection ID above its slot */
+#define HL_NIC_GEN_MASK		(U32_MAX >> HL_NIC_CONN_ID_SLOT_BITS)
+
+/*
+ * Context generations, driver-wide: one step per context from a random
+ * start (so that a reload of the driver does not give the generations of
+ * the contexts before it again). A generation comes back only after
+ * HL_NIC_GEN_MASK more contexts.
+ */
+static atomic_t hl_nic_gen_count = ATOMIC_INIT(0);
+static u32 hl_nic_gen_seed;
+
+static u32 hl_nic_gen_next(void)
+{
+	u32 gen;
+
+	get_random_once(&hl_nic_gen_seed, sizeof(hl_nic_gen_seed));
+	do {
+		gen = atomic_inc_return(&hl_nic_gen_count);
+		gen = (gen + hl_nic_gen_seed) & HL_NIC_GEN_MASK;
+	} while (!gen);
+	return gen;
+}
 
 /* Bytes of struct hl_nic_in's union that each op reads; the rest must be 0 */
 static const u32 hl_nic_in_size[] = {
@@ -252,16 +284,19 @@ bool hl_nic_conn_takes_recvs(enum hl_nic_conn_state state)
 
 /*
  * Move @conn (its lock held) to ERR after an error completion of work of
- * epoch @epoch; a connection that has moved on since (reset, failed,
- * destroyed) is left as it is.
+ * epoch @epoch, or because its peer's owner went; a connection that has
+ * moved on since (reset, failed, destroyed) is left as it is. Its work in
+ * flight ends with @why (FLUSHED, or REMOTE_ERR for the peer's owner).
  */
-static void hl_nic_conn_fail_locked(struct hl_nic_conn *conn, u32 epoch)
+static void hl_nic_conn_fail_locked(struct hl_nic_conn *conn, u32 epoch,
+				    u32 why)
 {
 	lockdep_assert_held(&conn->lock);
 
 	if (conn->epoch != epoch)
 		return;
 	conn->state = hl_nic_conn_next_state(conn->state, HL_NIC_CONN_EV_FAIL);
+	WRITE_ONCE(conn->flush_status, why);
 	/* Read without the lock by the engine, between chunks */
 	WRITE_ONCE(conn->epoch, conn->epoch + 1);
 	wake_up_all(&conn->wq);
@@ -285,6 +320,7 @@ static void hl_nic_conn_flush(struct hl_nic_ctx *nic, struct hl_nic_conn *conn,
 	if (WARN_ON_ONCE(state < 0))
 		state = HL_NIC_CONN_STATE_ERR;
 	conn->state = state;
+	WRITE_ONCE(conn->flush_status, HL_NIC_CQE_STATUS_FLUSHED);
 	WRITE_ONCE(conn->epoch, conn->epoch + 1);
 	if (destroy)
 		conn->destroyed = true;
@@ -318,7 +354,7 @@ static int hl_nic_alloc_conn(struct hl_ctx *ctx,
 {
 	struct hl_nic_ctx *nic = &ctx->nic;
 	struct hl_nic_conn *conn;
-	u32 id;
+	u32 id, base = nic->gen << HL_NIC_CONN_ID_SLOT_BITS;
 	int rc;
 
 	if (in->pad || in->port >= ctx->hdev->asic_prop.num_nic_ports)
@@ -332,6 +368,7 @@ static int hl_nic_alloc_conn(struct hl_ctx *ctx,
 	conn->port = in->port;
 	spin_lock_init(&conn->lock);
 	conn->state = HL_NIC_CONN_STATE_RESET;
+	conn->flush_status = HL_NIC_CQE_STATUS_FLUSHED;
 	INIT_LIST_HEAD(&conn->rq);
 	init_waitqueue_head(&conn->wq);
 
@@ -339,7 +376,8 @@ static int hl_nic_alloc_conn(struct hl_ctx *ctx,
 	mutex_lock(&nic->lock);
 	rc = hl_should_fail(HL_FAULT_NIC) ? -EBUSY :
 	     xa_alloc_cyclic(&nic->conns, &id, conn,
-			     XA_LIMIT(HL_NIC_MIN_CONN_ID, HL_NIC_MAX_CONN_ID),
+			     XA_LIMIT(base | HL_NIC_MIN_CONN_ID,
+				      base | HL_NIC_MAX_CONN_ID),
 			     &nic->next_conn_id, GFP_KERNEL_ACCOUNT);
 	if (rc >= 0)
 		conn->id = id;
@@ -393,8 +431,8 @@ static int hl_nic_check_conn_ctx(struct hl_nic_ctx *nic,
 {
 	if (!conn || a->port != conn->port)
 		return -EINVAL;
-	if (a->remote_conn_id < HL_NIC_MIN_CONN_ID ||
-	    a->remote_conn_id > HL_NIC_MAX_CONN_ID)
+	if (HL_NIC_CONN_ID_SLOT(a->remote_conn_id) < HL_NIC_MIN_CONN_ID ||
+	    !HL_NIC_CONN_ID_GEN(a->remote_conn_id))
 		return -EINVAL;
 	if (a->psn & ~HL_NIC_PSN_MASK)
 		return -EINVAL;
@@ -728,42 +766,49 @@ static int hl_nic_cq_destroy(struct hl_ctx *ctx,
 	return 0;
 }
 
-static bool hl_nic_cq_ready(struct hl_nic_cq *cq)
+/* A CQ_WAIT on @cq of @nic can return: an entry, or the CQ or context went */
+static bool hl_nic_cq_ready(struct hl_nic_ctx *nic, struct hl_nic_cq *cq)
 {
 	bool ready;
 
 	spin_lock(&cq->lock);
 	ready = cq->pi != cq->ci || cq->overflow || cq->destroyed;
 	spin_unlock(&cq->lock);
-	return ready;
+	return ready || READ_ONCE(nic->killed);
 }
 
-/* CQ_WAIT: 0 when there is an entry or the time ran out, else -errno */
-static int hl_nic_cq_wait(struct hl_device *hdev, struct hl_nic_cq *cq,
+/*
+ * CQ_WAIT: 0 when there is an entry or the time ran out, else -errno
+ * (-ENODEV: the context went, hl_nic_ctx_kill(), or the device)
+ */
+static int hl_nic_cq_wait(struct hl_ctx *ctx, struct hl_nic_cq *cq,
 			  u64 timeout_us)
 {
+	struct hl_device *hdev = ctx->hdev;
+	struct hl_nic_ctx *nic = &ctx->nic;
 	bool forever = timeout_us >= U32_MAX;
 	unsigned long deadline = jiffies + usecs_to_jiffies(forever ? 0 :
 							    timeout_us);
 	long slice, rc;
 
-	while (!hl_nic_cq_ready(cq)) {
+	for (;;) {
+		/* Reset and removal wait for this ioctl: it must end now */
+		if (READ_ONCE(nic->killed) || hl_device_unplugged(hdev))
+			return -ENODEV;
+		if (hl_nic_cq_ready(nic, cq))
+			return 0;
 		if (!forever && time_after_eq(jiffies, deadline))
 			return 0;
-		/* Removal waits for this ioctl: look again every slice */
-		if (hl_device_unplugged(hdev))
-			return -ENODEV;
 
 		slice = HL_NIC_WAIT_SLICE;
 		if (!forever)
 			slice = min_t(long, slice, deadline - jiffies);
 		rc = wait_event_interruptible_timeout(cq->wq,
-						      hl_nic_cq_ready(cq),
+						      hl_nic_cq_ready(nic, cq),
 						      max(slice, 1L));
 		if (rc < 0)
 			return -EINTR;
 	}
-	return 0;
 }
 
 static int hl_nic_cq_poll_wait(struct hl_ctx *ctx,
@@ -786,7 +831,7 @@ static int hl_nic_cq_poll_wait(struct hl_ctx *ctx,
 		return -EINVAL;
 
 	if (wait) {
-		rc = hl_nic_cq_wait(ctx->hdev, cq, in->timeout_us);
+		rc = hl_nic_cq_wait(ctx, cq, in->timeout_us);
 		if (rc)
 			goto out_put;
 	}
@@ -1030,7 +1075,9 @@ void hl_nic_ctx_init(struct hl_ctx *ctx)
 	mutex_init(&nic->lock);
 	xa_init_flags(&nic->conns, XA_FLAGS_ALLOC1);
 	xa_init_flags(&nic->cqs, XA_FLAGS_ALLOC1);
-	nic->next_conn_id = HL_NIC_MIN_CONN_ID;
+	nic->gen = hl_nic_gen_next();
+	nic->next_conn_id = nic->gen << HL_NIC_CONN_ID_SLOT_BITS |
+			    HL_NIC_MIN_CONN_ID;
 	nic->next_cq = 1;
 	nic->owner = get_pid(task_tgid(current));
 
@@ -1040,43 +1087,118 @@ void hl_nic_ctx_init(struct hl_ctx *ctx)
 }
 
 /*
- * The device is reset under a connected @conn: move the peer's end, if it
- * is still the counterpart of @conn, to ERR (its work is flushed).
+ * Move the connections of @rctx (a peer device's owner, a reference held)
+ * that name a connection of generation @gen at port address @addr to ERR;
+ * their work in flight ends @why.
  */
-static void hl_nic_conn_fail_peer(struct hl_nic_conn *conn)
+static void hl_nic_fail_conns_naming(struct hl_ctx *rctx, u64 addr, u32 gen,
+				     u32 why)
 {
-	struct hl_device *hdev = conn->ctx->hdev;
-	struct hl_device *peer_hdev;
 	struct hl_nic_conn *rconn;
-	struct hl_ctx *rctx;
-	u64 addr, raddr;
-	u32 rid;
+	unsigned long id;
 
-	spin_lock(&conn->lock);
-	raddr = conn->remote_addr;
-	rid = conn->remote_conn_id;
-	spin_unlock(&conn->lock);
-	if (!raddr || !hdev->asic_funcs->nic_peer_get)
-		return;
-
-	peer_hdev = hdev->asic_funcs->nic_peer_get(hdev, conn->port, &addr);
-	if (!peer_hdev)
-		return;
-	rconn = hl_nic_conn_get_remote(peer_hdev, rid, &rctx);
-	if (rconn) {
+	/* The xarray's lock keeps its connections alive */
+	xa_lock(&rctx->nic.conns);
+	xa_for_each(&rctx->nic.conns, id, rconn) {
 		spin_lock(&rconn->lock);
-		if (rconn->remote_addr == addr && rconn->remote_conn_id == conn->id)
-			hl_nic_conn_fail_locked(rconn, rconn->epoch);
+		if (rconn->remote_addr == addr &&
+		    HL_NIC_CONN_ID_GEN(rconn->remote_conn_id) == gen &&
+		    rconn->state != HL_NIC_CONN_STATE_ERR)
+			hl_nic_conn_fail_locked(rconn, rconn->epoch, why);
 		spin_unlock(&rconn->lock);
-		hl_nic_conn_put(rconn);
-		hl_ctx_put(rctx);
 	}
-	hl_device_put(peer_hdev);
+	xa_unlock(&rctx->nic.conns);
+}
+
+/*
+ * @ctx is going: move every connection of the peer devices whose responder
+ * context names one of its connections (its generation, and the address of
+ * the port cabled to the peer's) to ERR; their work in flight ends
+ * REMOTE_ERR, or LINK_DOWN when the device is being removed. The device's
+ * NIC backend must still be there (not past early_fini).
+ */
+static void hl_nic_ctx_fail_peers(struct hl_ctx *ctx)
+{
+	struct hl_device *hdev = ctx->hdev, *peer_hdev;
+	struct hl_ctx *rctx;
+	u64 addr;
+	u32 port, why;
+
+	if (!hdev->asic_funcs->nic_peer_get)
+		return;
+	why = hl_device_unplugged(hdev) ? HL_NIC_CQE_STATUS_LINK_DOWN :
+					  HL_NIC_CQE_STATUS_REMOTE_ERR;
+
+	for (port = 0; port < hdev->asic_prop.num_nic_ports; port++) {
+		peer_hdev = hdev->asic_funcs->nic_peer_get(hdev, port, &addr);
+		if (!peer_hdev)
+			continue;
+
+		spin_lock(&peer_hdev->nic_lock);
+		rctx = peer_hdev->nic_ctx;
+		/* nic_ctx is cleared before its file lets go of it */
+		if (rctx)
+			hl_ctx_get(rctx);
+		spin_unlock(&peer_hdev->nic_lock);
+
+		if (rctx) {
+			hl_nic_fail_conns_naming(rctx, addr, ctx->nic.gen,
+						 why);
+			hl_ctx_put(rctx);
+		}
+		hl_device_put(peer_hdev);
+	}
+}
+
+/*
+ * The fabric no longer reaches @ctx's connections, and its CQ waiters
+ * leave (-ENODEV), now and later
+ */
+static void hl_nic_ctx_stop(struct hl_ctx *ctx)
+{
+	struct hl_device *hdev = ctx->hdev;
+	struct hl_nic_ctx *nic = &ctx->nic;
+	struct hl_nic_cq *cq;
+	unsigned long id;
+
+	spin_lock(&hdev->nic_lock);
+	if (hdev->nic_ctx == ctx)
+		hdev->nic_ctx = NULL;
+	spin_unlock(&hdev->nic_lock);
+
+	/* Before the wake-ups: a waiter checks it after queueing itself */
+	WRITE_ONCE(nic->killed, true);
+	/* The xarray's lock keeps its CQs alive */
+	xa_lock(&nic->cqs);
+	xa_for_each(&nic->cqs, id, cq)
+		wake_up_all(&cq->wq);
+	xa_unlock(&nic->cqs);
 }
 
 /**
- * hl_nic_ctx_close - the compute node is closed: destroy the context's
- * connections (their work is flushed) and CQs.
+ * hl_nic_ctx_kill - a context is going (hard reset, unbind): end its NIC
+ * waits and cut its connections from their peers.
+ * @ctx: the context; the caller holds a reference.
+ *
+ * The fabric no longer reaches its connections; every CQ_WAIT of the
+ * context, also one with no time limit, returns -ENODEV at once and any
+ * later one too; the peers' connections that name its connections move to
+ * ERR (their work in flight ends REMOTE_ERR, or LINK_DOWN when the device
+ * is being removed). Takes no sleeping lock and waits for nothing: the
+ * reset and removal paths call it before they wait for the context's
+ * ioctls (the unplug SRCU grace period), while the device's NIC backend is
+ * still there. Idempotent.
+ */
+void hl_nic_ctx_kill(struct hl_ctx *ctx)
+{
+	hl_nic_ctx_stop(ctx);
+	hl_nic_ctx_fail_peers(ctx);
+}
+
+/**
+ * hl_nic_ctx_close - the compute node is closed: cut the context's
+ * connections from their peers (hl_nic_ctx_kill()), then destroy them
+ * (their work is flushed) and the CQs.
  * @ctx: the context.
  *
  * From here on the fabric no longer reaches the context's connections.
@@ -1088,11 +1210,18 @@ void hl_nic_ctx_close(struct hl_ctx *ctx)
 	struct hl_nic_conn *conn;
 	struct hl_nic_cq *cq;
 	unsigned long id;
+	int idx;
 
-	spin_lock(&hdev->nic_lock);
-	if (hdev->nic_ctx == ctx)
-		hdev->nic_ctx = NULL;
-	spin_unlock(&hdev->nic_lock);
+	/*
+	 * The peers first, so that their work in flight ends REMOTE_ERR. A
+	 * device already removed told them when it went (hl_device_fini())
+	 * and has no NIC backend any more.
+	 */
+	hl_nic_ctx_stop(ctx);
+	idx = hl_device_enter(hdev);
+	if (!hl_device_unplugged(hdev))
+		hl_nic_ctx_fail_peers(ctx);
+	hl_device_exit(hdev, idx);
 
 	mutex_lock(&nic->lock);
 	if (nic->closed)
@@ -1101,9 +1230,6 @@ void hl_nic_ctx_close(struct hl_ctx *ctx)
 
 	xa_for_each(&nic->conns, id, conn) {
 		xa_erase(&nic->conns, id);
-		/* A hard reset kills the peers' ends too (a close does not) */
-		if (READ_ONCE(ctx->killed))
-			hl_nic_conn_fail_peer(conn);
 		hl_nic_conn_flush(nic, conn, HL_NIC_CONN_EV_MODIFY_ERR, true);
 		hl_nic_conn_put(conn);
 	}
@@ -1241,6 +1367,18 @@ bool hl_nic_send_flushed(const struct hl_nic_send *s)
 }
 
 /**
+ * hl_nic_send_flush_status - how a flushed send ends.
+ * @s: an admitted send that hl_nic_send_flushed() found flushed.
+ *
+ * Return: REMOTE_ERR when the sending connection went to ERR because its
+ * peer's owner went, else FLUSHED.
+ */
+u32 hl_nic_send_flush_status(const struct hl_nic_send *s)
+{
+	return READ_ONCE(s->conn->flush_status);
+}
+
+/**
  * hl_nic_send_wait - sleep until the sending connection is flushed or
  * changes, or @timeout passed (a wait for the peer connection to appear).
  * @s: an admitted send.
@@ -1256,8 +1394,9 @@ void hl_nic_send_wait(const struct hl_nic_send *s, long timeout)
  * the connection is on it; fixes the send's first PSN.
  * @s: an admitted send.
  *
- * Return: SUCCESS, FLUSHED, or HL_NIC_WR_AGAIN when another message holds
- * the wire (hl_nic_send_wait_turn(), then again).
+ * Return: SUCCESS, the flush status (hl_nic_send_flush_status()), or
+ * HL_NIC_WR_AGAIN when another message holds the wire
+ * (hl_nic_send_wait_turn(), then again).
  */
 u32 hl_nic_send_take_turn(struct hl_nic_send *s)
 {
@@ -1266,7 +1405,7 @@ u32 hl_nic_send_take_turn(struct hl_nic_send *s)
 
 	spin_lock(&conn->lock);
 	if (conn->epoch != s->epoch) {
-		status = HL_NIC_CQE_STATUS_FLUSHED;
+		status = conn->flush_status;
 	} else if (!conn->tx_busy) {
 		WRITE_ONCE(conn->tx_busy, true);
 		s->tx_held = true;
@@ -1302,10 +1441,17 @@ static u32 hl_nic_send_match_locked(struct hl_nic_send *s,
 
 	lockdep_assert_held(&rconn->lock);
 
-	/* A connection set up for another peer ignores us, as on the wire */
+	/* No responder context yet (RESET, INIT): it may name us later */
+	if (!rconn->remote_conn_id)
+		return HL_NIC_WR_AGAIN;
+	/*
+	 * Set up for another connection (another pair, port, or an earlier
+	 * owner's connection of the same slot): it ignores us, and waiting
+	 * cannot change that
+	 */
 	if (rconn->port != port || rconn->remote_conn_id != s->conn->id ||
 	    rconn->remote_addr != src_addr)
-		return HL_NIC_WR_AGAIN;
+		return HL_NIC_CQE_STATUS_REMOTE_INVALID;
 	if (rconn->state == HL_NIC_CONN_STATE_ERR)
 		return HL_NIC_CQE_STATUS_REMOTE_ERR;
 	if (!hl_nic_conn_takes_recvs(rconn->state))
@@ -1321,7 +1467,8 @@ static u32 hl_nic_send_match_locked(struct hl_nic_send *s,
 		wr->status = HL_NIC_CQE_STATUS_PSN_ERR;
 		wr->psn = s->psn;
 		WRITE_ONCE(wr->state, HL_NIC_WR_DONE);
-		hl_nic_conn_fail_locked(rconn, wr->epoch);
+		hl_nic_conn_fail_locked(rconn, wr->epoch,
+					HL_NIC_CQE_STATUS_FLUSHED);
 		wake_up_all(&rconn->wq);
 		return HL_NIC_CQE_STATUS_PSN_ERR;
 	}
@@ -1348,8 +1495,9 @@ static u32 hl_nic_send_match_locked(struct hl_nic_send *s,
  * (else it ignores the message); the receive's PSN must be the expected
  * one (else both the receive and @rconn fail).
  *
- * Return: SUCCESS, REMOTE_ERR (@rconn is in ERR), PSN_ERR, or
- * HL_NIC_WR_AGAIN: no receive to take yet (hl_nic_send_wait_recv()).
+ * Return: SUCCESS, REMOTE_ERR (@rconn is in ERR), REMOTE_INVALID (@rconn
+ * is set up for another connection), PSN_ERR, or HL_NIC_WR_AGAIN: no
+ * responder context or no receive to take yet (hl_nic_send_wait_recv()).
  */
 u32 hl_nic_send_match(struct hl_nic_send *s, struct hl_nic_conn *rconn,
 		      u32 port, u64 src_addr)
@@ -1420,7 +1568,8 @@ void hl_nic_send_finish(struct hl_nic_send *s, u32 status, u64 byte_len)
 		wr->psn = s->psn;
 		WRITE_ONCE(wr->state, HL_NIC_WR_DONE);
 		if (wr->status)
-			hl_nic_conn_fail_locked(rconn, s->r_epoch);
+			hl_nic_conn_fail_locked(rconn, s->r_epoch,
+						HL_NIC_CQE_STATUS_FLUSHED);
 		/* The poster may free @wr once it sees DONE under the lock */
 		wake_up_all(&rconn->wq);
 		spin_unlock(&rconn->lock);
@@ -1436,7 +1585,8 @@ void hl_nic_send_finish(struct hl_nic_send *s, u32 status, u64 byte_len)
 	if (s->admitted) {
 		conn->sq_posted--;
 		if (status)
-			hl_nic_conn_fail_locked(conn, s->epoch);
+			hl_nic_conn_fail_locked(conn, s->epoch,
+						HL_NIC_CQE_STATUS_FLUSHED);
 	}
 	wake_up_all(&conn->wq);
 	spin_unlock(&conn->lock);
@@ -1540,7 +1690,8 @@ bool hl_nic_recv_settle(struct hl_nic_wr *wr, u32 why, bool fail)
 		wr->status = why;
 		WRITE_ONCE(wr->state, HL_NIC_WR_DONE);
 		if (fail)
-			hl_nic_conn_fail_locked(conn, wr->epoch);
+			hl_nic_conn_fail_locked(conn, wr->epoch,
+						HL_NIC_CQE_STATUS_FLUSHED);
 	}
 	done = wr->state == HL_NIC_WR_DONE;
 	if (done)

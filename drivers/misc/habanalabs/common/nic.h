@@ -21,6 +21,14 @@
  *     a reference and counts in @users (CQ_DESTROY is -EBUSY while users),
  *     and so does every work request in flight that will report to it.
  *
+ * Owners: a connection ID carries the generation of its context (the
+ * owner of the device), which no later owner gets again soon
+ * (HL_NIC_CONN_ID_GEN()); matching compares whole IDs, so a later owner's
+ * connection never matches one set up for an earlier owner's. When a
+ * context goes (close, hard reset, unbind: hl_nic_ctx_kill()), the fabric
+ * stops reaching it, its CQ waiters leave, and every connection of a peer
+ * device that names one of its connections moves to ERR.
+ *
  * Epochs: every move of a connection to ERR or RESET, and its destruction,
  * bumps hl_nic_conn.epoch. Work records the epoch it was posted in; work
  * whose epoch is no longer the connection's is flushed
@@ -168,11 +176,15 @@ struct hl_nic_send {
  * struct hl_nic_conn - a connection (a reliable-connected queue pair).
  * @refcount: the context's xarray holds one; the data path one per use.
  * @ctx: the owning context (not counted; see the file comment).
- * @id: connection ID in the context.
+ * @id: connection ID: the context's generation and a slot (uAPI
+ *	HL_NIC_CONN_ID_GEN(), HL_NIC_CONN_ID_SLOT()).
  * @port: the port it is bound to.
  * @lock: Protects every field below.
  * @state: enum hl_nic_conn_state.
  * @epoch: bumped by every move to ERR or RESET and by destruction.
+ * @flush_status: what work of an older epoch completes with: FLUSHED, or
+ *	REMOTE_ERR (LINK_DOWN) when the last bump was the peer's owner going
+ *	away (the peer device being removed).
  * @destroyed: DESTROY_CONN or the context's close.
  * @remote_addr: the peer port's address (RTR and later).
  * @remote_conn_id: the peer connection (RTR and later).
@@ -198,6 +210,7 @@ struct hl_nic_conn {
 	spinlock_t lock; /* Protects: everything below */
 	enum hl_nic_conn_state state;
 	u32 epoch;
+	u32 flush_status;
 	bool destroyed;
 	u64 remote_addr;
 	u32 remote_conn_id;
@@ -226,6 +239,9 @@ struct hl_nic_conn {
  * @next_cq: cursor of the cyclic CQ-handle allocator.
  * @num_cqs: number of @cqs.
  * @owner: thread group that opened the compute node; only it configures.
+ * @gen: the context's generation, in its connection IDs; never 0.
+ * @killed: the context is going (hl_nic_ctx_kill()): CQ_WAIT returns
+ *	-ENODEV; set once, read without a lock.
  * @closed: the compute node was closed; everything was torn down.
  */
 struct hl_nic_ctx {
@@ -236,6 +252,8 @@ struct hl_nic_ctx {
 	u32 next_cq;
 	u32 num_cqs;
 	struct pid *owner;
+	u32 gen;
+	bool killed;
 	bool closed;
 };
 
@@ -266,6 +284,7 @@ bool hl_nic_conn_takes_sends(enum hl_nic_conn_state state);
 bool hl_nic_conn_takes_recvs(enum hl_nic_conn_state state);
 
 void hl_nic_ctx_init(struct hl_ctx *ctx);
+void hl_nic_ctx_kill(struct hl_ctx *ctx);
 void hl_nic_ctx_close(struct hl_ctx *ctx);
 void hl_nic_ctx_fini(struct hl_ctx *ctx);
 int hl_nic_ioctl(struct hl_fpriv *fpriv, void *data);
@@ -283,6 +302,7 @@ void hl_nic_conn_put(struct hl_nic_conn *conn);
 u32 hl_nic_send_begin(struct hl_nic_send *s, struct hl_nic_conn *conn,
 		      u64 size, u64 wr_id);
 bool hl_nic_send_flushed(const struct hl_nic_send *s);
+u32 hl_nic_send_flush_status(const struct hl_nic_send *s);
 void hl_nic_send_wait(const struct hl_nic_send *s, long timeout);
 u32 hl_nic_send_take_turn(struct hl_nic_send *s);
 void hl_nic_send_wait_turn(const struct hl_nic_send *s, long timeout);

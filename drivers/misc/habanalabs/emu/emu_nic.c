@@ -29,10 +29,11 @@
  *      connection, which fixes its PSNs: ceil(size / mtu) packets (at
  *      least 1) from the connection's send PSN;
  *   3. matching: the peer device across the link, its owner's connection
- *      remote_conn_id (hl_nic_conn_get_remote()), and there
- *      (hl_nic_send_match()) the oldest receive posted, which must name
- *      this port and connection and expect this PSN; the receive becomes
- *      ACTIVE (the sender's);
+ *      remote_conn_id (hl_nic_conn_get_remote(); a whole ID, so only the
+ *      owner that allocated it has it), and there (hl_nic_send_match())
+ *      the oldest receive posted; the connection must name this port and
+ *      connection (else the send fails at once, REMOTE_INVALID), the
+ *      receive expect this PSN; the receive becomes ACTIVE (the sender's);
  *   4. copy, step by step: read through this device's MMU (the queue's
  *      TLB, this context's ASID) under this device's engine_access_rwsem,
  *      then write through the peer's MMU (the receiving context's ASID)
@@ -566,7 +567,7 @@ static u32 hl_emu_nic_send_match(struct hl_emu_nic_xfer *x)
 		if (status)
 			return status;
 		if (hl_nic_send_flushed(s))
-			return HL_NIC_CQE_STATUS_FLUSHED;
+			return hl_nic_send_flush_status(s);
 
 		peer = hl_emu_link_peer_get(x->nic, port, &peer_port);
 		if (!peer)
@@ -699,7 +700,7 @@ static u32 hl_emu_nic_send_copy(struct hl_emu_nic_xfer *x)
 		if (status)
 			return status;
 		if (hl_nic_send_flushed(&x->send))
-			return HL_NIC_CQE_STATUS_FLUSHED;
+			return hl_nic_send_flush_status(&x->send);
 		if (hl_nic_send_peer_flushed(&x->send))
 			return HL_NIC_CQE_STATUS_REMOTE_ERR;
 		if (!hl_emu_link_up(x->nic, x->conn->port))
