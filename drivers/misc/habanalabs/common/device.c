@@ -420,6 +420,7 @@ int hl_device_hard_reset(struct hl_device *hdev)
 void hl_device_fini(struct hl_device *hdev)
 {
 	bool was_operational;
+	struct hl_ctx *ctx;
 
 	mutex_lock(&hdev->reset_lock);
 	mutex_lock(&hdev->fpriv_list_lock);
