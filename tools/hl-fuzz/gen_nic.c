@@ -119,6 +119,24 @@ void op_nic_modify(struct worker *w)
 	nic_call(w, fd, &a, true);
 }
 
+/*
+ * A peer's connection ID: mostly one this process allocated (on any of its
+ * files, so other devices' too: IDs carry their owner's generation and a
+ * made-up one only gets EINVAL), else a made-up one
+ */
+static uint32_t pick_remote_conn_id(struct worker *w)
+{
+	uint32_t id = 0;
+
+	st_lock();
+	if (ps->nconns && chance(&w->r, 85))
+		id = ps->conns[rnd(&w->r, ps->nconns)].id;
+	st_unlock();
+	if (!id)
+		id = 1 + rnd(&w->r, chance(&w->r, 95) ? 32 : 2000);
+	return id;
+}
+
 /* The address of the port that @port of @dev is cabled to */
 static uint64_t peer_addr(struct worker *w, int dev, uint32_t port)
 {
@@ -154,7 +172,7 @@ void op_nic_ctx(struct worker *w, bool req)
 		q->remote_addr = peer_addr(w, dev, cn.port);
 		q->conn_id = cn.id;
 		q->port = chance(&w->r, 95) ? cn.port : rnd(&w->r, 10);
-		q->remote_conn_id = 1 + rnd(&w->r, chance(&w->r, 95) ? 32 : 2000);
+		q->remote_conn_id = pick_remote_conn_id(w);
 		q->psn = chance(&w->r, 90) ? rnd(&w->r, 1000) : (uint32_t)interesting(&w->r);
 		q->mtu = chance(&w->r, 90) ? mtus[rnd(&w->r, 5)] : (uint32_t)interesting(&w->r);
 		q->wq_size = chance(&w->r, 90) ? 1 + rnd(&w->r, 64) : (uint32_t)interesting(&w->r);
@@ -166,7 +184,7 @@ void op_nic_ctx(struct worker *w, bool req)
 		s->remote_addr = peer_addr(w, dev, cn.port);
 		s->conn_id = cn.id;
 		s->port = chance(&w->r, 95) ? cn.port : rnd(&w->r, 10);
-		s->remote_conn_id = 1 + rnd(&w->r, chance(&w->r, 95) ? 32 : 2000);
+		s->remote_conn_id = pick_remote_conn_id(w);
 		s->psn = chance(&w->r, 90) ? rnd(&w->r, 1000) : (uint32_t)interesting(&w->r);
 		s->wq_size = chance(&w->r, 90) ? 1 + rnd(&w->r, 64) : (uint32_t)interesting(&w->r);
 		s->cq_handle = pick_cq(w, file);
