@@ -49,15 +49,23 @@ static u64 hl_mmu_hop_key_addr(struct hl_ctx *ctx, unsigned long key)
 	return (u64)key << ilog2(hl_mmu_props(ctx)->hop_table_size);
 }
 
+/*
+ * The hop helpers below read or change the page tables or ctx->mmu_hops:
+ * each is called with hdev->mmu_lock held, and asserts it.
+ */
 static int hl_mmu_hop_count(struct hl_ctx *ctx, u64 hop_addr)
 {
-	void *entry = xa_load(&ctx->mmu_hops, hl_mmu_hop_key(ctx, hop_addr));
+	void *entry;
+
+	lockdep_assert_held(&ctx->hdev->mmu_lock);
+	entry = xa_load(&ctx->mmu_hops, hl_mmu_hop_key(ctx, hop_addr));
 
 	return entry ? xa_to_value(entry) : 0;
 }
 
 static void hl_mmu_hop_set_count(struct hl_ctx *ctx, u64 hop_addr, int count)
 {
+	lockdep_assert_held(&ctx->hdev->mmu_lock);
 	/* The entry exists: storing a value in place does not allocate */
 	xa_store(&ctx->mmu_hops, hl_mmu_hop_key(ctx, hop_addr),
 		 xa_mk_value(count), GFP_KERNEL);
@@ -67,6 +75,7 @@ static void hl_mmu_clear_table(struct hl_device *hdev, u64 hop_addr)
 {
 	u32 off;
 
+	lockdep_assert_held(&hdev->mmu_lock);
 	for (off = 0; off < hdev->asic_prop.mmu.hop_table_size;
 	     off += sizeof(u64))
 		hdev->asic_funcs->write_pte(hdev, hop_addr + off, 0);
@@ -79,6 +88,7 @@ static u64 hl_mmu_alloc_hop(struct hl_ctx *ctx)
 	u32 size = hl_mmu_props(ctx)->hop_table_size;
 	u64 addr;
 
+	lockdep_assert_held(&hdev->mmu_lock);
 	addr = hl_should_fail(HL_FAULT_MMU) ? 0 :
 	       gen_pool_alloc(hdev->mmu_pgt_pool, size);
 	if (!addr)
@@ -94,6 +104,7 @@ static u64 hl_mmu_alloc_hop(struct hl_ctx *ctx)
 
 static void hl_mmu_free_hop(struct hl_ctx *ctx, u64 hop_addr)
 {
+	lockdep_assert_held(&ctx->hdev->mmu_lock);
 	xa_erase(&ctx->mmu_hops, hl_mmu_hop_key(ctx, hop_addr));
 	gen_pool_free(ctx->hdev->mmu_pgt_pool, hop_addr,
 		      hl_mmu_props(ctx)->hop_table_size);

@@ -86,15 +86,58 @@ union hl_emu_pkt {
 	u8 raw[32];
 };
 
-static_assert(sizeof(struct hl_emu_pkt_hdr) == sizeof(struct hl_pkt_nop));
-static_assert(sizeof(struct hl_emu_pkt_lin_dma) ==
-	      sizeof(struct hl_pkt_lin_dma));
-static_assert(sizeof(struct hl_emu_pkt_memset) == sizeof(struct hl_pkt_memset));
-static_assert(sizeof(struct hl_emu_pkt_msg_long) ==
-	      sizeof(struct hl_pkt_msg_long));
-static_assert(sizeof(struct hl_emu_pkt_reduce) == sizeof(struct hl_pkt_reduce));
-static_assert(sizeof(struct hl_emu_pkt_nic) == sizeof(struct hl_pkt_nic_send));
-static_assert(sizeof(struct hl_emu_pkt_nic) == sizeof(struct hl_pkt_nic_recv));
+/*
+ * Each engine view has the uAPI packet's size, and each of its fields the
+ * offset of the uAPI field it reads (@ufield of struct @upkt): with every
+ * field listed in order, the sizes follow
+ */
+#define HL_EMU_PKT_SAME(epkt, upkt) \
+	static_assert(sizeof(struct epkt) == sizeof(struct upkt))
+#define HL_EMU_PKT_FIELD(epkt, efield, upkt, ufield) \
+	static_assert(offsetof(struct epkt, efield) == \
+		      offsetof(struct upkt, ufield))
+
+HL_EMU_PKT_SAME(hl_emu_pkt_hdr, hl_pkt_nop);
+HL_EMU_PKT_FIELD(hl_emu_pkt_hdr, ctl, hl_pkt_nop, ctl);
+HL_EMU_PKT_FIELD(hl_emu_pkt_hdr, word1, hl_pkt_nop, pad);
+
+HL_EMU_PKT_SAME(hl_emu_pkt_lin_dma, hl_pkt_lin_dma);
+HL_EMU_PKT_FIELD(hl_emu_pkt_lin_dma, ctl, hl_pkt_lin_dma, ctl);
+HL_EMU_PKT_FIELD(hl_emu_pkt_lin_dma, src_addr, hl_pkt_lin_dma, src_addr);
+HL_EMU_PKT_FIELD(hl_emu_pkt_lin_dma, dst_addr, hl_pkt_lin_dma, dst_addr);
+HL_EMU_PKT_FIELD(hl_emu_pkt_lin_dma, tsize, hl_pkt_lin_dma, tsize);
+
+HL_EMU_PKT_SAME(hl_emu_pkt_memset, hl_pkt_memset);
+HL_EMU_PKT_FIELD(hl_emu_pkt_memset, ctl, hl_pkt_memset, ctl);
+HL_EMU_PKT_FIELD(hl_emu_pkt_memset, dst_addr, hl_pkt_memset, dst_addr);
+HL_EMU_PKT_FIELD(hl_emu_pkt_memset, value, hl_pkt_memset, value);
+HL_EMU_PKT_FIELD(hl_emu_pkt_memset, tsize, hl_pkt_memset, tsize);
+
+HL_EMU_PKT_SAME(hl_emu_pkt_msg_long, hl_pkt_msg_long);
+HL_EMU_PKT_FIELD(hl_emu_pkt_msg_long, ctl, hl_pkt_msg_long, ctl);
+HL_EMU_PKT_FIELD(hl_emu_pkt_msg_long, value, hl_pkt_msg_long, value);
+HL_EMU_PKT_FIELD(hl_emu_pkt_msg_long, addr, hl_pkt_msg_long, addr);
+
+HL_EMU_PKT_SAME(hl_emu_pkt_reduce, hl_pkt_reduce);
+HL_EMU_PKT_FIELD(hl_emu_pkt_reduce, ctl, hl_pkt_reduce, ctl);
+HL_EMU_PKT_FIELD(hl_emu_pkt_reduce, count, hl_pkt_reduce, count);
+HL_EMU_PKT_FIELD(hl_emu_pkt_reduce, src_addr, hl_pkt_reduce, src_addr);
+HL_EMU_PKT_FIELD(hl_emu_pkt_reduce, dst_addr, hl_pkt_reduce, dst_addr);
+HL_EMU_PKT_FIELD(hl_emu_pkt_reduce, dtype, hl_pkt_reduce, dtype);
+HL_EMU_PKT_FIELD(hl_emu_pkt_reduce, op, hl_pkt_reduce, op);
+
+HL_EMU_PKT_SAME(hl_emu_pkt_nic, hl_pkt_nic_send);
+HL_EMU_PKT_FIELD(hl_emu_pkt_nic, ctl, hl_pkt_nic_send, ctl);
+HL_EMU_PKT_FIELD(hl_emu_pkt_nic, conn_id, hl_pkt_nic_send, conn_id);
+HL_EMU_PKT_FIELD(hl_emu_pkt_nic, addr, hl_pkt_nic_send, addr);
+HL_EMU_PKT_FIELD(hl_emu_pkt_nic, size, hl_pkt_nic_send, size);
+HL_EMU_PKT_FIELD(hl_emu_pkt_nic, wr_id, hl_pkt_nic_send, wr_id);
+HL_EMU_PKT_SAME(hl_emu_pkt_nic, hl_pkt_nic_recv);
+HL_EMU_PKT_FIELD(hl_emu_pkt_nic, ctl, hl_pkt_nic_recv, ctl);
+HL_EMU_PKT_FIELD(hl_emu_pkt_nic, conn_id, hl_pkt_nic_recv, conn_id);
+HL_EMU_PKT_FIELD(hl_emu_pkt_nic, addr, hl_pkt_nic_recv, addr);
+HL_EMU_PKT_FIELD(hl_emu_pkt_nic, size, hl_pkt_nic_recv, size);
+HL_EMU_PKT_FIELD(hl_emu_pkt_nic, wr_id, hl_pkt_nic_recv, wr_id);
 static_assert(sizeof(union hl_emu_pkt) == 32);
 
 /* Size of a packet by opcode, 0 for an unknown opcode */
