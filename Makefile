@@ -9,6 +9,10 @@
 #   make install    libhlthunk (+ libhl-thunk.so), libhlcoll, headers, .pc files,
 #                   the module
 #   make lint       checkpatch --strict, sparse (C=2) and W=1 on the driver
+#   make abi-check  libhlthunk's and libhlcoll's ABI against the committed
+#                   abidw baselines (tests/libabi; part of make check)
+#   make abi-baseline  rewrite those baselines from the build, after a
+#                   reviewed ABI change or a SONAME bump (commit them)
 #
 # KDIR selects the kernel to build the module against (default: Debian's
 # 6.12 headers from linux-headers-6.12-amd64).
@@ -28,7 +32,7 @@ HLVM := $(TOP)/tools/hlvm
 export TOP
 
 .PHONY: all deps module lib tools tests check check-run demo demo-run \
-	install clean lint checkpatch sparse
+	install clean lint checkpatch sparse abi-check abi-baseline
 
 all: module lib tools tests
 
@@ -72,6 +76,12 @@ install: lib
 		INSTALL_MOD_PATH=$(DESTDIR) INSTALL_MOD_DIR=updates modules_install
 
 lint: checkpatch sparse
+
+abi-check: lib
+	$(TOP)/tests/libabi/check
+
+abi-baseline: lib
+	$(TOP)/tests/libabi/check --baseline
 
 CHECKPATCH_FILES = $(shell git ls-files 'drivers/*.[ch]' 'include/*.h' 'tests/importer/*.[ch]')
 
