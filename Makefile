@@ -32,7 +32,7 @@ HLVM := $(TOP)/tools/hlvm
 export TOP
 
 .PHONY: all deps module lib tools tests check check-run demo demo-run \
-	install clean lint checkpatch sparse abi-check abi-baseline
+	install install-man clean lint checkpatch sparse abi-check abi-baseline
 
 all: module lib tools tests
 
@@ -69,11 +69,21 @@ check-run: all
 demo-run: all
 	$(TOP)/tools/demo
 
-install: lib
+MANDIR ?= $(PREFIX)/share/man
+
+install: lib install-man
 	$(MAKE) -C lib/hlthunk install DESTDIR=$(DESTDIR) PREFIX=$(PREFIX)
 	$(MAKE) -C lib/hlcoll install DESTDIR=$(DESTDIR) PREFIX=$(PREFIX)
 	$(MAKE) -C $(KDIR) M=$(TOP) $(HL_KCONFIG) \
 		INSTALL_MOD_PATH=$(DESTDIR) INSTALL_MOD_DIR=updates modules_install
+
+# man/: section 3 (one page per group of calls, a .so link per call), 1
+# (the tools) and 7 (the overview)
+install-man:
+	for s in 1 3 7; do \
+		install -d $(DESTDIR)$(MANDIR)/man$$s && \
+		install -m 0644 $(TOP)/man/man$$s/*.$$s $(DESTDIR)$(MANDIR)/man$$s/ || exit 1; \
+	done
 
 lint: checkpatch sparse
 
