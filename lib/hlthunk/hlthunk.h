@@ -41,12 +41,15 @@
  *     hlthunk_nic_cq_wait()) never outlast their timeout: a wait interrupted
  *     by a signal is resumed with the time left, measured on
  *     CLOCK_MONOTONIC, so that a process with a periodic timer still gets
- *     its answer (e.g. HL_WAIT_CS_STATUS_BUSY) when the timeout runs out.
+ *     its answer (e.g. HL_WAIT_CS_STATUS_BUSY) when the timeout runs out;
+ *     and a driver wait that ends before that deadline (the driver counts
+ *     jiffies) is continued for the rest, so the answer never comes early.
  *   - hlthunk_command_submission() never fails with EAGAIN: when the
  *     context has max_pending_cs submissions in flight (the driver's
  *     back-pressure), it sleeps and submits again, the sleep doubling from
- *     20 us to 16 ms, until a submission in flight completes. It takes no
- *     CPU meanwhile, and the wait is bounded by the driver, which ends
+ *     20 us to 16 ms, until a submission in flight completes. It takes
+ *     next to no CPU meanwhile (about 60 wake-ups a second), and the wait
+ *     is bounded by the driver, which ends
  *     every job within its job timeout (job_timeout_max). A caller that
  *     wants to do something else instead must keep fewer submissions in
  *     flight (hlthunk_wait_for_cs() on its oldest).
@@ -67,9 +70,8 @@
  * not know with zeroes.
  *
  * Symbols are versioned (nodes HLTHUNK_2.0, HLTHUNK_2.1); the SONAME is
- * libhlthunk.so.2,
- * and libhl-thunk.so (hl-thunk's name, for -lhl-thunk and dlopen()) links to
- * it.
+ * libhlthunk.so.2, and libhl-thunk.so (hl-thunk's name, for -lhl-thunk and
+ * dlopen(); in the -dev package only) links to it.
  */
 #ifndef HLTHUNK_H
 #define HLTHUNK_H
@@ -817,9 +819,10 @@ hlthunk_public int hlthunk_command_submission_timeout(int fd,
  * hlthunk_wait_for_cs() - wait for a command submission.
  * @fd: compute node fd.
  * @seq: from hlthunk_command_submission().
- * @timeout_us: how long to wait; 0 only polls. Signals neither cut the wait
- *	short nor extend it: the call returns at most about @timeout_us after
- *	it was made (see "Signals and back-pressure" above).
+ * @timeout_us: how long to wait; 0 only polls; UINT32_MAX and above: no
+ *	limit (as the driver). Signals neither cut the wait short nor extend
+ *	it: BUSY comes @timeout_us after the call on CLOCK_MONOTONIC, give
+ *	or take a scheduler tick (see "Signals and back-pressure" above).
  * @status: receives HL_WAIT_CS_STATUS_*; may be NULL.
  *
  * Return:

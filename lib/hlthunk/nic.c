@@ -189,9 +189,12 @@ static int hlthunk_nic_cq_poll_wait(int fd, uint32_t op, uint32_t handle,
 	if (!out || (max_cqes && !cqes))
 		return hlthunk_err(EINVAL);
 
-	/* As WAIT_CS: an interrupted wait resumes with the time left */
+	/*
+	 * As WAIT_CS: an interrupted wait resumes with the time left, and a
+	 * TIMEOUT before the deadline (jiffies) waits for the rest
+	 */
 	hlthunk_deadline_start(&deadline, timeout_us, UINT32_MAX);
-	do {
+	for (;;) {
 		hlthunk_nic_args_init(&args, op);
 		args.in.cq_poll_wait.cqes_ptr = hlthunk_ptr_to_u64(cqes);
 		args.in.cq_poll_wait.timeout_us =
@@ -199,7 +202,15 @@ static int hlthunk_nic_cq_poll_wait(int fd, uint32_t op, uint32_t handle,
 		args.in.cq_poll_wait.handle = handle;
 		args.in.cq_poll_wait.max_cqes = max_cqes;
 		rc = hlthunk_ioctl_once(fd, HL_IOCTL_NIC, &args);
-	} while (rc == -EINTR);
+		if (rc == -EINTR)
+			continue;
+		if (!rc && op == HL_NIC_OP_CQ_WAIT &&
+		    args.out.cq_poll_wait.status == HL_NIC_CQ_STATUS_TIMEOUT &&
+		    args.in.cq_poll_wait.timeout_us &&
+		    hlthunk_deadline_left_us(&deadline, timeout_us))
+			continue;
+		break;
+	}
 	if (rc < 0)
 		return rc;
 

@@ -1725,8 +1725,8 @@ static void test_wait_cs_timeout_holds_under_periodic_signals(void **state)
 	assert_true(alarms > 10);
 	assert_int_equal(rc, 0);
 	assert_int_equal(status, HL_WAIT_CS_STATUS_BUSY);
-	/* The driver's timer counts whole jiffies: it may end a little early */
-	assert_true(dt >= 450000000ull);
+	/* Never early (the driver's jiffies may run out first: not the call) */
+	assert_true(dt >= 500000000ull);
 	/* The timeout plus the slack of a TCG guest, well before the abort */
 	assert_true(dt < 3000000000ull);
 
