@@ -12,6 +12,10 @@
 #                   the driver and the uAPI
 #   make docs       the API reference from the headers' comments (build/docs/)
 #   make help       every target, one line each (the "## " line above a rule)
+#   make abi-check  libhlthunk's and libhlcoll's ABI against the committed
+#                   abidw baselines (tests/libabi; part of make check)
+#   make abi-baseline  rewrite those baselines from the build, after a
+#                   reviewed ABI change or a SONAME bump (commit them)
 #
 # KDIR selects the kernel to build the module against (default: Debian's
 # 6.12 headers from linux-headers-6.12-amd64).
@@ -31,7 +35,8 @@ HLVM := $(TOP)/tools/hlvm
 export TOP
 
 .PHONY: all deps module lib tools tests check check-run demo demo-run \
-	install clean lint checkpatch kernel-doc sparse help docs
+	install install-man clean lint checkpatch kernel-doc sparse help docs \
+	abi-check abi-baseline
 
 ## Build the module, libhlthunk, libhlcoll, the tools and the tests (the default)
 all: module lib tools tests
@@ -78,12 +83,29 @@ check-run: all
 demo-run: all
 	$(TOP)/tools/demo
 
-## Install the libraries, headers, .pc files and the module (DESTDIR=, PREFIX=)
-install: lib
+MANDIR ?= $(PREFIX)/share/man
+
+## Install the libraries, headers, .pc files, man pages and the module (DESTDIR=, PREFIX=)
+install: lib install-man
 	$(MAKE) -C lib/hlthunk install DESTDIR=$(DESTDIR) PREFIX=$(PREFIX)
 	$(MAKE) -C lib/hlcoll install DESTDIR=$(DESTDIR) PREFIX=$(PREFIX)
 	$(MAKE) -C $(KDIR) M=$(TOP) $(HL_KCONFIG) \
 		INSTALL_MOD_PATH=$(DESTDIR) INSTALL_MOD_DIR=updates modules_install
+
+## Install the man pages (man/: sections 1, 3 and 7) under MANDIR
+install-man:
+	for s in 1 3 7; do \
+		install -d $(DESTDIR)$(MANDIR)/man$$s && \
+		install -m 0644 $(TOP)/man/man$$s/*.$$s $(DESTDIR)$(MANDIR)/man$$s/ || exit 1; \
+	done
+
+## libhlthunk's and libhlcoll's ABI against the committed abidw baselines (abidiff)
+abi-check: lib
+	$(TOP)/tests/libabi/check
+
+## Rewrite the ABI baselines from the build (after a reviewed change or a SONAME bump)
+abi-baseline: lib
+	$(TOP)/tests/libabi/check --baseline
 
 ## Everything a reviewer runs: checkpatch --strict, kernel-doc, sparse and W=1
 lint: checkpatch kernel-doc sparse

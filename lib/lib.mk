@@ -24,7 +24,11 @@ SONAME := $(LIBNAME).so.$(SOVERSION)
 REALNAME := $(LIBNAME).so.$(VERSION)
 
 PREFIX ?= /usr/local
-LIBDIR ?= $(PREFIX)/lib
+# The multiarch directory (lib/x86_64-linux-gnu), which ld.so searches
+# under /usr and /usr/local alike; plain lib where there is none
+MULTIARCH ?= $(shell dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || \
+	$(CC) -print-multiarch 2>/dev/null)
+LIBDIR ?= $(PREFIX)/lib$(if $(MULTIARCH),/$(MULTIARCH))
 INCLUDEDIR ?= $(PREFIX)/include
 DESTDIR ?=
 HDRDIR = $(INCLUDEDIR)/habanalabs

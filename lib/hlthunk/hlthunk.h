@@ -11,10 +11,19 @@
  * prototypes with tests/symbols/hl-thunk-open.txt).
  *
  * Installed as <habanalabs/hlthunk.h>, with the driver's uAPI beside it as
- * <habanalabs/misc/habanalabs.h>, as hl-thunk installs them: build with
+ * <habanalabs/habanalabs_uapi.h> (and its packets,
+ * <habanalabs/habanalabs_uapi_pkt.h>): build with
  * "#include <habanalabs/hlthunk.h>" and -lhl-thunk, or with
  * -I<includedir>/habanalabs and "#include <hlthunk.h>" (pkg-config hlthunk or
  * hl-thunk gives those flags).
+ *
+ * The uAPI header has a name and an include guard of its own, so that it
+ * never hides or clashes with the misc-era upstream <misc/habanalabs.h>
+ * (Debian's linux-libc-dev): a file may include both, in either order.
+ * The types both define come from whichever is included first (upstream's
+ * fields are at the same offsets in both); with upstream's first, pass
+ * sizeof() to the _ex functions (hlthunk_get_hw_ip_info_ex()) rather than
+ * calling the 2.0 functions that assume this header's struct sizes.
  *
  * Error convention, for every function:
  *   - int-returning functions return 0 (or a non-negative value such as a
@@ -25,22 +34,50 @@
  *   - on failure, output arguments are left untouched unless documented.
  * errno is never cleared on success.
  *
- * Every ioctl is retried while the kernel returns EINTR or EAGAIN, so none of
- * these functions fails with EINTR or EAGAIN because of a signal.
+ * Signals and back-pressure (hl-thunk's contract, without its busy loop):
+ *   - no function fails with EINTR. An ioctl interrupted by a signal before
+ *     the driver did anything is issued again.
+ *   - the waits (hlthunk_wait_for_cs(), hlthunk_wait_for_cs_with_timestamp(),
+ *     hlthunk_nic_cq_wait()) never outlast their timeout: a wait interrupted
+ *     by a signal is resumed with the time left, measured on
+ *     CLOCK_MONOTONIC, so that a process with a periodic timer still gets
+ *     its answer (e.g. HL_WAIT_CS_STATUS_BUSY) when the timeout runs out;
+ *     and a driver wait that ends before that deadline (the driver counts
+ *     jiffies) is continued for the rest, so the answer never comes early.
+ *   - hlthunk_command_submission() never fails with EAGAIN: when the
+ *     context has max_pending_cs submissions in flight (the driver's
+ *     back-pressure), it sleeps and submits again, the sleep doubling from
+ *     20 us to 16 ms, until a submission in flight completes. It takes
+ *     next to no CPU meanwhile (about 60 wake-ups a second), and the wait
+ *     is bounded by the driver, which ends
+ *     every job within its job timeout (job_timeout_max). A caller that
+ *     wants to do something else instead must keep fewer submissions in
+ *     flight (hlthunk_wait_for_cs() on its oldest).
+ *   Signal handlers run as usual during all of these; a handler that must
+ *   end a wait early has to make the thread leave it some other way (e.g. a
+ *   short timeout in a loop that checks a flag).
  *
  * Thread safety: the library keeps no global state; every function may be
  * called from any thread. Concurrent calls on one fd are serialised (or not)
  * by the driver, not by the library.
  *
- * Symbols are versioned (node HLTHUNK_2.0); the SONAME is libhlthunk.so.2,
- * and libhl-thunk.so (hl-thunk's name, for -lhl-thunk and dlopen()) links to
- * it.
+ * Struct sizes: the structs of hl-thunk's functions keep hl-thunk's size
+ * (the library copies exactly that much). The driver's uAPI structs may
+ * grow: a function of HLTHUNK_2.0 reads or writes exactly the size the
+ * struct had in libhlthunk 2.0, whatever header the library was built
+ * with; the _ex functions (HLTHUNK_2.1) take the caller's sizeof(), as
+ * rdma-core's ibv_query_device_ex() does, and fill what the library does
+ * not know with zeroes.
+ *
+ * Symbols are versioned (nodes HLTHUNK_2.0, HLTHUNK_2.1); the SONAME is
+ * libhlthunk.so.2, and libhl-thunk.so (hl-thunk's name, for -lhl-thunk and
+ * dlopen(); in the -dev package only) links to it.
  */
 #ifndef HLTHUNK_H
 #define HLTHUNK_H
 
-/* Quoted: found beside this header, before any other misc/habanalabs.h */
-#include "misc/habanalabs.h"
+/* Quoted: found beside this header, whatever the include path says */
+#include "habanalabs_uapi.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -54,7 +91,7 @@ extern "C" {
 
 /* Library version; the SONAME major is HLTHUNK_VERSION_MAJOR */
 #define HLTHUNK_VERSION_MAJOR		2
-#define HLTHUNK_VERSION_MINOR		0
+#define HLTHUNK_VERSION_MINOR		1
 #define HLTHUNK_VERSION_PATCH		0
 
 /*
@@ -72,7 +109,7 @@ extern "C" {
 #define HLTHUNK_PCI_BUS_ID_LEN		13
 
 /* Number of u64 words in struct hlthunk_engines_idle_info.mask */
-#define HLTHUNK_BUSY_ENGINES_MASK_SIZE	HL_BUSY_ENGINES_MASK_EXT_SIZE
+#define HLTHUNK_BUSY_ENGINES_MASK_SIZE	4
 
 /* PCI device ID and card name of the emulated ASIC */
 #define HLTHUNK_PCI_ID_GAUDI_EMU	0x1110
@@ -489,6 +526,27 @@ hlthunk_public int hlthunk_get_hw_ip_info_ext(int fd,
 					      struct hl_info_hw_ip_info *hw_ip);
 
 /**
+ * hlthunk_get_hw_ip_info_ex() - hlthunk_get_hw_ip_info_ext() for a struct
+ * of the caller's size (libhlthunk, HLTHUNK_2.1).
+ * @fd: compute or control node fd.
+ * @hw_ip: receives the properties.
+ * @size: sizeof(*hw_ip) as the caller was built: the library writes @size
+ *	bytes, the fields it knows and zeroes after them, so that a binary
+ *	built against an older or a newer uAPI header gets what its struct
+ *	holds. hlthunk_get_hw_ip_info_ext() is this with the struct's size at
+ *	libhlthunk 2.0 (352 bytes). At least 256: the size of upstream's
+ *	misc-era struct (linux-libc-dev's <misc/habanalabs.h>), whose fields
+ *	this one keeps at their offsets, so that a consumer that included
+ *	upstream's header first passes its sizeof() and gets them.
+ *
+ * Return: 0, or -errno: -EINVAL NULL @hw_ip or @size below 256; else as
+ * HL_IOCTL_INFO.
+ */
+hlthunk_public int hlthunk_get_hw_ip_info_ex(int fd,
+					     struct hl_info_hw_ip_info *hw_ip,
+					     size_t size);
+
+/**
  * hlthunk_get_dram_usage() - DRAM accounting.
  * @fd: compute or control node fd.
  * @dram_usage: receives free and per-context bytes (ctx_dram_mem is 0 on a
@@ -557,6 +615,21 @@ hlthunk_public int hlthunk_get_page_fault_info(int fd,
  */
 hlthunk_public int hlthunk_get_page_fault_event(int fd,
 				struct hl_info_page_fault_event *info);
+
+/**
+ * hlthunk_get_page_fault_event_ex() - hlthunk_get_page_fault_event() for a
+ * struct of the caller's size (libhlthunk, HLTHUNK_2.1).
+ * @fd: compute node fd.
+ * @info: receives the fault.
+ * @size: sizeof(*info) as the caller was built (see
+ *	hlthunk_get_hw_ip_info_ex()); at least 32, the size at 2.0.
+ *
+ * Return: 0, or -errno: -EINVAL NULL @info or @size below 32; else as
+ * hlthunk_get_page_fault_event().
+ */
+hlthunk_public int hlthunk_get_page_fault_event_ex(int fd,
+				struct hl_info_page_fault_event *info,
+				size_t size);
 
 /**
  * hlthunk_get_dev_memalloc_page_orders() - the page sizes that
@@ -716,7 +789,9 @@ hlthunk_public int hlthunk_memory_unmap(int fd, uint64_t device_virt_addr);
  * @in: the jobs.
  * @out: receives the sequence number and status.
  *
- * Uses the driver's default job timeout.
+ * Uses the driver's default job timeout. When max_pending_cs submissions of
+ * the context are in flight, waits (sleeping, with back-off) until one
+ * completes, instead of failing with EAGAIN.
  *
  * Return: 0, or -errno: -EINVAL NULL @in/@out or a bad submission; or the
  * driver's errno.
@@ -744,7 +819,10 @@ hlthunk_public int hlthunk_command_submission_timeout(int fd,
  * hlthunk_wait_for_cs() - wait for a command submission.
  * @fd: compute node fd.
  * @seq: from hlthunk_command_submission().
- * @timeout_us: how long to wait; 0 only polls.
+ * @timeout_us: how long to wait; 0 only polls; UINT32_MAX and above: no
+ *	limit (as the driver). Signals neither cut the wait short nor extend
+ *	it: BUSY comes @timeout_us after the call on CLOCK_MONOTONIC, give
+ *	or take a scheduler tick (see "Signals and back-pressure" above).
  * @status: receives HL_WAIT_CS_STATUS_*; may be NULL.
  *
  * Return:
@@ -935,6 +1013,21 @@ hlthunk_public int hlthunk_get_nic_ports_info(int fd,
 					      struct hl_info_nic_ports *info);
 
 /**
+ * hlthunk_get_nic_ports_info_ex() - hlthunk_get_nic_ports_info() for a
+ * struct of the caller's size (libhlthunk, HLTHUNK_2.1).
+ * @fd: compute or control node fd.
+ * @info: receives the ports.
+ * @size: sizeof(*info) as the caller was built (see
+ *	hlthunk_get_hw_ip_info_ex()); at least 1544, the size at 2.0.
+ *
+ * Return: 0, or -errno: -EINVAL NULL @info or @size below 1544; else as
+ * HL_IOCTL_INFO.
+ */
+hlthunk_public int hlthunk_get_nic_ports_info_ex(int fd,
+						 struct hl_info_nic_ports *info,
+						 size_t size);
+
+/**
  * hlthunk_nic_alloc_conn() - allocate a connection on a port, in RESET
  * (libhlthunk).
  * @fd: compute node fd.
@@ -1005,6 +1098,22 @@ hlthunk_public int hlthunk_nic_query_conn(int fd, uint32_t conn_id,
 					  struct hl_nic_query_conn_out *out);
 
 /**
+ * hlthunk_nic_query_conn_ex() - hlthunk_nic_query_conn() for a struct of
+ * the caller's size (libhlthunk, HLTHUNK_2.1).
+ * @fd: compute node fd.
+ * @conn_id: the connection.
+ * @out: receives them.
+ * @size: sizeof(*out) as the caller was built (see
+ *	hlthunk_get_hw_ip_info_ex()); at least 32, the size at 2.0.
+ *
+ * Return: 0, or -errno: -EINVAL NULL @out, @size below 32, unknown
+ * connection.
+ */
+hlthunk_public int hlthunk_nic_query_conn_ex(int fd, uint32_t conn_id,
+					     struct hl_nic_query_conn_out *out,
+					     size_t size);
+
+/**
  * hlthunk_nic_cq_create() - create a completion queue (libhlthunk).
  * @fd: compute node fd.
  * @num_entries: capacity, a power of 2 up to HL_NIC_MAX_CQ_ENTRIES.
@@ -1051,7 +1160,8 @@ hlthunk_public int hlthunk_nic_cq_poll(int fd, uint32_t handle,
  * @cqes: room for @max_cqes entries.
  * @max_cqes: entries to copy at most.
  * @timeout_us: how long to wait; 0 only polls; UINT32_MAX and above: no
- *	limit. A signal restarts the wait with the whole timeout.
+ *	limit. A signal does not end the wait early, nor make it longer: it
+ *	is resumed with the time left.
  * @out: as for hlthunk_nic_cq_poll(); status TIMEOUT when no entry came.
  *
  * Return: as hlthunk_nic_cq_poll(); -EINVAL also when the CQ was destroyed

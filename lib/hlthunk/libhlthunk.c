@@ -21,6 +21,7 @@
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "hlthunk_internal.h"
@@ -35,15 +36,79 @@
 #define HLTHUNK_PCI_ID_GAUDI_SEC 0x1010
 #define HLTHUNK_PCI_ID_GAUDI2	0x1020
 
-int hlthunk_ioctl(int fd, unsigned long request, void *arg)
+int hlthunk_ioctl_once(int fd, unsigned long request, void *arg)
 {
-	int ret;
-
-	do {
-		ret = ioctl(fd, request, arg);
-	} while (ret == -1 && (errno == EINTR || errno == EAGAIN));
+	int ret = ioctl(fd, request, arg);
 
 	return ret < 0 ? -errno : ret;
+}
+
+/* Sleep @us microseconds; a signal cuts it short (the caller retries) */
+static void hlthunk_sleep_us(unsigned int us)
+{
+	struct timespec ts = {
+		.tv_sec = us / 1000000,
+		.tv_nsec = (long)(us % 1000000) * 1000,
+	};
+	int saved = errno;
+
+	nanosleep(&ts, NULL);
+	errno = saved;
+}
+
+int hlthunk_ioctl(int fd, unsigned long request, void *arg)
+{
+	unsigned int backoff_us = HLTHUNK_BACKOFF_MIN_US;
+	int ret;
+
+	for (;;) {
+		ret = hlthunk_ioctl_once(fd, request, arg);
+		if (ret == -EINTR)
+			continue;
+		if (ret != -EAGAIN)
+			return ret;
+		hlthunk_sleep_us(backoff_us);
+		if (backoff_us < HLTHUNK_BACKOFF_MAX_US)
+			backoff_us = backoff_us * 2 < HLTHUNK_BACKOFF_MAX_US ?
+				     backoff_us * 2 : HLTHUNK_BACKOFF_MAX_US;
+	}
+}
+
+static uint64_t hlthunk_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+void hlthunk_deadline_start(struct hlthunk_deadline *d, uint64_t timeout_us,
+			    uint64_t forever_us)
+{
+	uint64_t now = hlthunk_now_ns();
+
+	d->end_ns = 0;
+	if (timeout_us >= forever_us || timeout_us > UINT64_MAX / 1000)
+		return;
+	if (UINT64_MAX - now < timeout_us * 1000)
+		return;
+	d->end_ns = now + timeout_us * 1000;
+	/* 0 means "no limit": a deadline at 0 ns cannot happen after boot */
+	if (!d->end_ns)
+		d->end_ns = 1;
+}
+
+uint64_t hlthunk_deadline_left_us(const struct hlthunk_deadline *d,
+				  uint64_t timeout_us)
+{
+	uint64_t now;
+
+	if (!d->end_ns)
+		return timeout_us;
+	now = hlthunk_now_ns();
+	if (now >= d->end_ns)
+		return 0;
+	return (d->end_ns - now + 999) / 1000;
 }
 
 /* close(2) for cleanup paths: keeps the errno being reported */
@@ -337,12 +402,15 @@ static enum hlthunk_device_name hlthunk_name_of_fd(int fd)
 
 hlthunk_public int hlthunk_get_info(int fd, struct hl_info_args *info)
 {
+	struct hl_info_args args;
 	int rc;
 
 	if (!info)
 		return hlthunk_err(EINVAL);
 
-	rc = hlthunk_ioctl(fd, HL_IOCTL_INFO, info);
+	/* The caller's struct has 2.0's size, whatever the uAPI grows to */
+	hlthunk_copy_in(&args, sizeof(args), info, HLTHUNK_2_0_SIZEOF_INFO_ARGS);
+	rc = hlthunk_ioctl(fd, HL_IOCTL_INFO, &args);
 
 	return rc < 0 ? rc : 0;
 }
@@ -350,7 +418,9 @@ hlthunk_public int hlthunk_get_info(int fd, struct hl_info_args *info)
 hlthunk_public int hlthunk_get_hw_ip_info(int fd,
 					  struct hlthunk_hw_ip_info *hw_ip)
 {
+	struct hlthunk_hw_ip_info *caller = hw_ip;
 	struct hl_info_hw_ip_info raw;
+	struct hlthunk_hw_ip_info out;
 	int rc;
 
 	if (!hw_ip)
@@ -360,7 +430,9 @@ hlthunk_public int hlthunk_get_hw_ip_info(int fd,
 	if (rc < 0)
 		return rc;
 
-	memset(hw_ip, 0, sizeof(*hw_ip));
+	/* Filled here, then copied at the size of hl-thunk's struct */
+	memset(&out, 0, sizeof(out));
+	hw_ip = &out;
 	hw_ip->sram_base_address = raw.sram_base_address;
 	hw_ip->dram_base_address = raw.dram_base_address;
 	hw_ip->dram_size = raw.dram_size;
@@ -397,16 +469,34 @@ hlthunk_public int hlthunk_get_hw_ip_info(int fd,
 	hw_ip->rotator_enabled_mask = raw.rotator_enabled_mask;
 	hw_ip->reserved_dram_size = raw.reserved_dram_size;
 
+	memcpy(caller, &out, HLTHUNK_SIZEOF_HW_IP_INFO < sizeof(out) ?
+	       HLTHUNK_SIZEOF_HW_IP_INFO : sizeof(out));
+	return 0;
+}
+
+hlthunk_public int hlthunk_get_hw_ip_info_ex(int fd,
+					     struct hl_info_hw_ip_info *hw_ip,
+					     size_t size)
+{
+	struct hl_info_hw_ip_info raw;
+	int rc;
+
+	if (!hw_ip || size < HLTHUNK_UPSTREAM_SIZEOF_HW_IP_INFO)
+		return hlthunk_err(EINVAL);
+
+	rc = hlthunk_raw_hw_ip(fd, &raw);
+	if (rc < 0)
+		return rc;
+
+	hlthunk_copy_out(hw_ip, size, &raw, sizeof(raw));
 	return 0;
 }
 
 hlthunk_public int hlthunk_get_hw_ip_info_ext(int fd,
 					      struct hl_info_hw_ip_info *hw_ip)
 {
-	if (!hw_ip)
-		return hlthunk_err(EINVAL);
-
-	return hlthunk_raw_hw_ip(fd, hw_ip);
+	return hlthunk_get_hw_ip_info_ex(fd, hw_ip,
+					 HLTHUNK_2_0_SIZEOF_HW_IP_INFO);
 }
 
 hlthunk_public int hlthunk_get_dram_usage(int fd,
@@ -478,13 +568,14 @@ hlthunk_public int hlthunk_get_busy_engines_mask(int fd,
 	return 0;
 }
 
-hlthunk_public int hlthunk_get_page_fault_event(int fd,
-				struct hl_info_page_fault_event *info)
+hlthunk_public int hlthunk_get_page_fault_event_ex(int fd,
+				struct hl_info_page_fault_event *info,
+				size_t size)
 {
 	struct hl_info_page_fault_event raw;
 	int rc;
 
-	if (!info)
+	if (!info || size < HLTHUNK_2_0_SIZEOF_PAGE_FAULT_EVENT)
 		return hlthunk_err(EINVAL);
 
 	memset(&raw, 0, sizeof(raw));
@@ -492,8 +583,15 @@ hlthunk_public int hlthunk_get_page_fault_event(int fd,
 	if (rc < 0)
 		return rc;
 
-	*info = raw;
+	hlthunk_copy_out(info, size, &raw, sizeof(raw));
 	return 0;
+}
+
+hlthunk_public int hlthunk_get_page_fault_event(int fd,
+				struct hl_info_page_fault_event *info)
+{
+	return hlthunk_get_page_fault_event_ex(fd, info,
+					HLTHUNK_2_0_SIZEOF_PAGE_FAULT_EVENT);
 }
 
 hlthunk_public int hlthunk_get_page_fault_info(int fd,

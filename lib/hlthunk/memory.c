@@ -219,15 +219,35 @@ hlthunk_public int hlthunk_wait_for_cs_with_timestamp(int fd, uint64_t seq,
 				uint64_t timeout_us, uint32_t *status,
 				uint64_t *timestamp)
 {
+	struct hlthunk_deadline deadline;
 	union hl_wait_cs_args args;
 	uint32_t st;
 	int rc;
 
-	memset(&args, 0, sizeof(args));
-	args.in.seq = seq;
-	args.in.timeout_us = timeout_us;
-
-	rc = hlthunk_ioctl(fd, HL_IOCTL_WAIT_CS, &args);
+	/*
+	 * A signal ends the driver's wait with EINTR: wait again for what is
+	 * left of @timeout_us (once it has run out, a last wait of 0 polls),
+	 * so that neither the caller sees EINTR nor a periodic signal makes
+	 * the call outlive its timeout. The driver counts in jiffies, which
+	 * may run out a little before CLOCK_MONOTONIC says: a BUSY before the
+	 * deadline waits for the rest. A timeout of UINT32_MAX us or more has
+	 * no limit, as in the driver.
+	 */
+	hlthunk_deadline_start(&deadline, timeout_us, UINT32_MAX);
+	for (;;) {
+		memset(&args, 0, sizeof(args));
+		args.in.seq = seq;
+		args.in.timeout_us = hlthunk_deadline_left_us(&deadline,
+							      timeout_us);
+		rc = hlthunk_ioctl_once(fd, HL_IOCTL_WAIT_CS, &args);
+		if (rc == -EINTR)
+			continue;
+		if (!rc && args.out.status == HL_WAIT_CS_STATUS_BUSY &&
+		    args.in.timeout_us &&
+		    hlthunk_deadline_left_us(&deadline, timeout_us))
+			continue;
+		break;
+	}
 	if (rc == -EIO) {
 		/* The CS failed; the driver's status says so too */
 		st = HL_WAIT_CS_STATUS_ABORTED;

@@ -22,14 +22,15 @@ static void hlthunk_nic_args_init(struct hl_nic_args *args, uint32_t op)
 	args->in.op = op;
 }
 
-hlthunk_public int hlthunk_get_nic_ports_info(int fd,
-					      struct hl_info_nic_ports *info)
+hlthunk_public int hlthunk_get_nic_ports_info_ex(int fd,
+						 struct hl_info_nic_ports *info,
+						 size_t size)
 {
 	struct hl_info_args args;
 	struct hl_info_nic_ports raw;
 	int rc;
 
-	if (!info)
+	if (!info || size < HLTHUNK_2_0_SIZEOF_NIC_PORTS)
 		return hlthunk_err(EINVAL);
 
 	memset(&raw, 0, sizeof(raw));
@@ -42,8 +43,15 @@ hlthunk_public int hlthunk_get_nic_ports_info(int fd,
 	if (rc < 0)
 		return rc;
 
-	memcpy(info, &raw, sizeof(*info));
+	hlthunk_copy_out(info, size, &raw, sizeof(raw));
 	return 0;
+}
+
+hlthunk_public int hlthunk_get_nic_ports_info(int fd,
+					      struct hl_info_nic_ports *info)
+{
+	return hlthunk_get_nic_ports_info_ex(fd, info,
+					     HLTHUNK_2_0_SIZEOF_NIC_PORTS);
 }
 
 hlthunk_public int hlthunk_nic_alloc_conn(int fd, uint32_t port,
@@ -74,7 +82,8 @@ hlthunk_public int hlthunk_nic_set_req_conn_ctx(int fd,
 		return hlthunk_err(EINVAL);
 
 	hlthunk_nic_args_init(&args, HL_NIC_OP_SET_REQ_CONN_CTX);
-	args.in.req_conn_ctx = *ctx;
+	hlthunk_copy_in(&args.in.req_conn_ctx, sizeof(args.in.req_conn_ctx),
+			ctx, HLTHUNK_2_0_SIZEOF_NIC_REQ_CONN_CTX);
 	return hlthunk_nic(fd, &args);
 }
 
@@ -87,7 +96,8 @@ hlthunk_public int hlthunk_nic_set_res_conn_ctx(int fd,
 		return hlthunk_err(EINVAL);
 
 	hlthunk_nic_args_init(&args, HL_NIC_OP_SET_RES_CONN_CTX);
-	args.in.res_conn_ctx = *ctx;
+	hlthunk_copy_in(&args.in.res_conn_ctx, sizeof(args.in.res_conn_ctx),
+			ctx, HLTHUNK_2_0_SIZEOF_NIC_RES_CONN_CTX);
 	return hlthunk_nic(fd, &args);
 }
 
@@ -111,13 +121,14 @@ hlthunk_public int hlthunk_nic_modify_conn(int fd, uint32_t conn_id,
 	return hlthunk_nic(fd, &args);
 }
 
-hlthunk_public int hlthunk_nic_query_conn(int fd, uint32_t conn_id,
-					  struct hl_nic_query_conn_out *out)
+hlthunk_public int hlthunk_nic_query_conn_ex(int fd, uint32_t conn_id,
+					     struct hl_nic_query_conn_out *out,
+					     size_t size)
 {
 	struct hl_nic_args args;
 	int rc;
 
-	if (!out)
+	if (!out || size < HLTHUNK_2_0_SIZEOF_NIC_QUERY_CONN_OUT)
 		return hlthunk_err(EINVAL);
 
 	hlthunk_nic_args_init(&args, HL_NIC_OP_QUERY_CONN);
@@ -126,8 +137,16 @@ hlthunk_public int hlthunk_nic_query_conn(int fd, uint32_t conn_id,
 	if (rc)
 		return rc;
 
-	*out = args.out.query_conn;
+	hlthunk_copy_out(out, size, &args.out.query_conn,
+			 sizeof(args.out.query_conn));
 	return 0;
+}
+
+hlthunk_public int hlthunk_nic_query_conn(int fd, uint32_t conn_id,
+					  struct hl_nic_query_conn_out *out)
+{
+	return hlthunk_nic_query_conn_ex(fd, conn_id, out,
+					 HLTHUNK_2_0_SIZEOF_NIC_QUERY_CONN_OUT);
 }
 
 hlthunk_public int hlthunk_nic_cq_create(int fd, uint32_t num_entries,
@@ -163,22 +182,40 @@ static int hlthunk_nic_cq_poll_wait(int fd, uint32_t op, uint32_t handle,
 				    uint64_t timeout_us,
 				    struct hl_nic_cq_poll_wait_out *out)
 {
+	struct hlthunk_deadline deadline;
 	struct hl_nic_args args;
 	int rc;
 
 	if (!out || (max_cqes && !cqes))
 		return hlthunk_err(EINVAL);
 
-	hlthunk_nic_args_init(&args, op);
-	args.in.cq_poll_wait.cqes_ptr = hlthunk_ptr_to_u64(cqes);
-	args.in.cq_poll_wait.timeout_us = timeout_us;
-	args.in.cq_poll_wait.handle = handle;
-	args.in.cq_poll_wait.max_cqes = max_cqes;
-	rc = hlthunk_nic(fd, &args);
-	if (rc)
+	/*
+	 * As WAIT_CS: an interrupted wait resumes with the time left, and a
+	 * TIMEOUT before the deadline (jiffies) waits for the rest
+	 */
+	hlthunk_deadline_start(&deadline, timeout_us, UINT32_MAX);
+	for (;;) {
+		hlthunk_nic_args_init(&args, op);
+		args.in.cq_poll_wait.cqes_ptr = hlthunk_ptr_to_u64(cqes);
+		args.in.cq_poll_wait.timeout_us =
+			hlthunk_deadline_left_us(&deadline, timeout_us);
+		args.in.cq_poll_wait.handle = handle;
+		args.in.cq_poll_wait.max_cqes = max_cqes;
+		rc = hlthunk_ioctl_once(fd, HL_IOCTL_NIC, &args);
+		if (rc == -EINTR)
+			continue;
+		if (!rc && op == HL_NIC_OP_CQ_WAIT &&
+		    args.out.cq_poll_wait.status == HL_NIC_CQ_STATUS_TIMEOUT &&
+		    args.in.cq_poll_wait.timeout_us &&
+		    hlthunk_deadline_left_us(&deadline, timeout_us))
+			continue;
+		break;
+	}
+	if (rc < 0)
 		return rc;
 
-	*out = args.out.cq_poll_wait;
+	hlthunk_copy_out(out, HLTHUNK_2_0_SIZEOF_NIC_CQ_POLL_WAIT_OUT,
+			 &args.out.cq_poll_wait, sizeof(args.out.cq_poll_wait));
 	return 0;
 }
 

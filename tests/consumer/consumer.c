@@ -40,6 +40,13 @@
 
 #include <cmocka.h>
 
+/*
+ * Debian's linux-libc-dev header first, as a program that also speaks to
+ * the upstream driver includes it: the installed <habanalabs/hlthunk.h>
+ * lives beside it (its uAPI is <habanalabs/habanalabs_uapi.h>, with a
+ * guard of its own), and the types both define are upstream's here.
+ */
+#include <misc/habanalabs.h>
 #include <habanalabs/hlthunk.h>
 
 #include "../importer/hl_importer.h"

@@ -16,6 +16,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -1639,6 +1641,156 @@ static void test_pending_cs_are_bounded(void **state)
 	hltests_host_unmap(st->fd, &cb);
 }
 
+/*
+ * CPU time (user + system) of the calling thread, in ns: the scheduler's
+ * exact run time (CLOCK_THREAD_CPUTIME_ID), not getrusage()'s, which
+ * charges whole ticks to a thread that happens to run when one fires.
+ */
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	assert_int_equal(clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts), 0);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/* The same from getrusage(RUSAGE_THREAD), tick-sampled */
+static uint64_t thread_rusage_ns(void)
+{
+	struct rusage ru;
+
+	assert_int_equal(getrusage(RUSAGE_THREAD, &ru), 0);
+	return (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000ull +
+	       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ull;
+}
+
+static volatile sig_atomic_t alarms;
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	alarms++;
+}
+
+/* SIGALRM every @us microseconds (0: off), without SA_RESTART */
+static void alarm_every(long us, struct sigaction *old)
+{
+	struct itimerval it;
+	struct sigaction sa;
+
+	if (us) {
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_alarm;
+		assert_int_equal(sigaction(SIGALRM, &sa, old), 0);
+	}
+	memset(&it, 0, sizeof(it));
+	it.it_value.tv_usec = us;
+	it.it_interval.tv_usec = us;
+	assert_int_equal(setitimer(ITIMER_REAL, &it, NULL), 0);
+	if (!us)
+		assert_int_equal(sigaction(SIGALRM, old, NULL), 0);
+}
+
+/*
+ * A process with a periodic timer (SIGALRM every 1 ms) waits for a CS that
+ * runs for seconds, with a 500 ms timeout: libhlthunk resumes each
+ * interrupted WAIT_CS with the time left, so the call returns BUSY after
+ * about 500 ms, not only when the CS ends (a retry with the whole timeout
+ * never runs out).
+ */
+static void test_wait_cs_timeout_holds_under_periodic_signals(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hltests_host_buf cb;
+	struct hltests_dram_buf d;
+	struct sigaction old;
+	uint32_t status, n;
+	uint64_t seq, t0, dt;
+	int rc;
+
+	n = endless_cb(st->fd, &cb, &d);
+	/* Aborted after 6 s: the end of the wait if the timeout were lost */
+	seq = hltests_submit_cb(st->fd, 0, cb.va, n, 6);
+
+	alarms = 0;
+	alarm_every(1000, &old);
+	status = 0xdead;
+	t0 = now_ns();
+	rc = hlthunk_wait_for_cs(st->fd, seq, 500 * 1000, &status);
+	dt = now_ns() - t0;
+	alarm_every(0, &old);
+
+	print_message("500 ms wait under %d SIGALRMs: rc %d status %u after %.3f s\n",
+		      (int)alarms, rc, status, dt / 1e9);
+	assert_true(alarms > 10);
+	assert_int_equal(rc, 0);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_BUSY);
+	/* Never early (the driver's jiffies may run out first: not the call) */
+	assert_true(dt >= 500000000ull);
+	/* The timeout plus the slack of a TCG guest, well before the abort */
+	assert_true(dt < 3000000000ull);
+
+	assert_int_equal(wait_cs(st->fd, seq, &status), -EIO);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_ABORTED);
+	hltests_dram_unmap(st->fd, &d);
+	hltests_host_unmap(st->fd, &cb);
+}
+
+/*
+ * A full CS queue (max_pending_cs 1, the slot held by a job that runs 3 s):
+ * hlthunk_command_submission() waits for room without burning the CPU (it
+ * backs off instead of retrying EAGAIN at once), and then succeeds.
+ */
+static void test_full_cs_queue_waits_without_spinning(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hltests_host_buf cb, nop;
+	struct hltests_dram_buf d;
+	struct hl_cs_chunk c;
+	char old[32];
+	uint64_t first, seq, t0, wall, c0, cpu, r0, ru;
+	uint32_t status, n;
+	int rc;
+
+	n = endless_cb(st->fd, &cb, &d);
+	cb_map(st->fd, &nop, PAGE);
+	hlthunk_pkt_nop(nop.ptr);
+	chunk_init(&c, 1, nop.va, 8);
+	param_set("max_pending_cs", "1", old, sizeof(old));
+	first = hltests_submit_cb(st->fd, 0, cb.va, n, 3);
+
+	t0 = now_ns();
+	c0 = thread_cpu_ns();
+	r0 = thread_rusage_ns();
+	rc = submit(st->fd, &c, 1, 0, &seq);
+	cpu = thread_cpu_ns() - c0;
+	ru = thread_rusage_ns() - r0;
+	wall = now_ns() - t0;
+	param_set("max_pending_cs", old, NULL, 0);
+
+	print_message("submission into a full queue: rc %d after %.3f s, %.4f s of CPU (getrusage: %.3f s)\n",
+		      rc, wall / 1e9, cpu / 1e9, ru / 1e9);
+	assert_int_equal(rc, 0);
+	/* It did wait for the 3 s job to end (aborted) */
+	assert_true(wall >= 2000000000ull);
+	assert_int_equal(hlthunk_wait_for_cs(st->fd, first, 0, &status), -EIO);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_ABORTED);
+	/*
+	 * ... and used less than 15 % of a CPU meanwhile (retrying at once
+	 * uses all of it: 99.9 % before the back-off). The back-off wakes the
+	 * thread about 200 times in 3 s: next to nothing on a real CPU,
+	 * 4-6 % in a TCG guest, where a wake-up and an ioctl cost ~100 times
+	 * more.
+	 */
+	assert_true(cpu * 100 < wall * 15);
+	assert_int_equal(wait_cs(st->fd, seq, &status), 0);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
+
+	hltests_host_unmap(st->fd, &nop);
+	hltests_dram_unmap(st->fd, &d);
+	hltests_host_unmap(st->fd, &cb);
+}
+
 /* ------------------------------------------------------------------------
  * Debug messages: hl_dbg() categories and the debug_mask parameter
  */
@@ -1734,6 +1886,8 @@ const struct CMUnitTest cs_tests[] = {
 	CS_TEST(test_job_run_time_is_bounded),
 	CS_TEST(test_old_running_seq_is_not_completed),
 	CS_TEST(test_pending_cs_are_bounded),
+	CS_TEST(test_wait_cs_timeout_holds_under_periodic_signals),
+	CS_TEST(test_full_cs_queue_waits_without_spinning),
 	cmocka_unit_test(test_close_fd_while_cs_runs),
 	CS_TEST(test_unmap_while_cs_runs),
 	CS_TEST(test_concurrent_submitters),

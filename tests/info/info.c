@@ -269,7 +269,7 @@ static void test_version_and_malloc(void **state)
 	(void)state;
 	v = hlthunk_get_version();
 	assert_non_null(v);
-	assert_string_equal(v, "2.0.0");
+	assert_string_equal(v, "2.1.0");
 	hlthunk_free(v);
 
 	p = hlthunk_malloc(64);
@@ -456,7 +456,96 @@ static void test_info_on_every_device(void **state)
 	}
 }
 
+/*
+ * The struct-size rule: the 2.0 functions write exactly the struct's size at
+ * libhlthunk 2.0 (a canary right after it survives), hl-thunk's struct is
+ * written at hl-thunk's size, and the _ex functions write the caller's
+ * size: the known fields, then zeroes; a size below 2.0's is -EINVAL.
+ */
+#define CANARY	0xa5
+
+struct sized_buf {
+	uint8_t b[4096];
+};
+
+static void assert_canary(const struct sized_buf *buf, size_t from)
+{
+	size_t i;
+
+	for (i = from; i < sizeof(buf->b); i++)
+		if (buf->b[i] != CANARY) {
+			print_error("byte %zu written past %zu\n", i, from);
+			fail();
+		}
+}
+
+static void test_struct_sizes_are_respected(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hl_info_hw_ip_info ref;
+	struct sized_buf buf;
+	size_t big = sizeof(ref) + 64;
+
+	assert_int_equal(hlthunk_get_hw_ip_info_ex(st->fd, &ref, sizeof(ref)), 0);
+
+	memset(&buf, CANARY, sizeof(buf));
+	assert_int_equal(hlthunk_get_hw_ip_info_ext(st->fd,
+			 (struct hl_info_hw_ip_info *)&buf), 0);
+	assert_canary(&buf, 352);
+	assert_memory_equal(&buf, &ref, 352);
+
+	memset(&buf, CANARY, sizeof(buf));
+	assert_int_equal(hlthunk_get_hw_ip_info(st->fd,
+			 (struct hlthunk_hw_ip_info *)&buf), 0);
+	assert_canary(&buf, 336);
+
+	/* A binary built with a larger struct: the rest reads as zero */
+	memset(&buf, CANARY, sizeof(buf));
+	assert_int_equal(hlthunk_get_hw_ip_info_ex(st->fd,
+			 (struct hl_info_hw_ip_info *)&buf, big), 0);
+	assert_memory_equal(&buf, &ref, sizeof(ref));
+	for (size_t i = sizeof(ref); i < big; i++)
+		assert_int_equal(buf.b[i], 0);
+	assert_canary(&buf, big);
+
+	/* Upstream's misc-era size: its fields, nothing past them */
+	memset(&buf, CANARY, sizeof(buf));
+	assert_int_equal(hlthunk_get_hw_ip_info_ex(st->fd,
+			 (struct hl_info_hw_ip_info *)&buf, 256), 0);
+	assert_memory_equal(&buf, &ref, 256);
+	assert_canary(&buf, 256);
+
+	/* Below it: refused, nothing written */
+	memset(&buf, CANARY, sizeof(buf));
+	errno = 0;
+	assert_int_equal(hlthunk_get_hw_ip_info_ex(st->fd,
+			 (struct hl_info_hw_ip_info *)&buf, 255), -EINVAL);
+	assert_int_equal(errno, EINVAL);
+	assert_canary(&buf, 0);
+
+	memset(&buf, CANARY, sizeof(buf));
+	assert_int_equal(hlthunk_get_nic_ports_info(st->fd,
+			 (struct hl_info_nic_ports *)&buf), 0);
+	assert_canary(&buf, 1544);
+	memset(&buf, CANARY, sizeof(buf));
+	assert_int_equal(hlthunk_get_nic_ports_info_ex(st->fd,
+			 (struct hl_info_nic_ports *)&buf, 1600), 0);
+	assert_canary(&buf, 1600);
+	assert_int_equal(buf.b[1599], 0);
+	assert_int_equal(hlthunk_get_nic_ports_info_ex(st->fd,
+			 (struct hl_info_nic_ports *)&buf, 1543), -EINVAL);
+
+	memset(&buf, CANARY, sizeof(buf));
+	assert_int_equal(hlthunk_get_page_fault_event(st->fd,
+			 (struct hl_info_page_fault_event *)&buf), 0);
+	assert_canary(&buf, 32);
+	assert_int_equal(hlthunk_get_page_fault_event_ex(st->fd,
+			 (struct hl_info_page_fault_event *)&buf, 31), -EINVAL);
+}
+
 const struct CMUnitTest info_tests[] = {
+	cmocka_unit_test_setup_teardown(test_struct_sizes_are_respected,
+					hltests_setup, hltests_teardown),
 	cmocka_unit_test_setup_teardown(test_hw_ip_info, hltests_setup,
 					hltests_teardown),
 	cmocka_unit_test_setup_teardown(test_hw_ip_info_same_on_control_node,

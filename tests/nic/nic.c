@@ -1405,6 +1405,68 @@ static void test_cq_wait_survives_signals(void **state)
 	assert_int_equal(HL_NIC_CONN_ID_SLOT(conn), HL_NIC_MIN_CONN_ID);
 }
 
+struct cq_timed_waiter {
+	struct cq_waiter w;
+	uint64_t timeout_us;
+	volatile int done;
+};
+
+static void *cq_timed_wait_thread(void *arg)
+{
+	struct cq_timed_waiter *tw = arg;
+	struct hl_nic_cqe cqe;
+	uint64_t t0 = now_ns();
+
+	tw->w.rc = hlthunk_nic_cq_wait(tw->w.fd, tw->w.cq, &cqe, 1,
+				       tw->timeout_us, &tw->w.out);
+	tw->w.elapsed_ns = now_ns() - t0;
+	tw->done = 1;
+	return NULL;
+}
+
+/*
+ * A CQ_WAIT with a 500 ms timeout, interrupted every millisecond: libhlthunk
+ * resumes it with the time left, so it times out after about 500 ms. (A
+ * retry with the whole timeout would only end 500 ms after the signals
+ * stop, here after 3 s.)
+ */
+static void test_cq_wait_timeout_holds_under_frequent_signals(void **state)
+{
+	struct hltests_state *st = *state;
+	struct cq_timed_waiter tw;
+	struct sigaction sa, old;
+	uint64_t t0;
+	pthread_t t;
+	int n = 0;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_sigusr1;	/* no SA_RESTART: ioctl gets EINTR */
+	assert_int_equal(sigaction(SIGUSR1, &sa, &old), 0);
+	memset(&tw, 0, sizeof(tw));
+	tw.w.fd = st->fd;
+	tw.timeout_us = 500 * 1000;
+	tw.w.out.status = 0xdead;
+	assert_int_equal(hlthunk_nic_cq_create(st->fd, 2, &tw.w.cq), 0);
+
+	assert_int_equal(pthread_create(&t, NULL, cq_timed_wait_thread, &tw), 0);
+	t0 = now_ns();
+	while (!tw.done && now_ns() - t0 < 3000000000ull) {
+		usleep(1000);
+		pthread_kill(t, SIGUSR1);
+		n++;
+	}
+	assert_int_equal(pthread_join(t, NULL), 0);
+	sigaction(SIGUSR1, &old, NULL);
+
+	print_message("500 ms CQ_WAIT under %d signals: rc %d status %u after %.3f s\n",
+		      n, tw.w.rc, tw.w.out.status, tw.w.elapsed_ns / 1e9);
+	assert_true(n > 10);
+	assert_int_equal(tw.w.rc, 0);
+	assert_int_equal(tw.w.out.status, HL_NIC_CQ_STATUS_TIMEOUT);
+	assert_true(tw.w.elapsed_ns >= 500000000ull);
+	assert_true(tw.w.elapsed_ns < 2000000000ull);
+}
+
 static void test_cq_poll_peeks_update_consumes(void **state)
 {
 	struct hl_nic_cq_poll_wait_out out;
@@ -3232,6 +3294,7 @@ const struct CMUnitTest nic_tests[] = {
 	NIC_TEST2(test_cq_poll_wait_update_errnos),
 	NIC_TEST2(test_cq_poll_peeks_update_consumes),
 	NIC_TEST(test_cq_wait_survives_signals),
+	NIC_TEST(test_cq_wait_timeout_holds_under_frequent_signals),
 	NIC_TEST2(test_exchange_dram_and_host),
 	NIC_TEST2(test_messages_in_order_with_psns),
 	NIC_TEST2(test_send_before_recv_waits),

@@ -1,0 +1,327 @@
+// SPDX-License-Identifier: MIT
+/*
+ * badargs: every public function of libhlthunk, called with bad arguments,
+ * fails with the errno its documentation gives, sets errno, and neither
+ * crashes (SIGSEGV, SIGFPE) nor reaches the driver with a NULL it would
+ * have to catch:
+ *   - a closed descriptor (-1): EBADF, from the kernel;
+ *   - a descriptor of another driver (/dev/null): ENOTTY, from the kernel;
+ *   - NULL for an object the call reads or writes, a size below the
+ *     minimum, a negative length or index, an unknown device type, a
+ *     malformed PCI address: EINVAL, from the library, with a real
+ *     device's compute and control nodes when there is a device (in the
+ *     VM), with /dev/null otherwise (on the host: tests/symbols/check).
+ * Functions that cannot fail (the packet builders, hlthunk_free()) are
+ * called with NULL, which they document as allowed.
+ * tests/symbols/check verifies that every function of libhlthunk.map is
+ * called here.
+ */
+
+#include "hltests.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* @call returns -@err and sets errno to @err */
+#define ERR(call, err)							\
+	do {								\
+		long rc_;						\
+		errno = 0;						\
+		rc_ = (long)(call);					\
+		if (rc_ != -(long)(err) || errno != (err)) {		\
+			print_error("%s: rc %ld errno %d, want -%d\n",	\
+				    #call, rc_, errno, (err));		\
+			fail();						\
+		}							\
+	} while (0)
+
+/* @call returns 0 (a handle, an address, false) and sets errno to @err */
+#define ERR0(call, err)							\
+	do {								\
+		unsigned long long rc_;					\
+		errno = 0;						\
+		rc_ = (unsigned long long)(call);			\
+		if (rc_ != 0 || errno != (err)) {			\
+			print_error("%s: rc %llu errno %d, want 0 and %d\n", \
+				    #call, rc_, errno, (err));		\
+			fail();						\
+		}							\
+	} while (0)
+
+struct badargs_state {
+	int fds[3];	/* compute, control (or /dev/null twice), /dev/null */
+	int nfds;
+	bool device;
+};
+
+static int badargs_setup(void **state)
+{
+	struct badargs_state *st = calloc(1, sizeof(*st));
+	int fd;
+
+	if (!st)
+		return -1;
+	fd = hlthunk_open(HLTHUNK_DEVICE_DONT_CARE, NULL);
+	if (fd >= 0) {
+		st->device = true;
+		st->fds[st->nfds++] = fd;
+		st->fds[st->nfds++] = hlthunk_open_control(0, NULL);
+	}
+	st->fds[st->nfds++] = open("/dev/null", O_RDWR | O_CLOEXEC);
+	for (fd = 0; fd < st->nfds; fd++)
+		if (st->fds[fd] < 0)
+			return -1;
+	*state = st;
+	return 0;
+}
+
+static int badargs_teardown(void **state)
+{
+	struct badargs_state *st = *state;
+	int i;
+
+	for (i = 0; i < st->nfds; i++)
+		close(st->fds[i]);
+	free(st);
+	return 0;
+}
+
+/* Every call that takes a descriptor, on @fd; @err what each must give */
+static void all_fd_calls(int fd, int err)
+{
+	struct hlthunk_hw_ip_info hw;
+	struct hl_info_hw_ip_info hwx;
+	struct hl_info_args info;
+	struct hlthunk_dram_usage_info du;
+	struct hlthunk_engines_idle_info idle;
+	struct hlthunk_page_fault_info pf;
+	struct hl_info_page_fault_event pfe;
+	struct hl_info_nic_ports ports;
+	struct hl_nic_req_conn_ctx_in req;
+	struct hl_nic_res_conn_ctx_in res;
+	struct hl_nic_query_conn_out q;
+	struct hl_nic_cq_poll_wait_out pw;
+	struct hl_nic_cqe cqe;
+	struct hl_cs_chunk chunk;
+	struct hlthunk_cs_in in;
+	struct hlthunk_cs_out out;
+	char busid[HLTHUNK_PCI_BUS_ID_LEN], host[4096];
+	uint64_t u64;
+	uint32_t u32, st;
+
+	memset(&info, 0, sizeof(info));
+	memset(&req, 0, sizeof(req));
+	memset(&res, 0, sizeof(res));
+	memset(&chunk, 0, sizeof(chunk));
+	memset(&in, 0, sizeof(in));
+	in.chunks_execute = &chunk;
+	in.num_chunks_execute = 1;
+
+	if (err == EBADF) {
+		ERR(hlthunk_close(fd), err);
+		ERR(hlthunk_get_pci_bus_id_from_fd(fd, busid, sizeof(busid)), err);
+	} else {
+		ERR(hlthunk_get_pci_bus_id_from_fd(fd, busid, sizeof(busid)), err);
+	}
+	ERR0(hlthunk_get_device_id_from_fd(fd), err);
+	errno = 0;
+	assert_int_equal(hlthunk_get_device_name_from_fd(fd),
+			 HLTHUNK_DEVICE_INVALID);
+	assert_int_equal(errno, err);
+	ERR(hlthunk_get_info(fd, &info), err);
+	ERR(hlthunk_get_hw_ip_info(fd, &hw), err);
+	ERR(hlthunk_get_hw_ip_info_ext(fd, &hwx), err);
+	ERR(hlthunk_get_hw_ip_info_ex(fd, &hwx, sizeof(hwx)), err);
+	ERR(hlthunk_get_dram_usage(fd, &du), err);
+	ERR((int)hlthunk_get_device_status_info(fd), err);
+	ERR0(hlthunk_is_device_idle(fd), err);
+	ERR(hlthunk_get_busy_engines_mask(fd, &idle), err);
+	ERR(hlthunk_get_page_fault_info(fd, &pf, 0), err);
+	ERR(hlthunk_get_page_fault_event(fd, &pfe), err);
+	ERR(hlthunk_get_page_fault_event_ex(fd, &pfe, sizeof(pfe)), err);
+	ERR(hlthunk_get_dev_memalloc_page_orders(fd, &u64), err);
+	ERR(hlthunk_get_nic_ports_info(fd, &ports), err);
+	ERR(hlthunk_get_nic_ports_info_ex(fd, &ports, sizeof(ports)), err);
+
+	ERR0(hlthunk_device_memory_alloc(fd, 4096, 0, true, false), err);
+	ERR(hlthunk_device_memory_free(fd, 1), err);
+	ERR0(hlthunk_device_memory_map(fd, 1, 0), err);
+	ERR0(hlthunk_device_memory_map_flags(fd, 1, 0, 0), err);
+	ERR(hlthunk_device_memory_export_dmabuf_fd(fd, 1ull << 40, 4096, 0), err);
+	ERR(hlthunk_device_mapped_memory_export_dmabuf_fd(fd, 1ull << 40, 4096,
+							  0, 0), err);
+	ERR0(hlthunk_host_memory_map(fd, host, 0, sizeof(host)), err);
+	ERR0(hlthunk_host_memory_map_flags(fd, host, 0, sizeof(host), 0), err);
+	ERR(hlthunk_memory_unmap(fd, 1ull << 40), err);
+
+	ERR(hlthunk_command_submission(fd, &in, &out), err);
+	ERR(hlthunk_command_submission_timeout(fd, &in, &out, 1), err);
+	ERR(hlthunk_wait_for_cs(fd, 1, 0, &st), err);
+	ERR(hlthunk_wait_for_cs_with_timestamp(fd, 1, 0, &st, &u64), err);
+
+	ERR(hlthunk_nic_alloc_conn(fd, 0, &u32), err);
+	ERR(hlthunk_nic_set_req_conn_ctx(fd, &req), err);
+	ERR(hlthunk_nic_set_res_conn_ctx(fd, &res), err);
+	ERR(hlthunk_nic_destroy_conn(fd, 1), err);
+	ERR(hlthunk_nic_modify_conn(fd, 1, HL_NIC_CONN_STATE_RESET), err);
+	ERR(hlthunk_nic_query_conn(fd, 1, &q), err);
+	ERR(hlthunk_nic_query_conn_ex(fd, 1, &q, sizeof(q)), err);
+	ERR(hlthunk_nic_cq_create(fd, 16, &u32), err);
+	ERR(hlthunk_nic_cq_destroy(fd, 1), err);
+	ERR(hlthunk_nic_cq_poll(fd, 1, &cqe, 1, &pw), err);
+	ERR(hlthunk_nic_cq_wait(fd, 1, &cqe, 1, 0, &pw), err);
+	ERR(hlthunk_nic_cq_update_consumed_cqes(fd, 1, 1), err);
+}
+
+static void test_closed_fd_is_ebadf(void **state)
+{
+	(void)state;
+	all_fd_calls(-1, EBADF);
+	all_fd_calls(INT32_MAX, EBADF);
+}
+
+static void test_other_drivers_fd_is_enotty(void **state)
+{
+	struct badargs_state *st = *state;
+
+	all_fd_calls(st->fds[st->nfds - 1], ENOTTY);
+}
+
+/* NULL or out-of-range arguments on @fd: EINVAL before any ioctl */
+static void einval_calls(int fd)
+{
+	struct hl_info_hw_ip_info hwx;
+	struct hl_info_page_fault_event pfe;
+	struct hl_info_nic_ports ports;
+	struct hl_nic_query_conn_out q;
+	struct hl_nic_cq_poll_wait_out pw;
+	struct hlthunk_cs_in in;
+	struct hlthunk_cs_out out;
+	char busid[HLTHUNK_PCI_BUS_ID_LEN];
+
+	memset(&in, 0, sizeof(in));
+	ERR(hlthunk_get_pci_bus_id_from_fd(fd, NULL, sizeof(busid)), EINVAL);
+	ERR(hlthunk_get_pci_bus_id_from_fd(fd, busid, 0), EINVAL);
+	ERR(hlthunk_get_pci_bus_id_from_fd(fd, busid, -1), EINVAL);
+	ERR(hlthunk_get_info(fd, NULL), EINVAL);
+	ERR(hlthunk_get_hw_ip_info(fd, NULL), EINVAL);
+	ERR(hlthunk_get_hw_ip_info_ext(fd, NULL), EINVAL);
+	ERR(hlthunk_get_hw_ip_info_ex(fd, NULL, sizeof(hwx)), EINVAL);
+	ERR(hlthunk_get_hw_ip_info_ex(fd, &hwx, 0), EINVAL);
+	ERR(hlthunk_get_hw_ip_info_ex(fd, &hwx, 255), EINVAL);
+	ERR(hlthunk_get_dram_usage(fd, NULL), EINVAL);
+	ERR(hlthunk_get_busy_engines_mask(fd, NULL), EINVAL);
+	ERR(hlthunk_get_page_fault_info(fd, NULL, 0), EINVAL);
+	ERR(hlthunk_get_page_fault_event(fd, NULL), EINVAL);
+	ERR(hlthunk_get_page_fault_event_ex(fd, NULL, sizeof(pfe)), EINVAL);
+	ERR(hlthunk_get_page_fault_event_ex(fd, &pfe, 31), EINVAL);
+	ERR(hlthunk_get_dev_memalloc_page_orders(fd, NULL), EINVAL);
+	ERR(hlthunk_get_nic_ports_info(fd, NULL), EINVAL);
+	ERR(hlthunk_get_nic_ports_info_ex(fd, NULL, sizeof(ports)), EINVAL);
+	ERR(hlthunk_get_nic_ports_info_ex(fd, &ports, 1543), EINVAL);
+
+	ERR0(hlthunk_device_memory_map_flags(fd, 1, 0, HL_MEM_USERPTR), EINVAL);
+
+	ERR(hlthunk_command_submission(fd, NULL, &out), EINVAL);
+	ERR(hlthunk_command_submission(fd, &in, NULL), EINVAL);
+	ERR(hlthunk_command_submission_timeout(fd, NULL, &out, 1), EINVAL);
+	ERR(hlthunk_command_submission_timeout(fd, &in, NULL, 1), EINVAL);
+
+	ERR(hlthunk_nic_alloc_conn(fd, 0, NULL), EINVAL);
+	ERR(hlthunk_nic_set_req_conn_ctx(fd, NULL), EINVAL);
+	ERR(hlthunk_nic_set_res_conn_ctx(fd, NULL), EINVAL);
+	ERR(hlthunk_nic_query_conn(fd, 1, NULL), EINVAL);
+	ERR(hlthunk_nic_query_conn_ex(fd, 1, NULL, sizeof(q)), EINVAL);
+	ERR(hlthunk_nic_query_conn_ex(fd, 1, &q, 31), EINVAL);
+	ERR(hlthunk_nic_cq_create(fd, 16, NULL), EINVAL);
+	ERR(hlthunk_nic_cq_poll(fd, 1, NULL, 0, NULL), EINVAL);
+	ERR(hlthunk_nic_cq_poll(fd, 1, NULL, 1, &pw), EINVAL);
+	ERR(hlthunk_nic_cq_wait(fd, 1, NULL, 0, 0, NULL), EINVAL);
+	ERR(hlthunk_nic_cq_wait(fd, 1, NULL, 1, 0, &pw), EINVAL);
+}
+
+static void test_null_and_short_sizes_are_einval(void **state)
+{
+	struct badargs_state *st = *state;
+	int i;
+
+	for (i = 0; i < st->nfds; i++)
+		einval_calls(st->fds[i]);
+}
+
+/* The device-finding calls: values that name no device */
+static void test_bad_names_and_addresses_are_einval(void **state)
+{
+	(void)state;
+	ERR(hlthunk_open((enum hlthunk_device_name)77, NULL), EINVAL);
+	ERR(hlthunk_open(HLTHUNK_DEVICE_INVALID, NULL), EINVAL);
+	ERR(hlthunk_open((enum hlthunk_device_name)-1, NULL), EINVAL);
+	ERR(hlthunk_open(HLTHUNK_DEVICE_DONT_CARE, "not a bus id"), EINVAL);
+	ERR(hlthunk_open(HLTHUNK_DEVICE_DONT_CARE, "0000:100:00.0"), EINVAL);
+	ERR(hlthunk_open_control(-1, NULL), EINVAL);
+	ERR(hlthunk_open_control(0, "0000:00:00.8"), EINVAL);
+	ERR(hlthunk_open_control_by_name(HLTHUNK_DEVICE_MAX, NULL), EINVAL);
+	ERR(hlthunk_open_control_by_name(HLTHUNK_DEVICE_DONT_CARE, ":"), EINVAL);
+	ERR(hlthunk_open_control_by_bus_id(NULL), EINVAL);
+	ERR(hlthunk_open_control_by_bus_id(""), EINVAL);
+	ERR(hlthunk_get_device_count(HLTHUNK_DEVICE_INVALID), EINVAL);
+	ERR(hlthunk_get_device_count((enum hlthunk_device_name)999), EINVAL);
+	ERR(hlthunk_get_device_index_from_pci_bus_id(NULL), EINVAL);
+	ERR(hlthunk_get_device_index_from_pci_bus_id("00:1f.8"), EINVAL);
+	/* Well formed, but nothing there */
+	ERR(hlthunk_open_by_module_id(UINT32_MAX), ENODEV);
+	ERR(hlthunk_open_control_by_module_id(UINT32_MAX), ENODEV);
+	ERR(hlthunk_get_device_index_from_pci_bus_id("ffff:ff:1f.7"), ENODEV);
+}
+
+/* The calls that cannot fail accept what they document */
+static void test_infallible_calls_take_null(void **state)
+{
+	char *v;
+
+	(void)state;
+	assert_int_equal(hlthunk_pkt_nop(NULL), HLTHUNK_PKT_NOP_SIZE);
+	assert_int_equal(hlthunk_pkt_lin_dma(NULL, 0, 0, UINT64_MAX),
+			 HLTHUNK_PKT_LIN_DMA_SIZE);
+	assert_int_equal(hlthunk_pkt_memset(NULL, 0, 0, UINT64_MAX),
+			 HLTHUNK_PKT_MEMSET_SIZE);
+	assert_int_equal(hlthunk_pkt_msg_long(NULL, 1, 0),
+			 HLTHUNK_PKT_MSG_LONG_SIZE);
+	assert_int_equal(hlthunk_pkt_reduce(NULL, 0, 0, 0, UINT32_MAX, UINT32_MAX),
+			 HLTHUNK_PKT_REDUCE_SIZE);
+	assert_int_equal(hlthunk_pkt_nic_send(NULL, 0, 0, UINT64_MAX, 0),
+			 HLTHUNK_PKT_NIC_SEND_SIZE);
+	assert_int_equal(hlthunk_pkt_nic_recv(NULL, 0, 0, UINT64_MAX, 0),
+			 HLTHUNK_PKT_NIC_RECV_SIZE);
+	hlthunk_free(NULL);
+	errno = 0;
+	assert_null(hlthunk_malloc(SIZE_MAX));
+	assert_int_equal(errno, ENOMEM);
+	v = hlthunk_get_version();
+	assert_non_null(v);
+	hlthunk_free(v);
+}
+
+const struct CMUnitTest badargs_tests[] = {
+	cmocka_unit_test_setup_teardown(test_closed_fd_is_ebadf,
+					badargs_setup, badargs_teardown),
+	cmocka_unit_test_setup_teardown(test_other_drivers_fd_is_enotty,
+					badargs_setup, badargs_teardown),
+	cmocka_unit_test_setup_teardown(test_null_and_short_sizes_are_einval,
+					badargs_setup, badargs_teardown),
+	cmocka_unit_test(test_bad_names_and_addresses_are_einval),
+	cmocka_unit_test(test_infallible_calls_take_null),
+};
+
+/* Runs without a device too (on the host: /dev/null and -1 only) */
+int main(void)
+{
+	if (getenv("HLTESTS_FILTER"))
+		cmocka_set_test_filter(getenv("HLTESTS_FILTER"));
+	return cmocka_run_group_tests_name("badargs", badargs_tests, NULL, NULL);
+}
