@@ -24,6 +24,7 @@ DEB_SRC := $(DEB_OUT)/src/habanalabs-$(DEB_VERSION)
 
 .PHONY: deb deb-check deb-symbols
 
+## Build the source and binary Debian packages into build/deb (lintian clean)
 deb:
 	rm -rf $(DEB_OUT)
 	mkdir -p $(DEB_SRC)
@@ -34,11 +35,13 @@ deb:
 	lintian --fail-on error --info --display-info \
 		$(DEB_OUT)/habanalabs_$(DEB_VERSION)_$$(dpkg --print-architecture).changes
 
+## make deb, then install them, DKMS-build, boot the VM on them, smoke suites, purge
 deb-check: deb
 	$(TOP)/tests/deb/check $(DEB_OUT)
 
 # After an ABI change of a library (new symbols, a new SONAME): rewrite
 # debian/lib*.symbols from the last make deb, then review and commit them
+## Rewrite debian/lib*.symbols (dpkg-gensymbols) from the last make deb
 deb-symbols:
 	cd $(DEB_SRC) && for p in libhlthunk2:libhlthunk-dev libhlcoll2:libhlcoll-dev; do \
 		pkg=$${p%%:*}; dev=$${p#*:}; \
