@@ -187,6 +187,9 @@ static int hl_info_ioctl(struct hl_fpriv *fpriv, void *data)
 {
 	struct hl_info_args *args = data;
 
+	/* Events and counters: ops with argument rules of their own */
+	if (hl_events_info_op(args->op))
+		return hl_events_info(fpriv, args, data);
 	if (args->ctx_id || args->pad)
 		return -EINVAL;
 	if (!args->return_pointer || !args->return_size)
@@ -215,9 +218,10 @@ static int hl_info_ioctl(struct hl_fpriv *fpriv, void *data)
 static const struct hl_ioctl_desc hl_ioctls[] = {
 	{ HL_IOCTL_INFO, hl_info_ioctl },
 	{ HL_IOCTL_MEMORY, hl_mem_ioctl },
-	{ HL_IOCTL_CS, hl_cs_ioctl },
+	{ HL_IOCTL_CS, hl_events_cs_ioctl },
 	{ HL_IOCTL_WAIT_CS, hl_wait_cs_ioctl },
 	{ HL_IOCTL_NIC, hl_nic_ioctl },
+	{ HL_IOCTL_CB, hl_cb_ioctl },
 };
 
 static const struct hl_ioctl_desc hl_ioctls_control[] = {
@@ -381,7 +385,9 @@ static long hl_ioctl_dispatch(struct file *filp, unsigned int cmd,
 		return -EFAULT;
 
 	idx = hl_device_enter(hdev);
-	if (hl_device_unplugged(hdev) || READ_ONCE(fpriv->dead))
+	if (hl_device_unplugged(hdev) ||
+	    (READ_ONCE(fpriv->dead) &&
+	     !hl_events_dead_file_ioctl(fpriv, cmd, kdata)))
 		rc = -ENODEV;
 	else
 		rc = desc->func(fpriv, kdata);
@@ -440,3 +446,4 @@ static_assert(sizeof(union hl_mem_args) <= HL_IOCTL_MAX_ARG_SIZE);
 static_assert(sizeof(union hl_cs_args) <= HL_IOCTL_MAX_ARG_SIZE);
 static_assert(sizeof(union hl_wait_cs_args) <= HL_IOCTL_MAX_ARG_SIZE);
 static_assert(sizeof(struct hl_nic_args) <= HL_IOCTL_MAX_ARG_SIZE);
+static_assert(sizeof(union hl_cb_args) <= HL_IOCTL_MAX_ARG_SIZE);

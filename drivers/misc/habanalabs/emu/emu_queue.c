@@ -570,6 +570,7 @@ static void hl_emu_queue_work(struct work_struct *work)
 		spin_lock(&q->lock);
 		q->running = NULL;
 		spin_unlock(&q->lock);
+		hl_events_job_end(q->emu->hdev);
 		dma_fence_end_signalling(cookie);
 
 		/* Process context: the last job of a CS may release its ctx */
@@ -595,6 +596,8 @@ int hl_emu_queue_job(struct hl_device *hdev, struct hl_cs_job *job)
 		return -EINVAL;
 	q = &emu->queues[job->queue_id];
 
+	/* The device's busy time (HL_INFO_DEVICE_UTILIZATION) */
+	hl_events_job_start(hdev);
 	spin_lock(&q->lock);
 	if (emu->stopped) {
 		rc = -ENODEV;
@@ -604,6 +607,8 @@ int hl_emu_queue_job(struct hl_device *hdev, struct hl_cs_job *job)
 		queue_work(emu->wq, &q->work);
 	}
 	spin_unlock(&q->lock);
+	if (rc)
+		hl_events_job_end(hdev);
 
 	return rc;
 }
@@ -716,6 +721,7 @@ void hl_emu_queues_fini(struct hl_emu_device *emu)
 
 	list_for_each_entry_safe(job, tmp, &failed, node) {
 		list_del_init(&job->node);
+		hl_events_job_end(emu->hdev);
 		hl_cs_job_done(job, -ENODEV);
 	}
 
