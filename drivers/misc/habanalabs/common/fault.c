@@ -196,7 +196,7 @@ static int hl_fault_state_show(struct seq_file *s, void *unused)
 {
 	unsigned long contexts = 0, handles = 0, host_maps = 0, dram_maps = 0;
 	unsigned long hops = 0, conns = 0, cqs = 0, exports = 0, inflight = 0;
-	unsigned long cbs = 0;
+	unsigned long cbs = 0, eventfds = 0;
 	struct hl_device *hdev = s->private;
 	struct list_head *pos;
 	struct hl_ctx *ctx;
@@ -231,6 +231,11 @@ static int hl_fault_state_show(struct seq_file *s, void *unused)
 		exports++;
 	mutex_unlock(&hdev->dmabuf_lock);
 
+	spin_lock_irq(&hdev->notifier_lock);
+	list_for_each(pos, &hdev->notifier_list)
+		eventfds++;
+	spin_unlock_irq(&hdev->notifier_lock);
+
 	seq_printf(s, "dram_used: %lld\n", atomic64_read(&hdev->dram_used));
 	seq_printf(s, "dram_pool_avail: %zu\n",
 		   hdev->dram_pool ? gen_pool_avail(hdev->dram_pool) : 0);
@@ -248,6 +253,7 @@ static int hl_fault_state_show(struct seq_file *s, void *unused)
 	seq_printf(s, "exports: %lu\n", exports);
 	seq_printf(s, "cs_inflight: %lu\n", inflight);
 	seq_printf(s, "cbs: %lu\n", cbs);
+	seq_printf(s, "eventfds: %lu\n", eventfds);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(hl_fault_state);
