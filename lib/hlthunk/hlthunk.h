@@ -1362,6 +1362,125 @@ struct hlthunk_time_sync_info {
 hlthunk_public int hlthunk_get_time_sync_info(int fd,
 				struct hlthunk_time_sync_info *info);
 
+/**
+ * enum hlthunk_event_record_id - hlthunk_get_event_record()'s records
+ * (hl-thunk's values).
+ * @HLTHUNK_OPEN_DEV: struct hlthunk_event_record_open_dev_time.
+ * @HLTHUNK_CS_TIMEOUT: struct hlthunk_event_record_cs_timeout.
+ * @HLTHUNK_RAZWI_EVENT: not on this device (-EINVAL).
+ * @HLTHUNK_UNDEFINED_OPCODE: struct hlthunk_event_record_undefined_opcode.
+ * @HLTHUNK_HW_ERR_OPCODE: not on this device (-EINVAL).
+ * @HLTHUNK_FW_ERR_OPCODE: not on this device (-EINVAL).
+ */
+enum hlthunk_event_record_id {
+	HLTHUNK_OPEN_DEV,
+	HLTHUNK_CS_TIMEOUT,
+	HLTHUNK_RAZWI_EVENT,
+	HLTHUNK_UNDEFINED_OPCODE,
+	HLTHUNK_HW_ERR_OPCODE,
+	HLTHUNK_FW_ERR_OPCODE
+};
+
+/**
+ * struct hlthunk_event_record_open_dev_time - HLTHUNK_OPEN_DEV.
+ * @timestamp: the last successful open of the compute node (ns,
+ *	CLOCK_MONOTONIC), 0 if none.
+ */
+struct hlthunk_event_record_open_dev_time {
+	int64_t timestamp;
+};
+
+/**
+ * struct hlthunk_event_record_cs_timeout - HLTHUNK_CS_TIMEOUT: the last CS
+ * of the device that failed on its timeout.
+ * @timestamp: when (ns, CLOCK_MONOTONIC), 0 if none did.
+ * @seq: its sequence number.
+ */
+struct hlthunk_event_record_cs_timeout {
+	int64_t timestamp;
+	uint64_t seq;
+};
+
+/**
+ * struct hlthunk_event_record_undefined_opcode - HLTHUNK_UNDEFINED_OPCODE:
+ * the last job of the device that failed on a malformed command buffer.
+ * @timestamp: when (ns, CLOCK_MONOTONIC), 0 if none did.
+ * @cb_addr_streams: [0][0]: the job's command buffer (device VA).
+ * @cq_addr: 0.
+ * @cq_size: 0.
+ * @cb_addr_streams_len: 1 (one stream per queue).
+ * @engine_id: the engine queue.
+ * @stream_id: 0.
+ */
+struct hlthunk_event_record_undefined_opcode {
+	int64_t timestamp;
+	uint64_t cb_addr_streams[MAX_QMAN_STREAMS_INFO][OPCODE_INFO_MAX_ADDR_SIZE];
+	uint64_t cq_addr;
+	uint32_t cq_size;
+	uint32_t cb_addr_streams_len;
+	uint32_t engine_id;
+	uint32_t stream_id;
+};
+
+/**
+ * hlthunk_get_event_record() - read one of the device's event records.
+ * @fd: compute or control node fd.
+ * @event_id: which record.
+ * @buf: receives it (the struct of @event_id).
+ *
+ * Return: 0, -EINVAL for the records this device has no events for, or
+ * -errno (errno set).
+ */
+hlthunk_public int hlthunk_get_event_record(int fd,
+					    enum hlthunk_event_record_id event_id,
+					    void *buf);
+
+/**
+ * hlthunk_get_engine_status() - one line per engine queue, idle or busy.
+ * @fd: compute or control node fd.
+ * @status_buf: receives the text (not NUL-terminated).
+ * @status_buf_size: its size, 1 KiB .. HL_ENGINES_DATA_MAX_SIZE.
+ * @actual_size: receives the length of the text.
+ *
+ * Return: 0 or -errno (errno set).
+ */
+hlthunk_public int hlthunk_get_engine_status(int fd, char *status_buf,
+					     uint32_t status_buf_size,
+					     int *actual_size);
+
+/**
+ * hlthunk_get_hw_events_arr() - how many times each event was sent:
+ * entry i counts HL_NOTIFIER_EVENT_* bit i (hw_ip num_of_events entries).
+ * @fd: compute or control node fd.
+ * @aggregate: since the device was bound, else since the last hard reset.
+ * @hw_events_arr_size: size of @hw_events_arr in bytes (a shorter one
+ *	gets the first entries).
+ * @hw_events_arr: receives the counts.
+ *
+ * Return: 0 or -errno (errno set).
+ */
+hlthunk_public int hlthunk_get_hw_events_arr(int fd, bool aggregate,
+					     uint32_t hw_events_arr_size,
+					     uint32_t *hw_events_arr);
+
+/* ------------------------------------------------------------------------
+ * hl-thunk's hash table helpers (hash.c): unsigned long keys to pointers.
+ * hl-thunk-open declares them without defining them; the semantics are
+ * libhlthunk's: lookup, delete, first and next return -ENOENT for no such
+ * entry; insert replaces an earlier value; first/next iterate in ascending
+ * key order (next takes the previous key, which may be gone since).
+ * Errors: -errno with errno set; create returns NULL with errno set.
+ */
+hlthunk_public void *hlthunk_hash_create(void);
+hlthunk_public int hlthunk_hash_destroy(void *t);
+hlthunk_public int hlthunk_hash_lookup(void *t, unsigned long key,
+				       void **value);
+hlthunk_public int hlthunk_hash_insert(void *t, unsigned long key, void *value);
+hlthunk_public int hlthunk_hash_delete(void *t, unsigned long key);
+hlthunk_public int hlthunk_hash_next(void *t, unsigned long *key, void **value);
+hlthunk_public int hlthunk_hash_first(void *t, unsigned long *key,
+				      void **value);
+
 #ifdef __cplusplus
 }
 #endif

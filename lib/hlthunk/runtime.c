@@ -361,3 +361,93 @@ hlthunk_public int hlthunk_get_time_sync_info(int fd,
 	info->host_time = raw.host_time;
 	return 0;
 }
+
+/* ------------------------------------------------------------------------
+ * Event records, engine status, event counts
+ */
+
+hlthunk_public int hlthunk_get_event_record(int fd,
+					    enum hlthunk_event_record_id event_id,
+					    void *buf)
+{
+	struct hlthunk_event_record_undefined_opcode *undef = buf;
+	struct hlthunk_event_record_open_dev_time *open = buf;
+	struct hlthunk_event_record_cs_timeout *cst = buf;
+	struct hl_info_undefined_opcode_event raw_undef;
+	struct hl_info_last_err_open_dev_time raw_open;
+	struct hl_info_cs_timeout_event raw_cst;
+	int rc;
+
+	if (!buf)
+		return hlthunk_err(EINVAL);
+
+	switch (event_id) {
+	case HLTHUNK_OPEN_DEV:
+		memset(&raw_open, 0, sizeof(raw_open));
+		rc = hlthunk_info_arg(fd, HL_INFO_LAST_ERR_OPEN_DEV_TIME, 0,
+				      &raw_open, sizeof(raw_open));
+		if (!rc)
+			open->timestamp = raw_open.timestamp;
+		return rc;
+	case HLTHUNK_CS_TIMEOUT:
+		memset(&raw_cst, 0, sizeof(raw_cst));
+		rc = hlthunk_info_arg(fd, HL_INFO_CS_TIMEOUT_EVENT, 0, &raw_cst,
+				      sizeof(raw_cst));
+		if (!rc) {
+			cst->timestamp = raw_cst.timestamp;
+			cst->seq = raw_cst.seq;
+		}
+		return rc;
+	case HLTHUNK_UNDEFINED_OPCODE:
+		memset(&raw_undef, 0, sizeof(raw_undef));
+		rc = hlthunk_info_arg(fd, HL_INFO_UNDEFINED_OPCODE_EVENT, 0,
+				      &raw_undef, sizeof(raw_undef));
+		if (rc)
+			return rc;
+		undef->timestamp = raw_undef.timestamp;
+		memcpy(undef->cb_addr_streams, raw_undef.cb_addr_streams,
+		       sizeof(undef->cb_addr_streams));
+		undef->cq_addr = raw_undef.cq_addr;
+		undef->cq_size = raw_undef.cq_size;
+		undef->cb_addr_streams_len = raw_undef.cb_addr_streams_len;
+		undef->engine_id = raw_undef.engine_id;
+		undef->stream_id = raw_undef.stream_id;
+		return 0;
+	default:
+		/* RAZWI, critical HW and FW errors: no such events here */
+		return hlthunk_err(EINVAL);
+	}
+}
+
+hlthunk_public int hlthunk_get_engine_status(int fd, char *status_buf,
+					     uint32_t status_buf_size,
+					     int *actual_size)
+{
+	struct hl_info_args args;
+	int rc;
+
+	if (!status_buf || !status_buf_size || !actual_size)
+		return hlthunk_err(EINVAL);
+
+	memset(&args, 0, sizeof(args));
+	args.op = HL_INFO_ENGINE_STATUS;
+	args.return_pointer = hlthunk_ptr_to_u64(status_buf);
+	args.return_size = status_buf_size;
+	rc = hlthunk_ioctl(fd, HL_IOCTL_INFO, &args);
+	if (rc < 0)
+		return rc;
+
+	*actual_size = (int)args.user_buffer_actual_size;
+	return 0;
+}
+
+hlthunk_public int hlthunk_get_hw_events_arr(int fd, bool aggregate,
+					     uint32_t hw_events_arr_size,
+					     uint32_t *hw_events_arr)
+{
+	if (!hw_events_arr)
+		return hlthunk_err(EINVAL);
+	return hlthunk_info_arg(fd, aggregate ? HL_INFO_HW_EVENTS_AGGREGATE :
+				HL_INFO_HW_EVENTS, 0, hw_events_arr,
+				hw_events_arr_size);
+}

@@ -4,7 +4,8 @@
  * libhlthunk's hl-thunk calls: driver-owned command buffers (HL_IOCTL_CB,
  * mmap, usage count, teardown on reset), WAIT_CS's multi-CS mode, device
  * events through an eventfd (each source fires; an unregistered, closed or
- * other file's eventfd is never signalled), and the device's counters.
+ * other file's eventfd is never signalled), the device's counters, event
+ * records and engine status, and hl-thunk's hash helpers.
  */
 #include "hltests.h"
 
@@ -686,6 +687,16 @@ static void test_events_cs_sources_fire(void **state)
 	assert_int_equal(ev, HL_NOTIFIER_EVENT_CS_TIMEOUT);
 	/* Read: cleared */
 	assert_int_equal(get_events(st->fd), 0);
+	/* And recorded */
+	{
+		struct hlthunk_event_record_cs_timeout r;
+
+		assert_int_equal(hlthunk_get_event_record(st->fd, HLTHUNK_CS_TIMEOUT,
+							  &r), 0);
+		assert_int_equal(r.seq, seq);
+		assert_true(r.timestamp > 0 &&
+			    (uint64_t)r.timestamp <= now_ns(CLOCK_MONOTONIC));
+	}
 
 	assert_int_equal(hlthunk_destroy_command_buffer(st->fd, h), 0);
 	assert_int_equal(hlthunk_notifier_release(st->fd, efd), 0);
@@ -932,6 +943,151 @@ static void test_device_utilization(void **state)
 	close(ctl);
 }
 
+/* ------------------------------------------------------------------------
+ * Event records, event counts, engine status
+ */
+
+/*
+ * A malformed CB is recorded (queue, CB address, time) and counted under
+ * its notifier bit, since the reset and in aggregate; the other records.
+ */
+static void test_event_records_and_counts(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hlthunk_event_record_undefined_opcode u;
+	struct hlthunk_event_record_open_dev_time o;
+	uint32_t ev0[64], ev1[64], agg0[64], agg1[64], small[2];
+	struct hltests_host_buf cb;
+	uint64_t t0;
+	int bit = 1;	/* HL_NOTIFIER_EVENT_UNDEFINED_OPCODE */
+
+	assert_int_equal(1ull << bit, HL_NOTIFIER_EVENT_UNDEFINED_OPCODE);
+	assert_int_equal(st->hw_ip.num_of_events, 64);
+	hltests_host_map(st->fd, &cb, PAGE);
+	assert_int_equal(hlthunk_get_hw_events_arr(st->fd, false, sizeof(ev0), ev0), 0);
+	assert_int_equal(hlthunk_get_hw_events_arr(st->fd, true, sizeof(agg0), agg0), 0);
+	t0 = now_ns(CLOCK_MONOTONIC);
+	run_malformed(st->fd, &cb);
+
+	assert_int_equal(hlthunk_get_event_record(st->fd, HLTHUNK_UNDEFINED_OPCODE,
+						  &u), 0);
+	assert_true((uint64_t)u.timestamp >= t0 &&
+		    (uint64_t)u.timestamp <= now_ns(CLOCK_MONOTONIC));
+	assert_int_equal(u.engine_id, 0);
+	assert_int_equal(u.cb_addr_streams[0][0], cb.va);
+	assert_int_equal(u.cb_addr_streams_len, 1);
+
+	assert_int_equal(hlthunk_get_hw_events_arr(st->fd, false, sizeof(ev1), ev1), 0);
+	assert_int_equal(hlthunk_get_hw_events_arr(st->fd, true, sizeof(agg1), agg1), 0);
+	assert_int_equal(ev1[bit], ev0[bit] + 1);
+	assert_int_equal(agg1[bit], agg0[bit] + 1);
+	assert_true(agg1[bit] >= ev1[bit]);
+	/* A short buffer gets the first entries */
+	small[1] = 0xdead;
+	assert_int_equal(hlthunk_get_hw_events_arr(st->fd, true, 4, small), 0);
+	assert_int_equal(small[0], agg1[0]);
+	assert_int_equal(small[1], 0xdead);
+
+	/* The open this test runs in */
+	assert_int_equal(hlthunk_get_event_record(st->fd, HLTHUNK_OPEN_DEV, &o), 0);
+	assert_true(o.timestamp > 0 && (uint64_t)o.timestamp <= t0);
+	/* No such events on this device */
+	assert_int_equal(hlthunk_get_event_record(st->fd, HLTHUNK_RAZWI_EVENT, &o),
+			 -EINVAL);
+	assert_int_equal(hlthunk_get_event_record(st->fd, HLTHUNK_HW_ERR_OPCODE, &o),
+			 -EINVAL);
+	assert_int_equal(hlthunk_get_event_record(st->fd, HLTHUNK_OPEN_DEV, NULL),
+			 -EINVAL);
+	hltests_host_unmap(st->fd, &cb);
+}
+
+static void test_engine_status(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hltests_dram_buf d;
+	char buf[1024 + 1];
+	uint32_t n, status;
+	uint64_t cb, seq;
+	int len;
+
+	cb = busy_cb(st->fd, &d, 1e6, &n);
+	assert_int_equal(submit_one(st->fd, 2, cb, n, 2, &seq), 0);
+	memset(buf, 0, sizeof(buf));
+	assert_int_equal(hlthunk_get_engine_status(st->fd, buf, 1024, &len), 0);
+	print_message("%s", buf);
+	assert_int_equal(len, (int)strlen(buf));
+	assert_non_null(strstr(buf, "queue 2: busy\n"));
+	assert_non_null(strstr(buf, "queue 1: idle\n"));
+	assert_int_equal(hlthunk_wait_for_cs(st->fd, seq, WAIT_US, &status), -EIO);
+	memset(buf, 0, sizeof(buf));
+	assert_int_equal(hlthunk_get_engine_status(st->fd, buf, 1024, &len), 0);
+	assert_non_null(strstr(buf, "queue 2: idle\n"));
+	assert_null(strstr(buf, "busy"));
+	/* Upstream's bounds */
+	assert_int_equal(hlthunk_get_engine_status(st->fd, buf, 1023, &len), -EINVAL);
+	assert_int_equal(hlthunk_destroy_command_buffer(st->fd, cb), 0);
+	hltests_dram_unmap(st->fd, &d);
+}
+
+/* The hash helpers against a plain array, with a fixed seed */
+static void test_hash_helpers(void **state)
+{
+	enum { N = 2000 };
+	static unsigned long keys[N];
+	static bool present[N];
+	uint64_t seed = 0x4a5b6c7d8e9fULL;
+	unsigned long k, prev;
+	void *t, *v;
+	int i, found, rc;
+
+	(void)state;
+	t = hlthunk_hash_create();
+	assert_non_null(t);
+	assert_int_equal(hlthunk_hash_first(t, &k, &v), -ENOENT);
+	for (i = 0; i < N; i++) {
+		keys[i] = (unsigned long)hltests_prng(&seed) % 100000 * N + i;
+		assert_int_equal(hlthunk_hash_insert(t, keys[i], &keys[i]), 0);
+		present[i] = true;
+	}
+	/* Replace */
+	assert_int_equal(hlthunk_hash_insert(t, keys[7], &present[7]), 0);
+	assert_int_equal(hlthunk_hash_lookup(t, keys[7], &v), 0);
+	assert_ptr_equal(v, &present[7]);
+	assert_int_equal(hlthunk_hash_insert(t, keys[7], &keys[7]), 0);
+	/* Delete a third */
+	for (i = 0; i < N; i += 3) {
+		assert_int_equal(hlthunk_hash_delete(t, keys[i]), 0);
+		present[i] = false;
+	}
+	assert_int_equal(hlthunk_hash_delete(t, keys[0]), -ENOENT);
+	for (i = 0; i < N; i++) {
+		rc = hlthunk_hash_lookup(t, keys[i], &v);
+		if (present[i]) {
+			assert_int_equal(rc, 0);
+			assert_ptr_equal(v, &keys[i]);
+		} else {
+			assert_int_equal(rc, -ENOENT);
+		}
+	}
+	/* Ascending iteration sees each present key once */
+	found = 0;
+	rc = hlthunk_hash_first(t, &k, &v);
+	prev = 0;
+	while (!rc) {
+		assert_true(found == 0 || k > prev);
+		assert_ptr_equal(v, &keys[(unsigned long *)v - keys]);
+		assert_int_equal(*(unsigned long *)v, k);
+		found++;
+		prev = k;
+		rc = hlthunk_hash_next(t, &k, &v);
+	}
+	assert_int_equal(rc, -ENOENT);
+	assert_int_equal(found, N - (N + 2) / 3);
+	assert_int_equal(hlthunk_hash_lookup(NULL, 1, &v), -EINVAL);
+	assert_int_equal(hlthunk_hash_destroy(t), 0);
+	assert_int_equal(hlthunk_hash_destroy(NULL), -EINVAL);
+}
+
 #define RT_TEST(f) cmocka_unit_test_setup_teardown(f, hltests_setup, \
 						   hltests_teardown)
 
@@ -950,6 +1106,9 @@ const struct CMUnitTest runtime_tests[] = {
 	cmocka_unit_test(test_open_stats),
 	RT_TEST(test_time_sync),
 	RT_TEST(test_device_utilization),
+	RT_TEST(test_event_records_and_counts),
+	RT_TEST(test_engine_status),
+	cmocka_unit_test(test_hash_helpers),
 	cmocka_unit_test(test_cb_and_events_hard_reset),
 };
 

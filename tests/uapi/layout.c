@@ -134,6 +134,17 @@ int main(void)
 	F(struct hl_open_stats_info, last_open_period_ms);
 	F(struct hl_open_stats_info, is_compute_ctx_active);
 	F(struct hl_open_stats_info, compute_ctx_in_release);
+	F(struct hl_info_args, user_buffer_actual_size);
+	F(struct hl_info_last_err_open_dev_time, timestamp);
+	F(struct hl_info_cs_timeout_event, timestamp);
+	F(struct hl_info_cs_timeout_event, seq);
+	F(struct hl_info_undefined_opcode_event, timestamp);
+	F(struct hl_info_undefined_opcode_event, cb_addr_streams);
+	F(struct hl_info_undefined_opcode_event, cq_addr);
+	F(struct hl_info_undefined_opcode_event, cq_size);
+	F(struct hl_info_undefined_opcode_event, cb_addr_streams_len);
+	F(struct hl_info_undefined_opcode_event, engine_id);
+	F(struct hl_info_undefined_opcode_event, stream_id);
 
 	C(HL_INFO_HW_IP_INFO);
 	C(HL_INFO_DRAM_USAGE);
@@ -148,6 +159,14 @@ int main(void)
 	C(HL_INFO_REGISTER_EVENTFD);
 	C(HL_INFO_UNREGISTER_EVENTFD);
 	C(HL_INFO_GET_EVENTS);
+	C(HL_INFO_HW_EVENTS);
+	C(HL_INFO_HW_EVENTS_AGGREGATE);
+	C(HL_INFO_LAST_ERR_OPEN_DEV_TIME);
+	C(HL_INFO_CS_TIMEOUT_EVENT);
+	C(HL_INFO_UNDEFINED_OPCODE_EVENT);
+	C(HL_INFO_ENGINE_STATUS);
+	C(MAX_QMAN_STREAMS_INFO);
+	C(OPCODE_INFO_MAX_ADDR_SIZE);
 	C(HL_NOTIFIER_EVENT_UNDEFINED_OPCODE);
 	C(HL_NOTIFIER_EVENT_DEVICE_RESET);
 	C(HL_NOTIFIER_EVENT_CS_TIMEOUT);

@@ -124,20 +124,41 @@ enum hl_device_status {
  * HL_INFO_GET_EVENTS       - __u64: the HL_NOTIFIER_EVENT_* bits of the
  *                            events since the last GET_EVENTS of this file
  *                            (also on a file a hard reset killed); clears them
+ * HL_INFO_HW_EVENTS        - __u32 array: how many times each event was sent
+ *                            since the last hard reset; entry i counts the
+ *                            event of HL_NOTIFIER_EVENT_* bit i
+ *                            (hl_info_hw_ip_info.num_of_events entries)
+ * HL_INFO_HW_EVENTS_AGGREGATE - the same since the device was bound
+ * HL_INFO_LAST_ERR_OPEN_DEV_TIME - struct hl_info_last_err_open_dev_time
+ * HL_INFO_CS_TIMEOUT_EVENT - struct hl_info_cs_timeout_event: the last CS
+ *                            of the device that failed on its timeout
+ * HL_INFO_UNDEFINED_OPCODE_EVENT - struct hl_info_undefined_opcode_event:
+ *                            the last job of the device that failed on a
+ *                            malformed command buffer
+ * HL_INFO_ENGINE_STATUS    - text, one line per engine queue: idle or busy;
+ *                            return_size 1 KiB .. HL_ENGINES_DATA_MAX_SIZE;
+ *                            the length is returned in
+ *                            @user_buffer_actual_size
  */
 #define HL_INFO_HW_IP_INFO		0
 #define HL_INFO_DRAM_USAGE		2
 #define HL_INFO_HW_IDLE			3
+#define HL_INFO_HW_EVENTS		1
 #define HL_INFO_DEVICE_STATUS		4
 #define HL_INFO_DEVICE_UTILIZATION	6
+#define HL_INFO_HW_EVENTS_AGGREGATE	7
 #define HL_INFO_RESET_COUNT		9
 #define HL_INFO_TIME_SYNC		10
 #define HL_INFO_CS_COUNTERS		11
 #define HL_INFO_OPEN_STATS		18
+#define HL_INFO_LAST_ERR_OPEN_DEV_TIME	23
+#define HL_INFO_CS_TIMEOUT_EVENT	24
 #define HL_INFO_DEV_MEM_ALLOC_PAGE_SIZES	26
 #define HL_INFO_REGISTER_EVENTFD	28
 #define HL_INFO_UNREGISTER_EVENTFD	29
 #define HL_INFO_GET_EVENTS		30
+#define HL_INFO_UNDEFINED_OPCODE_EVENT	31
+#define HL_INFO_ENGINE_STATUS		32
 #define HL_INFO_PAGE_FAULT_EVENT	33
 #define HL_INFO_NIC_PORTS		64
 
@@ -167,6 +188,9 @@ enum hl_device_status {
 #define HL_NOTIFIER_EVENT_USER_ENGINE_ERR	(1ULL << 5)
 #define HL_NOTIFIER_EVENT_PAGE_FAULT		(1ULL << 8)
 
+/* Largest HL_INFO_ENGINE_STATUS buffer */
+#define HL_ENGINES_DATA_MAX_SIZE	(1 << 20)
+
 #define HL_INFO_VERSION_MAX_LEN		128
 #define HL_INFO_CARD_NAME_MAX_LEN	16
 
@@ -186,7 +210,8 @@ enum hl_device_status {
  *	user-allocatable DRAM (HBM).
  * @dram_size: Returned number of bytes of user-allocatable DRAM.
  * @sram_size: Returned size of the on-chip SRAM (0: none).
- * @num_of_events: Returned number of asynchronous event types (0).
+ * @num_of_events: Returned number of event types HL_INFO_HW_EVENTS
+ *	counts: 64, one per HL_NOTIFIER_EVENT_* bit.
  * @device_id: Returned PCI device ID of the function.
  * @module_id: Returned index of the device among the devices of the driver.
  * @decoder_enabled_mask: Returned as zero (no video decoders).
@@ -499,6 +524,53 @@ struct hl_open_stats_info {
 };
 
 /**
+ * struct hl_info_last_err_open_dev_time - HL_INFO_LAST_ERR_OPEN_DEV_TIME.
+ * @timestamp: Returned time (CLOCK_MONOTONIC, ns) of the last successful
+ *	open of the compute node, 0 if none: the open during which the last
+ *	error events happened.
+ */
+struct hl_info_last_err_open_dev_time {
+	__s64 timestamp;
+};
+
+/**
+ * struct hl_info_cs_timeout_event - HL_INFO_CS_TIMEOUT_EVENT.
+ * @timestamp: Returned time (CLOCK_MONOTONIC, ns) when the last CS that
+ *	failed on its timeout completed; 0 if none did.
+ * @seq: Returned its sequence number (of the context it belonged to).
+ */
+struct hl_info_cs_timeout_event {
+	__s64 timestamp;
+	__u64 seq;
+};
+
+#define MAX_QMAN_STREAMS_INFO		4
+#define OPCODE_INFO_MAX_ADDR_SIZE	8
+
+/**
+ * struct hl_info_undefined_opcode_event - HL_INFO_UNDEFINED_OPCODE_EVENT.
+ * @timestamp: Returned time (CLOCK_MONOTONIC, ns) of the last job that
+ *	failed on a malformed command buffer; 0 if none did.
+ * @cb_addr_streams: Returned [0][0]: the device VA of that job's command
+ *	buffer (an emulated queue has one stream and no CB history); the
+ *	rest 0.
+ * @cq_addr: Returned as zero (no completion queue behind the queue).
+ * @cq_size: Returned as zero.
+ * @cb_addr_streams_len: Returned 1 (one stream) when @timestamp is set.
+ * @engine_id: Returned the engine queue of that job.
+ * @stream_id: Returned as zero.
+ */
+struct hl_info_undefined_opcode_event {
+	__s64 timestamp;
+	__u64 cb_addr_streams[MAX_QMAN_STREAMS_INFO][OPCODE_INFO_MAX_ADDR_SIZE];
+	__u64 cq_addr;
+	__u32 cq_size;
+	__u32 cb_addr_streams_len;
+	__u32 engine_id;
+	__u32 stream_id;
+};
+
+/**
  * struct hl_info_args - argument of HL_IOCTL_INFO.
  * @return_pointer: user pointer to the struct of @op.
  * @return_size: size of the buffer at @return_pointer; like snprintf's size,
@@ -510,6 +582,8 @@ struct hl_open_stats_info {
  * @period_ms: HL_INFO_DEVICE_UTILIZATION: the period, 100 .. 1000 ms, a
  *	multiple of 100.
  * @eventfd: HL_INFO_REGISTER_EVENTFD: the eventfd's file descriptor.
+ * @user_buffer_actual_size: HL_INFO_ENGINE_STATUS: Returned length of the
+ *	text.
  * @pad: must be 0.
  *
  * Accepted on the compute node (/dev/hlN) and on the control node
@@ -521,7 +595,8 @@ struct hl_open_stats_info {
  *            HL_INFO_CS_COUNTERS) on the control node, a bad @period_ms,
  *            REGISTER_EVENTFD on a file that has one registered already or
  *            with an @eventfd that is not an eventfd, UNREGISTER_EVENTFD on
- *            a file with none;
+ *            a file with none, an ENGINE_STATUS buffer below 1 KiB or
+ *            above HL_ENGINES_DATA_MAX_SIZE;
  *   -EBADF   REGISTER_EVENTFD: @eventfd is not an open file descriptor;
  *   -EFAULT  @return_pointer cannot be written;
  *   -ENOMEM  no memory for the reply (HL_INFO_NIC_PORTS);
@@ -536,6 +611,7 @@ struct hl_info_args {
 		__u32 ctx_id;
 		__u32 period_ms;
 		__u32 eventfd;
+		__u32 user_buffer_actual_size;
 	};
 	__u32 pad;
 };

@@ -54,10 +54,18 @@ void hl_events_dev_init(struct hl_device *hdev)
  */
 void hl_events_send(struct hl_device *hdev, u64 events)
 {
+	struct hl_dev_counters *c = &hdev->counters;
 	struct hl_notifier *n;
 	unsigned long flags;
+	u32 bit;
 
 	spin_lock_irqsave(&hdev->notifier_lock, flags);
+	for (bit = 0; bit < HL_EVENTS_NUM; bit++) {
+		if (!(events & BIT_ULL(bit)))
+			continue;
+		c->events[bit]++;
+		c->events_total[bit]++;
+	}
 	list_for_each_entry(n, &hdev->notifier_list, node) {
 		n->events |= events;
 		eventfd_signal(n->eventfd);
@@ -68,14 +76,17 @@ void hl_events_send(struct hl_device *hdev, u64 events)
 /**
  * hl_events_cs_failed - a CS completed; send the event of its error.
  * @hdev: the device.
+ * @seq: its sequence number (HL_INFO_CS_TIMEOUT_EVENT).
  * @error: the CS's first job error, 0 if none.
  *
  * An MMU fault (-EFAULT) sent PAGE_FAULT when it was recorded; a cancel
  * (-ECANCELED, the context closing) or a stopped device (-ENODEV, a reset
  * or removal, which send their own) sends nothing.
  */
-void hl_events_cs_failed(struct hl_device *hdev, int error)
+void hl_events_cs_failed(struct hl_device *hdev, u64 seq, int error)
 {
+	unsigned long flags;
+
 	switch (error) {
 	case 0:
 	case -EFAULT:
@@ -83,6 +94,10 @@ void hl_events_cs_failed(struct hl_device *hdev, int error)
 	case -ENODEV:
 		return;
 	case -ETIMEDOUT:
+		spin_lock_irqsave(&hdev->notifier_lock, flags);
+		hdev->counters.cs_timeout.seq = seq;
+		hdev->counters.cs_timeout.ns = ktime_get_ns();
+		spin_unlock_irqrestore(&hdev->notifier_lock, flags);
 		hl_events_send(hdev, HL_NOTIFIER_EVENT_CS_TIMEOUT);
 		return;
 	case -EINVAL:
@@ -95,12 +110,35 @@ void hl_events_cs_failed(struct hl_device *hdev, int error)
 }
 
 /**
+ * hl_events_undefined_opcode - the backend's queue refused a malformed
+ * command buffer (HL_INFO_UNDEFINED_OPCODE_EVENT records the last one).
+ * @hdev: the device.
+ * @queue: the engine queue.
+ * @cb_va: the job's command buffer.
+ */
+void hl_events_undefined_opcode(struct hl_device *hdev, u32 queue, u64 cb_va)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&hdev->notifier_lock, flags);
+	hdev->counters.undef_opcode.ns = ktime_get_ns();
+	hdev->counters.undef_opcode.queue = queue;
+	hdev->counters.undef_opcode.cb_va = cb_va;
+	spin_unlock_irqrestore(&hdev->notifier_lock, flags);
+}
+
+/**
  * hl_events_device_reset - a hard reset starts: count it, tell the files.
  * @hdev: the device; the compute file, if any, is dead already.
+ *
+ * HL_INFO_HW_EVENTS counts from here on (the reset's own event included).
  */
 void hl_events_device_reset(struct hl_device *hdev)
 {
 	atomic_inc(&hdev->counters.hard_resets);
+	spin_lock_irq(&hdev->notifier_lock);
+	memset(hdev->counters.events, 0, sizeof(hdev->counters.events));
+	spin_unlock_irq(&hdev->notifier_lock);
 	hl_events_send(hdev, HL_NOTIFIER_EVENT_DEVICE_RESET |
 			     HL_NOTIFIER_EVENT_DEVICE_UNAVAILABLE);
 }
@@ -469,6 +507,88 @@ int hl_events_cs_ioctl(struct hl_fpriv *fpriv, void *data)
 	return rc;
 }
 
+static int hl_events_hw_events(struct hl_fpriv *fpriv,
+			       struct hl_info_args *args, bool total)
+{
+	struct hl_device *hdev = fpriv->hdev;
+	u32 counts[HL_EVENTS_NUM];
+
+	spin_lock_irq(&hdev->notifier_lock);
+	memcpy(counts, total ? hdev->counters.events_total :
+			       hdev->counters.events, sizeof(counts));
+	spin_unlock_irq(&hdev->notifier_lock);
+	return hl_events_copy(args, counts, sizeof(counts));
+}
+
+static int hl_events_last_open(struct hl_fpriv *fpriv,
+			       struct hl_info_args *args)
+{
+	struct hl_device *hdev = fpriv->hdev;
+	struct hl_info_last_err_open_dev_time info = {};
+
+	mutex_lock(&hdev->fpriv_list_lock);
+	info.timestamp = hdev->counters.last_open_ns;
+	mutex_unlock(&hdev->fpriv_list_lock);
+	return hl_events_copy(args, &info, sizeof(info));
+}
+
+static int hl_events_cs_timeout(struct hl_fpriv *fpriv,
+				struct hl_info_args *args)
+{
+	struct hl_device *hdev = fpriv->hdev;
+	struct hl_info_cs_timeout_event info = {};
+
+	spin_lock_irq(&hdev->notifier_lock);
+	info.seq = hdev->counters.cs_timeout.seq;
+	info.timestamp = hdev->counters.cs_timeout.ns;
+	spin_unlock_irq(&hdev->notifier_lock);
+	return hl_events_copy(args, &info, sizeof(info));
+}
+
+static int hl_events_undef_opcode(struct hl_fpriv *fpriv,
+				  struct hl_info_args *args)
+{
+	struct hl_device *hdev = fpriv->hdev;
+	struct hl_info_undefined_opcode_event info = {};
+
+	spin_lock_irq(&hdev->notifier_lock);
+	info.timestamp = hdev->counters.undef_opcode.ns;
+	if (info.timestamp) {
+		info.engine_id = hdev->counters.undef_opcode.queue;
+		info.cb_addr_streams[0][0] = hdev->counters.undef_opcode.cb_va;
+		info.cb_addr_streams_len = 1;
+	}
+	spin_unlock_irq(&hdev->notifier_lock);
+	return hl_events_copy(args, &info, sizeof(info));
+}
+
+/* One line per engine queue: idle or busy */
+static int hl_events_engine_status(struct hl_fpriv *fpriv,
+				   struct hl_info_args *args)
+{
+	struct hl_device *hdev = fpriv->hdev;
+	u64 mask[HL_BUSY_ENGINES_MASK_EXT_SIZE] = {};
+	u32 q, n = hdev->asic_prop.num_queues, len = 0;
+	char *buf;
+	int rc;
+
+	if (args->return_size < SZ_1K ||
+	    args->return_size > HL_ENGINES_DATA_MAX_SIZE)
+		return -EINVAL;
+	buf = kmalloc(SZ_1K, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	hdev->asic_funcs->is_device_idle(hdev, mask, ARRAY_SIZE(mask));
+	for (q = 0; q < n && q < 64 * ARRAY_SIZE(mask); q++)
+		len += scnprintf(buf + len, SZ_1K - len, "queue %u: %s\n", q,
+				 mask[q / 64] & BIT_ULL(q % 64) ? "busy" : "idle");
+	args->user_buffer_actual_size = len;
+	rc = copy_to_user(u64_to_user_ptr(args->return_pointer), buf, len) ?
+	     -EFAULT : 0;
+	kfree(buf);
+	return rc;
+}
+
 /**
  * hl_events_info_op - whether an INFO op is served by hl_events_info().
  * @op: the op.
@@ -486,6 +606,12 @@ bool hl_events_info_op(u32 op)
 	case HL_INFO_REGISTER_EVENTFD:
 	case HL_INFO_UNREGISTER_EVENTFD:
 	case HL_INFO_GET_EVENTS:
+	case HL_INFO_HW_EVENTS:
+	case HL_INFO_HW_EVENTS_AGGREGATE:
+	case HL_INFO_LAST_ERR_OPEN_DEV_TIME:
+	case HL_INFO_CS_TIMEOUT_EVENT:
+	case HL_INFO_UNDEFINED_OPCODE_EVENT:
+	case HL_INFO_ENGINE_STATUS:
 		return true;
 	default:
 		return false;
@@ -547,6 +673,18 @@ int hl_events_info(struct hl_fpriv *fpriv, struct hl_info_args *args,
 		return hl_events_open_stats(fpriv, args);
 	case HL_INFO_GET_EVENTS:
 		return hl_events_get(fpriv, args, data);
+	case HL_INFO_HW_EVENTS:
+		return hl_events_hw_events(fpriv, args, false);
+	case HL_INFO_HW_EVENTS_AGGREGATE:
+		return hl_events_hw_events(fpriv, args, true);
+	case HL_INFO_LAST_ERR_OPEN_DEV_TIME:
+		return hl_events_last_open(fpriv, args);
+	case HL_INFO_CS_TIMEOUT_EVENT:
+		return hl_events_cs_timeout(fpriv, args);
+	case HL_INFO_UNDEFINED_OPCODE_EVENT:
+		return hl_events_undef_opcode(fpriv, args);
+	case HL_INFO_ENGINE_STATUS:
+		return hl_events_engine_status(fpriv, args);
 	default:
 		return -EINVAL;
 	}

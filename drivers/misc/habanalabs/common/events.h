@@ -41,6 +41,9 @@ enum hl_cs_drop {
 	HL_CS_DROP_NUM
 };
 
+/* Event types of HL_INFO_HW_EVENTS: one per HL_NOTIFIER_EVENT_* bit */
+#define HL_EVENTS_NUM		64
+
 /* Busy-time buckets of HL_INFO_DEVICE_UTILIZATION: 10 of 100 ms */
 #define HL_UTIL_BUCKETS		10
 #define HL_UTIL_BUCKET_NS	(100 * NSEC_PER_MSEC)
@@ -60,6 +63,12 @@ enum hl_cs_drop {
  * @util_id: the 100 ms period (ktime_get_ns() / HL_UTIL_BUCKET_NS) each
  *	bucket holds.
  * @util_busy: busy nanoseconds of each bucket's period.
+ * @events: events sent since the last hard reset, by notifier bit
+ *	(under hl_device.notifier_lock).
+ * @events_total: the same since the device was bound.
+ * @cs_timeout: the last CS that failed on its timeout: seq, time (ns).
+ * @undef_opcode: the last job that failed on a malformed CB: time (ns),
+ *	queue, CB address (all under hl_device.notifier_lock).
  */
 struct hl_dev_counters {
 	atomic_t hard_resets;
@@ -73,6 +82,17 @@ struct hl_dev_counters {
 	u64 util_since;
 	u64 util_id[HL_UTIL_BUCKETS];
 	u64 util_busy[HL_UTIL_BUCKETS];
+	u32 events[HL_EVENTS_NUM];
+	u32 events_total[HL_EVENTS_NUM];
+	struct {
+		u64 seq;
+		s64 ns;
+	} cs_timeout;
+	struct {
+		s64 ns;
+		u32 queue;
+		u64 cb_va;
+	} undef_opcode;
 };
 
 void hl_events_dev_init(struct hl_device *hdev);
@@ -83,7 +103,8 @@ bool hl_events_dead_file_ioctl(struct hl_fpriv *fpriv, unsigned int cmd,
 			       const void *data);
 void hl_events_fpriv_fini(struct hl_fpriv *fpriv);
 void hl_events_send(struct hl_device *hdev, u64 events);
-void hl_events_cs_failed(struct hl_device *hdev, int error);
+void hl_events_cs_failed(struct hl_device *hdev, u64 seq, int error);
+void hl_events_undefined_opcode(struct hl_device *hdev, u32 queue, u64 cb_va);
 void hl_events_device_reset(struct hl_device *hdev);
 void hl_events_ctx_open(struct hl_device *hdev);
 void hl_events_ctx_release_begin(struct hl_device *hdev);

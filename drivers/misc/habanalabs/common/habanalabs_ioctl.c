@@ -84,6 +84,7 @@ static int hl_info_hw_ip(struct hl_fpriv *fpriv, struct hl_info_args *args)
 	info.dram_size = prop->dram_user_size;
 	info.device_id = hdev->pdev->device;
 	info.module_id = hdev->id;
+	info.num_of_events = HL_EVENTS_NUM;
 	info.dram_enabled = 1;
 	strscpy(info.cpucp_version, prop->fw_version, sizeof(info.cpucp_version));
 	strscpy(info.card_name, prop->card_name, sizeof(info.card_name));

@@ -571,6 +571,9 @@ static void hl_emu_queue_work(struct work_struct *work)
 		q->running = NULL;
 		spin_unlock(&q->lock);
 		hl_events_job_end(q->emu->hdev);
+		if (rc == -EINVAL)
+			hl_events_undefined_opcode(q->emu->hdev, q->id,
+						   job->cb_va);
 		dma_fence_end_signalling(cookie);
 
 		/* Process context: the last job of a CS may release its ctx */
