@@ -1088,6 +1088,64 @@ static void test_hash_helpers(void **state)
 	assert_int_equal(hlthunk_hash_destroy(NULL), -EINVAL);
 }
 
+/*
+ * All or nothing: when the copy back of the result fails (debugfs
+ * fail_copy_out), CB CREATE's CB is destroyed again (the next CB gets its
+ * ID), REGISTER_EVENTFD's registration undone (registering again works)
+ * and GET_EVENTS keeps its bits (the next one returns them).
+ */
+static void fail_copy_out(unsigned int n)
+{
+	char busid[32], path[160], val[16];
+
+	assert_int_equal(hltests_pci_addr(0, busid, sizeof(busid)), 0);
+	snprintf(path, sizeof(path),
+		 "/sys/kernel/debug/habanalabs/%s/fail_copy_out", busid);
+	snprintf(val, sizeof(val), "%u", n);
+	assert_int_equal(hltests_write_file(path, val), 0);
+}
+
+static void test_failed_copy_out_undoes(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hltests_host_buf cb;
+	uint64_t h, h2;
+	int efd;
+
+	hltests_host_map(st->fd, &cb, PAGE);
+	assert_int_equal(hlthunk_request_mapped_command_buffer(st->fd, PAGE, &h), 0);
+	assert_int_equal(hlthunk_destroy_command_buffer(st->fd, h), 0);
+	fail_copy_out(1);
+	assert_int_equal(hlthunk_request_mapped_command_buffer(st->fd, PAGE, &h2),
+			 -EFAULT);
+	assert_int_equal(hlthunk_request_mapped_command_buffer(st->fd, PAGE, &h2), 0);
+	assert_int_equal(h2, h);
+	assert_int_equal(hlthunk_destroy_command_buffer(st->fd, h2), 0);
+
+	efd = eventfd(0, EFD_CLOEXEC);
+	assert_true(efd >= 0);
+	fail_copy_out(1);
+	assert_int_equal(info_eventfd(st->fd, HL_INFO_REGISTER_EVENTFD, efd), -EFAULT);
+	run_malformed(st->fd, &cb);
+	assert_false(efd_signalled(efd, 300));
+	assert_int_equal(info_eventfd(st->fd, HL_INFO_REGISTER_EVENTFD, efd), 0);
+	run_malformed(st->fd, &cb);
+	assert_true(efd_signalled(efd, 5000));
+
+	fail_copy_out(1);
+	{
+		uint64_t ev = 0;
+
+		assert_int_equal(hltests_info(st->fd, HL_INFO_GET_EVENTS, &ev,
+					      sizeof(ev)), -EFAULT);
+	}
+	assert_int_equal(get_events(st->fd), HL_NOTIFIER_EVENT_UNDEFINED_OPCODE);
+	assert_int_equal(get_events(st->fd), 0);
+	assert_int_equal(info_eventfd(st->fd, HL_INFO_UNREGISTER_EVENTFD, 0), 0);
+	close(efd);
+	hltests_host_unmap(st->fd, &cb);
+}
+
 #define RT_TEST(f) cmocka_unit_test_setup_teardown(f, hltests_setup, \
 						   hltests_teardown)
 
@@ -1109,6 +1167,7 @@ const struct CMUnitTest runtime_tests[] = {
 	RT_TEST(test_event_records_and_counts),
 	RT_TEST(test_engine_status),
 	cmocka_unit_test(test_hash_helpers),
+	RT_TEST(test_failed_copy_out_undoes),
 	cmocka_unit_test(test_cb_and_events_hard_reset),
 };
 
