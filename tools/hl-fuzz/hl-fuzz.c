@@ -3262,12 +3262,15 @@ static void rt_op_events(struct worker *w)
 	rt_info_call(w, fd, &a);
 }
 
-/* The counter INFO ops */
+/* The counter, event-record and engine-status INFO ops */
 static void rt_op_info(struct worker *w)
 {
 	static const uint32_t ops_[] = {
 		HL_INFO_RESET_COUNT, HL_INFO_TIME_SYNC, HL_INFO_CS_COUNTERS,
 		HL_INFO_OPEN_STATS, HL_INFO_DEVICE_UTILIZATION,
+		HL_INFO_HW_EVENTS, HL_INFO_HW_EVENTS_AGGREGATE,
+		HL_INFO_LAST_ERR_OPEN_DEV_TIME, HL_INFO_CS_TIMEOUT_EVENT,
+		HL_INFO_UNDEFINED_OPCODE_EVENT, HL_INFO_ENGINE_STATUS,
 	};
 	struct hl_info_args a = { 0 };
 	int fd;
@@ -3276,9 +3279,14 @@ static void rt_op_info(struct worker *w)
 				 pick_compute(w, NULL, NULL);
 	if (fd < 0)
 		return;
-	a.op = ops_[rnd(&w->r, 5)];
+	a.op = ops_[rnd(&w->r, sizeof(ops_) / sizeof(ops_[0]))];
 	a.return_pointer = (uintptr_t)w->out;
-	a.return_size = chance(&w->r, 80) ? 96 : rnd(&w->r, 128);
+	a.return_size = chance(&w->r, 80) ? 512 : rnd(&w->r, 1024);
+	if (a.op == HL_INFO_ENGINE_STATUS)
+		a.return_size = chance(&w->r, 80) ? 1024 + rnd(&w->r, 4096) :
+				(uint32_t)interesting(&w->r) & 0x1fffff;
+	if (a.return_size > 65536)
+		a.return_pointer = (uintptr_t)(w->guard + PAGE - 8);
 	if (a.op == HL_INFO_DEVICE_UTILIZATION)
 		a.period_ms = chance(&w->r, 80) ? 100 * (1 + rnd(&w->r, 10)) :
 			      (uint32_t)interesting(&w->r);
