@@ -451,15 +451,20 @@ static void test_cb_and_events_hard_reset(void **state)
 
 	assert_int_equal(hltests_write_file(RESET_PATH, "1"), 0);
 
-	/* The events, on both files */
+	/*
+	 * The events, on both files (with NIC_LINK when the NIC had links
+	 * up: they went down and came back with the reset)
+	 */
 	assert_int_equal(hlthunk_notifier_recv(ctl, cefd, &ev, &cnt, 0, 10000), 0);
 	assert_true(cnt >= 1);
-	assert_int_equal(ev, HL_NOTIFIER_EVENT_DEVICE_RESET |
-			     HL_NOTIFIER_EVENT_DEVICE_UNAVAILABLE);
+	assert_int_equal(ev & ~HL_NOTIFIER_EVENT_NIC_LINK,
+			 HL_NOTIFIER_EVENT_DEVICE_RESET |
+			 HL_NOTIFIER_EVENT_DEVICE_UNAVAILABLE);
 	assert_int_equal(hlthunk_notifier_recv(fd, efd, &ev, &cnt, 0, 10000), 0);
 	assert_true(cnt >= 1);
-	assert_int_equal(ev, HL_NOTIFIER_EVENT_DEVICE_RESET |
-			     HL_NOTIFIER_EVENT_DEVICE_UNAVAILABLE);
+	assert_int_equal(ev & ~HL_NOTIFIER_EVENT_NIC_LINK,
+			 HL_NOTIFIER_EVENT_DEVICE_RESET |
+			 HL_NOTIFIER_EVENT_DEVICE_UNAVAILABLE);
 	assert_int_equal(hlthunk_get_reset_count_info(ctl, &rc1), 0);
 	assert_int_equal(rc1.hard_reset_count, rc0.hard_reset_count + 1);
 
@@ -1146,6 +1151,85 @@ static void test_failed_copy_out_undoes(void **state)
 	hltests_host_unmap(st->fd, &cb);
 }
 
+/*
+ * A NIC link going down and up (debugfs nic/port<P>/link) sends
+ * NIC_LINK to the files of both cabled devices; writing the state it
+ * already has sends nothing.
+ */
+static void link_path(int dev, uint32_t port, char *path, size_t n)
+{
+	char busid[32];
+
+	assert_int_equal(hltests_pci_addr(dev, busid, sizeof(busid)), 0);
+	snprintf(path, n, "/sys/kernel/debug/habanalabs/%s/nic/port%u/link",
+		 busid, port);
+}
+
+static void test_events_nic_link(void **state)
+{
+	struct hl_info_nic_ports p0;
+	int c0, c1, e0, e1, peer = -1;
+	uint32_t port = 0, i;
+	char path[160];
+	uint64_t ev, cnt;
+
+	(void)state;
+	if (hltests_num_devices() < 2)
+		skip();
+	c0 = hltests_open_node(0, 1);
+	c1 = hltests_open_node(1, 1);
+	assert_true(c0 >= 0 && c1 >= 0);
+	assert_int_equal(hltests_info(c0, HL_INFO_NIC_PORTS, &p0, sizeof(p0)), 0);
+	for (i = 0; i < p0.num_ports && peer < 0; i++)
+		if (p0.ports[i].cabled && p0.ports[i].link_up &&
+		    p0.ports[i].peer_present) {
+			port = i;
+			peer = (int)p0.ports[i].peer_module_id;
+		}
+	if (peer < 0) {
+		print_message("no port of device 0 has a link up: skipped\n");
+		close(c0);
+		close(c1);
+		skip();
+	}
+	e0 = hlthunk_notifier_create(c0);
+	e1 = hlthunk_notifier_create(c1);
+	assert_true(e0 >= 0 && e1 >= 0);
+	link_path(0, port, path, sizeof(path));
+
+	assert_int_equal(hltests_write_file(path, "N"), 0);
+	assert_int_equal(hlthunk_notifier_recv(c0, e0, &ev, &cnt, 0, 5000), 0);
+	assert_int_equal(cnt, 1);
+	assert_int_equal(ev, HL_NOTIFIER_EVENT_NIC_LINK);
+	/* The peer device (module_id 1 is device 1 in the VM) heard it too */
+	if (peer == 1) {
+		assert_int_equal(hlthunk_notifier_recv(c1, e1, &ev, &cnt, 0, 5000), 0);
+		assert_int_equal(cnt, 1);
+		assert_int_equal(ev, HL_NOTIFIER_EVENT_NIC_LINK);
+	}
+	assert_int_equal(hltests_info(c0, HL_INFO_NIC_PORTS, &p0, sizeof(p0)), 0);
+	assert_int_equal(p0.ports[port].link_up, 0);
+
+	/* No change, no event */
+	assert_int_equal(hltests_write_file(path, "0"), 0);
+	assert_false(efd_signalled(e0, 300));
+	assert_false(efd_signalled(e1, 300));
+
+	assert_int_equal(hltests_write_file(path, "Y"), 0);
+	assert_int_equal(hlthunk_notifier_recv(c0, e0, &ev, &cnt, 0, 5000), 0);
+	assert_int_equal(cnt, 1);
+	assert_int_equal(ev, HL_NOTIFIER_EVENT_NIC_LINK);
+	if (peer == 1)
+		assert_true(efd_signalled(e1, 5000));
+	assert_int_equal(hltests_info(c0, HL_INFO_NIC_PORTS, &p0, sizeof(p0)), 0);
+	assert_int_equal(p0.ports[port].link_up, 1);
+
+	assert_int_equal(hlthunk_notifier_release(c0, e0), 0);
+	assert_int_equal(hlthunk_notifier_release(c1, e1), 0);
+	close(c0);
+	close(c1);
+}
+
 #define RT_TEST(f) cmocka_unit_test_setup_teardown(f, hltests_setup, \
 						   hltests_teardown)
 
@@ -1168,6 +1252,7 @@ const struct CMUnitTest runtime_tests[] = {
 	RT_TEST(test_engine_status),
 	cmocka_unit_test(test_hash_helpers),
 	RT_TEST(test_failed_copy_out_undoes),
+	cmocka_unit_test(test_events_nic_link),
 	cmocka_unit_test(test_cb_and_events_hard_reset),
 };
 

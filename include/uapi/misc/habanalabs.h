@@ -180,6 +180,13 @@ enum hl_device_status {
  * HL_NOTIFIER_EVENT_PAGE_FAULT         - a job or NIC transfer hit a device
  *                                        MMU fault (HL_INFO_PAGE_FAULT_EVENT
  *                                        tells where)
+ * HL_NOTIFIER_EVENT_NIC_LINK           - this driver's (upstream has no NIC
+ *                                        event): the link of a NIC port of
+ *                                        the device went up or down (sent to
+ *                                        both cabled devices, also when a
+ *                                        device's NIC leaves or rejoins the
+ *                                        fabric: unbind, bind, hard reset;
+ *                                        HL_INFO_NIC_PORTS tells which)
  */
 #define HL_NOTIFIER_EVENT_UNDEFINED_OPCODE	(1ULL << 1)
 #define HL_NOTIFIER_EVENT_DEVICE_RESET		(1ULL << 2)
@@ -187,6 +194,7 @@ enum hl_device_status {
 #define HL_NOTIFIER_EVENT_DEVICE_UNAVAILABLE	(1ULL << 4)
 #define HL_NOTIFIER_EVENT_USER_ENGINE_ERR	(1ULL << 5)
 #define HL_NOTIFIER_EVENT_PAGE_FAULT		(1ULL << 8)
+#define HL_NOTIFIER_EVENT_NIC_LINK		(1ULL << 32)
 
 /* Largest HL_INFO_ENGINE_STATUS buffer */
 #define HL_ENGINES_DATA_MAX_SIZE	(1 << 20)

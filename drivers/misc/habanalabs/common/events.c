@@ -11,7 +11,8 @@
  * MMU page fault of a job or NIC transfer (PAGE_FAULT), a CS that failed
  * (CS_TIMEOUT, UNDEFINED_OPCODE for a malformed command buffer,
  * USER_ENGINE_ERR for another engine error; a CS cancelled by a close or
- * a reset sends nothing of its own). The registration ends with
+ * a reset sends nothing of its own), a NIC link up or down (NIC_LINK,
+ * sent by the emulated backend to both cabled devices). The registration ends with
  * HL_INFO_UNREGISTER_EVENTFD or when the file is released: an eventfd is
  * never signalled after either. The driver holds a reference on the
  * eventfd, not its file descriptor: if user space closes the descriptor
