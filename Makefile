@@ -8,7 +8,10 @@
 #   make demo       install what is missing, build, show the devices in a VM
 #   make install    libhlthunk (+ libhl-thunk.so), libhlcoll, headers, .pc files,
 #                   the module
-#   make lint       checkpatch --strict, sparse (C=2) and W=1 on the driver
+#   make lint       checkpatch --strict, kernel-doc, sparse (C=2) and W=1 on
+#                   the driver and the uAPI
+#   make docs       the API reference from the headers' comments (build/docs/)
+#   make help       every target, one line each (the "## " line above a rule)
 #
 # KDIR selects the kernel to build the module against (default: Debian's
 # 6.12 headers from linux-headers-6.12-amd64).
@@ -28,60 +31,101 @@ HLVM := $(TOP)/tools/hlvm
 export TOP
 
 .PHONY: all deps module lib tools tests check check-run demo demo-run \
-	install clean lint checkpatch sparse
+	install clean lint checkpatch kernel-doc sparse help docs
 
+## Build the module, libhlthunk, libhlcoll, the tools and the tests (the default)
 all: module lib tools tests
 
 # Installs missing packages only; quick when nothing is missing.
+## Install the missing Debian packages (tools/install-deps); quick when none is missing
 deps:
 	@$(TOP)/tools/install-deps
 
+## Build the driver module against KDIR (W=1; HL_DEBUG=n leaves out the test-only knobs)
 module:
 	@test -d "$(KDIR)" || { echo "No kernel tree at KDIR='$(KDIR)': run tools/install-deps" >&2; exit 1; }
 	$(MAKE) -C $(KDIR) M=$(TOP) $(HL_KCONFIG) W=1 modules
 
 # libhlcoll links against libhlthunk: one after the other
+## Build libhlthunk and libhlcoll
 lib:
 	$(MAKE) -C lib/hlthunk
 	$(MAKE) -C lib/hlcoll
 
+## Build the tools (hl-smi, hl-fuzz, hl-bench, hl-coll-bench, ...) into tools/bin
 tools: lib
 	$(MAKE) -C tools
 
+## Build the cmocka suites and the test importer into tests/bin
 tests: lib
 	$(MAKE) -C tests
 
 # The two commands of the README: each installs what is missing first, then
 # re-reads this Makefile (KDIR depends on what is installed).
+## Install what is missing, build, run every check (tests/run-checks: host checks, suites in VMs)
 check: deps
 	$(MAKE) check-run
 
+## Install what is missing, build, boot a 4-device VM: hl-smi, all-reduce, a dma-buf read back
 demo: deps
 	$(MAKE) demo-run
 
+## make check without installing packages first
 check-run: all
 	$(TOP)/tests/run-checks
 
+## make demo without installing packages first
 demo-run: all
 	$(TOP)/tools/demo
 
+## Install the libraries, headers, .pc files and the module (DESTDIR=, PREFIX=)
 install: lib
 	$(MAKE) -C lib/hlthunk install DESTDIR=$(DESTDIR) PREFIX=$(PREFIX)
 	$(MAKE) -C lib/hlcoll install DESTDIR=$(DESTDIR) PREFIX=$(PREFIX)
 	$(MAKE) -C $(KDIR) M=$(TOP) $(HL_KCONFIG) \
 		INSTALL_MOD_PATH=$(DESTDIR) INSTALL_MOD_DIR=updates modules_install
 
-lint: checkpatch sparse
+## Everything a reviewer runs: checkpatch --strict, kernel-doc, sparse and W=1
+lint: checkpatch kernel-doc sparse
 
 CHECKPATCH_FILES = $(shell git ls-files 'drivers/*.[ch]' 'include/*.h' 'tests/importer/*.[ch]')
+# The kernel tree's own kernel-doc (Debian's kbuild package ships it with
+# the headers)
+KERNEL_DOC ?= $(KDIR)/scripts/kernel-doc
+KERNEL_DOC_FILES = $(shell git ls-files 'drivers/*.[ch]' 'include/uapi/*.h' 'lib/*.h')
 
+## checkpatch --strict on the driver, the uAPI and the test importer
 checkpatch:
 	$(TOP)/tools/checkpatch --strict --no-tree -f $(CHECKPATCH_FILES)
 
+## kernel-doc -none -Wall on the driver, the uAPI and the library headers: fail on any warning
+kernel-doc:
+	@test -x "$(KERNEL_DOC)" || { echo "No $(KERNEL_DOC): run tools/install-deps" >&2; exit 1; }
+	$(KERNEL_DOC) -none -Wall $(KERNEL_DOC_FILES) 2>&1 | \
+		tee /dev/stderr | { ! grep -E '(warning|error):'; }
+
+## Build the module with sparse (C=2) and W=1; fail on any warning
 sparse:
 	$(MAKE) -C $(KDIR) M=$(TOP) $(HL_KCONFIG) W=1 C=2 modules 2>&1 | \
 		tee /dev/stderr | { ! grep -E ': (warning|error):'; }
 
+## The API reference from the headers' comments into build/docs/: Doxygen (libhlthunk, libhlcoll), kernel-doc (uAPI); fails on any warning
+docs:
+	@command -v doxygen >/dev/null || { echo "No doxygen: run tools/install-deps" >&2; exit 1; }
+	@test -x "$(KERNEL_DOC)" || { echo "No $(KERNEL_DOC): run tools/install-deps" >&2; exit 1; }
+	@mkdir -p build/docs/uapi
+	cd $(TOP) && doxygen docs/Doxyfile
+	$(KERNEL_DOC) -rst -sphinx-version 3.0 -Wall include/uapi/misc/habanalabs.h \
+		include/uapi/misc/habanalabs_pkt.h >build/docs/uapi/habanalabs.rst \
+		2>build/docs/uapi/warnings.txt
+	@if [ -s build/docs/uapi/warnings.txt ]; then cat build/docs/uapi/warnings.txt >&2; exit 1; fi
+	@echo "docs: build/docs/api/html/index.html, build/docs/api/man/man3/, build/docs/uapi/habanalabs.rst"
+
+## This list
+help:
+	@$(TOP)/tools/make-help $(TOP)
+
+## Remove what the build made
 clean:
 	-$(MAKE) -C $(KDIR) M=$(TOP) $(HL_KCONFIG) clean
 	-$(MAKE) -C lib/hlthunk clean

@@ -6,12 +6,15 @@
 
 .PHONY: bench bench-run bench-quick
 
+## Install what is missing, build, run tools/hl-bench in a VM, refresh docs/performance.md
 bench: deps
 	$(MAKE) bench-run
 
+## make bench without installing packages first
 bench-run: all
 	$(TOP)/tools/hl-bench/run
 
 # A smoke run of the tool: small sizes, docs untouched
+## A smoke run of the benchmark: small sizes, docs untouched
 bench-quick: all
 	$(TOP)/tools/hl-bench/run --quick

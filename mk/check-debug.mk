@@ -9,12 +9,15 @@
 
 .PHONY: check-debug check-debug-run check-debug-inject
 
+## The debug-kernel lane: every suite, KUnit, fault walk, fuzzing, coverage on a KASAN/lockdep kernel
 check-debug: deps
 	$(MAKE) debug-kernel
 	$(MAKE) check-debug-run
 
+## make check-debug without building the debug kernel or installing packages first
 check-debug-run: lib tests
 	$(TOP)/tests/kernel/run-debug-checks
 
+## The debug lane with a planted bug (BUG=1 leak, 2 lock inversion, 4 fence-section alloc)
 check-debug-inject: lib tests
 	$(TOP)/tests/kernel/run-debug-checks --inject $(BUG)

@@ -28,9 +28,11 @@ BZIMAGE_DEBUG = $(eval BZIMAGE_DEBUG := $(shell $(BUILD_DEBUG_KERNEL) --print-bz
 KMODS_DEBUG = $(eval KMODS_DEBUG := $(abspath $(KDIR_DEBUG)/../modules))$(KMODS_DEBUG)
 
 .PHONY: debug-kernel debug-kernel-rebuild
+## Build (once, cached) the debug kernel from linux-source-6.12 and tests/kernel/debug.config
 debug-kernel:
 	@$(BUILD_DEBUG_KERNEL)
 
 # Throw away the cached build for the current fragment and build it again.
+## Throw the cached debug kernel away and build it again
 debug-kernel-rebuild:
 	@$(BUILD_DEBUG_KERNEL) --force

@@ -10,10 +10,12 @@
 
 .PHONY: fuzz fuzz-run
 
+## Run tools/hl-fuzz in a VM (COUNT= SECONDS= SEED= PROCS= THREADS= DEVICES= ARGS=; DEBUG=1: debug kernel)
 fuzz: deps
 	$(if $(filter 1,$(DEBUG)),$(MAKE) debug-kernel)
 	$(MAKE) fuzz-run
 
+## make fuzz without installing packages or building the debug kernel first
 fuzz-run: all
 	COUNT=$(COUNT) SECONDS_=$(SECONDS) SEED=$(SEED) PROCS=$(PROCS) \
 		THREADS=$(THREADS) DEVICES=$(DEVICES) DEBUG=$(DEBUG) ARGS="$(ARGS)" \

@@ -213,7 +213,9 @@ hlcoll_public int hlcoll_allreduce(struct hlcoll_comm *comm,
  * @sendcount: elements per rank, >= 1.
  * @dtype: HLCOLL_FLOAT32.
  *
- * Collective. Return: as hlcoll_allreduce().
+ * Collective.
+ *
+ * Return: as hlcoll_allreduce().
  */
 hlcoll_public int hlcoll_allgather(struct hlcoll_comm *comm,
 				   uint64_t sendbuf, uint64_t recvbuf,
@@ -245,13 +247,38 @@ hlcoll_public int hlcoll_memcpy(struct hlcoll_comm *comm, uint64_t dst,
 hlcoll_public uint64_t hlcoll_segment(uint64_t count, int nranks, int k,
 				      uint64_t *first);
 
-/* Accessors */
+/**
+ * hlcoll_comm_rank() - this process's rank.
+ * @comm: the communicator.
+ *
+ * Return: 0 .. hlcoll_comm_size() - 1.
+ */
 hlcoll_public int hlcoll_comm_rank(const struct hlcoll_comm *comm);
+
+/**
+ * hlcoll_comm_size() - the number of ranks.
+ * @comm: the communicator.
+ *
+ * Return: the communicator's number of ranks.
+ */
 hlcoll_public int hlcoll_comm_size(const struct hlcoll_comm *comm);
-/* module_id of rank @rank's device */
+
+/**
+ * hlcoll_comm_module_id() - the device of a rank.
+ * @comm: the communicator.
+ * @rank: 0 .. hlcoll_comm_size() - 1.
+ *
+ * Return: the module_id of rank @rank's device, 0 for a rank out of range.
+ */
 hlcoll_public uint32_t hlcoll_comm_module_id(const struct hlcoll_comm *comm,
 					     int rank);
-/* The tunables in effect (defaults filled in) */
+
+/**
+ * hlcoll_comm_config() - the tunables in effect.
+ * @comm: the communicator.
+ *
+ * Return: the communicator's configuration, defaults filled in.
+ */
 hlcoll_public const struct hlcoll_config *
 hlcoll_comm_config(const struct hlcoll_comm *comm);
 

@@ -748,8 +748,8 @@ hlthunk_public int hlthunk_command_submission_timeout(int fd,
  * @status: receives HL_WAIT_CS_STATUS_*; may be NULL.
  *
  * Return:
- * 0 with *status COMPLETED (done) or BUSY (still running after
- * @timeout_us: not an error);
+ * 0 with *status COMPLETED (done) or BUSY (still running when
+ * @timeout_us passed: not an error);
  * -EIO with *status ABORTED: the CS failed (a job timed out or faulted;
  * hlthunk_get_page_fault_info() tells of an MMU fault);
  * -ETIMEDOUT with *status TIMEDOUT, if the driver reports a timed-out CS

@@ -5,7 +5,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
+#include <libgen.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -176,4 +178,126 @@ int hltests_count_fds(void)
 		n += e->d_name[0] != '.';
 	closedir(d);
 	return n - 1;	/* the directory's own fd */
+}
+
+/* ---- the RDMA core's importer on edu (tests/importer/hl_umem.ko) ---- */
+
+static char hltests_edu_bdf[32];
+static bool hltests_umem_loaded;
+
+int hltests_modprobe(const char *name)
+{
+	const char *mp = getenv("HLTESTS_MODPROBE");
+	char cmd[512];
+
+	snprintf(cmd, sizeof(cmd), "%s %s 2>/dev/null", mp ? mp : "modprobe",
+		 name);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+/* The edu device (1234:11e8): 0 or -1 */
+static int hltests_find_edu(void)
+{
+	char path[300], v[16], d[16];
+	glob_t g;
+	size_t i;
+	int rc = -1;
+
+	if (glob("/sys/bus/pci/devices/*", 0, NULL, &g))
+		return -1;
+	for (i = 0; i < g.gl_pathc; i++) {
+		snprintf(path, sizeof(path), "%s/vendor", g.gl_pathv[i]);
+		if (hltests_read_file(path, v, sizeof(v)))
+			continue;
+		snprintf(path, sizeof(path), "%s/device", g.gl_pathv[i]);
+		if (hltests_read_file(path, d, sizeof(d)))
+			continue;
+		if (!strcmp(v, "0x1234") && !strcmp(d, "0x11e8")) {
+			snprintf(hltests_edu_bdf, sizeof(hltests_edu_bdf), "%s",
+				 strrchr(g.gl_pathv[i], '/') + 1);
+			rc = 0;
+			break;
+		}
+	}
+	globfree(&g);
+	return rc;
+}
+
+/* Bind edu to @driver ("" = whichever matches); 0 or -errno */
+static int hltests_bind_edu(const char *driver)
+{
+	char path[200];
+	int rc;
+
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/driver/unbind",
+		 hltests_edu_bdf);
+	if (access(path, F_OK) == 0) {
+		rc = hltests_write_file(path, hltests_edu_bdf);
+		if (rc)
+			return rc;
+	}
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/driver_override",
+		 hltests_edu_bdf);
+	rc = hltests_write_file(path, *driver ? driver : "\n");
+	if (rc)
+		return rc;
+	return hltests_write_file("/sys/bus/pci/drivers_probe", hltests_edu_bdf);
+}
+
+int hltests_umem_start(void)
+{
+	const char *env = getenv("HLTESTS_UMEM_KO");
+	char ko[512], exe[512], cmd[600];
+	ssize_t n;
+
+	if (hltests_find_edu()) {
+		fprintf(stderr, "umem: no edu device (run in tools/hlvm)\n");
+		return -1;
+	}
+	if (access("/sys/module/hl_umem", F_OK)) {
+		if (hltests_modprobe("ib_uverbs")) {
+			fprintf(stderr, "umem: cannot load ib_uverbs: this kernel has no RDMA core umem (CONFIG_INFINIBAND_USER_MEM)\n");
+			return 1;
+		}
+		if (env) {
+			snprintf(ko, sizeof(ko), "%s", env);
+		} else {
+			n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+			if (n < 0)
+				return -1;
+			exe[n] = '\0';
+			snprintf(ko, sizeof(ko), "%s/../importer/hl_umem.ko",
+				 dirname(exe));
+		}
+		snprintf(cmd, sizeof(cmd), "insmod %s", ko);
+		if (system(cmd)) {
+			fprintf(stderr, "umem: %s failed\n", cmd);
+			return -1;
+		}
+		hltests_umem_loaded = true;
+	}
+	if (hltests_bind_edu("hl_umem") || access("/dev/hl_umem", F_OK)) {
+		fprintf(stderr, "umem: cannot bind %s to hl_umem\n",
+			hltests_edu_bdf);
+		return -1;
+	}
+	return 0;
+}
+
+int hltests_umem_stop(void)
+{
+	int rc = 0;
+
+	if (!hltests_edu_bdf[0])
+		return 0;
+	if (hltests_bind_edu("")) {
+		fprintf(stderr, "umem: cannot give %s back\n", hltests_edu_bdf);
+		rc = -1;
+	}
+	if (hltests_umem_loaded && system("rmmod hl_umem")) {
+		fprintf(stderr, "umem: rmmod hl_umem failed\n");
+		rc = -1;
+	}
+	hltests_umem_loaded = false;
+	return rc;
 }

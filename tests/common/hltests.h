@@ -61,6 +61,22 @@ int hltests_setup(void **state);
 int hltests_teardown(void **state);
 
 /*
+ * The RDMA core's importer, tests/importer/hl_umem.ko, on the VM's one edu
+ * device (hl_importer's otherwise). hltests_umem_start() loads ib_uverbs
+ * ($HLTESTS_MODPROBE or modprobe) and the module ($HLTESTS_UMEM_KO, default
+ * tests/importer/hl_umem.ko beside tests/bin) unless it is loaded, and
+ * binds edu to it (driver_override): 0, 1 when this kernel has no
+ * ib_uverbs (the reason printed), -1 on failure. hltests_umem_stop() gives
+ * edu back to whichever driver matches it and unloads the module if
+ * hltests_umem_start() loaded it: 0 or -1.
+ */
+int hltests_umem_start(void);
+int hltests_umem_stop(void);
+
+/* modprobe ($HLTESTS_MODPROBE or modprobe) a module; 0 when loaded */
+int hltests_modprobe(const char *name);
+
+/*
  * Runs a suite. Skips it all, with the reason printed, when the VM has no
  * device (a suite run on a machine without the driver).
  */

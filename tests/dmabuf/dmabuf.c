@@ -21,6 +21,7 @@
  */
 #include "hltests.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -482,6 +483,99 @@ static void test_sg_table_chunks_and_addresses(void **state)
 	read_at_edges(f->ifd, h, e.pattern, 6 * MB);
 
 	assert_int_equal(imp_handle_op(f->ifd, HL_IMPORTER_IOCTL_RELEASE, h), 0);
+	export_release(fd, &e);
+	assert_int_equal(hlthunk_device_memory_free(fd, hs[1]), 0);
+	assert_int_equal(hlthunk_device_memory_free(fd, hs[3]), 0);
+}
+
+/*
+ * Rebind the test importer with these DMA parameters (0: the PCI default),
+ * reopening the fixture's importer fd.
+ */
+static void importer_rebind(struct fixture *f, unsigned int max_seg,
+			    unsigned long boundary)
+{
+	const char *drv = "/sys/bus/pci/drivers/hl_importer";
+	char val[32], busid[300] = "";
+	struct dirent *de;
+	DIR *d;
+
+	close(f->ifd);
+	d = opendir(drv);
+	assert_non_null(d);
+	while ((de = readdir(d)))
+		if (!strncmp(de->d_name, "0000:", 5))
+			snprintf(busid, sizeof(busid), "%s", de->d_name);
+	closedir(d);
+	assert_true(busid[0]);
+	snprintf(val, sizeof(val), "%u", max_seg);
+	assert_int_equal(hltests_write_file("/sys/module/hl_importer/parameters/max_seg_size",
+					    val), 0);
+	snprintf(val, sizeof(val), "%lu", boundary);
+	assert_int_equal(hltests_write_file("/sys/module/hl_importer/parameters/seg_boundary",
+					    val), 0);
+	assert_int_equal(hltests_write_file("/sys/bus/pci/drivers/hl_importer/unbind",
+					    busid), 0);
+	assert_int_equal(hltests_write_file("/sys/bus/pci/drivers_probe", busid), 0);
+	f->ifd = open("/dev/hl_importer", O_RDWR | O_CLOEXEC);
+	assert_true(f->ifd >= 0);
+}
+
+/*
+ * The exporter maps each physically contiguous run once and cuts it where
+ * the importer needs: no entry longer than its max segment size, none
+ * across its segment boundary (the importer refuses such a table with
+ * -EMSGSIZE, and this test checks each entry itself too); with a max
+ * segment of 4 GiB - 4 KiB, one entry per run. The data reads back right
+ * either way.
+ */
+static void test_entries_cut_at_importer_limits(void **state)
+{
+	const uint64_t size = 6 * MB, boundary = 256 * 1024 - 1;
+	struct fixture *f = *state;
+	int fd = f->st.fd;
+	uint64_t addr, len, total, hs[4];
+	struct hl_importer_map m;
+	struct exported e;
+	unsigned int i, pass;
+	int h;
+
+	skip_if_strict();
+	/* Fragment DRAM: the export is made of three 2 MiB runs */
+	for (i = 0; i < 4; i++)
+		hs[i] = hlthunk_device_memory_alloc(fd, 2 * MB, 0, false, false);
+	assert_int_equal(hlthunk_device_memory_free(fd, hs[0]), 0);
+	assert_int_equal(hlthunk_device_memory_free(fd, hs[2]), 0);
+	export_pattern(fd, &e, size, false, 0, size, 7);
+
+	for (pass = 0; pass < 2; pass++) {
+		if (pass == 0)
+			importer_rebind(f, MB, boundary);
+		else
+			importer_rebind(f, 0xfffff000u, 0);
+		h = imp_import(f->ifd, e.dmabuf, HL_IMPORTER_F_DYNAMIC);
+		assert_true(h > 0);
+		assert_int_equal(imp_map(f->ifd, h, &m), 0);
+		print_message("max segment %u: %u entries\n", m.max_seg_size,
+			      m.nents);
+		total = 0;
+		for (i = 0; i < m.nents; i++) {
+			assert_int_equal(imp_sg(f->ifd, h, i, &addr, &len), 0);
+			assert_true(len > 0 && len <= m.max_seg_size);
+			if (pass == 0)
+				assert_int_equal((addr ^ (addr + len - 1)) & ~boundary, 0);
+			total += len;
+		}
+		assert_int_equal(total, size);
+		if (pass == 0)
+			assert_true(m.nents >= size / (boundary + 1));
+		else
+			assert_true(m.nents <= 3);
+		read_at_edges(f->ifd, h, e.pattern, size);
+		assert_int_equal(imp_handle_op(f->ifd, HL_IMPORTER_IOCTL_RELEASE, h), 0);
+	}
+	importer_rebind(f, 0, 0);
+
 	export_release(fd, &e);
 	assert_int_equal(hlthunk_device_memory_free(fd, hs[1]), 0);
 	assert_int_equal(hlthunk_device_memory_free(fd, hs[3]), 0);
@@ -1493,6 +1587,8 @@ static const struct CMUnitTest dmabuf_tests[] = {
 	cmocka_unit_test_setup_teardown(test_accelerator_reads_what_the_importer_wrote,
 					setup, teardown),
 	cmocka_unit_test_setup_teardown(test_sg_table_chunks_and_addresses,
+					setup, teardown),
+	cmocka_unit_test_setup_teardown(test_entries_cut_at_importer_limits,
 					setup, teardown),
 	cmocka_unit_test_setup_teardown(test_sub_range_export, setup, teardown),
 	cmocka_unit_test_setup_teardown(test_many_exports_of_one_allocation,

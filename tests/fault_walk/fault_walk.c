@@ -16,6 +16,9 @@
  *     exports) and the process's open fds;
  * and the kernel log stays clean (the VM's log check and kmemleak scan).
  *
+ * The last paths take the VM's edu device from hl_importer to hl_umem (the
+ * RDMA core's ib_umem_dmabuf importer) and give it back at the end.
+ *
  * Needs a kernel with CONFIG_FAULT_INJECTION, FAILSLAB,
  * FAULT_INJECTION_USERCOPY, FAULT_INJECTION_DEBUG_FS and
  * FAULT_INJECTION_STACKTRACE_FILTER (the debug kernel, make check-debug);
@@ -36,6 +39,7 @@
 
 #include "hltests.h"
 #include "../importer/hl_importer.h"
+#include "../importer/hl_umem.h"
 
 #define DBG		"/sys/kernel/debug"
 #define FAULT_DIR	DBG "/habanalabs/fault"
@@ -276,6 +280,7 @@ static const char *walk_path_name;
  * struct walk - what a path's steps share.
  * @fd: compute node of device 0 (reopened by the open path).
  * @ifd: the test importer, /dev/hl_importer (-1 when not loaded).
+ * @ufd: the RDMA core's importer, /dev/hl_umem (-1 until the umem paths).
  * @host: host memory for host maps and command buffers.
  * @handle: an allocation.
  * @va: a mapping's device address.
@@ -292,6 +297,7 @@ static const char *walk_path_name;
 struct walk {
 	int fd;
 	int ifd;
+	int ufd;
 	uint8_t *host;
 	uint64_t handle;
 	uint64_t va;
@@ -569,6 +575,93 @@ static void importer_map_cleanup(struct walk *w)
 
 	SOFT(ioctl(w->ifd, HL_IMPORTER_IOCTL_RELEASE, &h) ? -errno : 0);
 	import_cleanup(w);
+}
+
+/*
+ * The RDMA core's importer (tests/importer/hl_umem.ko): ib_umem_dmabuf's
+ * pinned and revocable imports (attach, pin and map in one call) and a
+ * dynamic umem's ib_umem_dmabuf_map_pages(), through our dma-buf ops. A
+ * failed call must leave the export without attachment, mapping or pin.
+ */
+static int umem_import(struct walk *w, uint32_t kind)
+{
+	struct hl_umem_import in = { .fd = w->dmabuf, .kind = kind, .size = 2 * MB };
+
+	if (ioctl(w->ufd, HL_UMEM_IOCTL_IMPORT, &in))
+		return -errno;
+	w->out = in.handle;
+	return 0;
+}
+
+static int umem_import_pinned_call(struct walk *w)
+{
+	return umem_import(w, HL_UMEM_KIND_PINNED);
+}
+
+static int umem_import_revocable_call(struct walk *w)
+{
+	return umem_import(w, HL_UMEM_KIND_REVOCABLE);
+}
+
+static void umem_release(struct walk *w, uint32_t handle)
+{
+	struct hl_umem_handle h = { .handle = handle };
+
+	SOFT(ioctl(w->ufd, HL_UMEM_IOCTL_RELEASE, &h) ? -errno : 0);
+}
+
+static void umem_import_undo(struct walk *w)
+{
+	umem_release(w, (uint32_t)w->out);
+}
+
+/* The export has no attachment, mapping or pin left */
+static void umem_check_export_idle(struct walk *w)
+{
+	char bdf[32], path[160], buf[4096];
+
+	(void)w;
+	assert_int_equal(hltests_pci_addr(0, bdf, sizeof(bdf)), 0);
+	snprintf(path, sizeof(path), DBG "/habanalabs/%s/exports", bdf);
+	assert_int_equal(hltests_read_file(path, buf, sizeof(buf)), 0);
+	if (strstr(buf, "attachment") || !strstr(buf, "mappings 0 pins 0")) {
+		fprintf(stderr, "fault-walk: %s: the export is not idle:\n%s\n",
+			walk_path_name, buf);
+		walk_failed = true;
+	}
+}
+
+static void umem_import_cleanup(struct walk *w)
+{
+	umem_check_export_idle(w);
+	import_cleanup(w);
+}
+
+static void umem_map_prepare(struct walk *w)
+{
+	import_prepare(w);
+	assert_int_equal(umem_import(w, HL_UMEM_KIND_DYNAMIC), 0);
+	w->imp = (uint32_t)w->out;
+}
+
+static int umem_map_call(struct walk *w)
+{
+	struct hl_umem_map m = { .handle = w->imp };
+
+	return ioctl(w->ufd, HL_UMEM_IOCTL_MAP, &m) ? -errno : 0;
+}
+
+static void umem_map_undo(struct walk *w)
+{
+	struct hl_umem_handle h = { .handle = w->imp };
+
+	SOFT(ioctl(w->ufd, HL_UMEM_IOCTL_UNMAP, &h) ? -errno : 0);
+}
+
+static void umem_map_cleanup(struct walk *w)
+{
+	umem_release(w, w->imp);
+	umem_import_cleanup(w);
 }
 
 /*
@@ -943,6 +1036,13 @@ static const struct path paths[] = {
 	{ "info_unregister_eventfd", { EFAULT }, efd_registered_prepare,
 	  efd_unregister_call, NULL, efd_registered_cleanup },
 	{ "info_get_events", { EFAULT }, NULL, get_events_call, NULL, NULL },
+	/* Last: they take the edu device from hl_importer */
+	{ "umem_import_pinned", { ENOMEM }, import_prepare, umem_import_pinned_call,
+	  umem_import_undo, umem_import_cleanup },
+	{ "umem_import_revocable", { ENOMEM }, import_prepare, umem_import_revocable_call,
+	  umem_import_undo, umem_import_cleanup },
+	{ "umem_map_dynamic", { ENOMEM }, umem_map_prepare, umem_map_call,
+	  umem_map_undo, umem_map_cleanup },
 };
 
 #define NUM_PATHS	(sizeof(paths) / sizeof(paths[0]))
@@ -1079,6 +1179,7 @@ static void test_walk_every_ioctl_path(void **state)
 		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 	assert_true(w.host != MAP_FAILED);
 	w.dmabuf = -1;
+	w.ufd = -1;
 	w.devs = hltests_num_devices() > 1 ? 2 : 1;
 	fail_nth_fd = open("/proc/thread-self/fail-nth", O_RDWR);
 	assert_true(fail_nth_fd >= 0);
@@ -1088,6 +1189,21 @@ static void test_walk_every_ioctl_path(void **state)
 
 		if (w.ifd < 0 && !strncmp(p->name, "importer", 8)) {
 			printf("fault-walk: %s skipped: no /dev/hl_importer\n", p->name);
+			continue;
+		}
+		if (!strncmp(p->name, "umem", 4) && w.ufd == -1) {
+			/* edu moves from hl_importer to hl_umem */
+			if (w.ifd >= 0)
+				close(w.ifd);
+			w.ifd = -1;
+			if (hltests_umem_start() == 0)
+				w.ufd = open("/dev/hl_umem", O_RDWR | O_CLOEXEC);
+			if (w.ufd < 0)
+				w.ufd = -2;
+		}
+		if (!strncmp(p->name, "umem", 4) && w.ufd < 0) {
+			printf("fault-walk: %s skipped: no /dev/hl_umem (kernel without ib_uverbs?)\n",
+			       p->name);
 			continue;
 		}
 		if (w.devs < 2 && !strncmp(p->name, "nic_set", 7)) {
@@ -1107,6 +1223,10 @@ static void test_walk_every_ioctl_path(void **state)
 	restore_knobs();
 	if (w.ifd >= 0)
 		close(w.ifd);
+	if (w.ufd >= 0)
+		close(w.ufd);
+	if (w.ufd != -1 && hltests_umem_stop())
+		walk_failed = true;
 	munmap(w.host, HOST_SIZE);
 	hlthunk_close(w.fd);
 	assert_false(walk_failed);

@@ -79,6 +79,11 @@ module_param(max_seg_size, uint, 0644);
 MODULE_PARM_DESC(max_seg_size,
 		 "DMA max segment size of the edu device in bytes, a multiple of the page size, applied at probe (rebind to change); exporters must not map longer segments (default: 0 = keep the PCI default, 64 KiB)");
 
+static unsigned long seg_boundary;
+module_param(seg_boundary, ulong, 0644);
+MODULE_PARM_DESC(seg_boundary,
+		 "DMA segment boundary mask of the edu device (2^n - 1, at least the page size - 1), applied at probe (rebind to change); exporters must not map a segment across it (default: 0 = keep the PCI default, 4 GiB - 1)");
+
 static unsigned int corrupt_dma_addr;
 module_param(corrupt_dma_addr, uint, 0644);
 MODULE_PARM_DESC(corrupt_dma_addr,
@@ -98,6 +103,8 @@ MODULE_PARM_DESC(corrupt_dma_addr,
  * @bounce: coherent buffer of EDU_DMA_MAX bytes for the edu device.
  * @bounce_dma: its DMA address.
  * @broken: an edu DMA timed out; bus mastering is off, no more DMA.
+ * @orig_seg_boundary: the PCI device's segment boundary before probe,
+ *	restored at remove.
  * @orig_max_seg_size: the PCI device's max segment size before probe,
  *	restored at remove so that a rebind without max_seg_size gets the
  *	default again.
@@ -120,6 +127,7 @@ struct hl_importer_dev {
 	bool broken;
 
 	unsigned int orig_max_seg_size;
+	unsigned long orig_seg_boundary;
 };
 
 /**
@@ -513,12 +521,14 @@ static int hl_importer_sgt_validate(struct hl_importer_buf *buf,
 {
 	struct device *dev = &buf->edu->pdev->dev;
 	unsigned int max = dma_get_max_seg_size(dev);
+	unsigned long boundary = dma_get_seg_boundary(dev);
 	struct scatterlist *sg;
 	u64 total = 0;
 	int i;
 
 	for_each_sgtable_dma_sg(sgt, sg, i) {
 		unsigned int len = sg_dma_len(sg);
+		dma_addr_t addr = sg_dma_address(sg);
 
 		if (!len) {
 			dev_notice(dev, "dma-buf segment %d has length 0\n", i);
@@ -528,6 +538,12 @@ static int hl_importer_sgt_validate(struct hl_importer_buf *buf,
 			dev_notice(dev,
 				   "dma-buf segment %d is %u bytes, longer than max_seg_size %u\n",
 				   i, len, max);
+			return -EMSGSIZE;
+		}
+		if ((addr ^ (addr + len - 1)) & ~(dma_addr_t)boundary) {
+			dev_notice(dev,
+				   "dma-buf segment %d [%pad + %u] crosses the segment boundary %#lx\n",
+				   i, &addr, len, boundary);
 			return -EMSGSIZE;
 		}
 		total += len;
@@ -1096,6 +1112,12 @@ static int hl_importer_probe(struct pci_dev *pdev,
 			max_seg_size);
 		return -EINVAL;
 	}
+	if (seg_boundary && (seg_boundary < PAGE_SIZE - 1 ||
+			     (seg_boundary & (seg_boundary + 1)))) {
+		dev_err(dev, "seg_boundary %#lx is not 2^n - 1 of at least a page\n",
+			seg_boundary);
+		return -EINVAL;
+	}
 
 	mutex_lock(&hl_importer_probe_lock);
 	if (hl_importer_edu) {
@@ -1142,6 +1164,9 @@ static int hl_importer_probe(struct pci_dev *pdev,
 	edu->orig_max_seg_size = dma_get_max_seg_size(dev);
 	if (max_seg_size)
 		dma_set_max_seg_size(dev, max_seg_size);
+	edu->orig_seg_boundary = dma_get_seg_boundary(dev);
+	if (seg_boundary)
+		dma_set_seg_boundary(dev, seg_boundary);
 
 	edu->bounce = dma_alloc_coherent(dev, EDU_DMA_MAX, &edu->bounce_dma,
 					 GFP_KERNEL);
@@ -1163,14 +1188,16 @@ static int hl_importer_probe(struct pci_dev *pdev,
 	hl_importer_edu = edu;
 	mutex_unlock(&hl_importer_probe_lock);
 
-	dev_info(dev, "edu v%u, /dev/%s, max_seg_size %u\n", ident >> 24,
-		 HL_IMPORTER_NAME, dma_get_max_seg_size(dev));
+	dev_info(dev, "edu v%u, /dev/%s, max_seg_size %u, seg_boundary %#lx\n",
+		 ident >> 24, HL_IMPORTER_NAME, dma_get_max_seg_size(dev),
+		 dma_get_seg_boundary(dev));
 	return 0;
 
 err_clear_master:
 	pci_clear_master(pdev);
 	dma_free_coherent(dev, EDU_DMA_MAX, edu->bounce, edu->bounce_dma);
 err_restore_max_seg_size:
+	dma_set_seg_boundary(dev, edu->orig_seg_boundary);
 	dma_set_max_seg_size(dev, edu->orig_max_seg_size);
 err_put_edu:
 	kref_put(&edu->kref, hl_importer_dev_release);
@@ -1198,6 +1225,7 @@ static void hl_importer_remove(struct pci_dev *pdev)
 	pci_clear_master(pdev);
 	dma_free_coherent(&pdev->dev, EDU_DMA_MAX, edu->bounce,
 			  edu->bounce_dma);
+	dma_set_seg_boundary(&pdev->dev, edu->orig_seg_boundary);
 	dma_set_max_seg_size(&pdev->dev, edu->orig_max_seg_size);
 
 	mutex_lock(&hl_importer_probe_lock);

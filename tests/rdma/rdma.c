@@ -5,7 +5,7 @@
  * dma-buf, through the RDMA provider the VM kernel offers: soft-RoCE
  * (rdma_rxe) over a veth pair.
  *
- * What it shows, and what the README records: rxe is a working verbs
+ * What it shows, and what docs/dmabuf.md records: rxe is a working verbs
  * device (a host-memory MR registers), but it has no dma-buf MR support
  * (no reg_user_mr_dmabuf in 6.12; neither has siw), so uverbs refuses with
  * EOPNOTSUPP, for our dma-buf and for a udmabuf of plain system memory
@@ -154,7 +154,7 @@ static void test_rxe_refuses_our_dmabuf_mr(void **state)
 	errno = 0;
 	mr = ibv_reg_dmabuf_mr(r->pd, 0, 2 * MB, 0, fd, access_flags);
 	if (mr) {
-		print_error("rxe registered a dma-buf MR: update README and this test\n");
+		print_error("rxe registered a dma-buf MR: update docs/dmabuf.md and this test\n");
 		ibv_dereg_mr(mr);
 		fail();
 	}

@@ -219,6 +219,9 @@ static void wait_scrub_idle(int fd)
 
 /* ---- dma-buf: create, then attach + map + unmap + detach ---- */
 
+/* The importer's max segment size, as its last MAP reported it */
+static uint32_t g_imp_max_seg;
+
 /* One import by the test importer; returns the number of DMA segments */
 static uint32_t import_cycle(int imp, int dmabuf)
 {
@@ -232,6 +235,7 @@ static uint32_t import_cycle(int imp, int dmabuf)
 	map.handle = in.handle;
 	if (ioctl(imp, HL_IMPORTER_IOCTL_MAP, &map))
 		die("importer MAP: %s", strerror(errno));
+	g_imp_max_seg = map.max_seg_size;
 	h.handle = in.handle;
 	if (ioctl(imp, HL_IMPORTER_IOCTL_UNMAP, &h))
 		die("importer UNMAP: %s", strerror(errno));
@@ -300,8 +304,8 @@ static void emit_dmabuf(const char *impl, uint64_t size, double create,
 			double import, double destroy, uint32_t nents)
 {
 	printf("{\"series\":\"dmabuf\",\"impl\":\"%s\",\"size\":%" PRIu64
-	       ",\"create_us\":%.1f,\"import_us\":%.1f,\"destroy_us\":%.1f,\"nents\":%u}\n",
-	       impl, size, create, import, destroy, nents);
+	       ",\"create_us\":%.1f,\"import_us\":%.1f,\"destroy_us\":%.1f,\"nents\":%u,\"max_seg\":%u}\n",
+	       impl, size, create, import, destroy, nents, g_imp_max_seg);
 	fflush(stdout);
 }
 

@@ -4,10 +4,12 @@
  *
  * What an importer gets (HL_MEM_OP_EXPORT_DMABUF_FD):
  *   - An sg_table whose DMA addresses come from dma_map_resource() of the
- *     HBM BAR for the importer's device, one entry per physically
- *     contiguous chunk of the exported range, split at the importer's
- *     dma_get_max_seg_size() and below 2 GiB. The entries have no struct
- *     page: only sg_dma_address/sg_dma_len are meaningful.
+ *     HBM BAR for the importer's device: each physically contiguous run of
+ *     the exported range (at most HL_DMABUF_MAX_RUN) is mapped once, then
+ *     cut into entries no longer than the importer's
+ *     dma_get_max_seg_size() (and below 2 GiB) that cross none of its
+ *     dma_get_seg_boundary() boundaries. The entries have no struct page:
+ *     only sg_dma_address/sg_dma_len are meaningful.
  *   - At most HL_DMABUF_MAX_PAGE_MAPS importer mappings of a page at a
  *     time, through every export of its allocation (-EBUSY past it).
  *   - No CPU access: the dma-buf has no mmap or vmap.
@@ -85,6 +87,12 @@ MODULE_IMPORT_NS(DMA_BUF);
 
 /* sg_dma_len is 32-bit: keep entries well below 4 GiB */
 #define HL_DMABUF_MAX_SEG	SZ_2G
+/*
+ * The longest run mapped with one dma_map_resource(): an IOMMU rounds an
+ * IOVA allocation up to a power of two, so a longer run would only waste
+ * the importer's address space.
+ */
+#define HL_DMABUF_MAX_RUN	SZ_256M
 
 /* How often a revocation that waits for importers says who they are */
 #define HL_DMABUF_REVOKE_LOG_INTERVAL	(10 * HZ)
@@ -188,14 +196,18 @@ static void hl_dmabuf_unpin(struct dma_buf_attachment *attach)
 	attach->priv = (void *)((uintptr_t)attach->priv - 1);
 }
 
-typedef int hl_dmabuf_piece_fn(void *arg, u64 dram_pa, u64 len);
-
 /*
- * Walk the exported range in physically contiguous chunks, each cut at
- * @max_seg; calls @fn for each piece.
+ * An importer mapping is made of runs: physically contiguous pieces of the
+ * exported range, at most HL_DMABUF_MAX_RUN long, each mapped once with
+ * dma_map_resource() and cut into sg entries that respect the importer's
+ * max segment size and segment boundary. The runs follow from the
+ * allocation's pages alone (which cannot change while it is exported), so
+ * unmapping walks them again instead of remembering them.
  */
-static int hl_dmabuf_walk_pieces(struct hl_dmabuf *hdb, u64 max_seg,
-				 hl_dmabuf_piece_fn *fn, void *arg)
+typedef int hl_dmabuf_run_fn(void *arg, u64 dram_pa, u64 len);
+
+static int hl_dmabuf_walk_runs(struct hl_dmabuf *hdb, hl_dmabuf_run_fn *fn,
+			       void *arg)
 {
 	struct hl_vm_phys_pg_pack *pack = hdb->pack;
 	u64 pos = hdb->offset, end = hdb->offset + hdb->size;
@@ -209,11 +221,11 @@ static int hl_dmabuf_walk_pieces(struct hl_dmabuf *hdb, u64 max_seg,
 		/* Grow over physically consecutive pages */
 		while (pos + len < end &&
 		       pack->pages[page + 1] == pack->pages[page] + pack->page_size &&
-		       len < max_seg) {
+		       len < HL_DMABUF_MAX_RUN) {
 			page++;
 			len = min(end, (page + 1) * pack->page_size) - pos;
 		}
-		len = min(len, max_seg);
+		len = min_t(u64, len, HL_DMABUF_MAX_RUN);
 		rc = fn(arg, pa, len);
 		if (rc)
 			return rc;
@@ -222,26 +234,58 @@ static int hl_dmabuf_walk_pieces(struct hl_dmabuf *hdb, u64 max_seg,
 	return 0;
 }
 
-static int hl_dmabuf_count_piece(void *arg, u64 dram_pa, u64 len)
-{
-	(*(unsigned int *)arg)++;
-	return 0;
-}
-
+/**
+ * struct hl_dmabuf_map_state - one importer mapping being made or undone.
+ * @hdb: the export.
+ * @attach: the importer's attachment.
+ * @dir: the mapping's direction.
+ * @max_seg: the longest entry the importer takes (page multiple).
+ * @boundary: the importer's segment boundary mask.
+ * @addrs: while mapping, each run's DMA address.
+ * @sg: the next entry to fill, or the first entry of the next run to unmap.
+ * @nents: the entries the runs are cut into.
+ * @runs: runs counted, mapped, filled in or unmapped so far.
+ * @stop: how many runs to unmap.
+ */
 struct hl_dmabuf_map_state {
 	struct hl_dmabuf *hdb;
 	struct dma_buf_attachment *attach;
 	enum dma_data_direction dir;
+	u64 max_seg;
+	u64 boundary;
+	dma_addr_t *addrs;
 	struct scatterlist *sg;
-	unsigned int mapped;
+	unsigned int nents;
+	unsigned int runs;
+	unsigned int stop;
 };
 
-static int hl_dmabuf_map_piece(void *arg, u64 dram_pa, u64 len)
+/* The length of the entry that starts at @addr with @len bytes of run left */
+static u64 hl_dmabuf_entry_len(struct hl_dmabuf_map_state *st,
+			       dma_addr_t addr, u64 len)
+{
+	u64 n = min(len, st->max_seg);
+
+	if (st->boundary != U64_MAX)
+		n = min_t(u64, n, st->boundary - (addr & st->boundary) + 1);
+	return n;
+}
+
+static int hl_dmabuf_count_run(void *arg, u64 dram_pa, u64 len)
+{
+	struct hl_dmabuf_map_state *st = arg;
+
+	st->runs++;
+	return 0;
+}
+
+static int hl_dmabuf_map_run(void *arg, u64 dram_pa, u64 len)
 {
 	struct hl_dmabuf_map_state *st = arg;
 	struct hl_device *hdev = st->hdb->hdev;
 	phys_addr_t bar = hdev->asic_funcs->dram_bar_addr(hdev, dram_pa);
 	dma_addr_t addr;
+	u64 n;
 
 	if (hl_dmabuf_raw_bar()) {
 		addr = bar;
@@ -252,29 +296,54 @@ static int hl_dmabuf_map_piece(void *arg, u64 dram_pa, u64 len)
 		if (dma_mapping_error(st->attach->dev, addr))
 			return -ENOMEM;
 	}
-	sg_set_page(st->sg, NULL, len, 0);
-	sg_dma_address(st->sg) = addr;
-	sg_dma_len(st->sg) = len;
-	st->sg = sg_next(st->sg);
-	st->mapped++;
+	st->addrs[st->runs++] = addr;
+	for (; len; addr += n, len -= n) {
+		n = hl_dmabuf_entry_len(st, addr, len);
+		st->nents++;
+	}
 	return 0;
 }
 
-static void hl_dmabuf_unmap_entries(struct dma_buf_attachment *attach,
-				    struct sg_table *sgt, unsigned int n,
-				    enum dma_data_direction dir)
+static int hl_dmabuf_fill_run(void *arg, u64 dram_pa, u64 len)
 {
-	struct scatterlist *sg;
-	unsigned int i;
+	struct hl_dmabuf_map_state *st = arg;
+	dma_addr_t addr = st->addrs[st->runs++];
+	u64 n;
 
-	if (hl_dmabuf_raw_bar())
-		return;
-	for_each_sgtable_dma_sg(sgt, sg, i) {
-		if (i == n)
-			break;
-		dma_unmap_resource(attach->dev, sg_dma_address(sg),
-				   sg_dma_len(sg), dir, DMA_ATTR_SKIP_CPU_SYNC);
+	for (; len; addr += n, len -= n) {
+		n = hl_dmabuf_entry_len(st, addr, len);
+		sg_set_page(st->sg, NULL, n, 0);
+		sg_dma_address(st->sg) = addr;
+		sg_dma_len(st->sg) = n;
+		st->sg = sg_next(st->sg);
 	}
+	return 0;
+}
+
+/*
+ * Unmap one run: from @addrs while the mapping is being made, else from
+ * the run's first entry, skipping its other entries.
+ */
+static int hl_dmabuf_unmap_run(void *arg, u64 dram_pa, u64 len)
+{
+	struct hl_dmabuf_map_state *st = arg;
+	dma_addr_t addr;
+	u64 left = len;
+
+	if (st->runs == st->stop)
+		return 1;
+	addr = st->addrs ? st->addrs[st->runs] : sg_dma_address(st->sg);
+	if (!hl_dmabuf_raw_bar())
+		dma_unmap_resource(st->attach->dev, addr, len, st->dir,
+				   DMA_ATTR_SKIP_CPU_SYNC);
+	st->runs++;
+	while (!st->addrs && left) {
+		if (WARN_ON_ONCE(!st->sg || sg_dma_len(st->sg) > left))
+			return -EINVAL;
+		left -= sg_dma_len(st->sg);
+		st->sg = sg_next(st->sg);
+	}
+	return 0;
 }
 
 /*
@@ -310,10 +379,8 @@ static struct sg_table *hl_dmabuf_map(struct dma_buf_attachment *attach,
 	struct hl_dmabuf *hdb = attach->dmabuf->priv;
 	struct hl_dmabuf_map_state st = {
 		.hdb = hdb, .attach = attach, .dir = dir,
+		.boundary = dma_get_seg_boundary(attach->dev),
 	};
-	u64 max_seg = min_t(u64, dma_get_max_seg_size(attach->dev),
-			    HL_DMABUF_MAX_SEG);
-	unsigned int nents = 0;
 	struct sg_table *sgt;
 	int rc;
 
@@ -321,37 +388,53 @@ static struct sg_table *hl_dmabuf_map(struct dma_buf_attachment *attach,
 	if (hdb->revoked)
 		return ERR_PTR(-ENODEV);
 
-	max_seg = round_down(max_seg, PAGE_SIZE);
-	if (!max_seg)
+	st.max_seg = round_down(min_t(u64, dma_get_max_seg_size(attach->dev),
+				      HL_DMABUF_MAX_SEG), PAGE_SIZE);
+	/* Runs are page multiples: a boundary below a page cannot be kept */
+	if (!st.max_seg || st.boundary < PAGE_SIZE - 1)
 		return ERR_PTR(-EINVAL);
-
-	hl_dmabuf_walk_pieces(hdb, max_seg, hl_dmabuf_count_piece, &nents);
 
 	rc = hl_dmabuf_page_maps(attach, true);
 	if (rc)
 		return ERR_PTR(rc);
-	sgt = kzalloc(sizeof(*sgt), GFP_KERNEL);
-	if (!sgt) {
+
+	hl_dmabuf_walk_runs(hdb, hl_dmabuf_count_run, &st);
+	st.addrs = kvmalloc_array(st.runs, sizeof(*st.addrs), GFP_KERNEL);
+	if (!st.addrs) {
 		rc = -ENOMEM;
 		goto err_put_maps;
 	}
-	rc = sg_alloc_table(sgt, nents, GFP_KERNEL);
+
+	/* Map each run once; its addresses say where entries must be cut */
+	st.runs = 0;
+	rc = hl_dmabuf_walk_runs(hdb, hl_dmabuf_map_run, &st);
+	if (rc)
+		goto err_unmap;
+
+	sgt = kzalloc(sizeof(*sgt), GFP_KERNEL);
+	if (!sgt) {
+		rc = -ENOMEM;
+		goto err_unmap;
+	}
+	rc = sg_alloc_table(sgt, st.nents, GFP_KERNEL);
 	if (rc)
 		goto err_free_sgt;
 
 	st.sg = sgt->sgl;
-	rc = hl_dmabuf_walk_pieces(hdb, max_seg, hl_dmabuf_map_piece, &st);
-	if (rc)
-		goto err_unmap;
+	st.runs = 0;
+	hl_dmabuf_walk_runs(hdb, hl_dmabuf_fill_run, &st);
+	kvfree(st.addrs);
 	hdb->mappings++;
 	atomic_inc(&hdb->hdev->dmabuf_mappings);
 	return sgt;
 
-err_unmap:
-	hl_dmabuf_unmap_entries(attach, sgt, st.mapped, dir);
-	sg_free_table(sgt);
 err_free_sgt:
 	kfree(sgt);
+err_unmap:
+	st.stop = st.runs;
+	st.runs = 0;
+	hl_dmabuf_walk_runs(hdb, hl_dmabuf_unmap_run, &st);
+	kvfree(st.addrs);
 err_put_maps:
 	hl_dmabuf_page_maps(attach, false);
 	return ERR_PTR(rc);
@@ -361,10 +444,14 @@ static void hl_dmabuf_unmap(struct dma_buf_attachment *attach,
 			    struct sg_table *sgt, enum dma_data_direction dir)
 {
 	struct hl_dmabuf *hdb = attach->dmabuf->priv;
+	struct hl_dmabuf_map_state st = {
+		.hdb = hdb, .attach = attach, .dir = dir,
+		.sg = sgt->sgl, .stop = UINT_MAX,
+	};
 	struct hl_device *hdev = hdb->hdev;
 
 	dma_resv_assert_held(attach->dmabuf->resv);
-	hl_dmabuf_unmap_entries(attach, sgt, sgt->nents, dir);
+	hl_dmabuf_walk_runs(hdb, hl_dmabuf_unmap_run, &st);
 	sg_free_table(sgt);
 	kfree(sgt);
 	hl_dmabuf_page_maps(attach, false);
