@@ -1405,7 +1405,8 @@ struct hlthunk_event_record_cs_timeout {
  * struct hlthunk_event_record_undefined_opcode - HLTHUNK_UNDEFINED_OPCODE:
  * the last job of the device that failed on a malformed command buffer.
  * @timestamp: when (ns, CLOCK_MONOTONIC), 0 if none did.
- * @cb_addr_streams: [0][0]: the job's command buffer (device VA).
+ * @cb_addr_streams: the job's command buffer (device VA) in the first
+ *	entry of the first stream; the rest 0.
  * @cq_addr: 0.
  * @cq_size: 0.
  * @cb_addr_streams_len: 1 (one stream per queue).
@@ -1471,13 +1472,71 @@ hlthunk_public int hlthunk_get_hw_events_arr(int fd, bool aggregate,
  * key order (next takes the previous key, which may be gone since).
  * Errors: -errno with errno set; create returns NULL with errno set.
  */
+
+/**
+ * hlthunk_hash_create() - a new, empty hash table.
+ *
+ * Return: the table, or NULL with errno ENOMEM.
+ */
 hlthunk_public void *hlthunk_hash_create(void);
+
+/**
+ * hlthunk_hash_destroy() - free a table (not the values it points to).
+ * @t: the table.
+ *
+ * Return: 0, or -EINVAL for NULL.
+ */
 hlthunk_public int hlthunk_hash_destroy(void *t);
+
+/**
+ * hlthunk_hash_lookup() - the value of a key.
+ * @t: the table.
+ * @key: the key.
+ * @value: receives its value.
+ *
+ * Return: 0, -ENOENT no such key, -EINVAL.
+ */
 hlthunk_public int hlthunk_hash_lookup(void *t, unsigned long key,
 				       void **value);
+
+/**
+ * hlthunk_hash_insert() - map a key to a value, replacing an earlier one.
+ * @t: the table.
+ * @key: the key.
+ * @value: its value.
+ *
+ * Return: 0, -ENOMEM, -EINVAL.
+ */
 hlthunk_public int hlthunk_hash_insert(void *t, unsigned long key, void *value);
+
+/**
+ * hlthunk_hash_delete() - remove a key.
+ * @t: the table.
+ * @key: the key.
+ *
+ * Return: 0, -ENOENT no such key, -EINVAL.
+ */
 hlthunk_public int hlthunk_hash_delete(void *t, unsigned long key);
+
+/**
+ * hlthunk_hash_next() - the entry after a key, in ascending key order.
+ * @t: the table.
+ * @key: the previous key (which need not be in the table any more);
+ *	receives the next one.
+ * @value: receives its value.
+ *
+ * Return: 0, -ENOENT at the end, -EINVAL.
+ */
 hlthunk_public int hlthunk_hash_next(void *t, unsigned long *key, void **value);
+
+/**
+ * hlthunk_hash_first() - the entry with the smallest key.
+ * @t: the table.
+ * @key: receives the key.
+ * @value: receives its value.
+ *
+ * Return: 0, -ENOENT the table is empty, -EINVAL.
+ */
 hlthunk_public int hlthunk_hash_first(void *t, unsigned long *key,
 				      void **value);
 
