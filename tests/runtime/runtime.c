@@ -1230,6 +1230,57 @@ static void test_events_nic_link(void **state)
 	close(c1);
 }
 
+/*
+ * HL_IOCTL_CB's argument as an extensible struct: a smaller one (the
+ * fields up to cb_size) works, a larger one with zero extra bytes works,
+ * non-zero extra bytes are E2BIG; a read-only argument fails with EFAULT
+ * before anything is created (the next CB gets the first free ID).
+ */
+static void test_cb_args_sizes_and_read_only(void **state)
+{
+	struct hltests_state *st = *state;
+	struct {
+		union hl_cb_args a;
+		uint8_t extra[16];
+	} big;
+	union hl_cb_args a, *ro;
+	uint64_t h, h2;
+
+	memset(&a, 0, sizeof(a));
+	a.in.op = HL_CB_OP_CREATE;
+	a.in.cb_size = PAGE;
+	assert_int_equal(hltests_ioctl_sized(st->fd, HL_IOCTL_CB, 16, &a), 0);
+	h = a.out.cb_handle;
+	assert_int_not_equal(h, 0);
+	assert_int_equal(hlthunk_destroy_command_buffer(st->fd, h), 0);
+
+	memset(&big, 0, sizeof(big));
+	big.a.in.op = HL_CB_OP_CREATE;
+	big.a.in.cb_size = PAGE;
+	assert_int_equal(hltests_ioctl_sized(st->fd, HL_IOCTL_CB, sizeof(big), &big), 0);
+	assert_int_equal(big.a.out.cb_handle, h);
+	memset(&big, 0, sizeof(big));
+	big.a.in.op = HL_CB_OP_CREATE;
+	big.a.in.cb_size = PAGE;
+	big.extra[7] = 1;
+	assert_int_equal(hltests_ioctl_sized(st->fd, HL_IOCTL_CB, sizeof(big), &big),
+			 -E2BIG);
+
+	ro = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		  -1, 0);
+	assert_true(ro != MAP_FAILED);
+	ro->in.op = HL_CB_OP_CREATE;
+	ro->in.cb_size = PAGE;
+	assert_int_equal(mprotect(ro, PAGE, PROT_READ), 0);
+	assert_int_equal(cb_ioctl(st->fd, ro), -EFAULT);
+	munmap(ro, PAGE);
+	/* Nothing was created: h's ID (still held) is followed by the next */
+	assert_int_equal(hlthunk_request_command_buffer(st->fd, PAGE, &h2), 0);
+	assert_int_equal(h2, h + PAGE);
+	assert_int_equal(hlthunk_destroy_command_buffer(st->fd, h2), 0);
+	assert_int_equal(hlthunk_destroy_command_buffer(st->fd, h), 0);
+}
+
 #define RT_TEST(f) cmocka_unit_test_setup_teardown(f, hltests_setup, \
 						   hltests_teardown)
 
@@ -1237,6 +1288,7 @@ const struct CMUnitTest runtime_tests[] = {
 	RT_TEST(test_cb_mmap_and_submit),
 	RT_TEST(test_cb_usage_count),
 	RT_TEST(test_cb_args_einval),
+	RT_TEST(test_cb_args_sizes_and_read_only),
 	RT_TEST(test_cb_mapping_outlives_destroy),
 	RT_TEST(test_multi_cs_first_completes),
 	RT_TEST(test_multi_cs_many_and_failed),
