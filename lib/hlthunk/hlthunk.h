@@ -1223,6 +1223,433 @@ hlthunk_public uint32_t hlthunk_pkt_nic_recv(void *buf, uint32_t conn_id,
 					     uint64_t addr, uint64_t size,
 					     uint64_t wr_id);
 
+/* ------------------------------------------------------------------------
+ * Runtime calls (runtime.c, node HLTHUNK_2.1): command buffers, multi-CS
+ * wait, the event notifier, counters
+ */
+
+/**
+ * hlthunk_request_command_buffer() - create a driver-owned command buffer.
+ * @fd: compute node fd.
+ * @cb_size: bytes, 1 .. HL_MAX_CB_SIZE (rounded up to pages).
+ * @cb_handle: receives its handle, also the offset at which to mmap() it
+ *	(MAP_SHARED, PROT_READ | PROT_WRITE) on @fd.
+ *
+ * Such a CB has no device address: it cannot be submitted (this device's
+ * queues fetch through the device MMU); see the mapped variant.
+ *
+ * Return: 0 or -errno (errno set).
+ */
+hlthunk_public int hlthunk_request_command_buffer(int fd, uint32_t cb_size,
+						  uint64_t *cb_handle);
+
+/**
+ * hlthunk_request_mapped_command_buffer() - create a command buffer that is
+ * also mapped into the device MMU (HL_CB_FLAGS_MAP): a CS chunk may name it
+ * by @cb_handle.
+ * @fd: compute node fd.
+ * @cb_size: bytes, 1 .. HL_MAX_CB_SIZE.
+ * @cb_handle: receives its handle (and mmap offset).
+ *
+ * Return: 0 or -errno (errno set).
+ */
+hlthunk_public int hlthunk_request_mapped_command_buffer(int fd,
+							 uint32_t cb_size,
+							 uint64_t *cb_handle);
+
+/**
+ * hlthunk_destroy_command_buffer() - drop a command buffer's handle; the CB
+ * lives on while a CS naming it runs, its pages while mmap()ed.
+ * @fd: compute node fd.
+ * @cb_handle: the handle.
+ *
+ * Return: 0 or -errno (errno set; -EINVAL: no such CB).
+ */
+hlthunk_public int hlthunk_destroy_command_buffer(int fd, uint64_t cb_handle);
+
+/**
+ * hlthunk_get_mapped_cb_device_va_by_handle() - the device VA of a mapped
+ * command buffer.
+ * @fd: compute node fd.
+ * @cb_handle: the handle.
+ * @device_va: receives the address.
+ *
+ * Return: 0 or -errno (errno set; -EINVAL: no such CB, or not mapped).
+ */
+hlthunk_public int hlthunk_get_mapped_cb_device_va_by_handle(int fd,
+							     uint64_t cb_handle,
+							     uint64_t *device_va);
+
+/**
+ * hlthunk_get_cb_usage_count() - how many submitted CSs naming the command
+ * buffer have not completed yet.
+ * @fd: compute node fd.
+ * @cb_handle: the handle.
+ * @usage_cnt: receives the count.
+ *
+ * Return: 0 or -errno (errno set).
+ */
+hlthunk_public int hlthunk_get_cb_usage_count(int fd, uint64_t cb_handle,
+					      uint32_t *usage_cnt);
+
+/**
+ * struct hlthunk_wait_multi_cs_in - input of hlthunk_wait_for_multi_cs().
+ * @seq: array of sequence numbers from hlthunk_command_submission().
+ * @timeout_us: how long to wait; 0 only polls.
+ * @seq_len: entries of @seq, 1 .. HL_WAIT_MULTI_CS_LIST_MAX_LEN (32).
+ */
+struct hlthunk_wait_multi_cs_in {
+	uint64_t *seq;
+	uint64_t timeout_us;
+	uint32_t seq_len;
+};
+
+/**
+ * struct hlthunk_wait_multi_cs_out - output of hlthunk_wait_for_multi_cs().
+ * @status: HL_WAIT_CS_STATUS_COMPLETED, _BUSY (none completed in time) or
+ *	_ABORTED (a completed one failed; the call returns -EIO).
+ * @seq_set: bit i set when @seq[i] has completed.
+ * @completed: number of bits in @seq_set.
+ */
+struct hlthunk_wait_multi_cs_out {
+	uint32_t status;
+	uint32_t seq_set;
+	uint8_t completed;
+};
+
+/**
+ * hlthunk_wait_for_multi_cs() - wait until at least one of several command
+ * submissions has completed.
+ * @fd: compute node fd.
+ * @in: the sequence numbers and the timeout.
+ * @out: the outcome; also filled when the call returns -EIO.
+ *
+ * Return: 0 (see @out->status), -EIO a completed CS failed, or -errno.
+ */
+hlthunk_public int hlthunk_wait_for_multi_cs(int fd,
+					     struct hlthunk_wait_multi_cs_in *in,
+					     struct hlthunk_wait_multi_cs_out *out);
+
+/**
+ * hlthunk_wait_for_multi_cs_with_timestamp() - hlthunk_wait_for_multi_cs()
+ * that also returns the earliest completion time of the completed CSs.
+ * @fd: compute node fd.
+ * @in: as hlthunk_wait_for_multi_cs().
+ * @out: as hlthunk_wait_for_multi_cs().
+ * @timestamp: receives the time (ns, CLOCK_MONOTONIC), or 0 when none
+ *	has one (none completed, or only forgotten ones).
+ *
+ * Return: as hlthunk_wait_for_multi_cs().
+ */
+hlthunk_public int hlthunk_wait_for_multi_cs_with_timestamp(int fd,
+				struct hlthunk_wait_multi_cs_in *in,
+				struct hlthunk_wait_multi_cs_out *out,
+				uint64_t *timestamp);
+
+/**
+ * hlthunk_notifier_create() - register a new eventfd for the device's
+ * events (HL_INFO_REGISTER_EVENTFD): a hard reset, an MMU page fault, a
+ * failed CS, a NIC link up or down (HL_NOTIFIER_EVENT_*).
+ * @fd: compute or control node fd; one eventfd per fd.
+ *
+ * Return: the eventfd (close-on-exec), or -errno (errno set).
+ */
+hlthunk_public int hlthunk_notifier_create(int fd);
+
+/**
+ * hlthunk_notifier_release() - unregister @fd's eventfd and close it.
+ * @fd: the fd it was registered on.
+ * @handle: the eventfd from hlthunk_notifier_create().
+ *
+ * Return: 0 or -errno (errno set).
+ */
+hlthunk_public int hlthunk_notifier_release(int fd, int handle);
+
+/**
+ * hlthunk_notifier_recv() - wait for events and read them.
+ * @fd: the fd the eventfd is registered on.
+ * @handle: the eventfd.
+ * @notifier_events: receives the HL_NOTIFIER_EVENT_* bits since the last
+ *	read (HL_INFO_GET_EVENTS, which clears them).
+ * @notifier_cnt: receives the number of times the eventfd was signalled
+ *	since the last read; 0 when nothing came within @timeout.
+ * @flags: not used (hl-thunk's).
+ * @timeout: in milliseconds, as poll(2) (-1: no limit).
+ *
+ * Return: 0 (also when nothing came: @notifier_cnt is 0) or -errno.
+ */
+hlthunk_public int hlthunk_notifier_recv(int fd, int handle,
+					 uint64_t *notifier_events,
+					 uint64_t *notifier_cnt,
+					 uint32_t flags, uint32_t timeout);
+
+/**
+ * struct hlthunk_reset_count_info - hlthunk_get_reset_count_info().
+ * @hard_reset_count: hard resets since the driver bound the device.
+ * @soft_reset_count: 0: the device has no soft reset.
+ */
+struct hlthunk_reset_count_info {
+	uint32_t hard_reset_count;
+	uint32_t soft_reset_count;
+};
+
+/**
+ * hlthunk_get_reset_count_info() - the device's reset counts.
+ * @fd: compute or control node fd.
+ * @info: receives them.
+ *
+ * Return: 0 or -errno (errno set).
+ */
+hlthunk_public int hlthunk_get_reset_count_info(int fd,
+				struct hlthunk_reset_count_info *info);
+
+/**
+ * hlthunk_get_cs_counters_info() - HL_IOCTL_CS calls refused, by reason
+ * (struct hl_info_cs_counters in <misc/habanalabs.h>).
+ * @fd: compute node fd.
+ * @info: receives them.
+ *
+ * Return: 0 or -errno (errno set).
+ */
+hlthunk_public int hlthunk_get_cs_counters_info(int fd,
+				struct hl_info_cs_counters *info);
+
+/**
+ * struct hlthunk_open_stats_info - hlthunk_get_open_stats().
+ * @open_counter: opens of the compute node since the device was bound.
+ * @last_open_period_ms: length of the last open (to now while open).
+ * @is_compute_ctx_active: 1 while the compute node is open.
+ * @compute_ctx_in_release: 1 while a closed context is being torn down.
+ */
+struct hlthunk_open_stats_info {
+	uint64_t open_counter;
+	uint64_t last_open_period_ms;
+	uint8_t is_compute_ctx_active;
+	uint8_t compute_ctx_in_release;
+};
+
+/**
+ * hlthunk_get_open_stats() - statistics of the compute node's opens.
+ * @fd: compute or control node fd.
+ * @open_stats: receives them.
+ *
+ * Return: 0 or -errno (errno set).
+ */
+hlthunk_public int hlthunk_get_open_stats(int fd,
+				struct hlthunk_open_stats_info *open_stats);
+
+/**
+ * hlthunk_get_device_utilization() - the share of the last @period_ms
+ * during which an engine queue of the device had work.
+ * @fd: compute or control node fd.
+ * @period_ms: 100 .. 1000, a multiple of 100.
+ * @rate: receives the percentage, 0 .. 100.
+ *
+ * Return: 0 or -errno (errno set).
+ */
+hlthunk_public int hlthunk_get_device_utilization(int fd, uint32_t period_ms,
+						  uint32_t *rate);
+
+/**
+ * struct hlthunk_time_sync_info - hlthunk_get_time_sync_info().
+ * @device_time: the device's clock, ns: CLOCK_MONOTONIC, the clock of the
+ *	WAIT_CS completion timestamps.
+ * @host_time: CLOCK_MONOTONIC_RAW, ns, read at the same time.
+ */
+struct hlthunk_time_sync_info {
+	uint64_t device_time;
+	uint64_t host_time;
+};
+
+/**
+ * hlthunk_get_time_sync_info() - read the device's and the host's clocks
+ * together.
+ * @fd: compute or control node fd.
+ * @info: receives them.
+ *
+ * Return: 0 or -errno (errno set).
+ */
+hlthunk_public int hlthunk_get_time_sync_info(int fd,
+				struct hlthunk_time_sync_info *info);
+
+/**
+ * enum hlthunk_event_record_id - hlthunk_get_event_record()'s records
+ * (hl-thunk's values).
+ * @HLTHUNK_OPEN_DEV: struct hlthunk_event_record_open_dev_time.
+ * @HLTHUNK_CS_TIMEOUT: struct hlthunk_event_record_cs_timeout.
+ * @HLTHUNK_RAZWI_EVENT: not on this device (-EINVAL).
+ * @HLTHUNK_UNDEFINED_OPCODE: struct hlthunk_event_record_undefined_opcode.
+ * @HLTHUNK_HW_ERR_OPCODE: not on this device (-EINVAL).
+ * @HLTHUNK_FW_ERR_OPCODE: not on this device (-EINVAL).
+ */
+enum hlthunk_event_record_id {
+	HLTHUNK_OPEN_DEV,
+	HLTHUNK_CS_TIMEOUT,
+	HLTHUNK_RAZWI_EVENT,
+	HLTHUNK_UNDEFINED_OPCODE,
+	HLTHUNK_HW_ERR_OPCODE,
+	HLTHUNK_FW_ERR_OPCODE
+};
+
+/**
+ * struct hlthunk_event_record_open_dev_time - HLTHUNK_OPEN_DEV.
+ * @timestamp: the last successful open of the compute node (ns,
+ *	CLOCK_MONOTONIC), 0 if none.
+ */
+struct hlthunk_event_record_open_dev_time {
+	int64_t timestamp;
+};
+
+/**
+ * struct hlthunk_event_record_cs_timeout - HLTHUNK_CS_TIMEOUT: the last CS
+ * of the device that failed on its timeout.
+ * @timestamp: when (ns, CLOCK_MONOTONIC), 0 if none did.
+ * @seq: its sequence number.
+ */
+struct hlthunk_event_record_cs_timeout {
+	int64_t timestamp;
+	uint64_t seq;
+};
+
+/**
+ * struct hlthunk_event_record_undefined_opcode - HLTHUNK_UNDEFINED_OPCODE:
+ * the last job of the device that failed on a malformed command buffer.
+ * @timestamp: when (ns, CLOCK_MONOTONIC), 0 if none did.
+ * @cb_addr_streams: the job's command buffer (device VA) in the first
+ *	entry of the first stream; the rest 0.
+ * @cq_addr: 0.
+ * @cq_size: 0.
+ * @cb_addr_streams_len: 1 (one stream per queue).
+ * @engine_id: the engine queue.
+ * @stream_id: 0.
+ */
+struct hlthunk_event_record_undefined_opcode {
+	int64_t timestamp;
+	uint64_t cb_addr_streams[MAX_QMAN_STREAMS_INFO][OPCODE_INFO_MAX_ADDR_SIZE];
+	uint64_t cq_addr;
+	uint32_t cq_size;
+	uint32_t cb_addr_streams_len;
+	uint32_t engine_id;
+	uint32_t stream_id;
+};
+
+/**
+ * hlthunk_get_event_record() - read one of the device's event records.
+ * @fd: compute or control node fd.
+ * @event_id: which record.
+ * @buf: receives it (the struct of @event_id).
+ *
+ * Return: 0, -EINVAL for the records this device has no events for, or
+ * -errno (errno set).
+ */
+hlthunk_public int hlthunk_get_event_record(int fd,
+					    enum hlthunk_event_record_id event_id,
+					    void *buf);
+
+/**
+ * hlthunk_get_engine_status() - one line per engine queue, idle or busy.
+ * @fd: compute or control node fd.
+ * @status_buf: receives the text (not NUL-terminated).
+ * @status_buf_size: its size, 1 KiB .. HL_ENGINES_DATA_MAX_SIZE.
+ * @actual_size: receives the length of the text.
+ *
+ * Return: 0 or -errno (errno set).
+ */
+hlthunk_public int hlthunk_get_engine_status(int fd, char *status_buf,
+					     uint32_t status_buf_size,
+					     int *actual_size);
+
+/**
+ * hlthunk_get_hw_events_arr() - how many times each event was sent:
+ * entry i counts HL_NOTIFIER_EVENT_* bit i (hw_ip num_of_events entries).
+ * @fd: compute or control node fd.
+ * @aggregate: since the device was bound, else since the last hard reset.
+ * @hw_events_arr_size: size of @hw_events_arr in bytes (a shorter one
+ *	gets the first entries).
+ * @hw_events_arr: receives the counts.
+ *
+ * Return: 0 or -errno (errno set).
+ */
+hlthunk_public int hlthunk_get_hw_events_arr(int fd, bool aggregate,
+					     uint32_t hw_events_arr_size,
+					     uint32_t *hw_events_arr);
+
+/* ------------------------------------------------------------------------
+ * hl-thunk's hash table helpers (hash.c): unsigned long keys to pointers.
+ * hl-thunk-open declares them without defining them; the semantics are
+ * libhlthunk's: lookup, delete, first and next return -ENOENT for no such
+ * entry; insert replaces an earlier value; first/next iterate in ascending
+ * key order (next takes the previous key, which may be gone since).
+ * Errors: -errno with errno set; create returns NULL with errno set.
+ */
+
+/**
+ * hlthunk_hash_create() - a new, empty hash table.
+ *
+ * Return: the table, or NULL with errno ENOMEM.
+ */
+hlthunk_public void *hlthunk_hash_create(void);
+
+/**
+ * hlthunk_hash_destroy() - free a table (not the values it points to).
+ * @t: the table.
+ *
+ * Return: 0, or -EINVAL for NULL.
+ */
+hlthunk_public int hlthunk_hash_destroy(void *t);
+
+/**
+ * hlthunk_hash_lookup() - the value of a key.
+ * @t: the table.
+ * @key: the key.
+ * @value: receives its value.
+ *
+ * Return: 0, -ENOENT no such key, -EINVAL.
+ */
+hlthunk_public int hlthunk_hash_lookup(void *t, unsigned long key,
+				       void **value);
+
+/**
+ * hlthunk_hash_insert() - map a key to a value, replacing an earlier one.
+ * @t: the table.
+ * @key: the key.
+ * @value: its value.
+ *
+ * Return: 0, -ENOMEM, -EINVAL.
+ */
+hlthunk_public int hlthunk_hash_insert(void *t, unsigned long key, void *value);
+
+/**
+ * hlthunk_hash_delete() - remove a key.
+ * @t: the table.
+ * @key: the key.
+ *
+ * Return: 0, -ENOENT no such key, -EINVAL.
+ */
+hlthunk_public int hlthunk_hash_delete(void *t, unsigned long key);
+
+/**
+ * hlthunk_hash_next() - the entry after a key, in ascending key order.
+ * @t: the table.
+ * @key: the previous key (which need not be in the table any more);
+ *	receives the next one.
+ * @value: receives its value.
+ *
+ * Return: 0, -ENOENT at the end, -EINVAL.
+ */
+hlthunk_public int hlthunk_hash_next(void *t, unsigned long *key, void **value);
+
+/**
+ * hlthunk_hash_first() - the entry with the smallest key.
+ * @t: the table.
+ * @key: receives the key.
+ * @value: receives its value.
+ *
+ * Return: 0, -ENOENT the table is empty, -EINVAL.
+ */
+hlthunk_public int hlthunk_hash_first(void *t, unsigned long *key,
+				      void **value);
+
 #ifdef __cplusplus
 }
 #endif

@@ -32,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -823,6 +824,177 @@ static void conn_reset_undo(struct walk *w)
 	SOFT(hlthunk_nic_modify_conn(w->fd, w->conn, HL_NIC_CONN_STATE_INIT));
 }
 
+/*
+ * ---- The runtime paths (issue 22): command buffers, multi-CS wait, the
+ * eventfd notifier, counters ----
+ */
+
+#define CB_SIZE		8192
+
+static void cb_destroy_out(struct walk *w)
+{
+	SOFT(hlthunk_destroy_command_buffer(w->fd, w->out));
+}
+
+static int cb_create_mapped_call(struct walk *w)
+{
+	return hlthunk_request_mapped_command_buffer(w->fd, CB_SIZE, &w->out);
+}
+
+static int cb_create_call(struct walk *w)
+{
+	return hlthunk_request_command_buffer(w->fd, CB_SIZE, &w->out);
+}
+
+static void cb_prepare(struct walk *w)
+{
+	assert_int_equal(hlthunk_request_mapped_command_buffer(w->fd, CB_SIZE,
+							       &w->cb), 0);
+}
+
+static void cb_cleanup(struct walk *w)
+{
+	SOFT_GONE(hlthunk_destroy_command_buffer(w->fd, w->cb));
+	w->cb = 0;
+}
+
+static int cb_destroy_call(struct walk *w)
+{
+	return hlthunk_destroy_command_buffer(w->fd, w->cb);
+}
+
+static int cb_info_call(struct walk *w)
+{
+	uint64_t va;
+
+	return hlthunk_get_mapped_cb_device_va_by_handle(w->fd, w->cb, &va);
+}
+
+static int cb_usage_call(struct walk *w)
+{
+	uint32_t n;
+
+	return hlthunk_get_cb_usage_count(w->fd, w->cb, &n);
+}
+
+/* A CS naming a mapped CB by handle, its NOP written through mmap() */
+static void cs_cb_prepare(struct walk *w)
+{
+	uint8_t *p;
+
+	cb_prepare(w);
+	p = mmap(NULL, CB_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, w->fd,
+		 (off_t)w->cb);
+	assert_true(p != MAP_FAILED);
+	hlthunk_pkt_nop(p);
+	munmap(p, CB_SIZE);
+	w->seq = 0;
+}
+
+static int cs_cb_call(struct walk *w)
+{
+	struct hl_cs_chunk chunk = { .cb_handle = w->cb, .cb_size = 8 };
+	struct hlthunk_cs_in in = { .chunks_execute = &chunk, .num_chunks_execute = 1 };
+	struct hlthunk_cs_out out = {};
+	int rc;
+
+	rc = hlthunk_command_submission(w->fd, &in, &out);
+	if (!rc)
+		w->seq = out.seq;
+	return rc;
+}
+
+static int wait_multi_call(struct walk *w)
+{
+	uint64_t seqs[2] = { w->seq, w->seq };
+	struct hlthunk_wait_multi_cs_in in = { .seq = seqs, .seq_len = 2,
+					       .timeout_us = 1000000 };
+	struct hlthunk_wait_multi_cs_out out;
+
+	return hlthunk_wait_for_multi_cs(w->fd, &in, &out);
+}
+
+static int info_arg_call(struct walk *w, uint32_t op, uint32_t arg)
+{
+	struct hl_info_args a;
+	uint8_t buf[128];
+
+	(void)w;
+	memset(&a, 0, sizeof(a));
+	a.op = op;
+	a.period_ms = arg;
+	a.return_pointer = (uint64_t)(uintptr_t)buf;
+	a.return_size = sizeof(buf);
+	return ioctl(w->fd, HL_IOCTL_INFO, &a) ? -errno : 0;
+}
+
+static int info_counters_call(struct walk *w)
+{
+	int rc = info_arg_call(w, HL_INFO_RESET_COUNT, 0);
+
+	rc = rc ?: info_arg_call(w, HL_INFO_TIME_SYNC, 0);
+	rc = rc ?: info_arg_call(w, HL_INFO_CS_COUNTERS, 0);
+	rc = rc ?: info_arg_call(w, HL_INFO_OPEN_STATS, 0);
+	return rc ?: info_arg_call(w, HL_INFO_DEVICE_UTILIZATION, 500);
+}
+
+static void efd_prepare(struct walk *w)
+{
+	w->out = (uint64_t)eventfd(0, EFD_CLOEXEC);
+	assert_true((int)w->out >= 0);
+}
+
+static int efd_register(struct walk *w, uint32_t op)
+{
+	struct hl_info_args a;
+
+	memset(&a, 0, sizeof(a));
+	a.op = op;
+	a.eventfd = (uint32_t)w->out;
+	return ioctl(w->fd, HL_IOCTL_INFO, &a) ? -errno : 0;
+}
+
+static int efd_register_call(struct walk *w)
+{
+	return efd_register(w, HL_INFO_REGISTER_EVENTFD);
+}
+
+static void efd_unregister_undo(struct walk *w)
+{
+	SOFT(efd_register(w, HL_INFO_UNREGISTER_EVENTFD));
+}
+
+static void efd_cleanup(struct walk *w)
+{
+	close((int)w->out);
+}
+
+static void efd_registered_prepare(struct walk *w)
+{
+	efd_prepare(w);
+	assert_int_equal(efd_register_call(w), 0);
+}
+
+static void efd_registered_cleanup(struct walk *w)
+{
+	SOFT_GONE(efd_register(w, HL_INFO_UNREGISTER_EVENTFD));
+	efd_cleanup(w);
+}
+
+static int efd_unregister_call(struct walk *w)
+{
+	return efd_register(w, HL_INFO_UNREGISTER_EVENTFD);
+}
+
+static int get_events_call(struct walk *w)
+{
+	uint64_t ev;
+
+	return hltests_info(w->fd, HL_INFO_GET_EVENTS, &ev, sizeof(ev));
+}
+
+/* ---- end of the runtime paths ---- */
+
 static const struct path paths[] = {
 	{ "open", { ENOMEM, EBUSY }, open_prepare, open_call, NULL, open_cleanup },
 	{ "info_hw_ip", { EFAULT }, NULL, info_hw_ip_call, NULL, NULL },
@@ -849,6 +1021,23 @@ static const struct path paths[] = {
 	{ "nic_alloc_conn", { ENOMEM, ENOSPC, EFAULT }, NULL, alloc_conn_call, destroy_conn_out, NULL },
 	{ "nic_set_res_conn_ctx", { ENOMEM, EFAULT }, conn_prepare, set_res_call,
 	  conn_reset_undo, conn_cleanup },
+	/* The runtime paths */
+	{ "cb_create_mapped", { ENOMEM, EFAULT }, NULL, cb_create_mapped_call,
+	  cb_destroy_out, NULL },
+	{ "cb_create", { ENOMEM, EFAULT }, NULL, cb_create_call, cb_destroy_out, NULL },
+	{ "cb_destroy", { EFAULT }, cb_prepare, cb_destroy_call, NULL, cb_cleanup },
+	{ "cb_info_device_va", { EFAULT }, cb_prepare, cb_info_call, NULL, cb_cleanup },
+	{ "cb_info_usage", { EFAULT }, cb_prepare, cb_usage_call, NULL, cb_cleanup },
+	{ "cs_submit_cb_handle", { ENOMEM, EFAULT }, cs_cb_prepare, cs_cb_call, cs_wait,
+	  cb_cleanup },
+	{ "wait_cs_multi", { ENOMEM, EFAULT }, wait_cs_prepare, wait_multi_call, NULL,
+	  wait_cs_cleanup },
+	{ "info_counters", { EFAULT }, NULL, info_counters_call, NULL, NULL },
+	{ "info_register_eventfd", { EFAULT }, efd_prepare, efd_register_call,
+	  efd_unregister_undo, efd_cleanup },
+	{ "info_unregister_eventfd", { EFAULT }, efd_registered_prepare,
+	  efd_unregister_call, NULL, efd_registered_cleanup },
+	{ "info_get_events", { EFAULT }, NULL, get_events_call, NULL, NULL },
 	/* Last: they take the edu device from hl_importer */
 	{ "umem_import_pinned", { ENOMEM }, import_prepare, umem_import_pinned_call,
 	  umem_import_undo, umem_import_cleanup },

@@ -95,8 +95,16 @@ static void describe(char *b, size_t n, int fd, unsigned long cmd,
 		}
 	} else if (type == 'H' && nr == _IOC_NR(HL_IOCTL_WAIT_CS)) {
 		len += snprintf(b + len, n - len, "WAIT_CS");
-		fmt_fields(b + len, n - len, "seq:0:8,timeout_us:8:8,ctx:16:4,flags:20:4",
+		fmt_fields(b + len, n - len,
+			   "seq:0:8,timeout_us:8:8,ctx:16:4,flags:20:4,seq_arr_len:24:1,pad:25:4",
 			   arg, ksize);
+	} else if (type == 'H' && nr == _IOC_NR(HL_IOCTL_CB)) {
+		static const char *const cop[] = { "CREATE", "DESTROY", "INFO" };
+		uint32_t op = ((const union hl_cb_args *)arg)->in.op;
+
+		len += snprintf(b + len, n - len, "CB %s", op < 3 ? cop[op] : "op?");
+		fmt_fields(b + len, n - len,
+			   "handle:0:8,size:12:4,ctx:16:4,flags:20:4", arg, ksize);
 	} else if (type == 'H' && nr == _IOC_NR(HL_IOCTL_NIC)) {
 		len += snprintf(b + len, n - len, "NIC op=%u",
 				((const struct hl_nic_args *)arg)->in.op);

@@ -50,6 +50,7 @@
  *   gen_cs.c        generators: command buffers, HL_IOCTL_CS and HL_IOCTL_WAIT_CS
  *   gen_nic.c       generators: HL_IOCTL_NIC, connected pairs, transfers
  *   gen_importer.c  generators: the dma-buf test importer, dma-buf files
+ *   gen_rt.c        generators: the runtime's CBs, multi-CS wait, events, counters
  *   prog.c          programs: the op table, the corpus, the workers and their processes
  *   oracle.c        the oracle: violations, failures, history, kernel log, summary, leak check
  *   kcov.c          KCOV: the module's text, collecting the PCs each ioctl reaches
@@ -192,6 +193,8 @@ enum op {
 	OP_IMP_RELEASE, OP_IMP_STATUS, OP_IMP_MOVE,
 	OP_SYNC_FILE, OP_DMABUF_MMAP,
 	OP_RAW, OP_HOSTBUF,
+	/* the runtime's (gen_rt.c): CBs, multi-CS, events, counters */
+	OP_CB, OP_CB_MMAP, OP_CB_CS, OP_WAIT_MULTI, OP_EVENTS, OP_RT_INFO,
 	/* --churn's own actions (weight 0: never picked by a worker) */
 	OP_CHURN_CLOSE, OP_CHURN_REOPEN, OP_CHURN_RESET,
 	OP_NUM
@@ -545,6 +548,14 @@ void op_imp_sg(struct worker *w);
 void op_imp_dma(struct worker *w);
 void op_sync_file(struct worker *w);
 void op_dmabuf_mmap(struct worker *w);
+
+/* gen_rt.c */
+void rt_op_cb(struct worker *w);
+void rt_op_cb_mmap(struct worker *w);
+void rt_op_cb_cs(struct worker *w);
+void rt_op_wait_multi(struct worker *w);
+void rt_op_events(struct worker *w);
+void rt_op_info(struct worker *w);
 
 /* prog.c */
 void run_calls(struct worker *w, int n);

@@ -47,6 +47,12 @@ const struct op_desc ops[OP_NUM] = {
 	[OP_DMABUF_MMAP] = { "dmabuf.mmap", 3 },
 	[OP_RAW] = { "raw", 25 },
 	[OP_HOSTBUF] = { "hostbuf.recycle", 2 },
+	[OP_CB] = { "cb", 30 },
+	[OP_CB_MMAP] = { "cb.mmap", 12 },
+	[OP_CB_CS] = { "cb.cs", 20 },
+	[OP_WAIT_MULTI] = { "wait_cs.multi", 20 },
+	[OP_EVENTS] = { "info.events", 15 },
+	[OP_RT_INFO] = { "info.counters", 15 },
 	[OP_CHURN_CLOSE] = { "churn.close_owner", 0 },
 	[OP_CHURN_REOPEN] = { "churn.reopen", 0 },
 	[OP_CHURN_RESET] = { "churn.hard_reset", 0 },
@@ -121,6 +127,12 @@ static void run_op(struct worker *w, enum op op)
 	case OP_DMABUF_MMAP: op_dmabuf_mmap(w); break;
 	case OP_RAW: op_raw(w); break;
 	case OP_HOSTBUF: op_hostbuf(w); break;
+	case OP_CB: rt_op_cb(w); break;
+	case OP_CB_MMAP: rt_op_cb_mmap(w); break;
+	case OP_CB_CS: rt_op_cb_cs(w); break;
+	case OP_WAIT_MULTI: rt_op_wait_multi(w); break;
+	case OP_EVENTS: rt_op_events(w); break;
+	case OP_RT_INFO: rt_op_info(w); break;
 	default: break;
 	}
 }

@@ -49,6 +49,7 @@
  *            then only be closed).
  */
 #define HL_IOCTL_INFO		_IOWR('H', 0x01, struct hl_info_args)
+#define HL_IOCTL_CB		_IOWR('H', 0x02, union hl_cb_args)
 #define HL_IOCTL_CS		_IOWR('H', 0x03, union hl_cs_args)
 #define HL_IOCTL_WAIT_CS	_IOWR('H', 0x04, union hl_wait_cs_args)
 #define HL_IOCTL_MEMORY		_IOWR('H', 0x05, union hl_mem_args)
@@ -101,14 +102,102 @@ enum hl_device_status {
  *                            (compute node only)
  * HL_INFO_NIC_PORTS        - struct hl_info_nic_ports: the NIC ports, their
  *                            addresses, links and peers (libhlthunk's op)
+ * HL_INFO_DEVICE_UTILIZATION - struct hl_info_device_utilization: the
+ *                            share of the last @period_ms (100 .. 1000, a
+ *                            multiple of 100) during which an engine queue
+ *                            of the device had a job
+ * HL_INFO_RESET_COUNT      - struct hl_info_reset_count: hard resets since
+ *                            the device was bound (no soft reset exists)
+ * HL_INFO_TIME_SYNC        - struct hl_info_time_sync: the device's clock
+ *                            (the CLOCK_MONOTONIC of the WAIT_CS timestamps)
+ *                            and the host's CLOCK_MONOTONIC_RAW, read together
+ * HL_INFO_CS_COUNTERS      - struct hl_info_cs_counters: HL_IOCTL_CS calls
+ *                            refused, by reason, device-wide and of the
+ *                            caller's context (compute node only)
+ * HL_INFO_OPEN_STATS       - struct hl_open_stats_info: opens of the compute
+ *                            node since the device was bound
+ * HL_INFO_REGISTER_EVENTFD - register the eventfd @eventfd: the driver
+ *                            signals it when an HL_NOTIFIER_EVENT_* event
+ *                            happens (no return buffer)
+ * HL_INFO_UNREGISTER_EVENTFD - unregister this file's eventfd (no return
+ *                            buffer; @eventfd is not read)
+ * HL_INFO_GET_EVENTS       - __u64: the HL_NOTIFIER_EVENT_* bits of the
+ *                            events since the last GET_EVENTS of this file
+ *                            (also on a file a hard reset killed); clears them
+ * HL_INFO_HW_EVENTS        - __u32 array: how many times each event was sent
+ *                            since the last hard reset; entry i counts the
+ *                            event of HL_NOTIFIER_EVENT_* bit i
+ *                            (hl_info_hw_ip_info.num_of_events entries)
+ * HL_INFO_HW_EVENTS_AGGREGATE - the same since the device was bound
+ * HL_INFO_LAST_ERR_OPEN_DEV_TIME - struct hl_info_last_err_open_dev_time
+ * HL_INFO_CS_TIMEOUT_EVENT - struct hl_info_cs_timeout_event: the last CS
+ *                            of the device that failed on its timeout
+ * HL_INFO_UNDEFINED_OPCODE_EVENT - struct hl_info_undefined_opcode_event:
+ *                            the last job of the device that failed on a
+ *                            malformed command buffer
+ * HL_INFO_ENGINE_STATUS    - text, one line per engine queue: idle or busy;
+ *                            return_size 1 KiB .. HL_ENGINES_DATA_MAX_SIZE;
+ *                            the length is returned in
+ *                            @user_buffer_actual_size
  */
 #define HL_INFO_HW_IP_INFO		0
 #define HL_INFO_DRAM_USAGE		2
 #define HL_INFO_HW_IDLE			3
+#define HL_INFO_HW_EVENTS		1
 #define HL_INFO_DEVICE_STATUS		4
+#define HL_INFO_DEVICE_UTILIZATION	6
+#define HL_INFO_HW_EVENTS_AGGREGATE	7
+#define HL_INFO_RESET_COUNT		9
+#define HL_INFO_TIME_SYNC		10
+#define HL_INFO_CS_COUNTERS		11
+#define HL_INFO_OPEN_STATS		18
+#define HL_INFO_LAST_ERR_OPEN_DEV_TIME	23
+#define HL_INFO_CS_TIMEOUT_EVENT	24
 #define HL_INFO_DEV_MEM_ALLOC_PAGE_SIZES	26
+#define HL_INFO_REGISTER_EVENTFD	28
+#define HL_INFO_UNREGISTER_EVENTFD	29
+#define HL_INFO_GET_EVENTS		30
+#define HL_INFO_UNDEFINED_OPCODE_EVENT	31
+#define HL_INFO_ENGINE_STATUS		32
 #define HL_INFO_PAGE_FAULT_EVENT	33
 #define HL_INFO_NIC_PORTS		64
+
+/*
+ * Notifier events (HL_INFO_GET_EVENTS; the eventfd of
+ * HL_INFO_REGISTER_EVENTFD is signalled when one happens), upstream's bits.
+ * Each is sent to every file of the device that registered an eventfd.
+ *
+ * HL_NOTIFIER_EVENT_UNDEFINED_OPCODE   - a CS failed on a malformed
+ *                                        command buffer
+ * HL_NOTIFIER_EVENT_DEVICE_RESET       - a hard reset (with
+ *                                        DEVICE_UNAVAILABLE: the compute
+ *                                        file, if any, is dead)
+ * HL_NOTIFIER_EVENT_CS_TIMEOUT         - a CS failed: a job ran past its
+ *                                        timeout
+ * HL_NOTIFIER_EVENT_DEVICE_UNAVAILABLE - sent with DEVICE_RESET
+ * HL_NOTIFIER_EVENT_USER_ENGINE_ERR    - a CS failed on another engine
+ *                                        error (a NIC transfer error)
+ * HL_NOTIFIER_EVENT_PAGE_FAULT         - a job or NIC transfer hit a device
+ *                                        MMU fault (HL_INFO_PAGE_FAULT_EVENT
+ *                                        tells where)
+ * HL_NOTIFIER_EVENT_NIC_LINK           - this driver's (upstream has no NIC
+ *                                        event): the link of a NIC port of
+ *                                        the device went up or down (sent to
+ *                                        both cabled devices, also when a
+ *                                        device's NIC leaves or rejoins the
+ *                                        fabric: unbind, bind, hard reset;
+ *                                        HL_INFO_NIC_PORTS tells which)
+ */
+#define HL_NOTIFIER_EVENT_UNDEFINED_OPCODE	(1ULL << 1)
+#define HL_NOTIFIER_EVENT_DEVICE_RESET		(1ULL << 2)
+#define HL_NOTIFIER_EVENT_CS_TIMEOUT		(1ULL << 3)
+#define HL_NOTIFIER_EVENT_DEVICE_UNAVAILABLE	(1ULL << 4)
+#define HL_NOTIFIER_EVENT_USER_ENGINE_ERR	(1ULL << 5)
+#define HL_NOTIFIER_EVENT_PAGE_FAULT		(1ULL << 8)
+#define HL_NOTIFIER_EVENT_NIC_LINK		(1ULL << 32)
+
+/* Largest HL_INFO_ENGINE_STATUS buffer */
+#define HL_ENGINES_DATA_MAX_SIZE	(1 << 20)
 
 #define HL_INFO_VERSION_MAX_LEN		128
 #define HL_INFO_CARD_NAME_MAX_LEN	16
@@ -129,7 +218,8 @@ enum hl_device_status {
  *	user-allocatable DRAM (HBM).
  * @dram_size: Returned number of bytes of user-allocatable DRAM.
  * @sram_size: Returned size of the on-chip SRAM (0: none).
- * @num_of_events: Returned number of asynchronous event types (0).
+ * @num_of_events: Returned number of event types HL_INFO_HW_EVENTS
+ *	counts: 64, one per HL_NOTIFIER_EVENT_* bit.
  * @device_id: Returned PCI device ID of the function.
  * @module_id: Returned index of the device among the devices of the driver.
  * @decoder_enabled_mask: Returned as zero (no video decoders).
@@ -349,24 +439,178 @@ struct hl_info_nic_ports {
 };
 
 /**
+ * struct hl_info_device_utilization - HL_INFO_DEVICE_UTILIZATION.
+ * @utilization: Returned percentage (0 .. 100) of the last
+ *	hl_info_args.period_ms during which at least one engine queue of the
+ *	device had a job queued or running (the device's busy time, counted
+ *	by the emulated queue manager).
+ * @pad: Returned as zero.
+ */
+struct hl_info_device_utilization {
+	__u32 utilization;
+	__u32 pad;
+};
+
+/**
+ * struct hl_info_reset_count - HL_INFO_RESET_COUNT.
+ * @hard_reset_cnt: Returned number of hard resets the device went through
+ *	since the driver bound it (sysfs hard_reset).
+ * @soft_reset_cnt: Returned as zero: this device has no soft reset.
+ */
+struct hl_info_reset_count {
+	__u32 hard_reset_cnt;
+	__u32 soft_reset_cnt;
+};
+
+/**
+ * struct hl_info_time_sync - HL_INFO_TIME_SYNC.
+ * @device_time: Returned time of the device's clock in nanoseconds: the
+ *	emulated device stamps completions (WAIT_CS timestamp_nsec) with the
+ *	host's CLOCK_MONOTONIC, so this is CLOCK_MONOTONIC.
+ * @host_time: Returned CLOCK_MONOTONIC_RAW in nanoseconds, read right after
+ *	@device_time.
+ */
+struct hl_info_time_sync {
+	__u64 device_time;
+	__u64 host_time;
+};
+
+/**
+ * struct hl_info_cs_counters - HL_INFO_CS_COUNTERS: HL_IOCTL_CS calls that
+ * failed, by reason; total_* count the device's since it was bound, ctx_*
+ * the caller's context's since it was opened.
+ * @total_out_of_mem_drop_cnt: Returned count of -ENOMEM.
+ * @ctx_out_of_mem_drop_cnt: Returned count of -ENOMEM of the context.
+ * @total_parsing_drop_cnt: Returned as zero: the driver does not parse
+ *	command buffers (a malformed one fails the CS, not the ioctl).
+ * @ctx_parsing_drop_cnt: Returned as zero.
+ * @total_queue_full_drop_cnt: Returned as zero: the emulated queues have
+ *	no fixed depth (max_pending_cs bounds a context instead).
+ * @ctx_queue_full_drop_cnt: Returned as zero.
+ * @total_device_in_reset_drop_cnt: Returned count of -ENODEV (a file a hard
+ *	reset killed; counted device-wide only, its context being gone).
+ * @ctx_device_in_reset_drop_cnt: Returned as zero (see above).
+ * @total_max_cs_in_flight_drop_cnt: Returned count of -EAGAIN
+ *	(max_pending_cs).
+ * @ctx_max_cs_in_flight_drop_cnt: Returned count of -EAGAIN of the context.
+ * @total_validation_drop_cnt: Returned count of -EINVAL and -EFAULT (bad
+ *	arguments or chunks).
+ * @ctx_validation_drop_cnt: Returned count of them of the context.
+ */
+struct hl_info_cs_counters {
+	__u64 total_out_of_mem_drop_cnt;
+	__u64 ctx_out_of_mem_drop_cnt;
+	__u64 total_parsing_drop_cnt;
+	__u64 ctx_parsing_drop_cnt;
+	__u64 total_queue_full_drop_cnt;
+	__u64 ctx_queue_full_drop_cnt;
+	__u64 total_device_in_reset_drop_cnt;
+	__u64 ctx_device_in_reset_drop_cnt;
+	__u64 total_max_cs_in_flight_drop_cnt;
+	__u64 ctx_max_cs_in_flight_drop_cnt;
+	__u64 total_validation_drop_cnt;
+	__u64 ctx_validation_drop_cnt;
+};
+
+/**
+ * struct hl_open_stats_info - HL_INFO_OPEN_STATS.
+ * @open_counter: Returned number of successful opens of the compute node
+ *	since the device was bound.
+ * @last_open_period_ms: Returned length of the last compute open: from its
+ *	open to now while it is open, else to its close.
+ * @is_compute_ctx_active: Returned 1 while the compute node is open.
+ * @compute_ctx_in_release: Returned 1 while a closed (or reset) compute
+ *	context is being torn down.
+ * @pad: Returned as zero.
+ */
+struct hl_open_stats_info {
+	__u64 open_counter;
+	__u64 last_open_period_ms;
+	__u8 is_compute_ctx_active;
+	__u8 compute_ctx_in_release;
+	__u8 pad[6];
+};
+
+/**
+ * struct hl_info_last_err_open_dev_time - HL_INFO_LAST_ERR_OPEN_DEV_TIME.
+ * @timestamp: Returned time (CLOCK_MONOTONIC, ns) of the last successful
+ *	open of the compute node, 0 if none: the open during which the last
+ *	error events happened.
+ */
+struct hl_info_last_err_open_dev_time {
+	__s64 timestamp;
+};
+
+/**
+ * struct hl_info_cs_timeout_event - HL_INFO_CS_TIMEOUT_EVENT.
+ * @timestamp: Returned time (CLOCK_MONOTONIC, ns) when the last CS that
+ *	failed on its timeout completed; 0 if none did.
+ * @seq: Returned its sequence number (of the context it belonged to).
+ */
+struct hl_info_cs_timeout_event {
+	__s64 timestamp;
+	__u64 seq;
+};
+
+#define MAX_QMAN_STREAMS_INFO		4
+#define OPCODE_INFO_MAX_ADDR_SIZE	8
+
+/**
+ * struct hl_info_undefined_opcode_event - HL_INFO_UNDEFINED_OPCODE_EVENT.
+ * @timestamp: Returned time (CLOCK_MONOTONIC, ns) of the last job that
+ *	failed on a malformed command buffer; 0 if none did.
+ * @cb_addr_streams: Returned [0][0]: the device VA of that job's command
+ *	buffer (an emulated queue has one stream and no CB history); the
+ *	rest 0.
+ * @cq_addr: Returned as zero (no completion queue behind the queue).
+ * @cq_size: Returned as zero.
+ * @cb_addr_streams_len: Returned 1 (one stream) when @timestamp is set.
+ * @engine_id: Returned the engine queue of that job.
+ * @stream_id: Returned as zero.
+ */
+struct hl_info_undefined_opcode_event {
+	__s64 timestamp;
+	__u64 cb_addr_streams[MAX_QMAN_STREAMS_INFO][OPCODE_INFO_MAX_ADDR_SIZE];
+	__u64 cq_addr;
+	__u32 cq_size;
+	__u32 cb_addr_streams_len;
+	__u32 engine_id;
+	__u32 stream_id;
+};
+
+/**
  * struct hl_info_args - argument of HL_IOCTL_INFO.
  * @return_pointer: user pointer to the struct of @op.
  * @return_size: size of the buffer at @return_pointer; like snprintf's size,
  *	the driver writes at most this many bytes (a short buffer gets a
  *	truncated copy).
  * @op: one of HL_INFO_*.
- * @ctx_id: must be 0.
+ * @ctx_id: must be 0 (for the ops that use neither @period_ms nor
+ *	@eventfd, which share its place).
+ * @period_ms: HL_INFO_DEVICE_UTILIZATION: the period, 100 .. 1000 ms, a
+ *	multiple of 100.
+ * @eventfd: HL_INFO_REGISTER_EVENTFD: the eventfd's file descriptor.
+ * @user_buffer_actual_size: HL_INFO_ENGINE_STATUS: Returned length of the
+ *	text.
  * @pad: must be 0.
  *
  * Accepted on the compute node (/dev/hlN) and on the control node
  * (/dev/hl_controlDN). Errors of HL_IOCTL_INFO:
  *   -EINVAL  unknown op, non-zero @ctx_id or @pad, NULL @return_pointer or
- *            zero @return_size, or an op that needs the compute node
- *            (HL_INFO_PAGE_FAULT_EVENT) on the control node;
+ *            zero @return_size (but for REGISTER_EVENTFD and
+ *            UNREGISTER_EVENTFD, which take no buffer), an op that needs
+ *            the compute node (HL_INFO_PAGE_FAULT_EVENT,
+ *            HL_INFO_CS_COUNTERS) on the control node, a bad @period_ms,
+ *            REGISTER_EVENTFD on a file that has one registered already or
+ *            with an @eventfd that is not an eventfd, UNREGISTER_EVENTFD on
+ *            a file with none, an ENGINE_STATUS buffer below 1 KiB or
+ *            above HL_ENGINES_DATA_MAX_SIZE;
+ *   -EBADF   REGISTER_EVENTFD: @eventfd is not an open file descriptor;
  *   -EFAULT  @return_pointer cannot be written;
  *   -ENOMEM  no memory for the reply (HL_INFO_NIC_PORTS);
  *   -ENODEV  the device is gone, or (compute node) was reset under this
- *            file.
+ *            file (a file a hard reset killed still serves
+ *            HL_INFO_GET_EVENTS and HL_INFO_UNREGISTER_EVENTFD).
  * The reply is copied to @return_pointer after the device was read, so a
  * page fault there (userfaultfd, FUSE) holds no reset or removal.
  */
@@ -374,8 +618,106 @@ struct hl_info_args {
 	__u64 return_pointer;
 	__u32 return_size;
 	__u32 op;
-	__u32 ctx_id;
+	union {
+		__u32 ctx_id;
+		__u32 period_ms;
+		__u32 eventfd;
+		__u32 user_buffer_actual_size;
+	};
 	__u32 pad;
+};
+
+/**
+ * DOC: HL_IOCTL_CB
+ *
+ * Command buffers owned by the driver: HL_CB_OP_CREATE allocates one in
+ * host memory and returns a handle; the caller maps it with
+ * mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, handle) to
+ * write its packets. With HL_CB_FLAGS_MAP it is also mapped into the
+ * device MMU of the caller's context (HL_CB_OP_INFO with
+ * HL_CB_FLAGS_GET_DEVICE_VA returns the address), and a CS chunk may then
+ * name it by handle (hl_cs_chunk.cb_handle): the engine queues of this
+ * device fetch every command buffer through the device MMU, so a CB
+ * created without HL_CB_FLAGS_MAP can be written but not submitted.
+ *
+ * Lifetime: HL_CB_OP_DESTROY drops the handle; the CB lives on while a CS
+ * that named it runs (its usage count, HL_CB_OP_INFO, counts them) and its
+ * pages while a user mapping of them exists. Closing the compute node
+ * destroys every CB of its context. A hard reset does too, and removes
+ * the pages from every user mapping of them (a later access gets SIGBUS),
+ * so no mapping outlives its CB's context. Compute node only.
+ */
+
+/* HL_CB_OP_*: struct hl_cb_in.op */
+#define HL_CB_OP_CREATE		0
+#define HL_CB_OP_DESTROY	1
+#define HL_CB_OP_INFO		2
+
+/* Largest command buffer, upstream's (2 MiB minus 32 bytes) */
+#define HL_MAX_CB_SIZE		(0x200000 - 32)
+
+/* CREATE: also map the CB into the device MMU of the context */
+#define HL_CB_FLAGS_MAP			0x1
+/* INFO: return the CB's device VA instead of its usage count */
+#define HL_CB_FLAGS_GET_DEVICE_VA	0x2
+
+/**
+ * struct hl_cb_in - input of HL_IOCTL_CB.
+ * @cb_handle: DESTROY, INFO: the handle CREATE returned; CREATE: must be 0.
+ * @op: HL_CB_OP_*.
+ * @cb_size: CREATE: size in bytes, 1 .. HL_MAX_CB_SIZE (the allocation is
+ *	rounded up to whole pages); else must be 0.
+ * @ctx_id: must be 0.
+ * @flags: CREATE: 0 or HL_CB_FLAGS_MAP; INFO: 0 or
+ *	HL_CB_FLAGS_GET_DEVICE_VA; DESTROY: must be 0.
+ */
+struct hl_cb_in {
+	__u64 cb_handle;
+	__u32 op;
+	__u32 cb_size;
+	__u32 ctx_id;
+	__u32 flags;
+};
+
+/**
+ * struct hl_cb_out - output of HL_IOCTL_CB.
+ * @cb_handle: Returned by CREATE: the CB's handle, also its mmap offset.
+ * @usage_cnt: Returned by INFO without HL_CB_FLAGS_GET_DEVICE_VA: the
+ *	number of submitted CSs naming the CB by handle that have not
+ *	completed yet.
+ * @pad: Returned as zero.
+ * @device_va: Returned by INFO with HL_CB_FLAGS_GET_DEVICE_VA: the CB's
+ *	device virtual address.
+ */
+struct hl_cb_out {
+	union {
+		__u64 cb_handle;
+		union {
+			struct {
+				__u32 usage_cnt;
+				__u32 pad;
+			};
+			__u64 device_va;
+		};
+	};
+};
+
+/**
+ * union hl_cb_args - argument of HL_IOCTL_CB.
+ * @in: input.
+ * @out: output.
+ *
+ * Compute node only. Errors of HL_IOCTL_CB:
+ *   -EINVAL  unknown op, unknown flags for the op, non-zero ctx_id or
+ *            unused field, a size of 0 or above HL_MAX_CB_SIZE, a handle
+ *            that names no CB of the context, GET_DEVICE_VA of a CB
+ *            created without HL_CB_FLAGS_MAP;
+ *   -ENOMEM  no memory, no device VA or page-table space;
+ *   -ENODEV  the device is gone or was reset under this file.
+ */
+union hl_cb_args {
+	struct hl_cb_in in;
+	struct hl_cb_out out;
 };
 
 /**
@@ -560,7 +902,10 @@ union hl_mem_args {
  * struct hl_cs_chunk - one job of a command submission.
  * @cb_handle: device virtual address of the command buffer: packets the
  *	queue fetches through the device MMU (the buffer may be host memory
- *	mapped with HL_MEM_USERPTR, or device memory).
+ *	mapped with HL_MEM_USERPTR, or device memory); or the handle of a
+ *	command buffer HL_IOCTL_CB created with HL_CB_FLAGS_MAP (the CB is
+ *	kept, and counted in its usage count, until the CS completes), then
+ *	@cb_size must not exceed the CB's size.
  * @queue_index: engine queue that executes the job.
  * @cb_size: size of the command buffer in bytes, a multiple of 8.
  * @cs_chunk_flags: must be 0.
@@ -665,17 +1010,32 @@ union hl_cs_args {
 
 /**
  * struct hl_wait_cs_in - input of HL_IOCTL_WAIT_CS.
- * @seq: sequence number returned by HL_IOCTL_CS.
+ * @seq: sequence number returned by HL_IOCTL_CS; with
+ *	HL_WAIT_CS_FLAGS_MULTI_CS, a user pointer to an array of
+ *	@seq_arr_len sequence numbers.
  * @timeout_us: how long to wait, in microseconds; 0 only polls.
  * @ctx_id: must be 0.
- * @flags: must be 0.
+ * @flags: 0 or HL_WAIT_CS_FLAGS_MULTI_CS.
+ * @seq_arr_len: HL_WAIT_CS_FLAGS_MULTI_CS: number of sequence numbers, 1 ..
+ *	HL_WAIT_MULTI_CS_LIST_MAX_LEN; else must be 0.
+ * @pad: must be 0.
  */
 struct hl_wait_cs_in {
 	__u64 seq;
 	__u64 timeout_us;
 	__u32 ctx_id;
 	__u32 flags;
+	__u8 seq_arr_len;
+	__u8 pad[7];
 };
+
+/*
+ * struct hl_wait_cs_in.flags: wait for the first of several CSs (upstream's
+ * bit): the call returns as soon as at least one of them has completed,
+ * successfully or not, with out.cs_completion_map telling which.
+ */
+#define HL_WAIT_CS_FLAGS_MULTI_CS	0x4
+#define HL_WAIT_MULTI_CS_LIST_MAX_LEN	32
 
 #define HL_WAIT_CS_STATUS_COMPLETED	0
 #define HL_WAIT_CS_STATUS_BUSY		1
@@ -699,12 +1059,26 @@ struct hl_wait_cs_in {
  *	@timestamp_nsec holds the completion time, GONE when the CS is no
  *	longer tracked (see @status; no timestamp).
  * @timestamp_nsec: Returned completion time (CLOCK_MONOTONIC) when @flags
- *	has HL_WAIT_CS_STATUS_FLAG_TIMESTAMP_VLD, else 0.
+ *	has HL_WAIT_CS_STATUS_FLAG_TIMESTAMP_VLD, else 0; with
+ *	HL_WAIT_CS_FLAGS_MULTI_CS the earliest completion time among the
+ *	completed CSs that still have one.
+ * @cs_completion_map: Returned with HL_WAIT_CS_FLAGS_MULTI_CS: bit i is set
+ *	when the CS of array entry i has completed (successfully, failed, or
+ *	forgotten as GONE); else 0.
+ * @pad: Returned as zero.
+ *
+ * With HL_WAIT_CS_FLAGS_MULTI_CS, @status is COMPLETED when at least one
+ * CS of the array completed and none of those failed, ABORTED (the ioctl
+ * returns -EIO, as upstream's does for a failed CS) when one of those
+ * failed, BUSY when none completed within timeout_us; @flags has GONE when
+ * a completed one was forgotten, TIMESTAMP_VLD when one had a timestamp.
  */
 struct hl_wait_cs_out {
 	__u32 status;
 	__u32 flags;
 	__s64 timestamp_nsec;
+	__u32 cs_completion_map;
+	__u32 pad;
 };
 
 /**
@@ -713,8 +1087,12 @@ struct hl_wait_cs_out {
  * @out: output; also written when the ioctl returns -EIO.
  *
  * Compute node only. Errors of HL_IOCTL_WAIT_CS:
- *   -EINVAL  seq 0 or not issued yet (also a CS whose HL_IOCTL_CS has not
- *            returned), non-zero flags or ctx_id;
+ *   -EINVAL  seq 0 or not issued yet (any of the array's; also a CS
+ *            whose HL_IOCTL_CS has not returned), a flag other than
+ *            HL_WAIT_CS_FLAGS_MULTI_CS, non-zero ctx_id or pad,
+ *            seq_arr_len 0 or above HL_WAIT_MULTI_CS_LIST_MAX_LEN with
+ *            the flag, non-zero without it;
+ *   -EFAULT  (MULTI_CS) the sequence array cannot be read;
  *   -EIO     the CS failed (out.status HL_WAIT_CS_STATUS_ABORTED);
  *   -ENODEV  the device is gone or was reset under this file (before
  *            the wait started);

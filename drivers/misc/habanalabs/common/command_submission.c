@@ -149,6 +149,10 @@ static void hl_cs_put(struct hl_cs *cs)
 	if (!atomic_dec_and_test(&cs->pending))
 		return;
 
+	/* The CBs' usage counts drop before a waiter sees the CS complete */
+	hl_cb_jobs_put(cs->jobs, cs->num_jobs);
+	/* And a failure's event is sent by then */
+	hl_events_cs_failed(ctx->hdev, cs->seq, atomic_read(&cs->error));
 	cookie = dma_fence_begin_signalling();
 	error = atomic_read(&cs->error);
 	if (error) {
@@ -204,6 +208,7 @@ void hl_ctx_record_fault(struct hl_ctx *ctx, u64 addr, u32 engine_id,
 	ctx->last_fault.engine_id = engine_id;
 	ctx->last_fault.is_write = is_write;
 	spin_unlock(&ctx->fault_lock);
+	hl_events_send(ctx->hdev, HL_NOTIFIER_EVENT_PAGE_FAULT);
 }
 
 static int hl_cs_validate_chunks(struct hl_device *hdev,
@@ -340,6 +345,10 @@ static int hl_cs_submit(struct hl_ctx *ctx, const struct hl_cs_chunk *chunks,
 		rc = -ENOMEM;
 		goto err_submitted;
 	}
+	/* Chunks naming a driver-owned CB by handle get its device VA */
+	rc = hl_cb_jobs_get(ctx, cs->jobs, n);
+	if (rc)
+		goto err_free_cs;
 
 	/*
 	 * The reservation lock serialises submissions, so cs_sequence is
@@ -374,6 +383,7 @@ static int hl_cs_submit(struct hl_ctx *ctx, const struct hl_cs_chunk *chunks,
 err_unlock:
 	dma_resv_unlock(resv);
 err_free_cs:
+	hl_cb_jobs_put(cs->jobs, n);
 	kfree(cs->fence);
 	kfree(cs);
 err_submitted:
@@ -555,6 +565,188 @@ static int hl_cs_find_fence(struct hl_ctx *ctx, u64 seq,
 	return rc;
 }
 
+struct hl_multi_cs_wait;
+
+/**
+ * struct hl_multi_cs_cb - a fence callback of a multi-CS wait.
+ * @base: the callback.
+ * @wait: its wait.
+ */
+struct hl_multi_cs_cb {
+	struct dma_fence_cb base;
+	struct hl_multi_cs_wait *wait;
+};
+
+/**
+ * struct hl_multi_cs_wait - the waiter of one multi-CS WAIT_CS.
+ * @cb: one fence callback per CS of the array.
+ * @task: the waiting task, woken by any callback.
+ * @done: set by the first callback.
+ */
+struct hl_multi_cs_wait {
+	struct hl_multi_cs_cb cb[HL_WAIT_MULTI_CS_LIST_MAX_LEN];
+	struct task_struct *task;
+	bool done;
+};
+
+static void hl_multi_cs_wake(struct dma_fence *fence, struct dma_fence_cb *cb)
+{
+	struct hl_multi_cs_wait *w =
+		container_of(cb, struct hl_multi_cs_cb, base)->wait;
+
+	WRITE_ONCE(w->done, true);
+	wake_up_process(w->task);
+}
+
+/*
+ * Collect the completed CSs of @fences (NULL: forgotten, i.e. complete)
+ * into @out. Returns true when at least one has completed.
+ */
+static bool hl_multi_cs_collect(struct dma_fence **fences, u32 n,
+				struct hl_wait_cs_out *out, bool *failed)
+{
+	s64 first = 0;
+	u32 i;
+
+	memset(out, 0, sizeof(*out));
+	*failed = false;
+	for (i = 0; i < n; i++) {
+		struct dma_fence *f = fences[i];
+
+		if (f && !dma_fence_is_signaled(f))
+			continue;
+		out->cs_completion_map |= BIT(i);
+		if (!f) {
+			out->flags |= HL_WAIT_CS_STATUS_FLAG_GONE;
+			continue;
+		}
+		if (dma_fence_get_status(f) < 0) {
+			*failed = true;
+			continue;
+		}
+		if (!first || ktime_to_ns(dma_fence_timestamp(f)) < first)
+			first = ktime_to_ns(dma_fence_timestamp(f));
+	}
+	if (first) {
+		out->timestamp_nsec = first;
+		out->flags |= HL_WAIT_CS_STATUS_FLAG_TIMESTAMP_VLD;
+	}
+	return out->cs_completion_map;
+}
+
+/*
+ * Sleep until one of @fences signals, @timeout runs out or a signal
+ * arrives. Returns the time left (> 0), 0, or -ERESTARTSYS.
+ */
+static long hl_multi_cs_sleep(struct dma_fence **fences, u32 n, long timeout)
+{
+	struct hl_multi_cs_wait *w;
+	bool added[HL_WAIT_MULTI_CS_LIST_MAX_LEN] = {};
+	u32 i;
+
+	w = kzalloc(sizeof(*w), GFP_KERNEL);
+	if (!w)
+		return -ENOMEM;
+	w->task = current;
+	for (i = 0; i < n; i++) {
+		if (!fences[i])
+			continue;
+		w->cb[i].wait = w;
+		if (dma_fence_add_callback(fences[i], &w->cb[i].base,
+					   hl_multi_cs_wake)) {
+			/* Signalled meanwhile */
+			WRITE_ONCE(w->done, true);
+			break;
+		}
+		added[i] = true;
+	}
+
+	for (;;) {
+		set_current_state(TASK_INTERRUPTIBLE);
+		if (READ_ONCE(w->done) || !timeout)
+			break;
+		if (signal_pending(current)) {
+			timeout = -ERESTARTSYS;
+			break;
+		}
+		timeout = schedule_timeout(timeout);
+	}
+	__set_current_state(TASK_RUNNING);
+
+	for (i = 0; i < n; i++)
+		if (added[i])
+			dma_fence_remove_callback(fences[i], &w->cb[i].base);
+	kfree(w);
+	return timeout;
+}
+
+/**
+ * hl_wait_multi_cs - WAIT_CS with HL_WAIT_CS_FLAGS_MULTI_CS: wait until at
+ * least one CS of an array of sequence numbers has completed.
+ * @ctx: the caller's context.
+ * @args: the argument; in.seq points to in.seq_arr_len sequence numbers.
+ *
+ * Upstream's semantics: out.cs_completion_map has bit i set for each
+ * entry i whose CS has completed (or is forgotten: GONE); a completed CS
+ * that failed makes the call fail with -EIO (status ABORTED), as
+ * upstream's does; BUSY when none completed within in.timeout_us.
+ *
+ * Return: 0, -EINVAL, -EFAULT, -ENOMEM, -EIO or -EINTR.
+ */
+static int hl_wait_multi_cs(struct hl_ctx *ctx, union hl_wait_cs_args *args)
+{
+	struct dma_fence *fences[HL_WAIT_MULTI_CS_LIST_MAX_LEN] = {};
+	u64 seqs[HL_WAIT_MULTI_CS_LIST_MAX_LEN];
+	struct hl_wait_cs_in in = args->in;
+	struct hl_wait_cs_out out;
+	u32 i, n = in.seq_arr_len;
+	long timeout;
+	bool failed;
+	int rc = 0;
+
+	if (!n || n > HL_WAIT_MULTI_CS_LIST_MAX_LEN)
+		return -EINVAL;
+	/* User memory and the wait: outside the context's gate */
+	hl_ctx_pause(ctx);
+	rc = copy_from_user(seqs, u64_to_user_ptr(in.seq), n * sizeof(*seqs)) ?
+	     -EFAULT : 0;
+	if (hl_ctx_resume(ctx))
+		return -ENODEV;
+	if (rc)
+		return rc;
+	for (i = 0; i < n && !rc; i++)
+		rc = hl_cs_find_fence(ctx, seqs[i], &fences[i]);
+	if (rc)
+		goto out_put;
+
+	/* Collect once more after each sleep, also after the last one */
+	timeout = hl_cs_wait_jiffies(in.timeout_us);
+	hl_ctx_pause(ctx);
+	while (!hl_multi_cs_collect(fences, n, &out, &failed) && timeout > 0)
+		timeout = hl_multi_cs_sleep(fences, n, timeout);
+	/* The fences' outcome stands even if the context died meanwhile */
+	hl_ctx_resume(ctx);
+	if (timeout < 0 && !out.cs_completion_map) {
+		rc = timeout == -ERESTARTSYS ? -EINTR : timeout;
+		goto out_put;
+	}
+
+	args->out = out;
+	if (!out.cs_completion_map) {
+		args->out.status = HL_WAIT_CS_STATUS_BUSY;
+	} else if (failed) {
+		args->out.status = HL_WAIT_CS_STATUS_ABORTED;
+		rc = -EIO;
+	} else {
+		args->out.status = HL_WAIT_CS_STATUS_COMPLETED;
+	}
+
+out_put:
+	for (i = 0; i < n; i++)
+		dma_fence_put(fences[i]);
+	return rc;
+}
+
 /**
  * hl_wait_cs_ioctl - HL_IOCTL_WAIT_CS: wait for a command submission.
  * @fpriv: the compute node's open file.
@@ -582,7 +774,11 @@ int hl_wait_cs_ioctl(struct hl_fpriv *fpriv, void *data)
 	long left;
 	int rc;
 
-	if (!ctx || in.flags || in.ctx_id)
+	if (!ctx || in.ctx_id || memchr_inv(in.pad, 0, sizeof(in.pad)))
+		return -EINVAL;
+	if (in.flags == HL_WAIT_CS_FLAGS_MULTI_CS)
+		return hl_wait_multi_cs(ctx, args);
+	if (in.flags || in.seq_arr_len)
 		return -EINVAL;
 
 	rc = hl_cs_find_fence(ctx, in.seq, &fence);

@@ -37,6 +37,7 @@ static void hl_ctx_release_work(struct work_struct *work)
 	/* A context that never got a file is torn down here */
 	hl_ctx_teardown(ctx);
 	hl_nic_ctx_fini(ctx);
+	hl_cb_ctx_destroy(ctx);
 	if (hl_bug_injected(HL_INJECT_LEAK))
 		ctx->injected_leak = kmalloc(64, GFP_KERNEL);
 	kfree(ctx);
@@ -84,6 +85,7 @@ struct hl_ctx *hl_ctx_create(struct hl_device *hdev)
 	if (rc)
 		goto err_cs_fini;
 	hl_mem_ctx_init(ctx);
+	hl_cb_ctx_init(ctx);
 	hl_device_get(hdev);
 
 	mutex_lock(&hdev->ctx_list_lock);
@@ -92,6 +94,7 @@ struct hl_ctx *hl_ctx_create(struct hl_device *hdev)
 
 	/* Last: from here on the NIC fabric reaches the context */
 	hl_nic_ctx_init(ctx);
+	hl_events_ctx_open(hdev);
 
 	return ctx;
 
@@ -133,11 +136,14 @@ void hl_ctx_teardown(struct hl_ctx *ctx)
 	hdev->ctx_teardowns++;
 	mutex_unlock(&hdev->ctx_list_lock);
 	WRITE_ONCE(ctx->dead, true);
+	hl_events_ctx_release_begin(hdev);
 
 	WRITE_ONCE(ctx->closing, true);
 	/* Connections die first: peers stop writing, receives are flushed */
 	hl_nic_ctx_close(ctx);
 	hl_cs_ctx_cancel(ctx);
+	/* No CS uses a CB any more; reset: user mappings of CBs go too */
+	hl_cb_ctx_fini(ctx);
 
 	/*
 	 * Off the list only now: until here device removal may still have to
@@ -151,6 +157,7 @@ void hl_ctx_teardown(struct hl_ctx *ctx)
 	hl_mem_ctx_fini(ctx);
 	hl_mmu_ctx_fini(ctx);
 	hl_cs_ctx_fini(ctx);
+	hl_events_ctx_release_end(hdev);
 	up_write(&ctx->gate);
 
 	mutex_lock(&hdev->ctx_list_lock);

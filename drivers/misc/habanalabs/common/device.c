@@ -162,6 +162,7 @@ static int hl_device_release_file(struct inode *inode, struct file *filp)
 		hdev->compute_fpriv = NULL;
 	mutex_unlock(&hdev->fpriv_list_lock);
 
+	hl_events_fpriv_fini(fpriv);
 	hl_ctx_put(fpriv->ctx);
 	hl_device_put(hdev);
 	kfree(fpriv);
@@ -192,6 +193,7 @@ static int hl_device_release_ctrl(struct inode *inode, struct file *filp)
 {
 	struct hl_fpriv *fpriv = filp->private_data;
 
+	hl_events_fpriv_fini(fpriv);
 	hl_device_put(fpriv->hdev);
 	kfree(fpriv);
 	return 0;
@@ -203,6 +205,7 @@ static const struct file_operations hl_ops = {
 	.release = hl_device_release_file,
 	.unlocked_ioctl = hl_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
+	.mmap = hl_cb_mmap,
 	.llseek = noop_llseek,
 };
 
@@ -371,6 +374,7 @@ int hl_device_hard_reset(struct hl_device *hdev)
 	}
 	mutex_unlock(&hdev->fpriv_list_lock);
 	hl_info(hdev, "hard reset%s\n", fpriv ? " of a device in use" : "");
+	hl_events_device_reset(hdev);
 
 	/*
 	 * Stop the engines: jobs fail, fences signal, waiting ioctls return

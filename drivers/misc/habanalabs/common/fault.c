@@ -196,10 +196,13 @@ static int hl_fault_state_show(struct seq_file *s, void *unused)
 {
 	unsigned long contexts = 0, handles = 0, host_maps = 0, dram_maps = 0;
 	unsigned long hops = 0, conns = 0, cqs = 0, exports = 0, inflight = 0;
+	unsigned long cbs = 0, eventfds = 0;
 	struct hl_device *hdev = s->private;
 	struct list_head *pos;
 	struct hl_ctx *ctx;
 
+	/* Released CBs and contexts count once their release work ran */
+	flush_workqueue(hl_wq);
 	/* Released DRAM counts once it is back in the pool, scrubbed */
 	if (hdev->scrub && !hl_scrub_wait_idle(hdev, 10 * HZ))
 		return -EBUSY;
@@ -219,6 +222,7 @@ static int hl_fault_state_show(struct seq_file *s, void *unused)
 		conns += hl_fault_count_xa(&ctx->nic.conns);
 		cqs += hl_fault_count_xa(&ctx->nic.cqs);
 		inflight += atomic_read(&ctx->cs_inflight);
+		cbs += hl_cb_ctx_count(ctx);
 	}
 	mutex_unlock(&hdev->ctx_list_lock);
 
@@ -226,6 +230,11 @@ static int hl_fault_state_show(struct seq_file *s, void *unused)
 	list_for_each(pos, &hdev->dmabuf_list)
 		exports++;
 	mutex_unlock(&hdev->dmabuf_lock);
+
+	spin_lock_irq(&hdev->notifier_lock);
+	list_for_each(pos, &hdev->notifier_list)
+		eventfds++;
+	spin_unlock_irq(&hdev->notifier_lock);
 
 	seq_printf(s, "dram_used: %lld\n", atomic64_read(&hdev->dram_used));
 	seq_printf(s, "dram_pool_avail: %zu\n",
@@ -243,6 +252,8 @@ static int hl_fault_state_show(struct seq_file *s, void *unused)
 	seq_printf(s, "nic_cqs: %lu\n", cqs);
 	seq_printf(s, "exports: %lu\n", exports);
 	seq_printf(s, "cs_inflight: %lu\n", inflight);
+	seq_printf(s, "cbs: %lu\n", cbs);
+	seq_printf(s, "eventfds: %lu\n", eventfds);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(hl_fault_state);

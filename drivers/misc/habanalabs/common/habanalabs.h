@@ -37,6 +37,8 @@
 
 #include <uapi/misc/habanalabs.h>
 
+#include "command_buffer.h"
+#include "events.h"
 #include "mmu.h"
 #include "nic.h"
 
@@ -114,6 +116,9 @@ enum hl_asic_type {
  * @va_host_end: one past the last device VA of the host-mapping range.
  * @va_dram_start: first device VA of the DRAM-mapping range.
  * @va_dram_end: one past the last device VA of the DRAM-mapping range.
+ * @va_cb_start: first device VA of the range of driver-owned command
+ *	buffers (HL_CB_FLAGS_MAP), outside both user ranges.
+ * @va_cb_end: one past its last device VA.
  * @num_queues: number of engine queues.
  * @num_nic_ports: number of NIC ports.
  */
@@ -133,6 +138,8 @@ struct asic_fixed_properties {
 	u64 va_host_end;
 	u64 va_dram_start;
 	u64 va_dram_end;
+	u64 va_cb_start;
+	u64 va_cb_end;
 	u32 num_queues;
 	u32 num_nic_ports;
 };
@@ -198,6 +205,8 @@ struct hl_cs;
  * @cs: the submission it belongs to; holds a reference on @ctx.
  * @ctx: the submitting context.
  * @cb_va: device virtual address of the command buffer.
+ * @cb: the driver-owned CB the chunk named by handle, with a reference
+ *	(until the CS completes), or NULL.
  * @cb_size: its size in bytes.
  * @queue_id: the engine queue that runs it.
  * @deadline: jiffies after which the job must be aborted (-ETIMEDOUT):
@@ -211,6 +220,7 @@ struct hl_cs_job {
 	struct hl_cs *cs;
 	struct hl_ctx *ctx;
 	u64 cb_va;
+	struct hl_cb *cb;
 	u32 cb_size;
 	u32 queue_id;
 	unsigned long deadline;
@@ -223,15 +233,18 @@ struct hl_cs_job {
  * @ctx: the compute context (compute node only, else NULL).
  * @is_control: opened through the control node.
  * @dead: a hard reset took the device from under the file: its ioctls
- *	get -ENODEV and its context goes (set under
- *	hl_device.fpriv_list_lock; read unlocked by the dispatcher, the
- *	context's own @dead under its gate is what guards its state).
+ *	get -ENODEV (but HL_INFO_GET_EVENTS and UNREGISTER_EVENTFD) and its
+ *	context goes (set under hl_device.fpriv_list_lock; read unlocked by
+ *	the dispatcher, the context's own @dead under its gate is what
+ *	guards its state).
+ * @notifier: the file's registered eventfd and pending events (events.c).
  */
 struct hl_fpriv {
 	struct hl_device *hdev;
 	struct hl_ctx *ctx;
 	bool is_control;
 	bool dead;
+	struct hl_notifier notifier;
 };
 
 /**
@@ -294,6 +307,8 @@ struct hl_ctx_resv {
  * @cs_submitted: submissions created and not completed, published or not
  *	(at most max_pending_cs).
  * @nic: the context's NIC connections and CQs (nic.c).
+ * @cb_mgr: the context's command buffers (command_buffer.c).
+ * @cs_drops: the context's HL_IOCTL_CS failures, by enum hl_cs_drop.
  * @injected_leak: TEST ONLY (HL_INJECT_LEAK): leaked when the context goes.
  * @release_work: frees the structure after the last reference (hl_wq).
  */
@@ -323,6 +338,8 @@ struct hl_ctx {
 	atomic_t cs_inflight;
 	atomic_t cs_submitted;
 	struct hl_nic_ctx nic;
+	struct hl_cb_mgr cb_mgr;
+	atomic64_t cs_drops[HL_CS_DROP_NUM];
 	void *injected_leak;
 	struct work_struct release_work;
 };
@@ -339,6 +356,8 @@ struct hl_ctx {
  *	across a user memory access)
  *   hl_device.ctx_list_lock
  *   hl_nic_ctx.lock (never held with hl_ctx.mem_lock)
+ *   hl_cb_mgr.lock (under mmap_lock in mmap(); never held with
+ *	hl_ctx.mem_lock or hl_nic_ctx.lock)
  *   hl_ctx.mem_lock
  *   hl_device.mmu_lock
  *   hl_device.engine_access_rwsem (the NIC data path holds no NIC lock,
@@ -347,6 +366,9 @@ struct hl_ctx {
  *   hl_device.dmabuf_lock
  *   dma_buf.resv (the exports of a context share hl_ctx.resv->resv)
  *   hl_ctx.cs_lock, hl_ctx.fault_lock (spinlocks)
+ *   hl_device.notifier_lock, hl_dev_counters.util_lock (spinlocks taken
+ *	under any of the above and under the emulated backend's; nothing
+ *	but an eventfd's own lock is taken under them)
  *   hl_device.nic_lock, then an hl_nic_ctx xarray's lock, then
  *	hl_nic_conn.lock, then hl_nic_cq.lock (spinlocks; nic.h)
  *   hl_emu_queue.lock, hl_emu_fabric_lock (the emulated backend's
@@ -407,6 +429,10 @@ struct hl_ctx {
  * @nic_lock: Protects @nic_ctx.
  * @nic_ctx: the context whose connections the NIC fabric reaches: the
  *	compute owner's, from its creation until its file is closed; or NULL.
+ * @notifier_lock: Protects @notifier_list and the hl_notifier of each
+ *	open file (events.c).
+ * @notifier_list: the open files with a registered eventfd.
+ * @counters: what the device counts for HL_INFO (events.c).
  * @fail_copy_out: TEST ONLY (debugfs fail_copy_out): the next this many
  *	successful ioctls fail their copy back to user space with -EFAULT.
  */
@@ -451,6 +477,9 @@ struct hl_device {
 	struct dentry *debugfs_root;
 	spinlock_t nic_lock; /* Protects: nic_ctx */
 	struct hl_ctx *nic_ctx;
+	spinlock_t notifier_lock; /* Protects: notifier_list, each file's notifier */
+	struct list_head notifier_list;
+	struct hl_dev_counters counters;
 	atomic_t fail_copy_out;
 };
 
@@ -561,6 +590,8 @@ typedef void hl_ioctl_finish_t(struct hl_fpriv *fpriv, void *priv, u64 id,
 void hl_ioctl_on_finish(void *data, hl_ioctl_finish_t *finish, void *priv,
 			u64 id);
 typedef void hl_ioctl_drop_t(void *priv);
+void hl_ioctl_on_finish_file(void *data, hl_ioctl_finish_t *finish,
+			     void *priv, u64 id);
 void hl_ioctl_on_drop(void *data, hl_ioctl_drop_t *drop);
 int hl_ioctl_copy_out(void *data, u64 to, const void *src, u32 size);
 

@@ -223,6 +223,7 @@ static int hl_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	init_waitqueue_head(&hdev->dmabuf_wq);
 	mutex_init(&hdev->reset_lock);
 	spin_lock_init(&hdev->nic_lock);
+	hl_events_dev_init(hdev);
 	mutex_init(&hdev->host_maps_lock);
 	xa_init(&hdev->host_maps);
 

@@ -71,6 +71,7 @@ static int hl_info_hw_ip(struct hl_fpriv *fpriv, struct hl_info_args *args)
 	info.dram_size = prop->dram_user_size;
 	info.device_id = hdev->pdev->device;
 	info.module_id = hdev->id;
+	info.num_of_events = HL_EVENTS_NUM;
 	info.dram_enabled = 1;
 	strscpy(info.cpucp_version, prop->fw_version, sizeof(info.cpucp_version));
 	strscpy(info.card_name, prop->card_name, sizeof(info.card_name));
@@ -174,6 +175,9 @@ static int hl_info_ioctl(struct hl_fpriv *fpriv, void *data)
 {
 	struct hl_info_args *args = data;
 
+	/* Events and counters: ops with argument rules of their own */
+	if (hl_events_info_op(args->op))
+		return hl_events_info(fpriv, args, data);
 	if (args->ctx_id || args->pad)
 		return -EINVAL;
 	if (!args->return_pointer || !args->return_size)
@@ -202,9 +206,10 @@ static int hl_info_ioctl(struct hl_fpriv *fpriv, void *data)
 static const struct hl_ioctl_desc hl_ioctls[] = {
 	{ HL_IOCTL_INFO, hl_info_ioctl },
 	{ HL_IOCTL_MEMORY, hl_mem_ioctl },
-	{ HL_IOCTL_CS, hl_cs_ioctl },
+	{ HL_IOCTL_CS, hl_events_cs_ioctl },
 	{ HL_IOCTL_WAIT_CS, hl_wait_cs_ioctl },
 	{ HL_IOCTL_NIC, hl_nic_ioctl },
+	{ HL_IOCTL_CB, hl_cb_ioctl },
 };
 
 static const struct hl_ioctl_desc hl_ioctls_control[] = {
@@ -242,6 +247,9 @@ hl_ioctl_lookup(unsigned int cmd, const struct hl_ioctl_desc *table, size_t n)
  * @finish_id: its number argument.
  * @drop: called instead of @finish when the context died before @finish
  *	could run (hl_ioctl_on_drop()), or NULL.
+ * @file_only: @finish touches only the file's own state, not its
+ *	context's: it runs without the context's gate, also on a context-less
+ *	or dead file (hl_ioctl_on_finish_file()).
  * @no_output: the handler returns nothing (hl_ioctl_no_output()).
  * @out_buf: a second output, copied to @out_ptr after the handler
  *	(hl_ioctl_copy_out()): @out_inline, or allocated.
@@ -258,6 +266,7 @@ struct hl_ioctl_call {
 	void *finish_priv;
 	u64 finish_id;
 	hl_ioctl_drop_t *drop;
+	bool file_only;
 	bool no_output;
 	void *out_buf;
 	u64 out_ptr;
@@ -316,6 +325,22 @@ void hl_ioctl_on_finish(void *data, hl_ioctl_finish_t *finish, void *priv,
 	call->finish = finish;
 	call->finish_priv = priv;
 	call->finish_id = id;
+}
+
+/**
+ * hl_ioctl_on_finish_file - hl_ioctl_on_finish() for an outcome that
+ * concerns only the open file (its event notifier), not its context.
+ * @data: the handler's argument pointer.
+ * @finish: as for hl_ioctl_on_finish(), but run in any case, without the
+ *	context's gate: it must touch nothing of the context.
+ * @priv: pointer argument of @finish.
+ * @id: number argument of @finish.
+ */
+void hl_ioctl_on_finish_file(void *data, hl_ioctl_finish_t *finish,
+			     void *priv, u64 id)
+{
+	hl_ioctl_on_finish(data, finish, priv, id);
+	hl_ioctl_call_of(data)->file_only = true;
 }
 
 /**
@@ -458,7 +483,18 @@ static long hl_ioctl_dispatch(struct file *filp, unsigned int cmd,
 	 * no context and runs in a device section; it touches no user memory
 	 * (its output is copied below).
 	 */
-	if (ctx) {
+	if (READ_ONCE(fpriv->dead) &&
+	    hl_events_dead_file_ioctl(fpriv, cmd, kdata)) {
+		/*
+		 * A file a reset killed still reads and ends its event
+		 * notifications (events.c): the file's state, not the dead
+		 * context's
+		 */
+		idx = hl_device_enter(hdev);
+		rc = hl_device_unplugged(hdev) ? -ENODEV :
+		     desc->func(fpriv, kdata);
+		hl_device_exit(hdev, idx);
+	} else if (ctx) {
 		rc = READ_ONCE(fpriv->dead) ? -ENODEV : hl_ctx_enter(ctx);
 		if (!rc) {
 			rc = desc->func(fpriv, kdata);
@@ -496,7 +532,9 @@ static long hl_ioctl_dispatch(struct file *filp, unsigned int cmd,
 	 * or removal killed meanwhile was torn down with what the handler
 	 * made, and the call fails (its result refers to nothing).
 	 */
-	if (call.finish) {
+	if (call.finish && call.file_only) {
+		call.finish(fpriv, call.finish_priv, call.finish_id, !rc);
+	} else if (call.finish) {
 		if (!hl_ctx_enter(ctx)) {
 			call.finish(fpriv, call.finish_priv, call.finish_id,
 				    !rc);
@@ -546,3 +584,4 @@ static_assert(sizeof(union hl_mem_args) <= HL_IOCTL_MAX_ARG_SIZE);
 static_assert(sizeof(union hl_cs_args) <= HL_IOCTL_MAX_ARG_SIZE);
 static_assert(sizeof(union hl_wait_cs_args) <= HL_IOCTL_MAX_ARG_SIZE);
 static_assert(sizeof(struct hl_nic_args) <= HL_IOCTL_MAX_ARG_SIZE);
+static_assert(sizeof(union hl_cb_args) <= HL_IOCTL_MAX_ARG_SIZE);

@@ -946,6 +946,7 @@ void hl_mem_ctx_release_host(struct hl_ctx *ctx)
 		mapping->userptr = NULL;
 	}
 	mutex_unlock(&ctx->mem_lock);
+	hl_cb_ctx_release_dma(ctx);
 }
 
 /**

@@ -65,6 +65,8 @@ static int hl_emu_early_init(struct hl_device *hdev)
 	prop->va_host_end = HL_EMU_VA_HOST_END;
 	prop->va_dram_start = HL_EMU_VA_DRAM_START;
 	prop->va_dram_end = HL_EMU_VA_DRAM_END;
+	prop->va_cb_start = HL_EMU_VA_CB_START;
+	prop->va_cb_end = HL_EMU_VA_CB_END;
 	prop->num_queues = HL_EMU_NUM_QUEUES;
 	prop->num_nic_ports = HL_EMU_NIC_PORTS;
 

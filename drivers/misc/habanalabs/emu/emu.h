@@ -49,6 +49,9 @@ struct hl_emu_nic;
 #define HL_EMU_VA_HOST_END		0x200000000000ull
 #define HL_EMU_VA_DRAM_START		0x200000000000ull
 #define HL_EMU_VA_DRAM_END		0x210000000000ull
+/* Driver-owned command buffers (HL_IOCTL_CB), just below the host range */
+#define HL_EMU_VA_CB_START		0x0f0000000000ull
+#define HL_EMU_VA_CB_END		0x100000000000ull
 
 #define HL_EMU_NUM_QUEUES		4
 

@@ -87,9 +87,13 @@
 /**
  * struct hl_emu_nic_port - one NIC port.
  * @admin_up: this end of the link is up (debugfs nic/port<N>/link).
+ * @nic: the NIC it belongs to (for its debugfs file).
+ * @index: its number.
  */
 struct hl_emu_nic_port {
 	bool admin_up;
+	struct hl_emu_nic *nic;
+	u32 index;
 };
 
 /**
@@ -260,6 +264,23 @@ static bool hl_emu_link_up(struct hl_emu_nic *nic, u32 port)
 	return up;
 }
 
+/*
+ * The link of @port changed state, up or down: tell the files of this
+ * device and of the device cabled to it (HL_NOTIFIER_EVENT_NIC_LINK).
+ */
+static void hl_emu_link_event(struct hl_emu_nic *nic, u32 port)
+{
+	struct hl_device *peer;
+	u64 addr;
+
+	hl_events_send(nic->hdev, HL_NOTIFIER_EVENT_NIC_LINK);
+	peer = hl_emu_nic_peer_get(nic->hdev, port, &addr);
+	if (peer) {
+		hl_events_send(peer, HL_NOTIFIER_EVENT_NIC_LINK);
+		hl_device_put(peer);
+	}
+}
+
 /**
  * hl_emu_nic_init - create the device's NIC and join the fabric (hw_init).
  * @emu: the device.
@@ -302,14 +323,21 @@ int hl_emu_nic_init(struct hl_emu_device *emu)
 	hl_device_get(hdev);
 	nic->hdev = hdev;
 	nic->id = hdev->id;
-	for (i = 0; i < HL_EMU_NIC_PORTS; i++)
+	for (i = 0; i < HL_EMU_NIC_PORTS; i++) {
 		nic->ports[i].admin_up = true;
+		nic->ports[i].nic = nic;
+		nic->ports[i].index = i;
+	}
 	emu->nic = nic;
 
 join:
 	spin_lock(&hl_emu_fabric_lock);
 	hl_emu_fabric[nic->id] = nic;
 	spin_unlock(&hl_emu_fabric_lock);
+	/* The links to bound peers came up */
+	for (i = 0; i < HL_EMU_NIC_PORTS; i++)
+		if (hl_emu_link_up(nic, i))
+			hl_emu_link_event(nic, i);
 	return 0;
 }
 
@@ -322,11 +350,19 @@ void hl_emu_nic_fini(struct hl_emu_device *emu)
 {
 	struct hl_emu_nic *nic = emu->nic;
 	struct hl_device *hdev = emu->hdev;
+	bool was_up[HL_EMU_NIC_PORTS];
+	int i;
 
+	for (i = 0; i < HL_EMU_NIC_PORTS; i++)
+		was_up[i] = hl_emu_link_up(nic, i);
 	spin_lock(&hl_emu_fabric_lock);
 	if (hl_emu_fabric[nic->id] == nic)
 		hl_emu_fabric[nic->id] = NULL;
 	spin_unlock(&hl_emu_fabric_lock);
+	/* The links that were up went down */
+	for (i = 0; i < HL_EMU_NIC_PORTS; i++)
+		if (was_up[i])
+			hl_emu_link_event(nic, i);
 
 	/* Waits for the peer engines' chunks in flight to this device */
 	down_write(&hdev->engine_access_rwsem);
@@ -434,6 +470,46 @@ int hl_emu_nic_check_remote(struct hl_device *hdev, u32 port, u64 remote_addr)
 	return rc;
 }
 
+/* Serialises the link switches, so that each change is told once */
+static DEFINE_MUTEX(hl_emu_link_switch_lock);
+
+static ssize_t hl_emu_link_read(struct file *f, char __user *buf, size_t n,
+				loff_t *pos)
+{
+	struct hl_emu_nic_port *p = f->private_data;
+	char s[2] = { READ_ONCE(p->admin_up) ? 'Y' : 'N', '\n' };
+
+	return simple_read_from_buffer(buf, n, pos, s, sizeof(s));
+}
+
+/* As a debugfs bool (kstrtobool); a change of the link sends its event */
+static ssize_t hl_emu_link_write(struct file *f, const char __user *buf,
+				 size_t n, loff_t *pos)
+{
+	struct hl_emu_nic_port *p = f->private_data;
+	bool up, before;
+	int rc;
+
+	rc = kstrtobool_from_user(buf, n, &up);
+	if (rc)
+		return rc;
+	mutex_lock(&hl_emu_link_switch_lock);
+	before = hl_emu_link_up(p->nic, p->index);
+	WRITE_ONCE(p->admin_up, up);
+	if (hl_emu_link_up(p->nic, p->index) != before)
+		hl_emu_link_event(p->nic, p->index);
+	mutex_unlock(&hl_emu_link_switch_lock);
+	return n;
+}
+
+static const struct file_operations hl_emu_link_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.read = hl_emu_link_read,
+	.write = hl_emu_link_write,
+	.llseek = default_llseek,
+};
+
 /**
  * hl_emu_nic_debugfs_init - asic_funcs->debugfs_init: nic/port<N>/link.
  * @hdev: the device.
@@ -454,8 +530,8 @@ void hl_emu_nic_debugfs_init(struct hl_device *hdev, struct dentry *root)
 	for (i = 0; i < HL_EMU_NIC_PORTS; i++) {
 		snprintf(name, sizeof(name), "port%d", i);
 		port_dir = debugfs_create_dir(name, dir);
-		debugfs_create_bool("link", 0644, port_dir,
-				    &nic->ports[i].admin_up);
+		debugfs_create_file("link", 0644, port_dir, &nic->ports[i],
+				    &hl_emu_link_fops);
 	}
 }
 

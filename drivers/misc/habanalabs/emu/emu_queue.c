@@ -613,6 +613,10 @@ static void hl_emu_queue_work(struct work_struct *work)
 		spin_lock(&q->lock);
 		q->running = NULL;
 		spin_unlock(&q->lock);
+		hl_events_job_end(q->emu->hdev);
+		if (rc == -EINVAL)
+			hl_events_undefined_opcode(q->emu->hdev, q->id,
+						   job->cb_va);
 		dma_fence_end_signalling(cookie);
 
 		/* Process context: the last job of a CS may release its ctx */
@@ -638,6 +642,8 @@ int hl_emu_queue_job(struct hl_device *hdev, struct hl_cs_job *job)
 		return -EINVAL;
 	q = &emu->queues[job->queue_id];
 
+	/* The device's busy time (HL_INFO_DEVICE_UTILIZATION) */
+	hl_events_job_start(hdev);
 	spin_lock(&q->lock);
 	if (emu->stopped) {
 		rc = -ENODEV;
@@ -647,6 +653,8 @@ int hl_emu_queue_job(struct hl_device *hdev, struct hl_cs_job *job)
 		queue_work(emu->wq, &q->work);
 	}
 	spin_unlock(&q->lock);
+	if (rc)
+		hl_events_job_end(hdev);
 
 	return rc;
 }
@@ -785,6 +793,7 @@ void hl_emu_queues_fini(struct hl_emu_device *emu)
 
 	list_for_each_entry_safe(job, tmp, &failed, node) {
 		list_del_init(&job->node);
+		hl_events_job_end(emu->hdev);
 		hl_cs_job_done(job, -ENODEV);
 	}
 

@@ -1,0 +1,600 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * habanalabs: command buffers owned by the driver (HL_IOCTL_CB).
+ *
+ * A CB is a set of zeroed host pages. User space maps them with mmap() at
+ * the CB's handle to write packets; with HL_CB_FLAGS_MAP they are also
+ * DMA-mapped for the device and mapped into the context's device MMU, in
+ * a VA range of their own (asic_prop.va_cb_start .. va_cb_end), and a CS
+ * chunk may then name the CB by handle: the job fetches it through the
+ * MMU at that VA, as it fetches any command buffer.
+ *
+ * Who holds what: the context's handle table holds a reference on each CB
+ * until HL_CB_OP_DESTROY or the context's teardown; each job of a CS that
+ * names the CB holds one until the CS completes (the usage count counts
+ * those CSs); the CB holds a reference on its context. A user mapping
+ * holds no CB reference but its own references on the pages (they are
+ * inserted with vm_insert_pages()), so the pages never change hands while
+ * a process maps them, whatever happens to the CB.
+ *
+ * Teardown (hl_cb_ctx_fini(), from hl_ctx_teardown() once no CS of the
+ * context runs): every CB loses its handle, its MMU and DMA mappings, and
+ * its pages are removed from every user mapping (a later access gets
+ * SIGBUS): after a hard reset nothing of the context's CBs stays reachable
+ * from user space or from the device. A normal close cannot have user
+ * mappings left (each holds the file), a reset can.
+ */
+
+#include <linux/dma-mapping.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+
+#include "habanalabs.h"
+#include "command_buffer.h"
+#include "fault.h"
+#include "mmu.h"
+
+static u64 hl_cb_handle_of(u32 id)
+{
+	return ((u64)id | HL_CB_MMAP_TYPE_CB) << PAGE_SHIFT;
+}
+
+/* The ID a handle names, or 0 when it is not a CB handle */
+static u32 hl_cb_id_of(u64 handle)
+{
+	u64 pgoff = handle >> PAGE_SHIFT;
+
+	if (offset_in_page(handle) ||
+	    (pgoff & HL_CB_MMAP_TYPE_MASK) != HL_CB_MMAP_TYPE_CB)
+		return 0;
+	pgoff &= ~HL_CB_MMAP_TYPE_MASK;
+	return pgoff > U32_MAX ? 0 : pgoff;
+}
+
+/* Whether a CS chunk's cb_handle is a CB handle rather than a device VA */
+static bool hl_cb_is_handle(u64 cb_handle)
+{
+	return ((cb_handle >> PAGE_SHIFT) & HL_CB_MMAP_TYPE_MASK) != 0;
+}
+
+/* The CB of @handle in @mgr, or NULL; called with mgr->lock held */
+static struct hl_cb *hl_cb_lookup_locked(struct hl_cb_mgr *mgr, u64 handle)
+{
+	u32 id = hl_cb_id_of(handle);
+
+	lockdep_assert_held(&mgr->lock);
+	return id ? xa_load(&mgr->handles, id) : NULL;
+}
+
+/*
+ * Remove a CB's device mapping: page-table entries (when @hw, i.e. the
+ * device is still there; the caller invalidates), VA, DMA mapping.
+ */
+static void hl_cb_unmap_locked(struct hl_cb *cb, bool hw)
+{
+	struct hl_ctx *ctx = cb->ctx;
+	struct hl_device *hdev = ctx->hdev;
+	u32 i;
+
+	lockdep_assert_held(&ctx->cb_mgr.lock);
+	if (!cb->device_va)
+		return;
+	if (hw)
+		for (i = 0; i < cb->npages; i++)
+			hl_mmu_unmap_page(ctx, cb->device_va + i * PAGE_SIZE,
+					  PAGE_SIZE);
+	mtree_erase(&ctx->cb_mgr.va, cb->device_va >> PAGE_SHIFT);
+	cb->device_va = 0;
+	if (cb->dma_mapped) {
+		dma_unmap_sgtable(hdev->dev, &cb->sgt, DMA_BIDIRECTIONAL, 0);
+		cb->dma_mapped = false;
+	}
+}
+
+/* Remove the CB's pages from every user mapping (a later access: SIGBUS) */
+static void hl_cb_zap_locked(struct hl_cb *cb)
+{
+	lockdep_assert_held(&cb->ctx->cb_mgr.lock);
+	if (cb->mapping)
+		unmap_mapping_range(cb->mapping, cb->handle, cb->size, 1);
+}
+
+static void hl_cb_free_pages(struct hl_cb *cb)
+{
+	u32 i;
+
+	for (i = 0; i < cb->npages; i++)
+		if (cb->pages[i])
+			__free_page(cb->pages[i]);
+	kvfree(cb->pages);
+}
+
+static void hl_cb_release_work(struct work_struct *work)
+{
+	struct hl_cb *cb = container_of(work, struct hl_cb, release_work);
+	struct hl_ctx *ctx = cb->ctx;
+	struct hl_device *hdev = ctx->hdev;
+	bool hw, mapped;
+	int idx;
+
+	idx = hl_device_enter(hdev);
+	hw = !hl_device_unplugged(hdev);
+	mutex_lock(&ctx->cb_mgr.lock);
+	mapped = cb->device_va;
+	hl_cb_unmap_locked(cb, hw);
+	/*
+	 * The pages may be reused: nothing may reach them through the MMU.
+	 * Under the lock, so that the context's teardown, which takes it,
+	 * cannot free the page tables meanwhile.
+	 */
+	if (mapped && hw)
+		hl_mmu_invalidate(ctx);
+	list_del(&cb->node);
+	mutex_unlock(&ctx->cb_mgr.lock);
+	hl_device_exit(hdev, idx);
+
+	sg_free_table(&cb->sgt);
+	hl_cb_free_pages(cb);
+	kfree(cb);
+	hl_ctx_put(ctx);
+}
+
+/* The last reference may go in a CS's completion: free from a work item */
+static void hl_cb_release(struct kref *ref)
+{
+	struct hl_cb *cb = container_of(ref, struct hl_cb, refcount);
+
+	INIT_WORK(&cb->release_work, hl_cb_release_work);
+	queue_work(hl_wq, &cb->release_work);
+}
+
+static void hl_cb_put(struct hl_cb *cb)
+{
+	kref_put(&cb->refcount, hl_cb_release);
+}
+
+/* Map a CB into the device MMU; called with the manager's lock held */
+static int hl_cb_map_locked(struct hl_cb *cb)
+{
+	struct hl_ctx *ctx = cb->ctx;
+	struct hl_device *hdev = ctx->hdev;
+	struct asic_fixed_properties *prop = &hdev->asic_prop;
+	u64 off, mapped = 0;
+	struct scatterlist *sg;
+	unsigned long first;
+	unsigned int i;
+	int rc;
+
+	lockdep_assert_held(&ctx->cb_mgr.lock);
+
+	rc = mtree_alloc_range(&ctx->cb_mgr.va, &first, cb, cb->npages,
+			       prop->va_cb_start >> PAGE_SHIFT,
+			       (prop->va_cb_end >> PAGE_SHIFT) - 1,
+			       GFP_KERNEL_ACCOUNT);
+	if (rc)
+		return rc == -EBUSY ? -ENOMEM : rc;
+	cb->device_va = (u64)first << PAGE_SHIFT;
+
+	rc = sg_alloc_table_from_pages(&cb->sgt, cb->pages, cb->npages, 0,
+				       cb->size, GFP_KERNEL_ACCOUNT);
+	if (rc)
+		goto err_release_va;
+	rc = hl_should_fail(HL_FAULT_DMA_MAP) ? -ENOMEM :
+	     dma_map_sgtable(hdev->dev, &cb->sgt, DMA_BIDIRECTIONAL, 0);
+	if (rc)
+		goto err_release_va;
+	cb->dma_mapped = true;
+
+	for_each_sgtable_dma_sg(&cb->sgt, sg, i) {
+		for (off = 0; off < sg_dma_len(sg); off += PAGE_SIZE) {
+			rc = hl_mmu_map_page(ctx, cb->device_va + mapped * PAGE_SIZE,
+					     sg_dma_address(sg) + off, PAGE_SIZE,
+					     true);
+			if (rc)
+				goto err_unmap_pages;
+			mapped++;
+		}
+	}
+	hl_mmu_invalidate(ctx);
+	return 0;
+
+err_unmap_pages:
+	while (mapped--)
+		hl_mmu_unmap_page(ctx, cb->device_va + mapped * PAGE_SIZE,
+				  PAGE_SIZE);
+	hl_mmu_invalidate(ctx);
+err_release_va:
+	/* Undoes the DMA mapping too */
+	hl_cb_unmap_locked(cb, false);
+	return rc;
+}
+
+static struct hl_cb *hl_cb_alloc(struct hl_ctx *ctx, u32 size)
+{
+	struct hl_cb *cb;
+	u32 i;
+
+	cb = kzalloc(sizeof(*cb), GFP_KERNEL_ACCOUNT);
+	if (!cb)
+		return NULL;
+	cb->size = PAGE_ALIGN(size);
+	cb->npages = cb->size >> PAGE_SHIFT;
+	cb->pages = kvcalloc(cb->npages, sizeof(*cb->pages), GFP_KERNEL_ACCOUNT);
+	if (!cb->pages)
+		goto err_free_cb;
+	for (i = 0; i < cb->npages; i++) {
+		cb->pages[i] = alloc_page(GFP_KERNEL_ACCOUNT | __GFP_ZERO);
+		if (!cb->pages[i])
+			goto err_free_pages;
+	}
+	kref_init(&cb->refcount);
+	atomic_set(&cb->cs_cnt, 0);
+	cb->ctx = ctx;
+	return cb;
+
+err_free_pages:
+	hl_cb_free_pages(cb);
+err_free_cb:
+	kfree(cb);
+	return NULL;
+}
+
+static int hl_cb_create(struct hl_ctx *ctx, u32 size, bool map, u64 *handle)
+{
+	struct hl_cb_mgr *mgr = &ctx->cb_mgr;
+	struct hl_cb *cb;
+	u32 id;
+	int rc;
+
+	cb = hl_cb_alloc(ctx, size);
+	if (!cb)
+		return -ENOMEM;
+
+	mutex_lock(&mgr->lock);
+	if (mgr->dead) {
+		rc = -ENODEV;
+		goto err_unlock;
+	}
+	rc = xa_alloc(&mgr->handles, &id, cb, XA_LIMIT(1, U32_MAX),
+		      GFP_KERNEL_ACCOUNT);
+	if (rc)
+		goto err_unlock;
+	cb->id = id;
+	cb->handle = hl_cb_handle_of(id);
+	if (map) {
+		rc = hl_cb_map_locked(cb);
+		if (rc)
+			goto err_erase;
+	}
+	hl_ctx_get(ctx);
+	list_add_tail(&cb->node, &mgr->list);
+	mutex_unlock(&mgr->lock);
+
+	*handle = cb->handle;
+	return 0;
+
+err_erase:
+	xa_erase(&mgr->handles, id);
+err_unlock:
+	mutex_unlock(&mgr->lock);
+	sg_free_table(&cb->sgt);
+	hl_cb_free_pages(cb);
+	kfree(cb);
+	return rc;
+}
+
+/* Drop the handle of a CB; the CB goes with its last reference */
+static int hl_cb_destroy(struct hl_ctx *ctx, u64 handle)
+{
+	struct hl_cb_mgr *mgr = &ctx->cb_mgr;
+	struct hl_cb *cb;
+
+	mutex_lock(&mgr->lock);
+	cb = hl_cb_lookup_locked(mgr, handle);
+	if (cb)
+		xa_erase(&mgr->handles, cb->id);
+	mutex_unlock(&mgr->lock);
+	if (!cb)
+		return -EINVAL;
+	hl_cb_put(cb);
+	return 0;
+}
+
+static int hl_cb_info(struct hl_ctx *ctx, u64 handle, u32 flags,
+		      struct hl_cb_out *out)
+{
+	struct hl_cb_mgr *mgr = &ctx->cb_mgr;
+	struct hl_cb *cb;
+	int rc = 0;
+
+	memset(out, 0, sizeof(*out));
+	mutex_lock(&mgr->lock);
+	cb = hl_cb_lookup_locked(mgr, handle);
+	if (!cb)
+		rc = -EINVAL;
+	else if (!(flags & HL_CB_FLAGS_GET_DEVICE_VA))
+		out->usage_cnt = atomic_read(&cb->cs_cnt);
+	else if (cb->device_va)
+		out->device_va = cb->device_va;
+	else
+		rc = -EINVAL;
+	mutex_unlock(&mgr->lock);
+	return rc;
+}
+
+/*
+ * hl_ioctl_on_finish() of HL_CB_OP_CREATE: when the handle did not reach
+ * user space, the CB is destroyed again.
+ */
+static void hl_cb_create_finish(struct hl_fpriv *fpriv, void *priv, u64 handle,
+				bool committed)
+{
+	if (!committed)
+		hl_cb_destroy(fpriv->ctx, handle);
+}
+
+/**
+ * hl_cb_ioctl - HL_IOCTL_CB: create, destroy and query command buffers.
+ * @fpriv: the compute node's open file.
+ * @data: union hl_cb_args, copied in; out is returned.
+ *
+ * Errors: listed in the kernel-doc of union hl_cb_args (uAPI header).
+ *
+ * Return: 0 or a negative errno.
+ */
+int hl_cb_ioctl(struct hl_fpriv *fpriv, void *data)
+{
+	union hl_cb_args *args = data;
+	struct hl_cb_in in = args->in;
+	struct hl_ctx *ctx = fpriv->ctx;
+	u64 handle;
+	int rc;
+
+	if (!ctx || in.ctx_id)
+		return -EINVAL;
+
+	switch (in.op) {
+	case HL_CB_OP_CREATE:
+		if (in.cb_handle || (in.flags & ~HL_CB_FLAGS_MAP) ||
+		    !in.cb_size || in.cb_size > HL_MAX_CB_SIZE)
+			return -EINVAL;
+		rc = hl_cb_create(ctx, in.cb_size, in.flags & HL_CB_FLAGS_MAP,
+				  &handle);
+		if (rc)
+			return rc;
+		memset(&args->out, 0, sizeof(args->out));
+		args->out.cb_handle = handle;
+		hl_ioctl_on_finish(data, hl_cb_create_finish, NULL, handle);
+		return 0;
+	case HL_CB_OP_DESTROY:
+		if (in.cb_size || in.flags)
+			return -EINVAL;
+		rc = hl_cb_destroy(ctx, in.cb_handle);
+		if (!rc)
+			hl_ioctl_no_output(data);
+		return rc;
+	case HL_CB_OP_INFO:
+		if (in.cb_size || (in.flags & ~HL_CB_FLAGS_GET_DEVICE_VA))
+			return -EINVAL;
+		return hl_cb_info(ctx, in.cb_handle, in.flags, &args->out);
+	default:
+		return -EINVAL;
+	}
+}
+
+static const struct vm_operations_struct hl_cb_vm_ops = {
+	/* No fault handler: once the pages are zapped, an access gets SIGBUS */
+};
+
+/**
+ * hl_cb_mmap - mmap() of the compute node: map a command buffer.
+ * @filp: the compute node's file.
+ * @vma: the mapping; its offset is the CB's handle, its length at most the
+ *	CB's size; it must be MAP_SHARED.
+ *
+ * Return: 0; -EINVAL no CB at that offset, too long, not shared, or made
+ * through another file's address space than the CB's earlier mappings;
+ * -ENODEV the context was torn down (a reset); -ENOMEM.
+ */
+int hl_cb_mmap(struct file *filp, struct vm_area_struct *vma)
+{
+	struct hl_fpriv *fpriv = filp->private_data;
+	struct hl_ctx *ctx = fpriv->ctx;
+	unsigned long npages = vma_pages(vma);
+	struct hl_cb_mgr *mgr;
+	struct hl_cb *cb;
+	int rc;
+
+	if (!ctx)
+		return -ENODEV;
+	if (!(vma->vm_flags & VM_SHARED))
+		return -EINVAL;
+
+	mgr = &ctx->cb_mgr;
+	mutex_lock(&mgr->lock);
+	if (mgr->dead) {
+		rc = -ENODEV;
+		goto out_unlock;
+	}
+	cb = hl_cb_lookup_locked(mgr, (u64)vma->vm_pgoff << PAGE_SHIFT);
+	if (!cb || npages > cb->npages ||
+	    (cb->mapping && cb->mapping != filp->f_mapping)) {
+		rc = -EINVAL;
+		goto out_unlock;
+	}
+	cb->mapping = filp->f_mapping;
+	vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP | VM_DONTCOPY);
+	vma->vm_ops = &hl_cb_vm_ops;
+	rc = vm_insert_pages(vma, vma->vm_start, cb->pages, &npages);
+out_unlock:
+	mutex_unlock(&mgr->lock);
+	return rc;
+}
+
+/**
+ * hl_cb_jobs_get - resolve the jobs of a CS that name a CB by handle.
+ * @ctx: the submitting context.
+ * @jobs: the jobs; a job whose cb_va is a CB handle gets the CB's device
+ *	VA, and a reference on the CB in its cb field.
+ * @n: number of jobs.
+ *
+ * Return: 0, or -EINVAL (a handle of no CB of the context, of a CB not
+ * mapped into the MMU, or a cb_size beyond the CB), with no reference
+ * taken.
+ */
+int hl_cb_jobs_get(struct hl_ctx *ctx, struct hl_cs_job *jobs, u32 n)
+{
+	struct hl_cb_mgr *mgr = &ctx->cb_mgr;
+	struct hl_cb *cb;
+	int rc = 0;
+	u32 i;
+
+	mutex_lock(&mgr->lock);
+	for (i = 0; i < n; i++) {
+		if (!hl_cb_is_handle(jobs[i].cb_va))
+			continue;
+		cb = hl_cb_lookup_locked(mgr, jobs[i].cb_va);
+		if (!cb || !cb->device_va || jobs[i].cb_size > cb->size) {
+			rc = -EINVAL;
+			break;
+		}
+		kref_get(&cb->refcount);
+		atomic_inc(&cb->cs_cnt);
+		jobs[i].cb = cb;
+		jobs[i].cb_va = cb->device_va;
+	}
+	mutex_unlock(&mgr->lock);
+	if (rc)
+		hl_cb_jobs_put(jobs, i);
+	return rc;
+}
+
+/**
+ * hl_cb_jobs_put - the CS of @jobs completed: drop their CB references.
+ * @jobs: the jobs.
+ * @n: number of jobs.
+ *
+ * Takes no lock and allocates nothing (the release runs from a work
+ * item): callable in the CS's completion, before its fence signals, so
+ * that the usage count has dropped when a waiter sees the CS complete.
+ */
+void hl_cb_jobs_put(struct hl_cs_job *jobs, u32 n)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		struct hl_cb *cb = jobs[i].cb;
+
+		if (!cb)
+			continue;
+		jobs[i].cb = NULL;
+		atomic_dec(&cb->cs_cnt);
+		hl_cb_put(cb);
+	}
+}
+
+/**
+ * hl_cb_ctx_init - initialise a context's command buffers.
+ * @ctx: the context.
+ */
+void hl_cb_ctx_init(struct hl_ctx *ctx)
+{
+	struct hl_cb_mgr *mgr = &ctx->cb_mgr;
+
+	mutex_init(&mgr->lock);
+	xa_init_flags(&mgr->handles, XA_FLAGS_ALLOC1);
+	INIT_LIST_HEAD(&mgr->list);
+	mt_init_flags(&mgr->va, MT_FLAGS_ALLOC_RANGE);
+}
+
+/**
+ * hl_cb_ctx_fini - destroy every CB of a context being torn down.
+ * @ctx: the context; no CS of it runs any more, none is submitted.
+ *
+ * Every CB loses its handle and its device mapping (page tables are left
+ * alone when the device is gone), and its pages leave every user mapping,
+ * before the context's page tables go. A CB whose release is still queued
+ * is unmapped here as well; its work then only frees it.
+ */
+void hl_cb_ctx_fini(struct hl_ctx *ctx)
+{
+	struct hl_cb_mgr *mgr = &ctx->cb_mgr;
+	struct hl_device *hdev = ctx->hdev;
+	struct hl_cb *cb;
+	unsigned long id;
+	bool hw, mapped = false;
+	LIST_HEAD(handles);
+	int idx;
+
+	idx = hl_device_enter(hdev);
+	hw = !hl_device_unplugged(hdev);
+	mutex_lock(&mgr->lock);
+	mgr->dead = true;
+	list_for_each_entry(cb, &mgr->list, node) {
+		hl_cb_zap_locked(cb);
+		mapped |= !!cb->device_va;
+		hl_cb_unmap_locked(cb, hw);
+	}
+	if (mapped && hw)
+		hl_mmu_invalidate(ctx);
+	xa_for_each(&mgr->handles, id, cb) {
+		xa_erase(&mgr->handles, id);
+		/* The handle's reference: the release only queues work */
+		hl_cb_put(cb);
+	}
+	mutex_unlock(&mgr->lock);
+	hl_device_exit(hdev, idx);
+	mtree_destroy(&mgr->va);
+}
+
+/**
+ * hl_cb_ctx_release_dma - DMA-unmap a live context's CBs because the device
+ * is going away (hl_mem_ctx_release_host()).
+ * @ctx: the context; the engines are stopped, no ioctl runs.
+ *
+ * The page tables are not touched; the CBs keep their VA until the
+ * context's teardown, which then finds nothing to DMA-unmap.
+ */
+void hl_cb_ctx_release_dma(struct hl_ctx *ctx)
+{
+	struct hl_cb_mgr *mgr = &ctx->cb_mgr;
+	struct hl_cb *cb;
+
+	mutex_lock(&mgr->lock);
+	list_for_each_entry(cb, &mgr->list, node) {
+		if (cb->dma_mapped)
+			dma_unmap_sgtable(ctx->hdev->dev, &cb->sgt,
+					  DMA_BIDIRECTIONAL, 0);
+		cb->dma_mapped = false;
+	}
+	mutex_unlock(&mgr->lock);
+}
+
+/**
+ * hl_cb_ctx_destroy - free a context's CB manager with the context.
+ * @ctx: the context; every CB was released (each held the context).
+ */
+void hl_cb_ctx_destroy(struct hl_ctx *ctx)
+{
+	WARN_ON(!list_empty(&ctx->cb_mgr.list));
+	xa_destroy(&ctx->cb_mgr.handles);
+	mutex_destroy(&ctx->cb_mgr.lock);
+}
+
+/**
+ * hl_cb_ctx_count - number of a context's CBs not released yet (debugfs).
+ * @ctx: the context.
+ *
+ * Return: the count.
+ */
+u32 hl_cb_ctx_count(struct hl_ctx *ctx)
+{
+	struct hl_cb *cb;
+	u32 n = 0;
+
+	mutex_lock(&ctx->cb_mgr.lock);
+	list_for_each_entry(cb, &ctx->cb_mgr.list, node)
+		n++;
+	mutex_unlock(&ctx->cb_mgr.lock);
+	return n;
+}

@@ -1,0 +1,694 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * habanalabs: device events to user space and the device's counters.
+ *
+ * Events: any open file of the device, compute or control, may register
+ * one eventfd (HL_INFO_REGISTER_EVENTFD). When an event happens, its
+ * HL_NOTIFIER_EVENT_* bit is added to the pending bits of every registered
+ * file and each one's eventfd is signalled; HL_INFO_GET_EVENTS returns the
+ * pending bits and clears them. Sources: a hard reset (DEVICE_RESET |
+ * DEVICE_UNAVAILABLE, sent before the compute context is torn down), an
+ * MMU page fault of a job or NIC transfer (PAGE_FAULT), a CS that failed
+ * (CS_TIMEOUT, UNDEFINED_OPCODE for a malformed command buffer,
+ * USER_ENGINE_ERR for another engine error; a CS cancelled by a close or
+ * a reset sends nothing of its own), a NIC link up or down (NIC_LINK,
+ * sent by the emulated backend to both cabled devices). The registration ends with
+ * HL_INFO_UNREGISTER_EVENTFD or when the file is released: an eventfd is
+ * never signalled after either. The driver holds a reference on the
+ * eventfd, not its file descriptor: if user space closes the descriptor
+ * while registered, the eventfd object is still the one signalled, never
+ * another file that reuses the number.
+ *
+ * Counters: each is what the device really counts, as documented with its
+ * INFO op in the uAPI header: hard resets; HL_IOCTL_CS calls refused, by
+ * reason; opens of the compute node; the share of time in which a job was
+ * queued or running on an engine queue (reported by the backend through
+ * hl_events_job_start() and hl_events_job_end()), in 100 ms buckets.
+ */
+
+#include <linux/eventfd.h>
+#include <linux/ktime.h>
+#include <linux/math64.h>
+#include <linux/uaccess.h>
+
+#include "habanalabs.h"
+#include "events.h"
+
+/**
+ * hl_events_dev_init - initialise a device's notifier list and counters.
+ * @hdev: the device, being probed.
+ */
+void hl_events_dev_init(struct hl_device *hdev)
+{
+	spin_lock_init(&hdev->notifier_lock);
+	INIT_LIST_HEAD(&hdev->notifier_list);
+	spin_lock_init(&hdev->counters.util_lock);
+}
+
+/**
+ * hl_events_send - an event happened: tell every registered file.
+ * @hdev: the device.
+ * @events: HL_NOTIFIER_EVENT_* bits.
+ *
+ * Takes a spinlock and allocates nothing: callable from the engines' and
+ * the NIC's paths and in fence-signalling sections.
+ */
+void hl_events_send(struct hl_device *hdev, u64 events)
+{
+	struct hl_dev_counters *c = &hdev->counters;
+	struct hl_notifier *n;
+	unsigned long flags;
+	u32 bit;
+
+	spin_lock_irqsave(&hdev->notifier_lock, flags);
+	for (bit = 0; bit < HL_EVENTS_NUM; bit++) {
+		if (!(events & BIT_ULL(bit)))
+			continue;
+		c->events[bit]++;
+		c->events_total[bit]++;
+	}
+	list_for_each_entry(n, &hdev->notifier_list, node) {
+		n->events |= events;
+		eventfd_signal(n->eventfd);
+	}
+	spin_unlock_irqrestore(&hdev->notifier_lock, flags);
+}
+
+/**
+ * hl_events_cs_failed - a CS completed; send the event of its error.
+ * @hdev: the device.
+ * @seq: its sequence number (HL_INFO_CS_TIMEOUT_EVENT).
+ * @error: the CS's first job error, 0 if none.
+ *
+ * An MMU fault (-EFAULT) sent PAGE_FAULT when it was recorded; a cancel
+ * (-ECANCELED, the context closing) or a stopped device (-ENODEV, a reset
+ * or removal, which send their own) sends nothing.
+ */
+void hl_events_cs_failed(struct hl_device *hdev, u64 seq, int error)
+{
+	unsigned long flags;
+
+	switch (error) {
+	case 0:
+	case -EFAULT:
+	case -ECANCELED:
+	case -ENODEV:
+		return;
+	case -ETIMEDOUT:
+		spin_lock_irqsave(&hdev->notifier_lock, flags);
+		hdev->counters.cs_timeout.seq = seq;
+		hdev->counters.cs_timeout.ns = ktime_get_ns();
+		spin_unlock_irqrestore(&hdev->notifier_lock, flags);
+		hl_events_send(hdev, HL_NOTIFIER_EVENT_CS_TIMEOUT);
+		return;
+	case -EINVAL:
+		hl_events_send(hdev, HL_NOTIFIER_EVENT_UNDEFINED_OPCODE);
+		return;
+	default:
+		hl_events_send(hdev, HL_NOTIFIER_EVENT_USER_ENGINE_ERR);
+		return;
+	}
+}
+
+/**
+ * hl_events_undefined_opcode - the backend's queue refused a malformed
+ * command buffer (HL_INFO_UNDEFINED_OPCODE_EVENT records the last one).
+ * @hdev: the device.
+ * @queue: the engine queue.
+ * @cb_va: the job's command buffer.
+ */
+void hl_events_undefined_opcode(struct hl_device *hdev, u32 queue, u64 cb_va)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&hdev->notifier_lock, flags);
+	hdev->counters.undef_opcode.ns = ktime_get_ns();
+	hdev->counters.undef_opcode.queue = queue;
+	hdev->counters.undef_opcode.cb_va = cb_va;
+	spin_unlock_irqrestore(&hdev->notifier_lock, flags);
+}
+
+/**
+ * hl_events_device_reset - a hard reset starts: count it, tell the files.
+ * @hdev: the device; the compute file, if any, is dead already.
+ *
+ * HL_INFO_HW_EVENTS counts from here on (the reset's own event included).
+ */
+void hl_events_device_reset(struct hl_device *hdev)
+{
+	atomic_inc(&hdev->counters.hard_resets);
+	spin_lock_irq(&hdev->notifier_lock);
+	memset(hdev->counters.events, 0, sizeof(hdev->counters.events));
+	spin_unlock_irq(&hdev->notifier_lock);
+	hl_events_send(hdev, HL_NOTIFIER_EVENT_DEVICE_RESET |
+			     HL_NOTIFIER_EVENT_DEVICE_UNAVAILABLE);
+}
+
+static void hl_events_unregister_locked(struct hl_device *hdev,
+					struct hl_notifier *n,
+					struct eventfd_ctx **efd)
+{
+	lockdep_assert_held(&hdev->notifier_lock);
+	list_del(&n->node);
+	*efd = n->eventfd;
+	n->eventfd = NULL;
+}
+
+static int hl_events_unregister(struct hl_fpriv *fpriv)
+{
+	struct hl_device *hdev = fpriv->hdev;
+	struct eventfd_ctx *efd = NULL;
+
+	spin_lock_irq(&hdev->notifier_lock);
+	if (fpriv->notifier.eventfd)
+		hl_events_unregister_locked(hdev, &fpriv->notifier, &efd);
+	spin_unlock_irq(&hdev->notifier_lock);
+	if (!efd)
+		return -EINVAL;
+	eventfd_ctx_put(efd);
+	return 0;
+}
+
+/* Undo of REGISTER_EVENTFD whose result did not reach user space */
+static void hl_events_register_finish(struct hl_fpriv *fpriv, void *priv,
+				      u64 id, bool committed)
+{
+	if (!committed)
+		hl_events_unregister(fpriv);
+}
+
+static int hl_events_register(struct hl_fpriv *fpriv, u32 fd, void *data)
+{
+	struct hl_device *hdev = fpriv->hdev;
+	struct eventfd_ctx *efd;
+	int rc = 0;
+
+	efd = eventfd_ctx_fdget(fd);
+	if (IS_ERR(efd))
+		return PTR_ERR(efd);
+
+	spin_lock_irq(&hdev->notifier_lock);
+	if (fpriv->notifier.eventfd) {
+		rc = -EINVAL;
+	} else {
+		fpriv->notifier.eventfd = efd;
+		fpriv->notifier.events = 0;
+		list_add_tail(&fpriv->notifier.node, &hdev->notifier_list);
+	}
+	spin_unlock_irq(&hdev->notifier_lock);
+	if (rc) {
+		eventfd_ctx_put(efd);
+		return rc;
+	}
+	hl_ioctl_on_finish(data, hl_events_register_finish, NULL, 0);
+	return 0;
+}
+
+/* Undo of GET_EVENTS whose result did not reach user space: keep them */
+static void hl_events_get_finish(struct hl_fpriv *fpriv, void *priv,
+				 u64 events, bool committed)
+{
+	struct hl_device *hdev = fpriv->hdev;
+
+	if (committed)
+		return;
+	spin_lock_irq(&hdev->notifier_lock);
+	fpriv->notifier.events |= events;
+	spin_unlock_irq(&hdev->notifier_lock);
+}
+
+static int hl_events_get(struct hl_fpriv *fpriv, struct hl_info_args *args,
+			 void *data)
+{
+	struct hl_device *hdev = fpriv->hdev;
+	u32 len = min_t(u32, args->return_size, sizeof(u64));
+	u64 events;
+	int rc;
+
+	spin_lock_irq(&hdev->notifier_lock);
+	events = fpriv->notifier.events;
+	fpriv->notifier.events = 0;
+	spin_unlock_irq(&hdev->notifier_lock);
+
+	/* Copied by the dispatcher; a failed copy gives the events back */
+	rc = hl_ioctl_copy_out(args, args->return_pointer, &events, len);
+	if (rc) {
+		hl_events_get_finish(fpriv, NULL, events, false);
+		return rc;
+	}
+	hl_ioctl_on_finish_file(data, hl_events_get_finish, NULL, events);
+	return 0;
+}
+
+/**
+ * hl_events_fpriv_fini - an open file is released: end its registration.
+ * @fpriv: the file.
+ */
+void hl_events_fpriv_fini(struct hl_fpriv *fpriv)
+{
+	hl_events_unregister(fpriv);
+}
+
+/**
+ * hl_events_dead_file_ioctl - may an ioctl run on a file a hard reset
+ * killed?
+ * @fpriv: the dead file.
+ * @cmd: the ioctl.
+ * @data: its argument, copied in.
+ *
+ * Only HL_INFO_GET_EVENTS (which tells of the reset) and
+ * HL_INFO_UNREGISTER_EVENTFD may; an HL_IOCTL_CS refused here counts as
+ * dropped for the device being in reset.
+ *
+ * Return: true when it may run.
+ */
+bool hl_events_dead_file_ioctl(struct hl_fpriv *fpriv, unsigned int cmd,
+			       const void *data)
+{
+	const struct hl_info_args *args = data;
+
+	if (_IOC_NR(cmd) == _IOC_NR(HL_IOCTL_CS)) {
+		atomic64_inc(&fpriv->hdev->counters.cs_drops[HL_CS_DROP_DEVICE_IN_RESET]);
+		return false;
+	}
+	return _IOC_NR(cmd) == _IOC_NR(HL_IOCTL_INFO) &&
+	       (args->op == HL_INFO_GET_EVENTS ||
+		args->op == HL_INFO_UNREGISTER_EVENTFD);
+}
+
+/* ---- counters ---- */
+
+static int hl_events_copy(struct hl_info_args *args, const void *src, u32 size)
+{
+	u32 len = min(args->return_size, size);
+
+	/* Copied by the dispatcher, outside what a reset waits for */
+	return hl_ioctl_copy_out(args, args->return_pointer, src, len);
+}
+
+static int hl_events_reset_count(struct hl_fpriv *fpriv,
+				 struct hl_info_args *args)
+{
+	struct hl_info_reset_count info = {};
+
+	info.hard_reset_cnt = atomic_read(&fpriv->hdev->counters.hard_resets);
+	return hl_events_copy(args, &info, sizeof(info));
+}
+
+static int hl_events_time_sync(struct hl_info_args *args)
+{
+	struct hl_info_time_sync info = {};
+
+	info.device_time = ktime_get_ns();
+	info.host_time = ktime_get_raw_ns();
+	return hl_events_copy(args, &info, sizeof(info));
+}
+
+static int hl_events_cs_counters(struct hl_fpriv *fpriv,
+				 struct hl_info_args *args)
+{
+	struct hl_dev_counters *c = &fpriv->hdev->counters;
+	struct hl_ctx *ctx = fpriv->ctx;
+	struct hl_info_cs_counters info = {};
+
+	if (!ctx)
+		return -EINVAL;
+	info.total_out_of_mem_drop_cnt =
+		atomic64_read(&c->cs_drops[HL_CS_DROP_OUT_OF_MEM]);
+	info.ctx_out_of_mem_drop_cnt =
+		atomic64_read(&ctx->cs_drops[HL_CS_DROP_OUT_OF_MEM]);
+	info.total_device_in_reset_drop_cnt =
+		atomic64_read(&c->cs_drops[HL_CS_DROP_DEVICE_IN_RESET]);
+	info.total_max_cs_in_flight_drop_cnt =
+		atomic64_read(&c->cs_drops[HL_CS_DROP_MAX_IN_FLIGHT]);
+	info.ctx_max_cs_in_flight_drop_cnt =
+		atomic64_read(&ctx->cs_drops[HL_CS_DROP_MAX_IN_FLIGHT]);
+	info.total_validation_drop_cnt =
+		atomic64_read(&c->cs_drops[HL_CS_DROP_VALIDATION]);
+	info.ctx_validation_drop_cnt =
+		atomic64_read(&ctx->cs_drops[HL_CS_DROP_VALIDATION]);
+	return hl_events_copy(args, &info, sizeof(info));
+}
+
+static int hl_events_open_stats(struct hl_fpriv *fpriv,
+				struct hl_info_args *args)
+{
+	struct hl_device *hdev = fpriv->hdev;
+	struct hl_dev_counters *c = &hdev->counters;
+	struct hl_open_stats_info info = {};
+	u64 open_ns, close_ns;
+
+	mutex_lock(&hdev->fpriv_list_lock);
+	info.is_compute_ctx_active = !!hdev->compute_fpriv;
+	open_ns = c->last_open_ns;
+	close_ns = c->last_close_ns;
+	mutex_unlock(&hdev->fpriv_list_lock);
+
+	info.open_counter = atomic64_read(&c->opens);
+	info.compute_ctx_in_release = !!atomic_read(&c->ctx_in_release);
+	if (open_ns)
+		info.last_open_period_ms =
+			div_u64((close_ns ? close_ns : ktime_get_ns()) - open_ns,
+				NSEC_PER_MSEC);
+	return hl_events_copy(args, &info, sizeof(info));
+}
+
+/**
+ * hl_events_ctx_open - a compute context was created (an open).
+ * @hdev: the device; called with hdev->fpriv_list_lock held.
+ */
+void hl_events_ctx_open(struct hl_device *hdev)
+{
+	lockdep_assert_held(&hdev->fpriv_list_lock);
+	atomic64_inc(&hdev->counters.opens);
+	hdev->counters.last_open_ns = ktime_get_ns();
+	hdev->counters.last_close_ns = 0;
+}
+
+/**
+ * hl_events_ctx_release_begin - a context's teardown begins.
+ * @hdev: the device.
+ */
+void hl_events_ctx_release_begin(struct hl_device *hdev)
+{
+	atomic_inc(&hdev->counters.ctx_in_release);
+	mutex_lock(&hdev->fpriv_list_lock);
+	if (!hdev->counters.last_close_ns)
+		hdev->counters.last_close_ns = ktime_get_ns();
+	mutex_unlock(&hdev->fpriv_list_lock);
+}
+
+/**
+ * hl_events_ctx_release_end - a context's teardown ended.
+ * @hdev: the device.
+ */
+void hl_events_ctx_release_end(struct hl_device *hdev)
+{
+	atomic_dec(&hdev->counters.ctx_in_release);
+}
+
+/* Add the busy time up to @now into its buckets */
+static void hl_util_account_locked(struct hl_dev_counters *c, u64 now)
+{
+	u64 from = c->util_since, k, end;
+	u32 slot;
+
+	lockdep_assert_held(&c->util_lock);
+	c->util_since = now;
+	if (!c->util_active || now <= from)
+		return;
+	/* Older than the buckets hold: irrelevant */
+	if (now - from > HL_UTIL_BUCKETS * HL_UTIL_BUCKET_NS)
+		from = now - HL_UTIL_BUCKETS * HL_UTIL_BUCKET_NS;
+	for (k = div64_u64(from, HL_UTIL_BUCKET_NS); from < now; k++) {
+		div_u64_rem(k, HL_UTIL_BUCKETS, &slot);
+		end = min(now, (k + 1) * HL_UTIL_BUCKET_NS);
+		if (c->util_id[slot] != k) {
+			c->util_id[slot] = k;
+			c->util_busy[slot] = 0;
+		}
+		c->util_busy[slot] += end - from;
+		from = end;
+	}
+}
+
+/**
+ * hl_events_job_start - the backend took a job onto an engine queue.
+ * @hdev: the device.
+ *
+ * With hl_events_job_end(), the device's busy time: the time during which
+ * at least one job was queued or running. Spinlock only.
+ */
+void hl_events_job_start(struct hl_device *hdev)
+{
+	struct hl_dev_counters *c = &hdev->counters;
+	unsigned long flags;
+
+	spin_lock_irqsave(&c->util_lock, flags);
+	hl_util_account_locked(c, ktime_get_ns());
+	c->util_active++;
+	spin_unlock_irqrestore(&c->util_lock, flags);
+}
+
+/**
+ * hl_events_job_end - a job of hl_events_job_start() left its queue (done,
+ * failed or refused).
+ * @hdev: the device.
+ */
+void hl_events_job_end(struct hl_device *hdev)
+{
+	struct hl_dev_counters *c = &hdev->counters;
+	unsigned long flags;
+
+	spin_lock_irqsave(&c->util_lock, flags);
+	hl_util_account_locked(c, ktime_get_ns());
+	if (!WARN_ON_ONCE(!c->util_active))
+		c->util_active--;
+	spin_unlock_irqrestore(&c->util_lock, flags);
+}
+
+static int hl_events_utilization(struct hl_fpriv *fpriv,
+				 struct hl_info_args *args)
+{
+	struct hl_dev_counters *c = &fpriv->hdev->counters;
+	struct hl_info_device_utilization info = {};
+	u32 n = args->period_ms / 100, slot, i;
+	u64 now, cur, busy = 0, window;
+
+	if (args->period_ms % 100 || !n || n > HL_UTIL_BUCKETS)
+		return -EINVAL;
+
+	spin_lock_irq(&c->util_lock);
+	now = ktime_get_ns();
+	hl_util_account_locked(c, now);
+	cur = div64_u64(now, HL_UTIL_BUCKET_NS);
+	for (i = 0; i < n && i <= cur; i++) {
+		div_u64_rem(cur - i, HL_UTIL_BUCKETS, &slot);
+		if (c->util_id[slot] == cur - i)
+			busy += c->util_busy[slot];
+	}
+	spin_unlock_irq(&c->util_lock);
+
+	/* The current bucket is partly over: the window ends now */
+	window = (u64)(n - 1) * HL_UTIL_BUCKET_NS + now - cur * HL_UTIL_BUCKET_NS;
+	info.utilization = window ? min_t(u64, 100, div64_u64(busy * 100, window)) : 0;
+	return hl_events_copy(args, &info, sizeof(info));
+}
+
+/**
+ * hl_events_cs_ioctl - HL_IOCTL_CS, counting the calls it refuses.
+ * @fpriv: the compute node's open file.
+ * @data: union hl_cs_args.
+ *
+ * Return: what hl_cs_ioctl() returns.
+ */
+int hl_events_cs_ioctl(struct hl_fpriv *fpriv, void *data)
+{
+	struct hl_dev_counters *c = &fpriv->hdev->counters;
+	int rc = hl_cs_ioctl(fpriv, data);
+	enum hl_cs_drop why;
+
+	switch (rc) {
+	case 0:
+	case -EINTR:
+		return rc;
+	case -ENOMEM:
+		why = HL_CS_DROP_OUT_OF_MEM;
+		break;
+	case -EAGAIN:
+		why = HL_CS_DROP_MAX_IN_FLIGHT;
+		break;
+	case -ENODEV:
+		why = HL_CS_DROP_DEVICE_IN_RESET;
+		break;
+	default:
+		why = HL_CS_DROP_VALIDATION;
+		break;
+	}
+	atomic64_inc(&c->cs_drops[why]);
+	if (fpriv->ctx && why != HL_CS_DROP_DEVICE_IN_RESET)
+		atomic64_inc(&fpriv->ctx->cs_drops[why]);
+	return rc;
+}
+
+static int hl_events_hw_events(struct hl_fpriv *fpriv,
+			       struct hl_info_args *args, bool total)
+{
+	struct hl_device *hdev = fpriv->hdev;
+	u32 counts[HL_EVENTS_NUM];
+
+	spin_lock_irq(&hdev->notifier_lock);
+	memcpy(counts, total ? hdev->counters.events_total :
+			       hdev->counters.events, sizeof(counts));
+	spin_unlock_irq(&hdev->notifier_lock);
+	return hl_events_copy(args, counts, sizeof(counts));
+}
+
+static int hl_events_last_open(struct hl_fpriv *fpriv,
+			       struct hl_info_args *args)
+{
+	struct hl_device *hdev = fpriv->hdev;
+	struct hl_info_last_err_open_dev_time info = {};
+
+	mutex_lock(&hdev->fpriv_list_lock);
+	info.timestamp = hdev->counters.last_open_ns;
+	mutex_unlock(&hdev->fpriv_list_lock);
+	return hl_events_copy(args, &info, sizeof(info));
+}
+
+static int hl_events_cs_timeout(struct hl_fpriv *fpriv,
+				struct hl_info_args *args)
+{
+	struct hl_device *hdev = fpriv->hdev;
+	struct hl_info_cs_timeout_event info = {};
+
+	spin_lock_irq(&hdev->notifier_lock);
+	info.seq = hdev->counters.cs_timeout.seq;
+	info.timestamp = hdev->counters.cs_timeout.ns;
+	spin_unlock_irq(&hdev->notifier_lock);
+	return hl_events_copy(args, &info, sizeof(info));
+}
+
+static int hl_events_undef_opcode(struct hl_fpriv *fpriv,
+				  struct hl_info_args *args)
+{
+	struct hl_device *hdev = fpriv->hdev;
+	struct hl_info_undefined_opcode_event info = {};
+
+	spin_lock_irq(&hdev->notifier_lock);
+	info.timestamp = hdev->counters.undef_opcode.ns;
+	if (info.timestamp) {
+		info.engine_id = hdev->counters.undef_opcode.queue;
+		info.cb_addr_streams[0][0] = hdev->counters.undef_opcode.cb_va;
+		info.cb_addr_streams_len = 1;
+	}
+	spin_unlock_irq(&hdev->notifier_lock);
+	return hl_events_copy(args, &info, sizeof(info));
+}
+
+/* One line per engine queue: idle or busy */
+static int hl_events_engine_status(struct hl_fpriv *fpriv,
+				   struct hl_info_args *args)
+{
+	struct hl_device *hdev = fpriv->hdev;
+	u64 mask[HL_BUSY_ENGINES_MASK_EXT_SIZE] = {};
+	u32 q, n = hdev->asic_prop.num_queues, len = 0;
+	char *buf;
+	int rc;
+
+	if (args->return_size < SZ_1K ||
+	    args->return_size > HL_ENGINES_DATA_MAX_SIZE)
+		return -EINVAL;
+	buf = kmalloc(SZ_1K, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	hdev->asic_funcs->is_device_idle(hdev, mask, ARRAY_SIZE(mask));
+	for (q = 0; q < n && q < 64 * ARRAY_SIZE(mask); q++)
+		len += scnprintf(buf + len, SZ_1K - len, "queue %u: %s\n", q,
+				 mask[q / 64] & BIT_ULL(q % 64) ? "busy" : "idle");
+	args->user_buffer_actual_size = len;
+	rc = hl_ioctl_copy_out(args, args->return_pointer, buf, len);
+	kfree(buf);
+	return rc;
+}
+
+/**
+ * hl_events_info_op - whether an INFO op is served by hl_events_info().
+ * @op: the op.
+ *
+ * Return: true for the event and counter ops.
+ */
+bool hl_events_info_op(u32 op)
+{
+	switch (op) {
+	case HL_INFO_DEVICE_UTILIZATION:
+	case HL_INFO_RESET_COUNT:
+	case HL_INFO_TIME_SYNC:
+	case HL_INFO_CS_COUNTERS:
+	case HL_INFO_OPEN_STATS:
+	case HL_INFO_REGISTER_EVENTFD:
+	case HL_INFO_UNREGISTER_EVENTFD:
+	case HL_INFO_GET_EVENTS:
+	case HL_INFO_HW_EVENTS:
+	case HL_INFO_HW_EVENTS_AGGREGATE:
+	case HL_INFO_LAST_ERR_OPEN_DEV_TIME:
+	case HL_INFO_CS_TIMEOUT_EVENT:
+	case HL_INFO_UNDEFINED_OPCODE_EVENT:
+	case HL_INFO_ENGINE_STATUS:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/**
+ * hl_events_info - the event and counter ops of HL_IOCTL_INFO.
+ * @fpriv: the open file (compute or control node).
+ * @args: the argument; @op is one that hl_events_info_op() accepts.
+ * @data: the handler's argument pointer (for hl_ioctl_on_finish()).
+ *
+ * Their own argument rules: REGISTER_EVENTFD reads the union as @eventfd
+ * and, with UNREGISTER_EVENTFD, takes no return buffer;
+ * DEVICE_UTILIZATION reads it as @period_ms; the others need it 0.
+ * Errors: listed in the kernel-doc of struct hl_info_args (uAPI header).
+ *
+ * Return: 0 or a negative errno.
+ */
+int hl_events_info(struct hl_fpriv *fpriv, struct hl_info_args *args,
+		   void *data)
+{
+	int rc;
+
+	if (args->pad)
+		return -EINVAL;
+
+	switch (args->op) {
+	case HL_INFO_REGISTER_EVENTFD:
+		if (args->return_pointer || args->return_size)
+			return -EINVAL;
+		return hl_events_register(fpriv, args->eventfd, data);
+	case HL_INFO_UNREGISTER_EVENTFD:
+		if (args->return_pointer || args->return_size)
+			return -EINVAL;
+		rc = hl_events_unregister(fpriv);
+		if (!rc)
+			hl_ioctl_no_output(data);
+		return rc;
+	default:
+		break;
+	}
+
+	if (!args->return_pointer || !args->return_size)
+		return -EINVAL;
+	if (args->op == HL_INFO_DEVICE_UTILIZATION)
+		return hl_events_utilization(fpriv, args);
+	if (args->ctx_id)
+		return -EINVAL;
+
+	switch (args->op) {
+	case HL_INFO_RESET_COUNT:
+		return hl_events_reset_count(fpriv, args);
+	case HL_INFO_TIME_SYNC:
+		return hl_events_time_sync(args);
+	case HL_INFO_CS_COUNTERS:
+		return hl_events_cs_counters(fpriv, args);
+	case HL_INFO_OPEN_STATS:
+		return hl_events_open_stats(fpriv, args);
+	case HL_INFO_GET_EVENTS:
+		return hl_events_get(fpriv, args, data);
+	case HL_INFO_HW_EVENTS:
+		return hl_events_hw_events(fpriv, args, false);
+	case HL_INFO_HW_EVENTS_AGGREGATE:
+		return hl_events_hw_events(fpriv, args, true);
+	case HL_INFO_LAST_ERR_OPEN_DEV_TIME:
+		return hl_events_last_open(fpriv, args);
+	case HL_INFO_CS_TIMEOUT_EVENT:
+		return hl_events_cs_timeout(fpriv, args);
+	case HL_INFO_UNDEFINED_OPCODE_EVENT:
+		return hl_events_undef_opcode(fpriv, args);
+	case HL_INFO_ENGINE_STATUS:
+		return hl_events_engine_status(fpriv, args);
+	default:
+		return -EINVAL;
+	}
+}
