@@ -1238,7 +1238,8 @@ hlthunk_public uint32_t hlthunk_pkt_nic_recv(void *buf, uint32_t conn_id,
  * Such a CB has no device address: it cannot be submitted (this device's
  * queues fetch through the device MMU); see the mapped variant.
  *
- * Return: 0 or -errno (errno set).
+ * Return: 0 or -errno (errno set; -EINVAL: @cb_handle NULL or @cb_size
+ * out of range, checked before the ioctl).
  */
 hlthunk_public int hlthunk_request_command_buffer(int fd, uint32_t cb_size,
 						  uint64_t *cb_handle);
@@ -1251,7 +1252,8 @@ hlthunk_public int hlthunk_request_command_buffer(int fd, uint32_t cb_size,
  * @cb_size: bytes, 1 .. HL_MAX_CB_SIZE.
  * @cb_handle: receives its handle (and mmap offset).
  *
- * Return: 0 or -errno (errno set).
+ * Return: 0 or -errno (errno set; -EINVAL as
+ * hlthunk_request_command_buffer()).
  */
 hlthunk_public int hlthunk_request_mapped_command_buffer(int fd,
 							 uint32_t cb_size,
@@ -1274,7 +1276,8 @@ hlthunk_public int hlthunk_destroy_command_buffer(int fd, uint64_t cb_handle);
  * @cb_handle: the handle.
  * @device_va: receives the address.
  *
- * Return: 0 or -errno (errno set; -EINVAL: no such CB, or not mapped).
+ * Return: 0 or -errno (errno set; -EINVAL: @device_va NULL, no such CB,
+ * or not mapped).
  */
 hlthunk_public int hlthunk_get_mapped_cb_device_va_by_handle(int fd,
 							     uint64_t cb_handle,
@@ -1287,7 +1290,7 @@ hlthunk_public int hlthunk_get_mapped_cb_device_va_by_handle(int fd,
  * @cb_handle: the handle.
  * @usage_cnt: receives the count.
  *
- * Return: 0 or -errno (errno set).
+ * Return: 0 or -errno (errno set; -EINVAL: @usage_cnt NULL, no such CB).
  */
 hlthunk_public int hlthunk_get_cb_usage_count(int fd, uint64_t cb_handle,
 					      uint32_t *usage_cnt);
@@ -1324,7 +1327,9 @@ struct hlthunk_wait_multi_cs_out {
  * @in: the sequence numbers and the timeout.
  * @out: the outcome; also filled when the call returns -EIO.
  *
- * Return: 0 (see @out->status), -EIO a completed CS failed, or -errno.
+ * Return: 0 (see @out->status), -EIO a completed CS failed, or -errno
+ * (errno set; -EINVAL: @in, @out or @in->seq NULL, @in->seq_len 0 or above
+ * HL_WAIT_MULTI_CS_LIST_MAX_LEN, checked before the ioctl).
  */
 hlthunk_public int hlthunk_wait_for_multi_cs(int fd,
 					     struct hlthunk_wait_multi_cs_in *in,
@@ -1339,7 +1344,8 @@ hlthunk_public int hlthunk_wait_for_multi_cs(int fd,
  * @timestamp: receives the time (ns, CLOCK_MONOTONIC), or 0 when none
  *	has one (none completed, or only forgotten ones).
  *
- * Return: as hlthunk_wait_for_multi_cs().
+ * Return: as hlthunk_wait_for_multi_cs(); -EINVAL also for @timestamp
+ * NULL.
  */
 hlthunk_public int hlthunk_wait_for_multi_cs_with_timestamp(int fd,
 				struct hlthunk_wait_multi_cs_in *in,
@@ -1361,7 +1367,8 @@ hlthunk_public int hlthunk_notifier_create(int fd);
  * @fd: the fd it was registered on.
  * @handle: the eventfd from hlthunk_notifier_create().
  *
- * Return: 0 or -errno (errno set).
+ * Return: 0 or -errno (errno set; -EINVAL: @handle negative, or no eventfd
+ * registered on @fd; @handle is closed only on success).
  */
 hlthunk_public int hlthunk_notifier_release(int fd, int handle);
 
@@ -1376,7 +1383,9 @@ hlthunk_public int hlthunk_notifier_release(int fd, int handle);
  * @flags: not used (hl-thunk's).
  * @timeout: in milliseconds, as poll(2) (-1: no limit).
  *
- * Return: 0 (also when nothing came: @notifier_cnt is 0) or -errno.
+ * Return: 0 (also when nothing came: @notifier_cnt is 0) or -errno
+ * (errno set; -EINVAL: @handle negative, @notifier_events or
+ * @notifier_cnt NULL; errors of @fd show only once @handle was signalled).
  */
 hlthunk_public int hlthunk_notifier_recv(int fd, int handle,
 					 uint64_t *notifier_events,
@@ -1398,7 +1407,7 @@ struct hlthunk_reset_count_info {
  * @fd: compute or control node fd.
  * @info: receives them.
  *
- * Return: 0 or -errno (errno set).
+ * Return: 0 or -errno (errno set; -EINVAL: a NULL pointer).
  */
 hlthunk_public int hlthunk_get_reset_count_info(int fd,
 				struct hlthunk_reset_count_info *info);
@@ -1409,7 +1418,7 @@ hlthunk_public int hlthunk_get_reset_count_info(int fd,
  * @fd: compute node fd.
  * @info: receives them.
  *
- * Return: 0 or -errno (errno set).
+ * Return: 0 or -errno (errno set; -EINVAL: a NULL pointer).
  */
 hlthunk_public int hlthunk_get_cs_counters_info(int fd,
 				struct hl_info_cs_counters *info);
@@ -1433,7 +1442,7 @@ struct hlthunk_open_stats_info {
  * @fd: compute or control node fd.
  * @open_stats: receives them.
  *
- * Return: 0 or -errno (errno set).
+ * Return: 0 or -errno (errno set; -EINVAL: a NULL pointer).
  */
 hlthunk_public int hlthunk_get_open_stats(int fd,
 				struct hlthunk_open_stats_info *open_stats);
@@ -1445,7 +1454,8 @@ hlthunk_public int hlthunk_get_open_stats(int fd,
  * @period_ms: 100 .. 1000, a multiple of 100.
  * @rate: receives the percentage, 0 .. 100.
  *
- * Return: 0 or -errno (errno set).
+ * Return: 0 or -errno (errno set; -EINVAL: @rate NULL or @period_ms out of
+ * range, checked before the ioctl).
  */
 hlthunk_public int hlthunk_get_device_utilization(int fd, uint32_t period_ms,
 						  uint32_t *rate);
@@ -1467,7 +1477,7 @@ struct hlthunk_time_sync_info {
  * @fd: compute or control node fd.
  * @info: receives them.
  *
- * Return: 0 or -errno (errno set).
+ * Return: 0 or -errno (errno set; -EINVAL: a NULL pointer).
  */
 hlthunk_public int hlthunk_get_time_sync_info(int fd,
 				struct hlthunk_time_sync_info *info);
@@ -1539,8 +1549,8 @@ struct hlthunk_event_record_undefined_opcode {
  * @event_id: which record.
  * @buf: receives it (the struct of @event_id).
  *
- * Return: 0, -EINVAL for the records this device has no events for, or
- * -errno (errno set).
+ * Return: 0, -EINVAL for the records this device has no events for, an
+ * unknown @event_id or @buf NULL, or -errno (errno set).
  */
 hlthunk_public int hlthunk_get_event_record(int fd,
 					    enum hlthunk_event_record_id event_id,
@@ -1553,7 +1563,8 @@ hlthunk_public int hlthunk_get_event_record(int fd,
  * @status_buf_size: its size, 1 KiB .. HL_ENGINES_DATA_MAX_SIZE.
  * @actual_size: receives the length of the text.
  *
- * Return: 0 or -errno (errno set).
+ * Return: 0 or -errno (errno set; -EINVAL: a NULL pointer or
+ * @status_buf_size out of range, checked before the ioctl).
  */
 hlthunk_public int hlthunk_get_engine_status(int fd, char *status_buf,
 					     uint32_t status_buf_size,
@@ -1568,7 +1579,8 @@ hlthunk_public int hlthunk_get_engine_status(int fd, char *status_buf,
  *	gets the first entries).
  * @hw_events_arr: receives the counts.
  *
- * Return: 0 or -errno (errno set).
+ * Return: 0 or -errno (errno set; -EINVAL: @hw_events_arr NULL or
+ * @hw_events_arr_size 0).
  */
 hlthunk_public int hlthunk_get_hw_events_arr(int fd, bool aggregate,
 					     uint32_t hw_events_arr_size,

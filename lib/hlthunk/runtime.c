@@ -36,7 +36,8 @@ static int hlthunk_cb_create(int fd, uint32_t cb_size, uint32_t flags,
 	union hl_cb_args args;
 	int rc;
 
-	if (!cb_handle)
+	/* The driver's range, checked here too: EINVAL on any fd */
+	if (!cb_handle || !cb_size || cb_size > HL_MAX_CB_SIZE)
 		return hlthunk_err(EINVAL);
 
 	memset(&args, 0, sizeof(args));
@@ -126,16 +127,15 @@ static int hlthunk_wait_multi(int fd, struct hlthunk_wait_multi_cs_in *in,
 {
 	int rc;
 
-	if (!in || !out || !in->seq)
+	/* A length the u8 cannot hold is refused, not truncated */
+	if (!in || !out || !in->seq || !in->seq_len ||
+	    in->seq_len > HL_WAIT_MULTI_CS_LIST_MAX_LEN)
 		return hlthunk_err(EINVAL);
 
 	memset(args, 0, sizeof(*args));
 	args->in.seq = hlthunk_ptr_to_u64(in->seq);
 	args->in.timeout_us = in->timeout_us;
 	args->in.flags = HL_WAIT_CS_FLAGS_MULTI_CS;
-	/* A length the u8 cannot hold is refused, not truncated */
-	if (in->seq_len > HL_WAIT_MULTI_CS_LIST_MAX_LEN)
-		return hlthunk_err(EINVAL);
 	args->in.seq_arr_len = (uint8_t)in->seq_len;
 
 	rc = hlthunk_ioctl(fd, HL_IOCTL_WAIT_CS, args);
@@ -206,6 +206,8 @@ hlthunk_public int hlthunk_notifier_release(int fd, int handle)
 	struct hl_info_args args;
 	int rc;
 
+	if (handle < 0)
+		return hlthunk_err(EINVAL);
 	memset(&args, 0, sizeof(args));
 	args.op = HL_INFO_UNREGISTER_EVENTFD;
 	args.eventfd = (uint32_t)handle;
@@ -229,7 +231,8 @@ hlthunk_public int hlthunk_notifier_recv(int fd, int handle,
 	int rc;
 
 	(void)flags;
-	if (!notifier_events || !notifier_cnt)
+	/* poll() would ignore a negative @handle and report nothing */
+	if (handle < 0 || !notifier_events || !notifier_cnt)
 		return hlthunk_err(EINVAL);
 	*notifier_cnt = 0;
 
@@ -334,7 +337,8 @@ hlthunk_public int hlthunk_get_device_utilization(int fd, uint32_t period_ms,
 	struct hl_info_device_utilization raw;
 	int rc;
 
-	if (!rate)
+	/* The driver's range (HL_INFO_DEVICE_UTILIZATION), checked here too */
+	if (!rate || period_ms < 100 || period_ms > 1000 || period_ms % 100)
 		return hlthunk_err(EINVAL);
 	memset(&raw, 0, sizeof(raw));
 	rc = hlthunk_info_arg(fd, HL_INFO_DEVICE_UTILIZATION, period_ms, &raw,
@@ -426,7 +430,8 @@ hlthunk_public int hlthunk_get_engine_status(int fd, char *status_buf,
 	struct hl_info_args args;
 	int rc;
 
-	if (!status_buf || !status_buf_size || !actual_size)
+	if (!status_buf || !actual_size || status_buf_size < 1024 ||
+	    status_buf_size > HL_ENGINES_DATA_MAX_SIZE)
 		return hlthunk_err(EINVAL);
 
 	memset(&args, 0, sizeof(args));
@@ -445,7 +450,7 @@ hlthunk_public int hlthunk_get_hw_events_arr(int fd, bool aggregate,
 					     uint32_t hw_events_arr_size,
 					     uint32_t *hw_events_arr)
 {
-	if (!hw_events_arr)
+	if (!hw_events_arr || !hw_events_arr_size)
 		return hlthunk_err(EINVAL);
 	return hlthunk_info_arg(fd, aggregate ? HL_INFO_HW_EVENTS_AGGREGATE :
 				HL_INFO_HW_EVENTS, 0, hw_events_arr,

@@ -21,10 +21,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <unistd.h>
 
 /* @call returns -@err and sets errno to @err */
@@ -110,9 +112,20 @@ static void all_fd_calls(int fd, int err)
 	struct hl_cs_chunk chunk;
 	struct hlthunk_cs_in in;
 	struct hlthunk_cs_out out;
-	char busid[HLTHUNK_PCI_BUS_ID_LEN], host[4096];
-	uint64_t u64;
+	struct hlthunk_wait_multi_cs_in min;
+	struct hlthunk_wait_multi_cs_out mout;
+	struct hlthunk_reset_count_info rci;
+	struct hl_info_cs_counters csc;
+	struct hlthunk_open_stats_info ost;
+	struct hlthunk_time_sync_info ts;
+	struct hlthunk_event_record_open_dev_time rec_open;
+	struct hlthunk_event_record_cs_timeout rec_cst;
+	struct hlthunk_event_record_undefined_opcode rec_undef;
+	char busid[HLTHUNK_PCI_BUS_ID_LEN], host[4096], engines[1024];
+	uint32_t events[64];
+	uint64_t u64, u64b, seq = 1, one = 1;
 	uint32_t u32, st;
+	int efd, i32;
 
 	memset(&info, 0, sizeof(info));
 	memset(&req, 0, sizeof(req));
@@ -176,6 +189,39 @@ static void all_fd_calls(int fd, int err)
 	ERR(hlthunk_nic_cq_poll(fd, 1, &cqe, 1, &pw), err);
 	ERR(hlthunk_nic_cq_wait(fd, 1, &cqe, 1, 0, &pw), err);
 	ERR(hlthunk_nic_cq_update_consumed_cqes(fd, 1, 1), err);
+
+	/* The runtime calls (HLTHUNK_2.1), with arguments the library takes */
+	ERR(hlthunk_request_command_buffer(fd, 4096, &u64), err);
+	ERR(hlthunk_request_mapped_command_buffer(fd, 4096, &u64), err);
+	ERR(hlthunk_destroy_command_buffer(fd, 1), err);
+	ERR(hlthunk_get_mapped_cb_device_va_by_handle(fd, 1, &u64), err);
+	ERR(hlthunk_get_cb_usage_count(fd, 1, &u32), err);
+	memset(&min, 0, sizeof(min));
+	min.seq = &seq;
+	min.seq_len = 1;
+	ERR(hlthunk_wait_for_multi_cs(fd, &min, &mout), err);
+	ERR(hlthunk_wait_for_multi_cs_with_timestamp(fd, &min, &mout, &u64), err);
+	ERR(hlthunk_notifier_create(fd), err);
+	/* The ioctl refuses @fd before the eventfd is closed */
+	ERR(hlthunk_notifier_release(fd, INT32_MAX), err);
+	/* A signalled eventfd: poll and read succeed, the ioctl refuses @fd */
+	efd = eventfd(0, EFD_CLOEXEC);
+	assert_true(efd >= 0);
+	assert_int_equal(write(efd, &one, sizeof(one)), sizeof(one));
+	ERR(hlthunk_notifier_recv(fd, efd, &u64, &u64b, 0, 0), err);
+	close(efd);
+	ERR(hlthunk_get_reset_count_info(fd, &rci), err);
+	ERR(hlthunk_get_cs_counters_info(fd, &csc), err);
+	ERR(hlthunk_get_open_stats(fd, &ost), err);
+	ERR(hlthunk_get_device_utilization(fd, 100, &u32), err);
+	ERR(hlthunk_get_time_sync_info(fd, &ts), err);
+	ERR(hlthunk_get_event_record(fd, HLTHUNK_OPEN_DEV, &rec_open), err);
+	ERR(hlthunk_get_event_record(fd, HLTHUNK_CS_TIMEOUT, &rec_cst), err);
+	ERR(hlthunk_get_event_record(fd, HLTHUNK_UNDEFINED_OPCODE, &rec_undef),
+	    err);
+	ERR(hlthunk_get_engine_status(fd, engines, sizeof(engines), &i32), err);
+	ERR(hlthunk_get_hw_events_arr(fd, false, sizeof(events), events), err);
+	ERR(hlthunk_get_hw_events_arr(fd, true, sizeof(events), events), err);
 }
 
 static void test_closed_fd_is_ebadf(void **state)
@@ -202,7 +248,13 @@ static void einval_calls(int fd)
 	struct hl_nic_cq_poll_wait_out pw;
 	struct hlthunk_cs_in in;
 	struct hlthunk_cs_out out;
-	char busid[HLTHUNK_PCI_BUS_ID_LEN];
+	struct hlthunk_wait_multi_cs_in min;
+	struct hlthunk_wait_multi_cs_out mout;
+	struct hlthunk_event_record_open_dev_time rec;
+	char busid[HLTHUNK_PCI_BUS_ID_LEN], engines[1024];
+	uint32_t events[64], u32;
+	uint64_t u64, seq[HL_WAIT_MULTI_CS_LIST_MAX_LEN + 1] = { 1 };
+	int i32;
 
 	memset(&in, 0, sizeof(in));
 	ERR(hlthunk_get_pci_bus_id_from_fd(fd, NULL, sizeof(busid)), EINVAL);
@@ -243,6 +295,74 @@ static void einval_calls(int fd)
 	ERR(hlthunk_nic_cq_poll(fd, 1, NULL, 1, &pw), EINVAL);
 	ERR(hlthunk_nic_cq_wait(fd, 1, NULL, 0, 0, NULL), EINVAL);
 	ERR(hlthunk_nic_cq_wait(fd, 1, NULL, 1, 0, &pw), EINVAL);
+
+	/* The runtime calls: NULL outputs, sizes and values out of range */
+	ERR(hlthunk_request_command_buffer(fd, 4096, NULL), EINVAL);
+	ERR(hlthunk_request_command_buffer(fd, 0, &u64), EINVAL);
+	ERR(hlthunk_request_command_buffer(fd, HL_MAX_CB_SIZE + 1, &u64), EINVAL);
+	ERR(hlthunk_request_command_buffer(fd, UINT32_MAX, &u64), EINVAL);
+	ERR(hlthunk_request_mapped_command_buffer(fd, 4096, NULL), EINVAL);
+	ERR(hlthunk_request_mapped_command_buffer(fd, 0, &u64), EINVAL);
+	ERR(hlthunk_request_mapped_command_buffer(fd, HL_MAX_CB_SIZE + 1, &u64),
+	    EINVAL);
+	ERR(hlthunk_get_mapped_cb_device_va_by_handle(fd, 1, NULL), EINVAL);
+	ERR(hlthunk_get_cb_usage_count(fd, 1, NULL), EINVAL);
+
+	memset(&min, 0, sizeof(min));
+	min.seq = seq;
+	min.seq_len = 1;
+	ERR(hlthunk_wait_for_multi_cs(fd, NULL, &mout), EINVAL);
+	ERR(hlthunk_wait_for_multi_cs(fd, &min, NULL), EINVAL);
+	ERR(hlthunk_wait_for_multi_cs_with_timestamp(fd, &min, &mout, NULL),
+	    EINVAL);
+	ERR(hlthunk_wait_for_multi_cs_with_timestamp(fd, NULL, &mout, &u64),
+	    EINVAL);
+	min.seq = NULL;
+	ERR(hlthunk_wait_for_multi_cs(fd, &min, &mout), EINVAL);
+	min.seq = seq;
+	min.seq_len = 0;
+	ERR(hlthunk_wait_for_multi_cs(fd, &min, &mout), EINVAL);
+	ERR(hlthunk_wait_for_multi_cs_with_timestamp(fd, &min, &mout, &u64),
+	    EINVAL);
+	min.seq_len = HL_WAIT_MULTI_CS_LIST_MAX_LEN + 1;
+	ERR(hlthunk_wait_for_multi_cs(fd, &min, &mout), EINVAL);
+	min.seq_len = 256;	/* 0 once truncated to the uAPI's u8 */
+	ERR(hlthunk_wait_for_multi_cs(fd, &min, &mout), EINVAL);
+
+	ERR(hlthunk_notifier_release(fd, -1), EINVAL);
+	ERR(hlthunk_notifier_recv(fd, -1, &u64, &u64, 0, 0), EINVAL);
+	ERR(hlthunk_notifier_recv(fd, 0, NULL, &u64, 0, 0), EINVAL);
+	ERR(hlthunk_notifier_recv(fd, 0, &u64, NULL, 0, 0), EINVAL);
+
+	ERR(hlthunk_get_reset_count_info(fd, NULL), EINVAL);
+	ERR(hlthunk_get_cs_counters_info(fd, NULL), EINVAL);
+	ERR(hlthunk_get_open_stats(fd, NULL), EINVAL);
+	ERR(hlthunk_get_time_sync_info(fd, NULL), EINVAL);
+	ERR(hlthunk_get_device_utilization(fd, 100, NULL), EINVAL);
+	ERR(hlthunk_get_device_utilization(fd, 0, &u32), EINVAL);
+	ERR(hlthunk_get_device_utilization(fd, 150, &u32), EINVAL);
+	ERR(hlthunk_get_device_utilization(fd, 1100, &u32), EINVAL);
+	ERR(hlthunk_get_device_utilization(fd, UINT32_MAX, &u32), EINVAL);
+
+	ERR(hlthunk_get_event_record(fd, HLTHUNK_OPEN_DEV, NULL), EINVAL);
+	ERR(hlthunk_get_event_record(fd, HLTHUNK_RAZWI_EVENT, &rec), EINVAL);
+	ERR(hlthunk_get_event_record(fd, HLTHUNK_HW_ERR_OPCODE, &rec), EINVAL);
+	ERR(hlthunk_get_event_record(fd, HLTHUNK_FW_ERR_OPCODE, &rec), EINVAL);
+	ERR(hlthunk_get_event_record(fd, (enum hlthunk_event_record_id)-1, &rec),
+	    EINVAL);
+	ERR(hlthunk_get_event_record(fd, (enum hlthunk_event_record_id)99, &rec),
+	    EINVAL);
+
+	ERR(hlthunk_get_engine_status(fd, NULL, sizeof(engines), &i32), EINVAL);
+	ERR(hlthunk_get_engine_status(fd, engines, sizeof(engines), NULL),
+	    EINVAL);
+	ERR(hlthunk_get_engine_status(fd, engines, 0, &i32), EINVAL);
+	ERR(hlthunk_get_engine_status(fd, engines, sizeof(engines) - 1, &i32),
+	    EINVAL);
+	ERR(hlthunk_get_engine_status(fd, engines, HL_ENGINES_DATA_MAX_SIZE + 1,
+				      &i32), EINVAL);
+	ERR(hlthunk_get_hw_events_arr(fd, false, sizeof(events), NULL), EINVAL);
+	ERR(hlthunk_get_hw_events_arr(fd, true, 0, events), EINVAL);
 }
 
 static void test_null_and_short_sizes_are_einval(void **state)
@@ -252,6 +372,73 @@ static void test_null_and_short_sizes_are_einval(void **state)
 
 	for (i = 0; i < st->nfds; i++)
 		einval_calls(st->fds[i]);
+}
+
+/* With a device only: handles that name nothing, which only the driver can tell */
+static void test_unknown_handles_are_einval(void **state)
+{
+	struct badargs_state *st = *state;
+	uint64_t u64;
+	uint32_t u32;
+	int fd;
+
+	if (!st->device)
+		skip();
+	fd = st->fds[0];
+	ERR(hlthunk_destroy_command_buffer(fd, UINT64_MAX), EINVAL);
+	ERR(hlthunk_destroy_command_buffer(fd, 0), EINVAL);
+	ERR(hlthunk_get_mapped_cb_device_va_by_handle(fd, UINT64_MAX, &u64),
+	    EINVAL);
+	ERR(hlthunk_get_cb_usage_count(fd, UINT64_MAX, &u32), EINVAL);
+	/* No eventfd registered on either node */
+	ERR(hlthunk_notifier_release(fd, INT32_MAX), EINVAL);
+	ERR(hlthunk_notifier_release(st->fds[1], INT32_MAX), EINVAL);
+	/* Command buffers are the compute node's: the control node's ENOTTY */
+	ERR(hlthunk_request_command_buffer(st->fds[1], 4096, &u64), ENOTTY);
+}
+
+/* The hash helpers: pure user space, the same everywhere */
+static void test_hash_bad_tables_and_keys(void **state)
+{
+	unsigned long key = 0;
+	void *t, *v = NULL;
+	int x;
+
+	(void)state;
+	ERR(hlthunk_hash_destroy(NULL), EINVAL);
+	ERR(hlthunk_hash_lookup(NULL, 1, &v), EINVAL);
+	ERR(hlthunk_hash_insert(NULL, 1, &x), EINVAL);
+	ERR(hlthunk_hash_delete(NULL, 1), EINVAL);
+	ERR(hlthunk_hash_first(NULL, &key, &v), EINVAL);
+	ERR(hlthunk_hash_next(NULL, &key, &v), EINVAL);
+
+	errno = 0;
+	t = hlthunk_hash_create();
+	assert_non_null(t);
+	assert_int_equal(errno, 0);
+	ERR(hlthunk_hash_lookup(t, 1, NULL), EINVAL);
+	ERR(hlthunk_hash_first(t, NULL, &v), EINVAL);
+	ERR(hlthunk_hash_first(t, &key, NULL), EINVAL);
+	ERR(hlthunk_hash_next(t, NULL, &v), EINVAL);
+	ERR(hlthunk_hash_next(t, &key, NULL), EINVAL);
+	/* Empty table, missing keys: ENOENT */
+	ERR(hlthunk_hash_lookup(t, 0, &v), ENOENT);
+	ERR(hlthunk_hash_delete(t, 0), ENOENT);
+	ERR(hlthunk_hash_first(t, &key, &v), ENOENT);
+	ERR(hlthunk_hash_next(t, &key, &v), ENOENT);
+	/* Extreme keys are keys like any other */
+	assert_int_equal(hlthunk_hash_insert(t, ULONG_MAX, &x), 0);
+	assert_int_equal(hlthunk_hash_insert(t, 0, NULL), 0);
+	key = ULONG_MAX;
+	ERR(hlthunk_hash_next(t, &key, &v), ENOENT);
+	assert_int_equal(key, ULONG_MAX);
+	assert_int_equal(hlthunk_hash_first(t, &key, &v), 0);
+	assert_int_equal(key, 0);
+	assert_null(v);
+	assert_int_equal(hlthunk_hash_delete(t, ULONG_MAX), 0);
+	ERR(hlthunk_hash_delete(t, ULONG_MAX), ENOENT);
+	ERR(hlthunk_hash_lookup(t, ULONG_MAX, &v), ENOENT);
+	assert_int_equal(hlthunk_hash_destroy(t), 0);
 }
 
 /* The device-finding calls: values that name no device */
@@ -314,6 +501,9 @@ const struct CMUnitTest badargs_tests[] = {
 					badargs_setup, badargs_teardown),
 	cmocka_unit_test_setup_teardown(test_null_and_short_sizes_are_einval,
 					badargs_setup, badargs_teardown),
+	cmocka_unit_test_setup_teardown(test_unknown_handles_are_einval,
+					badargs_setup, badargs_teardown),
+	cmocka_unit_test(test_hash_bad_tables_and_keys),
 	cmocka_unit_test(test_bad_names_and_addresses_are_einval),
 	cmocka_unit_test(test_infallible_calls_take_null),
 };

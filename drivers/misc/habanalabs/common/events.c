@@ -169,7 +169,10 @@ static int hl_events_unregister(struct hl_fpriv *fpriv)
 	return 0;
 }
 
-/* Undo of REGISTER_EVENTFD whose result did not reach user space */
+/*
+ * Undo of REGISTER_EVENTFD whose result did not reach user space; touches
+ * only the file's notifier (hl_ioctl_on_finish_file())
+ */
 static void hl_events_register_finish(struct hl_fpriv *fpriv, void *priv,
 				      u64 id, bool committed)
 {
@@ -200,7 +203,8 @@ static int hl_events_register(struct hl_fpriv *fpriv, u32 fd, void *data)
 		eventfd_ctx_put(efd);
 		return rc;
 	}
-	hl_ioctl_on_finish(data, hl_events_register_finish, NULL, 0);
+	/* The file's notifier only: the control node has no context */
+	hl_ioctl_on_finish_file(data, hl_events_register_finish, NULL, 0);
 	return 0;
 }
 
