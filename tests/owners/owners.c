@@ -8,9 +8,11 @@
  * held has no fence that importers or WAIT_CS see; close races unbind and
  * hard reset; INFO HW_IDLE on the control node races hard resets. After
  * each, the device's debugfs state shows nothing left (pinned pages, DRAM,
- * contexts, submissions).
+ * contexts, submissions). An EXPORT still inside the gate when a reset
+ * revokes the exports fails instead of escaping the revocation.
  */
 #include "hltests.h"
+#include "../importer/hl_importer.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -794,6 +796,166 @@ static void test_hw_idle_during_resets(void **state)
 	assert_int_equal(i.bad, 0);
 }
 
+/* ---- an EXPORT racing a reset (held with a fence user space signals) ---- */
+
+#define SW_SYNC		"/sys/kernel/debug/sync/sw_sync"
+
+/* sw_sync (CONFIG_SW_SYNC, debugfs): fences that user space signals */
+struct sw_sync_create_fence_data {
+	uint32_t value;
+	char name[32];
+	int32_t fence;
+};
+
+#define SW_SYNC_IOC_CREATE_FENCE _IOWR('W', 0, struct sw_sync_create_fence_data)
+#define SW_SYNC_IOC_INC		_IOW('W', 1, uint32_t)
+
+struct exporter {
+	int fd;
+	uint64_t va;
+	int rc, dmabuf;
+};
+
+static void *export_thread(void *arg)
+{
+	struct exporter *x = arg;
+	union hl_mem_args m;
+
+	memset(&m, 0, sizeof(m));
+	m.in.op = HL_MEM_OP_EXPORT_DMABUF_FD;
+	m.in.flags = O_RDWR | O_CLOEXEC;
+	m.in.export_dmabuf_fd.addr = x->va;
+	m.in.export_dmabuf_fd.mem_size = 2 * MB;
+	x->rc = mem_ioctl(x->fd, &m);
+	x->dmabuf = x->rc ? -1 : (int)m.out.fd;
+	return NULL;
+}
+
+static void *exports_reader(void *arg)
+{
+	char path[160], buf[4096];
+
+	(void)arg;
+	debugfs_path("exports", path, sizeof(path));
+	hltests_read_file(path, buf, sizeof(buf));
+	return NULL;
+}
+
+struct importer_dma {
+	int ifd;
+	uint32_t h;
+	int rc;
+};
+
+static void *importer_wait_thread(void *arg)
+{
+	struct importer_dma *d = arg;
+	struct hl_importer_dma a;
+	uint8_t b[64];
+
+	memset(&a, 0, sizeof(a));
+	a.handle = d->h;
+	a.flags = HL_IMPORTER_DMA_F_WAIT;
+	a.size = sizeof(b);
+	a.user_ptr = (uintptr_t)b;
+	d->rc = ioctl(d->ifd, HL_IMPORTER_IOCTL_DMA_READ, &a) ? -errno : 0;
+	return NULL;
+}
+
+/*
+ * An EXPORT of the owner that is inside the context's gate when root
+ * resets the device, and publishes its dma-buf after the reset's
+ * revocation pass: it must fail (ENODEV), not hand out an export that the
+ * reset never revoked. The EXPORT is held on dmabuf_lock by a debugfs
+ * exports reader, itself held on the exports' reservation lock by an
+ * importer that waits (10 s at most) for a sw_sync fence under it.
+ */
+static void test_export_during_reset_is_revoked(void **state)
+{
+	struct sw_sync_create_fence_data fd_data;
+	struct dma_buf_import_sync_file isf;
+	struct hl_importer_import imp;
+	struct hl_importer_map map;
+	struct hltests_dram_buf d;
+	struct importer_dma dma;
+	struct exporter x1, x2;
+	pthread_t ti, tr, tx;
+	struct resetter r;
+	uint32_t one = 1;
+	int fd, ifd, timeline;
+
+	(void)state;
+	timeline = open(SW_SYNC, O_RDWR | O_CLOEXEC);
+	if (timeline < 0) {
+		print_message("%s: %s (no CONFIG_SW_SYNC): skipped\n", SW_SYNC,
+			      strerror(errno));
+		skip();
+	}
+	ifd = open("/dev/hl_importer", O_RDWR | O_CLOEXEC);
+	if (ifd < 0) {
+		print_message("/dev/hl_importer: %s: skipped\n", strerror(errno));
+		close(timeline);
+		skip();
+	}
+	fd = open_compute();
+	hltests_dram_map(fd, &d, 2 * MB, false);
+	x1 = (struct exporter){ .fd = fd, .va = d.va };
+	export_thread(&x1);
+	assert_int_equal(x1.rc, 0);
+
+	/* A dynamic import of it, mapped */
+	memset(&imp, 0, sizeof(imp));
+	imp.fd = (uint32_t)x1.dmabuf;
+	imp.flags = HL_IMPORTER_F_DYNAMIC;
+	assert_int_equal(ioctl(ifd, HL_IMPORTER_IOCTL_IMPORT, &imp), 0);
+	memset(&map, 0, sizeof(map));
+	map.handle = imp.handle;
+	assert_int_equal(ioctl(ifd, HL_IMPORTER_IOCTL_MAP, &map), 0);
+
+	/* A WRITE fence that user space signals, in the exports' resv */
+	memset(&fd_data, 0, sizeof(fd_data));
+	fd_data.value = 1;
+	snprintf(fd_data.name, sizeof(fd_data.name), "owners");
+	assert_int_equal(ioctl(timeline, SW_SYNC_IOC_CREATE_FENCE, &fd_data), 0);
+	memset(&isf, 0, sizeof(isf));
+	isf.flags = DMA_BUF_SYNC_WRITE;
+	isf.fd = fd_data.fence;
+	assert_int_equal(ioctl(x1.dmabuf, DMA_BUF_IOCTL_IMPORT_SYNC_FILE, &isf), 0);
+	close(fd_data.fence);
+
+	/* resv held by the importer, dmabuf_lock by the reader, EXPORT held */
+	dma = (struct importer_dma){ .ifd = ifd, .h = imp.handle };
+	assert_int_equal(pthread_create(&ti, NULL, importer_wait_thread, &dma), 0);
+	usleep(500000);
+	assert_int_equal(pthread_create(&tr, NULL, exports_reader, NULL), 0);
+	usleep(500000);
+	x2 = (struct exporter){ .fd = fd, .va = d.va };
+	assert_int_equal(pthread_create(&tx, NULL, export_thread, &x2), 0);
+	usleep(500000);
+	/* The reset starts while the EXPORT is inside the gate */
+	reset_start(&r);
+	usleep(1500000);
+	assert_int_equal(ioctl(timeline, SW_SYNC_IOC_INC, &one), 0);
+
+	assert_int_equal(pthread_join(ti, NULL), 0);
+	assert_int_equal(pthread_join(tr, NULL), 0);
+	assert_int_equal(pthread_join(tx, NULL), 0);
+	assert_true(reset_wait(&r));
+	assert_int_equal(pthread_join(r.t, NULL), 0);
+	assert_int_equal(r.rc, 0);
+	/* The importer's wait ended with the fence, before the reset */
+	assert_int_equal(dma.rc, 0);
+	if (x2.rc == 0)
+		fail_msg("an EXPORT published after the reset's revocation succeeded");
+	assert_int_equal(x2.rc, -ENODEV);
+
+	close(ifd);
+	close(x1.dmabuf);
+	close(timeline);
+	close(fd);
+	assert_state_clean("after an EXPORT raced a reset");
+}
+
 static const struct CMUnitTest owners_tests[] = {
 	cmocka_unit_test(test_map_undo_races_reset),
 	cmocka_unit_test(test_alloc_undo_races_reset),
@@ -804,6 +966,7 @@ static const struct CMUnitTest owners_tests[] = {
 	cmocka_unit_test(test_cs_copy_back_held),
 	cmocka_unit_test(test_close_races_unbind_and_reset),
 	cmocka_unit_test(test_hw_idle_during_resets),
+	cmocka_unit_test(test_export_during_reset_is_revoked),
 };
 
 int main(void)

@@ -392,9 +392,14 @@ int hl_device_hard_reset(struct hl_device *hdev)
 		hl_nic_ctx_kill(ctx);
 	synchronize_srcu(&hdev->unplug_srcu);
 
+	/*
+	 * Before the revocation: an EXPORT of the dead file still inside
+	 * the gate publishes after it only to be refused (hl_dmabuf_export())
+	 */
+	if (ctx)
+		WRITE_ONCE(ctx->killed, true);
 	hl_dmabuf_revoke_all(hdev, false);
 	if (ctx) {
-		WRITE_ONCE(ctx->killed, true);
 		/* If its file's close tears it down, this waits until it is done */
 		hl_ctx_teardown(ctx);
 		hl_ctx_put(ctx);

@@ -589,7 +589,8 @@ int hl_dmabuf_export(struct hl_ctx *ctx, struct hl_mem_in *in, void *data,
 	 * escapes it. From here on, the dma-buf's release undoes everything.
 	 */
 	mutex_lock(&hdev->dmabuf_lock);
-	revoked = hdev->exports_revoked;
+	/* A hard reset marks the context killed before it revokes */
+	revoked = hdev->exports_revoked || READ_ONCE(ctx->killed);
 	if (!revoked)
 		list_add_tail(&hdb->node, &hdev->dmabuf_list);
 	mutex_unlock(&hdev->dmabuf_lock);
@@ -659,7 +660,8 @@ static void hl_dmabuf_log_holders(struct hl_device *hdev)
  * no importer can reach its memory.
  * @hdev: the device; its engines are stopped.
  * @for_good: the device is going away: refuse new exports too (a hard
- *	reset refuses them by other means: the old file is dead).
+ *	reset marks the dead file's context killed first, and
+ *	hl_dmabuf_export() refuses those).
  *
  * Importers get move_notify and must unmap; no new mapping or pin succeeds
  * afterwards (-ENODEV). Returns once every mapping is gone and the

@@ -282,8 +282,9 @@ struct hl_ctx_resv {
  *	hdev->ctx_list_lock).
  * @closing: set at the start of the teardown: jobs of the context abort at
  *	their next check (-ECANCELED).
- * @killed: a hard reset tears the context down: its connections' peers
- *	go to ERR too.
+ * @killed: a hard reset tears the context down; set before it revokes
+ *	the exports, so that an EXPORT still running publishes nothing
+ *	after the revocation (read under hl_device.dmabuf_lock).
  * @resv: the reservation object of the context's exports; held.
  * @asid: the context's address-space ID; its hop0 table is fixed by it.
  * @mem_lock: Protects @handles, @va_host, @va_dram and the objects in them.
