@@ -433,8 +433,9 @@ static void test_reset_while_cs_chunks_held(void **state)
 	int fd;
 
 	(void)state;
-	fd = open_compute();
+	/* Skips without userfaultfd: before the device is open */
 	uffd_region(&u, PAGE);
+	fd = open_compute();
 	page = calloc(1, PAGE);
 	assert_non_null(page);
 	chunk = (struct hl_cs_chunk *)page;
@@ -533,8 +534,9 @@ static void test_reset_while_map_pin_held(void **state)
 	int fd;
 
 	(void)state;
-	fd = open_compute();
+	/* Skips without userfaultfd: before the device is open */
 	uffd_region(&u, 4 * PAGE);
+	fd = open_compute();
 	page = calloc(1, PAGE);
 	assert_non_null(page);
 
@@ -562,8 +564,9 @@ static void test_reset_while_info_output_held(void **state)
 	int fd;
 
 	(void)state;
-	fd = open_compute();
+	/* Skips without userfaultfd: before the device is open */
 	uffd_region(&u, PAGE);
+	fd = open_compute();
 	page = calloc(1, PAGE);
 	assert_non_null(page);
 
@@ -609,6 +612,8 @@ static void test_cs_copy_back_held(void **state)
 	pthread_t t;
 
 	(void)state;
+	/* Skips without userfaultfd: before the device is open */
+	uffd_region(&u, 2 * PAGE);
 	fd = open_compute();
 	hltests_dram_map(fd, &d, 2 * MB, false);
 	memset(&m, 0, sizeof(m));
@@ -621,7 +626,6 @@ static void test_cs_copy_back_held(void **state)
 
 	/* The command buffer exists before the call starts */
 	nop_cb(fd, &cb);
-	uffd_region(&u, 2 * PAGE);
 	arg_addr = (uintptr_t)u.p;
 	chunk_addr = arg_addr + PAGE;
 	page = calloc(1, PAGE);
