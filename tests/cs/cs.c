@@ -1754,7 +1754,7 @@ static void test_full_cs_queue_waits_without_spinning(void **state)
 	struct hltests_dram_buf d;
 	struct hl_cs_chunk c;
 	char old[32];
-	uint64_t first, seq, t0, wall, c0, cpu, r0, ru;
+	uint64_t first, seq, t0, wall, c0, cpu, r0, ru, pct;
 	uint32_t status, n;
 	int rc;
 
@@ -1786,9 +1786,12 @@ static void test_full_cs_queue_waits_without_spinning(void **state)
 	 * uses all of it: 99.9 % before the back-off). The back-off wakes the
 	 * thread about 200 times in 3 s: next to nothing on a real CPU,
 	 * 4-6 % in a TCG guest, where a wake-up and an ioctl cost ~100 times
-	 * more.
+	 * more; on the debug kernel (KASAN, lockdep: kmemleak is there too)
+	 * each ioctl costs ~10 times more again (seen: 15 %), so the bound
+	 * there is 50 %, still half of a spin.
 	 */
-	assert_true(cpu * 100 < wall * 15);
+	pct = access("/sys/kernel/debug/kmemleak", F_OK) ? 15 : 50;
+	assert_true(cpu * 100 < wall * pct);
 	assert_int_equal(wait_cs(st->fd, seq, &status), 0);
 	assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
 
