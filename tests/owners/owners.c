@@ -230,18 +230,6 @@ static void uffd_free(struct uffd_region *u)
 
 /* ---- MAP and ALLOC undo vs hard reset ---- */
 
-/*
- * How many rounds of a reset loop to run: @n on the stock kernel; a
- * quarter, at least 2, on the debug kernel (kmemleak is there), where
- * every hard reset scrubs HBM under KASAN and costs ~10 times as much
- */
-static int rounds(int n)
-{
-	if (access("/sys/kernel/debug/kmemleak", F_OK))
-		return n;
-	return n / 4 > 2 ? n / 4 : 2;
-}
-
 #define MAP_SIZE	(256 * MB)
 #define MAP_ROUNDS	6
 
@@ -296,11 +284,11 @@ static void test_map_undo_races_reset(void **state)
 	close(m.fd);
 	assert_state_clean("after an undone MAP");
 
-	for (round = 0; round < rounds(MAP_ROUNDS); round++) {
+	for (round = 0; round < MAP_ROUNDS; round++) {
 		m.fd = open_compute();
 		fail_copy_out(1);
 		assert_int_equal(pthread_create(&t, NULL, map_thread, &m), 0);
-		usleep(span / 1000 * (round + 1) / rounds(MAP_ROUNDS));
+		usleep(span / 1000 * (round + 1) / MAP_ROUNDS);
 		assert_int_equal(hard_reset(0), 0);
 		assert_int_equal(pthread_join(t, NULL), 0);
 		fail_copy_out(0);
@@ -357,7 +345,7 @@ static void test_alloc_undo_races_reset(void **state)
 	int round;
 
 	(void)state;
-	for (round = 0; round < rounds(8); round++) {
+	for (round = 0; round < 8; round++) {
 		memset(&a, 0, sizeof(a));
 		a.fd = open_compute();
 		a.handle = hlthunk_device_memory_alloc(a.fd, 2 * MB, 0, false,
@@ -727,7 +715,7 @@ static void test_close_races_unbind_and_reset(void **state)
 
 	(void)state;
 	assert_int_equal(hltests_pci_addr(0, busid, sizeof(busid)), 0);
-	for (round = 0; round < rounds(8); round++) {
+	for (round = 0; round < 8; round++) {
 		int unbind = !(round & 1);
 
 		assert_int_equal(pipe(p), 0);
@@ -803,7 +791,7 @@ static void test_hw_idle_during_resets(void **state)
 	i.fd = hltests_open_node(0, 1);
 	assert_true(i.fd >= 0);
 	assert_int_equal(pthread_create(&t, NULL, idle_thread, &i), 0);
-	for (k = 0; k < rounds(10); k++)
+	for (k = 0; k < 10; k++)
 		assert_int_equal(hard_reset(0), 0);
 	i.stop = 1;
 	assert_int_equal(pthread_join(t, NULL), 0);
