@@ -102,9 +102,11 @@ size_t hlcoll_dtype_size(enum hlcoll_dtype dtype)
 
 int hlcoll_reduce_supported(enum hlcoll_dtype dtype, enum hlcoll_redop op)
 {
-	/* The REDUCE packet's types and operations (HL_PKT_REDUCE) */
-	return hlcoll_dtype_size(dtype) &&
-	       (op == HLCOLL_SUM || op == HLCOLL_MIN || op == HLCOLL_MAX);
+	/*
+	 * The REDUCE packet's types and operations (HL_PKT_REDUCE): every
+	 * one; an average is a sum divided once at the end (HL_REDUCE_OP_DIV)
+	 */
+	return hlcoll_dtype_size(dtype) && (unsigned int)op < HLCOLL_NUM_OPS;
 }
 
 /* ------------------------------------------------------------------------
@@ -455,6 +457,28 @@ static int hlcoll_step(struct hlcoll_comm *c, const struct hlcoll_xfer *x,
 	return rc;
 }
 
+/*
+ * An average's last step: @count elements at @src divided by the number of
+ * ranks into @dst (nothing for the other operations); a failure makes the
+ * communicator's error sticky
+ */
+static int hlcoll_finish(struct hlcoll_comm *c, enum hlcoll_redop op,
+			 uint64_t src, uint64_t dst, uint64_t count,
+			 enum hlcoll_dtype dtype)
+{
+	int rc;
+
+	if (op != HLCOLL_AVG || !count)
+		return 0;
+	rc = hlcoll_nic_divide(c, src, dst, count, dtype, (uint32_t)c->nranks);
+	if (rc && !c->error) {
+		c->error = rc;
+		hlcoll_warn(c->rank, "average's division failed: %s",
+			    hlcoll_get_error_string(rc));
+	}
+	return rc;
+}
+
 static int hlcoll_copy(struct hlcoll_comm *c, uint64_t src, uint64_t dst,
 		       uint64_t len)
 {
@@ -574,7 +598,7 @@ int hlcoll_allreduce(struct hlcoll_comm *c, uint64_t sendbuf,
 		     uint64_t recvbuf, uint64_t count, enum hlcoll_dtype dtype,
 		     enum hlcoll_redop op)
 {
-	uint64_t bytes;
+	uint64_t bytes, len, first;
 	int rc;
 
 	rc = hlcoll_check_comm(c);
@@ -591,6 +615,8 @@ int hlcoll_allreduce(struct hlcoll_comm *c, uint64_t sendbuf,
 	if (rc || !count)
 		return rc;
 
+	if (c->nranks == 1 && op == HLCOLL_AVG)
+		return hlcoll_finish(c, op, sendbuf, recvbuf, count, dtype);
 	if (sendbuf != recvbuf) {
 		rc = hlcoll_copy(c, sendbuf, recvbuf, bytes);
 		if (rc)
@@ -600,6 +626,14 @@ int hlcoll_allreduce(struct hlcoll_comm *c, uint64_t sendbuf,
 		return 0;
 	/* Reduce-scatter: at step s, send segment r - s, add in r - s - 1 */
 	rc = hlcoll_ring_pass(c, recvbuf, count, 0, c->rank, true, dtype, op);
+	if (rc)
+		return rc;
+	/* An average: the owner of each finished segment divides it, once */
+	len = hlcoll_segment(count, c->nranks, (c->rank + 1) % c->nranks,
+			     &first);
+	rc = hlcoll_finish(c, op, recvbuf + first * hlcoll_dtype_size(dtype),
+			   recvbuf + first * hlcoll_dtype_size(dtype), len,
+			   dtype);
 	if (rc)
 		return rc;
 	/* All-gather: rank r owns segment r + 1; send r + 1 - s, get r - s */
@@ -630,6 +664,8 @@ int hlcoll_reduce_scatter(struct hlcoll_comm *c, uint64_t sendbuf,
 	in_place = recvbuf == sendbuf + (uint64_t)c->rank * bytes;
 	if (!in_place && hlcoll_overlap(sendbuf, bytes * n, recvbuf, bytes))
 		return -EINVAL;
+	if (n == 1 && op == HLCOLL_AVG)
+		return hlcoll_finish(c, op, sendbuf, recvbuf, recvcount, dtype);
 	if (n == 1)
 		return in_place ? 0 : hlcoll_copy(c, sendbuf, recvbuf, bytes);
 
@@ -652,6 +688,10 @@ int hlcoll_reduce_scatter(struct hlcoll_comm *c, uint64_t sendbuf,
 	/* Shifted by one: rank r ends with block r (summed from rank r + 1) */
 	rc = hlcoll_ring_pass(c, work, 0, recvcount, c->rank - 1, true, dtype,
 			      op);
+	if (!rc)
+		rc = hlcoll_finish(c, op, work + (uint64_t)c->rank * bytes,
+				   work + (uint64_t)c->rank * bytes, recvcount,
+				   dtype);
 	if (!rc && !in_place)
 		rc = hlcoll_copy(c, work + (uint64_t)c->rank * bytes, recvbuf,
 				 bytes);
@@ -800,7 +840,10 @@ int hlcoll_reduce(struct hlcoll_comm *c, uint64_t sendbuf, uint64_t recvbuf,
 			.peer = (root + k) % n, .reduce = true, .va = recvbuf,
 			.bytes = bytes,
 		};
-	return hlcoll_step(c, x, n - 1, dtype, op, 0, 0, 0);
+	rc = hlcoll_step(c, x, n - 1, dtype, op, 0, 0, 0);
+	if (rc)
+		return rc;
+	return hlcoll_finish(c, op, recvbuf, recvbuf, count, dtype);
 }
 
 int hlcoll_alltoall(struct hlcoll_comm *c, uint64_t sendbuf, uint64_t recvbuf,

@@ -51,9 +51,16 @@
  *	segment k being reduced starting at rank (k + 1) % N:
  *	acc = x_{k+1}; for j = 1 .. N-1: acc = x_{(k+1+j) % N} op acc.
  *   reduce: acc = x_root; for j = 1 .. N-1: acc = x_{(root+j) % N} op acc.
- * Every type is reduced with HLCOLL_SUM, HLCOLL_MIN and HLCOLL_MAX;
- * HLCOLL_PROD and HLCOLL_AVG are not (the engine has no multiplication):
- * -EOPNOTSUPP (hlcoll_reduce_supported()).
+ * Every type is reduced with every operation. HLCOLL_PROD: x * acc (float32
+ * as C floats; bfloat16 and float16 the exact product rounded once to
+ * nearest even; int32 wrapping). HLCOLL_AVG: acc computed as for
+ * HLCOLL_SUM, in the order above, then divided once by N (the rank that
+ * holds a finished segment divides it before it is gathered, so every rank
+ * has the same bits): float32 acc / (float)N; bfloat16 and float16 the
+ * exact quotient rounded once to nearest even; int32 C's division,
+ * truncated toward zero. Unlike NCCL, floats are not pre-multiplied by 1/N:
+ * the sum is divided at the end (bit-exact with that host expression). One
+ * rank: x / 1 (a signalling NaN comes out quiet).
  *
  * Errors: every int function returns 0 or a negative errno, the one of the
  * call that failed (the driver's, the socket's, or the library's own:
@@ -130,11 +137,11 @@ enum hlcoll_dtype {
 /**
  * enum hlcoll_redop - reduction operations.
  * @HLCOLL_SUM: sum.
- * @HLCOLL_PROD: product (not reduced by the device: -EOPNOTSUPP).
+ * @HLCOLL_PROD: product (int32 wraps).
  * @HLCOLL_MIN: minimum (-0 < +0; a NaN propagates).
  * @HLCOLL_MAX: maximum.
- * @HLCOLL_AVG: the sum divided by the number of ranks (not reduced by the
- *	device: -EOPNOTSUPP; sum, then scale).
+ * @HLCOLL_AVG: the sum divided by the number of ranks, once, at the end
+ *	(int32: truncated toward zero), as NCCL's ncclAvg.
  * @HLCOLL_NUM_OPS: number of operations.
  *
  * Which (type, operation) pairs the device reduces: hlcoll_reduce_supported().
@@ -300,7 +307,10 @@ hlcoll_public int hlcoll_barrier(struct hlcoll_comm *comm);
  * @dtype: a type.
  * @op: an operation.
  *
- * Return: 1 or 0.
+ * Every known type with every known operation is reduced (prod and avg
+ * included); kept for callers that ask.
+ *
+ * Return: 1, or 0 for an unknown type or operation.
  */
 hlcoll_public int hlcoll_reduce_supported(enum hlcoll_dtype dtype,
 					  enum hlcoll_redop op);
@@ -324,9 +334,9 @@ hlcoll_public size_t hlcoll_dtype_size(enum hlcoll_dtype dtype);
  *   NCCL, given for each.
  * Return: 0, or -errno: -EINVAL bad arguments (NULL @comm, unknown type or
  * operation, misaligned buffer, count overflow, root or peer out of range);
- * -EOPNOTSUPP a (type, operation) the device cannot reduce; -EIO a command
- * submission failed (a job timed out: a peer stopped, or a NIC or MMU
- * error); another errno of the driver; -ECONNABORTED the communicator
+ * -EOPNOTSUPP a (type, operation) the device cannot reduce (none today);
+ * -EIO a command submission failed (a job timed out: a peer stopped, or a
+ * NIC or MMU error); another errno of the driver; -ECONNABORTED the communicator
  * failed before.
  */
 

@@ -247,6 +247,8 @@ static inline uint32_t hlcoll_data_op(enum hlcoll_dtype t,
 			return (int32_t)acc < (int32_t)x ? acc : x;
 		if (op == HLCOLL_MAX)
 			return (int32_t)acc > (int32_t)x ? acc : x;
+		if (op == HLCOLL_PROD)
+			return x * acc;		/* wraps */
 		return x + acc;
 	}
 	fx = hlcoll_data_tof(t, x);
@@ -255,10 +257,29 @@ static inline uint32_t hlcoll_data_op(enum hlcoll_dtype t,
 		return fa < fx ? acc : x;
 	if (op == HLCOLL_MAX)
 		return fa > fx ? acc : x;
+	/* 16-bit products are exact in float: one rounding, as the device's */
+	if (op == HLCOLL_PROD)
+		return hlcoll_data_fromf(t, fx * fa);
 	return hlcoll_data_fromf(t, fx + fa);
 }
 
-/* acc = x_start[i]; acc = x_(start+j)[i] op acc for j = 1 .. n - 1 */
+/*
+ * An average's last step: @sum / @n (int32: truncated toward zero; floats:
+ * the float quotient, rounded to the 16-bit types: n <= 64 is a value of
+ * both, so rounding the float quotient again is one correct rounding)
+ */
+static inline uint32_t hlcoll_data_div(enum hlcoll_dtype t, uint32_t sum,
+				       int n)
+{
+	if (t == HLCOLL_INT32)
+		return (uint32_t)((int32_t)sum / n);
+	return hlcoll_data_fromf(t, hlcoll_data_tof(t, sum) / (float)n);
+}
+
+/*
+ * acc = x_start[i]; acc = x_(start+j)[i] op acc for j = 1 .. n - 1 (an
+ * average: sums, then acc / n)
+ */
 static inline uint32_t hlcoll_data_reduce_from(uint64_t seed, int nranks,
 					       int start, uint64_t i,
 					       enum hlcoll_dtype t,
@@ -268,10 +289,11 @@ static inline uint32_t hlcoll_data_reduce_from(uint64_t seed, int nranks,
 	int j;
 
 	for (j = 1; j < nranks; j++)
-		acc = hlcoll_data_op(t, op,
+		acc = hlcoll_data_op(t, op == HLCOLL_AVG ? HLCOLL_SUM : op,
 				     hlcoll_data_elem(seed, (start + j) % nranks,
 						      i, t), acc);
-	return acc;
+	/* An average: the sum in the same order, divided once at the end */
+	return op == HLCOLL_AVG ? hlcoll_data_div(t, acc, nranks) : acc;
 }
 
 /* Element @i of the all-gather of @sendcount elements per rank */

@@ -161,4 +161,8 @@ struct hlcoll_comm {
 	struct hlcoll_comm *group_next;
 };
 
+/* dst[i] = src[i] / n on the device (an average's last step); 0 or -errno */
+int hlcoll_nic_divide(struct hlcoll_comm *c, uint64_t src, uint64_t dst,
+		      uint64_t count, enum hlcoll_dtype dtype, uint32_t n);
+
 #endif /* HLCOLL_INT_H */

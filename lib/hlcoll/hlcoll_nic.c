@@ -64,6 +64,7 @@ static uint32_t hlcoll_reduce_dtype(enum hlcoll_dtype dtype)
 	}
 }
 
+/* An average is a sum on the way, divided at the end (hlcoll_nic_divide()) */
 static uint32_t hlcoll_reduce_op(enum hlcoll_redop op)
 {
 	switch (op) {
@@ -71,6 +72,8 @@ static uint32_t hlcoll_reduce_op(enum hlcoll_redop op)
 		return HL_REDUCE_OP_MIN;
 	case HLCOLL_MAX:
 		return HL_REDUCE_OP_MAX;
+	case HLCOLL_PROD:
+		return HL_REDUCE_OP_PROD;
 	default:
 		return HL_REDUCE_OP_SUM;
 	}
@@ -474,6 +477,41 @@ static int hlcoll_nic_step(struct hlcoll_comm *c, const struct hlcoll_xfer *x,
 			return rc2;
 		if (rc || rc2)
 			return rc ? rc : rc2;
+	}
+	return 0;
+}
+
+/*
+ * dst[i] = src[i] / @n for @count elements on the device (REDUCE
+ * HL_REDUCE_OP_DIV_BY(n), on HLCOLL_QUEUE_COPY: a local job, no NIC), in
+ * packets of at most UINT32_MAX elements, as many per submission as the
+ * command buffer holds
+ */
+int hlcoll_nic_divide(struct hlcoll_comm *c, uint64_t src, uint64_t dst,
+		      uint64_t count, enum hlcoll_dtype dtype, uint32_t n)
+{
+	struct hlcoll_cb *ccb = &c->cb[HLCOLL_QUEUE_COPY];
+	struct hlcoll_job job = { HLCOLL_QUEUE_COPY, ccb };
+	uint64_t es = hlcoll_dtype_size(dtype), k;
+	int rc;
+
+	if (!n || n > HL_REDUCE_MAX_DIVISOR)
+		return -EINVAL;
+	while (count) {
+		ccb->len = 0;
+		while (count && ccb->len + HLTHUNK_PKT_REDUCE_SIZE <= HLCOLL_CB_SIZE) {
+			k = count < UINT32_MAX ? count : UINT32_MAX;
+			ccb->len += hlthunk_pkt_reduce(ccb->ptr + ccb->len, src,
+						       dst, (uint32_t)k,
+						       hlcoll_reduce_dtype(dtype),
+						       HL_REDUCE_OP_DIV_BY(n));
+			src += k * es;
+			dst += k * es;
+			count -= k;
+		}
+		rc = hlcoll_run(c, &job, 1);
+		if (rc)
+			return rc;
 	}
 	return 0;
 }

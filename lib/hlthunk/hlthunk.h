@@ -963,12 +963,14 @@ hlthunk_public uint32_t hlthunk_pkt_msg_long(void *buf, uint64_t addr,
  * @dst: device VA of the first operand and of the result, aligned to the
  *	element size.
  * @count: number of elements, > 0.
- * @dtype: HL_REDUCE_DTYPE_F32.
- * @op: HL_REDUCE_OP_SUM.
+ * @dtype: HL_REDUCE_DTYPE_F32, _BF16, _F16 or _I32.
+ * @op: HL_REDUCE_OP_SUM, _MIN, _MAX, _PROD, or HL_REDUCE_OP_DIV_BY(n)
+ *	(dst[i] = src[i] / n, n in 1 .. HL_REDUCE_MAX_DIVISOR).
  *
  * With HL_REDUCE_DTYPE_F32 and HL_REDUCE_OP_SUM every element is the IEEE
  * float sum dst[i] + src[i], rounded to nearest even, exactly as the host
- * computes it (NaN results: see struct hl_pkt_reduce). A misaligned
+ * computes it; struct hl_pkt_reduce gives every type's and operation's
+ * arithmetic (NaN results, rounding of the 16-bit types). A misaligned
  * address, @count 0 or an unknown @dtype or @op makes the packet malformed
  * (the CS completes ABORTED). @src == @dst is allowed; other overlaps are
  * not defined.

@@ -10,10 +10,12 @@
  * devices (as many as the VM has), counts 0, 1 and odd ones (not multiples
  * of the number of ranks nor of the chunk), in place and out of place; the
  * reducing ones for every type (float32, bfloat16, float16, int32) and
- * operation (sum, min, max). Negative controls, per type: the same
- * all-reduce summed in another order (int32: saturating instead of
+ * operation (sum, prod, min, max, avg). Negative controls, per type: the
+ * same all-reduce summed in another order (int32: saturating instead of
  * wrapping), and summed exactly then rounded once, differ from the
- * device's result (the check would catch a wrong order or rounding).
+ * device's result (the check would catch a wrong order or rounding); an
+ * average pre-multiplied by 1/n (int32: divided with floor) differs from
+ * the device's sum divided once at the end.
  *
  * Also: a communicator split (colour, key); a rank killed by a signal in
  * the middle of a run of all-reduces (the others fail within the job
@@ -195,6 +197,39 @@ static uint32_t wrong_allreduce(const struct coll_run *run, uint64_t seed,
 		      sat < INT32_MIN ? INT32_MIN : sat;
 	}
 	return (uint32_t)sat;
+}
+
+/*
+ * Negative control of element @i of an all-reduce average: floats
+ * pre-multiplied by 1/n rounded to the type (NCCL's order for floats) and
+ * then summed in the ring's order, int32 divided with floor instead of
+ * truncation
+ */
+static uint32_t wrong_average(const struct coll_run *run, uint64_t seed,
+			      uint64_t count, uint64_t i)
+{
+	int n = run->nranks, k = hlcoll_data_segment_of(count, n, i), j;
+	enum hlcoll_dtype t = run->dtype;
+	uint32_t acc, inv = hlcoll_data_fromf(t, 1.0f / (float)n);
+	int32_t sum, q;
+
+	if (t == HLCOLL_INT32) {
+		sum = (int32_t)hlcoll_data_reduce_from(seed, n, k, i, t,
+						       HLCOLL_SUM);
+		q = sum / n;
+		return (uint32_t)(q * n != sum && sum < 0 ? q - 1 : q);
+	}
+	acc = hlcoll_data_op(t, HLCOLL_PROD, hlcoll_data_elem(seed, k, i, t),
+			     inv);
+	for (j = 1; j < n; j++)
+		acc = hlcoll_data_op(t, HLCOLL_SUM,
+				     hlcoll_data_op(t, HLCOLL_PROD,
+						    hlcoll_data_elem(seed,
+								     (k + j) % n,
+								     i, t),
+						    inv),
+				     acc);
+	return acc;
 }
 
 /* The exact sum of element @i's values rounded once, in type @t */
@@ -381,6 +416,23 @@ static int rank_main(int rank, int nranks, const struct hlcoll_unique_id *id,
 			    got != one_rounding(run, SEED + c, i))
 				one_rounding_diff++;
 		}
+		/*
+		 * Average: divided once at the end, which another order
+		 * (pre-multiplied by 1/n; int32: floor) would not give
+		 */
+		for (i = 0; run->coll == C_ALLREDUCE && run->op == HLCOLL_AVG &&
+			    i < nr; i++)
+			if (elem_get(st, es, i) !=
+			    (wrong_average(run, SEED + c, count, i) &
+			     (es == 2 ? 0xffffu : 0xffffffffu)))
+				other_order++;
+		if (run->coll == C_ALLREDUCE && run->op == HLCOLL_AVG &&
+		    count >= 1000 && nranks == 3 && !other_order) {
+			fprintf(stderr,
+				"rank %d: negative control: no element differs from a pre-multiplied (int32: floor) average: the check could not catch it\n",
+				rank);
+			wrong++;
+		}
 		/* Two ranks: one addition, commutative; nothing to tell apart */
 		if (run->coll == C_ALLREDUCE && run->op == HLCOLL_SUM &&
 		    count >= 1000 && nranks >= 3 &&
@@ -392,6 +444,12 @@ static int rank_main(int rank, int nranks, const struct hlcoll_unique_id *id,
 			wrong++;
 		}
 	}
+	if (run->coll == C_ALLREDUCE && run->op == HLCOLL_AVG && rank == 0 &&
+	    max >= 1000 && nranks == 3)
+		printf("rank 0: %s avg: negative control: %" PRIu64 " elements differ from %s\n",
+		       type_names[run->dtype], other_order,
+		       run->dtype == HLCOLL_INT32 ? "floor division" :
+		       "a sum pre-multiplied by 1/n");
 	if (run->coll == C_ALLREDUCE && run->op == HLCOLL_SUM && rank == 0 &&
 	    max >= 1000 && nranks >= 3)
 		printf("rank 0: %s: negative controls: %" PRIu64 " elements differ from another order%s, %" PRIu64 " from one rounding\n",
@@ -495,14 +553,14 @@ static void test_bf16_allgather_broadcast_alltoall(void **state)
 
 /*
  * Every (type, operation) of the reducing collectives: sum on 3 or 4 ranks
- * (with the negative controls), min and max on 2 to 4, in place every
- * other time
+ * (with the negative controls), min, max and prod on 2 to 4, avg on 3
+ * (with its negative control), in place every other time
  */
 static void every_type_and_op(enum coll coll)
 {
 	static const uint64_t counts[] = { 0, 1, 5, 1021, 4099 };
 	static const enum hlcoll_redop ops[] = {
-		HLCOLL_SUM, HLCOLL_MIN, HLCOLL_MAX,
+		HLCOLL_SUM, HLCOLL_MIN, HLCOLL_MAX, HLCOLL_PROD, HLCOLL_AVG,
 	};
 	struct coll_run run = {
 		.coll = coll,
@@ -518,10 +576,11 @@ static void every_type_and_op(enum coll coll)
 		skip();
 	}
 	for (t = 0; t < HLCOLL_NUM_DTYPES; t++) {
-		for (o = 0; o < 3; o++) {
+		for (o = 0; o < 5; o++) {
 			run.dtype = (enum hlcoll_dtype)t;
 			run.op = ops[o];
-			n = o == 0 ? 3 + t % 2 : 2 + (t + o) % 3;
+			/* Average on 3: 1/3 is inexact (the negative control) */
+			n = o == 0 ? 3 + t % 2 : o == 4 ? 3 : 2 + (t + o) % 3;
 			if (n > ndevices)
 				n = ndevices;
 			run.in_place = (t + o) % 2;
@@ -976,10 +1035,12 @@ static int rank_bad_args(int rank, int nranks,
 			T(hlcoll_comm_rank(NULL), -EINVAL),
 			T(hlcoll_launch(-1, rank_bad_args, NULL), -EINVAL),
 			T(hlcoll_get_unique_id(NULL), -EINVAL),
-			/* Reductions the device cannot do: refused, not wrong */
-			T(hlcoll_allreduce(comm, va, va, 1, HLCOLL_BFLOAT16, HLCOLL_PROD), -EOPNOTSUPP),
-			T(hlcoll_allreduce(comm, va, va, 1, HLCOLL_FLOAT32, HLCOLL_AVG), -EOPNOTSUPP),
-			T(hlcoll_reduce(comm, va, va, 1, HLCOLL_INT32, HLCOLL_PROD, 0), -EOPNOTSUPP),
+			/* Every operation is reduced; an unknown one refused */
+			T(hlcoll_allreduce(comm, va, va, 1, HLCOLL_BFLOAT16, HLCOLL_PROD), 0),
+			T(hlcoll_allreduce(comm, va, va, 1, HLCOLL_FLOAT32, HLCOLL_AVG), 0),
+			T(hlcoll_reduce(comm, va, va, 1, HLCOLL_INT32, HLCOLL_PROD, 0), 0),
+			T(hlcoll_allreduce(comm, va, va, 1, HLCOLL_FLOAT32, HLCOLL_NUM_OPS), -EINVAL),
+			T(hlcoll_reduce_scatter(comm, va, va, 1, HLCOLL_INT32, (enum hlcoll_redop)-1), -EINVAL),
 			T(hlcoll_allreduce(comm, va + 2, va + 2, 1, HLCOLL_FLOAT16, HLCOLL_MAX), 0),
 			T(hlcoll_allreduce(comm, va + 2, va + 2, 1, HLCOLL_INT32, HLCOLL_MAX), -EINVAL),
 			/* After all of that, the communicator still works */

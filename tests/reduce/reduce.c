@@ -14,7 +14,11 @@
  * subnormals, ties, overflow, infinities, NaNs) and random elements against
  * the host (16-bit floats rounded by the host's own conversions), a few
  * results spelled out, and a negative control: the host rounding toward
- * zero instead differs from the engine.
+ * zero instead differs from the engine. Products (HL_REDUCE_OP_PROD) and
+ * quotients by an integer (HL_REDUCE_OP_DIV_BY(n), an average's last step)
+ * of every type the same way, against the exact result (in double) rounded
+ * once by the host, with a negative control each (truncation for the
+ * floats; saturation, floor division for int32).
  *
  * The host arithmetic is the C float sum, with NaN results spelled out by
  * the documented rule (the guest's FPU is QEMU's, whose NaN choice is not
@@ -415,7 +419,15 @@ static void test_malformed_aborts_without_fault(void **state)
 				 HL_REDUCE_DTYPE_I32 + 1, HL_REDUCE_OP_SUM);
 	hltests_run_cb_aborted(st->fd, 0, cb.va, len);
 	len = hlthunk_pkt_reduce(cb.ptr, h.va, h.va + 64, 4,
-				 HL_REDUCE_DTYPE_F32, HL_REDUCE_OP_MAX + 1);
+				 HL_REDUCE_DTYPE_F32, HL_REDUCE_OP_DIV + 1);
+	hltests_run_cb_aborted(st->fd, 0, cb.va, len);
+	/* DIV without a divisor; a divisor on another operation */
+	len = hlthunk_pkt_reduce(cb.ptr, h.va, h.va + 64, 4,
+				 HL_REDUCE_DTYPE_F32, HL_REDUCE_OP_DIV);
+	hltests_run_cb_aborted(st->fd, 0, cb.va, len);
+	len = hlthunk_pkt_reduce(cb.ptr, h.va, h.va + 64, 4,
+				 HL_REDUCE_DTYPE_I32,
+				 HL_REDUCE_OP_SUM | (2u << HL_REDUCE_DIVISOR_SHIFT));
 	hltests_run_cb_aborted(st->fd, 0, cb.va, len);
 	len = hlthunk_pkt_reduce(cb.ptr, h.va, h.va + 64, 4,
 				 HL_REDUCE_DTYPE_F32, 0x100);
@@ -531,7 +543,13 @@ static void test_unmapped_operands_fault(void **state)
  */
 
 static const char * const dtype_names[] = { "f32", "bf16", "f16", "i32" };
-static const char * const op_names[] = { "sum", "min", "max" };
+static const char * const op_names[] = { "sum", "min", "max", "prod",
+					 "div" };
+
+static const char *op_name(uint32_t op)
+{
+	return op_names[op & HL_REDUCE_OP_MASK];
+}
 
 static uint32_t esize_of(uint32_t t)
 {
@@ -591,6 +609,97 @@ static uint32_t narrow(uint32_t t, uint32_t f, bool trunc)
 	return hi >> 16;
 }
 
+/*
+ * @x rounded once to type @t (to nearest even, subnormals kept, overflow to
+ * infinity; @toward_zero instead), as binary32 bits (the 16-bit types: their
+ * own bits): the host's reference for products and quotients
+ */
+static uint32_t round_to(uint32_t t, double x, bool toward_zero)
+{
+	int p = t == HL_REDUCE_DTYPE_BF16 ? 8 : t == HL_REDUCE_DTYPE_F16 ? 11 : 24;
+	int emin = t == HL_REDUCE_DTYPE_F16 ? -14 : -126;
+	double max = t == HL_REDUCE_DTYPE_BF16 ? 0x1.fep127 :
+		     t == HL_REDUCE_DTYPE_F16 ? 65504.0 : 0x1.fffffep127;
+	double r = x, a;
+	int e, u;
+	_Float16 h;
+	uint16_t hu;
+
+	if (x != 0 && !isinf(x)) {
+		frexp(x, &e);
+		u = e - p < emin - p + 1 ? emin - p + 1 : e - p;
+		a = ldexp(x, -u);
+		r = ldexp(toward_zero ? (a < 0 ? ceil(a) : floor(a)) : rint(a),
+			  u);
+		if (fabs(r) > max)
+			r = x < 0 ? -INFINITY : INFINITY;
+	}
+	if (t == HL_REDUCE_DTYPE_BF16)
+		return f2u((float)r) >> 16;
+	if (t == HL_REDUCE_DTYPE_F16) {
+		h = (_Float16)(float)r;	/* exact: r is a binary16 value */
+		memcpy(&hu, &h, sizeof(hu));
+		return hu;
+	}
+	return f2u((float)r);
+}
+
+/* The NaN rules of PROD and DIV (struct hl_pkt_reduce), or 0: not a NaN */
+static bool nan_result(uint32_t t, uint32_t op, uint32_t wd, uint32_t ws,
+		       uint32_t *r)
+{
+	bool inf_d = (wd & 0x7fffffffu) == 0x7f800000u;
+	bool inf_s = (ws & 0x7fffffffu) == 0x7f800000u;
+
+	if ((op & HL_REDUCE_OP_MASK) == HL_REDUCE_OP_DIV) {
+		if (!is_nan(ws))
+			return false;
+		*r = narrow(t, ws | 0x00400000u, false);
+		return true;
+	}
+	if (is_nan(wd))
+		*r = narrow(t, wd | 0x00400000u, false);
+	else if (is_nan(ws))
+		*r = narrow(t, ws | 0x00400000u, false);
+	else if ((inf_d && !(ws & 0x7fffffffu)) || (inf_s && !(wd & 0x7fffffffu)))
+		*r = narrow(t, 0xffc00000u, false);
+	else
+		return false;
+	return true;
+}
+
+/* PROD and DIV on the host: @d op @s; @wrong: the negative control's */
+static uint32_t host_prod_div(uint32_t t, uint32_t op, uint32_t d, uint32_t s,
+			      bool wrong)
+{
+	uint32_t n = op >> HL_REDUCE_DIVISOR_SHIFT, wd, ws, r;
+	bool div = (op & HL_REDUCE_OP_MASK) == HL_REDUCE_OP_DIV;
+	int64_t q;
+
+	if (t == HL_REDUCE_DTYPE_I32) {
+		if (!div) {
+			q = (int64_t)(int32_t)d * (int32_t)s;
+			if (wrong)	/* saturating */
+				return q > INT32_MAX ? INT32_MAX :
+				       q < INT32_MIN ? (uint32_t)INT32_MIN :
+				       (uint32_t)q;
+			return d * s;
+		}
+		q = (int32_t)s / (int64_t)n;	/* toward zero */
+		if (wrong && (int32_t)s < 0 && (int64_t)q * n != (int32_t)s)
+			q--;			/* floor */
+		return (uint32_t)q;
+	}
+	wd = widen(t, d);
+	ws = widen(t, s);
+	if (nan_result(t, op, wd, ws, &r))
+		return r;
+	/* A product of two binary32 is exact in double; a quotient rounds
+	 * once there, far below the type's half ulp */
+	return round_to(t, div ? (double)u2f(ws) / n :
+			       (double)u2f(wd) * (double)u2f(ws), wrong);
+}
+
 /* a < b as numbers, -0 < +0 (neither is a NaN) */
 static bool less_than(uint32_t t, uint32_t a, uint32_t b)
 {
@@ -606,8 +715,18 @@ static uint32_t host_op(uint32_t t, uint32_t op, uint32_t d, uint32_t s,
 			bool trunc)
 {
 	uint32_t wd, ws, quiet;
+	int64_t sum;
 
+	if ((op & HL_REDUCE_OP_MASK) == HL_REDUCE_OP_PROD ||
+	    (op & HL_REDUCE_OP_MASK) == HL_REDUCE_OP_DIV)
+		return host_prod_div(t, op, d, s, trunc);
 	if (t == HL_REDUCE_DTYPE_I32) {
+		if (op == HL_REDUCE_OP_SUM && trunc) {	/* saturating */
+			sum = (int64_t)(int32_t)d + (int32_t)s;
+			return sum > INT32_MAX ? INT32_MAX :
+			       sum < INT32_MIN ? (uint32_t)INT32_MIN :
+			       (uint32_t)sum;
+		}
 		if (op == HL_REDUCE_OP_SUM)
 			return d + s;
 		if (op == HL_REDUCE_OP_MIN)
@@ -697,7 +816,7 @@ static void type_op_case(int fd, uint32_t t, uint32_t op)
 		       t == HL_REDUCE_DTYPE_F16 ? 22 :
 		       t == HL_REDUCE_DTYPE_I32 ? 8 : NUM_SPECIALS;
 	uint64_t count = nsp * nsp + 4099, i, trunc_diff = 0;
-	uint32_t es = esize_of(t), want, got, len;
+	uint32_t es = esize_of(t), want, got, len, n;
 	struct hltests_host_buf h, cb;
 	uint8_t *src, *dst, *orig;
 
@@ -727,7 +846,7 @@ static void type_op_case(int fd, uint32_t t, uint32_t op)
 			       get_elem(src, es, i), false);
 		if (got != want) {
 			print_error("%s %s: element %" PRIu64 ": 0x%x op 0x%x = 0x%x, host 0x%x\n",
-				    dtype_names[t], op_names[op], i,
+				    dtype_names[t], op_name(op), i,
 				    get_elem(orig, es, i), get_elem(src, es, i),
 				    got, want);
 			fail();
@@ -737,9 +856,20 @@ static void type_op_case(int fd, uint32_t t, uint32_t op)
 				   get_elem(src, es, i), true))
 			trunc_diff++;
 	}
-	if (es == 2 && op == HL_REDUCE_OP_SUM) {
-		print_message("%s sum: %" PRIu64 " of 4099 random sums differ from rounding toward zero\n",
-			      dtype_names[t], trunc_diff);
+	/*
+	 * Negative controls: a wrong rounding (int32: saturation, floor);
+	 * not for quotients by a power of two, exact but in the subnormals
+	 */
+	n = op >> HL_REDUCE_DIVISOR_SHIFT;
+	if (op != HL_REDUCE_OP_MIN && op != HL_REDUCE_OP_MAX &&
+	    (es == 2 || op != HL_REDUCE_OP_SUM || t == HL_REDUCE_DTYPE_I32) &&
+	    !(n && !(n & (n - 1)))) {
+		print_message("%s %s%s%.0u: %" PRIu64 " of 4099 random results differ from %s\n",
+			      dtype_names[t], op_name(op), n ? " by " : "", n,
+			      trunc_diff,
+			      t != HL_REDUCE_DTYPE_I32 ? "rounding toward zero" :
+			      (op & HL_REDUCE_OP_MASK) == HL_REDUCE_OP_DIV ?
+			      "floor division" : "saturation");
 		assert_true(trunc_diff > 0);
 	}
 	hltests_host_unmap(fd, &cb);
@@ -752,8 +882,22 @@ static void test_every_type_and_op_specials_and_random(void **state)
 	uint32_t t, op;
 
 	for (t = HL_REDUCE_DTYPE_F32; t <= HL_REDUCE_DTYPE_I32; t++)
-		for (op = HL_REDUCE_OP_SUM; op <= HL_REDUCE_OP_MAX; op++)
+		for (op = HL_REDUCE_OP_SUM; op <= HL_REDUCE_OP_PROD; op++)
 			type_op_case(st->fd, t, op);
+}
+
+/* Quotients by n (an average's last step): small, rank-like and odd n */
+static void test_every_type_div_specials_and_random(void **state)
+{
+	static const uint32_t divisors[] = { 1, 3, 4, 7, 64, 56697,
+					     HL_REDUCE_MAX_DIVISOR };
+	struct hltests_state *st = *state;
+	uint32_t t;
+	size_t i;
+
+	for (t = HL_REDUCE_DTYPE_F32; t <= HL_REDUCE_DTYPE_I32; t++)
+		for (i = 0; i < sizeof(divisors) / sizeof(divisors[0]); i++)
+			type_op_case(st->fd, t, HL_REDUCE_OP_DIV_BY(divisors[i]));
 }
 
 /* A few results spelled out, whatever the host computes */
@@ -784,6 +928,30 @@ static void test_16bit_rounding_spelled_out(void **state)
 		/* int32 wraps, signed min */
 		{ HL_REDUCE_DTYPE_I32, HL_REDUCE_OP_SUM, 0x7fffffff, 1, 0x80000000 },
 		{ HL_REDUCE_DTYPE_I32, HL_REDUCE_OP_MIN, 0x7fffffff, 0x80000000, 0x80000000 },
+		/* Products: rounding, subnormal, overflow, inf * 0, NaN */
+		{ HL_REDUCE_DTYPE_F32, HL_REDUCE_OP_PROD, 0x3f800001, 0x3f800001, 0x3f800002 },
+		{ HL_REDUCE_DTYPE_F32, HL_REDUCE_OP_PROD, 0x00800000, 0x3f000000, 0x00400000 },
+		{ HL_REDUCE_DTYPE_F32, HL_REDUCE_OP_PROD, 0x7f7fffff, 0x40000000, 0x7f800000 },
+		{ HL_REDUCE_DTYPE_F32, HL_REDUCE_OP_PROD, 0x7f800000, 0x80000000, 0xffc00000 },
+		{ HL_REDUCE_DTYPE_BF16, HL_REDUCE_OP_PROD, 0x3f81, 0x3f81, 0x3f82 },
+		{ HL_REDUCE_DTYPE_BF16, HL_REDUCE_OP_PROD, 0x0001, 0x3f00, 0x0000 },
+		{ HL_REDUCE_DTYPE_F16, HL_REDUCE_OP_PROD, 0x3c01, 0x3c01, 0x3c02 },
+		{ HL_REDUCE_DTYPE_F16, HL_REDUCE_OP_PROD, 0x7bff, 0x4000, 0x7c00 },
+		{ HL_REDUCE_DTYPE_F16, HL_REDUCE_OP_PROD, 0x3c00, 0x7c01, 0x7e01 },
+		{ HL_REDUCE_DTYPE_I32, HL_REDUCE_OP_PROD, 0x10000, 0x10000, 0 },
+		/* Quotients (of src, the second value): 1/3, one rounding */
+		{ HL_REDUCE_DTYPE_F32, HL_REDUCE_OP_DIV_BY(3), 0, 0x3f800000, 0x3eaaaaab },
+		{ HL_REDUCE_DTYPE_BF16, HL_REDUCE_OP_DIV_BY(3), 0, 0x3f80, 0x3eab },
+		{ HL_REDUCE_DTYPE_F16, HL_REDUCE_OP_DIV_BY(3), 0, 0x3c00, 0x3555 },
+		/* 2136 / 56697: rounding to binary32 first gives the tie 0x28d2 */
+		{ HL_REDUCE_DTYPE_F16, HL_REDUCE_OP_DIV_BY(56697), 0, 0x682c, 0x28d3 },
+		{ HL_REDUCE_DTYPE_BF16, HL_REDUCE_OP_DIV_BY(5), 0, 0x8000, 0x8000 },
+		{ HL_REDUCE_DTYPE_F16, HL_REDUCE_OP_DIV_BY(3), 0, 0xfc00, 0xfc00 },
+		{ HL_REDUCE_DTYPE_F16, HL_REDUCE_OP_DIV_BY(3), 0, 0x7c01, 0x7e01 },
+		{ HL_REDUCE_DTYPE_F32, HL_REDUCE_OP_DIV_BY(2), 0, 0x00000001, 0x00000000 },
+		{ HL_REDUCE_DTYPE_F32, HL_REDUCE_OP_DIV_BY(2), 0, 0x00000003, 0x00000002 },
+		{ HL_REDUCE_DTYPE_I32, HL_REDUCE_OP_DIV_BY(2), 0, 0xfffffff9, 0xfffffffd },
+		{ HL_REDUCE_DTYPE_I32, HL_REDUCE_OP_DIV_BY(1), 0, 0x80000000, 0x80000000 },
 	};
 	struct hltests_state *st = *state;
 	struct hltests_host_buf h, cb;
@@ -801,7 +969,7 @@ static void test_16bit_rounding_spelled_out(void **state)
 		hltests_run_cb_ok(st->fd, 0, cb.va, len);
 		if (get_elem(h.ptr, es, 0) != c[i].want) {
 			print_error("%s %s: 0x%x op 0x%x = 0x%x, want 0x%x\n",
-				    dtype_names[c[i].t], op_names[c[i].op],
+				    dtype_names[c[i].t], op_name(c[i].op),
 				    c[i].d, c[i].s, get_elem(h.ptr, es, 0),
 				    c[i].want);
 			fail();
@@ -826,6 +994,7 @@ const struct CMUnitTest reduce_tests[] = {
 	REDUCE_TEST(test_src_equals_dst_doubles),
 	REDUCE_TEST(test_special_values_every_pair),
 	REDUCE_TEST(test_every_type_and_op_specials_and_random),
+	REDUCE_TEST(test_every_type_div_specials_and_random),
 	REDUCE_TEST(test_16bit_rounding_spelled_out),
 	REDUCE_TEST(test_malformed_aborts_without_fault),
 	REDUCE_TEST(test_unmapped_operands_fault),

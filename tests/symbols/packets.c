@@ -114,6 +114,31 @@ int main(void)
 	      0, 0, 0, 0, 0, 0, 0, 0,
 	      0, 0, 0, 0, 0, 0, 0, 0,
 	      0x03, 0, 0, 0, 0, 0, 0, 0);
+	/* PROD, and DIV with its divisor in the op word's bits 31:16 */
+	CHECK("reduce f32 prod",
+	      hlthunk_pkt_reduce(buf, 0x2000, 0x3000, 7, HL_REDUCE_DTYPE_F32,
+				 HL_REDUCE_OP_PROD),
+	      hlthunk_pkt_reduce(NULL, 0, 0, 0, 0, 0),
+	      0, 0, 0, 0x04, 0x07, 0, 0, 0,
+	      0x00, 0x20, 0, 0, 0, 0, 0, 0,
+	      0x00, 0x30, 0, 0, 0, 0, 0, 0,
+	      0x00, 0, 0, 0, 0x03, 0, 0, 0);
+	CHECK("reduce bf16 div by 3",
+	      hlthunk_pkt_reduce(buf, 0x3000, 0x3000, 5, HL_REDUCE_DTYPE_BF16,
+				 HL_REDUCE_OP_DIV_BY(3)),
+	      hlthunk_pkt_reduce(NULL, 0, 0, 0, 0, 0),
+	      0, 0, 0, 0x04, 0x05, 0, 0, 0,
+	      0x00, 0x30, 0, 0, 0, 0, 0, 0,
+	      0x00, 0x30, 0, 0, 0, 0, 0, 0,
+	      0x01, 0, 0, 0, 0x04, 0, 0x03, 0);
+	CHECK("reduce i32 div by the largest divisor",
+	      hlthunk_pkt_reduce(buf, 0, 0, 1, HL_REDUCE_DTYPE_I32,
+				 HL_REDUCE_OP_DIV_BY(HL_REDUCE_MAX_DIVISOR)),
+	      hlthunk_pkt_reduce(NULL, 0, 0, 0, 0, 0),
+	      0, 0, 0, 0x04, 0x01, 0, 0, 0,
+	      0, 0, 0, 0, 0, 0, 0, 0,
+	      0, 0, 0, 0, 0, 0, 0, 0,
+	      0x03, 0, 0, 0, 0x04, 0, 0xff, 0xff);
 	CHECK("nic_send",
 	      hlthunk_pkt_nic_send(buf, 0x0a0b0c0d, 0x4000, 0x100,
 				   0x8877665544332211ull),

@@ -54,6 +54,30 @@ static uint64_t small_size(struct worker *w, uint64_t room)
  * Write a command buffer of 1..8 mostly valid packets into host memory that
  * @file maps, and return its device VA (0: none).
  */
+
+/*
+ * A REDUCE op word: every operation (HL_REDUCE_OP_DIV_BY() with a divisor
+ * of 1, small or the largest), or a malformed one (an unknown operation, a
+ * divisor on another operation, DIV without one or past the largest)
+ */
+static uint32_t reduce_op(struct worker *w)
+{
+	static const uint32_t bad[] = {
+		HL_REDUCE_OP_DIV + 1, HL_REDUCE_OP_DIV,
+		HL_REDUCE_OP_SUM | (1u << HL_REDUCE_DIVISOR_SHIFT),
+		HL_REDUCE_OP_PROD | (3u << HL_REDUCE_DIVISOR_SHIFT),
+		0x100u | HL_REDUCE_OP_SUM, 0xffffffffu,
+	};
+	uint32_t n;
+
+	if (!chance(&w->r, 95))
+		return bad[rnd(&w->r, sizeof(bad) / sizeof(bad[0]))];
+	if (rnd(&w->r, HL_REDUCE_OP_DIV + 1) != HL_REDUCE_OP_DIV)
+		return (uint32_t)rnd(&w->r, HL_REDUCE_OP_DIV);
+	n = chance(&w->r, 50) ? (uint32_t)rnd(&w->r, 64) + 1 :
+	    chance(&w->r, 50) ? 1 : HL_REDUCE_MAX_DIVISOR;
+	return HL_REDUCE_OP_DIV_BY(n);
+}
 static uint64_t build_cb(struct worker *w, uint32_t file, uint32_t *cb_size,
 			 bool *nic)
 {
@@ -98,7 +122,7 @@ static uint64_t build_cb(struct worker *w, uint32_t file, uint32_t *cb_size,
 						  chance(&w->r, 95) ? (uint32_t)r1 : 0,
 						  /* Every type and op, or unknown ones */
 						  chance(&w->r, 95) ? (uint32_t)rnd(&w->r, HL_REDUCE_DTYPE_I32 + 1) : 7,
-						  chance(&w->r, 95) ? (uint32_t)rnd(&w->r, HL_REDUCE_OP_MAX + 1) : 3);
+						  reduce_op(w));
 			break;
 		case 8:
 			dst = pick_va(w, file, &r1);

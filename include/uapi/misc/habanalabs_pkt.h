@@ -101,6 +101,17 @@ struct hl_pkt_msg_long {
 #define HL_REDUCE_OP_SUM		0	/* dst[i] = dst[i] + src[i] */
 #define HL_REDUCE_OP_MIN		1	/* dst[i] = min(dst[i], src[i]) */
 #define HL_REDUCE_OP_MAX		2	/* dst[i] = max(dst[i], src[i]) */
+#define HL_REDUCE_OP_PROD		3	/* dst[i] = dst[i] * src[i] */
+#define HL_REDUCE_OP_DIV		4	/* dst[i] = src[i] / divisor */
+
+/*
+ * struct hl_pkt_reduce.op: the operation in bits 15:0, HL_REDUCE_OP_DIV's
+ * divisor (1 .. HL_REDUCE_MAX_DIVISOR) in bits 31:16, zero for the others
+ */
+#define HL_REDUCE_OP_MASK		0x0000ffffu
+#define HL_REDUCE_DIVISOR_SHIFT		16
+#define HL_REDUCE_MAX_DIVISOR		0xffffu
+#define HL_REDUCE_OP_DIV_BY(n)	(HL_REDUCE_OP_DIV | ((__u32)(n) << HL_REDUCE_DIVISOR_SHIFT))
 
 /**
  * struct hl_pkt_reduce - element-wise reduction of two device buffers:
@@ -114,8 +125,9 @@ struct hl_pkt_msg_long {
  *	aligned to the element size (else malformed).
  * @dtype: HL_REDUCE_DTYPE_*; anything else is malformed (the CS is
  *	aborted, as for -EINVAL).
- * @op: HL_REDUCE_OP_*; anything else is malformed. Every type supports
- *	every operation.
+ * @op: HL_REDUCE_OP_SUM, _MIN, _MAX or _PROD (bits 31:16 zero), or
+ *	HL_REDUCE_OP_DIV_BY(n) with n in 1 .. HL_REDUCE_MAX_DIVISOR;
+ *	anything else is malformed. Every type supports every operation.
  *
  * HL_REDUCE_DTYPE_F32 with HL_REDUCE_OP_SUM: little-endian IEEE-754
  * binary32 addition, rounded to nearest, ties to even, subnormal inputs and
@@ -140,6 +152,28 @@ struct hl_pkt_msg_long {
  * is dst[i] made quiet when dst[i] is a NaN, else src[i] made quiet (a NaN
  * propagates, unlike C's fmin/fmax); equal values leave dst[i] as it was.
  * HL_REDUCE_DTYPE_I32: SUM wraps modulo 2^32; MIN and MAX are signed.
+ *
+ * HL_REDUCE_OP_PROD: F32 is the IEEE-754 binary32 product rounded to
+ * nearest, ties to even, subnormals kept, overflow to infinity: the C float
+ * expression dst[i] * src[i] (x86-64 mulss with dst[i] first). A NaN
+ * result is dst[i] made quiet when dst[i] is a NaN, else src[i] made
+ * quiet, else (inf * 0) 0xffc00000. BF16 and F16: the exact product
+ * rounded once to the type, to nearest, ties to even, subnormals kept,
+ * overflow to infinity (computed as a binary32 product rounded to odd, then
+ * rounded to the type); NaNs as above, narrowed as for SUM. I32 wraps
+ * modulo 2^32 (the low 32 bits of the product).
+ *
+ * HL_REDUCE_OP_DIV_BY(n): dst[i] = src[i] / n, n an integer (what an
+ * average's final step needs: a sum divided by the number of ranks). F32:
+ * the binary32 quotient rounded to nearest, ties to even, subnormals kept
+ * (the C expression src[i] / (float)n); a NaN gives itself made quiet, an
+ * infinity itself, a zero itself (its sign kept). BF16 and F16: the exact
+ * quotient rounded once to the type, to nearest, ties to even, subnormals
+ * kept (computed as a binary32 quotient rounded to odd, then rounded to the
+ * type: no double rounding; NaNs narrowed as for SUM). I32: C's int32
+ * division, truncated toward zero
+ * (INT32_MIN / 1 is INT32_MIN). @dst_addr is read as well (faults on it are
+ * reported as reads); @src_addr == @dst_addr divides in place.
  *
  * The engine works in chunks that end at 4 KiB device VA pages of either
  * buffer: it reads a chunk of @src_addr and the same elements of

@@ -32,19 +32,38 @@
  */
 #define HL_EMU_REDUCE_FPU_SLICE	SZ_16K
 
+/* HL_REDUCE_OP_DIV_BY()'s divisor, 0 for the other operations */
+static u32 hl_emu_reduce_divisor(u32 op)
+{
+	return op >> HL_REDUCE_DIVISOR_SHIFT;
+}
+
 /**
  * hl_emu_reduce_elem_size - element size of a REDUCE type and operation.
  * @dtype: HL_REDUCE_DTYPE_*.
- * @op: HL_REDUCE_OP_*.
+ * @op: the packet's op word: HL_REDUCE_OP_SUM, _MIN, _MAX, _PROD, or
+ *	HL_REDUCE_OP_DIV_BY(n).
  *
  * Return: the element size in bytes, or 0 when the engine does not support
  * the pair (the packet is malformed).
  */
 u32 hl_emu_reduce_elem_size(u32 dtype, u32 op)
 {
-	if (op != HL_REDUCE_OP_SUM && op != HL_REDUCE_OP_MIN &&
-	    op != HL_REDUCE_OP_MAX)
+	switch (op & HL_REDUCE_OP_MASK) {
+	case HL_REDUCE_OP_SUM:
+	case HL_REDUCE_OP_MIN:
+	case HL_REDUCE_OP_MAX:
+	case HL_REDUCE_OP_PROD:
+		if (hl_emu_reduce_divisor(op))
+			return 0;
+		break;
+	case HL_REDUCE_OP_DIV:
+		if (!hl_emu_reduce_divisor(op))
+			return 0;
+		break;
+	default:
 		return 0;
+	}
 	switch (dtype) {
 	case HL_REDUCE_DTYPE_F32:
 	case HL_REDUCE_DTYPE_I32:
@@ -57,39 +76,65 @@ u32 hl_emu_reduce_elem_size(u32 dtype, u32 op)
 	}
 }
 
-/* One element of a 32-bit type: @d op @s */
+/* One element of a 32-bit type: @d op @s (DIV: @s / divisor) */
 static u32 hl_emu_reduce32(u32 dtype, u32 op, u32 d, u32 s)
 {
+	u32 n = hl_emu_reduce_divisor(op);
+
+	op &= HL_REDUCE_OP_MASK;
 	if (dtype == HL_REDUCE_DTYPE_I32) {
-		if (op == HL_REDUCE_OP_SUM)
+		switch (op) {
+		case HL_REDUCE_OP_SUM:
 			return d + s;	/* wraps */
-		if (op == HL_REDUCE_OP_MIN)
+		case HL_REDUCE_OP_PROD:
+			return d * s;	/* wraps */
+		case HL_REDUCE_OP_DIV:
+			return hl_i32_div_u(s, n);
+		case HL_REDUCE_OP_MIN:
 			return (s32)s < (s32)d ? s : d;
-		return (s32)s > (s32)d ? s : d;
+		default:
+			return (s32)s > (s32)d ? s : d;
+		}
 	}
-	if (op == HL_REDUCE_OP_SUM)
+	switch (op) {
+	case HL_REDUCE_OP_SUM:
 		return hl_f32_add(d, s);
-	return hl_float_minmax(d, s, HL_F32_SIGN, HL_F32_EXP_MASK,
-			       HL_F32_QUIET, op == HL_REDUCE_OP_MAX);
+	case HL_REDUCE_OP_PROD:
+		return hl_f32_mul(d, s);
+	case HL_REDUCE_OP_DIV:
+		return hl_f32_div_u(s, n);
+	default:
+		return hl_float_minmax(d, s, HL_F32_SIGN, HL_F32_EXP_MASK,
+				       HL_F32_QUIET, op == HL_REDUCE_OP_MAX);
+	}
 }
 
-/* One element of a 16-bit float type: @d op @s */
+/* One element of a 16-bit float type: @d op @s (DIV: @s / divisor) */
 static u16 hl_emu_reduce16(u32 dtype, u32 op, u16 d, u16 s)
 {
 	bool bf = dtype == HL_REDUCE_DTYPE_BF16;
+	u32 n = hl_emu_reduce_divisor(op);
 
-	if (op == HL_REDUCE_OP_SUM)
+	switch (op & HL_REDUCE_OP_MASK) {
+	case HL_REDUCE_OP_SUM:
 		return bf ? hl_bf16_add(d, s) : hl_f16_add(d, s);
-	return (u16)hl_float_minmax(d, s, HL_F16_SIGN,
-				    bf ? 0x7f80u : HL_F16_EXP,
-				    bf ? HL_BF16_QUIET : HL_F16_QUIET,
-				    op == HL_REDUCE_OP_MAX);
+	case HL_REDUCE_OP_PROD:
+		return bf ? hl_bf16_mul(d, s) : hl_f16_mul(d, s);
+	case HL_REDUCE_OP_DIV:
+		return bf ? hl_bf16_div_u(s, n) : hl_f16_div_u(s, n);
+	default:
+		return (u16)hl_float_minmax(d, s, HL_F16_SIGN,
+					    bf ? 0x7f80u : HL_F16_EXP,
+					    bf ? HL_BF16_QUIET : HL_F16_QUIET,
+					    (op & HL_REDUCE_OP_MASK) ==
+					    HL_REDUCE_OP_MAX);
+	}
 }
 
 /**
  * hl_emu_reduce_chunk - dst[i] = dst[i] op src[i] on one chunk.
  * @dtype: HL_REDUCE_DTYPE_*, supported with @op.
- * @op: HL_REDUCE_OP_*.
+ * @op: the packet's op word (hl_emu_reduce_elem_size()).
  * @dst: the chunk of the destination as read; receives the result.
  * @src: the same elements of the source.
  * @len: bytes, a multiple of the element size.
@@ -125,7 +170,7 @@ void hl_emu_reduce_chunk(u32 dtype, u32 op, void *dst, const void *src,
  * hl_emu_reduce_spans - dst[i] = dst[i] op src[i] where the operands are,
  * with the CPU's SIMD unit (float32 sum; the other pairs are scalar).
  * @dtype: HL_REDUCE_DTYPE_*, supported with @op.
- * @op: HL_REDUCE_OP_*.
+ * @op: the packet's op word (hl_emu_reduce_elem_size()).
  * @dst: the destination run (hl_emu_mmu_span()): first operands, results.
  * @src: the source run: second operands; the same bytes as @dst or not
  *	overlapping them.

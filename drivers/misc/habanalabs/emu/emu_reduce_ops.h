@@ -6,7 +6,11 @@
  * rounded back to nearest, ties to even (adding in binary32 and rounding
  * once more equals adding in the narrow type directly: 24 >= 2 * 11 + 2
  * bits, the double-rounding bound); min and max of the three float types;
- * int32 sum (wrapping), min and max.
+ * int32 sum (wrapping), min and max; the binary32 product and the quotient
+ * by a positive integer, correctly rounded (for the 16-bit types: the
+ * binary32 result rounded to odd, then to nearest even in the type, which
+ * equals one rounding of the exact result: no double-rounding error, even
+ * where a quotient by an n that is no 16-bit value would have one).
  *
  * NaN rules (struct hl_pkt_reduce documents them): a sum follows
  * hl_f32_add() (dst's NaN made quiet first, else src's, else the default
@@ -14,8 +18,12 @@
  * made quiet when dst is a NaN, else src's made quiet when src is one.
  * -0 is less than +0 for min and max. Subnormals are kept everywhere.
  *
- * Header-only with no kernel dependency: a user-space includer defines u16
- * and u32 (uint16_t, uint32_t) and includes emu_f32.h first.
+ * A product follows hl_f32_add()'s NaN rule (dst's NaN made quiet first,
+ * else src's; inf * 0 the default NaN); a quotient of a NaN is that NaN
+ * made quiet, inf / n is inf, 0 / n keeps the sign of 0.
+ *
+ * Header-only with no kernel dependency: a user-space includer defines u16,
+ * u32 and u64 (uint16_t, uint32_t, uint64_t) and includes emu_f32.h first.
  */
 #ifndef HL_EMU_REDUCE_OPS_H_
 #define HL_EMU_REDUCE_OPS_H_
@@ -137,6 +145,172 @@ static inline u16 hl_bf16_add(u16 d, u16 s)
 static inline u16 hl_f16_add(u16 d, u16 s)
 {
 	return hl_f32_to_f16(hl_f32_add(hl_f16_to_f32(d), hl_f16_to_f32(s)));
+}
+
+/*
+ * The binary32 nearest to @q * 2^@e (@q > 0), ties to even; @sticky: the
+ * exact value is a little above @q * 2^@e (bits below @q were not zero).
+ * Subnormal results kept, overflow to infinity. @sign: 0 or HL_F32_SIGN.
+ * @odd: round to odd instead (truncate, then set the last bit when anything
+ * was dropped): rounding that to nearest even in a format of p <= 22 bits
+ * then equals rounding the exact value once (the 16-bit types' products
+ * and quotients go this way, free of double rounding).
+ */
+static inline u32 hl_f32_round_pack(u32 sign, u64 q, int e, bool sticky,
+				    bool odd)
+{
+	int top = 63 - __builtin_clzll(q);
+	int u = top + e - 23;	/* exponent of the result's last bit */
+	int shift;
+	u64 m, rem, half;
+
+	if (u < -149)
+		u = -149;	/* subnormal: the last bit is 2^-149 */
+	shift = u - e;
+	if (shift <= 0) {
+		/* Exact (@sticky is 0 whenever this happens) */
+		m = q << -shift;
+	} else if (shift > 64) {
+		m = odd;	/* below half of 2^-149: +-0 (odd: 2^-149) */
+	} else if (odd) {
+		m = shift == 64 ? 0 : q >> shift;
+		m |= sticky || (shift == 64 ? q : q & ((1ull << shift) - 1));
+	} else {
+		m = shift == 64 ? 0 : q >> shift;
+		rem = shift == 64 ? q : q & ((1ull << shift) - 1);
+		half = 1ull << (shift - 1);
+		if (rem > half || (rem == half && (sticky || (m & 1))))
+			m++;
+	}
+	if (m >> 24) {		/* rounded up to 2^24 */
+		m >>= 1;
+		u++;
+	}
+	if (!(m & HL_F32_HIDDEN))
+		return sign | (u32)m;	/* subnormal or zero (u == -149) */
+	if (u + 150 >= 0xff)
+		return sign | HL_F32_EXP_MASK;
+	return sign | ((u32)(u + 150) << 23) | ((u32)m & HL_F32_FRAC_MASK);
+}
+
+/* A finite non-zero binary32 as @m * 2^@e with 2^23 <= @m < 2^24 */
+static inline void hl_f32_unpack(u32 a, u32 *m, int *e)
+{
+	u32 exp = (a & HL_F32_EXP_MASK) >> 23;
+
+	*m = a & HL_F32_FRAC_MASK;
+	if (exp) {
+		*m |= HL_F32_HIDDEN;
+		*e = (int)exp - 150;
+		return;
+	}
+	*e = -149;
+	while (!(*m & HL_F32_HIDDEN)) {
+		*m <<= 1;
+		(*e)--;
+	}
+}
+
+/**
+ * hl_f32_mul_as - binary32 @a * @b, round to nearest, ties to even.
+ * @a: first operand; its NaN wins over @b's.
+ * @b: second operand.
+ * @odd: round to odd (hl_f32_round_pack()) instead.
+ *
+ * Return: the bits of the product as x86-64 SSE mulss computes it with the
+ * default MXCSR: subnormals kept, overflow to infinity, a NaN operand gives
+ * that NaN made quiet (@a's first), inf * 0 gives 0xffc00000.
+ */
+static inline u32 hl_f32_mul_as(u32 a, u32 b, bool odd)
+{
+	u32 sign = (a ^ b) & HL_F32_SIGN, ma, mb;
+	int ea, eb;
+
+	if ((a & ~HL_F32_SIGN) > HL_F32_EXP_MASK)
+		return a | HL_F32_QUIET;
+	if ((b & ~HL_F32_SIGN) > HL_F32_EXP_MASK)
+		return b | HL_F32_QUIET;
+	if ((a & ~HL_F32_SIGN) == HL_F32_EXP_MASK ||
+	    (b & ~HL_F32_SIGN) == HL_F32_EXP_MASK) {
+		if (!(a & ~HL_F32_SIGN) || !(b & ~HL_F32_SIGN))
+			return HL_F32_DEFAULT_NAN;
+		return sign | HL_F32_EXP_MASK;
+	}
+	if (!(a & ~HL_F32_SIGN) || !(b & ~HL_F32_SIGN))
+		return sign;
+	hl_f32_unpack(a, &ma, &ea);
+	hl_f32_unpack(b, &mb, &eb);
+	/* The exact product: 47 or 48 bits */
+	return hl_f32_round_pack(sign, (u64)ma * mb, ea + eb, false, odd);
+}
+
+static inline u32 hl_f32_mul(u32 a, u32 b)
+{
+	return hl_f32_mul_as(a, b, false);
+}
+
+/**
+ * hl_f32_div_u_as - binary32 @a / @n for an integer @n >= 1, round to nearest,
+ * ties to even: what the host computes as a / (float)n (n is exact in
+ * binary32 up to 2^24).
+ * @a: the dividend; a NaN gives itself made quiet, an infinity itself, a
+ *	zero itself.
+ * @n: the divisor, 1 .. 2^24.
+ * @odd: round to odd (hl_f32_round_pack()) instead.
+ */
+static inline u32 hl_f32_div_u_as(u32 a, u32 n, bool odd)
+{
+	u32 sign = a & HL_F32_SIGN, ma;
+	u64 num;
+	int ea;
+
+	if ((a & ~HL_F32_SIGN) > HL_F32_EXP_MASK)
+		return a | HL_F32_QUIET;
+	if ((a & ~HL_F32_SIGN) == HL_F32_EXP_MASK || !(a & ~HL_F32_SIGN))
+		return a;
+	hl_f32_unpack(a, &ma, &ea);
+	/* At least 40 bits of quotient, and a sticky bit for the rest */
+	num = (u64)ma << 40;
+	return hl_f32_round_pack(sign, num / n, ea - 40, num % n != 0, odd);
+}
+
+static inline u32 hl_f32_div_u(u32 a, u32 n)
+{
+	return hl_f32_div_u_as(a, n, false);
+}
+
+/* 16-bit products and quotients: binary32 rounded to odd, then to the type */
+static inline u16 hl_bf16_mul(u16 d, u16 s)
+{
+	return hl_f32_to_bf16(hl_f32_mul_as(hl_bf16_to_f32(d),
+					    hl_bf16_to_f32(s), true));
+}
+
+static inline u16 hl_f16_mul(u16 d, u16 s)
+{
+	return hl_f32_to_f16(hl_f32_mul_as(hl_f16_to_f32(d),
+					   hl_f16_to_f32(s), true));
+}
+
+static inline u16 hl_bf16_div_u(u16 d, u32 n)
+{
+	return hl_f32_to_bf16(hl_f32_div_u_as(hl_bf16_to_f32(d), n, true));
+}
+
+static inline u16 hl_f16_div_u(u16 d, u32 n)
+{
+	return hl_f32_to_f16(hl_f32_div_u_as(hl_f16_to_f32(d), n, true));
+}
+
+/*
+ * int32 @d / @n for @n >= 1, truncated toward zero (C's int32 division), in
+ * unsigned arithmetic: the magnitude of INT32_MIN is 2^31
+ */
+static inline u32 hl_i32_div_u(u32 d, u32 n)
+{
+	if (d & HL_F32_SIGN)
+		return 0u - ((0u - d) / n);
+	return d / n;
 }
 
 #endif /* HL_EMU_REDUCE_OPS_H_ */
