@@ -257,6 +257,8 @@ static inline u32 hl_f32_mul(u32 a, u32 b)
  *	zero itself.
  * @n: the divisor, 1 .. 2^24.
  * @odd: round to odd (hl_f32_round_pack()) instead.
+ *
+ * Return: the bits of the quotient.
  */
 static inline u32 hl_f32_div_u_as(u32 a, u32 n, bool odd)
 {
