@@ -584,6 +584,22 @@ static int hlcoll_check_buf(uint64_t va, uint64_t count, uint64_t mult,
 	return 0;
 }
 
+/*
+ * Buffers not mapped on the device: the device reads the first and the
+ * last element of each (one local job) before anything moves; -EFAULT, the
+ * communicator left as it was
+ */
+static int hlcoll_check_mapped(struct hlcoll_comm *c, enum hlcoll_dtype dtype,
+			       uint64_t va0, uint64_t len0, uint64_t va1,
+			       uint64_t len1)
+{
+	const uint64_t va[2] = { va0, va1 }, len[2] = { len0, len1 };
+
+	if (!len0 && !len1)
+		return 0;
+	return hlcoll_nic_probe(c, va, len, 2, hlcoll_dtype_size(dtype));
+}
+
 static bool hlcoll_overlap(uint64_t a, uint64_t alen, uint64_t b,
 			   uint64_t blen)
 {
@@ -612,6 +628,9 @@ int hlcoll_allreduce(struct hlcoll_comm *c, uint64_t sendbuf,
 	if (!rc && sendbuf != recvbuf &&
 	    hlcoll_overlap(sendbuf, bytes, recvbuf, bytes))
 		rc = -EINVAL;
+	if (!rc && count)
+		rc = hlcoll_check_mapped(c, dtype, sendbuf, bytes, recvbuf,
+					 bytes);
 	if (rc || !count)
 		return rc;
 
@@ -664,6 +683,9 @@ int hlcoll_reduce_scatter(struct hlcoll_comm *c, uint64_t sendbuf,
 	in_place = recvbuf == sendbuf + (uint64_t)c->rank * bytes;
 	if (!in_place && hlcoll_overlap(sendbuf, bytes * n, recvbuf, bytes))
 		return -EINVAL;
+	rc = hlcoll_check_mapped(c, dtype, sendbuf, bytes * n, recvbuf, bytes);
+	if (rc)
+		return rc;
 	if (n == 1 && op == HLCOLL_AVG)
 		return hlcoll_finish(c, op, sendbuf, recvbuf, recvcount, dtype);
 	if (n == 1)
@@ -728,6 +750,9 @@ int hlcoll_allgather(struct hlcoll_comm *c, uint64_t sendbuf,
 	copy_len = sendbuf != mine ? bytes : 0;
 	if (copy_len && hlcoll_overlap(sendbuf, bytes, recvbuf, bytes * n))
 		return -EINVAL;
+	rc = hlcoll_check_mapped(c, dtype, sendbuf, bytes, recvbuf, bytes * n);
+	if (rc)
+		return rc;
 
 	if (n == 1)
 		return copy_len ? hlcoll_copy(c, sendbuf, mine, bytes) : 0;
@@ -778,6 +803,10 @@ int hlcoll_broadcast(struct hlcoll_comm *c, uint64_t sendbuf,
 	if (!rc && c->rank == root && sendbuf != recvbuf &&
 	    hlcoll_overlap(sendbuf, bytes, recvbuf, bytes))
 		rc = -EINVAL;
+	if (!rc && count)
+		rc = hlcoll_check_mapped(c, dtype, sendbuf,
+					 c->rank == root ? bytes : 0, recvbuf,
+					 bytes);
 	if (rc || !count)
 		return rc;
 	n = c->nranks;
@@ -818,6 +847,9 @@ int hlcoll_reduce(struct hlcoll_comm *c, uint64_t sendbuf, uint64_t recvbuf,
 	if (!rc && c->rank == root && sendbuf != recvbuf &&
 	    hlcoll_overlap(sendbuf, bytes, recvbuf, bytes))
 		rc = -EINVAL;
+	if (!rc && count)
+		rc = hlcoll_check_mapped(c, dtype, sendbuf, bytes, recvbuf,
+					 c->rank == root ? bytes : 0);
 	if (rc || !count)
 		return rc;
 	n = c->nranks;
@@ -864,6 +896,9 @@ int hlcoll_alltoall(struct hlcoll_comm *c, uint64_t sendbuf, uint64_t recvbuf,
 	if (!rc && hlcoll_overlap(sendbuf, bytes * c->nranks, recvbuf,
 				  bytes * c->nranks))
 		rc = -EINVAL;
+	if (!rc && count)
+		rc = hlcoll_check_mapped(c, dtype, sendbuf, bytes * c->nranks,
+					 recvbuf, bytes * c->nranks);
 	if (rc || !count)
 		return rc;
 	n = c->nranks;
@@ -979,6 +1014,9 @@ static int hlcoll_p2p(struct hlcoll_comm *c, bool send, uint64_t buf,
 		rc = -EINVAL;
 	if (!rc)
 		rc = hlcoll_check_buf(buf, count, 1, dtype);
+	if (!rc)
+		rc = hlcoll_check_mapped(c, dtype, buf,
+					 count * hlcoll_dtype_size(dtype), 0, 0);
 	if (rc)
 		return rc;
 	x = (struct hlcoll_xfer){

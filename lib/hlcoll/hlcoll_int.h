@@ -165,4 +165,11 @@ struct hlcoll_comm {
 int hlcoll_nic_divide(struct hlcoll_comm *c, uint64_t src, uint64_t dst,
 		      uint64_t count, enum hlcoll_dtype dtype, uint32_t n);
 
+/*
+ * Whether the device reads the first and last element of @n buffers: 0, or
+ * -EFAULT (not mapped), before anything moves
+ */
+int hlcoll_nic_probe(struct hlcoll_comm *c, const uint64_t *va,
+		     const uint64_t *len, int n, uint64_t es);
+
 #endif /* HLCOLL_INT_H */

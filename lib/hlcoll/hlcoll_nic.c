@@ -516,6 +516,48 @@ int hlcoll_nic_divide(struct hlcoll_comm *c, uint64_t src, uint64_t dst,
 	return 0;
 }
 
+/*
+ * Whether the device can read the first and the last element of each of
+ * @n buffers (@va[i], @len[i] bytes, elements of @es bytes): one local job
+ * on HLCOLL_QUEUE_COPY copies them into the scratch buffer, before any
+ * transfer. 0, -EFAULT when the device MMU faulted on one of them, or the
+ * submission's -errno.
+ */
+int hlcoll_nic_probe(struct hlcoll_comm *c, const uint64_t *va,
+		     const uint64_t *len, int n, uint64_t es)
+{
+	struct hlcoll_cb *ccb = &c->cb[HLCOLL_QUEUE_COPY];
+	struct hlcoll_job job = { HLCOLL_QUEUE_COPY, ccb };
+	struct hlthunk_page_fault_info before, after;
+	int i, rc;
+
+	memset(&before, 0, sizeof(before));
+	memset(&after, 0, sizeof(after));
+	if (hlthunk_get_page_fault_info(c->fd, &before, 0))
+		before.timestamp = 0;
+	ccb->len = 0;
+	for (i = 0; i < n; i++) {
+		if (!len[i])
+			continue;
+		ccb->len += hlthunk_pkt_lin_dma(ccb->ptr + ccb->len, va[i],
+						c->scratch_va, es);
+		if (len[i] > es)
+			ccb->len += hlthunk_pkt_lin_dma(ccb->ptr + ccb->len,
+							va[i] + len[i] - es,
+							c->scratch_va, es);
+	}
+	rc = hlcoll_run(c, &job, 1);
+	if (!rc)
+		return 0;
+	if (!hlthunk_get_page_fault_info(c->fd, &after, 0) &&
+	    after.timestamp != before.timestamp) {
+		hlcoll_warn(c->rank, "buffer not mapped on the device: VA 0x%" PRIx64,
+			    after.addr);
+		return -EFAULT;
+	}
+	return rc;
+}
+
 static void hlcoll_nic_abort(struct hlcoll_comm *c)
 {
 	int p;

@@ -721,6 +721,16 @@ static void test_one_rank_is_a_copy(void **state)
 		run.coll = c;
 		run_on(&run, 1);
 	}
+	/* An average of one rank: divided by 1, the values themselves */
+	run.op = HLCOLL_AVG;
+	run.dtype = HLCOLL_FLOAT16;
+	run.coll = C_ALLREDUCE;
+	run_on(&run, 1);
+	run.coll = C_REDUCE_SCATTER;
+	run_on(&run, 1);
+	run.in_place = true;
+	run.coll = C_REDUCE;
+	run_on(&run, 1);
 }
 
 /* ------------------------------------------------------------------------
@@ -986,8 +996,9 @@ static int rank_bad_args(int rank, int nranks,
 	struct hlcoll_config cfg = HLCOLL_CONFIG_INIT;
 	struct hlcoll_comm *comm = NULL, *sub = NULL;
 	struct rank_buf b;
-	uint64_t va, big = UINT64_MAX / 2;
+	uint64_t va, big = UINT64_MAX / 2, edge = 0, hole;
 	int fd, rc, bad = 0, err = 1;
+	void *pages = NULL;
 	unsigned int i;
 
 	(void)arg;
@@ -1001,6 +1012,24 @@ static int rank_bad_args(int rank, int nranks,
 		return 11;
 	}
 	va = b.va;
+	/*
+	 * Not mapped on the device: @hole, a page whose mapping is gone, just
+	 * after @edge, one mapped page (1024 floats)
+	 */
+	if (posix_memalign(&pages, 4096, 2 * 4096)) {
+		pages = NULL;
+		bad++;
+	} else {
+		memset(pages, 0, 2 * 4096);
+		edge = hlthunk_host_memory_map(fd, pages, 0, 2 * 4096);
+		if (!edge || hlthunk_memory_unmap(fd, edge) ||
+		    hlthunk_host_memory_map_flags(fd, pages, edge, 4096,
+						  HL_MEM_FORCE_HINT) != edge) {
+			fprintf(stderr, "no mapping before a hole\n");
+			bad++;
+		}
+	}
+	hole = edge + 4096;
 	{
 		const struct { const char *what; int got, want; } t[] = {
 #define T(call, want) { #call, call, want }
@@ -1043,6 +1072,20 @@ static int rank_bad_args(int rank, int nranks,
 			T(hlcoll_reduce_scatter(comm, va, va, 1, HLCOLL_INT32, (enum hlcoll_redop)-1), -EINVAL),
 			T(hlcoll_allreduce(comm, va + 2, va + 2, 1, HLCOLL_FLOAT16, HLCOLL_MAX), 0),
 			T(hlcoll_allreduce(comm, va + 2, va + 2, 1, HLCOLL_INT32, HLCOLL_MAX), -EINVAL),
+			/* Not mapped: -EFAULT before anything moves */
+			T(hlcoll_allreduce(comm, hole, hole, 16, HLCOLL_FLOAT32, HLCOLL_SUM), -EFAULT),
+			T(hlcoll_allreduce(comm, va, hole, 16, HLCOLL_FLOAT32, HLCOLL_AVG), -EFAULT),
+			T(hlcoll_allreduce(comm, edge, edge, 1025, HLCOLL_FLOAT32, HLCOLL_SUM), -EFAULT),
+			T(hlcoll_allreduce(comm, edge, edge, 1024, HLCOLL_FLOAT32, HLCOLL_SUM), 0),
+			T(hlcoll_allreduce(comm, edge + 2, edge + 2, 2047, HLCOLL_BFLOAT16, HLCOLL_MAX), 0),
+			T(hlcoll_allreduce(comm, edge + 2, edge + 2, 2048, HLCOLL_BFLOAT16, HLCOLL_MAX), -EFAULT),
+			T(hlcoll_reduce_scatter(comm, hole, va, 4, HLCOLL_INT32, HLCOLL_SUM), -EFAULT),
+			T(hlcoll_allgather(comm, va, hole, 4, HLCOLL_FLOAT16), -EFAULT),
+			T(hlcoll_broadcast(comm, hole, va, 4, HLCOLL_FLOAT32, 0), -EFAULT),
+			T(hlcoll_reduce(comm, va, hole, 4, HLCOLL_FLOAT32, HLCOLL_PROD, 0), -EFAULT),
+			T(hlcoll_alltoall(comm, edge, hole, 4, HLCOLL_FLOAT32), -EFAULT),
+			T(hlcoll_send(comm, hole, 4, HLCOLL_FLOAT32, 0), -EFAULT),
+			T(hlcoll_allreduce(comm, 0x1000, 0x1000, 4, HLCOLL_FLOAT32, HLCOLL_SUM), -EFAULT),
 			/* After all of that, the communicator still works */
 			T(hlcoll_allreduce(comm, va, va, 1000, HLCOLL_FLOAT32, HLCOLL_SUM), 0),
 			T(hlcoll_comm_get_async_error(comm, &err), 0),
@@ -1063,6 +1106,9 @@ static int rank_bad_args(int rank, int nranks,
 		bad++;
 	}
 	rc = bad ? 1 : 0;
+	if (edge)
+		hlthunk_memory_unmap(fd, edge);
+	free(pages);
 	buf_free(fd, &b);
 	hlcoll_comm_destroy(comm);
 	hlthunk_close(fd);
