@@ -12,8 +12,10 @@
  *                      CPU's memcpy over the HBM BAR of an identical,
  *                      unbound accelerator (mmap of the PCI resource),
  *                      samples alternating
- *   hl-bench coll-cpu  ring all-reduce / all-gather done by the CPU in one
- *                      process over the HBM BARs of every device (unbound)
+ *   hl-bench coll-cpu  libhlcoll's collectives (-o: all-reduce, all-gather,
+ *                      reduce-scatter, broadcast, reduce, all-to-all,
+ *                      send/recv) done by the CPU in one process over the
+ *                      HBM BARs of every device (unbound)
  *
  * Every measurement is one JSON object on one line of stdout
  * ("series", "impl", "op", the parameters, the times in microseconds);
@@ -884,23 +886,144 @@ static void cpu_allgather(struct ring *r, uint64_t count)
 	}
 }
 
+/*
+ * The other collectives, as libhlcoll runs them (root 0; sendrecv: the
+ * ring, each rank sending to the next), data moved with memcpy between the
+ * BARs, sums with float adds in the same order
+ */
+static void cpu_reduce_scatter(struct ring *r, uint64_t count)
+{
+	int s, k, me, next;
+
+	/* In a copy of the send buffer (recv), as libhlcoll's work buffer */
+	for (me = 0; me < r->n; me++)
+		memcpy(r->recv[me], r->send[me], count * r->n * 4);
+	/* At step s rank me sends block me - 1 - s: rank r ends with block r */
+	for (s = 0; s < r->n - 1; s++) {
+		for (me = 0; me < r->n; me++) {
+			next = (me + 1) % r->n;
+			k = ((me - 1 - s) % r->n + r->n) % r->n;
+			memcpy(r->scratch[next], r->recv[me] + k * count,
+			       count * 4);
+			add_f32(r->recv[next] + k * count, r->scratch[next],
+				count);
+		}
+	}
+	/* The result block into place (the scratch buffer stands for it) */
+	for (me = 0; me < r->n; me++)
+		memcpy(r->scratch[me], r->recv[me] + me * count, count * 4);
+}
+
+static void cpu_broadcast(struct ring *r, uint64_t count)
+{
+	int k;
+
+	for (k = 0; k < r->n; k++)
+		memcpy(r->recv[k], r->send[0], count * 4);
+}
+
+static void cpu_reduce(struct ring *r, uint64_t count)
+{
+	int k;
+
+	memcpy(r->recv[0], r->send[0], count * 4);
+	for (k = 1; k < r->n; k++) {
+		memcpy(r->scratch[0], r->send[k], count * 4);
+		add_f32(r->recv[0], r->scratch[0], count);
+	}
+}
+
+static void cpu_alltoall(struct ring *r, uint64_t count)
+{
+	int me, from;
+
+	for (me = 0; me < r->n; me++)
+		for (from = 0; from < r->n; from++)
+			memcpy(r->recv[me] + from * count,
+			       r->send[from] + me * count, count * 4);
+}
+
+static void cpu_sendrecv(struct ring *r, uint64_t count)
+{
+	int me;
+
+	for (me = 0; me < r->n; me++)
+		memcpy(r->recv[(me + 1) % r->n], r->send[me], count * 4);
+}
+
 #define CPU_SEED	0x5eedc011ull
 
-/*
- * Every rank's result against the host's (hlcoll_data.h: the ring's order
- * of additions), at every 61st element: the number that differ.
- */
-static uint64_t coll_cpu_check(struct ring *r, uint64_t count, int gather)
+/* hl-coll-bench's names, sizes and nccl-tests' bus bandwidth factors */
+enum cpu_coll {
+	CPU_ALLREDUCE, CPU_ALLGATHER, CPU_REDUCE_SCATTER, CPU_BROADCAST,
+	CPU_REDUCE, CPU_ALLTOALL, CPU_SENDRECV, CPU_NUM
+};
+
+static const char * const cpu_coll_names[] = {
+	"allreduce", "allgather", "reducescatter", "broadcast", "reduce",
+	"alltoall", "sendrecv",
+};
+
+/* The size is the largest buffer: split among the ranks for these */
+static bool cpu_coll_split(int op)
 {
-	uint64_t i, n = gather ? count * r->n : count, wrong = 0;
+	return op == CPU_ALLGATHER || op == CPU_REDUCE_SCATTER ||
+	       op == CPU_ALLTOALL;
+}
+
+static double cpu_busbw_factor(int op, int n)
+{
+	if (op == CPU_ALLREDUCE)
+		return 2.0 * (n - 1) / n;
+	return cpu_coll_split(op) ? (double)(n - 1) / n : 1;
+}
+
+/*
+ * Every rank's result against the host's (hlcoll_data.h: the same orders
+ * of additions as libhlcoll), at every 61st element: the number that
+ * differ.
+ */
+static uint64_t coll_cpu_check(struct ring *r, uint64_t count, int op)
+{
+	uint64_t i, n = cpu_coll_split(op) && op != CPU_REDUCE_SCATTER ?
+			count * r->n : count, wrong = 0;
+	const float *res;
 	uint32_t want, got;
 	int k;
 
 	for (k = 0; k < r->n; k++) {
+		res = op == CPU_REDUCE_SCATTER ? r->scratch[k] : r->recv[k];
 		for (i = k; i < n; i += 61) {
-			want = gather ? hlcoll_data_allgather(CPU_SEED, count, i) :
-				hlcoll_data_allreduce(CPU_SEED, r->n, count, i);
-			got = hlcoll_data_u(r->recv[k][i]);
+			switch (op) {
+			case CPU_ALLREDUCE:
+				want = hlcoll_data_allreduce(CPU_SEED, r->n,
+							     count, i);
+				break;
+			case CPU_ALLGATHER:
+				want = hlcoll_data_allgather(CPU_SEED, count, i);
+				break;
+			case CPU_REDUCE_SCATTER:
+				want = hlcoll_data_reduce_scatter(CPU_SEED, r->n,
+								  k, count, i);
+				break;
+			case CPU_BROADCAST:
+				want = hlcoll_data_value(CPU_SEED, 0, i);
+				break;
+			case CPU_REDUCE:
+				if (k)
+					continue;
+				want = hlcoll_data_reduce(CPU_SEED, r->n, 0, i);
+				break;
+			case CPU_ALLTOALL:
+				want = hlcoll_data_alltoall(CPU_SEED, k, count, i);
+				break;
+			default:
+				want = hlcoll_data_value(CPU_SEED,
+							 (k + r->n - 1) % r->n,
+							 i);
+				break;
+			}
+			got = hlcoll_data_u(res[i]);
 			wrong += got != want;
 		}
 	}
@@ -910,25 +1033,70 @@ static uint64_t coll_cpu_check(struct ring *r, uint64_t count, int gather)
 struct coll_arg {
 	struct ring *r;
 	uint64_t count;
-	int gather;
+	int op;
 };
 
 static void coll_once(void *p)
 {
 	struct coll_arg *a = p;
 
-	if (a->gather)
-		cpu_allgather(a->r, a->count);
-	else
+	switch (a->op) {
+	case CPU_ALLREDUCE:
 		cpu_allreduce(a->r, a->count);
+		break;
+	case CPU_ALLGATHER:
+		cpu_allgather(a->r, a->count);
+		break;
+	case CPU_REDUCE_SCATTER:
+		cpu_reduce_scatter(a->r, a->count);
+		break;
+	case CPU_BROADCAST:
+		cpu_broadcast(a->r, a->count);
+		break;
+	case CPU_REDUCE:
+		cpu_reduce(a->r, a->count);
+		break;
+	case CPU_ALLTOALL:
+		cpu_alltoall(a->r, a->count);
+		break;
+	default:
+		cpu_sendrecv(a->r, a->count);
+		break;
+	}
 }
 
-static int cmd_coll_cpu(int nranks)
+/* The collectives of @list (comma-separated names, "all"): a bit each */
+static int parse_colls(const char *list, unsigned int *mask)
+{
+	char buf[256], *tok, *save = NULL;
+	int op;
+
+	*mask = 0;
+	if (!strcmp(list, "all")) {
+		*mask = (1u << CPU_NUM) - 1;
+		return 0;
+	}
+	if (strlen(list) >= sizeof(buf))
+		return -1;
+	strcpy(buf, list);
+	for (tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		for (op = 0; op < CPU_NUM; op++)
+			if (!strcmp(tok, cpu_coll_names[op]))
+				break;
+		if (op == CPU_NUM)
+			return -1;
+		*mask |= 1u << op;
+	}
+	return *mask ? 0 : -1;
+}
+
+static int cmd_coll_cpu(int nranks, unsigned int colls)
 {
 	char bdf[MAX_DEVS][16];
 	struct bar bars[MAX_DEVS];
 	struct ring r = { .n = nranks };
-	uint64_t max = 0, count, i;
+	uint64_t max = 0, count, i, bytes;
 	struct coll_arg ca;
 	struct timed_op top = { coll_once, &ca };
 	uint64_t wrong;
@@ -959,27 +1127,29 @@ static int cmd_coll_cpu(int nranks)
 								       k, i));
 	}
 
-	for (op = 0; op < 2; op++) {
+	for (op = 0; op < CPU_NUM; op++) {
+		if (!(colls & (1u << op)))
+			continue;
 		for (s = 0; s < g_nsizes; s++) {
 			uint64_t size = g_sizes[s];
 
-			count = op ? size / 4 / nranks : size / 4;
+			count = cpu_coll_split(op) ? size / 4 / nranks :
+						     size / 4;
 			if (!count)
 				continue;
 			ca.r = &r;
 			ca.count = count;
-			ca.gather = op;
+			ca.op = op;
 			tm = time_op(&top);
 			wrong = coll_cpu_check(&r, count, op);
-			/* As hl-coll-bench: the size of the whole result */
-			algbw = (op ? count * 4 * nranks : count * 4) / tm / 1e3;
+			/* As hl-coll-bench: the size of the largest buffer */
+			bytes = count * 4 * (cpu_coll_split(op) ? nranks : 1);
+			algbw = bytes / tm / 1e3;
 			printf("{\"series\":\"coll\",\"impl\":\"cpu\",\"op\":\"%s\",\"ranks\":%d"
 			       ",\"size\":%" PRIu64 ",\"time_us\":%.1f,\"algbw\":%.4f,\"busbw\":%.4f"
 			       ",\"wrong\":%" PRIu64 "}\n",
-			       op ? "allgather" : "allreduce", nranks,
-			       op ? count * 4 * nranks : count * 4, tm, algbw,
-			       op ? algbw * (nranks - 1) / nranks :
-				    algbw * 2 * (nranks - 1) / nranks, wrong);
+			       cpu_coll_names[op], nranks, bytes, tm, algbw,
+			       algbw * cpu_busbw_factor(op, nranks), wrong);
 			fflush(stdout);
 		}
 	}
@@ -991,22 +1161,25 @@ static int cmd_coll_cpu(int nranks)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: hl-bench [-d DEV] [-s SIZES] [-n ITERS] [-g RANKS] SERIES\n"
+		"Usage: hl-bench [-d DEV] [-s SIZES] [-n ITERS] [-g RANKS] [-o COLLS] SERIES\n"
 		"  SERIES: dmabuf | mem | cs | copy | coll-cpu\n"
 		"  -d DEV    device (module id), default 0\n"
 		"  -p PEER   copy: the memcpy peer, the n-th ivshmem function (unbound)\n"
 		"  -s SIZES  comma-separated sizes (4K, 2M, 1G, ...)\n"
 		"  -n ITERS  samples per point (best reported; default 3; cs: 200, median)\n"
 		"  -g RANKS  coll-cpu: number of ranks (devices 0..RANKS-1), default 2\n"
+		"  -o COLLS  coll-cpu: allreduce,allgather,reducescatter,broadcast,reduce,\n"
+		"            alltoall,sendrecv or all (default allreduce,allgather)\n"
 		"One JSON object per measurement on stdout (see tools/hl-bench/README.md).\n");
 }
 
 int main(int argc, char **argv)
 {
+	unsigned int colls = 1u << CPU_ALLREDUCE | 1u << CPU_ALLGATHER;
 	int c, ranks = 2, peer = -1;
 	const char *cmd;
 
-	while ((c = getopt(argc, argv, "d:s:n:g:p:h")) != -1) {
+	while ((c = getopt(argc, argv, "d:s:n:g:p:o:h")) != -1) {
 		switch (c) {
 		case 'd':
 			g_dev = atoi(optarg);
@@ -1025,6 +1198,12 @@ int main(int argc, char **argv)
 			break;
 		case 'p':
 			peer = atoi(optarg);
+			break;
+		case 'o':
+			if (parse_colls(optarg, &colls)) {
+				usage(stderr);
+				return 2;
+			}
 			break;
 		case 'h':
 			usage(stdout);
@@ -1049,7 +1228,7 @@ int main(int argc, char **argv)
 	if (!strcmp(cmd, "copy"))
 		return cmd_copy(peer);
 	if (!strcmp(cmd, "coll-cpu"))
-		return cmd_coll_cpu(ranks);
+		return cmd_coll_cpu(ranks, colls);
 	usage(stderr);
 	return 2;
 }
