@@ -14,6 +14,7 @@
  */
 
 #include <linux/kernel.h>
+#include <linux/math64.h>
 #include <linux/sizes.h>
 
 #ifdef CONFIG_X86_64

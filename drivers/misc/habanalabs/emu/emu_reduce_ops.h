@@ -262,8 +262,8 @@ static inline u32 hl_f32_mul(u32 a, u32 b)
  */
 static inline u32 hl_f32_div_u_as(u32 a, u32 n, bool odd)
 {
-	u32 sign = a & HL_F32_SIGN, ma;
-	u64 num;
+	u32 sign = a & HL_F32_SIGN, ma, rem;
+	u64 num, q;
 	int ea;
 
 	if ((a & ~HL_F32_SIGN) > HL_F32_EXP_MASK)
@@ -273,7 +273,13 @@ static inline u32 hl_f32_div_u_as(u32 a, u32 n, bool odd)
 	hl_f32_unpack(a, &ma, &ea);
 	/* At least 40 bits of quotient, and a sticky bit for the rest */
 	num = (u64)ma << 40;
-	return hl_f32_round_pack(sign, num / n, ea - 40, num % n != 0, odd);
+#ifdef __KERNEL__
+	q = div_u64_rem(num, n, &rem);	/* no 64-bit '/' on 32-bit kernels */
+#else
+	q = num / n;
+	rem = (u32)(num % n);
+#endif
+	return hl_f32_round_pack(sign, q, ea - 40, rem != 0, odd);
 }
 
 static inline u32 hl_f32_div_u(u32 a, u32 n)
