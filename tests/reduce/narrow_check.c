@@ -25,7 +25,9 @@
  *     int32 against C's truncating division; and negative controls: a
  *     quotient taken as a product by the rounded reciprocal 1/n, and a
  *     16-bit quotient truncated instead of rounded, differ from the
- *     engine's in many cases (the check would see them).
+ *     engine's in many cases (the check would see them), and a binary32
+ *     quotient rounded to nearest then to float16 double-rounds
+ *     0x682c / 56697 (the engine rounds to odd first).
  *
  *   narrow_check [--count N]     N random values per kind (default 5000000)
  *
@@ -195,7 +197,7 @@ static bool nan16(u32 h, bool bf)
 	return bf ? (h & 0x7fff) > 0x7f80 : (h & 0x7fff) > 0x7c00;
 }
 
-static unsigned long ctl_recip, ctl_trunc, nquot;
+static unsigned long ctl_recip, ctl_trunc, ctl_double, nquot;
 
 static void check_quot16(u32 h, u32 n, bool bf)
 {
@@ -212,6 +214,8 @@ static void check_quot16(u32 h, u32 n, bool bf)
 	recip = bf ? host_d2bf16(x * bf16d(host_d2bf16(1.0 / n))) :
 		     host_d2f16(x * host_from_f16(host_d2f16(1.0 / n)));
 	ctl_recip += recip != got;
+	ctl_double += (bf ? hl_f32_to_bf16(hl_f32_div_u(hl_bf16_to_f32((u16)h), n)) :
+		       hl_f32_to_f16(hl_f32_div_u(hl_f16_to_f32((u16)h), n))) != got;
 	ctl_trunc += (bf ? host_d2bf16(host_round_as(x / n, 8, -126, 0x1.fep127,
 						     127, true)) :
 		       host_d2f16(host_round_as(x / n, 11, -14, 65504.0, 15,
@@ -339,8 +343,17 @@ static void check_prod_quot(unsigned long count)
 		check_quot16(h, n, true);
 		check_quot16(h, n, false);
 	}
-	printf("narrow_check: negative controls: of %lu 16-bit quotients, %lu differ from a product by the rounded 1/n, %lu from truncation\n",
-	       nquot, ctl_recip, ctl_trunc);
+	/*
+	 * Double rounding: the binary32 quotient rounded to nearest, then to
+	 * float16, ties where the exact quotient does not; round-to-odd (the
+	 * engine's) gets it right
+	 */
+	if (hl_f16_div_u(0x682c, 56697) != 0x28d3 ||
+	    hl_f32_to_f16(hl_f32_div_u(hl_f16_to_f32(0x682c), 56697)) != 0x28d2)
+		mismatch("f16_div double rounding", 0x682c, 56697,
+			 hl_f16_div_u(0x682c, 56697), 0x28d3);
+	printf("narrow_check: negative controls: of %lu 16-bit quotients, %lu differ from a product by the rounded 1/n, %lu from truncation, %lu from a binary32 quotient rounded to nearest first\n",
+	       nquot, ctl_recip, ctl_trunc, ctl_double);
 	if (ctl_recip < nquot / 100 || ctl_trunc < nquot / 100) {
 		printf("narrow_check: the negative controls are too close: the check could not see a wrong order or rounding\n");
 		bad++;
