@@ -586,18 +586,32 @@ static int hlcoll_check_buf(uint64_t va, uint64_t count, uint64_t mult,
 
 /*
  * Buffers not mapped on the device: the device reads the first and the
- * last element of each (one local job) before anything moves; -EFAULT, the
- * communicator left as it was
+ * last element of each (one local job) before anything moves; -EFAULT.
+ * With one rank the communicator is left as it was. With more, the peers
+ * are already in the same call (or about to be) and would pair it with
+ * this rank's next one: the communicator fails instead, on every rank (the
+ * error sticky here, the peers told through the bootstrap and their
+ * connections moved to ERR, as hlcoll_comm_abort() does), so that no call
+ * pairs with another.
  */
 static int hlcoll_check_mapped(struct hlcoll_comm *c, enum hlcoll_dtype dtype,
 			       uint64_t va0, uint64_t len0, uint64_t va1,
 			       uint64_t len1)
 {
 	const uint64_t va[2] = { va0, va1 }, len[2] = { len0, len1 };
+	int rc;
 
 	if (!len0 && !len1)
 		return 0;
-	return hlcoll_nic_probe(c, va, len, 2, hlcoll_dtype_size(dtype));
+	rc = hlcoll_nic_probe(c, va, len, 2, hlcoll_dtype_size(dtype));
+	if (rc == -EFAULT && c->nranks > 1 && !c->error) {
+		hlcoll_warn(c->rank, "a buffer is not mapped on the device: the communicator fails on every rank");
+		c->error = rc;
+		hlcoll_boot_abort(&c->boot, rc);
+		if (c->ops)
+			c->ops->abort(c);
+	}
+	return rc;
 }
 
 static bool hlcoll_overlap(uint64_t a, uint64_t alen, uint64_t b,

@@ -1121,8 +1121,154 @@ static void test_bad_arguments_refused(void **state)
 	assert_int_equal(hlcoll_launch(1, rank_bad_args, NULL), 0);
 }
 
+/*
+ * An int32 average on a communicator split to 3 ranks: divided once at the
+ * end, truncated toward zero (-2 / 3 is 0, floor would give -1), and the sum
+ * wraps before the division (3 x INT32_MAX / 3 is 715827881), as
+ * docs/collectives.md says
+ */
+static int rank_avg_split3(int rank, int nranks,
+			   const struct hlcoll_unique_id *id, void *arg)
+{
+	static const int32_t in[3][4] = {
+		{ -1, 7, INT32_MAX, 5 },
+		{ -1, 7, INT32_MAX, 5 },
+		{ 0, 7, INT32_MAX, 6 },
+	};
+	static const int32_t want[4] = { 0, 7, 715827881, 5 };
+	struct hlcoll_comm *comm = NULL, *sub = NULL;
+	struct rank_buf b;
+	int fd, rc, color, i, bad = 0;
+	int32_t *h;
+
+	(void)arg;
+	memset(&b, 0, sizeof(b));
+	fd = hlthunk_open_by_module_id(module_ids[rank]);
+	if (fd < 0)
+		return 10;
+	rc = hlcoll_comm_init_rank(&comm, nranks, id, rank, fd, NULL);
+	if (rc)
+		goto out;
+	color = rank < 3 ? 0 : HLCOLL_SPLIT_NOCOLOR;
+	rc = hlcoll_comm_split(comm, color, rank, &sub, NULL);
+	if (rc || !sub)
+		goto out;
+	rc = buf_alloc(fd, true, 4096, &b);
+	if (rc)
+		goto out;
+	h = b.host;
+	for (i = 0; i < 4; i++)
+		h[i] = in[hlcoll_comm_rank(sub)][i];
+	rc = hlcoll_allreduce(sub, b.va, b.va, 4, HLCOLL_INT32, HLCOLL_AVG);
+	if (rc) {
+		fprintf(stderr, "rank %d: avg over 3: %d\n", rank, rc);
+		goto out;
+	}
+	for (i = 0; i < 4; i++) {
+		if (h[i] != want[i]) {
+			fprintf(stderr, "rank %d: int32 avg element %d: %d, want %d\n",
+				rank, i, h[i], want[i]);
+			bad++;
+		}
+	}
+	rc = bad ? 30 : 0;
+out:
+	buf_free(fd, &b);
+	hlcoll_comm_destroy(sub);
+	hlcoll_comm_destroy(comm);
+	hlthunk_close(fd);
+	return rc < 0 ? 1 : rc;
+}
+static void test_int32_avg_on_a_split_of_3(void **state)
+{
+	(void)state;
+	if (ndevices < 3) {
+		print_message("needs 3 devices: skipped\n");
+		skip();
+	}
+	assert_int_equal(hlcoll_launch(ndevices >= 4 ? 4 : 3, rank_avg_split3,
+				       NULL), 0);
+}
+
+/*
+ * A buffer not mapped on one rank only (found by a review): rank 1 passes a
+ * VA mapped nowhere; its call returns -EFAULT at once. Rank 0, inside the
+ * same all-reduce, must fail too (within the timeout), never pair with rank
+ * 1's next call; on both the error is then sticky. Before the fix rank 0's
+ * first call returned 0 with its peer's *second* call's data.
+ */
+static int rank_efault_one_side(int rank, int nranks,
+				const struct hlcoll_unique_id *id, void *arg)
+{
+	struct hlcoll_config cfg = HLCOLL_CONFIG_INIT;
+	struct hlcoll_comm *comm = NULL;
+	struct rank_buf b;
+	int fd, rc, rc2 = 0, err = 0, i;
+	int32_t *h;
+
+	(void)arg;
+	memset(&b, 0, sizeof(b));
+	cfg.timeout_s = 5;
+	fd = hlthunk_open_by_module_id(module_ids[rank]);
+	if (fd < 0)
+		return 10;
+	rc = hlcoll_comm_init_rank(&comm, nranks, id, rank, fd, &cfg);
+	if (rc)
+		goto out;
+	rc = buf_alloc(fd, true, 4096, &b);
+	if (rc)
+		goto out;
+	h = b.host;
+	for (i = 0; i < 1024; i++)
+		h[i] = rank ? 100 : 1;
+	if (rank == 1) {
+		rc = hlcoll_allreduce(comm, 0x1000, 0x1000, 1024, HLCOLL_INT32,
+				      HLCOLL_SUM);
+		rc2 = hlcoll_allreduce(comm, b.va, b.va, 1024, HLCOLL_INT32,
+				       HLCOLL_SUM);
+		if (rc != -EFAULT || rc2 == 0) {
+			fprintf(stderr, "rank 1: unmapped call %d (want %d), next call %d (want an error)\n",
+				rc, -EFAULT, rc2);
+			rc = 40;
+			goto out;
+		}
+	} else {
+		rc = hlcoll_allreduce(comm, b.va, b.va, 1024, HLCOLL_INT32,
+				      HLCOLL_SUM);
+		if (rc == 0) {
+			fprintf(stderr, "rank 0: its call succeeded (h[0] %d) although its peer refused it\n",
+				h[0]);
+			rc = 41;
+			goto out;
+		}
+	}
+	rc = hlcoll_comm_get_async_error(comm, &err);
+	if (rc || err == 0) {
+		fprintf(stderr, "rank %d: no sticky error (%d, %d)\n", rank, rc,
+			err);
+		rc = 42;
+	}
+out:
+	buf_free(fd, &b);
+	hlcoll_comm_destroy(comm);
+	hlthunk_close(fd);
+	return rc < 0 ? 1 : rc;
+}
+
+static void test_unmapped_on_one_rank_fails_every_rank(void **state)
+{
+	(void)state;
+	if (ndevices < 2) {
+		print_message("needs 2 devices: skipped\n");
+		skip();
+	}
+	assert_int_equal(hlcoll_launch(2, rank_efault_one_side, NULL), 0);
+}
+
 const struct CMUnitTest collective_tests[] = {
 	cmocka_unit_test(test_bad_arguments_refused),
+	cmocka_unit_test(test_int32_avg_on_a_split_of_3),
+	cmocka_unit_test(test_unmapped_on_one_rank_fails_every_rank),
 	cmocka_unit_test(test_mismatched_unique_id_refused),
 	cmocka_unit_test(test_one_rank_is_a_copy),
 	cmocka_unit_test(test_allreduce_2_ranks),

@@ -155,6 +155,25 @@ int main(void)
 	      0x40, 0, 0, 0, 0, 0, 0, 0,
 	      9, 0, 0, 0, 0, 0, 0, 0);
 
+	/*
+	 * A divisor outside 1 .. HL_REDUCE_MAX_DIVISOR gives the divisor-0
+	 * word, which the engine refuses, never an alias of a valid divisor
+	 * (65537 was DIV_BY(1), -1 was DIV_BY(65535)).
+	 */
+	{
+		const long long bad_n[] = { 0, -1, -65535, 65536, 65537,
+					    0x100000001ll };
+		unsigned int i;
+
+		for (i = 0; i < sizeof(bad_n) / sizeof(bad_n[0]); i++) {
+			if (HL_REDUCE_OP_DIV_BY(bad_n[i]) != HL_REDUCE_OP_DIV) {
+				failed++;
+				fprintf(stderr, "packets: FAIL DIV_BY(%lld) = 0x%08x, not the refused divisor-0 word\n",
+					bad_n[i], HL_REDUCE_OP_DIV_BY(bad_n[i]));
+			}
+		}
+	}
+
 	if (failed)
 		fprintf(stderr, "packets: %d failed\n", failed);
 	return failed;

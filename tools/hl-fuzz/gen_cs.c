@@ -50,10 +50,6 @@ static uint64_t small_size(struct worker *w, uint64_t room)
 	return s < room ? s : room;
 }
 
-/*
- * Write a command buffer of 1..8 mostly valid packets into host memory that
- * @file maps, and return its device VA (0: none).
- */
 
 /*
  * A REDUCE op word: every operation (HL_REDUCE_OP_DIV_BY() with a divisor
@@ -78,6 +74,11 @@ static uint32_t reduce_op(struct worker *w)
 	    chance(&w->r, 50) ? 1 : HL_REDUCE_MAX_DIVISOR;
 	return HL_REDUCE_OP_DIV_BY(n);
 }
+
+/*
+ * Write a command buffer of 1..8 mostly valid packets into host memory that
+ * @file maps, and return its device VA (0: none).
+ */
 static uint64_t build_cb(struct worker *w, uint32_t file, uint32_t *cb_size,
 			 bool *nic)
 {

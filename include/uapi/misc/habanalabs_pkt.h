@@ -111,7 +111,15 @@ struct hl_pkt_msg_long {
 #define HL_REDUCE_OP_MASK		0x0000ffffu
 #define HL_REDUCE_DIVISOR_SHIFT		16
 #define HL_REDUCE_MAX_DIVISOR		0xffffu
-#define HL_REDUCE_OP_DIV_BY(n)	(HL_REDUCE_OP_DIV | ((__u32)(n) << HL_REDUCE_DIVISOR_SHIFT))
+/*
+ * An n outside 1 .. HL_REDUCE_MAX_DIVISOR (0, negative, too large) gives the
+ * divisor-0 word, which the engine refuses as malformed, rather than an
+ * alias of a valid divisor; n is evaluated more than once.
+ */
+#define HL_REDUCE_DIVISOR_OK(n)	((n) >= 1 && (n) <= HL_REDUCE_MAX_DIVISOR)
+#define HL_REDUCE_DIVISOR(n)	(HL_REDUCE_DIVISOR_OK(n) ? (__u32)(n) : 0u)
+#define HL_REDUCE_OP_DIV_BY(n)	\
+	(HL_REDUCE_OP_DIV | (HL_REDUCE_DIVISOR(n) << HL_REDUCE_DIVISOR_SHIFT))
 
 /**
  * struct hl_pkt_reduce - element-wise reduction of two device buffers:
