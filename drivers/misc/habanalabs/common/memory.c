@@ -836,10 +836,11 @@ static size_t hl_mem_in_used(const struct hl_mem_in *in)
  * hl_mem_ioctl - HL_IOCTL_MEMORY; errors: union hl_mem_args in the uAPI.
  * @fpriv: the compute node's open file.
  * @data: union hl_mem_args, copied in.
+ * @call: the ioctl call.
  *
  * Return: 0 or a negative errno.
  */
-int hl_mem_ioctl(struct hl_fpriv *fpriv, void *data)
+int hl_mem_ioctl(struct hl_fpriv *fpriv, void *data, struct hl_ioctl_call *call)
 {
 	union hl_mem_args *args = data;
 	struct hl_ctx *ctx = fpriv->ctx;
@@ -863,7 +864,7 @@ int hl_mem_ioctl(struct hl_fpriv *fpriv, void *data)
 	case HL_MEM_OP_FREE:
 		rc = hl_mem_free(ctx, &args->in);
 		if (!rc)
-			hl_ioctl_no_output(data);
+			hl_ioctl_no_output(call);
 		break;
 	case HL_MEM_OP_MAP:
 		rc = hl_mem_map(ctx, &args->in, &out);
@@ -872,12 +873,12 @@ int hl_mem_ioctl(struct hl_fpriv *fpriv, void *data)
 	case HL_MEM_OP_UNMAP:
 		rc = hl_mem_unmap(ctx, &args->in);
 		if (!rc)
-			hl_ioctl_no_output(data);
+			hl_ioctl_no_output(call);
 		break;
 	case HL_MEM_OP_EXPORT_DMABUF_FD: {
 		int fd;
 
-		rc = hl_dmabuf_export(ctx, &args->in, data, &fd);
+		rc = hl_dmabuf_export(ctx, &args->in, call, &fd);
 		if (!rc) {
 			memset(args, 0, sizeof(*args));
 			args->out.fd = fd;
@@ -892,7 +893,7 @@ int hl_mem_ioctl(struct hl_fpriv *fpriv, void *data)
 		memset(args, 0, sizeof(*args));
 		args->out.device_virt_addr = out;
 		if (finish)
-			hl_ioctl_on_finish(data, finish, NULL, out);
+			hl_ioctl_on_finish(call, finish, NULL, out);
 	}
 	return rc;
 }

@@ -953,13 +953,14 @@ static bool hl_nic_op_has_no_output(u32 op)
  * @fpriv: the compute node's open file.
  * @data: struct hl_nic_args, copied in; out is returned on success (on
  *	failure the argument is left as it came in).
+ * @call: the ioctl call.
  *
  * Errors: listed per op in the kernel-doc of struct hl_nic_args (uAPI
  * header).
  *
  * Return: 0 or a negative errno.
  */
-int hl_nic_ioctl(struct hl_fpriv *fpriv, void *data)
+int hl_nic_ioctl(struct hl_fpriv *fpriv, void *data, struct hl_ioctl_call *call)
 {
 	struct hl_nic_args *args = data;
 	struct hl_nic_in in = args->in;
@@ -1036,13 +1037,13 @@ int hl_nic_ioctl(struct hl_fpriv *fpriv, void *data)
 		memset(args, 0, sizeof(*args));
 		args->out = out;
 		if (in.op == HL_NIC_OP_ALLOC_CONN)
-			hl_ioctl_on_finish(data, hl_nic_alloc_conn_finish, NULL,
+			hl_ioctl_on_finish(call, hl_nic_alloc_conn_finish, NULL,
 					   out.alloc_conn.conn_id);
 		else if (in.op == HL_NIC_OP_CQ_CREATE)
-			hl_ioctl_on_finish(data, hl_nic_cq_create_finish, NULL,
+			hl_ioctl_on_finish(call, hl_nic_cq_create_finish, NULL,
 					   out.cq_create.handle);
 		else if (hl_nic_op_has_no_output(in.op))
-			hl_ioctl_no_output(data);
+			hl_ioctl_no_output(call);
 	}
 	return rc;
 }
