@@ -242,8 +242,8 @@ static struct maple_tree *hl_va_tree(struct hl_ctx *ctx, bool host,
 }
 
 /*
- * Reserve @npages pages of VA for @mapping, at @hint when it is usable.
- * Returns the VA, or 0 with *rc set.
+ * Reserve @npages pages of VA for @mapping, at @hint when it is usable;
+ * called with ctx->mem_lock held. Returns the VA, or 0 with *rc set.
  */
 static u64 hl_va_reserve(struct hl_ctx *ctx, struct hl_vm_mapping *mapping,
 			 u64 npages, u64 hint, bool force_hint, int *rc)
@@ -252,6 +252,8 @@ static u64 hl_va_reserve(struct hl_ctx *ctx, struct hl_vm_mapping *mapping,
 	struct maple_tree *mt;
 	unsigned int shift;
 	u64 start, end;
+
+	lockdep_assert_held(&ctx->mem_lock);
 
 	mt = hl_va_tree(ctx, mapping->host, &shift, &start, &end);
 	min = start >> shift;
@@ -283,11 +285,14 @@ static u64 hl_va_reserve(struct hl_ctx *ctx, struct hl_vm_mapping *mapping,
 	return (u64)first << shift;
 }
 
+/* Release @mapping's VA; called with ctx->mem_lock held */
 static void hl_va_release(struct hl_ctx *ctx, struct hl_vm_mapping *mapping)
 {
 	struct maple_tree *mt;
 	unsigned int shift;
 	u64 start, end;
+
+	lockdep_assert_held(&ctx->mem_lock);
 
 	mt = hl_va_tree(ctx, mapping->host, &shift, &start, &end);
 	mtree_erase(mt, mapping->va >> shift);

@@ -432,6 +432,8 @@ static int hl_nic_check_conn_ctx(struct hl_nic_ctx *nic,
 				 const struct hl_nic_conn_ctx_args *a,
 				 struct hl_nic_cq **cq)
 {
+	lockdep_assert_held(&nic->lock);
+
 	if (!conn || a->port != conn->port)
 		return -EINVAL;
 	if (HL_NIC_CONN_ID_SLOT(a->remote_conn_id) < HL_NIC_MIN_CONN_ID ||
@@ -453,7 +455,8 @@ static int hl_nic_check_conn_ctx(struct hl_nic_ctx *nic,
 
 /*
  * Move @conn on by @ev with @set applied under its lock; -EINVAL when @ev
- * is not legal in its state (any more).
+ * is not legal in its state (any more). Called with the context's
+ * hl_nic_ctx.lock held (@cq's users).
  */
 static int hl_nic_conn_advance(struct hl_nic_conn *conn,
 			       enum hl_nic_conn_event ev,
@@ -462,6 +465,8 @@ static int hl_nic_conn_advance(struct hl_nic_conn *conn,
 			       const void *in, struct hl_nic_cq *cq)
 {
 	int next, rc = 0;
+
+	lockdep_assert_held(&conn->ctx->nic.lock);
 
 	spin_lock(&conn->lock);
 	next = hl_nic_conn_next_state(conn->state, ev);
