@@ -294,7 +294,7 @@ struct hl_ioctl_call {
 };
 
 /**
- * hl_ioctl_defer_fd_install - install a new file descriptor after the ioctl
+ * __hl_ioctl_defer_fd_install - install a new file descriptor after the ioctl
  * result was copied to user space.
  * @call: the call, as the dispatcher handed it to the handler.
  * @fd: a descriptor from get_unused_fd_flags().
@@ -304,15 +304,15 @@ struct hl_ioctl_call {
  * released, so no error path leaves a live descriptor the caller does not
  * know about.
  */
-void hl_ioctl_defer_fd_install(struct hl_ioctl_call *call, int fd,
-			       struct file *file)
+void __hl_ioctl_defer_fd_install(struct hl_ioctl_call *call, int fd,
+				 struct file *file)
 {
 	call->install_fd = fd;
 	call->install_file = file;
 }
 
 /**
- * hl_ioctl_on_finish - run @finish once the ioctl's outcome is known.
+ * __hl_ioctl_on_finish - run @finish once the ioctl's outcome is known.
  * @call: the call, as the dispatcher handed it to the handler.
  * @finish: called after the result was copied back to user space, with
  *	@committed true when the ioctl returns 0 (the caller has the result),
@@ -329,8 +329,8 @@ void hl_ioctl_defer_fd_install(struct hl_ioctl_call *call, int fd,
  * A handler registers at most one; it does so only on success (the
  * dispatcher calls it in any case, with the final outcome).
  */
-void hl_ioctl_on_finish(struct hl_ioctl_call *call, hl_ioctl_finish_t *finish,
-			void *priv, u64 id)
+void __hl_ioctl_on_finish(struct hl_ioctl_call *call, hl_ioctl_finish_t *finish,
+			  void *priv, u64 id)
 {
 	WARN_ON_ONCE(call->finish);
 	call->finish = finish;
@@ -339,7 +339,7 @@ void hl_ioctl_on_finish(struct hl_ioctl_call *call, hl_ioctl_finish_t *finish,
 }
 
 /**
- * hl_ioctl_on_finish_file - hl_ioctl_on_finish() for an outcome that
+ * __hl_ioctl_on_finish_file - hl_ioctl_on_finish() for an outcome that
  * concerns only the open file (its event notifier), not its context.
  * @call: the call, as the dispatcher handed it to the handler.
  * @finish: as for hl_ioctl_on_finish(), but run in any case, without the
@@ -347,27 +347,27 @@ void hl_ioctl_on_finish(struct hl_ioctl_call *call, hl_ioctl_finish_t *finish,
  * @priv: pointer argument of @finish.
  * @id: number argument of @finish.
  */
-void hl_ioctl_on_finish_file(struct hl_ioctl_call *call,
-			     hl_ioctl_finish_t *finish, void *priv, u64 id)
+void __hl_ioctl_on_finish_file(struct hl_ioctl_call *call,
+			       hl_ioctl_finish_t *finish, void *priv, u64 id)
 {
-	hl_ioctl_on_finish(call, finish, priv, id);
+	__hl_ioctl_on_finish(call, finish, priv, id);
 	call->file_only = true;
 }
 
 /**
- * hl_ioctl_on_drop - what to do instead of the finish callback when the
+ * __hl_ioctl_on_drop - what to do instead of the finish callback when the
  * context died before it could run.
  * @call: the call, as the dispatcher handed it to the handler.
  * @drop: releases what @priv of hl_ioctl_on_finish() holds of its own,
  *	without touching the context's state (the teardown freed that).
  */
-void hl_ioctl_on_drop(struct hl_ioctl_call *call, hl_ioctl_drop_t *drop)
+void __hl_ioctl_on_drop(struct hl_ioctl_call *call, hl_ioctl_drop_t *drop)
 {
 	call->drop = drop;
 }
 
 /**
- * hl_ioctl_copy_out - have the dispatcher copy a second output to user
+ * __hl_ioctl_copy_out - have the dispatcher copy a second output to user
  * space after the handler, outside the sections that reset and removal
  * wait for.
  * @call: the call, as the dispatcher handed it to the handler.
@@ -380,8 +380,8 @@ void hl_ioctl_on_drop(struct hl_ioctl_call *call, hl_ioctl_drop_t *drop)
  *
  * Return: 0, or -ENOMEM (only above HL_IOCTL_MAX_OUT_INLINE bytes).
  */
-int hl_ioctl_copy_out(struct hl_ioctl_call *call, u64 to, const void *src,
-		      u32 size)
+int __hl_ioctl_copy_out(struct hl_ioctl_call *call, u64 to, const void *src,
+			u32 size)
 {
 	if (WARN_ON_ONCE(call->out_buf))
 		return -EINVAL;
@@ -421,7 +421,7 @@ static int hl_ioctl_copy_out_now(struct hl_ioctl_call *call)
 }
 
 /**
- * hl_ioctl_no_output - the handler succeeded and returns nothing.
+ * __hl_ioctl_no_output - the handler succeeded and returns nothing.
  * @call: the call, as the dispatcher handed it to the handler.
  *
  * For work that cannot be undone and has no result (FREE, UNMAP): the copy
@@ -430,7 +430,7 @@ static int hl_ioctl_copy_out_now(struct hl_ioctl_call *call)
  * (another thread unmapped the page meanwhile) the call still succeeded and
  * says so, rather than failing with its work done.
  */
-void hl_ioctl_no_output(struct hl_ioctl_call *call)
+void __hl_ioctl_no_output(struct hl_ioctl_call *call)
 {
 	call->no_output = true;
 }
