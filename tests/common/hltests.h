@@ -86,7 +86,6 @@ int hltests_run_group(const char *name, const struct CMUnitTest *tests,
 #define HLTESTS_RUN(name, tests) \
 	hltests_run_group(name, tests, sizeof(tests) / sizeof((tests)[0]))
 
-#endif /* HLTESTS_H */
 
 /* ---- device memory and DMA jobs (tests/common/hltests_dma.c) ---- */
 
@@ -174,3 +173,57 @@ struct hl_info_page_fault_event hltests_page_fault(int fd);
 /* Fail unless the last MMU fault is after @after (ns) at @addr by @queue */
 void hltests_assert_fault_at(int fd, int64_t after, uint64_t addr,
 			     uint32_t queue, uint32_t is_write);
+
+/* ---- dma-buf exports and importers (tests/common/hltests_export.c) ---- */
+
+/* ioctl() with 0 or -errno */
+int hltests_ioctl(int fd, unsigned long req, void *arg);
+
+/**
+ * struct hltests_export - device memory with a known pattern, exported.
+ * @dram: the allocation, mapped.
+ * @pattern: what the accelerator wrote, the whole allocation.
+ * @size: the allocation's size.
+ * @dmabuf: the dma-buf's fd.
+ */
+struct hltests_export {
+	struct hltests_dram_buf dram;
+	uint8_t *pattern;
+	uint64_t size;
+	int dmabuf;
+};
+
+/*
+ * Allocate @size of DRAM (@contiguous), have the accelerator write a random
+ * pattern from @seed into it (a DMA job from host memory), and export
+ * [@offset, @offset + @len) read-write, close-on-exec.
+ */
+void hltests_export_pattern(int fd, struct hltests_export *e, uint64_t size,
+			    bool contiguous, uint64_t offset, uint64_t len,
+			    uint64_t seed);
+/* Close the dma-buf, unmap and free the allocation (not for @fd < 0) */
+void hltests_export_release(int fd, struct hltests_export *e);
+
+/* The device's free DRAM (HL_INFO_DRAM_USAGE) */
+uint64_t hltests_dram_free(int fd);
+
+/**
+ * struct hltests_import_fixture - what an importer suite's setup hands to
+ * each test.
+ * @st: device 0's compute node, as hltests_setup() opens it.
+ * @ifd: the test importer's node.
+ */
+struct hltests_import_fixture {
+	struct hltests_state st;
+	int ifd;
+};
+
+/*
+ * Setup: hltests_setup() and open @node; -1 (with @hint after the error)
+ * when it cannot be opened.
+ */
+int hltests_import_setup(void **state, const char *node, const char *hint);
+/* Teardown: close both */
+void hltests_import_teardown(void **state);
+
+#endif /* HLTESTS_H */

@@ -48,11 +48,6 @@ static bool policy_strict;
 
 /* ---- the importer ---- */
 
-static int imp_ioctl(int fd, unsigned long req, void *arg)
-{
-	return ioctl(fd, req, arg) ? -errno : 0;
-}
-
 /* Returns the handle, or -errno */
 static int imp_import(int ifd, int dmabuf, uint32_t flags)
 {
@@ -62,7 +57,7 @@ static int imp_import(int ifd, int dmabuf, uint32_t flags)
 	memset(&a, 0, sizeof(a));
 	a.fd = dmabuf;
 	a.flags = flags;
-	rc = imp_ioctl(ifd, HL_IMPORTER_IOCTL_IMPORT, &a);
+	rc = hltests_ioctl(ifd, HL_IMPORTER_IOCTL_IMPORT, &a);
 	return rc ? rc : (int)a.handle;
 }
 
@@ -70,7 +65,7 @@ static int imp_map(int ifd, int h, struct hl_importer_map *m)
 {
 	memset(m, 0, sizeof(*m));
 	m->handle = h;
-	return imp_ioctl(ifd, HL_IMPORTER_IOCTL_MAP, m);
+	return hltests_ioctl(ifd, HL_IMPORTER_IOCTL_MAP, m);
 }
 
 static int imp_sg(int ifd, int h, uint32_t i, uint64_t *addr, uint64_t *len)
@@ -81,7 +76,7 @@ static int imp_sg(int ifd, int h, uint32_t i, uint64_t *addr, uint64_t *len)
 	memset(&e, 0, sizeof(e));
 	e.handle = h;
 	e.index = i;
-	rc = imp_ioctl(ifd, HL_IMPORTER_IOCTL_SG_ENTRY, &e);
+	rc = hltests_ioctl(ifd, HL_IMPORTER_IOCTL_SG_ENTRY, &e);
 	*addr = e.dma_addr;
 	*len = e.len;
 	return rc;
@@ -98,7 +93,7 @@ static int imp_dma(int ifd, bool write, int h, uint64_t off, void *buf,
 	d.offset = off;
 	d.size = size;
 	d.user_ptr = (uint64_t)(uintptr_t)buf;
-	return imp_ioctl(ifd, write ? HL_IMPORTER_IOCTL_DMA_WRITE :
+	return hltests_ioctl(ifd, write ? HL_IMPORTER_IOCTL_DMA_WRITE :
 				      HL_IMPORTER_IOCTL_DMA_READ, &d);
 }
 
@@ -108,7 +103,7 @@ static int imp_handle_op(int ifd, unsigned long req, int h)
 
 	memset(&a, 0, sizeof(a));
 	a.handle = h;
-	return imp_ioctl(ifd, req, &a);
+	return hltests_ioctl(ifd, req, &a);
 }
 
 static struct hl_importer_status imp_status(int ifd, int h)
@@ -117,48 +112,11 @@ static struct hl_importer_status imp_status(int ifd, int h)
 
 	memset(&s, 0, sizeof(s));
 	s.handle = h;
-	assert_int_equal(imp_ioctl(ifd, HL_IMPORTER_IOCTL_STATUS, &s), 0);
+	assert_int_equal(hltests_ioctl(ifd, HL_IMPORTER_IOCTL_STATUS, &s), 0);
 	return s;
 }
 
-/* ---- the exporter side ---- */
-
-struct exported {
-	struct hltests_dram_buf dram;
-	uint8_t *pattern;	/* what the accelerator wrote, whole allocation */
-	int dmabuf;
-};
-
-/*
- * Allocate @size of DRAM, have the accelerator write a random pattern into
- * it (DMA job from host memory), and export [@offset, @offset + @len).
- */
-static void export_pattern(int fd, struct exported *e, uint64_t size,
-			   bool contiguous, uint64_t offset, uint64_t len,
-			   uint64_t seed)
-{
-	uint64_t state = seed;
-
-	hltests_dram_map(fd, &e->dram, size, contiguous);
-	e->pattern = malloc(size);
-	assert_non_null(e->pattern);
-	hltests_fill_random(&state, e->pattern, size);
-	hltests_write_device(fd, e->dram.va, e->pattern, size);
-	e->dmabuf = hlthunk_device_mapped_memory_export_dmabuf_fd(fd, e->dram.va,
-								  len, offset,
-								  O_RDWR | O_CLOEXEC);
-	if (e->dmabuf < 0)
-		print_error("export: %s\n", strerror(-e->dmabuf));
-	assert_true(e->dmabuf >= 0);
-}
-
-static void export_release(int fd, struct exported *e)
-{
-	if (e->dmabuf >= 0)
-		close(e->dmabuf);
-	hltests_dram_unmap(fd, &e->dram);
-	free(e->pattern);
-}
+/* ---- the exporter side (tests/common/hltests_export.c) ---- */
 
 /* Importer reads [off, off + n) of the dma-buf; compare with @expected */
 static void check_read(int ifd, int h, uint64_t off, const uint8_t *expected,
@@ -173,46 +131,15 @@ static void check_read(int ifd, int h, uint64_t off, const uint8_t *expected,
 	free(buf);
 }
 
-struct fixture {
-	struct hltests_state st;
-	int ifd;
-};
-
 static int setup(void **state)
 {
-	struct fixture *f;
-	void *st = NULL;
-
-	if (hltests_setup(&st))
-		return -1;
-	f = calloc(1, sizeof(*f));
-	if (!f)
-		return -1;
-	f->st = *(struct hltests_state *)st;
-	free(st);
-	f->ifd = open("/dev/hl_importer", O_RDWR | O_CLOEXEC);
-	if (f->ifd < 0) {
-		print_error("/dev/hl_importer: %s (is tests/importer built?)\n",
-			    strerror(errno));
-		hlthunk_close(f->st.fd);
-		free(f);
-		return -1;
-	}
-	*state = f;
-	return 0;
+	return hltests_import_setup(state, "/dev/hl_importer",
+				    " (is tests/importer built?)");
 }
 
 static int teardown(void **state)
 {
-	struct fixture *f = *state;
-
-	if (f) {
-		if (f->ifd >= 0)
-			close(f->ifd);
-		if (f->st.fd >= 0)
-			hlthunk_close(f->st.fd);
-		free(f);
-	}
+	hltests_import_teardown(state);
 	return 0;
 }
 
@@ -228,7 +155,7 @@ static void skip_if_strict(void)
 
 static void test_export_errors(void **state)
 {
-	struct fixture *f = *state;
+	struct hltests_import_fixture *f = *state;
 	int fd = f->st.fd, ctl;
 	struct hltests_host_buf host;
 	struct hltests_dram_buf d;
@@ -285,13 +212,13 @@ static void test_export_errors(void **state)
 
 static void test_fd_is_a_dmabuf_without_cpu_access(void **state)
 {
-	struct fixture *f = *state;
+	struct hltests_import_fixture *f = *state;
 	char path[64], buf[4096], name[] = "hl-test-buffer";
-	struct exported e;
+	struct hltests_export e;
 	void *p;
 	int rc;
 
-	export_pattern(f->st.fd, &e, 2 * MB, false, 0, 2 * MB, 1);
+	hltests_export_pattern(f->st.fd, &e, 2 * MB, false, 0, 2 * MB, 1);
 
 	/* O_CLOEXEC honoured; fdinfo names the exporter */
 	assert_true(fcntl(e.dmabuf, F_GETFD) & FD_CLOEXEC);
@@ -319,16 +246,16 @@ static void test_fd_is_a_dmabuf_without_cpu_access(void **state)
 	assert_int_equal(hlthunk_memory_unmap(f->st.fd, e.dram.va), -EBUSY);
 	assert_int_equal(hlthunk_device_memory_free(f->st.fd, e.dram.handle),
 			 -EBUSY);
-	export_release(f->st.fd, &e);
+	hltests_export_release(f->st.fd, &e);
 }
 
 static void test_p2p_policy(void **state)
 {
-	struct fixture *f = *state;
-	struct exported e;
+	struct hltests_import_fixture *f = *state;
+	struct hltests_export e;
 	int h;
 
-	export_pattern(f->st.fd, &e, 2 * MB, false, 0, 2 * MB, 2);
+	hltests_export_pattern(f->st.fd, &e, 2 * MB, false, 0, 2 * MB, 2);
 	h = imp_import(f->ifd, e.dmabuf, HL_IMPORTER_F_DYNAMIC);
 	if (policy_strict) {
 		/* No CONFIG_PCI_P2PDMA and no trust in the IOMMU: refused */
@@ -338,15 +265,15 @@ static void test_p2p_policy(void **state)
 		assert_int_equal(imp_handle_op(f->ifd, HL_IMPORTER_IOCTL_RELEASE,
 					       h), 0);
 	}
-	export_release(f->st.fd, &e);
+	hltests_export_release(f->st.fd, &e);
 }
 
 static void test_importer_without_p2p_is_refused(void **state)
 {
-	struct fixture *f = *state;
-	struct exported e;
+	struct hltests_import_fixture *f = *state;
+	struct hltests_export e;
 
-	export_pattern(f->st.fd, &e, 2 * MB, false, 0, 2 * MB, 3);
+	hltests_export_pattern(f->st.fd, &e, 2 * MB, false, 0, 2 * MB, 3);
 	/* A static importer (dma_buf_attach) cannot do peer-to-peer */
 	assert_int_equal(imp_import(f->ifd, e.dmabuf, 0), -EOPNOTSUPP);
 	assert_int_equal(imp_import(f->ifd, e.dmabuf,
@@ -355,7 +282,7 @@ static void test_importer_without_p2p_is_refused(void **state)
 	assert_int_equal(imp_import(f->ifd, e.dmabuf,
 				    HL_IMPORTER_F_PIN | HL_IMPORTER_F_NO_P2P),
 			 -EOPNOTSUPP);
-	export_release(f->st.fd, &e);
+	hltests_export_release(f->st.fd, &e);
 }
 
 /*
@@ -375,35 +302,35 @@ static void read_at_edges(int ifd, int h, const uint8_t *pat, uint64_t size)
 
 static void test_importer_reads_what_the_accelerator_wrote(void **state)
 {
-	struct fixture *f = *state;
+	struct hltests_import_fixture *f = *state;
 	struct hl_importer_map m;
-	struct exported e;
+	struct hltests_export e;
 	int h;
 
 	skip_if_strict();
-	export_pattern(f->st.fd, &e, 8 * MB, false, 0, 8 * MB, 4);
+	hltests_export_pattern(f->st.fd, &e, 8 * MB, false, 0, 8 * MB, 4);
 	h = imp_import(f->ifd, e.dmabuf, HL_IMPORTER_F_DYNAMIC);
 	assert_true(h > 0);
 	assert_int_equal(imp_map(f->ifd, h, &m), 0);
 	assert_true(m.total_len >= 8 * MB);
 	read_at_edges(f->ifd, h, e.pattern, 8 * MB);
 	assert_int_equal(imp_handle_op(f->ifd, HL_IMPORTER_IOCTL_RELEASE, h), 0);
-	export_release(f->st.fd, &e);
+	hltests_export_release(f->st.fd, &e);
 }
 
 static void test_accelerator_reads_what_the_importer_wrote(void **state)
 {
-	struct fixture *f = *state;
+	struct hltests_import_fixture *f = *state;
 	uint64_t offs[] = { 0, PAGE - 100, 2 * MB - 1024, 4 * MB - XFER };
 	uint64_t seed = 77;
 	struct hl_importer_map m;
-	struct exported e;
+	struct hltests_export e;
 	uint8_t *dev, buf[XFER];
 	unsigned int i;
 	int h;
 
 	skip_if_strict();
-	export_pattern(f->st.fd, &e, 4 * MB, false, 0, 4 * MB, 5);
+	hltests_export_pattern(f->st.fd, &e, 4 * MB, false, 0, 4 * MB, 5);
 	h = imp_import(f->ifd, e.dmabuf, HL_IMPORTER_F_PIN);
 	assert_true(h > 0);
 	assert_int_equal(imp_map(f->ifd, h, &m), 0);
@@ -420,7 +347,7 @@ static void test_accelerator_reads_what_the_importer_wrote(void **state)
 	hltests_assert_bytes_equal(dev, e.pattern, 4 * MB, "device view");
 	free(dev);
 	assert_int_equal(imp_handle_op(f->ifd, HL_IMPORTER_IOCTL_RELEASE, h), 0);
-	export_release(f->st.fd, &e);
+	hltests_export_release(f->st.fd, &e);
 }
 
 /* BAR2 of device 0, from sysfs: [start, end] */
@@ -447,11 +374,11 @@ static void bar2_range(uint64_t *start, uint64_t *end)
  */
 static void test_sg_table_chunks_and_addresses(void **state)
 {
-	struct fixture *f = *state;
+	struct hltests_import_fixture *f = *state;
 	int fd = f->st.fd;
 	uint64_t bar_start, bar_end, total = 0, addr, len, hs[4];
 	struct hl_importer_map m;
-	struct exported e;
+	struct hltests_export e;
 	unsigned int i;
 	int h;
 
@@ -461,7 +388,7 @@ static void test_sg_table_chunks_and_addresses(void **state)
 		hs[i] = hlthunk_device_memory_alloc(fd, 2 * MB, 0, false, false);
 	assert_int_equal(hlthunk_device_memory_free(fd, hs[0]), 0);
 	assert_int_equal(hlthunk_device_memory_free(fd, hs[2]), 0);
-	export_pattern(fd, &e, 6 * MB, false, 0, 6 * MB, 6);
+	hltests_export_pattern(fd, &e, 6 * MB, false, 0, 6 * MB, 6);
 
 	h = imp_import(f->ifd, e.dmabuf, HL_IMPORTER_F_DYNAMIC);
 	assert_true(h > 0);
@@ -483,7 +410,7 @@ static void test_sg_table_chunks_and_addresses(void **state)
 	read_at_edges(f->ifd, h, e.pattern, 6 * MB);
 
 	assert_int_equal(imp_handle_op(f->ifd, HL_IMPORTER_IOCTL_RELEASE, h), 0);
-	export_release(fd, &e);
+	hltests_export_release(fd, &e);
 	assert_int_equal(hlthunk_device_memory_free(fd, hs[1]), 0);
 	assert_int_equal(hlthunk_device_memory_free(fd, hs[3]), 0);
 }
@@ -492,8 +419,8 @@ static void test_sg_table_chunks_and_addresses(void **state)
  * Rebind the test importer with these DMA parameters (0: the PCI default),
  * reopening the fixture's importer fd.
  */
-static void importer_rebind(struct fixture *f, unsigned int max_seg,
-			    unsigned long boundary)
+static void importer_rebind(struct hltests_import_fixture *f,
+			    unsigned int max_seg, unsigned long boundary)
 {
 	const char *drv = "/sys/bus/pci/drivers/hl_importer";
 	char val[32], busid[300] = "";
@@ -532,11 +459,11 @@ static void importer_rebind(struct fixture *f, unsigned int max_seg,
 static void test_entries_cut_at_importer_limits(void **state)
 {
 	const uint64_t size = 6 * MB, boundary = 256 * 1024 - 1;
-	struct fixture *f = *state;
+	struct hltests_import_fixture *f = *state;
 	int fd = f->st.fd;
 	uint64_t addr, len, total, hs[4];
 	struct hl_importer_map m;
-	struct exported e;
+	struct hltests_export e;
 	unsigned int i, pass;
 	int h;
 
@@ -546,7 +473,7 @@ static void test_entries_cut_at_importer_limits(void **state)
 		hs[i] = hlthunk_device_memory_alloc(fd, 2 * MB, 0, false, false);
 	assert_int_equal(hlthunk_device_memory_free(fd, hs[0]), 0);
 	assert_int_equal(hlthunk_device_memory_free(fd, hs[2]), 0);
-	export_pattern(fd, &e, size, false, 0, size, 7);
+	hltests_export_pattern(fd, &e, size, false, 0, size, 7);
 
 	for (pass = 0; pass < 2; pass++) {
 		if (pass == 0)
@@ -576,22 +503,22 @@ static void test_entries_cut_at_importer_limits(void **state)
 	}
 	importer_rebind(f, 0, 0);
 
-	export_release(fd, &e);
+	hltests_export_release(fd, &e);
 	assert_int_equal(hlthunk_device_memory_free(fd, hs[1]), 0);
 	assert_int_equal(hlthunk_device_memory_free(fd, hs[3]), 0);
 }
 
 static void test_sub_range_export(void **state)
 {
-	struct fixture *f = *state;
+	struct hltests_import_fixture *f = *state;
 	uint64_t off = 2 * MB + 3 * PAGE, len = 5 * PAGE;
 	struct hl_importer_import imp;
 	struct hl_importer_map m;
-	struct exported e;
+	struct hltests_export e;
 	int h;
 
 	skip_if_strict();
-	export_pattern(f->st.fd, &e, 4 * MB, false, off, len, 7);
+	hltests_export_pattern(f->st.fd, &e, 4 * MB, false, off, len, 7);
 	assert_int_equal(lseek(e.dmabuf, 0, SEEK_END), (off_t)len);
 	h = imp_import(f->ifd, e.dmabuf, HL_IMPORTER_F_DYNAMIC);
 	assert_true(h > 0);
@@ -604,18 +531,18 @@ static void test_sub_range_export(void **state)
 	memset(&imp, 0, sizeof(imp));
 	assert_int_equal(imp_dma(f->ifd, false, h, len - 8, &imp, 16, 0), -EINVAL);
 	assert_int_equal(imp_handle_op(f->ifd, HL_IMPORTER_IOCTL_RELEASE, h), 0);
-	export_release(f->st.fd, &e);
+	hltests_export_release(f->st.fd, &e);
 }
 
 static void test_many_exports_of_one_allocation(void **state)
 {
-	struct fixture *f = *state;
+	struct hltests_import_fixture *f = *state;
 	int fds[6], hs[6], i;
 	struct hl_importer_map m;
-	struct exported e;
+	struct hltests_export e;
 
 	skip_if_strict();
-	export_pattern(f->st.fd, &e, 4 * MB, true, 0, 4 * MB, 8);
+	hltests_export_pattern(f->st.fd, &e, 4 * MB, true, 0, 4 * MB, 8);
 	for (i = 0; i < 6; i++) {
 		fds[i] = hlthunk_device_mapped_memory_export_dmabuf_fd(f->st.fd,
 				e.dram.va, 2 * MB, (uint64_t)(i % 3) * MB, O_RDWR);
@@ -638,7 +565,7 @@ static void test_many_exports_of_one_allocation(void **state)
 			assert_int_equal(hlthunk_memory_unmap(f->st.fd, e.dram.va),
 					 -EBUSY);
 	}
-	export_release(f->st.fd, &e);
+	hltests_export_release(f->st.fd, &e);
 }
 
 /*
@@ -660,18 +587,18 @@ static void test_many_exports_of_one_allocation(void **state)
 static void test_importer_maps_of_a_page_are_bounded(void **state)
 {
 	const int max = HL_DMABUF_MAX_PAGE_MAPS;
-	struct fixture *f = *state;
+	struct hltests_import_fixture *f = *state;
 	struct hlthunk_hw_ip_info hw;
 	struct hl_importer_map m;
 	int hs[HL_DMABUF_MAX_PAGE_MAPS], same, other, i;
 	uint64_t page;
-	struct exported e;
+	struct hltests_export e;
 
 	skip_if_strict();
 	assert_int_equal(hlthunk_get_hw_ip_info(f->st.fd, &hw), 0);
 	page = hw.dram_page_size;
 	/* Two pages; the export is the first one */
-	export_pattern(f->st.fd, &e, 2 * page, true, 0, page, 10);
+	hltests_export_pattern(f->st.fd, &e, 2 * page, true, 0, page, 10);
 	for (i = 0; i < max; i++) {
 		hs[i] = imp_import(f->ifd, e.dmabuf, HL_IMPORTER_F_DYNAMIC);
 		assert_true(hs[i] > 0);
@@ -724,15 +651,7 @@ static void test_importer_maps_of_a_page_are_bounded(void **state)
 	for (i = 1; i < max; i++)
 		assert_int_equal(imp_handle_op(f->ifd, HL_IMPORTER_IOCTL_RELEASE,
 					       hs[i]), 0);
-	export_release(f->st.fd, &e);
-}
-
-static uint64_t dram_free(int fd)
-{
-	struct hlthunk_dram_usage_info u;
-
-	assert_int_equal(hlthunk_get_dram_usage(fd, &u), 0);
-	return u.dram_free_mem;
+	hltests_export_release(f->st.fd, &e);
 }
 
 /*
@@ -742,9 +661,9 @@ static uint64_t dram_free(int fd)
  */
 static void test_device_fd_closed_before_dmabuf(void **state)
 {
-	struct fixture *f = *state;
+	struct hltests_import_fixture *f = *state;
 	struct hl_importer_map m;
-	struct exported e;
+	struct hltests_export e;
 	uint64_t free0;
 	int fd, h;
 
@@ -753,8 +672,8 @@ static void test_device_fd_closed_before_dmabuf(void **state)
 	hlthunk_close(f->st.fd);
 	fd = hltests_open_node(0, 0);
 	assert_true(fd >= 0);
-	free0 = dram_free(fd);
-	export_pattern(fd, &e, 4 * MB, false, 0, 4 * MB, 9);
+	free0 = hltests_dram_free(fd);
+	hltests_export_pattern(fd, &e, 4 * MB, false, 0, 4 * MB, 9);
 	h = imp_import(f->ifd, e.dmabuf, HL_IMPORTER_F_DYNAMIC);
 	assert_true(h > 0);
 	close(e.dmabuf);
@@ -768,11 +687,11 @@ static void test_device_fd_closed_before_dmabuf(void **state)
 	/* A new context: fresh, and the exported memory is still in use */
 	fd = hltests_open_node(0, 0);
 	assert_true(fd >= 0);
-	assert_int_equal(dram_free(fd), free0 - 4 * MB);
+	assert_int_equal(hltests_dram_free(fd), free0 - 4 * MB);
 	assert_int_equal(hlthunk_device_memory_free(fd, e.dram.handle), -EINVAL);
 
 	assert_int_equal(imp_handle_op(f->ifd, HL_IMPORTER_IOCTL_RELEASE, h), 0);
-	assert_int_equal(dram_free(fd), free0);
+	assert_int_equal(hltests_dram_free(fd), free0);
 	free(e.pattern);
 	f->st.fd = fd;
 }
@@ -780,7 +699,7 @@ static void test_device_fd_closed_before_dmabuf(void **state)
 /* The exporting process exits; its dma-buf lives on in another process */
 static void test_owner_process_exits(void **state)
 {
-	struct fixture *f = *state;
+	struct hltests_import_fixture *f = *state;
 	int sv[2], status, dmabuf, h;
 	struct hl_importer_map m;
 	uint8_t pattern[XFER];
@@ -847,11 +766,11 @@ static void test_owner_process_exits(void **state)
 	check_read(f->ifd, h, 0, pattern, XFER, "exported by a dead process");
 	f->st.fd = hltests_open_node(0, 0);
 	assert_true(f->st.fd >= 0);
-	free0 = dram_free(f->st.fd);
+	free0 = hltests_dram_free(f->st.fd);
 	close(dmabuf);
-	assert_int_equal(dram_free(f->st.fd), free0);
+	assert_int_equal(hltests_dram_free(f->st.fd), free0);
 	assert_int_equal(imp_handle_op(f->ifd, HL_IMPORTER_IOCTL_RELEASE, h), 0);
-	assert_int_equal(dram_free(f->st.fd), free0 + 2 * MB);
+	assert_int_equal(hltests_dram_free(f->st.fd), free0 + 2 * MB);
 }
 
 /*
@@ -861,16 +780,16 @@ static void test_owner_process_exits(void **state)
  */
 static void test_unbind_revokes_exports(void **state)
 {
-	struct fixture *f = *state;
+	struct hltests_import_fixture *f = *state;
 	struct hl_importer_status s;
 	struct hl_importer_map m;
 	char busid[32], buf[XFER];
-	struct exported e;
+	struct hltests_export e;
 	int h, hp;
 
 	skip_if_strict();
 	assert_int_equal(hltests_pci_addr(0, busid, sizeof(busid)), 0);
-	export_pattern(f->st.fd, &e, 2 * MB, false, 0, 2 * MB, 11);
+	hltests_export_pattern(f->st.fd, &e, 2 * MB, false, 0, 2 * MB, 11);
 	h = imp_import(f->ifd, e.dmabuf, HL_IMPORTER_F_DYNAMIC);
 	assert_true(h > 0);
 	assert_int_equal(imp_map(f->ifd, h, &m), 0);
@@ -972,17 +891,17 @@ static void assert_filled(const uint8_t *p, uint8_t v, uint64_t n,
  */
 static void test_export_during_cs_carries_its_fence(void **state)
 {
-	struct fixture *f = *state;
+	struct hltests_import_fixture *f = *state;
 	struct hltests_host_buf cb;
 	struct hl_importer_map m;
-	struct exported e;
+	struct hltests_export e;
 	uint8_t buf[XFER];
 	uint64_t seq;
 	int h;
 
 	skip_if_strict();
 	/* Pattern first, so that stale data differs from the job's */
-	export_pattern(f->st.fd, &e, 8 * MB, false, 0, 2 * MB, 21);
+	hltests_export_pattern(f->st.fd, &e, 8 * MB, false, 0, 2 * MB, 21);
 	close(e.dmabuf);
 	seq = slow_fill(f->st.fd, e.dram.va, 8 * MB, 0xa5a5a5a5a5a5a5a5ull, 2.0,
 			&cb);
@@ -998,7 +917,7 @@ static void test_export_during_cs_carries_its_fence(void **state)
 	assert_cs(f->st.fd, seq, 0, 0, HL_WAIT_CS_STATUS_COMPLETED);
 	assert_int_equal(imp_handle_op(f->ifd, HL_IMPORTER_IOCTL_RELEASE, h), 0);
 	hltests_host_unmap(f->st.fd, &cb);
-	export_release(f->st.fd, &e);
+	hltests_export_release(f->st.fd, &e);
 }
 
 /*
@@ -1010,18 +929,18 @@ static void test_export_during_cs_carries_its_fence(void **state)
  */
 static void test_cs_fence_is_write_usage(void **state)
 {
-	struct fixture *f = *state;
+	struct hltests_import_fixture *f = *state;
 	struct dma_buf_export_sync_file sync;
 	struct hltests_host_buf cb;
 	struct hl_importer_map m;
 	struct pollfd pfd;
-	struct exported e;
+	struct hltests_export e;
 	uint8_t buf[XFER];
 	uint64_t seq;
 	int h;
 
 	skip_if_strict();
-	export_pattern(f->st.fd, &e, 8 * MB, false, 0, 8 * MB, 22);
+	hltests_export_pattern(f->st.fd, &e, 8 * MB, false, 0, 8 * MB, 22);
 	h = imp_import(f->ifd, e.dmabuf, HL_IMPORTER_F_DYNAMIC);
 	assert_true(h > 0);
 	seq = slow_fill(f->st.fd, e.dram.va, 8 * MB, 0x3c3c3c3c3c3c3c3cull, 3.0,
@@ -1047,7 +966,7 @@ static void test_cs_fence_is_write_usage(void **state)
 
 	assert_int_equal(imp_handle_op(f->ifd, HL_IMPORTER_IOCTL_RELEASE, h), 0);
 	hltests_host_unmap(f->st.fd, &cb);
-	export_release(f->st.fd, &e);
+	hltests_export_release(f->st.fd, &e);
 }
 
 /*
@@ -1056,16 +975,16 @@ static void test_cs_fence_is_write_usage(void **state)
  */
 static void test_wait_cs_before_posting(void **state)
 {
-	struct fixture *f = *state;
+	struct hltests_import_fixture *f = *state;
 	struct hltests_host_buf cb;
 	struct hl_importer_map m;
-	struct exported e;
+	struct hltests_export e;
 	uint8_t buf[XFER];
 	uint64_t seq;
 	int h;
 
 	skip_if_strict();
-	export_pattern(f->st.fd, &e, 8 * MB, false, 0, 8 * MB, 23);
+	hltests_export_pattern(f->st.fd, &e, 8 * MB, false, 0, 8 * MB, 23);
 	h = imp_import(f->ifd, e.dmabuf, HL_IMPORTER_F_PIN);
 	assert_true(h > 0);
 	assert_int_equal(imp_map(f->ifd, h, &m), 0);
@@ -1076,7 +995,7 @@ static void test_wait_cs_before_posting(void **state)
 	assert_filled(buf, 0x11, XFER, "posted after WAIT_CS");
 	assert_int_equal(imp_handle_op(f->ifd, HL_IMPORTER_IOCTL_RELEASE, h), 0);
 	hltests_host_unmap(f->st.fd, &cb);
-	export_release(f->st.fd, &e);
+	hltests_export_release(f->st.fd, &e);
 }
 
 /* ---- close: everything but the exported memory goes ---- */
@@ -1093,7 +1012,7 @@ static long long contexts(void)
  */
 static void test_close_releases_all_but_exports(void **state)
 {
-	struct fixture *f = *state;
+	struct hltests_import_fixture *f = *state;
 	struct hltests_dram_buf big, ex;
 	struct hltests_host_buf host;
 	struct hl_importer_map m;
@@ -1105,7 +1024,7 @@ static void test_close_releases_all_but_exports(void **state)
 	f->st.fd = -1;
 	fd = hltests_open_node(0, 0);
 	assert_true(fd >= 0);
-	free0 = dram_free(fd);
+	free0 = hltests_dram_free(fd);
 	hltests_dram_map(fd, &big, 200 * MB, false);
 	hltests_host_map(fd, &host, 64 * MB);
 	hltests_dram_map(fd, &ex, 2 * MB, false);
@@ -1129,13 +1048,13 @@ static void test_close_releases_all_but_exports(void **state)
 
 	f->st.fd = hltests_open_node(0, 0);
 	assert_true(f->st.fd >= 0);
-	assert_int_equal(dram_free(f->st.fd), free0);
+	assert_int_equal(hltests_dram_free(f->st.fd), free0);
 }
 
 /* 200 close/reopen cycles, each keeping an export: no ASID runs out */
 static void test_reopen_with_kept_exports(void **state)
 {
-	struct fixture *f = *state;
+	struct hltests_import_fixture *f = *state;
 	enum { CYCLES = 200 };
 	struct hltests_dram_buf d;
 	int *kept, i, fd;
@@ -1152,7 +1071,7 @@ static void test_reopen_with_kept_exports(void **state)
 			print_error("open %d: %s\n", i, strerror(-fd));
 		assert_true(fd >= 0);
 		if (!i)
-			free0 = dram_free(fd);
+			free0 = hltests_dram_free(fd);
 		hltests_dram_map(fd, &d, 2 * MB, false);
 		kept[i] = hlthunk_device_memory_export_dmabuf_fd(fd, d.va, 2 * MB,
 								 O_RDWR);
@@ -1165,22 +1084,22 @@ static void test_reopen_with_kept_exports(void **state)
 	free(kept);
 	f->st.fd = hltests_open_node(0, 0);
 	assert_true(f->st.fd >= 0);
-	assert_int_equal(dram_free(f->st.fd), free0);
+	assert_int_equal(hltests_dram_free(f->st.fd), free0);
 }
 
 /* debugfs names each live export: size, owner, its attachments */
 static void test_debugfs_lists_exports(void **state)
 {
-	struct fixture *f = *state;
+	struct hltests_import_fixture *f = *state;
 	char busid[32], path[160], buf[4096], line[128];
-	struct exported e;
+	struct hltests_export e;
 	int h1, h2;
 
 	skip_if_strict();
 	assert_int_equal(hltests_pci_addr(0, busid, sizeof(busid)), 0);
 	snprintf(path, sizeof(path), "/sys/kernel/debug/habanalabs/%s/exports",
 		 busid);
-	export_pattern(f->st.fd, &e, 4 * MB, false, 0, 4 * MB, 24);
+	hltests_export_pattern(f->st.fd, &e, 4 * MB, false, 0, 4 * MB, 24);
 	h1 = imp_import(f->ifd, e.dmabuf, HL_IMPORTER_F_DYNAMIC);
 	h2 = imp_import(f->ifd, e.dmabuf, HL_IMPORTER_F_PIN);
 	assert_true(h1 > 0 && h2 > 0);
@@ -1194,7 +1113,7 @@ static void test_debugfs_lists_exports(void **state)
 	assert_non_null(strstr(buf, "0000:00:08.0"));
 	assert_int_equal(imp_handle_op(f->ifd, HL_IMPORTER_IOCTL_RELEASE, h1), 0);
 	assert_int_equal(imp_handle_op(f->ifd, HL_IMPORTER_IOCTL_RELEASE, h2), 0);
-	export_release(f->st.fd, &e);
+	hltests_export_release(f->st.fd, &e);
 	assert_int_equal(hltests_read_file(path, buf, sizeof(buf)), 0);
 	assert_null(strstr(buf, "size"));
 }
@@ -1245,7 +1164,7 @@ static void *export_loop(void *arg)
  */
 static void test_export_racing_unbind(void **state)
 {
-	struct fixture *f = *state;
+	struct hltests_import_fixture *f = *state;
 	struct exporter_arg *a;
 	struct hl_importer_map m;
 	struct hltests_dram_buf d;
@@ -1296,16 +1215,16 @@ static void test_export_racing_unbind(void **state)
  */
 static void test_revoked_mapping_is_cut_off(void **state)
 {
-	struct fixture *f = *state;
+	struct hltests_import_fixture *f = *state;
 	struct hl_importer_map m;
 	uint8_t buf[XFER];
 	char busid[32];
-	struct exported e;
+	struct hltests_export e;
 	int h, kmsg;
 
 	skip_if_strict();
 	assert_int_equal(hltests_pci_addr(0, busid, sizeof(busid)), 0);
-	export_pattern(f->st.fd, &e, 2 * MB, false, 0, 2 * MB, 25);
+	hltests_export_pattern(f->st.fd, &e, 2 * MB, false, 0, 2 * MB, 25);
 	h = imp_import(f->ifd, e.dmabuf, HL_IMPORTER_F_DYNAMIC);
 	assert_true(h > 0);
 	assert_int_equal(imp_map(f->ifd, h, &m), 0);
@@ -1340,16 +1259,16 @@ static void test_revoked_mapping_is_cut_off(void **state)
  */
 static void test_unbind_waits_for_unrevocable_pin(void **state)
 {
-	struct fixture *f = *state;
+	struct hltests_import_fixture *f = *state;
 	struct hl_importer_map m;
 	char busid[32];
-	struct exported e;
+	struct hltests_export e;
 	int h, status, i;
 	pid_t pid;
 
 	skip_if_strict();
 	assert_int_equal(hltests_pci_addr(0, busid, sizeof(busid)), 0);
-	export_pattern(f->st.fd, &e, 2 * MB, false, 0, 2 * MB, 26);
+	hltests_export_pattern(f->st.fd, &e, 2 * MB, false, 0, 2 * MB, 26);
 	h = imp_import(f->ifd, e.dmabuf,
 		       HL_IMPORTER_F_PIN | HL_IMPORTER_F_PIN_NO_REVOKE);
 	assert_true(h > 0);
@@ -1410,13 +1329,13 @@ static void *wait_thread(void *arg)
 static void test_hard_reset_with_live_state(void **state)
 {
 	const char *scrub = "/sys/module/habanalabs/parameters/memory_scrub";
-	struct fixture *f = *state;
+	struct hltests_import_fixture *f = *state;
 	struct hlthunk_hw_ip_info hw;
 	struct hltests_dram_buf big, d;
 	struct hltests_host_buf cb;
 	struct hl_importer_status st;
 	struct hl_importer_map m;
-	struct exported e;
+	struct hltests_export e;
 	struct waiter w;
 	uint8_t *buf, *zero;
 	char old_scrub[8];
@@ -1435,7 +1354,7 @@ static void test_hard_reset_with_live_state(void **state)
 	assert_non_null(zero);
 	hltests_fill_random(&seed, buf, 64 * MB);
 	hltests_write_device(old, big.va, buf, 64 * MB);
-	export_pattern(old, &e, 4 * MB, false, 0, 4 * MB, 28);
+	hltests_export_pattern(old, &e, 4 * MB, false, 0, 4 * MB, 28);
 	h = imp_import(f->ifd, e.dmabuf, HL_IMPORTER_F_DYNAMIC);
 	assert_true(h > 0);
 	assert_int_equal(imp_map(f->ifd, h, &m), 0);
@@ -1470,7 +1389,7 @@ static void test_hard_reset_with_live_state(void **state)
 	/* A new open works, while the old fd is still open */
 	fd = hltests_open_node(0, 0);
 	assert_true(fd >= 0);
-	assert_int_equal(dram_free(fd), hw.dram_size - 4 * MB);
+	assert_int_equal(hltests_dram_free(fd), hw.dram_size - 4 * MB);
 	hltests_dram_map(fd, &d, 64 * MB, false);
 	hltests_read_device(fd, d.va, buf, 64 * MB);
 	assert_int_equal(hltests_write_file(scrub, old_scrub), 0);
@@ -1486,7 +1405,7 @@ static void test_hard_reset_with_live_state(void **state)
 	close(e.dmabuf);
 	free(e.pattern);
 	hlthunk_close(old);
-	assert_int_equal(dram_free(fd), hw.dram_size);
+	assert_int_equal(hltests_dram_free(fd), hw.dram_size);
 	f->st.fd = fd;
 	free(buf);
 	free(zero);
@@ -1499,15 +1418,15 @@ static void test_hard_reset_with_live_state(void **state)
  */
 static void test_fence_keeps_module(void **state)
 {
-	struct fixture *f = *state;
+	struct hltests_import_fixture *f = *state;
 	struct dma_buf_export_sync_file sync;
 	struct hltests_host_buf cb;
-	struct exported e;
+	struct hltests_export e;
 	uint64_t seq;
 	int rc;
 
 	skip_if_strict();
-	export_pattern(f->st.fd, &e, 2 * MB, false, 0, 2 * MB, 27);
+	hltests_export_pattern(f->st.fd, &e, 2 * MB, false, 0, 2 * MB, 27);
 	seq = slow_fill(f->st.fd, e.dram.va, 2 * MB, 0, 0.5, &cb);
 	memset(&sync, 0, sizeof(sync));
 	sync.flags = DMA_BUF_SYNC_READ;
@@ -1538,16 +1457,16 @@ static void test_fence_keeps_module(void **state)
  */
 static void test_raw_bar_addresses_are_caught(void **state)
 {
-	struct fixture *f = *state;
+	struct hltests_import_fixture *f = *state;
 	uint8_t buf[XFER];
 	struct hl_importer_map m;
-	struct exported e;
+	struct hltests_export e;
 	char dmesg[1 << 16];
 	int h, kmsg;
 	FILE *p;
 	size_t n;
 
-	export_pattern(f->st.fd, &e, 2 * MB, false, 0, 2 * MB, 12);
+	hltests_export_pattern(f->st.fd, &e, 2 * MB, false, 0, 2 * MB, 12);
 	h = imp_import(f->ifd, e.dmabuf, HL_IMPORTER_F_DYNAMIC);
 	assert_true(h > 0);
 	assert_int_equal(imp_map(f->ifd, h, &m), 0);
@@ -1572,7 +1491,7 @@ static void test_raw_bar_addresses_are_caught(void **state)
 	print_message("the raw BAR address faulted in the IOMMU and read wrong data, as it must\n");
 
 	assert_int_equal(imp_handle_op(f->ifd, HL_IMPORTER_IOCTL_RELEASE, h), 0);
-	export_release(f->st.fd, &e);
+	hltests_export_release(f->st.fd, &e);
 }
 
 static const struct CMUnitTest dmabuf_tests[] = {

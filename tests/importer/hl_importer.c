@@ -17,7 +17,7 @@
  *   hl_importer_buf.lock
  *   dma_buf.resv                  (dynamic and pinned imports; move_notify
  *                                  is called with only this one held)
- *   hl_importer_dev.dma_lock
+ *   hl_edu.dma_lock               (hl_edu.h)
  * No user memory is touched with a lock below remove_rwsem held: a fault on
  * an mmap of a dma-buf may take its reservation lock.
  */
@@ -25,8 +25,6 @@
 #include <linux/dma-buf.h>
 #include <linux/dma-mapping.h>
 #include <linux/dma-resv.h>
-#include <linux/io-64-nonatomic-lo-hi.h>
-#include <linux/iopoll.h>
 #include <linux/kref.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
@@ -37,35 +35,11 @@
 #include <linux/uaccess.h>
 #include <linux/xarray.h>
 
+#include "hl_edu.h"
 #include "hl_importer.h"
 
 #define HL_IMPORTER_NAME		"hl_importer"
 
-#define PCI_VENDOR_ID_QEMU_EDU		0x1234
-#define PCI_DEVICE_ID_QEMU_EDU		0x11e8
-
-/* edu registers (BAR0) */
-#define EDU_REG_IDENT			0x00
-#define EDU_IDENT_MAGIC			0xed	/* low byte; high byte: major */
-#define EDU_REG_DMA_SRC			0x80
-#define EDU_REG_DMA_DST			0x88
-#define EDU_REG_DMA_CNT			0x90
-#define EDU_REG_DMA_CMD			0x98
-#define EDU_DMA_CMD_START		BIT(0)
-#define EDU_DMA_CMD_TO_RAM		BIT(1)	/* edu buffer -> bus address */
-
-/* The edu buffer, in edu's own address space */
-#define EDU_BUF_ADDR			0x40000
-/*
- * The buffer is 4096 bytes, but QEMU 7.2's edu range check is off by one
- * (a transfer may not reach the buffer's last byte, and QEMU aborts if it
- * does): every piece uses the first half only.
- */
-#define EDU_DMA_MAX			2048
-
-/* edu completes a DMA from a 100 ms timer; allow a busy TCG host plenty */
-#define HL_IMPORTER_DMA_POLL_US		2000
-#define HL_IMPORTER_DMA_TIMEOUT_US	(5 * USEC_PER_SEC)
 #define HL_IMPORTER_FENCE_TIMEOUT	(10 * HZ)
 
 #define HL_IMPORTER_MAX_BUFS		1024
@@ -92,17 +66,13 @@ MODULE_PARM_DESC(corrupt_dma_addr,
 /**
  * struct hl_importer_dev - the edu device.
  * @pdev: its PCI function.
- * @regs: BAR0.
+ * @hw: the edu device as a DMA engine (hl_edu.h).
  * @misc: /dev/hl_importer.
  * @kref: held by probe (dropped by remove) and by every open file.
  * @remove_rwsem: read by every file operation, write by remove.
  * @removed: the device was removed; file operations fail with -ENODEV.
  * @files_lock: see @files.
  * @files: the open files (struct hl_importer_file.node).
- * @dma_lock: serialises edu DMA.
- * @bounce: coherent buffer of EDU_DMA_MAX bytes for the edu device.
- * @bounce_dma: its DMA address.
- * @broken: an edu DMA timed out; bus mastering is off, no more DMA.
  * @orig_seg_boundary: the PCI device's segment boundary before probe,
  *	restored at remove.
  * @orig_max_seg_size: the PCI device's max segment size before probe,
@@ -111,7 +81,7 @@ MODULE_PARM_DESC(corrupt_dma_addr,
  */
 struct hl_importer_dev {
 	struct pci_dev *pdev;
-	void __iomem *regs;
+	struct hl_edu hw;
 	struct miscdevice misc;
 	struct kref kref;
 
@@ -120,11 +90,6 @@ struct hl_importer_dev {
 
 	struct mutex files_lock;		/* Protects: @files */
 	struct list_head files;
-
-	struct mutex dma_lock;			/* Protects: the DMA registers, @bounce, @broken */
-	void *bounce;
-	dma_addr_t bounce_dma;
-	bool broken;
 
 	unsigned int orig_max_seg_size;
 	unsigned long orig_seg_boundary;
@@ -186,82 +151,6 @@ static struct hl_importer_dev *hl_importer_edu;
 /* edu DMA */
 
 /*
- * One edu DMA; on timeout the device is left unusable (bus mastering off) so
- * that a late completion cannot write into memory that was reused.
- */
-static int hl_importer_edu_dma(struct hl_importer_dev *edu, u64 src, u64 dst,
-			       u32 len, u64 dir)
-{
-	u64 cmd;
-	int ret;
-
-	lockdep_assert_held(&edu->dma_lock);
-
-	writeq(src, edu->regs + EDU_REG_DMA_SRC);
-	writeq(dst, edu->regs + EDU_REG_DMA_DST);
-	writeq(len, edu->regs + EDU_REG_DMA_CNT);
-	writeq(EDU_DMA_CMD_START | dir, edu->regs + EDU_REG_DMA_CMD);
-
-	ret = readq_poll_timeout(edu->regs + EDU_REG_DMA_CMD, cmd,
-				 !(cmd & EDU_DMA_CMD_START),
-				 HL_IMPORTER_DMA_POLL_US,
-				 HL_IMPORTER_DMA_TIMEOUT_US);
-	if (ret) {
-		edu->broken = true;
-		pci_clear_master(edu->pdev);
-		dev_err(&edu->pdev->dev,
-			"edu DMA %#llx -> %#llx (%u bytes) timed out; DMA disabled\n",
-			src, dst, len);
-	}
-	return ret;
-}
-
-/*
- * Move one piece (at most EDU_DMA_MAX bytes) between the bus address @addr
- * and @kbuf, through the edu buffer and the bounce buffer.
- */
-static int hl_importer_edu_copy(struct hl_importer_dev *edu, dma_addr_t addr,
-				void *kbuf, u32 len, bool write)
-{
-	int ret;
-
-	ret = mutex_lock_interruptible(&edu->dma_lock);
-	if (ret)
-		return ret;
-
-	if (edu->broken) {
-		ret = -EIO;
-		goto out_unlock;
-	}
-
-	if (write) {
-		memcpy(edu->bounce, kbuf, len);
-		ret = hl_importer_edu_dma(edu, edu->bounce_dma, EDU_BUF_ADDR,
-					  len, 0);
-		if (!ret)
-			ret = hl_importer_edu_dma(edu, EDU_BUF_ADDR, addr, len,
-						  EDU_DMA_CMD_TO_RAM);
-	} else {
-		ret = hl_importer_edu_dma(edu, addr, EDU_BUF_ADDR, len, 0);
-		if (!ret)
-			ret = hl_importer_edu_dma(edu, EDU_BUF_ADDR,
-						  edu->bounce_dma, len,
-						  EDU_DMA_CMD_TO_RAM);
-		if (!ret) {
-			/* The device wrote the bounce buffer before it
-			 * cleared START.
-			 */
-			dma_rmb();
-			memcpy(kbuf, edu->bounce, len);
-		}
-	}
-
-out_unlock:
-	mutex_unlock(&edu->dma_lock);
-	return ret;
-}
-
-/*
  * Move @size bytes at @offset of a mapping by edu DMA, in pieces that never
  * cross a DMA segment. Only sg_dma_address()/sg_dma_len() are used.
  */
@@ -292,8 +181,7 @@ static int hl_importer_sgt_copy(struct hl_importer_dev *edu,
 			dma_addr_t addr = sg_dma_address(sg) + offset +
 					  (u64)corrupt * PAGE_SIZE;
 
-			ret = hl_importer_edu_copy(edu, addr, kbuf + done, len,
-						   write);
+			ret = hl_edu_copy(&edu->hw, addr, kbuf + done, len, write);
 			if (ret)
 				return ret;
 			offset += len;
@@ -1039,7 +927,7 @@ static void hl_importer_dev_release(struct kref *kref)
 	struct hl_importer_dev *edu = container_of(kref, struct hl_importer_dev,
 						   kref);
 
-	mutex_destroy(&edu->dma_lock);
+	hl_edu_fini(&edu->hw);
 	mutex_destroy(&edu->files_lock);
 	pci_dev_put(edu->pdev);
 	kfree(edu);
@@ -1141,26 +1029,11 @@ static int hl_importer_probe(struct pci_dev *pdev,
 	init_rwsem(&edu->remove_rwsem);
 	mutex_init(&edu->files_lock);
 	INIT_LIST_HEAD(&edu->files);
-	mutex_init(&edu->dma_lock);
 
-	edu->regs = pcim_iomap_region(pdev, 0, HL_IMPORTER_NAME);
-	if (IS_ERR(edu->regs)) {
-		ret = PTR_ERR(edu->regs);
+	ret = hl_edu_init(&edu->hw, pdev, HL_IMPORTER_NAME, &ident);
+	if (ret)
 		goto err_put_edu;
-	}
 
-	ident = readl(edu->regs + EDU_REG_IDENT);
-	if ((ident & 0xff) != EDU_IDENT_MAGIC) {
-		dev_err(dev, "not an edu device (ident %#x)\n", ident);
-		ret = -ENODEV;
-		goto err_put_edu;
-	}
-
-	ret = dma_set_mask_and_coherent(dev, DMA_BIT_MASK(64));
-	if (ret) {
-		dev_err(dev, "no 64-bit DMA: %d\n", ret);
-		goto err_put_edu;
-	}
 	edu->orig_max_seg_size = dma_get_max_seg_size(dev);
 	if (max_seg_size)
 		dma_set_max_seg_size(dev, max_seg_size);
@@ -1168,13 +1041,9 @@ static int hl_importer_probe(struct pci_dev *pdev,
 	if (seg_boundary)
 		dma_set_seg_boundary(dev, seg_boundary);
 
-	edu->bounce = dma_alloc_coherent(dev, EDU_DMA_MAX, &edu->bounce_dma,
-					 GFP_KERNEL);
-	if (!edu->bounce) {
-		ret = -ENOMEM;
+	ret = hl_edu_start(&edu->hw);
+	if (ret)
 		goto err_restore_max_seg_size;
-	}
-	pci_set_master(pdev);
 
 	edu->misc.minor = MISC_DYNAMIC_MINOR;
 	edu->misc.name = HL_IMPORTER_NAME;
@@ -1182,7 +1051,7 @@ static int hl_importer_probe(struct pci_dev *pdev,
 	edu->misc.parent = dev;
 	ret = misc_register(&edu->misc);
 	if (ret)
-		goto err_clear_master;
+		goto err_stop_edu;
 
 	pci_set_drvdata(pdev, edu);
 	hl_importer_edu = edu;
@@ -1193,9 +1062,8 @@ static int hl_importer_probe(struct pci_dev *pdev,
 		 dma_get_seg_boundary(dev));
 	return 0;
 
-err_clear_master:
-	pci_clear_master(pdev);
-	dma_free_coherent(dev, EDU_DMA_MAX, edu->bounce, edu->bounce_dma);
+err_stop_edu:
+	hl_edu_stop(&edu->hw);
 err_restore_max_seg_size:
 	dma_set_seg_boundary(dev, edu->orig_seg_boundary);
 	dma_set_max_seg_size(dev, edu->orig_max_seg_size);
@@ -1222,9 +1090,7 @@ static void hl_importer_remove(struct pci_dev *pdev)
 	mutex_unlock(&edu->files_lock);
 	up_write(&edu->remove_rwsem);
 
-	pci_clear_master(pdev);
-	dma_free_coherent(&pdev->dev, EDU_DMA_MAX, edu->bounce,
-			  edu->bounce_dma);
+	hl_edu_stop(&edu->hw);
 	dma_set_seg_boundary(&pdev->dev, edu->orig_seg_boundary);
 	dma_set_max_seg_size(&pdev->dev, edu->orig_max_seg_size);
 

@@ -27,15 +27,13 @@
  *                      files, their imports
  *   dma_buf.resv       MAP, DMA, STATUS, UNMAP; move_notify and the revoke
  *                      callback are called with only this one held
- *   hl_umem_dev.dma_lock
+ *   hl_edu.dma_lock    (hl_edu.h)
  * No user memory is touched with a lock held.
  */
 
 #include <linux/dma-buf.h>
 #include <linux/dma-mapping.h>
 #include <linux/dma-resv.h>
-#include <linux/io-64-nonatomic-lo-hi.h>
-#include <linux/iopoll.h>
 #include <linux/kref.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
@@ -47,55 +45,32 @@
 #include <rdma/ib_umem.h>
 #include <rdma/ib_verbs.h>
 
+#include "hl_edu.h"
 #include "hl_umem.h"
 
 #define HL_UMEM_NAME			"hl_umem"
 
-/* edu registers (BAR0); see hl_importer.c */
-#define EDU_REG_IDENT			0x00
-#define EDU_IDENT_MAGIC			0xed
-#define EDU_REG_DMA_SRC			0x80
-#define EDU_REG_DMA_DST			0x88
-#define EDU_REG_DMA_CNT			0x90
-#define EDU_REG_DMA_CMD			0x98
-#define EDU_DMA_CMD_START		BIT(0)
-#define EDU_DMA_CMD_TO_RAM		BIT(1)
-#define EDU_BUF_ADDR			0x40000
-/* QEMU 7.2's edu range check is off by one: use the first half only */
-#define EDU_DMA_MAX			2048
-
-#define HL_UMEM_DMA_POLL_US		2000
-#define HL_UMEM_DMA_TIMEOUT_US		(5 * USEC_PER_SEC)
 #define HL_UMEM_MAX_BUFS		1024
 #define HL_UMEM_POISON			0xa5
 
 /**
  * struct hl_umem_dev - the edu device and its ib_device.
  * @pdev: its PCI function.
- * @regs: BAR0.
+ * @hw: the edu device as a DMA engine (hl_edu.h).
  * @ibdev: allocated with ib_alloc_device(), never registered.
  * @misc: /dev/hl_umem.
  * @kref: held by probe (dropped by remove) and by every open file.
  * @removed: the device was removed (hl_umem_lock).
  * @files: the open files (hl_umem_lock).
- * @dma_lock: serialises edu DMA.
- * @bounce: coherent buffer of EDU_DMA_MAX bytes.
- * @bounce_dma: its DMA address.
- * @broken: an edu DMA timed out; bus mastering is off.
  */
 struct hl_umem_dev {
 	struct pci_dev *pdev;
-	void __iomem *regs;
+	struct hl_edu hw;
 	struct ib_device *ibdev;
 	struct miscdevice misc;
 	struct kref kref;
 	bool removed;
 	struct list_head files;
-
-	struct mutex dma_lock;		/* Protects: the DMA registers, @bounce, @broken */
-	void *bounce;
-	dma_addr_t bounce_dma;
-	bool broken;
 };
 
 /**
@@ -148,84 +123,6 @@ static DEFINE_MUTEX(hl_umem_lock);	/* Protects: see the lock order above */
 /* ---------------------------------------------------------------------- */
 /* edu DMA */
 
-static int hl_umem_edu_dma(struct hl_umem_dev *edu, u64 src, u64 dst, u32 len,
-			   u64 dir)
-{
-	u64 cmd;
-	int ret;
-
-	lockdep_assert_held(&edu->dma_lock);
-
-	writeq(src, edu->regs + EDU_REG_DMA_SRC);
-	writeq(dst, edu->regs + EDU_REG_DMA_DST);
-	writeq(len, edu->regs + EDU_REG_DMA_CNT);
-	writeq(EDU_DMA_CMD_START | dir, edu->regs + EDU_REG_DMA_CMD);
-
-	ret = readq_poll_timeout(edu->regs + EDU_REG_DMA_CMD, cmd,
-				 !(cmd & EDU_DMA_CMD_START),
-				 HL_UMEM_DMA_POLL_US, HL_UMEM_DMA_TIMEOUT_US);
-	if (ret) {
-		edu->broken = true;
-		pci_clear_master(edu->pdev);
-		dev_err(&edu->pdev->dev,
-			"edu DMA %#llx -> %#llx (%u bytes) timed out; DMA disabled\n",
-			src, dst, len);
-	}
-	return ret;
-}
-
-/* Fill the edu buffer with HL_UMEM_POISON (from the bounce buffer) */
-static int hl_umem_edu_poison(struct hl_umem_dev *edu)
-{
-	int ret;
-
-	mutex_lock(&edu->dma_lock);
-	if (edu->broken) {
-		ret = -EIO;
-	} else {
-		memset(edu->bounce, HL_UMEM_POISON, EDU_DMA_MAX);
-		ret = hl_umem_edu_dma(edu, edu->bounce_dma, EDU_BUF_ADDR,
-				      EDU_DMA_MAX, 0);
-	}
-	mutex_unlock(&edu->dma_lock);
-	return ret;
-}
-
-/* One piece of at most EDU_DMA_MAX bytes between @addr and @kbuf */
-static int hl_umem_edu_copy(struct hl_umem_dev *edu, dma_addr_t addr,
-			    void *kbuf, u32 len, bool write)
-{
-	int ret;
-
-	mutex_lock(&edu->dma_lock);
-	if (edu->broken) {
-		ret = -EIO;
-		goto out_unlock;
-	}
-
-	if (write) {
-		memcpy(edu->bounce, kbuf, len);
-		ret = hl_umem_edu_dma(edu, edu->bounce_dma, EDU_BUF_ADDR, len,
-				      0);
-		if (!ret)
-			ret = hl_umem_edu_dma(edu, EDU_BUF_ADDR, addr, len,
-					      EDU_DMA_CMD_TO_RAM);
-	} else {
-		ret = hl_umem_edu_dma(edu, addr, EDU_BUF_ADDR, len, 0);
-		if (!ret)
-			ret = hl_umem_edu_dma(edu, EDU_BUF_ADDR, edu->bounce_dma,
-					      len, EDU_DMA_CMD_TO_RAM);
-		if (!ret) {
-			dma_rmb();
-			memcpy(kbuf, edu->bounce, len);
-		}
-	}
-
-out_unlock:
-	mutex_unlock(&edu->dma_lock);
-	return ret;
-}
-
 /*
  * Move @size bytes at byte @offset of the segments by edu DMA, in pieces
  * that never cross a segment.
@@ -239,7 +136,8 @@ static int hl_umem_segs_copy(struct hl_umem_dev *edu,
 	int ret;
 
 	if (!write) {
-		ret = hl_umem_edu_poison(edu);
+		/* What the DMA does not overwrite reads as the poison */
+		ret = hl_edu_fill(&edu->hw, HL_UMEM_POISON);
 		if (ret)
 			return ret;
 	}
@@ -255,8 +153,8 @@ static int hl_umem_segs_copy(struct hl_umem_dev *edu,
 			u32 len = min3(seg_len - offset, size - done,
 				       (u64)EDU_DMA_MAX);
 
-			ret = hl_umem_edu_copy(edu, segs[i].addr + offset,
-					       kbuf + done, len, write);
+			ret = hl_edu_copy(&edu->hw, segs[i].addr + offset,
+					  kbuf + done, len, write);
 			if (ret)
 				return ret;
 			offset += len;
@@ -789,7 +687,7 @@ static void hl_umem_dev_release(struct kref *kref)
 {
 	struct hl_umem_dev *edu = container_of(kref, struct hl_umem_dev, kref);
 
-	mutex_destroy(&edu->dma_lock);
+	hl_edu_fini(&edu->hw);
 	pci_dev_put(edu->pdev);
 	kfree(edu);
 }
@@ -860,20 +758,8 @@ static int hl_umem_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	edu->pdev = pci_dev_get(pdev);
 	kref_init(&edu->kref);
 	INIT_LIST_HEAD(&edu->files);
-	mutex_init(&edu->dma_lock);
 
-	edu->regs = pcim_iomap_region(pdev, 0, HL_UMEM_NAME);
-	if (IS_ERR(edu->regs)) {
-		ret = PTR_ERR(edu->regs);
-		goto err_put_edu;
-	}
-	ident = readl(edu->regs + EDU_REG_IDENT);
-	if ((ident & 0xff) != EDU_IDENT_MAGIC) {
-		dev_err(dev, "not an edu device (ident %#x)\n", ident);
-		ret = -ENODEV;
-		goto err_put_edu;
-	}
-	ret = dma_set_mask_and_coherent(dev, DMA_BIT_MASK(64));
+	ret = hl_edu_init(&edu->hw, pdev, HL_UMEM_NAME, &ident);
 	if (ret)
 		goto err_put_edu;
 
@@ -889,13 +775,9 @@ static int hl_umem_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	if (ret)
 		goto err_dealloc_ibdev;
 
-	edu->bounce = dma_alloc_coherent(dev, EDU_DMA_MAX, &edu->bounce_dma,
-					 GFP_KERNEL);
-	if (!edu->bounce) {
-		ret = -ENOMEM;
+	ret = hl_edu_start(&edu->hw);
+	if (ret)
 		goto err_dealloc_ibdev;
-	}
-	pci_set_master(pdev);
 
 	edu->misc.minor = MISC_DYNAMIC_MINOR;
 	edu->misc.name = HL_UMEM_NAME;
@@ -903,16 +785,15 @@ static int hl_umem_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	edu->misc.parent = dev;
 	ret = misc_register(&edu->misc);
 	if (ret)
-		goto err_clear_master;
+		goto err_stop_edu;
 
 	pci_set_drvdata(pdev, edu);
 	dev_info(dev, "edu v%u, /dev/%s: ib_umem_dmabuf importer\n",
 		 ident >> 24, HL_UMEM_NAME);
 	return 0;
 
-err_clear_master:
-	pci_clear_master(pdev);
-	dma_free_coherent(dev, EDU_DMA_MAX, edu->bounce, edu->bounce_dma);
+err_stop_edu:
+	hl_edu_stop(&edu->hw);
 err_dealloc_ibdev:
 	ib_dealloc_device(edu->ibdev);
 err_put_edu:
@@ -933,9 +814,7 @@ static void hl_umem_remove(struct pci_dev *pdev)
 		hl_umem_file_release_bufs(f);
 	mutex_unlock(&hl_umem_lock);
 
-	pci_clear_master(pdev);
-	dma_free_coherent(&pdev->dev, EDU_DMA_MAX, edu->bounce,
-			  edu->bounce_dma);
+	hl_edu_stop(&edu->hw);
 	/* No umem of it is left */
 	ib_dealloc_device(edu->ibdev);
 	kref_put(&edu->kref, hl_umem_dev_release);

@@ -55,11 +55,6 @@ static int dyn_pins;
 
 /* ---- hl_umem ---- */
 
-static int um_ioctl(int fd, unsigned long req, void *arg)
-{
-	return ioctl(fd, req, arg) ? -errno : 0;
-}
-
 /* Returns the handle, or -errno */
 static int um_import(int ufd, int dmabuf, uint32_t kind, uint64_t off,
 		     uint64_t size)
@@ -72,7 +67,7 @@ static int um_import(int ufd, int dmabuf, uint32_t kind, uint64_t off,
 	a.kind = kind;
 	a.offset = off;
 	a.size = size;
-	rc = um_ioctl(ufd, HL_UMEM_IOCTL_IMPORT, &a);
+	rc = hltests_ioctl(ufd, HL_UMEM_IOCTL_IMPORT, &a);
 	return rc ? rc : (int)a.handle;
 }
 
@@ -80,7 +75,7 @@ static int um_map(int ufd, int h, struct hl_umem_map *m)
 {
 	memset(m, 0, sizeof(*m));
 	m->handle = h;
-	return um_ioctl(ufd, HL_UMEM_IOCTL_MAP, m);
+	return hltests_ioctl(ufd, HL_UMEM_IOCTL_MAP, m);
 }
 
 static int um_dma(int ufd, bool write, int h, uint64_t off, void *buf,
@@ -94,7 +89,7 @@ static int um_dma(int ufd, bool write, int h, uint64_t off, void *buf,
 	d.offset = off;
 	d.size = size;
 	d.user_ptr = (uint64_t)(uintptr_t)buf;
-	return um_ioctl(ufd, write ? HL_UMEM_IOCTL_DMA_WRITE :
+	return hltests_ioctl(ufd, write ? HL_UMEM_IOCTL_DMA_WRITE :
 				     HL_UMEM_IOCTL_DMA_READ, &d);
 }
 
@@ -104,7 +99,7 @@ static int um_op(int ufd, unsigned long req, int h)
 
 	memset(&a, 0, sizeof(a));
 	a.handle = h;
-	return um_ioctl(ufd, req, &a);
+	return hltests_ioctl(ufd, req, &a);
 }
 
 static struct hl_umem_status um_status(int ufd, int h)
@@ -113,50 +108,11 @@ static struct hl_umem_status um_status(int ufd, int h)
 
 	memset(&s, 0, sizeof(s));
 	s.handle = h;
-	assert_int_equal(um_ioctl(ufd, HL_UMEM_IOCTL_STATUS, &s), 0);
+	assert_int_equal(hltests_ioctl(ufd, HL_UMEM_IOCTL_STATUS, &s), 0);
 	return s;
 }
 
-/* ---- the exporter side ---- */
-
-struct exported {
-	struct hltests_dram_buf dram;
-	uint8_t *pattern;	/* what the accelerator wrote, whole allocation */
-	uint64_t size;
-	int dmabuf;
-};
-
-/*
- * Allocate @size of DRAM, have the accelerator write a random pattern into
- * it, and export [@offset, @offset + @len).
- */
-static void export_pattern(int fd, struct exported *e, uint64_t size,
-			   uint64_t offset, uint64_t len, uint64_t seed)
-{
-	uint64_t state = seed;
-
-	hltests_dram_map(fd, &e->dram, size, false);
-	e->size = size;
-	e->pattern = malloc(size);
-	assert_non_null(e->pattern);
-	hltests_fill_random(&state, e->pattern, size);
-	hltests_write_device(fd, e->dram.va, e->pattern, size);
-	e->dmabuf = hlthunk_device_mapped_memory_export_dmabuf_fd(fd, e->dram.va,
-								  len, offset,
-								  O_RDWR | O_CLOEXEC);
-	if (e->dmabuf < 0)
-		print_error("export: %s\n", strerror(-e->dmabuf));
-	assert_true(e->dmabuf >= 0);
-}
-
-static void export_release(int fd, struct exported *e)
-{
-	if (e->dmabuf >= 0)
-		close(e->dmabuf);
-	if (fd >= 0)
-		hltests_dram_unmap(fd, &e->dram);
-	free(e->pattern);
-}
+/* ---- the exporter side (tests/common/hltests_export.c) ---- */
 
 /* edu reads [off, off + n) of the umem; compare with @expected */
 static void check_read(int ufd, int h, uint64_t off, const uint8_t *expected,
@@ -176,7 +132,7 @@ static void check_read(int ufd, int h, uint64_t off, const uint8_t *expected,
  * allocation; the accelerator reads the allocation back: the bytes are
  * there and nothing around them changed. Updates e->pattern.
  */
-static void check_write(int fd, struct exported *e, int ufd, int h,
+static void check_write(int fd, struct hltests_export *e, int ufd, int h,
 			uint64_t off, uint64_t hbm_off, uint64_t n,
 			uint64_t seed, const char *what)
 {
@@ -193,14 +149,6 @@ static void check_write(int fd, struct exported *e, int ufd, int h,
 	hltests_assert_bytes_equal(back, e->pattern + lo, hi - lo, what);
 	free(data);
 	free(back);
-}
-
-static uint64_t dram_free(int fd)
-{
-	struct hlthunk_dram_usage_info u;
-
-	assert_int_equal(hlthunk_get_dram_usage(fd, &u), 0);
-	return u.dram_free_mem;
 }
 
 static void kmsg(const char *text)
@@ -244,7 +192,7 @@ static uint64_t um_first_addr(int ufd, int h)
 
 	memset(&sg, 0, sizeof(sg));
 	sg.handle = h;
-	assert_int_equal(um_ioctl(ufd, HL_UMEM_IOCTL_SG_ENTRY, &sg), 0);
+	assert_int_equal(hltests_ioctl(ufd, HL_UMEM_IOCTL_SG_ENTRY, &sg), 0);
 	return sg.dma_addr;
 }
 
@@ -295,32 +243,9 @@ static void check_exporter_counts(int mappings, int pins)
 	assert_non_null(strstr(buf, want));
 }
 
-struct fixture {
-	struct hltests_state st;
-	int ufd;
-};
-
 static int setup(void **state)
 {
-	struct fixture *f;
-	void *st = NULL;
-
-	if (hltests_setup(&st))
-		return -1;
-	f = calloc(1, sizeof(*f));
-	if (!f)
-		return -1;
-	f->st = *(struct hltests_state *)st;
-	free(st);
-	f->ufd = open(UMEM_DEV, O_RDWR | O_CLOEXEC);
-	if (f->ufd < 0) {
-		print_error(UMEM_DEV ": %s\n", strerror(errno));
-		hlthunk_close(f->st.fd);
-		free(f);
-		return -1;
-	}
-	*state = f;
-	return 0;
+	return hltests_import_setup(state, UMEM_DEV, "");
 }
 
 /* The accelerator's PCI address, for binding it again after a failed test */
@@ -328,15 +253,7 @@ static char hl_busid[32];
 
 static int teardown(void **state)
 {
-	struct fixture *f = *state;
-
-	if (f) {
-		if (f->ufd >= 0)
-			close(f->ufd);
-		if (f->st.fd >= 0)
-			hlthunk_close(f->st.fd);
-		free(f);
-	}
+	hltests_import_teardown(state);
 	/*
 	 * A test that failed between its unbind and its rebind (after the
 	 * umems are gone: an unbind may be waiting for one)
@@ -371,27 +288,27 @@ static void rebind_habanalabs(int *fd, const char *busid)
  */
 static void test_data_dynamic_whole(void **state)
 {
-	struct fixture *f = *state;
+	struct hltests_import_fixture *f = *state;
 	struct hl_umem_sg_entry sg;
 	struct hl_umem_status s;
 	struct hl_umem_map m;
-	struct exported e;
+	struct hltests_export e;
 	uint64_t sum = 0, seg0;
 	uint32_t i;
 	int h;
 
 	skip_if_strict();
-	export_pattern(f->st.fd, &e, 2 * MB, 0, 2 * MB, 1);
-	h = um_import(f->ufd, e.dmabuf, HL_UMEM_KIND_DYNAMIC, 0, 2 * MB);
+	hltests_export_pattern(f->st.fd, &e, 2 * MB, false, 0, 2 * MB, 1);
+	h = um_import(f->ifd, e.dmabuf, HL_UMEM_KIND_DYNAMIC, 0, 2 * MB);
 	assert_true(h > 0);
-	s = um_status(f->ufd, h);
+	s = um_status(f->ifd, h);
 	assert_int_equal(s.state, HL_UMEM_STATE_UNMAPPED);
 	assert_int_equal(s.umem_flags, 0);
-	assert_int_equal(um_dma(f->ufd, false, h, 0, e.pattern, 16, 0), -ENODATA);
+	assert_int_equal(um_dma(f->ifd, false, h, 0, e.pattern, 16, 0), -ENODATA);
 
-	assert_int_equal(um_map(f->ufd, h, &m), 0);
+	assert_int_equal(um_map(f->ifd, h, &m), 0);
 	assert_int_equal(m.total_len, 2 * MB);
-	s = um_status(f->ufd, h);
+	s = um_status(f->ifd, h);
 	assert_int_equal(s.state, HL_UMEM_STATE_MAPPED);
 	assert_int_equal(s.umem_flags, HL_UMEM_UMEM_SGT);
 	assert_int_equal(s.nents, m.nents);
@@ -399,35 +316,37 @@ static void test_data_dynamic_whole(void **state)
 		memset(&sg, 0, sizeof(sg));
 		sg.handle = h;
 		sg.index = i;
-		assert_int_equal(um_ioctl(f->ufd, HL_UMEM_IOCTL_SG_ENTRY, &sg), 0);
+		assert_int_equal(hltests_ioctl(f->ifd, HL_UMEM_IOCTL_SG_ENTRY,
+					       &sg), 0);
 		assert_true(sg.len > 0 && sg.len <= 64 * KB);
 		assert_int_equal(sg.dma_addr % PAGE, 0);
 		sum += sg.len;
 	}
 	assert_int_equal(sum, 2 * MB);
 	sg.index = m.nents;
-	assert_int_equal(um_ioctl(f->ufd, HL_UMEM_IOCTL_SG_ENTRY, &sg), -EINVAL);
+	assert_int_equal(hltests_ioctl(f->ifd, HL_UMEM_IOCTL_SG_ENTRY, &sg),
+			 -EINVAL);
 	check_exporter_counts(1, dyn_pins);
 
 	memset(&sg, 0, sizeof(sg));
 	sg.handle = h;
-	assert_int_equal(um_ioctl(f->ufd, HL_UMEM_IOCTL_SG_ENTRY, &sg), 0);
+	assert_int_equal(hltests_ioctl(f->ifd, HL_UMEM_IOCTL_SG_ENTRY, &sg), 0);
 	seg0 = sg.len;
-	check_read(f->ufd, h, 0, e.pattern, XFER, "first bytes");
-	check_read(f->ufd, h, 2 * MB - XFER, e.pattern + 2 * MB - XFER, XFER,
+	check_read(f->ifd, h, 0, e.pattern, XFER, "first bytes");
+	check_read(f->ifd, h, 2 * MB - XFER, e.pattern + 2 * MB - XFER, XFER,
 		   "last bytes");
-	check_read(f->ufd, h, seg0 - 1000, e.pattern + seg0 - 1000, XFER,
+	check_read(f->ifd, h, seg0 - 1000, e.pattern + seg0 - 1000, XFER,
 		   "across the first segment boundary");
-	check_write(f->st.fd, &e, f->ufd, h, MB - 1000, MB - 1000, XFER, 2,
+	check_write(f->st.fd, &e, f->ifd, h, MB - 1000, MB - 1000, XFER, 2,
 		    "edu write across a page boundary");
 
-	assert_int_equal(um_op(f->ufd, HL_UMEM_IOCTL_UNMAP, h), 0);
-	assert_int_equal(um_status(f->ufd, h).state, HL_UMEM_STATE_UNMAPPED);
+	assert_int_equal(um_op(f->ifd, HL_UMEM_IOCTL_UNMAP, h), 0);
+	assert_int_equal(um_status(f->ifd, h).state, HL_UMEM_STATE_UNMAPPED);
 	check_exporter_counts(0, 0);
-	assert_int_equal(um_op(f->ufd, HL_UMEM_IOCTL_UNMAP, h), -ENODATA);
-	assert_int_equal(um_op(f->ufd, HL_UMEM_IOCTL_RELEASE, h), 0);
-	assert_int_equal(um_op(f->ufd, HL_UMEM_IOCTL_RELEASE, h), -ENOENT);
-	export_release(f->st.fd, &e);
+	assert_int_equal(um_op(f->ifd, HL_UMEM_IOCTL_UNMAP, h), -ENODATA);
+	assert_int_equal(um_op(f->ifd, HL_UMEM_IOCTL_RELEASE, h), 0);
+	assert_int_equal(um_op(f->ifd, HL_UMEM_IOCTL_RELEASE, h), -ENOENT);
+	hltests_export_release(f->st.fd, &e);
 }
 
 /*
@@ -451,35 +370,35 @@ static void test_data_sub_ranges(void **state)
 		{ HL_UMEM_KIND_REVOCABLE, 2 * MB, MB, MB - 8 * PAGE - 10, 10 + 8 * PAGE,
 		  9 * PAGE },
 	};
-	struct fixture *f = *state;
+	struct hltests_import_fixture *f = *state;
 	struct hl_umem_map m;
-	struct exported e;
+	struct hltests_export e;
 	unsigned int i;
 	uint64_t base;
 	int h;
 
 	skip_if_strict();
 	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
-		export_pattern(f->st.fd, &e, 4 * MB, c[i].exp_off, c[i].exp_len,
-			       10 + i);
-		h = um_import(f->ufd, e.dmabuf, c[i].kind, c[i].off, c[i].size);
+		hltests_export_pattern(f->st.fd, &e, 4 * MB, false,
+				       c[i].exp_off, c[i].exp_len, 10 + i);
+		h = um_import(f->ifd, e.dmabuf, c[i].kind, c[i].off, c[i].size);
 		assert_true(h > 0);
-		assert_int_equal(um_map(f->ufd, h, &m), 0);
+		assert_int_equal(um_map(f->ifd, h, &m), 0);
 		assert_int_equal(m.total_len, c[i].span);
 		base = c[i].exp_off + c[i].off;
 		print_message("kind %u: export [%#" PRIx64 ", +%#" PRIx64
 			      "), umem [+%#" PRIx64 ", +%#" PRIx64 "): %u segments\n",
 			      c[i].kind, c[i].exp_off, c[i].exp_len, c[i].off,
 			      c[i].size, m.nents);
-		check_read(f->ufd, h, 0, e.pattern + base,
+		check_read(f->ifd, h, 0, e.pattern + base,
 			   c[i].size < XFER ? c[i].size : XFER, "umem start");
-		check_read(f->ufd, h, c[i].size - 512,
+		check_read(f->ifd, h, c[i].size - 512,
 			   e.pattern + base + c[i].size - 512, 512, "umem end");
 		/* Nothing beyond the umem */
-		assert_int_equal(um_dma(f->ufd, false, h, c[i].size - 1,
+		assert_int_equal(um_dma(f->ifd, false, h, c[i].size - 1,
 					e.pattern, 2, 0), -EINVAL);
-		assert_int_equal(um_op(f->ufd, HL_UMEM_IOCTL_RELEASE, h), 0);
-		export_release(f->st.fd, &e);
+		assert_int_equal(um_op(f->ifd, HL_UMEM_IOCTL_RELEASE, h), 0);
+		hltests_export_release(f->st.fd, &e);
 	}
 }
 
@@ -489,31 +408,31 @@ static void test_data_sub_ranges(void **state)
  */
 static void test_data_pinned(void **state)
 {
-	struct fixture *f = *state;
+	struct hltests_import_fixture *f = *state;
 	struct hl_umem_status s;
 	struct hl_umem_map m;
-	struct exported e;
+	struct hltests_export e;
 	int h;
 
 	skip_if_strict();
-	export_pattern(f->st.fd, &e, 2 * MB, 0, 2 * MB, 3);
-	h = um_import(f->ufd, e.dmabuf, HL_UMEM_KIND_PINNED, 0, 2 * MB);
+	hltests_export_pattern(f->st.fd, &e, 2 * MB, false, 0, 2 * MB, 3);
+	h = um_import(f->ifd, e.dmabuf, HL_UMEM_KIND_PINNED, 0, 2 * MB);
 	assert_true(h > 0);
-	s = um_status(f->ufd, h);
+	s = um_status(f->ifd, h);
 	assert_int_equal(s.state, HL_UMEM_STATE_MAPPED);
 	assert_int_equal(s.umem_flags, HL_UMEM_UMEM_SGT | HL_UMEM_UMEM_PINNED);
 	check_exporter_counts(1, 1 + dyn_pins);
-	assert_int_equal(um_map(f->ufd, h, &m), 0);
+	assert_int_equal(um_map(f->ifd, h, &m), 0);
 	assert_int_equal(m.total_len, 2 * MB);
 	/* Pinned umems are not unmapped by their user */
-	assert_int_equal(um_op(f->ufd, HL_UMEM_IOCTL_UNMAP, h), -EINVAL);
+	assert_int_equal(um_op(f->ifd, HL_UMEM_IOCTL_UNMAP, h), -EINVAL);
 	/* Write first: the negative control then fails on a write */
-	check_write(f->st.fd, &e, f->ufd, h, 2 * MB - XFER, 2 * MB - XFER, XFER,
+	check_write(f->st.fd, &e, f->ifd, h, 2 * MB - XFER, 2 * MB - XFER, XFER,
 		    4, "pinned write at the end");
-	check_read(f->ufd, h, MB + 7, e.pattern + MB + 7, XFER, "pinned read");
-	assert_int_equal(um_op(f->ufd, HL_UMEM_IOCTL_RELEASE, h), 0);
+	check_read(f->ifd, h, MB + 7, e.pattern + MB + 7, XFER, "pinned read");
+	assert_int_equal(um_op(f->ifd, HL_UMEM_IOCTL_RELEASE, h), 0);
 	check_exporter_counts(0, 0);
-	export_release(f->st.fd, &e);
+	hltests_export_release(f->st.fd, &e);
 }
 
 /*
@@ -523,40 +442,40 @@ static void test_data_pinned(void **state)
  */
 static void test_data_revocable(void **state)
 {
-	struct fixture *f = *state;
+	struct hltests_import_fixture *f = *state;
 	struct hl_umem_status s;
 	struct hl_umem_map m;
-	struct exported e;
+	struct hltests_export e;
 	uint8_t buf[16];
 	int h;
 
 	skip_if_strict();
-	export_pattern(f->st.fd, &e, 2 * MB, 0, 2 * MB, 5);
-	h = um_import(f->ufd, e.dmabuf, HL_UMEM_KIND_REVOCABLE, 0, 2 * MB);
+	hltests_export_pattern(f->st.fd, &e, 2 * MB, false, 0, 2 * MB, 5);
+	h = um_import(f->ifd, e.dmabuf, HL_UMEM_KIND_REVOCABLE, 0, 2 * MB);
 	assert_true(h > 0);
-	s = um_status(f->ufd, h);
+	s = um_status(f->ifd, h);
 	assert_int_equal(s.state, HL_UMEM_STATE_MAPPED);
 	assert_int_equal(s.umem_flags, HL_UMEM_UMEM_SGT | HL_UMEM_UMEM_PINNED);
 	check_exporter_counts(1, 1 + dyn_pins);
-	check_read(f->ufd, h, 4 * KB - 1024, e.pattern + 4 * KB - 1024, XFER,
+	check_read(f->ifd, h, 4 * KB - 1024, e.pattern + 4 * KB - 1024, XFER,
 		   "revocable read");
-	check_write(f->st.fd, &e, f->ufd, h, 100, 100, 1000, 6,
+	check_write(f->st.fd, &e, f->ifd, h, 100, 100, 1000, 6,
 		    "revocable write");
 
-	assert_int_equal(um_op(f->ufd, HL_UMEM_IOCTL_MOVE_NOTIFY, h), 0);
-	s = um_status(f->ufd, h);
+	assert_int_equal(um_op(f->ifd, HL_UMEM_IOCTL_MOVE_NOTIFY, h), 0);
+	s = um_status(f->ifd, h);
 	assert_int_equal(s.state, HL_UMEM_STATE_REVOKED);
 	assert_int_equal(s.umem_flags, HL_UMEM_UMEM_REVOKED);
 	assert_int_equal(s.move_notify_count, 1);
 	check_exporter_counts(0, 0);
-	assert_int_equal(um_dma(f->ufd, false, h, 0, buf, sizeof(buf), 0),
+	assert_int_equal(um_dma(f->ifd, false, h, 0, buf, sizeof(buf), 0),
 			 -ENODATA);
-	assert_int_equal(um_map(f->ufd, h, &m), -EINVAL);
+	assert_int_equal(um_map(f->ifd, h, &m), -EINVAL);
 	/* A second move_notify: the callback runs once at most */
-	assert_int_equal(um_op(f->ufd, HL_UMEM_IOCTL_MOVE_NOTIFY, h), 0);
-	assert_int_equal(um_status(f->ufd, h).move_notify_count, 1);
-	assert_int_equal(um_op(f->ufd, HL_UMEM_IOCTL_RELEASE, h), 0);
-	export_release(f->st.fd, &e);
+	assert_int_equal(um_op(f->ifd, HL_UMEM_IOCTL_MOVE_NOTIFY, h), 0);
+	assert_int_equal(um_status(f->ifd, h).move_notify_count, 1);
+	assert_int_equal(um_op(f->ifd, HL_UMEM_IOCTL_RELEASE, h), 0);
+	hltests_export_release(f->st.fd, &e);
 }
 
 /* ---- invalidation ---- */
@@ -568,39 +487,39 @@ static void test_data_revocable(void **state)
  */
 static void test_dynamic_move_notify_then_remap(void **state)
 {
-	struct fixture *f = *state;
+	struct hltests_import_fixture *f = *state;
 	uint64_t addr;
 	struct hl_umem_status s;
 	struct hl_umem_map m;
-	struct exported e;
+	struct hltests_export e;
 	uint8_t buf[16];
 	int h;
 
 	skip_if_strict();
-	export_pattern(f->st.fd, &e, 2 * MB, 0, 2 * MB, 7);
-	h = um_import(f->ufd, e.dmabuf, HL_UMEM_KIND_DYNAMIC, 0, 2 * MB);
+	hltests_export_pattern(f->st.fd, &e, 2 * MB, false, 0, 2 * MB, 7);
+	h = um_import(f->ifd, e.dmabuf, HL_UMEM_KIND_DYNAMIC, 0, 2 * MB);
 	assert_true(h > 0);
-	assert_int_equal(um_map(f->ufd, h, &m), 0);
-	check_read(f->ufd, h, 0, e.pattern, XFER, "before the move");
-	addr = um_first_addr(f->ufd, h);
+	assert_int_equal(um_map(f->ifd, h, &m), 0);
+	check_read(f->ifd, h, 0, e.pattern, XFER, "before the move");
+	addr = um_first_addr(f->ifd, h);
 
-	assert_int_equal(um_op(f->ufd, HL_UMEM_IOCTL_MOVE_NOTIFY, h), 0);
-	s = um_status(f->ufd, h);
+	assert_int_equal(um_op(f->ifd, HL_UMEM_IOCTL_MOVE_NOTIFY, h), 0);
+	s = um_status(f->ifd, h);
 	assert_int_equal(s.state, HL_UMEM_STATE_INVALIDATED);
 	assert_int_equal(s.umem_flags, 0);
 	assert_int_equal(s.move_notify_count, 1);
 	check_exporter_counts(0, 0);
-	assert_int_equal(um_dma(f->ufd, false, h, 0, buf, sizeof(buf), 0),
+	assert_int_equal(um_dma(f->ifd, false, h, 0, buf, sizeof(buf), 0),
 			 -ENODATA);
-	check_stale_read_faults(f->ufd, h, e.pattern, addr);
+	check_stale_read_faults(f->ifd, h, e.pattern, addr);
 
-	assert_int_equal(um_map(f->ufd, h, &m), 0);
-	assert_int_equal(um_status(f->ufd, h).state, HL_UMEM_STATE_MAPPED);
+	assert_int_equal(um_map(f->ifd, h, &m), 0);
+	assert_int_equal(um_status(f->ifd, h).state, HL_UMEM_STATE_MAPPED);
 	check_exporter_counts(1, dyn_pins);
-	check_read(f->ufd, h, 2 * MB - XFER, e.pattern + 2 * MB - XFER, XFER,
+	check_read(f->ifd, h, 2 * MB - XFER, e.pattern + 2 * MB - XFER, XFER,
 		   "after the remap");
-	assert_int_equal(um_op(f->ufd, HL_UMEM_IOCTL_RELEASE, h), 0);
-	export_release(f->st.fd, &e);
+	assert_int_equal(um_op(f->ifd, HL_UMEM_IOCTL_RELEASE, h), 0);
+	hltests_export_release(f->st.fd, &e);
 }
 
 /*
@@ -609,23 +528,23 @@ static void test_dynamic_move_notify_then_remap(void **state)
  */
 static void test_pinned_move_notify_only_complains(void **state)
 {
-	struct fixture *f = *state;
+	struct hltests_import_fixture *f = *state;
 	struct hl_umem_status s;
-	struct exported e;
+	struct hltests_export e;
 	int h;
 
 	skip_if_strict();
-	export_pattern(f->st.fd, &e, 2 * MB, 0, 2 * MB, 8);
-	h = um_import(f->ufd, e.dmabuf, HL_UMEM_KIND_PINNED, 0, 2 * MB);
+	hltests_export_pattern(f->st.fd, &e, 2 * MB, false, 0, 2 * MB, 8);
+	h = um_import(f->ifd, e.dmabuf, HL_UMEM_KIND_PINNED, 0, 2 * MB);
 	assert_true(h > 0);
-	assert_int_equal(um_op(f->ufd, HL_UMEM_IOCTL_MOVE_NOTIFY, h), 0);
-	s = um_status(f->ufd, h);
+	assert_int_equal(um_op(f->ifd, HL_UMEM_IOCTL_MOVE_NOTIFY, h), 0);
+	s = um_status(f->ifd, h);
 	assert_int_equal(s.state, HL_UMEM_STATE_MAPPED);
 	assert_int_equal(s.umem_flags, HL_UMEM_UMEM_SGT | HL_UMEM_UMEM_PINNED);
 	assert_true(dmesg_has("Invalidate callback should not be called when memory is pinned"));
-	check_read(f->ufd, h, MB, e.pattern + MB, XFER, "pinned after move_notify");
-	assert_int_equal(um_op(f->ufd, HL_UMEM_IOCTL_RELEASE, h), 0);
-	export_release(f->st.fd, &e);
+	check_read(f->ifd, h, MB, e.pattern + MB, XFER, "pinned after move_notify");
+	assert_int_equal(um_op(f->ifd, HL_UMEM_IOCTL_RELEASE, h), 0);
+	hltests_export_release(f->st.fd, &e);
 }
 
 /*
@@ -635,46 +554,46 @@ static void test_pinned_move_notify_only_complains(void **state)
  */
 static void test_unbind_invalidates_umems(void **state)
 {
-	struct fixture *f = *state;
+	struct hltests_import_fixture *f = *state;
 	uint64_t addr_d, addr_r;
 	struct hl_umem_status s;
 	struct hl_umem_map m;
-	struct exported e;
+	struct hltests_export e;
 	char busid[32];
 	int hd, hr;
 
 	skip_if_strict();
 	assert_int_equal(hltests_pci_addr(0, busid, sizeof(busid)), 0);
-	export_pattern(f->st.fd, &e, 2 * MB, 0, 2 * MB, 9);
-	hd = um_import(f->ufd, e.dmabuf, HL_UMEM_KIND_DYNAMIC, 0, 2 * MB);
-	hr = um_import(f->ufd, e.dmabuf, HL_UMEM_KIND_REVOCABLE, MB, MB);
+	hltests_export_pattern(f->st.fd, &e, 2 * MB, false, 0, 2 * MB, 9);
+	hd = um_import(f->ifd, e.dmabuf, HL_UMEM_KIND_DYNAMIC, 0, 2 * MB);
+	hr = um_import(f->ifd, e.dmabuf, HL_UMEM_KIND_REVOCABLE, MB, MB);
 	assert_true(hd > 0 && hr > 0);
-	assert_int_equal(um_map(f->ufd, hd, &m), 0);
-	check_read(f->ufd, hd, 0, e.pattern, 512, "dynamic before unbind");
-	check_read(f->ufd, hr, 0, e.pattern + MB, 512, "revocable before unbind");
-	addr_d = um_first_addr(f->ufd, hd);
-	addr_r = um_first_addr(f->ufd, hr);
+	assert_int_equal(um_map(f->ifd, hd, &m), 0);
+	check_read(f->ifd, hd, 0, e.pattern, 512, "dynamic before unbind");
+	check_read(f->ifd, hr, 0, e.pattern + MB, 512, "revocable before unbind");
+	addr_d = um_first_addr(f->ifd, hd);
+	addr_r = um_first_addr(f->ifd, hr);
 
 	assert_int_equal(hltests_write_file("/sys/bus/pci/drivers/habanalabs/unbind",
 					    busid), 0);
 
-	s = um_status(f->ufd, hd);
+	s = um_status(f->ifd, hd);
 	assert_int_equal(s.state, HL_UMEM_STATE_INVALIDATED);
 	assert_true(s.move_notify_count >= 1);
-	assert_int_equal(um_map(f->ufd, hd, &m), -ENODEV);
-	s = um_status(f->ufd, hr);
+	assert_int_equal(um_map(f->ifd, hd, &m), -ENODEV);
+	s = um_status(f->ifd, hr);
 	assert_int_equal(s.state, HL_UMEM_STATE_REVOKED);
 	assert_int_equal(s.umem_flags, HL_UMEM_UMEM_REVOKED);
 	assert_int_equal(s.move_notify_count, 1);
-	check_stale_read_faults(f->ufd, hd, e.pattern, addr_d);
-	check_stale_read_faults(f->ufd, hr, e.pattern + MB, addr_r);
+	check_stale_read_faults(f->ifd, hd, e.pattern, addr_d);
+	check_stale_read_faults(f->ifd, hr, e.pattern + MB, addr_r);
 	/* A new umem of the revoked export is refused at its pin */
-	assert_int_equal(um_import(f->ufd, e.dmabuf, HL_UMEM_KIND_PINNED, 0, PAGE),
+	assert_int_equal(um_import(f->ifd, e.dmabuf, HL_UMEM_KIND_PINNED, 0, PAGE),
 			 -ENODEV);
 
-	assert_int_equal(um_op(f->ufd, HL_UMEM_IOCTL_RELEASE, hd), 0);
-	assert_int_equal(um_op(f->ufd, HL_UMEM_IOCTL_RELEASE, hr), 0);
-	export_release(-1, &e);
+	assert_int_equal(um_op(f->ifd, HL_UMEM_IOCTL_RELEASE, hd), 0);
+	assert_int_equal(um_op(f->ifd, HL_UMEM_IOCTL_RELEASE, hr), 0);
+	hltests_export_release(-1, &e);
 	hlthunk_close(f->st.fd);
 	rebind_habanalabs(&f->st.fd, busid);
 }
@@ -685,32 +604,32 @@ static void test_unbind_invalidates_umems(void **state)
  */
 static void test_hard_reset_invalidates_dynamic_umem(void **state)
 {
-	struct fixture *f = *state;
+	struct hltests_import_fixture *f = *state;
 	uint64_t addr;
 	struct hl_umem_status s;
 	struct hl_umem_map m;
-	struct exported e;
+	struct hltests_export e;
 	int h;
 
 	skip_if_strict();
-	export_pattern(f->st.fd, &e, 2 * MB, 0, 2 * MB, 13);
-	h = um_import(f->ufd, e.dmabuf, HL_UMEM_KIND_DYNAMIC, 0, 2 * MB);
+	hltests_export_pattern(f->st.fd, &e, 2 * MB, false, 0, 2 * MB, 13);
+	h = um_import(f->ifd, e.dmabuf, HL_UMEM_KIND_DYNAMIC, 0, 2 * MB);
 	assert_true(h > 0);
-	assert_int_equal(um_map(f->ufd, h, &m), 0);
-	check_read(f->ufd, h, 0, e.pattern, 512, "before the reset");
-	addr = um_first_addr(f->ufd, h);
+	assert_int_equal(um_map(f->ifd, h, &m), 0);
+	check_read(f->ifd, h, 0, e.pattern, 512, "before the reset");
+	addr = um_first_addr(f->ifd, h);
 
 	assert_int_equal(hltests_write_file("/sys/class/habanalabs/hl0/hard_reset",
 					    "1"), 0);
 
-	s = um_status(f->ufd, h);
+	s = um_status(f->ifd, h);
 	assert_int_equal(s.state, HL_UMEM_STATE_INVALIDATED);
 	assert_true(s.move_notify_count >= 1);
-	assert_int_equal(um_map(f->ufd, h, &m), -ENODEV);
-	check_stale_read_faults(f->ufd, h, e.pattern, addr);
+	assert_int_equal(um_map(f->ifd, h, &m), -ENODEV);
+	check_stale_read_faults(f->ifd, h, e.pattern, addr);
 
-	assert_int_equal(um_op(f->ufd, HL_UMEM_IOCTL_RELEASE, h), 0);
-	export_release(-1, &e);
+	assert_int_equal(um_op(f->ifd, HL_UMEM_IOCTL_RELEASE, h), 0);
+	hltests_export_release(-1, &e);
 	hlthunk_close(f->st.fd);
 	f->st.fd = hltests_open_node(0, 0);
 	assert_true(f->st.fd >= 0);
@@ -724,36 +643,36 @@ static void test_hard_reset_invalidates_dynamic_umem(void **state)
  */
 static void test_fd_close_keeps_mapped_umem(void **state)
 {
-	struct fixture *f = *state;
+	struct hltests_import_fixture *f = *state;
 	struct hl_umem_status s;
 	struct hl_umem_map m;
-	struct exported e;
+	struct hltests_export e;
 	uint64_t free0;
 	int h;
 
 	skip_if_strict();
-	free0 = dram_free(f->st.fd);
-	export_pattern(f->st.fd, &e, 2 * MB, 0, 2 * MB, 14);
-	h = um_import(f->ufd, e.dmabuf, HL_UMEM_KIND_DYNAMIC, 0, 2 * MB);
+	free0 = hltests_dram_free(f->st.fd);
+	hltests_export_pattern(f->st.fd, &e, 2 * MB, false, 0, 2 * MB, 14);
+	h = um_import(f->ifd, e.dmabuf, HL_UMEM_KIND_DYNAMIC, 0, 2 * MB);
 	assert_true(h > 0);
-	assert_int_equal(um_map(f->ufd, h, &m), 0);
+	assert_int_equal(um_map(f->ifd, h, &m), 0);
 	close(e.dmabuf);
 	e.dmabuf = -1;
 	hlthunk_close(f->st.fd);
 	f->st.fd = -1;
 
-	s = um_status(f->ufd, h);
+	s = um_status(f->ifd, h);
 	assert_int_equal(s.state, HL_UMEM_STATE_MAPPED);
 	assert_int_equal(s.move_notify_count, 0);
-	check_read(f->ufd, h, MB - 1024, e.pattern + MB - 1024, XFER,
+	check_read(f->ifd, h, MB - 1024, e.pattern + MB - 1024, XFER,
 		   "after both fds closed");
 
 	f->st.fd = hltests_open_node(0, 0);
 	assert_true(f->st.fd >= 0);
-	assert_int_equal(dram_free(f->st.fd), free0 - 2 * MB);
-	assert_int_equal(um_op(f->ufd, HL_UMEM_IOCTL_RELEASE, h), 0);
-	assert_int_equal(dram_free(f->st.fd), free0);
-	export_release(-1, &e);
+	assert_int_equal(hltests_dram_free(f->st.fd), free0 - 2 * MB);
+	assert_int_equal(um_op(f->ifd, HL_UMEM_IOCTL_RELEASE, h), 0);
+	assert_int_equal(hltests_dram_free(f->st.fd), free0);
+	hltests_export_release(-1, &e);
 }
 
 /*
@@ -763,16 +682,16 @@ static void test_fd_close_keeps_mapped_umem(void **state)
  */
 static void test_pinned_umem_holds_unbind(void **state)
 {
-	struct fixture *f = *state;
-	struct exported e;
+	struct hltests_import_fixture *f = *state;
+	struct hltests_export e;
 	char busid[32];
 	int h, status, i;
 	pid_t pid;
 
 	skip_if_strict();
 	assert_int_equal(hltests_pci_addr(0, busid, sizeof(busid)), 0);
-	export_pattern(f->st.fd, &e, 2 * MB, 0, 2 * MB, 15);
-	h = um_import(f->ufd, e.dmabuf, HL_UMEM_KIND_PINNED, 0, 2 * MB);
+	hltests_export_pattern(f->st.fd, &e, 2 * MB, false, 0, 2 * MB, 15);
+	h = um_import(f->ifd, e.dmabuf, HL_UMEM_KIND_PINNED, 0, 2 * MB);
 	assert_true(h > 0);
 	close(e.dmabuf);
 	e.dmabuf = -1;
@@ -783,7 +702,7 @@ static void test_pinned_umem_holds_unbind(void **state)
 	assert_true(pid >= 0);
 	if (pid == 0) {
 		/* The umem must not live on in this child */
-		close(f->ufd);
+		close(f->ifd);
 		_exit(hltests_write_file("/sys/bus/pci/drivers/habanalabs/unbind",
 					 busid) ? 1 : 0);
 	}
@@ -796,15 +715,15 @@ static void test_pinned_umem_holds_unbind(void **state)
 	assert_true(i < 300);
 	assert_int_equal(waitpid(pid, &status, WNOHANG), 0);
 	assert_int_equal(access("/sys/class/habanalabs/hl0", F_OK), 0);
-	check_read(f->ufd, h, 0, e.pattern, XFER, "pinned through the unbind");
+	check_read(f->ifd, h, 0, e.pattern, XFER, "pinned through the unbind");
 
-	assert_int_equal(um_op(f->ufd, HL_UMEM_IOCTL_RELEASE, h), 0);
+	assert_int_equal(um_op(f->ifd, HL_UMEM_IOCTL_RELEASE, h), 0);
 	for (i = 0; i < 300 && waitpid(pid, &status, WNOHANG) == 0; i++)
 		usleep(100000);
 	assert_true(i < 300);
 	assert_true(WIFEXITED(status));
 	assert_int_equal(WEXITSTATUS(status), 0);
-	export_release(-1, &e);
+	hltests_export_release(-1, &e);
 	rebind_habanalabs(&f->st.fd, busid);
 }
 
@@ -816,11 +735,11 @@ static void test_pinned_umem_holds_unbind(void **state)
  */
 static void test_importer_unbind_releases_umems(void **state)
 {
-	struct fixture *f = *state;
+	struct hltests_import_fixture *f = *state;
 	struct hl_umem_status s;
 	struct hl_umem_map m;
 	char bdf[64], busid[32], buf[4096], path[160];
-	struct exported e;
+	struct hltests_export e;
 	int hd, hp, i;
 	glob_t g;
 
@@ -828,37 +747,38 @@ static void test_importer_unbind_releases_umems(void **state)
 	assert_int_equal(glob("/sys/bus/pci/drivers/hl_umem/0000:*", 0, NULL, &g), 0);
 	snprintf(bdf, sizeof(bdf), "%s", strrchr(g.gl_pathv[0], '/') + 1);
 	globfree(&g);
-	export_pattern(f->st.fd, &e, 2 * MB, 0, 2 * MB, 19);
-	hd = um_import(f->ufd, e.dmabuf, HL_UMEM_KIND_DYNAMIC, 0, 2 * MB);
-	hp = um_import(f->ufd, e.dmabuf, HL_UMEM_KIND_PINNED, 0, MB);
+	hltests_export_pattern(f->st.fd, &e, 2 * MB, false, 0, 2 * MB, 19);
+	hd = um_import(f->ifd, e.dmabuf, HL_UMEM_KIND_DYNAMIC, 0, 2 * MB);
+	hp = um_import(f->ifd, e.dmabuf, HL_UMEM_KIND_PINNED, 0, MB);
 	assert_true(hd > 0 && hp > 0);
-	assert_int_equal(um_map(f->ufd, hd, &m), 0);
+	assert_int_equal(um_map(f->ifd, hd, &m), 0);
 	check_exporter_counts(2, 1 + 2 * dyn_pins);
 
 	assert_int_equal(hltests_write_file("/sys/bus/pci/drivers/hl_umem/unbind",
 					    bdf), 0);
 	memset(&s, 0, sizeof(s));
 	s.handle = hd;
-	assert_int_equal(um_ioctl(f->ufd, HL_UMEM_IOCTL_STATUS, &s), -ENODEV);
+	assert_int_equal(hltests_ioctl(f->ifd, HL_UMEM_IOCTL_STATUS, &s),
+			 -ENODEV);
 	check_exporter_counts(0, 0);
 	assert_int_equal(hltests_pci_addr(0, busid, sizeof(busid)), 0);
 	snprintf(path, sizeof(path), "/sys/kernel/debug/habanalabs/%s/exports",
 		 busid);
 	assert_int_equal(hltests_read_file(path, buf, sizeof(buf)), 0);
 	assert_null(strstr(buf, "attachment"));
-	close(f->ufd);
+	close(f->ifd);
 
 	/* driver_override still names hl_umem */
 	assert_int_equal(hltests_write_file("/sys/bus/pci/drivers_probe", bdf), 0);
-	for (i = 0; i < 50 && (f->ufd = open(UMEM_DEV, O_RDWR | O_CLOEXEC)) < 0; i++)
+	for (i = 0; i < 50 && (f->ifd = open(UMEM_DEV, O_RDWR | O_CLOEXEC)) < 0; i++)
 		usleep(100000);
-	assert_true(f->ufd >= 0);
-	hd = um_import(f->ufd, e.dmabuf, HL_UMEM_KIND_DYNAMIC, 0, 2 * MB);
+	assert_true(f->ifd >= 0);
+	hd = um_import(f->ifd, e.dmabuf, HL_UMEM_KIND_DYNAMIC, 0, 2 * MB);
 	assert_true(hd > 0);
-	assert_int_equal(um_map(f->ufd, hd, &m), 0);
-	check_read(f->ufd, hd, MB, e.pattern + MB, XFER, "after the importer came back");
-	assert_int_equal(um_op(f->ufd, HL_UMEM_IOCTL_RELEASE, hd), 0);
-	export_release(f->st.fd, &e);
+	assert_int_equal(um_map(f->ifd, hd, &m), 0);
+	check_read(f->ifd, hd, MB, e.pattern + MB, XFER, "after the importer came back");
+	assert_int_equal(um_op(f->ifd, HL_UMEM_IOCTL_RELEASE, hd), 0);
+	hltests_export_release(f->st.fd, &e);
 }
 
 /* ---- DRM ---- */
@@ -896,9 +816,9 @@ static int open_vgem(void)
  */
 static void test_drm_prime_import_refused(void **state)
 {
-	struct fixture *f = *state;
+	struct hltests_import_fixture *f = *state;
 	struct hl_umem_map m;
-	struct exported e;
+	struct hltests_export e;
 	uint32_t handle = 0xdead;
 	int vfd, fds, h, rc;
 
@@ -909,7 +829,7 @@ static void test_drm_prime_import_refused(void **state)
 	}
 	vfd = open_vgem();
 	assert_true(vfd >= 0);
-	export_pattern(f->st.fd, &e, 2 * MB, 0, 2 * MB, 16);
+	hltests_export_pattern(f->st.fd, &e, 2 * MB, false, 0, 2 * MB, 16);
 	fds = hltests_count_fds();
 
 	rc = drmPrimeFDToHandle(vfd, e.dmabuf, &handle);
@@ -923,15 +843,15 @@ static void test_drm_prime_import_refused(void **state)
 	assert_int_equal(system("rmmod vgem"), 0);
 
 	if (policy_strict) {
-		export_release(f->st.fd, &e);
+		hltests_export_release(f->st.fd, &e);
 		return;
 	}
-	h = um_import(f->ufd, e.dmabuf, HL_UMEM_KIND_DYNAMIC, 0, 2 * MB);
+	h = um_import(f->ifd, e.dmabuf, HL_UMEM_KIND_DYNAMIC, 0, 2 * MB);
 	assert_true(h > 0);
-	assert_int_equal(um_map(f->ufd, h, &m), 0);
-	check_read(f->ufd, h, 0, e.pattern, XFER, "after the refused DRM import");
-	assert_int_equal(um_op(f->ufd, HL_UMEM_IOCTL_RELEASE, h), 0);
-	export_release(f->st.fd, &e);
+	assert_int_equal(um_map(f->ifd, h, &m), 0);
+	check_read(f->ifd, h, 0, e.pattern, XFER, "after the refused DRM import");
+	assert_int_equal(um_op(f->ifd, HL_UMEM_IOCTL_RELEASE, h), 0);
+	hltests_export_release(f->st.fd, &e);
 }
 
 /* ---- policy and errors ---- */
@@ -939,58 +859,59 @@ static void test_drm_prime_import_refused(void **state)
 /* With p2p_policy=strict every kind of umem is refused at attach */
 static void test_strict_policy_refuses_every_kind(void **state)
 {
-	struct fixture *f = *state;
-	struct exported e;
+	struct hltests_import_fixture *f = *state;
+	struct hltests_export e;
 	uint32_t k;
 
 	if (!policy_strict) {
 		print_message("p2p_policy=iommu: the refusal is tested by the make check run with the default policy\n");
 		skip();
 	}
-	export_pattern(f->st.fd, &e, 2 * MB, 0, 2 * MB, 17);
+	hltests_export_pattern(f->st.fd, &e, 2 * MB, false, 0, 2 * MB, 17);
 	for (k = HL_UMEM_KIND_DYNAMIC; k <= HL_UMEM_KIND_REVOCABLE; k++)
-		assert_int_equal(um_import(f->ufd, e.dmabuf, k, 0, 2 * MB),
+		assert_int_equal(um_import(f->ifd, e.dmabuf, k, 0, 2 * MB),
 				 -EXDEV);
-	export_release(f->st.fd, &e);
+	hltests_export_release(f->st.fd, &e);
 }
 
 /* The RDMA core's and the module's argument checks */
 static void test_import_errors(void **state)
 {
-	struct fixture *f = *state;
+	struct hltests_import_fixture *f = *state;
 	struct hl_umem_import a;
 	struct hl_umem_map m;
-	struct exported e;
+	struct hltests_export e;
 	int dmabuf;
 
 	skip_if_strict();
-	export_pattern(f->st.fd, &e, 2 * MB, 0, 2 * MB, 18);
+	hltests_export_pattern(f->st.fd, &e, 2 * MB, false, 0, 2 * MB, 18);
 	dmabuf = e.dmabuf;
 	/* Outside the dma-buf, empty, overflowing */
-	assert_int_equal(um_import(f->ufd, dmabuf, HL_UMEM_KIND_DYNAMIC, 2 * MB, 1),
+	assert_int_equal(um_import(f->ifd, dmabuf, HL_UMEM_KIND_DYNAMIC, 2 * MB, 1),
 			 -EINVAL);
-	assert_int_equal(um_import(f->ufd, dmabuf, HL_UMEM_KIND_PINNED, MB,
+	assert_int_equal(um_import(f->ifd, dmabuf, HL_UMEM_KIND_PINNED, MB,
 				   MB + 1), -EINVAL);
-	assert_int_equal(um_import(f->ufd, dmabuf, HL_UMEM_KIND_DYNAMIC, 0, 0),
+	assert_int_equal(um_import(f->ifd, dmabuf, HL_UMEM_KIND_DYNAMIC, 0, 0),
 			 -EINVAL);
-	assert_int_equal(um_import(f->ufd, dmabuf, HL_UMEM_KIND_DYNAMIC,
+	assert_int_equal(um_import(f->ifd, dmabuf, HL_UMEM_KIND_DYNAMIC,
 				   ~0ull - 10, 100), -EINVAL);
 	/* Not a dma-buf, not a file, unknown kind, non-zero padding */
-	assert_int_equal(um_import(f->ufd, f->st.fd, HL_UMEM_KIND_DYNAMIC, 0, PAGE),
+	assert_int_equal(um_import(f->ifd, f->st.fd, HL_UMEM_KIND_DYNAMIC, 0, PAGE),
 			 -EINVAL);
-	assert_int_equal(um_import(f->ufd, 1000, HL_UMEM_KIND_DYNAMIC, 0, PAGE),
+	assert_int_equal(um_import(f->ifd, 1000, HL_UMEM_KIND_DYNAMIC, 0, PAGE),
 			 -EBADF);
-	assert_int_equal(um_import(f->ufd, dmabuf, 3, 0, PAGE), -EINVAL);
+	assert_int_equal(um_import(f->ifd, dmabuf, 3, 0, PAGE), -EINVAL);
 	memset(&a, 0, sizeof(a));
 	a.fd = dmabuf;
 	a.size = PAGE;
 	a.pad = 1;
-	assert_int_equal(um_ioctl(f->ufd, HL_UMEM_IOCTL_IMPORT, &a), -EINVAL);
-	assert_int_equal(um_map(f->ufd, 99, &m), -ENOENT);
-	assert_int_equal(ioctl(f->ufd, _IO('U', 0x7f)), -1);
+	assert_int_equal(hltests_ioctl(f->ifd, HL_UMEM_IOCTL_IMPORT, &a),
+			 -EINVAL);
+	assert_int_equal(um_map(f->ifd, 99, &m), -ENOENT);
+	assert_int_equal(ioctl(f->ifd, _IO('U', 0x7f)), -1);
 	assert_int_equal(errno, ENOTTY);
 	check_exporter_counts(0, 0);
-	export_release(f->st.fd, &e);
+	hltests_export_release(f->st.fd, &e);
 }
 
 static const struct CMUnitTest umem_tests[] = {

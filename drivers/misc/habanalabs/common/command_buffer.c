@@ -341,12 +341,13 @@ static void hl_cb_create_finish(struct hl_fpriv *fpriv, void *priv, u64 handle,
  * hl_cb_ioctl - HL_IOCTL_CB: create, destroy and query command buffers.
  * @fpriv: the compute node's open file.
  * @data: union hl_cb_args, copied in; out is returned.
+ * @call: the ioctl call.
  *
  * Errors: listed in the kernel-doc of union hl_cb_args (uAPI header).
  *
  * Return: 0 or a negative errno.
  */
-int hl_cb_ioctl(struct hl_fpriv *fpriv, void *data)
+int hl_cb_ioctl(struct hl_fpriv *fpriv, void *data, struct hl_ioctl_call *call)
 {
 	union hl_cb_args *args = data;
 	struct hl_cb_in in = args->in;
@@ -368,14 +369,14 @@ int hl_cb_ioctl(struct hl_fpriv *fpriv, void *data)
 			return rc;
 		memset(&args->out, 0, sizeof(args->out));
 		args->out.cb_handle = handle;
-		hl_ioctl_on_finish(data, hl_cb_create_finish, NULL, handle);
+		hl_ioctl_on_finish(call, hl_cb_create_finish, NULL, handle);
 		return 0;
 	case HL_CB_OP_DESTROY:
 		if (in.cb_size || in.flags)
 			return -EINVAL;
 		rc = hl_cb_destroy(ctx, in.cb_handle);
 		if (!rc)
-			hl_ioctl_no_output(data);
+			hl_ioctl_no_output(call);
 		return rc;
 	case HL_CB_OP_INFO:
 		if (in.cb_size || (in.flags & ~HL_CB_FLAGS_GET_DEVICE_VA))

@@ -20,6 +20,7 @@ struct file;
 struct hl_cs_job;
 struct hl_ctx;
 struct hl_fpriv;
+struct hl_ioctl_call;
 struct page;
 struct vm_area_struct;
 
@@ -89,7 +90,7 @@ struct hl_cb_mgr {
 	bool dead;
 };
 
-int hl_cb_ioctl(struct hl_fpriv *fpriv, void *data);
+int hl_cb_ioctl(struct hl_fpriv *fpriv, void *data, struct hl_ioctl_call *call);
 int hl_cb_mmap(struct file *filp, struct vm_area_struct *vma);
 void hl_cb_ctx_init(struct hl_ctx *ctx);
 void hl_cb_ctx_fini(struct hl_ctx *ctx);

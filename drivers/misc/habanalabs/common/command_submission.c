@@ -459,6 +459,7 @@ static void hl_cs_commit(struct hl_fpriv *fpriv, void *priv, u64 seq,
  * hl_cs_ioctl - HL_IOCTL_CS: submit jobs to engine queues.
  * @fpriv: the compute node's open file.
  * @data: union hl_cs_args, copied in; out.seq is returned.
+ * @call: the ioctl call.
  *
  * cs_flags may carry HL_CS_FLAGS_CUSTOM_TIMEOUT (hl-thunk sets it with a
  * timeout); in.timeout is honoured with or without it.
@@ -471,7 +472,7 @@ static void hl_cs_commit(struct hl_fpriv *fpriv, void *priv, u64 seq,
  *
  * Return: 0 or a negative errno.
  */
-int hl_cs_ioctl(struct hl_fpriv *fpriv, void *data)
+int hl_cs_ioctl(struct hl_fpriv *fpriv, void *data, struct hl_ioctl_call *call)
 {
 	union hl_cs_args *args = data;
 	struct hl_cs_in in = args->in;
@@ -512,8 +513,8 @@ int hl_cs_ioctl(struct hl_fpriv *fpriv, void *data)
 	memset(&args->out, 0, sizeof(args->out));
 	args->out.seq = cs->seq;
 	args->out.status = HL_CS_STATUS_SUCCESS;
-	hl_ioctl_on_finish(data, hl_cs_commit, cs, cs->seq);
-	hl_ioctl_on_drop(data, hl_cs_drop);
+	hl_ioctl_on_finish(call, hl_cs_commit, cs, cs->seq);
+	hl_ioctl_on_drop(call, hl_cs_drop);
 	return 0;
 }
 
@@ -734,6 +735,7 @@ out_put:
  * hl_wait_cs_ioctl - HL_IOCTL_WAIT_CS: wait for a command submission.
  * @fpriv: the compute node's open file.
  * @data: union hl_wait_cs_args, copied in; out is returned, also on -EIO.
+ * @call: the ioctl call.
  *
  * out.status: COMPLETED (with out.timestamp_nsec, the fence's signal time,
  * and HL_WAIT_CS_STATUS_FLAG_TIMESTAMP_VLD in out.flags),
@@ -748,7 +750,8 @@ out_put:
  *
  * Return: 0 or a negative errno.
  */
-int hl_wait_cs_ioctl(struct hl_fpriv *fpriv, void *data)
+int hl_wait_cs_ioctl(struct hl_fpriv *fpriv, void *data,
+		     struct hl_ioctl_call *call)
 {
 	union hl_wait_cs_args *args = data;
 	struct hl_wait_cs_in in = args->in;

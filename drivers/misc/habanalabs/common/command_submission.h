@@ -17,6 +17,7 @@
 struct hl_cb;
 struct hl_cs;
 struct hl_fpriv;
+struct hl_ioctl_call;
 
 /**
  * struct hl_cs_job - one chunk of a command submission, run by one queue.
@@ -45,8 +46,9 @@ struct hl_cs_job {
 	struct list_head node;
 };
 
-int hl_cs_ioctl(struct hl_fpriv *fpriv, void *data);
-int hl_wait_cs_ioctl(struct hl_fpriv *fpriv, void *data);
+int hl_cs_ioctl(struct hl_fpriv *fpriv, void *data, struct hl_ioctl_call *call);
+int hl_wait_cs_ioctl(struct hl_fpriv *fpriv, void *data,
+		     struct hl_ioctl_call *call);
 int hl_cs_ctx_init(struct hl_ctx *ctx);
 void hl_cs_ctx_cancel(struct hl_ctx *ctx);
 void hl_cs_ctx_fini(struct hl_ctx *ctx);

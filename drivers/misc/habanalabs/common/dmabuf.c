@@ -506,7 +506,7 @@ static const struct dma_buf_ops hl_dmabuf_ops = {
  * hl_dmabuf_export - HL_MEM_OP_EXPORT_DMABUF_FD.
  * @ctx: the caller's context.
  * @in: the ioctl input: export_dmabuf_fd.{addr,mem_size,offset}, flags.
- * @data: the ioctl argument, for hl_ioctl_defer_fd_install().
+ * @call: the ioctl call, for hl_ioctl_defer_fd_install().
  * @fd: Returned: the fd number, installed once the result reached the user.
  *
  * @addr must be the device VA that HL_MEM_OP_MAP returned for a device
@@ -517,8 +517,8 @@ static const struct dma_buf_ops hl_dmabuf_ops = {
  *
  * Return: 0, -EINVAL for a bad address, range or flag, or -ENOMEM/-EMFILE.
  */
-int hl_dmabuf_export(struct hl_ctx *ctx, struct hl_mem_in *in, void *data,
-		     int *fd)
+int hl_dmabuf_export(struct hl_ctx *ctx, struct hl_mem_in *in,
+		     struct hl_ioctl_call *call, int *fd)
 {
 	u64 addr = in->export_dmabuf_fd.addr, size = in->export_dmabuf_fd.mem_size;
 	u64 offset = in->export_dmabuf_fd.offset, end;
@@ -603,7 +603,7 @@ int hl_dmabuf_export(struct hl_ctx *ctx, struct hl_mem_in *in, void *data,
 		return -ENODEV;
 	}
 
-	hl_ioctl_defer_fd_install(data, *fd, dmabuf->file);
+	hl_ioctl_defer_fd_install(call, *fd, dmabuf->file);
 	return 0;
 
 err_put_fd:

@@ -9,10 +9,11 @@
 
 struct hl_ctx;
 struct hl_device;
+struct hl_ioctl_call;
 struct hl_mem_in;
 
-int hl_dmabuf_export(struct hl_ctx *ctx, struct hl_mem_in *in, void *data,
-		     int *fd);
+int hl_dmabuf_export(struct hl_ctx *ctx, struct hl_mem_in *in,
+		     struct hl_ioctl_call *call, int *fd);
 void hl_dmabuf_ctx_detach(struct hl_ctx *ctx);
 void hl_dmabuf_revoke_all(struct hl_device *hdev, bool for_good);
 void hl_dmabuf_debugfs_init(struct hl_device *hdev);

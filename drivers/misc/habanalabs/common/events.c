@@ -183,7 +183,8 @@ static void hl_events_register_finish(struct hl_fpriv *fpriv, void *priv,
 		hl_events_unregister(fpriv);
 }
 
-static int hl_events_register(struct hl_fpriv *fpriv, u32 fd, void *data)
+static int hl_events_register(struct hl_fpriv *fpriv, u32 fd,
+			      struct hl_ioctl_call *call)
 {
 	struct hl_device *hdev = fpriv->hdev;
 	struct eventfd_ctx *efd;
@@ -207,7 +208,7 @@ static int hl_events_register(struct hl_fpriv *fpriv, u32 fd, void *data)
 		return rc;
 	}
 	/* The file's notifier only: the control node has no context */
-	hl_ioctl_on_finish_file(data, hl_events_register_finish, NULL, 0);
+	hl_ioctl_on_finish_file(call, hl_events_register_finish, NULL, 0);
 	return 0;
 }
 
@@ -225,7 +226,7 @@ static void hl_events_get_finish(struct hl_fpriv *fpriv, void *priv,
 }
 
 static int hl_events_get(struct hl_fpriv *fpriv, struct hl_info_args *args,
-			 void *data)
+			 struct hl_ioctl_call *call)
 {
 	struct hl_device *hdev = fpriv->hdev;
 	u32 len = min_t(u32, args->return_size, sizeof(u64));
@@ -238,12 +239,12 @@ static int hl_events_get(struct hl_fpriv *fpriv, struct hl_info_args *args,
 	spin_unlock_irq(&hdev->notifier_lock);
 
 	/* Copied by the dispatcher; a failed copy gives the events back */
-	rc = hl_ioctl_copy_out(args, args->return_pointer, &events, len);
+	rc = hl_ioctl_copy_out(call, args->return_pointer, &events, len);
 	if (rc) {
 		hl_events_get_finish(fpriv, NULL, events, false);
 		return rc;
 	}
-	hl_ioctl_on_finish_file(data, hl_events_get_finish, NULL, events);
+	hl_ioctl_on_finish_file(call, hl_events_get_finish, NULL, events);
 	return 0;
 }
 
@@ -285,34 +286,38 @@ bool hl_events_dead_file_ioctl(struct hl_fpriv *fpriv, unsigned int cmd,
 
 /* ---- counters ---- */
 
-static int hl_events_copy(struct hl_info_args *args, const void *src, u32 size)
+static int hl_events_copy(struct hl_ioctl_call *call, struct hl_info_args *args,
+			  const void *src, u32 size)
 {
 	u32 len = min(args->return_size, size);
 
 	/* Copied by the dispatcher, outside what a reset waits for */
-	return hl_ioctl_copy_out(args, args->return_pointer, src, len);
+	return hl_ioctl_copy_out(call, args->return_pointer, src, len);
 }
 
 static int hl_events_reset_count(struct hl_fpriv *fpriv,
-				 struct hl_info_args *args)
+				 struct hl_info_args *args,
+				 struct hl_ioctl_call *call)
 {
 	struct hl_info_reset_count info = {};
 
 	info.hard_reset_cnt = atomic_read(&fpriv->hdev->counters.hard_resets);
-	return hl_events_copy(args, &info, sizeof(info));
+	return hl_events_copy(call, args, &info, sizeof(info));
 }
 
-static int hl_events_time_sync(struct hl_info_args *args)
+static int hl_events_time_sync(struct hl_info_args *args,
+			       struct hl_ioctl_call *call)
 {
 	struct hl_info_time_sync info = {};
 
 	info.device_time = ktime_get_ns();
 	info.host_time = ktime_get_raw_ns();
-	return hl_events_copy(args, &info, sizeof(info));
+	return hl_events_copy(call, args, &info, sizeof(info));
 }
 
 static int hl_events_cs_counters(struct hl_fpriv *fpriv,
-				 struct hl_info_args *args)
+				 struct hl_info_args *args,
+				 struct hl_ioctl_call *call)
 {
 	struct hl_dev_counters *c = &fpriv->hdev->counters;
 	struct hl_ctx *ctx = fpriv->ctx;
@@ -334,11 +339,12 @@ static int hl_events_cs_counters(struct hl_fpriv *fpriv,
 		atomic64_read(&c->cs_drops[HL_CS_DROP_VALIDATION]);
 	info.ctx_validation_drop_cnt =
 		atomic64_read(&ctx->cs_drops[HL_CS_DROP_VALIDATION]);
-	return hl_events_copy(args, &info, sizeof(info));
+	return hl_events_copy(call, args, &info, sizeof(info));
 }
 
 static int hl_events_open_stats(struct hl_fpriv *fpriv,
-				struct hl_info_args *args)
+				struct hl_info_args *args,
+				struct hl_ioctl_call *call)
 {
 	struct hl_device *hdev = fpriv->hdev;
 	struct hl_dev_counters *c = &hdev->counters;
@@ -357,7 +363,7 @@ static int hl_events_open_stats(struct hl_fpriv *fpriv,
 		info.last_open_period_ms =
 			div_u64((close_ns ? close_ns : ktime_get_ns()) - open_ns,
 				NSEC_PER_MSEC);
-	return hl_events_copy(args, &info, sizeof(info));
+	return hl_events_copy(call, args, &info, sizeof(info));
 }
 
 /**
@@ -455,7 +461,8 @@ void hl_events_job_end(struct hl_device *hdev)
 }
 
 static int hl_events_utilization(struct hl_fpriv *fpriv,
-				 struct hl_info_args *args)
+				 struct hl_info_args *args,
+				 struct hl_ioctl_call *call)
 {
 	struct hl_dev_counters *c = &fpriv->hdev->counters;
 	struct hl_info_device_utilization info = {};
@@ -479,20 +486,22 @@ static int hl_events_utilization(struct hl_fpriv *fpriv,
 	/* The current bucket is partly over: the window ends now */
 	window = (u64)(n - 1) * HL_UTIL_BUCKET_NS + now - cur * HL_UTIL_BUCKET_NS;
 	info.utilization = window ? min_t(u64, 100, div64_u64(busy * 100, window)) : 0;
-	return hl_events_copy(args, &info, sizeof(info));
+	return hl_events_copy(call, args, &info, sizeof(info));
 }
 
 /**
  * hl_events_cs_ioctl - HL_IOCTL_CS, counting the calls it refuses.
  * @fpriv: the compute node's open file.
  * @data: union hl_cs_args.
+ * @call: the ioctl call.
  *
  * Return: what hl_cs_ioctl() returns.
  */
-int hl_events_cs_ioctl(struct hl_fpriv *fpriv, void *data)
+int hl_events_cs_ioctl(struct hl_fpriv *fpriv, void *data,
+		       struct hl_ioctl_call *call)
 {
 	struct hl_dev_counters *c = &fpriv->hdev->counters;
-	int rc = hl_cs_ioctl(fpriv, data);
+	int rc = hl_cs_ioctl(fpriv, data, call);
 	enum hl_cs_drop why;
 
 	switch (rc) {
@@ -519,7 +528,8 @@ int hl_events_cs_ioctl(struct hl_fpriv *fpriv, void *data)
 }
 
 static int hl_events_hw_events(struct hl_fpriv *fpriv,
-			       struct hl_info_args *args, bool total)
+			       struct hl_info_args *args, bool total,
+			       struct hl_ioctl_call *call)
 {
 	struct hl_device *hdev = fpriv->hdev;
 	u32 counts[HL_EVENTS_NUM];
@@ -528,11 +538,12 @@ static int hl_events_hw_events(struct hl_fpriv *fpriv,
 	memcpy(counts, total ? hdev->counters.events_total :
 			       hdev->counters.events, sizeof(counts));
 	spin_unlock_irq(&hdev->notifier_lock);
-	return hl_events_copy(args, counts, sizeof(counts));
+	return hl_events_copy(call, args, counts, sizeof(counts));
 }
 
 static int hl_events_last_open(struct hl_fpriv *fpriv,
-			       struct hl_info_args *args)
+			       struct hl_info_args *args,
+			       struct hl_ioctl_call *call)
 {
 	struct hl_device *hdev = fpriv->hdev;
 	struct hl_info_last_err_open_dev_time info = {};
@@ -540,11 +551,12 @@ static int hl_events_last_open(struct hl_fpriv *fpriv,
 	mutex_lock(&hdev->fpriv_list_lock);
 	info.timestamp = hdev->counters.last_open_ns;
 	mutex_unlock(&hdev->fpriv_list_lock);
-	return hl_events_copy(args, &info, sizeof(info));
+	return hl_events_copy(call, args, &info, sizeof(info));
 }
 
 static int hl_events_cs_timeout(struct hl_fpriv *fpriv,
-				struct hl_info_args *args)
+				struct hl_info_args *args,
+				struct hl_ioctl_call *call)
 {
 	struct hl_device *hdev = fpriv->hdev;
 	struct hl_info_cs_timeout_event info = {};
@@ -553,11 +565,12 @@ static int hl_events_cs_timeout(struct hl_fpriv *fpriv,
 	info.seq = hdev->counters.cs_timeout.seq;
 	info.timestamp = hdev->counters.cs_timeout.ns;
 	spin_unlock_irq(&hdev->notifier_lock);
-	return hl_events_copy(args, &info, sizeof(info));
+	return hl_events_copy(call, args, &info, sizeof(info));
 }
 
 static int hl_events_undef_opcode(struct hl_fpriv *fpriv,
-				  struct hl_info_args *args)
+				  struct hl_info_args *args,
+				  struct hl_ioctl_call *call)
 {
 	struct hl_device *hdev = fpriv->hdev;
 	struct hl_info_undefined_opcode_event info = {};
@@ -570,12 +583,13 @@ static int hl_events_undef_opcode(struct hl_fpriv *fpriv,
 		info.cb_addr_streams_len = 1;
 	}
 	spin_unlock_irq(&hdev->notifier_lock);
-	return hl_events_copy(args, &info, sizeof(info));
+	return hl_events_copy(call, args, &info, sizeof(info));
 }
 
 /* One line per engine queue: idle or busy */
 static int hl_events_engine_status(struct hl_fpriv *fpriv,
-				   struct hl_info_args *args)
+				   struct hl_info_args *args,
+				   struct hl_ioctl_call *call)
 {
 	struct hl_device *hdev = fpriv->hdev;
 	u64 mask[HL_BUSY_ENGINES_MASK_EXT_SIZE] = {};
@@ -594,7 +608,7 @@ static int hl_events_engine_status(struct hl_fpriv *fpriv,
 		len += scnprintf(buf + len, SZ_1K - len, "queue %u: %s\n", q,
 				 mask[q / 64] & BIT_ULL(q % 64) ? "busy" : "idle");
 	args->user_buffer_actual_size = len;
-	rc = hl_ioctl_copy_out(args, args->return_pointer, buf, len);
+	rc = hl_ioctl_copy_out(call, args->return_pointer, buf, len);
 	kfree(buf);
 	return rc;
 }
@@ -632,7 +646,7 @@ bool hl_events_info_op(u32 op)
  * hl_events_info - the event and counter ops of HL_IOCTL_INFO.
  * @fpriv: the open file (compute or control node).
  * @args: the argument; @op is one that hl_events_info_op() accepts.
- * @data: the handler's argument pointer (for hl_ioctl_on_finish()).
+ * @call: the ioctl call (for hl_ioctl_on_finish() and the like).
  *
  * Their own argument rules: REGISTER_EVENTFD reads the union as @eventfd
  * and, with UNREGISTER_EVENTFD, takes no return buffer;
@@ -642,7 +656,7 @@ bool hl_events_info_op(u32 op)
  * Return: 0 or a negative errno.
  */
 int hl_events_info(struct hl_fpriv *fpriv, struct hl_info_args *args,
-		   void *data)
+		   struct hl_ioctl_call *call)
 {
 	int rc;
 
@@ -653,13 +667,13 @@ int hl_events_info(struct hl_fpriv *fpriv, struct hl_info_args *args,
 	case HL_INFO_REGISTER_EVENTFD:
 		if (args->return_pointer || args->return_size)
 			return -EINVAL;
-		return hl_events_register(fpriv, args->eventfd, data);
+		return hl_events_register(fpriv, args->eventfd, call);
 	case HL_INFO_UNREGISTER_EVENTFD:
 		if (args->return_pointer || args->return_size)
 			return -EINVAL;
 		rc = hl_events_unregister(fpriv);
 		if (!rc)
-			hl_ioctl_no_output(data);
+			hl_ioctl_no_output(call);
 		return rc;
 	default:
 		break;
@@ -668,33 +682,33 @@ int hl_events_info(struct hl_fpriv *fpriv, struct hl_info_args *args,
 	if (!args->return_pointer || !args->return_size)
 		return -EINVAL;
 	if (args->op == HL_INFO_DEVICE_UTILIZATION)
-		return hl_events_utilization(fpriv, args);
+		return hl_events_utilization(fpriv, args, call);
 	if (args->ctx_id)
 		return -EINVAL;
 
 	switch (args->op) {
 	case HL_INFO_RESET_COUNT:
-		return hl_events_reset_count(fpriv, args);
+		return hl_events_reset_count(fpriv, args, call);
 	case HL_INFO_TIME_SYNC:
-		return hl_events_time_sync(args);
+		return hl_events_time_sync(args, call);
 	case HL_INFO_CS_COUNTERS:
-		return hl_events_cs_counters(fpriv, args);
+		return hl_events_cs_counters(fpriv, args, call);
 	case HL_INFO_OPEN_STATS:
-		return hl_events_open_stats(fpriv, args);
+		return hl_events_open_stats(fpriv, args, call);
 	case HL_INFO_GET_EVENTS:
-		return hl_events_get(fpriv, args, data);
+		return hl_events_get(fpriv, args, call);
 	case HL_INFO_HW_EVENTS:
-		return hl_events_hw_events(fpriv, args, false);
+		return hl_events_hw_events(fpriv, args, false, call);
 	case HL_INFO_HW_EVENTS_AGGREGATE:
-		return hl_events_hw_events(fpriv, args, true);
+		return hl_events_hw_events(fpriv, args, true, call);
 	case HL_INFO_LAST_ERR_OPEN_DEV_TIME:
-		return hl_events_last_open(fpriv, args);
+		return hl_events_last_open(fpriv, args, call);
 	case HL_INFO_CS_TIMEOUT_EVENT:
-		return hl_events_cs_timeout(fpriv, args);
+		return hl_events_cs_timeout(fpriv, args, call);
 	case HL_INFO_UNDEFINED_OPCODE_EVENT:
-		return hl_events_undef_opcode(fpriv, args);
+		return hl_events_undef_opcode(fpriv, args, call);
 	case HL_INFO_ENGINE_STATUS:
-		return hl_events_engine_status(fpriv, args);
+		return hl_events_engine_status(fpriv, args, call);
 	default:
 		return -EINVAL;
 	}

@@ -17,6 +17,7 @@ struct hl_ctx;
 struct hl_device;
 struct hl_fpriv;
 struct hl_info_args;
+struct hl_ioctl_call;
 
 /**
  * struct hl_notifier - the eventfd one open file registered.
@@ -97,7 +98,7 @@ struct hl_dev_counters {
 
 void hl_events_dev_init(struct hl_device *hdev);
 int hl_events_info(struct hl_fpriv *fpriv, struct hl_info_args *args,
-		   void *data);
+		   struct hl_ioctl_call *call);
 bool hl_events_info_op(u32 op);
 bool hl_events_dead_file_ioctl(struct hl_fpriv *fpriv, unsigned int cmd,
 			       const void *data);
@@ -109,7 +110,8 @@ void hl_events_device_reset(struct hl_device *hdev);
 void hl_events_ctx_open(struct hl_device *hdev);
 void hl_events_ctx_release_begin(struct hl_device *hdev);
 void hl_events_ctx_release_end(struct hl_device *hdev);
-int hl_events_cs_ioctl(struct hl_fpriv *fpriv, void *data);
+int hl_events_cs_ioctl(struct hl_fpriv *fpriv, void *data,
+		       struct hl_ioctl_call *call);
 void hl_events_job_start(struct hl_device *hdev);
 void hl_events_job_end(struct hl_device *hdev);
 

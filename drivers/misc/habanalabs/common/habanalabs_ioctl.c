@@ -43,7 +43,12 @@
 #include "ioctl.h"
 #include "memory.h"
 
-typedef int hl_ioctl_t(struct hl_fpriv *fpriv, void *data);
+/*
+ * A handler gets its argument, copied in, and the call's state, which it
+ * hands to hl_ioctl_on_finish() and the other requests to the dispatcher.
+ */
+typedef int hl_ioctl_t(struct hl_fpriv *fpriv, void *data,
+		       struct hl_ioctl_call *call);
 
 /**
  * struct hl_ioctl_desc - one ioctl.
@@ -59,13 +64,15 @@ struct hl_ioctl_desc {
  * INFO's output is copied to user space by the dispatcher, after the
  * handler, outside every section that a reset or removal waits for.
  */
-static int hl_info_copy(struct hl_info_args *args, const void *src, u32 size)
+static int hl_info_copy(struct hl_ioctl_call *call, struct hl_info_args *args,
+			const void *src, u32 size)
 {
-	return hl_ioctl_copy_out(args, args->return_pointer, src,
+	return hl_ioctl_copy_out(call, args->return_pointer, src,
 				 min(args->return_size, size));
 }
 
-static int hl_info_hw_ip(struct hl_fpriv *fpriv, struct hl_info_args *args)
+static int hl_info_hw_ip(struct hl_fpriv *fpriv, struct hl_info_args *args,
+			 struct hl_ioctl_call *call)
 {
 	struct hl_device *hdev = fpriv->hdev;
 	struct asic_fixed_properties *prop = &hdev->asic_prop;
@@ -90,10 +97,11 @@ static int hl_info_hw_ip(struct hl_fpriv *fpriv, struct hl_info_args *args)
 	info.dram_va_end = prop->va_dram_end;
 	info.host_page_size = prop->host_page_size;
 
-	return hl_info_copy(args, &info, sizeof(info));
+	return hl_info_copy(call, args, &info, sizeof(info));
 }
 
-static int hl_info_dram_usage(struct hl_fpriv *fpriv, struct hl_info_args *args)
+static int hl_info_dram_usage(struct hl_fpriv *fpriv, struct hl_info_args *args,
+			      struct hl_ioctl_call *call)
 {
 	struct hl_device *hdev = fpriv->hdev;
 	struct hl_info_dram_usage info = {};
@@ -103,10 +111,11 @@ static int hl_info_dram_usage(struct hl_fpriv *fpriv, struct hl_info_args *args)
 	if (fpriv->ctx)
 		info.ctx_dram_mem = atomic64_read(&fpriv->ctx->dram_usage);
 
-	return hl_info_copy(args, &info, sizeof(info));
+	return hl_info_copy(call, args, &info, sizeof(info));
 }
 
-static int hl_info_hw_idle(struct hl_fpriv *fpriv, struct hl_info_args *args)
+static int hl_info_hw_idle(struct hl_fpriv *fpriv, struct hl_info_args *args,
+			   struct hl_ioctl_call *call)
 {
 	struct hl_device *hdev = fpriv->hdev;
 	struct hl_info_hw_idle info = {};
@@ -115,32 +124,35 @@ static int hl_info_hw_idle(struct hl_fpriv *fpriv, struct hl_info_args *args)
 			info.busy_engines_mask_ext, HL_BUSY_ENGINES_MASK_EXT_SIZE);
 	info.busy_engines_mask = lower_32_bits(info.busy_engines_mask_ext[0]);
 
-	return hl_info_copy(args, &info, sizeof(info));
+	return hl_info_copy(call, args, &info, sizeof(info));
 }
 
 /* The page sizes HL_MEM_OP_ALLOC accepts: the default DRAM page size only */
 static int hl_info_dev_memalloc_page_sizes(struct hl_fpriv *fpriv,
-					   struct hl_info_args *args)
+					   struct hl_info_args *args,
+					   struct hl_ioctl_call *call)
 {
 	struct hl_info_dev_memalloc_page_sizes info = {};
 
 	info.page_order_bitmask =
 		BIT_ULL(ilog2(fpriv->hdev->asic_prop.dram_page_size));
 
-	return hl_info_copy(args, &info, sizeof(info));
+	return hl_info_copy(call, args, &info, sizeof(info));
 }
 
 static int hl_info_device_status(struct hl_fpriv *fpriv,
-				 struct hl_info_args *args)
+				 struct hl_info_args *args,
+				 struct hl_ioctl_call *call)
 {
 	struct hl_info_device_status info = {};
 
 	info.status = hl_device_status(fpriv->hdev);
 
-	return hl_info_copy(args, &info, sizeof(info));
+	return hl_info_copy(call, args, &info, sizeof(info));
 }
 
-static int hl_info_nic_ports(struct hl_fpriv *fpriv, struct hl_info_args *args)
+static int hl_info_nic_ports(struct hl_fpriv *fpriv, struct hl_info_args *args,
+			     struct hl_ioctl_call *call)
 {
 	struct hl_info_nic_ports *info;
 	int rc;
@@ -151,12 +163,13 @@ static int hl_info_nic_ports(struct hl_fpriv *fpriv, struct hl_info_args *args)
 
 	rc = hl_nic_info_ports(fpriv->hdev, info);
 	if (!rc)
-		rc = hl_info_copy(args, info, sizeof(*info));
+		rc = hl_info_copy(call, args, info, sizeof(*info));
 	kfree(info);
 	return rc;
 }
 
-static int hl_info_page_fault(struct hl_fpriv *fpriv, struct hl_info_args *args)
+static int hl_info_page_fault(struct hl_fpriv *fpriv, struct hl_info_args *args,
+			      struct hl_ioctl_call *call)
 {
 	struct hl_info_page_fault_event info;
 	struct hl_ctx *ctx = fpriv->ctx;
@@ -168,20 +181,21 @@ static int hl_info_page_fault(struct hl_fpriv *fpriv, struct hl_info_args *args)
 	info = ctx->last_fault;
 	spin_unlock(&ctx->fault_lock);
 
-	return hl_info_copy(args, &info, sizeof(info));
+	return hl_info_copy(call, args, &info, sizeof(info));
 }
 
 /*
  * HL_IOCTL_INFO. Errors: listed in the kernel-doc of struct hl_info_args
  * (uAPI header).
  */
-static int hl_info_ioctl(struct hl_fpriv *fpriv, void *data)
+static int hl_info_ioctl(struct hl_fpriv *fpriv, void *data,
+			 struct hl_ioctl_call *call)
 {
 	struct hl_info_args *args = data;
 
 	/* Events and counters: ops with argument rules of their own */
 	if (hl_events_info_op(args->op))
-		return hl_events_info(fpriv, args, data);
+		return hl_events_info(fpriv, args, call);
 	if (args->ctx_id || args->pad)
 		return -EINVAL;
 	if (!args->return_pointer || !args->return_size)
@@ -189,19 +203,19 @@ static int hl_info_ioctl(struct hl_fpriv *fpriv, void *data)
 
 	switch (args->op) {
 	case HL_INFO_HW_IP_INFO:
-		return hl_info_hw_ip(fpriv, args);
+		return hl_info_hw_ip(fpriv, args, call);
 	case HL_INFO_DRAM_USAGE:
-		return hl_info_dram_usage(fpriv, args);
+		return hl_info_dram_usage(fpriv, args, call);
 	case HL_INFO_HW_IDLE:
-		return hl_info_hw_idle(fpriv, args);
+		return hl_info_hw_idle(fpriv, args, call);
 	case HL_INFO_DEVICE_STATUS:
-		return hl_info_device_status(fpriv, args);
+		return hl_info_device_status(fpriv, args, call);
 	case HL_INFO_DEV_MEM_ALLOC_PAGE_SIZES:
-		return hl_info_dev_memalloc_page_sizes(fpriv, args);
+		return hl_info_dev_memalloc_page_sizes(fpriv, args, call);
 	case HL_INFO_PAGE_FAULT_EVENT:
-		return hl_info_page_fault(fpriv, args);
+		return hl_info_page_fault(fpriv, args, call);
 	case HL_INFO_NIC_PORTS:
-		return hl_info_nic_ports(fpriv, args);
+		return hl_info_nic_ports(fpriv, args, call);
 	default:
 		return -EINVAL;
 	}
@@ -242,7 +256,8 @@ hl_ioctl_lookup(unsigned int cmd, const struct hl_ioctl_desc *table, size_t n)
 
 /**
  * struct hl_ioctl_call - one ioctl call in progress.
- * @kdata: the argument, copied in; handlers get a pointer to it.
+ * @kdata: the argument, copied in; handlers get a pointer to it, and one
+ *	to the call (for hl_ioctl_on_finish() and the like).
  * @install_file: a file to install as @install_fd once the result has
  *	reached user space, or NULL.
  * @install_fd: the reserved descriptor for @install_file.
@@ -278,15 +293,10 @@ struct hl_ioctl_call {
 	u8 out_inline[HL_IOCTL_MAX_OUT_INLINE] __aligned(8);
 };
 
-static struct hl_ioctl_call *hl_ioctl_call_of(void *data)
-{
-	return data - offsetof(struct hl_ioctl_call, kdata);
-}
-
 /**
- * hl_ioctl_defer_fd_install - install a new file descriptor after the ioctl
+ * __hl_ioctl_defer_fd_install - install a new file descriptor after the ioctl
  * result was copied to user space.
- * @data: the handler's argument pointer.
+ * @call: the call, as the dispatcher handed it to the handler.
  * @fd: a descriptor from get_unused_fd_flags().
  * @file: the file; its reference passes to the dispatcher.
  *
@@ -294,17 +304,16 @@ static struct hl_ioctl_call *hl_ioctl_call_of(void *data)
  * released, so no error path leaves a live descriptor the caller does not
  * know about.
  */
-void hl_ioctl_defer_fd_install(void *data, int fd, struct file *file)
+void __hl_ioctl_defer_fd_install(struct hl_ioctl_call *call, int fd,
+				 struct file *file)
 {
-	struct hl_ioctl_call *call = hl_ioctl_call_of(data);
-
 	call->install_fd = fd;
 	call->install_file = file;
 }
 
 /**
- * hl_ioctl_on_finish - run @finish once the ioctl's outcome is known.
- * @data: the handler's argument pointer.
+ * __hl_ioctl_on_finish - run @finish once the ioctl's outcome is known.
+ * @call: the call, as the dispatcher handed it to the handler.
  * @finish: called after the result was copied back to user space, with
  *	@committed true when the ioctl returns 0 (the caller has the result),
  *	false when it fails after all (the copy back faulted): then @finish
@@ -320,11 +329,9 @@ void hl_ioctl_defer_fd_install(void *data, int fd, struct file *file)
  * A handler registers at most one; it does so only on success (the
  * dispatcher calls it in any case, with the final outcome).
  */
-void hl_ioctl_on_finish(void *data, hl_ioctl_finish_t *finish, void *priv,
-			u64 id)
+void __hl_ioctl_on_finish(struct hl_ioctl_call *call, hl_ioctl_finish_t *finish,
+			  void *priv, u64 id)
 {
-	struct hl_ioctl_call *call = hl_ioctl_call_of(data);
-
 	WARN_ON_ONCE(call->finish);
 	call->finish = finish;
 	call->finish_priv = priv;
@@ -332,38 +339,38 @@ void hl_ioctl_on_finish(void *data, hl_ioctl_finish_t *finish, void *priv,
 }
 
 /**
- * hl_ioctl_on_finish_file - hl_ioctl_on_finish() for an outcome that
+ * __hl_ioctl_on_finish_file - hl_ioctl_on_finish() for an outcome that
  * concerns only the open file (its event notifier), not its context.
- * @data: the handler's argument pointer.
+ * @call: the call, as the dispatcher handed it to the handler.
  * @finish: as for hl_ioctl_on_finish(), but run in any case, without the
  *	context's gate: it must touch nothing of the context.
  * @priv: pointer argument of @finish.
  * @id: number argument of @finish.
  */
-void hl_ioctl_on_finish_file(void *data, hl_ioctl_finish_t *finish,
-			     void *priv, u64 id)
+void __hl_ioctl_on_finish_file(struct hl_ioctl_call *call,
+			       hl_ioctl_finish_t *finish, void *priv, u64 id)
 {
-	hl_ioctl_on_finish(data, finish, priv, id);
-	hl_ioctl_call_of(data)->file_only = true;
+	__hl_ioctl_on_finish(call, finish, priv, id);
+	call->file_only = true;
 }
 
 /**
- * hl_ioctl_on_drop - what to do instead of the finish callback when the
+ * __hl_ioctl_on_drop - what to do instead of the finish callback when the
  * context died before it could run.
- * @data: the handler's argument pointer.
+ * @call: the call, as the dispatcher handed it to the handler.
  * @drop: releases what @priv of hl_ioctl_on_finish() holds of its own,
  *	without touching the context's state (the teardown freed that).
  */
-void hl_ioctl_on_drop(void *data, hl_ioctl_drop_t *drop)
+void __hl_ioctl_on_drop(struct hl_ioctl_call *call, hl_ioctl_drop_t *drop)
 {
-	hl_ioctl_call_of(data)->drop = drop;
+	call->drop = drop;
 }
 
 /**
- * hl_ioctl_copy_out - have the dispatcher copy a second output to user
+ * __hl_ioctl_copy_out - have the dispatcher copy a second output to user
  * space after the handler, outside the sections that reset and removal
  * wait for.
- * @data: the handler's argument pointer.
+ * @call: the call, as the dispatcher handed it to the handler.
  * @to: the user address.
  * @src: the output, copied now.
  * @size: its size; at most one such output per call.
@@ -373,10 +380,9 @@ void hl_ioctl_on_drop(void *data, hl_ioctl_drop_t *drop)
  *
  * Return: 0, or -ENOMEM (only above HL_IOCTL_MAX_OUT_INLINE bytes).
  */
-int hl_ioctl_copy_out(void *data, u64 to, const void *src, u32 size)
+int __hl_ioctl_copy_out(struct hl_ioctl_call *call, u64 to, const void *src,
+			u32 size)
 {
-	struct hl_ioctl_call *call = hl_ioctl_call_of(data);
-
 	if (WARN_ON_ONCE(call->out_buf))
 		return -EINVAL;
 	if (size <= sizeof(call->out_inline)) {
@@ -415,8 +421,8 @@ static int hl_ioctl_copy_out_now(struct hl_ioctl_call *call)
 }
 
 /**
- * hl_ioctl_no_output - the handler succeeded and returns nothing.
- * @data: the handler's argument pointer.
+ * __hl_ioctl_no_output - the handler succeeded and returns nothing.
+ * @call: the call, as the dispatcher handed it to the handler.
  *
  * For work that cannot be undone and has no result (FREE, UNMAP): the copy
  * back then only rewrites the caller's own bytes, which the dispatcher
@@ -424,9 +430,9 @@ static int hl_ioctl_copy_out_now(struct hl_ioctl_call *call)
  * (another thread unmapped the page meanwhile) the call still succeeded and
  * says so, rather than failing with its work done.
  */
-void hl_ioctl_no_output(void *data)
+void __hl_ioctl_no_output(struct hl_ioctl_call *call)
 {
-	hl_ioctl_call_of(data)->no_output = true;
+	call->no_output = true;
 }
 
 /*
@@ -496,12 +502,12 @@ static long hl_ioctl_dispatch(struct file *filp, unsigned int cmd,
 		 */
 		idx = hl_device_enter(hdev);
 		rc = hl_device_unplugged(hdev) ? -ENODEV :
-		     desc->func(fpriv, kdata);
+		     desc->func(fpriv, kdata, &call);
 		hl_device_exit(hdev, idx);
 	} else if (ctx) {
 		rc = READ_ONCE(fpriv->dead) ? -ENODEV : hl_ctx_enter(ctx);
 		if (!rc) {
-			rc = desc->func(fpriv, kdata);
+			rc = desc->func(fpriv, kdata, &call);
 			hl_ctx_exit(ctx);
 		}
 	} else {
@@ -509,7 +515,7 @@ static long hl_ioctl_dispatch(struct file *filp, unsigned int cmd,
 		if (hl_device_unplugged(hdev))
 			rc = -ENODEV;
 		else
-			rc = desc->func(fpriv, kdata);
+			rc = desc->func(fpriv, kdata, &call);
 		hl_device_exit(hdev, idx);
 	}
 

@@ -242,8 +242,8 @@ static struct maple_tree *hl_va_tree(struct hl_ctx *ctx, bool host,
 }
 
 /*
- * Reserve @npages pages of VA for @mapping, at @hint when it is usable.
- * Returns the VA, or 0 with *rc set.
+ * Reserve @npages pages of VA for @mapping, at @hint when it is usable;
+ * called with ctx->mem_lock held. Returns the VA, or 0 with *rc set.
  */
 static u64 hl_va_reserve(struct hl_ctx *ctx, struct hl_vm_mapping *mapping,
 			 u64 npages, u64 hint, bool force_hint, int *rc)
@@ -252,6 +252,8 @@ static u64 hl_va_reserve(struct hl_ctx *ctx, struct hl_vm_mapping *mapping,
 	struct maple_tree *mt;
 	unsigned int shift;
 	u64 start, end;
+
+	lockdep_assert_held(&ctx->mem_lock);
 
 	mt = hl_va_tree(ctx, mapping->host, &shift, &start, &end);
 	min = start >> shift;
@@ -283,11 +285,14 @@ static u64 hl_va_reserve(struct hl_ctx *ctx, struct hl_vm_mapping *mapping,
 	return (u64)first << shift;
 }
 
+/* Release @mapping's VA; called with ctx->mem_lock held */
 static void hl_va_release(struct hl_ctx *ctx, struct hl_vm_mapping *mapping)
 {
 	struct maple_tree *mt;
 	unsigned int shift;
 	u64 start, end;
+
+	lockdep_assert_held(&ctx->mem_lock);
 
 	mt = hl_va_tree(ctx, mapping->host, &shift, &start, &end);
 	mtree_erase(mt, mapping->va >> shift);
@@ -836,10 +841,11 @@ static size_t hl_mem_in_used(const struct hl_mem_in *in)
  * hl_mem_ioctl - HL_IOCTL_MEMORY; errors: union hl_mem_args in the uAPI.
  * @fpriv: the compute node's open file.
  * @data: union hl_mem_args, copied in.
+ * @call: the ioctl call.
  *
  * Return: 0 or a negative errno.
  */
-int hl_mem_ioctl(struct hl_fpriv *fpriv, void *data)
+int hl_mem_ioctl(struct hl_fpriv *fpriv, void *data, struct hl_ioctl_call *call)
 {
 	union hl_mem_args *args = data;
 	struct hl_ctx *ctx = fpriv->ctx;
@@ -863,7 +869,7 @@ int hl_mem_ioctl(struct hl_fpriv *fpriv, void *data)
 	case HL_MEM_OP_FREE:
 		rc = hl_mem_free(ctx, &args->in);
 		if (!rc)
-			hl_ioctl_no_output(data);
+			hl_ioctl_no_output(call);
 		break;
 	case HL_MEM_OP_MAP:
 		rc = hl_mem_map(ctx, &args->in, &out);
@@ -872,12 +878,12 @@ int hl_mem_ioctl(struct hl_fpriv *fpriv, void *data)
 	case HL_MEM_OP_UNMAP:
 		rc = hl_mem_unmap(ctx, &args->in);
 		if (!rc)
-			hl_ioctl_no_output(data);
+			hl_ioctl_no_output(call);
 		break;
 	case HL_MEM_OP_EXPORT_DMABUF_FD: {
 		int fd;
 
-		rc = hl_dmabuf_export(ctx, &args->in, data, &fd);
+		rc = hl_dmabuf_export(ctx, &args->in, call, &fd);
 		if (!rc) {
 			memset(args, 0, sizeof(*args));
 			args->out.fd = fd;
@@ -892,7 +898,7 @@ int hl_mem_ioctl(struct hl_fpriv *fpriv, void *data)
 		memset(args, 0, sizeof(*args));
 		args->out.device_virt_addr = out;
 		if (finish)
-			hl_ioctl_on_finish(data, finish, NULL, out);
+			hl_ioctl_on_finish(call, finish, NULL, out);
 	}
 	return rc;
 }

@@ -12,6 +12,7 @@
 struct hl_ctx;
 struct hl_device;
 struct hl_fpriv;
+struct hl_ioctl_call;
 
 /**
  * struct hl_vm_phys_pg_pack - a device-memory allocation (DRAM pages).
@@ -93,7 +94,7 @@ void hl_mem_fini(struct hl_device *hdev);
 void hl_mem_ctx_init(struct hl_ctx *ctx);
 void hl_mem_ctx_fini(struct hl_ctx *ctx);
 void hl_mem_ctx_release_host(struct hl_ctx *ctx);
-int hl_mem_ioctl(struct hl_fpriv *fpriv, void *data);
+int hl_mem_ioctl(struct hl_fpriv *fpriv, void *data, struct hl_ioctl_call *call);
 void hl_pg_pack_get(struct hl_vm_phys_pg_pack *pack);
 void hl_pg_pack_put(struct hl_vm_phys_pg_pack *pack);
 struct hl_vm_mapping *hl_mem_find_mapping(struct hl_ctx *ctx, u64 va);

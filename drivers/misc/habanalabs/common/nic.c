@@ -432,6 +432,8 @@ static int hl_nic_check_conn_ctx(struct hl_nic_ctx *nic,
 				 const struct hl_nic_conn_ctx_args *a,
 				 struct hl_nic_cq **cq)
 {
+	lockdep_assert_held(&nic->lock);
+
 	if (!conn || a->port != conn->port)
 		return -EINVAL;
 	if (HL_NIC_CONN_ID_SLOT(a->remote_conn_id) < HL_NIC_MIN_CONN_ID ||
@@ -453,7 +455,8 @@ static int hl_nic_check_conn_ctx(struct hl_nic_ctx *nic,
 
 /*
  * Move @conn on by @ev with @set applied under its lock; -EINVAL when @ev
- * is not legal in its state (any more).
+ * is not legal in its state (any more). Called with the context's
+ * hl_nic_ctx.lock held (@cq's users).
  */
 static int hl_nic_conn_advance(struct hl_nic_conn *conn,
 			       enum hl_nic_conn_event ev,
@@ -462,6 +465,8 @@ static int hl_nic_conn_advance(struct hl_nic_conn *conn,
 			       const void *in, struct hl_nic_cq *cq)
 {
 	int next, rc = 0;
+
+	lockdep_assert_held(&conn->ctx->nic.lock);
 
 	spin_lock(&conn->lock);
 	next = hl_nic_conn_next_state(conn->state, ev);
@@ -953,13 +958,14 @@ static bool hl_nic_op_has_no_output(u32 op)
  * @fpriv: the compute node's open file.
  * @data: struct hl_nic_args, copied in; out is returned on success (on
  *	failure the argument is left as it came in).
+ * @call: the ioctl call.
  *
  * Errors: listed per op in the kernel-doc of struct hl_nic_args (uAPI
  * header).
  *
  * Return: 0 or a negative errno.
  */
-int hl_nic_ioctl(struct hl_fpriv *fpriv, void *data)
+int hl_nic_ioctl(struct hl_fpriv *fpriv, void *data, struct hl_ioctl_call *call)
 {
 	struct hl_nic_args *args = data;
 	struct hl_nic_in in = args->in;
@@ -1036,13 +1042,13 @@ int hl_nic_ioctl(struct hl_fpriv *fpriv, void *data)
 		memset(args, 0, sizeof(*args));
 		args->out = out;
 		if (in.op == HL_NIC_OP_ALLOC_CONN)
-			hl_ioctl_on_finish(data, hl_nic_alloc_conn_finish, NULL,
+			hl_ioctl_on_finish(call, hl_nic_alloc_conn_finish, NULL,
 					   out.alloc_conn.conn_id);
 		else if (in.op == HL_NIC_OP_CQ_CREATE)
-			hl_ioctl_on_finish(data, hl_nic_cq_create_finish, NULL,
+			hl_ioctl_on_finish(call, hl_nic_cq_create_finish, NULL,
 					   out.cq_create.handle);
 		else if (hl_nic_op_has_no_output(in.op))
-			hl_ioctl_no_output(data);
+			hl_ioctl_no_output(call);
 	}
 	return rc;
 }

@@ -51,6 +51,7 @@
 struct hl_ctx;
 struct hl_device;
 struct hl_fpriv;
+struct hl_ioctl_call;
 struct pid;
 
 /**
@@ -287,7 +288,7 @@ void hl_nic_ctx_init(struct hl_ctx *ctx);
 void hl_nic_ctx_kill(struct hl_ctx *ctx);
 void hl_nic_ctx_close(struct hl_ctx *ctx);
 void hl_nic_ctx_fini(struct hl_ctx *ctx);
-int hl_nic_ioctl(struct hl_fpriv *fpriv, void *data);
+int hl_nic_ioctl(struct hl_fpriv *fpriv, void *data, struct hl_ioctl_call *call);
 int hl_nic_info_ports(struct hl_device *hdev, struct hl_info_nic_ports *info);
 
 /*

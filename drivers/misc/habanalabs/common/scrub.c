@@ -105,9 +105,14 @@ static void hl_scrub_work(struct work_struct *work)
 	}
 }
 
-/* Mark [@addr, @addr + @size) dirty; true when the worker must run */
+/*
+ * Mark [@addr, @addr + @size) dirty; true when the worker must run. Called
+ * with s->lock held.
+ */
 static bool hl_scrub_mark(struct hl_scrub *s, u64 addr, u64 size)
 {
+	lockdep_assert_held(&s->lock);
+
 	bitmap_set(s->dirty, (addr - s->base) / s->page_size,
 		   size / s->page_size);
 	s->pending += size;
@@ -159,7 +164,9 @@ int hl_scrub_init(struct hl_device *hdev)
 			rc = -ENOMEM;
 			goto err_destroy_pool;
 		}
+		spin_lock(&s->lock);
 		hl_scrub_mark(s, s->base, s->npages * s->page_size);
+		spin_unlock(&s->lock);
 	}
 	hdev->scrub = s;
 	return 0;

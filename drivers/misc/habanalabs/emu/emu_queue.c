@@ -237,29 +237,35 @@ static int hl_emu_fetch(struct hl_emu_queue *q, struct hl_cs_job *job, u64 va,
 }
 
 /**
- * struct hl_emu_xfer - a two-operand transfer in progress.
- * @src: device VA of the next source byte.
+ * struct hl_emu_xfer - a transfer in progress.
+ * @src: device VA of the next source byte (unused with @no_src).
  * @dst: device VA of the next destination byte.
  * @left: bytes left.
+ * @no_src: a one-operand engine (MEMSET): only @dst is walked, and @run
+ *	gets a NULL @s.
  * @dst_write: a destination that does not translate is reported as a write
- *	fault (LIN_DMA), or as a read (REDUCE, which reads it first).
+ *	fault (LIN_DMA, MEMSET), or as a read (REDUCE, which reads it first).
+ * @fill: MEMSET's pattern is one repeated byte, q->buf[0].
  * @dtype: REDUCE's HL_REDUCE_DTYPE_*.
  * @op: REDUCE's HL_REDUCE_OP_*.
  * @run: the engine's work on the first @n bytes of runs @s at device VA
  *	@src and @d at @dst (@n at most each run's length), under
  *	engine_access_rwsem; returns the bytes done, from 1 to @n.
  *
- * A two-operand engine (LIN_DMA, REDUCE) walks its source and destination
- * together, pair of runs by pair of runs (hl_emu_exec_xfer()): each run
- * translated through the device MMU (hl_emu_mmu_span()), in slices of at
- * most HL_EMU_SLICE_SIZE, each slice under hdev->engine_access_rwsem, the
- * job checked between slices; the engine's own work is @run.
+ * An engine that moves data (LIN_DMA, REDUCE, MEMSET) walks its source and
+ * destination together, pair of runs by pair of runs, or its destination
+ * alone (hl_emu_exec_xfer()): each run translated through the device MMU
+ * (hl_emu_mmu_span()), in slices of at most HL_EMU_SLICE_SIZE, each slice
+ * under hdev->engine_access_rwsem, the job checked between slices; the
+ * engine's own work is @run.
  */
 struct hl_emu_xfer {
 	u64 src;
 	u64 dst;
 	u64 left;
+	bool no_src;
 	bool dst_write;
+	bool fill;
 	u32 dtype;
 	u32 op;
 	u64 (*run)(struct hl_emu_queue *q, const struct hl_emu_xfer *x,
@@ -275,24 +281,27 @@ static int hl_emu_xfer_slice(struct hl_emu_queue *q, u32 asid,
 			     const struct hl_emu_xfer *x, u64 len, u64 *done,
 			     u64 *va, bool *write)
 {
-	struct hl_emu_span s, d;
+	struct hl_emu_span s = {}, d;
 	u64 n;
 	int rc;
 
 	for (*done = 0; *done < len; *done += n) {
-		*va = x->src + *done;
-		*write = false;
-		rc = hl_emu_mmu_span(q->emu, q, asid, *va, len - *done, &s);
-		if (rc)
-			return rc;
+		s.len = len - *done;
+		if (!x->no_src) {
+			*va = x->src + *done;
+			*write = false;
+			rc = hl_emu_mmu_span(q->emu, q, asid, *va, s.len, &s);
+			if (rc)
+				return rc;
+		}
 		*va = x->dst + *done;
 		*write = x->dst_write;
 		rc = hl_emu_mmu_span(q->emu, q, asid, *va, s.len, &d);
 		if (rc)
 			return rc;
 
-		n = x->run(q, x, &s, &d, x->src + *done, x->dst + *done,
-			   min(s.len, d.len));
+		n = x->run(q, x, x->no_src ? NULL : &s, &d, x->src + *done,
+			   x->dst + *done, min(s.len, d.len));
 	}
 	return 0;
 }
@@ -367,48 +376,45 @@ static int hl_emu_exec_lin_dma(struct hl_emu_queue *q, struct hl_cs_job *job,
 }
 
 /*
- * One slice of MEMSET, under engine_access_rwsem, run by run: a pattern of
- * one repeated byte is a fill, any other is copied from q->buf, where it
- * starts at q->buf[va % 8]. On a fault, *@done bytes were written.
+ * MEMSET on a destination run: a pattern of one repeated byte is a fill,
+ * any other is copied from q->buf chunk by chunk, where it starts at
+ * q->buf[va % 8].
  */
-static int hl_emu_memset_slice(struct hl_emu_queue *q, u32 asid, u64 dst,
-			       u64 len, bool fill, u64 *done)
+static u64 hl_emu_memset_run(struct hl_emu_queue *q,
+			     const struct hl_emu_xfer *x,
+			     const struct hl_emu_span *s,
+			     const struct hl_emu_span *d, u64 src, u64 dst,
+			     u64 n)
 {
-	struct hl_emu_span d, part;
-	u64 off, n;
-	int rc;
+	struct hl_emu_span part;
+	u64 off, len;
 
-	for (*done = 0; *done < len; *done += d.len) {
-		rc = hl_emu_mmu_span(q->emu, q, asid, dst + *done, len - *done,
-				     &d);
-		if (rc)
-			return rc;
-		if (fill) {
-			hl_emu_span_fill(&d, q->buf[0], d.len);
-			continue;
-		}
-		for (off = 0; off < d.len; off += n) {
-			n = min_t(u64, d.len - off, HL_EMU_CHUNK_SIZE);
-			part = hl_emu_span_advance(&d, off);
-			hl_emu_span_write(&part, q->buf + (dst + *done + off) % 8,
-					  n);
-		}
+	if (x->fill) {
+		hl_emu_span_fill(d, q->buf[0], n);
+		return n;
 	}
-	return 0;
+	for (off = 0; off < n; off += len) {
+		len = min_t(u64, n - off, HL_EMU_CHUNK_SIZE);
+		part = hl_emu_span_advance(d, off);
+		hl_emu_span_write(&part, q->buf + (dst + off) % 8, len);
+	}
+	return n;
 }
 
 /* MEMSET: byte i of the range gets byte ((dst + i) % 8) of the value */
 static int hl_emu_exec_memset(struct hl_emu_queue *q, struct hl_cs_job *job,
 			      const struct hl_emu_pkt_memset *pkt)
 {
-	struct hl_device *hdev = q->emu->hdev;
-	u64 dst = le64_to_cpu(pkt->dst_addr);
 	u64 value = le64_to_cpu(pkt->value);
-	u64 left = le64_to_cpu(pkt->tsize);
-	bool fill = value == (value & 0xff) * 0x0101010101010101ull;
-	u64 done;
+	struct hl_emu_xfer x = {
+		.dst = le64_to_cpu(pkt->dst_addr),
+		.left = le64_to_cpu(pkt->tsize),
+		.no_src = true,
+		.dst_write = true,
+		.fill = value == (value & 0xff) * 0x0101010101010101ull,
+		.run = hl_emu_memset_run,
+	};
 	u32 i;
-	int rc;
 
 	if (pkt->pad)
 		return -EINVAL;
@@ -417,23 +423,7 @@ static int hl_emu_exec_memset(struct hl_emu_queue *q, struct hl_cs_job *job,
 	for (i = 0; i < HL_EMU_CHUNK_SIZE + 8; i++)
 		q->buf[i] = value >> (8 * (i % 8));
 
-	while (left) {
-		rc = hl_emu_job_check(q, job);
-		if (rc)
-			return rc;
-
-		down_read(&hdev->engine_access_rwsem);
-		rc = hl_emu_memset_slice(q, job->ctx->asid, dst,
-					 min_t(u64, left, HL_EMU_SLICE_SIZE),
-					 fill, &done);
-		up_read(&hdev->engine_access_rwsem);
-		if (rc)
-			return hl_emu_job_fault(q, job, dst + done, true, rc);
-
-		dst += done;
-		left -= done;
-	}
-	return 0;
+	return hl_emu_exec_xfer(q, job, &x);
 }
 
 static int hl_emu_exec_msg_long(struct hl_emu_queue *q, struct hl_cs_job *job,
