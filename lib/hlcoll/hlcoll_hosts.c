@@ -33,9 +33,11 @@
 #include "hlcoll_int.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define HLCOLL_HOST_KEY	128
@@ -107,6 +109,14 @@ static int hlcoll_hosts_connect(struct hlcoll_comm *c)
 	return hlcoll_ofi_connect(c);
 }
 
+static uint64_t hlcoll_hosts_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
 /*
  * The NIC part first, then the libfabric part. No cycle of waits: a NIC
  * part only waits for NIC parts of ranks of this host, which come first in
@@ -122,6 +132,7 @@ static int hlcoll_hosts_step(struct hlcoll_comm *c,
 	struct hlcoll_xfer local[HLCOLL_MAX_GROUP_OPS];
 	struct hlcoll_xfer remote[HLCOLL_MAX_GROUP_OPS];
 	int i, nl = 0, nr = 0, nred = 0, me = c->host[c->rank], rc = 0;
+	uint64_t t0;
 
 	/*
 	 * Several receives reducing into one buffer (the root of a reduce):
@@ -145,9 +156,13 @@ static int hlcoll_hosts_step(struct hlcoll_comm *c,
 		else
 			remote[nr++] = x[i];
 	}
-	if (nl || copy_len)
+	if (nl || copy_len) {
+		t0 = hlcoll_hosts_us();
 		rc = hlcoll_nic_ops.step(c, local, nl, dtype, op, copy_src,
 					 copy_dst, copy_len);
+		hlcoll_trace(c->rank, "NIC step: %d transfers, %" PRIu64 " us",
+			     nl, hlcoll_hosts_us() - t0);
+	}
 	if (!rc && nr)
 		rc = hlcoll_ofi_step(c, remote, nr, dtype, op);
 	return rc;

@@ -37,6 +37,8 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <netinet/in.h>
+#include <poll.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,7 +52,7 @@
 #include <rdma/fi_errno.h>
 #include <rdma/fi_tagged.h>
 
-#define HLCOLL_OFI_CHUNK	(1024u * 1024)
+#define HLCOLL_OFI_CHUNK	(256u * 1024)
 #define HLCOLL_OFI_MIN_CHUNK	(16u * 1024)
 #define HLCOLL_OFI_DEPTH	4
 #define HLCOLL_OFI_STAGE_MAX	(64ull * 1024 * 1024)
@@ -97,6 +99,7 @@ struct hlcoll_ofi {
 	struct fid_av *av;
 	struct fid_cq *cq;
 	struct fid_ep *ep;
+	int wait_fd;		/* the CQ's, -1: none (poll with sleeps) */
 	bool mr_local;
 	fi_addr_t addr[HLCOLL_MAX_RANKS];
 	uint32_t send_seq[HLCOLL_MAX_RANKS];
@@ -202,7 +205,7 @@ static int hlcoll_ofi_open(struct hlcoll_comm *c, struct hlcoll_ofi *o,
 {
 	struct fi_cq_attr cq_attr = {
 		.format = FI_CQ_FORMAT_TAGGED, .size = 4096,
-		.wait_obj = FI_WAIT_NONE,
+		.wait_obj = FI_WAIT_FD,
 	};
 	struct fi_av_attr av_attr = { .type = FI_AV_TABLE };
 	size_t len = sizeof(name->addr);
@@ -215,8 +218,17 @@ static int hlcoll_ofi_open(struct hlcoll_comm *c, struct hlcoll_ofi *o,
 	rc = fi_fabric(o->info->fabric_attr, &o->fabric, NULL);
 	if (!rc)
 		rc = fi_domain(o->fabric, o->info, &o->domain, NULL);
-	if (!rc)
+	o->wait_fd = -1;
+	if (!rc) {
+		/* A file descriptor to sleep on, where the provider has one */
 		rc = fi_cq_open(o->domain, &cq_attr, &o->cq, NULL);
+		if (!rc && fi_control(&o->cq->fid, FI_GETWAIT, &o->wait_fd))
+			o->wait_fd = -1;
+		if (rc) {
+			cq_attr.wait_obj = FI_WAIT_NONE;
+			rc = fi_cq_open(o->domain, &cq_attr, &o->cq, NULL);
+		}
+	}
 	if (!rc)
 		rc = fi_av_open(o->domain, &av_attr, &o->av, NULL);
 	if (!rc)
@@ -235,9 +247,10 @@ static int hlcoll_ofi_open(struct hlcoll_comm *c, struct hlcoll_ofi *o,
 		return hlcoll_fi_errno(rc);
 	}
 	name->len = len;
-	hlcoll_info(c->rank, "libfabric: provider %s, fabric %s, domain %s",
+	hlcoll_info(c->rank, "libfabric: provider %s, fabric %s, domain %s%s",
 		    o->info->fabric_attr->prov_name, o->info->fabric_attr->name,
-		    o->info->domain_attr->name);
+		    o->info->domain_attr->name,
+		    o->wait_fd < 0 ? " (no wait fd: polls)" : "");
 	return 0;
 }
 
@@ -441,6 +454,8 @@ struct hlcoll_ofi_run {
 	enum hlcoll_dtype dtype;
 	enum hlcoll_redop op;
 	bool progress;
+	uint64_t idle;
+	int spin;	/* idle rounds in a row */
 };
 
 static uint64_t hlcoll_ofi_len(const struct hlcoll_ofi_run *r, int xi,
@@ -636,6 +651,42 @@ static void hlcoll_ofi_drain(struct hlcoll_ofi_run *r)
 	}
 }
 
+/*
+ * Nothing moved. The provider moves data only when called (rxm's manual
+ * progress) and its wait fd does not wake on data that is in the sockets,
+ * so: a CS in flight, wait up to 100 us for it; else give the CPU away
+ * (sched_yield()) for the first HLCOLL_OFI_SPIN idle rounds in a row,
+ * then sleep 1 ms on the CQ's fd (or in usleep()) between reads.
+ */
+#define HLCOLL_OFI_SPIN	2000
+
+static int hlcoll_ofi_idle(struct hlcoll_ofi_run *r)
+{
+	struct fid *fids[1] = { &r->o->cq->fid };
+	struct pollfd pfd;
+	int i;
+
+	r->idle++;
+	for (i = 0; i < r->o->nslots; i++)
+		if (r->o->slots[i].state == SLOT_DMA)
+			return hlcoll_ofi_cs_reap(r, 100);
+	if (++r->spin < HLCOLL_OFI_SPIN) {
+		sched_yield();
+		return 0;
+	}
+	if (r->o->wait_fd >= 0) {
+		if (fi_trywait(r->o->fabric, fids, 1) != FI_SUCCESS)
+			return 0;
+		pfd.fd = r->o->wait_fd;
+		pfd.events = POLLIN;
+		pfd.revents = 0;
+		poll(&pfd, 1, 1);
+		return 0;
+	}
+	usleep(1000);
+	return 0;
+}
+
 int hlcoll_ofi_step(struct hlcoll_comm *c, const struct hlcoll_xfer *x, int n,
 		    enum hlcoll_dtype dtype, enum hlcoll_redop op)
 {
@@ -646,7 +697,7 @@ int hlcoll_ofi_step(struct hlcoll_comm *c, const struct hlcoll_xfer *x, int n,
 		.op = op,
 	};
 	uint64_t chunk = HLCOLL_OFI_CHUNK, maxb = 0, idle_ms;
-	int64_t last, now, checked;
+	int64_t last, now, checked, start;
 	const char *env = getenv("HLCOLL_OFI_CHUNK");
 	int depth = HLCOLL_OFI_DEPTH, i, d, all, rc = 0;
 
@@ -684,7 +735,7 @@ int hlcoll_ofi_step(struct hlcoll_comm *c, const struct hlcoll_xfer *x, int n,
 			o->slots[i * depth + d].xfer = i;
 	}
 
-	last = checked = hlcoll_ofi_now_ms();
+	last = checked = start = hlcoll_ofi_now_ms();
 	for (;;) {
 		r.progress = false;
 		/* Receives first, so a peer's chunks find their buffers */
@@ -705,7 +756,7 @@ int hlcoll_ofi_step(struct hlcoll_comm *c, const struct hlcoll_xfer *x, int n,
 		if (!rc)
 			rc = hlcoll_ofi_reap(&r);
 		if (!rc)
-			rc = hlcoll_ofi_cs_reap(&r, r.progress ? 0 : 200);
+			rc = hlcoll_ofi_cs_reap(&r, 0);
 		if (rc)
 			break;
 		for (i = 0, all = 1; i < n; i++)
@@ -715,8 +766,10 @@ int hlcoll_ofi_step(struct hlcoll_comm *c, const struct hlcoll_xfer *x, int n,
 			break;
 
 		now = hlcoll_ofi_now_ms();
-		if (r.progress)
+		if (r.progress) {
 			last = now;
+			r.spin = 0;
+		}
 		if (now - checked >= 100) {
 			checked = now;
 			rc = hlcoll_boot_poll_error(&c->boot);
@@ -733,10 +786,14 @@ int hlcoll_ofi_step(struct hlcoll_comm *c, const struct hlcoll_xfer *x, int n,
 			break;
 		}
 		if (!r.progress)
-			usleep(idle_ms > 10 ? 200 : 20);
+			rc = hlcoll_ofi_idle(&r);
+		if (rc)
+			break;
 	}
 	if (rc)
 		hlcoll_ofi_drain(&r);
+	hlcoll_trace(c->rank, "libfabric step: %d transfers, %" PRIu64 " B chunks x %d, %" PRId64 " ms, %" PRIu64 " idle waits",
+		     n, chunk, depth, hlcoll_ofi_now_ms() - start, r.idle);
 	return rc;
 }
 
