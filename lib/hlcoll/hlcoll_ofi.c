@@ -809,13 +809,18 @@ void hlcoll_ofi_fini(struct hlcoll_comm *c)
 
 	if (!o)
 		return;
-	hlcoll_ofi_stage_free(c, o);
+	/*
+	 * The endpoint first: after a failed step its provider may still hold
+	 * transfers (a rendezvous with a peer that died) on the staging
+	 * buffers and their registration, which go after it.
+	 */
 	if (o->ep)
 		fi_close(&o->ep->fid);
 	if (o->av)
 		fi_close(&o->av->fid);
 	if (o->cq)
 		fi_close(&o->cq->fid);
+	hlcoll_ofi_stage_free(c, o);
 	if (o->domain)
 		fi_close(&o->domain->fid);
 	if (o->fabric)
