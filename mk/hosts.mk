@@ -2,8 +2,9 @@
 #
 # libhlcoll across hosts: two VMs (tools/hlvm --hosts 2) with two devices
 # each, NIC within a VM, libfabric between them (tests/hlvm/hosts-coll).
-# One boot of the two VMs each; not part of make check (about 5 minutes on
-# a loaded 2-core machine), nor of make bench.
+# One boot of the two VMs each; not part of make check (check-hosts: 5-8
+# minutes on a loaded 2-core machine; bench-hosts: about 12), nor of make
+# bench.
 
 HOSTS_HLVM = $(TOP)/tools/hlvm --hosts 2 --devices 2 --timeout 1400
 
