@@ -291,8 +291,9 @@ int hlcoll_comm_init_rank(struct hlcoll_comm **comm, int nranks,
 		goto err_free;
 	}
 	if (nranks > 1) {
-		c->ops = &hlcoll_nic_ops;
-		rc = c->ops->connect(c);
+		rc = hlcoll_hosts_init(c);
+		if (!rc)
+			rc = c->ops->connect(c);
 		if (rc)
 			goto err_free;
 	}
@@ -428,9 +429,9 @@ int hlcoll_comm_fd(const struct hlcoll_comm *c)
  */
 
 /* Run a step; a failure makes the communicator's error sticky */
-static int hlcoll_step(struct hlcoll_comm *c, const struct hlcoll_xfer *x,
-		       int n, enum hlcoll_dtype dtype, enum hlcoll_redop op,
-		       uint64_t copy_src, uint64_t copy_dst, uint64_t copy_len)
+int hlcoll_step(struct hlcoll_comm *c, const struct hlcoll_xfer *x,
+		int n, enum hlcoll_dtype dtype, enum hlcoll_redop op,
+		uint64_t copy_src, uint64_t copy_dst, uint64_t copy_len)
 {
 	struct hlcoll_xfer xs[HLCOLL_MAX_GROUP_OPS];
 	int i, m = 0, rc;
@@ -657,6 +658,8 @@ int hlcoll_allreduce(struct hlcoll_comm *c, uint64_t sendbuf,
 	}
 	if (c->nranks == 1)
 		return 0;
+	if (hlcoll_hosts_allreduce(c, recvbuf, count, dtype, op, &rc))
+		return rc;
 	/* Reduce-scatter: at step s, send segment r - s, add in r - s - 1 */
 	rc = hlcoll_ring_pass(c, recvbuf, count, 0, c->rank, true, dtype, op);
 	if (rc)

@@ -135,6 +135,32 @@ struct hlcoll_transport_ops {
 };
 
 extern const struct hlcoll_transport_ops hlcoll_nic_ops;
+/* hlcoll_hosts.c: NIC within a host, libfabric (hlcoll_ofi.c) between */
+extern const struct hlcoll_transport_ops hlcoll_hosts_ops;
+
+/* ------------------------------------------------------------------------
+ * Hosts (hlcoll_hosts.c) and libfabric (hlcoll_ofi.c)
+ */
+
+/* Learn every rank's host (collective); pick c->ops. 0 or -errno */
+int hlcoll_hosts_init(struct hlcoll_comm *c);
+/* all-reduce in place: 1 when it ran the hierarchical one (*rc its result) */
+int hlcoll_hosts_allreduce(struct hlcoll_comm *c, uint64_t buf,
+			   uint64_t count, enum hlcoll_dtype dtype,
+			   enum hlcoll_redop op, int *rc);
+/* The transfers of a step with peers on other hosts, over libfabric */
+int hlcoll_ofi_connect(struct hlcoll_comm *c);
+int hlcoll_ofi_step(struct hlcoll_comm *c, const struct hlcoll_xfer *x, int n,
+		    enum hlcoll_dtype dtype, enum hlcoll_redop op);
+void hlcoll_ofi_abort(struct hlcoll_comm *c);
+void hlcoll_ofi_fini(struct hlcoll_comm *c);
+/* hlcoll_nic.c: the REDUCE packet's codes of a type and an operation */
+uint32_t hlcoll_reduce_dtype(enum hlcoll_dtype dtype);
+uint32_t hlcoll_reduce_op(enum hlcoll_redop op);
+/* hlcoll.c's step (sticky error), for the algorithms of other files */
+int hlcoll_step(struct hlcoll_comm *c, const struct hlcoll_xfer *x, int n,
+		enum hlcoll_dtype dtype, enum hlcoll_redop op,
+		uint64_t copy_src, uint64_t copy_dst, uint64_t copy_len);
 
 struct hlcoll_comm {
 	int fd;
@@ -153,6 +179,12 @@ struct hlcoll_comm {
 	struct hlcoll_cb cb[3];
 	uint64_t wr_id;
 	struct hl_nic_cqe cqes[2 * HLCOLL_MAX_BATCH];
+
+	/* Hosts: each rank's host index (0 .. nhosts - 1, by lowest rank) */
+	int nhosts;
+	int host[HLCOLL_MAX_RANKS];
+	/* libfabric state (hlcoll_ofi.c), NULL when all ranks share a host */
+	struct hlcoll_ofi *ofi;
 
 	/* Queued point-to-point calls of the current group */
 	struct hlcoll_xfer group[HLCOLL_MAX_GROUP_OPS];

@@ -50,7 +50,7 @@ struct hlcoll_nic_conns {
 };
 
 /* The packet's codes (the collectives checked hlcoll_reduce_supported()) */
-static uint32_t hlcoll_reduce_dtype(enum hlcoll_dtype dtype)
+uint32_t hlcoll_reduce_dtype(enum hlcoll_dtype dtype)
 {
 	switch (dtype) {
 	case HLCOLL_BFLOAT16:
@@ -65,7 +65,7 @@ static uint32_t hlcoll_reduce_dtype(enum hlcoll_dtype dtype)
 }
 
 /* An average is a sum on the way, divided at the end (hlcoll_nic_divide()) */
-static uint32_t hlcoll_reduce_op(enum hlcoll_redop op)
+uint32_t hlcoll_reduce_op(enum hlcoll_redop op)
 {
 	switch (op) {
 	case HLCOLL_MIN:
@@ -168,7 +168,8 @@ static int hlcoll_nic_connect(struct hlcoll_comm *c)
 
 	/* A port of ours cabled to a port of each peer; two ranks, one device? */
 	for (p = 0; !rc && p < n; p++) {
-		if (p == c->rank)
+		/* Ranks on other hosts: libfabric's (hlcoll_hosts.c) */
+		if (p == c->rank || c->host[p] != c->host[c->rank])
 			continue;
 		for (i = 0; i < (int)mine.nports; i++) {
 			if (hlcoll_nic_has_addr(&all[p], mine.addr[i])) {
@@ -198,7 +199,8 @@ static int hlcoll_nic_connect(struct hlcoll_comm *c)
 	}
 	next = (c->rank + 1) % n;
 	prev = (c->rank + n - 1) % n;
-	if (!rc && (!c->peers[next].conn || !c->peers[prev].conn)) {
+	if (!rc && c->nhosts <= 1 &&
+	    (!c->peers[next].conn || !c->peers[prev].conn)) {
 		hlcoll_warn(c->rank, "no NIC link to the ring's neighbours (ranks %d and %d)",
 			    next, prev);
 		rc = -ENOLINK;

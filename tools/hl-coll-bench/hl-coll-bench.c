@@ -524,6 +524,10 @@ static int rank_main(int rank, int nranks, const struct hlcoll_unique_id *id,
 }
 #endif
 
+#ifndef HLCOLL_BENCH_MPI
+#include "hosts.h"
+#endif
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -816,6 +820,8 @@ int main(int argc, char **argv)
 		goto bad;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (hosts_launch(&b, &rc))
+		return rc;
 	rc = hlcoll_launch(b.nranks, rank_main, &b);
 	if (rc < 0)
 		fprintf(stderr, "hl-coll-bench: launch: %s\n", strerror(-rc));

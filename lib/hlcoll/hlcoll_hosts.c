@@ -1,0 +1,354 @@
+// SPDX-License-Identifier: MIT
+/*
+ * hlcoll_hosts.c - libhlcoll across hosts: which rank is on which host,
+ * the transport that uses the NIC fabric within a host and libfabric
+ * (hlcoll_ofi.c) between hosts, and the hierarchical all-reduce.
+ *
+ * Topology: at init every rank publishes its host key through the
+ * bootstrap: HLCOLL_HOST_ID when set, else its hostname and the kernel's
+ * boot id (/proc/sys/kernel/random/boot_id, new at every boot of every
+ * machine or VM). Ranks with equal keys share a host; hosts are numbered
+ * by their lowest rank. One host: the NIC transport alone, as before.
+ * More: hlcoll_hosts_ops, whose step gives the transfers to peers on this
+ * host to the NIC transport and the others to libfabric.
+ *
+ * All-reduce with HLCOLL_ALGO unset (or "auto"): hierarchical when there
+ * are several hosts with the same number L of ranks each and at least one
+ * host has two ranks or more; else the flat ring of hlcoll.c.
+ * HLCOLL_ALGO=ring forces the flat ring, HLCOLL_ALGO=hier the hierarchical
+ * one (falling back to the ring where it cannot run: one host, unequal
+ * hosts). The hierarchical all-reduce, in place in the receive buffer:
+ *   1. reduce-scatter within the host: a ring over the host's L ranks (in
+ *	rank order) on L segments (hlcoll_segment()); local rank i ends with
+ *	segment i + 1 (mod L), reduced over its host;
+ *   2. all-reduce of that segment between the H ranks of local index i
+ *	(one per host, in host order): a ring reduce-scatter then all-gather
+ *	on H sub-segments, over libfabric;
+ *   3. all-gather within the host: the ring of step 1, without reduction.
+ * Its order of operations differs from the flat ring's: float sums are
+ * reproducible from run to run but not bit-equal to the ring's (int32 and
+ * min/max are). Each host sends S bytes per all-reduce of S bytes between
+ * hosts with H = 2 (the flat ring: 1.5 S with 2 ranks per host).
+ */
+#include "hlcoll_int.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define HLCOLL_HOST_KEY	128
+
+struct hlcoll_host_key {
+	char key[HLCOLL_HOST_KEY];
+};
+
+static void hlcoll_host_key(struct hlcoll_host_key *k)
+{
+	const char *env = getenv("HLCOLL_HOST_ID");
+	char host[64] = "", boot[40] = "";
+	FILE *f;
+
+	memset(k, 0, sizeof(*k));
+	if (env && *env) {
+		snprintf(k->key, sizeof(k->key), "id:%s", env);
+		return;
+	}
+	gethostname(host, sizeof(host) - 1);
+	f = fopen("/proc/sys/kernel/random/boot_id", "r");
+	if (f) {
+		if (!fgets(boot, sizeof(boot), f))
+			boot[0] = 0;
+		fclose(f);
+	}
+	boot[strcspn(boot, "\n")] = 0;
+	snprintf(k->key, sizeof(k->key), "%s/%s", host, boot);
+}
+
+int hlcoll_hosts_init(struct hlcoll_comm *c)
+{
+	struct hlcoll_host_key *all, mine;
+	int n = c->nranks, r, q, rc;
+
+	all = calloc(n, sizeof(*all));
+	if (!all)
+		return -ENOMEM;
+	hlcoll_host_key(&mine);
+	rc = hlcoll_boot_allgather(&c->boot, &mine, all, sizeof(mine));
+	if (rc)
+		goto out;
+	c->nhosts = 0;
+	for (r = 0; r < n; r++) {
+		for (q = 0; q < r; q++)
+			if (!memcmp(&all[q], &all[r], sizeof(all[r])))
+				break;
+		c->host[r] = q < r ? c->host[q] : c->nhosts++;
+	}
+	c->ops = c->nhosts > 1 ? &hlcoll_hosts_ops : &hlcoll_nic_ops;
+	hlcoll_info(c->rank, "%d ranks on %d hosts, this one is host %d (%s)",
+		    n, c->nhosts, c->host[c->rank], mine.key);
+out:
+	free(all);
+	return rc;
+}
+
+/* ------------------------------------------------------------------------
+ * The transport: NIC within the host, libfabric between hosts
+ */
+
+static int hlcoll_hosts_connect(struct hlcoll_comm *c)
+{
+	int rc;
+
+	rc = hlcoll_nic_ops.connect(c);
+	if (rc)
+		return rc;
+	return hlcoll_ofi_connect(c);
+}
+
+static uint64_t hlcoll_hosts_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/*
+ * The NIC part first, then the libfabric part. No cycle of waits: a NIC
+ * part only waits for NIC parts of ranks of this host, which come first in
+ * their steps too; the libfabric part of a step only waits for libfabric
+ * parts of the same step, each of which follows a NIC part that ends.
+ */
+static int hlcoll_hosts_step(struct hlcoll_comm *c,
+			     const struct hlcoll_xfer *x, int n,
+			     enum hlcoll_dtype dtype, enum hlcoll_redop op,
+			     uint64_t copy_src, uint64_t copy_dst,
+			     uint64_t copy_len)
+{
+	struct hlcoll_xfer local[HLCOLL_MAX_GROUP_OPS];
+	struct hlcoll_xfer remote[HLCOLL_MAX_GROUP_OPS];
+	int i, nl = 0, nr = 0, nred = 0, me = c->host[c->rank], rc = 0;
+	uint64_t t0;
+
+	/*
+	 * Several receives reducing into one buffer (the root of a reduce):
+	 * one transfer after the other, in list order, as the NIC transport
+	 * orders them (libfabric's chunks land in any order).
+	 */
+	for (i = 0; i < n; i++)
+		nred += !x[i].send && x[i].reduce;
+	if (nred > 1) {
+		for (i = 0; !rc && i < n; i++) {
+			rc = hlcoll_hosts_step(c, &x[i], 1, dtype, op, copy_src,
+					       copy_dst, copy_len);
+			copy_len = 0;
+		}
+		return rc;
+	}
+
+	for (i = 0; i < n && i < HLCOLL_MAX_GROUP_OPS; i++) {
+		if (c->host[x[i].peer] == me)
+			local[nl++] = x[i];
+		else
+			remote[nr++] = x[i];
+	}
+	if (nl || copy_len) {
+		t0 = hlcoll_hosts_us();
+		rc = hlcoll_nic_ops.step(c, local, nl, dtype, op, copy_src,
+					 copy_dst, copy_len);
+		hlcoll_trace(c->rank, "NIC step: %d transfers, %" PRIu64 " us",
+			     nl, hlcoll_hosts_us() - t0);
+	}
+	if (!rc && nr)
+		rc = hlcoll_ofi_step(c, remote, nr, dtype, op);
+	return rc;
+}
+
+static void hlcoll_hosts_abort(struct hlcoll_comm *c)
+{
+	hlcoll_nic_ops.abort(c);
+	hlcoll_ofi_abort(c);
+}
+
+static void hlcoll_hosts_fini(struct hlcoll_comm *c)
+{
+	hlcoll_ofi_fini(c);
+	hlcoll_nic_ops.fini(c);
+}
+
+const struct hlcoll_transport_ops hlcoll_hosts_ops = {
+	.name = "nic+ofi",
+	.connect = hlcoll_hosts_connect,
+	.step = hlcoll_hosts_step,
+	.abort = hlcoll_hosts_abort,
+	.fini = hlcoll_hosts_fini,
+};
+
+/* ------------------------------------------------------------------------
+ * Hierarchical all-reduce
+ */
+
+/* @k modulo @n, in 0 .. @n - 1 */
+static int hlcoll_hmod(int k, int n)
+{
+	return (k % n + n) % n;
+}
+
+/*
+ * One ring pass among the @n ranks @g (this rank is @g[@me]) over @n
+ * segments of the @count elements at @buf: at step s, send segment
+ * @first - s to the next and receive @first - s - 1 from the previous.
+ */
+static int hlcoll_group_pass(struct hlcoll_comm *c, const int *g, int n,
+			     int me, uint64_t buf, uint64_t count, int first,
+			     bool reduce, enum hlcoll_dtype dtype,
+			     enum hlcoll_redop op)
+{
+	uint64_t es = hlcoll_dtype_size(dtype), fs, fr, ls, lr;
+	struct hlcoll_xfer x[2];
+	int s, rc;
+
+	for (s = 0; s < n - 1; s++) {
+		ls = hlcoll_segment(count, n, hlcoll_hmod(first - s, n), &fs);
+		lr = hlcoll_segment(count, n, hlcoll_hmod(first - s - 1, n),
+				    &fr);
+		x[0] = (struct hlcoll_xfer){
+			.peer = g[(me + 1) % n], .send = true,
+			.va = buf + fs * es, .bytes = ls * es,
+		};
+		x[1] = (struct hlcoll_xfer){
+			.peer = g[(me + n - 1) % n], .reduce = reduce,
+			.va = buf + fr * es, .bytes = lr * es,
+		};
+		rc = hlcoll_step(c, x, 2, dtype, op, 0, 0, 0);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* HLCOLL_ALGO: 0 auto, 1 ring, 2 hierarchical */
+static int hlcoll_algo(void)
+{
+	const char *s = getenv("HLCOLL_ALGO");
+
+	if (!s || !*s || !strcmp(s, "auto"))
+		return 0;
+	if (!strcmp(s, "ring"))
+		return 1;
+	if (!strcmp(s, "hier"))
+		return 2;
+	return 0;
+}
+
+int hlcoll_hosts_allreduce(struct hlcoll_comm *c, uint64_t buf,
+			   uint64_t count, enum hlcoll_dtype dtype,
+			   enum hlcoll_redop op, int *rc)
+{
+	int local[HLCOLL_MAX_RANKS], cross[HLCOLL_MAX_RANKS];
+	int size[HLCOLL_MAX_RANKS] = { 0 };
+	int n = c->nranks, me = c->host[c->rank], nl = 0, nx = 0, li = -1;
+	int r, h, l, algo = hlcoll_algo();
+	uint64_t es = hlcoll_dtype_size(dtype), seg, first;
+
+	if (algo == 1 || c->nhosts <= 1)
+		return 0;
+	for (r = 0; r < n; r++)
+		size[c->host[r]]++;
+	l = size[0];
+	for (h = 1; h < c->nhosts; h++)
+		if (size[h] != l)
+			return 0;
+	if (l < 2 && algo != 2)
+		return 0;
+
+	/* This host's ranks in rank order; this rank's index among them */
+	for (r = 0; r < n; r++) {
+		if (c->host[r] != me)
+			continue;
+		if (r == c->rank)
+			li = nl;
+		local[nl++] = r;
+	}
+	/* The ranks of local index li on every host, in host order */
+	for (h = 0; h < c->nhosts; h++) {
+		int k = 0;
+
+		for (r = 0; r < n; r++) {
+			if (c->host[r] != h)
+				continue;
+			if (k++ == li) {
+				if (r == c->rank)
+					me = nx;
+				cross[nx++] = r;
+				break;
+			}
+		}
+	}
+	hlcoll_trace(c->rank, "hierarchical all-reduce: %d hosts of %d ranks",
+		     c->nhosts, l);
+
+	*rc = 0;
+	if (l > 1)
+		*rc = hlcoll_group_pass(c, local, l, li, buf, count, li, true,
+					dtype, op);
+	/* Local rank li now holds segment li + 1, reduced over the host */
+	seg = hlcoll_segment(count, l, (li + 1) % l, &first);
+	if (!*rc && seg)
+		*rc = hlcoll_group_pass(c, cross, nx, me, buf + first * es,
+					seg, me, true, dtype, op);
+	/*
+	 * An average: the part of the segment this rank now holds reduced
+	 * over every host (part me + 1) is divided once, before it is
+	 * gathered, as the flat ring does
+	 */
+	if (!*rc && seg && op == HLCOLL_AVG) {
+		uint64_t part, pfirst, at;
+
+		part = hlcoll_segment(seg, nx, (me + 1) % nx, &pfirst);
+		at = buf + (first + pfirst) * es;
+		if (part)
+			*rc = hlcoll_nic_divide(c, at, at, part, dtype,
+						(uint32_t)n);
+		if (*rc && !c->error)
+			c->error = *rc;
+	}
+	if (!*rc && seg)
+		*rc = hlcoll_group_pass(c, cross, nx, me, buf + first * es,
+					seg, me + 1, false, dtype, op);
+	if (!*rc && l > 1)
+		*rc = hlcoll_group_pass(c, local, l, li, buf, count, li + 1,
+					false, dtype, op);
+	return 1;
+}
+
+#ifndef HLCOLL_HAVE_OFI
+/* Built without libfabric-dev: nothing connects hosts */
+int hlcoll_ofi_connect(struct hlcoll_comm *c)
+{
+	hlcoll_warn(c->rank, "ranks on %d hosts, but libhlcoll was built without libfabric",
+		    c->nhosts);
+	return -EOPNOTSUPP;
+}
+
+int hlcoll_ofi_step(struct hlcoll_comm *c, const struct hlcoll_xfer *x, int n,
+		    enum hlcoll_dtype dtype, enum hlcoll_redop op)
+{
+	(void)c, (void)x, (void)n, (void)dtype, (void)op;
+	return -EOPNOTSUPP;
+}
+
+void hlcoll_ofi_abort(struct hlcoll_comm *c)
+{
+	(void)c;
+}
+
+void hlcoll_ofi_fini(struct hlcoll_comm *c)
+{
+	(void)c;
+}
+#endif

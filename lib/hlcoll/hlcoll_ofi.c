@@ -1,0 +1,832 @@
+// SPDX-License-Identifier: MIT
+/*
+ * hlcoll_ofi.c - libhlcoll between hosts: libfabric (FI_EP_RDM, tagged
+ * messages), device memory staged through host memory.
+ *
+ * connect: one RDM endpoint per rank. The provider is libfabric's choice
+ * among those FI_PROVIDER allows; with FI_PROVIDER unset, "tcp;ofi_rxm"
+ * is asked for first. Of the provider's interfaces, the first that is
+ * neither loopback nor IPv6 is taken unless the provider was told one
+ * (FI_TCP_IFACE, FI_VERBS_IFACE, ...), in which case libfabric's first
+ * answer is. The endpoint names go round the bootstrap
+ * (hlcoll_boot_allgather()) into an address vector.
+ *
+ * step: the transfers are cut into chunks (HLCOLL_OFI_CHUNK bytes, 1 MiB
+ * by default, less when a step has many transfers: the staging memory of
+ * one communicator stays under HLCOLL_OFI_STAGE_MAX), and each transfer
+ * has HLCOLL_OFI_DEPTH staging slots in pinned host memory that is mapped
+ * on the device. A send slot cycles: LIN_DMA of the chunk device -> slot
+ * (a CS on HLCOLL_QUEUE_COPY), fi_tsend() of the slot, free on its
+ * completion; a receive slot: fi_trecv() into the slot, then a LIN_DMA
+ * slot -> device or a REDUCE (dst = dst op slot) on HLCOLL_QUEUE_RECV, free
+ * when that CS is done. With two slots or more per transfer, the device
+ * copy of one chunk runs while another is on the wire.
+ *
+ * Matching: the tag holds the sender's rank, the number of transfers it
+ * sent to this receiver before (both ends count them alike) and the
+ * chunk index, so a receive matches exactly its chunk.
+ *
+ * Failure: a step fails with the provider's error (a peer whose process
+ * died resets its connections: -ECONNRESET or the like), with the
+ * bootstrap's (a rank left or aborted), or with -ETIMEDOUT when nothing
+ * moved for cfg.timeout_s (a host that is gone without a word). Posted
+ * buffers are cancelled and the CSs waited for before the step returns.
+ */
+#include "hlcoll_int.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rdma/fabric.h>
+#include <rdma/fi_cm.h>
+#include <rdma/fi_domain.h>
+#include <rdma/fi_endpoint.h>
+#include <rdma/fi_errno.h>
+#include <rdma/fi_tagged.h>
+
+#define HLCOLL_OFI_CHUNK	(256u * 1024)
+#define HLCOLL_OFI_MIN_CHUNK	(16u * 1024)
+#define HLCOLL_OFI_DEPTH	4
+#define HLCOLL_OFI_STAGE_MAX	(64ull * 1024 * 1024)
+#define HLCOLL_OFI_ADDR		64
+/* One packet (LIN_DMA or REDUCE) per slot CB, with room */
+#define HLCOLL_OFI_CB_SLOT	128u
+
+/* Tag: sequence (24 bits) | sender rank (12) | chunk (24) */
+#define HLCOLL_OFI_TAG(seq, rank, chunk) \
+	((((uint64_t)(seq) & 0xffffff) << 36) | \
+	 (((uint64_t)(rank) & 0xfff) << 24) | ((uint64_t)(chunk) & 0xffffff))
+#define HLCOLL_OFI_MAX_CHUNKS	(1ull << 24)
+
+enum hlcoll_slot_state {
+	SLOT_FREE,
+	SLOT_DMA,	/* a CS in flight */
+	SLOT_READY,	/* send: staged, fi_tsend() not yet taken */
+	SLOT_NET,	/* fi_tsend() or fi_trecv() posted */
+};
+
+struct hlcoll_slot {
+	struct fi_context2 ctx;	/* first: the completion's op_context */
+	int state;
+	int xfer;
+	uint64_t chunk;
+	uint64_t seq;		/* of the CS */
+	uint8_t *buf;
+	uint64_t va;
+	uint8_t *cb;
+	uint64_t cb_va;
+};
+
+struct hlcoll_ofi_xs {
+	uint64_t nch;		/* chunks */
+	uint64_t next;		/* next chunk to stage (send) or post (recv) */
+	uint64_t done;
+	uint32_t seq;
+};
+
+struct hlcoll_ofi {
+	struct fi_info *info;
+	struct fid_fabric *fabric;
+	struct fid_domain *domain;
+	struct fid_av *av;
+	struct fid_cq *cq;
+	struct fid_ep *ep;
+	int wait_fd;		/* the CQ's, -1: none (poll with sleeps) */
+	bool mr_local;
+	fi_addr_t addr[HLCOLL_MAX_RANKS];
+	uint32_t send_seq[HLCOLL_MAX_RANKS];
+	uint32_t recv_seq[HLCOLL_MAX_RANKS];
+
+	/* Staging memory and the slots' CBs, grown on demand */
+	uint8_t *stage;
+	uint64_t stage_size, stage_va;
+	struct fid_mr *mr;
+	void *desc;
+	uint8_t *cbs;
+	uint64_t cbs_size, cbs_va;
+	struct hlcoll_slot *slots;
+	int nslots;
+};
+
+struct hlcoll_ofi_name {
+	int32_t status;
+	uint32_t len;
+	uint8_t addr[HLCOLL_OFI_ADDR];
+};
+
+static int hlcoll_fi_errno(int fi_rc)
+{
+	int e = fi_rc < 0 ? -fi_rc : fi_rc;
+
+	/* FI_E* above the errno range have no errno: call them EIO */
+	return e && e < FI_ERRNO_OFFSET ? -e : -EIO;
+}
+
+static bool hlcoll_ofi_iface_given(void)
+{
+	static const char * const vars[] = {
+		"FI_TCP_IFACE", "FI_VERBS_IFACE", "FI_SOCKETS_IFACE",
+		"FI_UDP_IFACE",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
+		if (getenv(vars[i]))
+			return true;
+	return false;
+}
+
+/* The first interface that is neither loopback nor IPv6, or the first */
+static struct fi_info *hlcoll_ofi_pick(struct fi_info *list)
+{
+	struct fi_info *i;
+
+	if (hlcoll_ofi_iface_given())
+		return list;
+	for (i = list; i; i = i->next) {
+		const struct sockaddr_in *sin = i->src_addr;
+
+		if (i->addr_format != FI_SOCKADDR_IN || !sin ||
+		    i->src_addrlen < sizeof(*sin))
+			continue;
+		if ((ntohl(sin->sin_addr.s_addr) >> 24) == 127)
+			continue;
+		return i;
+	}
+	return list;
+}
+
+static int hlcoll_ofi_getinfo(struct hlcoll_comm *c, struct fi_info **out)
+{
+	struct fi_info *hints, *list = NULL, *pick;
+	int rc;
+
+	hints = fi_allocinfo();
+	if (!hints)
+		return -ENOMEM;
+	hints->ep_attr->type = FI_EP_RDM;
+	hints->caps = FI_TAGGED;
+	hints->mode = FI_CONTEXT | FI_CONTEXT2;
+	hints->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_ALLOCATED |
+				      FI_MR_PROV_KEY | FI_MR_VIRT_ADDR;
+	hints->domain_attr->threading = FI_THREAD_DOMAIN;
+	hints->tx_attr->msg_order = 0;
+	hints->rx_attr->msg_order = 0;
+	if (!getenv("FI_PROVIDER"))
+		hints->fabric_attr->prov_name = strdup("tcp;ofi_rxm");
+	rc = fi_getinfo(FI_VERSION(1, 9), NULL, NULL, 0, hints, &list);
+	if (rc && hints->fabric_attr->prov_name) {
+		free(hints->fabric_attr->prov_name);
+		hints->fabric_attr->prov_name = NULL;
+		rc = fi_getinfo(FI_VERSION(1, 9), NULL, NULL, 0, hints, &list);
+	}
+	fi_freeinfo(hints);
+	if (rc) {
+		hlcoll_warn(c->rank, "libfabric: no RDM provider with tagged messages (FI_PROVIDER=%s): %s",
+			    getenv("FI_PROVIDER") ?: "", fi_strerror(-rc));
+		return hlcoll_fi_errno(rc);
+	}
+	pick = hlcoll_ofi_pick(list);
+	*out = fi_dupinfo(pick);
+	fi_freeinfo(list);
+	return *out ? 0 : -ENOMEM;
+}
+
+static int hlcoll_ofi_open(struct hlcoll_comm *c, struct hlcoll_ofi *o,
+			   struct hlcoll_ofi_name *name)
+{
+	struct fi_cq_attr cq_attr = {
+		.format = FI_CQ_FORMAT_TAGGED, .size = 4096,
+		.wait_obj = FI_WAIT_FD,
+	};
+	struct fi_av_attr av_attr = { .type = FI_AV_TABLE };
+	size_t len = sizeof(name->addr);
+	int rc;
+
+	rc = hlcoll_ofi_getinfo(c, &o->info);
+	if (rc)
+		return rc;
+	o->mr_local = o->info->domain_attr->mr_mode & FI_MR_LOCAL;
+	rc = fi_fabric(o->info->fabric_attr, &o->fabric, NULL);
+	if (!rc)
+		rc = fi_domain(o->fabric, o->info, &o->domain, NULL);
+	o->wait_fd = -1;
+	if (!rc) {
+		/* A file descriptor to sleep on, where the provider has one */
+		rc = fi_cq_open(o->domain, &cq_attr, &o->cq, NULL);
+		if (!rc && fi_control(&o->cq->fid, FI_GETWAIT, &o->wait_fd))
+			o->wait_fd = -1;
+		if (rc) {
+			cq_attr.wait_obj = FI_WAIT_NONE;
+			rc = fi_cq_open(o->domain, &cq_attr, &o->cq, NULL);
+		}
+	}
+	if (!rc)
+		rc = fi_av_open(o->domain, &av_attr, &o->av, NULL);
+	if (!rc)
+		rc = fi_endpoint(o->domain, o->info, &o->ep, NULL);
+	if (!rc)
+		rc = fi_ep_bind(o->ep, &o->av->fid, 0);
+	if (!rc)
+		rc = fi_ep_bind(o->ep, &o->cq->fid, FI_TRANSMIT | FI_RECV);
+	if (!rc)
+		rc = fi_enable(o->ep);
+	if (!rc)
+		rc = fi_getname(&o->ep->fid, name->addr, &len);
+	if (rc) {
+		hlcoll_warn(c->rank, "libfabric endpoint (%s): %s",
+			    o->info->fabric_attr->prov_name, fi_strerror(-rc));
+		return hlcoll_fi_errno(rc);
+	}
+	name->len = len;
+	hlcoll_info(c->rank, "libfabric: provider %s, fabric %s, domain %s%s",
+		    o->info->fabric_attr->prov_name, o->info->fabric_attr->name,
+		    o->info->domain_attr->name,
+		    o->wait_fd < 0 ? " (no wait fd: polls)" : "");
+	return 0;
+}
+
+int hlcoll_ofi_connect(struct hlcoll_comm *c)
+{
+	struct hlcoll_ofi_name mine, *all;
+	struct hlcoll_ofi *o;
+	int n = c->nranks, p, rc, rc2;
+
+	all = calloc(n, sizeof(*all));
+	o = calloc(1, sizeof(*o));
+	if (!all || !o) {
+		free(all);
+		free(o);
+		return -ENOMEM;
+	}
+	c->ofi = o;
+	memset(&mine, 0, sizeof(mine));
+	rc = hlcoll_ofi_open(c, o, &mine);
+	mine.status = rc;
+	rc2 = hlcoll_boot_allgather(&c->boot, &mine, all, sizeof(mine));
+	if (!rc)
+		rc = rc2;
+	for (p = 0; !rc && p < n; p++) {
+		if (all[p].status) {
+			rc = -ENOLINK;
+			break;
+		}
+		o->addr[p] = FI_ADDR_NOTAVAIL;
+		if (c->host[p] == c->host[c->rank])
+			continue;
+		rc2 = fi_av_insert(o->av, all[p].addr, 1, &o->addr[p], 0, NULL);
+		if (rc2 != 1) {
+			hlcoll_warn(c->rank, "libfabric: address of rank %d refused: %s",
+				    p, fi_strerror(rc2 < 0 ? -rc2 : FI_EINVAL));
+			rc = -EINVAL;
+		}
+	}
+	free(all);
+	return rc;
+}
+
+/* ------------------------------------------------------------------------
+ * Staging
+ */
+
+static void hlcoll_ofi_stage_free(struct hlcoll_comm *c, struct hlcoll_ofi *o)
+{
+	if (o->mr)
+		fi_close(&o->mr->fid);
+	o->mr = NULL;
+	o->desc = NULL;
+	if (o->stage_va)
+		hlthunk_memory_unmap(c->fd, o->stage_va);
+	if (o->cbs_va)
+		hlthunk_memory_unmap(c->fd, o->cbs_va);
+	free(o->stage);
+	free(o->cbs);
+	free(o->slots);
+	o->stage = NULL;
+	o->cbs = NULL;
+	o->slots = NULL;
+	o->stage_va = 0;
+	o->cbs_va = 0;
+	o->stage_size = 0;
+	o->cbs_size = 0;
+	o->nslots = 0;
+}
+
+/* At least @nslots slots of @chunk bytes */
+static int hlcoll_ofi_stage(struct hlcoll_comm *c, struct hlcoll_ofi *o,
+			    int nslots, uint64_t chunk)
+{
+	uint64_t size = (uint64_t)nslots * chunk;
+	uint64_t cbs = (uint64_t)nslots * HLCOLL_OFI_CB_SLOT;
+	void *p = NULL;
+	int i, rc;
+
+	if (o->stage_size >= size && o->nslots >= nslots)
+		goto carve;
+	hlcoll_ofi_stage_free(c, o);
+	cbs = (cbs + HLCOLL_PAGE - 1) / HLCOLL_PAGE * HLCOLL_PAGE;
+	if (posix_memalign(&p, HLCOLL_PAGE, size))
+		return -ENOMEM;
+	o->stage = p;
+	o->stage_size = size;
+	p = NULL;
+	if (posix_memalign(&p, HLCOLL_PAGE, cbs)) {
+		rc = -ENOMEM;
+		goto err;
+	}
+	memset(p, 0, cbs);
+	o->cbs = p;
+	o->cbs_size = cbs;
+	o->slots = calloc(nslots, sizeof(*o->slots));
+	if (!o->slots) {
+		rc = -ENOMEM;
+		goto err;
+	}
+	o->nslots = nslots;
+	o->stage_va = hlthunk_host_memory_map(c->fd, o->stage, 0, size);
+	if (!o->stage_va) {
+		rc = errno ? -errno : -ENOMEM;
+		goto err;
+	}
+	o->cbs_va = hlthunk_host_memory_map(c->fd, o->cbs, 0, cbs);
+	if (!o->cbs_va) {
+		rc = errno ? -errno : -ENOMEM;
+		goto err;
+	}
+	if (o->mr_local) {
+		rc = fi_mr_reg(o->domain, o->stage, size, FI_SEND | FI_RECV, 0,
+			       0, 0, &o->mr, NULL);
+		if (rc) {
+			rc = hlcoll_fi_errno(rc);
+			goto err;
+		}
+		o->desc = fi_mr_desc(o->mr);
+	}
+carve:
+	for (i = 0; i < o->nslots; i++) {
+		struct hlcoll_slot *s = &o->slots[i];
+
+		memset(s, 0, sizeof(*s));
+		s->buf = o->stage + (uint64_t)i * chunk;
+		s->va = o->stage_va + (uint64_t)i * chunk;
+		s->cb = o->cbs + (uint64_t)i * HLCOLL_OFI_CB_SLOT;
+		s->cb_va = o->cbs_va + (uint64_t)i * HLCOLL_OFI_CB_SLOT;
+	}
+	return 0;
+err:
+	hlcoll_warn(c->rank, "staging memory of %" PRIu64 " bytes: %s", size,
+		    strerror(-rc));
+	hlcoll_ofi_stage_free(c, o);
+	return rc;
+}
+
+/* Submit the one packet at @s->cb (@len bytes) on @queue */
+static int hlcoll_ofi_cs(struct hlcoll_comm *c, struct hlcoll_slot *s,
+			 uint32_t len, uint32_t queue)
+{
+	struct hl_cs_chunk chunk;
+	struct hlthunk_cs_in in;
+	struct hlthunk_cs_out out;
+	int rc;
+
+	memset(&chunk, 0, sizeof(chunk));
+	chunk.cb_handle = s->cb_va;
+	chunk.queue_index = queue;
+	chunk.cb_size = len;
+	memset(&in, 0, sizeof(in));
+	in.chunks_execute = &chunk;
+	in.num_chunks_execute = 1;
+	rc = hlthunk_command_submission_timeout(c->fd, &in, &out,
+						c->cfg.timeout_s);
+	if (rc) {
+		hlcoll_warn(c->rank, "staging copy: command submission: %s",
+			    strerror(-rc));
+		return rc;
+	}
+	s->seq = out.seq;
+	s->state = SLOT_DMA;
+	return 0;
+}
+
+/* 1 when the slot's CS is done, 0 when not yet, or -errno */
+static int hlcoll_ofi_cs_done(struct hlcoll_comm *c, struct hlcoll_slot *s,
+			      uint64_t wait_us)
+{
+	uint32_t status = 0;
+	int rc;
+
+	rc = hlthunk_wait_for_cs(c->fd, s->seq, wait_us, &status);
+	if (rc) {
+		hlcoll_warn(c->rank, "staging copy: CS %" PRIu64 " failed: %s",
+			    s->seq, strerror(-rc));
+		return rc;
+	}
+	return status == HL_WAIT_CS_STATUS_BUSY ? 0 : 1;
+}
+
+static int64_t hlcoll_ofi_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* ------------------------------------------------------------------------
+ * A step
+ */
+
+struct hlcoll_ofi_run {
+	struct hlcoll_comm *c;
+	struct hlcoll_ofi *o;
+	const struct hlcoll_xfer *x;
+	struct hlcoll_ofi_xs *xs;
+	int n;
+	uint64_t chunk;
+	enum hlcoll_dtype dtype;
+	enum hlcoll_redop op;
+	bool progress;
+	uint64_t idle;
+	int spin;	/* idle rounds in a row */
+};
+
+static uint64_t hlcoll_ofi_len(const struct hlcoll_ofi_run *r, int xi,
+			       uint64_t k)
+{
+	uint64_t off = k * r->chunk, b = r->x[xi].bytes;
+
+	return b - off < r->chunk ? b - off : r->chunk;
+}
+
+static uint64_t hlcoll_ofi_tag(const struct hlcoll_ofi_run *r, int xi,
+			       uint64_t k)
+{
+	const struct hlcoll_xfer *t = &r->x[xi];
+	int sender = t->send ? r->c->rank : t->peer;
+
+	return HLCOLL_OFI_TAG(r->xs[xi].seq, sender, k);
+}
+
+/* Start what a free slot of transfer @xi can do; 0 or -errno */
+static int hlcoll_ofi_start(struct hlcoll_ofi_run *r, struct hlcoll_slot *s)
+{
+	const struct hlcoll_xfer *t = &r->x[s->xfer];
+	struct hlcoll_ofi_xs *xs = &r->xs[s->xfer];
+	uint64_t k = xs->next, len;
+	ssize_t rc;
+
+	if (k >= xs->nch)
+		return 0;
+	len = hlcoll_ofi_len(r, s->xfer, k);
+	if (t->send) {
+		uint32_t n = hlthunk_pkt_lin_dma(s->cb, t->va + k * r->chunk,
+						 s->va, len);
+
+		s->chunk = k;
+		rc = hlcoll_ofi_cs(r->c, s, n, HLCOLL_QUEUE_COPY);
+		if (rc)
+			return rc;
+	} else {
+		rc = fi_trecv(r->o->ep, s->buf, len, r->o->desc,
+			      FI_ADDR_UNSPEC, hlcoll_ofi_tag(r, s->xfer, k), 0,
+			      &s->ctx);
+		if (rc == -FI_EAGAIN)
+			return 0;
+		if (rc) {
+			hlcoll_warn(r->c->rank, "libfabric receive from rank %d: %s",
+				    t->peer, fi_strerror((int)-rc));
+			return hlcoll_fi_errno((int)rc);
+		}
+		s->chunk = k;
+		s->state = SLOT_NET;
+	}
+	xs->next++;
+	r->progress = true;
+	return 0;
+}
+
+/* A staged send slot: hand it to libfabric */
+static int hlcoll_ofi_post_send(struct hlcoll_ofi_run *r,
+				struct hlcoll_slot *s)
+{
+	const struct hlcoll_xfer *t = &r->x[s->xfer];
+	ssize_t rc;
+
+	rc = fi_tsend(r->o->ep, s->buf, hlcoll_ofi_len(r, s->xfer, s->chunk),
+		      r->o->desc, r->o->addr[t->peer],
+		      hlcoll_ofi_tag(r, s->xfer, s->chunk), &s->ctx);
+	if (rc == -FI_EAGAIN) {
+		s->state = SLOT_READY;
+		return 0;
+	}
+	if (rc) {
+		hlcoll_warn(r->c->rank, "libfabric send to rank %d: %s", t->peer,
+			    fi_strerror((int)-rc));
+		return hlcoll_fi_errno((int)rc);
+	}
+	s->state = SLOT_NET;
+	r->progress = true;
+	return 0;
+}
+
+/* A received chunk: copy or reduce it into the device buffer */
+static int hlcoll_ofi_unstage(struct hlcoll_ofi_run *r, struct hlcoll_slot *s)
+{
+	const struct hlcoll_xfer *t = &r->x[s->xfer];
+	uint64_t len = hlcoll_ofi_len(r, s->xfer, s->chunk);
+	uint64_t dst = t->va + s->chunk * r->chunk;
+	uint32_t n;
+
+	if (t->reduce)
+		n = hlthunk_pkt_reduce(s->cb, s->va, dst,
+				       (uint32_t)(len /
+						  hlcoll_dtype_size(r->dtype)),
+				       hlcoll_reduce_dtype(r->dtype),
+				       hlcoll_reduce_op(r->op));
+	else
+		n = hlthunk_pkt_lin_dma(s->cb, s->va, dst, len);
+	return hlcoll_ofi_cs(r->c, s, n, HLCOLL_QUEUE_RECV);
+}
+
+/* Read the CQ: 0, or -errno of a failed completion */
+static int hlcoll_ofi_reap(struct hlcoll_ofi_run *r)
+{
+	struct fi_cq_tagged_entry e[16];
+	struct fi_cq_err_entry err;
+	ssize_t n, i;
+	int rc;
+
+	n = fi_cq_read(r->o->cq, e, 16);
+	if (n == -FI_EAGAIN)
+		return 0;
+	if (n == -FI_EAVAIL) {
+		memset(&err, 0, sizeof(err));
+		fi_cq_readerr(r->o->cq, &err, 0);
+		if (err.err == FI_ECANCELED)
+			return 0;
+		hlcoll_warn(r->c->rank, "libfabric completion failed: %s (%s)",
+			    fi_strerror(err.err),
+			    fi_cq_strerror(r->o->cq, err.prov_errno,
+					   err.err_data, NULL, 0));
+		return err.err ? hlcoll_fi_errno(-err.err) : -EIO;
+	}
+	if (n < 0) {
+		hlcoll_warn(r->c->rank, "libfabric CQ: %s",
+			    fi_strerror((int)-n));
+		return hlcoll_fi_errno((int)n);
+	}
+	for (i = 0; i < n; i++) {
+		struct hlcoll_slot *s = e[i].op_context;
+
+		r->progress = true;
+		if (r->x[s->xfer].send) {
+			s->state = SLOT_FREE;
+			r->xs[s->xfer].done++;
+			continue;
+		}
+		rc = hlcoll_ofi_unstage(r, s);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* The slots' CSs that are done; @wait_us for the first one in flight */
+static int hlcoll_ofi_cs_reap(struct hlcoll_ofi_run *r, uint64_t wait_us)
+{
+	int i, rc;
+
+	for (i = 0; i < r->o->nslots; i++) {
+		struct hlcoll_slot *s = &r->o->slots[i];
+
+		if (s->state != SLOT_DMA)
+			continue;
+		rc = hlcoll_ofi_cs_done(r->c, s, wait_us);
+		wait_us = 0;
+		if (rc <= 0)
+			return rc;
+		r->progress = true;
+		if (r->x[s->xfer].send) {
+			rc = hlcoll_ofi_post_send(r, s);
+			if (rc)
+				return rc;
+		} else {
+			s->state = SLOT_FREE;
+			r->xs[s->xfer].done++;
+		}
+	}
+	return 0;
+}
+
+/* After a failure: cancel what is posted, wait for the CSs in flight */
+static void hlcoll_ofi_drain(struct hlcoll_ofi_run *r)
+{
+	struct fi_cq_tagged_entry e[16];
+	struct fi_cq_err_entry err;
+	int i, k;
+
+	for (i = 0; i < r->o->nslots; i++) {
+		struct hlcoll_slot *s = &r->o->slots[i];
+
+		if (s->state == SLOT_NET)
+			fi_cancel(&r->o->ep->fid, &s->ctx);
+		if (s->state == SLOT_DMA)
+			hlcoll_ofi_cs_done(r->c, s,
+					   (r->c->cfg.timeout_s + 30) *
+					   1000000ull);
+		s->state = SLOT_FREE;
+	}
+	/* Let the cancellations complete; the rest dies with the endpoint */
+	for (k = 0; k < 100; k++) {
+		if (fi_cq_read(r->o->cq, e, 16) == -FI_EAVAIL)
+			fi_cq_readerr(r->o->cq, &err, 0);
+	}
+}
+
+/*
+ * Nothing moved. The provider moves data only when called (rxm's manual
+ * progress) and its wait fd does not wake on data that is in the sockets,
+ * so: a CS in flight, wait up to 100 us for it; else give the CPU away
+ * (sched_yield()) for the first HLCOLL_OFI_SPIN idle rounds in a row,
+ * then sleep 1 ms on the CQ's fd (or in usleep()) between reads.
+ */
+#define HLCOLL_OFI_SPIN	2000
+
+static int hlcoll_ofi_idle(struct hlcoll_ofi_run *r)
+{
+	struct fid *fids[1] = { &r->o->cq->fid };
+	struct pollfd pfd;
+	int i;
+
+	r->idle++;
+	for (i = 0; i < r->o->nslots; i++)
+		if (r->o->slots[i].state == SLOT_DMA)
+			return hlcoll_ofi_cs_reap(r, 100);
+	if (++r->spin < HLCOLL_OFI_SPIN) {
+		sched_yield();
+		return 0;
+	}
+	if (r->o->wait_fd >= 0) {
+		if (fi_trywait(r->o->fabric, fids, 1) != FI_SUCCESS)
+			return 0;
+		pfd.fd = r->o->wait_fd;
+		pfd.events = POLLIN;
+		pfd.revents = 0;
+		poll(&pfd, 1, 1);
+		return 0;
+	}
+	usleep(1000);
+	return 0;
+}
+
+int hlcoll_ofi_step(struct hlcoll_comm *c, const struct hlcoll_xfer *x, int n,
+		    enum hlcoll_dtype dtype, enum hlcoll_redop op)
+{
+	struct hlcoll_ofi *o = c->ofi;
+	struct hlcoll_ofi_xs xs[HLCOLL_MAX_GROUP_OPS];
+	struct hlcoll_ofi_run r = {
+		.c = c, .o = o, .x = x, .xs = xs, .n = n, .dtype = dtype,
+		.op = op,
+	};
+	uint64_t chunk = HLCOLL_OFI_CHUNK, maxb = 0, idle_ms;
+	int64_t last, now, checked, start;
+	const char *env = getenv("HLCOLL_OFI_CHUNK");
+	int depth = HLCOLL_OFI_DEPTH, i, d, all, rc = 0;
+
+	if (!o)
+		return -ENOLINK;
+	if (env && strtoull(env, NULL, 0) >= 4096)
+		chunk = strtoull(env, NULL, 0) / 4096 * 4096;
+	env = getenv("HLCOLL_OFI_DEPTH");
+	if (env && atoi(env) >= 1 && atoi(env) <= 64)
+		depth = atoi(env);
+	for (i = 0; i < n; i++)
+		if (x[i].bytes > maxb)
+			maxb = x[i].bytes;
+	while (chunk > HLCOLL_OFI_MIN_CHUNK &&
+	       (uint64_t)n * depth * chunk > HLCOLL_OFI_STAGE_MAX)
+		chunk /= 2;
+	if (maxb < chunk)
+		chunk = (maxb + 4095) / 4096 * 4096;
+	if (chunk > o->info->ep_attr->max_msg_size)
+		chunk = o->info->ep_attr->max_msg_size / 4096 * 4096;
+	r.chunk = chunk;
+
+	rc = hlcoll_ofi_stage(c, o, n * depth, chunk);
+	if (rc)
+		return rc;
+	for (i = 0; i < n; i++) {
+		xs[i].nch = (x[i].bytes + chunk - 1) / chunk;
+		xs[i].next = 0;
+		xs[i].done = 0;
+		xs[i].seq = x[i].send ? o->send_seq[x[i].peer]++ :
+					o->recv_seq[x[i].peer]++;
+		if (xs[i].nch > HLCOLL_OFI_MAX_CHUNKS)
+			return -EMSGSIZE;
+		for (d = 0; d < depth; d++)
+			o->slots[i * depth + d].xfer = i;
+	}
+
+	last = checked = start = hlcoll_ofi_now_ms();
+	for (;;) {
+		r.progress = false;
+		/* Receives first, so a peer's chunks find their buffers */
+		for (i = 0; !rc && i < n * depth; i++) {
+			struct hlcoll_slot *s = &o->slots[i];
+
+			if (s->state == SLOT_FREE && !x[s->xfer].send)
+				rc = hlcoll_ofi_start(&r, s);
+		}
+		for (i = 0; !rc && i < n * depth; i++) {
+			struct hlcoll_slot *s = &o->slots[i];
+
+			if (s->state == SLOT_FREE && x[s->xfer].send)
+				rc = hlcoll_ofi_start(&r, s);
+			else if (s->state == SLOT_READY)
+				rc = hlcoll_ofi_post_send(&r, s);
+		}
+		if (!rc)
+			rc = hlcoll_ofi_reap(&r);
+		if (!rc)
+			rc = hlcoll_ofi_cs_reap(&r, 0);
+		if (rc)
+			break;
+		for (i = 0, all = 1; i < n; i++)
+			if (xs[i].done < xs[i].nch)
+				all = 0;
+		if (all)
+			break;
+
+		now = hlcoll_ofi_now_ms();
+		if (r.progress) {
+			last = now;
+			r.spin = 0;
+		}
+		if (now - checked >= 100) {
+			checked = now;
+			rc = hlcoll_boot_poll_error(&c->boot);
+			if (rc) {
+				hlcoll_warn(c->rank, "a rank left or aborted during a transfer between hosts");
+				break;
+			}
+		}
+		idle_ms = now - last;
+		if (idle_ms >= c->cfg.timeout_s * 1000ull) {
+			hlcoll_warn(c->rank, "nothing moved between hosts for %u s (a host or its link is gone?)",
+				    c->cfg.timeout_s);
+			rc = -ETIMEDOUT;
+			break;
+		}
+		if (!r.progress)
+			rc = hlcoll_ofi_idle(&r);
+		if (rc)
+			break;
+	}
+	if (rc)
+		hlcoll_ofi_drain(&r);
+	hlcoll_trace(c->rank, "libfabric step: %d transfers, %" PRIu64 " B chunks x %d, %" PRId64 " ms, %" PRIu64 " idle waits",
+		     n, chunk, depth, hlcoll_ofi_now_ms() - start, r.idle);
+	return rc;
+}
+
+void hlcoll_ofi_abort(struct hlcoll_comm *c)
+{
+	/* The peers learn it from the bootstrap, or their connections reset */
+	(void)c;
+}
+
+void hlcoll_ofi_fini(struct hlcoll_comm *c)
+{
+	struct hlcoll_ofi *o = c->ofi;
+
+	if (!o)
+		return;
+	/*
+	 * The endpoint first: after a failed step its provider may still hold
+	 * transfers (a rendezvous with a peer that died) on the staging
+	 * buffers and their registration, which go after it.
+	 */
+	if (o->ep)
+		fi_close(&o->ep->fid);
+	if (o->av)
+		fi_close(&o->av->fid);
+	if (o->cq)
+		fi_close(&o->cq->fid);
+	hlcoll_ofi_stage_free(c, o);
+	if (o->domain)
+		fi_close(&o->domain->fid);
+	if (o->fabric)
+		fi_close(&o->fabric->fid);
+	if (o->info)
+		fi_freeinfo(o->info);
+	free(o);
+	c->ofi = NULL;
+}
