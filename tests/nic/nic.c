@@ -1502,7 +1502,7 @@ static void test_cq_poll_peeks_update_consumes(void **state)
 			   HL_NIC_CQE_STATUS_FLUSHED, conn, 101);
 		assert_int_equal(cqe[0].port, p.s[0].port);
 		assert_int_equal(cqe[0].byte_len, 0);
-		assert_int_equal(cqe[0].pad, 0);
+		assert_int_equal(cqe[0].imm_data, 0);
 	}
 	assert_int_equal(hlthunk_nic_cq_update_consumed_cqes(fd, cq, 2), 0);
 	assert_int_equal(hlthunk_nic_cq_wait(fd, cq, cqe, 8, WAIT_US, &out), 0);
