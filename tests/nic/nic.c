@@ -3350,27 +3350,23 @@ struct wr_args {
 static int nic_post_write(int fd, struct nic_cs *cs, uint32_t queue,
 			  const struct wr_args *w, uint32_t timeout_s)
 {
-	struct hl_pkt_nic_write *pkt;
 	int rc;
 
 	memset(cs, 0, sizeof(*cs));
 	rc = buf_map(fd, &cs->cb[0], PAGE);
 	if (rc)
 		return rc;
-	pkt = (struct hl_pkt_nic_write *)cs->cb[0].ptr;
-	memset(pkt, 0, sizeof(*pkt));
-	pkt->ctl = (uint32_t)(w->imm ? HL_PKT_NIC_WRITE_IMM : HL_PKT_NIC_WRITE)
-		   << HL_PKT_OPCODE_SHIFT;
-	pkt->conn_id = w->conn;
-	pkt->local_addr = w->laddr;
-	pkt->remote_addr = w->raddr;
-	pkt->size = w->size;
-	pkt->wr_id = w->wr_id;
-	pkt->lkey = w->lkey;
-	pkt->rkey = w->rkey;
-	pkt->imm_data = w->imm_data;
+	cs->len[0] = w->imm ?
+		hlthunk_pkt_nic_write_imm(cs->cb[0].ptr, w->conn, w->laddr,
+					  w->lkey, w->raddr, w->rkey, w->size,
+					  w->wr_id, w->imm_data) :
+		hlthunk_pkt_nic_write(cs->cb[0].ptr, w->conn, w->laddr, w->lkey,
+				      w->raddr, w->rkey, w->size, w->wr_id);
+	/* A WRITE with an immediate value is malformed: only by hand */
+	if (!w->imm && w->imm_data)
+		((struct hl_pkt_nic_write *)cs->cb[0].ptr)->imm_data =
+			w->imm_data;
 	cs->queue[0] = queue;
-	cs->len[0] = sizeof(*pkt);
 	cs->n = 1;
 	return nic_cs_submit(fd, cs, timeout_s);
 }
