@@ -1180,6 +1180,17 @@ union hl_wait_cs_args {
  * A send naming a peer connection that is set up for another connection
  * (another owner, port or pair) fails at once with
  * HL_NIC_CQE_STATUS_REMOTE_INVALID and leaves that connection untouched.
+ *
+ * Memory regions and one-sided writes. HL_NIC_OP_REG_MR registers a range
+ * of one of the context's mappings with access flags and returns an lkey
+ * and an rkey (struct hl_nic_reg_mr_out); HL_PKT_NIC_WRITE and
+ * HL_PKT_NIC_WRITE_IMM (habanalabs_pkt.h) write from a region of this
+ * context into a region of the peer connection's context, named by its
+ * rkey, and WRITE_IMM then completes the peer's oldest posted receive with
+ * an immediate value. The keys are checked before any byte moves; a
+ * violation lands nothing and moves both connections to ERR. Regions go
+ * with the context (close, hard reset, unbind); a region's mapping cannot
+ * be unmapped while it lives.
  */
 
 /*
