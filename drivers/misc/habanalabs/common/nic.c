@@ -45,7 +45,10 @@
 #include <linux/uaccess.h>
 
 #include "habanalabs.h"
+#include "context.h"
+#include "device.h"
 #include "fault.h"
+#include "ioctl.h"
 #include "nic.h"
 #include "nic_mr.h"
 

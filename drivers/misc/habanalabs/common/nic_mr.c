@@ -41,8 +41,10 @@
 #include <linux/xarray.h>
 
 #include "habanalabs.h"
+#include "context.h"
 #include "fault.h"
 #include "memory.h"
+#include "nic.h"
 #include "nic_mr.h"
 
 /* Bits of the index part of a key (bits 31..8) */
