@@ -1190,6 +1190,7 @@ hlthunk_public int hlthunk_nic_cq_update_consumed_cqes(int fd,
 /* Sizes of the NIC packets, in bytes */
 #define HLTHUNK_PKT_NIC_SEND_SIZE	((uint32_t)sizeof(struct hl_pkt_nic_send))
 #define HLTHUNK_PKT_NIC_RECV_SIZE	((uint32_t)sizeof(struct hl_pkt_nic_recv))
+#define HLTHUNK_PKT_NIC_WRITE_SIZE	((uint32_t)sizeof(struct hl_pkt_nic_write))
 
 /**
  * hlthunk_pkt_nic_send() - send @size bytes at @addr on a connection in RTS
@@ -1224,6 +1225,88 @@ hlthunk_public uint32_t hlthunk_pkt_nic_send(void *buf, uint32_t conn_id,
 hlthunk_public uint32_t hlthunk_pkt_nic_recv(void *buf, uint32_t conn_id,
 					     uint64_t addr, uint64_t size,
 					     uint64_t wr_id);
+
+/* ------------------------------------------------------------------------
+ * NIC memory regions and one-sided writes (node HLTHUNK_2.2); the rules of
+ * keys, checks and deregistration are above HL_PKT_NIC_WRITE in the uAPI
+ * and in docs/nic.md
+ */
+
+/**
+ * hlthunk_nic_reg_mr() - register a memory region of the fd's context
+ * (libhlthunk).
+ * @fd: compute node fd.
+ * @addr: device VA of the region, inside one mapping of the context.
+ * @size: bytes, > 0.
+ * @iova: the address work names the region's first byte by (@addr to use
+ *	device addresses).
+ * @access: HL_NIC_ACCESS_* flags.
+ * @lkey: receives the key this context's work names the region by.
+ * @rkey: receives the key the peer's work names the region by.
+ *
+ * While the region lives, its mapping cannot be unmapped (-EBUSY).
+ *
+ * Return: 0, or -errno: -EINVAL NULL @lkey or @rkey, size 0, bad flags,
+ * range not inside one mapping, @iova + @size past 2^64; -ENOSPC
+ * HL_NIC_MAX_MRS regions; -ENOMEM.
+ */
+hlthunk_public int hlthunk_nic_reg_mr(int fd, uint64_t addr, uint64_t size,
+				      uint64_t iova, uint32_t access,
+				      uint32_t *lkey, uint32_t *rkey);
+
+/**
+ * hlthunk_nic_dereg_mr() - deregister a memory region (libhlthunk).
+ * @fd: compute node fd.
+ * @lkey: the region's lkey.
+ *
+ * On return no byte of a write lands in the region any more.
+ *
+ * Return: 0, or -errno: -EINVAL @lkey names no region of the context.
+ */
+hlthunk_public int hlthunk_nic_dereg_mr(int fd, uint32_t lkey);
+
+/**
+ * hlthunk_pkt_nic_write() - one-sided write of @size bytes from a region of
+ * this context into a region of the peer connection's (libhlthunk).
+ * @buf: where to write HLTHUNK_PKT_NIC_WRITE_SIZE bytes, or NULL.
+ * @conn_id: a connection in RTS of the submitting fd's context.
+ * @local_addr: the source, in @lkey's region's iova space.
+ * @lkey: the local region's lkey.
+ * @remote_addr: the destination, in @rkey's region's iova space.
+ * @rkey: the peer's region's rkey (REMOTE_WRITE).
+ * @size: bytes, at most HL_NIC_MAX_MSG_SIZE.
+ * @wr_id: returned in this side's completion entry (RDMA_WRITE).
+ *
+ * Return: HLTHUNK_PKT_NIC_WRITE_SIZE.
+ */
+hlthunk_public uint32_t hlthunk_pkt_nic_write(void *buf, uint32_t conn_id,
+					      uint64_t local_addr, uint32_t lkey,
+					      uint64_t remote_addr,
+					      uint32_t rkey, uint64_t size,
+					      uint64_t wr_id);
+
+/**
+ * hlthunk_pkt_nic_write_imm() - hlthunk_pkt_nic_write(), then the peer's
+ * oldest posted receive completes with @imm_data (libhlthunk).
+ * @buf: where to write HLTHUNK_PKT_NIC_WRITE_SIZE bytes, or NULL.
+ * @conn_id: as hlthunk_pkt_nic_write().
+ * @local_addr: as hlthunk_pkt_nic_write().
+ * @lkey: as hlthunk_pkt_nic_write().
+ * @remote_addr: as hlthunk_pkt_nic_write().
+ * @rkey: as hlthunk_pkt_nic_write().
+ * @size: as hlthunk_pkt_nic_write(); 0 only delivers @imm_data.
+ * @wr_id: as hlthunk_pkt_nic_write().
+ * @imm_data: the value of the peer's RECV_RDMA_WITH_IMM completion entry.
+ *
+ * Return: HLTHUNK_PKT_NIC_WRITE_SIZE.
+ */
+hlthunk_public uint32_t hlthunk_pkt_nic_write_imm(void *buf, uint32_t conn_id,
+						  uint64_t local_addr,
+						  uint32_t lkey,
+						  uint64_t remote_addr,
+						  uint32_t rkey, uint64_t size,
+						  uint64_t wr_id,
+						  uint32_t imm_data);
 
 /* ------------------------------------------------------------------------
  * Runtime calls (runtime.c, node HLTHUNK_2.1): command buffers, multi-CS

@@ -248,3 +248,36 @@ hlthunk_public int hlthunk_nic_cq_update_consumed_cqes(int fd,
 	args.in.cq_update_consumed_cqes.num_cqes = num_cqes;
 	return hlthunk_nic(fd, &args);
 }
+
+hlthunk_public int hlthunk_nic_reg_mr(int fd, uint64_t addr, uint64_t size,
+				      uint64_t iova, uint32_t access,
+				      uint32_t *lkey, uint32_t *rkey)
+{
+	struct hl_nic_args args;
+	int rc;
+
+	if (!lkey || !rkey)
+		return hlthunk_err(EINVAL);
+
+	hlthunk_nic_args_init(&args, HL_NIC_OP_REG_MR);
+	args.in.reg_mr.addr = addr;
+	args.in.reg_mr.size = size;
+	args.in.reg_mr.iova = iova;
+	args.in.reg_mr.access = access;
+	rc = hlthunk_nic(fd, &args);
+	if (rc)
+		return rc;
+
+	*lkey = args.out.reg_mr.lkey;
+	*rkey = args.out.reg_mr.rkey;
+	return 0;
+}
+
+hlthunk_public int hlthunk_nic_dereg_mr(int fd, uint32_t lkey)
+{
+	struct hl_nic_args args;
+
+	hlthunk_nic_args_init(&args, HL_NIC_OP_DEREG_MR);
+	args.in.dereg_mr.lkey = lkey;
+	return hlthunk_nic(fd, &args);
+}

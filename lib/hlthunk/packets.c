@@ -42,7 +42,7 @@ struct hlthunk_pkt_field {
  */
 struct hlthunk_pkt_layout {
 	uint32_t size;
-	struct hlthunk_pkt_field fields[6];
+	struct hlthunk_pkt_field fields[10];
 };
 
 /* By opcode */
@@ -78,6 +78,20 @@ static const struct hlthunk_pkt_layout hlthunk_pkt_layouts[] = {
 		HLTHUNK_PKT_FIELD(hl_pkt_nic_recv, addr),
 		HLTHUNK_PKT_FIELD(hl_pkt_nic_recv, size),
 		HLTHUNK_PKT_FIELD(hl_pkt_nic_recv, wr_id) } },
+#define HLTHUNK_PKT_NIC_WRITE_FIELDS {					\
+		HLTHUNK_PKT_FIELD(hl_pkt_nic_write, conn_id),		\
+		HLTHUNK_PKT_FIELD(hl_pkt_nic_write, local_addr),	\
+		HLTHUNK_PKT_FIELD(hl_pkt_nic_write, remote_addr),	\
+		HLTHUNK_PKT_FIELD(hl_pkt_nic_write, size),		\
+		HLTHUNK_PKT_FIELD(hl_pkt_nic_write, wr_id),		\
+		HLTHUNK_PKT_FIELD(hl_pkt_nic_write, lkey),		\
+		HLTHUNK_PKT_FIELD(hl_pkt_nic_write, rkey),		\
+		HLTHUNK_PKT_FIELD(hl_pkt_nic_write, imm_data),		\
+		HLTHUNK_PKT_FIELD(hl_pkt_nic_write, pad) }
+	[HL_PKT_NIC_WRITE] = { sizeof(struct hl_pkt_nic_write),
+			       HLTHUNK_PKT_NIC_WRITE_FIELDS },
+	[HL_PKT_NIC_WRITE_IMM] = { sizeof(struct hl_pkt_nic_write),
+				   HLTHUNK_PKT_NIC_WRITE_FIELDS },
 };
 
 /*
@@ -166,4 +180,30 @@ hlthunk_public uint32_t hlthunk_pkt_nic_recv(void *buf, uint32_t conn_id,
 	return hlthunk_pkt_write(buf, HL_PKT_NIC_RECV,
 				 (const uint64_t[]){ conn_id, addr, size,
 						     wr_id });
+}
+
+hlthunk_public uint32_t hlthunk_pkt_nic_write(void *buf, uint32_t conn_id,
+					      uint64_t local_addr, uint32_t lkey,
+					      uint64_t remote_addr,
+					      uint32_t rkey, uint64_t size,
+					      uint64_t wr_id)
+{
+	return hlthunk_pkt_write(buf, HL_PKT_NIC_WRITE,
+				 (const uint64_t[]){ conn_id, local_addr,
+						     remote_addr, size, wr_id,
+						     lkey, rkey, 0, 0 });
+}
+
+hlthunk_public uint32_t hlthunk_pkt_nic_write_imm(void *buf, uint32_t conn_id,
+						  uint64_t local_addr,
+						  uint32_t lkey,
+						  uint64_t remote_addr,
+						  uint32_t rkey, uint64_t size,
+						  uint64_t wr_id,
+						  uint32_t imm_data)
+{
+	return hlthunk_pkt_write(buf, HL_PKT_NIC_WRITE_IMM,
+				 (const uint64_t[]){ conn_id, local_addr,
+						     remote_addr, size, wr_id,
+						     lkey, rkey, imm_data, 0 });
 }

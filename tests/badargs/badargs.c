@@ -188,6 +188,8 @@ static void all_fd_calls(int fd, int err)
 	ERR(hlthunk_nic_cq_destroy(fd, 1), err);
 	ERR(hlthunk_nic_cq_poll(fd, 1, &cqe, 1, &pw), err);
 	ERR(hlthunk_nic_cq_wait(fd, 1, &cqe, 1, 0, &pw), err);
+	ERR(hlthunk_nic_reg_mr(fd, 1ull << 40, 4096, 0, 0, &u32, &u32), err);
+	ERR(hlthunk_nic_dereg_mr(fd, 1), err);
 	ERR(hlthunk_nic_cq_update_consumed_cqes(fd, 1, 1), err);
 
 	/* The runtime calls (HLTHUNK_2.1), with arguments the library takes */
@@ -294,6 +296,8 @@ static void einval_calls(int fd)
 	ERR(hlthunk_nic_cq_poll(fd, 1, NULL, 0, NULL), EINVAL);
 	ERR(hlthunk_nic_cq_poll(fd, 1, NULL, 1, &pw), EINVAL);
 	ERR(hlthunk_nic_cq_wait(fd, 1, NULL, 0, 0, NULL), EINVAL);
+	ERR(hlthunk_nic_reg_mr(fd, 1ull << 40, 4096, 0, 0, NULL, &u32), EINVAL);
+	ERR(hlthunk_nic_reg_mr(fd, 1ull << 40, 4096, 0, 0, &u32, NULL), EINVAL);
 	ERR(hlthunk_nic_cq_wait(fd, 1, NULL, 1, 0, &pw), EINVAL);
 
 	/* The runtime calls: NULL outputs, sizes and values out of range */
@@ -485,6 +489,11 @@ static void test_infallible_calls_take_null(void **state)
 			 HLTHUNK_PKT_NIC_SEND_SIZE);
 	assert_int_equal(hlthunk_pkt_nic_recv(NULL, 0, 0, UINT64_MAX, 0),
 			 HLTHUNK_PKT_NIC_RECV_SIZE);
+	assert_int_equal(hlthunk_pkt_nic_write(NULL, 0, 0, 0, 0, 0, UINT64_MAX, 0),
+			 HLTHUNK_PKT_NIC_WRITE_SIZE);
+	assert_int_equal(hlthunk_pkt_nic_write_imm(NULL, 0, 0, 0, 0, 0,
+						   UINT64_MAX, 0, 0),
+			 HLTHUNK_PKT_NIC_WRITE_SIZE);
 	hlthunk_free(NULL);
 	errno = 0;
 	assert_null(hlthunk_malloc(SIZE_MAX));

@@ -12,7 +12,8 @@
  *   - it returns one of the errnos documented for it;
  *   - the device state is what it was before the call: the driver's debugfs
  *     <pci address>/state (DRAM and page-table pool use, pinned host pages,
- *     contexts, handles, mappings, hop tables, NIC connections and CQs,
+ *     contexts, handles, mappings, hop tables, NIC connections, CQs and
+ *     memory regions,
  *     exports) and the process's open fds;
  * and the kernel log stays clean (the VM's log check and kmemleak scan).
  *
@@ -290,6 +291,7 @@ static const char *walk_path_name;
  * @seq: a CS sequence number.
  * @cq: a NIC CQ handle.
  * @conn: a NIC connection ID.
+ * @lkey: a NIC memory region's lkey.
  * @remote: the address of the port cabled to port 1.
  * @out: what the call returned (a handle, a VA, an fd, ...).
  * @devs: devices whose state the path compares.
@@ -307,6 +309,7 @@ struct walk {
 	uint64_t seq;
 	uint32_t cq;
 	uint32_t conn;
+	uint32_t lkey;
 	uint64_t remote;
 	uint64_t out;
 	int devs;
@@ -824,6 +827,70 @@ static void conn_reset_undo(struct walk *w)
 	SOFT(hlthunk_nic_modify_conn(w->fd, w->conn, HL_NIC_CONN_STATE_INIT));
 }
 
+/* ---- NIC memory regions (issue 19): REG_MR over a device mapping ---- */
+
+static int mr_call(int fd, uint32_t op, uint64_t va, uint32_t lkey,
+		   uint32_t *out)
+{
+	struct hl_nic_args a;
+
+	memset(&a, 0, sizeof(a));
+	a.in.op = op;
+	if (op == HL_NIC_OP_REG_MR) {
+		a.in.reg_mr.addr = va + 4096;
+		a.in.reg_mr.size = MB;
+		a.in.reg_mr.iova = va;
+		a.in.reg_mr.access = HL_NIC_ACCESS_LOCAL_WRITE |
+				     HL_NIC_ACCESS_REMOTE_WRITE;
+	} else {
+		a.in.dereg_mr.lkey = lkey;
+	}
+	if (ioctl(fd, HL_IOCTL_NIC, &a))
+		return -errno;
+	if (out)
+		*out = a.out.reg_mr.lkey;
+	return 0;
+}
+
+static int reg_mr_call(struct walk *w)
+{
+	uint32_t lkey = 0;
+	int rc = mr_call(w->fd, HL_NIC_OP_REG_MR, w->va, 0, &lkey);
+
+	if (!rc)
+		w->out = lkey;
+	return rc;
+}
+
+static void dereg_mr_out(struct walk *w)
+{
+	SOFT(mr_call(w->fd, HL_NIC_OP_DEREG_MR, 0, (uint32_t)w->out, NULL));
+}
+
+static void mr_prepare(struct walk *w)
+{
+	map_device_prepare(w);
+	assert_int_equal(mr_call(w->fd, HL_NIC_OP_REG_MR, w->va, 0, &w->lkey),
+			 0);
+}
+
+static int dereg_mr_call(struct walk *w)
+{
+	int rc = mr_call(w->fd, HL_NIC_OP_DEREG_MR, 0, w->lkey, NULL);
+
+	if (!rc)
+		w->lkey = 0;
+	return rc;
+}
+
+static void mr_cleanup(struct walk *w)
+{
+	if (w->lkey)
+		SOFT_GONE(mr_call(w->fd, HL_NIC_OP_DEREG_MR, 0, w->lkey, NULL));
+	w->lkey = 0;
+	unmap_cleanup(w);
+}
+
 /*
  * ---- The runtime paths (issue 22): command buffers, multi-CS wait, the
  * eventfd notifier, counters ----
@@ -1021,6 +1088,9 @@ static const struct path paths[] = {
 	{ "nic_alloc_conn", { ENOMEM, ENOSPC, EFAULT }, NULL, alloc_conn_call, destroy_conn_out, NULL },
 	{ "nic_set_res_conn_ctx", { ENOMEM, EFAULT }, conn_prepare, set_res_call,
 	  conn_reset_undo, conn_cleanup },
+	{ "nic_reg_mr", { ENOMEM, EFAULT }, map_device_prepare, reg_mr_call,
+	  dereg_mr_out, unmap_cleanup },
+	{ "nic_dereg_mr", { EFAULT }, mr_prepare, dereg_mr_call, NULL, mr_cleanup },
 	/* The runtime paths */
 	{ "cb_create_mapped", { ENOMEM, EFAULT }, NULL, cb_create_mapped_call,
 	  cb_destroy_out, NULL },

@@ -154,6 +154,17 @@ int main(void)
 	      0x00, 0x50, 0, 0, 0, 0, 0, 0,
 	      0x40, 0, 0, 0, 0, 0, 0, 0,
 	      9, 0, 0, 0, 0, 0, 0, 0);
+	CHECK("nic_write_imm",
+	      hlthunk_pkt_nic_write_imm(buf, 7, 0x5000, 0xa1, 0x6000, 0xb2, 0x40,
+					9, 0xc3),
+	      hlthunk_pkt_nic_write_imm(NULL, 0, 0, 0, 0, 0, 0, 0, 0),
+	      0, 0, 0, 0x13, 7, 0, 0, 0,
+	      0x00, 0x50, 0, 0, 0, 0, 0, 0,
+	      0x00, 0x60, 0, 0, 0, 0, 0, 0,
+	      0x40, 0, 0, 0, 0, 0, 0, 0,
+	      9, 0, 0, 0, 0, 0, 0, 0,
+	      0xa1, 0, 0, 0, 0xb2, 0, 0, 0,
+	      0xc3, 0, 0, 0, 0, 0, 0, 0);
 
 	/*
 	 * A divisor outside 1 .. HL_REDUCE_MAX_DIVISOR gives the divisor-0

@@ -333,7 +333,7 @@ void op_nic_raw(struct worker *w)
 
 		memcpy((uint8_t *)&a + i, &v, 8);
 	}
-	a.in.op = rnd(&w->r, 14);
+	a.in.op = rnd(&w->r, HL_NIC_OP_DEREG_MR + 3);
 	if (a.in.op == HL_NIC_OP_CQ_WAIT)
 		a.in.cq_poll_wait.timeout_us = rnd(&w->r, 10000);
 	if (chance(&w->r, 70)) {
@@ -342,6 +342,83 @@ void op_nic_raw(struct worker *w)
 		a.in.pad = 0;
 	}
 	nic_call(w, fd, &a, true);
+}
+
+/* Register a region over (mostly) a mapping the file holds */
+void op_nic_reg_mr(struct worker *w)
+{
+	struct hl_nic_args a = { 0 };
+	uint64_t room, size;
+	uint32_t file;
+	int fd = pick_compute(w, NULL, &file);
+
+	if (fd < 0)
+		return;
+	a.in.op = HL_NIC_OP_REG_MR;
+	a.in.reg_mr.addr = pick_va(w, file, &room);
+	size = 1 + rnd(&w->r, room < 65536 ? room : 65536);
+	if (chance(&w->r, 10))
+		size = chance(&w->r, 50) ? 0 : interesting(&w->r);
+	a.in.reg_mr.size = size;
+	a.in.reg_mr.iova = chance(&w->r, 50) ? a.in.reg_mr.addr :
+			   chance(&w->r, 80) ? rnd(&w->r, 1u << 30) :
+			   interesting(&w->r);
+	a.in.reg_mr.access = chance(&w->r, 80) ? 3 : rnd(&w->r, 16);
+	if (nic_call(w, fd, &a, true) >= 0 && nic_out_ok) {
+		st_lock();
+		if (ps->nmrs < MAX_OBJ)
+			ps->mrs[ps->nmrs++] = (struct mrobj){
+				file, a.out.reg_mr.lkey, a.out.reg_mr.rkey,
+				a.in.reg_mr.iova, size };
+		st_unlock();
+	}
+}
+
+/* A region of @file (lkey, rkey, iova, size), else junk; false if junk */
+static bool pick_mr(struct worker *w, uint32_t file, struct mrobj *m)
+{
+	int i;
+
+	st_lock();
+	PICK(ps->mrs, ps->nmrs, file, i);
+	if (i >= 0 && chance(&w->r, 90)) {
+		*m = ps->mrs[i];
+		st_unlock();
+		return true;
+	}
+	st_unlock();
+	m->lkey = chance(&w->r, 50) ? (uint32_t)stale(&w->r) :
+		  (uint32_t)interesting(&w->r);
+	m->rkey = m->lkey;
+	m->iova = interesting(&w->r);
+	m->size = 4096;
+	return false;
+}
+
+void op_nic_dereg_mr(struct worker *w)
+{
+	struct hl_nic_args a = { 0 };
+	struct mrobj m;
+	uint32_t file;
+	int fd = pick_compute(w, NULL, &file), i;
+
+	if (fd < 0)
+		return;
+	pick_mr(w, file, &m);
+	a.in.op = HL_NIC_OP_DEREG_MR;
+	a.in.dereg_mr.lkey = chance(&w->r, 5) ? m.rkey : m.lkey;
+	if (nic_call(w, fd, &a, true) >= 0) {
+		st_lock();
+		for (i = 0; i < ps->nmrs; i++)
+			if (ps->mrs[i].lkey == a.in.dereg_mr.lkey &&
+			    ps->mrs[i].file == file) {
+				bury(ps->mrs[i].lkey);
+				bury(ps->mrs[i].rkey);
+				REMOVE_AT(ps->mrs, ps->nmrs, i);
+				break;
+			}
+		st_unlock();
+	}
 }
 
 /* Both compute files of a device pair cabled to each other, or false */
@@ -452,7 +529,39 @@ void op_nic_pair(struct worker *w)
 	}
 }
 
-/* A RECV on one device and a SEND on the other, then wait for both */
+/*
+ * A WRITE or WRITE_IMM from a region of files[0] into one of files[1]
+ * (mostly inside both, sometimes past them or with junk keys); its size
+ */
+static uint32_t write_pkt(struct worker *w, uint8_t *buf, uint32_t conn,
+			  const uint32_t files[2])
+{
+	struct hl_pkt_nic_write p = { 0 };
+	struct mrobj l, r;
+	uint64_t len;
+
+	pick_mr(w, files[0], &l);
+	pick_mr(w, files[1], &r);
+	len = rnd(&w->r, (l.size < r.size ? l.size : r.size) + 1);
+	if (chance(&w->r, 10))
+		len = interesting(&w->r);
+	p.ctl = (uint32_t)(chance(&w->r, 50) ? HL_PKT_NIC_WRITE_IMM :
+			   HL_PKT_NIC_WRITE) << HL_PKT_OPCODE_SHIFT;
+	p.conn_id = conn;
+	p.local_addr = l.iova + (chance(&w->r, 90) ? 0 : rnd(&w->r, 8192));
+	p.remote_addr = r.iova + (chance(&w->r, 90) ? 0 : rnd(&w->r, 8192));
+	p.size = len;
+	p.wr_id = 11;
+	p.lkey = chance(&w->r, 95) ? l.lkey : l.rkey;
+	p.rkey = chance(&w->r, 95) ? r.rkey : r.lkey;
+	if (p.ctl >> HL_PKT_OPCODE_SHIFT == HL_PKT_NIC_WRITE_IMM ||
+	    chance(&w->r, 5))
+		p.imm_data = (uint32_t)rnd(&w->r, 1u << 31);
+	memcpy(buf, &p, sizeof(p));
+	return sizeof(p);
+}
+
+/* A RECV on one device and a SEND or WRITE on the other, then wait for both */
 void op_nic_xfer(struct worker *w)
 {
 	int fds[2], devs[2], s, i;
@@ -478,31 +587,34 @@ void op_nic_xfer(struct worker *w)
 		struct hl_cs_chunk ch = { 0 };
 		struct call c = { .fd = fds[s], .cmd = HL_IOCTL_CS, .arg = &a,
 				  .size = sizeof(a) };
-		uint8_t pkt[32];
+		uint8_t pkt[sizeof(struct hl_pkt_nic_write)];
+		uint32_t len = 32;
 		uint64_t va, room, cbva = 0;
 		int j, k;
 
 		va = pick_va(w, files[s], &room);
 		if (s)
 			hlthunk_pkt_nic_recv(pkt, conn[s], va, room < 8192 ? room : 8192, 7);
-		else
+		else if (chance(&w->r, 50))
 			hlthunk_pkt_nic_send(pkt, conn[s], va, room < 4096 ? room : 4096, 9);
+		else
+			len = write_pkt(w, pkt, conn[s], files);
 		/* the packet into a writable host mapping of that file */
 		st_lock();
 		for (j = 0, k = -1; j < ps->nmaps; j++)
 			if (ps->maps[j].file == files[s] && ps->maps[j].host &&
-			    ps->maps[j].hb >= 0 && ps->maps[j].size >= 32 &&
+			    ps->maps[j].hb >= 0 && ps->maps[j].size >= len &&
 			    ps->hb[ps->maps[j].hb].prot == (PROT_READ | PROT_WRITE))
 				k = j;
 		if (k >= 0) {
-			memcpy(ps->hb[ps->maps[k].hb].p + ps->maps[k].host_off, pkt, 32);
+			memcpy(ps->hb[ps->maps[k].hb].p + ps->maps[k].host_off, pkt, len);
 			cbva = ps->maps[k].va;
 		}
 		st_unlock();
 		if (!cbva)
 			return;
 		ch.cb_handle = cbva;
-		ch.cb_size = 32;
+		ch.cb_size = len;
 		ch.queue_index = s ? 1 : 2;
 		a.in.chunks_execute = (uintptr_t)&ch;
 		a.in.num_chunks_execute = 1;

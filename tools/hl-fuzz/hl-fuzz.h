@@ -189,6 +189,7 @@ enum op {
 	OP_NIC_ALLOC, OP_NIC_MODIFY, OP_NIC_RES, OP_NIC_REQ, OP_NIC_DESTROY,
 	OP_NIC_QUERY, OP_CQ_CREATE, OP_CQ_DESTROY, OP_CQ_POLL, OP_CQ_WAIT,
 	OP_CQ_UPDATE, OP_NIC_RAW, OP_NIC_PAIR, OP_NIC_XFER,
+	OP_NIC_REG_MR, OP_NIC_DEREG_MR,
 	OP_IMP_IMPORT, OP_IMP_MAP, OP_IMP_SG, OP_IMP_DMA, OP_IMP_UNMAP,
 	OP_IMP_RELEASE, OP_IMP_STATUS, OP_IMP_MOVE,
 	OP_SYNC_FILE, OP_DMABUF_MMAP,
@@ -362,6 +363,13 @@ struct cqobj {
 	uint32_t handle;
 };
 
+/* A NIC memory region (REG_MR) */
+struct mrobj {
+	uint32_t file;
+	uint32_t lkey, rkey;
+	uint64_t iova, size;
+};
+
 struct hostbuf {
 	uint8_t *p;
 	size_t size;
@@ -380,13 +388,14 @@ struct pstate {
 	uint32_t next_file;
 	int nfds;
 	struct fdobj fds[MAX_FDS];
-	int nallocs, nmaps, nimports, nseqs, nconns, ncqs;
+	int nallocs, nmaps, nimports, nseqs, nconns, ncqs, nmrs;
 	struct alloc allocs[MAX_OBJ];
 	struct mapping maps[MAX_OBJ];
 	struct import imports[MAX_OBJ];
 	struct seqobj seqs[MAX_OBJ];
 	struct conn conns[MAX_OBJ];
 	struct cqobj cqs[MAX_OBJ];
+	struct mrobj mrs[MAX_OBJ];
 	/* stale values: handles, VAs, seqs, ids of closed or freed objects */
 	uint64_t grave[GRAVE];
 	uint32_t ngrave;
@@ -538,6 +547,8 @@ void op_cq_update(struct worker *w);
 void op_nic_raw(struct worker *w);
 void op_nic_pair(struct worker *w);
 void op_nic_xfer(struct worker *w);
+void op_nic_reg_mr(struct worker *w);
+void op_nic_dereg_mr(struct worker *w);
 
 /* gen_importer.c */
 void op_imp_import(struct worker *w);

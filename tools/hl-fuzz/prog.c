@@ -35,6 +35,8 @@ const struct op_desc ops[OP_NUM] = {
 	[OP_NIC_RAW] = { "nic.raw", 10 },
 	[OP_NIC_PAIR] = { "nic.connect_pair", 6 },
 	[OP_NIC_XFER] = { "nic.transfer", 6 },
+	[OP_NIC_REG_MR] = { "nic.reg_mr", 10 },
+	[OP_NIC_DEREG_MR] = { "nic.dereg_mr", 8 },
 	[OP_IMP_IMPORT] = { "importer.import", 25 },
 	[OP_IMP_MAP] = { "importer.map", 25 },
 	[OP_IMP_SG] = { "importer.sg_entry", 10 },
@@ -115,6 +117,8 @@ static void run_op(struct worker *w, enum op op)
 	case OP_NIC_RAW: op_nic_raw(w); break;
 	case OP_NIC_PAIR: op_nic_pair(w); break;
 	case OP_NIC_XFER: op_nic_xfer(w); break;
+	case OP_NIC_REG_MR: op_nic_reg_mr(w); break;
+	case OP_NIC_DEREG_MR: op_nic_dereg_mr(w); break;
 	case OP_IMP_IMPORT: op_imp_import(w); break;
 	case OP_IMP_MAP: op_imp_map(w); break;
 	case OP_IMP_SG: op_imp_sg(w); break;

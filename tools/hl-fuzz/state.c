@@ -183,6 +183,13 @@ void forget_file_locked(uint32_t file)
 			REMOVE_AT(ps->cqs, ps->ncqs, i);
 			i--;
 		}
+	for (i = 0; i < ps->nmrs; i++)
+		if (ps->mrs[i].file == file) {
+			bury(ps->mrs[i].lkey);
+			bury(ps->mrs[i].rkey);
+			REMOVE_AT(ps->mrs, ps->nmrs, i);
+			i--;
+		}
 }
 
 static void forget_file(uint32_t file)

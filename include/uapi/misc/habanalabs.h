@@ -871,7 +871,8 @@ struct hl_mem_out {
  *            past RLIMIT_MEMLOCK (without CAP_IPC_LOCK) or of more pages
  *            than the machine's RAM
  *   -EBUSY   FREE of a mapped or exported allocation; UNMAP of an exported
- *            mapping; MAP with HL_MEM_FORCE_HINT whose hint is taken; MAP
+ *            mapping or of one that a NIC memory region (HL_NIC_OP_REG_MR)
+ *            lies in; MAP with HL_MEM_FORCE_HINT whose hint is taken; MAP
  *            of a host page already in HL_MEM_MAX_HOST_PAGE_MAPS mappings
  *   -EMFILE  EXPORT_DMABUF_FD with no free file descriptor
  *   -EFAULT  host memory that cannot be pinned; an argument that cannot be
@@ -1179,6 +1180,17 @@ union hl_wait_cs_args {
  * A send naming a peer connection that is set up for another connection
  * (another owner, port or pair) fails at once with
  * HL_NIC_CQE_STATUS_REMOTE_INVALID and leaves that connection untouched.
+ *
+ * Memory regions and one-sided writes. HL_NIC_OP_REG_MR registers a range
+ * of one of the context's mappings with access flags and returns an lkey
+ * and an rkey (struct hl_nic_reg_mr_out); HL_PKT_NIC_WRITE and
+ * HL_PKT_NIC_WRITE_IMM (habanalabs_pkt.h) write from a region of this
+ * context into a region of the peer connection's context, named by its
+ * rkey, and WRITE_IMM then completes the peer's oldest posted receive with
+ * an immediate value. The keys are checked before any byte moves; a
+ * violation lands nothing and moves both connections to ERR. Regions go
+ * with the context (close, hard reset, unbind); a region's mapping cannot
+ * be unmapped while it lives.
  */
 
 /*
@@ -1236,6 +1248,22 @@ enum hl_nic_conn_state {
 #define HL_NIC_OP_CQ_UPDATE_CONSUMED_CQES	8
 #define HL_NIC_OP_MODIFY_CONN			9
 #define HL_NIC_OP_QUERY_CONN			10
+#define HL_NIC_OP_REG_MR			11
+#define HL_NIC_OP_DEREG_MR			12
+
+/*
+ * Memory regions (HL_NIC_OP_REG_MR): access flags of struct
+ * hl_nic_reg_mr_in.access. Reading the region locally (the source of an
+ * HL_PKT_NIC_WRITE) needs no flag; REMOTE_WRITE needs LOCAL_WRITE too (as
+ * in IB verbs). REMOTE_READ is accepted and kept for RDMA READ, which this
+ * device does not have yet.
+ */
+#define HL_NIC_ACCESS_LOCAL_WRITE	0x1
+#define HL_NIC_ACCESS_REMOTE_WRITE	0x2
+#define HL_NIC_ACCESS_REMOTE_READ	0x4
+
+/* Memory regions a context has at once, at most */
+#define HL_NIC_MAX_MRS			1024
 
 /* MTU values of struct hl_nic_req_conn_ctx_in.mtu */
 #define HL_NIC_MTU_256			256
@@ -1348,6 +1376,45 @@ struct hl_nic_query_conn_in {
 };
 
 /**
+ * struct hl_nic_reg_mr_in - HL_NIC_OP_REG_MR: register a memory region of
+ * the context, which HL_PKT_NIC_WRITE names by its keys.
+ * @addr: device virtual address of the region's first byte; the region
+ *	[@addr, @addr + @size) lies inside one mapping of the context
+ *	(HL_MEM_OP_MAP, device or host memory). While the region lives, that
+ *	mapping cannot be unmapped (HL_MEM_OP_UNMAP: -EBUSY), hence its
+ *	allocation cannot be freed either.
+ * @size: bytes, > 0.
+ * @iova: the address by which work names the region's first byte (the
+ *	region's start, as IB verbs' iova): a work address VA of the region
+ *	is translated as (VA - @iova) + @addr, through the context's MMU.
+ *	@iova + @size must not pass 2^64. Pass @addr to name the region by
+ *	its device addresses.
+ * @access: HL_NIC_ACCESS_* flags.
+ * @pad: must be 0.
+ */
+struct hl_nic_reg_mr_in {
+	__u64 addr;
+	__u64 size;
+	__u64 iova;
+	__u32 access;
+	__u32 pad;
+};
+
+/**
+ * struct hl_nic_dereg_mr_in - HL_NIC_OP_DEREG_MR: deregister a region.
+ * @lkey: the region's lkey. When the op returns, no byte of a write that
+ *	names the region lands in it any more (a write in flight fails with
+ *	HL_NIC_CQE_STATUS_REMOTE_ACCESS_ERR), and both its keys are stale:
+ *	they name no region until the driver has handed out 2^24 more keys'
+ *	slots (16.7 million registrations).
+ * @pad: must be 0.
+ */
+struct hl_nic_dereg_mr_in {
+	__u32 lkey;
+	__u32 pad;
+};
+
+/**
  * struct hl_nic_cq_create_in - HL_NIC_OP_CQ_CREATE: create a CQ.
  * @num_entries: capacity, a power of 2 in 1 .. HL_NIC_MAX_CQ_ENTRIES. When
  *	the CQ is full, new entries are lost and the CQ reports
@@ -1411,6 +1478,8 @@ struct hl_nic_cq_update_consumed_cqes_in {
  * @cq_destroy: HL_NIC_OP_CQ_DESTROY.
  * @cq_poll_wait: HL_NIC_OP_CQ_POLL and HL_NIC_OP_CQ_WAIT.
  * @cq_update_consumed_cqes: HL_NIC_OP_CQ_UPDATE_CONSUMED_CQES.
+ * @reg_mr: HL_NIC_OP_REG_MR.
+ * @dereg_mr: HL_NIC_OP_DEREG_MR.
  * @reserved: sizes the union; the bytes of the union past the op's struct
  *	must be 0.
  * @op: one of HL_NIC_OP_*.
@@ -1430,6 +1499,8 @@ struct hl_nic_in {
 		struct hl_nic_cq_destroy_in cq_destroy;
 		struct hl_nic_cq_poll_wait_in cq_poll_wait;
 		struct hl_nic_cq_update_consumed_cqes_in cq_update_consumed_cqes;
+		struct hl_nic_reg_mr_in reg_mr;
+		struct hl_nic_dereg_mr_in dereg_mr;
 		__u64 reserved[8];
 	};
 	__u32 op;
@@ -1480,6 +1551,22 @@ struct hl_nic_cq_create_out {
 	__u32 pad;
 };
 
+/**
+ * struct hl_nic_reg_mr_out - output of HL_NIC_OP_REG_MR.
+ * @lkey: Returned key by which this context's work names the region
+ *	(HL_PKT_NIC_WRITE's lkey) and HL_NIC_OP_DEREG_MR deregisters it.
+ * @rkey: Returned key by which the peer's work names the region
+ *	(HL_PKT_NIC_WRITE's rkey), to be handed to the peer. Both keys are
+ *	an index and a generation byte (as IB verbs' keys), the index mixed
+ *	with a random number the driver draws at load, so that they are not
+ *	guessable; a key works only for the context that registered the
+ *	region, and only until the region is deregistered.
+ */
+struct hl_nic_reg_mr_out {
+	__u32 lkey;
+	__u32 rkey;
+};
+
 /* CQ status (struct hl_nic_cq_poll_wait_out.status) */
 #define HL_NIC_CQ_STATUS_SUCCESS	0	/* entries copied (maybe 0) */
 #define HL_NIC_CQ_STATUS_TIMEOUT	1	/* CQ_WAIT: none in time */
@@ -1509,6 +1596,7 @@ struct hl_nic_cq_poll_wait_out {
  * @query_conn: HL_NIC_OP_QUERY_CONN.
  * @cq_create: HL_NIC_OP_CQ_CREATE.
  * @cq_poll_wait: HL_NIC_OP_CQ_POLL and HL_NIC_OP_CQ_WAIT.
+ * @reg_mr: HL_NIC_OP_REG_MR.
  * @reserved: Returned as zero past the op's struct.
  */
 struct hl_nic_out {
@@ -1517,6 +1605,7 @@ struct hl_nic_out {
 		struct hl_nic_query_conn_out query_conn;
 		struct hl_nic_cq_create_out cq_create;
 		struct hl_nic_cq_poll_wait_out cq_poll_wait;
+		struct hl_nic_reg_mr_out reg_mr;
 		__u64 reserved[8];
 	};
 };
@@ -1560,6 +1649,12 @@ struct hl_nic_out {
  *     went while waiting (hard reset, unbind): every wait, also one with
  *     no time limit, ends at once then.
  *   CQ_UPDATE_CONSUMED_CQES: -EINVAL num_cqes above the available entries.
+ *   REG_MR: -EINVAL size 0, unknown access bits, REMOTE_WRITE without
+ *     LOCAL_WRITE, iova + size past 2^64, [addr, addr + size) not inside
+ *     one mapping of the context; -ENOSPC the context has HL_NIC_MAX_MRS
+ *     regions; -ENOMEM.
+ *   DEREG_MR: -EINVAL lkey names no region of the context (unknown,
+ *     stale, another context's, or an rkey).
  */
 struct hl_nic_args {
 	union {
@@ -1571,6 +1666,8 @@ struct hl_nic_args {
 /* Opcodes of struct hl_nic_cqe.opcode */
 #define HL_NIC_CQE_OP_SEND		0
 #define HL_NIC_CQE_OP_RECV		1
+#define HL_NIC_CQE_OP_RDMA_WRITE	2 /* requester of a WRITE(_IMM) */
+#define HL_NIC_CQE_OP_RECV_RDMA_WITH_IMM 3 /* a receive a WRITE_IMM took */
 
 /*
  * Status of a completion (struct hl_nic_cqe.status). Every status but
@@ -1603,17 +1700,35 @@ struct hl_nic_args {
 					     * (pair, port or owner): it
 					     * ignored the message
 					     */
+#define HL_NIC_CQE_STATUS_REMOTE_ACCESS_ERR 12 /* requester of a WRITE: the
+						* rkey names no live region
+						* of the peer's context, the
+						* region lacks REMOTE_WRITE,
+						* or the range leaves it;
+						* nothing landed
+						*/
+#define HL_NIC_CQE_STATUS_LOCAL_ACCESS_ERR 13 /* responder: the WRITE_IMM
+					       * that took this receive
+					       * failed the checks above
+					       */
+#define HL_NIC_CQE_STATUS_LOCAL_PROT_ERR 14 /* requester: the lkey names no
+					     * live region of this context,
+					     * or the range leaves it
+					     */
 
 /**
  * struct hl_nic_cqe - a completion entry, as HL_NIC_OP_CQ_POLL returns it.
- * @wr_id: the wr_id of the HL_PKT_NIC_SEND or HL_PKT_NIC_RECV packet.
- * @byte_len: bytes moved: the message size (RECV: the bytes that landed).
+ * @wr_id: the wr_id of the HL_PKT_NIC_SEND, HL_PKT_NIC_WRITE(_IMM) or
+ *	HL_PKT_NIC_RECV packet.
+ * @byte_len: bytes moved: the message size (RECV: the bytes that landed;
+ *	RECV_RDMA_WITH_IMM: the bytes the write landed in the region).
  * @conn_id: the connection.
  * @port: the connection's port.
- * @opcode: HL_NIC_CQE_OP_SEND or HL_NIC_CQE_OP_RECV.
+ * @opcode: HL_NIC_CQE_OP_*.
  * @status: HL_NIC_CQE_STATUS_*.
  * @psn: PSN of the message's first packet (0 when it never started).
- * @pad: zero.
+ * @imm_data: the WRITE_IMM's immediate value (RECV_RDMA_WITH_IMM), else
+ *	zero.
  */
 struct hl_nic_cqe {
 	__u64 wr_id;
@@ -1623,7 +1738,7 @@ struct hl_nic_cqe {
 	__u32 opcode;
 	__u32 status;
 	__u32 psn;
-	__u32 pad;
+	__u32 imm_data;
 };
 
 #endif /* _UAPI_MISC_HABANALABS_H_ */

@@ -34,6 +34,8 @@
 #define HL_PKT_REDUCE			0x04
 #define HL_PKT_NIC_SEND			0x10
 #define HL_PKT_NIC_RECV			0x11
+#define HL_PKT_NIC_WRITE		0x12
+#define HL_PKT_NIC_WRITE_IMM		0x13
 
 /**
  * struct hl_pkt_nop - do nothing.
@@ -247,6 +249,57 @@ struct hl_pkt_nic_recv {
 	__u64 addr;
 	__u64 size;
 	__u64 wr_id;
+};
+
+/**
+ * struct hl_pkt_nic_write - one-sided write (RDMA WRITE) on a connection in
+ * RTS: from a memory region of this context into a memory region of the
+ * peer connection's context (HL_NIC_OP_REG_MR), with no receive posted at
+ * the peer (HL_PKT_NIC_WRITE); or the same, and then the peer's oldest
+ * posted receive completes with @imm_data (HL_PKT_NIC_WRITE_IMM), so that
+ * the peer learns the data landed.
+ * @ctl: opcode HL_PKT_NIC_WRITE or HL_PKT_NIC_WRITE_IMM.
+ * @conn_id: a connection of the submitting context (unknown: malformed).
+ * @local_addr: address of the source in the region named by @lkey (that
+ *	region's iova space).
+ * @remote_addr: address of the destination in the peer's region named by
+ *	@rkey (that region's iova space).
+ * @size: bytes, 0 .. HL_NIC_MAX_MSG_SIZE (else malformed). A write of 0
+ *	bytes touches no memory and checks no key or address (as IB verbs);
+ *	a WRITE_IMM of 0 bytes only delivers @imm_data.
+ * @wr_id: any value, returned in this side's completion entry (the
+ *	peer's entry, for WRITE_IMM, carries its receive's wr_id).
+ * @lkey: the lkey of a region of this context: [@local_addr,
+ *	@local_addr + @size) inside it, else the write fails at once with
+ *	LOCAL_PROT_ERR (nothing sent).
+ * @rkey: the rkey of a region of the peer connection's context with
+ *	HL_NIC_ACCESS_REMOTE_WRITE: [@remote_addr, @remote_addr + @size)
+ *	inside it (no wrap-around), else nothing lands, this side completes
+ *	with REMOTE_ACCESS_ERR, the peer's receive (WRITE_IMM) with
+ *	LOCAL_ACCESS_ERR, and both connections move to ERR (as RoCE does).
+ *	The peer checks all this before any byte lands. A region
+ *	deregistered while the write is in flight receives no byte after its
+ *	HL_NIC_OP_DEREG_MR returned (the write then fails, REMOTE_ACCESS_ERR).
+ * @imm_data: WRITE_IMM: the value the peer's completion entry carries;
+ *	WRITE: must be 0 (else malformed).
+ * @pad: must be 0 (else malformed).
+ *
+ * The packet completes when the data has landed, or failed. The write
+ * uses the connection's PSNs as a message would (ceil(@size / MTU)
+ * packets, at least 1); a failed write fails the packet's job as a failed
+ * send does.
+ */
+struct hl_pkt_nic_write {
+	__u32 ctl;
+	__u32 conn_id;
+	__u64 local_addr;
+	__u64 remote_addr;
+	__u64 size;
+	__u64 wr_id;
+	__u32 lkey;
+	__u32 rkey;
+	__u32 imm_data;
+	__u32 pad;
 };
 
 #endif /* _UAPI_MISC_HABANALABS_PKT_H_ */

@@ -197,7 +197,7 @@ static int hl_fault_state_show(struct seq_file *s, void *unused)
 {
 	unsigned long contexts = 0, handles = 0, host_maps = 0, dram_maps = 0;
 	unsigned long hops = 0, conns = 0, cqs = 0, exports = 0, inflight = 0;
-	unsigned long cbs = 0, eventfds = 0;
+	unsigned long cbs = 0, eventfds = 0, mrs = 0;
 	struct hl_device *hdev = s->private;
 	struct list_head *pos;
 	struct hl_ctx *ctx;
@@ -222,6 +222,7 @@ static int hl_fault_state_show(struct seq_file *s, void *unused)
 		/* RCU-safe walks: the NIC lock may not be set up yet */
 		conns += hl_fault_count_xa(&ctx->nic.conns);
 		cqs += hl_fault_count_xa(&ctx->nic.cqs);
+		mrs += READ_ONCE(ctx->nic.num_mrs);
 		inflight += atomic_read(&ctx->cs_inflight);
 		cbs += hl_cb_ctx_count(ctx);
 	}
@@ -251,6 +252,7 @@ static int hl_fault_state_show(struct seq_file *s, void *unused)
 	seq_printf(s, "hop_tables: %lu\n", hops);
 	seq_printf(s, "nic_conns: %lu\n", conns);
 	seq_printf(s, "nic_cqs: %lu\n", cqs);
+	seq_printf(s, "nic_mrs: %lu\n", mrs);
 	seq_printf(s, "exports: %lu\n", exports);
 	seq_printf(s, "cs_inflight: %lu\n", inflight);
 	seq_printf(s, "cbs: %lu\n", cbs);

@@ -225,10 +225,15 @@ struct hl_fpriv {
  *	across a user memory access)
  *   hl_device.ctx_list_lock
  *   hl_nic_ctx.lock (never held with hl_ctx.mem_lock)
+ *   hl_nic_ctx.mr_lock (never held with hl_nic_ctx.lock; nic_mr.c)
  *   hl_cb_mgr.lock (under mmap_lock in mmap(); never held with
  *	hl_ctx.mem_lock or hl_nic_ctx.lock)
  *   hl_ctx.mem_lock
  *   hl_device.mmu_lock
+ *   hl_nic_mr.rwsem (a region's: for write by DEREG_MR and the context's
+ *	close, holding no other lock; for read by the NIC data path around
+ *	each step that moves bytes into or out of the region, one region's
+ *	at a time, outside engine_access_rwsem)
  *   hl_device.engine_access_rwsem (the NIC data path holds no NIC lock,
  *	and one device's at a time; an engine queue's worker holds no
  *	other lock around it)
@@ -239,7 +244,9 @@ struct hl_fpriv {
  *	under any of the above and under the emulated backend's; nothing
  *	but an eventfd's own lock is taken under them)
  *   hl_device.nic_lock, then an hl_nic_ctx xarray's lock, then
- *	hl_nic_conn.lock, then hl_nic_cq.lock (spinlocks; nic.h)
+ *	hl_nic_conn.lock, then hl_nic_cq.lock (spinlocks; nic.h); the NIC
+ *	key table's xarray lock (nic_mr.c), taken under hl_nic_ctx.mr_lock
+ *	or alone, nothing under it
  *   hl_emu_queue.lock, hl_emu_fabric_lock (the emulated backend's
  *	spinlocks, emu.h and emu_nic.c; innermost: nothing is taken under
  *	them but the workqueue's own locks, and never both at once)
@@ -394,6 +401,7 @@ extern char *hl_nic_links;
 #define HL_INJECT_LEAK		BIT(0)	/* leak an allocation per context */
 #define HL_INJECT_RESV_COPY	BIT(1)	/* copy_to_user under a dma_resv lock */
 #define HL_INJECT_SIGNAL_ALLOC	BIT(2)	/* GFP_KERNEL in fence signalling */
+#define HL_INJECT_MR_NO_SYNC	BIT(3)	/* NIC DEREG_MR does not wait for writes */
 
 /* The KUnit suite's PRNG seed without the kunit_seed parameter */
 #define HL_KUNIT_SEED_DEFAULT	42

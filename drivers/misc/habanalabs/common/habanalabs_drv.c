@@ -144,7 +144,7 @@ MODULE_PARM_DESC(debug_mask,
 unsigned int hl_inject_bug;
 module_param_named_unsafe(inject_bug, hl_inject_bug, uint, 0444);
 MODULE_PARM_DESC(inject_bug,
-		 "TEST ONLY, plants a bug for the debug-kernel lane to catch: 1 = leak an allocation per released context (kmemleak), 2 = copy INFO results to user space under a dma-buf reservation lock (lockdep), 4 = allocate with GFP_KERNEL in the engine's fence-signalling section (lockdep) (default: 0)");
+		 "TEST ONLY, plants a bug for the debug-kernel lane to catch: 1 = leak an allocation per released context (kmemleak), 2 = copy INFO results to user space under a dma-buf reservation lock (lockdep), 4 = allocate with GFP_KERNEL in the engine's fence-signalling section (lockdep), 8 = NIC DEREG_MR does not wait for the writes in flight into the region (tests/nic_mr's negative control) (default: 0)");
 
 bool hl_dmabuf_raw_bar_addresses;
 module_param_named_unsafe(dmabuf_raw_bar_addresses,

@@ -760,6 +760,8 @@ static int hl_mem_unmap_va(struct hl_ctx *ctx, u64 va)
 	mapping = hl_mem_find_mapping(ctx, va);
 	if (!mapping || mapping->user_va != va)
 		rc = -EINVAL;
+	else if (mapping->mrs)
+		rc = -EBUSY;
 	else if (hl_mem_exported(ctx, &mapping->exported))
 		rc = -EBUSY;
 	else

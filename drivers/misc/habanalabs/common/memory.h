@@ -76,6 +76,8 @@ struct hl_userptr {
  *	(under hdev->dmabuf_lock; raised with ctx->mem_lock held too).
  * @busy: being mapped or unmapped: lookups do not see it (under
  *	ctx->mem_lock).
+ * @mrs: NIC memory regions that lie in the mapping (nic_mr.c), under
+ *	ctx->mem_lock: UNMAP is -EBUSY while any.
  */
 struct hl_vm_mapping {
 	u64 va;
@@ -87,6 +89,7 @@ struct hl_vm_mapping {
 	struct hl_userptr *userptr;
 	u32 exported;
 	bool busy;
+	u32 mrs;
 };
 
 int hl_mem_init(struct hl_device *hdev);

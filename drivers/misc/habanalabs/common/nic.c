@@ -50,6 +50,7 @@
 #include "fault.h"
 #include "ioctl.h"
 #include "nic.h"
+#include "nic_mr.h"
 
 /* CQ_WAIT re-checks the device between sleeps of at most this long */
 #define HL_NIC_WAIT_SLICE	(HZ / 10)
@@ -92,6 +93,8 @@ static const u32 hl_nic_in_size[] = {
 		sizeof(struct hl_nic_cq_update_consumed_cqes_in),
 	[HL_NIC_OP_MODIFY_CONN] = sizeof(struct hl_nic_modify_conn_in),
 	[HL_NIC_OP_QUERY_CONN] = sizeof(struct hl_nic_query_conn_in),
+	[HL_NIC_OP_REG_MR] = sizeof(struct hl_nic_reg_mr_in),
+	[HL_NIC_OP_DEREG_MR] = sizeof(struct hl_nic_dereg_mr_in),
 };
 
 /* ------------------------------------------------------------------------
@@ -937,6 +940,15 @@ static void hl_nic_cq_create_finish(struct hl_fpriv *fpriv, void *priv,
 		       handle);
 }
 
+static void hl_nic_reg_mr_finish(struct hl_fpriv *fpriv, void *priv,
+				 u64 lkey, bool committed)
+{
+	struct hl_nic_dereg_mr_in in = { .lkey = lkey };
+
+	if (!committed && hl_nic_mr_dereg(fpriv->ctx, &in))
+		hl_dbg(fpriv->hdev, NIC, "REG_MR undo: key %llu gone\n", lkey);
+}
+
 /* Ops whose work cannot be undone and that return nothing */
 static bool hl_nic_op_has_no_output(u32 op)
 {
@@ -947,6 +959,7 @@ static bool hl_nic_op_has_no_output(u32 op)
 	case HL_NIC_OP_CQ_DESTROY:
 	case HL_NIC_OP_CQ_UPDATE_CONSUMED_CQES:
 	case HL_NIC_OP_MODIFY_CONN:
+	case HL_NIC_OP_DEREG_MR:
 		return true;
 	default:
 		return false;
@@ -1028,6 +1041,12 @@ int hl_nic_ioctl(struct hl_fpriv *fpriv, void *data, struct hl_ioctl_call *call)
 	case HL_NIC_OP_QUERY_CONN:
 		rc = hl_nic_query_conn(ctx, &in.query_conn, &out.query_conn);
 		break;
+	case HL_NIC_OP_REG_MR:
+		rc = hl_nic_mr_reg(ctx, &in.reg_mr, &out.reg_mr);
+		break;
+	case HL_NIC_OP_DEREG_MR:
+		rc = hl_nic_mr_dereg(ctx, &in.dereg_mr);
+		break;
 	default:
 		rc = -EINVAL;
 		break;
@@ -1047,6 +1066,9 @@ int hl_nic_ioctl(struct hl_fpriv *fpriv, void *data, struct hl_ioctl_call *call)
 		else if (in.op == HL_NIC_OP_CQ_CREATE)
 			hl_ioctl_on_finish(call, hl_nic_cq_create_finish, NULL,
 					   out.cq_create.handle);
+		else if (in.op == HL_NIC_OP_REG_MR)
+			hl_ioctl_on_finish(data, hl_nic_reg_mr_finish, NULL,
+					   out.reg_mr.lkey);
 		else if (hl_nic_op_has_no_output(in.op))
 			hl_ioctl_no_output(call);
 	}
@@ -1082,6 +1104,8 @@ void hl_nic_ctx_init(struct hl_ctx *ctx)
 	struct hl_device *hdev = ctx->hdev;
 
 	mutex_init(&nic->lock);
+	mutex_init(&nic->mr_lock);
+	INIT_LIST_HEAD(&nic->mrs);
 	xa_init_flags(&nic->conns, XA_FLAGS_ALLOC1);
 	xa_init_flags(&nic->cqs, XA_FLAGS_ALLOC1);
 	nic->gen = hl_nic_gen_next();
@@ -1207,7 +1231,7 @@ void hl_nic_ctx_kill(struct hl_ctx *ctx)
 /**
  * hl_nic_ctx_close - the compute node is closed: cut the context's
  * connections from their peers (hl_nic_ctx_kill()), then destroy them
- * (their work is flushed) and the CQs.
+ * (their work is flushed), the CQs and the memory regions.
  * @ctx: the context.
  *
  * From here on the fabric no longer reaches the context's connections.
@@ -1250,6 +1274,9 @@ void hl_nic_ctx_close(struct hl_ctx *ctx)
 	nic->num_cqs = 0;
 out_unlock:
 	mutex_unlock(&nic->lock);
+
+	/* No connection moves bytes any more; before the mappings go */
+	hl_nic_mr_ctx_close(ctx);
 }
 
 /**
@@ -1264,6 +1291,7 @@ void hl_nic_ctx_fini(struct hl_ctx *ctx)
 	xa_destroy(&nic->conns);
 	xa_destroy(&nic->cqs);
 	put_pid(nic->owner);
+	mutex_destroy(&nic->mr_lock);
 	mutex_destroy(&nic->lock);
 }
 
@@ -1283,7 +1311,7 @@ void hl_nic_ctx_fini(struct hl_ctx *ctx)
 /* Post a completion entry to @cq (or nowhere) and drop the reference */
 static void hl_nic_cq_complete(struct hl_nic_cq *cq, struct hl_nic_conn *conn,
 			       u32 opcode, u32 status, u64 wr_id,
-			       u64 byte_len, u32 psn)
+			       u64 byte_len, u32 psn, u32 imm_data)
 {
 	struct hl_nic_cqe cqe = {
 		.wr_id = wr_id,
@@ -1293,6 +1321,7 @@ static void hl_nic_cq_complete(struct hl_nic_cq *cq, struct hl_nic_conn *conn,
 		.opcode = opcode,
 		.status = status,
 		.psn = psn,
+		.imm_data = imm_data,
 	};
 
 	if (!cq)
@@ -1314,6 +1343,8 @@ static u32 hl_nic_recv_status(u32 status)
 		return HL_NIC_CQE_STATUS_LOCAL_FAULT;
 	case HL_NIC_CQE_STATUS_REMOTE_ERR:
 		return HL_NIC_CQE_STATUS_FLUSHED;
+	case HL_NIC_CQE_STATUS_REMOTE_ACCESS_ERR:
+		return HL_NIC_CQE_STATUS_LOCAL_ACCESS_ERR;
 	default:
 		return HL_NIC_CQE_STATUS_REMOTE_ABORT;
 	}
@@ -1327,13 +1358,16 @@ static u32 hl_nic_recv_status(u32 status)
  *	hl_nic_send_finish().
  * @size: bytes of the message.
  * @wr_id: the user's tag.
+ * @kind: a message, or a one-sided write (enum hl_nic_xfer_kind).
+ * @imm_data: a WRITE_IMM's immediate value.
  *
  * Whatever it returns, the send ends with hl_nic_send_finish().
  *
  * Return: SUCCESS, FLUSHED (not in RTS) or WQ_FULL.
  */
 u32 hl_nic_send_begin(struct hl_nic_send *s, struct hl_nic_conn *conn,
-		      u64 size, u64 wr_id)
+		      u64 size, u64 wr_id, enum hl_nic_xfer_kind kind,
+		      u32 imm_data)
 {
 	u32 status = HL_NIC_CQE_STATUS_SUCCESS;
 
@@ -1341,6 +1375,8 @@ u32 hl_nic_send_begin(struct hl_nic_send *s, struct hl_nic_conn *conn,
 	s->conn = conn;
 	s->size = size;
 	s->wr_id = wr_id;
+	s->kind = kind;
+	s->imm_data = imm_data;
 
 	spin_lock(&conn->lock);
 	s->cq = hl_nic_cq_get(conn->send_cq);
@@ -1466,6 +1502,19 @@ static u32 hl_nic_send_match_locked(struct hl_nic_send *s,
 	if (!hl_nic_conn_takes_recvs(rconn->state))
 		return HL_NIC_WR_AGAIN;
 
+	if (s->kind == HL_NIC_XFER_WRITE) {
+		/* One-sided: no receive, but the PSNs are checked as for one */
+		if (rconn->rq_psn != s->psn) {
+			hl_nic_conn_fail_locked(rconn, rconn->epoch,
+						HL_NIC_CQE_STATUS_FLUSHED);
+			return HL_NIC_CQE_STATUS_PSN_ERR;
+		}
+		rconn->rq_psn = (s->psn + s->npkts) & HL_NIC_PSN_MASK;
+		s->rconn = rconn;
+		s->r_epoch = rconn->epoch;
+		return HL_NIC_CQE_STATUS_SUCCESS;
+	}
+
 	wr = list_first_entry_or_null(&rconn->rq, struct hl_nic_wr, node);
 	/* A receive of an older epoch is about to be withdrawn by its poster */
 	if (!wr || wr->epoch != rconn->epoch)
@@ -1575,6 +1624,10 @@ void hl_nic_send_finish(struct hl_nic_send *s, u32 status, u64 byte_len)
 		wr->status = hl_nic_recv_status(status);
 		wr->byte_len = byte_len;
 		wr->psn = s->psn;
+		if (s->kind == HL_NIC_XFER_WRITE_IMM) {
+			wr->opcode = HL_NIC_CQE_OP_RECV_RDMA_WITH_IMM;
+			wr->imm_data = status ? 0 : s->imm_data;
+		}
 		WRITE_ONCE(wr->state, HL_NIC_WR_DONE);
 		if (wr->status)
 			hl_nic_conn_fail_locked(rconn, s->r_epoch,
@@ -1583,6 +1636,12 @@ void hl_nic_send_finish(struct hl_nic_send *s, u32 status, u64 byte_len)
 		wake_up_all(&rconn->wq);
 		spin_unlock(&rconn->lock);
 		s->wr = NULL;
+	} else if (rconn && status) {
+		/* A failed WRITE: the responder's connection goes to ERR too */
+		spin_lock(&rconn->lock);
+		hl_nic_conn_fail_locked(rconn, s->r_epoch,
+					HL_NIC_CQE_STATUS_FLUSHED);
+		spin_unlock(&rconn->lock);
 	}
 
 	spin_lock(&conn->lock);
@@ -1600,8 +1659,9 @@ void hl_nic_send_finish(struct hl_nic_send *s, u32 status, u64 byte_len)
 	wake_up_all(&conn->wq);
 	spin_unlock(&conn->lock);
 
-	hl_nic_cq_complete(s->cq, conn, HL_NIC_CQE_OP_SEND, status, s->wr_id,
-			   byte_len, s->psn);
+	hl_nic_cq_complete(s->cq, conn, s->kind == HL_NIC_XFER_SEND ?
+			   HL_NIC_CQE_OP_SEND : HL_NIC_CQE_OP_RDMA_WRITE,
+			   status, s->wr_id, byte_len, s->psn, 0);
 	s->cq = NULL;
 }
 
@@ -1627,6 +1687,8 @@ u32 hl_nic_recv_post(struct hl_nic_wr *wr, struct hl_nic_conn *conn)
 	wr->conn = conn;
 	INIT_LIST_HEAD(&wr->node);
 	wr->state = HL_NIC_WR_POSTED;
+	wr->opcode = HL_NIC_CQE_OP_RECV;
+	wr->imm_data = 0;
 
 	spin_lock(&conn->lock);
 	wr->cq = hl_nic_cq_get(conn->recv_cq);
@@ -1718,8 +1780,8 @@ bool hl_nic_recv_settle(struct hl_nic_wr *wr, u32 why, bool fail)
  */
 u32 hl_nic_recv_finish(struct hl_nic_wr *wr)
 {
-	hl_nic_cq_complete(wr->cq, wr->conn, HL_NIC_CQE_OP_RECV, wr->status,
-			   wr->wr_id, wr->byte_len, wr->psn);
+	hl_nic_cq_complete(wr->cq, wr->conn, wr->opcode, wr->status,
+			   wr->wr_id, wr->byte_len, wr->psn, wr->imm_data);
 	wr->cq = NULL;
 	return wr->status;
 }

@@ -119,6 +119,9 @@ enum hl_nic_wr_state {
  * @status: HL_NIC_CQE_STATUS_* once DONE.
  * @byte_len: bytes that landed, once DONE.
  * @psn: PSN of the message's first packet, once DONE.
+ * @opcode: the CQE's opcode: RECV, or RECV_RDMA_WITH_IMM once a WRITE_IMM
+ *	took it.
+ * @imm_data: the WRITE_IMM's immediate value, once DONE.
  */
 struct hl_nic_wr {
 	u64 addr;
@@ -133,6 +136,22 @@ struct hl_nic_wr {
 	u32 status;
 	u64 byte_len;
 	u32 psn;
+	u32 opcode;
+	u32 imm_data;
+};
+
+/**
+ * enum hl_nic_xfer_kind - what a requester's work is.
+ * @HL_NIC_XFER_SEND: a message into the peer's oldest posted receive.
+ * @HL_NIC_XFER_WRITE: a one-sided write into a region of the peer's; no
+ *	receive is taken.
+ * @HL_NIC_XFER_WRITE_IMM: a one-sided write that then completes the peer's
+ *	oldest posted receive with an immediate value.
+ */
+enum hl_nic_xfer_kind {
+	HL_NIC_XFER_SEND,
+	HL_NIC_XFER_WRITE,
+	HL_NIC_XFER_WRITE_IMM,
 };
 
 /**
@@ -144,6 +163,8 @@ struct hl_nic_wr {
  * @cq: the connection's send CQ at admission, with a reference, or NULL.
  * @size: bytes of the message.
  * @wr_id: the user's tag.
+ * @kind: enum hl_nic_xfer_kind.
+ * @imm_data: WRITE_IMM's immediate value.
  * @admitted: @conn counted the send in its sq_posted.
  * @epoch: @conn's epoch at admission.
  * @remote_conn_id: the peer connection, at admission.
@@ -153,7 +174,7 @@ struct hl_nic_wr {
  * @psn: PSN of the first packet, once it holds the wire.
  * @rconn: the peer connection, once matched; the sender holds a reference
  *	until hl_nic_send_finish().
- * @wr: the peer's receive, ACTIVE, once matched.
+ * @wr: the peer's receive, ACTIVE, once matched (none for a WRITE).
  * @r_epoch: @rconn's epoch when @wr was taken.
  */
 struct hl_nic_send {
@@ -161,6 +182,8 @@ struct hl_nic_send {
 	struct hl_nic_cq *cq;
 	u64 size;
 	u64 wr_id;
+	u32 kind;
+	u32 imm_data;
 	bool admitted;
 	u32 epoch;
 	u32 remote_conn_id;
@@ -244,6 +267,11 @@ struct hl_nic_conn {
  * @killed: the context is going (hl_nic_ctx_kill()): CQ_WAIT returns
  *	-ENODEV; set once, read without a lock.
  * @closed: the compute node was closed; everything was torn down.
+ * @mr_lock: Protects @mrs and @num_mrs, and serialises the context's
+ *	region registrations (nic_mr.c).
+ * @mrs: the context's memory regions (struct hl_nic_mr.node).
+ * @num_mrs: number of @mrs, at most HL_NIC_MAX_MRS (read without the
+ *	lock by debugfs).
  */
 struct hl_nic_ctx {
 	struct mutex lock; /* Protects: conns and cqs membership, contexts, num_cqs, closed */
@@ -256,6 +284,9 @@ struct hl_nic_ctx {
 	u32 gen;
 	bool killed;
 	bool closed;
+	struct mutex mr_lock; /* Protects: mrs, num_mrs */
+	struct list_head mrs;
+	u32 num_mrs;
 };
 
 /* nic.c: for the core */
@@ -301,7 +332,8 @@ struct hl_nic_conn *hl_nic_conn_get_remote(struct hl_device *hdev, u32 id,
 void hl_nic_conn_put(struct hl_nic_conn *conn);
 
 u32 hl_nic_send_begin(struct hl_nic_send *s, struct hl_nic_conn *conn,
-		      u64 size, u64 wr_id);
+		      u64 size, u64 wr_id, enum hl_nic_xfer_kind kind,
+		      u32 imm_data);
 bool hl_nic_send_flushed(const struct hl_nic_send *s);
 u32 hl_nic_send_flush_status(const struct hl_nic_send *s);
 void hl_nic_send_wait(const struct hl_nic_send *s, long timeout);

@@ -7,7 +7,10 @@
  * RTS; which states take work. And matching (hl_nic_send_match()): a
  * message is taken only by a connection that names the sender's whole ID
  * (an earlier owner's connection of the same slot is another connection)
- * and port address.
+ * and port address. A WRITE (no receive) checks PSNs and takes no
+ * receive. Memory-region keys (nic_mr.c): the slot comes back from the
+ * key, the generation byte and the salt change the key; the bounds and
+ * access check against ranges written out here, near 2^64 too.
  *
  * Built into habanalabs.ko with CONFIG_HABANALABS_KUNIT_TEST (the debug
  * kernel lane); the suite runs at module load.
@@ -17,6 +20,7 @@
 
 #include "habanalabs.h"
 #include "nic.h"
+#include "nic_mr.h"
 
 #define T_NR_STATES	(HL_NIC_CONN_STATE_ERR + 1)
 #define T_NR_EVENTS	(HL_NIC_CONN_EV_FAIL + 1)
@@ -191,12 +195,51 @@ static void hl_nic_conn_test_match_whole_id(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, list_empty(&rcv->rq));
 }
 
+static void hl_nic_conn_test_write_takes_no_recv(struct kunit *test)
+{
+	const u32 me = 0x55 << HL_NIC_CONN_ID_SLOT_BITS | 3;
+	const u32 peer = 0x66 << HL_NIC_CONN_ID_SLOT_BITS | 4;
+	struct hl_nic_conn *snd, *rcv;
+	struct hl_nic_send s = {};
+	struct hl_nic_wr wr;
+
+	snd = kunit_kzalloc(test, sizeof(*snd), GFP_KERNEL);
+	rcv = kunit_kzalloc(test, sizeof(*rcv), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, snd);
+	KUNIT_ASSERT_NOT_NULL(test, rcv);
+	t_conn_init(snd, me, T_RTS, peer, T_ADDR);
+	t_conn_init(rcv, peer, T_RTR, me, T_ADDR);
+	rcv->rq_psn = 10;
+	t_post(rcv, &wr);
+	s.conn = snd;
+	s.kind = HL_NIC_XFER_WRITE;
+	s.npkts = 3;
+
+	/* Right PSN: the peer's PSN moves on, its receive stays posted */
+	s.psn = 10;
+	KUNIT_EXPECT_EQ(test, hl_nic_send_match(&s, rcv, T_PORT, T_ADDR),
+			HL_NIC_CQE_STATUS_SUCCESS);
+	KUNIT_EXPECT_PTR_EQ(test, s.rconn, rcv);
+	KUNIT_EXPECT_NULL(test, s.wr);
+	KUNIT_EXPECT_EQ(test, rcv->rq_psn, 13u);
+	KUNIT_EXPECT_EQ(test, wr.state, HL_NIC_WR_POSTED);
+
+	/* Wrong PSN: PSN_ERR, the peer goes to ERR */
+	s.rconn = NULL;
+	s.psn = 10;
+	KUNIT_EXPECT_EQ(test, hl_nic_send_match(&s, rcv, T_PORT, T_ADDR),
+			HL_NIC_CQE_STATUS_PSN_ERR);
+	KUNIT_EXPECT_EQ(test, rcv->state, T_ERR);
+	list_del_init(&wr.node);
+}
+
 static struct kunit_case hl_nic_conn_test_cases[] = {
 	KUNIT_CASE(hl_nic_conn_test_every_pair),
 	KUNIT_CASE(hl_nic_conn_test_unknown_event),
 	KUNIT_CASE(hl_nic_conn_test_way_to_rts),
 	KUNIT_CASE(hl_nic_conn_test_takes_work),
 	KUNIT_CASE(hl_nic_conn_test_match_whole_id),
+	KUNIT_CASE(hl_nic_conn_test_write_takes_no_recv),
 	{}
 };
 
@@ -205,4 +248,102 @@ static struct kunit_suite hl_nic_conn_test_suite = {
 	.test_cases = hl_nic_conn_test_cases,
 };
 
-kunit_test_suite(hl_nic_conn_test_suite);
+/* Memory-region keys and checks (nic_mr.c) */
+
+static void hl_nic_mr_test_key_round_trip(struct kunit *test)
+{
+	u64 prng = hl_kunit_seed_get() | 1;
+	u32 i, slot, gen, salt, salt2, key;
+
+	for (i = 0; i < 10000; i++) {
+		prng ^= prng << 13;
+		prng ^= prng >> 7;
+		prng ^= prng << 17;
+		slot = 1 + prng % HL_NIC_MR_MAX_SLOT;
+		gen = prng >> 32;
+		salt = (prng >> 16) & 0xffffff;
+		salt2 = salt ^ (1 + ((prng >> 40) & 0xffff));
+		key = hl_nic_mr_key_make(slot, gen, salt);
+		KUNIT_EXPECT_EQ(test, hl_nic_mr_key_slot(key, salt), slot);
+		KUNIT_EXPECT_EQ(test, key & HL_NIC_MR_GEN_MASK,
+				gen & HL_NIC_MR_GEN_MASK);
+		/* Another generation byte: another key, the same slot */
+		KUNIT_EXPECT_NE(test, hl_nic_mr_key_make(slot, gen + 1, salt),
+				key);
+		/* Another salt (the other kind of key): another key and slot */
+		KUNIT_EXPECT_NE(test, hl_nic_mr_key_make(slot, gen, salt2), key);
+		KUNIT_EXPECT_NE(test, hl_nic_mr_key_slot(key, salt2), slot);
+	}
+	/* The index part is not the slot itself */
+	KUNIT_EXPECT_EQ(test, hl_nic_mr_key_make(1, 0, 0xabcdef),
+			(u32)((1 ^ 0xabcdef) << 8));
+}
+
+/**
+ * struct t_mr_case - a range against a region.
+ * @iova: region start.
+ * @size: region bytes.
+ * @access: region flags.
+ * @need: the work's flags.
+ * @va: the work's start.
+ * @len: the work's bytes.
+ * @rc: the expected result.
+ */
+struct t_mr_case {
+	u64 iova, size;
+	u32 access, need;
+	u64 va, len;
+	int rc;
+};
+
+#define T_RW	(HL_NIC_ACCESS_LOCAL_WRITE | HL_NIC_ACCESS_REMOTE_WRITE)
+#define T_LW	HL_NIC_ACCESS_LOCAL_WRITE
+#define T_NEED	HL_NIC_ACCESS_REMOTE_WRITE
+
+static const struct t_mr_case t_mr_cases[] = {
+	{ 0x1000, 0x1000, T_RW, T_NEED, 0x1000, 0x1000, 0 },
+	{ 0x1000, 0x1000, T_RW, T_NEED, 0x1fff, 1, 0 },
+	{ 0x1000, 0x1000, T_RW, T_NEED, 0x2000, 0, 0 },
+	{ 0x1000, 0x1000, T_RW, T_NEED, 0x2000, 1, -ERANGE },
+	{ 0x1000, 0x1000, T_RW, T_NEED, 0x2001, 0, -ERANGE },
+	{ 0x1000, 0x1000, T_RW, T_NEED, 0xfff, 1, -ERANGE },
+	{ 0x1000, 0x1000, T_RW, T_NEED, 0x1001, 0x1000, -ERANGE },
+	{ 0x1000, 0x1000, T_LW, T_NEED, 0x1000, 1, -EACCES },
+	{ 0x1000, 0x1000, T_LW, 0, 0x1000, 1, 0 },
+	/* Sums near 2^64 would wrap: none is formed */
+	{ 0x1000, 0x1000, T_RW, T_NEED, 0x1800, U64_MAX, -ERANGE },
+	{ 0x1000, 0x1000, T_RW, T_NEED, U64_MAX, 2, -ERANGE },
+	{ U64_MAX - 0xfff, 0x1000, T_RW, T_NEED, U64_MAX, 1, 0 },
+	{ U64_MAX - 0xfff, 0x1000, T_RW, T_NEED, U64_MAX, 2, -ERANGE },
+	{ U64_MAX - 0xfff, 0x1000, T_RW, T_NEED, U64_MAX - 0xfff, 0x1000, 0 },
+	{ 0, U64_MAX, T_RW, T_NEED, 1, U64_MAX, -ERANGE },
+	{ 0, U64_MAX, T_RW, T_NEED, 0, U64_MAX, 0 },
+};
+
+static void hl_nic_mr_test_check(struct kunit *test)
+{
+	const struct t_mr_case *c;
+	u32 i;
+
+	for (i = 0; i < ARRAY_SIZE(t_mr_cases); i++) {
+		c = &t_mr_cases[i];
+		KUNIT_EXPECT_EQ_MSG(test,
+				    hl_nic_mr_check(c->iova, c->size, c->access,
+						    c->need, c->va, c->len),
+				    c->rc, "case %u: [0x%llx + 0x%llx) in [0x%llx + 0x%llx)",
+				    i, c->va, c->len, c->iova, c->size);
+	}
+}
+
+static struct kunit_case hl_nic_mr_test_cases[] = {
+	KUNIT_CASE(hl_nic_mr_test_key_round_trip),
+	KUNIT_CASE(hl_nic_mr_test_check),
+	{}
+};
+
+static struct kunit_suite hl_nic_mr_test_suite = {
+	.name = "habanalabs_nic_mr",
+	.test_cases = hl_nic_mr_test_cases,
+};
+
+kunit_test_suites(&hl_nic_conn_test_suite, &hl_nic_mr_test_suite);

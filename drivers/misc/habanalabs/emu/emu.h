@@ -192,6 +192,33 @@ struct hl_emu_pkt_nic {
 };
 
 /**
+ * struct hl_emu_pkt_nic_write - HL_PKT_NIC_WRITE and HL_PKT_NIC_WRITE_IMM
+ * as the engine reads them (struct hl_pkt_nic_write in the uAPI).
+ * @ctl: the header.
+ * @conn_id: the connection.
+ * @local_addr: the source, in the lkey's region.
+ * @remote_addr: the destination, in the rkey's region.
+ * @size: bytes.
+ * @wr_id: the user's tag.
+ * @lkey: the local region's key.
+ * @rkey: the peer's region's key.
+ * @imm_data: WRITE_IMM's immediate value.
+ * @pad: 0.
+ */
+struct hl_emu_pkt_nic_write {
+	__le32 ctl;
+	__le32 conn_id;
+	__le64 local_addr;
+	__le64 remote_addr;
+	__le64 size;
+	__le64 wr_id;
+	__le32 lkey;
+	__le32 rkey;
+	__le32 imm_data;
+	__le32 pad;
+};
+
+/**
  * struct hl_emu_span - a run of device VA held contiguously by one memory,
  *	as hl_emu_mmu_span() translated it.
  * @len: bytes.
@@ -266,6 +293,8 @@ int hl_emu_nic_exec_send(struct hl_emu_queue *q, struct hl_cs_job *job,
 			 const struct hl_emu_pkt_nic *pkt);
 int hl_emu_nic_exec_recv(struct hl_emu_queue *q, struct hl_cs_job *job,
 			 const struct hl_emu_pkt_nic *pkt);
+int hl_emu_nic_exec_write(struct hl_emu_queue *q, struct hl_cs_job *job,
+			  const struct hl_emu_pkt_nic_write *pkt, bool imm);
 
 /* emu_reduce.c */
 u32 hl_emu_reduce_elem_size(u32 dtype, u32 op);

@@ -80,6 +80,7 @@
 #include "../common/command_submission.h"
 #include "../common/context.h"
 #include "../common/device.h"
+#include "../common/nic_mr.h"
 
 #define HL_EMU_NIC_ADDR_BASE	0x02484c000000ull
 #define HL_EMU_NIC_ADDR_LOW	0xffffull
@@ -550,12 +551,16 @@ void hl_emu_nic_debugfs_init(struct hl_device *hdev, struct dentry *root)
  * @conn: the sending connection (a reference).
  * @send: the core's record of the send (nic.h).
  * @stopped: the device is stopping: the job fails with -ENODEV.
- * @addr: device VA of the message.
+ * @addr: device VA of the message (a WRITE: translated through @lmr).
  * @size: bytes of the message.
  * @moved: bytes that reached the peer.
  * @peer: the peer's NIC (a reference), once matched.
  * @rctx: the peer connection's context (a reference), once matched.
  * @rconn: the peer connection (a reference), once matched.
+ * @lmr: a WRITE's local region (a reference), once its lkey checked.
+ * @rmr: a WRITE's peer region (a reference), once its rkey checked.
+ * @dst: a WRITE's destination: device VA in @rctx, translated through
+ *	@rmr.
  */
 struct hl_emu_nic_xfer {
 	struct hl_emu_queue *q;
@@ -570,6 +575,9 @@ struct hl_emu_nic_xfer {
 	struct hl_emu_nic *peer;
 	struct hl_ctx *rctx;
 	struct hl_nic_conn *rconn;
+	struct hl_nic_mr *lmr;
+	struct hl_nic_mr *rmr;
+	u64 dst;
 };
 
 static long hl_emu_nic_slice(struct hl_cs_job *job)
@@ -694,6 +702,9 @@ static u32 hl_emu_nic_write_peer(struct hl_emu_nic_xfer *x, u64 va, u64 len,
 	int idx;
 
 	*done = 0;
+	/* A WRITE's region: no byte lands once its DEREG_MR returned */
+	if (x->rmr && !hl_nic_mr_access_begin(x->rmr))
+		return HL_NIC_CQE_STATUS_REMOTE_ACCESS_ERR;
 	idx = hl_device_enter(peer_hdev);
 	if (!hl_device_unplugged(peer_hdev)) {
 		down_read(&peer_hdev->engine_access_rwsem);
@@ -720,13 +731,17 @@ static u32 hl_emu_nic_write_peer(struct hl_emu_nic_xfer *x, u64 va, u64 len,
 		up_read(&peer_hdev->engine_access_rwsem);
 	}
 	hl_device_exit(peer_hdev, idx);
+	if (x->rmr)
+		hl_nic_mr_access_end(x->rmr);
 
 	if (status == HL_NIC_CQE_STATUS_REMOTE_FAULT) {
 		hl_dbg(peer_hdev, MMU,
 		       "NIC: MMU fault, write at VA 0x%llx of connection %u\n",
 		       va + *done, x->rconn->id);
+		/* A WRITE has no receive at the peer: the sender's queue */
 		hl_ctx_record_fault(x->rctx, va + *done,
-				    x->send.wr->queue_id, true);
+				    x->send.wr ? x->send.wr->queue_id : x->q->id,
+				    true);
 	}
 	return status;
 }
@@ -767,11 +782,14 @@ static u32 hl_emu_nic_send_copy(struct hl_emu_nic_xfer *x)
 	struct hl_device *hdev = q->emu->hdev;
 	struct hl_cs_job *job = x->job;
 	const struct hl_nic_wr *wr = x->send.wr;
-	u64 src = x->addr, dst = wr->addr, left = x->size, got, put;
+	bool send = x->send.kind == HL_NIC_XFER_SEND;
+	u64 src = x->addr, dst = send ? wr->addr : x->dst, left = x->size;
+	u64 got, put;
 	u32 status;
 	int rc;
 
-	if (x->size > wr->size)
+	/* A WRITE_IMM's receive takes no byte: the region does */
+	if (send && x->size > wr->size)
 		return HL_NIC_CQE_STATUS_LEN_ERR;
 
 	while (left) {
@@ -785,9 +803,13 @@ static u32 hl_emu_nic_send_copy(struct hl_emu_nic_xfer *x)
 		if (!hl_emu_link_up(x->nic, x->conn->port))
 			return HL_NIC_CQE_STATUS_LINK_DOWN;
 
+		if (x->lmr && !hl_nic_mr_access_begin(x->lmr))
+			return HL_NIC_CQE_STATUS_LOCAL_PROT_ERR;
 		rc = hl_emu_nic_read_local(q, job->ctx->asid, src,
 					   min_t(u64, left, HL_EMU_NIC_STEP),
 					   &got);
+		if (x->lmr)
+			hl_nic_mr_access_end(x->lmr);
 		status = HL_NIC_CQE_STATUS_SUCCESS;
 		if (got)
 			status = hl_emu_nic_write_peer(x, dst, got, &put);
@@ -843,7 +865,7 @@ int hl_emu_nic_exec_send(struct hl_emu_queue *q, struct hl_cs_job *job,
 
 	/* 1. Admission, by the core */
 	status = hl_nic_send_begin(&x.send, x.conn, x.size,
-				   le64_to_cpu(pkt->wr_id));
+				   le64_to_cpu(pkt->wr_id), HL_NIC_XFER_SEND, 0);
 	if (!status)
 		status = hl_emu_nic_send_turn(&x);
 	if (!status)
@@ -934,4 +956,104 @@ int hl_emu_nic_exec_recv(struct hl_emu_queue *q, struct hl_cs_job *job,
 		       q->id, conn->id, status);
 	hl_nic_conn_put(conn);
 	return hl_emu_nic_errno(status, stopped);
+}
+
+/**
+ * hl_emu_nic_exec_write - run an HL_PKT_NIC_WRITE or HL_PKT_NIC_WRITE_IMM
+ * packet: a one-sided write from a region of this context into a region of
+ * the peer connection's context.
+ * @q: the queue.
+ * @job: the job.
+ * @pkt: the packet.
+ * @imm: WRITE_IMM: the peer's oldest posted receive completes with the
+ *	immediate value.
+ *
+ * The steps of a send (admission, the wire, matching, copy, completion),
+ * with the keys checked before any byte moves: the lkey against this
+ * context before anything goes on the wire (LOCAL_PROT_ERR), the rkey
+ * against the peer connection's context once matched, before the first
+ * byte lands (REMOTE_ACCESS_ERR). Every step of the copy runs inside the
+ * regions' access sections (hl_nic_mr_access_begin()), so that a region
+ * deregistered meanwhile takes no byte after its DEREG_MR returned. A
+ * write of 0 bytes checks no key (as IB verbs).
+ *
+ * Return: 0 when the data landed; -EINVAL for a malformed packet (size
+ * above HL_NIC_MAX_MSG_SIZE, unknown connection, non-zero pad, or a WRITE
+ * with an immediate value); else the errno of the completion's status
+ * (-ETIMEDOUT, -ENODEV the device is stopping, -EIO the others).
+ */
+int hl_emu_nic_exec_write(struct hl_emu_queue *q, struct hl_cs_job *job,
+			  const struct hl_emu_pkt_nic_write *pkt, bool imm)
+{
+	struct hl_emu_nic_xfer x = {
+		.q = q,
+		.job = job,
+		.nic = q->emu->nic,
+		.size = le64_to_cpu(pkt->size),
+	};
+	u64 laddr = le64_to_cpu(pkt->local_addr);
+	u64 raddr = le64_to_cpu(pkt->remote_addr);
+	u32 status;
+	int rc;
+
+	if (x.size > HL_NIC_MAX_MSG_SIZE || pkt->pad ||
+	    (!imm && pkt->imm_data))
+		return -EINVAL;
+	x.conn = hl_nic_conn_get(job->ctx, le32_to_cpu(pkt->conn_id));
+	if (!x.conn)
+		return -EINVAL;
+
+	status = hl_nic_send_begin(&x.send, x.conn, x.size,
+				   le64_to_cpu(pkt->wr_id),
+				   imm ? HL_NIC_XFER_WRITE_IMM :
+					 HL_NIC_XFER_WRITE,
+				   le32_to_cpu(pkt->imm_data));
+	/* The requester's key, before anything goes on the wire */
+	if (!status && x.size) {
+		rc = hl_nic_mr_lookup(job->ctx, le32_to_cpu(pkt->lkey), false,
+				      0, laddr, x.size, &x.lmr, &x.addr);
+		if (rc) {
+			hl_dbg(q->emu->hdev, NIC,
+			       "queue %u: WRITE lkey 0x%x, VA 0x%llx + %llu: %d\n",
+			       q->id, le32_to_cpu(pkt->lkey), laddr, x.size,
+			       rc);
+			status = HL_NIC_CQE_STATUS_LOCAL_PROT_ERR;
+		}
+	}
+	if (!status)
+		status = hl_emu_nic_send_turn(&x);
+	if (!status)
+		status = hl_emu_nic_send_match(&x);
+	/* The responder's key, in the peer connection's context */
+	if (!status && x.size) {
+		rc = hl_nic_mr_lookup(x.rctx, le32_to_cpu(pkt->rkey), true,
+				      HL_NIC_ACCESS_REMOTE_WRITE, raddr, x.size,
+				      &x.rmr, &x.dst);
+		if (rc) {
+			hl_dbg(q->emu->hdev, NIC,
+			       "queue %u: WRITE rkey 0x%x, VA 0x%llx + %llu: %d\n",
+			       q->id, le32_to_cpu(pkt->rkey), raddr, x.size,
+			       rc);
+			status = HL_NIC_CQE_STATUS_REMOTE_ACCESS_ERR;
+		}
+	}
+	if (!status)
+		status = hl_emu_nic_send_copy(&x);
+	hl_nic_send_finish(&x.send, status, x.moved);
+
+	if (x.rmr)
+		hl_nic_mr_put(x.rmr);
+	if (x.lmr)
+		hl_nic_mr_put(x.lmr);
+	if (x.rconn) {
+		hl_nic_conn_put(x.rconn);
+		hl_ctx_put(x.rctx);
+		hl_emu_nic_put(x.peer);
+	}
+	if (status)
+		hl_dbg(q->emu->hdev, NIC,
+		       "queue %u: NIC write on connection %u: status %u\n",
+		       q->id, x.conn->id, status);
+	hl_nic_conn_put(x.conn);
+	return hl_emu_nic_errno(status, x.stopped);
 }

@@ -85,7 +85,8 @@ union hl_emu_pkt {
 	struct hl_emu_pkt_msg_long msg_long;
 	struct hl_emu_pkt_reduce reduce;
 	struct hl_emu_pkt_nic nic;
-	u8 raw[32];
+	struct hl_emu_pkt_nic_write nic_write;
+	u8 raw[sizeof(struct hl_pkt_nic_write)];
 };
 
 /*
@@ -140,7 +141,21 @@ HL_EMU_PKT_FIELD(hl_emu_pkt_nic, conn_id, hl_pkt_nic_recv, conn_id);
 HL_EMU_PKT_FIELD(hl_emu_pkt_nic, addr, hl_pkt_nic_recv, addr);
 HL_EMU_PKT_FIELD(hl_emu_pkt_nic, size, hl_pkt_nic_recv, size);
 HL_EMU_PKT_FIELD(hl_emu_pkt_nic, wr_id, hl_pkt_nic_recv, wr_id);
-static_assert(sizeof(union hl_emu_pkt) == 32);
+HL_EMU_PKT_SAME(hl_emu_pkt_nic_write, hl_pkt_nic_write);
+HL_EMU_PKT_FIELD(hl_emu_pkt_nic_write, ctl, hl_pkt_nic_write, ctl);
+HL_EMU_PKT_FIELD(hl_emu_pkt_nic_write, conn_id, hl_pkt_nic_write, conn_id);
+HL_EMU_PKT_FIELD(hl_emu_pkt_nic_write, local_addr, hl_pkt_nic_write,
+		 local_addr);
+HL_EMU_PKT_FIELD(hl_emu_pkt_nic_write, remote_addr, hl_pkt_nic_write,
+		 remote_addr);
+HL_EMU_PKT_FIELD(hl_emu_pkt_nic_write, size, hl_pkt_nic_write, size);
+HL_EMU_PKT_FIELD(hl_emu_pkt_nic_write, wr_id, hl_pkt_nic_write, wr_id);
+HL_EMU_PKT_FIELD(hl_emu_pkt_nic_write, lkey, hl_pkt_nic_write, lkey);
+HL_EMU_PKT_FIELD(hl_emu_pkt_nic_write, rkey, hl_pkt_nic_write, rkey);
+HL_EMU_PKT_FIELD(hl_emu_pkt_nic_write, imm_data, hl_pkt_nic_write,
+		 imm_data);
+HL_EMU_PKT_FIELD(hl_emu_pkt_nic_write, pad, hl_pkt_nic_write, pad);
+static_assert(sizeof(union hl_emu_pkt) == sizeof(struct hl_pkt_nic_write));
 
 /* Size of a packet by opcode, 0 for an unknown opcode */
 static u32 hl_emu_pkt_size(u32 opcode)
@@ -159,6 +174,9 @@ static u32 hl_emu_pkt_size(u32 opcode)
 	case HL_PKT_NIC_SEND:
 	case HL_PKT_NIC_RECV:
 		return sizeof(struct hl_emu_pkt_nic);
+	case HL_PKT_NIC_WRITE:
+	case HL_PKT_NIC_WRITE_IMM:
+		return sizeof(struct hl_emu_pkt_nic_write);
 	default:
 		return 0;
 	}
@@ -559,6 +577,11 @@ static int hl_emu_run_job(struct hl_emu_queue *q, struct hl_cs_job *job)
 			break;
 		case HL_PKT_NIC_RECV:
 			rc = hl_emu_nic_exec_recv(q, job, &pkt.nic);
+			break;
+		case HL_PKT_NIC_WRITE:
+		case HL_PKT_NIC_WRITE_IMM:
+			rc = hl_emu_nic_exec_write(q, job, &pkt.nic_write,
+						   opcode == HL_PKT_NIC_WRITE_IMM);
 			break;
 		}
 		if (rc) {
