@@ -1067,7 +1067,7 @@ int hl_nic_ioctl(struct hl_fpriv *fpriv, void *data, struct hl_ioctl_call *call)
 			hl_ioctl_on_finish(call, hl_nic_cq_create_finish, NULL,
 					   out.cq_create.handle);
 		else if (in.op == HL_NIC_OP_REG_MR)
-			hl_ioctl_on_finish(data, hl_nic_reg_mr_finish, NULL,
+			hl_ioctl_on_finish(call, hl_nic_reg_mr_finish, NULL,
 					   out.reg_mr.lkey);
 		else if (hl_nic_op_has_no_output(in.op))
 			hl_ioctl_no_output(call);
