@@ -814,6 +814,64 @@ struct sw_sync_create_fence_data {
 #define SW_SYNC_IOC_CREATE_FENCE _IOWR('W', 0, struct sw_sync_create_fence_data)
 #define SW_SYNC_IOC_INC		_IOW('W', 1, uint32_t)
 
+/*
+ * The owner adds a fence of its own (a sw_sync fence it never signals) to
+ * its export's reservation object with DMA_BUF_IOCTL_IMPORT_SYNC_FILE, then
+ * root resets the device: the reset must not wait for that fence (it
+ * would hold reset_lock and dmabuf_lock for as long as the user wants).
+ */
+static void test_reset_vs_user_fence_in_export(void **state)
+{
+	struct sw_sync_create_fence_data fd_data;
+	struct dma_buf_import_sync_file isf;
+	struct hltests_dram_buf d;
+	union hl_mem_args m;
+	struct resetter r;
+	int fd, dmabuf, timeline, reset_done;
+	uint32_t one = 1;
+
+	(void)state;
+	timeline = open(SW_SYNC, O_RDWR | O_CLOEXEC);
+	if (timeline < 0) {
+		print_message("%s: %s (no CONFIG_SW_SYNC): skipped\n", SW_SYNC,
+			      strerror(errno));
+		skip();
+	}
+	fd = open_compute();
+	hltests_dram_map(fd, &d, 2 * MB, false);
+	memset(&m, 0, sizeof(m));
+	m.in.op = HL_MEM_OP_EXPORT_DMABUF_FD;
+	m.in.flags = O_RDWR | O_CLOEXEC;
+	m.in.export_dmabuf_fd.addr = d.va;
+	m.in.export_dmabuf_fd.mem_size = 2 * MB;
+	assert_int_equal(mem_ioctl(fd, &m), 0);
+	dmabuf = m.out.fd;
+
+	memset(&fd_data, 0, sizeof(fd_data));
+	fd_data.value = 1;
+	snprintf(fd_data.name, sizeof(fd_data.name), "owners");
+	assert_int_equal(ioctl(timeline, SW_SYNC_IOC_CREATE_FENCE, &fd_data), 0);
+	memset(&isf, 0, sizeof(isf));
+	isf.flags = DMA_BUF_SYNC_WRITE;
+	isf.fd = fd_data.fence;
+	assert_int_equal(ioctl(dmabuf, DMA_BUF_IOCTL_IMPORT_SYNC_FILE, &isf), 0);
+	close(fd_data.fence);
+
+	reset_start(&r);
+	reset_done = reset_wait(&r);
+	/* Whatever happened, let the reset go before judging */
+	assert_int_equal(ioctl(timeline, SW_SYNC_IOC_INC, &one), 0);
+	assert_int_equal(pthread_join(r.t, NULL), 0);
+	if (!reset_done)
+		fail_msg("the reset waited for a fence user space holds");
+	assert_int_equal(r.rc, 0);
+
+	close(dmabuf);
+	close(timeline);
+	close(fd);
+	assert_state_clean("after a reset with a user fence in an export");
+}
+
 struct exporter {
 	int fd;
 	uint64_t va;
@@ -971,6 +1029,7 @@ static const struct CMUnitTest owners_tests[] = {
 	cmocka_unit_test(test_close_races_unbind_and_reset),
 	cmocka_unit_test(test_hw_idle_during_resets),
 	cmocka_unit_test(test_export_during_reset_is_revoked),
+	cmocka_unit_test(test_reset_vs_user_fence_in_export),
 };
 
 int main(void)
