@@ -9,7 +9,10 @@
  * hard reset; INFO HW_IDLE on the control node races hard resets. After
  * each, the device's debugfs state shows nothing left (pinned pages, DRAM,
  * contexts, submissions). An EXPORT still inside the gate when a reset
- * revokes the exports fails instead of escaping the revocation.
+ * revokes the exports fails instead of escaping the revocation. A fence
+ * that user space added to an export and never signals (sw_sync) holds a
+ * reset or an unbind for job_timeout_max only, and keeps the export's
+ * memory quarantined until it signals.
  */
 #include "hltests.h"
 #include "../importer/hl_importer.h"
@@ -138,13 +141,24 @@ struct resetter {
 	uint64_t start, end;
 	volatile int done;
 	int rc;
+	/* Unbind device 0 instead */
+	int unbind;
 };
+
+static int unbind_dev0(void)
+{
+	char busid[32];
+
+	assert_int_equal(hltests_pci_addr(0, busid, sizeof(busid)), 0);
+	return hltests_write_file("/sys/bus/pci/drivers/habanalabs/unbind",
+				  busid);
+}
 
 static void *reset_thread(void *arg)
 {
 	struct resetter *r = arg;
 
-	r->rc = hard_reset(0);
+	r->rc = r->unbind ? unbind_dev0() : hard_reset(0);
 	r->end = now_ns();
 	__atomic_store_n(&r->done, 1, __ATOMIC_SEQ_CST);
 	return NULL;
@@ -153,6 +167,15 @@ static void *reset_thread(void *arg)
 static void reset_start(struct resetter *r)
 {
 	memset(r, 0, sizeof(*r));
+	r->start = now_ns();
+	assert_int_equal(pthread_create(&r->t, NULL, reset_thread, r), 0);
+}
+
+/* The same thread unbinds device 0 instead */
+static void reset_start_unbind(struct resetter *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->unbind = 1;
 	r->start = now_ns();
 	assert_int_equal(pthread_create(&r->t, NULL, reset_thread, r), 0);
 }
@@ -893,14 +916,10 @@ static int export_with_user_fence(int fd, int timeline)
 	return dmabuf;
 }
 
-/* Whether device 0's debugfs exports list shows a quarantined export */
-static int export_quarantined(void)
+/* Bytes of device 0's DRAM kept for late fences (debugfs info) */
+static long long dram_quarantined(void)
 {
-	char path[160], buf[4096];
-
-	debugfs_path("exports", path, sizeof(path));
-	assert_int_equal(hltests_read_file(path, buf, sizeof(buf)), 0);
-	return strstr(buf, " quarantined") != NULL;
+	return debugfs_value("info", "dram_quarantined");
 }
 
 /* Wait (10 s at most) until device 0's DRAM is all back in the pool */
@@ -944,8 +963,12 @@ static void test_reset_vs_user_fence_in_export(void **state)
 	assert_int_equal(ioctl(timeline, SW_SYNC_IOC_INC, &one), 0);
 	assert_int_equal(pthread_join(r.t, NULL), 0);
 	param_set("job_timeout_max", old_max, NULL, 0);
-	if (!reset_done)
+	if (!reset_done) {
+		close(dmabuf);
+		close(timeline);
+		close(fd);
 		fail_msg("the reset waited for a fence user space holds");
+	}
 	assert_int_equal(r.rc, 0);
 	took = (r.end - r.start) / 1000000;
 	print_message("the reset took %" PRIu64 " ms (fence bound %d s)\n",
@@ -964,7 +987,7 @@ static void test_reset_vs_user_fence_in_export(void **state)
  * After such a reset, the export's memory stays out of the allocator while
  * the fence is unsignalled, even once every fd is closed (an importer's
  * DMA that the fence guards may still be in flight): dram_used keeps it,
- * debugfs lists the export as quarantined, and the module stays in use.
+ * debugfs info counts it in dram_quarantined, and the module stays in use.
  * Closing the timeline signals the fence (with an error): then the memory
  * returns to the pool and the module reference goes. With inject_bug=8
  * (the memory released at once) this test fails: tests/owners/negative-control.
@@ -973,6 +996,8 @@ static void test_user_fence_quarantines_export_memory(void **state)
 {
 	int fd, dmabuf, timeline;
 	char old_max[32];
+	struct resetter r;
+	uint32_t one = 1;
 	long refcnt;
 
 	(void)state;
@@ -981,7 +1006,18 @@ static void test_user_fence_quarantines_export_memory(void **state)
 	param_set("job_timeout_max", "2", old_max, sizeof(old_max));
 	fd = open_compute();
 	dmabuf = export_with_user_fence(fd, timeline);
-	assert_int_equal(hard_reset(0), 0);
+	reset_start(&r);
+	if (!reset_wait(&r)) {
+		assert_int_equal(ioctl(timeline, SW_SYNC_IOC_INC, &one), 0);
+		assert_int_equal(pthread_join(r.t, NULL), 0);
+		param_set("job_timeout_max", old_max, NULL, 0);
+		close(dmabuf);
+		close(timeline);
+		close(fd);
+		fail_msg("the reset waited for a fence user space holds");
+	}
+	assert_int_equal(pthread_join(r.t, NULL), 0);
+	assert_int_equal(r.rc, 0);
 	param_set("job_timeout_max", old_max, NULL, 0);
 
 	/* The owner's file and the dma-buf go; the fence does not */
@@ -991,15 +1027,40 @@ static void test_user_fence_quarantines_export_memory(void **state)
 	if (debugfs_value("info", "dram_used") != (long long)EXPORT_SIZE)
 		fail_msg("quarantined export memory: dram_used %lld, not %llu, with its fence unsignalled",
 			 debugfs_value("info", "dram_used"), EXPORT_SIZE);
-	assert_true(export_quarantined());
+	assert_int_equal(dram_quarantined(), EXPORT_SIZE);
 	assert_true(module_refcnt() > refcnt);
 
 	/* The timeline's release signals its fences with an error */
 	close(timeline);
 	wait_dram_released("after the quarantine's fence signalled");
-	assert_false(export_quarantined());
+	assert_int_equal(dram_quarantined(), 0);
 	assert_int_equal(module_refcnt(), refcnt);
 	assert_state_clean("after the quarantine's fence signalled");
+}
+
+/*
+ * The owner closes its file with such an export: nothing is revoked and
+ * nothing waits for the fence (the close returns at once); the dma-buf's
+ * close releases the memory (its importers, none here, detach only after
+ * their own DMA), and no quarantine is left.
+ */
+static void test_close_with_user_fence_in_export(void **state)
+{
+	int fd, dmabuf, timeline;
+	uint64_t start;
+
+	(void)state;
+	timeline = sw_sync_timeline();
+	fd = open_compute();
+	dmabuf = export_with_user_fence(fd, timeline);
+	start = now_ns();
+	close(fd);
+	assert_true(now_ns() - start < RESET_MAX_NS);
+	assert_int_equal(dram_quarantined(), 0);
+	close(dmabuf);
+	wait_dram_released("after a close with a user fence in an export");
+	close(timeline);
+	assert_state_clean("after a close with a user fence in an export");
 }
 
 /*
@@ -1014,6 +1075,7 @@ static void test_unbind_vs_user_fence_in_export(void **state)
 	char busid[32], path[160], old_max[32];
 	int fd, dmabuf, timeline;
 	uint64_t start, took;
+	struct resetter r;
 	uint32_t one = 1;
 	long refcnt;
 
@@ -1025,15 +1087,25 @@ static void test_unbind_vs_user_fence_in_export(void **state)
 	fd = open_compute();
 	dmabuf = export_with_user_fence(fd, timeline);
 
-	start = now_ns();
-	snprintf(path, sizeof(path), "%s/unbind", drv);
-	assert_int_equal(hltests_write_file(path, busid), 0);
-	took = (now_ns() - start) / 1000000;
+	reset_start_unbind(&r);
+	if (!reset_wait(&r)) {
+		assert_int_equal(ioctl(timeline, SW_SYNC_IOC_INC, &one), 0);
+		assert_int_equal(pthread_join(r.t, NULL), 0);
+		param_set("job_timeout_max", old_max, NULL, 0);
+		close(dmabuf);
+		close(timeline);
+		close(fd);
+		assert_int_equal(hltests_write_file("/sys/bus/pci/drivers_probe",
+						    busid), 0);
+		fail_msg("the unbind waited for a fence user space holds");
+	}
+	assert_int_equal(pthread_join(r.t, NULL), 0);
+	assert_int_equal(r.rc, 0);
+	took = (r.end - r.start) / 1000000;
 	param_set("job_timeout_max", old_max, NULL, 0);
 	print_message("the unbind took %" PRIu64 " ms (fence bound %d s)\n",
 		      took, FENCE_BOUND_S);
 	assert_true(took >= FENCE_BOUND_S * 1000 - 100);
-	assert_true(took < RESET_MAX_NS / 1000000);
 
 	close(fd);
 	close(dmabuf);
@@ -1215,6 +1287,7 @@ static const struct CMUnitTest owners_tests[] = {
 	cmocka_unit_test(test_export_during_reset_is_revoked),
 	cmocka_unit_test(test_reset_vs_user_fence_in_export),
 	cmocka_unit_test(test_user_fence_quarantines_export_memory),
+	cmocka_unit_test(test_close_with_user_fence_in_export),
 	cmocka_unit_test(test_unbind_vs_user_fence_in_export),
 };
 
