@@ -31,7 +31,11 @@
 
 #include "habanalabs.h"
 #include "command_buffer.h"
+#include "command_submission.h"
+#include "context.h"
+#include "device.h"
 #include "fault.h"
+#include "ioctl.h"
 #include "mmu.h"
 
 static u64 hl_cb_handle_of(u32 id)

@@ -52,7 +52,11 @@
 #include <linux/uaccess.h>
 
 #include "habanalabs.h"
+#include "command_submission.h"
+#include "context.h"
+#include "device.h"
 #include "fault.h"
+#include "ioctl.h"
 
 /* Completed fences kept per context for WAIT_CS */
 #define HL_CS_MAX_TRACKED	1024
@@ -188,27 +192,6 @@ void hl_cs_job_done(struct hl_cs_job *job, int error)
 	if (error)
 		atomic_cmpxchg(&cs->error, 0, error);
 	hl_cs_put(cs);
-}
-
-/**
- * hl_ctx_record_fault - record a device MMU fault of a context's job.
- * @ctx: the context.
- * @addr: the faulting device virtual address.
- * @engine_id: the queue of the job.
- * @is_write: a write access.
- *
- * The last fault is what HL_INFO_PAGE_FAULT_EVENT returns.
- */
-void hl_ctx_record_fault(struct hl_ctx *ctx, u64 addr, u32 engine_id,
-			 bool is_write)
-{
-	spin_lock(&ctx->fault_lock);
-	ctx->last_fault.timestamp = ktime_get_ns();
-	ctx->last_fault.addr = addr;
-	ctx->last_fault.engine_id = engine_id;
-	ctx->last_fault.is_write = is_write;
-	spin_unlock(&ctx->fault_lock);
-	hl_events_send(ctx->hdev, HL_NOTIFIER_EVENT_PAGE_FAULT);
 }
 
 static int hl_cs_validate_chunks(struct hl_device *hdev,
@@ -836,23 +819,6 @@ int hl_cs_ctx_init(struct hl_ctx *ctx)
 	atomic_set(&ctx->cs_inflight, 0);
 	atomic_set(&ctx->cs_submitted, 0);
 	return 0;
-}
-
-static void hl_ctx_resv_release(struct kref *ref)
-{
-	struct hl_ctx_resv *r = container_of(ref, struct hl_ctx_resv, refcount);
-
-	dma_resv_fini(&r->resv);
-	kfree(r);
-}
-
-/**
- * hl_ctx_resv_put - drop a reference on a context's export reservation.
- * @r: the reservation object.
- */
-void hl_ctx_resv_put(struct hl_ctx_resv *r)
-{
-	kref_put(&r->refcount, hl_ctx_resv_release);
 }
 
 /**

@@ -25,6 +25,9 @@
 #include <linux/slab.h>
 
 #include "habanalabs.h"
+#include "command_submission.h"
+#include "context.h"
+#include "device.h"
 #include "dmabuf.h"
 #include "memory.h"
 #include "mmu.h"
@@ -312,4 +315,42 @@ void hl_ctx_get(struct hl_ctx *ctx)
 void hl_ctx_put(struct hl_ctx *ctx)
 {
 	kref_put(&ctx->refcount, hl_ctx_release);
+}
+
+/**
+ * hl_ctx_record_fault - record a device MMU fault of a context's job.
+ * @ctx: the context.
+ * @addr: the faulting device virtual address.
+ * @engine_id: the queue of the job.
+ * @is_write: a write access.
+ *
+ * The last fault is what HL_INFO_PAGE_FAULT_EVENT returns.
+ */
+void hl_ctx_record_fault(struct hl_ctx *ctx, u64 addr, u32 engine_id,
+			 bool is_write)
+{
+	spin_lock(&ctx->fault_lock);
+	ctx->last_fault.timestamp = ktime_get_ns();
+	ctx->last_fault.addr = addr;
+	ctx->last_fault.engine_id = engine_id;
+	ctx->last_fault.is_write = is_write;
+	spin_unlock(&ctx->fault_lock);
+	hl_events_send(ctx->hdev, HL_NOTIFIER_EVENT_PAGE_FAULT);
+}
+
+static void hl_ctx_resv_release(struct kref *ref)
+{
+	struct hl_ctx_resv *r = container_of(ref, struct hl_ctx_resv, refcount);
+
+	dma_resv_fini(&r->resv);
+	kfree(r);
+}
+
+/**
+ * hl_ctx_resv_put - drop a reference on a context's export reservation.
+ * @r: the reservation object.
+ */
+void hl_ctx_resv_put(struct hl_ctx_resv *r)
+{
+	kref_put(&r->refcount, hl_ctx_resv_release);
 }

@@ -26,6 +26,8 @@
 #include <linux/seq_file.h>
 
 #include "habanalabs.h"
+#include "context.h"
+#include "debugfs.h"
 #include "fault.h"
 #include "scrub.h"
 

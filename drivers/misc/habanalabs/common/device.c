@@ -15,10 +15,15 @@
 #include <linux/slab.h>
 
 #include "habanalabs.h"
+#include "context.h"
+#include "debugfs.h"
+#include "device.h"
 #include "dmabuf.h"
+#include "ioctl.h"
 #include "memory.h"
 #include "mmu.h"
 #include "scrub.h"
+#include "sysfs.h"
 
 static void hl_device_release(struct kref *ref)
 {

@@ -90,8 +90,11 @@
 #include <linux/debugfs.h>
 
 #include "habanalabs.h"
+#include "context.h"
+#include "device.h"
 #include "dmabuf.h"
 #include "fault.h"
+#include "ioctl.h"
 #include "memory.h"
 
 MODULE_IMPORT_NS(DMA_BUF);

@@ -32,7 +32,10 @@
 #include <linux/uaccess.h>
 
 #include "habanalabs.h"
+#include "command_submission.h"
+#include "context.h"
 #include "events.h"
+#include "ioctl.h"
 
 /**
  * hl_events_dev_init - initialise a device's notifier list and counters.

@@ -31,6 +31,7 @@
 #include <linux/xarray.h>
 
 #include "habanalabs.h"
+#include "context.h"
 #include "fault.h"
 #include "scrub.h"
 

@@ -3,15 +3,16 @@
  * habanalabs: driver-private definitions shared by the device-independent
  * core (common/) and the ASIC backends (emu/).
  *
- * Header rule: this file holds the core objects (device, context, open
- * file, CS job), the ASIC ops table and properties, the module parameters,
- * the logging helpers, and the functions of the files that own those
- * objects (habanalabs_drv.c, device.c, context.c, command_submission.c,
- * habanalabs_ioctl.c, sysfs.c, debugfs.c; emu/emu.c's ops table). Every
- * other .c that exports functions has a header of its own, named after it
- * (memory.h, dmabuf.h, mmu.h, nic.h, scrub.h, fault.h; emu/emu.h for the
- * backend), holding its objects and prototypes; a .c includes the headers
- * of what it calls. Kernel-doc sits on the definitions, not here.
+ * Header rule: this file holds the device (struct hl_device) and what
+ * every part of the driver shares: the ASIC ops table and properties, the
+ * open file, the module parameters (habanalabs_drv.c) and the logging
+ * helpers. Every .c that exports functions has a header of its own, named
+ * after it, holding its objects and prototypes: context.h (the compute
+ * context), command_submission.h (the CS job), device.h, ioctl.h
+ * (habanalabs_ioctl.c), sysfs.h, debugfs.h, memory.h, dmabuf.h, mmu.h,
+ * nic.h, events.h, command_buffer.h, scrub.h, fault.h; emu/emu.h for the
+ * backend. A .c includes the headers of what it calls. Kernel-doc sits on
+ * the definitions, not here.
  *
  * The driver's lock order is written once, above struct hl_device.
  */
@@ -20,11 +21,8 @@
 
 #include <linux/cdev.h>
 #include <linux/device.h>
-#include <linux/dma-resv.h>
-#include <linux/jiffies.h>
 #include <linux/genalloc.h>
 #include <linux/kref.h>
-#include <linux/maple_tree.h>
 #include <linux/mutex.h>
 #include <linux/pci.h>
 #include <linux/rwsem.h>
@@ -37,10 +35,8 @@
 
 #include <uapi/misc/habanalabs.h>
 
-#include "command_buffer.h"
 #include "events.h"
 #include "mmu.h"
-#include "nic.h"
 
 #define HL_NAME				"habanalabs"
 
@@ -85,7 +81,6 @@ struct hl_device;
 struct hl_scrub;
 struct hl_ctx;
 struct hl_cs_job;
-struct dma_fence;
 
 /**
  * enum hl_asic_type - the ASIC families the driver knows.
@@ -198,35 +193,6 @@ struct hl_asic_funcs {
 	void (*debugfs_init)(struct hl_device *hdev, struct dentry *root);
 };
 
-struct hl_cs;
-
-/**
- * struct hl_cs_job - one chunk of a command submission, run by one queue.
- * @cs: the submission it belongs to; holds a reference on @ctx.
- * @ctx: the submitting context.
- * @cb_va: device virtual address of the command buffer.
- * @cb: the driver-owned CB the chunk named by handle, with a reference
- *	(until the CS completes), or NULL.
- * @cb_size: its size in bytes.
- * @queue_id: the engine queue that runs it.
- * @deadline: jiffies after which the job must be aborted (-ETIMEDOUT):
- *	the submission time plus the CS timeout, itself at most
- *	job_timeout_max, so that the CS fence signals in bounded time even
- *	for a job that waits for another process (NIC_RECV) or sits behind
- *	other jobs in its queue.
- * @node: the queue's list of pending jobs (backend-owned).
- */
-struct hl_cs_job {
-	struct hl_cs *cs;
-	struct hl_ctx *ctx;
-	u64 cb_va;
-	struct hl_cb *cb;
-	u32 cb_size;
-	u32 queue_id;
-	unsigned long deadline;
-	struct list_head node;
-};
-
 /**
  * struct hl_fpriv - one open file of a device node.
  * @hdev: the device; holds a reference on it.
@@ -245,104 +211,6 @@ struct hl_fpriv {
 	bool is_control;
 	bool dead;
 	struct hl_notifier notifier;
-};
-
-/**
- * struct hl_ctx_resv - the reservation object that every export of one
- * context shares.
- * @refcount: held by the context and by each of its exports, which may
- *	outlive it.
- * @resv: every CS of the context adds its fence here, WRITE usage, so an
- *	export made while a CS runs carries that CS's fence.
- */
-struct hl_ctx_resv {
-	struct kref refcount;
-	struct dma_resv resv;
-};
-
-/**
- * struct hl_ctx - a compute context: everything one user of the compute node
- * owns. hl_ctx_teardown() releases all of it when the file is closed (or a
- * hard reset kills it): running work is cancelled and waited for, and only
- * what an export holds (its allocation, through hl_vm_phys_pg_pack) stays.
- * The structure itself is refcounted (the file, each running CS, a NIC
- * transfer into the context) and freed with the last reference.
- * @refcount: the structure is freed when the last user is gone.
- * @hdev: the device; the context holds a reference on it.
- * @node: in hdev->ctx_list until the teardown.
- * @gate: the context's ioctls hold it for read while they use its state
- *	(hl_ctx_enter()), but never across a user memory access or a wait
- *	whose length user space chooses (hl_ctx_pause()); hl_ctx_teardown()
- *	and device removal hold it for write, so they wait only for work
- *	that does not depend on user space.
- * @dead: no ioctl, commit or undo may use the context's state any more: it
- *	is torn down, or the device it belongs to is gone (set under @gate
- *	held for write).
- * @torn_down: hl_ctx_teardown() started (under @gate held for write and
- *	hdev->ctx_list_lock).
- * @closing: set at the start of the teardown: jobs of the context abort at
- *	their next check (-ECANCELED).
- * @killed: a hard reset tears the context down; set before it revokes
- *	the exports, so that an EXPORT still running publishes nothing
- *	after the revocation (read under hl_device.dmabuf_lock).
- * @resv: the reservation object of the context's exports; held.
- * @asid: the context's address-space ID; its hop0 table is fixed by it.
- * @mem_lock: Protects @handles, @va_host, @va_dram and the objects in them.
- * @handles: device-memory allocations by handle (struct hl_vm_phys_pg_pack).
- * @next_handle: cursor of the cyclic handle allocator.
- * @va_host: the host-mapping VA range, in host pages: index = VA >> 12,
- *	entry = struct hl_vm_mapping.
- * @va_dram: the DRAM-mapping VA range, in DRAM pages: index = VA >> 21.
- * @mmu_hops: the context's hop tables: key = HBM address / hop table size
- *	(asic_prop.mmu), value = number of present PTEs (under
- *	hdev->mmu_lock).
- * @dram_usage: bytes of DRAM allocated by this context.
- * @fault_lock: Protects @last_fault.
- * @last_fault: the last device MMU fault of the context's jobs.
- * @cs_lock: Protects @cs_sequence and @cs_fences.
- * @cs_sequence: sequence number of the next command submission.
- * @cs_fences: fences by sequence number: every CS that has not signalled,
- *	and the last HL_CS_MAX_TRACKED ones (command_submission.c).
- * @cs_inflight: published submissions whose fence has not signalled
- *	yet; the teardown waits for them (bounded by the job time limit).
- * @cs_submitted: submissions created and not completed, published or not
- *	(at most max_pending_cs).
- * @nic: the context's NIC connections and CQs (nic.c).
- * @cb_mgr: the context's command buffers (command_buffer.c).
- * @cs_drops: the context's HL_IOCTL_CS failures, by enum hl_cs_drop.
- * @injected_leak: TEST ONLY (HL_INJECT_LEAK): leaked when the context goes.
- * @release_work: frees the structure after the last reference (hl_wq).
- */
-struct hl_ctx {
-	struct kref refcount;
-	struct hl_device *hdev;
-	struct list_head node;
-	struct rw_semaphore gate; /* Protects: dead, the context's state vs teardown */
-	bool dead;
-	bool torn_down;
-	bool closing;
-	bool killed;
-	struct hl_ctx_resv *resv;
-	u32 asid;
-	struct mutex mem_lock; /* Protects: handles, va_host, va_dram */
-	struct xarray handles;
-	u32 next_handle;
-	struct maple_tree va_host;
-	struct maple_tree va_dram;
-	struct xarray mmu_hops;
-	atomic64_t dram_usage;
-	spinlock_t fault_lock; /* Protects: last_fault */
-	struct hl_info_page_fault_event last_fault;
-	spinlock_t cs_lock; /* Protects: cs_sequence, cs_fences */
-	u64 cs_sequence;
-	struct xarray cs_fences;
-	atomic_t cs_inflight;
-	atomic_t cs_submitted;
-	struct hl_nic_ctx nic;
-	struct hl_cb_mgr cb_mgr;
-	atomic64_t cs_drops[HL_CS_DROP_NUM];
-	void *injected_leak;
-	struct work_struct release_work;
 };
 
 /*
@@ -572,85 +440,6 @@ static inline unsigned long hl_kunit_seed_get(void)
 	return HL_KUNIT_SEED_DEFAULT;
 }
 #endif /* CONFIG_HABANALABS_DEBUG */
-
-/* device.c */
-int hl_device_init(struct hl_device *hdev);
-void hl_device_fini(struct hl_device *hdev);
-void hl_device_put(struct hl_device *hdev);
-void hl_device_get(struct hl_device *hdev);
-int hl_device_enter(struct hl_device *hdev);
-void hl_device_exit(struct hl_device *hdev, int idx);
-bool hl_device_unplugged(struct hl_device *hdev);
-enum hl_device_status hl_device_status(struct hl_device *hdev);
-bool hl_device_operational(struct hl_device *hdev);
-int hl_device_hard_reset(struct hl_device *hdev);
-
-/* habanalabs_ioctl.c */
-long hl_ioctl(struct file *filp, unsigned int cmd, unsigned long arg);
-long hl_ioctl_control(struct file *filp, unsigned int cmd, unsigned long arg);
-void hl_ioctl_defer_fd_install(void *data, int fd, struct file *file);
-void hl_ioctl_no_output(void *data);
-typedef void hl_ioctl_finish_t(struct hl_fpriv *fpriv, void *priv, u64 id,
-			       bool committed);
-void hl_ioctl_on_finish(void *data, hl_ioctl_finish_t *finish, void *priv,
-			u64 id);
-typedef void hl_ioctl_drop_t(void *priv);
-void hl_ioctl_on_finish_file(void *data, hl_ioctl_finish_t *finish,
-			     void *priv, u64 id);
-void hl_ioctl_on_drop(void *data, hl_ioctl_drop_t *drop);
-int hl_ioctl_copy_out(void *data, u64 to, const void *src, u32 size);
-
-/* command_submission.c */
-int hl_cs_ioctl(struct hl_fpriv *fpriv, void *data);
-int hl_wait_cs_ioctl(struct hl_fpriv *fpriv, void *data);
-int hl_cs_ctx_init(struct hl_ctx *ctx);
-void hl_cs_ctx_cancel(struct hl_ctx *ctx);
-void hl_cs_ctx_fini(struct hl_ctx *ctx);
-void hl_cs_job_done(struct hl_cs_job *job, int error);
-void hl_ctx_resv_put(struct hl_ctx_resv *r);
-
-/**
- * hl_cs_job_check - may a running job go on?
- * @job: the job.
- *
- * Backends call it between packets, chunks and while waiting.
- *
- * Return: 0, -ECANCELED its context is being torn down, or -ETIMEDOUT its
- * deadline passed.
- */
-static inline int hl_cs_job_check(struct hl_cs_job *job)
-{
-	if (READ_ONCE(job->ctx->closing))
-		return -ECANCELED;
-	if (time_after(jiffies, job->deadline))
-		return -ETIMEDOUT;
-	return 0;
-}
-
-void hl_ctx_record_fault(struct hl_ctx *ctx, u64 addr, u32 engine_id,
-			 bool is_write);
-
-/* context.c */
-struct hl_ctx *hl_ctx_create(struct hl_device *hdev);
-void hl_ctx_teardown(struct hl_ctx *ctx);
-void hl_ctx_get(struct hl_ctx *ctx);
-void hl_ctx_put(struct hl_ctx *ctx);
-int hl_ctx_enter(struct hl_ctx *ctx);
-void hl_ctx_exit(struct hl_ctx *ctx);
-void hl_ctx_pause(struct hl_ctx *ctx);
-int hl_ctx_resume(struct hl_ctx *ctx);
-int hl_ctx_copy_to_user(struct hl_ctx *ctx, void __user *to, const void *from,
-			size_t n);
-void hl_ctx_kill_all(struct hl_device *hdev);
-
-/* sysfs.c */
-extern const struct attribute_group *hl_dev_groups[];
-
-/* debugfs.c */
-void hl_debugfs_init(void);
-void hl_debugfs_fini(void);
-void hl_debugfs_add_device(struct hl_device *hdev);
-void hl_debugfs_remove_device(struct hl_device *hdev);
 
 /* emu/emu.c */
 extern const struct hl_asic_funcs hl_emu_funcs;

@@ -24,6 +24,8 @@
 #include <linux/slab.h>
 
 #include "habanalabs.h"
+#include "debugfs.h"
+#include "device.h"
 #include "dmabuf.h"
 
 #define PCI_VENDOR_ID_REDHAT_QUMRANET	0x1af4

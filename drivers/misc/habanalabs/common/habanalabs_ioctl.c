@@ -37,6 +37,10 @@
 #include <linux/uaccess.h>
 
 #include "habanalabs.h"
+#include "command_submission.h"
+#include "context.h"
+#include "device.h"
+#include "ioctl.h"
 #include "memory.h"
 
 typedef int hl_ioctl_t(struct hl_fpriv *fpriv, void *data);

@@ -28,8 +28,11 @@
 #include <linux/xarray.h>
 
 #include "habanalabs.h"
+#include "context.h"
+#include "device.h"
 #include "dmabuf.h"
 #include "fault.h"
+#include "ioctl.h"
 #include "memory.h"
 #include "mmu.h"
 #include "scrub.h"

@@ -21,6 +21,8 @@
 #include <linux/xarray.h>
 
 #include "habanalabs.h"
+#include "context.h"
+#include "device.h"
 #include "fault.h"
 #include "mmu.h"
 

@@ -45,7 +45,10 @@
 #include <linux/uaccess.h>
 
 #include "habanalabs.h"
+#include "context.h"
+#include "device.h"
 #include "fault.h"
+#include "ioctl.h"
 #include "nic.h"
 
 /* CQ_WAIT re-checks the device between sleeps of at most this long */

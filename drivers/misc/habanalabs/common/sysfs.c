@@ -17,6 +17,8 @@
 #include <linux/sysfs.h>
 
 #include "habanalabs.h"
+#include "device.h"
+#include "sysfs.h"
 
 static const char * const hl_status_names[] = {
 	[HL_DEVICE_STATUS_OPERATIONAL] = "operational",

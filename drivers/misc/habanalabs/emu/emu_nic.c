@@ -77,6 +77,9 @@
 #include <linux/string.h>
 
 #include "emu.h"
+#include "../common/command_submission.h"
+#include "../common/context.h"
+#include "../common/device.h"
 
 #define HL_EMU_NIC_ADDR_BASE	0x02484c000000ull
 #define HL_EMU_NIC_ADDR_LOW	0xffffull

@@ -38,6 +38,8 @@
 #include <linux/slab.h>
 
 #include "emu.h"
+#include "../common/command_submission.h"
+#include "../common/context.h"
 
 /* The packets as the engine reads them: little-endian */
 struct hl_emu_pkt_hdr {

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * habanalabs: command submissions (command_submission.c): the job an ASIC
+ * backend runs, and the functions of command_submission.c.
+ */
+#ifndef HL_COMMAND_SUBMISSION_H_
+#define HL_COMMAND_SUBMISSION_H_
+
+#include <linux/compiler.h>
+#include <linux/errno.h>
+#include <linux/jiffies.h>
+#include <linux/list.h>
+#include <linux/types.h>
+
+#include "context.h"
+
+struct hl_cb;
+struct hl_cs;
+struct hl_fpriv;
+
+/**
+ * struct hl_cs_job - one chunk of a command submission, run by one queue.
+ * @cs: the submission it belongs to; holds a reference on @ctx.
+ * @ctx: the submitting context.
+ * @cb_va: device virtual address of the command buffer.
+ * @cb: the driver-owned CB the chunk named by handle, with a reference
+ *	(until the CS completes), or NULL.
+ * @cb_size: its size in bytes.
+ * @queue_id: the engine queue that runs it.
+ * @deadline: jiffies after which the job must be aborted (-ETIMEDOUT):
+ *	the submission time plus the CS timeout, itself at most
+ *	job_timeout_max, so that the CS fence signals in bounded time even
+ *	for a job that waits for another process (NIC_RECV) or sits behind
+ *	other jobs in its queue.
+ * @node: the queue's list of pending jobs (backend-owned).
+ */
+struct hl_cs_job {
+	struct hl_cs *cs;
+	struct hl_ctx *ctx;
+	u64 cb_va;
+	struct hl_cb *cb;
+	u32 cb_size;
+	u32 queue_id;
+	unsigned long deadline;
+	struct list_head node;
+};
+
+int hl_cs_ioctl(struct hl_fpriv *fpriv, void *data);
+int hl_wait_cs_ioctl(struct hl_fpriv *fpriv, void *data);
+int hl_cs_ctx_init(struct hl_ctx *ctx);
+void hl_cs_ctx_cancel(struct hl_ctx *ctx);
+void hl_cs_ctx_fini(struct hl_ctx *ctx);
+void hl_cs_job_done(struct hl_cs_job *job, int error);
+
+/**
+ * hl_cs_job_check - may a running job go on?
+ * @job: the job.
+ *
+ * Backends call it between packets, chunks and while waiting.
+ *
+ * Return: 0, -ECANCELED its context is being torn down, or -ETIMEDOUT its
+ * deadline passed.
+ */
+static inline int hl_cs_job_check(struct hl_cs_job *job)
+{
+	if (READ_ONCE(job->ctx->closing))
+		return -ECANCELED;
+	if (time_after(jiffies, job->deadline))
+		return -ETIMEDOUT;
+	return 0;
+}
+
+#endif /* HL_COMMAND_SUBMISSION_H_ */

@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * habanalabs: the compute context (context.c): its object, the reservation
+ * object its exports share, and the functions of context.c. Its place in
+ * the driver's lock order is in habanalabs.h, above struct hl_device.
+ */
+#ifndef HL_CONTEXT_H_
+#define HL_CONTEXT_H_
+
+#include <linux/atomic.h>
+#include <linux/dma-resv.h>
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/maple_tree.h>
+#include <linux/mutex.h>
+#include <linux/rwsem.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+#include <linux/workqueue.h>
+#include <linux/xarray.h>
+
+#include <uapi/misc/habanalabs.h>
+
+#include "command_buffer.h"
+#include "events.h"
+#include "nic.h"
+
+struct hl_device;
+
+/**
+ * struct hl_ctx_resv - the reservation object that every export of one
+ * context shares.
+ * @refcount: held by the context and by each of its exports, which may
+ *	outlive it.
+ * @resv: every CS of the context adds its fence here, WRITE usage, so an
+ *	export made while a CS runs carries that CS's fence.
+ */
+struct hl_ctx_resv {
+	struct kref refcount;
+	struct dma_resv resv;
+};
+
+/**
+ * struct hl_ctx - a compute context: everything one user of the compute node
+ * owns. hl_ctx_teardown() releases all of it when the file is closed (or a
+ * hard reset kills it): running work is cancelled and waited for, and only
+ * what an export holds (its allocation, through hl_vm_phys_pg_pack) stays.
+ * The structure itself is refcounted (the file, each running CS, a NIC
+ * transfer into the context) and freed with the last reference.
+ * @refcount: the structure is freed when the last user is gone.
+ * @hdev: the device; the context holds a reference on it.
+ * @node: in hdev->ctx_list until the teardown.
+ * @gate: the context's ioctls hold it for read while they use its state
+ *	(hl_ctx_enter()), but never across a user memory access or a wait
+ *	whose length user space chooses (hl_ctx_pause()); hl_ctx_teardown()
+ *	and device removal hold it for write, so they wait only for work
+ *	that does not depend on user space.
+ * @dead: no ioctl, commit or undo may use the context's state any more: it
+ *	is torn down, or the device it belongs to is gone (set under @gate
+ *	held for write).
+ * @torn_down: hl_ctx_teardown() started (under @gate held for write and
+ *	hdev->ctx_list_lock).
+ * @closing: set at the start of the teardown: jobs of the context abort at
+ *	their next check (-ECANCELED).
+ * @killed: a hard reset tears the context down; set before it revokes
+ *	the exports, so that an EXPORT still running publishes nothing
+ *	after the revocation (read under hl_device.dmabuf_lock).
+ * @resv: the reservation object of the context's exports; held.
+ * @asid: the context's address-space ID; its hop0 table is fixed by it.
+ * @mem_lock: Protects @handles, @va_host, @va_dram and the objects in them.
+ * @handles: device-memory allocations by handle (struct hl_vm_phys_pg_pack).
+ * @next_handle: cursor of the cyclic handle allocator.
+ * @va_host: the host-mapping VA range, in host pages: index = VA >> 12,
+ *	entry = struct hl_vm_mapping.
+ * @va_dram: the DRAM-mapping VA range, in DRAM pages: index = VA >> 21.
+ * @mmu_hops: the context's hop tables: key = HBM address / hop table size
+ *	(asic_prop.mmu), value = number of present PTEs (under
+ *	hdev->mmu_lock).
+ * @dram_usage: bytes of DRAM allocated by this context.
+ * @fault_lock: Protects @last_fault.
+ * @last_fault: the last device MMU fault of the context's jobs.
+ * @cs_lock: Protects @cs_sequence and @cs_fences.
+ * @cs_sequence: sequence number of the next command submission.
+ * @cs_fences: fences by sequence number: every CS that has not signalled,
+ *	and the last HL_CS_MAX_TRACKED ones (command_submission.c).
+ * @cs_inflight: published submissions whose fence has not signalled
+ *	yet; the teardown waits for them (bounded by the job time limit).
+ * @cs_submitted: submissions created and not completed, published or not
+ *	(at most max_pending_cs).
+ * @nic: the context's NIC connections and CQs (nic.c).
+ * @cb_mgr: the context's command buffers (command_buffer.c).
+ * @cs_drops: the context's HL_IOCTL_CS failures, by enum hl_cs_drop.
+ * @injected_leak: TEST ONLY (HL_INJECT_LEAK): leaked when the context goes.
+ * @release_work: frees the structure after the last reference (hl_wq).
+ */
+struct hl_ctx {
+	struct kref refcount;
+	struct hl_device *hdev;
+	struct list_head node;
+	struct rw_semaphore gate; /* Protects: dead, the context's state vs teardown */
+	bool dead;
+	bool torn_down;
+	bool closing;
+	bool killed;
+	struct hl_ctx_resv *resv;
+	u32 asid;
+	struct mutex mem_lock; /* Protects: handles, va_host, va_dram */
+	struct xarray handles;
+	u32 next_handle;
+	struct maple_tree va_host;
+	struct maple_tree va_dram;
+	struct xarray mmu_hops;
+	atomic64_t dram_usage;
+	spinlock_t fault_lock; /* Protects: last_fault */
+	struct hl_info_page_fault_event last_fault;
+	spinlock_t cs_lock; /* Protects: cs_sequence, cs_fences */
+	u64 cs_sequence;
+	struct xarray cs_fences;
+	atomic_t cs_inflight;
+	atomic_t cs_submitted;
+	struct hl_nic_ctx nic;
+	struct hl_cb_mgr cb_mgr;
+	atomic64_t cs_drops[HL_CS_DROP_NUM];
+	void *injected_leak;
+	struct work_struct release_work;
+};
+
+struct hl_ctx *hl_ctx_create(struct hl_device *hdev);
+void hl_ctx_teardown(struct hl_ctx *ctx);
+void hl_ctx_get(struct hl_ctx *ctx);
+void hl_ctx_put(struct hl_ctx *ctx);
+int hl_ctx_enter(struct hl_ctx *ctx);
+void hl_ctx_exit(struct hl_ctx *ctx);
+void hl_ctx_pause(struct hl_ctx *ctx);
+int hl_ctx_resume(struct hl_ctx *ctx);
+int hl_ctx_copy_to_user(struct hl_ctx *ctx, void __user *to, const void *from,
+			size_t n);
+void hl_ctx_kill_all(struct hl_device *hdev);
+void hl_ctx_record_fault(struct hl_ctx *ctx, u64 addr, u32 engine_id,
+			 bool is_write);
+void hl_ctx_resv_put(struct hl_ctx_resv *r);
+
+#endif /* HL_CONTEXT_H_ */
