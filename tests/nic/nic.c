@@ -4038,6 +4038,107 @@ static void test_mr_unbind_with_live_regions(void **state)
 	teardown_with_live_regions(2);
 }
 
+/*
+ * Keys are not guessable (found by a hostile review): the low bits of a key
+ * were a generation byte shared by a whole pass of the slots and the slot
+ * part one driver-wide XOR, so rkey(B) = rkey(A) ^ ((2^n - 1) << 8) and a
+ * peer given only rkey(A) wrote into region B in one try. Now each key's
+ * low 16 bits are drawn on their own. The guesses: the slot neighbours of
+ * rkey(A) (consecutive slots differ in (2^n - 1) at the slot's shift, 8 as
+ * before and 16 now) with A's low bits; each wrong one costs a connection.
+ */
+static uint32_t guess_neighbour(uint32_t key, int i)
+{
+	int n = 1 + i % 17, shift = i < 17 ? 8 : 16;
+
+	return key ^ (((1u << n) - 1) << shift);
+}
+
+#define NEIGHBOUR_GUESSES	34
+
+/* WRITE @pat with @rkey guesses from @key; the guess that landed, or -1 */
+static int write_with_guesses(struct mr_pair *m, uint32_t key, uint64_t raddr)
+{
+	struct hl_nic_cqe cqe;
+	struct wr_args w;
+	int i;
+
+	memset(&w, 0, sizeof(w));
+	w.laddr = m->iova[0];
+	w.raddr = raddr;
+	w.size = PAGE;
+	w.lkey = m->lkey[0];
+	for (i = 0; i < NEIGHBOUR_GUESSES; i++) {
+		if (i)
+			pair_reconnect(&m->p);
+		w.conn = m->p.s[0].conn;
+		w.wr_id = i + 1;
+		w.rkey = guess_neighbour(key, i);
+		if (!run_write(m->p.s[0].fd, &w)) {
+			cq_take_one(m->p.s[0].fd, m->p.s[0].cq, &cqe);
+			return i;
+		}
+		cq_take_one(m->p.s[0].fd, m->p.s[0].cq, &cqe);
+	}
+	return -1;
+}
+
+static void test_rkey_not_guessable_from_a_neighbour(void **state)
+{
+	const uint64_t iova_b = 0x5000000000ull;
+	uint8_t pat[PAGE], back[PAGE], zero[PAGE];
+	uint32_t lkb, rkb;
+	struct mr_pair m;
+	int landed;
+
+	(void)state;
+	mr_pair_setup(&m, ACC_RW);
+	/* Region B: device 1's first MiB, registered right after A */
+	assert_int_equal(mr_reg(m.p.s[1].fd, m.d[1].va, MR_SIZE, iova_b,
+				ACC_RW, &lkb, &rkb), 0);
+	/* No constant between a region's two keys (2^-16 by chance) */
+	if ((m.lkey[1] ^ m.rkey[1]) == (lkb ^ rkb))
+		print_message("lkey ^ rkey equal for two regions: 0x%08x\n",
+			      lkb ^ rkb);
+	assert_int_not_equal(m.lkey[1] ^ m.rkey[1], lkb ^ rkb);
+	memset(pat, 0x5a, sizeof(pat));
+	hltests_write_device(m.p.s[0].fd, m.d[0].va + MR_SIZE, pat, PAGE);
+	landed = write_with_guesses(&m, m.rkey[1], iova_b);
+	if (landed >= 0)
+		print_error("guessed rkey(B) 0x%08x from rkey(A) 0x%08x\n",
+			    guess_neighbour(m.rkey[1], landed), m.rkey[1]);
+	assert_int_equal(landed, -1);
+	hltests_read_device(m.p.s[1].fd, m.d[1].va, back, PAGE);
+	memset(zero, 0, sizeof(zero));
+	hltests_assert_bytes_equal(back, zero, PAGE, "region B untouched");
+	mr_pair_close(&m);
+}
+
+/*
+ * The same with no key of the victim at all: the requester guesses the
+ * victim's rkey from its own (registered just before, on the other device)
+ */
+static void test_rkey_not_guessable_from_own_key(void **state)
+{
+	uint8_t pat[PAGE], back[PAGE], zero[PAGE];
+	struct mr_pair m;
+	int landed;
+
+	(void)state;
+	mr_pair_setup(&m, ACC_RW);
+	memset(pat, 0x3c, sizeof(pat));
+	hltests_write_device(m.p.s[0].fd, m.d[0].va + MR_SIZE, pat, PAGE);
+	landed = write_with_guesses(&m, m.rkey[0], m.iova[1]);
+	if (landed >= 0)
+		print_error("guessed the victim's rkey 0x%08x from our own 0x%08x\n",
+			    guess_neighbour(m.rkey[0], landed), m.rkey[0]);
+	assert_int_equal(landed, -1);
+	hltests_read_device(m.p.s[1].fd, m.d[1].va + MR_SIZE, back, PAGE);
+	memset(zero, 0, sizeof(zero));
+	hltests_assert_bytes_equal(back, zero, PAGE, "victim region untouched");
+	mr_pair_close(&m);
+}
+
 /* With device 0 open in the state (hltests_setup), or with nothing open */
 #define NIC_TEST(f) cmocka_unit_test_setup_teardown(f, hltests_setup, \
 						    nic_teardown_state)
@@ -4090,6 +4191,8 @@ const struct CMUnitTest nic_tests[] = {
 	NIC_TEST2(test_mr_close_with_live_regions),
 	NIC_TEST2(test_mr_hard_reset_with_live_regions),
 	NIC_TEST2(test_mr_unbind_with_live_regions),
+	NIC_TEST2(test_rkey_not_guessable_from_a_neighbour),
+	NIC_TEST2(test_rkey_not_guessable_from_own_key),
 };
 
 int main(void)

@@ -9,7 +9,10 @@
  * hard reset; INFO HW_IDLE on the control node races hard resets. After
  * each, the device's debugfs state shows nothing left (pinned pages, DRAM,
  * contexts, submissions). An EXPORT still inside the gate when a reset
- * revokes the exports fails instead of escaping the revocation.
+ * revokes the exports fails instead of escaping the revocation. A fence
+ * that user space added to an export and never signals (sw_sync) holds a
+ * reset or an unbind for job_timeout_max only, and keeps the export's
+ * memory quarantined until it signals.
  */
 #include "hltests.h"
 #include "../importer/hl_importer.h"
@@ -138,13 +141,24 @@ struct resetter {
 	uint64_t start, end;
 	volatile int done;
 	int rc;
+	/* Unbind device 0 instead */
+	int unbind;
 };
+
+static int unbind_dev0(void)
+{
+	char busid[32];
+
+	assert_int_equal(hltests_pci_addr(0, busid, sizeof(busid)), 0);
+	return hltests_write_file("/sys/bus/pci/drivers/habanalabs/unbind",
+				  busid);
+}
 
 static void *reset_thread(void *arg)
 {
 	struct resetter *r = arg;
 
-	r->rc = hard_reset(0);
+	r->rc = r->unbind ? unbind_dev0() : hard_reset(0);
 	r->end = now_ns();
 	__atomic_store_n(&r->done, 1, __ATOMIC_SEQ_CST);
 	return NULL;
@@ -157,13 +171,28 @@ static void reset_start(struct resetter *r)
 	assert_int_equal(pthread_create(&r->t, NULL, reset_thread, r), 0);
 }
 
+/* The same thread unbinds device 0 instead */
+static void reset_start_unbind(struct resetter *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->unbind = 1;
+	r->start = now_ns();
+	assert_int_equal(pthread_create(&r->t, NULL, reset_thread, r), 0);
+}
+
+/* Whether the reset finished within @max_ns of its start */
+static int reset_wait_ns(struct resetter *r, uint64_t max_ns)
+{
+	while (!__atomic_load_n(&r->done, __ATOMIC_SEQ_CST) &&
+	       now_ns() - r->start < max_ns)
+		usleep(10000);
+	return __atomic_load_n(&r->done, __ATOMIC_SEQ_CST);
+}
+
 /* Whether the reset finished within RESET_MAX_NS of its start */
 static int reset_wait(struct resetter *r)
 {
-	while (!__atomic_load_n(&r->done, __ATOMIC_SEQ_CST) &&
-	       now_ns() - r->start < RESET_MAX_NS)
-		usleep(10000);
-	return __atomic_load_n(&r->done, __ATOMIC_SEQ_CST);
+	return reset_wait_ns(r, RESET_MAX_NS);
 }
 
 /* ---- userfaultfd ---- */
@@ -814,6 +843,307 @@ struct sw_sync_create_fence_data {
 #define SW_SYNC_IOC_CREATE_FENCE _IOWR('W', 0, struct sw_sync_create_fence_data)
 #define SW_SYNC_IOC_INC		_IOW('W', 1, uint32_t)
 
+/* ---- a fence user space added to an export, at revocation ---- */
+
+#define PARAM_DIR	"/sys/module/habanalabs/parameters/"
+/* job_timeout_max during these tests: how long a revocation waits for fences */
+#define FENCE_BOUND_S	2
+#define EXPORT_SIZE	(2 * MB)
+/*
+ * A reset or unbind that waits FENCE_BOUND_S for a fence is done well
+ * within it (5-14 s seen on the debug kernel under load; without a bound it
+ * never is)
+ */
+#define FENCE_RESET_MAX_NS	(60ull * 1000 * 1000 * 1000)
+
+/*
+ * A module parameter @name set to @value; its old value in @old (written
+ * back by the caller)
+ */
+static void param_set(const char *name, const char *value, char *old,
+		      size_t size)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), PARAM_DIR "%s", name);
+	if (old)
+		assert_int_equal(hltests_read_file(path, old, size), 0);
+	assert_int_equal(hltests_write_file(path, value), 0);
+}
+
+static long module_refcnt(void)
+{
+	char buf[32];
+
+	assert_int_equal(hltests_read_file("/sys/module/habanalabs/refcnt", buf,
+					   sizeof(buf)), 0);
+	return strtol(buf, NULL, 0);
+}
+
+/* The sw_sync timeline, or skip (before anything is opened) */
+static int sw_sync_timeline(void)
+{
+	int timeline = open(SW_SYNC, O_RDWR | O_CLOEXEC);
+
+	if (timeline < 0) {
+		print_message("%s: %s (this kernel has no CONFIG_SW_SYNC; Debian's has none): skipped\n",
+			      SW_SYNC, strerror(errno));
+		skip();
+	}
+	return timeline;
+}
+
+/*
+ * An export of @fd's new 2 MiB allocation whose reservation object holds a
+ * WRITE fence of @timeline that only user space signals (it never does
+ * unless asked): DMA_BUF_IOCTL_IMPORT_SYNC_FILE, which any holder of the
+ * dma-buf fd may call.
+ */
+static int export_with_user_fence(int fd, int timeline)
+{
+	struct sw_sync_create_fence_data fd_data;
+	struct dma_buf_import_sync_file isf;
+	struct hltests_dram_buf d;
+	union hl_mem_args m;
+	int dmabuf;
+
+	hltests_dram_map(fd, &d, EXPORT_SIZE, false);
+	memset(&m, 0, sizeof(m));
+	m.in.op = HL_MEM_OP_EXPORT_DMABUF_FD;
+	m.in.flags = O_RDWR | O_CLOEXEC;
+	m.in.export_dmabuf_fd.addr = d.va;
+	m.in.export_dmabuf_fd.mem_size = EXPORT_SIZE;
+	assert_int_equal(mem_ioctl(fd, &m), 0);
+	dmabuf = m.out.fd;
+
+	memset(&fd_data, 0, sizeof(fd_data));
+	fd_data.value = 1;
+	snprintf(fd_data.name, sizeof(fd_data.name), "owners-user-fence");
+	assert_int_equal(ioctl(timeline, SW_SYNC_IOC_CREATE_FENCE, &fd_data), 0);
+	memset(&isf, 0, sizeof(isf));
+	isf.flags = DMA_BUF_SYNC_WRITE;
+	isf.fd = fd_data.fence;
+	assert_int_equal(ioctl(dmabuf, DMA_BUF_IOCTL_IMPORT_SYNC_FILE, &isf), 0);
+	close(fd_data.fence);
+	return dmabuf;
+}
+
+/* Bytes of device 0's DRAM kept for late fences (debugfs info) */
+static long long dram_quarantined(void)
+{
+	return debugfs_value("info", "dram_quarantined");
+}
+
+/* Wait (10 s at most) until device 0's DRAM is all back in the pool */
+static void wait_dram_released(const char *when)
+{
+	uint64_t start = now_ns();
+	long long used;
+
+	while ((used = debugfs_value("info", "dram_used")) &&
+	       now_ns() - start < 10ull * 1000 * 1000 * 1000)
+		usleep(20000);
+	if (used)
+		fail_msg("%s: dram_used is still %lld after 10 s", when, used);
+}
+
+/*
+ * The reproducer of the review: the owner adds a fence of its own (a
+ * sw_sync fence it never signals) to its export's reservation object, then
+ * root resets the device. The reset must not wait for that fence without
+ * bound (it holds reset_lock and dmabuf_lock meanwhile): it waits
+ * job_timeout_max, names the fence in the log and goes on, the export's
+ * memory kept aside. Once the user signals the fence, everything returns.
+ */
+static void test_reset_vs_user_fence_in_export(void **state)
+{
+	int fd, dmabuf, timeline, reset_done;
+	char old_max[32];
+	struct resetter r;
+	uint32_t one = 1;
+	uint64_t took;
+
+	(void)state;
+	timeline = sw_sync_timeline();
+	param_set("job_timeout_max", "2", old_max, sizeof(old_max));
+	fd = open_compute();
+	dmabuf = export_with_user_fence(fd, timeline);
+
+	reset_start(&r);
+	reset_done = reset_wait_ns(&r, FENCE_RESET_MAX_NS);
+	/* Whatever happened, let the reset go before judging */
+	assert_int_equal(ioctl(timeline, SW_SYNC_IOC_INC, &one), 0);
+	assert_int_equal(pthread_join(r.t, NULL), 0);
+	param_set("job_timeout_max", old_max, NULL, 0);
+	if (!reset_done) {
+		close(dmabuf);
+		close(timeline);
+		close(fd);
+		fail_msg("the reset waited for a fence user space holds");
+	}
+	assert_int_equal(r.rc, 0);
+	took = (r.end - r.start) / 1000000;
+	print_message("the reset took %" PRIu64 " ms (fence bound %d s)\n",
+		      took, FENCE_BOUND_S);
+	/* It waited for the fence, for the bound */
+	assert_true(took >= FENCE_BOUND_S * 1000 - 100);
+
+	close(dmabuf);
+	close(timeline);
+	close(fd);
+	wait_dram_released("after a reset with a user fence in an export");
+	assert_state_clean("after a reset with a user fence in an export");
+}
+
+/*
+ * After such a reset, the export's memory stays out of the allocator while
+ * the fence is unsignalled, even once every fd is closed (an importer's
+ * DMA that the fence guards may still be in flight): dram_used keeps it,
+ * debugfs info counts it in dram_quarantined, and the module stays in use.
+ * Closing the timeline signals the fence (with an error): then the memory
+ * returns to the pool and the module reference goes. With inject_bug=16
+ * (the memory released at once) this test fails: tests/owners/negative-control.
+ */
+static void test_user_fence_quarantines_export_memory(void **state)
+{
+	int fd, dmabuf, timeline;
+	char old_max[32];
+	struct resetter r;
+	uint32_t one = 1;
+	long refcnt;
+
+	(void)state;
+	timeline = sw_sync_timeline();
+	refcnt = module_refcnt();
+	param_set("job_timeout_max", "2", old_max, sizeof(old_max));
+	fd = open_compute();
+	dmabuf = export_with_user_fence(fd, timeline);
+	reset_start(&r);
+	if (!reset_wait_ns(&r, FENCE_RESET_MAX_NS)) {
+		assert_int_equal(ioctl(timeline, SW_SYNC_IOC_INC, &one), 0);
+		assert_int_equal(pthread_join(r.t, NULL), 0);
+		param_set("job_timeout_max", old_max, NULL, 0);
+		close(dmabuf);
+		close(timeline);
+		close(fd);
+		fail_msg("the reset waited for a fence user space holds");
+	}
+	assert_int_equal(pthread_join(r.t, NULL), 0);
+	assert_int_equal(r.rc, 0);
+	param_set("job_timeout_max", old_max, NULL, 0);
+
+	/* The owner's file and the dma-buf go; the fence does not */
+	close(fd);
+	close(dmabuf);
+	usleep(500000);
+	if (debugfs_value("info", "dram_used") != (long long)EXPORT_SIZE)
+		fail_msg("quarantined export memory: dram_used %lld, not %llu, with its fence unsignalled",
+			 debugfs_value("info", "dram_used"), EXPORT_SIZE);
+	assert_int_equal(dram_quarantined(), EXPORT_SIZE);
+	assert_true(module_refcnt() > refcnt);
+
+	/* The timeline's release signals its fences with an error */
+	close(timeline);
+	wait_dram_released("after the quarantine's fence signalled");
+	assert_int_equal(dram_quarantined(), 0);
+	assert_int_equal(module_refcnt(), refcnt);
+	assert_state_clean("after the quarantine's fence signalled");
+}
+
+/*
+ * The owner closes its file with such an export: nothing is revoked and
+ * nothing waits for the fence (the close returns at once); the dma-buf's
+ * close releases the memory (its importers, none here, detach only after
+ * their own DMA), and no quarantine is left.
+ */
+static void test_close_with_user_fence_in_export(void **state)
+{
+	int fd, dmabuf, timeline;
+	uint64_t start;
+
+	(void)state;
+	timeline = sw_sync_timeline();
+	fd = open_compute();
+	dmabuf = export_with_user_fence(fd, timeline);
+	start = now_ns();
+	close(fd);
+	assert_true(now_ns() - start < RESET_MAX_NS);
+	assert_int_equal(dram_quarantined(), 0);
+	close(dmabuf);
+	wait_dram_released("after a close with a user fence in an export");
+	close(timeline);
+	assert_state_clean("after a close with a user fence in an export");
+}
+
+/*
+ * Unbind with such an export: the removal waits job_timeout_max for the
+ * fence, not longer. While the export's memory is quarantined, the same
+ * function cannot be bound again (its HBM would be handed out afresh); once
+ * the fence signals, it binds and the old device's memory is released.
+ */
+static void test_unbind_vs_user_fence_in_export(void **state)
+{
+	const char *drv = "/sys/bus/pci/drivers/habanalabs";
+	char busid[32], path[160], old_max[32];
+	int fd, dmabuf, timeline;
+	uint64_t start, took;
+	struct resetter r;
+	uint32_t one = 1;
+	long refcnt;
+
+	(void)state;
+	timeline = sw_sync_timeline();
+	assert_int_equal(hltests_pci_addr(0, busid, sizeof(busid)), 0);
+	refcnt = module_refcnt();
+	param_set("job_timeout_max", "2", old_max, sizeof(old_max));
+	fd = open_compute();
+	dmabuf = export_with_user_fence(fd, timeline);
+
+	reset_start_unbind(&r);
+	if (!reset_wait_ns(&r, FENCE_RESET_MAX_NS)) {
+		assert_int_equal(ioctl(timeline, SW_SYNC_IOC_INC, &one), 0);
+		assert_int_equal(pthread_join(r.t, NULL), 0);
+		param_set("job_timeout_max", old_max, NULL, 0);
+		close(dmabuf);
+		close(timeline);
+		close(fd);
+		assert_int_equal(hltests_write_file("/sys/bus/pci/drivers_probe",
+						    busid), 0);
+		fail_msg("the unbind waited for a fence user space holds");
+	}
+	assert_int_equal(pthread_join(r.t, NULL), 0);
+	assert_int_equal(r.rc, 0);
+	took = (r.end - r.start) / 1000000;
+	param_set("job_timeout_max", old_max, NULL, 0);
+	print_message("the unbind took %" PRIu64 " ms (fence bound %d s)\n",
+		      took, FENCE_BOUND_S);
+	assert_true(took >= FENCE_BOUND_S * 1000 - 100);
+
+	close(fd);
+	close(dmabuf);
+	assert_true(module_refcnt() > refcnt);
+	/*
+	 * The function's HBM may still be reached: no new binding yet (the
+	 * probe fails with EBUSY, which drivers_probe does not pass on)
+	 */
+	hltests_write_file("/sys/bus/pci/drivers_probe", busid);
+	snprintf(path, sizeof(path), "%s/%s", drv, busid);
+	if (!access(path, F_OK))
+		fail_msg("%s bound again while its export's memory is quarantined",
+			 busid);
+
+	assert_int_equal(ioctl(timeline, SW_SYNC_IOC_INC, &one), 0);
+	start = now_ns();
+	while (module_refcnt() > refcnt &&
+	       now_ns() - start < 10ull * 1000 * 1000 * 1000)
+		usleep(20000);
+	assert_int_equal(module_refcnt(), refcnt);
+	assert_int_equal(hltests_write_file("/sys/bus/pci/drivers_probe", busid),
+			 0);
+	close(timeline);
+	assert_state_clean("after an unbind with a user fence in an export");
+}
+
 struct exporter {
 	int fd;
 	uint64_t va;
@@ -971,6 +1301,10 @@ static const struct CMUnitTest owners_tests[] = {
 	cmocka_unit_test(test_close_races_unbind_and_reset),
 	cmocka_unit_test(test_hw_idle_during_resets),
 	cmocka_unit_test(test_export_during_reset_is_revoked),
+	cmocka_unit_test(test_reset_vs_user_fence_in_export),
+	cmocka_unit_test(test_user_fence_quarantines_export_memory),
+	cmocka_unit_test(test_close_with_user_fence_in_export),
+	cmocka_unit_test(test_unbind_vs_user_fence_in_export),
 };
 
 int main(void)

@@ -1405,8 +1405,9 @@ struct hl_nic_reg_mr_in {
  * @lkey: the region's lkey. When the op returns, no byte of a write that
  *	names the region lands in it any more (a write in flight fails with
  *	HL_NIC_CQE_STATUS_REMOTE_ACCESS_ERR), and both its keys are stale:
- *	they name no region until the driver has handed out 2^24 more keys'
- *	slots (16.7 million registrations).
+ *	a slot comes back only after 65535 other registrations, with fresh
+ *	random bits, so a stale key names a new region with a chance of
+ *	2^-16 at most.
  * @pad: must be 0.
  */
 struct hl_nic_dereg_mr_in {
@@ -1557,10 +1558,10 @@ struct hl_nic_cq_create_out {
  *	(HL_PKT_NIC_WRITE's lkey) and HL_NIC_OP_DEREG_MR deregisters it.
  * @rkey: Returned key by which the peer's work names the region
  *	(HL_PKT_NIC_WRITE's rkey), to be handed to the peer. Both keys are
- *	an index and a generation byte (as IB verbs' keys), the index mixed
- *	with a random number the driver draws at load, so that they are not
- *	guessable; a key works only for the context that registered the
- *	region, and only until the region is deregistered.
+ *	an index (the high 16 bits, mixed with a random number the driver
+ *	draws at load) and 16 random bits drawn for each key on its own, so
+ *	that no key tells another; a key works only for the context that
+ *	registered the region, and only until the region is deregistered.
  */
 struct hl_nic_reg_mr_out {
 	__u32 lkey;

@@ -2,8 +2,9 @@
 /*
  * habanalabs: debugfs, /sys/kernel/debug/habanalabs/<pci address>/.
  *
- * info     the device's state: ASIC, DRAM use, pinned host pages, whether
- *          the compute node is open, live contexts
+ * info     the device's state: ASIC, DRAM use (and the part of it that
+ *          late fences keep quarantined, dmabuf.c), pinned host pages,
+ *          whether the compute node is open, live contexts
  * exports  each live dma-buf export: size, owner pid and command, its
  *          attachments (dynamic or pinned), mappings (dmabuf.c)
  * fail_copy_out  TEST ONLY: the next N ioctls that succeed fail their copy
@@ -54,6 +55,8 @@ static int hl_debugfs_info_show(struct seq_file *s, void *unused)
 	seq_printf(s, "dram_user_size: %llu\n", prop->dram_user_size);
 	seq_printf(s, "dram_used: %lld\n", atomic64_read(&hdev->dram_used));
 	seq_printf(s, "dram_scrub_pending: %llu\n", hl_scrub_pending(hdev));
+	seq_printf(s, "dram_quarantined: %lld\n",
+		   atomic64_read(&hdev->dram_quarantined));
 	seq_printf(s, "pinned_host_pages: %lld\n",
 		   atomic64_read(&hdev->pinned_host_pages));
 	seq_printf(s, "compute_open: %d\n", open);

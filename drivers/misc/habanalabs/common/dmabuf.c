@@ -58,9 +58,20 @@
  * revoked (no new map or pin: -ENODEV) and call move_notify; then wait
  * until every importer has unmapped (importers that cannot be revoked, such
  * as ib_umem_dmabuf's pinned attachments, are waited for, and named in the
- * log every 10 s, as VFIO does), then for the importers' fences
- * (DMA_RESV_USAGE_BOOKKEEP). Only then may the BAR or the HBM change hands.
- * An export racing device removal either is revoked or fails (-ENODEV).
+ * log every 10 s, as VFIO does), then for the fences of the reservation
+ * object (DMA_RESV_USAGE_BOOKKEEP: importers' DMA in flight), for
+ * job_timeout_max at most, since anyone with the dma-buf fd can add a
+ * fence that never signals (DMA_BUF_IOCTL_IMPORT_SYNC_FILE of a sw_sync
+ * fence). Past the bound the late fences are named in the log and the
+ * export's memory is quarantined: a struct hl_dmabuf_quarantine holds a
+ * reference on its allocation (and on the device and the module), so its
+ * HBM stays allocated (out of the allocator, never scrubbed for or given to
+ * another owner) until those fences have signalled and the last other
+ * reference is gone; while any memory of a PCI function is quarantined,
+ * the function cannot be bound again (probe: -EBUSY), since a new binding
+ * would hand out all of its HBM. Only then may the BAR or the
+ * HBM change hands. An export racing device removal either is revoked or
+ * fails (-ENODEV).
  */
 
 #include <linux/dma-buf.h>
@@ -117,6 +128,10 @@ MODULE_IMPORT_NS(DMA_BUF);
  * @comm: its command name.
  * @revoked: the device went away or was reset; no new mapping (under
  *	dmabuf->resv).
+ * @quarantined: a revocation gave up waiting for its fences and handed
+ *	them, with a reference on @pack, to a struct hl_dmabuf_quarantine;
+ *	later revocations do not wait for them again (under
+ *	hdev->dmabuf_lock).
  * @pins: number of pinning attachments (under dmabuf->resv).
  * @mappings: live mappings (under dmabuf->resv).
  */
@@ -133,9 +148,40 @@ struct hl_dmabuf {
 	struct pid *owner;
 	char comm[TASK_COMM_LEN];
 	bool revoked;
+	bool quarantined;
 	u32 pins;
 	u32 mappings;
 };
+
+/**
+ * struct hl_dmabuf_quarantine - the memory of an export whose fences did
+ *	not signal within the revocation's bound: kept until they do.
+ * @node: in hl_dmabuf_quarantines (hl_dmabuf_quarantine_lock).
+ * @hdev: the device; held, and so is the module (the fence callback).
+ * @pack: the exported allocation; held.
+ * @size: its bytes, counted in hdev->dram_quarantined.
+ * @fences: the reservation object's fences when the bound passed; held.
+ * @nfences: their number.
+ * @next: the first of @fences not seen signalled; only the work (or its
+ *	caller, before the work is queued) touches it.
+ * @cb: on @fences[@next] while it is pending.
+ * @work: on hl_wq: waits for the next fence, or lets go of everything.
+ */
+struct hl_dmabuf_quarantine {
+	struct list_head node;
+	struct hl_device *hdev;
+	struct hl_vm_phys_pg_pack *pack;
+	u64 size;
+	struct dma_fence **fences;
+	unsigned int nfences;
+	unsigned int next;
+	struct dma_fence_cb cb;
+	struct work_struct work;
+};
+
+/* The quarantined exports of every device */
+static DEFINE_MUTEX(hl_dmabuf_quarantine_lock);
+static LIST_HEAD(hl_dmabuf_quarantines); /* hl_dmabuf_quarantine_lock */
 
 static bool hl_dmabuf_iommu_translates(struct device *dev)
 {
@@ -659,6 +705,165 @@ static void hl_dmabuf_log_holders(struct hl_device *hdev)
 }
 
 /**
+ * hl_dmabuf_quarantined - whether an export of a PCI function is kept
+ * because fences of its reservation object have not signalled yet.
+ * @pdev: the function.
+ *
+ * Return: true while a new binding of @pdev must not hand out its HBM.
+ */
+bool hl_dmabuf_quarantined(struct pci_dev *pdev)
+{
+	struct hl_dmabuf_quarantine *q;
+	bool found = false;
+
+	mutex_lock(&hl_dmabuf_quarantine_lock);
+	list_for_each_entry(q, &hl_dmabuf_quarantines, node)
+		found |= q->hdev->pdev == pdev;
+	mutex_unlock(&hl_dmabuf_quarantine_lock);
+	return found;
+}
+
+static void hl_dmabuf_quarantine_fence_cb(struct dma_fence *fence,
+					  struct dma_fence_cb *cb)
+{
+	struct hl_dmabuf_quarantine *q =
+		container_of(cb, struct hl_dmabuf_quarantine, cb);
+
+	/* Signalling context: the rest runs from the work */
+	queue_work(hl_wq, &q->work);
+}
+
+static void hl_dmabuf_quarantine_free(struct hl_dmabuf_quarantine *q)
+{
+	unsigned int i;
+
+	for (i = 0; i < q->nfences; i++)
+		dma_fence_put(q->fences[i]);
+	kfree(q->fences);
+	kfree(q);
+}
+
+/*
+ * Wait for the next unsignalled fence (a callback on it queues this work
+ * again), or, when all have signalled, drop the allocation: it returns to
+ * the allocator (scrubbed first) once its last other reference, the
+ * dma-buf's, goes too. The module reference goes last: hl_wq is destroyed,
+ * and so drained, before the module's text goes.
+ */
+static void hl_dmabuf_quarantine_work(struct work_struct *work)
+{
+	struct hl_dmabuf_quarantine *q =
+		container_of(work, struct hl_dmabuf_quarantine, work);
+	struct hl_device *hdev = q->hdev;
+
+	for (; q->next < q->nfences; q->next++)
+		if (!dma_fence_add_callback(q->fences[q->next], &q->cb,
+					    hl_dmabuf_quarantine_fence_cb))
+			return;
+
+	hl_info(hdev, "quarantined export memory of %llu bytes: its fences signalled, it is released\n",
+		q->size);
+	mutex_lock(&hl_dmabuf_quarantine_lock);
+	list_del(&q->node);
+	mutex_unlock(&hl_dmabuf_quarantine_lock);
+	atomic64_sub(q->size, &hdev->dram_quarantined);
+	hl_pg_pack_put(q->pack);
+	hl_dmabuf_quarantine_free(q);
+	hl_device_put(hdev);
+	module_put(THIS_MODULE);
+}
+
+/*
+ * The revocation waited job_timeout_max for @hdb's fences in vain: name
+ * the late ones and keep the export (so its memory) until they signal.
+ * Returns false when that could not be set up (no memory).
+ */
+static bool hl_dmabuf_quarantine(struct hl_dmabuf *hdb, unsigned int waited)
+{
+	struct hl_device *hdev = hdb->hdev;
+	struct hl_dmabuf_quarantine *q;
+	struct dma_fence *f;
+	unsigned int i;
+
+	lockdep_assert_held(&hdev->dmabuf_lock);
+	q = kzalloc(sizeof(*q), GFP_KERNEL);
+	if (!q)
+		return false;
+	if (dma_resv_get_fences(hdb->dmabuf->resv, DMA_RESV_USAGE_BOOKKEEP,
+				&q->nfences, &q->fences)) {
+		kfree(q);
+		return false;
+	}
+
+	/* As VFIO names who holds a device: the late fence's driver, timeline */
+	for (i = 0; i < q->nfences; i++) {
+		f = q->fences[i];
+		if (dma_fence_is_signaled(f))
+			continue;
+		hl_warn(hdev,
+			"revoked export of %llu bytes (pid %d, %s): fence %s:%s seqno %llu not signalled after %u s: its memory is quarantined until it is\n",
+			hdb->size, pid_nr(hdb->owner), hdb->comm,
+			f->ops->get_driver_name(f),
+			f->ops->get_timeline_name(f), f->seqno, waited);
+	}
+
+	hdb->quarantined = true;
+	/* TEST ONLY: the memory goes with the dma-buf, fences or not */
+	if (hl_bug_injected(HL_INJECT_EARLY_RELEASE)) {
+		hl_dmabuf_quarantine_free(q);
+		return true;
+	}
+
+	/* hdb is on the list, so its allocation and the device are held */
+	hl_pg_pack_get(hdb->pack);
+	q->pack = hdb->pack;
+	q->size = hdb->pack->total_size;
+	hl_device_get(hdev);
+	q->hdev = hdev;
+	/* Live: a reset or removal of one of its devices is running */
+	__module_get(THIS_MODULE);
+	atomic64_add(q->size, &hdev->dram_quarantined);
+	INIT_WORK(&q->work, hl_dmabuf_quarantine_work);
+	mutex_lock(&hl_dmabuf_quarantine_lock);
+	list_add_tail(&q->node, &hl_dmabuf_quarantines);
+	mutex_unlock(&hl_dmabuf_quarantine_lock);
+	queue_work(hl_wq, &q->work);
+	return true;
+}
+
+/*
+ * Wait for the fences of every export's reservation object, job_timeout_max
+ * at most in all; quarantine the exports whose fences are late.
+ */
+static void hl_dmabuf_wait_fences(struct hl_device *hdev)
+{
+	unsigned int bound = READ_ONCE(hl_job_timeout_max);
+	unsigned long deadline = jiffies + bound * HZ;
+	struct hl_dmabuf *hdb;
+	long left;
+
+	mutex_lock(&hdev->dmabuf_lock);
+	list_for_each_entry(hdb, &hdev->dmabuf_list, node) {
+		/* Kept already, by an earlier revocation */
+		if (hdb->quarantined)
+			continue;
+		left = max_t(long, (long)(deadline - jiffies), 1);
+		if (dma_resv_wait_timeout(hdb->dmabuf->resv,
+					  DMA_RESV_USAGE_BOOKKEEP, false,
+					  left) > 0)
+			continue;
+		if (hl_dmabuf_quarantine(hdb, bound))
+			continue;
+		/* Nothing may free the memory early: wait as long as it takes */
+		hl_err(hdev, "no memory to quarantine an export: waiting for its fences\n");
+		dma_resv_wait_timeout(hdb->dmabuf->resv,
+				      DMA_RESV_USAGE_BOOKKEEP, false,
+				      MAX_SCHEDULE_TIMEOUT);
+	}
+	mutex_unlock(&hdev->dmabuf_lock);
+}
+
+/**
  * hl_dmabuf_revoke_all - revoke every export of the device and wait until
  * no importer can reach its memory.
  * @hdev: the device; its engines are stopped.
@@ -668,8 +873,10 @@ static void hl_dmabuf_log_holders(struct hl_device *hdev)
  *
  * Importers get move_notify and must unmap; no new mapping or pin succeeds
  * afterwards (-ENODEV). Returns once every mapping is gone and the
- * importers' fences have signalled. The dma-bufs themselves live on until
- * their last reference drops.
+ * reservation objects' fences have signalled, or job_timeout_max has
+ * passed: then the exports with late fences are quarantined (their memory
+ * stays allocated until the fences signal). The dma-bufs themselves live
+ * on until their last reference drops.
  */
 void hl_dmabuf_revoke_all(struct hl_device *hdev, bool for_good)
 {
@@ -692,13 +899,8 @@ void hl_dmabuf_revoke_all(struct hl_device *hdev, bool for_good)
 				   HL_DMABUF_REVOKE_LOG_INTERVAL))
 		hl_dmabuf_log_holders(hdev);
 
-	/* Then for what the importers still had in flight */
-	mutex_lock(&hdev->dmabuf_lock);
-	list_for_each_entry(hdb, &hdev->dmabuf_list, node)
-		dma_resv_wait_timeout(hdb->dmabuf->resv,
-				      DMA_RESV_USAGE_BOOKKEEP, false,
-				      MAX_SCHEDULE_TIMEOUT);
-	mutex_unlock(&hdev->dmabuf_lock);
+	/* Then for what the importers still had in flight, bounded */
+	hl_dmabuf_wait_fences(hdev);
 }
 
 static int hl_dmabuf_exports_show(struct seq_file *s, void *unused)
@@ -712,11 +914,12 @@ static int hl_dmabuf_exports_show(struct seq_file *s, void *unused)
 	if (rc)
 		return rc;
 	list_for_each_entry(hdb, &hdev->dmabuf_list, node) {
-		seq_printf(s, "export ino %lu size %llu pid %d comm %s%s%s\n",
+		seq_printf(s, "export ino %lu size %llu pid %d comm %s%s%s%s\n",
 			   file_inode(hdb->dmabuf->file)->i_ino, hdb->size,
 			   pid_nr(hdb->owner), hdb->comm,
 			   hdb->ctx ? "" : " (owner closed)",
-			   hdb->revoked ? " revoked" : "");
+			   hdb->revoked ? " revoked" : "",
+			   hdb->quarantined ? " fences-late" : "");
 		rc = dma_resv_lock_interruptible(hdb->dmabuf->resv, NULL);
 		if (rc)
 			break;

@@ -274,6 +274,8 @@ struct hl_fpriv {
  * @compute_fpriv: the open file of the compute node, or NULL.
  * @status: enum hl_device_status.
  * @dram_used: bytes of user DRAM allocated by all contexts.
+ * @dram_quarantined: bytes of @dram_used that a revocation keeps for fences
+ *	that did not signal in time (dmabuf.c), until they do.
  * @dram_pool: the user-allocatable DRAM that is clean, in DRAM pages (locks
  *	itself); released DRAM waits in @scrub until zeroed.
  * @scrub: the DRAM scrubber (scrub.c).
@@ -331,6 +333,7 @@ struct hl_device {
 	struct hl_fpriv *compute_fpriv;
 	enum hl_device_status status;
 	atomic64_t dram_used;
+	atomic64_t dram_quarantined;
 	struct gen_pool *dram_pool;
 	struct hl_scrub *scrub;
 	struct gen_pool *mmu_pgt_pool;
@@ -402,6 +405,7 @@ extern char *hl_nic_links;
 #define HL_INJECT_RESV_COPY	BIT(1)	/* copy_to_user under a dma_resv lock */
 #define HL_INJECT_SIGNAL_ALLOC	BIT(2)	/* GFP_KERNEL in fence signalling */
 #define HL_INJECT_MR_NO_SYNC	BIT(3)	/* NIC DEREG_MR does not wait for writes */
+#define HL_INJECT_EARLY_RELEASE	BIT(4)	/* no quarantine for late fences */
 
 /* The KUnit suite's PRNG seed without the kunit_seed parameter */
 #define HL_KUNIT_SEED_DEFAULT	42

@@ -26,6 +26,7 @@
 #include "habanalabs.h"
 #include "debugfs.h"
 #include "device.h"
+#include "dmabuf.h"
 
 #define PCI_VENDOR_ID_REDHAT_QUMRANET	0x1af4
 #define PCI_DEVICE_ID_IVSHMEM		0x1110
@@ -144,7 +145,7 @@ MODULE_PARM_DESC(debug_mask,
 unsigned int hl_inject_bug;
 module_param_named_unsafe(inject_bug, hl_inject_bug, uint, 0444);
 MODULE_PARM_DESC(inject_bug,
-		 "TEST ONLY, plants a bug for the debug-kernel lane to catch: 1 = leak an allocation per released context (kmemleak), 2 = copy INFO results to user space under a dma-buf reservation lock (lockdep), 4 = allocate with GFP_KERNEL in the engine's fence-signalling section (lockdep), 8 = NIC DEREG_MR does not wait for the writes in flight into the region (tests/nic_mr's negative control) (default: 0)");
+		 "TEST ONLY, plants a bug for the debug-kernel lane to catch: 1 = leak an allocation per released context (kmemleak), 2 = copy INFO results to user space under a dma-buf reservation lock (lockdep), 4 = allocate with GFP_KERNEL in the engine's fence-signalling section (lockdep), 8 = NIC DEREG_MR does not wait for the writes in flight into the region (tests/nic's negative control), 16 = release a revoked export's memory with its last reference although fences that may guard it have not signalled (tests/owners/negative-control) (default: 0)");
 
 bool hl_dmabuf_raw_bar_addresses;
 module_param_named_unsafe(dmabuf_raw_bar_addresses,
@@ -194,6 +195,11 @@ static int hl_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 
 	if (!hl_asic_funcs_of(id->driver_data))
 		return -ENODEV;
+	/* A binding hands out all of the HBM, which a late fence may guard */
+	if (hl_dmabuf_quarantined(pdev)) {
+		pci_warn(pdev, "an export of an earlier binding is quarantined until its fences signal\n");
+		return -EBUSY;
+	}
 
 	hdev = kzalloc(sizeof(*hdev), GFP_KERNEL);
 	if (!hdev)

@@ -9,7 +9,7 @@
  * (an earlier owner's connection of the same slot is another connection)
  * and port address. A WRITE (no receive) checks PSNs and takes no
  * receive. Memory-region keys (nic_mr.c): the slot comes back from the
- * key, the generation byte and the salt change the key; the bounds and
+ * key, the tag and the salt change the key; the bounds and
  * access check against ranges written out here, near 2^64 too.
  *
  * Built into habanalabs.ko with CONFIG_HABANALABS_KUNIT_TEST (the debug
@@ -253,30 +253,30 @@ static struct kunit_suite hl_nic_conn_test_suite = {
 static void hl_nic_mr_test_key_round_trip(struct kunit *test)
 {
 	u64 prng = hl_kunit_seed_get() | 1;
-	u32 i, slot, gen, salt, salt2, key;
+	u32 i, slot, tag, salt, salt2, key;
 
 	for (i = 0; i < 10000; i++) {
 		prng ^= prng << 13;
 		prng ^= prng >> 7;
 		prng ^= prng << 17;
 		slot = 1 + prng % HL_NIC_MR_MAX_SLOT;
-		gen = prng >> 32;
-		salt = (prng >> 16) & 0xffffff;
-		salt2 = salt ^ (1 + ((prng >> 40) & 0xffff));
-		key = hl_nic_mr_key_make(slot, gen, salt);
+		tag = prng >> 32;
+		salt = (prng >> 16) & 0xffff;
+		salt2 = salt ^ (1 + ((prng >> 40) & 0xfffe));
+		key = hl_nic_mr_key_make(slot, tag, salt);
 		KUNIT_EXPECT_EQ(test, hl_nic_mr_key_slot(key, salt), slot);
-		KUNIT_EXPECT_EQ(test, key & HL_NIC_MR_GEN_MASK,
-				gen & HL_NIC_MR_GEN_MASK);
-		/* Another generation byte: another key, the same slot */
-		KUNIT_EXPECT_NE(test, hl_nic_mr_key_make(slot, gen + 1, salt),
+		KUNIT_EXPECT_EQ(test, key & HL_NIC_MR_TAG_MASK,
+				tag & HL_NIC_MR_TAG_MASK);
+		/* Another tag: another key, the same slot */
+		KUNIT_EXPECT_NE(test, hl_nic_mr_key_make(slot, tag + 1, salt),
 				key);
 		/* Another salt (the other kind of key): another key and slot */
-		KUNIT_EXPECT_NE(test, hl_nic_mr_key_make(slot, gen, salt2), key);
+		KUNIT_EXPECT_NE(test, hl_nic_mr_key_make(slot, tag, salt2), key);
 		KUNIT_EXPECT_NE(test, hl_nic_mr_key_slot(key, salt2), slot);
 	}
-	/* The index part is not the slot itself */
-	KUNIT_EXPECT_EQ(test, hl_nic_mr_key_make(1, 0, 0xabcdef),
-			(u32)((1 ^ 0xabcdef) << 8));
+	/* The index part is not the slot itself; the tag is the low half */
+	KUNIT_EXPECT_EQ(test, hl_nic_mr_key_make(1, 0x12345, 0xabcd),
+			(u32)((1 ^ 0xabcd) << 16 | 0x2345));
 }
 
 /**

@@ -47,7 +47,7 @@
 #include "nic.h"
 #include "nic_mr.h"
 
-/* Bits of the index part of a key (bits 31..8) */
+/* Bits of the index part of a key (bits 31..16) */
 #define HL_NIC_MR_INDEX_MASK	(U32_MAX >> HL_NIC_MR_KEY_SHIFT)
 
 #define HL_NIC_ACCESS_ALL	(HL_NIC_ACCESS_LOCAL_WRITE | \
@@ -56,22 +56,19 @@
 
 /*
  * The key table: every live region of the driver by slot. Its own
- * spinlock (xa_lock) protects the entries, the cursor @hl_nic_mr_next and
- * @hl_nic_mr_wraps. A slot is reserved (NULL) while its region is being
- * set up, so lookups never see a half-made region.
+ * spinlock (xa_lock) protects the entries and the cursor @hl_nic_mr_next.
+ * A slot is reserved (NULL) while its region is being set up, so lookups
+ * never see a half-made region.
  */
 static DEFINE_XARRAY_ALLOC1(hl_nic_mr_table);
 static u32 hl_nic_mr_next = 1;
-static u32 hl_nic_mr_wraps;
 
-/* Drawn once: the salts of lkeys and rkeys, the generations' start */
+/* Drawn once: the salts of lkeys' and rkeys' index parts */
 static u32 hl_nic_mr_salt[2];
-static u32 hl_nic_mr_gen_seed;
 
 static void hl_nic_mr_init_once(void)
 {
 	get_random_once(hl_nic_mr_salt, sizeof(hl_nic_mr_salt));
-	get_random_once(&hl_nic_mr_gen_seed, sizeof(hl_nic_mr_gen_seed));
 }
 
 static u32 hl_nic_mr_salt_of(bool remote)
@@ -80,18 +77,17 @@ static u32 hl_nic_mr_salt_of(bool remote)
 }
 
 /**
- * hl_nic_mr_key_make - a key: the slot mixed with a salt, and a
- * generation byte.
+ * hl_nic_mr_key_make - a key: the slot mixed with a salt, and a tag.
  * @slot: the slot, 1 .. HL_NIC_MR_MAX_SLOT.
- * @gen: the generation; its low byte is used.
+ * @tag: random bits drawn for this key alone; its low 16 bits are used.
  * @salt: the salt of the key's kind.
  *
  * Return: the key.
  */
-u32 hl_nic_mr_key_make(u32 slot, u32 gen, u32 salt)
+u32 hl_nic_mr_key_make(u32 slot, u32 tag, u32 salt)
 {
 	return ((slot ^ salt) & HL_NIC_MR_INDEX_MASK) << HL_NIC_MR_KEY_SHIFT |
-	       (gen & HL_NIC_MR_GEN_MASK);
+	       (tag & HL_NIC_MR_TAG_MASK);
 }
 
 /**
@@ -194,7 +190,7 @@ static int hl_nic_mr_hold(struct hl_ctx *ctx, struct hl_nic_mr *mr)
 }
 
 /* Reserve a slot; its generation in *@gen */
-static int hl_nic_mr_slot_alloc(u32 *slot, u32 *gen)
+static int hl_nic_mr_slot_alloc(u32 *slot)
 {
 	int rc;
 
@@ -204,9 +200,6 @@ static int hl_nic_mr_slot_alloc(u32 *slot, u32 *gen)
 	rc = __xa_alloc_cyclic(&hl_nic_mr_table, slot, NULL,
 			       XA_LIMIT(1, HL_NIC_MR_MAX_SLOT), &hl_nic_mr_next,
 			       GFP_KERNEL_ACCOUNT);
-	if (rc == 1)
-		hl_nic_mr_wraps++;
-	*gen = hl_nic_mr_wraps + hl_nic_mr_gen_seed;
 	xa_unlock(&hl_nic_mr_table);
 	/* Every slot taken: as many regions as the context limit allows */
 	return rc == -EBUSY ? -ENOSPC : min(rc, 0);
@@ -225,7 +218,7 @@ int hl_nic_mr_reg(struct hl_ctx *ctx, const struct hl_nic_reg_mr_in *in,
 {
 	struct hl_nic_ctx *nic = &ctx->nic;
 	struct hl_nic_mr *mr;
-	u32 slot, gen;
+	u32 slot;
 	int rc;
 
 	if (in->pad || !in->size || (in->access & ~HL_NIC_ACCESS_ALL) ||
@@ -255,13 +248,16 @@ int hl_nic_mr_reg(struct hl_ctx *ctx, const struct hl_nic_reg_mr_in *in,
 	rc = hl_nic_mr_hold(ctx, mr);
 	if (rc)
 		goto err_unlock;
-	rc = hl_nic_mr_slot_alloc(&slot, &gen);
+	rc = hl_nic_mr_slot_alloc(&slot);
 	if (rc)
 		goto err_unhold;
 
+	/* Each key's tag drawn on its own: no key tells another */
 	mr->slot = slot;
-	mr->lkey = hl_nic_mr_key_make(slot, gen, hl_nic_mr_salt_of(false));
-	mr->rkey = hl_nic_mr_key_make(slot, gen, hl_nic_mr_salt_of(true));
+	mr->lkey = hl_nic_mr_key_make(slot, get_random_u16(),
+				      hl_nic_mr_salt_of(false));
+	mr->rkey = hl_nic_mr_key_make(slot, get_random_u16(),
+				      hl_nic_mr_salt_of(true));
 	/* The slot is reserved: storing into it allocates nothing */
 	xa_store(&hl_nic_mr_table, slot, mr, GFP_KERNEL_ACCOUNT);
 	list_add_tail(&mr->node, &nic->mrs);

@@ -15,10 +15,17 @@
  *     mappings go, and a write that found it holds the context too.
  *
  * Keys: slot ^ a random salt drawn once per driver load (one for lkeys,
- * one for rkeys) in bits 31..8, a generation byte in bits 7..0. Slots are
- * allocated cyclically from the driver-wide table; the generation byte is
- * the number of times the slot cursor wrapped (from a random start), so a
- * slot's key comes back only after 2^24 registrations.
+ * one for rkeys) in bits 31..16, and in bits 15..0 a tag of random bits
+ * drawn for each key on its own (get_random_u16()), so that no key tells
+ * another: not the other key of its region, not a neighbour's (a review
+ * found rkey(B) = rkey(A) ^ 0x100 when the low bits were a generation
+ * byte shared by every slot of a pass). Slots are allocated cyclically
+ * from the driver-wide table, so a slot comes back only after 65535 other
+ * registrations, and then with a fresh tag: a stale key names the new
+ * region with a chance of 2^-16. A key names a region only with its
+ * context (the lookup compares both), so a guess works only against a
+ * context at the other end of one's own connection, and each wrong guess
+ * costs the connection (ERR).
  */
 #ifndef HL_NIC_MR_H_
 #define HL_NIC_MR_H_
@@ -33,8 +40,8 @@ struct hl_vm_mapping;
 
 /* Slots of the driver-wide key table: 1 .. this */
 #define HL_NIC_MR_MAX_SLOT	0xffff
-#define HL_NIC_MR_KEY_SHIFT	8
-#define HL_NIC_MR_GEN_MASK	0xffu
+#define HL_NIC_MR_KEY_SHIFT	16
+#define HL_NIC_MR_TAG_MASK	0xffffu
 
 /**
  * struct hl_nic_mr - a registered memory region.
@@ -72,7 +79,7 @@ struct hl_nic_mr {
 };
 
 /* Pure logic (KUnit: common/nic_kunit.c) */
-u32 hl_nic_mr_key_make(u32 slot, u32 gen, u32 salt);
+u32 hl_nic_mr_key_make(u32 slot, u32 tag, u32 salt);
 u32 hl_nic_mr_key_slot(u32 key, u32 salt);
 int hl_nic_mr_check(u64 iova, u64 size, u32 access, u32 need, u64 va,
 		    u64 len);
