@@ -1144,6 +1144,229 @@ static void test_unbind_vs_user_fence_in_export(void **state)
 	assert_state_clean("after an unbind with a user fence in an export");
 }
 
+/*
+ * Found by a hostile review of the quarantine (review2); the two that
+ * failed before their fixes say so.
+ */
+
+/* A second export of @dmabuf's allocation, range [@off, @off + @size) */
+static int export_more(int fd, uint64_t va, uint64_t off, uint64_t size,
+		       int timeline)
+{
+	struct sw_sync_create_fence_data fd_data;
+	struct dma_buf_import_sync_file isf;
+	union hl_mem_args m;
+	int dmabuf;
+
+	memset(&m, 0, sizeof(m));
+	m.in.op = HL_MEM_OP_EXPORT_DMABUF_FD;
+	m.in.flags = O_RDWR | O_CLOEXEC;
+	m.in.export_dmabuf_fd.addr = va;
+	m.in.export_dmabuf_fd.offset = off;
+	m.in.export_dmabuf_fd.mem_size = size;
+	assert_int_equal(mem_ioctl(fd, &m), 0);
+	dmabuf = m.out.fd;
+	memset(&fd_data, 0, sizeof(fd_data));
+	fd_data.value = 1;
+	snprintf(fd_data.name, sizeof(fd_data.name), "quarantine-fence");
+	assert_int_equal(ioctl(timeline, SW_SYNC_IOC_CREATE_FENCE, &fd_data), 0);
+	memset(&isf, 0, sizeof(isf));
+	/* READ usage this time (DMA_RESV_USAGE_READ, also waited for) */
+	isf.flags = DMA_BUF_SYNC_READ;
+	isf.fd = fd_data.fence;
+	assert_int_equal(ioctl(dmabuf, DMA_BUF_IOCTL_IMPORT_SYNC_FILE, &isf), 0);
+	close(fd_data.fence);
+	return dmabuf;
+}
+
+/*
+ * Failed before its fix (accounting): two exports of one 2 MiB
+ * allocation (the second a 1 MiB part of it, READ fence), both with a
+ * user fence, a reset, every fd closed. Only 2 MiB stays out of the pool
+ * (dram_used 2 MiB) but debugfs dram_quarantined says 4 MiB, more than
+ * dram_used, which its kernel-doc says it is part of:
+ * hl_dmabuf_quarantine() counts pack->total_size per export, not per
+ * allocation (nor hdb->size).
+ */
+static void test_quarantine_counts_an_allocation_once(void **state)
+{
+	int fd, dmabuf, dmabuf2, timeline;
+	struct hltests_dram_buf d;
+	char old_max[32];
+	struct resetter r;
+	long long used, quar;
+
+	(void)state;
+	timeline = sw_sync_timeline();
+	param_set("job_timeout_max", "2", old_max, sizeof(old_max));
+	fd = open_compute();
+	hltests_dram_map(fd, &d, EXPORT_SIZE, false);
+	dmabuf = export_more(fd, d.va, 0, EXPORT_SIZE, timeline);
+	dmabuf2 = export_more(fd, d.va, 0, EXPORT_SIZE / 2, timeline);
+	reset_start(&r);
+	assert_int_equal(pthread_join(r.t, NULL), 0);
+	param_set("job_timeout_max", old_max, NULL, 0);
+	assert_int_equal(r.rc, 0);
+	close(dmabuf);
+	close(dmabuf2);
+	close(fd);
+	usleep(500000);
+	used = debugfs_value("info", "dram_used");
+	quar = dram_quarantined();
+	print_message("dram_used %lld dram_quarantined %lld\n", used, quar);
+	close(timeline);
+	wait_dram_released("after a double export");
+	assert_int_equal(dram_quarantined(), 0);
+	assert_true(quar <= used);
+}
+
+/*
+ * While an export's memory is
+ * quarantined after a reset, a new owner cannot get it: an ALLOC of all
+ * of the user HBM fails with -ENOMEM and one of all but the quarantined
+ * 2 MiB succeeds; rmmod is refused at once (EWOULDBLOCK/EBUSY, no hang)
+ * while the quarantine holds the module; after the fence signals, all of
+ * it can be allocated again.
+ */
+static void test_quarantined_hbm_not_handed_out(void **state)
+{
+	long long user = debugfs_value("info", "dram_user_size");
+	int fd, fd2, dmabuf, timeline, rc;
+	union hl_mem_args m;
+	char old_max[32];
+	struct resetter r;
+	uint64_t start;
+
+	(void)state;
+	timeline = sw_sync_timeline();
+	param_set("job_timeout_max", "2", old_max, sizeof(old_max));
+	fd = open_compute();
+	dmabuf = export_with_user_fence(fd, timeline);
+	reset_start(&r);
+	assert_int_equal(pthread_join(r.t, NULL), 0);
+	param_set("job_timeout_max", old_max, NULL, 0);
+	assert_int_equal(r.rc, 0);
+	close(dmabuf);
+	close(fd);
+	start = now_ns();
+	while (debugfs_value("info", "dram_scrub_pending") &&
+	       now_ns() - start < 20ull * 1000 * 1000 * 1000)
+		usleep(20000);
+	assert_int_equal(dram_quarantined(), EXPORT_SIZE);
+
+	fd2 = open_compute();
+	memset(&m, 0, sizeof(m));
+	m.in.op = HL_MEM_OP_ALLOC;
+	m.in.alloc.mem_size = user;
+	rc = mem_ioctl(fd2, &m);
+	print_message("ALLOC of all %lld bytes with 2 MiB quarantined: %d\n",
+		      user, rc);
+	assert_int_equal(rc, -ENOMEM);
+	memset(&m, 0, sizeof(m));
+	m.in.op = HL_MEM_OP_ALLOC;
+	m.in.alloc.mem_size = user - EXPORT_SIZE;
+	assert_int_equal(mem_ioctl(fd2, &m), 0);
+	close(fd2);
+
+	rc = syscall(SYS_delete_module, "habanalabs", O_NONBLOCK);
+	print_message("rmmod with memory quarantined: %d (%s)\n", rc,
+		      rc ? strerror(errno) : "unloaded!");
+	assert_int_equal(rc, -1);
+	assert_true(errno == EWOULDBLOCK || errno == EBUSY);
+
+	close(timeline);
+	wait_dram_released("after the quarantine");
+	assert_int_equal(dram_quarantined(), 0);
+	fd2 = open_compute();
+	memset(&m, 0, sizeof(m));
+	m.in.op = HL_MEM_OP_ALLOC;
+	m.in.alloc.mem_size = user;
+	start = now_ns();
+	while ((rc = mem_ioctl(fd2, &m)) == -ENOMEM &&
+	       now_ns() - start < 20ull * 1000 * 1000 * 1000)
+		usleep(50000);
+	assert_int_equal(rc, 0);
+	close(fd2);
+	assert_state_clean("after the quarantine");
+}
+
+
+/*
+ * Failed before its fix: the "no new binding while quarantined" guard
+ * (hl_pci_probe() -> hl_dmabuf_quarantined()) compares struct pci_dev
+ * pointers. Remove the function instead of unbinding it (sysfs remove:
+ * an unbind that also deletes the pci_dev; the quarantine's hdev keeps
+ * the old one allocated) and rescan the bus: the new pci_dev of the same
+ * function is another pointer, so habanalabs binds it and hands out all
+ * of its HBM while the old binding's export memory is still quarantined
+ * (its fence unsignalled). The guard now compares the PCI location. The
+ * test fails when the function is bound again during the quarantine.
+ */
+static void test_remove_rescan_respects_quarantine(void **state)
+{
+	char busid[32], path[200], old_max[32];
+	int fd, dmabuf, timeline, bound, rc = 1;
+	long long user;
+	union hl_mem_args m;
+	uint64_t start;
+	uint32_t one = 1;
+	long refcnt;
+
+	(void)state;
+	timeline = sw_sync_timeline();
+	assert_int_equal(hltests_pci_addr(0, busid, sizeof(busid)), 0);
+	user = debugfs_value("info", "dram_user_size");
+	refcnt = module_refcnt();
+	param_set("job_timeout_max", "2", old_max, sizeof(old_max));
+	fd = open_compute();
+	dmabuf = export_with_user_fence(fd, timeline);
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/remove", busid);
+	assert_int_equal(hltests_write_file(path, "1"), 0);
+	param_set("job_timeout_max", old_max, NULL, 0);
+	close(fd);
+	close(dmabuf);
+	assert_true(module_refcnt() > refcnt);
+
+	assert_int_equal(hltests_write_file("/sys/bus/pci/rescan", "1"), 0);
+	/* As tools/hlvm binds it: driver_override, then drivers_probe */
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/driver_override",
+		 busid);
+	assert_int_equal(hltests_write_file(path, "habanalabs"), 0);
+	hltests_write_file("/sys/bus/pci/drivers_probe", busid);
+	snprintf(path, sizeof(path), "/sys/bus/pci/drivers/habanalabs/%s",
+		 busid);
+	bound = access(path, F_OK) == 0;
+	print_message("after remove + rescan, quarantine live (refcnt %ld > %ld): %s is %s\n",
+		      module_refcnt(), refcnt, busid,
+		      bound ? "BOUND again" : "not bound");
+	if (bound) {
+		/* The next owner: all of the HBM, the quarantined part too */
+		fd = open_compute();
+		memset(&m, 0, sizeof(m));
+		m.in.op = HL_MEM_OP_ALLOC;
+		m.in.alloc.mem_size = user;
+		start = now_ns();
+		while ((rc = mem_ioctl(fd, &m)) == -ENOMEM &&
+		       now_ns() - start < 20ull * 1000 * 1000 * 1000)
+			usleep(50000);
+		print_message("new owner's ALLOC of all %lld bytes during the quarantine: %d\n",
+			      user, rc);
+		close(fd);
+	}
+
+	assert_int_equal(ioctl(timeline, SW_SYNC_IOC_INC, &one), 0);
+	start = now_ns();
+	while (module_refcnt() > refcnt &&
+	       now_ns() - start < 10ull * 1000 * 1000 * 1000)
+		usleep(20000);
+	close(timeline);
+	if (!bound)
+		assert_int_equal(hltests_write_file("/sys/bus/pci/drivers_probe",
+						    busid), 0);
+	assert_false(bound && rc == 0);
+	assert_false(bound);
+}
+
 struct exporter {
 	int fd;
 	uint64_t va;
@@ -1305,6 +1528,9 @@ static const struct CMUnitTest owners_tests[] = {
 	cmocka_unit_test(test_user_fence_quarantines_export_memory),
 	cmocka_unit_test(test_close_with_user_fence_in_export),
 	cmocka_unit_test(test_unbind_vs_user_fence_in_export),
+	cmocka_unit_test(test_quarantine_counts_an_allocation_once),
+	cmocka_unit_test(test_quarantined_hbm_not_handed_out),
+	cmocka_unit_test(test_remove_rescan_respects_quarantine),
 };
 
 int main(void)

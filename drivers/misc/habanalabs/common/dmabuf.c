@@ -158,8 +158,12 @@ struct hl_dmabuf {
  *	not signal within the revocation's bound: kept until they do.
  * @node: in hl_dmabuf_quarantines (hl_dmabuf_quarantine_lock).
  * @hdev: the device; held, and so is the module (the fence callback).
- * @pack: the exported allocation; held.
- * @size: its bytes, counted in hdev->dram_quarantined.
+ * @pack: the exported allocation; held. Counted in hdev->dram_quarantined
+ *	while any quarantine holds it (@pack->quarantines).
+ * @size: its bytes.
+ * @pci_domain: the PCI domain of the device's function.
+ * @pci_id: its bus and devfn (pci_dev_id()): a function removed and found
+ *	again by a rescan gets a new struct pci_dev, the same location.
  * @fences: the reservation object's fences when the bound passed; held.
  * @nfences: their number.
  * @next: the first of @fences not seen signalled; only the work (or its
@@ -172,6 +176,8 @@ struct hl_dmabuf_quarantine {
 	struct hl_device *hdev;
 	struct hl_vm_phys_pg_pack *pack;
 	u64 size;
+	int pci_domain;
+	u16 pci_id;
 	struct dma_fence **fences;
 	unsigned int nfences;
 	unsigned int next;
@@ -716,9 +722,11 @@ bool hl_dmabuf_quarantined(struct pci_dev *pdev)
 	struct hl_dmabuf_quarantine *q;
 	bool found = false;
 
+	/* By location: a remove and rescan makes a new struct pci_dev */
 	mutex_lock(&hl_dmabuf_quarantine_lock);
 	list_for_each_entry(q, &hl_dmabuf_quarantines, node)
-		found |= q->hdev->pdev == pdev;
+		found |= q->pci_domain == pci_domain_nr(pdev->bus) &&
+			 q->pci_id == pci_dev_id(pdev);
 	mutex_unlock(&hl_dmabuf_quarantine_lock);
 	return found;
 }
@@ -765,8 +773,9 @@ static void hl_dmabuf_quarantine_work(struct work_struct *work)
 		q->size);
 	mutex_lock(&hl_dmabuf_quarantine_lock);
 	list_del(&q->node);
+	if (!--q->pack->quarantines)
+		atomic64_sub(q->size, &hdev->dram_quarantined);
 	mutex_unlock(&hl_dmabuf_quarantine_lock);
-	atomic64_sub(q->size, &hdev->dram_quarantined);
 	hl_pg_pack_put(q->pack);
 	hl_dmabuf_quarantine_free(q);
 	hl_device_put(hdev);
@@ -822,10 +831,13 @@ static bool hl_dmabuf_quarantine(struct hl_dmabuf *hdb, unsigned int waited)
 	q->hdev = hdev;
 	/* Live: a reset or removal of one of its devices is running */
 	__module_get(THIS_MODULE);
-	atomic64_add(q->size, &hdev->dram_quarantined);
+	q->pci_domain = pci_domain_nr(hdev->pdev->bus);
+	q->pci_id = pci_dev_id(hdev->pdev);
 	INIT_WORK(&q->work, hl_dmabuf_quarantine_work);
 	mutex_lock(&hl_dmabuf_quarantine_lock);
 	list_add_tail(&q->node, &hl_dmabuf_quarantines);
+	if (!q->pack->quarantines++)
+		atomic64_add(q->size, &hdev->dram_quarantined);
 	mutex_unlock(&hl_dmabuf_quarantine_lock);
 	queue_work(hl_wq, &q->work);
 	return true;

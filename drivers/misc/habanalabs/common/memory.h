@@ -33,6 +33,9 @@ struct hl_ioctl_call;
  * @importer_maps: per page, the importers' mappings of it through any
  *	export, at most HL_DMABUF_MAX_PAGE_MAPS (under the reservation lock
  *	that every export of the allocation shares: its context's resv).
+ * @quarantines: the quarantines of exports of it (dmabuf.c), under
+ *	hl_dmabuf_quarantine_lock: the allocation counts once in
+ *	hdev->dram_quarantined however many of its exports are quarantined.
  */
 struct hl_vm_phys_pg_pack {
 	struct kref refcount;
@@ -46,6 +49,7 @@ struct hl_vm_phys_pg_pack {
 	u32 mapped;
 	u32 exported;
 	u8 *importer_maps;
+	u32 quarantines;
 };
 
 /**
