@@ -104,7 +104,7 @@ extern "C" {
 
 /* Library version; the SONAME major is HLCOLL_VERSION_MAJOR */
 #define HLCOLL_VERSION_MAJOR		2
-#define HLCOLL_VERSION_MINOR		0
+#define HLCOLL_VERSION_MINOR		1
 #define HLCOLL_VERSION_PATCH		0
 
 /* Largest number of ranks of a communicator */

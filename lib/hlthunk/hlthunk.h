@@ -91,7 +91,7 @@ extern "C" {
 
 /* Library version; the SONAME major is HLTHUNK_VERSION_MAJOR */
 #define HLTHUNK_VERSION_MAJOR		2
-#define HLTHUNK_VERSION_MINOR		1
+#define HLTHUNK_VERSION_MINOR		2
 #define HLTHUNK_VERSION_PATCH		0
 
 /*

@@ -774,7 +774,11 @@ static int hl_emu_nic_read_local(struct hl_emu_queue *q, u32 asid, u64 va,
  * 4. The copy, in steps of at most HL_EMU_NIC_STEP bytes through q->buf:
  * this device's engine_access_rwsem is held while reading a step, the
  * peer's while writing it, never both. Bytes read before a local fault are
- * still delivered, as the packets before it would be.
+ * still delivered, as the packets before it would be. Not on the engines'
+ * walker (hl_emu_exec_xfer()): that one pairs the source's and the
+ * destination's runs under one device's rwsem, and here they are two
+ * devices' whose rwsems are never held together (habanalabs.h's lock
+ * order), hence the bounce through q->buf.
  */
 static u32 hl_emu_nic_send_copy(struct hl_emu_nic_xfer *x)
 {
