@@ -377,8 +377,8 @@ hlcoll_public size_t hlcoll_dtype_size(enum hlcoll_dtype dtype);
  * call; -EMSGSIZE a message larger than its receive (counts differ between
  * ranks); -ENETDOWN a NIC link went down; -EIO a command submission failed
  * (a job timed out: a peer stopped, or a NIC or MMU error); another errno
- * of the driver; -ECONNABORTED the communicator failed before (an earlier
- * error, a rank that aborted it).
+ * of the driver; -ECONNABORTED the communicator failed before (a call on
+ * it failed, or hlcoll_comm_get_async_error() saw a rank abort or leave).
  */
 hlcoll_public int hlcoll_allreduce(struct hlcoll_comm *comm,
 				   uint64_t sendbuf, uint64_t recvbuf,
@@ -399,12 +399,13 @@ hlcoll_public int hlcoll_allreduce(struct hlcoll_comm *comm,
  * @dtype: the element type.
  *
  * Return: 0, or -errno: -EINVAL bad arguments (NULL @comm, unknown type, a
- * misaligned or 0 buffer, count overflow, overlapping out-of-place
- * buffers); -EFAULT a buffer not mapped on the device (with more than one
- * rank the communicator then fails on every rank); -ETIMEDOUT,
- * -ECONNRESET, -EMSGSIZE, -ENETDOWN, -EIO or another errno of the driver
- * when a transfer fails (the communicator is then in error); -ECONNABORTED
- * the communicator failed before. Each as hlcoll_allreduce().
+ * misaligned buffer or a buffer 0 with a non-zero count, count overflow,
+ * overlapping out-of-place buffers); -EFAULT a buffer not mapped on the
+ * device (with more than one rank the communicator then fails on every
+ * rank); -ETIMEDOUT, -ECONNRESET, -EMSGSIZE, -ENETDOWN, -EIO or another
+ * errno of the driver when a transfer fails (the communicator is then in
+ * error); -ECONNABORTED the communicator failed before. Each as
+ * hlcoll_allreduce().
  */
 hlcoll_public int hlcoll_allgather(struct hlcoll_comm *comm,
 				   uint64_t sendbuf, uint64_t recvbuf,
@@ -432,14 +433,15 @@ hlcoll_public int hlcoll_allgather(struct hlcoll_comm *comm,
  * allocated for the duration of the call.
  *
  * Return: 0, or -errno: -EINVAL bad arguments (NULL @comm, unknown type or
- * operation, a misaligned or 0 buffer, count overflow, overlapping
- * out-of-place buffers); -EFAULT a buffer not mapped on the device (with
- * more than one rank the communicator then fails on every rank);
- * -ENOMEM or the driver's errno when the out-of-place work buffer cannot be
- * allocated; -EOPNOTSUPP, -ETIMEDOUT, -ECONNRESET, -EMSGSIZE, -ENETDOWN,
- * -EIO or another errno of the driver when a transfer fails (the
- * communicator is then in error); -ECONNABORTED the communicator failed
- * before. Each as hlcoll_allreduce().
+ * operation, a misaligned buffer or a buffer 0 with a non-zero count,
+ * count overflow, overlapping out-of-place buffers); -EOPNOTSUPP a (type,
+ * operation) the device cannot reduce (none today); -EFAULT a buffer not
+ * mapped on the device (with more than one rank the communicator then
+ * fails on every rank); -ENOMEM or the driver's errno when the
+ * out-of-place work buffer cannot be allocated; -ETIMEDOUT, -ECONNRESET,
+ * -EMSGSIZE, -ENETDOWN, -EIO or another errno of the driver when a
+ * transfer fails (the communicator is then in error); -ECONNABORTED the
+ * communicator failed before. Each as hlcoll_allreduce().
  */
 hlcoll_public int hlcoll_reduce_scatter(struct hlcoll_comm *comm,
 					uint64_t sendbuf, uint64_t recvbuf,
@@ -461,13 +463,13 @@ hlcoll_public int hlcoll_reduce_scatter(struct hlcoll_comm *comm,
  * @root: the rank that sends, 0 .. nranks - 1.
  *
  * Return: 0, or -errno: -EINVAL bad arguments (NULL @comm, unknown type,
- * @root out of range, a misaligned or 0 buffer, count overflow, overlapping
- * out-of-place buffers on @root); -EFAULT a buffer not mapped on the
- * device (with more than one rank the communicator then fails on every
- * rank); -ETIMEDOUT, -ECONNRESET, -EMSGSIZE, -ENETDOWN, -EIO or another
- * errno of the driver when a transfer fails (the communicator is then in
- * error); -ECONNABORTED the communicator failed before. Each as
- * hlcoll_allreduce().
+ * @root out of range, a misaligned buffer or a buffer 0 with a non-zero
+ * count, count overflow, overlapping out-of-place buffers on @root);
+ * -EFAULT a buffer not mapped on the device (with more than one rank the
+ * communicator then fails on every rank); -ETIMEDOUT, -ECONNRESET,
+ * -EMSGSIZE, -ENETDOWN, -EIO or another errno of the driver when a
+ * transfer fails (the communicator is then in error); -ECONNABORTED the
+ * communicator failed before. Each as hlcoll_allreduce().
  */
 hlcoll_public int hlcoll_broadcast(struct hlcoll_comm *comm,
 				   uint64_t sendbuf, uint64_t recvbuf,
@@ -490,13 +492,14 @@ hlcoll_public int hlcoll_broadcast(struct hlcoll_comm *comm,
  * @root: the rank that receives the result, 0 .. nranks - 1.
  *
  * Return: 0, or -errno: -EINVAL bad arguments (NULL @comm, unknown type or
- * operation, @root out of range, a misaligned or 0 buffer, count overflow,
- * overlapping out-of-place buffers on @root); -EFAULT a buffer not mapped
- * on the device (with more than one rank the communicator then fails on
- * every rank); -EOPNOTSUPP, -ETIMEDOUT, -ECONNRESET, -EMSGSIZE, -ENETDOWN,
- * -EIO or another errno of the driver when a transfer fails (the
- * communicator is then in error); -ECONNABORTED the communicator failed
- * before. Each as hlcoll_allreduce().
+ * operation, @root out of range, a misaligned buffer or a buffer 0 with a
+ * non-zero count, count overflow, overlapping out-of-place buffers on
+ * @root); -EOPNOTSUPP a (type, operation) the device cannot reduce (none
+ * today); -EFAULT a buffer not mapped on the device (with more than one
+ * rank the communicator then fails on every rank); -ETIMEDOUT,
+ * -ECONNRESET, -EMSGSIZE, -ENETDOWN, -EIO or another errno of the driver
+ * when a transfer fails (the communicator is then in error); -ECONNABORTED
+ * the communicator failed before. Each as hlcoll_allreduce().
  */
 hlcoll_public int hlcoll_reduce(struct hlcoll_comm *comm, uint64_t sendbuf,
 				uint64_t recvbuf, uint64_t count,
@@ -517,12 +520,13 @@ hlcoll_public int hlcoll_reduce(struct hlcoll_comm *comm, uint64_t sendbuf,
  * @dtype: the element type.
  *
  * Return: 0, or -errno: -EINVAL bad arguments (NULL @comm, unknown type, a
- * misaligned or 0 buffer, count overflow, overlapping buffers); -EFAULT a
- * buffer not mapped on the device (with more than one rank the
- * communicator then fails on every rank); -ETIMEDOUT, -ECONNRESET,
- * -EMSGSIZE, -ENETDOWN, -EIO or another errno of the driver when a
- * transfer fails (the communicator is then in error); -ECONNABORTED the
- * communicator failed before. Each as hlcoll_allreduce().
+ * misaligned buffer or a buffer 0 with a non-zero count, count overflow,
+ * overlapping buffers); -EFAULT a buffer not mapped on the device (with
+ * more than one rank the communicator then fails on every rank);
+ * -ETIMEDOUT, -ECONNRESET, -EMSGSIZE, -ENETDOWN, -EIO or another errno of
+ * the driver when a transfer fails (the communicator is then in error);
+ * -ECONNABORTED the communicator failed before. Each as
+ * hlcoll_allreduce().
  */
 hlcoll_public int hlcoll_alltoall(struct hlcoll_comm *comm, uint64_t sendbuf,
 				  uint64_t recvbuf, uint64_t count,
@@ -550,13 +554,14 @@ hlcoll_public int hlcoll_alltoall(struct hlcoll_comm *comm, uint64_t sendbuf,
  * Return: 0 (inside a group: queued; the transfer's result comes from
  * hlcoll_group_end()), or -errno: -EINVAL bad arguments (NULL @comm,
  * unknown type, @peer out of range or, outside a group, this rank, a
- * misaligned or 0 buffer, count overflow); -EFAULT the buffer is not
- * mapped on the device (with more than one rank the communicator then
- * fails on every rank); -ENOSPC more than 4 * HLCOLL_MAX_RANKS calls on
- * @comm in one group; outside a group -ETIMEDOUT, -ECONNRESET, -EMSGSIZE,
- * -ENETDOWN, -EIO or another errno of the driver when the transfer fails
- * (the communicator is then in error); -ECONNABORTED the communicator
- * failed before. Each as hlcoll_allreduce().
+ * misaligned buffer or a buffer 0 with a non-zero count, count overflow);
+ * -EFAULT the buffer is not mapped on the device (with more than one rank
+ * the communicator then fails on every rank); -ENOSPC more than 4 *
+ * HLCOLL_MAX_RANKS calls on @comm in one group; outside a group
+ * -ETIMEDOUT, -ECONNRESET, -EMSGSIZE, -ENETDOWN, -EIO or another errno of
+ * the driver when the transfer fails (the communicator is then in error);
+ * -ECONNABORTED the communicator failed before. Each as
+ * hlcoll_allreduce().
  */
 hlcoll_public int hlcoll_send(struct hlcoll_comm *comm, uint64_t sendbuf,
 			      uint64_t count, enum hlcoll_dtype dtype,
