@@ -192,6 +192,7 @@ struct hlcoll_config {
 	uint32_t boot_timeout_ms;
 };
 
+/* Initializer of a struct hlcoll_config: its size, every tunable default */
 #define HLCOLL_CONFIG_INIT { .size = sizeof(struct hlcoll_config) }
 
 struct hlcoll_comm;
@@ -324,7 +325,8 @@ hlcoll_public int hlcoll_reduce_supported(enum hlcoll_dtype dtype,
 hlcoll_public size_t hlcoll_dtype_size(enum hlcoll_dtype dtype);
 
 /*
- * The collectives. Common rules:
+ * The collectives. Common rules (each function's kernel-doc below says them
+ * again for the API reference):
  * - Collective: every rank of @comm calls it with the same counts, type,
  *   operation and root.
  * - Buffers are device VAs of the communicator's fd, aligned to the element
@@ -334,33 +336,112 @@ hlcoll_public size_t hlcoll_dtype_size(enum hlcoll_dtype dtype);
  *   NCCL, given for each.
  * Return: 0, or -errno: -EINVAL bad arguments (NULL @comm, unknown type or
  * operation, misaligned buffer, count overflow, root or peer out of range);
- * -EOPNOTSUPP a (type, operation) the device cannot reduce (none today);
- * -EIO a command submission failed (a job timed out: a peer stopped, or a
- * NIC or MMU error); another errno of the driver; -ECONNABORTED the communicator
- * failed before.
+ * -EFAULT a buffer not mapped on the device (with more than one rank the
+ * communicator then fails on every rank); -EOPNOTSUPP a (type, operation)
+ * the device cannot reduce (none today); -ETIMEDOUT, -ECONNRESET,
+ * -EMSGSIZE, -ENETDOWN a transfer failed; -EIO a command submission failed
+ * (a job timed out: a peer stopped, or a NIC or MMU error); another errno
+ * of the driver; -ECONNABORTED the communicator failed before.
  */
 
-/* @recvbuf = the op of every rank's @sendbuf; in place: @sendbuf == @recvbuf */
+/**
+ * hlcoll_allreduce() - @recvbuf = the operation of every rank's @sendbuf.
+ * @comm: the communicator; every rank of it calls with the same @count,
+ *	@dtype and @op.
+ * @sendbuf: device VA (of the communicator's fd) of @count elements,
+ *	aligned to the element size; 0 only when @count is 0.
+ * @recvbuf: device VA of @count elements, likewise. In place:
+ *	@sendbuf == @recvbuf; out of place, the two must not overlap.
+ * @count: elements per rank; 0 does nothing but still checks the
+ *	arguments.
+ * @dtype: the element type.
+ * @op: the reduction; the order of operations is the header comment's
+ *	(every rank ends with the same bits).
+ *
+ * Arguments are checked before anything moves, and the device reads the
+ * first and the last element of each buffer (one local job) to check that
+ * they are mapped. After a failure past those checks the communicator is in
+ * error (hlcoll_comm_get_async_error()): destroy or abort it.
+ *
+ * Return: 0, or -errno: -EINVAL bad arguments (NULL @comm, unknown type or
+ * operation, a misaligned buffer or a buffer 0 with a non-zero count, count
+ * overflow, overlapping out-of-place buffers; the communicator stays
+ * usable); -EFAULT a buffer not mapped on the device (with one rank the
+ * communicator stays usable; with more than one rank the communicator then
+ * fails on every rank: the error is sticky here, the peers are told through
+ * the bootstrap and their call fails within the timeout; a buffer with an
+ * unmapped hole inside fails later, mid-collective, with -EFAULT and a
+ * sticky error); -EOPNOTSUPP a (type, operation) the device cannot reduce
+ * (none today); -ETIMEDOUT a peer did not answer within timeout_s (it
+ * stopped or is missing); -ECONNRESET a rank left or aborted during the
+ * call; -EMSGSIZE a message larger than its receive (counts differ between
+ * ranks); -ENETDOWN a NIC link went down; -EIO a command submission failed
+ * (a job timed out: a peer stopped, or a NIC or MMU error); another errno
+ * of the driver; -ECONNABORTED the communicator failed before (a call on
+ * it failed, or hlcoll_comm_get_async_error() saw a rank abort or leave).
+ */
 hlcoll_public int hlcoll_allreduce(struct hlcoll_comm *comm,
 				   uint64_t sendbuf, uint64_t recvbuf,
 				   uint64_t count, enum hlcoll_dtype dtype,
 				   enum hlcoll_redop op);
 
-/*
- * @recvbuf (nranks * @sendcount elements) = every rank's @sendbuf, rank k's
- * at element k * @sendcount; in place: @sendbuf == @recvbuf + rank *
- * @sendcount elements
+/**
+ * hlcoll_allgather() - every rank's @sendbuf into every rank's @recvbuf.
+ * @comm: the communicator; every rank of it calls with the same
+ *	@sendcount and @dtype.
+ * @sendbuf: device VA of @sendcount elements, aligned to the element
+ *	size; 0 only when @sendcount is 0.
+ * @recvbuf: device VA of nranks * @sendcount elements: rank k's @sendbuf
+ *	lands at element k * @sendcount. In place: @sendbuf == @recvbuf +
+ *	rank * @sendcount elements; out of place, the two must not overlap.
+ * @sendcount: elements per rank; 0 does nothing but still checks the
+ *	arguments.
+ * @dtype: the element type.
+ *
+ * Return: 0, or -errno: -EINVAL bad arguments (NULL @comm, unknown type, a
+ * misaligned buffer or a buffer 0 with a non-zero count, count overflow,
+ * overlapping out-of-place buffers); -EFAULT a buffer not mapped on the
+ * device (with more than one rank the communicator then fails on every
+ * rank); -ETIMEDOUT, -ECONNRESET, -EMSGSIZE, -ENETDOWN, -EIO or another
+ * errno of the driver when a transfer fails (the communicator is then in
+ * error); -ECONNABORTED the communicator failed before. Each as
+ * hlcoll_allreduce().
  */
 hlcoll_public int hlcoll_allgather(struct hlcoll_comm *comm,
 				   uint64_t sendbuf, uint64_t recvbuf,
 				   uint64_t sendcount,
 				   enum hlcoll_dtype dtype);
 
-/*
- * @recvbuf (@recvcount elements) of rank k = the op of block k (elements
- * k * @recvcount ..) of every rank's @sendbuf (nranks * @recvcount
- * elements); in place: @recvbuf == @sendbuf + rank * @recvcount elements
- * (the other blocks of @sendbuf then hold partial results afterwards)
+/**
+ * hlcoll_reduce_scatter() - block k of the operation of every rank's
+ * @sendbuf into rank k's @recvbuf.
+ * @comm: the communicator; every rank of it calls with the same
+ *	@recvcount, @dtype and @op.
+ * @sendbuf: device VA of nranks * @recvcount elements, aligned to the
+ *	element size; block k is elements k * @recvcount ..
+ * @recvbuf: device VA of @recvcount elements: rank k's receives the op of
+ *	block k of every rank's @sendbuf. In place: @recvbuf == @sendbuf +
+ *	rank * @recvcount elements (the other blocks of @sendbuf then hold
+ *	partial results afterwards); out of place, the two must not overlap.
+ * @recvcount: elements each rank receives; 0 does nothing but still checks
+ *	the arguments.
+ * @dtype: the element type.
+ * @op: the reduction; block k is reduced starting at rank (k + 1) % nranks
+ *	(the header comment's order of operations).
+ *
+ * Out of place, a device buffer of nranks * @recvcount elements is
+ * allocated for the duration of the call.
+ *
+ * Return: 0, or -errno: -EINVAL bad arguments (NULL @comm, unknown type or
+ * operation, a misaligned buffer or a buffer 0 with a non-zero count,
+ * count overflow, overlapping out-of-place buffers); -EOPNOTSUPP a (type,
+ * operation) the device cannot reduce (none today); -EFAULT a buffer not
+ * mapped on the device (with more than one rank the communicator then
+ * fails on every rank); -ENOMEM or the driver's errno when the
+ * out-of-place work buffer cannot be allocated; -ETIMEDOUT, -ECONNRESET,
+ * -EMSGSIZE, -ENETDOWN, -EIO or another errno of the driver when a
+ * transfer fails (the communicator is then in error); -ECONNABORTED the
+ * communicator failed before. Each as hlcoll_allreduce().
  */
 hlcoll_public int hlcoll_reduce_scatter(struct hlcoll_comm *comm,
 					uint64_t sendbuf, uint64_t recvbuf,
@@ -368,55 +449,174 @@ hlcoll_public int hlcoll_reduce_scatter(struct hlcoll_comm *comm,
 					enum hlcoll_dtype dtype,
 					enum hlcoll_redop op);
 
-/*
- * @recvbuf of every rank = @sendbuf of @root (@sendbuf is read on @root
- * only); in place: @sendbuf == @recvbuf
+/**
+ * hlcoll_broadcast() - @recvbuf of every rank = @sendbuf of @root.
+ * @comm: the communicator; every rank of it calls with the same @count,
+ *	@dtype and @root.
+ * @sendbuf: device VA of @count elements, read (and checked) on @root
+ *	only.
+ * @recvbuf: device VA of @count elements, aligned to the element size.
+ *	In place: @sendbuf == @recvbuf; out of place (on @root), the two must
+ *	not overlap.
+ * @count: elements; 0 does nothing but still checks the arguments.
+ * @dtype: the element type.
+ * @root: the rank that sends, 0 .. nranks - 1.
+ *
+ * Return: 0, or -errno: -EINVAL bad arguments (NULL @comm, unknown type,
+ * @root out of range, a misaligned buffer or a buffer 0 with a non-zero
+ * count, count overflow, overlapping out-of-place buffers on @root);
+ * -EFAULT a buffer not mapped on the device (with more than one rank the
+ * communicator then fails on every rank); -ETIMEDOUT, -ECONNRESET,
+ * -EMSGSIZE, -ENETDOWN, -EIO or another errno of the driver when a
+ * transfer fails (the communicator is then in error); -ECONNABORTED the
+ * communicator failed before. Each as hlcoll_allreduce().
  */
 hlcoll_public int hlcoll_broadcast(struct hlcoll_comm *comm,
 				   uint64_t sendbuf, uint64_t recvbuf,
 				   uint64_t count, enum hlcoll_dtype dtype,
 				   int root);
 
-/*
- * @recvbuf of @root = the op of every rank's @sendbuf (@recvbuf is used on
- * @root only); in place: @sendbuf == @recvbuf
+/**
+ * hlcoll_reduce() - @recvbuf of @root = the operation of every rank's
+ * @sendbuf.
+ * @comm: the communicator; every rank of it calls with the same @count,
+ *	@dtype, @op and @root.
+ * @sendbuf: device VA of @count elements, aligned to the element size.
+ * @recvbuf: device VA of @count elements, used (and checked) on @root
+ *	only. In place: @sendbuf == @recvbuf; out of place (on @root), the
+ *	two must not overlap.
+ * @count: elements; 0 does nothing but still checks the arguments.
+ * @dtype: the element type.
+ * @op: the reduction; reduced starting at @root (the header comment's
+ *	order of operations).
+ * @root: the rank that receives the result, 0 .. nranks - 1.
+ *
+ * Return: 0, or -errno: -EINVAL bad arguments (NULL @comm, unknown type or
+ * operation, @root out of range, a misaligned buffer or a buffer 0 with a
+ * non-zero count, count overflow, overlapping out-of-place buffers on
+ * @root); -EOPNOTSUPP a (type, operation) the device cannot reduce (none
+ * today); -EFAULT a buffer not mapped on the device (with more than one
+ * rank the communicator then fails on every rank); -ETIMEDOUT,
+ * -ECONNRESET, -EMSGSIZE, -ENETDOWN, -EIO or another errno of the driver
+ * when a transfer fails (the communicator is then in error); -ECONNABORTED
+ * the communicator failed before. Each as hlcoll_allreduce().
  */
 hlcoll_public int hlcoll_reduce(struct hlcoll_comm *comm, uint64_t sendbuf,
 				uint64_t recvbuf, uint64_t count,
 				enum hlcoll_dtype dtype, enum hlcoll_redop op,
 				int root);
 
-/*
- * Block j (@count elements at j * @count) of @sendbuf goes to rank j, and
- * lands in block rank of its @recvbuf; out of place only
+/**
+ * hlcoll_alltoall() - block j of every rank's @sendbuf to rank j.
+ * @comm: the communicator; every rank of it calls with the same @count and
+ *	@dtype.
+ * @sendbuf: device VA of nranks * @count elements, aligned to the element
+ *	size: block j (@count elements at j * @count) goes to rank j, and
+ *	lands in block rank of its @recvbuf.
+ * @recvbuf: device VA of nranks * @count elements; out of place only: it
+ *	must not overlap @sendbuf.
+ * @count: elements per block; 0 does nothing but still checks the
+ *	arguments.
+ * @dtype: the element type.
+ *
+ * Return: 0, or -errno: -EINVAL bad arguments (NULL @comm, unknown type, a
+ * misaligned buffer or a buffer 0 with a non-zero count, count overflow,
+ * overlapping buffers); -EFAULT a buffer not mapped on the device (with
+ * more than one rank the communicator then fails on every rank);
+ * -ETIMEDOUT, -ECONNRESET, -EMSGSIZE, -ENETDOWN, -EIO or another errno of
+ * the driver when a transfer fails (the communicator is then in error);
+ * -ECONNABORTED the communicator failed before. Each as
+ * hlcoll_allreduce().
  */
 hlcoll_public int hlcoll_alltoall(struct hlcoll_comm *comm, uint64_t sendbuf,
 				  uint64_t recvbuf, uint64_t count,
 				  enum hlcoll_dtype dtype);
 
-/*
- * Point to point: send @count elements to @peer / receive them from @peer
- * (the two ranks give the same count and type). Outside a group, each call
- * runs at once and blocks until the peer has posted the matching call;
- * between hlcoll_group_start() and hlcoll_group_end(), the calls are queued
- * and hlcoll_group_end() runs them together, so that a rank can send to and
- * receive from any peers without a deadlock. Several sends to one peer are
- * received in the order they were posted.
+/**
+ * hlcoll_send() - point to point: send @count elements to @peer.
+ * @comm: the communicator.
+ * @sendbuf: device VA of @count elements, aligned to the element size; 0
+ *	only when @count is 0.
+ * @count: elements; @peer's hlcoll_recv() gives the same count and type.
+ * @dtype: the element type.
+ * @peer: the receiving rank, 0 .. nranks - 1; this rank itself only
+ *	inside a group (paired there with a hlcoll_recv() from itself of the
+ *	same size, done as a local copy).
+ *
+ * Outside a group, the call runs at once and blocks until the peer has
+ * posted the matching call; between hlcoll_group_start() and
+ * hlcoll_group_end(), the calls are queued and hlcoll_group_end() runs
+ * them together, so that a rank can send to and receive from any peers
+ * without a deadlock. Several sends to one peer are received in the order
+ * they were posted. The arguments (and the buffer's mapping) are checked
+ * when the call is made, also inside a group.
+ *
+ * Return: 0 (inside a group: queued; the transfer's result comes from
+ * hlcoll_group_end()), or -errno: -EINVAL bad arguments (NULL @comm,
+ * unknown type, @peer out of range or, outside a group, this rank, a
+ * misaligned buffer or a buffer 0 with a non-zero count, count overflow);
+ * -EFAULT the buffer is not mapped on the device (with more than one rank
+ * the communicator then fails on every rank); -ENOSPC more than 4 *
+ * HLCOLL_MAX_RANKS calls on @comm in one group; outside a group
+ * -ETIMEDOUT, -ECONNRESET, -EMSGSIZE, -ENETDOWN, -EIO or another errno of
+ * the driver when the transfer fails (the communicator is then in error);
+ * -ECONNABORTED the communicator failed before. Each as
+ * hlcoll_allreduce().
  */
 hlcoll_public int hlcoll_send(struct hlcoll_comm *comm, uint64_t sendbuf,
 			      uint64_t count, enum hlcoll_dtype dtype,
 			      int peer);
+
+/**
+ * hlcoll_recv() - point to point: receive @count elements from @peer.
+ * @comm: the communicator.
+ * @recvbuf: device VA of @count elements, aligned to the element size; 0
+ *	only when @count is 0.
+ * @count: elements; @peer's hlcoll_send() gives the same count and type.
+ * @dtype: the element type.
+ * @peer: the sending rank, 0 .. nranks - 1; this rank itself only inside
+ *	a group (see hlcoll_send()).
+ *
+ * As hlcoll_send(): outside a group, runs at once and blocks until the
+ * peer has posted the matching call; inside one, queued and run by
+ * hlcoll_group_end(). Several sends from one peer are received in the
+ * order they were posted.
+ *
+ * Return: 0 (inside a group: queued), or -errno as hlcoll_send().
+ */
 hlcoll_public int hlcoll_recv(struct hlcoll_comm *comm, uint64_t recvbuf,
 			      uint64_t count, enum hlcoll_dtype dtype,
 			      int peer);
 
-/*
- * Start / end a group of point-to-point calls (nestable; the outermost end
- * runs them). hlcoll_group_end() returns the first error of the group; the
- * group is then empty either way. At most 4 * HLCOLL_MAX_RANKS calls per
- * communicator in one group (-ENOSPC).
+/**
+ * hlcoll_group_start() - start a group of point-to-point calls.
+ *
+ * Until the matching hlcoll_group_end(), this thread's hlcoll_send() and
+ * hlcoll_recv() calls are queued. Nestable: the outermost end runs them.
+ * Per thread. At most 4 * HLCOLL_MAX_RANKS calls per communicator in one
+ * group (-ENOSPC).
+ *
+ * Return: 0.
  */
 hlcoll_public int hlcoll_group_start(void);
+
+/**
+ * hlcoll_group_end() - end a group of point-to-point calls; the outermost
+ * end runs them.
+ *
+ * The queued calls of each communicator run together, sends in the order
+ * r+1, r+2, ... and receives in the order r-1, r-2, ..., so that no cycle
+ * of waits can form; a send to this rank itself is a local copy into the
+ * matching receive from itself. The group is then empty either way.
+ *
+ * Return: 0 (also for an inner end, which runs nothing), or the first
+ * error of the group: -EINVAL no hlcoll_group_start() to end, or sends to
+ * this rank itself not matched by receives from it of the same sizes;
+ * -ENOSPC a communicator had more than 4 * HLCOLL_MAX_RANKS calls;
+ * -ETIMEDOUT, -ECONNRESET, -EMSGSIZE, -ENETDOWN, -EFAULT, -EIO or another
+ * errno of the driver when a transfer fails (that communicator is then in
+ * error), as hlcoll_allreduce().
+ */
 hlcoll_public int hlcoll_group_end(void);
 
 /**
@@ -444,11 +644,37 @@ hlcoll_public int hlcoll_memcpy(struct hlcoll_comm *comm, uint64_t dst,
 hlcoll_public uint64_t hlcoll_segment(uint64_t count, int nranks, int k,
 				      uint64_t *first);
 
-/* Accessors: -EINVAL (or NULL) for a NULL @comm */
+/**
+ * hlcoll_comm_rank() - this rank's number in the communicator.
+ * @comm: the communicator.
+ *
+ * Return: 0 .. nranks - 1, or -EINVAL for a NULL @comm.
+ */
 hlcoll_public int hlcoll_comm_rank(const struct hlcoll_comm *comm);
+
+/**
+ * hlcoll_comm_size() - the communicator's number of ranks.
+ * @comm: the communicator.
+ *
+ * Return: 1 .. HLCOLL_MAX_RANKS, or -EINVAL for a NULL @comm.
+ */
 hlcoll_public int hlcoll_comm_size(const struct hlcoll_comm *comm);
+
+/**
+ * hlcoll_comm_fd() - the device fd the communicator was made on.
+ * @comm: the communicator.
+ *
+ * Return: the fd (still the caller's), or -EINVAL for a NULL @comm.
+ */
 hlcoll_public int hlcoll_comm_fd(const struct hlcoll_comm *comm);
-/* The tunables in effect (defaults filled in) */
+
+/**
+ * hlcoll_comm_config() - the tunables in effect.
+ * @comm: the communicator.
+ *
+ * Return: the communicator's configuration with the defaults filled in
+ * (valid until hlcoll_comm_destroy()), or NULL for a NULL @comm.
+ */
 hlcoll_public const struct hlcoll_config *
 hlcoll_comm_config(const struct hlcoll_comm *comm);
 
