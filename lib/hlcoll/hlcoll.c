@@ -463,9 +463,8 @@ int hlcoll_step(struct hlcoll_comm *c, const struct hlcoll_xfer *x,
  * ranks into @dst (nothing for the other operations); a failure makes the
  * communicator's error sticky
  */
-static int hlcoll_finish(struct hlcoll_comm *c, enum hlcoll_redop op,
-			 uint64_t src, uint64_t dst, uint64_t count,
-			 enum hlcoll_dtype dtype)
+int hlcoll_finish(struct hlcoll_comm *c, enum hlcoll_redop op, uint64_t src,
+		  uint64_t dst, uint64_t count, enum hlcoll_dtype dtype)
 {
 	int rc;
 

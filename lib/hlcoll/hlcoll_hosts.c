@@ -306,16 +306,12 @@ int hlcoll_hosts_allreduce(struct hlcoll_comm *c, uint64_t buf,
 	 * over every host (part me + 1) is divided once, before it is
 	 * gathered, as the flat ring does
 	 */
-	if (!*rc && seg && op == HLCOLL_AVG) {
+	if (!*rc && seg) {
 		uint64_t part, pfirst, at;
 
 		part = hlcoll_segment(seg, nx, (me + 1) % nx, &pfirst);
 		at = buf + (first + pfirst) * es;
-		if (part)
-			*rc = hlcoll_nic_divide(c, at, at, part, dtype,
-						(uint32_t)n);
-		if (*rc && !c->error)
-			c->error = *rc;
+		*rc = hlcoll_finish(c, op, at, at, part, dtype);
 	}
 	if (!*rc && seg)
 		*rc = hlcoll_group_pass(c, cross, nx, me, buf + first * es,

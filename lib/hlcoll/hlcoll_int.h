@@ -196,6 +196,9 @@ struct hlcoll_comm {
 /* dst[i] = src[i] / n on the device (an average's last step); 0 or -errno */
 int hlcoll_nic_divide(struct hlcoll_comm *c, uint64_t src, uint64_t dst,
 		      uint64_t count, enum hlcoll_dtype dtype, uint32_t n);
+/* An average's last step (nothing for other ops); an error is sticky */
+int hlcoll_finish(struct hlcoll_comm *c, enum hlcoll_redop op, uint64_t src,
+		  uint64_t dst, uint64_t count, enum hlcoll_dtype dtype);
 
 /*
  * Whether the device reads the first and last element of @n buffers: 0, or
