@@ -203,15 +203,24 @@ void hlcoll_comm_destroy(struct hlcoll_comm *c)
 		hlcoll_comm_free(c, true);
 }
 
+/*
+ * The communicator fails on every rank with @err: sticky here, the peers
+ * told through the bootstrap, the connections moved to ERR
+ */
+static void hlcoll_comm_fail(struct hlcoll_comm *c, int err)
+{
+	c->error = err;
+	hlcoll_boot_abort(&c->boot, err);
+	if (c->ops)
+		c->ops->abort(c);
+}
+
 void hlcoll_comm_abort(struct hlcoll_comm *c)
 {
 	if (!c)
 		return;
 	hlcoll_warn(c->rank, "communicator aborted");
-	c->error = -ECONNABORTED;
-	hlcoll_boot_abort(&c->boot, -ECONNABORTED);
-	if (c->ops)
-		c->ops->abort(c);
+	hlcoll_comm_fail(c, -ECONNABORTED);
 	hlcoll_comm_free(c, false);
 }
 
@@ -592,7 +601,7 @@ static int hlcoll_check_buf(uint64_t va, uint64_t count, uint64_t mult,
  * this rank's next one: the communicator fails instead, on every rank (the
  * error sticky here, the peers told through the bootstrap and their
  * connections moved to ERR, as hlcoll_comm_abort() does), so that no call
- * pairs with another.
+ * pairs with another (hlcoll_comm_fail()).
  */
 static int hlcoll_check_mapped(struct hlcoll_comm *c, enum hlcoll_dtype dtype,
 			       uint64_t va0, uint64_t len0, uint64_t va1,
@@ -606,10 +615,7 @@ static int hlcoll_check_mapped(struct hlcoll_comm *c, enum hlcoll_dtype dtype,
 	rc = hlcoll_nic_probe(c, va, len, 2, hlcoll_dtype_size(dtype));
 	if (rc == -EFAULT && c->nranks > 1 && !c->error) {
 		hlcoll_warn(c->rank, "a buffer is not mapped on the device: the communicator fails on every rank");
-		c->error = rc;
-		hlcoll_boot_abort(&c->boot, rc);
-		if (c->ops)
-			c->ops->abort(c);
+		hlcoll_comm_fail(c, rc);
 	}
 	return rc;
 }
