@@ -19,6 +19,11 @@
  *
  * It prints numbers and asserts nothing about them; the exit status is 1
  * when a value was wrong or a collective failed, 2 for bad usage.
+ *
+ * HLCOLL_BENCH_CORRUPT=R (a negative control of the check): rank R's input
+ * has its first and last element changed (bit 20 flipped; 16-bit types:
+ * bit 8) after the host computed what to expect, so that every collective
+ * of int32 sums must then report #wrong > 0 and the exit status be 1.
  */
 #include "hlcoll.h"
 #include "hlcoll_data.h"
@@ -76,6 +81,7 @@ struct bench {
 	bool check;
 	bool in_place;
 	uint64_t seed;
+	int corrupt;		/* HLCOLL_BENCH_CORRUPT: that rank's input; -1 */
 	const char *perf_ctl;
 	struct hlcoll_config cfg;
 };
@@ -274,6 +280,14 @@ static void measure(struct hlcoll_comm *comm, const struct bench *b,
 	for (i = 0; i < ns; i++)
 		elem_put(st + nr * es, es, i,
 			 hlcoll_data_elem(b->seed, rank, i, b->dtype));
+	if (rank == b->corrupt && ns) {
+		uint32_t flip = es == 2 ? 1u << 8 : 1u << 20;
+
+		elem_put(st + nr * es, es, 0,
+			 elem_get(st + nr * es, es, 0) ^ flip);
+		elem_put(st + nr * es, es, ns - 1,
+			 elem_get(st + nr * es, es, ns - 1) ^ flip);
+	}
 	rc = hlcoll_memcpy(comm, sendbuf, bufs->stage_va + nr * es, ns * es);
 
 	for (it = 0; !rc && it < b->warmup + b->iters; it++) {
@@ -567,6 +581,9 @@ static void usage(FILE *f)
 		"Sizes are bytes (K, M, G suffixes; +N adds N bytes), as nccl-tests: the\n"
 		"largest buffer of a rank (all-gather: the result; reduce-scatter: the\n"
 		"input; all-to-all: either).\n"
+		"HLCOLL_BENCH_CORRUPT=R: rank R's input gets its first and last element\n"
+		"changed, for a negative control of the check (int32 sum: every\n"
+		"collective must report #wrong > 0).\n"
 		"Exit status: 0 all values right, 1 a wrong value or a failure, 2 usage.\n");
 }
 
@@ -652,6 +669,8 @@ int main(int argc, char **argv)
 	b.in_place = true;
 	b.seed = 0xc011ec7111e5eedull;
 	b.cfg.size = sizeof(b.cfg);
+	b.corrupt = getenv("HLCOLL_BENCH_CORRUPT") ?
+		    atoi(getenv("HLCOLL_BENCH_CORRUPT")) : -1;
 
 	while ((c = getopt_long(argc, argv, "o:t:R:r:g:d:b:e:f:s:n:w:c:I:C:S:P:h",
 				opts, NULL)) != -1) {
