@@ -485,6 +485,83 @@ static void run_on(struct coll_run *run, int nranks)
 	assert_int_equal(hlcoll_launch(nranks, rank_main, run), 0);
 }
 
+/* run_on(), returning hlcoll_launch()'s result: the first failed rank's */
+static int launch_on(struct coll_run *run, int nranks)
+{
+	int i;
+
+	run->nranks = nranks;
+	run->cfg.size = sizeof(run->cfg);
+	for (i = 0; i < nranks; i++)
+		run->devices[i] = module_ids[i];
+	return hlcoll_launch(nranks, rank_main, run);
+}
+
+/* HLCOLL_NIC_WRITE and HLCOLL_NIC_WRITE_INJECT for the ranks (NULL: unset) */
+static void write_env(const char *mode, const char *inject)
+{
+	if (mode)
+		setenv("HLCOLL_NIC_WRITE", mode, 1);
+	else
+		unsetenv("HLCOLL_NIC_WRITE");
+	if (inject)
+		setenv("HLCOLL_NIC_WRITE_INJECT", inject, 1);
+	else
+		unsetenv("HLCOLL_NIC_WRITE_INJECT");
+}
+
+/*
+ * The one-sided path (HLCOLL_NIC_WRITE=1, lib/hlcoll/hlcoll_nic.c) carries
+ * the reduced transfers of all-reduce, reduce-scatter and reduce, and its
+ * mistakes are caught: a forged rkey (HLCOLL_NIC_WRITE_INJECT=rkey) fails
+ * each of them with HLCOLL_NIC_WRITE=1 and changes nothing with
+ * HLCOLL_NIC_WRITE=0, which proves that the data went by RDMA writes with
+ * the peer's rkey; chunks written into the wrong slot (offset) give a
+ * wrong result that the element check finds (status 1); a wrong immediate
+ * value (imm) fails the collective (-EIO, status 13). 8 KiB chunks: several
+ * per transfer, so that both slots of a pair are used.
+ */
+static void test_one_sided_writes_used_and_checked(void **state)
+{
+	static const uint64_t counts[] = { 20011 };
+	static const enum coll colls[] = {
+		C_ALLREDUCE, C_REDUCE_SCATTER, C_REDUCE,
+	};
+	struct coll_run run = {
+		.counts = counts,
+		.ncounts = 1,
+		.root = 1,
+		.cfg = { .size = sizeof(run.cfg), .chunk_bytes = 8192 },
+	};
+	const char *env = getenv("HLCOLL_NIC_WRITE");
+	char *saved = env ? strdup(env) : NULL;
+	int n = ndevices >= 3 ? 3 : 2, i;
+
+	(void)state;
+	if (ndevices < 2) {
+		print_message("one device: no NIC: skipped\n");
+		skip();
+	}
+	for (i = 0; i < (int)(sizeof(colls) / sizeof(colls[0])); i++) {
+		run.coll = colls[i];
+		print_message("%s on %d ranks: one-sided, then a forged rkey one- and two-sided\n",
+			      coll_names[run.coll], n);
+		write_env("1", NULL);
+		assert_int_equal(launch_on(&run, n), 0);
+		write_env("1", "rkey");
+		assert_int_equal(launch_on(&run, n), 13);
+		write_env("0", "rkey");
+		assert_int_equal(launch_on(&run, n), 0);
+	}
+	run.coll = C_ALLREDUCE;
+	write_env("1", "offset");
+	assert_int_equal(launch_on(&run, n), 1);
+	write_env("1", "imm");
+	assert_int_equal(launch_on(&run, n), 13);
+	write_env(saved, NULL);
+	free(saved);
+}
+
 /* Odd counts: 0, 1 (fewer than the ranks), primes, chunk edges +- 1 */
 static const uint64_t odd_counts[] = { 0, 1, 2, 5, 13, 1021, 4099, 16384 + 7 };
 
@@ -1299,6 +1376,7 @@ const struct CMUnitTest collective_tests[] = {
 	cmocka_unit_test(test_allreduce_many_chunks_many_submissions),
 	cmocka_unit_test(test_allreduce_ring_in_another_order),
 	cmocka_unit_test(test_allreduce_host_memory_buffers),
+	cmocka_unit_test(test_one_sided_writes_used_and_checked),
 	cmocka_unit_test(test_collectives_repeated_on_one_communicator),
 	cmocka_unit_test(test_comm_split_colour_and_key),
 	cmocka_unit_test(test_abort_seen_by_the_others),
