@@ -119,7 +119,7 @@ struct hlcoll_peer {
 enum hlcoll_nic_write {
 	HLCOLL_NIC_WRITE_OFF = 0,	/* SEND + RECV into the scratch buffer */
 	HLCOLL_NIC_WRITE_ON = 1,	/* WRITE + WRITE_IMM into landing slots */
-	HLCOLL_NIC_WRITE_AUTO = 2,	/* where the measurement says it wins */
+	HLCOLL_NIC_WRITE_AUTO = 2,	/* as measured: OFF (hlcoll_nic.c) */
 };
 
 /* Completion entries of one submission, at most */
