@@ -105,14 +105,38 @@ static int buf_alloc(int fd, bool host, uint64_t bytes, struct rank_buf *b)
 	return b->va ? 0 : -errno;
 }
 
-static void buf_free(int fd, struct rank_buf *b)
+/*
+ * 0, or the first -errno: UNMAP is EBUSY under a live NIC region, so a
+ * region the library left registered on a user buffer shows here
+ */
+static int buf_free(int fd, struct rank_buf *b)
 {
+	int rc = 0, rc2;
+
 	if (b->va)
-		hlthunk_memory_unmap(fd, b->va);
-	if (b->handle)
-		hlthunk_device_memory_free(fd, b->handle);
+		rc = hlthunk_memory_unmap(fd, b->va);
+	if (b->handle) {
+		rc2 = hlthunk_device_memory_free(fd, b->handle);
+		rc = rc ?: rc2;
+	}
 	free(b->host);
 	memset(b, 0, sizeof(*b));
+	if (rc)
+		fprintf(stderr, "unmap/free of a buffer: %s\n", strerror(-rc));
+	return rc;
+}
+
+/*
+ * The device memory @fd's context holds: the same after a communicator's
+ * destroy or abort as before its init, so the library deregistered its
+ * landing region before it unmapped and freed the buffer (else EBUSY)
+ */
+static uint64_t ctx_dram(int fd)
+{
+	struct hlthunk_dram_usage_info u;
+
+	memset(&u, 0, sizeof(u));
+	return hlthunk_get_dram_usage(fd, &u) ? UINT64_MAX : u.ctx_dram_mem;
 }
 
 /* Elements of the send and of the receive buffer */
@@ -305,7 +329,7 @@ static int rank_main(int rank, int nranks, const struct hlcoll_unique_id *id,
 	struct rank_buf send, recv, stage;
 	struct hlcoll_comm *comm = NULL;
 	uint64_t count, max = 0, i, bytes, wrong = 0, sendbuf, recvbuf;
-	uint64_t ns, nr, other_order = 0, one_rounding_diff = 0;
+	uint64_t ns, nr, other_order = 0, one_rounding_diff = 0, dram0;
 	uint32_t want;
 	uint8_t *st;
 	int fd, c, k, rc;
@@ -325,6 +349,7 @@ static int rank_main(int rank, int nranks, const struct hlcoll_unique_id *id,
 			run->devices[rank], strerror(-fd));
 		return 10;
 	}
+	dram0 = ctx_dram(fd);
 	rc = hlcoll_comm_init_rank(&comm, nranks, id, rank, fd, &run->cfg);
 	if (rc) {
 		fprintf(stderr, "rank %d: hlcoll_comm_init_rank: %s\n", rank,
@@ -459,10 +484,16 @@ static int rank_main(int rank, int nranks, const struct hlcoll_unique_id *id,
 	rc = wrong ? 1 : 0;
 
 out:
-	buf_free(fd, &stage);
-	buf_free(fd, &recv);
-	buf_free(fd, &send);
+	/* The communicator still lives: no region of its steps may remain */
+	if ((buf_free(fd, &stage) | buf_free(fd, &recv) |
+	     buf_free(fd, &send)) && !rc)
+		rc = 15;
 	hlcoll_comm_destroy(comm);
+	if (ctx_dram(fd) != dram0 && !rc) {
+		fprintf(stderr, "rank %d: %" PRIu64 " bytes of device memory held after the destroy\n",
+			rank, ctx_dram(fd) - dram0);
+		rc = 16;
+	}
 	hlthunk_close(fd);
 	return rc;
 }
@@ -957,7 +988,12 @@ static int rank_killed(int rank, int nranks, const struct hlcoll_unique_id *id,
 	hlcoll_comm_get_async_error(comm, &async);
 	fprintf(stderr, "rank %d: after %d all-reduces: %s in %.1f s (async error %d)\n",
 		rank, i, hlcoll_get_error_string(rc), took, async);
-	buf_free(fd, &b);
+	/* A failed step left no region on the buffer (UNMAP: EBUSY) */
+	if (buf_free(fd, &b)) {
+		hlcoll_comm_destroy(comm);
+		hlthunk_close(fd);
+		return 4;
+	}
 	hlcoll_comm_destroy(comm);
 	hlthunk_close(fd);
 	if (!rc || i < 2)
@@ -994,11 +1030,13 @@ static int rank_aborts(int rank, int nranks, const struct hlcoll_unique_id *id,
 {
 	struct hlcoll_comm *comm = NULL;
 	int fd, rc, async = 0, i;
+	uint64_t dram0;
 
 	(void)arg;
 	fd = hlthunk_open_by_module_id(module_ids[rank]);
 	if (fd < 0)
 		return 10;
+	dram0 = ctx_dram(fd);
 	rc = hlcoll_comm_init_rank(&comm, nranks, id, rank, fd, NULL);
 	if (rc) {
 		hlthunk_close(fd);
@@ -1006,8 +1044,10 @@ static int rank_aborts(int rank, int nranks, const struct hlcoll_unique_id *id,
 	}
 	if (rank == 1) {
 		hlcoll_comm_abort(comm);
+		/* Its regions deregistered, its buffers unmapped and freed */
+		rc = ctx_dram(fd) == dram0 ? 0 : 16;
 		hlthunk_close(fd);
-		return 0;
+		return rc;
 	}
 	for (i = 0; i < 500 && !async; i++) {
 		hlcoll_comm_get_async_error(comm, &async);
