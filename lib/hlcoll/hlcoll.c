@@ -543,7 +543,8 @@ static int hlcoll_ring_pass(struct hlcoll_comm *c, uint64_t buf,
 				&fr);
 		x[0] = (struct hlcoll_xfer){
 			.peer = (c->rank + 1) % n, .send = true,
-			.va = buf + fs * es, .bytes = ls * es,
+			.reduce = reduce, .va = buf + fs * es,
+			.bytes = ls * es,
 		};
 		x[1] = (struct hlcoll_xfer){
 			.peer = (c->rank + n - 1) % n, .reduce = reduce,
@@ -878,8 +879,8 @@ int hlcoll_reduce(struct hlcoll_comm *c, uint64_t sendbuf, uint64_t recvbuf,
 
 	if (c->rank != root) {
 		x[0] = (struct hlcoll_xfer){
-			.peer = root, .send = true, .va = sendbuf,
-			.bytes = bytes,
+			.peer = root, .send = true, .reduce = true,
+			.va = sendbuf, .bytes = bytes,
 		};
 		return hlcoll_step(c, x, 1, dtype, op, 0, 0, 0);
 	}

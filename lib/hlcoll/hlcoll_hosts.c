@@ -218,7 +218,8 @@ static int hlcoll_group_pass(struct hlcoll_comm *c, const int *g, int n,
 				    &fr);
 		x[0] = (struct hlcoll_xfer){
 			.peer = g[(me + 1) % n], .send = true,
-			.va = buf + fs * es, .bytes = ls * es,
+			.reduce = reduce, .va = buf + fs * es,
+			.bytes = ls * es,
 		};
 		x[1] = (struct hlcoll_xfer){
 			.peer = g[(me + n - 1) % n], .reduce = reduce,

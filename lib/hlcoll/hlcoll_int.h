@@ -91,7 +91,9 @@ struct hlcoll_cb {
  * struct hlcoll_xfer - one transfer of a step: send @bytes at @va to
  * @peer, or receive @bytes from @peer at @va (with @reduce: into the
  * scratch buffer, chunk by chunk, each chunk then reduced into @va with
- * @dtype/@op).
+ * @dtype/@op). A send's @reduce says that the peer reduces it: both ends
+ * of a pair must agree, since the NIC transport may then move it by
+ * one-sided writes into the peer's landing slots (hlcoll_nic.c).
  */
 struct hlcoll_xfer {
 	int peer;
@@ -106,7 +108,22 @@ struct hlcoll_peer {
 	uint32_t conn;		/* 0: not connected */
 	uint32_t port;
 	uint64_t remote_addr;
+	/* One-sided path: the peer's landing region, where our slots start */
+	uint32_t rkey;
+	uint64_t land_addr;
+	/* Chunks written one-sided to the peer, and from it: slot = seq % 2 */
+	uint64_t seq_tx, seq_rx;
 };
+
+/* HLCOLL_NIC_WRITE: how reduced transfers move over the NIC */
+enum hlcoll_nic_write {
+	HLCOLL_NIC_WRITE_OFF = 0,	/* SEND + RECV into the scratch buffer */
+	HLCOLL_NIC_WRITE_ON = 1,	/* WRITE + WRITE_IMM into landing slots */
+	HLCOLL_NIC_WRITE_AUTO = 2,	/* as measured: OFF (hlcoll_nic.c) */
+};
+
+/* Completion entries of one submission, at most */
+#define HLCOLL_MAX_CQES		(2 * HLCOLL_MAX_BATCH)
 
 struct hlcoll_comm;
 
@@ -178,7 +195,23 @@ struct hlcoll_comm {
 	uint64_t scratch_handle, scratch_va;
 	struct hlcoll_cb cb[3];
 	uint64_t wr_id;
-	struct hl_nic_cqe cqes[2 * HLCOLL_MAX_BATCH];
+	struct hl_nic_cqe cqes[HLCOLL_MAX_CQES];
+
+	/*
+	 * One-sided path (hlcoll_nic.c): the mode all ranks agreed on at
+	 * connect, the landing region (two chunk slots per rank of this
+	 * host, registered REMOTE_WRITE; 0: none), a planted bug for the
+	 * tests (HLCOLL_NIC_WRITE_INJECT), the immediate value each receive
+	 * of the current submission expects (by wr_id - imm_base - 1; 0: a
+	 * two-sided receive), and what moved which way (chunks)
+	 */
+	enum hlcoll_nic_write nic_write;
+	int nic_inject;
+	uint64_t land_handle, land_va, land_bytes;
+	uint32_t land_lkey;
+	uint64_t imm_base;
+	uint32_t imm_want[HLCOLL_MAX_CQES];
+	uint64_t chunks_written, chunks_sent;
 
 	/* Hosts: each rank's host index (0 .. nhosts - 1, by lowest rank) */
 	int nhosts;

@@ -19,6 +19,28 @@
  * window of chunk indices of every transfer, so that both ends of a pair
  * put the same chunks in their submission. It is done when the CS fence
  * has signalled and the CQ holds a successful entry for every chunk.
+ *
+ * One-sided path (HLCOLL_NIC_WRITE=1; 0 and auto, the default, are
+ * two-sided; read at connect, rank 0's value holds for the communicator):
+ * a reduced transfer (both ends say
+ * @reduce) moves by RDMA writes instead. At connect each rank allocates a
+ * landing buffer, two chunk slots per rank of its host, registers it
+ * (LOCAL_WRITE | REMOTE_WRITE) and publishes its rkey and address in the
+ * second exchange; a rank that cannot (no memory, no region) publishes
+ * rkey 0 and the whole communicator stays two-sided. Chunk k of a transfer
+ * from rank s to rank r goes to r's slot k % 2 of s: the sender writes it
+ * (HL_PKT_NIC_WRITE, from the send buffer registered for the step, or
+ * through a LIN_DMA into its own slot when that registration fails), then
+ * sends a 0-byte WRITE_IMM whose immediate value names the chunk and slot;
+ * the receiver posts a 0-byte RECV (the WRITE_IMM completes it) and
+ * reduces from the slot. The write of chunk k + 1 needs no receive, so it
+ * runs while the receiver reduces chunk k (two-sided, the SEND of chunk
+ * k + 1 waits for the RECV posted after that reduction); chunk k + 2
+ * reuses the slot only after its WRITE_IMM met the receive posted after
+ * chunk k's reduction. The receiver checks every immediate value (-EIO
+ * when one is not the expected chunk's). Regions: the send buffer's lives
+ * for the step; the landing one until the communicator is destroyed or
+ * fails (hlcoll_nic_abort()), deregistered before its buffer is unmapped.
  */
 #include "hlcoll_int.h"
 
@@ -45,9 +67,126 @@ struct hlcoll_nic_info {
 
 struct hlcoll_nic_conns {
 	int32_t status;
-	uint32_t pad;
+	uint32_t write_mode;			/* HLCOLL_NIC_WRITE asked for */
 	uint32_t conn[HLCOLL_MAX_RANKS];	/* to each rank, 0: none */
+	uint32_t rkey;				/* landing region, 0: none */
+	uint32_t pad;
+	uint64_t land_va;
 };
+
+/* Planted bugs of the one-sided path (HLCOLL_NIC_WRITE_INJECT), for tests */
+enum {
+	HLCOLL_INJECT_NONE,
+	HLCOLL_INJECT_OFFSET,	/* write chunk k into the other slot */
+	HLCOLL_INJECT_RKEY,	/* a wrong rkey (stale or forged) */
+	HLCOLL_INJECT_IMM,	/* a wrong immediate value */
+};
+
+/* The immediate value of the pair's one-sided chunk @k, in slot @k % 2 */
+#define HLCOLL_IMM(k)	(0xc0000000u | (uint32_t)((k) % 2) << 24 | \
+			 (uint32_t)((k) & 0xffffff))
+
+static enum hlcoll_nic_write hlcoll_nic_write_env(int rank)
+{
+	const char *s = getenv("HLCOLL_NIC_WRITE");
+
+	if (!s || !*s || !strcmp(s, "auto"))
+		return HLCOLL_NIC_WRITE_AUTO;
+	if (!strcmp(s, "0"))
+		return HLCOLL_NIC_WRITE_OFF;
+	if (!strcmp(s, "1"))
+		return HLCOLL_NIC_WRITE_ON;
+	hlcoll_warn(rank, "HLCOLL_NIC_WRITE=%s: not 0, 1 or auto; auto", s);
+	return HLCOLL_NIC_WRITE_AUTO;
+}
+
+static int hlcoll_nic_inject_env(void)
+{
+	const char *s = getenv("HLCOLL_NIC_WRITE_INJECT");
+
+	if (!s)
+		return HLCOLL_INJECT_NONE;
+	if (!strcmp(s, "offset"))
+		return HLCOLL_INJECT_OFFSET;
+	if (!strcmp(s, "rkey"))
+		return HLCOLL_INJECT_RKEY;
+	if (!strcmp(s, "imm"))
+		return HLCOLL_INJECT_IMM;
+	return HLCOLL_INJECT_NONE;
+}
+
+/* Rank @r's index among the ranks of its host (its slots' place) */
+static int hlcoll_local_index(const struct hlcoll_comm *c, int r)
+{
+	int q, li = 0;
+
+	for (q = 0; q < r; q++)
+		li += c->host[q] == c->host[r];
+	return li;
+}
+
+/* The two slots of rank @r in this rank's landing buffer */
+static uint64_t hlcoll_land_slots(const struct hlcoll_comm *c, int r)
+{
+	return c->land_va +
+	       (uint64_t)hlcoll_local_index(c, r) * 2 * c->cfg.chunk_bytes;
+}
+
+/* Deregister the landing region, then unmap and free its buffer */
+static void hlcoll_land_release(struct hlcoll_comm *c)
+{
+	int rc;
+
+	if (c->land_lkey) {
+		rc = hlthunk_nic_dereg_mr(c->fd, c->land_lkey);
+		if (rc)
+			hlcoll_warn(c->rank, "landing region: DEREG_MR: %s",
+				    strerror(-rc));
+	}
+	c->land_lkey = 0;
+	if (c->land_va)
+		hlthunk_memory_unmap(c->fd, c->land_va);
+	c->land_va = 0;
+	if (c->land_handle)
+		hlthunk_device_memory_free(c->fd, c->land_handle);
+	c->land_handle = 0;
+	c->nic_write = HLCOLL_NIC_WRITE_OFF;
+}
+
+/* The landing buffer and its region; its rkey, 0 when it cannot be had */
+static uint32_t hlcoll_land_setup(struct hlcoll_comm *c)
+{
+	uint32_t rkey = 0;
+	int q, nlocal = 0, rc;
+
+	for (q = 0; q < c->nranks; q++)
+		nlocal += c->host[q] == c->host[c->rank];
+	c->land_bytes = (uint64_t)nlocal * 2 * c->cfg.chunk_bytes;
+	c->land_handle = hlthunk_device_memory_alloc(c->fd, c->land_bytes, 0,
+						     false, false);
+	if (c->land_handle)
+		c->land_va = hlthunk_device_memory_map(c->fd, c->land_handle,
+						       0);
+	if (!c->land_va) {
+		rc = errno ? -errno : -ENOMEM;
+		goto err;
+	}
+	rc = hlthunk_nic_reg_mr(c->fd, c->land_va, c->land_bytes, c->land_va,
+				HL_NIC_ACCESS_LOCAL_WRITE |
+				HL_NIC_ACCESS_REMOTE_WRITE,
+				&c->land_lkey, &rkey);
+	if (rc || !rkey) {
+		rc = rc ?: -EIO;
+		c->land_lkey = 0;
+		goto err;
+	}
+	return rkey;
+err:
+	hlcoll_warn(c->rank, "landing region of %" PRIu64 " bytes: %s; two-sided",
+		    c->land_bytes, strerror(-rc));
+	hlcoll_land_release(c);
+	return 0;
+}
 
 /* The packet's codes (the collectives checked hlcoll_reduce_supported()) */
 uint32_t hlcoll_reduce_dtype(enum hlcoll_dtype dtype)
@@ -205,15 +344,48 @@ static int hlcoll_nic_connect(struct hlcoll_comm *c)
 			    next, prev);
 		rc = -ENOLINK;
 	}
+	/* The one-sided path's landing region (none: two-sided) */
+	c->nic_inject = hlcoll_nic_inject_env();
+	me.write_mode = hlcoll_nic_write_env(c->rank);
+	/*
+	 * auto: two-sided. make bench found no collective and size where the
+	 * one-sided path wins beyond the noise of this emulator, whose engines
+	 * share the guest's CPUs, so that the overlap it buys costs as much
+	 * CPU as it saves (docs/collectives.md, "One-sided writes"); no
+	 * landing buffer then
+	 */
+	if (me.write_mode == HLCOLL_NIC_WRITE_AUTO)
+		me.write_mode = HLCOLL_NIC_WRITE_OFF;
+	if (!rc && me.write_mode != HLCOLL_NIC_WRITE_OFF) {
+		me.rkey = hlcoll_land_setup(c);
+		me.land_va = c->land_va;
+	}
 	me.status = rc;
 
-	/* Round 2: connection IDs (PSNs follow from the ranks) */
+	/* Round 2: connection IDs (PSNs follow from the ranks), rkeys */
 	rc2 = hlcoll_boot_allgather(&c->boot, &me, conns, sizeof(me));
 	if (rc2 && !rc)
 		rc = rc2;
 	for (p = 0; !rc && p < n; p++)
 		if (conns[p].status)
 			rc = -ENOLINK;
+	/* Rank 0's mode, if every rank has its landing region */
+	c->nic_write = HLCOLL_NIC_WRITE_OFF;
+	if (!rc && conns[0].write_mode == HLCOLL_NIC_WRITE_ON)
+		c->nic_write = HLCOLL_NIC_WRITE_ON;
+	for (p = 0; p < n && c->nic_write; p++)
+		if (!conns[p].rkey)
+			c->nic_write = HLCOLL_NIC_WRITE_OFF;
+	if (!c->nic_write)
+		hlcoll_land_release(c);
+	for (p = 0; c->nic_write && p < n; p++) {
+		c->peers[p].rkey = conns[p].rkey;
+		c->peers[p].land_addr = conns[p].land_va +
+			(uint64_t)hlcoll_local_index(c, c->rank) * 2 *
+			c->cfg.chunk_bytes;
+	}
+	hlcoll_info(c->rank, "NIC: reduced transfers %s",
+		    c->nic_write ? "one-sided" : "two-sided");
 	for (p = 0; !rc && p < n; p++) {
 		if (!c->peers[p].conn)
 			continue;
@@ -275,7 +447,8 @@ static const char *hlcoll_cqe_status_name(uint32_t status)
 	static const char * const names[] = {
 		"SUCCESS", "LEN_ERR", "LOCAL_FAULT", "REMOTE_FAULT",
 		"LINK_DOWN", "FLUSHED", "REMOTE_ERR", "PSN_ERR", "TIMEOUT",
-		"REMOTE_ABORT", "WQ_FULL",
+		"REMOTE_ABORT", "WQ_FULL", "REMOTE_INVALID",
+		"REMOTE_ACCESS_ERR", "LOCAL_ACCESS_ERR", "LOCAL_PROT_ERR",
 	};
 
 	return status < sizeof(names) / sizeof(names[0]) ? names[status] :
@@ -363,8 +536,8 @@ static int hlcoll_reap(struct hlcoll_comm *c, uint32_t expected, bool failed)
 	int n, rc = 0;
 
 	while (got < expected) {
-		n = hlcoll_cq_take(c, expected - got > 2 * HLCOLL_MAX_BATCH ?
-				   2 * HLCOLL_MAX_BATCH : expected - got,
+		n = hlcoll_cq_take(c, expected - got > HLCOLL_MAX_CQES ?
+				   HLCOLL_MAX_CQES : expected - got,
 				   failed ? 0 : 5000000);
 		if (n < 0)
 			return n;
@@ -376,11 +549,28 @@ static int hlcoll_reap(struct hlcoll_comm *c, uint32_t expected, bool failed)
 		}
 		for (i = 0; i < (uint32_t)n; i++) {
 			const struct hl_nic_cqe *e = &c->cqes[i];
+			uint64_t k = e->wr_id - c->imm_base - 1;
+			uint32_t want;
 
+			if (e->status == HL_NIC_CQE_STATUS_SUCCESS &&
+			    (e->opcode == HL_NIC_CQE_OP_RECV ||
+			     e->opcode == HL_NIC_CQE_OP_RECV_RDMA_WITH_IMM)) {
+				/* A receive: the chunk and slot it expected? */
+				want = k < HLCOLL_MAX_CQES ? c->imm_want[k] : 0;
+				if (e->imm_data == want)
+					continue;
+				hlcoll_warn(c->rank, "receive on connection %u: immediate value 0x%x, expected 0x%x",
+					    e->conn_id, e->imm_data, want);
+				if (!rc)
+					rc = -EIO;
+				continue;
+			}
 			if (e->status == HL_NIC_CQE_STATUS_SUCCESS)
 				continue;
 			hlcoll_warn(c->rank, "%s on connection %u (port %u) failed: %s, %" PRIu64 " bytes",
-				    e->opcode == HL_NIC_CQE_OP_SEND ? "send" : "receive",
+				    e->opcode == HL_NIC_CQE_OP_SEND ? "send" :
+				    e->opcode == HL_NIC_CQE_OP_RDMA_WRITE ? "write" :
+				    "receive",
 				    e->conn_id, e->port,
 				    hlcoll_cqe_status_name(e->status),
 				    (uint64_t)e->byte_len);
@@ -390,6 +580,87 @@ static int hlcoll_reap(struct hlcoll_comm *c, uint32_t expected, bool failed)
 		got += n;
 	}
 	return rc;
+}
+
+/*
+ * Whether transfer @t moves one-sided: both ends decide alike from what
+ * both know (the agreed mode, @reduce, the peer's rkey)
+ */
+static bool hlcoll_nic_one_sided(const struct hlcoll_comm *c,
+				 const struct hlcoll_xfer *t)
+{
+	return t->reduce && c->peers[t->peer].rkey &&
+	       c->nic_write == HLCOLL_NIC_WRITE_ON;
+}
+
+/*
+ * The send packets of chunk @k (@off, @len) of transfer @t; one-sided,
+ * the pair's chunk seq_tx + @k
+ */
+static uint32_t hlcoll_nic_put_send(struct hlcoll_comm *c, uint8_t *cb,
+				    const struct hlcoll_xfer *t, bool ow,
+				    uint32_t lkey, uint64_t k, uint64_t off,
+				    uint64_t len)
+{
+	const struct hlcoll_peer *p = &c->peers[t->peer];
+	uint64_t chunk = c->cfg.chunk_bytes, src = t->va + off, dst;
+	uint32_t n = 0, rkey = p->rkey, imm = HLCOLL_IMM(k);
+
+	if (!ow) {
+		c->chunks_sent++;
+		return hlthunk_pkt_nic_send(cb, p->conn, src, len, ++c->wr_id);
+	}
+	c->chunks_written++;
+	k += p->seq_tx;
+	imm = HLCOLL_IMM(k);
+	dst = p->land_addr + (k % 2) * chunk;
+	if (c->nic_inject == HLCOLL_INJECT_OFFSET)
+		dst = p->land_addr + ((k + 1) % 2) * chunk;
+	if (c->nic_inject == HLCOLL_INJECT_RKEY)
+		rkey ^= 0x10001;
+	if (c->nic_inject == HLCOLL_INJECT_IMM)
+		imm ^= 1;
+	if (!lkey) {
+		/* Not registered: through our own first slot, which is ours */
+		lkey = c->land_lkey;
+		n += hlthunk_pkt_lin_dma(cb, src, hlcoll_land_slots(c, c->rank),
+					 len);
+		src = hlcoll_land_slots(c, c->rank);
+	}
+	n += hlthunk_pkt_nic_write(cb + n, p->conn, src, lkey, dst, rkey, len,
+				   ++c->wr_id);
+	n += hlthunk_pkt_nic_write_imm(cb + n, p->conn, 0, lkey, 0, rkey, 0,
+				       ++c->wr_id, imm);
+	return n;
+}
+
+/*
+ * The receive packets of chunk @k (@off, @len) of transfer @t; one-sided,
+ * the pair's chunk seq_rx + @k
+ */
+static uint32_t hlcoll_nic_put_recv(struct hlcoll_comm *c, uint8_t *cb,
+				    const struct hlcoll_xfer *t, bool ow,
+				    uint64_t k, uint64_t off, uint64_t len,
+				    enum hlcoll_dtype dtype,
+				    enum hlcoll_redop op)
+{
+	uint64_t chunk = c->cfg.chunk_bytes, esize = hlcoll_dtype_size(dtype);
+	uint32_t conn = c->peers[t->peer].conn, n;
+	uint64_t from = t->reduce ? c->scratch_va : t->va + off;
+
+	k += c->peers[t->peer].seq_rx;
+	if (ow)
+		from = hlcoll_land_slots(c, t->peer) + (k % 2) * chunk;
+	++c->wr_id;
+	c->imm_want[c->wr_id - c->imm_base - 1] = ow ? HLCOLL_IMM(k) : 0;
+	/* One-sided: the WRITE_IMM completes a receive of no byte */
+	n = hlthunk_pkt_nic_recv(cb, conn, from, ow ? 0 : len, c->wr_id);
+	if (t->reduce)
+		n += hlthunk_pkt_reduce(cb + n, from, t->va + off,
+					(uint32_t)(len / esize),
+					hlcoll_reduce_dtype(dtype),
+					hlcoll_reduce_op(op));
+	return n;
 }
 
 static int hlcoll_nic_step(struct hlcoll_comm *c, const struct hlcoll_xfer *x,
@@ -405,11 +676,14 @@ static int hlcoll_nic_step(struct hlcoll_comm *c, const struct hlcoll_xfer *x,
 		{ HLCOLL_QUEUE_SEND, scb },
 		{ HLCOLL_QUEUE_COPY, ccb },
 	};
-	uint64_t chunk = c->cfg.chunk_bytes, esize = hlcoll_dtype_size(dtype);
+	uint64_t chunk = c->cfg.chunk_bytes;
 	uint64_t maxch = 0, nch, first, k, off, len, win;
-	uint32_t expected;
-	int i, nsend = 0, nrecv = 0, rc, rc2;
+	uint32_t expected, lkey[HLCOLL_MAX_GROUP_OPS], rkey;
+	bool ow[HLCOLL_MAX_GROUP_OPS];
+	int i, j, nsend = 0, nrecv = 0, rc = 0, rc2;
 
+	if (nx > HLCOLL_MAX_GROUP_OPS)
+		return -EINVAL;
 	for (i = 0; i < nx; i++) {
 		if (!c->peers[x[i].peer].conn) {
 			hlcoll_warn(c->rank, "no NIC connection to rank %d",
@@ -419,8 +693,20 @@ static int hlcoll_nic_step(struct hlcoll_comm *c, const struct hlcoll_xfer *x,
 		nch = (x[i].bytes + chunk - 1) / chunk;
 		if (nch > maxch)
 			maxch = nch;
+		ow[i] = hlcoll_nic_one_sided(c, &x[i]);
+		lkey[i] = 0;
+		/* The slots of a pair's direction take one transfer at once */
+		for (j = 0; ow[i] && j < i; j++) {
+			if (ow[j] && x[j].peer == x[i].peer &&
+			    x[j].send == x[i].send) {
+				hlcoll_warn(c->rank, "two reduced transfers with rank %d in one step",
+					    x[i].peer);
+				return -EINVAL;
+			}
+		}
+		/* A one-sided send: 2 work requests per chunk, 3 packets */
 		if (x[i].send)
-			nsend++;
+			nsend += ow[i] ? 2 : 1;
 		else
 			nrecv++;
 	}
@@ -429,11 +715,27 @@ static int hlcoll_nic_step(struct hlcoll_comm *c, const struct hlcoll_xfer *x,
 	if (!win)
 		win = 1;
 
+	/* The sources of one-sided sends: a region each, for this step */
+	for (i = 0; i < nx; i++) {
+		if (!ow[i] || !x[i].send)
+			continue;
+		rc = hlthunk_nic_reg_mr(c->fd, x[i].va, x[i].bytes, x[i].va, 0,
+					&lkey[i], &rkey);
+		if (rc) {
+			/* Not one mapping, say: staged through our slot */
+			hlcoll_trace(c->rank, "send buffer 0x%" PRIx64 ": REG_MR: %s; staged",
+				     x[i].va, strerror(-rc));
+			lkey[i] = 0;
+			rc = 0;
+		}
+	}
+
 	for (first = 0; first < maxch || copy_len; first += win) {
 		rcb->len = 0;
 		scb->len = 0;
 		ccb->len = 0;
 		expected = 0;
+		c->imm_base = c->wr_id;
 
 		if (copy_len) {
 			ccb->len += hlthunk_pkt_lin_dma(ccb->ptr, copy_src,
@@ -442,7 +744,6 @@ static int hlcoll_nic_step(struct hlcoll_comm *c, const struct hlcoll_xfer *x,
 		}
 		for (i = 0; i < nx; i++) {
 			const struct hlcoll_xfer *t = &x[i];
-			uint32_t conn = c->peers[t->peer].conn;
 
 			for (k = first; k < first + win; k++) {
 				off = k * chunk;
@@ -451,24 +752,16 @@ static int hlcoll_nic_step(struct hlcoll_comm *c, const struct hlcoll_xfer *x,
 				len = t->bytes - off < chunk ? t->bytes - off :
 							       chunk;
 				if (t->send) {
-					scb->len += hlthunk_pkt_nic_send(scb->ptr + scb->len,
-									 conn, t->va + off,
-									 len, ++c->wr_id);
+					scb->len += hlcoll_nic_put_send(c, scb->ptr + scb->len,
+									t, ow[i], lkey[i],
+									k, off, len);
+					expected += ow[i] ? 2 : 1;
 				} else {
-					rcb->len += hlthunk_pkt_nic_recv(rcb->ptr + rcb->len,
-									 conn,
-									 t->reduce ? c->scratch_va :
-										     t->va + off,
-									 len, ++c->wr_id);
-					if (t->reduce)
-						rcb->len += hlthunk_pkt_reduce(rcb->ptr + rcb->len,
-									       c->scratch_va,
-									       t->va + off,
-									       (uint32_t)(len / esize),
-									       hlcoll_reduce_dtype(dtype),
-									       hlcoll_reduce_op(op));
+					rcb->len += hlcoll_nic_put_recv(c, rcb->ptr + rcb->len,
+									t, ow[i], k, off,
+									len, dtype, op);
+					expected++;
 				}
-				expected++;
 			}
 		}
 
@@ -476,11 +769,34 @@ static int hlcoll_nic_step(struct hlcoll_comm *c, const struct hlcoll_xfer *x,
 		rc2 = hlcoll_reap(c, expected, rc != 0);
 		/* The NIC's reason is more telling than the CS's -EIO */
 		if (rc2 && rc2 != -EIO)
-			return rc2;
-		if (rc || rc2)
-			return rc ? rc : rc2;
+			rc = rc2;
+		else if (!rc)
+			rc = rc2;
+		if (rc)
+			break;
 	}
-	return 0;
+
+	/* The next one-sided chunk of each pair goes to the other slot */
+	for (i = 0; i < nx; i++) {
+		nch = (x[i].bytes + chunk - 1) / chunk;
+		if (ow[i] && x[i].send)
+			c->peers[x[i].peer].seq_tx += nch;
+		else if (ow[i])
+			c->peers[x[i].peer].seq_rx += nch;
+	}
+	/* Before the caller may unmap them (EBUSY under a live region) */
+	for (i = 0; i < nx; i++) {
+		if (!lkey[i])
+			continue;
+		rc2 = hlthunk_nic_dereg_mr(c->fd, lkey[i]);
+		if (rc2) {
+			hlcoll_warn(c->rank, "send buffer: DEREG_MR: %s",
+				    strerror(-rc2));
+			if (!rc)
+				rc = rc2;
+		}
+	}
+	return rc;
 }
 
 /*
@@ -568,6 +884,8 @@ static void hlcoll_nic_abort(struct hlcoll_comm *c)
 		if (c->peers[p].conn)
 			hlthunk_nic_modify_conn(c->fd, c->peers[p].conn,
 						HL_NIC_CONN_STATE_ERR);
+	/* A failed communicator moves nothing more: its peers' writes stop */
+	hlcoll_land_release(c);
 }
 
 static void hlcoll_nic_fini(struct hlcoll_comm *c)
@@ -582,6 +900,10 @@ static void hlcoll_nic_fini(struct hlcoll_comm *c)
 	if (c->cq)
 		hlthunk_nic_cq_destroy(c->fd, c->cq);
 	c->cq = 0;
+	if (c->chunks_written || c->chunks_sent)
+		hlcoll_info(c->rank, "NIC: %" PRIu64 " chunks written one-sided, %" PRIu64 " sent two-sided",
+			    c->chunks_written, c->chunks_sent);
+	hlcoll_land_release(c);
 }
 
 const struct hlcoll_transport_ops hlcoll_nic_ops = {

@@ -105,14 +105,38 @@ static int buf_alloc(int fd, bool host, uint64_t bytes, struct rank_buf *b)
 	return b->va ? 0 : -errno;
 }
 
-static void buf_free(int fd, struct rank_buf *b)
+/*
+ * 0, or the first -errno: UNMAP is EBUSY under a live NIC region, so a
+ * region the library left registered on a user buffer shows here
+ */
+static int buf_free(int fd, struct rank_buf *b)
 {
+	int rc = 0, rc2;
+
 	if (b->va)
-		hlthunk_memory_unmap(fd, b->va);
-	if (b->handle)
-		hlthunk_device_memory_free(fd, b->handle);
+		rc = hlthunk_memory_unmap(fd, b->va);
+	if (b->handle) {
+		rc2 = hlthunk_device_memory_free(fd, b->handle);
+		rc = rc ?: rc2;
+	}
 	free(b->host);
 	memset(b, 0, sizeof(*b));
+	if (rc)
+		fprintf(stderr, "unmap/free of a buffer: %s\n", strerror(-rc));
+	return rc;
+}
+
+/*
+ * The device memory @fd's context holds: the same after a communicator's
+ * destroy or abort as before its init, so the library deregistered its
+ * landing region before it unmapped and freed the buffer (else EBUSY)
+ */
+static uint64_t ctx_dram(int fd)
+{
+	struct hlthunk_dram_usage_info u;
+
+	memset(&u, 0, sizeof(u));
+	return hlthunk_get_dram_usage(fd, &u) ? UINT64_MAX : u.ctx_dram_mem;
 }
 
 /* Elements of the send and of the receive buffer */
@@ -305,7 +329,7 @@ static int rank_main(int rank, int nranks, const struct hlcoll_unique_id *id,
 	struct rank_buf send, recv, stage;
 	struct hlcoll_comm *comm = NULL;
 	uint64_t count, max = 0, i, bytes, wrong = 0, sendbuf, recvbuf;
-	uint64_t ns, nr, other_order = 0, one_rounding_diff = 0;
+	uint64_t ns, nr, other_order = 0, one_rounding_diff = 0, dram0;
 	uint32_t want;
 	uint8_t *st;
 	int fd, c, k, rc;
@@ -325,6 +349,7 @@ static int rank_main(int rank, int nranks, const struct hlcoll_unique_id *id,
 			run->devices[rank], strerror(-fd));
 		return 10;
 	}
+	dram0 = ctx_dram(fd);
 	rc = hlcoll_comm_init_rank(&comm, nranks, id, rank, fd, &run->cfg);
 	if (rc) {
 		fprintf(stderr, "rank %d: hlcoll_comm_init_rank: %s\n", rank,
@@ -459,10 +484,16 @@ static int rank_main(int rank, int nranks, const struct hlcoll_unique_id *id,
 	rc = wrong ? 1 : 0;
 
 out:
-	buf_free(fd, &stage);
-	buf_free(fd, &recv);
-	buf_free(fd, &send);
+	/* The communicator still lives: no region of its steps may remain */
+	if ((buf_free(fd, &stage) | buf_free(fd, &recv) |
+	     buf_free(fd, &send)) && !rc)
+		rc = 15;
 	hlcoll_comm_destroy(comm);
+	if (ctx_dram(fd) != dram0 && !rc) {
+		fprintf(stderr, "rank %d: %" PRIu64 " bytes of device memory held after the destroy\n",
+			rank, ctx_dram(fd) - dram0);
+		rc = 16;
+	}
 	hlthunk_close(fd);
 	return rc;
 }
@@ -483,6 +514,83 @@ static void run_on(struct coll_run *run, int nranks)
 		for (i = 0; i < nranks; i++)
 			run->devices[i] = module_ids[i];
 	assert_int_equal(hlcoll_launch(nranks, rank_main, run), 0);
+}
+
+/* run_on(), returning hlcoll_launch()'s result: the first failed rank's */
+static int launch_on(struct coll_run *run, int nranks)
+{
+	int i;
+
+	run->nranks = nranks;
+	run->cfg.size = sizeof(run->cfg);
+	for (i = 0; i < nranks; i++)
+		run->devices[i] = module_ids[i];
+	return hlcoll_launch(nranks, rank_main, run);
+}
+
+/* HLCOLL_NIC_WRITE and HLCOLL_NIC_WRITE_INJECT for the ranks (NULL: unset) */
+static void write_env(const char *mode, const char *inject)
+{
+	if (mode)
+		setenv("HLCOLL_NIC_WRITE", mode, 1);
+	else
+		unsetenv("HLCOLL_NIC_WRITE");
+	if (inject)
+		setenv("HLCOLL_NIC_WRITE_INJECT", inject, 1);
+	else
+		unsetenv("HLCOLL_NIC_WRITE_INJECT");
+}
+
+/*
+ * The one-sided path (HLCOLL_NIC_WRITE=1, lib/hlcoll/hlcoll_nic.c) carries
+ * the reduced transfers of all-reduce, reduce-scatter and reduce, and its
+ * mistakes are caught: a forged rkey (HLCOLL_NIC_WRITE_INJECT=rkey) fails
+ * each of them with HLCOLL_NIC_WRITE=1 and changes nothing with
+ * HLCOLL_NIC_WRITE=0, which proves that the data went by RDMA writes with
+ * the peer's rkey; chunks written into the wrong slot (offset) give a
+ * wrong result that the element check finds (status 1); a wrong immediate
+ * value (imm) fails the collective (-EIO, status 13). 8 KiB chunks: several
+ * per transfer, so that both slots of a pair are used.
+ */
+static void test_one_sided_writes_used_and_checked(void **state)
+{
+	static const uint64_t counts[] = { 20011 };
+	static const enum coll colls[] = {
+		C_ALLREDUCE, C_REDUCE_SCATTER, C_REDUCE,
+	};
+	struct coll_run run = {
+		.counts = counts,
+		.ncounts = 1,
+		.root = 1,
+		.cfg = { .size = sizeof(run.cfg), .chunk_bytes = 8192 },
+	};
+	const char *env = getenv("HLCOLL_NIC_WRITE");
+	char *saved = env ? strdup(env) : NULL;
+	int n = ndevices >= 3 ? 3 : 2, i;
+
+	(void)state;
+	if (ndevices < 2) {
+		print_message("one device: no NIC: skipped\n");
+		skip();
+	}
+	for (i = 0; i < (int)(sizeof(colls) / sizeof(colls[0])); i++) {
+		run.coll = colls[i];
+		print_message("%s on %d ranks: one-sided, then a forged rkey one- and two-sided\n",
+			      coll_names[run.coll], n);
+		write_env("1", NULL);
+		assert_int_equal(launch_on(&run, n), 0);
+		write_env("1", "rkey");
+		assert_int_equal(launch_on(&run, n), 13);
+		write_env("0", "rkey");
+		assert_int_equal(launch_on(&run, n), 0);
+	}
+	run.coll = C_ALLREDUCE;
+	write_env("1", "offset");
+	assert_int_equal(launch_on(&run, n), 1);
+	write_env("1", "imm");
+	assert_int_equal(launch_on(&run, n), 13);
+	write_env(saved, NULL);
+	free(saved);
 }
 
 /* Odd counts: 0, 1 (fewer than the ranks), primes, chunk edges +- 1 */
@@ -880,7 +988,12 @@ static int rank_killed(int rank, int nranks, const struct hlcoll_unique_id *id,
 	hlcoll_comm_get_async_error(comm, &async);
 	fprintf(stderr, "rank %d: after %d all-reduces: %s in %.1f s (async error %d)\n",
 		rank, i, hlcoll_get_error_string(rc), took, async);
-	buf_free(fd, &b);
+	/* A failed step left no region on the buffer (UNMAP: EBUSY) */
+	if (buf_free(fd, &b)) {
+		hlcoll_comm_destroy(comm);
+		hlthunk_close(fd);
+		return 4;
+	}
 	hlcoll_comm_destroy(comm);
 	hlthunk_close(fd);
 	if (!rc || i < 2)
@@ -917,11 +1030,13 @@ static int rank_aborts(int rank, int nranks, const struct hlcoll_unique_id *id,
 {
 	struct hlcoll_comm *comm = NULL;
 	int fd, rc, async = 0, i;
+	uint64_t dram0;
 
 	(void)arg;
 	fd = hlthunk_open_by_module_id(module_ids[rank]);
 	if (fd < 0)
 		return 10;
+	dram0 = ctx_dram(fd);
 	rc = hlcoll_comm_init_rank(&comm, nranks, id, rank, fd, NULL);
 	if (rc) {
 		hlthunk_close(fd);
@@ -929,8 +1044,10 @@ static int rank_aborts(int rank, int nranks, const struct hlcoll_unique_id *id,
 	}
 	if (rank == 1) {
 		hlcoll_comm_abort(comm);
+		/* Its regions deregistered, its buffers unmapped and freed */
+		rc = ctx_dram(fd) == dram0 ? 0 : 16;
 		hlthunk_close(fd);
-		return 0;
+		return rc;
 	}
 	for (i = 0; i < 500 && !async; i++) {
 		hlcoll_comm_get_async_error(comm, &async);
@@ -1299,6 +1416,7 @@ const struct CMUnitTest collective_tests[] = {
 	cmocka_unit_test(test_allreduce_many_chunks_many_submissions),
 	cmocka_unit_test(test_allreduce_ring_in_another_order),
 	cmocka_unit_test(test_allreduce_host_memory_buffers),
+	cmocka_unit_test(test_one_sided_writes_used_and_checked),
 	cmocka_unit_test(test_collectives_repeated_on_one_communicator),
 	cmocka_unit_test(test_comm_split_colour_and_key),
 	cmocka_unit_test(test_abort_seen_by_the_others),
