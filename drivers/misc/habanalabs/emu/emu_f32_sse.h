@@ -9,8 +9,10 @@
  *     the CPU has AVX) when none of the operands is a NaN (cmpunordps
  *     finds them first). With the default
  *     MXCSR (round to nearest, no flush-to-zero, no denormals-are-zero,
- *     exceptions masked), which is what kernel_fpu_begin() loads, IEEE-754
- *     then fixes every bit of the result, inf - inf's default NaN included.
+ *     exceptions masked), which is what kernel_fpu_begin() loads (the
+ *     REDUCE engine sets the sticky inexact flag too, which changes no
+ *     result: emu_reduce.c says why), IEEE-754 then fixes every bit of the
+ *     result, inf - inf's default NaN included.
  *   - Blocks with a NaN operand, and the last n % 16 elements, go through
  *     hl_f32_add(): which NaN an SSE addition returns is the CPU's choice
  *     (x86 keeps the first operand's; QEMU 7.2's TCG emulation of addps
