@@ -916,7 +916,7 @@ static int cmd_reduce(int peer)
 	int fd, s, pl, pt, dt, avx = 0;
 
 #ifdef __x86_64__
-	avx = __builtin_cpu_supports("avx");
+	avx = __builtin_cpu_supports("avx2");
 #endif
 	default_sizes("16M");
 	for (s = 0; s < g_nsizes; s++) {

@@ -213,18 +213,18 @@ bool hl_emu_reduce_spans(u32 dtype, u32 op, const struct hl_emu_span *dst,
 #ifdef CONFIG_X86_64
 	void *d, *s;
 	u64 off, n;
-	int avx;
+	int avx2;
 
 	if (dtype != HL_REDUCE_DTYPE_F32 || op != HL_REDUCE_OP_SUM)
 		return false;
 
-	avx = boot_cpu_has(X86_FEATURE_AVX);
+	avx2 = boot_cpu_has(X86_FEATURE_AVX2);
 	d = hl_emu_span_map(dst);
 	s = hl_emu_span_map(src);
 	for (off = 0; off < len; off += n) {
 		n = min_t(u64, len - off, HL_EMU_REDUCE_FPU_SLICE);
 		hl_emu_reduce_fpu_begin();
-		hl_f32_add_sse(d + off, s + off, n / sizeof(u32), avx);
+		hl_f32_add_sse(d + off, s + off, n / sizeof(u32), avx2);
 		kernel_fpu_end();
 	}
 	hl_emu_span_unmap(src, s);
