@@ -11,7 +11,7 @@
  *
  * On x86-64 the engine's SSE fast path (emu_f32_sse.h, compiled here as
  * is) is compared too, bit for bit with hl_f32_add(), its oracle: every
- * pair is also summed in batches of 1031 (blocks of 32 with AVX where the
+ * pair is also summed in batches of 1031 (blocks of 32 with AVX2 where the
  * host has it, then of 16 with SSE, and a tail of 7) at an odd address, and
  * the operands of every 8th batch are added to themselves in place.
  *
@@ -74,12 +74,12 @@ static void simd_flush(void)
 
 	/* SSE only, then AVX first where the host has it */
 	memcpy(orig, a, n * sizeof(u32));
-	for (avx = 0; avx <= !!__builtin_cpu_supports("avx"); avx++) {
+	for (avx = 0; avx <= !!__builtin_cpu_supports("avx2"); avx++) {
 		memcpy(a, orig, n * sizeof(u32));
 		f32_add_sse(a, b, n, avx);
 		for (i = 0; i < n; i++)
 			if (a[i] != batch_want[i])
-				report(avx ? "avx" : "sse", orig[i], b[i], a[i],
+				report(avx ? "avx2" : "sse", orig[i], b[i], a[i],
 				       batch_want[i]);
 		simd_checked += n;
 		/* In place, src == dst (x + x), on every 8th batch */
@@ -89,7 +89,7 @@ static void simd_flush(void)
 		f32_add_sse(x, x, n, avx);
 		for (i = 0; i < n; i++)
 			if (x[i] != hl_f32_add(orig[i], orig[i]))
-				report(avx ? "avx in place" : "sse in place",
+				report(avx ? "avx2 in place" : "sse in place",
 				       orig[i], orig[i], x[i],
 				       hl_f32_add(orig[i], orig[i]));
 		simd_checked += n;

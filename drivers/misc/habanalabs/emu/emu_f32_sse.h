@@ -6,12 +6,18 @@
  * The bits are those of hl_f32_add() (emu_f32.h), the engine's arithmetic
  * by definition:
  *   - 16 elements at a time are added with addps (32 with vaddps where
- *     the CPU has AVX) when none of the operands is a NaN (cmpunordps
- *     finds them first). With the default
+ *     the CPU has AVX2), and the sums are stored when none of them is an
+ *     infinity or a NaN, which integer compares of their exponent fields
+ *     find (a NaN or infinite operand makes such a sum, as an overflow
+ *     does). Integer compares cost an emulator (QEMU TCG) a few host
+ *     instructions where a float compare (cmpunordps) is a call into its
+ *     software floating point, which branches on the data. With the default
  *     MXCSR (round to nearest, no flush-to-zero, no denormals-are-zero,
- *     exceptions masked), which is what kernel_fpu_begin() loads, IEEE-754
- *     then fixes every bit of the result, inf - inf's default NaN included.
- *   - Blocks with a NaN operand, and the last n % 16 elements, go through
+ *     exceptions masked), which is what kernel_fpu_begin() loads (the
+ *     REDUCE engine sets the sticky inexact flag too, which changes no
+ *     result: emu_reduce.c says why), IEEE-754 then fixes every bit of a
+ *     finite sum, subnormals included.
+ *   - Blocks with such a sum, and the last n % 16 elements, go through
  *     hl_f32_add(): which NaN an SSE addition returns is the CPU's choice
  *     (x86 keeps the first operand's; QEMU 7.2's TCG emulation of addps
  *     returns the second's), the engine's is fixed.
@@ -54,45 +60,53 @@ static inline void hl_f32_add_ref(char *d, const char *s, unsigned long n)
 					       hl_f32_sse_load(s)));
 }
 
+/* The exponent field of every lane: a sum with it all ones is inf or NaN */
+static const u32 hl_f32_sse_exp[8] = {
+	HL_F32_EXP_MASK, HL_F32_EXP_MASK, HL_F32_EXP_MASK, HL_F32_EXP_MASK,
+	HL_F32_EXP_MASK, HL_F32_EXP_MASK, HL_F32_EXP_MASK, HL_F32_EXP_MASK,
+};
+
 /*
- * 32 elements with AVX (vaddps on YMM registers), as the SSE blocks below;
- * returns false, with nothing written, when an operand is a NaN.
+ * 32 elements with AVX2 (vaddps on YMM registers, the check with integer
+ * compares); returns false, with nothing written, when a sum is an
+ * infinity or a NaN. The caller runs vzeroupper after its last block.
  */
 static inline int hl_f32_add_avx32(char *d, const char *s)
 {
-	unsigned int nan;
+	unsigned int bad;
 
 	asm volatile("vmovups    (%[d]), %%ymm0\n\t"
 		     "vmovups  32(%[d]), %%ymm1\n\t"
 		     "vmovups  64(%[d]), %%ymm2\n\t"
 		     "vmovups  96(%[d]), %%ymm3\n\t"
-		     "vmovups    (%[s]), %%ymm4\n\t"
-		     "vmovups  32(%[s]), %%ymm5\n\t"
-		     "vmovups  64(%[s]), %%ymm6\n\t"
-		     "vmovups  96(%[s]), %%ymm7\n\t"
-		     "vcmpunordps %%ymm4, %%ymm0, %%ymm8\n\t"
-		     "vcmpunordps %%ymm5, %%ymm1, %%ymm9\n\t"
-		     "vcmpunordps %%ymm6, %%ymm2, %%ymm10\n\t"
-		     "vcmpunordps %%ymm7, %%ymm3, %%ymm11\n\t"
-		     "vorps %%ymm9, %%ymm8, %%ymm8\n\t"
-		     "vorps %%ymm11, %%ymm10, %%ymm10\n\t"
-		     "vorps %%ymm10, %%ymm8, %%ymm8\n\t"
-		     "vmovmskps %%ymm8, %[nan]\n\t"
-		     "testl %[nan], %[nan]\n\t"
+		     "vaddps     (%[s]), %%ymm0, %%ymm0\n\t"
+		     "vaddps   32(%[s]), %%ymm1, %%ymm1\n\t"
+		     "vaddps   64(%[s]), %%ymm2, %%ymm2\n\t"
+		     "vaddps   96(%[s]), %%ymm3, %%ymm3\n\t"
+		     "vmovups %[exp], %%ymm8\n\t"
+		     "vpand %%ymm8, %%ymm0, %%ymm4\n\t"
+		     "vpand %%ymm8, %%ymm1, %%ymm5\n\t"
+		     "vpand %%ymm8, %%ymm2, %%ymm6\n\t"
+		     "vpand %%ymm8, %%ymm3, %%ymm7\n\t"
+		     "vpcmpeqd %%ymm8, %%ymm4, %%ymm4\n\t"
+		     "vpcmpeqd %%ymm8, %%ymm5, %%ymm5\n\t"
+		     "vpcmpeqd %%ymm8, %%ymm6, %%ymm6\n\t"
+		     "vpcmpeqd %%ymm8, %%ymm7, %%ymm7\n\t"
+		     "vpor %%ymm5, %%ymm4, %%ymm4\n\t"
+		     "vpor %%ymm7, %%ymm6, %%ymm6\n\t"
+		     "vpor %%ymm6, %%ymm4, %%ymm4\n\t"
+		     "vmovmskps %%ymm4, %[bad]\n\t"
+		     "testl %[bad], %[bad]\n\t"
 		     "jnz 1f\n\t"
-		     "vaddps %%ymm4, %%ymm0, %%ymm0\n\t"
-		     "vaddps %%ymm5, %%ymm1, %%ymm1\n\t"
-		     "vaddps %%ymm6, %%ymm2, %%ymm2\n\t"
-		     "vaddps %%ymm7, %%ymm3, %%ymm3\n\t"
 		     "vmovups %%ymm0,   (%[d])\n\t"
 		     "vmovups %%ymm1, 32(%[d])\n\t"
 		     "vmovups %%ymm2, 64(%[d])\n\t"
 		     "vmovups %%ymm3, 96(%[d])\n"
-		     "1:\tvzeroupper"
-		     : [nan] "=&r" (nan)
-		     : [d] "r" (d), [s] "r" (s)
+		     "1:"
+		     : [bad] "=&r" (bad)
+		     : [d] "r" (d), [s] "r" (s), [exp] "m" (hl_f32_sse_exp)
 		     : "memory", "cc");
-	return !nan;
+	return !bad;
 }
 
 /**
@@ -101,18 +115,21 @@ static inline int hl_f32_add_avx32(char *d, const char *s)
  *	32-bit loads of the reference path).
  * @src: second operands; == @dst or not overlapping it.
  * @n: number of values.
- * @avx: the CPU has AVX: 32 values per step with YMM registers first.
+ * @avx2: the CPU has AVX2: 32 values per step with YMM registers first.
  */
 static inline void hl_f32_add_sse(void *dst, const void *src,
-				  unsigned long n, int avx)
+				  unsigned long n, int avx2)
 {
 	char *d = dst;
 	const char *s = src;
-	unsigned int nan;
+	unsigned int bad;
 
-	for (; avx && n >= 32; n -= 32, d += 128, s += 128)
-		if (!hl_f32_add_avx32(d, s))
-			hl_f32_add_ref(d, s, 32);
+	if (avx2 && n >= 32) {
+		for (; n >= 32; n -= 32, d += 128, s += 128)
+			if (!hl_f32_add_avx32(d, s))
+				hl_f32_add_ref(d, s, 32);
+		asm volatile("vzeroupper" ::: "memory");
+	}
 
 	for (; n >= 16; n -= 16, d += 64, s += 64) {
 		asm volatile("movups   (%[d]), %%xmm0\n\t"
@@ -123,33 +140,39 @@ static inline void hl_f32_add_sse(void *dst, const void *src,
 			     "movups 16(%[s]), %%xmm5\n\t"
 			     "movups 32(%[s]), %%xmm6\n\t"
 			     "movups 48(%[s]), %%xmm7\n\t"
-			     "movaps %%xmm0, %%xmm8\n\t"
-			     "movaps %%xmm1, %%xmm9\n\t"
-			     "movaps %%xmm2, %%xmm10\n\t"
-			     "movaps %%xmm3, %%xmm11\n\t"
-			     "cmpunordps %%xmm4, %%xmm8\n\t"
-			     "cmpunordps %%xmm5, %%xmm9\n\t"
-			     "cmpunordps %%xmm6, %%xmm10\n\t"
-			     "cmpunordps %%xmm7, %%xmm11\n\t"
-			     "orps %%xmm9, %%xmm8\n\t"
-			     "orps %%xmm11, %%xmm10\n\t"
-			     "orps %%xmm10, %%xmm8\n\t"
-			     "movmskps %%xmm8, %[nan]\n\t"
-			     "testl %[nan], %[nan]\n\t"
-			     "jnz 1f\n\t"
 			     "addps %%xmm4, %%xmm0\n\t"
 			     "addps %%xmm5, %%xmm1\n\t"
 			     "addps %%xmm6, %%xmm2\n\t"
 			     "addps %%xmm7, %%xmm3\n\t"
+			     "movups %[exp], %%xmm8\n\t"
+			     "movaps %%xmm0, %%xmm4\n\t"
+			     "movaps %%xmm1, %%xmm5\n\t"
+			     "movaps %%xmm2, %%xmm6\n\t"
+			     "movaps %%xmm3, %%xmm7\n\t"
+			     "pand %%xmm8, %%xmm4\n\t"
+			     "pand %%xmm8, %%xmm5\n\t"
+			     "pand %%xmm8, %%xmm6\n\t"
+			     "pand %%xmm8, %%xmm7\n\t"
+			     "pcmpeqd %%xmm8, %%xmm4\n\t"
+			     "pcmpeqd %%xmm8, %%xmm5\n\t"
+			     "pcmpeqd %%xmm8, %%xmm6\n\t"
+			     "pcmpeqd %%xmm8, %%xmm7\n\t"
+			     "por %%xmm5, %%xmm4\n\t"
+			     "por %%xmm7, %%xmm6\n\t"
+			     "por %%xmm6, %%xmm4\n\t"
+			     "movmskps %%xmm4, %[bad]\n\t"
+			     "testl %[bad], %[bad]\n\t"
+			     "jnz 1f\n\t"
 			     "movups %%xmm0,   (%[d])\n\t"
 			     "movups %%xmm1, 16(%[d])\n\t"
 			     "movups %%xmm2, 32(%[d])\n\t"
 			     "movups %%xmm3, 48(%[d])\n"
 			     "1:"
-			     : [nan] "=&r" (nan)
-			     : [d] "r" (d), [s] "r" (s)
+			     : [bad] "=&r" (bad)
+			     : [d] "r" (d), [s] "r" (s),
+			       [exp] "m" (*(const u32 (*)[4])hl_f32_sse_exp)
 			     : "memory", "cc");
-		if (nan)
+		if (bad)
 			hl_f32_add_ref(d, s, 16);
 	}
 	hl_f32_add_ref(d, s, n);

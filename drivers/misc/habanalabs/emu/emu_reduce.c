@@ -28,10 +28,37 @@
 #include "emu_reduce_ops.h"
 
 /*
- * Bytes summed per kernel_fpu_begin()/kernel_fpu_end() section: the
- * section runs with preemption off, so it is kept short.
+ * Bytes summed per kernel_fpu_begin()/kernel_fpu_end() section. The
+ * section runs with preemption and softirqs off, so it is bounded: 64 KiB
+ * is a few microseconds on hardware and about 0.1 ms under QEMU TCG (at
+ * its 1.5-2 ms/MiB), far below a scheduler tick, as the copies'
+ * HL_EMU_COPY_FPU_SLICE; a quarter of the sections of 16 KiB.
  */
-#define HL_EMU_REDUCE_FPU_SLICE	SZ_16K
+#define HL_EMU_REDUCE_FPU_SLICE	SZ_64K
+
+#ifdef CONFIG_X86_64
+/*
+ * MXCSR as kernel_fpu_begin() loads it (round to nearest, every exception
+ * masked, no FTZ or DAZ), plus the sticky inexact flag (PE, bit 5).
+ */
+#define HL_EMU_REDUCE_MXCSR	(MXCSR_DEFAULT | 0x0020)
+
+/*
+ * Start a section: kernel_fpu_begin(), then set the inexact flag. The flags
+ * only record what happened, they change no result (every exception is
+ * masked), but QEMU's TCG computes float operations with the host's FPU
+ * only while the guest's inexact flag is set, and in software, several
+ * times slower, while it is clear: kernel_fpu_begin() clears it, and a
+ * run of sums that are all exact (whole numbers, zeros) never sets it.
+ */
+static void hl_emu_reduce_fpu_begin(void)
+{
+	u32 mxcsr = HL_EMU_REDUCE_MXCSR;
+
+	kernel_fpu_begin();
+	asm volatile("ldmxcsr %0" : : "m" (mxcsr));
+}
+#endif
 
 /* HL_REDUCE_OP_DIV_BY()'s divisor, 0 for the other operations */
 static u32 hl_emu_reduce_divisor(u32 op)
@@ -186,17 +213,18 @@ bool hl_emu_reduce_spans(u32 dtype, u32 op, const struct hl_emu_span *dst,
 #ifdef CONFIG_X86_64
 	void *d, *s;
 	u64 off, n;
+	int avx2;
 
 	if (dtype != HL_REDUCE_DTYPE_F32 || op != HL_REDUCE_OP_SUM)
 		return false;
 
+	avx2 = boot_cpu_has(X86_FEATURE_AVX2);
 	d = hl_emu_span_map(dst);
 	s = hl_emu_span_map(src);
 	for (off = 0; off < len; off += n) {
 		n = min_t(u64, len - off, HL_EMU_REDUCE_FPU_SLICE);
-		kernel_fpu_begin();
-		hl_f32_add_sse(d + off, s + off, n / sizeof(u32),
-			       boot_cpu_has(X86_FEATURE_AVX));
+		hl_emu_reduce_fpu_begin();
+		hl_f32_add_sse(d + off, s + off, n / sizeof(u32), avx2);
 		kernel_fpu_end();
 	}
 	hl_emu_span_unmap(src, s);
