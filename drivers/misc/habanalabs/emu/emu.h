@@ -14,11 +14,13 @@
  *
  * Locks of the backend (their place in the driver's lock order is in
  * habanalabs.h, above struct hl_device): hl_emu_queue.lock guards a
- * queue's pending list and running job. A queue worker takes
- * hl_device.engine_access_rwsem for read around each chunk, with no other
- * lock held, and calls hl_cs_job_done() with no lock held. The NIC engine
- * (emu_nic.c) takes the rwsem of its own device and of the peer device in
- * turn, never both at once, and no NIC lock around either.
+ * queue's pending list and running job. The backend takes no lock of the
+ * core's: a queue worker opens an engine access around each chunk
+ * (hl_device_hw_access_begin(), common/device.h: the core's
+ * engine_access_rwsem for read), with no other lock held, and calls
+ * hl_cs_job_done() with no lock held. The NIC engine (emu_nic.c) opens
+ * one on its own device and one on the peer device (hl_device_hw_enter())
+ * in turn, never both at once, and holds no NIC lock around either.
  */
 #ifndef HL_EMU_H_
 #define HL_EMU_H_
@@ -75,15 +77,15 @@ struct hl_emu_nic;
  * Command-buffer fetches, MSG_LONG and the fallbacks of the data engines are
  * split in chunks that never cross a 4 KiB device VA page (so never a 4 KiB
  * host page nor a 2 MiB DRAM page either); each chunk is translated and
- * copied under hdev->engine_access_rwsem.
+ * copied inside one engine access (hl_device_hw_access_begin()).
  */
 #define HL_EMU_CHUNK_SIZE		SZ_4K
 
 /*
  * LIN_DMA, MEMSET, REDUCE and the NIC move data in runs (hl_emu_mmu_span():
  * as long as the translation stays contiguous), at most this many bytes per
- * hold of hdev->engine_access_rwsem; deadlines, hw_fini and the scheduler
- * are checked between slices.
+ * engine access (hl_device_hw_access_begin()); deadlines, hw_fini and the
+ * scheduler are checked between slices.
  */
 #define HL_EMU_SLICE_SIZE		SZ_256K
 

@@ -16,8 +16,8 @@
  * Fabric registry: a device joins at hw_init and leaves at hw_fini. Its
  * struct hl_emu_nic is refcounted (and holds the device), so that a peer's
  * engine can keep it across the device's removal; hw_fini sets @detached
- * under the device's engine_access_rwsem held for write, after which no
- * peer engine touches the device's memory.
+ * and waits for the engine accesses in flight (hl_device_hw_quiesce()),
+ * after which no peer engine touches the device's memory.
  *
  * Data path (per message, in the sender's queue worker). This file owns
  * the wire (links, addresses, the copy); the connections, their work
@@ -35,12 +35,13 @@
  *      connection (else the send fails at once, REMOTE_INVALID), the
  *      receive expect this PSN; the receive becomes ACTIVE (the sender's);
  *   4. copy, step by step: read through this device's MMU (the queue's
- *      TLB, this context's ASID) under this device's engine_access_rwsem,
- *      then write through the peer's MMU (the receiving context's ASID)
- *      inside the peer's unplug SRCU section, under the peer's
- *      engine_access_rwsem, unless it is unplugged or detached. The two
- *      rwsems are never held together: with writers waiting on both, two
- *      engines sending in opposite directions would deadlock;
+ *      TLB, this context's ASID) inside an engine access of this device
+ *      (hl_device_hw_access_begin()), then write through the peer's MMU
+ *      (the receiving context's ASID) inside one of the peer's
+ *      (hl_device_hw_enter(): its unplug SRCU and engine access), unless
+ *      it is unplugged or detached. The two are never held together: with
+ *      quiescers waiting on both, two engines sending in opposite
+ *      directions would deadlock;
  *   5. completion (hl_nic_send_finish()): the receive (status, bytes, PSN)
  *      and the receiver's connection, then this connection and its CQE;
  *      an error moves the connections whose work failed to ERR. The
@@ -106,9 +107,10 @@ struct hl_emu_nic_port {
  *	one each while they use it.
  * @hdev: the device; the NIC holds a reference on it.
  * @id: the device's module id.
- * @detached: set once by hw_fini under hdev->engine_access_rwsem held for
- *	write; read under it held for read. Once set, no engine touches the
- *	device's memory from outside.
+ * @detached: set by hw_fini before hl_device_hw_quiesce(), cleared by the
+ *	hw_init after a hard reset before the device rejoins the fabric;
+ *	read inside hl_device_hw_enter(). Once hw_fini's quiesce returned,
+ *	no engine touches the device's memory from outside.
  * @ports: the ports.
  */
 struct hl_emu_nic {
@@ -164,6 +166,8 @@ static bool hl_emu_cable(u32 id, u32 port, u32 *peer_id, u32 *peer_port)
 
 static int hl_emu_cabling_add(u32 a, u32 p, u32 b, u32 q)
 {
+	lockdep_assert_held(&hl_emu_cabling_lock);
+
 	if (a >= HL_MAX_DEVICES || b >= HL_MAX_DEVICES || a == b ||
 	    p >= HL_EMU_NIC_PORTS || q >= HL_EMU_NIC_PORTS ||
 	    hl_emu_cabling[a][p] || hl_emu_cabling[b][q])
@@ -180,6 +184,7 @@ static int hl_emu_cabling_parse(const char *spec)
 	char end;
 	int rc = 0;
 
+	lockdep_assert_held(&hl_emu_cabling_lock);
 	memset(hl_emu_cabling, 0, sizeof(hl_emu_cabling));
 
 	if (!spec || !*spec || !strcmp(spec, "all")) {
@@ -314,9 +319,8 @@ int hl_emu_nic_init(struct hl_emu_device *emu)
 	/* After a hard reset: the same NIC joins the fabric again */
 	nic = emu->nic;
 	if (nic) {
-		down_write(&hdev->engine_access_rwsem);
-		nic->detached = false;
-		up_write(&hdev->engine_access_rwsem);
+		/* No peer reaches it before it joins below */
+		WRITE_ONCE(nic->detached, false);
 		goto join;
 	}
 
@@ -368,10 +372,12 @@ void hl_emu_nic_fini(struct hl_emu_device *emu)
 		if (was_up[i])
 			hl_emu_link_event(nic, i);
 
-	/* Waits for the peer engines' chunks in flight to this device */
-	down_write(&hdev->engine_access_rwsem);
-	nic->detached = true;
-	up_write(&hdev->engine_access_rwsem);
+	/*
+	 * A peer engine's step that began before sees it or is waited for;
+	 * one that begins after sees it
+	 */
+	WRITE_ONCE(nic->detached, true);
+	hl_device_hw_quiesce(hdev);
 }
 
 /**
@@ -689,8 +695,9 @@ static u32 hl_emu_nic_send_match(struct hl_emu_nic_xfer *x)
 
 /*
  * @len bytes of q->buf into the peer's memory at @va, run by run through
- * the peer's MMU (hl_emu_mmu_span() without a TLB, under the peer's
- * engine_access_rwsem); SUCCESS, LINK_DOWN or REMOTE_FAULT, after which
+ * the peer's MMU (hl_emu_mmu_span() without a TLB, inside
+ * hl_device_hw_enter() of the peer); SUCCESS, LINK_DOWN or REMOTE_FAULT,
+ * after which
  * *@done bytes were written.
  */
 static u32 hl_emu_nic_write_peer(struct hl_emu_nic_xfer *x, u64 va, u64 len,
@@ -699,24 +706,24 @@ static u32 hl_emu_nic_write_peer(struct hl_emu_nic_xfer *x, u64 va, u64 len,
 	struct hl_device *peer_hdev = x->peer->hdev;
 	u32 status = HL_NIC_CQE_STATUS_LINK_DOWN;
 	struct hl_emu_span d;
+	bool entered;
 	int idx;
 
 	*done = 0;
 	/* A WRITE's region: no byte lands once its DEREG_MR returned */
 	if (x->rmr && !hl_nic_mr_access_begin(x->rmr))
 		return HL_NIC_CQE_STATUS_REMOTE_ACCESS_ERR;
-	idx = hl_device_enter(peer_hdev);
-	if (!hl_device_unplugged(peer_hdev)) {
-		down_read(&peer_hdev->engine_access_rwsem);
+	entered = hl_device_hw_enter(peer_hdev, &idx);
+	if (entered) {
 		/*
-		 * Checked again under the rwsem: a peer context torn down
+		 * Checked again inside the access: a peer context torn down
 		 * since the last check flushed its connection before its
 		 * teardown drained the engines, so its ASID is not used
 		 * after it may have changed hands.
 		 */
 		if (hl_nic_send_peer_flushed(&x->send)) {
 			status = HL_NIC_CQE_STATUS_REMOTE_ERR;
-		} else if (!x->peer->detached) {
+		} else if (!READ_ONCE(x->peer->detached)) {
 			status = HL_NIC_CQE_STATUS_SUCCESS;
 			for (; *done < len; *done += d.len) {
 				if (hl_emu_mmu_span(to_emu(peer_hdev), NULL,
@@ -728,9 +735,8 @@ static u32 hl_emu_nic_write_peer(struct hl_emu_nic_xfer *x, u64 va, u64 len,
 				hl_emu_span_write(&d, x->q->buf + *done, d.len);
 			}
 		}
-		up_read(&peer_hdev->engine_access_rwsem);
 	}
-	hl_device_exit(peer_hdev, idx);
+	hl_device_hw_exit(peer_hdev, idx, entered);
 	if (x->rmr)
 		hl_nic_mr_access_end(x->rmr);
 
@@ -758,7 +764,7 @@ static int hl_emu_nic_read_local(struct hl_emu_queue *q, u32 asid, u64 va,
 	struct hl_emu_span s;
 	int rc = 0;
 
-	down_read(&hdev->engine_access_rwsem);
+	hl_device_hw_access_begin(hdev);
 	for (*got = 0; *got < len; *got += s.len) {
 		rc = hl_emu_mmu_span(q->emu, q, asid, va + *got, len - *got,
 				     &s);
@@ -766,18 +772,18 @@ static int hl_emu_nic_read_local(struct hl_emu_queue *q, u32 asid, u64 va,
 			break;
 		hl_emu_span_read(&s, q->buf + *got, s.len);
 	}
-	up_read(&hdev->engine_access_rwsem);
+	hl_device_hw_access_end(hdev);
 	return rc;
 }
 
 /*
  * 4. The copy, in steps of at most HL_EMU_NIC_STEP bytes through q->buf:
- * this device's engine_access_rwsem is held while reading a step, the
- * peer's while writing it, never both. Bytes read before a local fault are
+ * a step is read inside an engine access of this device, written inside
+ * one of the peer's, never both at once. Bytes read before a local fault are
  * still delivered, as the packets before it would be. Not on the engines'
  * walker (hl_emu_exec_xfer()): that one pairs the source's and the
- * destination's runs under one device's rwsem, and here they are two
- * devices' whose rwsems are never held together (habanalabs.h's lock
+ * destination's runs inside one device's engine access, and here they are
+ * two devices' whose accesses are never held together (habanalabs.h's lock
  * order), hence the bounce through q->buf.
  */
 static u32 hl_emu_nic_send_copy(struct hl_emu_nic_xfer *x)
