@@ -81,6 +81,7 @@ struct hl_device;
 struct hl_scrub;
 struct hl_ctx;
 struct hl_cs_job;
+struct hl_nic_qp_attr;
 
 /**
  * enum hl_asic_type - the ASIC families the driver knows.
@@ -169,6 +170,20 @@ struct asic_fixed_properties {
  *	the state of the link and of this device; *@addr receives the
  *	address of @port. NULL when @port is not cabled or the peer is not
  *	bound. Optional.
+ * @nic_qp_create: create the QP context of connection @conn_id of @ctx on
+ *	@port (in RESET, epoch 0; the context outlives it); returns it, or an
+ *	ERR_PTR(). Sleeps. Needed when num_nic_ports is not 0, as the three
+ *	below. The QP context is the backend's: the wire (PSNs, work queues,
+ *	matching, the copy) runs there, and what it finds comes back through
+ *	hl_nic_report() (nic.h).
+ * @nic_qp_program: program a QP context with what the core decided
+ *	(struct hl_nic_qp_attr); a new epoch flushes the work it took
+ *	before. Called with the connection's spinlock held: takes only the
+ *	backend's innermost locks.
+ * @nic_qp_query: read a QP context's PSNs (QUERY_CONN).
+ * @nic_qp_teardown: the connection is destroyed: flush its work, stop
+ *	the fabric reaching it and drop the core's reference; once per QP
+ *	context, after its last program. Sleeps.
  * @debugfs_init: add the backend's files under the device's debugfs
  *	directory @root (optional).
  */
@@ -190,6 +205,13 @@ struct hl_asic_funcs {
 				u64 remote_addr);
 	struct hl_device *(*nic_peer_get)(struct hl_device *hdev, u32 port,
 					  u64 *addr);
+	void *(*nic_qp_create)(struct hl_device *hdev, struct hl_ctx *ctx,
+			       u32 conn_id, u32 port);
+	void (*nic_qp_program)(struct hl_device *hdev, void *qp,
+			       const struct hl_nic_qp_attr *attr);
+	void (*nic_qp_query)(struct hl_device *hdev, void *qp, u32 *sq_psn,
+			     u32 *rq_psn);
+	void (*nic_qp_teardown)(struct hl_device *hdev, void *qp);
 	void (*debugfs_init)(struct hl_device *hdev, struct dentry *root);
 };
 
@@ -266,12 +288,18 @@ struct hl_fpriv {
  *	under any of the above and under the emulated backend's; nothing
  *	but an eventfd's own lock is taken under them)
  *   hl_device.nic_lock, then an hl_nic_ctx xarray's lock, then
- *	hl_nic_conn.lock, then hl_nic_cq.lock (spinlocks; nic.h); the NIC
- *	key table's xarray lock (nic_mr.c), taken under hl_nic_ctx.mr_lock
- *	or alone, nothing under it
- *   hl_emu_queue.lock, hl_emu_fabric_lock (the emulated backend's
- *	spinlocks, emu.h and emu_nic.c; nothing is taken under them but the
- *	workqueue's own locks, and never both at once)
+ *	hl_nic_conn.lock, then hl_nic_cq.lock (spinlocks; nic.h;
+ *	hl_nic_report() takes them in this order, called by the backend with
+ *	none of its locks held); the NIC key table's xarray lock (nic_mr.c),
+ *	taken under hl_nic_ctx.mr_lock or alone, nothing under it
+ *   hl_emu_qp.lock (a QP context's, emu_nic_qp.c: taken under
+ *	hl_nic_conn.lock when the core programs or queries it
+ *	(asic_funcs->nic_qp_program, nic_qp_query), else alone; never two at
+ *	once; nothing under it but a wait queue's)
+ *   hl_emu_queue.lock, hl_emu_fabric_lock, hl_emu_nic.qps's xarray lock
+ *	(the emulated backend's other spinlocks, emu.h, emu_nic.c and
+ *	emu_nic_qp.c; nothing is taken under them but the workqueue's own
+ *	locks, and never two at once)
  *   hl_fault_sites_lock (fault.c: the fault points' counts, a spinlock
  *	with interrupts off, taken by hl_should_fail() under any lock above;
  *	innermost: nothing under it)
