@@ -79,6 +79,92 @@ void hl_device_exit(struct hl_device *hdev, int idx)
 }
 
 /**
+ * hl_device_hw_access_begin - one of the device's own engines starts an
+ * access to memory through the device's page tables (a chunk or a slice).
+ * @hdev: the device; its engines run only while it is bound.
+ *
+ * Until hl_device_hw_access_end(), no page that the access may have
+ * translated to is released: the unmap paths wait for it
+ * (hl_device_hw_quiesce()). Sleeps; takes nothing else of the core's.
+ */
+void hl_device_hw_access_begin(struct hl_device *hdev)
+{
+	down_read(&hdev->engine_access_rwsem);
+}
+
+/**
+ * hl_device_hw_access_end - end an access begun by
+ * hl_device_hw_access_begin().
+ * @hdev: the device.
+ */
+void hl_device_hw_access_end(struct hl_device *hdev)
+{
+	up_read(&hdev->engine_access_rwsem);
+}
+
+/**
+ * hl_device_hw_access_assert - assert that the caller is inside an engine
+ * access (hl_device_hw_access_begin() or hl_device_hw_enter()).
+ * @hdev: the device.
+ */
+void hl_device_hw_access_assert(struct hl_device *hdev)
+{
+	lockdep_assert_held_read(&hdev->engine_access_rwsem);
+}
+
+/**
+ * hl_device_hw_enter - another device's engine (the emulated NIC's peer
+ * write) starts an access to this device's memory.
+ * @hdev: the device; the caller holds a reference on it.
+ * @idx: receives the index to pass to hl_device_hw_exit().
+ *
+ * Keeps the device from being removed until hl_device_hw_exit() (its
+ * unplug SRCU) and, when it is still there, opens an engine access as
+ * hl_device_hw_access_begin() does. Always paired with
+ * hl_device_hw_exit(), whatever it returns.
+ *
+ * Return: true when the device is there and the access may go on; false
+ * when it has been removed: touch nothing.
+ */
+bool hl_device_hw_enter(struct hl_device *hdev, int *idx)
+	__acquires(&hdev->unplug_srcu)
+{
+	*idx = srcu_read_lock(&hdev->unplug_srcu);
+	if (hl_device_unplugged(hdev))
+		return false;
+	down_read(&hdev->engine_access_rwsem);
+	return true;
+}
+
+/**
+ * hl_device_hw_exit - end what hl_device_hw_enter() began.
+ * @hdev: the device.
+ * @idx: the index hl_device_hw_enter() gave.
+ * @entered: what hl_device_hw_enter() returned.
+ */
+void hl_device_hw_exit(struct hl_device *hdev, int idx, bool entered)
+	__releases(&hdev->unplug_srcu)
+{
+	if (entered)
+		up_read(&hdev->engine_access_rwsem);
+	srcu_read_unlock(&hdev->unplug_srcu, idx);
+}
+
+/**
+ * hl_device_hw_quiesce - wait until no engine access that began before the
+ * call (hl_device_hw_access_begin(), hl_device_hw_enter()) still runs.
+ * @hdev: the device.
+ *
+ * An access that begins after it returns sees what the caller stored
+ * before the call. Sleeps; the caller holds no engine access.
+ */
+void hl_device_hw_quiesce(struct hl_device *hdev)
+{
+	down_write(&hdev->engine_access_rwsem);
+	up_write(&hdev->engine_access_rwsem);
+}
+
+/**
  * hl_device_unplugged - whether the device has been removed.
  * @hdev: the device.
  *

@@ -81,6 +81,7 @@ struct hl_device;
 struct hl_scrub;
 struct hl_ctx;
 struct hl_cs_job;
+struct hl_nic_qp_attr;
 
 /**
  * enum hl_asic_type - the ASIC families the driver knows.
@@ -169,6 +170,20 @@ struct asic_fixed_properties {
  *	the state of the link and of this device; *@addr receives the
  *	address of @port. NULL when @port is not cabled or the peer is not
  *	bound. Optional.
+ * @nic_qp_create: create the QP context of connection @conn_id of @ctx on
+ *	@port (in RESET, epoch 0; the context outlives it); returns it, or an
+ *	ERR_PTR(). Sleeps. Needed when num_nic_ports is not 0, as the three
+ *	below. The QP context is the backend's: the wire (PSNs, work queues,
+ *	matching, the copy) runs there, and what it finds comes back through
+ *	hl_nic_report() (nic.h).
+ * @nic_qp_program: program a QP context with what the core decided
+ *	(struct hl_nic_qp_attr); a new epoch flushes the work it took
+ *	before. Called with the connection's spinlock held: takes only the
+ *	backend's innermost locks.
+ * @nic_qp_query: read a QP context's PSNs (QUERY_CONN).
+ * @nic_qp_teardown: the connection is destroyed: flush its work, stop
+ *	the fabric reaching it and drop the core's reference; once per QP
+ *	context, after its last program. Sleeps.
  * @debugfs_init: add the backend's files under the device's debugfs
  *	directory @root (optional).
  */
@@ -190,6 +205,13 @@ struct hl_asic_funcs {
 				u64 remote_addr);
 	struct hl_device *(*nic_peer_get)(struct hl_device *hdev, u32 port,
 					  u64 *addr);
+	void *(*nic_qp_create)(struct hl_device *hdev, struct hl_ctx *ctx,
+			       u32 conn_id, u32 port);
+	void (*nic_qp_program)(struct hl_device *hdev, void *qp,
+			       const struct hl_nic_qp_attr *attr);
+	void (*nic_qp_query)(struct hl_device *hdev, void *qp, u32 *sq_psn,
+			     u32 *rq_psn);
+	void (*nic_qp_teardown)(struct hl_device *hdev, void *qp);
 	void (*debugfs_init)(struct hl_device *hdev, struct dentry *root);
 };
 
@@ -215,10 +237,14 @@ struct hl_fpriv {
 
 /*
  * Lock order, outermost first (a lock may be taken while holding any lock
- * above it, never one below it). This is the only place it is written;
- * the other files point here. A function named *_locked, or documented as
- * called with a lock held, asserts it (lockdep_assert_held*(),
- * dma_resv_assert_held()) at its top.
+ * above it, never one below it). This is the only place it is written and
+ * it names every lock of the driver, the emulated backend's too; the other
+ * files point here. A function named *_locked, or documented as called
+ * with a lock held, asserts it (lockdep_assert_held*(),
+ * dma_resv_assert_held()) at its top. Locks internal to a kernel facility
+ * the driver uses (a gen_pool's, an ida's, a wait queue's, a workqueue's)
+ * are innermost to whatever holds them and not listed; an xarray's own
+ * lock is listed where the driver takes it (xa_lock()).
  *   hl_device.reset_lock
  *   hl_device.fpriv_list_lock
  *   hl_ctx.gate (one context's at a time; held for read by ioctls, never
@@ -229,27 +255,54 @@ struct hl_fpriv {
  *   hl_cb_mgr.lock (under mmap_lock in mmap(); never held with
  *	hl_ctx.mem_lock or hl_nic_ctx.lock)
  *   hl_ctx.mem_lock
+ *   hl_device.host_maps_lock (memory.c: counts a mapping's host pages
+ *	while it is pinned or unpinned; nothing of the driver's under it)
  *   hl_device.mmu_lock
  *   hl_nic_mr.rwsem (a region's: for write by DEREG_MR and the context's
  *	close, holding no other lock; for read by the NIC data path around
  *	each step that moves bytes into or out of the region, one region's
- *	at a time, outside engine_access_rwsem)
- *   hl_device.engine_access_rwsem (the NIC data path holds no NIC lock,
- *	and one device's at a time; an engine queue's worker holds no
- *	other lock around it)
+ *	at a time, outside any engine access)
+ *   hl_device.unplug_srcu (not a lock: its read sections,
+ *	hl_device_enter(), nest under anything; removal and hard reset wait
+ *	for them holding only the locks above hl_ctx.gate), then
+ *	hl_device.engine_access_rwsem (an engine access: a backend takes it
+ *	only through hl_device_hw_access_begin() and hl_device_hw_enter(),
+ *	device.c, and hl_device_hw_quiesce() waits for the accesses; the NIC
+ *	data path holds no NIC lock around one, and one device's at a time;
+ *	an engine queue's worker holds no other lock around it)
  *   hl_device.dmabuf_lock
+ *   hl_dmabuf_quarantine_lock (dmabuf.c: the quarantined exports, under
+ *	hl_device.dmabuf_lock or alone; nothing under it)
  *   dma_buf.resv (the exports of a context share hl_ctx.resv->resv)
+ *   hl_emu_cabling_lock (emu_nic.c: parses nic_links once, at hw_init;
+ *	nothing under it), hl_emu_link_switch_lock (emu_nic.c: a debugfs link
+ *	switch; hl_emu_fabric_lock and hl_device.notifier_lock under it)
  *   hl_ctx.cs_lock, hl_ctx.fault_lock (spinlocks)
+ *   hl_cs_fence.lock (a CS fence's spinlock, taken by dma_fence_signal()
+ *	and the dma_fence calls of any holder of the fence, under any of the
+ *	above; the driver's fence callbacks that run under it, WAIT_CS's
+ *	and the quarantine's, only wake a waiter or queue a work)
+ *   hl_scrub.lock (scrub.c: the dirty DRAM, a spinlock; only the
+ *	gen_pool's own under it)
  *   hl_device.notifier_lock, hl_dev_counters.util_lock (spinlocks taken
  *	under any of the above and under the emulated backend's; nothing
  *	but an eventfd's own lock is taken under them)
  *   hl_device.nic_lock, then an hl_nic_ctx xarray's lock, then
- *	hl_nic_conn.lock, then hl_nic_cq.lock (spinlocks; nic.h); the NIC
- *	key table's xarray lock (nic_mr.c), taken under hl_nic_ctx.mr_lock
- *	or alone, nothing under it
- *   hl_emu_queue.lock, hl_emu_fabric_lock (the emulated backend's
- *	spinlocks, emu.h and emu_nic.c; innermost: nothing is taken under
- *	them but the workqueue's own locks, and never both at once)
+ *	hl_nic_conn.lock, then hl_nic_cq.lock (spinlocks; nic.h;
+ *	hl_nic_report() takes them in this order, called by the backend with
+ *	none of its locks held); the NIC key table's xarray lock (nic_mr.c),
+ *	taken under hl_nic_ctx.mr_lock or alone, nothing under it
+ *   hl_emu_qp.lock (a QP context's, emu_nic_qp.c: taken under
+ *	hl_nic_conn.lock when the core programs or queries it
+ *	(asic_funcs->nic_qp_program, nic_qp_query), else alone; never two at
+ *	once; nothing under it but a wait queue's)
+ *   hl_emu_queue.lock, hl_emu_fabric_lock, hl_emu_nic.qps's xarray lock
+ *	(the emulated backend's other spinlocks, emu.h, emu_nic.c and
+ *	emu_nic_qp.c; nothing is taken under them but the workqueue's own
+ *	locks, and never two at once)
+ *   hl_fault_sites_lock (fault.c: the fault points' counts, a spinlock
+ *	with interrupts off, taken by hl_should_fail() under any lock above;
+ *	innermost: nothing under it)
  */
 
 /**

@@ -293,8 +293,7 @@ static void hl_mmu_invalidate_cache(struct hl_device *hdev, u32 asid)
 /* Wait until no engine access that may have used an old translation runs */
 static void hl_mmu_drain_engine_accesses(struct hl_device *hdev)
 {
-	down_write(&hdev->engine_access_rwsem);
-	up_write(&hdev->engine_access_rwsem);
+	hl_device_hw_quiesce(hdev);
 }
 
 /**

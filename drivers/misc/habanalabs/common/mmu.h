@@ -30,8 +30,9 @@
  *   - map: a new hop table is filled and its leaf PTEs written before the
  *     PTE that links it into its parent;
  *   - unmap: leaf PTEs are cleared, then the device TLBs invalidated
- *     (asic_funcs->mmu_invalidate_cache), then hdev->engine_access_rwsem is
- *     taken for write once, so that no engine access that translated
+ *     (asic_funcs->mmu_invalidate_cache), then hl_device_hw_quiesce()
+ *     (hdev->engine_access_rwsem taken for write once), so that no engine
+ *     access that translated
  *     through the old PTEs is still in flight; only then are the pages
  *     unpinned, DMA-unmapped or given back to the allocator.
  */

@@ -7,11 +7,12 @@
  * bounded rings that CQ_POLL/CQ_WAIT copy to user space. The ASIC backend
  * owns the ports and the fabric (it validates remote addresses through
  * asic_funcs->nic_check_remote and reports ports through nic_port_info)
- * and runs the data path, the HL_PKT_NIC_SEND/RECV packets of its engine
- * queues: it moves the bytes, and every change of a connection or a work
- * request (admission, the PSNs, matching a message with a receive,
- * completion and its CQE, the move to ERR) is a call to the data-path
- * section at the end of this file.
+ * and the wire: a QP context per connection, which the core creates,
+ * programs on every move of the state machine and tears down
+ * (asic_funcs->nic_qp_*), and which runs the HL_PKT_NIC_* packets of the
+ * backend's engine queues. What the wire finds comes back through
+ * hl_nic_report(): a CQE, and the errors that move a connection to ERR
+ * (nic.h, "Core and backend").
  *
  * Ownership: HL_IOCTL_NIC is served only to the thread group that opened
  * the compute node. A context's connection IDs carry its generation
@@ -171,65 +172,37 @@ static void hl_nic_conn_release(struct kref *ref)
 	struct hl_nic_conn *conn = container_of(ref, struct hl_nic_conn,
 						refcount);
 
-	/* Destruction dropped the CQs; every receive completed before its put */
-	WARN_ON_ONCE(conn->send_cq || conn->recv_cq || !list_empty(&conn->rq));
+	/* Destruction dropped the CQs and tore the QP context down */
+	WARN_ON_ONCE(conn->send_cq || conn->recv_cq || conn->qp);
 	kfree(conn);
 }
 
-/**
- * hl_nic_conn_put - drop a reference on a connection.
- * @conn: the connection.
- */
-void hl_nic_conn_put(struct hl_nic_conn *conn)
+static void hl_nic_conn_put(struct hl_nic_conn *conn)
 {
 	kref_put(&conn->refcount, hl_nic_conn_release);
 }
 
 /**
- * hl_nic_conn_get - look up a connection of a context for the data path.
- * @ctx: the context; the caller holds a reference on it.
- * @id: the connection ID.
- *
- * Return: the connection with a reference, or NULL.
- */
-struct hl_nic_conn *hl_nic_conn_get(struct hl_ctx *ctx, u32 id)
-{
-	struct hl_nic_conn *conn;
-
-	xa_lock(&ctx->nic.conns);
-	conn = xa_load(&ctx->nic.conns, id);
-	if (conn)
-		kref_get(&conn->refcount);
-	xa_unlock(&ctx->nic.conns);
-	return conn;
-}
-
-/**
- * hl_nic_conn_get_remote - look up a connection that the fabric reaches on
- * a device: one of its compute owner's.
+ * hl_nic_ctx_get_reached - whether the fabric reaches a context's
+ * connections on a device: the context owns it (for the backend, before a
+ * message reaches a peer's QP context).
  * @hdev: the device; the caller holds a reference on it.
- * @id: the connection ID.
- * @ctx: receives the connection's context, with a reference.
+ * @ctx: the context the QP context belongs to (compared only).
  *
- * Return: the connection with a reference, or NULL when the device has no
- * owner or the owner no such connection.
+ * Return: true, with a reference on @ctx for the caller; false when @ctx
+ * does not own @hdev (any more).
  */
-struct hl_nic_conn *hl_nic_conn_get_remote(struct hl_device *hdev, u32 id,
-					   struct hl_ctx **ctx)
+bool hl_nic_ctx_get_reached(struct hl_device *hdev, struct hl_ctx *ctx)
 {
-	struct hl_nic_conn *conn = NULL;
+	bool reached;
 
 	spin_lock(&hdev->nic_lock);
-	if (hdev->nic_ctx) {
-		conn = hl_nic_conn_get(hdev->nic_ctx, id);
-		if (conn) {
-			/* nic_ctx is cleared before its file lets go of it */
-			hl_ctx_get(hdev->nic_ctx);
-			*ctx = hdev->nic_ctx;
-		}
-	}
+	reached = ctx && hdev->nic_ctx == ctx;
+	/* nic_ctx is cleared before its file lets go of it */
+	if (reached)
+		hl_ctx_get(ctx);
 	spin_unlock(&hdev->nic_lock);
-	return conn;
+	return reached;
 }
 
 /**
@@ -289,6 +262,32 @@ bool hl_nic_conn_takes_recvs(enum hl_nic_conn_state state)
 }
 
 /*
+ * Program @conn's QP context (its lock held) with the connection as it is
+ * now; @a carries the PSNs to start from, if any (set_*_psn), and receives
+ * the rest.
+ */
+static void hl_nic_conn_program_locked(struct hl_nic_conn *conn,
+				       struct hl_nic_qp_attr *a)
+{
+	struct hl_device *hdev = conn->ctx->hdev;
+
+	lockdep_assert_held(&conn->lock);
+
+	a->state = conn->state;
+	a->epoch = conn->epoch;
+	a->flush_status = conn->flush_status;
+	a->destroyed = conn->destroyed;
+	a->remote_addr = conn->remote_addr;
+	a->remote_conn_id = conn->remote_conn_id;
+	a->mtu = conn->mtu;
+	a->sq_size = conn->sq_size;
+	a->rq_size = conn->rq_size;
+	a->send_cq = conn->send_cq ? conn->send_cq->handle : 0;
+	a->recv_cq = conn->recv_cq ? conn->recv_cq->handle : 0;
+	hdev->asic_funcs->nic_qp_program(hdev, conn->qp, a);
+}
+
+/*
  * Move @conn (its lock held) to ERR after an error completion of work of
  * epoch @epoch, or because its peer's owner went; a connection that has
  * moved on since (reset, failed, destroyed) is left as it is. Its work in
@@ -297,27 +296,32 @@ bool hl_nic_conn_takes_recvs(enum hl_nic_conn_state state)
 static void hl_nic_conn_fail_locked(struct hl_nic_conn *conn, u32 epoch,
 				    u32 why)
 {
+	struct hl_nic_qp_attr a = {};
+
 	lockdep_assert_held(&conn->lock);
 
 	if (conn->epoch != epoch)
 		return;
 	conn->state = hl_nic_conn_next_state(conn->state, HL_NIC_CONN_EV_FAIL);
-	WRITE_ONCE(conn->flush_status, why);
-	/* Read without the lock by the engine, between chunks */
-	WRITE_ONCE(conn->epoch, conn->epoch + 1);
-	wake_up_all(&conn->wq);
+	conn->flush_status = why;
+	conn->epoch++;
+	hl_nic_conn_program_locked(conn, &a);
 }
 
 /*
  * Move @conn to ERR or RESET, or destroy it: flush its work (new epoch).
- * RESET and destruction also forget the contexts and the CQs they named.
+ * RESET and destruction also forget the contexts and the CQs they named
+ * (and the QP context's PSNs); destruction then tears the QP context down.
  * Under hl_nic_ctx.lock (the CQs' users).
  */
 static void hl_nic_conn_flush(struct hl_nic_ctx *nic, struct hl_nic_conn *conn,
 			      enum hl_nic_conn_event ev, bool destroy)
 {
+	struct hl_device *hdev = conn->ctx->hdev;
+	struct hl_nic_qp_attr a = {};
 	struct hl_nic_cq *cqs[2] = {};
 	int state, i;
+	void *qp;
 
 	lockdep_assert_held(&nic->lock);
 
@@ -326,8 +330,8 @@ static void hl_nic_conn_flush(struct hl_nic_ctx *nic, struct hl_nic_conn *conn,
 	if (WARN_ON_ONCE(state < 0))
 		state = HL_NIC_CONN_STATE_ERR;
 	conn->state = state;
-	WRITE_ONCE(conn->flush_status, HL_NIC_CQE_STATUS_FLUSHED);
-	WRITE_ONCE(conn->epoch, conn->epoch + 1);
+	conn->flush_status = HL_NIC_CQE_STATUS_FLUSHED;
+	conn->epoch++;
 	if (destroy)
 		conn->destroyed = true;
 	if (destroy || state == HL_NIC_CONN_STATE_RESET) {
@@ -337,14 +341,21 @@ static void hl_nic_conn_flush(struct hl_nic_ctx *nic, struct hl_nic_conn *conn,
 		conn->recv_cq = NULL;
 		conn->remote_addr = 0;
 		conn->remote_conn_id = 0;
-		conn->sq_psn = 0;
-		conn->rq_psn = 0;
 		conn->mtu = 0;
 		conn->sq_size = 0;
 		conn->rq_size = 0;
+		a.set_sq_psn = true;
+		a.set_rq_psn = true;
 	}
-	wake_up_all(&conn->wq);
+	hl_nic_conn_program_locked(conn, &a);
+	qp = destroy ? conn->qp : NULL;
+	if (destroy)
+		conn->qp = NULL;
 	spin_unlock(&conn->lock);
+
+	/* Once: the connection is off its context's xarray */
+	if (qp)
+		hdev->asic_funcs->nic_qp_teardown(hdev, qp);
 
 	for (i = 0; i < ARRAY_SIZE(cqs); i++) {
 		if (!cqs[i])
@@ -358,12 +369,14 @@ static int hl_nic_alloc_conn(struct hl_ctx *ctx,
 			     const struct hl_nic_alloc_conn_in *in,
 			     struct hl_nic_alloc_conn_out *out)
 {
+	struct hl_device *hdev = ctx->hdev;
 	struct hl_nic_ctx *nic = &ctx->nic;
-	struct hl_nic_conn *conn;
 	u32 id, base = nic->gen << HL_NIC_CONN_ID_SLOT_BITS;
+	struct hl_nic_conn *conn;
+	void *qp;
 	int rc;
 
-	if (in->pad || in->port >= ctx->hdev->asic_prop.num_nic_ports)
+	if (in->pad || in->port >= hdev->asic_prop.num_nic_ports)
 		return -EINVAL;
 
 	conn = kzalloc(sizeof(*conn), GFP_KERNEL_ACCOUNT);
@@ -375,18 +388,28 @@ static int hl_nic_alloc_conn(struct hl_ctx *ctx,
 	spin_lock_init(&conn->lock);
 	conn->state = HL_NIC_CONN_STATE_RESET;
 	conn->flush_status = HL_NIC_CQE_STATUS_FLUSHED;
-	INIT_LIST_HEAD(&conn->rq);
-	init_waitqueue_head(&conn->wq);
 
-	/* In RESET: the data path takes no work from it until it has an ID */
+	/*
+	 * The ID is reserved first (an entry of NULL), then the QP context
+	 * made for it, in RESET: no lookup finds the connection without it
+	 */
 	mutex_lock(&nic->lock);
 	rc = hl_should_fail(HL_FAULT_NIC) ? -EBUSY :
-	     xa_alloc_cyclic(&nic->conns, &id, conn,
+	     xa_alloc_cyclic(&nic->conns, &id, NULL,
 			     XA_LIMIT(base | HL_NIC_MIN_CONN_ID,
 				      base | HL_NIC_MAX_CONN_ID),
 			     &nic->next_conn_id, GFP_KERNEL_ACCOUNT);
-	if (rc >= 0)
+	if (rc >= 0) {
 		conn->id = id;
+		qp = hdev->asic_funcs->nic_qp_create(hdev, ctx, id, in->port);
+		if (IS_ERR(qp)) {
+			xa_erase(&nic->conns, id);
+			rc = PTR_ERR(qp);
+		} else {
+			conn->qp = qp;
+			xa_store(&nic->conns, id, conn, GFP_KERNEL_ACCOUNT);
+		}
+	}
 	mutex_unlock(&nic->lock);
 
 	if (rc < 0) {
@@ -413,7 +436,8 @@ static int hl_nic_alloc_conn(struct hl_ctx *ctx,
  * @psn: the first PSN.
  * @wq_size: the work queue's size.
  * @cq_handle: the CQ to report to, or 0.
- * @set: stores the op's fields into the connection (its lock held).
+ * @set: stores the op's fields into the connection (its lock held) and
+ *	the PSN it starts into the QP context's attributes.
  * @in: the op's input, for @set.
  */
 struct hl_nic_conn_ctx_args {
@@ -426,7 +450,7 @@ struct hl_nic_conn_ctx_args {
 	u32 wq_size;
 	u32 cq_handle;
 	void (*set)(struct hl_nic_conn *conn, const void *in,
-		    struct hl_nic_cq *cq);
+		    struct hl_nic_cq *cq, struct hl_nic_qp_attr *a);
 	const void *in;
 };
 
@@ -464,9 +488,11 @@ static int hl_nic_check_conn_ctx(struct hl_nic_ctx *nic,
 static int hl_nic_conn_advance(struct hl_nic_conn *conn,
 			       enum hl_nic_conn_event ev,
 			       void (*set)(struct hl_nic_conn *conn,
-					   const void *in, struct hl_nic_cq *cq),
+					   const void *in, struct hl_nic_cq *cq,
+					   struct hl_nic_qp_attr *a),
 			       const void *in, struct hl_nic_cq *cq)
 {
+	struct hl_nic_qp_attr a = {};
 	int next, rc = 0;
 
 	lockdep_assert_held(&conn->ctx->nic.lock);
@@ -476,9 +502,9 @@ static int hl_nic_conn_advance(struct hl_nic_conn *conn,
 	if (next < 0) {
 		rc = -EINVAL;
 	} else {
-		set(conn, in, cq);
+		set(conn, in, cq, &a);
 		conn->state = next;
-		wake_up_all(&conn->wq);
+		hl_nic_conn_program_locked(conn, &a);
 	}
 	spin_unlock(&conn->lock);
 
@@ -490,7 +516,7 @@ static int hl_nic_conn_advance(struct hl_nic_conn *conn,
 }
 
 static void hl_nic_set_res(struct hl_nic_conn *conn, const void *data,
-			   struct hl_nic_cq *cq)
+			   struct hl_nic_cq *cq, struct hl_nic_qp_attr *a)
 {
 	const struct hl_nic_res_conn_ctx_in *in = data;
 
@@ -498,19 +524,21 @@ static void hl_nic_set_res(struct hl_nic_conn *conn, const void *data,
 
 	conn->remote_addr = in->remote_addr;
 	conn->remote_conn_id = in->remote_conn_id;
-	conn->rq_psn = in->psn;
+	a->set_rq_psn = true;
+	a->rq_psn = in->psn;
 	conn->rq_size = in->wq_size;
 	conn->recv_cq = cq;
 }
 
 static void hl_nic_set_req(struct hl_nic_conn *conn, const void *data,
-			   struct hl_nic_cq *cq)
+			   struct hl_nic_cq *cq, struct hl_nic_qp_attr *a)
 {
 	const struct hl_nic_req_conn_ctx_in *in = data;
 
 	lockdep_assert_held(&conn->lock);
 
-	conn->sq_psn = in->psn;
+	a->set_sq_psn = true;
+	a->sq_psn = in->psn;
 	conn->mtu = in->mtu;
 	conn->sq_size = in->wq_size;
 	conn->send_cq = cq;
@@ -601,7 +629,7 @@ static int hl_nic_set_req_conn_ctx(struct hl_ctx *ctx,
 }
 
 static void hl_nic_set_nothing(struct hl_nic_conn *conn, const void *in,
-			       struct hl_nic_cq *cq)
+			       struct hl_nic_cq *cq, struct hl_nic_qp_attr *a)
 {
 }
 
@@ -679,8 +707,10 @@ static int hl_nic_query_conn(struct hl_ctx *ctx,
 		out->state = conn->state;
 		out->port = conn->port;
 		out->remote_conn_id = conn->remote_conn_id;
-		out->sq_psn = conn->sq_psn;
-		out->rq_psn = conn->rq_psn;
+		/* The PSNs are the wire's */
+		ctx->hdev->asic_funcs->nic_qp_query(ctx->hdev, conn->qp,
+						    &out->sq_psn,
+						    &out->rq_psn);
 		spin_unlock(&conn->lock);
 	} else {
 		rc = -EINVAL;
@@ -967,6 +997,71 @@ static bool hl_nic_op_has_no_output(u32 op)
 }
 
 /**
+ * hl_nic_op - run one checked NIC op on a context (the body of
+ * HL_IOCTL_NIC, without the file's checks and the undo).
+ * @ctx: the context.
+ * @in: the op and its input, checked for reserved bytes.
+ * @out: zeroed; receives the op's output.
+ *
+ * Return: the op's result.
+ */
+int hl_nic_op(struct hl_ctx *ctx, const struct hl_nic_in *in,
+	      struct hl_nic_out *out)
+{
+	int rc;
+
+	switch (in->op) {
+	case HL_NIC_OP_ALLOC_CONN:
+		rc = hl_nic_alloc_conn(ctx, &in->alloc_conn, &out->alloc_conn);
+		break;
+	case HL_NIC_OP_SET_REQ_CONN_CTX:
+		rc = hl_nic_set_req_conn_ctx(ctx, &in->req_conn_ctx);
+		break;
+	case HL_NIC_OP_SET_RES_CONN_CTX:
+		rc = hl_nic_set_res_conn_ctx(ctx, &in->res_conn_ctx);
+		break;
+	case HL_NIC_OP_DESTROY_CONN:
+		rc = hl_nic_destroy_conn(ctx, &in->destroy_conn);
+		break;
+	case HL_NIC_OP_CQ_CREATE:
+		rc = hl_nic_cq_create(ctx, &in->cq_create, &out->cq_create);
+		break;
+	case HL_NIC_OP_CQ_DESTROY:
+		rc = hl_nic_cq_destroy(ctx, &in->cq_destroy);
+		break;
+	case HL_NIC_OP_CQ_WAIT:
+		rc = hl_nic_cq_poll_wait(ctx, &in->cq_poll_wait,
+					 &out->cq_poll_wait, true);
+		break;
+	case HL_NIC_OP_CQ_POLL:
+		rc = hl_nic_cq_poll_wait(ctx, &in->cq_poll_wait,
+					 &out->cq_poll_wait, false);
+		break;
+	case HL_NIC_OP_CQ_UPDATE_CONSUMED_CQES:
+		rc = hl_nic_cq_update_consumed(ctx,
+					       &in->cq_update_consumed_cqes);
+		break;
+	case HL_NIC_OP_MODIFY_CONN:
+		rc = hl_nic_modify_conn(ctx, &in->modify_conn);
+		break;
+	case HL_NIC_OP_QUERY_CONN:
+		rc = hl_nic_query_conn(ctx, &in->query_conn, &out->query_conn);
+		break;
+	case HL_NIC_OP_REG_MR:
+		rc = hl_nic_mr_reg(ctx, &in->reg_mr, &out->reg_mr);
+		break;
+	case HL_NIC_OP_DEREG_MR:
+		rc = hl_nic_mr_dereg(ctx, &in->dereg_mr);
+		break;
+	default:
+		rc = -EINVAL;
+		break;
+	}
+
+	return rc;
+}
+
+/**
  * hl_nic_ioctl - HL_IOCTL_NIC: connections and completion queues.
  * @fpriv: the compute node's open file.
  * @data: struct hl_nic_args, copied in; out is returned on success (on
@@ -1004,53 +1099,7 @@ int hl_nic_ioctl(struct hl_fpriv *fpriv, void *data, struct hl_ioctl_call *call)
 	if (memchr_inv((u8 *)in.reserved + size, 0, sizeof(in.reserved) - size))
 		return -EINVAL;
 
-	switch (in.op) {
-	case HL_NIC_OP_ALLOC_CONN:
-		rc = hl_nic_alloc_conn(ctx, &in.alloc_conn, &out.alloc_conn);
-		break;
-	case HL_NIC_OP_SET_REQ_CONN_CTX:
-		rc = hl_nic_set_req_conn_ctx(ctx, &in.req_conn_ctx);
-		break;
-	case HL_NIC_OP_SET_RES_CONN_CTX:
-		rc = hl_nic_set_res_conn_ctx(ctx, &in.res_conn_ctx);
-		break;
-	case HL_NIC_OP_DESTROY_CONN:
-		rc = hl_nic_destroy_conn(ctx, &in.destroy_conn);
-		break;
-	case HL_NIC_OP_CQ_CREATE:
-		rc = hl_nic_cq_create(ctx, &in.cq_create, &out.cq_create);
-		break;
-	case HL_NIC_OP_CQ_DESTROY:
-		rc = hl_nic_cq_destroy(ctx, &in.cq_destroy);
-		break;
-	case HL_NIC_OP_CQ_WAIT:
-		rc = hl_nic_cq_poll_wait(ctx, &in.cq_poll_wait,
-					 &out.cq_poll_wait, true);
-		break;
-	case HL_NIC_OP_CQ_POLL:
-		rc = hl_nic_cq_poll_wait(ctx, &in.cq_poll_wait,
-					 &out.cq_poll_wait, false);
-		break;
-	case HL_NIC_OP_CQ_UPDATE_CONSUMED_CQES:
-		rc = hl_nic_cq_update_consumed(ctx,
-					       &in.cq_update_consumed_cqes);
-		break;
-	case HL_NIC_OP_MODIFY_CONN:
-		rc = hl_nic_modify_conn(ctx, &in.modify_conn);
-		break;
-	case HL_NIC_OP_QUERY_CONN:
-		rc = hl_nic_query_conn(ctx, &in.query_conn, &out.query_conn);
-		break;
-	case HL_NIC_OP_REG_MR:
-		rc = hl_nic_mr_reg(ctx, &in.reg_mr, &out.reg_mr);
-		break;
-	case HL_NIC_OP_DEREG_MR:
-		rc = hl_nic_mr_dereg(ctx, &in.dereg_mr);
-		break;
-	default:
-		rc = -EINVAL;
-		break;
-	}
+	rc = hl_nic_op(ctx, &in, &out);
 
 	/*
 	 * The dispatcher copies the argument back on errors too: leave the
@@ -1296,492 +1345,57 @@ void hl_nic_ctx_fini(struct hl_ctx *ctx)
 }
 
 /* ------------------------------------------------------------------------
- * The data path: the backend's calls
- *
- * A send: hl_nic_send_begin() admits it; hl_nic_send_take_turn() gives it
- * the wire (one message at a time per connection, which fixes its PSNs);
- * hl_nic_send_match() takes the peer connection's oldest receive for it;
- * the backend copies; hl_nic_send_finish() completes both sides. A
- * receive: hl_nic_recv_post() queues it, the sender that takes it fills
- * and completes it, or hl_nic_recv_settle() withdraws it; then
- * hl_nic_recv_finish(). Each takes the connection locks it needs, for
- * short updates; none is held on return.
+ * What the backend reports
  */
-
-/* Post a completion entry to @cq (or nowhere) and drop the reference */
-static void hl_nic_cq_complete(struct hl_nic_cq *cq, struct hl_nic_conn *conn,
-			       u32 opcode, u32 status, u64 wr_id,
-			       u64 byte_len, u32 psn, u32 imm_data)
-{
-	struct hl_nic_cqe cqe = {
-		.wr_id = wr_id,
-		.byte_len = byte_len,
-		.conn_id = conn->id,
-		.port = conn->port,
-		.opcode = opcode,
-		.status = status,
-		.psn = psn,
-		.imm_data = imm_data,
-	};
-
-	if (!cq)
-		return;
-	hl_nic_cq_push(cq, &cqe);
-	hl_nic_cq_put(cq);
-}
-
-/* What the receiver's completion says when the sender's ends with @status */
-static u32 hl_nic_recv_status(u32 status)
-{
-	switch (status) {
-	case HL_NIC_CQE_STATUS_SUCCESS:
-	case HL_NIC_CQE_STATUS_LEN_ERR:
-	case HL_NIC_CQE_STATUS_LINK_DOWN:
-	case HL_NIC_CQE_STATUS_PSN_ERR:
-		return status;
-	case HL_NIC_CQE_STATUS_REMOTE_FAULT:
-		return HL_NIC_CQE_STATUS_LOCAL_FAULT;
-	case HL_NIC_CQE_STATUS_REMOTE_ERR:
-		return HL_NIC_CQE_STATUS_FLUSHED;
-	case HL_NIC_CQE_STATUS_REMOTE_ACCESS_ERR:
-		return HL_NIC_CQE_STATUS_LOCAL_ACCESS_ERR;
-	default:
-		return HL_NIC_CQE_STATUS_REMOTE_ABORT;
-	}
-}
 
 /**
- * hl_nic_send_begin - admit a send: the connection is in RTS and below
- * its send WQ size.
- * @s: the send's record, filled here.
- * @conn: the sending connection; the caller holds a reference until
- *	hl_nic_send_finish().
- * @size: bytes of the message.
- * @wr_id: the user's tag.
- * @kind: a message, or a one-sided write (enum hl_nic_xfer_kind).
- * @imm_data: a WRITE_IMM's immediate value.
+ * hl_nic_report - the backend reports what its wire did with a
+ * connection's work: a completion entry, and whether the work failed.
+ * @hdev: the device of the connection.
+ * @r: the report (the backend's; read only during the call).
  *
- * Whatever it returns, the send ends with hl_nic_send_finish().
- *
- * Return: SUCCESS, FLUSHED (not in RTS) or WQ_FULL.
+ * The connection is named by r->cqe.conn_id, within the device's owner
+ * (its generation): a report of an earlier owner's connection, or of a
+ * context the fabric no longer reaches, is dropped. With
+ * HL_NIC_REPORT_FAIL the connection moves to ERR if it is still in
+ * r->epoch (and its QP context is programmed so), before the entry is
+ * posted to the CQ r->cq (if it still exists; a full CQ overflows). Takes
+ * spinlocks only, no reference, and allocates nothing: callable from the
+ * backend's engines, with none of its locks held.
  */
-u32 hl_nic_send_begin(struct hl_nic_send *s, struct hl_nic_conn *conn,
-		      u64 size, u64 wr_id, enum hl_nic_xfer_kind kind,
-		      u32 imm_data)
+void hl_nic_report(struct hl_device *hdev, const struct hl_nic_cqe_report *r)
 {
-	u32 status = HL_NIC_CQE_STATUS_SUCCESS;
+	u32 id = r->cqe.conn_id;
+	struct hl_nic_conn *conn;
+	struct hl_nic_cq *cq;
+	struct hl_ctx *ctx;
 
-	memset(s, 0, sizeof(*s));
-	s->conn = conn;
-	s->size = size;
-	s->wr_id = wr_id;
-	s->kind = kind;
-	s->imm_data = imm_data;
+	/* The owner stays while nic_lock is held (hl_nic_ctx_stop()) */
+	spin_lock(&hdev->nic_lock);
+	ctx = hdev->nic_ctx;
+	if (!ctx || HL_NIC_CONN_ID_GEN(id) != ctx->nic.gen)
+		goto out_unlock;
 
-	spin_lock(&conn->lock);
-	s->cq = hl_nic_cq_get(conn->send_cq);
-	if (!hl_nic_conn_takes_sends(conn->state)) {
-		status = HL_NIC_CQE_STATUS_FLUSHED;
-	} else if (conn->sq_posted >= conn->sq_size) {
-		status = HL_NIC_CQE_STATUS_WQ_FULL;
-	} else {
-		conn->sq_posted++;
-		s->admitted = true;
-		s->epoch = conn->epoch;
-		s->remote_conn_id = conn->remote_conn_id;
-		s->mtu = conn->mtu;
-	}
-	spin_unlock(&conn->lock);
-
-	if (s->admitted)
-		s->npkts = max_t(u64, 1, DIV_ROUND_UP_ULL(size, s->mtu));
-	return status;
-}
-
-/**
- * hl_nic_send_flushed - whether the sending connection moved on (reset,
- * failed, destroyed) since the send was admitted.
- * @s: an admitted send.
- *
- * Return: true when the send must end FLUSHED.
- */
-bool hl_nic_send_flushed(const struct hl_nic_send *s)
-{
-	/* Read without the lock: a new epoch is final for this send */
-	return READ_ONCE(s->conn->epoch) != s->epoch;
-}
-
-/**
- * hl_nic_send_flush_status - how a flushed send ends.
- * @s: an admitted send that hl_nic_send_flushed() found flushed.
- *
- * Return: REMOTE_ERR when the sending connection went to ERR because its
- * peer's owner went, else FLUSHED.
- */
-u32 hl_nic_send_flush_status(const struct hl_nic_send *s)
-{
-	return READ_ONCE(s->conn->flush_status);
-}
-
-/**
- * hl_nic_send_wait - sleep until the sending connection is flushed or
- * changes, or @timeout passed (a wait for the peer connection to appear).
- * @s: an admitted send.
- * @timeout: jiffies at most.
- */
-void hl_nic_send_wait(const struct hl_nic_send *s, long timeout)
-{
-	wait_event_timeout(s->conn->wq, hl_nic_send_flushed(s), timeout);
-}
-
-/**
- * hl_nic_send_take_turn - take the wire for the send: no other message of
- * the connection is on it; fixes the send's first PSN.
- * @s: an admitted send.
- *
- * Return: SUCCESS, the flush status (hl_nic_send_flush_status()), or
- * HL_NIC_WR_AGAIN when another message holds the wire
- * (hl_nic_send_wait_turn(), then again).
- */
-u32 hl_nic_send_take_turn(struct hl_nic_send *s)
-{
-	struct hl_nic_conn *conn = s->conn;
-	u32 status = HL_NIC_WR_AGAIN;
-
-	spin_lock(&conn->lock);
-	if (conn->epoch != s->epoch) {
-		status = conn->flush_status;
-	} else if (!conn->tx_busy) {
-		WRITE_ONCE(conn->tx_busy, true);
-		s->tx_held = true;
-		s->psn = conn->sq_psn;
-		status = HL_NIC_CQE_STATUS_SUCCESS;
-	}
-	spin_unlock(&conn->lock);
-	return status;
-}
-
-static bool hl_nic_send_turn_ready(const struct hl_nic_send *s)
-{
-	return !READ_ONCE(s->conn->tx_busy) || hl_nic_send_flushed(s);
-}
-
-/**
- * hl_nic_send_wait_turn - sleep until the wire may be free or the send is
- * flushed, or @timeout passed.
- * @s: an admitted send.
- * @timeout: jiffies at most.
- */
-void hl_nic_send_wait_turn(const struct hl_nic_send *s, long timeout)
-{
-	wait_event_timeout(s->conn->wq, hl_nic_send_turn_ready(s), timeout);
-}
-
-/* hl_nic_send_match() under @rconn's lock */
-static u32 hl_nic_send_match_locked(struct hl_nic_send *s,
-				    struct hl_nic_conn *rconn, u32 port,
-				    u64 src_addr)
-{
-	struct hl_nic_wr *wr;
-
-	lockdep_assert_held(&rconn->lock);
-
-	/* No responder context yet (RESET, INIT): it may name us later */
-	if (!rconn->remote_conn_id)
-		return HL_NIC_WR_AGAIN;
-	/*
-	 * Set up for another connection (another pair, port, or an earlier
-	 * owner's connection of the same slot): it ignores us, and waiting
-	 * cannot change that
-	 */
-	if (rconn->port != port || rconn->remote_conn_id != s->conn->id ||
-	    rconn->remote_addr != src_addr)
-		return HL_NIC_CQE_STATUS_REMOTE_INVALID;
-	if (rconn->state == HL_NIC_CONN_STATE_ERR)
-		return HL_NIC_CQE_STATUS_REMOTE_ERR;
-	if (!hl_nic_conn_takes_recvs(rconn->state))
-		return HL_NIC_WR_AGAIN;
-
-	if (s->kind == HL_NIC_XFER_WRITE) {
-		/* One-sided: no receive, but the PSNs are checked as for one */
-		if (rconn->rq_psn != s->psn) {
-			hl_nic_conn_fail_locked(rconn, rconn->epoch,
+	if (r->flags & HL_NIC_REPORT_FAIL) {
+		xa_lock(&ctx->nic.conns);
+		conn = xa_load(&ctx->nic.conns, id);
+		if (conn) {
+			spin_lock(&conn->lock);
+			hl_nic_conn_fail_locked(conn, r->epoch,
 						HL_NIC_CQE_STATUS_FLUSHED);
-			return HL_NIC_CQE_STATUS_PSN_ERR;
+			spin_unlock(&conn->lock);
 		}
-		rconn->rq_psn = (s->psn + s->npkts) & HL_NIC_PSN_MASK;
-		s->rconn = rconn;
-		s->r_epoch = rconn->epoch;
-		return HL_NIC_CQE_STATUS_SUCCESS;
+		xa_unlock(&ctx->nic.conns);
 	}
 
-	wr = list_first_entry_or_null(&rconn->rq, struct hl_nic_wr, node);
-	/* A receive of an older epoch is about to be withdrawn by its poster */
-	if (!wr || wr->epoch != rconn->epoch)
-		return HL_NIC_WR_AGAIN;
-
-	list_del_init(&wr->node);
-	if (rconn->rq_psn != s->psn) {
-		wr->status = HL_NIC_CQE_STATUS_PSN_ERR;
-		wr->psn = s->psn;
-		WRITE_ONCE(wr->state, HL_NIC_WR_DONE);
-		hl_nic_conn_fail_locked(rconn, wr->epoch,
-					HL_NIC_CQE_STATUS_FLUSHED);
-		wake_up_all(&rconn->wq);
-		return HL_NIC_CQE_STATUS_PSN_ERR;
+	if (r->cq) {
+		/* The xarray's lock keeps its CQs alive */
+		xa_lock(&ctx->nic.cqs);
+		cq = xa_load(&ctx->nic.cqs, r->cq);
+		if (cq)
+			hl_nic_cq_push(cq, &r->cqe);
+		xa_unlock(&ctx->nic.cqs);
 	}
-
-	wr->state = HL_NIC_WR_ACTIVE;
-	rconn->rq_psn = (s->psn + s->npkts) & HL_NIC_PSN_MASK;
-	s->rconn = rconn;
-	s->wr = wr;
-	s->r_epoch = rconn->epoch;
-	return HL_NIC_CQE_STATUS_SUCCESS;
-}
-
-/**
- * hl_nic_send_match - the message arrives at a peer connection: take its
- * oldest receive for the send (it becomes ACTIVE, the sender's).
- * @s: a send that holds the wire.
- * @rconn: the peer connection the message names (s->remote_conn_id); the
- *	caller holds a reference, which it keeps until hl_nic_send_finish()
- *	when this succeeds.
- * @port: the peer's port the message arrives on.
- * @src_addr: the address of the port the message leaves from.
- *
- * @rconn must be in RTR or RTS and set up for this port and connection
- * (else it ignores the message); the receive's PSN must be the expected
- * one (else both the receive and @rconn fail).
- *
- * Return: SUCCESS, REMOTE_ERR (@rconn is in ERR), REMOTE_INVALID (@rconn
- * is set up for another connection), PSN_ERR, or HL_NIC_WR_AGAIN: no
- * responder context or no receive to take yet (hl_nic_send_wait_recv()).
- */
-u32 hl_nic_send_match(struct hl_nic_send *s, struct hl_nic_conn *rconn,
-		      u32 port, u64 src_addr)
-{
-	u32 status;
-
-	spin_lock(&rconn->lock);
-	status = hl_nic_send_match_locked(s, rconn, port, src_addr);
-	spin_unlock(&rconn->lock);
-	return status;
-}
-
-static bool hl_nic_send_recv_ready(const struct hl_nic_send *s,
-				   struct hl_nic_conn *rconn)
-{
-	return !list_empty_careful(&rconn->rq) || hl_nic_send_flushed(s);
-}
-
-/**
- * hl_nic_send_wait_recv - sleep until the peer connection has a posted
- * receive or changes, the send is flushed, or @timeout passed.
- * @s: a send that holds the wire.
- * @rconn: the peer connection; the caller holds a reference.
- * @timeout: jiffies at most.
- */
-void hl_nic_send_wait_recv(const struct hl_nic_send *s,
-			   struct hl_nic_conn *rconn, long timeout)
-{
-	wait_event_timeout(rconn->wq, hl_nic_send_recv_ready(s, rconn),
-			   timeout);
-}
-
-/**
- * hl_nic_send_peer_flushed - whether the peer connection moved on since
- * the send took its receive.
- * @s: a matched send.
- *
- * Return: true when the send must end REMOTE_ERR.
- */
-bool hl_nic_send_peer_flushed(const struct hl_nic_send *s)
-{
-	return READ_ONCE(s->rconn->epoch) != s->r_epoch;
-}
-
-/**
- * hl_nic_send_finish - complete a send: the peer's receive, if it took
- * one, then the sending connection; post the send's CQE.
- * @s: a send after hl_nic_send_begin().
- * @status: how the send ended (HL_NIC_CQE_STATUS_*).
- * @byte_len: bytes that reached the peer.
- *
- * An error moves the connections whose work failed to ERR (unless they
- * moved on already); success advances the send PSN past the message.
- * The peer's receive then belongs to its poster again: neither @s->wr nor
- * @s->rconn may be used after this (the caller drops its reference on
- * @s->rconn).
- */
-void hl_nic_send_finish(struct hl_nic_send *s, u32 status, u64 byte_len)
-{
-	struct hl_nic_conn *conn = s->conn;
-	struct hl_nic_conn *rconn = s->rconn;
-	struct hl_nic_wr *wr = s->wr;
-
-	if (wr) {
-		spin_lock(&rconn->lock);
-		wr->status = hl_nic_recv_status(status);
-		wr->byte_len = byte_len;
-		wr->psn = s->psn;
-		if (s->kind == HL_NIC_XFER_WRITE_IMM) {
-			wr->opcode = HL_NIC_CQE_OP_RECV_RDMA_WITH_IMM;
-			wr->imm_data = status ? 0 : s->imm_data;
-		}
-		WRITE_ONCE(wr->state, HL_NIC_WR_DONE);
-		if (wr->status)
-			hl_nic_conn_fail_locked(rconn, s->r_epoch,
-						HL_NIC_CQE_STATUS_FLUSHED);
-		/* The poster may free @wr once it sees DONE under the lock */
-		wake_up_all(&rconn->wq);
-		spin_unlock(&rconn->lock);
-		s->wr = NULL;
-	} else if (rconn && status) {
-		/* A failed WRITE: the responder's connection goes to ERR too */
-		spin_lock(&rconn->lock);
-		hl_nic_conn_fail_locked(rconn, s->r_epoch,
-					HL_NIC_CQE_STATUS_FLUSHED);
-		spin_unlock(&rconn->lock);
-	}
-
-	spin_lock(&conn->lock);
-	if (s->tx_held) {
-		WRITE_ONCE(conn->tx_busy, false);
-		if (!status && conn->epoch == s->epoch)
-			conn->sq_psn = (s->psn + s->npkts) & HL_NIC_PSN_MASK;
-	}
-	if (s->admitted) {
-		conn->sq_posted--;
-		if (status)
-			hl_nic_conn_fail_locked(conn, s->epoch,
-						HL_NIC_CQE_STATUS_FLUSHED);
-	}
-	wake_up_all(&conn->wq);
-	spin_unlock(&conn->lock);
-
-	hl_nic_cq_complete(s->cq, conn, s->kind == HL_NIC_XFER_SEND ?
-			   HL_NIC_CQE_OP_SEND : HL_NIC_CQE_OP_RDMA_WRITE,
-			   status, s->wr_id, byte_len, s->psn, 0);
-	s->cq = NULL;
-}
-
-/**
- * hl_nic_recv_post - post a receive on a connection in RTR or RTS, below
- * its receive WQ size; a sender may take it from then on.
- * @wr: the receive, with @addr, @size, @wr_id and @queue_id set; it must
- *	stay in place until hl_nic_recv_finish().
- * @conn: the connection; the caller holds a reference until
- *	hl_nic_recv_finish().
- *
- * Whatever it returns, the receive ends with hl_nic_recv_finish(); when
- * posted, it is first waited for (hl_nic_recv_wait()) until
- * hl_nic_recv_settle() says it is done.
- *
- * Return: SUCCESS (posted), FLUSHED (not in RTR or RTS) or WQ_FULL; on
- * failure the receive is DONE with that status.
- */
-u32 hl_nic_recv_post(struct hl_nic_wr *wr, struct hl_nic_conn *conn)
-{
-	u32 status = HL_NIC_CQE_STATUS_SUCCESS;
-
-	wr->conn = conn;
-	INIT_LIST_HEAD(&wr->node);
-	wr->state = HL_NIC_WR_POSTED;
-	wr->opcode = HL_NIC_CQE_OP_RECV;
-	wr->imm_data = 0;
-
-	spin_lock(&conn->lock);
-	wr->cq = hl_nic_cq_get(conn->recv_cq);
-	if (!hl_nic_conn_takes_recvs(conn->state)) {
-		status = HL_NIC_CQE_STATUS_FLUSHED;
-	} else if (conn->rq_posted >= conn->rq_size) {
-		status = HL_NIC_CQE_STATUS_WQ_FULL;
-	} else {
-		wr->epoch = conn->epoch;
-		list_add_tail(&wr->node, &conn->rq);
-		conn->rq_posted++;
-		/* A sender may be waiting for it */
-		wake_up_all(&conn->wq);
-	}
-	spin_unlock(&conn->lock);
-
-	if (status) {
-		wr->status = status;
-		wr->state = HL_NIC_WR_DONE;
-	}
-	return status;
-}
-
-/**
- * hl_nic_recv_flushed - whether the connection moved on (reset, failed,
- * destroyed) since the receive was posted.
- * @wr: a posted receive.
- *
- * Return: true when the receive, while still POSTED, must be withdrawn
- * FLUSHED.
- */
-bool hl_nic_recv_flushed(const struct hl_nic_wr *wr)
-{
-	return READ_ONCE(wr->conn->epoch) != wr->epoch;
-}
-
-/**
- * hl_nic_recv_wait - sleep until the receive is DONE, or @timeout passed.
- * @wr: a posted receive.
- * @timeout: jiffies at most.
- */
-void hl_nic_recv_wait(const struct hl_nic_wr *wr, long timeout)
-{
-	wait_event_timeout(wr->conn->wq,
-			   READ_ONCE(wr->state) == HL_NIC_WR_DONE, timeout);
-}
-
-/**
- * hl_nic_recv_settle - withdraw a receive that can no longer be filled, and
- * tell whether it is done.
- * @wr: a posted receive.
- * @why: SUCCESS to keep waiting, else why the poster gives up (the status
- *	of its completion).
- * @fail: when withdrawn, the connection goes to ERR too.
- *
- * A POSTED receive is withdrawn with status @why; an ACTIVE one belongs to
- * its sender, which completes it within a chunk.
- *
- * Return: true when the receive is DONE (its status and bytes are final);
- * false to wait again.
- */
-bool hl_nic_recv_settle(struct hl_nic_wr *wr, u32 why, bool fail)
-{
-	struct hl_nic_conn *conn = wr->conn;
-	bool done;
-
-	spin_lock(&conn->lock);
-	if (wr->state == HL_NIC_WR_POSTED && why) {
-		list_del_init(&wr->node);
-		wr->status = why;
-		WRITE_ONCE(wr->state, HL_NIC_WR_DONE);
-		if (fail)
-			hl_nic_conn_fail_locked(conn, wr->epoch,
-						HL_NIC_CQE_STATUS_FLUSHED);
-	}
-	done = wr->state == HL_NIC_WR_DONE;
-	if (done)
-		conn->rq_posted--;
-	spin_unlock(&conn->lock);
-	return done;
-}
-
-/**
- * hl_nic_recv_finish - post a receive's CQE.
- * @wr: a receive that failed to post, or that hl_nic_recv_settle() found
- *	done.
- *
- * Return: the receive's status.
- */
-u32 hl_nic_recv_finish(struct hl_nic_wr *wr)
-{
-	hl_nic_cq_complete(wr->cq, wr->conn, wr->opcode, wr->status,
-			   wr->wr_id, wr->byte_len, wr->psn, wr->imm_data);
-	wr->cq = NULL;
-	return wr->status;
+out_unlock:
+	spin_unlock(&hdev->nic_lock);
 }

@@ -1,39 +1,65 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * habanalabs: NIC connections and completion queues. The core
- * (common/nic.c) owns them: the ioctl, the QP state machine (states,
- * epochs, PSNs, the work queues), CQs and their entries, teardown. An ASIC
- * backend that runs the data path (emu/emu_nic.c) owns only the wire: it
- * moves the bytes and tells the core what happened through the calls at
- * the end of this file, which take the core's locks themselves. Of a
- * connection the backend reads only @id and @port (fixed at allocation);
- * of a work request what it filled in and the buffer it is given.
+ * habanalabs: NIC connections and completion queues.
+ *
+ * Core and backend. The core (common/nic.c) owns what the driver owns on
+ * any ASIC: the connection and CQ objects, the QP state machine
+ * (hl_nic_conn_next_state()), the uAPI, ownership (which context the
+ * fabric reaches), teardown, and the CQ entries. The wire is the
+ * hardware's, in the backend (the emulated one: emu/emu_nic_qp.c and
+ * emu/emu_nic.c): a QP context per connection with its PSNs and work
+ * queues, admission, taking turns on the wire, matching a message with the
+ * peer's posted receive across devices, and reaching the peer device's
+ * memory. Work reaches the backend through its engine queues (the
+ * HL_PKT_NIC_* packets of a command submission, asic_funcs->queue_job), as
+ * work requests reach a NIC's QPs on silicon; the core never runs it.
+ *
+ * The two talk through narrow calls:
+ *   - core to backend, asic_funcs->nic_qp_create / nic_qp_program /
+ *     nic_qp_query / nic_qp_teardown: create the QP context of a new
+ *     connection, program it with what the core decided (struct
+ *     hl_nic_qp_attr: state, epoch, peer, PSNs, sizes, CQs) on every
+ *     move of the state machine, read its PSNs for QUERY_CONN, and tear it
+ *     down once when the connection is destroyed;
+ *   - backend to core, hl_nic_report(): one entry point for what the
+ *     hardware reports, a completion (a CQE for a CQ) and an error (the
+ *     connection moves to ERR), as a struct hl_nic_cqe_report the backend
+ *     owns. No core structure lives in the backend, and the backend takes
+ *     no lock of the core's: it reaches a device's memory through
+ *     hl_device_hw_enter() and hl_device_hw_access_begin() (device.h), and
+ *     asks whether the fabric reaches a context with
+ *     hl_nic_ctx_get_reached().
  *
  * Objects and lifetimes:
  *   - struct hl_nic_ctx: a context's connections and CQs, created and
  *     released with the context. Its xarrays hold one reference on each
  *     object; closing the compute node empties them (hl_nic_ctx_close()).
- *   - struct hl_nic_conn: refcounted; the data path holds a reference while
- *     a packet works on it. It does not hold its context: whoever uses
- *     conn->ctx holds a context reference (a job's CS, or the reference
- *     hl_nic_conn_get_remote() takes).
- *   - struct hl_nic_cq: refcounted; a connection context that names it holds
- *     a reference and counts in @users (CQ_DESTROY is -EBUSY while users),
- *     and so does every work request in flight that will report to it.
+ *   - struct hl_nic_conn: refcounted; the xarray holds the only long-lived
+ *     reference. Its @qp (the backend's QP context) is created with it and
+ *     torn down once, when it is destroyed. It does not hold its context.
+ *   - struct hl_nic_cq: refcounted; a connection context that names it
+ *     holds a reference and counts in @users (CQ_DESTROY is -EBUSY while
+ *     users). Work names its CQ by handle: the backend records the handle
+ *     the QP was programmed with when it takes the work, and
+ *     hl_nic_report() finds the CQ by it (a destroyed CQ drops the entry;
+ *     handles are not reused: 32-bit cyclic).
  *
  * Owners: a connection ID carries the generation of its context (the
  * owner of the device), which no later owner gets again soon
  * (HL_NIC_CONN_ID_GEN()); matching compares whole IDs, so a later owner's
  * connection never matches one set up for an earlier owner's. When a
  * context goes (close, hard reset, unbind: hl_nic_ctx_kill()), the fabric
- * stops reaching it, its CQ waiters leave, and every connection of a peer
+ * stops reaching it (hl_nic_ctx_get_reached() says no, hl_nic_report()
+ * drops its reports), its CQ waiters leave, and every connection of a peer
  * device that names one of its connections moves to ERR.
  *
  * Epochs: every move of a connection to ERR or RESET, and its destruction,
- * bumps hl_nic_conn.epoch. Work records the epoch it was posted in; work
- * whose epoch is no longer the connection's is flushed
- * (HL_NIC_CQE_STATUS_FLUSHED), so work started before a reset never runs
- * on the connection set up after it.
+ * bumps hl_nic_conn.epoch and programs the QP with it; the backend flushes
+ * (HL_NIC_CQE_STATUS_FLUSHED, or the programmed flush status) the work it
+ * took in an older epoch, so work started before a reset never runs on the
+ * connection set up after it. An error the backend finds moves its own QP
+ * context to ERR at once and reports it with the epoch the work ran in;
+ * the core moves the connection to ERR only if it is still in that epoch.
  */
 #ifndef HL_NIC_H_
 #define HL_NIC_H_
@@ -84,126 +110,16 @@ struct hl_nic_cq {
 };
 
 /**
- * enum hl_nic_wr_state - where a posted receive is.
- * @HL_NIC_WR_POSTED: on its connection's receive queue, waiting.
- * @HL_NIC_WR_ACTIVE: taken by a sender, which is filling it; only that
- *	sender completes it.
- * @HL_NIC_WR_DONE: completed; the poster owns it again.
- */
-enum hl_nic_wr_state {
-	HL_NIC_WR_POSTED,
-	HL_NIC_WR_ACTIVE,
-	HL_NIC_WR_DONE,
-};
-
-/*
- * Not a completion status: the data-path call cannot go on yet (a wait,
- * then a new try)
- */
-#define HL_NIC_WR_AGAIN		U32_MAX
-
-/**
- * struct hl_nic_wr - a posted receive (an HL_PKT_NIC_RECV in progress),
- * from hl_nic_recv_post() to hl_nic_recv_finish().
- * @addr: device virtual address of the buffer (the receiver's context);
- *	set by the backend before posting.
- * @size: bytes of the buffer; set by the backend.
- * @wr_id: the user's tag; set by the backend.
- * @queue_id: the queue that posted it (for the fault record); set by the
- *	backend.
- * @conn: the connection it is posted on; the poster holds a reference.
- * @cq: the connection's receive CQ at posting, with a reference, or NULL.
- * @node: in hl_nic_conn.rq while POSTED.
- * @epoch: the connection's epoch when posted.
- * @state: enum hl_nic_wr_state, under the connection's lock.
- * @status: HL_NIC_CQE_STATUS_* once DONE.
- * @byte_len: bytes that landed, once DONE.
- * @psn: PSN of the message's first packet, once DONE.
- * @opcode: the CQE's opcode: RECV, or RECV_RDMA_WITH_IMM once a WRITE_IMM
- *	took it.
- * @imm_data: the WRITE_IMM's immediate value, once DONE.
- */
-struct hl_nic_wr {
-	u64 addr;
-	u64 size;
-	u64 wr_id;
-	u32 queue_id;
-	struct hl_nic_conn *conn;
-	struct hl_nic_cq *cq;
-	struct list_head node;
-	u32 epoch;
-	enum hl_nic_wr_state state;
-	u32 status;
-	u64 byte_len;
-	u32 psn;
-	u32 opcode;
-	u32 imm_data;
-};
-
-/**
- * enum hl_nic_xfer_kind - what a requester's work is.
- * @HL_NIC_XFER_SEND: a message into the peer's oldest posted receive.
- * @HL_NIC_XFER_WRITE: a one-sided write into a region of the peer's; no
- *	receive is taken.
- * @HL_NIC_XFER_WRITE_IMM: a one-sided write that then completes the peer's
- *	oldest posted receive with an immediate value.
- */
-enum hl_nic_xfer_kind {
-	HL_NIC_XFER_SEND,
-	HL_NIC_XFER_WRITE,
-	HL_NIC_XFER_WRITE_IMM,
-};
-
-/**
- * struct hl_nic_send - a send in progress (an HL_PKT_NIC_SEND), from
- * hl_nic_send_begin() to hl_nic_send_finish(). The core fills it; the
- * backend reads @remote_conn_id and, once matched, @wr's @addr, @size and
- * @queue_id.
- * @conn: the sending connection; the sender holds a reference.
- * @cq: the connection's send CQ at admission, with a reference, or NULL.
- * @size: bytes of the message.
- * @wr_id: the user's tag.
- * @kind: enum hl_nic_xfer_kind.
- * @imm_data: WRITE_IMM's immediate value.
- * @admitted: @conn counted the send in its sq_posted.
- * @epoch: @conn's epoch at admission.
- * @remote_conn_id: the peer connection, at admission.
- * @mtu: @conn's MTU, at admission.
- * @npkts: packets of the message: ceil(@size / @mtu), at least 1.
- * @tx_held: the send holds @conn's tx_busy (its turn on the wire).
- * @psn: PSN of the first packet, once it holds the wire.
- * @rconn: the peer connection, once matched; the sender holds a reference
- *	until hl_nic_send_finish().
- * @wr: the peer's receive, ACTIVE, once matched (none for a WRITE).
- * @r_epoch: @rconn's epoch when @wr was taken.
- */
-struct hl_nic_send {
-	struct hl_nic_conn *conn;
-	struct hl_nic_cq *cq;
-	u64 size;
-	u64 wr_id;
-	u32 kind;
-	u32 imm_data;
-	bool admitted;
-	u32 epoch;
-	u32 remote_conn_id;
-	u32 mtu;
-	u32 npkts;
-	bool tx_held;
-	u32 psn;
-	struct hl_nic_conn *rconn;
-	struct hl_nic_wr *wr;
-	u32 r_epoch;
-};
-
-/**
- * struct hl_nic_conn - a connection (a reliable-connected queue pair).
- * @refcount: the context's xarray holds one; the data path one per use.
- * @ctx: the owning context (not counted; see the file comment).
+ * struct hl_nic_conn - a connection (a reliable-connected queue pair) as
+ * the driver keeps it; its wire state is the backend's QP context (@qp).
+ * @refcount: the context's xarray holds one; a lookup one per use.
+ * @ctx: the owning context (not counted: it outlives its connections).
  * @id: connection ID: the context's generation and a slot (uAPI
  *	HL_NIC_CONN_ID_GEN(), HL_NIC_CONN_ID_SLOT()).
  * @port: the port it is bound to.
- * @lock: Protects every field below.
+ * @qp: the backend's QP context (asic_funcs->nic_qp_create()), or NULL
+ *	when the backend has no NIC; torn down once, at destruction.
+ * @lock: Protects every field below, and orders the programming of @qp.
  * @state: enum hl_nic_conn_state.
  * @epoch: bumped by every move to ERR or RESET and by destruction.
  * @flush_status: what work of an older epoch completes with: FLUSHED, or
@@ -212,25 +128,18 @@ struct hl_nic_send {
  * @destroyed: DESTROY_CONN or the context's close.
  * @remote_addr: the peer port's address (RTR and later).
  * @remote_conn_id: the peer connection (RTR and later).
- * @sq_psn: PSN of the next packet sent.
- * @rq_psn: PSN expected in the next packet received.
  * @mtu: largest packet payload (RTS).
  * @sq_size: sends outstanding at most (RTS).
  * @rq_size: receives posted at most (RTR and later).
- * @sq_posted: sends outstanding (any epoch).
- * @rq_posted: receives posted and not completed (any epoch).
- * @tx_busy: a sender is on the wire: one message at a time, in PSN order.
  * @send_cq: CQ of the send completions, counted in its users, or NULL.
  * @recv_cq: CQ of the receive completions, counted in its users, or NULL.
- * @rq: posted receives (struct hl_nic_wr.node), oldest first.
- * @wq: woken on every change of the fields above: receivers wait for
- *	their receive, senders for their turn and for a posted receive.
  */
 struct hl_nic_conn {
 	struct kref refcount;
 	struct hl_ctx *ctx;
 	u32 id;
 	u32 port;
+	void *qp;
 	spinlock_t lock; /* Protects: everything below */
 	enum hl_nic_conn_state state;
 	u32 epoch;
@@ -238,18 +147,71 @@ struct hl_nic_conn {
 	bool destroyed;
 	u64 remote_addr;
 	u32 remote_conn_id;
-	u32 sq_psn;
-	u32 rq_psn;
 	u32 mtu;
 	u32 sq_size;
 	u32 rq_size;
-	u32 sq_posted;
-	u32 rq_posted;
-	bool tx_busy;
 	struct hl_nic_cq *send_cq;
 	struct hl_nic_cq *recv_cq;
-	struct list_head rq;
-	wait_queue_head_t wq;
+};
+
+/**
+ * struct hl_nic_qp_attr - a connection's context as the core programs it
+ * into the backend's QP (asic_funcs->nic_qp_program()).
+ * @state: enum hl_nic_conn_state.
+ * @epoch: the connection's epoch (struct hl_nic_conn); a new one flushes
+ *	the work the QP took before.
+ * @flush_status: what that work completes with.
+ * @destroyed: the connection is being destroyed (the last program).
+ * @remote_addr: the peer port's address, or 0.
+ * @remote_conn_id: the peer connection, or 0.
+ * @mtu: largest packet payload, or 0.
+ * @sq_size: sends outstanding at most, or 0.
+ * @rq_size: receives posted at most, or 0.
+ * @send_cq: handle of the CQ of send completions, or 0.
+ * @recv_cq: handle of the CQ of receive completions, or 0.
+ * @set_sq_psn: start the send PSN at @sq_psn (SET_REQ_CONN_CTX, RESET).
+ * @sq_psn: see @set_sq_psn.
+ * @set_rq_psn: start the expected PSN at @rq_psn (SET_RES_CONN_CTX,
+ *	RESET).
+ * @rq_psn: see @set_rq_psn.
+ */
+struct hl_nic_qp_attr {
+	enum hl_nic_conn_state state;
+	u32 epoch;
+	u32 flush_status;
+	bool destroyed;
+	u64 remote_addr;
+	u32 remote_conn_id;
+	u32 mtu;
+	u32 sq_size;
+	u32 rq_size;
+	u32 send_cq;
+	u32 recv_cq;
+	bool set_sq_psn;
+	u32 sq_psn;
+	bool set_rq_psn;
+	u32 rq_psn;
+};
+
+/* hl_nic_cqe_report.flags: the connection moves to ERR */
+#define HL_NIC_REPORT_FAIL	BIT(0)
+
+/**
+ * struct hl_nic_cqe_report - what the backend reports of a connection
+ * (hl_nic_report()).
+ * @cqe: the completion entry, whole (its @conn_id names the connection);
+ *	posted to @cq.
+ * @cq: handle of the CQ the work reports to (the QP's when it took the
+ *	work), or 0: no entry, only the error.
+ * @epoch: the connection's epoch the work ran in (as programmed).
+ * @flags: HL_NIC_REPORT_FAIL: the work failed and the connection moves to
+ *	ERR, unless it moved on (its epoch is no longer @epoch).
+ */
+struct hl_nic_cqe_report {
+	struct hl_nic_cqe cqe;
+	u32 cq;
+	u32 epoch;
+	u32 flags;
 };
 
 /**
@@ -320,36 +282,12 @@ void hl_nic_ctx_kill(struct hl_ctx *ctx);
 void hl_nic_ctx_close(struct hl_ctx *ctx);
 void hl_nic_ctx_fini(struct hl_ctx *ctx);
 int hl_nic_ioctl(struct hl_fpriv *fpriv, void *data, struct hl_ioctl_call *call);
+int hl_nic_op(struct hl_ctx *ctx, const struct hl_nic_in *in,
+	      struct hl_nic_out *out);
 int hl_nic_info_ports(struct hl_device *hdev, struct hl_info_nic_ports *info);
 
-/*
- * nic.c: for the backends' data path. Statuses are HL_NIC_CQE_STATUS_*,
- * or HL_NIC_WR_AGAIN; the wait calls sleep at most @timeout jiffies.
- */
-struct hl_nic_conn *hl_nic_conn_get(struct hl_ctx *ctx, u32 id);
-struct hl_nic_conn *hl_nic_conn_get_remote(struct hl_device *hdev, u32 id,
-					   struct hl_ctx **ctx);
-void hl_nic_conn_put(struct hl_nic_conn *conn);
-
-u32 hl_nic_send_begin(struct hl_nic_send *s, struct hl_nic_conn *conn,
-		      u64 size, u64 wr_id, enum hl_nic_xfer_kind kind,
-		      u32 imm_data);
-bool hl_nic_send_flushed(const struct hl_nic_send *s);
-u32 hl_nic_send_flush_status(const struct hl_nic_send *s);
-void hl_nic_send_wait(const struct hl_nic_send *s, long timeout);
-u32 hl_nic_send_take_turn(struct hl_nic_send *s);
-void hl_nic_send_wait_turn(const struct hl_nic_send *s, long timeout);
-u32 hl_nic_send_match(struct hl_nic_send *s, struct hl_nic_conn *rconn,
-		      u32 port, u64 src_addr);
-void hl_nic_send_wait_recv(const struct hl_nic_send *s,
-			   struct hl_nic_conn *rconn, long timeout);
-bool hl_nic_send_peer_flushed(const struct hl_nic_send *s);
-void hl_nic_send_finish(struct hl_nic_send *s, u32 status, u64 byte_len);
-
-u32 hl_nic_recv_post(struct hl_nic_wr *wr, struct hl_nic_conn *conn);
-bool hl_nic_recv_flushed(const struct hl_nic_wr *wr);
-void hl_nic_recv_wait(const struct hl_nic_wr *wr, long timeout);
-bool hl_nic_recv_settle(struct hl_nic_wr *wr, u32 why, bool fail);
-u32 hl_nic_recv_finish(struct hl_nic_wr *wr);
+/* nic.c: for the backends */
+void hl_nic_report(struct hl_device *hdev, const struct hl_nic_cqe_report *r);
+bool hl_nic_ctx_get_reached(struct hl_device *hdev, struct hl_ctx *ctx);
 
 #endif /* HL_NIC_H_ */

@@ -177,5 +177,9 @@ const struct hl_asic_funcs hl_emu_funcs = {
 	.nic_port_info = hl_emu_nic_port_info,
 	.nic_check_remote = hl_emu_nic_check_remote,
 	.nic_peer_get = hl_emu_nic_peer_get,
+	.nic_qp_create = hl_emu_nic_qp_create,
+	.nic_qp_program = hl_emu_nic_qp_program,
+	.nic_qp_query = hl_emu_nic_qp_query,
+	.nic_qp_teardown = hl_emu_nic_qp_teardown,
 	.debugfs_init = hl_emu_nic_debugfs_init,
 };

@@ -27,10 +27,11 @@
  * IOMMU's own IOTLB, which the DMA API keeps coherent).
  *
  * Ordering with the driver (see common/mmu.h): an engine translates and
- * copies each chunk, or each slice of runs, while holding
- * hdev->engine_access_rwsem for read; the unmap paths clear PTEs,
- * invalidate, then take that rwsem for write, so no access that translated
- * through an old PTE is still copying when they release the page.
+ * copies each chunk, or each slice of runs, inside an engine access
+ * (hl_device_hw_access_begin(), common/device.h); the unmap paths clear
+ * PTEs, invalidate, then wait for the accesses in flight
+ * (hl_device_hw_quiesce()), so no access that translated through an old
+ * PTE is still copying when they release the page.
  */
 
 #include <linux/highmem.h>
@@ -43,6 +44,7 @@
 #include "emu.h"
 #include "emu_copy_sse.h"
 #include "../common/context.h"
+#include "../common/device.h"
 #include "../common/mmu.h"
 
 #define HL_EMU_PAGE_MASK	((u64)HL_EMU_CHUNK_SIZE - 1)
@@ -291,8 +293,9 @@ static int hl_emu_host_access(struct hl_emu_device *emu, dma_addr_t dma,
  * An HBM run goes on across device pages while their translations are
  * contiguous in HBM, up to @max and the end of HBM; a host run is one host
  * page (its DMA address resolved through the IOMMU, as every engine access
- * to the host is). The caller holds hdev->engine_access_rwsem for read
- * until it is done with the run, as for hl_emu_mmu_access().
+ * to the host is). The caller is inside an engine access
+ * (hl_device_hw_access_begin()) until it is done with the run, as for
+ * hl_emu_mmu_access().
  *
  * Return: 0 with @span->len >= 1; -EFAULT when @va does not translate, or
  * translates out of HBM or to a DMA address the platform would fault.
@@ -305,7 +308,7 @@ int hl_emu_mmu_span(struct hl_emu_device *emu, struct hl_emu_queue *q,
 	phys_addr_t phys;
 	int rc;
 
-	lockdep_assert_held_read(&emu->hdev->engine_access_rwsem);
+	hl_device_hw_access_assert(emu->hdev);
 
 	rc = hl_emu_mmu_translate(emu, q, asid, va, &addr, &avail, &host);
 	if (rc)
@@ -485,8 +488,8 @@ void hl_emu_span_fill(const struct hl_emu_span *span, u8 c, u64 len)
  * @len: bytes, at least 1; [@va, @va + @len) must not cross a 4 KiB page.
  * @write: a write access.
  *
- * Called from @q's worker only, with hdev->engine_access_rwsem held for
- * read for the whole translate-and-copy.
+ * Called from @q's worker only, inside an engine access
+ * (hl_device_hw_access_begin()) for the whole translate-and-copy.
  *
  * Return: 0, -EFAULT when the VA does not translate or the translation
  * leads nowhere (out of HBM, a DMA address the platform would fault), or
@@ -500,7 +503,7 @@ int hl_emu_mmu_access(struct hl_emu_queue *q, u32 asid, u64 va, void *buf,
 	bool host;
 	int rc;
 
-	lockdep_assert_held_read(&emu->hdev->engine_access_rwsem);
+	hl_device_hw_access_assert(emu->hdev);
 
 	if (!len || len > HL_EMU_CHUNK_SIZE - (va & HL_EMU_PAGE_MASK))
 		return -EINVAL;
@@ -532,8 +535,8 @@ void hl_emu_tlb_flush(struct hl_emu_queue *q)
  * Bumps the TLB generation: a translation starts by reading the generation
  * and only uses entries filled under the same one, so after this returns no
  * new translation uses an entry cached before the call. A chunk that
- * translated before it may still be copying; the caller's write lock of
- * hdev->engine_access_rwsem waits for it.
+ * translated before it may still be copying; the caller's
+ * hl_device_hw_quiesce() waits for it.
  */
 void hl_emu_mmu_invalidate_cache(struct hl_device *hdev, u32 asid)
 {

@@ -23,6 +23,7 @@
 #include <linux/vmalloc.h>
 
 #include "emu.h"
+#include "../common/device.h"
 #include "../common/mmu.h"
 
 #define T_HBM_SIZE		SZ_32M
@@ -110,9 +111,9 @@ static int t_access(struct hl_emu_mmu_test *t, u32 asid, u64 va, void *buf,
 {
 	int rc;
 
-	down_read(&t->hdev.engine_access_rwsem);
+	hl_device_hw_access_begin(&t->hdev);
 	rc = hl_emu_mmu_access(&t->q, asid, va, buf, len, write);
-	up_read(&t->hdev.engine_access_rwsem);
+	hl_device_hw_access_end(&t->hdev);
 	return rc;
 }
 

@@ -16,55 +16,57 @@
  * Fabric registry: a device joins at hw_init and leaves at hw_fini. Its
  * struct hl_emu_nic is refcounted (and holds the device), so that a peer's
  * engine can keep it across the device's removal; hw_fini sets @detached
- * under the device's engine_access_rwsem held for write, after which no
- * peer engine touches the device's memory.
+ * and waits for the engine accesses in flight (hl_device_hw_quiesce()),
+ * after which no peer engine touches the device's memory.
  *
- * Data path (per message, in the sender's queue worker). This file owns
- * the wire (links, addresses, the copy); the connections, their work
- * requests and CQs are the core's, changed only through its data-path
- * calls (common/nic.h), which keep the QP state machine:
- *   1. admission (hl_nic_send_begin()): the connection is in RTS and below
- *      its send WQ size;
- *   2. the wire (hl_nic_send_take_turn()): one message at a time per
- *      connection, which fixes its PSNs: ceil(size / mtu) packets (at
- *      least 1) from the connection's send PSN;
- *   3. matching: the peer device across the link, its owner's connection
- *      remote_conn_id (hl_nic_conn_get_remote(); a whole ID, so only the
- *      owner that allocated it has it), and there (hl_nic_send_match())
- *      the oldest receive posted; the connection must name this port and
- *      connection (else the send fails at once, REMOTE_INVALID), the
- *      receive expect this PSN; the receive becomes ACTIVE (the sender's);
+ * Data path (per message, in the sender's queue worker). The wire is the
+ * emulated hardware's: this file has the links, addresses and the copy,
+ * emu_nic_qp.c the QP contexts the core programs (asic_funcs->nic_qp_*)
+ * and the wire's rules on them; the core learns what happened only from
+ * hl_nic_report():
+ *   1. admission (hl_emu_send_begin()): the QP is in RTS and below its
+ *      send WQ size;
+ *   2. the wire (hl_emu_send_take_turn()): one message at a time per QP,
+ *      which fixes its PSNs: ceil(size / mtu) packets (at least 1) from
+ *      the QP's send PSN;
+ *   3. matching: the peer device across the link, the QP context there
+ *      of connection remote_conn_id, while the peer's owner has it
+ *      (hl_emu_qp_get_remote(); a whole ID, so only the owner that
+ *      allocated it has it), and there (hl_emu_send_match()) the oldest
+ *      receive posted; the QP must name this port and connection (else the
+ *      send fails at once, REMOTE_INVALID), the receive expect this PSN;
+ *      the receive becomes ACTIVE (the sender's);
  *   4. copy, step by step: read through this device's MMU (the queue's
- *      TLB, this context's ASID) under this device's engine_access_rwsem,
- *      then write through the peer's MMU (the receiving context's ASID)
- *      inside the peer's unplug SRCU section, under the peer's
- *      engine_access_rwsem, unless it is unplugged or detached. The two
- *      rwsems are never held together: with writers waiting on both, two
- *      engines sending in opposite directions would deadlock;
- *   5. completion (hl_nic_send_finish()): the receive (status, bytes, PSN)
- *      and the receiver's connection, then this connection and its CQE;
- *      an error moves the connections whose work failed to ERR. The
- *      receiver's CQE comes from its own RECV packet (hl_nic_recv_finish()).
+ *      TLB, this context's ASID) inside an engine access of this device
+ *      (hl_device_hw_access_begin()), then write through the peer's MMU
+ *      (the receiving context's ASID) inside one of the peer's
+ *      (hl_device_hw_enter(): its unplug SRCU and engine access), unless
+ *      it is unplugged or detached. The two are never held together: with
+ *      quiescers waiting on both, two engines sending in opposite
+ *      directions would deadlock;
+ *   5. completion (hl_emu_send_finish()): a failure moves the peer's QP
+ *      and then this one to ERR, reported to their cores; then the
+ *      receive (status, bytes, PSN), then this send's CQE, reported. The
+ *      receiver's CQE comes from its own RECV packet (hl_emu_recv_finish()).
  * Between steps and while waiting the engine checks the job's deadline,
- * the device's stop, both connections' epochs (hl_nic_send_flushed(),
- * hl_nic_send_peer_flushed()) and the link. Every wait is a sleep of at
- * most HL_EMU_NIC_WAIT_SLICE in one of the core's wait calls: events wake
- * it at once, and the checks above bound it.
+ * the device's stop, both QPs' epochs (hl_emu_send_flushed(),
+ * hl_emu_send_peer_flushed()) and the link. Every wait is a sleep of at
+ * most HL_EMU_NIC_WAIT_SLICE in one of emu_nic_qp.c's wait calls: events
+ * wake it at once, and the checks above bound it.
  *
- * A RECV posts its receive (hl_nic_recv_post()) and waits for it to be
+ * A RECV posts its receive (hl_emu_recv_post()) and waits for it to be
  * DONE. A POSTED receive is withdrawn by its poster (timeout, stop, link
- * down, flushed connection: hl_nic_recv_settle()); an ACTIVE one only by
- * its sender, which stops within a step.
+ * down, flushed QP: hl_emu_recv_settle()); an ACTIVE one only by its
+ * sender, which stops within a step.
  *
  * References: the job's CS holds its context; the engine holds the local
- * connection, the peer's struct hl_emu_nic (hence its hl_device), the
- * peer's connection and the peer's context while it uses them.
+ * QP context, the peer's struct hl_emu_nic (hence its hl_device), the
+ * peer's QP context and the peer's context while it uses them.
  *
  * Locks: hl_emu_fabric_lock guards the registry (innermost: the lock
- * order is in habanalabs.h, above struct hl_device). This file
- * takes no lock of the core's: the data-path calls take the connection
- * locks for short updates and return without them. No lock is held across
- * a sleep or an engine access.
+ * order is in habanalabs.h, above struct hl_device). This file takes no
+ * lock of the core's. No lock is held across a sleep, an engine access or
+ * a call to the core.
  */
 
 #include <linux/debugfs.h>
@@ -87,37 +89,6 @@
 
 /* Longest sleep of the NIC engine between checks */
 #define HL_EMU_NIC_WAIT_SLICE	msecs_to_jiffies(20)
-
-/**
- * struct hl_emu_nic_port - one NIC port.
- * @admin_up: this end of the link is up (debugfs nic/port<N>/link).
- * @nic: the NIC it belongs to (for its debugfs file).
- * @index: its number.
- */
-struct hl_emu_nic_port {
-	bool admin_up;
-	struct hl_emu_nic *nic;
-	u32 index;
-};
-
-/**
- * struct hl_emu_nic - a device's NIC as the fabric sees it.
- * @refcount: the device holds one from hw_init to early_fini; peer engines
- *	one each while they use it.
- * @hdev: the device; the NIC holds a reference on it.
- * @id: the device's module id.
- * @detached: set once by hw_fini under hdev->engine_access_rwsem held for
- *	write; read under it held for read. Once set, no engine touches the
- *	device's memory from outside.
- * @ports: the ports.
- */
-struct hl_emu_nic {
-	struct kref refcount;
-	struct hl_device *hdev;
-	u32 id;
-	bool detached;
-	struct hl_emu_nic_port ports[HL_EMU_NIC_PORTS];
-};
 
 /* The registry: the NIC of each bound device, by module id */
 static DEFINE_SPINLOCK(hl_emu_fabric_lock); /* Protects: hl_emu_fabric */
@@ -164,6 +135,8 @@ static bool hl_emu_cable(u32 id, u32 port, u32 *peer_id, u32 *peer_port)
 
 static int hl_emu_cabling_add(u32 a, u32 p, u32 b, u32 q)
 {
+	lockdep_assert_held(&hl_emu_cabling_lock);
+
 	if (a >= HL_MAX_DEVICES || b >= HL_MAX_DEVICES || a == b ||
 	    p >= HL_EMU_NIC_PORTS || q >= HL_EMU_NIC_PORTS ||
 	    hl_emu_cabling[a][p] || hl_emu_cabling[b][q])
@@ -180,6 +153,7 @@ static int hl_emu_cabling_parse(const char *spec)
 	char end;
 	int rc = 0;
 
+	lockdep_assert_held(&hl_emu_cabling_lock);
 	memset(hl_emu_cabling, 0, sizeof(hl_emu_cabling));
 
 	if (!spec || !*spec || !strcmp(spec, "all")) {
@@ -212,11 +186,18 @@ static void hl_emu_nic_release(struct kref *ref)
 {
 	struct hl_emu_nic *nic = container_of(ref, struct hl_emu_nic, refcount);
 
+	/* Every QP context holds the NIC: none is left */
+	WARN_ON_ONCE(!xa_empty(&nic->qps));
+	xa_destroy(&nic->qps);
 	hl_device_put(nic->hdev);
 	kfree(nic);
 }
 
-static void hl_emu_nic_put(struct hl_emu_nic *nic)
+/**
+ * hl_emu_nic_put - drop a reference on a device's NIC.
+ * @nic: the NIC.
+ */
+void hl_emu_nic_put(struct hl_emu_nic *nic)
 {
 	kref_put(&nic->refcount, hl_emu_nic_release);
 }
@@ -314,9 +295,8 @@ int hl_emu_nic_init(struct hl_emu_device *emu)
 	/* After a hard reset: the same NIC joins the fabric again */
 	nic = emu->nic;
 	if (nic) {
-		down_write(&hdev->engine_access_rwsem);
-		nic->detached = false;
-		up_write(&hdev->engine_access_rwsem);
+		/* No peer reaches it before it joins below */
+		WRITE_ONCE(nic->detached, false);
 		goto join;
 	}
 
@@ -327,6 +307,7 @@ int hl_emu_nic_init(struct hl_emu_device *emu)
 	hl_device_get(hdev);
 	nic->hdev = hdev;
 	nic->id = hdev->id;
+	xa_init(&nic->qps);
 	for (i = 0; i < HL_EMU_NIC_PORTS; i++) {
 		nic->ports[i].admin_up = true;
 		nic->ports[i].nic = nic;
@@ -368,10 +349,12 @@ void hl_emu_nic_fini(struct hl_emu_device *emu)
 		if (was_up[i])
 			hl_emu_link_event(nic, i);
 
-	/* Waits for the peer engines' chunks in flight to this device */
-	down_write(&hdev->engine_access_rwsem);
-	nic->detached = true;
-	up_write(&hdev->engine_access_rwsem);
+	/*
+	 * A peer engine's step that began before sees it or is waited for;
+	 * one that begins after sees it
+	 */
+	WRITE_ONCE(nic->detached, true);
+	hl_device_hw_quiesce(hdev);
 }
 
 /**
@@ -548,15 +531,15 @@ void hl_emu_nic_debugfs_init(struct hl_device *hdev, struct dentry *root)
  * @q: the sending queue.
  * @job: its job.
  * @nic: this device's NIC.
- * @conn: the sending connection (a reference).
- * @send: the core's record of the send (nic.h).
+ * @qp: the sending QP context (a reference).
+ * @send: the wire's record of the send (emu_nic_qp.c).
  * @stopped: the device is stopping: the job fails with -ENODEV.
  * @addr: device VA of the message (a WRITE: translated through @lmr).
  * @size: bytes of the message.
  * @moved: bytes that reached the peer.
  * @peer: the peer's NIC (a reference), once matched.
  * @rctx: the peer connection's context (a reference), once matched.
- * @rconn: the peer connection (a reference), once matched.
+ * @rqp: the peer QP context (a reference), once matched.
  * @lmr: a WRITE's local region (a reference), once its lkey checked.
  * @rmr: a WRITE's peer region (a reference), once its rkey checked.
  * @dst: a WRITE's destination: device VA in @rctx, translated through
@@ -566,15 +549,15 @@ struct hl_emu_nic_xfer {
 	struct hl_emu_queue *q;
 	struct hl_cs_job *job;
 	struct hl_emu_nic *nic;
-	struct hl_nic_conn *conn;
-	struct hl_nic_send send;
+	struct hl_emu_qp *qp;
+	struct hl_emu_send send;
 	bool stopped;
 	u64 addr;
 	u64 size;
 	u64 moved;
 	struct hl_emu_nic *peer;
 	struct hl_ctx *rctx;
-	struct hl_nic_conn *rconn;
+	struct hl_emu_qp *rqp;
 	struct hl_nic_mr *lmr;
 	struct hl_nic_mr *rmr;
 	u64 dst;
@@ -628,23 +611,23 @@ static u32 hl_emu_nic_send_turn(struct hl_emu_nic_xfer *x)
 	u32 status;
 
 	for (;;) {
-		status = hl_nic_send_take_turn(&x->send);
-		if (status != HL_NIC_WR_AGAIN)
+		status = hl_emu_send_take_turn(&x->send);
+		if (status != HL_EMU_WR_AGAIN)
 			return status;
 
 		status = hl_emu_nic_job_check(x->q, x->job, &x->stopped);
 		if (status)
 			return status;
-		hl_nic_send_wait_turn(&x->send, hl_emu_nic_slice(x->job));
+		hl_emu_send_wait_turn(&x->send, hl_emu_nic_slice(x->job));
 	}
 }
 
 /* 3. Matching: on success @x holds the peer, its connection and receive */
 static u32 hl_emu_nic_send_match(struct hl_emu_nic_xfer *x)
 {
-	struct hl_nic_send *s = &x->send;
-	u32 port = x->conn->port;
-	struct hl_nic_conn *rconn;
+	struct hl_emu_send *s = &x->send;
+	u32 port = x->qp->port;
+	struct hl_emu_qp *rqp;
 	struct hl_emu_nic *peer;
 	struct hl_ctx *rctx;
 	u32 status, peer_port;
@@ -653,44 +636,44 @@ static u32 hl_emu_nic_send_match(struct hl_emu_nic_xfer *x)
 		status = hl_emu_nic_job_check(x->q, x->job, &x->stopped);
 		if (status)
 			return status;
-		if (hl_nic_send_flushed(s))
-			return hl_nic_send_flush_status(s);
+		if (hl_emu_send_flushed(s))
+			return hl_emu_send_flush_status(s);
 
 		peer = hl_emu_link_peer_get(x->nic, port, &peer_port);
 		if (!peer)
 			return HL_NIC_CQE_STATUS_LINK_DOWN;
 
-		rconn = hl_nic_conn_get_remote(peer->hdev, s->remote_conn_id,
-					       &rctx);
-		if (!rconn) {
+		rqp = hl_emu_qp_get_remote(peer, s->remote_conn_id, &rctx);
+		if (!rqp) {
 			hl_emu_nic_put(peer);
 			/* Not created yet: wait, as for a receive not posted */
-			hl_nic_send_wait(s, hl_emu_nic_slice(x->job));
+			hl_emu_send_wait(s, hl_emu_nic_slice(x->job));
 			continue;
 		}
 
-		status = hl_nic_send_match(s, rconn, peer_port,
+		status = hl_emu_send_match(s, rqp, peer_port,
 					   hl_emu_nic_addr(x->nic->id, port));
 		if (status == HL_NIC_CQE_STATUS_SUCCESS) {
 			x->peer = peer;
 			x->rctx = rctx;
-			x->rconn = rconn;
+			x->rqp = rqp;
 			return status;
 		}
-		if (status == HL_NIC_WR_AGAIN)
-			hl_nic_send_wait_recv(s, rconn, hl_emu_nic_slice(x->job));
-		hl_nic_conn_put(rconn);
+		if (status == HL_EMU_WR_AGAIN)
+			hl_emu_send_wait_recv(s, rqp, hl_emu_nic_slice(x->job));
+		hl_emu_qp_put(rqp);
 		hl_ctx_put(rctx);
 		hl_emu_nic_put(peer);
-		if (status != HL_NIC_WR_AGAIN)
+		if (status != HL_EMU_WR_AGAIN)
 			return status;
 	}
 }
 
 /*
  * @len bytes of q->buf into the peer's memory at @va, run by run through
- * the peer's MMU (hl_emu_mmu_span() without a TLB, under the peer's
- * engine_access_rwsem); SUCCESS, LINK_DOWN or REMOTE_FAULT, after which
+ * the peer's MMU (hl_emu_mmu_span() without a TLB, inside
+ * hl_device_hw_enter() of the peer); SUCCESS, LINK_DOWN or REMOTE_FAULT,
+ * after which
  * *@done bytes were written.
  */
 static u32 hl_emu_nic_write_peer(struct hl_emu_nic_xfer *x, u64 va, u64 len,
@@ -699,24 +682,24 @@ static u32 hl_emu_nic_write_peer(struct hl_emu_nic_xfer *x, u64 va, u64 len,
 	struct hl_device *peer_hdev = x->peer->hdev;
 	u32 status = HL_NIC_CQE_STATUS_LINK_DOWN;
 	struct hl_emu_span d;
+	bool entered;
 	int idx;
 
 	*done = 0;
 	/* A WRITE's region: no byte lands once its DEREG_MR returned */
 	if (x->rmr && !hl_nic_mr_access_begin(x->rmr))
 		return HL_NIC_CQE_STATUS_REMOTE_ACCESS_ERR;
-	idx = hl_device_enter(peer_hdev);
-	if (!hl_device_unplugged(peer_hdev)) {
-		down_read(&peer_hdev->engine_access_rwsem);
+	entered = hl_device_hw_enter(peer_hdev, &idx);
+	if (entered) {
 		/*
-		 * Checked again under the rwsem: a peer context torn down
+		 * Checked again inside the access: a peer context torn down
 		 * since the last check flushed its connection before its
 		 * teardown drained the engines, so its ASID is not used
 		 * after it may have changed hands.
 		 */
-		if (hl_nic_send_peer_flushed(&x->send)) {
+		if (hl_emu_send_peer_flushed(&x->send)) {
 			status = HL_NIC_CQE_STATUS_REMOTE_ERR;
-		} else if (!x->peer->detached) {
+		} else if (!READ_ONCE(x->peer->detached)) {
 			status = HL_NIC_CQE_STATUS_SUCCESS;
 			for (; *done < len; *done += d.len) {
 				if (hl_emu_mmu_span(to_emu(peer_hdev), NULL,
@@ -728,16 +711,15 @@ static u32 hl_emu_nic_write_peer(struct hl_emu_nic_xfer *x, u64 va, u64 len,
 				hl_emu_span_write(&d, x->q->buf + *done, d.len);
 			}
 		}
-		up_read(&peer_hdev->engine_access_rwsem);
 	}
-	hl_device_exit(peer_hdev, idx);
+	hl_device_hw_exit(peer_hdev, idx, entered);
 	if (x->rmr)
 		hl_nic_mr_access_end(x->rmr);
 
 	if (status == HL_NIC_CQE_STATUS_REMOTE_FAULT) {
 		hl_dbg(peer_hdev, MMU,
 		       "NIC: MMU fault, write at VA 0x%llx of connection %u\n",
-		       va + *done, x->rconn->id);
+		       va + *done, x->rqp->id);
 		/* A WRITE has no receive at the peer: the sender's queue */
 		hl_ctx_record_fault(x->rctx, va + *done,
 				    x->send.wr ? x->send.wr->queue_id : x->q->id,
@@ -758,7 +740,7 @@ static int hl_emu_nic_read_local(struct hl_emu_queue *q, u32 asid, u64 va,
 	struct hl_emu_span s;
 	int rc = 0;
 
-	down_read(&hdev->engine_access_rwsem);
+	hl_device_hw_access_begin(hdev);
 	for (*got = 0; *got < len; *got += s.len) {
 		rc = hl_emu_mmu_span(q->emu, q, asid, va + *got, len - *got,
 				     &s);
@@ -766,18 +748,18 @@ static int hl_emu_nic_read_local(struct hl_emu_queue *q, u32 asid, u64 va,
 			break;
 		hl_emu_span_read(&s, q->buf + *got, s.len);
 	}
-	up_read(&hdev->engine_access_rwsem);
+	hl_device_hw_access_end(hdev);
 	return rc;
 }
 
 /*
  * 4. The copy, in steps of at most HL_EMU_NIC_STEP bytes through q->buf:
- * this device's engine_access_rwsem is held while reading a step, the
- * peer's while writing it, never both. Bytes read before a local fault are
+ * a step is read inside an engine access of this device, written inside
+ * one of the peer's, never both at once. Bytes read before a local fault are
  * still delivered, as the packets before it would be. Not on the engines'
  * walker (hl_emu_exec_xfer()): that one pairs the source's and the
- * destination's runs under one device's rwsem, and here they are two
- * devices' whose rwsems are never held together (habanalabs.h's lock
+ * destination's runs inside one device's engine access, and here they are
+ * two devices' whose accesses are never held together (habanalabs.h's lock
  * order), hence the bounce through q->buf.
  */
 static u32 hl_emu_nic_send_copy(struct hl_emu_nic_xfer *x)
@@ -785,8 +767,8 @@ static u32 hl_emu_nic_send_copy(struct hl_emu_nic_xfer *x)
 	struct hl_emu_queue *q = x->q;
 	struct hl_device *hdev = q->emu->hdev;
 	struct hl_cs_job *job = x->job;
-	const struct hl_nic_wr *wr = x->send.wr;
-	bool send = x->send.kind == HL_NIC_XFER_SEND;
+	const struct hl_emu_wr *wr = x->send.wr;
+	bool send = x->send.kind == HL_EMU_XFER_SEND;
 	u64 src = x->addr, dst = send ? wr->addr : x->dst, left = x->size;
 	u64 got, put;
 	u32 status;
@@ -800,11 +782,11 @@ static u32 hl_emu_nic_send_copy(struct hl_emu_nic_xfer *x)
 		status = hl_emu_nic_job_check(q, job, &x->stopped);
 		if (status)
 			return status;
-		if (hl_nic_send_flushed(&x->send))
-			return hl_nic_send_flush_status(&x->send);
-		if (hl_nic_send_peer_flushed(&x->send))
+		if (hl_emu_send_flushed(&x->send))
+			return hl_emu_send_flush_status(&x->send);
+		if (hl_emu_send_peer_flushed(&x->send))
 			return HL_NIC_CQE_STATUS_REMOTE_ERR;
-		if (!hl_emu_link_up(x->nic, x->conn->port))
+		if (!hl_emu_link_up(x->nic, x->qp->port))
 			return HL_NIC_CQE_STATUS_LINK_DOWN;
 
 		if (x->lmr && !hl_nic_mr_access_begin(x->lmr))
@@ -863,23 +845,23 @@ int hl_emu_nic_exec_send(struct hl_emu_queue *q, struct hl_cs_job *job,
 
 	if (x.size > HL_NIC_MAX_MSG_SIZE)
 		return -EINVAL;
-	x.conn = hl_nic_conn_get(job->ctx, le32_to_cpu(pkt->conn_id));
-	if (!x.conn)
+	x.qp = hl_emu_qp_get(x.nic, job->ctx, le32_to_cpu(pkt->conn_id));
+	if (!x.qp)
 		return -EINVAL;
 
-	/* 1. Admission, by the core */
-	status = hl_nic_send_begin(&x.send, x.conn, x.size,
-				   le64_to_cpu(pkt->wr_id), HL_NIC_XFER_SEND, 0);
+	/* 1. Admission */
+	status = hl_emu_send_begin(&x.send, x.qp, x.size,
+				   le64_to_cpu(pkt->wr_id), HL_EMU_XFER_SEND, 0);
 	if (!status)
 		status = hl_emu_nic_send_turn(&x);
 	if (!status)
 		status = hl_emu_nic_send_match(&x);
 	if (!status)
 		status = hl_emu_nic_send_copy(&x);
-	/* 5. Completion of both sides and the CQE, by the core */
-	hl_nic_send_finish(&x.send, status, x.moved);
-	if (x.rconn) {
-		hl_nic_conn_put(x.rconn);
+	/* 5. Completion of both sides, reported to their cores */
+	hl_emu_send_finish(&x.send, status, x.moved);
+	if (x.rqp) {
+		hl_emu_qp_put(x.rqp);
 		hl_ctx_put(x.rctx);
 		hl_emu_nic_put(x.peer);
 	}
@@ -887,37 +869,37 @@ int hl_emu_nic_exec_send(struct hl_emu_queue *q, struct hl_cs_job *job,
 	if (status)
 		hl_dbg(q->emu->hdev, NIC,
 		       "queue %u: NIC send on connection %u: status %u\n",
-		       q->id, x.conn->id, status);
-	hl_nic_conn_put(x.conn);
+		       q->id, x.qp->id, status);
+	hl_emu_qp_put(x.qp);
 	return hl_emu_nic_errno(status, x.stopped);
 }
 
 /* Why a posted receive ends without a sender, or SUCCESS to keep waiting */
 static u32 hl_emu_nic_recv_check(struct hl_emu_queue *q, struct hl_cs_job *job,
-				 struct hl_nic_wr *wr, bool *stopped)
+				 struct hl_emu_wr *wr, bool *stopped)
 {
 	u32 status = hl_emu_nic_job_check(q, job, stopped);
 
 	if (status)
 		return status;
-	if (hl_nic_recv_flushed(wr))
+	if (hl_emu_recv_flushed(wr))
 		return HL_NIC_CQE_STATUS_FLUSHED;
-	if (!hl_emu_link_up(q->emu->nic, wr->conn->port))
+	if (!hl_emu_link_up(q->emu->nic, wr->qp->port))
 		return HL_NIC_CQE_STATUS_LINK_DOWN;
 	return HL_NIC_CQE_STATUS_SUCCESS;
 }
 
 /* Wait until @wr is DONE; withdraws it when it can no longer be filled */
 static void hl_emu_nic_recv_wait(struct hl_emu_queue *q, struct hl_cs_job *job,
-				 struct hl_nic_wr *wr, bool *stopped)
+				 struct hl_emu_wr *wr, bool *stopped)
 {
 	u32 why;
 
 	do {
-		hl_nic_recv_wait(wr, hl_emu_nic_slice(job));
+		hl_emu_recv_wait(wr, hl_emu_nic_slice(job));
 		why = hl_emu_nic_recv_check(q, job, wr, stopped);
 		/* ACTIVE: the sender completes it within a chunk */
-	} while (!hl_nic_recv_settle(wr, why, !*stopped));
+	} while (!hl_emu_recv_settle(wr, why, !*stopped));
 }
 
 /**
@@ -934,31 +916,31 @@ static void hl_emu_nic_recv_wait(struct hl_emu_queue *q, struct hl_cs_job *job,
 int hl_emu_nic_exec_recv(struct hl_emu_queue *q, struct hl_cs_job *job,
 			 const struct hl_emu_pkt_nic *pkt)
 {
-	struct hl_nic_wr wr = {
+	struct hl_emu_wr wr = {
 		.addr = le64_to_cpu(pkt->addr),
 		.size = le64_to_cpu(pkt->size),
 		.wr_id = le64_to_cpu(pkt->wr_id),
 		.queue_id = q->id,
 	};
-	struct hl_nic_conn *conn;
+	struct hl_emu_qp *qp;
 	bool stopped = false;
 	u32 status;
 
 	if (wr.size > HL_NIC_MAX_MSG_SIZE)
 		return -EINVAL;
-	conn = hl_nic_conn_get(job->ctx, le32_to_cpu(pkt->conn_id));
-	if (!conn)
+	qp = hl_emu_qp_get(q->emu->nic, job->ctx, le32_to_cpu(pkt->conn_id));
+	if (!qp)
 		return -EINVAL;
 
-	if (!hl_nic_recv_post(&wr, conn))
+	if (!hl_emu_recv_post(&wr, qp))
 		hl_emu_nic_recv_wait(q, job, &wr, &stopped);
-	status = hl_nic_recv_finish(&wr);
+	status = hl_emu_recv_finish(&wr);
 
 	if (status)
 		hl_dbg(q->emu->hdev, NIC,
 		       "queue %u: NIC receive on connection %u: status %u\n",
-		       q->id, conn->id, status);
-	hl_nic_conn_put(conn);
+		       q->id, qp->id, status);
+	hl_emu_qp_put(qp);
 	return hl_emu_nic_errno(status, stopped);
 }
 
@@ -1003,14 +985,14 @@ int hl_emu_nic_exec_write(struct hl_emu_queue *q, struct hl_cs_job *job,
 	if (x.size > HL_NIC_MAX_MSG_SIZE || pkt->pad ||
 	    (!imm && pkt->imm_data))
 		return -EINVAL;
-	x.conn = hl_nic_conn_get(job->ctx, le32_to_cpu(pkt->conn_id));
-	if (!x.conn)
+	x.qp = hl_emu_qp_get(x.nic, job->ctx, le32_to_cpu(pkt->conn_id));
+	if (!x.qp)
 		return -EINVAL;
 
-	status = hl_nic_send_begin(&x.send, x.conn, x.size,
+	status = hl_emu_send_begin(&x.send, x.qp, x.size,
 				   le64_to_cpu(pkt->wr_id),
-				   imm ? HL_NIC_XFER_WRITE_IMM :
-					 HL_NIC_XFER_WRITE,
+				   imm ? HL_EMU_XFER_WRITE_IMM :
+					 HL_EMU_XFER_WRITE,
 				   le32_to_cpu(pkt->imm_data));
 	/* The requester's key, before anything goes on the wire */
 	if (!status && x.size) {
@@ -1043,21 +1025,21 @@ int hl_emu_nic_exec_write(struct hl_emu_queue *q, struct hl_cs_job *job,
 	}
 	if (!status)
 		status = hl_emu_nic_send_copy(&x);
-	hl_nic_send_finish(&x.send, status, x.moved);
+	hl_emu_send_finish(&x.send, status, x.moved);
 
 	if (x.rmr)
 		hl_nic_mr_put(x.rmr);
 	if (x.lmr)
 		hl_nic_mr_put(x.lmr);
-	if (x.rconn) {
-		hl_nic_conn_put(x.rconn);
+	if (x.rqp) {
+		hl_emu_qp_put(x.rqp);
 		hl_ctx_put(x.rctx);
 		hl_emu_nic_put(x.peer);
 	}
 	if (status)
 		hl_dbg(q->emu->hdev, NIC,
 		       "queue %u: NIC write on connection %u: status %u\n",
-		       q->id, x.conn->id, status);
-	hl_nic_conn_put(x.conn);
+		       q->id, x.qp->id, status);
+	hl_emu_qp_put(x.qp);
 	return hl_emu_nic_errno(status, x.stopped);
 }

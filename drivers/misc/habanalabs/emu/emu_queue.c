@@ -11,8 +11,8 @@
  * and MSG_LONG are cut in chunks of at most 4 KiB that never cross a 4 KiB
  * VA page; LIN_DMA, MEMSET and REDUCE move their data in runs as long as
  * the translation allows (hl_emu_mmu_span()), in slices of at most
- * HL_EMU_SLICE_SIZE; each chunk or slice is translated and copied under
- * hdev->engine_access_rwsem held for read.
+ * HL_EMU_SLICE_SIZE; each chunk or slice is translated and copied
+ * inside an engine access (hl_device_hw_access_begin(), common/device.h).
  *
  * A job fails, and the rest of its command buffer is skipped, with:
  *   -EFAULT     an access to a VA that does not translate (reported through
@@ -40,6 +40,7 @@
 #include "emu.h"
 #include "../common/command_submission.h"
 #include "../common/context.h"
+#include "../common/device.h"
 
 /* The packets as the engine reads them: little-endian */
 struct hl_emu_pkt_hdr {
@@ -228,9 +229,9 @@ static int hl_emu_chunk_access(struct hl_emu_queue *q, struct hl_cs_job *job,
 	struct hl_device *hdev = q->emu->hdev;
 	int rc;
 
-	down_read(&hdev->engine_access_rwsem);
+	hl_device_hw_access_begin(hdev);
 	rc = hl_emu_mmu_access(q, job->ctx->asid, va, buf, len, write);
-	up_read(&hdev->engine_access_rwsem);
+	hl_device_hw_access_end(hdev);
 
 	return hl_emu_job_fault(q, job, va, write, rc);
 }
@@ -268,13 +269,13 @@ static int hl_emu_fetch(struct hl_emu_queue *q, struct hl_cs_job *job, u64 va,
  * @op: REDUCE's HL_REDUCE_OP_*.
  * @run: the engine's work on the first @n bytes of runs @s at device VA
  *	@src and @d at @dst (@n at most each run's length), under
- *	engine_access_rwsem; returns the bytes done, from 1 to @n.
+ *	an engine access; returns the bytes done, from 1 to @n.
  *
  * An engine that moves data (LIN_DMA, REDUCE, MEMSET) walks its source and
  * destination together, pair of runs by pair of runs, or its destination
  * alone (hl_emu_exec_xfer()): each run translated through the device MMU
  * (hl_emu_mmu_span()), in slices of at most HL_EMU_SLICE_SIZE, each slice
- * under hdev->engine_access_rwsem, the job checked between slices; the
+ * inside an engine access, the job checked between slices; the
  * engine's own work is @run.
  */
 struct hl_emu_xfer {
@@ -292,7 +293,7 @@ struct hl_emu_xfer {
 };
 
 /*
- * One slice of @len bytes, under engine_access_rwsem. On a fault, *@done
+ * One slice of @len bytes, inside an engine access. On a fault, *@done
  * bytes were done and *@va, *@write say where.
  */
 static int hl_emu_xfer_slice(struct hl_emu_queue *q, u32 asid,
@@ -338,11 +339,11 @@ static int hl_emu_exec_xfer(struct hl_emu_queue *q, struct hl_cs_job *job,
 		if (rc)
 			return rc;
 
-		down_read(&hdev->engine_access_rwsem);
+		hl_device_hw_access_begin(hdev);
 		rc = hl_emu_xfer_slice(q, job->ctx->asid, x,
 				       min_t(u64, x->left, HL_EMU_SLICE_SIZE),
 				       &done, &va, &write);
-		up_read(&hdev->engine_access_rwsem);
+		hl_device_hw_access_end(hdev);
 		if (rc)
 			return hl_emu_job_fault(q, job, va, write, rc);
 
