@@ -80,6 +80,7 @@ enum {
 	HLCOLL_INJECT_OFFSET,	/* write chunk k into the other slot */
 	HLCOLL_INJECT_RKEY,	/* a wrong rkey (stale or forged) */
 	HLCOLL_INJECT_IMM,	/* a wrong immediate value */
+	HLCOLL_INJECT_STAGE,	/* no send region: every chunk staged (no bug) */
 };
 
 /* The immediate value of the pair's one-sided chunk @k, in slot @k % 2 */
@@ -112,6 +113,8 @@ static int hlcoll_nic_inject_env(void)
 		return HLCOLL_INJECT_RKEY;
 	if (!strcmp(s, "imm"))
 		return HLCOLL_INJECT_IMM;
+	if (!strcmp(s, "stage"))
+		return HLCOLL_INJECT_STAGE;
 	return HLCOLL_INJECT_NONE;
 }
 
@@ -717,7 +720,8 @@ static int hlcoll_nic_step(struct hlcoll_comm *c, const struct hlcoll_xfer *x,
 
 	/* The sources of one-sided sends: a region each, for this step */
 	for (i = 0; i < nx; i++) {
-		if (!ow[i] || !x[i].send)
+		if (!ow[i] || !x[i].send ||
+		    c->nic_inject == HLCOLL_INJECT_STAGE)
 			continue;
 		rc = hlthunk_nic_reg_mr(c->fd, x[i].va, x[i].bytes, x[i].va, 0,
 					&lkey[i], &rkey);

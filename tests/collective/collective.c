@@ -549,7 +549,9 @@ static void write_env(const char *mode, const char *inject)
  * HLCOLL_NIC_WRITE=0, which proves that the data went by RDMA writes with
  * the peer's rkey; chunks written into the wrong slot (offset) give a
  * wrong result that the element check finds (status 1); a wrong immediate
- * value (imm) fails the collective (-EIO, status 13). 8 KiB chunks: several
+ * value (imm) fails the collective (-EIO, status 13). A send buffer the
+ * library cannot register (stage: registration skipped) is staged through
+ * the sender's own slot, with the same result. 8 KiB chunks: several
  * per transfer, so that both slots of a pair are used.
  */
 static void test_one_sided_writes_used_and_checked(void **state)
@@ -584,7 +586,10 @@ static void test_one_sided_writes_used_and_checked(void **state)
 		write_env("0", "rkey");
 		assert_int_equal(launch_on(&run, n), 0);
 	}
+	/* A send buffer that is no region: staged through the sender's slot */
 	run.coll = C_ALLREDUCE;
+	write_env("1", "stage");
+	assert_int_equal(launch_on(&run, n), 0);
 	write_env("1", "offset");
 	assert_int_equal(launch_on(&run, n), 1);
 	write_env("1", "imm");
