@@ -4229,7 +4229,7 @@ static void test_review_peer_reset_mid_send(void **state)
 	struct hl_nic_cqe cqe;
 	struct nic_cs s, r;
 	uint64_t st = SEED, t0;
-	uint32_t status;
+	uint32_t status, conn0;
 	struct pair p;
 	struct buf b1;
 	uint8_t *snap;
@@ -4245,6 +4245,7 @@ static void test_review_peer_reset_mid_send(void **state)
 	assert_int_equal(nic_post(p.s[0].fd, &s, 0, NIC_SEND, p.s[0].conn,
 				  d0.va, size, 92, 0), 0);
 	wait_mid_message(&b1, size);
+	conn0 = p.s[0].conn;
 	t0 = now_ns();
 	assert_int_equal(hltests_write_file("/sys/class/habanalabs/hl1/hard_reset",
 					    "1"), 0);
@@ -4252,9 +4253,8 @@ static void test_review_peer_reset_mid_send(void **state)
 	assert_true(now_ns() - t0 < 20000000000ull);
 	assert_int_equal(conn_state(p.s[0].fd, p.s[0].conn), S_ERR);
 	assert_int_equal(review_cq_avail(p.s[0].fd, p.s[0].cq, 300), 1);
+	/* Its status is checked last, after the other promises */
 	cq_take_one(p.s[0].fd, p.s[0].cq, &cqe);
-	assert_cqe(&cqe, HL_NIC_CQE_OP_SEND, HL_NIC_CQE_STATUS_REMOTE_ERR,
-		   p.s[0].conn, 92);
 	assert_true(cqe.byte_len < size);
 
 	/* Nothing lands in the dead owner's buffer after the reset */
@@ -4294,6 +4294,13 @@ static void test_review_peer_reset_mid_send(void **state)
 	hltests_dram_unmap(p.s[0].fd, &d0);
 	hltests_dram_unmap(p.s[1].fd, &d1);
 	pair_close(&p);
+
+	/*
+	 * docs/nic.md: a peer's work in flight ends REMOTE_ERR when the
+	 * context goes by a hard reset (LINK_DOWN only when it is unbound)
+	 */
+	assert_cqe(&cqe, HL_NIC_CQE_OP_SEND, HL_NIC_CQE_STATUS_REMOTE_ERR,
+		   conn0, 92);
 }
 
 /*
