@@ -4374,6 +4374,70 @@ static void test_review_peer_close_mid_write(void **state)
 	fd_close(p.s[0].fd);
 }
 
+/*
+ * A one-sided WRITE through a connection that names another pair's
+ * connection (with a valid rkey of the peer's) fails at once,
+ * REMOTE_INVALID, lands nothing, and leaves the victim connection in RTS:
+ * the emulated wire's matching for WRITEs, not only for SENDs.
+ */
+static void test_review_write_to_other_pairs_conn_remote_invalid(void **state)
+{
+	const uint64_t iova0 = 1ull << 40, iova1 = 1ull << 41;
+	struct hl_nic_cqe cqe;
+	struct conn_params cp;
+	uint32_t other, lk0, rk1, status;
+	struct buf src, dst;
+	struct wr_args w;
+	struct nic_cs s;
+	uint64_t t0;
+	struct pair p;
+
+	(void)state;
+	pair_connect(&p);
+	assert_int_equal(buf_map(p.s[0].fd, &src, PAGE), 0);
+	assert_int_equal(buf_map(p.s[1].fd, &dst, PAGE), 0);
+	memset(src.ptr, 0x5a, PAGE);
+	assert_int_equal(mr_reg(p.s[0].fd, src.va, PAGE, iova0, ACC_LW, &lk0,
+				NULL), 0);
+	assert_int_equal(mr_reg(p.s[1].fd, dst.va, PAGE, iova1, ACC_RW, NULL,
+				&rk1), 0);
+	assert_int_equal(hlthunk_nic_alloc_conn(p.s[0].fd, p.s[0].port,
+						&other), 0);
+	pair_params(&p, 0, &cp);
+	assert_int_equal(conn_connect(p.s[0].fd, other, &cp), 0);
+
+	memset(&w, 0, sizeof(w));
+	w.conn = other;
+	w.laddr = iova0;
+	w.raddr = iova1;
+	w.size = PAGE;
+	w.wr_id = 97;
+	w.lkey = lk0;
+	w.rkey = rk1;
+	t0 = now_ns();
+	assert_int_equal(nic_post_write(p.s[0].fd, &s, 2, &w, 5), 0);
+	assert_int_equal(nic_cs_wait(p.s[0].fd, &s, WAIT_US, &status), -EIO);
+	assert_true(now_ns() - t0 < 1000000000ull);
+	cq_take_one(p.s[0].fd, p.s[0].cq, &cqe);
+	assert_cqe(&cqe, HL_NIC_CQE_OP_RDMA_WRITE,
+		   HL_NIC_CQE_STATUS_REMOTE_INVALID, other, 97);
+	nic_cs_free(p.s[0].fd, &s);
+	assert_int_equal(conn_state(p.s[0].fd, other), S_ERR);
+	assert_int_equal(conn_state(p.s[1].fd, p.s[1].conn), S_RTS);
+	assert_true(all_zero(dst.ptr, PAGE));
+	assert_int_equal(review_cq_avail(p.s[1].fd, p.s[1].cq, 100), 0);
+
+	/* The victim's own peer still writes through it */
+	w.conn = p.s[0].conn;
+	w.wr_id = 98;
+	assert_int_equal(run_write(p.s[0].fd, &w), 0);
+	hltests_assert_bytes_equal(dst.ptr, src.ptr, PAGE, "victim's region");
+	assert_int_equal(mr_dereg(p.s[0].fd, lk0), 0);
+	buf_unmap(p.s[0].fd, &src);
+	pair_close(&p);
+	free(dst.ptr);
+}
+
 /* With device 0 open in the state (hltests_setup), or with nothing open */
 #define NIC_TEST(f) cmocka_unit_test_setup_teardown(f, hltests_setup, \
 						    nic_teardown_state)
@@ -4431,6 +4495,7 @@ const struct CMUnitTest nic_tests[] = {
 	NIC_TEST2(test_review_destroy_mid_send_completes_once),
 	NIC_TEST2(test_review_peer_reset_mid_send),
 	NIC_TEST2(test_review_peer_close_mid_write),
+	NIC_TEST2(test_review_write_to_other_pairs_conn_remote_invalid),
 };
 
 int main(void)
