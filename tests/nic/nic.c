@@ -4139,6 +4139,305 @@ static void test_rkey_not_guessable_from_own_key(void **state)
 	mr_pair_close(&m);
 }
 
+/* ------------------------------------------------------------------------
+ * Review of the wire's move into the backend (emu_nic_qp.c): teardown and
+ * a peer's reset mid-transfer across the hooks, completions exactly once
+ */
+
+/* Entries in @fd's CQ @cq after @ms of quiet (peeked, not consumed) */
+static uint32_t review_cq_avail(int fd, uint32_t cq, unsigned int ms)
+{
+	struct hl_nic_cq_poll_wait_out out;
+	struct hl_nic_cqe cqe[8];
+
+	usleep(ms * 1000);
+	memset(&out, 0, sizeof(out));
+	assert_int_equal(hlthunk_nic_cq_poll(fd, cq, cqe, 8, &out), 0);
+	assert_int_equal(out.status, HL_NIC_CQ_STATUS_SUCCESS);
+	return out.avail;
+}
+
+/*
+ * DESTROY_CONN of the sender mid-message: the sender's QP context is torn
+ * down while its engine holds it; each side gets exactly one CQE (no
+ * report after the teardown, none twice), the receiver's connection goes
+ * to ERR, and the message's tail never lands.
+ */
+static void test_review_destroy_mid_send_completes_once(void **state)
+{
+	const uint64_t size = 256 * MB;
+	struct hltests_dram_buf d0;
+	struct hl_nic_cqe cqe;
+	struct nic_cs s, r;
+	uint32_t status;
+	struct pair p;
+	struct buf b1;
+	uint64_t t0;
+
+	(void)state;
+	pair_connect(&p);
+	hltests_dram_map(p.s[0].fd, &d0, size, false);
+	mark_head_and_tail(p.s[0].fd, d0.va, size);
+	assert_int_equal(buf_map(p.s[1].fd, &b1, size), 0);
+
+	assert_int_equal(nic_post(p.s[1].fd, &r, 0, NIC_RECV, p.s[1].conn,
+				  b1.va, size, 91, 0), 0);
+	assert_int_equal(nic_post(p.s[0].fd, &s, 0, NIC_SEND, p.s[0].conn,
+				  d0.va, size, 90, 0), 0);
+	wait_mid_message(&b1, size);
+	t0 = now_ns();
+	assert_int_equal(hlthunk_nic_destroy_conn(p.s[0].fd, p.s[0].conn), 0);
+	assert_int_equal(nic_cs_wait(p.s[0].fd, &s, WAIT_US, &status), -EIO);
+	assert_int_equal(nic_cs_wait(p.s[1].fd, &r, WAIT_US, &status), -EIO);
+	assert_true(now_ns() - t0 < 5000000000ull);
+	assert_int_not_equal(b1.ptr[size - 1], 0xa5);
+
+	/* Exactly one CQE each, and no late one */
+	assert_int_equal(review_cq_avail(p.s[0].fd, p.s[0].cq, 300), 1);
+	assert_int_equal(review_cq_avail(p.s[1].fd, p.s[1].cq, 0), 1);
+	cq_take_one(p.s[0].fd, p.s[0].cq, &cqe);
+	assert_cqe(&cqe, HL_NIC_CQE_OP_SEND, HL_NIC_CQE_STATUS_FLUSHED,
+		   p.s[0].conn, 90);
+	assert_true(cqe.byte_len < size);
+	cq_take_one(p.s[1].fd, p.s[1].cq, &cqe);
+	assert_cqe(&cqe, HL_NIC_CQE_OP_RECV, HL_NIC_CQE_STATUS_REMOTE_ABORT,
+		   p.s[1].conn, 91);
+	assert_int_equal(conn_state(p.s[1].fd, p.s[1].conn), S_ERR);
+	assert_int_equal(review_cq_avail(p.s[0].fd, p.s[0].cq, 300), 0);
+	assert_int_equal(review_cq_avail(p.s[1].fd, p.s[1].cq, 0), 0);
+	assert_int_not_equal(b1.ptr[size - 1], 0xa5);
+
+	nic_cs_free(p.s[0].fd, &s);
+	nic_cs_free(p.s[1].fd, &r);
+	hltests_dram_unmap(p.s[0].fd, &d0);
+	buf_unmap(p.s[1].fd, &b1);
+	pair_close(&p);
+}
+
+/*
+ * Hard reset of the receiving device mid-message: the sender's engine is
+ * inside the peer's engine access (hl_device_hw_enter()) while the reset
+ * quiesces them (hl_device_hw_quiesce()); the sender ends REMOTE_ERR
+ * exactly once, no byte lands in the dead owner's buffer once the reset
+ * returned, and both devices work again.
+ */
+static void test_review_peer_reset_mid_send(void **state)
+{
+	const uint64_t size = 256 * MB;
+	struct hltests_dram_buf d0, d1;
+	uint8_t pattern[4096], back[4096];
+	struct hl_nic_cqe cqe;
+	struct nic_cs s, r;
+	uint64_t st = SEED, t0;
+	uint32_t status, conn0;
+	struct pair p;
+	struct buf b1;
+	uint8_t *snap;
+
+	(void)state;
+	pair_connect(&p);
+	hltests_dram_map(p.s[0].fd, &d0, size, false);
+	mark_head_and_tail(p.s[0].fd, d0.va, size);
+	assert_int_equal(buf_map(p.s[1].fd, &b1, size), 0);
+
+	assert_int_equal(nic_post(p.s[1].fd, &r, 0, NIC_RECV, p.s[1].conn,
+				  b1.va, size, 93, 0), 0);
+	assert_int_equal(nic_post(p.s[0].fd, &s, 0, NIC_SEND, p.s[0].conn,
+				  d0.va, size, 92, 0), 0);
+	wait_mid_message(&b1, size);
+	conn0 = p.s[0].conn;
+	t0 = now_ns();
+	assert_int_equal(hltests_write_file("/sys/class/habanalabs/hl1/hard_reset",
+					    "1"), 0);
+	assert_int_equal(nic_cs_wait(p.s[0].fd, &s, WAIT_US, &status), -EIO);
+	assert_true(now_ns() - t0 < 20000000000ull);
+	assert_int_equal(conn_state(p.s[0].fd, p.s[0].conn), S_ERR);
+	assert_int_equal(review_cq_avail(p.s[0].fd, p.s[0].cq, 300), 1);
+	/* Its status is checked last, after the other promises */
+	cq_take_one(p.s[0].fd, p.s[0].cq, &cqe);
+	assert_true(cqe.byte_len < size);
+
+	/* Nothing lands in the dead owner's buffer after the reset */
+	snap = malloc(size);
+	assert_non_null(snap);
+	memcpy(snap, b1.ptr, size);
+	usleep(500 * 1000);
+	assert_int_equal(memcmp(snap, b1.ptr, size), 0);
+	assert_int_not_equal(b1.ptr[size - 1], 0xa5);
+	free(snap);
+	assert_int_equal(review_cq_avail(p.s[0].fd, p.s[0].cq, 0), 0);
+
+	nic_cs_free(p.s[0].fd, &s);
+	fd_close(p.s[1].fd);
+	free(r.cb[0].ptr);
+	free(b1.ptr);
+	hltests_dram_unmap(p.s[0].fd, &d0);
+	fd_close(p.s[0].fd);
+
+	/* Both devices work again */
+	pair_connect(&p);
+	hltests_fill_random(&st, pattern, sizeof(pattern));
+	hltests_dram_map(p.s[0].fd, &d0, PAGE, false);
+	hltests_dram_map(p.s[1].fd, &d1, PAGE, false);
+	write_dev(p.s[0].fd, d0.va, pattern, sizeof(pattern));
+	assert_int_equal(nic_post(p.s[1].fd, &r, 1, NIC_RECV, p.s[1].conn,
+				  d1.va, PAGE, 95, 0), 0);
+	assert_int_equal(nic_post(p.s[0].fd, &s, 2, NIC_SEND, p.s[0].conn,
+				  d0.va, PAGE, 94, 0), 0);
+	assert_int_equal(nic_cs_wait(p.s[0].fd, &s, WAIT_US, NULL), 0);
+	assert_int_equal(nic_cs_wait(p.s[1].fd, &r, WAIT_US, NULL), 0);
+	hltests_read_device(p.s[1].fd, d1.va, back, sizeof(back));
+	hltests_assert_bytes_equal(back, pattern, sizeof(back),
+				   "after the reset");
+	nic_cs_free(p.s[0].fd, &s);
+	nic_cs_free(p.s[1].fd, &r);
+	hltests_dram_unmap(p.s[0].fd, &d0);
+	hltests_dram_unmap(p.s[1].fd, &d1);
+	pair_close(&p);
+
+	/*
+	 * docs/nic.md: a peer's work in flight ends REMOTE_ERR when the
+	 * context goes by a hard reset (LINK_DOWN only when it is unbound)
+	 */
+	assert_cqe(&cqe, HL_NIC_CQE_OP_SEND, HL_NIC_CQE_STATUS_REMOTE_ERR,
+		   conn0, 92);
+}
+
+/*
+ * The responder's owner closes its compute node mid-WRITE: the requester's
+ * engine holds the peer's QP context, context and region across the
+ * close, which tears them down; the WRITE ends at once, exactly one CQE,
+ * and no byte lands in the closed owner's memory afterwards.
+ */
+static void test_review_peer_close_mid_write(void **state)
+{
+	const uint64_t size = 256 * MB, iova0 = 1ull << 40, iova1 = 1ull << 41;
+	struct hltests_dram_buf d0;
+	struct hl_nic_cqe cqe;
+	uint32_t lk0, rk1, status;
+	struct wr_args w;
+	struct nic_cs s;
+	struct pair p;
+	struct buf b1;
+	uint8_t *snap;
+	uint64_t t0;
+
+	(void)state;
+	pair_connect(&p);
+	hltests_dram_map(p.s[0].fd, &d0, size, false);
+	mark_head_and_tail(p.s[0].fd, d0.va, size);
+	assert_int_equal(buf_map(p.s[1].fd, &b1, size), 0);
+	assert_int_equal(mr_reg(p.s[0].fd, d0.va, size, iova0, ACC_LW, &lk0,
+				NULL), 0);
+	assert_int_equal(mr_reg(p.s[1].fd, b1.va, size, iova1, ACC_RW, NULL,
+				&rk1), 0);
+
+	memset(&w, 0, sizeof(w));
+	w.conn = p.s[0].conn;
+	w.laddr = iova0;
+	w.raddr = iova1;
+	w.size = size;
+	w.wr_id = 96;
+	w.lkey = lk0;
+	w.rkey = rk1;
+	assert_int_equal(nic_post_write(p.s[0].fd, &s, 2, &w, 0), 0);
+	wait_mid_message(&b1, size);
+	t0 = now_ns();
+	fd_close(p.s[1].fd);
+	assert_int_equal(nic_cs_wait(p.s[0].fd, &s, WAIT_US, &status), -EIO);
+	assert_true(now_ns() - t0 < 5000000000ull);
+	assert_int_equal(conn_state(p.s[0].fd, p.s[0].conn), S_ERR);
+	assert_int_equal(review_cq_avail(p.s[0].fd, p.s[0].cq, 300), 1);
+	cq_take_one(p.s[0].fd, p.s[0].cq, &cqe);
+	if (cqe.status != HL_NIC_CQE_STATUS_REMOTE_ERR)
+		print_message("WRITE ended with status %u\n", cqe.status);
+	assert_true(cqe.status == HL_NIC_CQE_STATUS_REMOTE_ERR ||
+		    cqe.status == HL_NIC_CQE_STATUS_REMOTE_ACCESS_ERR);
+	assert_int_equal(cqe.opcode, HL_NIC_CQE_OP_RDMA_WRITE);
+	assert_int_equal(cqe.wr_id, 96);
+	assert_true(cqe.byte_len < size);
+
+	/* Nothing lands in the closed owner's memory any more */
+	snap = malloc(size);
+	assert_non_null(snap);
+	memcpy(snap, b1.ptr, size);
+	usleep(500 * 1000);
+	assert_int_equal(memcmp(snap, b1.ptr, size), 0);
+	assert_int_not_equal(b1.ptr[size - 1], 0xa5);
+	free(snap);
+	assert_int_equal(review_cq_avail(p.s[0].fd, p.s[0].cq, 0), 0);
+
+	free(b1.ptr);
+	nic_cs_free(p.s[0].fd, &s);
+	assert_int_equal(mr_dereg(p.s[0].fd, lk0), 0);
+	hltests_dram_unmap(p.s[0].fd, &d0);
+	fd_close(p.s[0].fd);
+}
+
+/*
+ * A one-sided WRITE through a connection that names another pair's
+ * connection (with a valid rkey of the peer's) fails at once,
+ * REMOTE_INVALID, lands nothing, and leaves the victim connection in RTS:
+ * the emulated wire's matching for WRITEs, not only for SENDs.
+ */
+static void test_review_write_to_other_pairs_conn_remote_invalid(void **state)
+{
+	const uint64_t iova0 = 1ull << 40, iova1 = 1ull << 41;
+	struct hl_nic_cqe cqe;
+	struct conn_params cp;
+	uint32_t other, lk0, rk1, status;
+	struct buf src, dst;
+	struct wr_args w;
+	struct nic_cs s;
+	uint64_t t0;
+	struct pair p;
+
+	(void)state;
+	pair_connect(&p);
+	assert_int_equal(buf_map(p.s[0].fd, &src, PAGE), 0);
+	assert_int_equal(buf_map(p.s[1].fd, &dst, PAGE), 0);
+	memset(src.ptr, 0x5a, PAGE);
+	assert_int_equal(mr_reg(p.s[0].fd, src.va, PAGE, iova0, ACC_LW, &lk0,
+				NULL), 0);
+	assert_int_equal(mr_reg(p.s[1].fd, dst.va, PAGE, iova1, ACC_RW, NULL,
+				&rk1), 0);
+	assert_int_equal(hlthunk_nic_alloc_conn(p.s[0].fd, p.s[0].port,
+						&other), 0);
+	pair_params(&p, 0, &cp);
+	assert_int_equal(conn_connect(p.s[0].fd, other, &cp), 0);
+
+	memset(&w, 0, sizeof(w));
+	w.conn = other;
+	w.laddr = iova0;
+	w.raddr = iova1;
+	w.size = PAGE;
+	w.wr_id = 97;
+	w.lkey = lk0;
+	w.rkey = rk1;
+	t0 = now_ns();
+	assert_int_equal(nic_post_write(p.s[0].fd, &s, 2, &w, 5), 0);
+	assert_int_equal(nic_cs_wait(p.s[0].fd, &s, WAIT_US, &status), -EIO);
+	assert_true(now_ns() - t0 < 1000000000ull);
+	cq_take_one(p.s[0].fd, p.s[0].cq, &cqe);
+	assert_cqe(&cqe, HL_NIC_CQE_OP_RDMA_WRITE,
+		   HL_NIC_CQE_STATUS_REMOTE_INVALID, other, 97);
+	nic_cs_free(p.s[0].fd, &s);
+	assert_int_equal(conn_state(p.s[0].fd, other), S_ERR);
+	assert_int_equal(conn_state(p.s[1].fd, p.s[1].conn), S_RTS);
+	assert_true(all_zero(dst.ptr, PAGE));
+	assert_int_equal(review_cq_avail(p.s[1].fd, p.s[1].cq, 100), 0);
+
+	/* The victim's own peer still writes through it */
+	w.conn = p.s[0].conn;
+	w.wr_id = 98;
+	assert_int_equal(run_write(p.s[0].fd, &w), 0);
+	hltests_assert_bytes_equal(dst.ptr, src.ptr, PAGE, "victim's region");
+	assert_int_equal(mr_dereg(p.s[0].fd, lk0), 0);
+	buf_unmap(p.s[0].fd, &src);
+	pair_close(&p);
+	free(dst.ptr);
+}
+
 /* With device 0 open in the state (hltests_setup), or with nothing open */
 #define NIC_TEST(f) cmocka_unit_test_setup_teardown(f, hltests_setup, \
 						    nic_teardown_state)
@@ -4193,6 +4492,10 @@ const struct CMUnitTest nic_tests[] = {
 	NIC_TEST2(test_mr_unbind_with_live_regions),
 	NIC_TEST2(test_rkey_not_guessable_from_a_neighbour),
 	NIC_TEST2(test_rkey_not_guessable_from_own_key),
+	NIC_TEST2(test_review_destroy_mid_send_completes_once),
+	NIC_TEST2(test_review_peer_reset_mid_send),
+	NIC_TEST2(test_review_peer_close_mid_write),
+	NIC_TEST2(test_review_write_to_other_pairs_conn_remote_invalid),
 };
 
 int main(void)
