@@ -468,8 +468,11 @@ int hl_device_hard_reset(struct hl_device *hdev)
 	hl_events_device_reset(hdev);
 
 	/*
-	 * Stop the engines: jobs fail, fences signal, waiting ioctls return
-	 * (a job queued meanwhile is refused: the engines stay stopped until
+	 * The NIC's waits end (an endless CQ_WAIT too) and the peers see the
+	 * context go before its links do, so that their work in flight ends
+	 * REMOTE_ERR as at a close (LINK_DOWN is the unbind's). Then stop
+	 * the engines: jobs fail, fences signal, waiting ioctls return (a
+	 * job queued meanwhile is refused: the engines stay stopped until
 	 * hw_init below). The grace period waits for the sections that touch
 	 * the hardware without a context (control-node INFO, importers);
 	 * none of them waits on user space. The dead file's ioctls are
@@ -477,10 +480,9 @@ int hl_device_hard_reset(struct hl_device *hdev)
 	 * none waits on user space either (a user copy, a pin or a wait
 	 * leaves the gate; it finds the context dead when it comes back).
 	 */
-	hdev->asic_funcs->hw_fini(hdev);
-	/* NIC waits end (an endless CQ_WAIT too), peers see the context go */
 	if (ctx)
 		hl_nic_ctx_kill(ctx);
+	hdev->asic_funcs->hw_fini(hdev);
 	synchronize_srcu(&hdev->unplug_srcu);
 
 	/*
