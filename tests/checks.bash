@@ -20,7 +20,7 @@
 
 checks_init() {
 	passed=0 failed=0
-	failed_names=()
+	failed_names=() failed_logs=()
 	checks_tmp=$(mktemp -d "${TMPDIR:-/tmp}/hl-checks.XXXXXX")
 	# The background lane dies with us (a ^C or a failed set-up)
 	trap 'checks_cleanup' EXIT
@@ -60,18 +60,25 @@ run_check() {
 		} >"$log"
 		"$@" >>"$log" 2>&1 </dev/null || rc=$?
 		check_result_line "$rc" "$name" $((SECONDS - start)) >>"$log"
-		printf '%s\t%s\n' "$rc" "$name" >>"$checks_tmp/results"
+		printf '%s\t%s\t%s\n' "$rc" "$name" "$log" >>"$checks_tmp/results"
 		return 0
 	fi
 	echo
 	echo "##### check: $name"
-	"$@" || rc=$?
+	# Output live, and kept: a failed check's last lines are printed
+	# again at the end (a CI log may keep only the head and the tail)
+	local log
+	log=$checks_tmp/fg-$(printf '%03d' $((passed + failed))).log
+	"$@" 2>&1 | tee "$log"
+	rc=${PIPESTATUS[0]}
 	check_result_line "$rc" "$name" $((SECONDS - start))
 	if ((rc == 0)); then
 		passed=$((passed + 1))
+		rm -f "$log"
 	else
 		failed=$((failed + 1))
 		failed_names+=("$name")
+		failed_logs+=("$log")
 	fi
 }
 
@@ -111,6 +118,7 @@ bg_wait() {
 	if ((lane_rc)); then
 		failed=$((failed + 1))
 		failed_names+=("the second lane itself (exit $lane_rc)")
+		failed_logs+=("")
 	fi
 	echo "##### the second lane ended $((SECONDS - start)) s after the first"
 	local log rc name
@@ -118,19 +126,27 @@ bg_wait() {
 		[[ -e $log ]] && cat "$log"
 	done
 	[[ -f $checks_tmp/results ]] || return 0
-	while IFS=$'\t' read -r rc name; do
+	while IFS=$'\t' read -r rc name log; do
 		if ((rc == 0)); then
 			passed=$((passed + 1))
 		else
 			failed=$((failed + 1))
 			failed_names+=("$name")
+			failed_logs+=("$log")
 		fi
 	done <"$checks_tmp/results"
 }
 
 checks_summary() {
 	local what=$1
+	local i
 	echo
+	for i in "${!failed_logs[@]}"; do
+		[[ -n ${failed_logs[$i]} ]] || continue
+		echo "##### the last lines of the failed check: ${failed_names[$i]}"
+		tail -n 40 "${failed_logs[$i]}" 2>/dev/null
+		echo
+	done
 	if ((failed)); then
 		printf 'failed: %s\n' "${failed_names[@]}"
 	fi
