@@ -210,6 +210,7 @@ long do_call(struct worker *w, struct call *c)
 	rc = ioctl(c->fd, cmd, place);
 	if (rc < 0)
 		rc = -errno;
+	worker_check(w, e->text);
 	if (w->kcov)
 		kcov_collect(w);
 	atomic_store(&w->slot->call_start_ns, 0);

@@ -116,7 +116,7 @@ static void churn_reset(struct worker *w, int d)
 void *churn_main(void *arg)
 {
 	struct thread_arg *ta = arg;
-	struct worker *w = calloc(1, sizeof(*w));
+	struct worker *w = worker_alloc();
 
 	if (!w)
 		return NULL;

@@ -426,6 +426,16 @@ struct worker {
 	uint8_t argbuf[512] __attribute__((aligned(8)));
 };
 
+/*
+ * A worker has a page of its own (worker_alloc()), the rest of it filled
+ * with WORKER_FILL: worker_check(), after every ioctl, fails the run when
+ * a byte of that page changed behind the fuzzer's back (a device write to
+ * memory that changed hands lands in whatever page the process got next).
+ */
+#define WORKER_FILL	0xa5
+struct worker *worker_alloc(void);
+void worker_check(struct worker *w, const char *during);
+
 /* ---- the ioctl wrapper (args.c) ---- */
 
 struct call {

@@ -273,9 +273,11 @@ static void run_prog(struct worker *w, struct prog *p)
 static void *worker_main(void *arg)
 {
 	struct thread_arg *ta = arg;
-	struct worker *w = calloc(1, sizeof(*w));
+	struct worker *w = worker_alloc();
 	struct prog p;
 
+	if (!w)
+		return NULL;
 	w->id = ta->id;
 	w->r.s = mix(opt.seed, w->id + 1);
 	w->slot = &sh->slot[w->id];

@@ -242,3 +242,40 @@ void op_hostbuf(struct worker *w)
 	note(w, 0, "hostbuf %d recycled -> %p prot %d", i, ps->hb[i].p, ps->hb[i].prot);
 	st_unlock();
 }
+
+/* ---- the worker's own page ---- */
+
+struct worker *worker_alloc(void)
+{
+	struct worker *w;
+
+	_Static_assert(sizeof(*w) <= PAGE, "a worker fits in a page");
+	w = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		 -1, 0);
+	if (w == MAP_FAILED) {
+		perror("hl-fuzz: mmap");
+		return NULL;
+	}
+	memset(w, 0, sizeof(*w));
+	memset((uint8_t *)w + sizeof(*w), WORKER_FILL, PAGE - sizeof(*w));
+	return w;
+}
+
+void worker_check(struct worker *w, const char *during)
+{
+	const uint8_t *b = (const uint8_t *)w;
+	char dump[1024];
+	size_t i, len = 0;
+	int n = 0;
+
+	for (i = sizeof(*w); i < PAGE; i++)
+		if (b[i] != WORKER_FILL && n++ < 48)
+			len += snprintf(dump + len, sizeof(dump) - len, " +%zu=%02x",
+					i, b[i]);
+	if (w->kcov && !w->cover && !n++)
+		len += snprintf(dump + len, sizeof(dump) - len, " kcov set, no trace buffer");
+	if (!n)
+		return;
+	fail(EXIT_CRASH, "the worker's own page %p changed behind its back (%d bytes)"
+	     " during or before: %s:%s", (void *)w, n, during, dump);
+}
