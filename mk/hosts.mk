@@ -8,7 +8,7 @@
 
 HOSTS_HLVM = $(TOP)/tools/hlvm --hosts 2 --devices 2 --timeout 2400
 
-.PHONY: check-hosts check-hosts-16 bench-hosts
+.PHONY: check-hosts check-hosts-16 bench-hosts profile-hosts
 
 ## 2 VMs x 2 devices: every (collective, type, op) bit-exact, in place and not, its negative control, a killed and a stopped host
 check-hosts: all
@@ -23,3 +23,8 @@ check-hosts-16: all
 bench-hosts: all
 	$(TOP)/tools/hlvm --hosts 2 --devices 2 --timeout 3600 \
 		-- $(TOP)/tests/hlvm/hosts-coll bench
+
+## 2 VMs x 2 devices: perf record on hlvm0 during the 4 MiB all-reduce and Open MPI's (reports in the run's scratch, printed)
+profile-hosts: all
+	$(TOP)/tools/hlvm --hosts 2 --devices 2 --timeout 2400 --keep \
+		-- $(TOP)/tests/hlvm/hosts-coll profile
