@@ -4,7 +4,7 @@
 # libfabric between them (tests/hlvm/hosts-coll). One boot of the two VMs
 # each. make check runs the lean case (hosts-coll check-quick, a step of
 # its own after its two lanes); these are the long ones, not part of make
-# check nor of make bench.
+# check; make bench ends with bench-hosts.
 
 HOSTS_HLVM = $(TOP)/tools/hlvm --hosts 2 --devices 2 --timeout 2400
 
