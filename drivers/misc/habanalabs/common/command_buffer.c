@@ -72,12 +72,15 @@ static struct hl_cb *hl_cb_lookup_locked(struct hl_cb_mgr *mgr, u64 handle)
 
 /*
  * Remove a CB's device mapping: page-table entries (when @hw, i.e. the
- * device is still there; the caller invalidates), VA, DMA mapping.
+ * device is still there) and VA. The DMA mapping stays until
+ * hl_cb_dma_unmap_locked(), which the caller runs after hl_mmu_invalidate():
+ * until then an engine may still hold a translation to the CB's DMA
+ * addresses, and an address unmapped before that could be reused by another
+ * mapping of the device, another context's memory.
  */
 static void hl_cb_unmap_locked(struct hl_cb *cb, bool hw)
 {
 	struct hl_ctx *ctx = cb->ctx;
-	struct hl_device *hdev = ctx->hdev;
 	u32 i;
 
 	lockdep_assert_held(&ctx->cb_mgr.lock);
@@ -89,8 +92,15 @@ static void hl_cb_unmap_locked(struct hl_cb *cb, bool hw)
 					  PAGE_SIZE);
 	mtree_erase(&ctx->cb_mgr.va, cb->device_va >> PAGE_SHIFT);
 	cb->device_va = 0;
+}
+
+/* Undo the CB's DMA mapping, once no engine can reach it (see above) */
+static void hl_cb_dma_unmap_locked(struct hl_cb *cb)
+{
+	lockdep_assert_held(&cb->ctx->cb_mgr.lock);
 	if (cb->dma_mapped) {
-		dma_unmap_sgtable(hdev->dev, &cb->sgt, DMA_BIDIRECTIONAL, 0);
+		dma_unmap_sgtable(cb->ctx->hdev->dev, &cb->sgt,
+				  DMA_BIDIRECTIONAL, 0);
 		cb->dma_mapped = false;
 	}
 }
@@ -133,6 +143,7 @@ static void hl_cb_release_work(struct work_struct *work)
 	 */
 	if (mapped && hw)
 		hl_mmu_invalidate(ctx);
+	hl_cb_dma_unmap_locked(cb);
 	list_del(&cb->node);
 	mutex_unlock(&ctx->cb_mgr.lock);
 	hl_device_exit(hdev, idx);
@@ -208,8 +219,9 @@ err_unmap_pages:
 				  PAGE_SIZE);
 	hl_mmu_invalidate(ctx);
 err_release_va:
-	/* Undoes the DMA mapping too */
+	/* No page-table entry is left: the DMA mapping may go at once */
 	hl_cb_unmap_locked(cb, false);
+	hl_cb_dma_unmap_locked(cb);
 	return rc;
 }
 
@@ -542,6 +554,8 @@ void hl_cb_ctx_fini(struct hl_ctx *ctx)
 	}
 	if (mapped && hw)
 		hl_mmu_invalidate(ctx);
+	list_for_each_entry(cb, &mgr->list, node)
+		hl_cb_dma_unmap_locked(cb);
 	xa_for_each(&mgr->handles, id, cb) {
 		xa_erase(&mgr->handles, id);
 		/* The handle's reference: the release only queues work */
