@@ -125,6 +125,7 @@ void *churn_main(void *arg)
 	w->slot = &sh->slot[w->id];
 	atomic_store(&w->slot->pid, getpid());
 	atomic_store(&w->slot->tid, (int32_t)syscall(SYS_gettid));
+	worker_seal(w);
 
 	while (!atomic_load(&sh->stop)) {
 		uint64_t us = opt.churn_ms * 500ULL + rnd(&w->r, opt.churn_ms * 1000ULL + 1);
@@ -138,6 +139,6 @@ void *churn_main(void *arg)
 		if (churn_reopen(w, d) >= 0 && opt.reset && chance(&w->r, 20))
 			churn_reset(w, d);
 	}
-	free(w);
+	worker_free(w);
 	return NULL;
 }

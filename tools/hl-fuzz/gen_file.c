@@ -150,7 +150,7 @@ void op_fork(struct worker *w)
 	pid = fork();
 	if (!pid) {
 		in_child = true;
-		w->kcov = false;	/* the trace buffer is the parent's */
+		worker_reseal(w, false);	/* the trace buffer is the parent's */
 		atomic_store(&w->slot->pid, getpid());
 		run_calls(w, 8 + rnd(&w->r, 40));
 		_exit(0);
@@ -162,9 +162,12 @@ void op_fork(struct worker *w)
 	atomic_fetch_add(&sh->forks, 1);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
-	if (WIFSIGNALED(status))
-		fail(EXIT_CRASH, "forked child %d died of signal %d", pid,
-		     WTERMSIG(status));
+	if (WIFSIGNALED(status)) {
+		char line[FAIL_LINE];
+
+		crash_line(line, sizeof(line), pid, WTERMSIG(status));
+		fail(EXIT_CRASH, "forked child of %s", line);
+	}
 }
 
 /* ---- INFO ---- */

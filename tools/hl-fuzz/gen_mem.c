@@ -124,10 +124,18 @@ void op_free(struct worker *w)
 	}
 }
 
+/*
+ * @hb: the host buffer at @p whose memory the mapping holds, or -1. The
+ * buffer may have been recycled (op_hostbuf()) while the MAP ran: then the
+ * mapping holds the old buffer's pages and counts against no buffer (the
+ * CBs built in the new one would not be what the device reads).
+ */
 static void add_mapping(uint32_t file, uint64_t va, uint64_t size, bool host,
-			int hb, uint64_t off)
+			int hb, const uint8_t *p, uint64_t off)
 {
 	st_lock();
+	if (hb >= 0 && ps->hb[hb].p != p)
+		hb = -1;
 	if (ps->nmaps < MAX_OBJ) {
 		ps->maps[ps->nmaps++] = (struct mapping){ file, va, size, host, hb, off };
 		if (hb >= 0)
@@ -189,7 +197,7 @@ void op_map_dev(struct worker *w)
 	rc = mem_call(w, fd, &m, true);
 	if (rc >= 0 && last_out_ok && !(flags & HL_MEM_USERPTR))
 		add_mapping(file, m.out.device_virt_addr, (size + (2 << 20) - 1) &
-			    ~((uint64_t)(2 << 20) - 1), false, -1, 0);
+			    ~((uint64_t)(2 << 20) - 1), false, -1, NULL, 0);
 }
 
 void op_map_host(struct worker *w)
@@ -272,9 +280,9 @@ void op_map_host(struct worker *w)
 	size = m.in.map_host.mem_size;
 	if (rc >= 0 && last_out_ok && (m.in.flags & HL_MEM_USERPTR)) {
 		if (m.in.map_host.host_virt_addr == (uintptr_t)p + off && size <= HOSTBUF_SIZE)
-			add_mapping(file, va, size, true, hb, off);
+			add_mapping(file, va, size, true, hb, p, off);
 		else
-			add_mapping(file, va, size, true, -1, 0);
+			add_mapping(file, va, size, true, -1, NULL, 0);
 	}
 }
 

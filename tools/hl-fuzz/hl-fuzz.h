@@ -72,6 +72,7 @@
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -108,6 +109,7 @@
 #define MAX_FDS		48
 #define MAX_OBJ		96
 #define GRAVE		64
+#define FAIL_LINE	200
 
 /* Exit statuses */
 enum {
@@ -174,7 +176,18 @@ struct options {
 	const char *trace;
 	bool churn;
 	unsigned int churn_ms;
+	int plant;
 };
+
+/*
+ * --plant: the oracle's self-test. Worker 0's 1000th call is followed by
+ * a stray store of the fuzzer's own into its sealed fields (sealed: must
+ * fault, SIGSEGV), a change of them past the page protection as a device
+ * write would make (device), or a store into the fill of its pages
+ * (fill); worker_check() must find the last two. Each fails the run,
+ * saying so in its last line.
+ */
+enum { PLANT_NONE, PLANT_SEALED, PLANT_DEVICE, PLANT_FILL };
 
 extern struct options opt;
 
@@ -259,6 +272,11 @@ struct shared {
 	_Atomic int kcov_workers;
 	_Atomic uint64_t churn_closes, churn_reopens, churn_busy, churn_resets;
 	char viol_msgs[16][HIST_TEXT + 64];
+	/* the first failure, in one short line, for the last line of the run */
+	char fail_line[FAIL_LINE];
+	/* the first worker thread that took a fatal signal (on_crash()) */
+	_Atomic int crash_sig, crash_worker, crash_tid;
+	_Atomic uint64_t crash_addr;
 	struct prog corpus[CORPUS_MAX];
 	struct worker_slot slot[MAX_WORKERS];
 };
@@ -410,30 +428,48 @@ extern bool in_child;
 
 /* ---- the worker ---- */
 
+/*
+ * A worker: the fields up to @r are set once, when the worker starts
+ * (worker_seal()), and then sit read-only at the end of a page of their
+ * own; the rest, which the worker changes at every call, starts the next
+ * page. A stray store of the fuzzer's own into the sealed fields faults
+ * where it happens (SIGSEGV, with its backtrace); a kernel copy_to_user
+ * there fails (-EFAULT); a device write there (which ignores the page's
+ * protection) is found by worker_check() after the next ioctl.
+ */
 struct worker {
+	/* sealed: written only before worker_seal() and by worker_reseal() */
 	int id;
-	struct rng r;
-	struct worker_slot *slot;
 	int kcov_fd;
+	struct worker_slot *slot;
 	uint64_t *cover;
-	bool kcov;
-	bool prog_new;
-	uint64_t prev_pc;
-	enum op cur_op;
 	uint8_t *ro;		/* a read-only page (made writable to fill it) */
 	uint8_t *guard;		/* a RW page followed by a PROT_NONE page */
 	uint8_t *out;		/* output buffers */
+	bool kcov;
+	/* the worker's own, changed at every call */
+	struct rng r __attribute__((aligned(8)));
+	bool prog_new;
+	uint64_t prev_pc;
+	enum op cur_op;
 	uint8_t argbuf[512] __attribute__((aligned(8)));
 };
 
+#define WORKER_SEALED	offsetof(struct worker, r)
+
 /*
- * A worker has a page of its own (worker_alloc()), the rest of it filled
- * with WORKER_FILL: worker_check(), after every ioctl, fails the run when
- * a byte of that page changed behind the fuzzer's back (a device write to
- * memory that changed hands lands in whatever page the process got next).
+ * A worker's two pages (worker_alloc()): the sealed fields end the first,
+ * the rest of the struct starts the second; every other byte of both is
+ * WORKER_FILL. worker_check(), after every ioctl, fails the run when a
+ * byte of the fill or a sealed field changed behind the fuzzer's back (a
+ * device write to memory that changed hands lands in whatever page the
+ * process got next).
  */
 #define WORKER_FILL	0xa5
 struct worker *worker_alloc(void);
+void worker_seal(struct worker *w);
+void worker_reseal(struct worker *w, bool kcov);
+void worker_free(struct worker *w);
 void worker_check(struct worker *w, const char *during);
 
 /* ---- the ioctl wrapper (args.c) ---- */
@@ -501,6 +537,7 @@ void mutate_struct(struct worker *w, void *arg, size_t size);
 
 /* oracle.c */
 void fail(int code, const char *fmt, ...);
+void crash_line(char *b, size_t n, pid_t pid, int sig);
 struct hist_entry *hist_begin(struct worker *w);
 void trace(struct worker *w, const char *what, unsigned long cmd,
 	   int am, int sm, size_t usize, long rc);
@@ -579,6 +616,7 @@ void rt_op_events(struct worker *w);
 void rt_op_info(struct worker *w);
 
 /* prog.c */
+extern __thread int cur_worker;
 void run_calls(struct worker *w, int n);
 void load_corpus(void);
 void process_main(int proc);

@@ -125,6 +125,9 @@ void usage(void)
 	       "                        while the workers keep calling (with --reset, hard-resets\n"
 	       "                        the device it reopened now and then); off by default\n"
 	       "      --churn-ms MS     mean time between two churns (default 100)\n"
+	       "      --plant sealed|device|fill  self-test of the oracle: a stray store\n"
+	       "                        into worker 0's sealed fields, one past their page's\n"
+	       "                        protection, or one into its pages' fill (the run fails)\n"
 	       "  -q, --quiet           no per-op table, no progress lines\n");
 }
 
@@ -151,6 +154,7 @@ static void parse_args(int argc, char **argv)
 		{ "trace", required_argument, NULL, 'X' },
 		{ "churn", no_argument, NULL, 'c' },
 		{ "churn-ms", required_argument, NULL, 'm' },
+		{ "plant", required_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -178,6 +182,15 @@ static void parse_args(int argc, char **argv)
 		case 'X': opt.trace = optarg; break;
 		case 'c': opt.churn = true; break;
 		case 'm': opt.churn_ms = strtoul(optarg, NULL, 0); break;
+		case 'P':
+			opt.plant = !strcmp(optarg, "sealed") ? PLANT_SEALED :
+				    !strcmp(optarg, "device") ? PLANT_DEVICE :
+				    !strcmp(optarg, "fill") ? PLANT_FILL : PLANT_NONE;
+			if (!opt.plant) {
+				fprintf(stderr, "hl-fuzz: --plant sealed|device|fill\n");
+				exit(EXIT_SETUP);
+			}
+			break;
 		case 'B': {
 			char *s = strdup(optarg), *save, *tok;
 			size_t i;
@@ -327,9 +340,12 @@ int main(int argc, char **argv)
 
 		while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
 			exited++;
-			if (WIFSIGNALED(status) && !atomic_load(&sh->stop))
-				fail(EXIT_CRASH, "worker process %d died of signal %d", pid,
-				     WTERMSIG(status));
+			if (WIFSIGNALED(status) && !atomic_load(&sh->stop)) {
+				char line[FAIL_LINE];
+
+				crash_line(line, sizeof(line), pid, WTERMSIG(status));
+				fail(EXIT_CRASH, "%s", line);
+			}
 			else if (WIFEXITED(status) && WEXITSTATUS(status) &&
 				 !atomic_load(&sh->failed))
 				fail(EXIT_CRASH, "worker process %d exited with %d", pid,
@@ -389,13 +405,26 @@ int main(int argc, char **argv)
 		fail(EXIT_KREPORT, "kernel report:\n%s", kmsg_report);
 	print_summary((now_ns() - start) / 1e9);
 	rc = atomic_load(&sh->failed);
-	if (!rc && atomic_load(&sh->violations))
+	if (!rc && atomic_load(&sh->violations)) {
 		rc = EXIT_VIOLATION;
+		snprintf(sh->fail_line, sizeof(sh->fail_line),
+			 "%" PRIu64 " contract violations, the first: %.150s",
+			 atomic_load(&sh->violations), sh->viol_msgs[0]);
+	}
 	if (!rc && atomic_load(&sh->ncalls) < opt.min_count) {
 		printf("hl-fuzz: only %" PRIu64 " ioctls, fewer than the %" PRIu64 " asked for\n",
 		       atomic_load(&sh->ncalls), opt.min_count);
 		rc = EXIT_SHORT;
+		snprintf(sh->fail_line, sizeof(sh->fail_line),
+			 "only %" PRIu64 " ioctls, fewer than the %" PRIu64 " asked for",
+			 atomic_load(&sh->ncalls), opt.min_count);
 	}
-	printf("hl-fuzz: %s (seed 0x%" PRIx64 ")\n", rc ? "FAILED" : "ok", opt.seed);
+	/* the last line says why, in short: a CI log keeps the tail */
+	if (rc && sh->fail_line[0])
+		printf("hl-fuzz: FAILED (seed 0x%" PRIx64 ", exit %d): %s\n", opt.seed,
+		       rc, sh->fail_line);
+	else
+		printf("hl-fuzz: %s (seed 0x%" PRIx64 ")\n", rc ? "FAILED" : "ok",
+		       opt.seed);
 	return rc;
 }

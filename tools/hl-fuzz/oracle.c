@@ -47,6 +47,11 @@ void fail(int code, const char *fmt, ...)
 	}
 	atomic_store(&sh->stop, 1);
 	va_start(ap, fmt);
+	vsnprintf(sh->fail_line, sizeof(sh->fail_line), fmt, ap);
+	va_end(ap);
+	/* its first line, for the run's last line (a CI log keeps the tail) */
+	sh->fail_line[strcspn(sh->fail_line, "\n")] = 0;
+	va_start(ap, fmt);
 	fprintf(stderr, "hl-fuzz: FAILURE: ");
 	vfprintf(stderr, fmt, ap);
 	fprintf(stderr, "\n");
@@ -55,6 +60,31 @@ void fail(int code, const char *fmt, ...)
 		" -p %d -t %d ...)\n", opt.seed, opt.seed, opt.procs, opt.threads);
 	print_history(stderr);
 	fflush(stderr);
+}
+
+/*
+ * What a worker process that died of @sig tells: which worker thread took
+ * the signal, where, and during which call (its last history entry).
+ */
+void crash_line(char *b, size_t n, pid_t pid, int sig)
+{
+	int wk = atomic_load(&sh->crash_worker), len;
+
+	len = snprintf(b, n, "worker process %d died of signal %d (%s)", pid, sig,
+		       sigabbrev_np(sig) ?: "?");
+	if (atomic_load(&sh->crash_sig) != sig || wk < 0 || wk >= nworkers)
+		return;
+	{
+		struct worker_slot *s = &sh->slot[wk];
+		uint32_t head = atomic_load(&s->head);
+		const struct hist_entry *e = head ? &s->hist[(head - 1) % HIST_LEN] : NULL;
+
+		snprintf(b + len, n - len, ": worker %d, tid %d, at address %#" PRIx64
+			 "%s%.*s%s", wk, atomic_load(&sh->crash_tid),
+			 atomic_load(&sh->crash_addr), e ? ", in call: " : "",
+			 e ? 90 : 0, e ? e->text : "",
+			 e && e->rc == INT32_MIN ? " (running)" : "");
+	}
 }
 
 /* ---- the history ---- */

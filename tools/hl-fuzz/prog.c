@@ -270,6 +270,9 @@ static void run_prog(struct worker *w, struct prog *p)
 	drain_some(w);
 }
 
+/* The worker this thread runs (for on_crash()), or -1 */
+__thread int cur_worker = -1;
+
 static void *worker_main(void *arg)
 {
 	struct thread_arg *ta = arg;
@@ -279,6 +282,7 @@ static void *worker_main(void *arg)
 	if (!w)
 		return NULL;
 	w->id = ta->id;
+	cur_worker = w->id;
 	w->r.s = mix(opt.seed, w->id + 1);
 	w->slot = &sh->slot[w->id];
 	atomic_store(&w->slot->pid, getpid());
@@ -286,14 +290,20 @@ static void *worker_main(void *arg)
 	w->ro = mmap(NULL, PAGE, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	w->guard = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE,
 			MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	w->out = mmap(NULL, 65536, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-		      -1, 0);
+	/*
+	 * 64 KiB, then a PROT_NONE page: an output larger than promised (a
+	 * CQ poll's max_cqes = ~0u) ends in -EFAULT, not in a neighbour
+	 */
+	w->out = mmap(NULL, 65536 + PAGE, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (w->ro == MAP_FAILED || w->guard == MAP_FAILED || w->out == MAP_FAILED) {
 		perror("hl-fuzz: mmap");
 		return NULL;
 	}
 	mprotect(w->guard + PAGE, PAGE, PROT_NONE);
+	mprotect(w->out + 65536, PAGE, PROT_NONE);
 	kcov_start(w);
+	worker_seal(w);
 
 	while (!atomic_load(&sh->stop)) {
 		uint32_t nc = atomic_load(&sh->ncorpus);
@@ -323,6 +333,12 @@ static void on_crash(int sig, siginfo_t *si, void *uc)
 	int n, len;
 
 	(void)uc;
+	if (!atomic_load(&sh->crash_sig)) {
+		atomic_store(&sh->crash_worker, cur_worker);
+		atomic_store(&sh->crash_tid, (int)syscall(SYS_gettid));
+		atomic_store(&sh->crash_addr, (uint64_t)(uintptr_t)si->si_addr);
+		atomic_store(&sh->crash_sig, sig);
+	}
 	len = snprintf(msg, sizeof(msg), "hl-fuzz: pid %d tid %ld: signal %d at address %p; backtrace:\n",
 		       getpid(), (long)syscall(SYS_gettid), sig, si->si_addr);
 	if (write(2, msg, len) < 0)

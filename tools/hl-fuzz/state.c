@@ -243,39 +243,80 @@ void op_hostbuf(struct worker *w)
 	st_unlock();
 }
 
-/* ---- the worker's own page ---- */
+/* ---- the worker's own pages ---- */
+
+/* The sealed fields as worker_seal() left them, per thread (and per fork) */
+static __thread uint8_t sealed[WORKER_SEALED];
 
 struct worker *worker_alloc(void)
 {
+	uint8_t *base;
 	struct worker *w;
 
-	_Static_assert(sizeof(*w) <= PAGE, "a worker fits in a page");
-	w = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-		 -1, 0);
-	if (w == MAP_FAILED) {
+	_Static_assert(WORKER_SEALED % 8 == 0, "the mutable part starts a page");
+	_Static_assert(sizeof(struct worker) - WORKER_SEALED <= PAGE,
+		       "the mutable part fits in a page");
+	base = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (base == MAP_FAILED) {
 		perror("hl-fuzz: mmap");
 		return NULL;
 	}
+	memset(base, WORKER_FILL, 2 * PAGE);
+	w = (struct worker *)(base + PAGE - WORKER_SEALED);
 	memset(w, 0, sizeof(*w));
-	memset((uint8_t *)w + sizeof(*w), WORKER_FILL, PAGE - sizeof(*w));
 	return w;
+}
+
+static uint8_t *worker_base(struct worker *w)
+{
+	return (uint8_t *)w + WORKER_SEALED - PAGE;
+}
+
+/* The sealed fields are set: their page becomes read-only */
+void worker_seal(struct worker *w)
+{
+	memcpy(sealed, w, WORKER_SEALED);
+	if (mprotect(worker_base(w), PAGE, PROT_READ))
+		perror("hl-fuzz: mprotect");
+}
+
+/* A forked child's worker: without the parent's KCOV trace buffer */
+void worker_reseal(struct worker *w, bool kcov)
+{
+	mprotect(worker_base(w), PAGE, PROT_READ | PROT_WRITE);
+	w->kcov = kcov;
+	worker_seal(w);
+}
+
+void worker_free(struct worker *w)
+{
+	munmap(worker_base(w), 2 * PAGE);
 }
 
 void worker_check(struct worker *w, const char *during)
 {
-	const uint8_t *b = (const uint8_t *)w;
+	const uint8_t *b = worker_base(w), *sw = (const uint8_t *)w;
+	size_t i, end = PAGE - WORKER_SEALED + sizeof(*w);
 	char dump[1024];
-	size_t i, len = 0;
+	size_t len = 0;
 	int n = 0;
 
-	for (i = sizeof(*w); i < PAGE; i++)
-		if (b[i] != WORKER_FILL && n++ < 48)
+	for (i = 0; i < 2 * PAGE; i++) {
+		if (i == PAGE - WORKER_SEALED)
+			i = end;	/* the struct itself */
+		if (i < 2 * PAGE && b[i] != WORKER_FILL && n++ < 40 &&
+		    len < sizeof(dump) - 32)
 			len += snprintf(dump + len, sizeof(dump) - len, " +%zu=%02x",
 					i, b[i]);
-	if (w->kcov && !w->cover && !n++)
-		len += snprintf(dump + len, sizeof(dump) - len, " kcov set, no trace buffer");
+	}
+	for (i = 0; i < WORKER_SEALED; i++)
+		if (sw[i] != sealed[i] && n++ < 48 && len < sizeof(dump) - 32)
+			len += snprintf(dump + len, sizeof(dump) - len,
+					" sealed+%zu=%02x(was %02x)", i, sw[i],
+					sealed[i]);
 	if (!n)
 		return;
-	fail(EXIT_CRASH, "the worker's own page %p changed behind its back (%d bytes)"
-	     " during or before: %s:%s", (void *)w, n, during, dump);
+	fail(EXIT_CRASH, "worker %d: its own pages %p changed behind its back (%d bytes)"
+	     " during or before: %s:%s", w->id, (void *)b, n, during, dump);
 }
