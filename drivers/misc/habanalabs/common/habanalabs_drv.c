@@ -147,6 +147,11 @@ module_param_named_unsafe(inject_bug, hl_inject_bug, uint, 0444);
 MODULE_PARM_DESC(inject_bug,
 		 "TEST ONLY, plants a bug for the debug-kernel lane to catch: 1 = leak an allocation per released context (kmemleak), 2 = copy INFO results to user space under a dma-buf reservation lock (lockdep), 4 = allocate with GFP_KERNEL in the engine's fence-signalling section (lockdep), 8 = NIC DEREG_MR does not wait for the writes in flight into the region (tests/nic's negative control), 16 = release a revoked export's memory with its last reference although fences that may guard it have not signalled (tests/owners/negative-control) (default: 0)");
 
+bool hl_nic_two_copies_on;
+module_param_named_unsafe(nic_two_copies, hl_nic_two_copies_on, bool, 0644);
+MODULE_PARM_DESC(nic_two_copies,
+		 "TEST ONLY, for benchmarks: the emulated NIC copies each byte twice, through a bounce buffer, one device's engine access at a time, as before it moved each byte once; may change at any time (default: false)");
+
 bool hl_dmabuf_raw_bar_addresses;
 module_param_named_unsafe(dmabuf_raw_bar_addresses,
 			  hl_dmabuf_raw_bar_addresses, bool, 0444);

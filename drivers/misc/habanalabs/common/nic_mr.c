@@ -422,9 +422,26 @@ int hl_nic_mr_lookup(struct hl_ctx *ctx, u32 key, bool remote, u32 need,
  */
 bool hl_nic_mr_access_begin(struct hl_nic_mr *mr)
 {
+	return hl_nic_mr_access_begin_nested(mr, 0);
+}
+
+/**
+ * hl_nic_mr_access_begin_nested - hl_nic_mr_access_begin() of the second
+ * of two regions held at once (a WRITE's step holds its local and its
+ * remote region): lockdep subclass @subclass.
+ * @mr: the region, with a reference.
+ * @subclass: 0 for the first region, SINGLE_DEPTH_NESTING for the second,
+ *	which belongs to the device after the first's in the order of
+ *	hl_device_hw_before() (habanalabs.h).
+ *
+ * Return: as hl_nic_mr_access_begin().
+ */
+bool hl_nic_mr_access_begin_nested(struct hl_nic_mr *mr,
+				   unsigned int subclass)
+{
 	if (hl_bug_injected(HL_INJECT_MR_NO_SYNC))
 		return true;
-	down_read(&mr->rwsem);
+	down_read_nested(&mr->rwsem, subclass);
 	if (!mr->revoked)
 		return true;
 	up_read(&mr->rwsem);
