@@ -176,11 +176,10 @@ bool hl_device_hw_before(const struct hl_device *a, const struct hl_device *b)
  *
  * Enters @peer's unplug SRCU first and, when @peer is still there, opens
  * both engine accesses in the order of hl_device_hw_before(); else only
- * @hdev's. The second is taken with down_read_nested(), so that lockdep
- * tells two devices' accesses apart, and the order is asserted: an
- * inversion would deadlock against two quiescers (a waiting writer blocks
- * new readers). Any other second access is a lockdep report (the same
- * class taken twice). Always paired with hl_device_hw_exit_pair(),
+ * @hdev's. An inversion would deadlock against two quiescers (a waiting
+ * writer blocks new readers): each device's access is a lockdep class of
+ * its own (by index, set at probe), so that lockdep checks the order
+ * whoever takes two. Always paired with hl_device_hw_exit_pair(),
  * whatever it returns.
  *
  * Return: true when both accesses are open; false when @peer has been
@@ -200,7 +199,7 @@ bool hl_device_hw_enter_pair(struct hl_device *hdev, struct hl_device *peer,
 	if (hl_device_hw_before(peer, hdev))
 		swap(first, second);
 	down_read(&first->engine_access_rwsem);
-	down_read_nested(&second->engine_access_rwsem, SINGLE_DEPTH_NESTING);
+	down_read(&second->engine_access_rwsem);
 	return true;
 }
 

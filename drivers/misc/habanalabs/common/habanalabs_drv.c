@@ -166,6 +166,9 @@ MODULE_PARM_DESC(kunit_seed,
 #endif
 #endif /* CONFIG_HABANALABS_DEBUG */
 
+/* The lockdep classes of the devices' engine_access_rwsem, by index */
+static struct lock_class_key hl_engine_access_keys[HL_MAX_DEVICES];
+
 dev_t hl_devt;
 static DEFINE_IDA(hl_dev_ida);
 
@@ -244,6 +247,12 @@ static int hl_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	if (rc < 0)
 		goto err_put_hdev;
 	hdev->id = rc;
+	/*
+	 * One lockdep class per device index: the NIC holds two devices'
+	 * accesses at once, and lockdep checks their order (habanalabs.h)
+	 */
+	lockdep_set_class(&hdev->engine_access_rwsem,
+			  &hl_engine_access_keys[hdev->id]);
 
 	rc = pcim_enable_device(pdev);
 	if (rc)

@@ -63,6 +63,12 @@
 static DEFINE_XARRAY_ALLOC1(hl_nic_mr_table);
 static u32 hl_nic_mr_next = 1;
 
+/*
+ * The lockdep classes of the regions' rwsem, by their device's index: a
+ * WRITE's step holds two regions of two devices, in the devices' order
+ */
+static struct lock_class_key hl_nic_mr_keys[HL_MAX_DEVICES];
+
 /* Drawn once: the salts of lkeys' and rkeys' index parts */
 static u32 hl_nic_mr_salt[2];
 
@@ -234,6 +240,8 @@ int hl_nic_mr_reg(struct hl_ctx *ctx, const struct hl_nic_reg_mr_in *in,
 		return -ENOMEM;
 	kref_init(&mr->refcount);
 	init_rwsem(&mr->rwsem);
+	/* By device, as the engine accesses (habanalabs.h) */
+	lockdep_set_class(&mr->rwsem, &hl_nic_mr_keys[ctx->hdev->id]);
 	mr->ctx = ctx;
 	mr->addr = in->addr;
 	mr->size = in->size;
@@ -422,26 +430,9 @@ int hl_nic_mr_lookup(struct hl_ctx *ctx, u32 key, bool remote, u32 need,
  */
 bool hl_nic_mr_access_begin(struct hl_nic_mr *mr)
 {
-	return hl_nic_mr_access_begin_nested(mr, 0);
-}
-
-/**
- * hl_nic_mr_access_begin_nested - hl_nic_mr_access_begin() of the second
- * of two regions held at once (a WRITE's step holds its local and its
- * remote region): lockdep subclass @subclass.
- * @mr: the region, with a reference.
- * @subclass: 0 for the first region, SINGLE_DEPTH_NESTING for the second,
- *	which belongs to the device after the first's in the order of
- *	hl_device_hw_before() (habanalabs.h).
- *
- * Return: as hl_nic_mr_access_begin().
- */
-bool hl_nic_mr_access_begin_nested(struct hl_nic_mr *mr,
-				   unsigned int subclass)
-{
 	if (hl_bug_injected(HL_INJECT_MR_NO_SYNC))
 		return true;
-	down_read_nested(&mr->rwsem, subclass);
+	down_read(&mr->rwsem);
 	if (!mr->revoked)
 		return true;
 	up_read(&mr->rwsem);

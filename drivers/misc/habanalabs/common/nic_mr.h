@@ -94,8 +94,6 @@ void hl_nic_mr_ctx_close(struct hl_ctx *ctx);
 int hl_nic_mr_lookup(struct hl_ctx *ctx, u32 key, bool remote, u32 need,
 		     u64 va, u64 len, struct hl_nic_mr **mr, u64 *dev_va);
 bool hl_nic_mr_access_begin(struct hl_nic_mr *mr);
-bool hl_nic_mr_access_begin_nested(struct hl_nic_mr *mr,
-				   unsigned int subclass);
 void hl_nic_mr_access_end(struct hl_nic_mr *mr);
 void hl_nic_mr_put(struct hl_nic_mr *mr);
 

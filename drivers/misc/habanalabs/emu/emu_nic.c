@@ -720,7 +720,7 @@ static u32 hl_emu_nic_mrs_begin(struct hl_emu_nic_xfer *x)
 			return HL_NIC_CQE_STATUS_LOCAL_PROT_ERR;
 		return HL_NIC_CQE_STATUS_REMOTE_ACCESS_ERR;
 	}
-	if (!hl_nic_mr_access_begin_nested(second, SINGLE_DEPTH_NESTING)) {
+	if (!hl_nic_mr_access_begin(second)) {
 		if (second == x->rmr)
 			return HL_NIC_CQE_STATUS_REMOTE_ACCESS_ERR;
 		hl_nic_mr_access_end(first);
