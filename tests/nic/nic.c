@@ -10,7 +10,12 @@
  * connections set up for its predecessor (three processes, two devices);
  * a peer's connection is in ERR right after the other end's owner goes; an
  * endless CQ_WAIT ends (ENODEV) when root hard-resets or unbinds the
- * device; a send naming another pair's connection fails at once.
+ * device; a send naming another pair's connection fails at once. Both
+ * directions at once (issue 20: the copy holds both devices' engine
+ * accesses, in the devices' order) against unmaps on both devices and a
+ * hard reset mid-transfer: bit-exact, no hang, and on the debug kernel no
+ * lockdep report (with the order planted backwards it reports a circular
+ * dependency and the test hangs).
  *
  * Most tests use devices 0 and 1 from one process (each fd owns its device);
  * test_two_processes_exchange_data and the owner tests fork one process per
