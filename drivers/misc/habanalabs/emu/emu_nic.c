@@ -774,12 +774,12 @@ static u32 hl_emu_nic_step(struct hl_emu_nic_xfer *x, u64 src, u64 dst,
 	 * last check flushed its connection before its teardown drained the
 	 * engines, so its ASID is not used after it may have changed hands.
 	 */
-	if (status)
-		;
-	else if (!entered || READ_ONCE(x->peer->detached))
+	if (!status && !entered)
 		status = HL_NIC_CQE_STATUS_LINK_DOWN;
-	else if (hl_emu_send_peer_flushed(&x->send))
+	else if (!status && hl_emu_send_peer_flushed(&x->send))
 		status = HL_NIC_CQE_STATUS_REMOTE_ERR;
+	else if (!status && READ_ONCE(x->peer->detached))
+		status = HL_NIC_CQE_STATUS_LINK_DOWN;
 	if (status) {
 		if (hl_emu_mmu_span(q->emu, q, asid, src, 1, &s))
 			status = HL_NIC_CQE_STATUS_LOCAL_FAULT;
