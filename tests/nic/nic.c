@@ -3863,11 +3863,14 @@ static void test_mr_zero_length_checks_no_key(void **state)
  * the buffer with a pattern. Nothing may land after DEREG_MR returned, so
  * the pattern must survive whole. With inject_bug=8 (DEREG_MR does not wait
  * and the wire does not look again) the rest of the write lands over it:
- * the negative control.
+ * the negative control. 256 MiB: the write must still be in flight when
+ * DEREG_MR runs, and with one copy per byte (issue 20) 64 MiB could land
+ * whole between the poll that saw its head and the DEREG_MR on a loaded
+ * host.
  */
 static void test_mr_dereg_stops_writes_in_flight(void **state)
 {
-	const uint64_t size = 64 * MB;
+	const uint64_t size = 256 * MB;
 	struct hltests_dram_buf d0;
 	struct hl_nic_cqe cqe;
 	uint32_t lk0, lk1, rk1;
