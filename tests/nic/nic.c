@@ -10,7 +10,12 @@
  * connections set up for its predecessor (three processes, two devices);
  * a peer's connection is in ERR right after the other end's owner goes; an
  * endless CQ_WAIT ends (ENODEV) when root hard-resets or unbinds the
- * device; a send naming another pair's connection fails at once.
+ * device; a send naming another pair's connection fails at once. Both
+ * directions at once (issue 20: the copy holds both devices' engine
+ * accesses, in the devices' order) against unmaps on both devices and a
+ * hard reset mid-transfer: bit-exact, no hang, and on the debug kernel no
+ * lockdep report (with the order planted backwards it reports a circular
+ * dependency and the test hangs).
  *
  * Most tests use devices 0 and 1 from one process (each fd owns its device);
  * test_two_processes_exchange_data and the owner tests fork one process per
@@ -3858,11 +3863,14 @@ static void test_mr_zero_length_checks_no_key(void **state)
  * the buffer with a pattern. Nothing may land after DEREG_MR returned, so
  * the pattern must survive whole. With inject_bug=8 (DEREG_MR does not wait
  * and the wire does not look again) the rest of the write lands over it:
- * the negative control.
+ * the negative control. 256 MiB: the write must still be in flight when
+ * DEREG_MR runs, and with one copy per byte (issue 20) 64 MiB could land
+ * whole between the poll that saw its head and the DEREG_MR on a loaded
+ * host.
  */
 static void test_mr_dereg_stops_writes_in_flight(void **state)
 {
-	const uint64_t size = 64 * MB;
+	const uint64_t size = 256 * MB;
 	struct hltests_dram_buf d0;
 	struct hl_nic_cqe cqe;
 	uint32_t lk0, lk1, rk1;
@@ -4303,6 +4311,213 @@ static void test_review_peer_reset_mid_send(void **state)
 		   conn0, 92);
 }
 
+/* ------------------------------------------------------------------------
+ * Both directions at once (issue 20): the NIC's copy holds the sender's and
+ * the receiver's engine accesses together, in the order of the devices'
+ * indexes; unmaps on both devices quiesce them meanwhile (a waiting writer
+ * blocks new readers), which deadlocks any other order and which lockdep
+ * checks on the debug kernel (one class per device)
+ */
+
+/**
+ * struct churn - a thread that maps and unmaps a page of host memory on a
+ * device until told to stop: each unmap waits for the device's engine
+ * accesses (hl_device_hw_quiesce()).
+ * @fd: the device.
+ * @stop: set to stop.
+ * @unmaps: unmaps done.
+ * @err: the first error (-errno), or 0.
+ */
+struct churn {
+	int fd;
+	volatile int stop;
+	uint64_t unmaps;
+	int err;
+};
+
+static void *churn_thread(void *arg)
+{
+	struct churn *c = arg;
+	struct buf b;
+	int rc;
+
+	while (!c->stop) {
+		rc = buf_map(c->fd, &b, PAGE);
+		if (rc) {
+			/* The device went by a hard reset: its fd is dead */
+			if (!c->err)
+				c->err = rc;
+			break;
+		}
+		buf_unmap(c->fd, &b);
+		c->unmaps++;
+	}
+	return NULL;
+}
+
+/*
+ * Each side sends @size bytes of its DRAM into the other's host memory at
+ * once; returns with the four CSs submitted (@s[i] is side i's SEND, @r[i]
+ * its RECV), the DRAM and host buffers in @d and @h.
+ */
+static void bidir_post(struct pair *p, uint64_t size, bool marked,
+		       struct hltests_dram_buf *d, struct buf *h,
+		       struct nic_cs *s, struct nic_cs *r, uint8_t **pattern)
+{
+	uint64_t st = SEED;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		hltests_dram_map(p->s[i].fd, &d[i], size, false);
+		assert_int_equal(buf_map(p->s[i].fd, &h[i], size), 0);
+		if (marked) {
+			mark_head_and_tail(p->s[i].fd, d[i].va, size);
+			continue;
+		}
+		pattern[i] = malloc(size);
+		assert_non_null(pattern[i]);
+		hltests_fill_random(&st, pattern[i], size);
+		write_dev(p->s[i].fd, d[i].va, pattern[i], size);
+	}
+	for (i = 0; i < 2; i++)
+		assert_int_equal(nic_post(p->s[i].fd, &r[i], 1, NIC_RECV,
+					  p->s[i].conn, h[i].va, size, 10 + i,
+					  0), 0);
+	for (i = 0; i < 2; i++)
+		assert_int_equal(nic_post(p->s[i].fd, &s[i], 2, NIC_SEND,
+					  p->s[i].conn, d[i].va, size, 20 + i,
+					  0), 0);
+}
+
+static void churn_start(struct churn *c, pthread_t *t, int fd)
+{
+	memset(c, 0, sizeof(*c));
+	c->fd = fd;
+	assert_int_equal(pthread_create(t, NULL, churn_thread, c), 0);
+}
+
+static uint64_t churn_stop(struct churn *c, pthread_t t)
+{
+	c->stop = 1;
+	assert_int_equal(pthread_join(t, NULL), 0);
+	return c->unmaps;
+}
+
+/*
+ * 48 MiB each way at once while both devices unmap in a loop: every byte
+ * lands where it should in both directions, and the unmaps went on
+ * meanwhile (they wait for the copies' engine accesses, not forever).
+ */
+static void test_bidir_sends_vs_unmaps_bit_exact(void **state)
+{
+	const uint64_t size = 48 * MB + 4000;
+	struct hltests_dram_buf d[2];
+	uint8_t *pattern[2] = {};
+	struct nic_cs s[2], r[2];
+	struct churn c[2];
+	struct hl_nic_cqe cqe;
+	pthread_t t[2];
+	struct buf h[2];
+	struct pair p;
+	int i;
+
+	(void)state;
+	pair_connect(&p);
+	for (i = 0; i < 2; i++)
+		churn_start(&c[i], &t[i], p.s[i].fd);
+	bidir_post(&p, size, false, d, h, s, r, pattern);
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(nic_cs_wait(p.s[i].fd, &s[i], WAIT_US, NULL), 0);
+		assert_int_equal(nic_cs_wait(p.s[i].fd, &r[i], WAIT_US, NULL), 0);
+	}
+	for (i = 0; i < 2; i++) {
+		assert_true(churn_stop(&c[i], t[i]) > 0);
+		assert_int_equal(c[i].err, 0);
+	}
+	for (i = 0; i < 2; i++)
+		hltests_assert_bytes_equal(h[i].ptr, pattern[!i], size,
+					   i ? "device 0 to 1" : "device 1 to 0");
+	for (i = 0; i < 2; i++) {
+		cq_take_one(p.s[i].fd, p.s[i].cq, &cqe);
+		cq_take_one(p.s[i].fd, p.s[i].cq, &cqe);
+		nic_cs_free(p.s[i].fd, &s[i]);
+		nic_cs_free(p.s[i].fd, &r[i]);
+		buf_unmap(p.s[i].fd, &h[i]);
+		hltests_dram_unmap(p.s[i].fd, &d[i]);
+		free(pattern[i]);
+	}
+	pair_close(&p);
+}
+
+/*
+ * 256 MiB each way at once, both devices unmapping in a loop, and a hard
+ * reset of device 1 mid-transfer (its hw_fini quiesces it while device 0's
+ * engine may be inside both accesses, and device 1's engine inside device
+ * 0's): device 0's SEND and RECV end within seconds (no hang), and both
+ * devices then exchange data both ways at once, bit-exact.
+ */
+static void test_bidir_sends_vs_hard_reset(void **state)
+{
+	const uint64_t size = 256 * MB;
+	struct hltests_dram_buf d[2];
+	uint8_t *pattern[2] = {};
+	struct nic_cs s[2], r[2];
+	struct churn c[2];
+	uint64_t t0;
+	pthread_t t[2];
+	struct buf h[2];
+	struct pair p;
+	int i;
+
+	(void)state;
+	pair_connect(&p);
+	for (i = 0; i < 2; i++)
+		churn_start(&c[i], &t[i], p.s[i].fd);
+	bidir_post(&p, size, true, d, h, s, r, pattern);
+	wait_mid_message(&h[0], size);
+	wait_mid_message(&h[1], size);
+	t0 = now_ns();
+	assert_int_equal(hltests_write_file("/sys/class/habanalabs/hl1/hard_reset",
+					    "1"), 0);
+	assert_int_equal(nic_cs_wait(p.s[0].fd, &s[0], WAIT_US, NULL), -EIO);
+	assert_int_equal(nic_cs_wait(p.s[0].fd, &r[0], WAIT_US, NULL), -EIO);
+	assert_true(now_ns() - t0 < 20000000000ull);
+	assert_true(churn_stop(&c[0], t[0]) > 0);
+	assert_int_equal(c[0].err, 0);
+	churn_stop(&c[1], t[1]);
+	assert_int_not_equal(h[1].ptr[size - 1], 0xa5);
+
+	nic_cs_free(p.s[0].fd, &s[0]);
+	nic_cs_free(p.s[0].fd, &r[0]);
+	buf_unmap(p.s[0].fd, &h[0]);
+	hltests_dram_unmap(p.s[0].fd, &d[0]);
+	/* Device 1's fd is dead: its mappings went with the reset */
+	fd_close(p.s[1].fd);
+	free(s[1].cb[0].ptr);
+	free(r[1].cb[0].ptr);
+	free(h[1].ptr);
+	fd_close(p.s[0].fd);
+
+	/* Both devices work again, both ways at once */
+	pair_connect(&p);
+	bidir_post(&p, 4 * MB + 300, false, d, h, s, r, pattern);
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(nic_cs_wait(p.s[i].fd, &s[i], WAIT_US, NULL), 0);
+		assert_int_equal(nic_cs_wait(p.s[i].fd, &r[i], WAIT_US, NULL), 0);
+	}
+	for (i = 0; i < 2; i++)
+		hltests_assert_bytes_equal(h[i].ptr, pattern[!i], 4 * MB + 300,
+					   "after the reset");
+	for (i = 0; i < 2; i++) {
+		nic_cs_free(p.s[i].fd, &s[i]);
+		nic_cs_free(p.s[i].fd, &r[i]);
+		buf_unmap(p.s[i].fd, &h[i]);
+		hltests_dram_unmap(p.s[i].fd, &d[i]);
+		free(pattern[i]);
+	}
+	pair_close(&p);
+}
+
 /*
  * The responder's owner closes its compute node mid-WRITE: the requester's
  * engine holds the peer's QP context, context and region across the
@@ -4496,6 +4711,8 @@ const struct CMUnitTest nic_tests[] = {
 	NIC_TEST2(test_review_peer_reset_mid_send),
 	NIC_TEST2(test_review_peer_close_mid_write),
 	NIC_TEST2(test_review_write_to_other_pairs_conn_remote_invalid),
+	NIC_TEST2(test_bidir_sends_vs_unmaps_bit_exact),
+	NIC_TEST2(test_bidir_sends_vs_hard_reset),
 };
 
 int main(void)

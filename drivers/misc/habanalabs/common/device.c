@@ -151,6 +151,76 @@ void hl_device_hw_exit(struct hl_device *hdev, int idx, bool entered)
 }
 
 /**
+ * hl_device_hw_before - whether @a's locks come before @b's when one
+ * holds two devices' at once (habanalabs.h's lock order): the lower
+ * device index first.
+ * @a: a device.
+ * @b: another device.
+ *
+ * Return: true when @a's go first.
+ */
+bool hl_device_hw_before(const struct hl_device *a, const struct hl_device *b)
+{
+	/* Two live devices never share an index */
+	WARN_ON_ONCE(a != b && a->id == b->id);
+	return a->id < b->id;
+}
+
+/**
+ * hl_device_hw_enter_pair - an engine of @hdev starts an access to its own
+ * memory and to @peer's at once (the emulated NIC's copy).
+ * @hdev: the engine's device; its engines run only while it is bound.
+ * @peer: the other device; the caller holds a reference on it. May be
+ *	@hdev (a loopback): then one access is opened, never two.
+ * @idx: receives the index to pass to hl_device_hw_exit_pair().
+ *
+ * Enters @peer's unplug SRCU first and, when @peer is still there, opens
+ * both engine accesses in the order of hl_device_hw_before(); else only
+ * @hdev's. An inversion would deadlock against two quiescers (a waiting
+ * writer blocks new readers): each device's access is a lockdep class of
+ * its own (by index, set at probe), so that lockdep checks the order
+ * whoever takes two. Always paired with hl_device_hw_exit_pair(),
+ * whatever it returns.
+ *
+ * Return: true when both accesses are open; false when @peer has been
+ * removed: only @hdev's is, touch nothing of @peer's.
+ */
+bool hl_device_hw_enter_pair(struct hl_device *hdev, struct hl_device *peer,
+			     int *idx)
+	__acquires(&peer->unplug_srcu)
+{
+	struct hl_device *first = hdev, *second = peer;
+
+	*idx = srcu_read_lock(&peer->unplug_srcu);
+	if (peer == hdev || hl_device_unplugged(peer)) {
+		down_read(&hdev->engine_access_rwsem);
+		return peer == hdev;
+	}
+	if (hl_device_hw_before(peer, hdev))
+		swap(first, second);
+	down_read(&first->engine_access_rwsem);
+	down_read(&second->engine_access_rwsem);
+	return true;
+}
+
+/**
+ * hl_device_hw_exit_pair - end what hl_device_hw_enter_pair() began.
+ * @hdev: the engine's device.
+ * @peer: the other device.
+ * @idx: the index hl_device_hw_enter_pair() gave.
+ * @entered: what hl_device_hw_enter_pair() returned.
+ */
+void hl_device_hw_exit_pair(struct hl_device *hdev, struct hl_device *peer,
+			    int idx, bool entered)
+	__releases(&peer->unplug_srcu)
+{
+	if (entered && peer != hdev)
+		up_read(&peer->engine_access_rwsem);
+	up_read(&hdev->engine_access_rwsem);
+	srcu_read_unlock(&peer->unplug_srcu, idx);
+}
+
+/**
  * hl_device_hw_quiesce - wait until no engine access that began before the
  * call (hl_device_hw_access_begin(), hl_device_hw_enter()) still runs.
  * @hdev: the device.

@@ -260,16 +260,29 @@ struct hl_fpriv {
  *   hl_device.mmu_lock
  *   hl_nic_mr.rwsem (a region's: for write by DEREG_MR and the context's
  *	close, holding no other lock; for read by the NIC data path around
- *	each step that moves bytes into or out of the region, one region's
- *	at a time, outside any engine access)
+ *	each step that moves bytes into or out of the region, outside any
+ *	engine access. A WRITE's step holds its two regions, its own
+ *	device's and the peer's, in the devices' order below,
+ *	hl_device_hw_before(); a lockdep class per device index)
  *   hl_device.unplug_srcu (not a lock: its read sections,
  *	hl_device_enter(), nest under anything; removal and hard reset wait
  *	for them holding only the locks above hl_ctx.gate), then
  *	hl_device.engine_access_rwsem (an engine access: a backend takes it
- *	only through hl_device_hw_access_begin() and hl_device_hw_enter(),
- *	device.c, and hl_device_hw_quiesce() waits for the accesses; the NIC
- *	data path holds no NIC lock around one, and one device's at a time;
- *	an engine queue's worker holds no other lock around it)
+ *	only through hl_device_hw_access_begin(), hl_device_hw_enter() and
+ *	hl_device_hw_enter_pair(), device.c, and hl_device_hw_quiesce()
+ *	waits for the accesses; the NIC data path holds no NIC lock around
+ *	one; an engine queue's worker holds no other lock around it). Two
+ *	devices' accesses are held at once only by the NIC's step, through
+ *	hl_device_hw_enter_pair(): the peer's unplug SRCU section first,
+ *	then the access of the device of the lower index
+ *	(hl_device_hw_before()), then the other's; inside both it waits for
+ *	nothing else. Each device's access is a lockdep class of its own
+ *	(by index), so lockdep checks this order. A loopback (the peer is
+ *	the device) takes one. Any other order deadlocks: two engines
+ *	sending in opposite directions, each inside its own device's access
+ *	and waiting for the other's behind a quiescer
+ *	(hl_device_hw_quiesce(): a waiting writer blocks new readers) that
+ *	waits for it
  *   hl_device.dmabuf_lock
  *   hl_dmabuf_quarantine_lock (dmabuf.c: the quarantined exports, under
  *	hl_device.dmabuf_lock or alone; nothing under it)
@@ -467,6 +480,7 @@ extern char *hl_nic_links;
 extern unsigned int hl_inject_bug;
 extern bool hl_dmabuf_raw_bar_addresses;
 extern unsigned long hl_kunit_seed;
+extern bool hl_nic_two_copies_on;
 
 /* Whether bug @bug (HL_INJECT_*) is planted (inject_bug) */
 static inline bool hl_bug_injected(unsigned int bug)
@@ -485,6 +499,12 @@ static inline unsigned long hl_kunit_seed_get(void)
 {
 	return hl_kunit_seed;
 }
+
+/* Whether the emulated NIC copies each byte twice (nic_two_copies) */
+static inline bool hl_nic_two_copies(void)
+{
+	return unlikely(READ_ONCE(hl_nic_two_copies_on));
+}
 #else
 static inline bool hl_bug_injected(unsigned int bug)
 {
@@ -499,6 +519,11 @@ static inline bool hl_dmabuf_raw_bar(void)
 static inline unsigned long hl_kunit_seed_get(void)
 {
 	return HL_KUNIT_SEED_DEFAULT;
+}
+
+static inline bool hl_nic_two_copies(void)
+{
+	return false;
 }
 #endif /* CONFIG_HABANALABS_DEBUG */
 

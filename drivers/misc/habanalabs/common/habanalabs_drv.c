@@ -147,6 +147,11 @@ module_param_named_unsafe(inject_bug, hl_inject_bug, uint, 0444);
 MODULE_PARM_DESC(inject_bug,
 		 "TEST ONLY, plants a bug for the debug-kernel lane to catch: 1 = leak an allocation per released context (kmemleak), 2 = copy INFO results to user space under a dma-buf reservation lock (lockdep), 4 = allocate with GFP_KERNEL in the engine's fence-signalling section (lockdep), 8 = NIC DEREG_MR does not wait for the writes in flight into the region (tests/nic's negative control), 16 = release a revoked export's memory with its last reference although fences that may guard it have not signalled (tests/owners/negative-control) (default: 0)");
 
+bool hl_nic_two_copies_on;
+module_param_named_unsafe(nic_two_copies, hl_nic_two_copies_on, bool, 0644);
+MODULE_PARM_DESC(nic_two_copies,
+		 "TEST ONLY, for benchmarks: the emulated NIC copies each byte twice, through a bounce buffer, one device's engine access at a time, as before it moved each byte once; may change at any time (default: false)");
+
 bool hl_dmabuf_raw_bar_addresses;
 module_param_named_unsafe(dmabuf_raw_bar_addresses,
 			  hl_dmabuf_raw_bar_addresses, bool, 0444);
@@ -160,6 +165,9 @@ MODULE_PARM_DESC(kunit_seed,
 		 "TEST ONLY: seed of the emulated MMU KUnit test's random mappings (default: 42)");
 #endif
 #endif /* CONFIG_HABANALABS_DEBUG */
+
+/* The lockdep classes of the devices' engine_access_rwsem, by index */
+static struct lock_class_key hl_engine_access_keys[HL_MAX_DEVICES];
 
 dev_t hl_devt;
 static DEFINE_IDA(hl_dev_ida);
@@ -239,6 +247,12 @@ static int hl_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	if (rc < 0)
 		goto err_put_hdev;
 	hdev->id = rc;
+	/*
+	 * One lockdep class per device index: the NIC holds two devices'
+	 * accesses at once, and lockdep checks their order (habanalabs.h)
+	 */
+	lockdep_set_class(&hdev->engine_access_rwsem,
+			  &hl_engine_access_keys[hdev->id]);
 
 	rc = pcim_enable_device(pdev);
 	if (rc)

@@ -63,6 +63,12 @@
 static DEFINE_XARRAY_ALLOC1(hl_nic_mr_table);
 static u32 hl_nic_mr_next = 1;
 
+/*
+ * The lockdep classes of the regions' rwsem, by their device's index: a
+ * WRITE's step holds two regions of two devices, in the devices' order
+ */
+static struct lock_class_key hl_nic_mr_keys[HL_MAX_DEVICES];
+
 /* Drawn once: the salts of lkeys' and rkeys' index parts */
 static u32 hl_nic_mr_salt[2];
 
@@ -234,6 +240,8 @@ int hl_nic_mr_reg(struct hl_ctx *ctx, const struct hl_nic_reg_mr_in *in,
 		return -ENOMEM;
 	kref_init(&mr->refcount);
 	init_rwsem(&mr->rwsem);
+	/* By device, as the engine accesses (habanalabs.h) */
+	lockdep_set_class(&mr->rwsem, &hl_nic_mr_keys[ctx->hdev->id]);
 	mr->ctx = ctx;
 	mr->addr = in->addr;
 	mr->size = in->size;

@@ -36,14 +36,15 @@
  *      receive posted; the QP must name this port and connection (else the
  *      send fails at once, REMOTE_INVALID), the receive expect this PSN;
  *      the receive becomes ACTIVE (the sender's);
- *   4. copy, step by step: read through this device's MMU (the queue's
- *      TLB, this context's ASID) inside an engine access of this device
- *      (hl_device_hw_access_begin()), then write through the peer's MMU
- *      (the receiving context's ASID) inside one of the peer's
- *      (hl_device_hw_enter(): its unplug SRCU and engine access), unless
- *      it is unplugged or detached. The two are never held together: with
- *      quiescers waiting on both, two engines sending in opposite
- *      directions would deadlock;
+ *   4. copy, step by step, each byte moved once: from this device's
+ *      memory, through its MMU (the queue's TLB, this context's ASID),
+ *      straight into the peer's, through the peer's MMU (the receiving
+ *      context's ASID), run pair by run pair, inside both devices' engine
+ *      accesses at once (hl_device_hw_enter_pair(): the peer's unplug
+ *      SRCU, then the two accesses in the order of the devices' indexes,
+ *      habanalabs.h), unless the peer is unplugged or detached. In any
+ *      other order two engines sending in opposite directions would
+ *      deadlock against quiescers waiting on both devices;
  *   5. completion (hl_emu_send_finish()): a failure moves the peer's QP
  *      and then this one to ERR, reported to their cores; then the
  *      receive (status, bytes, PSN), then this send's CQE, reported. The
@@ -66,7 +67,8 @@
  * Locks: hl_emu_fabric_lock guards the registry (innermost: the lock
  * order is in habanalabs.h, above struct hl_device). This file takes no
  * lock of the core's. No lock is held across a sleep, an engine access or
- * a call to the core.
+ * a call to the core; a WRITE's step holds its regions' access sections
+ * (hl_nic_mr_access_begin()) around its engine accesses.
  */
 
 #include <linux/debugfs.h>
@@ -669,12 +671,160 @@ static u32 hl_emu_nic_send_match(struct hl_emu_nic_xfer *x)
 	}
 }
 
+/* A fault of the peer's buffer at @va: recorded in the receiving context */
+static void hl_emu_nic_remote_fault(struct hl_emu_nic_xfer *x, u64 va)
+{
+	hl_dbg(x->peer->hdev, MMU,
+	       "NIC: MMU fault, write at VA 0x%llx of connection %u\n",
+	       va, x->rqp->id);
+	/* A WRITE has no receive at the peer: the sender's queue */
+	hl_ctx_record_fault(x->rctx, va,
+			    x->send.wr ? x->send.wr->queue_id : x->q->id, true);
+}
+
+/* A fault of this side's buffer at @va: recorded in this context */
+static void hl_emu_nic_local_fault(struct hl_emu_nic_xfer *x, u64 va)
+{
+	hl_dbg(x->q->emu->hdev, MMU,
+	       "queue %u: MMU fault, NIC read at VA 0x%llx\n", x->q->id, va);
+	hl_ctx_record_fault(x->job->ctx, va, x->q->id, false);
+}
+
 /*
+ * The regions of a WRITE's step (a WRITE of bytes has both, a SEND none),
+ * held for read in the order of their devices (hl_device_hw_before()):
+ * SUCCESS (both held), LOCAL_PROT_ERR (none held: the local region's
+ * refusal wins, as when a step took them one after the other) or
+ * REMOTE_ACCESS_ERR (only the local region held).
+ */
+static u32 hl_emu_nic_mrs_begin(struct hl_emu_nic_xfer *x)
+{
+	struct hl_nic_mr *first = x->lmr, *second = x->rmr;
+
+	if (!first || !second) {
+		/* Never one without the other; refuse rather than copy */
+		if (WARN_ON_ONCE(first || second))
+			return HL_NIC_CQE_STATUS_LOCAL_PROT_ERR;
+		return HL_NIC_CQE_STATUS_SUCCESS;
+	}
+	/* A loopback would name one region twice: it is held once */
+	if (first == second)
+		return hl_nic_mr_access_begin(first) ?
+			HL_NIC_CQE_STATUS_SUCCESS :
+			HL_NIC_CQE_STATUS_LOCAL_PROT_ERR;
+	if (hl_device_hw_before(x->peer->hdev, x->nic->hdev))
+		swap(first, second);
+
+	if (!hl_nic_mr_access_begin(first)) {
+		if (first == x->lmr || !hl_nic_mr_access_begin(x->lmr))
+			return HL_NIC_CQE_STATUS_LOCAL_PROT_ERR;
+		return HL_NIC_CQE_STATUS_REMOTE_ACCESS_ERR;
+	}
+	if (!hl_nic_mr_access_begin(second)) {
+		if (second == x->rmr)
+			return HL_NIC_CQE_STATUS_REMOTE_ACCESS_ERR;
+		hl_nic_mr_access_end(first);
+		return HL_NIC_CQE_STATUS_LOCAL_PROT_ERR;
+	}
+	return HL_NIC_CQE_STATUS_SUCCESS;
+}
+
+/* End what hl_emu_nic_mrs_begin() began; @held: what it returned */
+static void hl_emu_nic_mrs_end(struct hl_emu_nic_xfer *x, u32 held)
+{
+	if (!x->lmr || held == HL_NIC_CQE_STATUS_LOCAL_PROT_ERR)
+		return;
+	if (held == HL_NIC_CQE_STATUS_SUCCESS && x->rmr != x->lmr)
+		hl_nic_mr_access_end(x->rmr);
+	hl_nic_mr_access_end(x->lmr);
+}
+
+/*
+ * A step of the copy, each byte moved once: @len bytes from this device's
+ * memory at @src (this context's ASID, through the queue's TLB) straight
+ * into the peer's at @dst (the receiving context's ASID, through its MMU
+ * without a TLB), run pair by run pair (hl_emu_mmu_span() on both sides),
+ * inside both devices' engine accesses at once (hl_device_hw_enter_pair(),
+ * which takes them in the lock order of habanalabs.h) and, for a WRITE,
+ * both regions' access sections. *@done bytes landed. SUCCESS,
+ * LOCAL_FAULT at @src + *@done, REMOTE_FAULT at @dst + *@done, or why the
+ * peer took nothing (REMOTE_ACCESS_ERR, REMOTE_ERR, LINK_DOWN; LOCAL_PROT_ERR
+ * for this side's region), unless the step's first byte faults here: a
+ * step reads before it sends, so that one is LOCAL_FAULT.
+ */
+static u32 hl_emu_nic_step(struct hl_emu_nic_xfer *x, u64 src, u64 dst,
+			   u64 len, u64 *done)
+{
+	struct hl_emu_queue *q = x->q;
+	struct hl_device *hdev = q->emu->hdev, *peer_hdev = x->peer->hdev;
+	u32 asid = x->job->ctx->asid, held, status;
+	struct hl_emu_span s, d;
+	bool entered;
+	int idx;
+	u64 n;
+
+	*done = 0;
+	held = hl_emu_nic_mrs_begin(x);
+	if (held == HL_NIC_CQE_STATUS_LOCAL_PROT_ERR)
+		return held;
+	entered = hl_device_hw_enter_pair(hdev, peer_hdev, &idx);
+	status = held;
+	/*
+	 * Checked inside the access: a peer context torn down since the
+	 * last check flushed its connection before its teardown drained the
+	 * engines, so its ASID is not used after it may have changed hands.
+	 */
+	if (!status && !entered)
+		status = HL_NIC_CQE_STATUS_LINK_DOWN;
+	else if (!status && hl_emu_send_peer_flushed(&x->send))
+		status = HL_NIC_CQE_STATUS_REMOTE_ERR;
+	else if (!status && READ_ONCE(x->peer->detached))
+		status = HL_NIC_CQE_STATUS_LINK_DOWN;
+	if (status) {
+		if (hl_emu_mmu_span(q->emu, q, asid, src, 1, &s))
+			status = HL_NIC_CQE_STATUS_LOCAL_FAULT;
+		goto out;
+	}
+
+	hl_device_hw_access_assert(hdev);
+	hl_device_hw_access_assert(peer_hdev);
+	for (; *done < len; *done += n) {
+		if (hl_emu_mmu_span(q->emu, q, asid, src + *done, len - *done,
+				    &s)) {
+			status = HL_NIC_CQE_STATUS_LOCAL_FAULT;
+			break;
+		}
+		if (hl_emu_mmu_span(to_emu(peer_hdev), NULL, x->rctx->asid,
+				    dst + *done, s.len, &d)) {
+			status = HL_NIC_CQE_STATUS_REMOTE_FAULT;
+			break;
+		}
+		n = d.len;
+		/*
+		 * Host pages mapped by both contexts: through q->buf, as if
+		 * through a temporary buffer within the run pair
+		 */
+		if (hl_emu_span_overlap(&s, &d, n)) {
+			n = min_t(u64, n, HL_EMU_QUEUE_BUF_SIZE);
+			hl_emu_span_read(&s, q->buf, n);
+			hl_emu_span_write(&d, q->buf, n);
+		} else {
+			hl_emu_span_copy(&d, &s, n);
+		}
+	}
+out:
+	hl_device_hw_exit_pair(hdev, peer_hdev, idx, entered);
+	hl_emu_nic_mrs_end(x, held);
+	return status;
+}
+
+/*
+ * TEST ONLY (nic_two_copies): the step as it was, each byte copied twice.
  * @len bytes of q->buf into the peer's memory at @va, run by run through
  * the peer's MMU (hl_emu_mmu_span() without a TLB, inside
- * hl_device_hw_enter() of the peer); SUCCESS, LINK_DOWN or REMOTE_FAULT,
- * after which
- * *@done bytes were written.
+ * hl_device_hw_enter() of the peer); SUCCESS, LINK_DOWN, REMOTE_ERR,
+ * REMOTE_ACCESS_ERR or REMOTE_FAULT, after which *@done bytes were
+ * written.
  */
 static u32 hl_emu_nic_write_peer(struct hl_emu_nic_xfer *x, u64 va, u64 len,
 				 u64 *done)
@@ -691,12 +841,7 @@ static u32 hl_emu_nic_write_peer(struct hl_emu_nic_xfer *x, u64 va, u64 len,
 		return HL_NIC_CQE_STATUS_REMOTE_ACCESS_ERR;
 	entered = hl_device_hw_enter(peer_hdev, &idx);
 	if (entered) {
-		/*
-		 * Checked again inside the access: a peer context torn down
-		 * since the last check flushed its connection before its
-		 * teardown drained the engines, so its ASID is not used
-		 * after it may have changed hands.
-		 */
+		/* Checked inside the access, as hl_emu_nic_step() does */
 		if (hl_emu_send_peer_flushed(&x->send)) {
 			status = HL_NIC_CQE_STATUS_REMOTE_ERR;
 		} else if (!READ_ONCE(x->peer->detached)) {
@@ -715,23 +860,13 @@ static u32 hl_emu_nic_write_peer(struct hl_emu_nic_xfer *x, u64 va, u64 len,
 	hl_device_hw_exit(peer_hdev, idx, entered);
 	if (x->rmr)
 		hl_nic_mr_access_end(x->rmr);
-
-	if (status == HL_NIC_CQE_STATUS_REMOTE_FAULT) {
-		hl_dbg(peer_hdev, MMU,
-		       "NIC: MMU fault, write at VA 0x%llx of connection %u\n",
-		       va + *done, x->rqp->id);
-		/* A WRITE has no receive at the peer: the sender's queue */
-		hl_ctx_record_fault(x->rctx, va + *done,
-				    x->send.wr ? x->send.wr->queue_id : x->q->id,
-				    true);
-	}
 	return status;
 }
 
 /*
- * Up to @len bytes of this device's memory at @va into q->buf, run by run
- * through the queue's TLB; *@got bytes were read, -EFAULT if fewer than
- * @len.
+ * TEST ONLY (nic_two_copies): up to @len bytes of this device's memory at
+ * @va into q->buf, run by run through the queue's TLB; *@got bytes were
+ * read, -EFAULT if fewer than @len.
  */
 static int hl_emu_nic_read_local(struct hl_emu_queue *q, u32 asid, u64 va,
 				 u64 len, u64 *got)
@@ -753,26 +888,46 @@ static int hl_emu_nic_read_local(struct hl_emu_queue *q, u32 asid, u64 va,
 }
 
 /*
- * 4. The copy, in steps of at most HL_EMU_NIC_STEP bytes through q->buf:
- * a step is read inside an engine access of this device, written inside
- * one of the peer's, never both at once. Bytes read before a local fault are
- * still delivered, as the packets before it would be. Not on the engines'
- * walker (hl_emu_exec_xfer()): that one pairs the source's and the
- * destination's runs inside one device's engine access, and here they are
- * two devices' whose accesses are never held together (habanalabs.h's lock
- * order), hence the bounce through q->buf.
+ * TEST ONLY (nic_two_copies): hl_emu_nic_step() as it was before each
+ * byte moved once, kept so that one boot can time both: the step is read
+ * into q->buf inside this device's engine access, then written inside the
+ * peer's, one access at a time. Same statuses and *@done.
+ */
+static u32 hl_emu_nic_step_bounce(struct hl_emu_nic_xfer *x, u64 src,
+				  u64 dst, u64 len, u64 *done)
+{
+	u32 status = HL_NIC_CQE_STATUS_SUCCESS;
+	u64 got;
+	int rc;
+
+	*done = 0;
+	if (x->lmr && !hl_nic_mr_access_begin(x->lmr))
+		return HL_NIC_CQE_STATUS_LOCAL_PROT_ERR;
+	rc = hl_emu_nic_read_local(x->q, x->job->ctx->asid, src, len, &got);
+	if (x->lmr)
+		hl_nic_mr_access_end(x->lmr);
+	if (got)
+		status = hl_emu_nic_write_peer(x, dst, got, done);
+	if (got && status)
+		return status;
+	*done = got;
+	return rc ? HL_NIC_CQE_STATUS_LOCAL_FAULT : HL_NIC_CQE_STATUS_SUCCESS;
+}
+
+/*
+ * 4. The copy, in steps of at most HL_EMU_NIC_STEP bytes, the job, both
+ * QPs and the link checked between steps (hl_emu_nic_step()). Bytes before
+ * a local fault are still delivered, as the packets before it would be.
  */
 static u32 hl_emu_nic_send_copy(struct hl_emu_nic_xfer *x)
 {
 	struct hl_emu_queue *q = x->q;
-	struct hl_device *hdev = q->emu->hdev;
 	struct hl_cs_job *job = x->job;
 	const struct hl_emu_wr *wr = x->send.wr;
 	bool send = x->send.kind == HL_EMU_XFER_SEND;
 	u64 src = x->addr, dst = send ? wr->addr : x->dst, left = x->size;
-	u64 got, put;
+	u64 len, put;
 	u32 status;
-	int rc;
 
 	/* A WRITE_IMM's receive takes no byte: the region does */
 	if (send && x->size > wr->size)
@@ -789,33 +944,22 @@ static u32 hl_emu_nic_send_copy(struct hl_emu_nic_xfer *x)
 		if (!hl_emu_link_up(x->nic, x->qp->port))
 			return HL_NIC_CQE_STATUS_LINK_DOWN;
 
-		if (x->lmr && !hl_nic_mr_access_begin(x->lmr))
-			return HL_NIC_CQE_STATUS_LOCAL_PROT_ERR;
-		rc = hl_emu_nic_read_local(q, job->ctx->asid, src,
-					   min_t(u64, left, HL_EMU_NIC_STEP),
-					   &got);
-		if (x->lmr)
-			hl_nic_mr_access_end(x->lmr);
-		status = HL_NIC_CQE_STATUS_SUCCESS;
-		if (got)
-			status = hl_emu_nic_write_peer(x, dst, got, &put);
-		if (got && status) {
-			x->moved += put;
+		len = min_t(u64, left, HL_EMU_NIC_STEP);
+		if (hl_nic_two_copies())
+			status = hl_emu_nic_step_bounce(x, src, dst, len, &put);
+		else
+			status = hl_emu_nic_step(x, src, dst, len, &put);
+		x->moved += put;
+		if (status == HL_NIC_CQE_STATUS_LOCAL_FAULT)
+			hl_emu_nic_local_fault(x, src + put);
+		else if (status == HL_NIC_CQE_STATUS_REMOTE_FAULT)
+			hl_emu_nic_remote_fault(x, dst + put);
+		if (status)
 			return status;
-		}
-		if (rc) {
-			hl_dbg(hdev, MMU,
-			       "queue %u: MMU fault, NIC read at VA 0x%llx\n",
-			       q->id, src + got);
-			hl_ctx_record_fault(job->ctx, src + got, q->id, false);
-			x->moved += got;
-			return HL_NIC_CQE_STATUS_LOCAL_FAULT;
-		}
 
-		src += got;
-		dst += got;
-		left -= got;
-		x->moved += got;
+		src += put;
+		dst += put;
+		left -= put;
 	}
 	return HL_NIC_CQE_STATUS_SUCCESS;
 }
