@@ -4859,6 +4859,71 @@ static void test_review_bidir_sends_vs_unbind(void **state)
 	pair_close(&p);
 }
 
+/*
+ * DEREG_MR of the requester's own region while a WRITE streams out of it
+ * (host memory of device 0, which the CPU then overwrites from the end
+ * down): no byte is read from it after DEREG_MR returned, so none of the
+ * new pattern reaches device 1, and the WRITE ends LOCAL_PROT_ERR. With
+ * inject_bug=8 the rest of the write carries the new pattern over.
+ */
+static void test_review_dereg_local_mid_write(void **state)
+{
+	const uint64_t size = 256 * MB;
+	struct hl_nic_cqe cqe;
+	uint32_t lk0, lk1, rk1;
+	struct buf a0, b1;
+	struct nic_cs cs;
+	struct wr_args w;
+	uint64_t t0, i, bad = 0;
+	struct pair p;
+	int rc;
+
+	(void)state;
+	pair_connect(&p);
+	assert_int_equal(buf_map(p.s[0].fd, &a0, size), 0);
+	memset(a0.ptr, 0x5a, size);
+	assert_int_equal(buf_map(p.s[1].fd, &b1, size), 0);
+	assert_int_equal(mr_reg(p.s[0].fd, a0.va, size, a0.va, ACC_LW, &lk0,
+				NULL), 0);
+	assert_int_equal(mr_reg(p.s[1].fd, b1.va, size, b1.va, ACC_RW, &lk1,
+				&rk1), 0);
+
+	memset(&w, 0, sizeof(w));
+	w.conn = p.s[0].conn;
+	w.laddr = a0.va;
+	w.raddr = b1.va;
+	w.size = size;
+	w.wr_id = 6;
+	w.lkey = lk0;
+	w.rkey = rk1;
+	assert_int_equal(nic_post_write(p.s[0].fd, &cs, 2, &w, 0), 0);
+	t0 = now_ns();
+	while (((volatile uint8_t *)b1.ptr)[0] != 0x5a) {
+		assert_true(now_ns() - t0 < 60000000000ull);
+		usleep(1000);
+	}
+	assert_int_equal(mr_dereg(p.s[0].fd, lk0), 0);
+	for (i = size; i; i -= PAGE)
+		memset(a0.ptr + i - PAGE, 0x3c, PAGE);
+	rc = nic_cs_wait(p.s[0].fd, &cs, WAIT_US, NULL);
+	nic_cs_free(p.s[0].fd, &cs);
+	for (i = 0; i < size; i++)
+		bad += b1.ptr[i] == 0x3c;
+	if (bad)
+		print_error("%" PRIu64 " bytes read after DEREG_MR returned\n",
+			    bad);
+	assert_int_equal(bad, 0);
+	assert_int_equal(rc, -EIO);
+	cq_take_one(p.s[0].fd, p.s[0].cq, &cqe);
+	assert_cqe(&cqe, HL_NIC_CQE_OP_RDMA_WRITE,
+		   HL_NIC_CQE_STATUS_LOCAL_PROT_ERR, p.s[0].conn, 6);
+	assert_true(cqe.byte_len < size);
+	assert_int_equal(mr_dereg(p.s[1].fd, lk1), 0);
+	buf_unmap(p.s[0].fd, &a0);
+	buf_unmap(p.s[1].fd, &b1);
+	pair_close(&p);
+}
+
 #define NIC_TEST(f) cmocka_unit_test_setup_teardown(f, hltests_setup, \
 						    nic_teardown_state)
 #define NIC_TEST2(f) cmocka_unit_test_teardown(f, nic_teardown)
@@ -4920,6 +4985,7 @@ const struct CMUnitTest nic_tests[] = {
 	NIC_TEST2(test_bidir_sends_vs_hard_reset),
 	NIC_TEST2(test_review_bidir_writes_vs_dereg),
 	NIC_TEST2(test_review_bidir_sends_vs_unbind),
+	NIC_TEST2(test_review_dereg_local_mid_write),
 };
 
 int main(void)
