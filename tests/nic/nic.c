@@ -4389,6 +4389,46 @@ static void bidir_post(struct pair *p, uint64_t size, bool marked,
 					  0), 0);
 }
 
+/* Undo bidir_post() on both devices, and close the pair */
+static void bidir_free(struct pair *p, struct hltests_dram_buf *d,
+		       struct buf *h, struct nic_cs *s, struct nic_cs *r,
+		       uint8_t **pattern)
+{
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		nic_cs_free(p->s[i].fd, &s[i]);
+		nic_cs_free(p->s[i].fd, &r[i]);
+		buf_unmap(p->s[i].fd, &h[i]);
+		hltests_dram_unmap(p->s[i].fd, &d[i]);
+		free(pattern[i]);
+	}
+	pair_close(p);
+}
+
+/*
+ * After a disruption (@what): the pair connects again and exchanges 4 MiB
+ * + 300 bytes both ways at once, bit-exact; then everything is freed
+ */
+static void bidir_again_bit_exact(struct pair *p, struct hltests_dram_buf *d,
+				  struct buf *h, struct nic_cs *s,
+				  struct nic_cs *r, uint8_t **pattern,
+				  const char *what)
+{
+	int i;
+
+	pair_connect(p);
+	bidir_post(p, 4 * MB + 300, false, d, h, s, r, pattern);
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(nic_cs_wait(p->s[i].fd, &s[i], WAIT_US, NULL), 0);
+		assert_int_equal(nic_cs_wait(p->s[i].fd, &r[i], WAIT_US, NULL), 0);
+	}
+	for (i = 0; i < 2; i++)
+		hltests_assert_bytes_equal(h[i].ptr, pattern[!i], 4 * MB + 300,
+					   what);
+	bidir_free(p, d, h, s, r, pattern);
+}
+
 static void churn_start(struct churn *c, pthread_t *t, int fd)
 {
 	memset(c, 0, sizeof(*c));
@@ -4440,13 +4480,8 @@ static void test_bidir_sends_vs_unmaps_bit_exact(void **state)
 	for (i = 0; i < 2; i++) {
 		cq_take_one(p.s[i].fd, p.s[i].cq, &cqe);
 		cq_take_one(p.s[i].fd, p.s[i].cq, &cqe);
-		nic_cs_free(p.s[i].fd, &s[i]);
-		nic_cs_free(p.s[i].fd, &r[i]);
-		buf_unmap(p.s[i].fd, &h[i]);
-		hltests_dram_unmap(p.s[i].fd, &d[i]);
-		free(pattern[i]);
 	}
-	pair_close(&p);
+	bidir_free(&p, d, h, s, r, pattern);
 }
 
 /*
@@ -4499,23 +4534,7 @@ static void test_bidir_sends_vs_hard_reset(void **state)
 	fd_close(p.s[0].fd);
 
 	/* Both devices work again, both ways at once */
-	pair_connect(&p);
-	bidir_post(&p, 4 * MB + 300, false, d, h, s, r, pattern);
-	for (i = 0; i < 2; i++) {
-		assert_int_equal(nic_cs_wait(p.s[i].fd, &s[i], WAIT_US, NULL), 0);
-		assert_int_equal(nic_cs_wait(p.s[i].fd, &r[i], WAIT_US, NULL), 0);
-	}
-	for (i = 0; i < 2; i++)
-		hltests_assert_bytes_equal(h[i].ptr, pattern[!i], 4 * MB + 300,
-					   "after the reset");
-	for (i = 0; i < 2; i++) {
-		nic_cs_free(p.s[i].fd, &s[i]);
-		nic_cs_free(p.s[i].fd, &r[i]);
-		buf_unmap(p.s[i].fd, &h[i]);
-		hltests_dram_unmap(p.s[i].fd, &d[i]);
-		free(pattern[i]);
-	}
-	pair_close(&p);
+	bidir_again_bit_exact(&p, d, h, s, r, pattern, "after the reset");
 }
 
 /*
@@ -4844,23 +4863,7 @@ static void test_review_bidir_sends_vs_unbind(void **state)
 
 	snprintf(path, sizeof(path), "%s/bind", drv);
 	assert_int_equal(write_sysfs(path, bdf), 0);
-	pair_connect(&p);
-	bidir_post(&p, 4 * MB + 300, false, d, h, s, r, pattern);
-	for (i = 0; i < 2; i++) {
-		assert_int_equal(nic_cs_wait(p.s[i].fd, &s[i], WAIT_US, NULL), 0);
-		assert_int_equal(nic_cs_wait(p.s[i].fd, &r[i], WAIT_US, NULL), 0);
-	}
-	for (i = 0; i < 2; i++)
-		hltests_assert_bytes_equal(h[i].ptr, pattern[!i], 4 * MB + 300,
-					   "after the rebind");
-	for (i = 0; i < 2; i++) {
-		nic_cs_free(p.s[i].fd, &s[i]);
-		nic_cs_free(p.s[i].fd, &r[i]);
-		buf_unmap(p.s[i].fd, &h[i]);
-		hltests_dram_unmap(p.s[i].fd, &d[i]);
-		free(pattern[i]);
-	}
-	pair_close(&p);
+	bidir_again_bit_exact(&p, d, h, s, r, pattern, "after the rebind");
 }
 
 /*
