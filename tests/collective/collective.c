@@ -1079,6 +1079,60 @@ static void test_abort_seen_by_the_others(void **state)
 	assert_int_equal(hlcoll_launch(2, rank_aborts, NULL), 0);
 }
 
+/*
+ * The bootstrap's exchanges (hlcoll_barrier() here) are small messages
+ * through the root: a header, then a payload. A root socket left with
+ * Nagle's algorithm holds the payload back until the header's ACK, which
+ * the other side delays (40 ms on Linux): every barrier then took 40 ms
+ * or more, and the rank released last started its collectives that much
+ * late. 50 barriers, each far below that.
+ */
+#define BARRIERS		50
+#define BARRIER_MEAN_MAX_MS	15.0
+
+static int rank_barriers(int rank, int nranks,
+			 const struct hlcoll_unique_id *id, void *arg)
+{
+	struct hlcoll_comm *comm = NULL;
+	double t0, mean_ms;
+	int fd, rc, i;
+
+	(void)arg;
+	fd = hlthunk_open_by_module_id(module_ids[rank]);
+	if (fd < 0)
+		return 10;
+	rc = hlcoll_comm_init_rank(&comm, nranks, id, rank, fd, NULL);
+	if (rc) {
+		hlthunk_close(fd);
+		return 11;
+	}
+	rc = hlcoll_barrier(comm);
+	t0 = now_s();
+	for (i = 0; !rc && i < BARRIERS; i++)
+		rc = hlcoll_barrier(comm);
+	mean_ms = (now_s() - t0) * 1e3 / BARRIERS;
+	hlcoll_comm_destroy(comm);
+	hlthunk_close(fd);
+	if (rc)
+		return 12;
+	if (mean_ms > BARRIER_MEAN_MAX_MS) {
+		fprintf(stderr, "rank %d: a barrier took %.1f ms on average\n",
+			rank, mean_ms);
+		return 1;
+	}
+	return 0;
+}
+
+static void test_barriers_not_held_back(void **state)
+{
+	(void)state;
+	if (ndevices < 2) {
+		print_message("needs 2 devices: skipped\n");
+		skip();
+	}
+	assert_int_equal(hlcoll_launch(2, rank_barriers, NULL), 0);
+}
+
 /* Rank 1 presents the id with its secret changed: refused, root times out */
 static int rank_bad_id(int rank, int nranks, const struct hlcoll_unique_id *id,
 		       void *arg)
@@ -1425,6 +1479,7 @@ const struct CMUnitTest collective_tests[] = {
 	cmocka_unit_test(test_collectives_repeated_on_one_communicator),
 	cmocka_unit_test(test_comm_split_colour_and_key),
 	cmocka_unit_test(test_abort_seen_by_the_others),
+	cmocka_unit_test(test_barriers_not_held_back),
 	cmocka_unit_test(test_rank_killed_mid_collective),
 	cmocka_unit_test(test_allreduce_after_hard_reset),
 };
