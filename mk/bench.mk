@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 #
 # make bench: tools/hl-bench in one VM boot, each series against its peer in
-# the same run; results in bench-results/<UTC time>/, docs/performance.md
+# the same run, then a second boot under multi-threaded TCG (HLBENCH_MTTCG=0
+# skips it); results in bench-results/<UTC time>/, docs/performance.md
 # refreshed; then the collectives across two VMs against Open MPI's
 # (make bench-hosts, mk/hosts.mk; BENCH_HOSTS=0 skips it). Not part of
 # make check.
