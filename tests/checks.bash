@@ -50,10 +50,11 @@ run_check() {
 	local name=$1 rc=0 start=$SECONDS
 	shift
 	if ((in_lane)); then
-		local n
-		n=$(find "$checks_tmp" -name '*.log' | wc -l)
+		# Numbered by the lane itself: the first lane removes the logs
+		# of its checks that pass, so a count of files repeats
 		local log
-		log=$checks_tmp/$(printf '%03d' "$n").log
+		lane_seq=$((${lane_seq:-0} + 1))
+		log=$checks_tmp/lane-$(printf '%03d' "$lane_seq").log
 		{
 			echo
 			echo "##### check: $name (in the second lane)"
@@ -122,7 +123,7 @@ bg_wait() {
 	fi
 	echo "##### the second lane ended $((SECONDS - start)) s after the first"
 	local log rc name
-	for log in "$checks_tmp"/*.log; do
+	for log in "$checks_tmp"/lane-*.log; do
 		[[ -e $log ]] && cat "$log"
 	done
 	[[ -f $checks_tmp/results ]] || return 0
