@@ -3581,14 +3581,10 @@ static void test_mr_write_and_write_imm_bit_exact(void **state)
 	write_dev(m.p.s[1].fd, m.d[1].va, before, 3 * MR_SIZE);
 
 	/* WRITE: region 0 at @off -> region 1 at @roff, iova translated */
-	memset(&w, 0, sizeof(w));
-	w.conn = m.p.s[0].conn;
-	w.laddr = m.iova[0] + off;
-	w.raddr = m.iova[1] + roff;
-	w.size = len;
-	w.wr_id = 0x1234;
-	w.lkey = m.lkey[0];
-	w.rkey = m.rkey[1];
+	w = (struct wr_args){
+		.conn = m.p.s[0].conn, .laddr = m.iova[0] + off, .raddr = m.iova[1] + roff,
+		.size = len, .wr_id = 0x1234, .lkey = m.lkey[0], .rkey = m.rkey[1],
+	};
 	assert_int_equal(run_write(m.p.s[0].fd, &w), 0);
 	cq_take_one(m.p.s[0].fd, m.p.s[0].cq, &cqe);
 	assert_cqe(&cqe, HL_NIC_CQE_OP_RDMA_WRITE, HL_NIC_CQE_STATUS_SUCCESS,
@@ -3891,14 +3887,10 @@ static void test_mr_dereg_stops_writes_in_flight(void **state)
 	assert_int_equal(mr_reg(p.s[1].fd, b1.va, size, b1.va, ACC_RW, &lk1,
 				&rk1), 0);
 
-	memset(&w, 0, sizeof(w));
-	w.conn = p.s[0].conn;
-	w.laddr = d0.va;
-	w.raddr = b1.va;
-	w.size = size;
-	w.wr_id = 5;
-	w.lkey = lk0;
-	w.rkey = rk1;
+	w = (struct wr_args){
+		.conn = p.s[0].conn, .laddr = d0.va, .raddr = b1.va,
+		.size = size, .wr_id = 5, .lkey = lk0, .rkey = rk1,
+	};
 	assert_int_equal(nic_post_write(p.s[0].fd, &cs, 2, &w, 0), 0);
 	/* The head landed: the write is in flight */
 	t0 = now_ns();
@@ -4000,14 +3992,10 @@ static void teardown_with_live_regions(int how)
 				m.iova[1], ACC_RW, &lk1n, &rk1n), 0);
 	assert_int_not_equal(rk1n, rk1);
 	/* The old owner's rkey names nothing: nothing lands */
-	memset(&w, 0, sizeof(w));
-	w.conn = m.p.s[0].conn;
-	w.laddr = m.iova[0];
-	w.raddr = m.iova[1];
-	w.size = PAGE;
-	w.wr_id = 9;
-	w.lkey = lk0;
-	w.rkey = rk1;
+	w = (struct wr_args){
+		.conn = m.p.s[0].conn, .laddr = m.iova[0], .raddr = m.iova[1],
+		.size = PAGE, .wr_id = 9, .lkey = lk0, .rkey = rk1,
+	};
 	assert_int_equal(run_write(m.p.s[0].fd, &w), -EIO);
 	cq_take_one(m.p.s[0].fd, m.p.s[0].cq, &cqe);
 	assert_cqe(&cqe, HL_NIC_CQE_OP_RDMA_WRITE,
@@ -4566,14 +4554,10 @@ static void test_review_peer_close_mid_write(void **state)
 	assert_int_equal(mr_reg(p.s[1].fd, b1.va, size, iova1, ACC_RW, NULL,
 				&rk1), 0);
 
-	memset(&w, 0, sizeof(w));
-	w.conn = p.s[0].conn;
-	w.laddr = iova0;
-	w.raddr = iova1;
-	w.size = size;
-	w.wr_id = 96;
-	w.lkey = lk0;
-	w.rkey = rk1;
+	w = (struct wr_args){
+		.conn = p.s[0].conn, .laddr = iova0, .raddr = iova1,
+		.size = size, .wr_id = 96, .lkey = lk0, .rkey = rk1,
+	};
 	assert_int_equal(nic_post_write(p.s[0].fd, &s, 2, &w, 0), 0);
 	wait_mid_message(&b1, size);
 	/*
@@ -4644,14 +4628,10 @@ static void test_review_write_to_other_pairs_conn_remote_invalid(void **state)
 	pair_params(&p, 0, &cp);
 	assert_int_equal(conn_connect(p.s[0].fd, other, &cp), 0);
 
-	memset(&w, 0, sizeof(w));
-	w.conn = other;
-	w.laddr = iova0;
-	w.raddr = iova1;
-	w.size = PAGE;
-	w.wr_id = 97;
-	w.lkey = lk0;
-	w.rkey = rk1;
+	w = (struct wr_args){
+		.conn = other, .laddr = iova0, .raddr = iova1,
+		.size = PAGE, .wr_id = 97, .lkey = lk0, .rkey = rk1,
+	};
 	t0 = now_ns();
 	assert_int_equal(nic_post_write(p.s[0].fd, &s, 2, &w, 5), 0);
 	assert_int_equal(nic_cs_wait(p.s[0].fd, &s, WAIT_US, &status), -EIO);
@@ -4895,14 +4875,10 @@ static void test_review_dereg_local_mid_write(void **state)
 	assert_int_equal(mr_reg(p.s[1].fd, b1.va, size, b1.va, ACC_RW, &lk1,
 				&rk1), 0);
 
-	memset(&w, 0, sizeof(w));
-	w.conn = p.s[0].conn;
-	w.laddr = a0.va;
-	w.raddr = b1.va;
-	w.size = size;
-	w.wr_id = 6;
-	w.lkey = lk0;
-	w.rkey = rk1;
+	w = (struct wr_args){
+		.conn = p.s[0].conn, .laddr = a0.va, .raddr = b1.va,
+		.size = size, .wr_id = 6, .lkey = lk0, .rkey = rk1,
+	};
 	assert_int_equal(nic_post_write(p.s[0].fd, &cs, 2, &w, 0), 0);
 	t0 = now_ns();
 	while (((volatile uint8_t *)b1.ptr)[0] != 0x5a) {
