@@ -89,6 +89,47 @@ int hltests_write_file(const char *path, const char *text)
 	return (int)n;
 }
 
+uint64_t hltests_clock_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+#define PARAM_DIR	"/sys/module/habanalabs/parameters/"
+
+long hltests_param_get(const char *name)
+{
+	char path[128], buf[32];
+
+	snprintf(path, sizeof(path), PARAM_DIR "%s", name);
+	assert_int_equal(hltests_read_file(path, buf, sizeof(buf)), 0);
+	return strtol(buf, NULL, 0);
+}
+
+void hltests_param_set(const char *name, const char *value, char *old,
+		       size_t size)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), PARAM_DIR "%s", name);
+	if (old)
+		assert_int_equal(hltests_read_file(path, old, size), 0);
+	assert_int_equal(hltests_write_file(path, value), 0);
+}
+
+void hltests_fail_copy_out(unsigned int n)
+{
+	char busid[32], path[160], val[16];
+
+	assert_int_equal(hltests_pci_addr(0, busid, sizeof(busid)), 0);
+	snprintf(path, sizeof(path),
+		 "/sys/kernel/debug/habanalabs/%s/fail_copy_out", busid);
+	snprintf(val, sizeof(val), "%u", n);
+	assert_int_equal(hltests_write_file(path, val), 0);
+}
+
 int hltests_pci_addr(int idx, char *buf, size_t size)
 {
 	char path[128];

@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Shared helpers of the cmocka suites. Each suite is one binary per area
- * (tests/<area>/<area>.c) with test_<behaviour> functions in an
- * <area>_tests[] table; they run inside the test VM (tools/hlvm) against
- * the real driver.
+ * (tests/<area>/<area>.c; nic is a file per concern, tests/nic/nic.c lists
+ * them, with its fixtures in hltests_nic.h) with test_<behaviour> functions
+ * in an <area>_tests[] table; they run inside the test VM (tools/hlvm)
+ * against the real driver.
  */
 #ifndef HLTESTS_H
 #define HLTESTS_H
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -15,6 +17,7 @@
 #include <cmocka.h>
 
 #include <sys/ioctl.h>
+#include <time.h>
 
 #include "hlthunk.h"
 
@@ -52,6 +55,27 @@ int hltests_count_fds(void);
 
 /* Write a string to a (sysfs) file; returns 0 or -errno */
 int hltests_write_file(const char *path, const char *text);
+
+/* CLOCK_MONOTONIC (hltests_now_ns) or another clock @clk, in ns */
+uint64_t hltests_clock_ns(clockid_t clk);
+
+static inline uint64_t hltests_now_ns(void)
+{
+	return hltests_clock_ns(CLOCK_MONOTONIC);
+}
+
+/*
+ * Module parameter @name of habanalabs: hltests_param_get() reads it (a
+ * number), hltests_param_set() writes @value and, with @old, first reads
+ * the old value into @old (@size bytes) for the caller to write back; both
+ * fail the test when the file cannot be read or written
+ */
+long hltests_param_get(const char *name);
+void hltests_param_set(const char *name, const char *value, char *old,
+		       size_t size);
+
+/* The next @n successful ioctls of device 0 fail their copy back (debugfs) */
+void hltests_fail_copy_out(unsigned int n);
 
 /* PCI address of device idx, e.g. "0000:00:04.0"; returns 0 or -errno */
 int hltests_pci_addr(int idx, char *buf, size_t size);
@@ -178,6 +202,17 @@ void hltests_assert_fault_at(int fd, int64_t after, uint64_t addr,
 
 /* ioctl() with 0 or -errno */
 int hltests_ioctl(int fd, unsigned long req, void *arg);
+
+/* Raw HL_IOCTL_CS and HL_IOCTL_WAIT_CS: 0 or -errno */
+static inline int hltests_cs_ioctl(int fd, union hl_cs_args *args)
+{
+	return ioctl(fd, HL_IOCTL_CS, args) ? -errno : 0;
+}
+
+static inline int hltests_wait_ioctl(int fd, union hl_wait_cs_args *args)
+{
+	return ioctl(fd, HL_IOCTL_WAIT_CS, args) ? -errno : 0;
+}
 
 /**
  * struct hltests_export - device memory with a known pattern, exported.

@@ -41,14 +41,6 @@ static int wait_cs(int fd, uint64_t seq, uint32_t *status)
 	return hlthunk_wait_for_cs(fd, seq, WAIT_US, status);
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static void assert_bytes_are(const uint8_t *found, uint8_t value, uint64_t n,
 			     const char *what)
 {
@@ -91,17 +83,6 @@ static int submit(int fd, struct hl_cs_chunk *chunks, uint32_t n,
 	return rc;
 }
 
-/* Raw ioctls, for the errno tables */
-static int cs_ioctl(int fd, union hl_cs_args *args)
-{
-	return ioctl(fd, HL_IOCTL_CS, args) ? -errno : 0;
-}
-
-static int wait_ioctl(int fd, union hl_wait_cs_args *args)
-{
-	return ioctl(fd, HL_IOCTL_WAIT_CS, args) ? -errno : 0;
-}
-
 /* A host buffer holding one CB, at least @size bytes */
 static void cb_map(int fd, struct hltests_host_buf *cb, uint64_t size)
 {
@@ -130,7 +111,7 @@ static void test_cs_bad_args_einval(void **state)
 		a.in.chunks_execute = (uintptr_t)chunks;		\
 		a.in.num_chunks_execute = 1;				\
 		stmt;							\
-		assert_int_equal(cs_ioctl(st->fd, &a), -EINVAL);	\
+		assert_int_equal(hltests_cs_ioctl(st->fd, &a), -EINVAL);	\
 	} while (0)
 
 	CS_EINVAL(a.in.num_chunks_execute = 0);
@@ -159,7 +140,7 @@ static void test_cs_bad_args_einval(void **state)
 		chunk_init(&chunks[i], i % st->hw_ip.num_queues, cb.va, 8);
 	a.in.chunks_execute = (uintptr_t)chunks;
 	a.in.num_chunks_execute = HL_MAX_JOBS_PER_CS;
-	assert_int_equal(cs_ioctl(st->fd, &a), 0);
+	assert_int_equal(hltests_cs_ioctl(st->fd, &a), 0);
 	assert_int_equal(a.out.seq, 1);
 	assert_int_equal(a.out.status, HL_CS_STATUS_SUCCESS);
 	{
@@ -179,9 +160,9 @@ static void test_cs_bad_chunk_pointer_efault(void **state)
 	memset(&a, 0, sizeof(a));
 	a.in.num_chunks_execute = 2;
 	a.in.chunks_execute = 0;
-	assert_int_equal(cs_ioctl(st->fd, &a), -EFAULT);
+	assert_int_equal(hltests_cs_ioctl(st->fd, &a), -EFAULT);
 	a.in.chunks_execute = 0xfffffffffff000ull;
-	assert_int_equal(cs_ioctl(st->fd, &a), -EFAULT);
+	assert_int_equal(hltests_cs_ioctl(st->fd, &a), -EFAULT);
 }
 
 static void test_wait_cs_bad_args_einval(void **state)
@@ -195,7 +176,7 @@ static void test_wait_cs_bad_args_einval(void **state)
 	/* No CS yet: every sequence number is in the future */
 	memset(&a, 0, sizeof(a));
 	a.in.seq = 1;
-	assert_int_equal(wait_ioctl(st->fd, &a), -EINVAL);
+	assert_int_equal(hltests_wait_ioctl(st->fd, &a), -EINVAL);
 
 	cb_map(st->fd, &cb, PAGE);
 	seq = hltests_submit_cb(st->fd, 0, cb.va, hlthunk_pkt_nop(cb.ptr), 0);
@@ -203,17 +184,17 @@ static void test_wait_cs_bad_args_einval(void **state)
 
 	memset(&a, 0, sizeof(a));
 	a.in.seq = 0;
-	assert_int_equal(wait_ioctl(st->fd, &a), -EINVAL);
+	assert_int_equal(hltests_wait_ioctl(st->fd, &a), -EINVAL);
 	a.in.seq = seq + 1;
-	assert_int_equal(wait_ioctl(st->fd, &a), -EINVAL);
+	assert_int_equal(hltests_wait_ioctl(st->fd, &a), -EINVAL);
 	a.in.seq = UINT64_MAX;
-	assert_int_equal(wait_ioctl(st->fd, &a), -EINVAL);
+	assert_int_equal(hltests_wait_ioctl(st->fd, &a), -EINVAL);
 	a.in.seq = seq;
 	a.in.flags = 1;
-	assert_int_equal(wait_ioctl(st->fd, &a), -EINVAL);
+	assert_int_equal(hltests_wait_ioctl(st->fd, &a), -EINVAL);
 	a.in.flags = 0;
 	a.in.ctx_id = 1;
-	assert_int_equal(wait_ioctl(st->fd, &a), -EINVAL);
+	assert_int_equal(hltests_wait_ioctl(st->fd, &a), -EINVAL);
 
 	/* The library's view of the same */
 	assert_int_equal(hlthunk_wait_for_cs(st->fd, 0, 0, &status), -EINVAL);
@@ -237,8 +218,8 @@ static void test_cs_on_control_node_enotty(void **state)
 	assert_true(ctl >= 0);
 	memset(&a, 0, sizeof(a));
 	memset(&w, 0, sizeof(w));
-	assert_int_equal(cs_ioctl(ctl, &a), -ENOTTY);
-	assert_int_equal(wait_ioctl(ctl, &w), -ENOTTY);
+	assert_int_equal(hltests_cs_ioctl(ctl, &a), -ENOTTY);
+	assert_int_equal(hltests_wait_ioctl(ctl, &w), -ENOTTY);
 	close(ctl);
 }
 
@@ -295,7 +276,7 @@ static void test_custom_timeout_flag_is_accepted(void **state)
 	a.in.num_chunks_execute = 1;
 	a.in.cs_flags = HL_CS_FLAGS_CUSTOM_TIMEOUT;
 	a.in.timeout = 5;
-	assert_int_equal(cs_ioctl(st->fd, &a), 0);
+	assert_int_equal(hltests_cs_ioctl(st->fd, &a), 0);
 	assert_int_equal(hlthunk_wait_for_cs(st->fd, a.out.seq, WAIT_US,
 					     &status), 0);
 	assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
@@ -327,12 +308,12 @@ static void test_seq_and_timestamps(void **state)
 	hlthunk_pkt_nop(cb.ptr + 8);
 
 	for (i = 1; i <= 5; i++) {
-		t0 = now_ns();
+		t0 = hltests_now_ns();
 		seq = hltests_submit_cb(st->fd, i % st->hw_ip.num_queues, cb.va, 16, 0);
 		assert_int_equal(seq, i);
 		assert_int_equal(hlthunk_wait_for_cs_with_timestamp(st->fd, seq,
 				WAIT_US, &status, &ts), 0);
-		t1 = now_ns();
+		t1 = hltests_now_ns();
 		assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
 		/* The fence's signal time, CLOCK_MONOTONIC */
 		assert_true(ts >= t0 && ts <= t1);
@@ -941,10 +922,10 @@ static uint32_t long_cb(struct hltests_host_buf *cb, struct hltests_dram_buf *d,
 /* Seconds the engine takes to fill @d once */
 static double memset_seconds(int fd, struct hltests_host_buf *cb, struct hltests_dram_buf *d)
 {
-	uint64_t t0 = now_ns();
+	uint64_t t0 = hltests_now_ns();
 
 	hltests_run_cb_ok(fd, 0, cb->va, long_cb(cb, d, 1));
-	return (now_ns() - t0) / 1e9;
+	return (hltests_now_ns() - t0) / 1e9;
 }
 
 static bool queue_busy(int fd, uint32_t q)
@@ -973,7 +954,7 @@ static void test_wait_busy_then_completed(void **state)
 		count = 2000;
 	n = long_cb(&cb, &d, count);
 
-	t0 = now_ns();
+	t0 = hltests_now_ns();
 	seq = hltests_submit_cb(st->fd, 2, cb.va, n, 0);
 	assert_int_equal(hlthunk_wait_for_cs(st->fd, seq, 0, &status), 0);
 	assert_int_equal(status, HL_WAIT_CS_STATUS_BUSY);
@@ -986,7 +967,7 @@ static void test_wait_busy_then_completed(void **state)
 	assert_int_equal(hlthunk_wait_for_cs_with_timestamp(st->fd, seq,
 			 WAIT_US, &status, &ts), 0);
 	assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
-	assert_true(ts > t0 && ts <= now_ns());
+	assert_true(ts > t0 && ts <= hltests_now_ns());
 	assert_true(hlthunk_is_device_idle(st->fd));
 
 	hltests_dram_unmap(st->fd, &d);
@@ -1082,10 +1063,10 @@ static void test_cs_timeout_aborts(void **state)
 	n = long_cb(&cb, &d, 2 * MB / HLTHUNK_PKT_MEMSET_SIZE);
 	t = hltests_page_fault(st->fd).timestamp;
 
-	t0 = now_ns();
+	t0 = hltests_now_ns();
 	seq = hltests_submit_cb(st->fd, 3, cb.va, n, 1);
 	assert_int_equal(wait_cs(st->fd, seq, &status), -EIO);
-	dt = now_ns() - t0;
+	dt = hltests_now_ns() - t0;
 	assert_int_equal(status, HL_WAIT_CS_STATUS_ABORTED);
 	print_message("timed out after %.2f s\n", dt / 1e9);
 	assert_true(dt >= 900000000ull);
@@ -1121,24 +1102,16 @@ static void test_default_timeout_is_module_parameter(void **state)
 	cb_map(st->fd, &cb, 2 * MB);
 	hltests_dram_map(st->fd, &d, 64 * MB, false);
 	n = long_cb(&cb, &d, 2 * MB / HLTHUNK_PKT_MEMSET_SIZE);
-	t0 = now_ns();
+	t0 = hltests_now_ns();
 	seq = hltests_submit_cb(st->fd, 0, cb.va, n, 0);
 	assert_int_equal(hltests_write_file(param, old), 0);
 	assert_int_equal(wait_cs(st->fd, seq, &status), -EIO);
-	dt = now_ns() - t0;
+	dt = hltests_now_ns() - t0;
 	assert_int_equal(status, HL_WAIT_CS_STATUS_ABORTED);
 	print_message("aborted after %.2f s\n", dt / 1e9);
 	assert_true(dt >= 900000000ull && dt < 30000000000ull);
 	hltests_dram_unmap(st->fd, &d);
 	hltests_host_unmap(st->fd, &cb);
-}
-
-static uint64_t dram_free(int fd)
-{
-	struct hlthunk_dram_usage_info u;
-
-	assert_int_equal(hlthunk_get_dram_usage(fd, &u), 0);
-	return u.dram_free_mem;
 }
 
 static void test_close_fd_while_cs_runs(void **state)
@@ -1165,16 +1138,16 @@ static void test_close_fd_while_cs_runs(void **state)
 	 * Closed with the CS running: close cancels it and releases the
 	 * context's memory at once, not after the job's timeout.
 	 */
-	t0 = now_ns();
+	t0 = hltests_now_ns();
 	close(fd);
-	print_message("close took %.2f s\n", (now_ns() - t0) / 1e9);
-	assert_true(now_ns() - t0 < 5000000000ull);
+	print_message("close took %.2f s\n", (hltests_now_ns() - t0) / 1e9);
+	assert_true(hltests_now_ns() - t0 < 5000000000ull);
 
 	fd = hltests_open_node(0, 0);
 	assert_true(fd >= 0);
 	assert_false(queue_busy(fd, 0));
 	assert_true(hlthunk_is_device_idle(fd));
-	assert_int_equal(dram_free(fd), hw.dram_size);
+	assert_int_equal(hltests_dram_free(fd), hw.dram_size);
 	/* A new context: its own sequence numbers */
 	assert_int_equal(hlthunk_wait_for_cs(fd, seq, 0, &status), -EINVAL);
 	close(fd);
@@ -1448,14 +1421,14 @@ static void test_unbind_fails_running_and_pending_jobs(void **state)
 	usleep(300 * 1000);
 
 	/* Removal stops the engines, which releases the waiters */
-	t0 = now_ns();
+	t0 = hltests_now_ns();
 	if (hltests_write_file(strcat(strcpy(path, drv), "/unbind"), bdf)) {
 		print_message("cannot unbind %s: skipped\n", bdf);
 		skip();
 	}
 	assert_int_equal(pthread_join(t1, NULL), 0);
 	assert_int_equal(pthread_join(t2, NULL), 0);
-	assert_true(now_ns() - t0 < 20000000000ull);
+	assert_true(hltests_now_ns() - t0 < 20000000000ull);
 	assert_int_equal(running.rc, -EIO);
 	assert_int_equal(running.status, HL_WAIT_CS_STATUS_ABORTED);
 	assert_int_equal(pending.rc, -EIO);
@@ -1493,27 +1466,6 @@ static void test_unbind_fails_running_and_pending_jobs(void **state)
 
 #define PARAM_DIR	"/sys/module/habanalabs/parameters/"
 
-/* Set module parameter @name to @value; the old value in @old */
-static void param_set(const char *name, const char *value, char *old,
-		      size_t size)
-{
-	char path[128];
-
-	snprintf(path, sizeof(path), PARAM_DIR "%s", name);
-	if (old)
-		assert_int_equal(hltests_read_file(path, old, size), 0);
-	assert_int_equal(hltests_write_file(path, value), 0);
-}
-
-static long param_get(const char *name)
-{
-	char path[128], buf[32];
-
-	snprintf(path, sizeof(path), PARAM_DIR "%s", name);
-	assert_int_equal(hltests_read_file(path, buf, sizeof(buf)), 0);
-	return strtol(buf, NULL, 0);
-}
-
 /* A job of hours: 2 MiB of MEMSET packets over 64 MiB each */
 static uint32_t endless_cb(int fd, struct hltests_host_buf *cb,
 			   struct hltests_dram_buf *d)
@@ -1539,25 +1491,25 @@ static void test_job_run_time_is_bounded(void **state)
 	unsigned int i;
 
 	n = endless_cb(st->fd, &cb, &d);
-	param_set("job_timeout_max", "2", old_max, sizeof(old_max));
-	param_set("timeout_locked", "0", old_locked, sizeof(old_locked));
+	hltests_param_set("job_timeout_max", "2", old_max, sizeof(old_max));
+	hltests_param_set("timeout_locked", "0", old_locked, sizeof(old_locked));
 	for (i = 0; i < sizeof(timeouts) / sizeof(timeouts[0]); i++) {
-		t0 = now_ns();
+		t0 = hltests_now_ns();
 		seq = hltests_submit_cb(st->fd, 1, cb.va, n, timeouts[i]);
 		status = 0xdead;
 		assert_int_equal(hlthunk_wait_for_cs(st->fd, seq, 30ull * 1000 * 1000,
 						     &status), -EIO);
-		dt = now_ns() - t0;
+		dt = hltests_now_ns() - t0;
 		print_message("CS timeout %u s: aborted after %.2f s\n",
 			      timeouts[i], dt / 1e9);
 		assert_int_equal(status, HL_WAIT_CS_STATUS_ABORTED);
 		assert_true(dt >= 1500000000ull && dt < 20000000000ull);
 	}
-	param_set("timeout_locked", old_locked, NULL, 0);
-	param_set("job_timeout_max", old_max, NULL, 0);
+	hltests_param_set("timeout_locked", old_locked, NULL, 0);
+	hltests_param_set("job_timeout_max", old_max, NULL, 0);
 	/* The bound cannot be switched off */
 	assert_int_not_equal(hltests_write_file(PARAM_DIR "job_timeout_max", "0"), 0);
-	assert_true(param_get("job_timeout_max") > 0);
+	assert_true(hltests_param_get("job_timeout_max") > 0);
 	hltests_dram_unmap(st->fd, &d);
 	hltests_host_unmap(st->fd, &cb);
 }
@@ -1607,7 +1559,7 @@ static void test_pending_cs_are_bounded(void **state)
 	struct hl_cs_chunk c;
 	uint32_t status, n;
 	uint64_t first, seq = 0, s;
-	long limit = param_get("max_pending_cs"), accepted = 1;
+	long limit = hltests_param_get("max_pending_cs"), accepted = 1;
 	int rc = 0;
 
 	assert_true(limit >= 2 && limit <= 65536);
@@ -1623,7 +1575,7 @@ static void test_pending_cs_are_bounded(void **state)
 		memset(&args, 0, sizeof(args));
 		args.in.chunks_execute = (uint64_t)(uintptr_t)&c;
 		args.in.num_chunks_execute = 1;
-		rc = cs_ioctl(st->fd, &args);
+		rc = hltests_cs_ioctl(st->fd, &args);
 		if (rc)
 			break;
 		seq = args.out.seq;
@@ -1730,9 +1682,9 @@ static void test_wait_cs_timeout_holds_under_periodic_signals(void **state)
 	alarms = 0;
 	alarm_every(1000, &old);
 	status = 0xdead;
-	t0 = now_ns();
+	t0 = hltests_now_ns();
 	rc = hlthunk_wait_for_cs(st->fd, seq, 500 * 1000, &status);
-	dt = now_ns() - t0;
+	dt = hltests_now_ns() - t0;
 	alarm_every(0, &old);
 	assert_int_equal(sched_setaffinity(0, sizeof(cpus), &cpus), 0);
 
@@ -1775,17 +1727,17 @@ static void test_full_cs_queue_waits_without_spinning(void **state)
 	cb_map(st->fd, &nop, PAGE);
 	hlthunk_pkt_nop(nop.ptr);
 	chunk_init(&c, 1, nop.va, 8);
-	param_set("max_pending_cs", "1", old, sizeof(old));
+	hltests_param_set("max_pending_cs", "1", old, sizeof(old));
 	first = hltests_submit_cb(st->fd, 0, cb.va, n, 3);
 
-	t0 = now_ns();
+	t0 = hltests_now_ns();
 	c0 = thread_cpu_ns();
 	r0 = thread_rusage_ns();
 	rc = submit(st->fd, &c, 1, 0, &seq);
 	cpu = thread_cpu_ns() - c0;
 	ru = thread_rusage_ns() - r0;
-	wall = now_ns() - t0;
-	param_set("max_pending_cs", old, NULL, 0);
+	wall = hltests_now_ns() - t0;
+	hltests_param_set("max_pending_cs", old, NULL, 0);
 
 	print_message("submission into a full queue: rc %d after %.3f s, %.4f s of CPU (getrusage: %.3f s)\n",
 		      rc, wall / 1e9, cpu / 1e9, ru / 1e9);
@@ -1850,7 +1802,7 @@ static void test_debug_mask_gates_debug_messages(void **state)
 	long def;
 	int on, off;
 
-	def = param_get("debug_mask");
+	def = hltests_param_get("debug_mask");
 	assert_int_equal(def, 0x7f);
 	if (access(DYNDBG_CONTROL, W_OK) ||
 	    hltests_write_file(DYNDBG_CONTROL, DYNDBG_BAD_PKT "+p")) {
@@ -1861,9 +1813,9 @@ static void test_debug_mask_gates_debug_messages(void **state)
 
 	on = bad_packet_messages(st->fd, &cb);
 	snprintf(mask, sizeof(mask), "%ld", def & ~HL_DBG_EMU);
-	param_set("debug_mask", mask, old, sizeof(old));
+	hltests_param_set("debug_mask", mask, old, sizeof(old));
 	off = bad_packet_messages(st->fd, &cb);
-	param_set("debug_mask", old, NULL, 0);
+	hltests_param_set("debug_mask", old, NULL, 0);
 	assert_int_equal(hltests_write_file(DYNDBG_CONTROL,
 					    DYNDBG_BAD_PKT "-p"), 0);
 

@@ -823,14 +823,6 @@ static void test_unbind_revokes_exports(void **state)
 
 /* ---- fences: bounded, WRITE usage, carried by late exports ---- */
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* WAIT_CS on @seq must return @rc with @status */
 static void assert_cs(int fd, uint64_t seq, uint64_t timeout_us, int rc,
 		      uint32_t status)
@@ -859,9 +851,9 @@ static uint64_t slow_fill(int fd, uint64_t va, uint64_t size, uint64_t value,
 	for (i = 0; i < 4; i++)
 		hlthunk_pkt_memset(cb->ptr + i * HLTHUNK_PKT_MEMSET_SIZE, va, 0,
 				   size);
-	t0 = now_ns();
+	t0 = hltests_now_ns();
 	hltests_run_cb_ok(fd, 2, cb->va, 4 * HLTHUNK_PKT_MEMSET_SIZE);
-	one = (now_ns() - t0) / 4e9;
+	one = (hltests_now_ns() - t0) / 4e9;
 	count = (uint32_t)(seconds / one) + 1;
 	if (count > 2 * MB / HLTHUNK_PKT_MEMSET_SIZE)
 		count = 2 * MB / HLTHUNK_PKT_MEMSET_SIZE;

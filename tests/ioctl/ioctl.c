@@ -58,18 +58,6 @@ static int ioctl_rw(int fd, unsigned long req, void *arg)
 	return ioctl(fd, req, arg) ? -errno : 0;
 }
 
-/* The next @n successful ioctls of device 0 fail their copy back */
-static void fail_copy_out(unsigned int n)
-{
-	char busid[32], path[160], val[16];
-
-	assert_int_equal(hltests_pci_addr(0, busid, sizeof(busid)), 0);
-	snprintf(path, sizeof(path),
-		 "/sys/kernel/debug/habanalabs/%s/fail_copy_out", busid);
-	snprintf(val, sizeof(val), "%u", n);
-	assert_int_equal(hltests_write_file(path, val), 0);
-}
-
 static uint64_t ctx_dram(int fd)
 {
 	struct hlthunk_dram_usage_info u;
@@ -432,7 +420,7 @@ static void test_failed_copy_out_undoes_alloc(void **state)
 	assert_int_equal(hlthunk_device_memory_free(st->fd, h), 0);
 	before = ctx_dram(st->fd);
 
-	fail_copy_out(1);
+	hltests_fail_copy_out(1);
 	mem_args_alloc(&a);
 	assert_int_equal(ioctl_rw(st->fd, HL_IOCTL_MEMORY, &a), -EFAULT);
 	assert_int_equal(ctx_dram(st->fd), before);
@@ -451,12 +439,12 @@ static void test_failed_copy_out_undoes_map(void **state)
 	union hl_mem_args a;
 
 	assert_non_null(buf);
-	fail_copy_out(1);
+	hltests_fail_copy_out(1);
 	mem_args_map_device(&a, h);
 	assert_int_equal(ioctl_rw(st->fd, HL_IOCTL_MEMORY, &a), -EFAULT);
 	assert_int_equal(hlthunk_device_memory_free(st->fd, h), 0);
 
-	fail_copy_out(1);
+	hltests_fail_copy_out(1);
 	mem_args_map_host(&a, buf, 4 * PAGE);
 	assert_int_equal(ioctl_rw(st->fd, HL_IOCTL_MEMORY, &a), -EFAULT);
 	assert_int_equal(hltests_debugfs_value(0, "pinned_host_pages"), pinned);
@@ -475,7 +463,7 @@ static void test_failed_copy_out_undoes_export(void **state)
 	int fds = hltests_count_fds();
 
 	hltests_dram_map(st->fd, &d, 2ull << 20, false);
-	fail_copy_out(1);
+	hltests_fail_copy_out(1);
 	mem_args_export(&a, d.va, d.size);
 	assert_int_equal(ioctl_rw(st->fd, HL_IOCTL_MEMORY, &a), -EFAULT);
 	assert_int_equal(hltests_count_fds(), fds);
@@ -494,12 +482,12 @@ static void test_failed_copy_out_undoes_nic_objects(void **state)
 	assert_int_equal(hlthunk_nic_cq_create(st->fd, 16, &cq), 0);
 	assert_int_equal(hlthunk_nic_cq_destroy(st->fd, cq), 0);
 
-	fail_copy_out(1);
+	hltests_fail_copy_out(1);
 	nic_args(&a, HL_NIC_OP_ALLOC_CONN);
 	assert_int_equal(ioctl_rw(st->fd, HL_IOCTL_NIC, &a), -EFAULT);
 	assert_int_equal(hlthunk_nic_destroy_conn(st->fd, id + 1), -EINVAL);
 
-	fail_copy_out(1);
+	hltests_fail_copy_out(1);
 	nic_args(&a, HL_NIC_OP_CQ_CREATE);
 	a.in.cq_create.num_entries = 16;
 	assert_int_equal(ioctl_rw(st->fd, HL_IOCTL_NIC, &a), -EFAULT);
@@ -523,14 +511,14 @@ static void test_failed_copy_out_of_no_output_ops_succeeds(void **state)
 	va = hlthunk_device_memory_map(st->fd, h, 0);
 	assert_int_not_equal(va, 0);
 
-	fail_copy_out(1);
+	hltests_fail_copy_out(1);
 	memset(&a, 0, sizeof(a));
 	a.in.op = HL_MEM_OP_UNMAP;
 	a.in.unmap.device_virt_addr = va;
 	assert_int_equal(ioctl_rw(st->fd, HL_IOCTL_MEMORY, &a), 0);
 	assert_int_equal(hlthunk_memory_unmap(st->fd, va), -EINVAL);
 
-	fail_copy_out(1);
+	hltests_fail_copy_out(1);
 	memset(&a, 0, sizeof(a));
 	a.in.op = HL_MEM_OP_FREE;
 	a.in.free.handle = h;
@@ -541,7 +529,7 @@ static void test_failed_copy_out_of_no_output_ops_succeeds(void **state)
 	if (!st->hw_ip.num_nic_ports)
 		return;		/* the memory ops were the test */
 	assert_int_equal(hlthunk_nic_alloc_conn(st->fd, 0, &id), 0);
-	fail_copy_out(1);
+	hltests_fail_copy_out(1);
 	nic_args(&n, HL_NIC_OP_DESTROY_CONN);
 	n.in.destroy_conn.conn_id = id;
 	assert_int_equal(ioctl_rw(st->fd, HL_IOCTL_NIC, &n), 0);
@@ -647,7 +635,7 @@ static void test_failed_copy_out_cancels_cs(void **state)
 	memset(&a, 0, sizeof(a));
 	a.in.chunks_execute = (uint64_t)(uintptr_t)&chunk;
 	a.in.num_chunks_execute = 1;
-	fail_copy_out(1);
+	hltests_fail_copy_out(1);
 	assert_int_equal(ioctl_rw(st->fd, HL_IOCTL_CS, &a), -EFAULT);
 
 	/* Sequence number 1 was used, but its job never ran */

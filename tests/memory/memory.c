@@ -94,14 +94,6 @@ static int raw_unmap(int fd, uint64_t va)
 	return mem_ioctl(fd, &a);
 }
 
-static uint64_t dram_free(int fd)
-{
-	struct hlthunk_dram_usage_info u;
-
-	assert_int_equal(hlthunk_get_dram_usage(fd, &u), 0);
-	return u.dram_free_mem;
-}
-
 static uint64_t ctx_dram(int fd)
 {
 	struct hlthunk_dram_usage_info u;
@@ -113,12 +105,12 @@ static uint64_t ctx_dram(int fd)
 static void test_alloc_map_unmap_free(void **state)
 {
 	struct hltests_state *st = *state;
-	uint64_t free0 = dram_free(st->fd), handle, va;
+	uint64_t free0 = hltests_dram_free(st->fd), handle, va;
 
 	handle = hlthunk_device_memory_alloc(st->fd, 3 * MB, 0, false, false);
 	assert_int_not_equal(handle, 0);
 	/* Rounded up to the 2 MiB page */
-	assert_int_equal(dram_free(st->fd), free0 - 4 * MB);
+	assert_int_equal(hltests_dram_free(st->fd), free0 - 4 * MB);
 	assert_int_equal(ctx_dram(st->fd), 4 * MB);
 
 	va = hlthunk_device_memory_map(st->fd, handle, 0);
@@ -130,7 +122,7 @@ static void test_alloc_map_unmap_free(void **state)
 	assert_int_equal(hlthunk_device_memory_free(st->fd, handle), -EBUSY);
 	assert_int_equal(hlthunk_memory_unmap(st->fd, va), 0);
 	assert_int_equal(hlthunk_device_memory_free(st->fd, handle), 0);
-	assert_int_equal(dram_free(st->fd), free0);
+	assert_int_equal(hltests_dram_free(st->fd), free0);
 	assert_int_equal(ctx_dram(st->fd), 0);
 }
 
@@ -362,11 +354,11 @@ static void alloc_until_full(int fd, uint64_t dram_size, bool contiguous,
 		assert_true(n < max);
 	}
 	/* Full: nothing at all is left */
-	assert_int_equal(dram_free(fd), 0);
+	assert_int_equal(hltests_dram_free(fd), 0);
 	assert_int_equal(ctx_dram(fd), dram_size);
 	for (i = 0; i < n; i++)
 		assert_int_equal(raw_free(fd, handles[i]), 0);
-	assert_int_equal(dram_free(fd), dram_size);
+	assert_int_equal(hltests_dram_free(fd), dram_size);
 	free(handles);
 }
 
@@ -398,7 +390,7 @@ static void test_whole_dram_in_one_allocation(void **state)
 
 	assert_int_equal(raw_alloc(st->fd, st->hw_ip.dram_size, 0,
 				   HL_MEM_CONTIGUOUS, &h), 0);
-	assert_int_equal(dram_free(st->fd), 0);
+	assert_int_equal(hltests_dram_free(st->fd), 0);
 	assert_int_equal(raw_alloc(st->fd, MB, 0, 0, NULL), -ENOMEM);
 	assert_int_equal(raw_map_dev(st->fd, h, 0, 0, &va), 0);
 	assert_int_equal(raw_unmap(st->fd, va), 0);
@@ -425,7 +417,7 @@ static void test_contiguous_needs_one_hole(void **state)
 	assert_int_equal(raw_free(st->fd, h), 0);
 	for (i = 1; i < n; i += 2)
 		assert_int_equal(raw_free(st->fd, handles[i]), 0);
-	assert_int_equal(dram_free(st->fd), st->hw_ip.dram_size);
+	assert_int_equal(hltests_dram_free(st->fd), st->hw_ip.dram_size);
 	free(handles);
 }
 
@@ -440,7 +432,7 @@ static void test_close_releases_everything(void **state)
 	pinned0 = hltests_debugfs_value(0, "pinned_host_pages");
 	fd = hltests_open_node(0, 0);
 	assert_true(fd >= 0);
-	size = dram_free(fd);
+	size = hltests_dram_free(fd);
 
 	host = aligned_alloc(4096, 64 * 4096);
 	assert_non_null(host);
@@ -454,13 +446,13 @@ static void test_close_releases_everything(void **state)
 					      0, &va), 0);
 	}
 	assert_int_equal(hltests_debugfs_value(0, "pinned_host_pages"), pinned0 + 64);
-	assert_int_equal(dram_free(fd), size - 8 * 6 * MB);
+	assert_int_equal(hltests_dram_free(fd), size - 8 * 6 * MB);
 	close(fd);
 
 	/* Everything is back, seen from the next context */
 	fd = hltests_open_node(0, 0);
 	assert_true(fd >= 0);
-	assert_int_equal(dram_free(fd), size);
+	assert_int_equal(hltests_dram_free(fd), size);
 	assert_int_equal(ctx_dram(fd), 0);
 	assert_int_equal(hltests_debugfs_value(0, "pinned_host_pages"), pinned0);
 	close(fd);
@@ -615,7 +607,7 @@ static void test_random_sequences_match_model(void **state)
 	const char *env = getenv("HLTESTS_SEED");
 	unsigned int seed = env ? strtoul(env, NULL, 0) : 0x5eed1234u;
 	struct model_alloc allocs[32];
-	uint64_t used = 0, free0 = dram_free(st->fd);
+	uint64_t used = 0, free0 = hltests_dram_free(st->fd);
 	int n = 0, step, i;
 
 	print_message("seed 0x%x (set HLTESTS_SEED to replay)\n", seed);
@@ -680,7 +672,7 @@ static void test_random_sequences_match_model(void **state)
 					 -EINVAL);
 		}
 		assert_int_equal(ctx_dram(st->fd), used);
-		assert_int_equal(dram_free(st->fd), free0 - used);
+		assert_int_equal(hltests_dram_free(st->fd), free0 - used);
 	}
 	print_message("%u writes, %u read-back checks through the MMU\n",
 		      model_writes, model_checks);
@@ -691,7 +683,7 @@ static void test_random_sequences_match_model(void **state)
 						   allocs[i].vas[allocs[i].maps]), 0);
 		assert_int_equal(raw_free(st->fd, allocs[i].handle), 0);
 	}
-	assert_int_equal(dram_free(st->fd), free0);
+	assert_int_equal(hltests_dram_free(st->fd), free0);
 }
 
 /* Extensible args: a newer, larger struct works iff its tail is zero */

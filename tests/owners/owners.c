@@ -40,14 +40,6 @@
 /* A hard reset that does not wait on user space is done well within it */
 #define RESET_MAX_NS	(15ull * 1000 * 1000 * 1000)
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
 static void debugfs_path(const char *file, char *path, size_t size)
 {
 	char busid[32];
@@ -103,15 +95,6 @@ static void assert_state_clean(const char *when)
 	}
 }
 
-static void fail_copy_out(unsigned int n)
-{
-	char path[160], val[16];
-
-	debugfs_path("fail_copy_out", path, sizeof(path));
-	snprintf(val, sizeof(val), "%u", n);
-	assert_int_equal(hltests_write_file(path, val), 0);
-}
-
 static int hard_reset(int idx)
 {
 	char path[96];
@@ -159,7 +142,7 @@ static void *reset_thread(void *arg)
 	struct resetter *r = arg;
 
 	r->rc = r->unbind ? unbind_dev0() : hard_reset(0);
-	r->end = now_ns();
+	r->end = hltests_now_ns();
 	__atomic_store_n(&r->done, 1, __ATOMIC_SEQ_CST);
 	return NULL;
 }
@@ -167,7 +150,7 @@ static void *reset_thread(void *arg)
 static void reset_start(struct resetter *r)
 {
 	memset(r, 0, sizeof(*r));
-	r->start = now_ns();
+	r->start = hltests_now_ns();
 	assert_int_equal(pthread_create(&r->t, NULL, reset_thread, r), 0);
 }
 
@@ -176,7 +159,7 @@ static void reset_start_unbind(struct resetter *r)
 {
 	memset(r, 0, sizeof(*r));
 	r->unbind = 1;
-	r->start = now_ns();
+	r->start = hltests_now_ns();
 	assert_int_equal(pthread_create(&r->t, NULL, reset_thread, r), 0);
 }
 
@@ -184,7 +167,7 @@ static void reset_start_unbind(struct resetter *r)
 static int reset_wait_ns(struct resetter *r, uint64_t max_ns)
 {
 	while (!__atomic_load_n(&r->done, __ATOMIC_SEQ_CST) &&
-	       now_ns() - r->start < max_ns)
+	       hltests_now_ns() - r->start < max_ns)
 		usleep(10000);
 	return __atomic_load_n(&r->done, __ATOMIC_SEQ_CST);
 }
@@ -274,7 +257,7 @@ static void *map_thread(void *arg)
 {
 	struct mapper *m = arg;
 	union hl_mem_args a;
-	uint64_t t0 = now_ns();
+	uint64_t t0 = hltests_now_ns();
 
 	memset(&a, 0, sizeof(a));
 	a.in.op = HL_MEM_OP_MAP;
@@ -282,7 +265,7 @@ static void *map_thread(void *arg)
 	a.in.map_host.host_virt_addr = (uintptr_t)m->buf;
 	a.in.map_host.mem_size = m->size;
 	m->rc = mem_ioctl(m->fd, &a);
-	m->ns = now_ns() - t0;
+	m->ns = hltests_now_ns() - t0;
 	return NULL;
 }
 
@@ -306,7 +289,7 @@ static void test_map_undo_races_reset(void **state)
 
 	/* How long a MAP and its undo take, without a reset */
 	m.fd = open_compute();
-	fail_copy_out(1);
+	hltests_fail_copy_out(1);
 	map_thread(&m);
 	assert_int_equal(m.rc, -EFAULT);
 	span = m.ns;
@@ -315,12 +298,12 @@ static void test_map_undo_races_reset(void **state)
 
 	for (round = 0; round < MAP_ROUNDS; round++) {
 		m.fd = open_compute();
-		fail_copy_out(1);
+		hltests_fail_copy_out(1);
 		assert_int_equal(pthread_create(&t, NULL, map_thread, &m), 0);
 		usleep(span / 1000 * (round + 1) / MAP_ROUNDS);
 		assert_int_equal(hard_reset(0), 0);
 		assert_int_equal(pthread_join(t, NULL), 0);
-		fail_copy_out(0);
+		hltests_fail_copy_out(0);
 		if (m.rc != -EFAULT && m.rc != -ENODEV)
 			fail_msg("round %d: MAP returned %d", round, m.rc);
 		close(m.fd);
@@ -380,13 +363,13 @@ static void test_alloc_undo_races_reset(void **state)
 		a.handle = hlthunk_device_memory_alloc(a.fd, 2 * MB, 0, false,
 						       false);
 		assert_int_not_equal(a.handle, 0);
-		fail_copy_out(1000000);
+		hltests_fail_copy_out(1000000);
 		assert_int_equal(pthread_create(&t, NULL, alloc_thread, &a), 0);
 		usleep(20000 + 7000 * round);
 		assert_int_equal(hard_reset(0), 0);
 		a.stop = 1;
 		assert_int_equal(pthread_join(t, NULL), 0);
-		fail_copy_out(0);
+		hltests_fail_copy_out(0);
 		if (a.last != -ENODEV && a.last != -EFAULT)
 			fail_msg("round %d: ALLOC returned %d", round, a.last);
 		close(a.fd);
@@ -699,9 +682,9 @@ static void test_cs_copy_back_held(void **state)
 	/* A reset that waits for the fault holds the release too: unblock */
 	if (!reset_done && a2)
 		uffd_fill(&u, a2, page);
-	t0 = now_ns();
+	t0 = hltests_now_ns();
 	close(dmabuf);
-	release_ns = now_ns() - t0;
+	release_ns = hltests_now_ns() - t0;
 	if (a2)
 		uffd_fill(&u, a2, page);
 	assert_int_equal(pthread_join(r.t, NULL), 0);
@@ -845,7 +828,6 @@ struct sw_sync_create_fence_data {
 
 /* ---- a fence user space added to an export, at revocation ---- */
 
-#define PARAM_DIR	"/sys/module/habanalabs/parameters/"
 /* job_timeout_max during these tests: how long a revocation waits for fences */
 #define FENCE_BOUND_S	2
 #define EXPORT_SIZE	(2 * MB)
@@ -855,21 +837,6 @@ struct sw_sync_create_fence_data {
  * never is)
  */
 #define FENCE_RESET_MAX_NS	(60ull * 1000 * 1000 * 1000)
-
-/*
- * A module parameter @name set to @value; its old value in @old (written
- * back by the caller)
- */
-static void param_set(const char *name, const char *value, char *old,
-		      size_t size)
-{
-	char path[128];
-
-	snprintf(path, sizeof(path), PARAM_DIR "%s", name);
-	if (old)
-		assert_int_equal(hltests_read_file(path, old, size), 0);
-	assert_int_equal(hltests_write_file(path, value), 0);
-}
 
 static long module_refcnt(void)
 {
@@ -937,11 +904,11 @@ static long long dram_quarantined(void)
 /* Wait (10 s at most) until device 0's DRAM is all back in the pool */
 static void wait_dram_released(const char *when)
 {
-	uint64_t start = now_ns();
+	uint64_t start = hltests_now_ns();
 	long long used;
 
 	while ((used = debugfs_value("info", "dram_used")) &&
-	       now_ns() - start < 10ull * 1000 * 1000 * 1000)
+	       hltests_now_ns() - start < 10ull * 1000 * 1000 * 1000)
 		usleep(20000);
 	if (used)
 		fail_msg("%s: dram_used is still %lld after 10 s", when, used);
@@ -965,7 +932,7 @@ static void test_reset_vs_user_fence_in_export(void **state)
 
 	(void)state;
 	timeline = sw_sync_timeline();
-	param_set("job_timeout_max", "2", old_max, sizeof(old_max));
+	hltests_param_set("job_timeout_max", "2", old_max, sizeof(old_max));
 	fd = open_compute();
 	dmabuf = export_with_user_fence(fd, timeline);
 
@@ -974,7 +941,7 @@ static void test_reset_vs_user_fence_in_export(void **state)
 	/* Whatever happened, let the reset go before judging */
 	assert_int_equal(ioctl(timeline, SW_SYNC_IOC_INC, &one), 0);
 	assert_int_equal(pthread_join(r.t, NULL), 0);
-	param_set("job_timeout_max", old_max, NULL, 0);
+	hltests_param_set("job_timeout_max", old_max, NULL, 0);
 	if (!reset_done) {
 		close(dmabuf);
 		close(timeline);
@@ -1015,14 +982,14 @@ static void test_user_fence_quarantines_export_memory(void **state)
 	(void)state;
 	timeline = sw_sync_timeline();
 	refcnt = module_refcnt();
-	param_set("job_timeout_max", "2", old_max, sizeof(old_max));
+	hltests_param_set("job_timeout_max", "2", old_max, sizeof(old_max));
 	fd = open_compute();
 	dmabuf = export_with_user_fence(fd, timeline);
 	reset_start(&r);
 	if (!reset_wait_ns(&r, FENCE_RESET_MAX_NS)) {
 		assert_int_equal(ioctl(timeline, SW_SYNC_IOC_INC, &one), 0);
 		assert_int_equal(pthread_join(r.t, NULL), 0);
-		param_set("job_timeout_max", old_max, NULL, 0);
+		hltests_param_set("job_timeout_max", old_max, NULL, 0);
 		close(dmabuf);
 		close(timeline);
 		close(fd);
@@ -1030,7 +997,7 @@ static void test_user_fence_quarantines_export_memory(void **state)
 	}
 	assert_int_equal(pthread_join(r.t, NULL), 0);
 	assert_int_equal(r.rc, 0);
-	param_set("job_timeout_max", old_max, NULL, 0);
+	hltests_param_set("job_timeout_max", old_max, NULL, 0);
 
 	/* The owner's file and the dma-buf go; the fence does not */
 	close(fd);
@@ -1065,9 +1032,9 @@ static void test_close_with_user_fence_in_export(void **state)
 	timeline = sw_sync_timeline();
 	fd = open_compute();
 	dmabuf = export_with_user_fence(fd, timeline);
-	start = now_ns();
+	start = hltests_now_ns();
 	close(fd);
-	assert_true(now_ns() - start < RESET_MAX_NS);
+	assert_true(hltests_now_ns() - start < RESET_MAX_NS);
 	assert_int_equal(dram_quarantined(), 0);
 	close(dmabuf);
 	wait_dram_released("after a close with a user fence in an export");
@@ -1095,7 +1062,7 @@ static void test_unbind_vs_user_fence_in_export(void **state)
 	timeline = sw_sync_timeline();
 	assert_int_equal(hltests_pci_addr(0, busid, sizeof(busid)), 0);
 	refcnt = module_refcnt();
-	param_set("job_timeout_max", "2", old_max, sizeof(old_max));
+	hltests_param_set("job_timeout_max", "2", old_max, sizeof(old_max));
 	fd = open_compute();
 	dmabuf = export_with_user_fence(fd, timeline);
 
@@ -1103,7 +1070,7 @@ static void test_unbind_vs_user_fence_in_export(void **state)
 	if (!reset_wait_ns(&r, FENCE_RESET_MAX_NS)) {
 		assert_int_equal(ioctl(timeline, SW_SYNC_IOC_INC, &one), 0);
 		assert_int_equal(pthread_join(r.t, NULL), 0);
-		param_set("job_timeout_max", old_max, NULL, 0);
+		hltests_param_set("job_timeout_max", old_max, NULL, 0);
 		close(dmabuf);
 		close(timeline);
 		close(fd);
@@ -1114,7 +1081,7 @@ static void test_unbind_vs_user_fence_in_export(void **state)
 	assert_int_equal(pthread_join(r.t, NULL), 0);
 	assert_int_equal(r.rc, 0);
 	took = (r.end - r.start) / 1000000;
-	param_set("job_timeout_max", old_max, NULL, 0);
+	hltests_param_set("job_timeout_max", old_max, NULL, 0);
 	print_message("the unbind took %" PRIu64 " ms (fence bound %d s)\n",
 		      took, FENCE_BOUND_S);
 	assert_true(took >= FENCE_BOUND_S * 1000 - 100);
@@ -1133,9 +1100,9 @@ static void test_unbind_vs_user_fence_in_export(void **state)
 			 busid);
 
 	assert_int_equal(ioctl(timeline, SW_SYNC_IOC_INC, &one), 0);
-	start = now_ns();
+	start = hltests_now_ns();
 	while (module_refcnt() > refcnt &&
-	       now_ns() - start < 10ull * 1000 * 1000 * 1000)
+	       hltests_now_ns() - start < 10ull * 1000 * 1000 * 1000)
 		usleep(20000);
 	assert_int_equal(module_refcnt(), refcnt);
 	assert_int_equal(hltests_write_file("/sys/bus/pci/drivers_probe", busid),
@@ -1198,14 +1165,14 @@ static void test_quarantine_counts_an_allocation_once(void **state)
 
 	(void)state;
 	timeline = sw_sync_timeline();
-	param_set("job_timeout_max", "2", old_max, sizeof(old_max));
+	hltests_param_set("job_timeout_max", "2", old_max, sizeof(old_max));
 	fd = open_compute();
 	hltests_dram_map(fd, &d, EXPORT_SIZE, false);
 	dmabuf = export_more(fd, d.va, 0, EXPORT_SIZE, timeline);
 	dmabuf2 = export_more(fd, d.va, 0, EXPORT_SIZE / 2, timeline);
 	reset_start(&r);
 	assert_int_equal(pthread_join(r.t, NULL), 0);
-	param_set("job_timeout_max", old_max, NULL, 0);
+	hltests_param_set("job_timeout_max", old_max, NULL, 0);
 	assert_int_equal(r.rc, 0);
 	close(dmabuf);
 	close(dmabuf2);
@@ -1239,18 +1206,18 @@ static void test_quarantined_hbm_not_handed_out(void **state)
 
 	(void)state;
 	timeline = sw_sync_timeline();
-	param_set("job_timeout_max", "2", old_max, sizeof(old_max));
+	hltests_param_set("job_timeout_max", "2", old_max, sizeof(old_max));
 	fd = open_compute();
 	dmabuf = export_with_user_fence(fd, timeline);
 	reset_start(&r);
 	assert_int_equal(pthread_join(r.t, NULL), 0);
-	param_set("job_timeout_max", old_max, NULL, 0);
+	hltests_param_set("job_timeout_max", old_max, NULL, 0);
 	assert_int_equal(r.rc, 0);
 	close(dmabuf);
 	close(fd);
-	start = now_ns();
+	start = hltests_now_ns();
 	while (debugfs_value("info", "dram_scrub_pending") &&
-	       now_ns() - start < 20ull * 1000 * 1000 * 1000)
+	       hltests_now_ns() - start < 20ull * 1000 * 1000 * 1000)
 		usleep(20000);
 	assert_int_equal(dram_quarantined(), EXPORT_SIZE);
 
@@ -1281,9 +1248,9 @@ static void test_quarantined_hbm_not_handed_out(void **state)
 	memset(&m, 0, sizeof(m));
 	m.in.op = HL_MEM_OP_ALLOC;
 	m.in.alloc.mem_size = user;
-	start = now_ns();
+	start = hltests_now_ns();
 	while ((rc = mem_ioctl(fd2, &m)) == -ENOMEM &&
-	       now_ns() - start < 20ull * 1000 * 1000 * 1000)
+	       hltests_now_ns() - start < 20ull * 1000 * 1000 * 1000)
 		usleep(50000);
 	assert_int_equal(rc, 0);
 	close(fd2);
@@ -1317,12 +1284,12 @@ static void test_remove_rescan_respects_quarantine(void **state)
 	assert_int_equal(hltests_pci_addr(0, busid, sizeof(busid)), 0);
 	user = debugfs_value("info", "dram_user_size");
 	refcnt = module_refcnt();
-	param_set("job_timeout_max", "2", old_max, sizeof(old_max));
+	hltests_param_set("job_timeout_max", "2", old_max, sizeof(old_max));
 	fd = open_compute();
 	dmabuf = export_with_user_fence(fd, timeline);
 	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/remove", busid);
 	assert_int_equal(hltests_write_file(path, "1"), 0);
-	param_set("job_timeout_max", old_max, NULL, 0);
+	hltests_param_set("job_timeout_max", old_max, NULL, 0);
 	close(fd);
 	close(dmabuf);
 	assert_true(module_refcnt() > refcnt);
@@ -1345,9 +1312,9 @@ static void test_remove_rescan_respects_quarantine(void **state)
 		memset(&m, 0, sizeof(m));
 		m.in.op = HL_MEM_OP_ALLOC;
 		m.in.alloc.mem_size = user;
-		start = now_ns();
+		start = hltests_now_ns();
 		while ((rc = mem_ioctl(fd, &m)) == -ENOMEM &&
-		       now_ns() - start < 20ull * 1000 * 1000 * 1000)
+		       hltests_now_ns() - start < 20ull * 1000 * 1000 * 1000)
 			usleep(50000);
 		print_message("new owner's ALLOC of all %lld bytes during the quarantine: %d\n",
 			      user, rc);
@@ -1355,9 +1322,9 @@ static void test_remove_rescan_respects_quarantine(void **state)
 	}
 
 	assert_int_equal(ioctl(timeline, SW_SYNC_IOC_INC, &one), 0);
-	start = now_ns();
+	start = hltests_now_ns();
 	while (module_refcnt() > refcnt &&
-	       now_ns() - start < 10ull * 1000 * 1000 * 1000)
+	       hltests_now_ns() - start < 10ull * 1000 * 1000 * 1000)
 		usleep(20000);
 	close(timeline);
 	if (!bound)

@@ -33,27 +33,9 @@
  * Helpers
  */
 
-static uint64_t now_ns(clockid_t clk)
-{
-	struct timespec ts;
-
-	clock_gettime(clk, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static int cb_ioctl(int fd, union hl_cb_args *a)
 {
 	return ioctl(fd, HL_IOCTL_CB, a) ? -errno : 0;
-}
-
-static int cs_ioctl(int fd, union hl_cs_args *a)
-{
-	return ioctl(fd, HL_IOCTL_CS, a) ? -errno : 0;
-}
-
-static int wait_ioctl(int fd, union hl_wait_cs_args *a)
-{
-	return ioctl(fd, HL_IOCTL_WAIT_CS, a) ? -errno : 0;
 }
 
 /* Submit one chunk (raw ioctl); returns 0 or -errno, *seq the sequence */
@@ -72,7 +54,7 @@ static int submit_one(int fd, uint32_t queue, uint64_t cb, uint32_t size,
 	a.in.chunks_execute = (uint64_t)(uintptr_t)&c;
 	a.in.num_chunks_execute = 1;
 	a.in.timeout = timeout_s;
-	rc = cs_ioctl(fd, &a);
+	rc = hltests_cs_ioctl(fd, &a);
 	if (!rc)
 		*seq = a.out.seq;
 	return rc;
@@ -115,10 +97,10 @@ static uint64_t busy_cb(int fd, struct hltests_dram_buf *d, double seconds,
 	assert_int_equal(hlthunk_request_mapped_command_buffer(fd, cb_size, &h), 0);
 	p = cb_mmap(fd, h, cb_size);
 	hltests_dram_map(fd, d, 32 * MB, false);
-	t0 = now_ns(CLOCK_MONOTONIC);
+	t0 = hltests_clock_ns(CLOCK_MONOTONIC);
 	assert_int_equal(submit_one(fd, 0, h, long_cb(p, d, 4), 0, &seq), 0);
 	assert_int_equal(hlthunk_wait_for_cs(fd, seq, WAIT_US, &status), 0);
-	one = (now_ns(CLOCK_MONOTONIC) - t0) / 4e9;
+	one = (hltests_clock_ns(CLOCK_MONOTONIC) - t0) / 4e9;
 	count = (uint32_t)(seconds / one) + 1;
 	if (count > cb_size / HLTHUNK_PKT_MEMSET_SIZE)
 		count = cb_size / HLTHUNK_PKT_MEMSET_SIZE;
@@ -165,24 +147,6 @@ static void run_malformed(int fd, struct hltests_host_buf *cb)
 	memset(cb->ptr, 0, 16);
 	memcpy(cb->ptr, &w, 4);
 	hltests_run_cb_aborted(fd, 0, cb->va, 8);
-}
-
-static long param_get(const char *name)
-{
-	char path[128], buf[32];
-
-	snprintf(path, sizeof(path), "/sys/module/habanalabs/parameters/%s", name);
-	assert_int_equal(hltests_read_file(path, buf, sizeof(buf)), 0);
-	return strtol(buf, NULL, 0);
-}
-
-static void param_set(const char *name, long v)
-{
-	char path[128], buf[32];
-
-	snprintf(path, sizeof(path), "/sys/module/habanalabs/parameters/%s", name);
-	snprintf(buf, sizeof(buf), "%ld", v);
-	assert_int_equal(hltests_write_file(path, buf), 0);
 }
 
 /* ------------------------------------------------------------------------
@@ -513,7 +477,7 @@ static void test_multi_cs_first_completes(void **state)
 	hltests_host_map(st->fd, &nop, PAGE);
 	hlthunk_pkt_nop(nop.ptr);
 
-	t0 = now_ns(CLOCK_MONOTONIC);
+	t0 = hltests_clock_ns(CLOCK_MONOTONIC);
 	assert_int_equal(submit_one(st->fd, 2, cb, n, 0, &seqs[0]), 0);
 	assert_int_equal(submit_one(st->fd, 1, nop.va, 8, 0, &seqs[1]), 0);
 
@@ -527,7 +491,7 @@ static void test_multi_cs_first_completes(void **state)
 	/* The NOP, not the 1.5 s one */
 	assert_int_equal(out.seq_set, 0x2);
 	assert_int_equal(out.completed, 1);
-	assert_true(ts > t0 && ts <= now_ns(CLOCK_MONOTONIC));
+	assert_true(ts > t0 && ts <= hltests_clock_ns(CLOCK_MONOTONIC));
 
 	/* The long one alone, polled: busy */
 	in.seq = seqs;
@@ -616,7 +580,7 @@ static void test_multi_cs_args(void **state)
 		a.in.flags = HL_WAIT_CS_FLAGS_MULTI_CS;			\
 		a.in.timeout_us = 1000;					\
 		stmt;							\
-		assert_int_equal(wait_ioctl(st->fd, &a), err);		\
+		assert_int_equal(hltests_wait_ioctl(st->fd, &a), err);		\
 	} while (0)
 
 	MW(0, (void)0);
@@ -700,7 +664,7 @@ static void test_events_cs_sources_fire(void **state)
 							  &r), 0);
 		assert_int_equal(r.seq, seq);
 		assert_true(r.timestamp > 0 &&
-			    (uint64_t)r.timestamp <= now_ns(CLOCK_MONOTONIC));
+			    (uint64_t)r.timestamp <= hltests_clock_ns(CLOCK_MONOTONIC));
 	}
 
 	assert_int_equal(hlthunk_destroy_command_buffer(st->fd, h), 0);
@@ -804,7 +768,7 @@ static void test_cs_counters(void **state)
 	struct hltests_dram_buf d;
 	uint64_t cb, s1, s2;
 	uint32_t n, status;
-	long old;
+	char old[32];
 	int ctl;
 
 	hltests_host_map(st->fd, &nop, PAGE);
@@ -819,11 +783,10 @@ static void test_cs_counters(void **state)
 
 	/* One in-flight drop: max_pending_cs 1 with a CS running */
 	cb = busy_cb(st->fd, &d, 1.0, &n);
-	old = param_get("max_pending_cs");
-	param_set("max_pending_cs", 1);
+	hltests_param_set("max_pending_cs", "1", old, sizeof(old));
 	assert_int_equal(submit_one(st->fd, 2, cb, n, 0, &s1), 0);
 	assert_int_equal(submit_one(st->fd, 1, nop.va, 8, 0, &s2), -EAGAIN);
-	param_set("max_pending_cs", old);
+	hltests_param_set("max_pending_cs", old, NULL, 0);
 	assert_int_equal(hlthunk_wait_for_cs(st->fd, s1, WAIT_US, &status), 0);
 
 	assert_int_equal(hlthunk_get_cs_counters_info(st->fd, &c1), 0);
@@ -895,11 +858,11 @@ static void test_time_sync(void **state)
 	assert_int_equal(hlthunk_wait_for_cs_with_timestamp(st->fd, seq, WAIT_US,
 							    &status, &ts), 0);
 
-	m0 = now_ns(CLOCK_MONOTONIC);
-	r0 = now_ns(CLOCK_MONOTONIC_RAW);
+	m0 = hltests_clock_ns(CLOCK_MONOTONIC);
+	r0 = hltests_clock_ns(CLOCK_MONOTONIC_RAW);
 	assert_int_equal(hlthunk_get_time_sync_info(st->fd, &t), 0);
-	r1 = now_ns(CLOCK_MONOTONIC_RAW);
-	m1 = now_ns(CLOCK_MONOTONIC);
+	r1 = hltests_clock_ns(CLOCK_MONOTONIC_RAW);
+	m1 = hltests_clock_ns(CLOCK_MONOTONIC);
 	assert_true(t.device_time >= m0 && t.device_time <= m1);
 	assert_true(t.host_time >= r0 && t.host_time <= r1);
 	assert_true(ts <= t.device_time);
@@ -971,13 +934,13 @@ static void test_event_records_and_counts(void **state)
 	hltests_host_map(st->fd, &cb, PAGE);
 	assert_int_equal(hlthunk_get_hw_events_arr(st->fd, false, sizeof(ev0), ev0), 0);
 	assert_int_equal(hlthunk_get_hw_events_arr(st->fd, true, sizeof(agg0), agg0), 0);
-	t0 = now_ns(CLOCK_MONOTONIC);
+	t0 = hltests_clock_ns(CLOCK_MONOTONIC);
 	run_malformed(st->fd, &cb);
 
 	assert_int_equal(hlthunk_get_event_record(st->fd, HLTHUNK_UNDEFINED_OPCODE,
 						  &u), 0);
 	assert_true((uint64_t)u.timestamp >= t0 &&
-		    (uint64_t)u.timestamp <= now_ns(CLOCK_MONOTONIC));
+		    (uint64_t)u.timestamp <= hltests_clock_ns(CLOCK_MONOTONIC));
 	assert_int_equal(u.engine_id, 0);
 	assert_int_equal(u.cb_addr_streams[0][0], cb.va);
 	assert_int_equal(u.cb_addr_streams_len, 1);
@@ -1099,17 +1062,6 @@ static void test_hash_helpers(void **state)
  * ID), REGISTER_EVENTFD's registration undone (registering again works)
  * and GET_EVENTS keeps its bits (the next one returns them).
  */
-static void fail_copy_out(unsigned int n)
-{
-	char busid[32], path[160], val[16];
-
-	assert_int_equal(hltests_pci_addr(0, busid, sizeof(busid)), 0);
-	snprintf(path, sizeof(path),
-		 "/sys/kernel/debug/habanalabs/%s/fail_copy_out", busid);
-	snprintf(val, sizeof(val), "%u", n);
-	assert_int_equal(hltests_write_file(path, val), 0);
-}
-
 static void test_failed_copy_out_undoes(void **state)
 {
 	struct hltests_state *st = *state;
@@ -1120,7 +1072,7 @@ static void test_failed_copy_out_undoes(void **state)
 	hltests_host_map(st->fd, &cb, PAGE);
 	assert_int_equal(hlthunk_request_mapped_command_buffer(st->fd, PAGE, &h), 0);
 	assert_int_equal(hlthunk_destroy_command_buffer(st->fd, h), 0);
-	fail_copy_out(1);
+	hltests_fail_copy_out(1);
 	assert_int_equal(hlthunk_request_mapped_command_buffer(st->fd, PAGE, &h2),
 			 -EFAULT);
 	assert_int_equal(hlthunk_request_mapped_command_buffer(st->fd, PAGE, &h2), 0);
@@ -1129,7 +1081,7 @@ static void test_failed_copy_out_undoes(void **state)
 
 	efd = eventfd(0, EFD_CLOEXEC);
 	assert_true(efd >= 0);
-	fail_copy_out(1);
+	hltests_fail_copy_out(1);
 	assert_int_equal(info_eventfd(st->fd, HL_INFO_REGISTER_EVENTFD, efd), -EFAULT);
 	run_malformed(st->fd, &cb);
 	assert_false(efd_signalled(efd, 300));
@@ -1137,7 +1089,7 @@ static void test_failed_copy_out_undoes(void **state)
 	run_malformed(st->fd, &cb);
 	assert_true(efd_signalled(efd, 5000));
 
-	fail_copy_out(1);
+	hltests_fail_copy_out(1);
 	{
 		uint64_t ev = 0;
 

@@ -1,0 +1,791 @@
+// SPDX-License-Identifier: MIT
+/*
+ * nic, one-sided writes: memory regions (REG_MR, DEREG_MR) and
+ * HL_PKT_NIC_WRITE(_IMM) into them: keys, the responder's checks before any
+ * byte lands, deregistration against writes in flight, teardown with live
+ * regions, keys not guessable from a neighbour's or one's own.
+ * Fixtures: tests/common/hltests_nic.h; the suite: nic.c.
+ */
+#include "hltests_nic.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ------------------------------------------------------------------------
+ * Memory regions and one-sided writes (issue 19): keys, the responder's
+ * checks before any byte lands, deregistration against writes in flight,
+ * teardown with live regions, isolation between contexts
+ */
+
+/* A new pair of connections between the open devices of @p, in RTS */
+static void pair_reconnect(struct pair *p)
+{
+	struct conn_params cp;
+	int i;
+
+	for (i = 0; i < 2; i++)
+		assert_int_equal(hlthunk_nic_alloc_conn(p->s[i].fd,
+							p->s[i].port,
+							&p->s[i].conn), 0);
+	for (i = 0; i < 2; i++) {
+		pair_params(p, i, &cp);
+		assert_int_equal(conn_connect(p->s[i].fd, p->s[i].conn, &cp), 0);
+	}
+}
+
+/*
+ * Check "@key: @expected" in device @idx's debugfs state file, which
+ * kernels with fault injection have (the debug lane); without it, nothing
+ */
+static void assert_state(int idx, const char *key, long long expected)
+{
+	char bdf[32], path[160], buf[2048], *at;
+	size_t n = strlen(key);
+
+	assert_int_equal(hltests_pci_addr(idx, bdf, sizeof(bdf)), 0);
+	snprintf(path, sizeof(path), "/sys/kernel/debug/habanalabs/%s/state",
+		 bdf);
+	if (hltests_read_file(path, buf, sizeof(buf)))
+		return;
+	for (at = buf; (at = strstr(at, key)); at++) {
+		if ((at == buf || at[-1] == '\n') && at[n] == ':') {
+			assert_int_equal(atoll(at + n + 1), expected);
+			return;
+		}
+	}
+	fail_msg("no %s in %s", key, path);
+}
+
+static void test_mr_reg_dereg_errnos(void **state)
+{
+	struct hltests_dram_buf d;
+	uint32_t lkey, rkey, lk2, rk2, keys[HL_NIC_MAX_MRS];
+	struct hl_nic_args args;
+	int fd, i;
+
+	(void)state;
+	fd = fd_track(hltests_open_node(0, 0));
+	assert_true(fd >= 0);
+	hltests_dram_map(fd, &d, 2 * MB, false);
+	/* Bad arguments */
+	assert_int_equal(mr_reg(fd, d.va, 0, d.va, ACC_RW, &lkey, &rkey),
+			 -EINVAL);
+	assert_int_equal(mr_reg(fd, d.va, PAGE, d.va, 0x8, &lkey, &rkey),
+			 -EINVAL);
+	assert_int_equal(mr_reg(fd, d.va, PAGE, d.va,
+				HL_NIC_ACCESS_REMOTE_WRITE, &lkey, &rkey),
+			 -EINVAL);
+	assert_int_equal(mr_reg(fd, d.va, PAGE, UINT64_MAX - PAGE + 2, ACC_RW,
+				&lkey, &rkey), -EINVAL);
+	/* Not inside one mapping: past its end, before it, unmapped */
+	assert_int_equal(mr_reg(fd, d.va + PAGE, 2 * MB, 0, ACC_RW, &lkey,
+				&rkey), -EINVAL);
+	assert_int_equal(mr_reg(fd, d.va - PAGE, 2 * PAGE, 0, ACC_RW, &lkey,
+				&rkey), -EINVAL);
+	assert_int_equal(mr_reg(fd, 0x1000, PAGE, 0, ACC_RW, &lkey, &rkey),
+			 -EINVAL);
+	memset(&args, 0, sizeof(args));
+	args.in.op = HL_NIC_OP_REG_MR;
+	args.in.reg_mr.addr = d.va;
+	args.in.reg_mr.size = PAGE;
+	args.in.reg_mr.pad = 1;
+	assert_int_equal(nic_raw(fd, &args), -EINVAL);
+	memset(&args, 0, sizeof(args));
+	args.in.op = HL_NIC_OP_REG_MR;
+	args.in.reg_mr.addr = d.va;
+	args.in.reg_mr.size = PAGE;
+	args.in.reserved[5] = 1;
+	assert_int_equal(nic_raw(fd, &args), -EINVAL);
+
+	/* The whole mapping, at a zero-based iova */
+	assert_int_equal(mr_reg(fd, d.va, 2 * MB, 0, ACC_RW, &lkey, &rkey), 0);
+	assert_int_not_equal(lkey, rkey);
+	/* The mapping is held: UNMAP and FREE are -EBUSY */
+	assert_int_equal(hlthunk_memory_unmap(fd, d.va), -EBUSY);
+	assert_int_equal(hlthunk_device_memory_free(fd, d.handle), -EBUSY);
+	assert_state(0, "nic_mrs", 1);
+
+	/* An rkey, or a changed generation byte, is not an lkey */
+	assert_int_equal(mr_dereg(fd, rkey), -EINVAL);
+	assert_int_equal(mr_dereg(fd, lkey ^ 1), -EINVAL);
+	assert_int_equal(mr_dereg(fd, lkey ^ 0x100), -EINVAL);
+	memset(&args, 0, sizeof(args));
+	args.in.op = HL_NIC_OP_DEREG_MR;
+	args.in.dereg_mr.lkey = lkey;
+	args.in.dereg_mr.pad = 1;
+	assert_int_equal(nic_raw(fd, &args), -EINVAL);
+	assert_int_equal(mr_dereg(fd, lkey), 0);
+	/* Stale: once deregistered, the key names nothing */
+	assert_int_equal(mr_dereg(fd, lkey), -EINVAL);
+	/* A new region of the same range gets other keys */
+	assert_int_equal(mr_reg(fd, d.va, 2 * MB, 0, ACC_RW, &lk2, &rk2), 0);
+	assert_int_not_equal(lk2, lkey);
+	assert_int_not_equal(rk2, rkey);
+	assert_int_equal(mr_dereg(fd, lkey), -EINVAL);
+	assert_int_equal(mr_dereg(fd, lk2), 0);
+
+	/* At most HL_NIC_MAX_MRS at once, then -ENOSPC; all keys differ */
+	for (i = 0; i < HL_NIC_MAX_MRS; i++)
+		assert_int_equal(mr_reg(fd, d.va + (i % 512) * PAGE, PAGE,
+					i * PAGE, ACC_LW, &keys[i], NULL), 0);
+	assert_int_equal(mr_reg(fd, d.va, PAGE, 0, ACC_LW, &lkey, NULL),
+			 -ENOSPC);
+	for (i = 1; i < HL_NIC_MAX_MRS; i++)
+		assert_int_not_equal(keys[i], keys[i - 1]);
+	for (i = 0; i < HL_NIC_MAX_MRS; i++)
+		assert_int_equal(mr_dereg(fd, keys[i]), 0);
+	assert_state(0, "nic_mrs", 0);
+	/* Free again: UNMAP works */
+	hltests_dram_unmap(fd, &d);
+	fd_close(fd);
+}
+
+/**
+ * struct mr_pair - two connected devices, each with a 1 MiB DRAM buffer
+ * registered (iova = @iova[i]), plus guard pages around it.
+ * @p: the devices and connections.
+ * @d: each side's mapping (3 MiB: the region is its middle MiB).
+ * @iova: each region's iova.
+ * @lkey: each region's lkey.
+ * @rkey: each region's rkey.
+ */
+struct mr_pair {
+	struct pair p;
+	struct hltests_dram_buf d[2];
+	uint64_t iova[2];
+	uint32_t lkey[2];
+	uint32_t rkey[2];
+};
+
+#define MR_SIZE		MB
+
+static void mr_pair_setup(struct mr_pair *m, uint32_t access)
+{
+	int i;
+
+	pair_connect(&m->p);
+	for (i = 0; i < 2; i++) {
+		hltests_dram_map(m->p.s[i].fd, &m->d[i], 3 * MR_SIZE, false);
+		m->iova[i] = 0x7000000000ull + i * 0x100000000ull;
+		assert_int_equal(mr_reg(m->p.s[i].fd, m->d[i].va + MR_SIZE,
+					MR_SIZE, m->iova[i], access,
+					&m->lkey[i], &m->rkey[i]), 0);
+	}
+}
+
+static void mr_pair_close(struct mr_pair *m)
+{
+	pair_close(&m->p);
+}
+
+/* Device @i's 3 MiB around the region, into @buf */
+static void mr_read_all(struct mr_pair *m, int i, uint8_t *buf)
+{
+	hltests_read_device(m->p.s[i].fd, m->d[i].va, buf, 3 * MR_SIZE);
+}
+
+static void test_mr_write_and_write_imm_bit_exact(void **state)
+{
+	const uint64_t off = 4097, len = 300 * KB + 5, roff = 65539;
+	uint8_t *src, *before, *after, *expect;
+	struct hl_nic_cqe cqe;
+	struct mr_pair m;
+	struct nic_cs r;
+	struct wr_args w;
+	uint64_t st = SEED;
+
+	(void)state;
+	mr_pair_setup(&m, ACC_RW);
+	src = malloc(3 * MR_SIZE);
+	before = malloc(3 * MR_SIZE);
+	after = malloc(3 * MR_SIZE);
+	expect = malloc(3 * MR_SIZE);
+	assert_non_null(src);
+	assert_non_null(before);
+	assert_non_null(after);
+	assert_non_null(expect);
+	hltests_fill_random(&st, src, 3 * MR_SIZE);
+	write_dev(m.p.s[0].fd, m.d[0].va, src, 3 * MR_SIZE);
+	memset(before, 0xa5, 3 * MR_SIZE);
+	write_dev(m.p.s[1].fd, m.d[1].va, before, 3 * MR_SIZE);
+
+	/* WRITE: region 0 at @off -> region 1 at @roff, iova translated */
+	w = (struct wr_args){
+		.conn = m.p.s[0].conn, .laddr = m.iova[0] + off, .raddr = m.iova[1] + roff,
+		.size = len, .wr_id = 0x1234, .lkey = m.lkey[0], .rkey = m.rkey[1],
+	};
+	assert_int_equal(run_write(m.p.s[0].fd, &w), 0);
+	cq_take_one(m.p.s[0].fd, m.p.s[0].cq, &cqe);
+	assert_cqe(&cqe, HL_NIC_CQE_OP_RDMA_WRITE, HL_NIC_CQE_STATUS_SUCCESS,
+		   m.p.s[0].conn, 0x1234);
+	assert_int_equal(cqe.byte_len, len);
+	memcpy(expect, before, 3 * MR_SIZE);
+	memcpy(expect + MR_SIZE + roff, src + MR_SIZE + off, len);
+	mr_read_all(&m, 1, after);
+	hltests_assert_bytes_equal(after, expect, 3 * MR_SIZE, "WRITE");
+	/* A plain WRITE completes nothing at the responder */
+	{
+		struct hl_nic_cq_poll_wait_out out;
+
+		assert_int_equal(hlthunk_nic_cq_poll(m.p.s[1].fd, m.p.s[1].cq,
+						     &cqe, 1, &out), 0);
+		assert_int_equal(out.num_cqes, 0);
+	}
+
+	/* WRITE_IMM: the whole region, then the receive says so */
+	assert_int_equal(nic_post(m.p.s[1].fd, &r, 1, NIC_RECV, m.p.s[1].conn,
+				  m.d[1].va, 0, 0x77, 0), 0);
+	w.imm = 1;
+	w.laddr = m.iova[0];
+	w.raddr = m.iova[1];
+	w.size = MR_SIZE;
+	w.wr_id = 0x99;
+	w.imm_data = 0xdeadbeef;
+	assert_int_equal(run_write(m.p.s[0].fd, &w), 0);
+	assert_int_equal(nic_cs_wait(m.p.s[1].fd, &r, WAIT_US, NULL), 0);
+	nic_cs_free(m.p.s[1].fd, &r);
+	cq_take_one(m.p.s[0].fd, m.p.s[0].cq, &cqe);
+	assert_cqe(&cqe, HL_NIC_CQE_OP_RDMA_WRITE, HL_NIC_CQE_STATUS_SUCCESS,
+		   m.p.s[0].conn, 0x99);
+	assert_int_equal(cqe.imm_data, 0);
+	cq_take_one(m.p.s[1].fd, m.p.s[1].cq, &cqe);
+	assert_cqe(&cqe, HL_NIC_CQE_OP_RECV_RDMA_WITH_IMM,
+		   HL_NIC_CQE_STATUS_SUCCESS, m.p.s[1].conn, 0x77);
+	assert_int_equal(cqe.imm_data, 0xdeadbeef);
+	assert_int_equal(cqe.byte_len, MR_SIZE);
+	memcpy(expect + MR_SIZE, src + MR_SIZE, MR_SIZE);
+	mr_read_all(&m, 1, after);
+	hltests_assert_bytes_equal(after, expect, 3 * MR_SIZE, "WRITE_IMM");
+	/* The PSNs counted the writes as messages: 300 + 1024 packets */
+	{
+		struct hl_nic_query_conn_out q;
+
+		assert_int_equal(hlthunk_nic_query_conn(m.p.s[1].fd,
+							m.p.s[1].conn, &q), 0);
+		assert_int_equal(q.rq_psn, (len + 1023) / 1024 + 1024);
+	}
+	free(src);
+	free(before);
+	free(after);
+	free(expect);
+	mr_pair_close(&m);
+}
+
+/**
+ * struct mr_case - a WRITE that must fail, and how.
+ * @name: what is wrong.
+ * @imm: WRITE_IMM.
+ * @local: the requester's check fails (LOCAL_PROT_ERR), else the
+ *	responder's (REMOTE_ACCESS_ERR).
+ */
+struct mr_case {
+	const char *name;
+	int imm;
+	int local;
+};
+
+enum {
+	MC_BAD_RKEY, MC_STALE_RKEY, MC_NO_REMOTE_WRITE, MC_PAST_END,
+	MC_BEFORE_START, MC_OVERFLOW, MC_RKEY_OF_OTHER_CTX, MC_LKEY_AS_RKEY,
+	MC_IMM_BAD_RKEY, MC_BAD_LKEY, MC_LKEY_PAST_END, MC_RKEY_AS_LKEY,
+	MC_NUM
+};
+
+static const struct mr_case mr_cases[MC_NUM] = {
+	[MC_BAD_RKEY] = { "unknown rkey", 0, 0 },
+	[MC_STALE_RKEY] = { "stale rkey (deregistered)", 0, 0 },
+	[MC_NO_REMOTE_WRITE] = { "region without REMOTE_WRITE", 0, 0 },
+	[MC_PAST_END] = { "range past the region's end", 0, 0 },
+	[MC_BEFORE_START] = { "address before the region", 0, 0 },
+	[MC_OVERFLOW] = { "address + size wraps past 2^64", 0, 0 },
+	[MC_RKEY_OF_OTHER_CTX] = { "rkey of the requester's own context", 0, 0 },
+	[MC_LKEY_AS_RKEY] = { "the responder's lkey as rkey", 0, 0 },
+	[MC_IMM_BAD_RKEY] = { "WRITE_IMM with an unknown rkey", 1, 0 },
+	[MC_BAD_LKEY] = { "unknown lkey", 0, 1 },
+	[MC_LKEY_PAST_END] = { "source past the local region", 0, 1 },
+	[MC_RKEY_AS_LKEY] = { "the requester's rkey as lkey", 0, 1 },
+};
+
+static void test_mr_write_violations_land_nothing(void **state)
+{
+	uint8_t *before, *after, *src;
+	struct hl_nic_cqe cqe;
+	uint32_t lk_ro, rk_ro, lk_stale, rk_stale, status;
+	struct mr_pair m;
+	struct nic_cs r, cs;
+	struct wr_args w;
+	uint64_t st = SEED;
+	int c, rc;
+
+	(void)state;
+	mr_pair_setup(&m, ACC_RW);
+	before = malloc(3 * MR_SIZE);
+	after = malloc(3 * MR_SIZE);
+	src = malloc(3 * MR_SIZE);
+	assert_non_null(before);
+	assert_non_null(after);
+	assert_non_null(src);
+	hltests_fill_random(&st, src, 3 * MR_SIZE);
+	write_dev(m.p.s[0].fd, m.d[0].va, src, 3 * MR_SIZE);
+	memset(before, 0x3c, 3 * MR_SIZE);
+	write_dev(m.p.s[1].fd, m.d[1].va, before, 3 * MR_SIZE);
+	/* Device 1: a region without REMOTE_WRITE, and a deregistered one */
+	assert_int_equal(mr_reg(m.p.s[1].fd, m.d[1].va, MR_SIZE, 0, ACC_LW,
+				&lk_ro, &rk_ro), 0);
+	assert_int_equal(mr_reg(m.p.s[1].fd, m.d[1].va + 2 * MR_SIZE, MR_SIZE,
+				0x5000000, ACC_RW, &lk_stale, &rk_stale), 0);
+	assert_int_equal(mr_dereg(m.p.s[1].fd, lk_stale), 0);
+
+	for (c = 0; c < MC_NUM; c++) {
+		print_message("case: %s\n", mr_cases[c].name);
+		memset(&w, 0, sizeof(w));
+		w.imm = mr_cases[c].imm;
+		w.conn = m.p.s[0].conn;
+		w.laddr = m.iova[0];
+		w.raddr = m.iova[1];
+		w.size = 8 * KB;
+		w.wr_id = 100 + c;
+		w.lkey = m.lkey[0];
+		w.rkey = m.rkey[1];
+		switch (c) {
+		case MC_BAD_RKEY:
+		case MC_IMM_BAD_RKEY:
+			w.rkey = m.rkey[1] ^ 0x5a5a00;
+			break;
+		case MC_STALE_RKEY:
+			w.rkey = rk_stale;
+			w.raddr = 0x5000000;
+			break;
+		case MC_NO_REMOTE_WRITE:
+			w.rkey = rk_ro;
+			w.raddr = 0;
+			break;
+		case MC_PAST_END:
+			w.raddr = m.iova[1] + MR_SIZE - 4 * KB;
+			break;
+		case MC_BEFORE_START:
+			w.raddr = m.iova[1] - 1;
+			break;
+		case MC_OVERFLOW:
+			w.raddr = UINT64_MAX - 100;
+			break;
+		case MC_RKEY_OF_OTHER_CTX:
+			w.rkey = m.rkey[0];
+			w.raddr = m.iova[0];
+			break;
+		case MC_LKEY_AS_RKEY:
+			w.rkey = m.lkey[1];
+			break;
+		case MC_BAD_LKEY:
+			w.lkey = m.lkey[0] ^ 0x1;
+			break;
+		case MC_LKEY_PAST_END:
+			w.laddr = m.iova[0] + MR_SIZE - 1;
+			break;
+		case MC_RKEY_AS_LKEY:
+			w.lkey = m.rkey[0];
+			break;
+		}
+		if (w.imm)
+			assert_int_equal(nic_post(m.p.s[1].fd, &r, 1, NIC_RECV,
+						  m.p.s[1].conn, m.d[1].va, 0,
+						  0x55, 0), 0);
+		assert_int_equal(nic_post_write(m.p.s[0].fd, &cs, 2, &w, 0), 0);
+		rc = nic_cs_wait(m.p.s[0].fd, &cs, WAIT_US, &status);
+		nic_cs_free(m.p.s[0].fd, &cs);
+		assert_int_equal(rc, -EIO);
+		cq_take_one(m.p.s[0].fd, m.p.s[0].cq, &cqe);
+		assert_cqe(&cqe, HL_NIC_CQE_OP_RDMA_WRITE,
+			   mr_cases[c].local ? HL_NIC_CQE_STATUS_LOCAL_PROT_ERR :
+			   HL_NIC_CQE_STATUS_REMOTE_ACCESS_ERR,
+			   m.p.s[0].conn, 100 + c);
+		assert_int_equal(cqe.byte_len, 0);
+		assert_int_equal(conn_state(m.p.s[0].fd, m.p.s[0].conn),
+				 HL_NIC_CONN_STATE_ERR);
+		/* The responder errs too, unless nothing reached it */
+		assert_int_equal(conn_state(m.p.s[1].fd, m.p.s[1].conn),
+				 mr_cases[c].local ? HL_NIC_CONN_STATE_RTS :
+				 HL_NIC_CONN_STATE_ERR);
+		if (w.imm) {
+			assert_int_equal(nic_cs_wait(m.p.s[1].fd, &r, WAIT_US,
+						     NULL), -EIO);
+			nic_cs_free(m.p.s[1].fd, &r);
+			cq_take_one(m.p.s[1].fd, m.p.s[1].cq, &cqe);
+			assert_cqe(&cqe, HL_NIC_CQE_OP_RECV_RDMA_WITH_IMM,
+				   HL_NIC_CQE_STATUS_LOCAL_ACCESS_ERR,
+				   m.p.s[1].conn, 0x55);
+			assert_int_equal(cqe.imm_data, 0);
+		}
+		/* Not one byte landed anywhere on device 1 */
+		mr_read_all(&m, 1, after);
+		hltests_assert_bytes_equal(after, before, 3 * MR_SIZE,
+					   mr_cases[c].name);
+		pair_reconnect(&m.p);
+	}
+	free(before);
+	free(after);
+	free(src);
+	mr_pair_close(&m);
+}
+
+static void test_mr_zero_length_checks_no_key(void **state)
+{
+	uint8_t *before, *after;
+	struct hl_nic_cqe cqe;
+	struct mr_pair m;
+	struct nic_cs r;
+	struct wr_args w;
+
+	(void)state;
+	mr_pair_setup(&m, ACC_RW);
+	before = malloc(3 * MR_SIZE);
+	after = malloc(3 * MR_SIZE);
+	assert_non_null(before);
+	assert_non_null(after);
+	memset(before, 0x11, 3 * MR_SIZE);
+	write_dev(m.p.s[1].fd, m.d[1].va, before, 3 * MR_SIZE);
+
+	/* As IB verbs: 0 bytes touch no memory, so no key is checked */
+	memset(&w, 0, sizeof(w));
+	w.conn = m.p.s[0].conn;
+	w.laddr = UINT64_MAX;
+	w.raddr = UINT64_MAX;
+	w.lkey = 0x12345678;
+	w.rkey = 0x9abcdef0;
+	w.wr_id = 1;
+	assert_int_equal(run_write(m.p.s[0].fd, &w), 0);
+	cq_take_one(m.p.s[0].fd, m.p.s[0].cq, &cqe);
+	assert_cqe(&cqe, HL_NIC_CQE_OP_RDMA_WRITE, HL_NIC_CQE_STATUS_SUCCESS,
+		   m.p.s[0].conn, 1);
+	assert_int_equal(cqe.byte_len, 0);
+	/* WRITE_IMM of 0 bytes: only the immediate value */
+	assert_int_equal(nic_post(m.p.s[1].fd, &r, 1, NIC_RECV, m.p.s[1].conn,
+				  m.d[1].va, 0, 2, 0), 0);
+	w.imm = 1;
+	w.imm_data = 42;
+	w.wr_id = 3;
+	assert_int_equal(run_write(m.p.s[0].fd, &w), 0);
+	assert_int_equal(nic_cs_wait(m.p.s[1].fd, &r, WAIT_US, NULL), 0);
+	nic_cs_free(m.p.s[1].fd, &r);
+	cq_take_one(m.p.s[1].fd, m.p.s[1].cq, &cqe);
+	assert_cqe(&cqe, HL_NIC_CQE_OP_RECV_RDMA_WITH_IMM,
+		   HL_NIC_CQE_STATUS_SUCCESS, m.p.s[1].conn, 2);
+	assert_int_equal(cqe.imm_data, 42);
+	assert_int_equal(cqe.byte_len, 0);
+	mr_read_all(&m, 1, after);
+	hltests_assert_bytes_equal(after, before, 3 * MR_SIZE, "zero length");
+	/* A WRITE with an immediate value, or a pad, is malformed */
+	w.imm = 0;
+	assert_int_equal(run_write(m.p.s[0].fd, &w), -EIO);
+	free(before);
+	free(after);
+	mr_pair_close(&m);
+}
+
+/*
+ * DEREG_MR while a WRITE streams into the region (host memory of device 1,
+ * watched by the CPU): once the first step landed, deregister, then fill
+ * the buffer with a pattern. Nothing may land after DEREG_MR returned, so
+ * the pattern must survive whole. With inject_bug=8 (DEREG_MR does not wait
+ * and the wire does not look again) the rest of the write lands over it:
+ * the negative control. 256 MiB: the write must still be in flight when
+ * DEREG_MR runs, and with one copy per byte (issue 20) 64 MiB could land
+ * whole between the poll that saw its head and the DEREG_MR on a loaded
+ * host.
+ */
+static void test_mr_dereg_stops_writes_in_flight(void **state)
+{
+	const uint64_t size = 256 * MB;
+	struct hltests_dram_buf d0;
+	struct hl_nic_cqe cqe;
+	uint32_t lk0, lk1, rk1;
+	struct buf b1;
+	struct nic_cs cs;
+	struct wr_args w;
+	uint64_t t0, i, bad = 0;
+	struct pair p;
+	int rc;
+
+	(void)state;
+	pair_connect(&p);
+	hltests_dram_map(p.s[0].fd, &d0, size, false);
+	mark_head_and_tail(p.s[0].fd, d0.va, size);
+	assert_int_equal(buf_map(p.s[1].fd, &b1, size), 0);
+	assert_int_equal(mr_reg(p.s[0].fd, d0.va, size, d0.va, ACC_LW, &lk0,
+				NULL), 0);
+	assert_int_equal(mr_reg(p.s[1].fd, b1.va, size, b1.va, ACC_RW, &lk1,
+				&rk1), 0);
+
+	w = (struct wr_args){
+		.conn = p.s[0].conn, .laddr = d0.va, .raddr = b1.va,
+		.size = size, .wr_id = 5, .lkey = lk0, .rkey = rk1,
+	};
+	assert_int_equal(nic_post_write(p.s[0].fd, &cs, 2, &w, 0), 0);
+	/* The head landed: the write is in flight */
+	t0 = hltests_now_ns();
+	while (!((volatile uint8_t *)b1.ptr)[0]) {
+		assert_true(hltests_now_ns() - t0 < 60000000000ull);
+		usleep(1000);
+	}
+	assert_int_equal(mr_dereg(p.s[1].fd, lk1), 0);
+	/*
+	 * From the end down, so that the write (upwards) cannot stay ahead
+	 * of the fill: what it lands after DEREG_MR returned stays visible
+	 */
+	for (i = size; i; i -= PAGE)
+		memset(b1.ptr + i - PAGE, 0xc3, PAGE);
+	rc = nic_cs_wait(p.s[0].fd, &cs, WAIT_US, NULL);
+	nic_cs_free(p.s[0].fd, &cs);
+	for (i = 0; i < size; i++)
+		bad += b1.ptr[i] != 0xc3;
+	if (bad)
+		print_error("%" PRIu64 " bytes landed after DEREG_MR returned\n",
+			    bad);
+	assert_int_equal(bad, 0);
+	/* The write was cut (the head landed before, so it was in flight) */
+	assert_int_equal(rc, -EIO);
+	cq_take_one(p.s[0].fd, p.s[0].cq, &cqe);
+	assert_cqe(&cqe, HL_NIC_CQE_OP_RDMA_WRITE,
+		   HL_NIC_CQE_STATUS_REMOTE_ACCESS_ERR, p.s[0].conn, 5);
+	assert_true(cqe.byte_len < size);
+	assert_int_equal(conn_state(p.s[1].fd, p.s[1].conn),
+			 HL_NIC_CONN_STATE_ERR);
+	assert_int_equal(mr_dereg(p.s[0].fd, lk0), 0);
+	buf_unmap(p.s[1].fd, &b1);
+	hltests_dram_unmap(p.s[0].fd, &d0);
+	pair_close(&p);
+}
+
+/*
+ * Teardown with live regions: closing the file, a hard reset and an
+ * unbind each take the regions with them (debugfs state: none left, the
+ * memory freed), and a key of the device's earlier owner never works for
+ * its next owner, even for a region of the same range.
+ */
+static void teardown_with_live_regions(int how)
+{
+	const char *drv = "/sys/bus/pci/drivers/habanalabs";
+	struct hltests_dram_buf d1;
+	struct hl_nic_cqe cqe;
+	uint32_t lk0, rk0, lk1, rk1, lk1n, rk1n;
+	struct mr_pair m;
+	struct wr_args w;
+	char bdf[32], path[160];
+	uint8_t back[PAGE], zero[PAGE];
+
+	mr_pair_setup(&m, ACC_RW);
+	lk0 = m.lkey[0];
+	rk0 = m.rkey[0];
+	lk1 = m.lkey[1];
+	rk1 = m.rkey[1];
+	assert_state(1, "nic_mrs", 1);
+	assert_int_equal(hltests_pci_addr(1, bdf, sizeof(bdf)), 0);
+	switch (how) {
+	case 0:
+		fd_close(m.p.s[1].fd);
+		break;
+	case 1:
+		assert_int_equal(hltests_write_file("/sys/class/habanalabs/hl1/hard_reset",
+						    "1"), 0);
+		fd_close(m.p.s[1].fd);
+		break;
+	case 2:
+		snprintf(path, sizeof(path), "%s/unbind", drv);
+		if (hltests_write_file(path, bdf)) {
+			print_message("cannot unbind %s: skipped\n", bdf);
+			skip();
+		}
+		fd_close(m.p.s[1].fd);
+		snprintf(path, sizeof(path), "%s/bind", drv);
+		assert_int_equal(hltests_write_file(path, bdf), 0);
+		break;
+	}
+	/* The region went, so its mapping and the allocation could go */
+	assert_state(1, "nic_mrs", 0);
+	assert_state(1, "dram_mappings", 0);
+	assert_int_equal(hltests_debugfs_value(1, "dram_used"), 0);
+
+	/* The next owner of device 1: the same range registered again */
+	side_open(&m.p.s[1], 1);
+	assert_int_equal(nic_port_to(m.p.s[1].fd, m.p.s[0].module_id,
+				     &m.p.s[1].port, &m.p.s[1].peer_addr), 0);
+	assert_int_equal(hlthunk_nic_cq_create(m.p.s[1].fd, 64,
+					       &m.p.s[1].cq), 0);
+	assert_int_equal(hlthunk_nic_modify_conn(m.p.s[0].fd, m.p.s[0].conn,
+						 HL_NIC_CONN_STATE_RESET), 0);
+	assert_int_equal(hlthunk_nic_destroy_conn(m.p.s[0].fd, m.p.s[0].conn),
+			 0);
+	pair_reconnect(&m.p);
+	hltests_dram_map(m.p.s[1].fd, &d1, 3 * MR_SIZE, false);
+	assert_int_equal(mr_reg(m.p.s[1].fd, d1.va + MR_SIZE, MR_SIZE,
+				m.iova[1], ACC_RW, &lk1n, &rk1n), 0);
+	assert_int_not_equal(rk1n, rk1);
+	/* The old owner's rkey names nothing: nothing lands */
+	w = (struct wr_args){
+		.conn = m.p.s[0].conn, .laddr = m.iova[0], .raddr = m.iova[1],
+		.size = PAGE, .wr_id = 9, .lkey = lk0, .rkey = rk1,
+	};
+	assert_int_equal(run_write(m.p.s[0].fd, &w), -EIO);
+	cq_take_one(m.p.s[0].fd, m.p.s[0].cq, &cqe);
+	assert_cqe(&cqe, HL_NIC_CQE_OP_RDMA_WRITE,
+		   HL_NIC_CQE_STATUS_REMOTE_ACCESS_ERR, m.p.s[0].conn, 9);
+	hltests_read_device(m.p.s[1].fd, d1.va + MR_SIZE, back, PAGE);
+	memset(zero, 0, PAGE);
+	hltests_assert_bytes_equal(back, zero, PAGE, "old owner's key");
+	/* Its lkey is unknown to the new owner */
+	assert_int_equal(mr_dereg(m.p.s[1].fd, lk1), -EINVAL);
+	/* The new rkey works */
+	pair_reconnect(&m.p);
+	w.conn = m.p.s[0].conn;
+	w.rkey = rk1n;
+	assert_int_equal(run_write(m.p.s[0].fd, &w), 0);
+	(void)rk0;
+	assert_int_equal(mr_dereg(m.p.s[1].fd, lk1n), 0);
+	hltests_dram_unmap(m.p.s[1].fd, &d1);
+	mr_pair_close(&m);
+}
+
+static void test_mr_close_with_live_regions(void **state)
+{
+	(void)state;
+	teardown_with_live_regions(0);
+}
+
+static void test_mr_hard_reset_with_live_regions(void **state)
+{
+	(void)state;
+	teardown_with_live_regions(1);
+}
+
+static void test_mr_unbind_with_live_regions(void **state)
+{
+	(void)state;
+	teardown_with_live_regions(2);
+}
+
+/*
+ * Keys are not guessable (found by a hostile review): the low bits of a key
+ * were a generation byte shared by a whole pass of the slots and the slot
+ * part one driver-wide XOR, so rkey(B) = rkey(A) ^ ((2^n - 1) << 8) and a
+ * peer given only rkey(A) wrote into region B in one try. Now each key's
+ * low 16 bits are drawn on their own. The guesses: the slot neighbours of
+ * rkey(A) (consecutive slots differ in (2^n - 1) at the slot's shift, 8 as
+ * before and 16 now) with A's low bits; each wrong one costs a connection.
+ */
+static uint32_t guess_neighbour(uint32_t key, int i)
+{
+	int n = 1 + i % 17, shift = i < 17 ? 8 : 16;
+
+	return key ^ (((1u << n) - 1) << shift);
+}
+
+#define NEIGHBOUR_GUESSES	34
+
+/* WRITE @pat with @rkey guesses from @key; the guess that landed, or -1 */
+static int write_with_guesses(struct mr_pair *m, uint32_t key, uint64_t raddr)
+{
+	struct hl_nic_cqe cqe;
+	struct wr_args w;
+	int i;
+
+	memset(&w, 0, sizeof(w));
+	w.laddr = m->iova[0];
+	w.raddr = raddr;
+	w.size = PAGE;
+	w.lkey = m->lkey[0];
+	for (i = 0; i < NEIGHBOUR_GUESSES; i++) {
+		if (i)
+			pair_reconnect(&m->p);
+		w.conn = m->p.s[0].conn;
+		w.wr_id = i + 1;
+		w.rkey = guess_neighbour(key, i);
+		if (!run_write(m->p.s[0].fd, &w)) {
+			cq_take_one(m->p.s[0].fd, m->p.s[0].cq, &cqe);
+			return i;
+		}
+		cq_take_one(m->p.s[0].fd, m->p.s[0].cq, &cqe);
+	}
+	return -1;
+}
+
+static void test_rkey_not_guessable_from_a_neighbour(void **state)
+{
+	const uint64_t iova_b = 0x5000000000ull;
+	uint8_t pat[PAGE], back[PAGE], zero[PAGE];
+	uint32_t lkb, rkb;
+	struct mr_pair m;
+	int landed;
+
+	(void)state;
+	mr_pair_setup(&m, ACC_RW);
+	/* Region B: device 1's first MiB, registered right after A */
+	assert_int_equal(mr_reg(m.p.s[1].fd, m.d[1].va, MR_SIZE, iova_b,
+				ACC_RW, &lkb, &rkb), 0);
+	/* No constant between a region's two keys (2^-16 by chance) */
+	if ((m.lkey[1] ^ m.rkey[1]) == (lkb ^ rkb))
+		print_message("lkey ^ rkey equal for two regions: 0x%08x\n",
+			      lkb ^ rkb);
+	assert_int_not_equal(m.lkey[1] ^ m.rkey[1], lkb ^ rkb);
+	memset(pat, 0x5a, sizeof(pat));
+	hltests_write_device(m.p.s[0].fd, m.d[0].va + MR_SIZE, pat, PAGE);
+	landed = write_with_guesses(&m, m.rkey[1], iova_b);
+	if (landed >= 0)
+		print_error("guessed rkey(B) 0x%08x from rkey(A) 0x%08x\n",
+			    guess_neighbour(m.rkey[1], landed), m.rkey[1]);
+	assert_int_equal(landed, -1);
+	hltests_read_device(m.p.s[1].fd, m.d[1].va, back, PAGE);
+	memset(zero, 0, sizeof(zero));
+	hltests_assert_bytes_equal(back, zero, PAGE, "region B untouched");
+	mr_pair_close(&m);
+}
+
+/*
+ * The same with no key of the victim at all: the requester guesses the
+ * victim's rkey from its own (registered just before, on the other device)
+ */
+static void test_rkey_not_guessable_from_own_key(void **state)
+{
+	uint8_t pat[PAGE], back[PAGE], zero[PAGE];
+	struct mr_pair m;
+	int landed;
+
+	(void)state;
+	mr_pair_setup(&m, ACC_RW);
+	memset(pat, 0x3c, sizeof(pat));
+	hltests_write_device(m.p.s[0].fd, m.d[0].va + MR_SIZE, pat, PAGE);
+	landed = write_with_guesses(&m, m.rkey[0], m.iova[1]);
+	if (landed >= 0)
+		print_error("guessed the victim's rkey 0x%08x from our own 0x%08x\n",
+			    guess_neighbour(m.rkey[0], landed), m.rkey[0]);
+	assert_int_equal(landed, -1);
+	hltests_read_device(m.p.s[1].fd, m.d[1].va + MR_SIZE, back, PAGE);
+	memset(zero, 0, sizeof(zero));
+	hltests_assert_bytes_equal(back, zero, PAGE, "victim region untouched");
+	mr_pair_close(&m);
+}
+
+const struct CMUnitTest nic_mr_tests[] = {
+	NIC_TEST2(test_mr_reg_dereg_errnos),
+	NIC_TEST2(test_mr_write_and_write_imm_bit_exact),
+	NIC_TEST2(test_mr_write_violations_land_nothing),
+	NIC_TEST2(test_mr_zero_length_checks_no_key),
+	NIC_TEST2(test_mr_dereg_stops_writes_in_flight),
+	NIC_TEST2(test_mr_close_with_live_regions),
+	NIC_TEST2(test_mr_hard_reset_with_live_regions),
+	NIC_TEST2(test_mr_unbind_with_live_regions),
+	NIC_TEST2(test_rkey_not_guessable_from_a_neighbour),
+	NIC_TEST2(test_rkey_not_guessable_from_own_key),
+};
+
+const size_t nic_mr_tests_num =
+	sizeof(nic_mr_tests) / sizeof(nic_mr_tests[0]);
