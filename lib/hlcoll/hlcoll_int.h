@@ -130,8 +130,11 @@ struct hlcoll_comm;
 /*
  * struct hlcoll_transport_ops - how two ranks move data. Chosen once at
  * init; the collectives only call these. The NIC transport (hlcoll_nic.c)
- * connects the ranks whose devices are cabled (one host); a transport
- * between hosts (libfabric) plugs in here with the same contract.
+ * connects the ranks whose devices are cabled (one host). With ranks on
+ * several hosts it is hlcoll_hosts_ops (hlcoll_hosts.c), which hands a
+ * step's transfers to peers on this host to hlcoll_nic_ops and calls
+ * libfabric's side, hlcoll_ofi_*() (hlcoll_ofi.c), directly for the
+ * others: libfabric is no transport of this table of its own.
  * @name: for the logs.
  * @connect: collective: connect this rank to its peers (it may use
  *	hlcoll_boot_allgather()); 0 or -errno.

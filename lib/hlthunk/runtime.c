@@ -3,8 +3,8 @@
  * runtime.c - the calls a runtime makes on every step, with hl-thunk's
  * names and signatures: driver-owned command buffers (HL_IOCTL_CB),
  * waiting for the first of several submissions (WAIT_CS multi-CS), device
- * events through an eventfd (the notifier), the device's counters, and
- * hl-thunk's hash table helpers.
+ * events through an eventfd (the notifier) and the device's counters.
+ * hl-thunk's hash table helpers are in hash.c.
  *
  * As everywhere in libhlthunk, a failure returns -errno with errno set
  * (hl-thunk's own versions of these calls mix -1 and -errno).
