@@ -30,7 +30,7 @@ KVER ?= $(shell ls -d /lib/modules/6.12*-amd64/build 2>/dev/null | sort -V | tai
 KDIR ?= /lib/modules/$(KVER)/build
 PREFIX ?= /usr/local
 DESTDIR ?=
-HLVM := $(TOP)/tools/hlvm
+HLVM := $(TOP)/dev/hlvm
 
 export TOP
 
@@ -42,13 +42,13 @@ export TOP
 all: module lib tools tests
 
 # Installs missing packages only; quick when nothing is missing.
-## Install the missing Debian packages (tools/install-deps); quick when none is missing
+## Install the missing Debian packages (dev/install-deps); quick when none is missing
 deps:
-	@$(TOP)/tools/install-deps
+	@$(TOP)/dev/install-deps
 
 ## Build the driver module against KDIR (W=1; HL_DEBUG=n leaves out the test-only knobs)
 module:
-	@test -d "$(KDIR)" || { echo "No kernel tree at KDIR='$(KDIR)': run tools/install-deps" >&2; exit 1; }
+	@test -d "$(KDIR)" || { echo "No kernel tree at KDIR='$(KDIR)': run dev/install-deps" >&2; exit 1; }
 	$(MAKE) -C $(KDIR) M=$(TOP) $(HL_KCONFIG) W=1 modules
 
 # libhlcoll links against libhlthunk: one after the other
@@ -81,7 +81,7 @@ check-run: all
 
 ## make demo without installing packages first
 demo-run: all
-	$(TOP)/tools/demo
+	$(TOP)/dev/demo
 
 MANDIR ?= $(PREFIX)/share/man
 
@@ -122,14 +122,14 @@ CHECKPATCH_ARG_REUSE = include/uapi/misc/habanalabs_pkt.h
 
 ## checkpatch --strict on the driver, the uAPI and the test importer
 checkpatch:
-	$(TOP)/tools/checkpatch --strict --no-tree -f \
+	$(TOP)/dev/checkpatch --strict --no-tree -f \
 		$(filter-out $(CHECKPATCH_ARG_REUSE),$(CHECKPATCH_FILES))
-	$(TOP)/tools/checkpatch --strict --no-tree --ignore MACRO_ARG_REUSE \
+	$(TOP)/dev/checkpatch --strict --no-tree --ignore MACRO_ARG_REUSE \
 		-f $(CHECKPATCH_ARG_REUSE)
 
 ## kernel-doc -none -Wall on the driver, the uAPI and the library headers: fail on any warning
 kernel-doc:
-	@test -x "$(KERNEL_DOC)" || { echo "No $(KERNEL_DOC): run tools/install-deps" >&2; exit 1; }
+	@test -x "$(KERNEL_DOC)" || { echo "No $(KERNEL_DOC): run dev/install-deps" >&2; exit 1; }
 	$(KERNEL_DOC) -none -Wall $(KERNEL_DOC_FILES) 2>&1 | \
 		tee /dev/stderr | { ! grep -E '(warning|error):'; }
 
@@ -140,8 +140,8 @@ sparse:
 
 ## The API reference from the headers' comments into build/docs/: Doxygen (libhlthunk, libhlcoll), kernel-doc (uAPI); fails on any warning
 docs:
-	@command -v doxygen >/dev/null || { echo "No doxygen: run tools/install-deps" >&2; exit 1; }
-	@test -x "$(KERNEL_DOC)" || { echo "No $(KERNEL_DOC): run tools/install-deps" >&2; exit 1; }
+	@command -v doxygen >/dev/null || { echo "No doxygen: run dev/install-deps" >&2; exit 1; }
+	@test -x "$(KERNEL_DOC)" || { echo "No $(KERNEL_DOC): run dev/install-deps" >&2; exit 1; }
 	@mkdir -p build/docs/uapi
 	cd $(TOP) && doxygen docs/Doxyfile
 	$(KERNEL_DOC) -rst -sphinx-version 3.0 -Wall include/uapi/misc/habanalabs.h \
@@ -152,7 +152,7 @@ docs:
 
 ## This list
 help:
-	@$(TOP)/tools/make-help $(TOP)
+	@$(TOP)/dev/make-help $(TOP)
 
 ## Remove what the build made
 clean:

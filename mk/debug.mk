@@ -10,18 +10,18 @@
 # Variables for the rules that use the debug kernel.  They are lazy and evaluated at
 # most once, and never build anything: depend on `debug-kernel` before using them.
 #   KDIR_DEBUG       the full build tree: make -C $(KDIR_DEBUG) M=<dir> modules
-#   BZIMAGE_DEBUG    its bzImage, for tools/hlvm --kernel
+#   BZIMAGE_DEBUG    its bzImage, for dev/hlvm --kernel
 #   KMODS_DEBUG      its modules_install root (holds lib/modules/<release>/): in the guest,
 #                    `modprobe -d $(KMODS_DEBUG) rdma_rxe` (its /lib/modules is the host's)
 #
 # check-debug itself is in mk/check-debug.mk (tests/kernel/run-debug-checks): it builds
 # the driver and test modules against $(KDIR_DEBUG) in a copy of their sources (Kbuild
 # 6.12 writes objects into the M= directory), runs KUnit and the suites under
-# tools/hlvm --kernel $(BZIMAGE_DEBUG) with kmemleak scans, and fails on any
+# dev/hlvm --kernel $(BZIMAGE_DEBUG) with kmemleak scans, and fails on any
 # KASAN/UBSAN/lockdep/DMA-API/kmemleak/WARNING report in the guest log.
 
 HL_DEBUG_MK_DIR := $(patsubst %/,%,$(dir $(lastword $(MAKEFILE_LIST))))
-BUILD_DEBUG_KERNEL := $(abspath $(HL_DEBUG_MK_DIR)/../tools/build-debug-kernel)
+BUILD_DEBUG_KERNEL := $(abspath $(HL_DEBUG_MK_DIR)/../dev/build-debug-kernel)
 
 KDIR_DEBUG = $(eval KDIR_DEBUG := $(shell $(BUILD_DEBUG_KERNEL) --print-dir))$(KDIR_DEBUG)
 BZIMAGE_DEBUG = $(eval BZIMAGE_DEBUG := $(shell $(BUILD_DEBUG_KERNEL) --print-bzimage))$(BZIMAGE_DEBUG)

@@ -292,7 +292,7 @@ int hltests_umem_start(void)
 	ssize_t n;
 
 	if (hltests_find_edu()) {
-		fprintf(stderr, "umem: no edu device (run in tools/hlvm)\n");
+		fprintf(stderr, "umem: no edu device (run in dev/hlvm)\n");
 		return -1;
 	}
 	if (access("/sys/module/hl_umem", F_OK)) {

@@ -3,7 +3,7 @@
  * Shared helpers of the cmocka suites. Each suite is one binary per area
  * (tests/<area>/<area>.c; nic is a file per concern, tests/nic/nic.c lists
  * them, with its fixtures in hltests_nic.h) with test_<behaviour> functions
- * in an <area>_tests[] table; they run inside the test VM (tools/hlvm)
+ * in an <area>_tests[] table; they run inside the test VM (dev/hlvm)
  * against the real driver.
  */
 #ifndef HLTESTS_H

@@ -6,7 +6,7 @@
  * IOMMU at the DMA addresses of udmabuf's sg_table, and data written by edu
  * DMA must show up in the memfd.
  *
- * Needs /dev/hl_importer and /dev/udmabuf (run inside tools/hlvm), not
+ * Needs /dev/hl_importer and /dev/udmabuf (run inside dev/hlvm), not
  * /dev/hlN. A few tests rebind the edu device and need root.
  *
  *   importer_udmabuf                     the suite

@@ -2,7 +2,7 @@
 /*
  * memory_large: a host buffer larger than 4 GiB, mapped to the device and
  * copied at its far end, both ways. Runs in a VM with enough RAM
- * (tools/hlvm --mem 6G); catches 32-bit truncation of sizes, page counts
+ * (dev/hlvm --mem 6G); catches 32-bit truncation of sizes, page counts
  * and offsets anywhere from pinning to the device page tables.
  */
 #include "hltests.h"

@@ -1295,7 +1295,7 @@ static void test_remove_rescan_respects_quarantine(void **state)
 	assert_true(module_refcnt() > refcnt);
 
 	assert_int_equal(hltests_write_file("/sys/bus/pci/rescan", "1"), 0);
-	/* As tools/hlvm binds it: driver_override, then drivers_probe */
+	/* As dev/hlvm binds it: driver_override, then drivers_probe */
 	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/driver_override",
 		 busid);
 	assert_int_equal(hltests_write_file(path, "habanalabs"), 0);
