@@ -946,14 +946,6 @@ static void test_comm_split_colour_and_key(void **state)
  * Failures
  */
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 #define KILL_TIMEOUT_S	5
 
 /*
@@ -990,11 +982,11 @@ static int rank_killed(int rank, int nranks, const struct hlcoll_unique_id *id,
 		alarm(2);
 	}
 	for (i = 0; !rc && i < 100000; i++) {
-		t_last = now_s();
+		t_last = hltests_now_s();
 		rc = hlcoll_allreduce(comm, b.va, b.va, 64 * 1024,
 				      HLCOLL_FLOAT32, HLCOLL_SUM);
 	}
-	took = now_s() - t_last;
+	took = hltests_now_s() - t_last;
 	hlcoll_comm_get_async_error(comm, &async);
 	fprintf(stderr, "rank %d: after %d all-reduces: %s in %.1f s (async error %d)\n",
 		rank, i, hlcoll_get_error_string(rc), took, async);
@@ -1164,9 +1156,9 @@ static int rank_barriers(int rank, int nranks,
 	tcp_sockets(&connected, &nagle);
 	rc = hlcoll_barrier(comm);
 	for (i = 0; !rc && i < BARRIERS; i++) {
-		t0 = now_s();
+		t0 = hltests_now_s();
 		rc = hlcoll_barrier(comm);
-		t[i] = (now_s() - t0) * 1e3;
+		t[i] = (hltests_now_s() - t0) * 1e3;
 	}
 	hlcoll_comm_destroy(comm);
 	hlthunk_close(fd);

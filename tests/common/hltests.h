@@ -64,6 +64,12 @@ static inline uint64_t hltests_now_ns(void)
 	return hltests_clock_ns(CLOCK_MONOTONIC);
 }
 
+/* CLOCK_MONOTONIC in seconds */
+static inline double hltests_now_s(void)
+{
+	return hltests_now_ns() / 1e9;
+}
+
 /*
  * Module parameter @name of habanalabs: hltests_param_get() reads it (a
  * number), hltests_param_set() writes @value and, with @old, first reads
@@ -203,7 +209,12 @@ void hltests_assert_fault_at(int fd, int64_t after, uint64_t addr,
 /* ioctl() with 0 or -errno */
 int hltests_ioctl(int fd, unsigned long req, void *arg);
 
-/* Raw HL_IOCTL_CS and HL_IOCTL_WAIT_CS: 0 or -errno */
+/* Raw HL_IOCTL_MEMORY, HL_IOCTL_CS and HL_IOCTL_WAIT_CS: 0 or -errno */
+static inline int hltests_mem_ioctl(int fd, union hl_mem_args *args)
+{
+	return ioctl(fd, HL_IOCTL_MEMORY, args) ? -errno : 0;
+}
+
 static inline int hltests_cs_ioctl(int fd, union hl_cs_args *args)
 {
 	return ioctl(fd, HL_IOCTL_CS, args) ? -errno : 0;
@@ -239,8 +250,9 @@ void hltests_export_pattern(int fd, struct hltests_export *e, uint64_t size,
 /* Close the dma-buf, unmap and free the allocation (not for @fd < 0) */
 void hltests_export_release(int fd, struct hltests_export *e);
 
-/* The device's free DRAM (HL_INFO_DRAM_USAGE) */
+/* The device's free DRAM and the context's DRAM (HL_INFO_DRAM_USAGE) */
 uint64_t hltests_dram_free(int fd);
+uint64_t hltests_ctx_dram(int fd);
 
 /**
  * struct hltests_import_fixture - what an importer suite's setup hands to

@@ -55,6 +55,14 @@ uint64_t hltests_dram_free(int fd)
 	return u.dram_free_mem;
 }
 
+uint64_t hltests_ctx_dram(int fd)
+{
+	struct hlthunk_dram_usage_info u;
+
+	assert_int_equal(hlthunk_get_dram_usage(fd, &u), 0);
+	return u.ctx_dram_mem;
+}
+
 int hltests_import_setup(void **state, const char *node, const char *hint)
 {
 	struct hltests_import_fixture *f;

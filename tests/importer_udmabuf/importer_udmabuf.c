@@ -236,14 +236,6 @@ static int imp_dma(int fd, bool write, uint32_t handle, uint64_t offset,
 	return imp_dma_flags(fd, write, 0, handle, offset, size, p);
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static int imp_handle_op(int fd, unsigned long req, uint32_t handle)
 {
 	struct hl_importer_handle a;
@@ -785,7 +777,7 @@ static void *signal_later(void *arg)
 	uint32_t one = 1;
 
 	usleep(s->delay_ms * 1000);
-	s->signalled_at = now_s();
+	s->signalled_at = hltests_now_s();
 	if (ioctl(s->timeline, SW_SYNC_IOC_INC, &one))
 		s->signalled_at = -1;
 	return NULL;
@@ -826,19 +818,19 @@ static void test_dma_wait_flag_waits_for_write_fence(void **state)
 
 	/* MAP waits for KERNEL fences only; a plain DMA waits for none */
 	assert_int_equal(imp_import(st->imp, u->dmabuf, HL_IMPORTER_F_DYNAMIC, &h2, NULL), 0);
-	t0 = now_s();
+	t0 = hltests_now_s();
 	assert_int_equal(imp_map(st->imp, h2, NULL), 0);
 	check_read(st->imp, h, u, 0, sizeof(got));
-	t1 = now_s();
+	t1 = hltests_now_s();
 	print_message("MAP + DMA_READ with a pending WRITE fence: %.0f ms\n",
 		      (t1 - t0) * 1000);
 
 	/* F_WAIT: the read starts only once the fence signalled */
 	assert_int_equal(pthread_create(&t, NULL, signal_later, &sig), 0);
-	t0 = now_s();
+	t0 = hltests_now_s();
 	assert_int_equal(imp_dma_flags(st->imp, false, HL_IMPORTER_DMA_F_WAIT, h, 0,
 				       sizeof(got), got), 0);
-	t1 = now_s();
+	t1 = hltests_now_s();
 	assert_int_equal(pthread_join(t, NULL), 0);
 	assert_true(sig.signalled_at > 0);
 	print_message("DMA_READ with F_WAIT returned %.0f ms after the signal\n",

@@ -58,14 +58,6 @@ static int ioctl_rw(int fd, unsigned long req, void *arg)
 	return ioctl(fd, req, arg) ? -errno : 0;
 }
 
-static uint64_t ctx_dram(int fd)
-{
-	struct hlthunk_dram_usage_info u;
-
-	assert_int_equal(hlthunk_get_dram_usage(fd, &u), 0);
-	return u.ctx_dram_mem;
-}
-
 static uint64_t alloc_handle(int fd)
 {
 	uint64_t h = hlthunk_device_memory_alloc(fd, 2ull << 20, 0, false, false);
@@ -154,12 +146,12 @@ static void test_alloc_read_only_arg(void **state)
 
 	h = alloc_handle(st->fd);
 	assert_int_equal(hlthunk_device_memory_free(st->fd, h), 0);
-	before = ctx_dram(st->fd);
+	before = hltests_ctx_dram(st->fd);
 
 	mem_args_alloc(&a);
 	assert_int_equal(ioctl_ro(st->fd, HL_IOCTL_MEMORY, &a, sizeof(a)),
 			 -EFAULT);
-	assert_int_equal(ctx_dram(st->fd), before);
+	assert_int_equal(hltests_ctx_dram(st->fd), before);
 	/* No allocation took the next handle */
 	assert_int_equal(hlthunk_device_memory_free(st->fd, h + 1), -EINVAL);
 }
@@ -167,7 +159,7 @@ static void test_alloc_read_only_arg(void **state)
 static void test_free_read_only_arg(void **state)
 {
 	struct hltests_state *st = *state;
-	uint64_t h = alloc_handle(st->fd), before = ctx_dram(st->fd);
+	uint64_t h = alloc_handle(st->fd), before = hltests_ctx_dram(st->fd);
 	union hl_mem_args a;
 
 	memset(&a, 0, sizeof(a));
@@ -176,7 +168,7 @@ static void test_free_read_only_arg(void **state)
 	assert_int_equal(ioctl_ro(st->fd, HL_IOCTL_MEMORY, &a, sizeof(a)),
 			 -EFAULT);
 	/* Still allocated */
-	assert_int_equal(ctx_dram(st->fd), before);
+	assert_int_equal(hltests_ctx_dram(st->fd), before);
 	assert_int_equal(hlthunk_device_memory_free(st->fd, h), 0);
 }
 
@@ -418,12 +410,12 @@ static void test_failed_copy_out_undoes_alloc(void **state)
 	union hl_mem_args a;
 
 	assert_int_equal(hlthunk_device_memory_free(st->fd, h), 0);
-	before = ctx_dram(st->fd);
+	before = hltests_ctx_dram(st->fd);
 
 	hltests_fail_copy_out(1);
 	mem_args_alloc(&a);
 	assert_int_equal(ioctl_rw(st->fd, HL_IOCTL_MEMORY, &a), -EFAULT);
-	assert_int_equal(ctx_dram(st->fd), before);
+	assert_int_equal(hltests_ctx_dram(st->fd), before);
 	assert_int_equal(hlthunk_device_memory_free(st->fd, h + 1), -EINVAL);
 	/* The knob is spent: the next one works */
 	h = alloc_handle(st->fd);
@@ -503,7 +495,7 @@ static void test_failed_copy_out_undoes_nic_objects(void **state)
 static void test_failed_copy_out_of_no_output_ops_succeeds(void **state)
 {
 	struct hltests_state *st = *state;
-	uint64_t before = ctx_dram(st->fd), h = alloc_handle(st->fd), va;
+	uint64_t before = hltests_ctx_dram(st->fd), h = alloc_handle(st->fd), va;
 	union hl_mem_args a;
 	struct hl_nic_args n;
 	uint32_t id;
@@ -524,7 +516,7 @@ static void test_failed_copy_out_of_no_output_ops_succeeds(void **state)
 	a.in.free.handle = h;
 	assert_int_equal(ioctl_rw(st->fd, HL_IOCTL_MEMORY, &a), 0);
 	assert_int_equal(hlthunk_device_memory_free(st->fd, h), -EINVAL);
-	assert_int_equal(ctx_dram(st->fd), before);
+	assert_int_equal(hltests_ctx_dram(st->fd), before);
 
 	if (!st->hw_ip.num_nic_ports)
 		return;		/* the memory ops were the test */
@@ -551,14 +543,14 @@ static void test_memory_unused_union_bytes_rejected(void **state)
 {
 	struct hltests_state *st = *state;
 	size_t end = offsetof(struct hl_mem_in, op), off;
-	uint64_t h = alloc_handle(st->fd), before = ctx_dram(st->fd);
+	uint64_t h = alloc_handle(st->fd), before = hltests_ctx_dram(st->fd);
 	struct hltests_dram_buf d;
 	union hl_mem_args a;
 
 	mem_args_alloc(&a);
 	for (off = sizeof(a.in.alloc); off < end; off++)
 		poke_unused(st->fd, &a, off);
-	assert_int_equal(ctx_dram(st->fd), before);
+	assert_int_equal(hltests_ctx_dram(st->fd), before);
 
 	memset(&a, 0, sizeof(a));
 	a.in.op = HL_MEM_OP_FREE;
@@ -570,7 +562,7 @@ static void test_memory_unused_union_bytes_rejected(void **state)
 	for (off = sizeof(a.in.map_device); off < end; off++)
 		poke_unused(st->fd, &a, off);
 	/* Neither freed nor mapped by the refused calls */
-	assert_int_equal(ctx_dram(st->fd), before);
+	assert_int_equal(hltests_ctx_dram(st->fd), before);
 	assert_int_equal(hlthunk_device_memory_free(st->fd, h), 0);
 
 	hltests_dram_map(st->fd, &d, 2ull << 20, false);

@@ -17,11 +17,6 @@
 
 #define MB (1ull << 20)
 
-static int mem_ioctl(int fd, union hl_mem_args *args)
-{
-	return ioctl(fd, HL_IOCTL_MEMORY, args) ? -errno : 0;
-}
-
 static int raw_alloc(int fd, uint64_t size, uint64_t page_size, uint32_t flags,
 		     uint64_t *handle)
 {
@@ -33,7 +28,7 @@ static int raw_alloc(int fd, uint64_t size, uint64_t page_size, uint32_t flags,
 	a.in.alloc.mem_size = size;
 	a.in.alloc.page_size = page_size;
 	a.in.flags = flags;
-	rc = mem_ioctl(fd, &a);
+	rc = hltests_mem_ioctl(fd, &a);
 	if (!rc && handle)
 		*handle = a.out.handle;
 	return rc;
@@ -46,7 +41,7 @@ static int raw_free(int fd, uint64_t handle)
 	memset(&a, 0, sizeof(a));
 	a.in.op = HL_MEM_OP_FREE;
 	a.in.free.handle = handle;
-	return mem_ioctl(fd, &a);
+	return hltests_mem_ioctl(fd, &a);
 }
 
 static int raw_map_dev(int fd, uint64_t handle, uint64_t hint, uint32_t flags,
@@ -60,7 +55,7 @@ static int raw_map_dev(int fd, uint64_t handle, uint64_t hint, uint32_t flags,
 	a.in.map_device.handle = handle;
 	a.in.map_device.hint_addr = hint;
 	a.in.flags = flags;
-	rc = mem_ioctl(fd, &a);
+	rc = hltests_mem_ioctl(fd, &a);
 	if (!rc && va)
 		*va = a.out.device_virt_addr;
 	return rc;
@@ -78,7 +73,7 @@ static int raw_map_host(int fd, const void *addr, uint64_t size, uint64_t hint,
 	a.in.map_host.mem_size = size;
 	a.in.map_host.hint_addr = hint;
 	a.in.flags = HL_MEM_USERPTR | flags;
-	rc = mem_ioctl(fd, &a);
+	rc = hltests_mem_ioctl(fd, &a);
 	if (!rc && va)
 		*va = a.out.device_virt_addr;
 	return rc;
@@ -91,15 +86,7 @@ static int raw_unmap(int fd, uint64_t va)
 	memset(&a, 0, sizeof(a));
 	a.in.op = HL_MEM_OP_UNMAP;
 	a.in.unmap.device_virt_addr = va;
-	return mem_ioctl(fd, &a);
-}
-
-static uint64_t ctx_dram(int fd)
-{
-	struct hlthunk_dram_usage_info u;
-
-	assert_int_equal(hlthunk_get_dram_usage(fd, &u), 0);
-	return u.ctx_dram_mem;
+	return hltests_mem_ioctl(fd, &a);
 }
 
 static void test_alloc_map_unmap_free(void **state)
@@ -111,7 +98,7 @@ static void test_alloc_map_unmap_free(void **state)
 	assert_int_not_equal(handle, 0);
 	/* Rounded up to the 2 MiB page */
 	assert_int_equal(hltests_dram_free(st->fd), free0 - 4 * MB);
-	assert_int_equal(ctx_dram(st->fd), 4 * MB);
+	assert_int_equal(hltests_ctx_dram(st->fd), 4 * MB);
 
 	va = hlthunk_device_memory_map(st->fd, handle, 0);
 	assert_int_not_equal(va, 0);
@@ -123,7 +110,7 @@ static void test_alloc_map_unmap_free(void **state)
 	assert_int_equal(hlthunk_memory_unmap(st->fd, va), 0);
 	assert_int_equal(hlthunk_device_memory_free(st->fd, handle), 0);
 	assert_int_equal(hltests_dram_free(st->fd), free0);
-	assert_int_equal(ctx_dram(st->fd), 0);
+	assert_int_equal(hltests_ctx_dram(st->fd), 0);
 }
 
 static void test_contiguous_and_mapped_twice(void **state)
@@ -235,16 +222,16 @@ static void test_error_table(void **state)
 	a.in.op = HL_MEM_OP_ALLOC;
 	a.in.alloc.mem_size = MB;
 	a.in.pad = 1;
-	assert_int_equal(mem_ioctl(st->fd, &a), -EINVAL);
+	assert_int_equal(hltests_mem_ioctl(st->fd, &a), -EINVAL);
 	a.in.pad = 0;
 	a.in.ctx_id = 3;
-	assert_int_equal(mem_ioctl(st->fd, &a), -EINVAL);
+	assert_int_equal(hltests_mem_ioctl(st->fd, &a), -EINVAL);
 	/* Unknown op (4 is MAP_BLOCK upstream, unsupported here) */
 	memset(&a, 0, sizeof(a));
 	a.in.op = 4;
-	assert_int_equal(mem_ioctl(st->fd, &a), -EINVAL);
+	assert_int_equal(hltests_mem_ioctl(st->fd, &a), -EINVAL);
 	a.in.op = 77;
-	assert_int_equal(mem_ioctl(st->fd, &a), -EINVAL);
+	assert_int_equal(hltests_mem_ioctl(st->fd, &a), -EINVAL);
 
 	/* FREE: unknown handle, double free */
 	assert_int_equal(raw_free(st->fd, 0), -EINVAL);
@@ -282,7 +269,7 @@ static void test_error_table(void **state)
 	/* Bad argument pointer */
 	assert_int_equal(ioctl(st->fd, HL_IOCTL_MEMORY, (void *)8), -1);
 	assert_int_equal(errno, EFAULT);
-	assert_int_equal(ctx_dram(st->fd), 0);
+	assert_int_equal(hltests_ctx_dram(st->fd), 0);
 }
 
 static void test_read_only_host_memory_cannot_be_pinned(void **state)
@@ -355,7 +342,7 @@ static void alloc_until_full(int fd, uint64_t dram_size, bool contiguous,
 	}
 	/* Full: nothing at all is left */
 	assert_int_equal(hltests_dram_free(fd), 0);
-	assert_int_equal(ctx_dram(fd), dram_size);
+	assert_int_equal(hltests_ctx_dram(fd), dram_size);
 	for (i = 0; i < n; i++)
 		assert_int_equal(raw_free(fd, handles[i]), 0);
 	assert_int_equal(hltests_dram_free(fd), dram_size);
@@ -453,7 +440,7 @@ static void test_close_releases_everything(void **state)
 	fd = hltests_open_node(0, 0);
 	assert_true(fd >= 0);
 	assert_int_equal(hltests_dram_free(fd), size);
-	assert_int_equal(ctx_dram(fd), 0);
+	assert_int_equal(hltests_ctx_dram(fd), 0);
 	assert_int_equal(hltests_debugfs_value(0, "pinned_host_pages"), pinned0);
 	close(fd);
 	free(host);
@@ -671,7 +658,7 @@ static void test_random_sequences_match_model(void **state)
 			assert_int_equal(raw_unmap(st->fd, allocs[i].vas[allocs[i].maps]),
 					 -EINVAL);
 		}
-		assert_int_equal(ctx_dram(st->fd), used);
+		assert_int_equal(hltests_ctx_dram(st->fd), used);
 		assert_int_equal(hltests_dram_free(st->fd), free0 - used);
 	}
 	print_message("%u writes, %u read-back checks through the MMU\n",

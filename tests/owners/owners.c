@@ -112,11 +112,6 @@ static int open_compute(void)
 	return fd;
 }
 
-static int mem_ioctl(int fd, union hl_mem_args *a)
-{
-	return ioctl(fd, HL_IOCTL_MEMORY, a) ? -errno : 0;
-}
-
 /* ---- a hard reset in a thread, timed ---- */
 
 struct resetter {
@@ -264,7 +259,7 @@ static void *map_thread(void *arg)
 	a.in.flags = HL_MEM_USERPTR;
 	a.in.map_host.host_virt_addr = (uintptr_t)m->buf;
 	a.in.map_host.mem_size = m->size;
-	m->rc = mem_ioctl(m->fd, &a);
+	m->rc = hltests_mem_ioctl(m->fd, &a);
 	m->ns = hltests_now_ns() - t0;
 	return NULL;
 }
@@ -334,7 +329,7 @@ static void *alloc_thread(void *arg)
 			m.in.op = HL_MEM_OP_ALLOC;
 			m.in.alloc.mem_size = 2 * MB;
 		}
-		a->last = mem_ioctl(a->fd, &m);
+		a->last = hltests_mem_ioctl(a->fd, &m);
 		a->n++;
 		if (a->last == -ENODEV)
 			break;
@@ -633,7 +628,7 @@ static void test_cs_copy_back_held(void **state)
 	m.in.flags = O_RDWR | O_CLOEXEC;
 	m.in.export_dmabuf_fd.addr = d.va;
 	m.in.export_dmabuf_fd.mem_size = 2 * MB;
-	assert_int_equal(mem_ioctl(fd, &m), 0);
+	assert_int_equal(hltests_mem_ioctl(fd, &m), 0);
 	dmabuf = m.out.fd;
 
 	/* The command buffer exists before the call starts */
@@ -880,7 +875,7 @@ static int export_with_user_fence(int fd, int timeline)
 	m.in.flags = O_RDWR | O_CLOEXEC;
 	m.in.export_dmabuf_fd.addr = d.va;
 	m.in.export_dmabuf_fd.mem_size = EXPORT_SIZE;
-	assert_int_equal(mem_ioctl(fd, &m), 0);
+	assert_int_equal(hltests_mem_ioctl(fd, &m), 0);
 	dmabuf = m.out.fd;
 
 	memset(&fd_data, 0, sizeof(fd_data));
@@ -1131,7 +1126,7 @@ static int export_more(int fd, uint64_t va, uint64_t off, uint64_t size,
 	m.in.export_dmabuf_fd.addr = va;
 	m.in.export_dmabuf_fd.offset = off;
 	m.in.export_dmabuf_fd.mem_size = size;
-	assert_int_equal(mem_ioctl(fd, &m), 0);
+	assert_int_equal(hltests_mem_ioctl(fd, &m), 0);
 	dmabuf = m.out.fd;
 	memset(&fd_data, 0, sizeof(fd_data));
 	fd_data.value = 1;
@@ -1225,14 +1220,14 @@ static void test_quarantined_hbm_not_handed_out(void **state)
 	memset(&m, 0, sizeof(m));
 	m.in.op = HL_MEM_OP_ALLOC;
 	m.in.alloc.mem_size = user;
-	rc = mem_ioctl(fd2, &m);
+	rc = hltests_mem_ioctl(fd2, &m);
 	print_message("ALLOC of all %lld bytes with 2 MiB quarantined: %d\n",
 		      user, rc);
 	assert_int_equal(rc, -ENOMEM);
 	memset(&m, 0, sizeof(m));
 	m.in.op = HL_MEM_OP_ALLOC;
 	m.in.alloc.mem_size = user - EXPORT_SIZE;
-	assert_int_equal(mem_ioctl(fd2, &m), 0);
+	assert_int_equal(hltests_mem_ioctl(fd2, &m), 0);
 	close(fd2);
 
 	rc = syscall(SYS_delete_module, "habanalabs", O_NONBLOCK);
@@ -1249,7 +1244,7 @@ static void test_quarantined_hbm_not_handed_out(void **state)
 	m.in.op = HL_MEM_OP_ALLOC;
 	m.in.alloc.mem_size = user;
 	start = hltests_now_ns();
-	while ((rc = mem_ioctl(fd2, &m)) == -ENOMEM &&
+	while ((rc = hltests_mem_ioctl(fd2, &m)) == -ENOMEM &&
 	       hltests_now_ns() - start < 20ull * 1000 * 1000 * 1000)
 		usleep(50000);
 	assert_int_equal(rc, 0);
@@ -1313,7 +1308,7 @@ static void test_remove_rescan_respects_quarantine(void **state)
 		m.in.op = HL_MEM_OP_ALLOC;
 		m.in.alloc.mem_size = user;
 		start = hltests_now_ns();
-		while ((rc = mem_ioctl(fd, &m)) == -ENOMEM &&
+		while ((rc = hltests_mem_ioctl(fd, &m)) == -ENOMEM &&
 		       hltests_now_ns() - start < 20ull * 1000 * 1000 * 1000)
 			usleep(50000);
 		print_message("new owner's ALLOC of all %lld bytes during the quarantine: %d\n",
@@ -1350,7 +1345,7 @@ static void *export_thread(void *arg)
 	m.in.flags = O_RDWR | O_CLOEXEC;
 	m.in.export_dmabuf_fd.addr = x->va;
 	m.in.export_dmabuf_fd.mem_size = 2 * MB;
-	x->rc = mem_ioctl(x->fd, &m);
+	x->rc = hltests_mem_ioctl(x->fd, &m);
 	x->dmabuf = x->rc ? -1 : (int)m.out.fd;
 	return NULL;
 }

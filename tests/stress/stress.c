@@ -51,14 +51,6 @@ struct stress_shared {
 static struct stress_shared *sh;
 static bool p2p_iommu;		/* imports allowed (module parameter) */
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static int env_int(const char *name, int def)
 {
 	const char *v = getenv(name);
@@ -75,11 +67,6 @@ static void stress_error(const char *fmt, ...)
 		vsnprintf(sh->first_error, sizeof(sh->first_error), fmt, ap);
 		va_end(ap);
 	}
-}
-
-static int mem_ioctl(int fd, union hl_mem_args *a)
-{
-	return ioctl(fd, HL_IOCTL_MEMORY, a) ? -errno : 0;
 }
 
 /* One thread's objects */
@@ -136,7 +123,7 @@ static void op_device_memory(struct tstate *t, struct live *l)
 		memset(&a, 0, sizeof(a));
 		a.in.op = HL_MEM_OP_ALLOC;
 		a.in.alloc.mem_size = (1 + trand(t) % 2) << 21;
-		rc = mem_ioctl(t->fd, &a);
+		rc = hltests_mem_ioctl(t->fd, &a);
 		if (rc && rc != -ENOMEM && !gone(rc))
 			stress_error("ALLOC: %s", strerror(-rc));
 		if (rc)
@@ -145,7 +132,7 @@ static void op_device_memory(struct tstate *t, struct live *l)
 		memset(&a, 0, sizeof(a));
 		a.in.op = HL_MEM_OP_MAP;
 		a.in.map_device.handle = l->handle;
-		rc = mem_ioctl(t->fd, &a);
+		rc = hltests_mem_ioctl(t->fd, &a);
 		if (rc && rc != -ENOMEM && !gone(rc))
 			stress_error("MAP device: %s", strerror(-rc));
 		if (!rc)
@@ -158,7 +145,7 @@ static void op_device_memory(struct tstate *t, struct live *l)
 		a.in.export_dmabuf_fd.addr = l->va;
 		a.in.export_dmabuf_fd.mem_size = 2 << 20;
 		a.in.flags = O_RDWR | O_CLOEXEC;
-		rc = mem_ioctl(t->fd, &a);
+		rc = hltests_mem_ioctl(t->fd, &a);
 		if (rc && rc != -ENOMEM && rc != -EMFILE && !gone(rc))
 			stress_error("EXPORT: %s", strerror(-rc));
 		if (!rc) {
@@ -201,7 +188,7 @@ static void op_device_memory(struct tstate *t, struct live *l)
 		memset(&a, 0, sizeof(a));
 		a.in.op = HL_MEM_OP_UNMAP;
 		a.in.unmap.device_virt_addr = l->va;
-		rc = mem_ioctl(t->fd, &a);
+		rc = hltests_mem_ioctl(t->fd, &a);
 		if (rc && !gone(rc))
 			stress_error("UNMAP of an unexported mapping: %s", strerror(-rc));
 		l->va = 0;
@@ -209,7 +196,7 @@ static void op_device_memory(struct tstate *t, struct live *l)
 	memset(&a, 0, sizeof(a));
 	a.in.op = HL_MEM_OP_FREE;
 	a.in.free.handle = l->handle;
-	rc = mem_ioctl(t->fd, &a);
+	rc = hltests_mem_ioctl(t->fd, &a);
 	if (rc && !gone(rc))
 		stress_error("FREE of an unmapped allocation: %s", strerror(-rc));
 	l->handle = 0;
@@ -227,7 +214,7 @@ static void op_host(struct tstate *t, struct live *l)
 		l->host_off = (trand(t) % 16) * 64;
 		a.in.map_host.host_virt_addr = (uintptr_t)l->host + l->host_off;
 		a.in.map_host.mem_size = 4096 + trand(t) % 60000;
-		rc = mem_ioctl(t->fd, &a);
+		rc = hltests_mem_ioctl(t->fd, &a);
 		if (rc && rc != -ENOMEM && !gone(rc))
 			stress_error("MAP host: %s", strerror(-rc));
 		if (!rc)
@@ -236,7 +223,7 @@ static void op_host(struct tstate *t, struct live *l)
 	}
 	a.in.op = HL_MEM_OP_UNMAP;
 	a.in.unmap.device_virt_addr = l->host_va;
-	rc = mem_ioctl(t->fd, &a);
+	rc = hltests_mem_ioctl(t->fd, &a);
 	if (rc && !gone(rc))
 		stress_error("UNMAP host: %s", strerror(-rc));
 	l->host_va = 0;
@@ -293,7 +280,7 @@ static void *session_thread(void *arg)
 		t->live[i].host = mmap(NULL, 1 << 17, PROT_READ | PROT_WRITE,
 				       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	}
-	while (now_s() < s->end) {
+	while (hltests_now_s() < s->end) {
 		struct live *l = &t->live[trand(t) % MAX_LIVE];
 
 		switch (trand(t) % 4) {
@@ -309,7 +296,7 @@ static void *session_thread(void *arg)
 		}
 		atomic_fetch_add(&sh->ops, 1);
 		/* the closer drops the shared fd halfway, under the others */
-		if (closer && !closed && now_s() > s->end - 0.5 - (trand(t) % 1000) / 1000.0) {
+		if (closer && !closed && hltests_now_s() > s->end - 0.5 - (trand(t) % 1000) / 1000.0) {
 			pthread_mutex_lock(&s->lock);
 			close(s->fd);
 			s->fd = -1;
@@ -377,7 +364,7 @@ static void process_main(int p, int ndev, int nthreads, double end)
 	int dev = p % ndev, fds0 = hltests_count_fds(), ctl = hltests_open_node(dev, 1);
 	unsigned int r = getpid();
 
-	while (now_s() < end) {
+	while (hltests_now_s() < end) {
 		int fd = hltests_open_node(dev, 0);
 
 		if (fd == -EBUSY) {
@@ -398,8 +385,8 @@ static void process_main(int p, int ndev, int nthreads, double end)
 		}
 		r = r * 1103515245u + 12345u;
 		run_session(fd, dev, nthreads,
-			    now_s() + 0.5 + (r >> 8) % 2500 / 1000.0 < end ?
-			    now_s() + 0.5 + (r >> 8) % 2500 / 1000.0 : end);
+			    hltests_now_s() + 0.5 + (r >> 8) % 2500 / 1000.0 < end ?
+			    hltests_now_s() + 0.5 + (r >> 8) % 2500 / 1000.0 : end);
 		usleep(1000);	/* let a waiting process in */
 	}
 	if (ctl >= 0)
@@ -470,7 +457,7 @@ static void test_concurrent_clients_leave_nothing_behind(void **state)
 		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	assert_true(sh != MAP_FAILED);
 	memset(sh, 0, sizeof(*sh));
-	end = now_s() + secs;
+	end = hltests_now_s() + secs;
 	for (i = 0; i < nprocs; i++) {
 		pids[i] = fork();
 		assert_true(pids[i] >= 0);
