@@ -151,6 +151,7 @@ static void hl_cb_release_work(struct work_struct *work)
 	sg_free_table(&cb->sgt);
 	hl_cb_free_pages(cb);
 	kfree(cb);
+	atomic_dec(&hdev->cbs_alive);
 	hl_ctx_put(ctx);
 }
 
@@ -283,6 +284,7 @@ static int hl_cb_create(struct hl_ctx *ctx, u32 size, bool map, u64 *handle)
 			goto err_erase;
 	}
 	hl_ctx_get(ctx);
+	atomic_inc(&ctx->hdev->cbs_alive);
 	list_add_tail(&cb->node, &mgr->list);
 	mutex_unlock(&mgr->lock);
 

@@ -44,6 +44,7 @@ static void hl_ctx_release_work(struct work_struct *work)
 	if (hl_bug_injected(HL_INJECT_LEAK))
 		ctx->injected_leak = kmalloc(64, GFP_KERNEL);
 	kfree(ctx);
+	atomic_dec(&hdev->contexts_alive);
 	hl_device_put(hdev);
 }
 
@@ -90,6 +91,7 @@ struct hl_ctx *hl_ctx_create(struct hl_device *hdev)
 	hl_mem_ctx_init(ctx);
 	hl_cb_ctx_init(ctx);
 	hl_device_get(hdev);
+	atomic_inc(&hdev->contexts_alive);
 
 	mutex_lock(&hdev->ctx_list_lock);
 	list_add_tail(&ctx->node, &hdev->ctx_list);
