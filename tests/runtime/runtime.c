@@ -1400,8 +1400,9 @@ static void test_hash_helpers(void **state)
 
 /*
  * All or nothing: when the copy back of the result fails (debugfs
- * fail_copy_out), CB CREATE's CB is destroyed again (the next CB gets its
- * ID), REGISTER_EVENTFD's registration undone (registering again works)
+ * fail_copy_out), CB CREATE's CB is destroyed again (released: debugfs
+ * info cbs_alive drops back), REGISTER_EVENTFD's registration undone
+ * (registering again works)
  * and GET_EVENTS keeps its bits (the next one returns them).
  */
 static void fail_copy_out(unsigned int n)
@@ -1415,21 +1416,56 @@ static void fail_copy_out(unsigned int n)
 	assert_int_equal(hltests_write_file(path, val), 0);
 }
 
+/* A "key: value" line of device 0's debugfs info */
+static long long info_value(const char *key)
+{
+	char busid[32], path[160], buf[4096], *p;
+	size_t n = strlen(key);
+
+	assert_int_equal(hltests_pci_addr(0, busid, sizeof(busid)), 0);
+	snprintf(path, sizeof(path), "/sys/kernel/debug/habanalabs/%s/info",
+		 busid);
+	assert_int_equal(hltests_read_file(path, buf, sizeof(buf)), 0);
+	for (p = buf; p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (!strncmp(p, key, n) && p[n] == ':')
+			return strtoll(p + n + 1, NULL, 0);
+	fail_msg("no %s in debugfs info", key);
+	return -1;
+}
+
+/* Whether the CBs not freed yet come to @n within 10 s (releases: a work) */
+static bool cbs_alive_reaches(long long n)
+{
+	int i;
+
+	for (i = 0; i < 1000; i++) {
+		if (info_value("cbs_alive") == n)
+			return true;
+		usleep(10000);
+	}
+	return false;
+}
+
 static void test_failed_copy_out_undoes(void **state)
 {
 	struct hltests_state *st = *state;
 	struct hltests_host_buf cb;
+	long long base;
 	uint64_t h, h2;
 	int efd;
 
 	hltests_host_map(st->fd, &cb, PAGE);
+	base = info_value("cbs_alive");
 	assert_int_equal(hlthunk_request_mapped_command_buffer(st->fd, PAGE, &h), 0);
 	assert_int_equal(hlthunk_destroy_command_buffer(st->fd, h), 0);
+	assert_true(cbs_alive_reaches(base));
 	fail_copy_out(1);
 	assert_int_equal(hlthunk_request_mapped_command_buffer(st->fd, PAGE, &h2),
 			 -EFAULT);
+	/* The undone CB was released (and its handle is not reused at once) */
+	assert_true(cbs_alive_reaches(base));
 	assert_int_equal(hlthunk_request_mapped_command_buffer(st->fd, PAGE, &h2), 0);
-	assert_int_equal(h2, h);
+	assert_int_not_equal(h2, h);
 	assert_int_equal(hlthunk_destroy_command_buffer(st->fd, h2), 0);
 
 	efd = eventfd(0, EFD_CLOEXEC);
@@ -1539,7 +1575,8 @@ static void test_events_nic_link(void **state)
  * HL_IOCTL_CB's argument as an extensible struct: a smaller one (the
  * fields up to cb_size) works, a larger one with zero extra bytes works,
  * non-zero extra bytes are E2BIG; a read-only argument fails with EFAULT
- * before anything is created (the next CB gets the first free ID).
+ * before anything is created (the next CB gets the range after the last
+ * one handed out).
  */
 static void test_cb_args_sizes_and_read_only(void **state)
 {
@@ -1563,7 +1600,9 @@ static void test_cb_args_sizes_and_read_only(void **state)
 	big.a.in.op = HL_CB_OP_CREATE;
 	big.a.in.cb_size = PAGE;
 	assert_int_equal(hltests_ioctl_sized(st->fd, HL_IOCTL_CB, sizeof(big), &big), 0);
-	assert_int_equal(big.a.out.cb_handle, h);
+	/* Offsets are handed out cyclically: h's range is not reused at once */
+	assert_int_equal(big.a.out.cb_handle, h + PAGE);
+	h = big.a.out.cb_handle;
 	memset(&big, 0, sizeof(big));
 	big.a.in.op = HL_CB_OP_CREATE;
 	big.a.in.cb_size = PAGE;
@@ -1579,7 +1618,7 @@ static void test_cb_args_sizes_and_read_only(void **state)
 	assert_int_equal(mprotect(ro, PAGE, PROT_READ), 0);
 	assert_int_equal(cb_ioctl(st->fd, ro), -EFAULT);
 	munmap(ro, PAGE);
-	/* Nothing was created: h's ID (still held) is followed by the next */
+	/* Nothing was created: the next range follows h's (still held) */
 	assert_int_equal(hlthunk_request_command_buffer(st->fd, PAGE, &h2), 0);
 	assert_int_equal(h2, h + PAGE);
 	assert_int_equal(hlthunk_destroy_command_buffer(st->fd, h2), 0);

@@ -641,11 +641,25 @@ struct hl_info_args {
  * created without HL_CB_FLAGS_MAP can be written but not submitted.
  *
  * Lifetime: HL_CB_OP_DESTROY drops the handle; the CB lives on while a CS
- * that named it runs (its usage count, HL_CB_OP_INFO, counts them) and its
- * pages while a user mapping of them exists. Closing the compute node
- * destroys every CB of its context. A hard reset does too, and removes
- * the pages from every user mapping of them (a later access gets SIGBUS),
- * so no mapping outlives its CB's context. Compute node only.
+ * that named it runs (its usage count, HL_CB_OP_INFO, counts them) and
+ * while a user mapping of it exists. Closing the compute node destroys
+ * every CB of its context. When the context dies under its file (a hard
+ * reset, or the device's removal), the pages of every CB of the context,
+ * destroyed or not, leave every user mapping of them (a later access gets
+ * SIGBUS) and no new mapping is made (-ENODEV), so no mapping outlives its
+ * CB's context. Compute node only.
+ *
+ * mmap offsets: a CB's handle is the offset of its first page; the CB
+ * covers one page of offset per page of its size. The offset ranges come
+ * from one allocator of the driver, for every device and context: a range
+ * belongs to one CB from its creation until the CB is released (its
+ * handle destroyed or its context torn down, no CS naming it and no
+ * mapping of it left), so the
+ * ranges of one owner never overlap another's, and removing one CB's
+ * pages from the mappings never touches another owner's. The allocator is
+ * cyclic (each CB gets the first free range after the last one handed
+ * out, wrapping at 2^32 pages): a destroyed handle is not reused at once.
+ * User space must treat handles as opaque.
  */
 
 /* HL_CB_OP_*: struct hl_cb_in.op */

@@ -99,5 +99,6 @@ void hl_cb_ctx_destroy(struct hl_ctx *ctx);
 int hl_cb_jobs_get(struct hl_ctx *ctx, struct hl_cs_job *jobs, u32 n);
 void hl_cb_jobs_put(struct hl_cs_job *jobs, u32 n);
 u32 hl_cb_ctx_count(struct hl_ctx *ctx);
+void hl_cb_module_fini(void);
 
 #endif /* HL_COMMAND_BUFFER_H_ */
