@@ -1146,7 +1146,7 @@ static void test_event_records_and_counts(void **state)
  * Event records belong to the context they happened in: the next owner,
  * after a close or after a hard reset, reads no record of its
  * predecessor's (a malformed CB's queue, CB address and time; a timed-out
- * CS's sequence number and time).
+ * CS's sequence number and time), and the control node none at all.
  */
 static void make_records(int fd, uint64_t *cb_va)
 {
@@ -1197,6 +1197,8 @@ static void assert_no_records(int fd, const char *when)
 
 static void test_event_records_belong_to_owner(void **state)
 {
+	struct hlthunk_event_record_undefined_opcode u;
+	struct hlthunk_event_record_cs_timeout t;
 	uint64_t va;
 	int fd;
 
@@ -1216,6 +1218,15 @@ static void test_event_records_belong_to_owner(void **state)
 	fd = hltests_open_node(0, 0);
 	assert_true(fd >= 0);
 	assert_no_records(fd, "after a hard reset");
+	close(fd);
+
+	/* A context's records: none on the control node */
+	fd = hltests_open_node(0, 1);
+	assert_true(fd >= 0);
+	assert_int_equal(hlthunk_get_event_record(fd, HLTHUNK_UNDEFINED_OPCODE,
+						  &u), -EINVAL);
+	assert_int_equal(hlthunk_get_event_record(fd, HLTHUNK_CS_TIMEOUT, &t),
+			 -EINVAL);
 	close(fd);
 }
 

@@ -156,7 +156,7 @@ static void hl_cs_put(struct hl_cs *cs)
 	/* The CBs' usage counts drop before a waiter sees the CS complete */
 	hl_cb_jobs_put(cs->jobs, cs->num_jobs);
 	/* And a failure's event is sent by then */
-	hl_events_cs_failed(ctx->hdev, cs->seq, atomic_read(&cs->error));
+	hl_events_cs_failed(ctx, cs->seq, atomic_read(&cs->error));
 	cookie = dma_fence_begin_signalling();
 	error = atomic_read(&cs->error);
 	if (error) {

@@ -326,7 +326,8 @@ void hl_ctx_put(struct hl_ctx *ctx)
  * @engine_id: the queue of the job.
  * @is_write: a write access.
  *
- * The last fault is what HL_INFO_PAGE_FAULT_EVENT returns.
+ * The last fault is what HL_INFO_PAGE_FAULT_EVENT returns; PAGE_FAULT
+ * goes to the context's file (and the control files).
  */
 void hl_ctx_record_fault(struct hl_ctx *ctx, u64 addr, u32 engine_id,
 			 bool is_write)
@@ -337,7 +338,7 @@ void hl_ctx_record_fault(struct hl_ctx *ctx, u64 addr, u32 engine_id,
 	ctx->last_fault.engine_id = engine_id;
 	ctx->last_fault.is_write = is_write;
 	spin_unlock(&ctx->fault_lock);
-	hl_events_send(ctx->hdev, HL_NOTIFIER_EVENT_PAGE_FAULT);
+	hl_events_send_ctx(ctx, HL_NOTIFIER_EVENT_PAGE_FAULT);
 }
 
 static void hl_ctx_resv_release(struct kref *ref)
