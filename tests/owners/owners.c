@@ -25,6 +25,7 @@
 #include <linux/userfaultfd.h>
 #include <poll.h>
 #include <pthread.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -828,6 +829,87 @@ static void test_cs_by_handle_copy_back_held_releases_cbs(void **state)
 	assert_state_clean("after a held CS naming CBs by handle");
 }
 
+/* ---- CB mappings when the device goes ---- */
+
+static sigjmp_buf sigbus_jmp;
+
+static void on_sigbus(int sig)
+{
+	(void)sig;
+	siglongjmp(sigbus_jmp, 1);
+}
+
+/* Pages of @npages at @p that can still be read or written */
+static unsigned int pages_reachable(uint8_t *p, unsigned int npages)
+{
+	struct sigaction sa, old;
+	volatile unsigned int i, n = 0;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_sigbus;
+	sigaction(SIGBUS, &sa, &old);
+	for (i = 0; i < npages; i++) {
+		if (sigsetjmp(sigbus_jmp, 1))
+			continue;
+		(void)*(volatile uint8_t *)(p + i * PAGE);
+		if (sigsetjmp(sigbus_jmp, 1))
+			continue;
+		*(volatile uint8_t *)(p + i * PAGE) = 0x77;
+		n++;
+	}
+	sigaction(SIGBUS, &old, NULL);
+	return n;
+}
+
+/*
+ * The device is unbound under an owner that maps its CBs, one of them
+ * destroyed while mapped: the context dies, so the pages leave both
+ * mappings (SIGBUS) and no new mapping is made, as at a hard reset; the
+ * owner then unmaps and closes, and the device binds again.
+ */
+static void test_cb_mappings_end_with_unbind(void **state)
+{
+	uint64_t h[2];
+	unsigned int i, left[2];
+	uint8_t *p[2];
+	char busid[32];
+	void *m;
+	int fd;
+
+	(void)state;
+	assert_int_equal(hltests_pci_addr(0, busid, sizeof(busid)), 0);
+	fd = open_compute();
+	assert_int_equal(hlthunk_request_mapped_command_buffer(fd, 8 * PAGE,
+							       &h[0]), 0);
+	assert_int_equal(hlthunk_request_command_buffer(fd, 8 * PAGE, &h[1]), 0);
+	for (i = 0; i < 2; i++) {
+		p[i] = mmap(NULL, 8 * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED,
+			    fd, (off_t)h[i]);
+		assert_true(p[i] != MAP_FAILED);
+		memset(p[i], 0x3c, 8 * PAGE);
+	}
+	assert_int_equal(hlthunk_destroy_command_buffer(fd, h[1]), 0);
+
+	assert_int_equal(unbind_dev0(), 0);
+	for (i = 0; i < 2; i++)
+		left[i] = pages_reachable(p[i], 8);
+	m = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, fd, (off_t)h[0]);
+	for (i = 0; i < 2; i++)
+		munmap(p[i], 8 * PAGE);
+	if (m != MAP_FAILED)
+		munmap(m, PAGE);
+	close(fd);
+	assert_int_equal(hltests_write_file("/sys/bus/pci/drivers_probe",
+					    busid), 0);
+
+	print_message("after the unbind: %u and %u of 8 pages reachable\n",
+		      left[0], left[1]);
+	assert_int_equal(left[0], 0);
+	assert_int_equal(left[1], 0);
+	assert_true(m == MAP_FAILED);
+	assert_state_clean("after an unbind under mapped CBs");
+}
+
 /* ---- close racing unbind and reset ---- */
 
 /*
@@ -1623,6 +1705,7 @@ static const struct CMUnitTest owners_tests[] = {
 	cmocka_unit_test(test_reset_while_info_output_held),
 	cmocka_unit_test(test_cs_copy_back_held),
 	cmocka_unit_test(test_cs_by_handle_copy_back_held_releases_cbs),
+	cmocka_unit_test(test_cb_mappings_end_with_unbind),
 	cmocka_unit_test(test_close_races_unbind_and_reset),
 	cmocka_unit_test(test_hw_idle_during_resets),
 	cmocka_unit_test(test_export_during_reset_is_revoked),
