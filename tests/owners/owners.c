@@ -762,7 +762,7 @@ static void test_cs_copy_back_held(void **state)
  */
 #define HELD_CBS	8
 
-static void test_cs_by_handle_copy_back_held_releases_cbs(void **state)
+static void cs_by_handle_held(bool unbind)
 {
 	uint64_t arg_addr, chunk_addr, a1, a2, h[HELD_CBS];
 	struct hl_cs_chunk *chunks;
@@ -772,9 +772,10 @@ static void test_cs_by_handle_copy_back_held_releases_cbs(void **state)
 	struct caller c;
 	int fd, reset_done, i;
 	uint8_t *page;
+	char busid[32];
 	pthread_t t;
 
-	(void)state;
+	assert_int_equal(hltests_pci_addr(0, busid, sizeof(busid)), 0);
 	/* Skips without userfaultfd: before the device is open */
 	uffd_region(&u, 2 * PAGE);
 	fd = open_compute();
@@ -808,7 +809,10 @@ static void test_cs_by_handle_copy_back_held_releases_cbs(void **state)
 	/* The copy back faults and stays held: the CS holds the CBs */
 	a2 = uffd_next_fault(&u, 20000);
 
-	reset_start(&r);
+	if (unbind)
+		reset_start_unbind(&r);
+	else
+		reset_start(&r);
 	reset_done = reset_wait(&r);
 	memset(page, 0, PAGE);
 	if (a2)
@@ -826,7 +830,29 @@ static void test_cs_by_handle_copy_back_held_releases_cbs(void **state)
 	close(fd);
 	free(page);
 	uffd_free(&u);
+	if (unbind)
+		assert_int_equal(hltests_write_file("/sys/bus/pci/drivers_probe",
+						    busid), 0);
 	assert_state_clean("after a held CS naming CBs by handle");
+}
+
+static void test_cs_by_handle_copy_back_held_releases_cbs(void **state)
+{
+	(void)state;
+	cs_by_handle_held(false);
+}
+
+/*
+ * The same cut by an unbind: the CBs are released on a device that is
+ * gone (their release touches no hardware), the function binds again.
+ * The released structures of the unbound device are not counted by the
+ * new one's debugfs: this runs the path (KASAN, kmemleak and the
+ * driver's WARNs on the debug kernel), the reset case counts.
+ */
+static void test_cs_by_handle_copy_back_held_unbind(void **state)
+{
+	(void)state;
+	cs_by_handle_held(true);
 }
 
 /* ---- CB mappings when the device goes ---- */
@@ -1705,6 +1731,7 @@ static const struct CMUnitTest owners_tests[] = {
 	cmocka_unit_test(test_reset_while_info_output_held),
 	cmocka_unit_test(test_cs_copy_back_held),
 	cmocka_unit_test(test_cs_by_handle_copy_back_held_releases_cbs),
+	cmocka_unit_test(test_cs_by_handle_copy_back_held_unbind),
 	cmocka_unit_test(test_cb_mappings_end_with_unbind),
 	cmocka_unit_test(test_close_races_unbind_and_reset),
 	cmocka_unit_test(test_hw_idle_during_resets),
