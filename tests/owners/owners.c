@@ -8,7 +8,8 @@
  * held has no fence that importers or WAIT_CS see; close races unbind and
  * hard reset; INFO HW_IDLE on the control node races hard resets. After
  * each, the device's debugfs state shows nothing left (pinned pages, DRAM,
- * contexts, submissions). An EXPORT still inside the gate when a reset
+ * contexts, submissions) and every context and CB structure is freed (a
+ * CS naming CBs by handle whose copy back a reset cut leaked them). An EXPORT still inside the gate when a reset
  * revokes the exports fails instead of escaping the revocation. A fence
  * that user space added to an export and never signals (sw_sync) holds a
  * reset or an unbind for job_timeout_max only, and keeps the export's
@@ -24,6 +25,7 @@
 #include <linux/userfaultfd.h>
 #include <poll.h>
 #include <pthread.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,6 +73,28 @@ static long long debugfs_value(const char *file, const char *key)
 }
 
 /*
+ * Every context and CB structure of device 0 was freed (debugfs info
+ * contexts_alive, cbs_alive): their releases run from a work queue, so
+ * wait up to 10 s. A leaked one holds its context and the device
+ * structure with it. The caller has closed its files.
+ */
+static void assert_released(const char *when)
+{
+	long long ctxs = -1, cbs = -1;
+	int i;
+
+	for (i = 0; i < 1000; i++) {
+		ctxs = debugfs_value("info", "contexts_alive");
+		cbs = debugfs_value("info", "cbs_alive");
+		if (!ctxs && !cbs)
+			return;
+		usleep(10000);
+	}
+	fail_msg("%s: %lld contexts and %lld CBs never released", when, ctxs,
+		 cbs);
+}
+
+/*
  * Nothing of any owner is left on device 0: the debugfs state (with fault
  * injection), else what debugfs info shows
  */
@@ -93,6 +117,7 @@ static void assert_state_clean(const char *when)
 		if (v)
 			fail_msg("%s: %s %s is %lld", when, file, keys[i], v);
 	}
+	assert_released(when);
 }
 
 static int hard_reset(int idx)
@@ -703,6 +728,190 @@ static void test_cs_copy_back_held(void **state)
 	free(page);
 	uffd_free(&u);
 	assert_state_clean("after a held CS copy back");
+}
+
+/*
+ * A CS whose chunks name 8 mapped CBs by handle has its copy back held
+ * (as in test_cs_copy_back_held) while root resets the device: the call
+ * gets ENODEV, its jobs never run, and once the file is closed every CB,
+ * the context and with it the device structure are released (the CS's
+ * references on the CBs go with it). The same with chunks naming the CBs
+ * by device VA is test_cs_copy_back_held's (which takes no CB reference).
+ */
+#define HELD_CBS	8
+
+static void cs_by_handle_held(bool unbind)
+{
+	uint64_t arg_addr, chunk_addr, a1, a2, h[HELD_CBS];
+	struct hl_cs_chunk *chunks;
+	union hl_cs_args *a;
+	struct uffd_region u;
+	struct resetter r;
+	struct caller c;
+	int fd, reset_done, i;
+	uint8_t *page;
+	char busid[32];
+	pthread_t t;
+
+	assert_int_equal(hltests_pci_addr(0, busid, sizeof(busid)), 0);
+	/* Skips without userfaultfd: before the device is open */
+	uffd_region(&u, 2 * PAGE);
+	fd = open_compute();
+	for (i = 0; i < HELD_CBS; i++)
+		assert_int_equal(hlthunk_request_mapped_command_buffer(fd, PAGE,
+								       &h[i]), 0);
+	arg_addr = (uintptr_t)u.p;
+	chunk_addr = arg_addr + PAGE;
+	page = calloc(1, PAGE);
+	assert_non_null(page);
+
+	a = (union hl_cs_args *)page;
+	a->in.chunks_execute = chunk_addr;
+	a->in.num_chunks_execute = HELD_CBS;
+	uffd_fill(&u, arg_addr, page);
+
+	c = (struct caller){ .fd = fd, .req = HL_IOCTL_CS, .arg = u.p };
+	assert_int_equal(pthread_create(&t, NULL, call_thread, &c), 0);
+	/* The handler reads the chunks: drop the argument page meanwhile */
+	a1 = uffd_next_fault(&u, 20000);
+	assert_int_equal(madvise(u.p, PAGE, MADV_DONTNEED), 0);
+	memset(page, 0, PAGE);
+	chunks = (struct hl_cs_chunk *)page;
+	for (i = 0; i < HELD_CBS; i++) {
+		chunks[i].cb_handle = h[i];
+		chunks[i].cb_size = HLTHUNK_PKT_NOP_SIZE;
+		chunks[i].queue_index = i % 4;
+	}
+	if (a1)
+		uffd_fill(&u, a1, page);
+	/* The copy back faults and stays held: the CS holds the CBs */
+	a2 = uffd_next_fault(&u, 20000);
+
+	if (unbind)
+		reset_start_unbind(&r);
+	else
+		reset_start(&r);
+	reset_done = reset_wait(&r);
+	memset(page, 0, PAGE);
+	if (a2)
+		uffd_fill(&u, a2, page);
+	assert_int_equal(pthread_join(r.t, NULL), 0);
+	assert_int_equal(pthread_join(t, NULL), 0);
+
+	assert_int_equal(a1, chunk_addr);
+	assert_int_equal(a2, arg_addr);
+	if (!reset_done)
+		fail_msg("the reset waited for a held copy back");
+	assert_int_equal(r.rc, 0);
+	assert_int_equal(c.rc, -ENODEV);
+
+	close(fd);
+	free(page);
+	uffd_free(&u);
+	if (unbind)
+		assert_int_equal(hltests_write_file("/sys/bus/pci/drivers_probe",
+						    busid), 0);
+	assert_state_clean("after a held CS naming CBs by handle");
+}
+
+static void test_cs_by_handle_copy_back_held_releases_cbs(void **state)
+{
+	(void)state;
+	cs_by_handle_held(false);
+}
+
+/*
+ * The same cut by an unbind: the CBs are released on a device that is
+ * gone (their release touches no hardware), the function binds again.
+ * The released structures of the unbound device are not counted by the
+ * new one's debugfs: this runs the path (KASAN, kmemleak and the
+ * driver's WARNs on the debug kernel), the reset case counts.
+ */
+static void test_cs_by_handle_copy_back_held_unbind(void **state)
+{
+	(void)state;
+	cs_by_handle_held(true);
+}
+
+/* ---- CB mappings when the device goes ---- */
+
+static sigjmp_buf sigbus_jmp;
+
+static void on_sigbus(int sig)
+{
+	(void)sig;
+	siglongjmp(sigbus_jmp, 1);
+}
+
+/* Pages of @npages at @p that can still be read or written */
+static unsigned int pages_reachable(uint8_t *p, unsigned int npages)
+{
+	struct sigaction sa, old;
+	volatile unsigned int i, n = 0;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_sigbus;
+	sigaction(SIGBUS, &sa, &old);
+	for (i = 0; i < npages; i++) {
+		if (sigsetjmp(sigbus_jmp, 1))
+			continue;
+		(void)*(volatile uint8_t *)(p + i * PAGE);
+		if (sigsetjmp(sigbus_jmp, 1))
+			continue;
+		*(volatile uint8_t *)(p + i * PAGE) = 0x77;
+		n++;
+	}
+	sigaction(SIGBUS, &old, NULL);
+	return n;
+}
+
+/*
+ * The device is unbound under an owner that maps its CBs, one of them
+ * destroyed while mapped: the context dies, so the pages leave both
+ * mappings (SIGBUS) and no new mapping is made, as at a hard reset; the
+ * owner then unmaps and closes, and the device binds again.
+ */
+static void test_cb_mappings_end_with_unbind(void **state)
+{
+	uint64_t h[2];
+	unsigned int i, left[2];
+	uint8_t *p[2];
+	char busid[32];
+	void *m;
+	int fd;
+
+	(void)state;
+	assert_int_equal(hltests_pci_addr(0, busid, sizeof(busid)), 0);
+	fd = open_compute();
+	assert_int_equal(hlthunk_request_mapped_command_buffer(fd, 8 * PAGE,
+							       &h[0]), 0);
+	assert_int_equal(hlthunk_request_command_buffer(fd, 8 * PAGE, &h[1]), 0);
+	for (i = 0; i < 2; i++) {
+		p[i] = mmap(NULL, 8 * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED,
+			    fd, (off_t)h[i]);
+		assert_true(p[i] != MAP_FAILED);
+		memset(p[i], 0x3c, 8 * PAGE);
+	}
+	assert_int_equal(hlthunk_destroy_command_buffer(fd, h[1]), 0);
+
+	assert_int_equal(unbind_dev0(), 0);
+	for (i = 0; i < 2; i++)
+		left[i] = pages_reachable(p[i], 8);
+	m = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, fd, (off_t)h[0]);
+	for (i = 0; i < 2; i++)
+		munmap(p[i], 8 * PAGE);
+	if (m != MAP_FAILED)
+		munmap(m, PAGE);
+	close(fd);
+	assert_int_equal(hltests_write_file("/sys/bus/pci/drivers_probe",
+					    busid), 0);
+
+	print_message("after the unbind: %u and %u of 8 pages reachable\n",
+		      left[0], left[1]);
+	assert_int_equal(left[0], 0);
+	assert_int_equal(left[1], 0);
+	assert_true(m == MAP_FAILED);
+	assert_state_clean("after an unbind under mapped CBs");
 }
 
 /* ---- close racing unbind and reset ---- */
@@ -1483,6 +1692,9 @@ static const struct CMUnitTest owners_tests[] = {
 	cmocka_unit_test(test_reset_while_map_pin_held),
 	cmocka_unit_test(test_reset_while_info_output_held),
 	cmocka_unit_test(test_cs_copy_back_held),
+	cmocka_unit_test(test_cs_by_handle_copy_back_held_releases_cbs),
+	cmocka_unit_test(test_cs_by_handle_copy_back_held_unbind),
+	cmocka_unit_test(test_cb_mappings_end_with_unbind),
 	cmocka_unit_test(test_close_races_unbind_and_reset),
 	cmocka_unit_test(test_hw_idle_during_resets),
 	cmocka_unit_test(test_export_during_reset_is_revoked),

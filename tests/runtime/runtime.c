@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -375,6 +376,141 @@ static bool read_faults(volatile uint8_t *p)
 		(void)*p;
 	sigaction(SIGBUS, &old, NULL);
 	return faulted;
+}
+
+/* Whether writing @p raises SIGBUS */
+static bool write_faults(volatile uint8_t *p)
+{
+	struct sigaction sa, old;
+	bool faulted = false;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_sigbus;
+	sigaction(SIGBUS, &sa, &old);
+	if (sigsetjmp(sigbus_jmp, 1))
+		faulted = true;
+	else
+		*p = 0x77;
+	sigaction(SIGBUS, &old, NULL);
+	return faulted;
+}
+
+/* Pages of @npages at @p that can still be read (@write: written) */
+static unsigned int pages_reachable(uint8_t *p, unsigned int npages,
+				    bool write)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < npages; i++)
+		n += write ? !write_faults(p + i * PAGE) :
+			     !read_faults(p + i * PAGE);
+	return n;
+}
+
+/*
+ * A CB destroyed while mapped is still the context's: the hard reset that
+ * kills the context removes its pages from the mapping as it does a live
+ * CB's, mapped into the device MMU or not (16 of 16 pages stayed readable
+ * and writable).
+ */
+static void test_cb_destroyed_mapping_ends_with_context(void **state)
+{
+	uint64_t cb[2];
+	unsigned int i, rd[2], wr[2];
+	uint8_t *p[2];
+	int fd;
+
+	(void)state;
+	fd = hltests_open_node(0, 0);
+	assert_true(fd >= 0);
+	assert_int_equal(hlthunk_request_command_buffer(fd, 16 * PAGE, &cb[0]), 0);
+	assert_int_equal(hlthunk_request_mapped_command_buffer(fd, 16 * PAGE,
+							       &cb[1]), 0);
+	for (i = 0; i < 2; i++) {
+		p[i] = cb_mmap(fd, cb[i], 16 * PAGE);
+		memset(p[i], 0x5c, 16 * PAGE);
+		assert_int_equal(hlthunk_destroy_command_buffer(fd, cb[i]), 0);
+		/* The control: the mapping outlives DESTROY */
+		assert_int_equal(pages_reachable(p[i], 16, false), 16);
+	}
+
+	assert_int_equal(hltests_write_file(RESET_PATH, "1"), 0);
+	for (i = 0; i < 2; i++) {
+		rd[i] = pages_reachable(p[i], 16, false);
+		wr[i] = pages_reachable(p[i], 16, true);
+		print_message("CB %u (%s): %u of 16 pages readable, %u writable "
+			      "after the reset\n", i, i ? "MMU-mapped" : "unmapped",
+			      rd[i], wr[i]);
+		munmap(p[i], 16 * PAGE);
+	}
+	close(fd);
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(rd[i], 0);
+		assert_int_equal(wr[i], 0);
+	}
+}
+
+/* Whether [a, a + asize) and [b, b + bsize) overlap */
+static bool ranges_overlap(uint64_t a, uint64_t asize, uint64_t b,
+			   uint64_t bsize)
+{
+	return a < b + bsize && b < a + asize;
+}
+
+#define ALIAS_NEW	32
+
+/*
+ * The mmap offsets (handles) of CBs never overlap the range of another
+ * CB still mapped, of the same owner or of the next one: a context's
+ * teardown removes the pages of its CBs' ranges from every mapping of the
+ * device's address space, so an overlap would take another process's
+ * pages. (Handles were ID << PAGE_SHIFT with IDs reused at once, so a
+ * 16-page CB's range covered the next 15 CBs' handles, and the next
+ * owner's close zapped the previous owner's mapping.)
+ */
+static void test_cb_mmap_offsets_never_alias(void **state)
+{
+	uint64_t big, h[ALIAS_NEW], h2[ALIAS_NEW];
+	unsigned int i, j;
+	uint8_t *p, *q;
+	int fd, fd2;
+
+	(void)state;
+	fd = hltests_open_node(0, 0);
+	assert_true(fd >= 0);
+	assert_int_equal(hlthunk_request_command_buffer(fd, 16 * PAGE, &big), 0);
+	p = cb_mmap(fd, big, 16 * PAGE);
+	/* Mapped, its handle dropped: its range is still in use */
+	assert_int_equal(hlthunk_destroy_command_buffer(fd, big), 0);
+	for (i = 0; i < ALIAS_NEW; i++) {
+		assert_int_equal(hlthunk_request_command_buffer(fd, 2 * PAGE,
+								&h[i]), 0);
+		if (ranges_overlap(h[i], 2 * PAGE, big, 16 * PAGE))
+			fail_msg("CB handle 0x%" PRIx64 " lies in the range of "
+				 "the mapped CB at 0x%" PRIx64, h[i], big);
+		for (j = 0; j < i; j++)
+			if (ranges_overlap(h[i], 2 * PAGE, h[j], 2 * PAGE))
+				fail_msg("CB handles 0x%" PRIx64 " and 0x%" PRIx64
+					 " overlap", h[i], h[j]);
+	}
+	q = cb_mmap(fd, h[0], 2 * PAGE);
+
+	/* The next owner, while this one still maps its CBs */
+	assert_int_equal(hltests_write_file(RESET_PATH, "1"), 0);
+	fd2 = hltests_open_node(0, 0);
+	assert_true(fd2 >= 0);
+	for (i = 0; i < ALIAS_NEW; i++) {
+		assert_int_equal(hlthunk_request_command_buffer(fd2, 4 * PAGE,
+								&h2[i]), 0);
+		if (ranges_overlap(h2[i], 4 * PAGE, big, 16 * PAGE) ||
+		    ranges_overlap(h2[i], 4 * PAGE, h[0], 2 * PAGE))
+			fail_msg("the next owner's CB handle 0x%" PRIx64 " lies in "
+				 "a range the previous owner maps", h2[i]);
+	}
+	munmap(q, 2 * PAGE);
+	munmap(p, 16 * PAGE);
+	close(fd2);
+	close(fd);
 }
 
 /*
@@ -969,6 +1105,186 @@ static void test_event_records_and_counts(void **state)
 	hltests_host_unmap(st->fd, &cb);
 }
 
+/*
+ * Event records belong to the context they happened in: the next owner,
+ * after a close or after a hard reset, reads no record of its
+ * predecessor's (a malformed CB's queue, CB address and time; a timed-out
+ * CS's sequence number and time), and the control node none at all.
+ */
+static void make_records(int fd, uint64_t *cb_va)
+{
+	struct hlthunk_event_record_undefined_opcode u;
+	struct hlthunk_event_record_cs_timeout t;
+	struct hltests_host_buf cb;
+	struct hltests_dram_buf d;
+	uint64_t h, seq;
+	uint32_t n, status;
+
+	hltests_host_map(fd, &cb, PAGE);
+	run_malformed(fd, &cb);
+	h = busy_cb(fd, &d, 30.0, &n);
+	assert_int_equal(submit_one(fd, 3, h, n, 1, &seq), 0);
+	assert_int_equal(hlthunk_wait_for_cs(fd, seq, WAIT_US, &status), -EIO);
+	/* The control: this owner reads its own */
+	assert_int_equal(hlthunk_get_event_record(fd, HLTHUNK_UNDEFINED_OPCODE,
+						  &u), 0);
+	assert_true(u.timestamp > 0);
+	assert_int_equal(u.cb_addr_streams[0][0], cb.va);
+	assert_int_equal(hlthunk_get_event_record(fd, HLTHUNK_CS_TIMEOUT, &t), 0);
+	assert_true(t.timestamp > 0);
+	assert_int_equal(t.seq, seq);
+	*cb_va = cb.va;
+	assert_int_equal(hlthunk_destroy_command_buffer(fd, h), 0);
+	hltests_dram_unmap(fd, &d);
+	hltests_host_unmap(fd, &cb);
+}
+
+static void assert_no_records(int fd, const char *when)
+{
+	struct hlthunk_event_record_undefined_opcode u;
+	struct hlthunk_event_record_cs_timeout t;
+
+	assert_int_equal(hlthunk_get_event_record(fd, HLTHUNK_UNDEFINED_OPCODE,
+						  &u), 0);
+	assert_int_equal(hlthunk_get_event_record(fd, HLTHUNK_CS_TIMEOUT, &t), 0);
+	if (u.timestamp || u.engine_id || u.cb_addr_streams[0][0] ||
+	    u.cb_addr_streams_len)
+		fail_msg("%s: the next owner reads UNDEFINED_OPCODE of queue %u, "
+			 "CB 0x%" PRIx64 ", at %" PRId64, when, u.engine_id,
+			 (uint64_t)u.cb_addr_streams[0][0], (int64_t)u.timestamp);
+	if (t.timestamp || t.seq)
+		fail_msg("%s: the next owner reads CS_TIMEOUT of CS %" PRIu64
+			 " at %" PRId64, when, (uint64_t)t.seq,
+			 (int64_t)t.timestamp);
+}
+
+static void test_event_records_belong_to_owner(void **state)
+{
+	struct hlthunk_event_record_undefined_opcode u;
+	struct hlthunk_event_record_cs_timeout t;
+	uint64_t va;
+	int fd;
+
+	(void)state;
+	fd = hltests_open_node(0, 0);
+	assert_true(fd >= 0);
+	make_records(fd, &va);
+	close(fd);
+
+	fd = hltests_open_node(0, 0);
+	assert_true(fd >= 0);
+	assert_no_records(fd, "after a close");
+	make_records(fd, &va);
+	assert_int_equal(hltests_write_file(RESET_PATH, "1"), 0);
+	close(fd);
+
+	fd = hltests_open_node(0, 0);
+	assert_true(fd >= 0);
+	assert_no_records(fd, "after a hard reset");
+	close(fd);
+
+	/* A context's records: none on the control node */
+	fd = hltests_open_node(0, 1);
+	assert_true(fd >= 0);
+	assert_int_equal(hlthunk_get_event_record(fd, HLTHUNK_UNDEFINED_OPCODE,
+						  &u), -EINVAL);
+	assert_int_equal(hlthunk_get_event_record(fd, HLTHUNK_CS_TIMEOUT, &t),
+			 -EINVAL);
+	close(fd);
+}
+
+/* Wait up to @ms until @fd's events include all of @want; returns them */
+static uint64_t events_until(int fd, int efd, uint64_t want, int ms)
+{
+	uint64_t ev = 0, got, cnt;
+	int i;
+
+	for (i = 0; i < ms / 100 && (ev & want) != want; i++) {
+		got = 0;
+		assert_int_equal(hlthunk_notifier_recv(fd, efd, &got, &cnt, 0, 100),
+				 0);
+		ev |= got;
+	}
+	return ev;
+}
+
+/*
+ * A compute file a hard reset killed hears the reset, then nothing of the
+ * next owner's (its page fault, its malformed CB); the next owner hears
+ * its own, and a control file, the device's monitor, hears everything.
+ * With a second dead file (two resets, three owners) and owners in
+ * different processes alike: the next owner here is a child.
+ */
+static void test_dead_file_hears_nothing_of_next_owner(void **state)
+{
+	const uint64_t mine = HL_NOTIFIER_EVENT_PAGE_FAULT |
+			      HL_NOTIFIER_EVENT_UNDEFINED_OPCODE;
+	const uint64_t reset = HL_NOTIFIER_EVENT_DEVICE_RESET |
+			       HL_NOTIFIER_EVENT_DEVICE_UNAVAILABLE;
+	int dead[2], defd[2], ctl, cefd, status, i;
+	uint64_t ev;
+	pid_t pid;
+
+	(void)state;
+	ctl = hltests_open_node(0, 1);
+	assert_true(ctl >= 0);
+	cefd = hlthunk_notifier_create(ctl);
+	assert_true(cefd >= 0);
+	for (i = 0; i < 2; i++) {
+		dead[i] = hltests_open_node(0, 0);
+		assert_true(dead[i] >= 0);
+		defd[i] = hlthunk_notifier_create(dead[i]);
+		assert_true(defd[i] >= 0);
+		assert_int_equal(hltests_write_file(RESET_PATH, "1"), 0);
+		ev = events_until(dead[i], defd[i], reset, 10000);
+		assert_int_equal(ev & reset, reset);
+	}
+	/* Whatever the resets sent (NIC_LINK too): heard, cleared */
+	for (i = 0; i < 2; i++)
+		events_until(dead[i], defd[i], ~0ull, 300);
+	events_until(ctl, cefd, ~0ull, 300);
+
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		struct hltests_host_buf cb;
+		int fd = hltests_open_node(0, 0), efd;
+
+		if (fd < 0)
+			_exit(2);
+		efd = hlthunk_notifier_create(fd);
+		if (efd < 0)
+			_exit(3);
+		hltests_host_map(fd, &cb, PAGE);
+		hltests_run_cb_aborted(fd, 0, cb.va + 64 * MB, 8);
+		run_malformed(fd, &cb);
+		ev = events_until(fd, efd, mine, 10000);
+		close(fd);
+		_exit((ev & mine) == mine ? 0 : 4);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	/* The next owner heard its own events */
+	assert_int_equal(WEXITSTATUS(status), 0);
+	/* The monitor too */
+	ev = events_until(ctl, cefd, mine, 10000);
+	assert_int_equal(ev & mine, mine);
+
+	for (i = 0; i < 2; i++) {
+		bool signalled = efd_signalled(defd[i], 300);
+
+		ev = get_events(dead[i]);
+		if (signalled || ev)
+			fail_msg("dead file %d heard the next owner's events "
+				 "(signalled %d, bits 0x%" PRIx64 ")", i,
+				 signalled, ev);
+		assert_int_equal(hlthunk_notifier_release(dead[i], defd[i]), 0);
+		close(dead[i]);
+	}
+	assert_int_equal(hlthunk_notifier_release(ctl, cefd), 0);
+	close(ctl);
+}
+
 static void test_engine_status(void **state)
 {
 	struct hltests_state *st = *state;
@@ -1058,25 +1374,61 @@ static void test_hash_helpers(void **state)
 
 /*
  * All or nothing: when the copy back of the result fails (debugfs
- * fail_copy_out), CB CREATE's CB is destroyed again (the next CB gets its
- * ID), REGISTER_EVENTFD's registration undone (registering again works)
+ * fail_copy_out), CB CREATE's CB is destroyed again (released: debugfs
+ * info cbs_alive drops back), REGISTER_EVENTFD's registration undone
+ * (registering again works)
  * and GET_EVENTS keeps its bits (the next one returns them).
  */
+/* A "key: value" line of device 0's debugfs info */
+static long long info_value(const char *key)
+{
+	char busid[32], path[160], buf[4096], *p;
+	size_t n = strlen(key);
+
+	assert_int_equal(hltests_pci_addr(0, busid, sizeof(busid)), 0);
+	snprintf(path, sizeof(path), "/sys/kernel/debug/habanalabs/%s/info",
+		 busid);
+	assert_int_equal(hltests_read_file(path, buf, sizeof(buf)), 0);
+	for (p = buf; p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (!strncmp(p, key, n) && p[n] == ':')
+			return strtoll(p + n + 1, NULL, 0);
+	fail_msg("no %s in debugfs info", key);
+	return -1;
+}
+
+/* Whether the CBs not freed yet come to @n within 10 s (releases: a work) */
+static bool cbs_alive_reaches(long long n)
+{
+	int i;
+
+	for (i = 0; i < 1000; i++) {
+		if (info_value("cbs_alive") == n)
+			return true;
+		usleep(10000);
+	}
+	return false;
+}
+
 static void test_failed_copy_out_undoes(void **state)
 {
 	struct hltests_state *st = *state;
 	struct hltests_host_buf cb;
+	long long base;
 	uint64_t h, h2;
 	int efd;
 
 	hltests_host_map(st->fd, &cb, PAGE);
+	base = info_value("cbs_alive");
 	assert_int_equal(hlthunk_request_mapped_command_buffer(st->fd, PAGE, &h), 0);
 	assert_int_equal(hlthunk_destroy_command_buffer(st->fd, h), 0);
+	assert_true(cbs_alive_reaches(base));
 	hltests_fail_copy_out(1);
 	assert_int_equal(hlthunk_request_mapped_command_buffer(st->fd, PAGE, &h2),
 			 -EFAULT);
+	/* The undone CB was released (and its handle is not reused at once) */
+	assert_true(cbs_alive_reaches(base));
 	assert_int_equal(hlthunk_request_mapped_command_buffer(st->fd, PAGE, &h2), 0);
-	assert_int_equal(h2, h);
+	assert_int_not_equal(h2, h);
 	assert_int_equal(hlthunk_destroy_command_buffer(st->fd, h2), 0);
 
 	efd = eventfd(0, EFD_CLOEXEC);
@@ -1186,7 +1538,8 @@ static void test_events_nic_link(void **state)
  * HL_IOCTL_CB's argument as an extensible struct: a smaller one (the
  * fields up to cb_size) works, a larger one with zero extra bytes works,
  * non-zero extra bytes are E2BIG; a read-only argument fails with EFAULT
- * before anything is created (the next CB gets the first free ID).
+ * before anything is created (the next CB gets the range after the last
+ * one handed out).
  */
 static void test_cb_args_sizes_and_read_only(void **state)
 {
@@ -1210,7 +1563,9 @@ static void test_cb_args_sizes_and_read_only(void **state)
 	big.a.in.op = HL_CB_OP_CREATE;
 	big.a.in.cb_size = PAGE;
 	assert_int_equal(hltests_ioctl_sized(st->fd, HL_IOCTL_CB, sizeof(big), &big), 0);
-	assert_int_equal(big.a.out.cb_handle, h);
+	/* Offsets are handed out cyclically: h's range is not reused at once */
+	assert_int_equal(big.a.out.cb_handle, h + PAGE);
+	h = big.a.out.cb_handle;
 	memset(&big, 0, sizeof(big));
 	big.a.in.op = HL_CB_OP_CREATE;
 	big.a.in.cb_size = PAGE;
@@ -1226,7 +1581,7 @@ static void test_cb_args_sizes_and_read_only(void **state)
 	assert_int_equal(mprotect(ro, PAGE, PROT_READ), 0);
 	assert_int_equal(cb_ioctl(st->fd, ro), -EFAULT);
 	munmap(ro, PAGE);
-	/* Nothing was created: h's ID (still held) is followed by the next */
+	/* Nothing was created: the next range follows h's (still held) */
 	assert_int_equal(hlthunk_request_command_buffer(st->fd, PAGE, &h2), 0);
 	assert_int_equal(h2, h + PAGE);
 	assert_int_equal(hlthunk_destroy_command_buffer(st->fd, h2), 0);
@@ -1258,6 +1613,10 @@ const struct CMUnitTest runtime_tests[] = {
 	RT_TEST(test_failed_copy_out_undoes),
 	cmocka_unit_test(test_events_nic_link),
 	cmocka_unit_test(test_cb_and_events_hard_reset),
+	cmocka_unit_test(test_cb_destroyed_mapping_ends_with_context),
+	cmocka_unit_test(test_cb_mmap_offsets_never_alias),
+	cmocka_unit_test(test_event_records_belong_to_owner),
+	cmocka_unit_test(test_dead_file_hears_nothing_of_next_owner),
 };
 
 int main(void)

@@ -131,10 +131,12 @@ enum hl_device_status {
  * HL_INFO_HW_EVENTS_AGGREGATE - the same since the device was bound
  * HL_INFO_LAST_ERR_OPEN_DEV_TIME - struct hl_info_last_err_open_dev_time
  * HL_INFO_CS_TIMEOUT_EVENT - struct hl_info_cs_timeout_event: the last CS
- *                            of the device that failed on its timeout
+ *                            of the caller's context that failed on its
+ *                            timeout (compute node only)
  * HL_INFO_UNDEFINED_OPCODE_EVENT - struct hl_info_undefined_opcode_event:
- *                            the last job of the device that failed on a
- *                            malformed command buffer
+ *                            the last job of the caller's context that
+ *                            failed on a malformed command buffer (compute
+ *                            node only)
  * HL_INFO_ENGINE_STATUS    - text, one line per engine queue: idle or busy;
  *                            return_size 1 KiB .. HL_ENGINES_DATA_MAX_SIZE;
  *                            the length is returned in
@@ -165,7 +167,13 @@ enum hl_device_status {
 /*
  * Notifier events (HL_INFO_GET_EVENTS; the eventfd of
  * HL_INFO_REGISTER_EVENTFD is signalled when one happens), upstream's bits.
- * Each is sent to every file of the device that registered an eventfd.
+ * An event of the device (DEVICE_RESET with DEVICE_UNAVAILABLE, NIC_LINK)
+ * is sent to every file of the device that registered an eventfd; an
+ * event of a context's work (UNDEFINED_OPCODE, CS_TIMEOUT,
+ * USER_ENGINE_ERR, PAGE_FAULT) to that context's compute file and to the
+ * control files (the device's monitors). A compute file a hard reset
+ * killed gets that reset's event and nothing after it: nothing of the next
+ * owner's reaches it.
  *
  * HL_NOTIFIER_EVENT_UNDEFINED_OPCODE   - a CS failed on a malformed
  *                                        command buffer
@@ -600,7 +608,9 @@ struct hl_info_undefined_opcode_event {
  *            zero @return_size (but for REGISTER_EVENTFD and
  *            UNREGISTER_EVENTFD, which take no buffer), an op that needs
  *            the compute node (HL_INFO_PAGE_FAULT_EVENT,
- *            HL_INFO_CS_COUNTERS) on the control node, a bad @period_ms,
+ *            HL_INFO_CS_COUNTERS, HL_INFO_CS_TIMEOUT_EVENT,
+ *            HL_INFO_UNDEFINED_OPCODE_EVENT) on the control node, a bad
+ *            @period_ms,
  *            REGISTER_EVENTFD on a file that has one registered already or
  *            with an @eventfd that is not an eventfd, UNREGISTER_EVENTFD on
  *            a file with none, an ENGINE_STATUS buffer below 1 KiB or
@@ -641,11 +651,25 @@ struct hl_info_args {
  * created without HL_CB_FLAGS_MAP can be written but not submitted.
  *
  * Lifetime: HL_CB_OP_DESTROY drops the handle; the CB lives on while a CS
- * that named it runs (its usage count, HL_CB_OP_INFO, counts them) and its
- * pages while a user mapping of them exists. Closing the compute node
- * destroys every CB of its context. A hard reset does too, and removes
- * the pages from every user mapping of them (a later access gets SIGBUS),
- * so no mapping outlives its CB's context. Compute node only.
+ * that named it runs (its usage count, HL_CB_OP_INFO, counts them) and
+ * while a user mapping of it exists. Closing the compute node destroys
+ * every CB of its context. When the context dies under its file (a hard
+ * reset, or the device's removal), the pages of every CB of the context,
+ * destroyed or not, leave every user mapping of them (a later access gets
+ * SIGBUS) and no new mapping is made (-ENODEV), so no mapping outlives its
+ * CB's context. Compute node only.
+ *
+ * mmap offsets: a CB's handle is the offset of its first page; the CB
+ * covers one page of offset per page of its size. The offset ranges come
+ * from one allocator of the driver, for every device and context: a range
+ * belongs to one CB from its creation until the CB is released (its
+ * handle destroyed or its context torn down, no CS naming it and no
+ * mapping of it left), so the
+ * ranges of one owner never overlap another's, and removing one CB's
+ * pages from the mappings never touches another owner's. The allocator is
+ * cyclic (each CB gets the first free range after the last one handed
+ * out, wrapping at 2^32 pages): a destroyed handle is not reused at once.
+ * User space must treat handles as opaque.
  */
 
 /* HL_CB_OP_*: struct hl_cb_in.op */

@@ -11,18 +11,31 @@
  *
  * Who holds what: the context's handle table holds a reference on each CB
  * until HL_CB_OP_DESTROY or the context's teardown; each job of a CS that
- * names the CB holds one until the CS completes (the usage count counts
- * those CSs); the CB holds a reference on its context. A user mapping
- * holds no CB reference but its own references on the pages (they are
- * inserted with vm_insert_pages()), so the pages never change hands while
- * a process maps them, whatever happens to the CB.
+ * names the CB holds one until the CS completes or is dropped (the usage
+ * count counts those CSs); each user mapping (VMA) holds one until it is
+ * unmapped; the CB holds a reference on its context. So a CB destroyed
+ * while mapped stays on its context's list, and the context's death
+ * reaches its mappings. The mappings also hold their own references on
+ * the pages (they are inserted with vm_insert_pages()).
  *
- * Teardown (hl_cb_ctx_fini(), from hl_ctx_teardown() once no CS of the
- * context runs): every CB loses its handle, its MMU and DMA mappings, and
- * its pages are removed from every user mapping (a later access gets
- * SIGBUS): after a hard reset nothing of the context's CBs stays reachable
- * from user space or from the device. A normal close cannot have user
- * mappings left (each holds the file), a reset can.
+ * mmap offsets: a CB's handle is its mmap offset, and its mappings cover
+ * one page of offset per page of the CB. Every open file of a device node
+ * shares the node's address space, where a context's death removes its
+ * CBs' offset ranges (unmap_mapping_range()), so the ranges come from one
+ * allocator for the whole driver (hl_cb_offsets): a range is never in two
+ * CBs at once, and it is free again only once its CB was released, i.e.
+ * when no mapping of it is left anywhere. The allocator is cyclic: a range
+ * comes back only after the rest of the 2^32 pages of offsets were handed
+ * out, so a stale handle names nothing for a long time.
+ *
+ * Death (hl_cb_ctx_fini(), from hl_ctx_teardown() once no CS of the
+ * context runs; hl_cb_ctx_release_dma() when the device goes away under
+ * a live file): every CB of the context, with a handle or not, has its
+ * pages removed from every user mapping (a later access gets SIGBUS) and
+ * no new mapping is made. The teardown also drops the handles and the MMU
+ * and DMA mappings: after a hard reset or an unbind nothing of the
+ * context's CBs stays reachable from user space or from the device. A
+ * normal close cannot have user mappings left (each holds the file).
  */
 
 #include <linux/dma-mapping.h>
@@ -38,9 +51,55 @@
 #include "ioctl.h"
 #include "mmu.h"
 
+/*
+ * The mmap offset ranges (in pages, without the type bits) of every CB of
+ * the driver not released yet; entry: the CB. Its own lock; the cursor of
+ * the cyclic allocation is a hint (READ_ONCE/WRITE_ONCE), the tree alone
+ * keeps the ranges apart.
+ */
+static struct maple_tree hl_cb_offsets =
+	MTREE_INIT(hl_cb_offsets, MT_FLAGS_ALLOC_RANGE);
+static unsigned long hl_cb_offset_next = 1;
+
+/* IDs, i.e. mmap offsets in pages: 1 .. U32_MAX, the last page included */
+#define HL_CB_ID_MIN	1ul
+#define HL_CB_ID_MAX	((unsigned long)U32_MAX)
+
 static u64 hl_cb_handle_of(u32 id)
 {
 	return ((u64)id | HL_CB_MMAP_TYPE_CB) << PAGE_SHIFT;
+}
+
+/*
+ * Give @cb an ID: the first page of an offset range of its size that no
+ * other CB of the driver has, after the last one handed out (cyclic).
+ */
+static int hl_cb_offset_alloc(struct hl_cb *cb)
+{
+	unsigned long next = READ_ONCE(hl_cb_offset_next), first;
+	int rc = -EBUSY;
+
+	if (next < HL_CB_ID_MIN || next > HL_CB_ID_MAX - cb->npages + 1)
+		next = HL_CB_ID_MIN;
+	if (next > HL_CB_ID_MIN)
+		rc = mtree_alloc_range(&hl_cb_offsets, &first, cb, cb->npages,
+				       next, HL_CB_ID_MAX, GFP_KERNEL_ACCOUNT);
+	if (rc == -EBUSY)
+		rc = mtree_alloc_range(&hl_cb_offsets, &first, cb, cb->npages,
+				       HL_CB_ID_MIN, HL_CB_ID_MAX,
+				       GFP_KERNEL_ACCOUNT);
+	if (rc)
+		return rc == -EBUSY ? -ENOMEM : rc;
+	WRITE_ONCE(hl_cb_offset_next, first + cb->npages);
+	cb->id = first;
+	return 0;
+}
+
+/* The CB was released: no mapping of its offsets is left */
+static void hl_cb_offset_free(struct hl_cb *cb)
+{
+	if (cb->id)
+		mtree_erase(&hl_cb_offsets, cb->id);
 }
 
 /* The ID a handle names, or 0 when it is not a CB handle */
@@ -148,9 +207,11 @@ static void hl_cb_release_work(struct work_struct *work)
 	mutex_unlock(&ctx->cb_mgr.lock);
 	hl_device_exit(hdev, idx);
 
+	hl_cb_offset_free(cb);
 	sg_free_table(&cb->sgt);
 	hl_cb_free_pages(cb);
 	kfree(cb);
+	atomic_dec(&hdev->cbs_alive);
 	hl_ctx_put(ctx);
 }
 
@@ -259,7 +320,6 @@ static int hl_cb_create(struct hl_ctx *ctx, u32 size, bool map, u64 *handle)
 {
 	struct hl_cb_mgr *mgr = &ctx->cb_mgr;
 	struct hl_cb *cb;
-	u32 id;
 	int rc;
 
 	cb = hl_cb_alloc(ctx, size);
@@ -271,18 +331,20 @@ static int hl_cb_create(struct hl_ctx *ctx, u32 size, bool map, u64 *handle)
 		rc = -ENODEV;
 		goto err_unlock;
 	}
-	rc = xa_alloc(&mgr->handles, &id, cb, XA_LIMIT(1, U32_MAX),
-		      GFP_KERNEL_ACCOUNT);
+	rc = hl_cb_offset_alloc(cb);
 	if (rc)
 		goto err_unlock;
-	cb->id = id;
-	cb->handle = hl_cb_handle_of(id);
+	rc = xa_insert(&mgr->handles, cb->id, cb, GFP_KERNEL_ACCOUNT);
+	if (rc)
+		goto err_unlock;
+	cb->handle = hl_cb_handle_of(cb->id);
 	if (map) {
 		rc = hl_cb_map_locked(cb);
 		if (rc)
 			goto err_erase;
 	}
 	hl_ctx_get(ctx);
+	atomic_inc(&ctx->hdev->cbs_alive);
 	list_add_tail(&cb->node, &mgr->list);
 	mutex_unlock(&mgr->lock);
 
@@ -290,9 +352,10 @@ static int hl_cb_create(struct hl_ctx *ctx, u32 size, bool map, u64 *handle)
 	return 0;
 
 err_erase:
-	xa_erase(&mgr->handles, id);
+	xa_erase(&mgr->handles, cb->id);
 err_unlock:
 	mutex_unlock(&mgr->lock);
+	hl_cb_offset_free(cb);
 	sg_free_table(&cb->sgt);
 	hl_cb_free_pages(cb);
 	kfree(cb);
@@ -399,8 +462,23 @@ int hl_cb_ioctl(struct hl_fpriv *fpriv, void *data, struct hl_ioctl_call *call)
 	}
 }
 
+/* A VMA split off or copied (mremap) holds the CB as well */
+static void hl_cb_vm_open(struct vm_area_struct *vma)
+{
+	struct hl_cb *cb = vma->vm_private_data;
+
+	kref_get(&cb->refcount);
+}
+
+static void hl_cb_vm_close(struct vm_area_struct *vma)
+{
+	hl_cb_put(vma->vm_private_data);
+}
+
 static const struct vm_operations_struct hl_cb_vm_ops = {
 	/* No fault handler: once the pages are zapped, an access gets SIGBUS */
+	.open = hl_cb_vm_open,
+	.close = hl_cb_vm_close,
 };
 
 /**
@@ -409,9 +487,12 @@ static const struct vm_operations_struct hl_cb_vm_ops = {
  * @vma: the mapping; its offset is the CB's handle, its length at most the
  *	CB's size; it must be MAP_SHARED.
  *
+ * The mapping holds a reference on the CB until it is unmapped, so the
+ * context's death finds it even after HL_CB_OP_DESTROY.
+ *
  * Return: 0; -EINVAL no CB at that offset, too long, not shared, or made
  * through another file's address space than the CB's earlier mappings;
- * -ENODEV the context was torn down (a reset); -ENOMEM.
+ * -ENODEV the context died (a reset or the device's removal); -ENOMEM.
  */
 int hl_cb_mmap(struct file *filp, struct vm_area_struct *vma)
 {
@@ -441,8 +522,13 @@ int hl_cb_mmap(struct file *filp, struct vm_area_struct *vma)
 	}
 	cb->mapping = filp->f_mapping;
 	vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP | VM_DONTCOPY);
-	vma->vm_ops = &hl_cb_vm_ops;
 	rc = vm_insert_pages(vma, vma->vm_start, cb->pages, &npages);
+	if (rc)
+		goto out_unlock;
+	/* Only a mapping that is made gets a close, which drops it */
+	kref_get(&cb->refcount);
+	vma->vm_private_data = cb;
+	vma->vm_ops = &hl_cb_vm_ops;
 out_unlock:
 	mutex_unlock(&mgr->lock);
 	return rc;
@@ -487,7 +573,8 @@ int hl_cb_jobs_get(struct hl_ctx *ctx, struct hl_cs_job *jobs, u32 n)
 }
 
 /**
- * hl_cb_jobs_put - the CS of @jobs completed: drop their CB references.
+ * hl_cb_jobs_put - the CS of @jobs completed or was dropped: drop their CB
+ * references.
  * @jobs: the jobs.
  * @n: number of jobs.
  *
@@ -519,7 +606,7 @@ void hl_cb_ctx_init(struct hl_ctx *ctx)
 	struct hl_cb_mgr *mgr = &ctx->cb_mgr;
 
 	mutex_init(&mgr->lock);
-	xa_init_flags(&mgr->handles, XA_FLAGS_ALLOC1);
+	xa_init(&mgr->handles);
 	INIT_LIST_HEAD(&mgr->list);
 	mt_init_flags(&mgr->va, MT_FLAGS_ALLOC_RANGE);
 }
@@ -530,7 +617,8 @@ void hl_cb_ctx_init(struct hl_ctx *ctx)
  *
  * Every CB loses its handle and its device mapping (page tables are left
  * alone when the device is gone), and its pages leave every user mapping,
- * before the context's page tables go. A CB whose release is still queued
+ * before the context's page tables go: also a CB destroyed while mapped
+ * (its mappings hold it on the list). A CB whose release is still queued
  * is unmapped here as well; its work then only frees it.
  */
 void hl_cb_ctx_fini(struct hl_ctx *ctx)
@@ -567,12 +655,14 @@ void hl_cb_ctx_fini(struct hl_ctx *ctx)
 }
 
 /**
- * hl_cb_ctx_release_dma - DMA-unmap a live context's CBs because the device
- * is going away (hl_mem_ctx_release_host()).
- * @ctx: the context; the engines are stopped, no ioctl runs.
+ * hl_cb_ctx_release_dma - the device is going away under a live context
+ * (hl_mem_ctx_release_host()): end its CBs' user mappings, DMA-unmap them.
+ * @ctx: the context, dead; the engines are stopped, no ioctl runs.
  *
- * The page tables are not touched; the CBs keep their VA until the
- * context's teardown, which then finds nothing to DMA-unmap.
+ * The context died: its CBs' pages leave every user mapping and no new
+ * one is made, as at a hard reset. The page tables are not touched; the
+ * CBs keep their VA until the context's teardown (the file's close),
+ * which then finds nothing to DMA-unmap.
  */
 void hl_cb_ctx_release_dma(struct hl_ctx *ctx)
 {
@@ -580,7 +670,9 @@ void hl_cb_ctx_release_dma(struct hl_ctx *ctx)
 	struct hl_cb *cb;
 
 	mutex_lock(&mgr->lock);
+	mgr->dead = true;
 	list_for_each_entry(cb, &mgr->list, node) {
+		hl_cb_zap_locked(cb);
 		if (cb->dma_mapped)
 			dma_unmap_sgtable(ctx->hdev->dev, &cb->sgt,
 					  DMA_BIDIRECTIONAL, 0);
@@ -616,4 +708,16 @@ u32 hl_cb_ctx_count(struct hl_ctx *ctx)
 		n++;
 	mutex_unlock(&ctx->cb_mgr.lock);
 	return n;
+}
+
+/**
+ * hl_cb_module_fini - the module goes: free the mmap offset allocator.
+ *
+ * Every CB was released (each held its file's module reference through
+ * its context and device until its release work, which has run).
+ */
+void __exit hl_cb_module_fini(void)
+{
+	WARN_ON(!mtree_empty(&hl_cb_offsets));
+	mtree_destroy(&hl_cb_offsets);
 }

@@ -36,11 +36,14 @@ struct vm_area_struct;
 /**
  * struct hl_cb - a command buffer.
  * @refcount: held by the context's handle table (until DESTROY or the
- *	teardown) and by each job of a running CS that names it; the last
- *	reference queues @release_work.
+ *	teardown), by each job of a CS that names it (until the CS completes
+ *	or is dropped) and by each user mapping (VMA, until unmapped); the
+ *	last reference queues @release_work.
  * @ctx: the context; the CB holds a reference on it.
  * @node: in the context's hl_cb_mgr.list until released.
- * @id: the handle's ID in hl_cb_mgr.handles.
+ * @id: the handle's ID in hl_cb_mgr.handles: the first page of the CB's
+ *	mmap offset range, @npages pages of the driver-wide allocator that
+ *	no other CB has until this one is released (command_buffer.c).
  * @handle: the handle returned to user space (and the mmap offset).
  * @size: the allocation, whole pages.
  * @npages: number of @pages.
@@ -99,5 +102,6 @@ void hl_cb_ctx_destroy(struct hl_ctx *ctx);
 int hl_cb_jobs_get(struct hl_ctx *ctx, struct hl_cs_job *jobs, u32 n);
 void hl_cb_jobs_put(struct hl_cs_job *jobs, u32 n);
 u32 hl_cb_ctx_count(struct hl_ctx *ctx);
+void hl_cb_module_fini(void);
 
 #endif /* HL_COMMAND_BUFFER_H_ */

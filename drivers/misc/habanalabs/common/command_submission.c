@@ -156,7 +156,7 @@ static void hl_cs_put(struct hl_cs *cs)
 	/* The CBs' usage counts drop before a waiter sees the CS complete */
 	hl_cb_jobs_put(cs->jobs, cs->num_jobs);
 	/* And a failure's event is sent by then */
-	hl_events_cs_failed(ctx->hdev, cs->seq, atomic_read(&cs->error));
+	hl_events_cs_failed(ctx, cs->seq, atomic_read(&cs->error));
 	cookie = dma_fence_begin_signalling();
 	error = atomic_read(&cs->error);
 	if (error) {
@@ -377,13 +377,16 @@ err_submitted:
 /*
  * hl_ioctl_on_drop() of HL_IOCTL_CS: the context was killed before the
  * commit; its teardown destroyed the WAIT_CS entries. The fence was never
- * initialised, let alone seen.
+ * initialised, let alone seen. The jobs' references on the CBs they name
+ * by handle go as at a completion (each CB holds the context, which holds
+ * the device).
  */
 static void hl_cs_drop(void *priv)
 {
 	struct hl_cs *cs = priv;
 	struct hl_ctx *ctx = cs->ctx;
 
+	hl_cb_jobs_put(cs->jobs, cs->num_jobs);
 	atomic_dec(&ctx->cs_submitted);
 	kfree(cs->fence);
 	kfree(cs);

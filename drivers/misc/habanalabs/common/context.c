@@ -44,6 +44,7 @@ static void hl_ctx_release_work(struct work_struct *work)
 	if (hl_bug_injected(HL_INJECT_LEAK))
 		ctx->injected_leak = kmalloc(64, GFP_KERNEL);
 	kfree(ctx);
+	atomic_dec(&hdev->contexts_alive);
 	hl_device_put(hdev);
 }
 
@@ -90,6 +91,7 @@ struct hl_ctx *hl_ctx_create(struct hl_device *hdev)
 	hl_mem_ctx_init(ctx);
 	hl_cb_ctx_init(ctx);
 	hl_device_get(hdev);
+	atomic_inc(&hdev->contexts_alive);
 
 	mutex_lock(&hdev->ctx_list_lock);
 	list_add_tail(&ctx->node, &hdev->ctx_list);
@@ -324,7 +326,8 @@ void hl_ctx_put(struct hl_ctx *ctx)
  * @engine_id: the queue of the job.
  * @is_write: a write access.
  *
- * The last fault is what HL_INFO_PAGE_FAULT_EVENT returns.
+ * The last fault is what HL_INFO_PAGE_FAULT_EVENT returns; PAGE_FAULT
+ * goes to the context's file (and the control files).
  */
 void hl_ctx_record_fault(struct hl_ctx *ctx, u64 addr, u32 engine_id,
 			 bool is_write)
@@ -335,7 +338,7 @@ void hl_ctx_record_fault(struct hl_ctx *ctx, u64 addr, u32 engine_id,
 	ctx->last_fault.engine_id = engine_id;
 	ctx->last_fault.is_write = is_write;
 	spin_unlock(&ctx->fault_lock);
-	hl_events_send(ctx->hdev, HL_NOTIFIER_EVENT_PAGE_FAULT);
+	hl_events_send_ctx(ctx, HL_NOTIFIER_EVENT_PAGE_FAULT);
 }
 
 static void hl_ctx_resv_release(struct kref *ref)

@@ -77,8 +77,12 @@ struct hl_ctx_resv {
  *	(asic_prop.mmu), value = number of present PTEs (under
  *	hdev->mmu_lock).
  * @dram_usage: bytes of DRAM allocated by this context.
- * @fault_lock: Protects @last_fault.
+ * @fault_lock: Protects @last_fault, @last_cs_timeout, @last_undef_opcode.
  * @last_fault: the last device MMU fault of the context's jobs.
+ * @last_cs_timeout: the context's last CS that failed on its timeout:
+ *	seq, time (ns); HL_INFO_CS_TIMEOUT_EVENT (events.c).
+ * @last_undef_opcode: the context's last job that failed on a malformed
+ *	CB: time (ns), queue, CB address; HL_INFO_UNDEFINED_OPCODE_EVENT.
  * @cs_lock: Protects @cs_sequence and @cs_fences.
  * @cs_sequence: sequence number of the next command submission.
  * @cs_fences: fences by sequence number: every CS that has not signalled,
@@ -111,8 +115,17 @@ struct hl_ctx {
 	struct maple_tree va_dram;
 	struct xarray mmu_hops;
 	atomic64_t dram_usage;
-	spinlock_t fault_lock; /* Protects: last_fault */
+	spinlock_t fault_lock; /* Protects: last_fault, last_cs_timeout, last_undef_opcode */
 	struct hl_info_page_fault_event last_fault;
+	struct {
+		u64 seq;
+		s64 ns;
+	} last_cs_timeout;
+	struct {
+		s64 ns;
+		u32 queue;
+		u64 cb_va;
+	} last_undef_opcode;
 	spinlock_t cs_lock; /* Protects: cs_sequence, cs_fences */
 	u64 cs_sequence;
 	struct xarray cs_fences;

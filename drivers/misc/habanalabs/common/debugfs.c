@@ -4,7 +4,8 @@
  *
  * info     the device's state: ASIC, DRAM use (and the part of it that
  *          late fences keep quarantined, dmabuf.c), pinned host pages,
- *          whether the compute node is open, live contexts
+ *          whether the compute node is open, live contexts, context
+ *          and CB structures not freed yet
  * exports  each live dma-buf export: size, owner pid and command, its
  *          attachments (dynamic or pinned), mappings (dmabuf.c)
  * fail_copy_out  TEST ONLY: the next N ioctls that succeed fail their copy
@@ -61,6 +62,9 @@ static int hl_debugfs_info_show(struct seq_file *s, void *unused)
 		   atomic64_read(&hdev->pinned_host_pages));
 	seq_printf(s, "compute_open: %d\n", open);
 	seq_printf(s, "contexts: %u\n", contexts);
+	seq_printf(s, "contexts_alive: %d\n",
+		   atomic_read(&hdev->contexts_alive));
+	seq_printf(s, "cbs_alive: %d\n", atomic_read(&hdev->cbs_alive));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(hl_debugfs_info);

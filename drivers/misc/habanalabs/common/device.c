@@ -535,7 +535,7 @@ int hl_device_hard_reset(struct hl_device *hdev)
 	}
 	mutex_unlock(&hdev->fpriv_list_lock);
 	hl_info(hdev, "hard reset%s\n", fpriv ? " of a device in use" : "");
-	hl_events_device_reset(hdev);
+	hl_events_device_reset(hdev, fpriv);
 
 	/*
 	 * The NIC's waits end (an endless CQ_WAIT too) and the peers see the

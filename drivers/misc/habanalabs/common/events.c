@@ -4,9 +4,17 @@
  *
  * Events: any open file of the device, compute or control, may register
  * one eventfd (HL_INFO_REGISTER_EVENTFD). When an event happens, its
- * HL_NOTIFIER_EVENT_* bit is added to the pending bits of every registered
- * file and each one's eventfd is signalled; HL_INFO_GET_EVENTS returns the
- * pending bits and clears them. Sources: a hard reset (DEVICE_RESET |
+ * HL_NOTIFIER_EVENT_* bit is added to the pending bits of every file that
+ * hears it and each one's eventfd is signalled; HL_INFO_GET_EVENTS returns
+ * the pending bits and clears them. Who hears what: an event of a context
+ * (PAGE_FAULT, CS_TIMEOUT, UNDEFINED_OPCODE, USER_ENGINE_ERR;
+ * hl_events_send_ctx()) reaches the compute file of that context and the
+ * control files; an event of the device (DEVICE_RESET, NIC_LINK;
+ * hl_events_send()) reaches every file. A compute file a hard reset killed
+ * hears that reset and nothing after it, so nothing of the next owner's;
+ * the records (HL_INFO_CS_TIMEOUT_EVENT, _UNDEFINED_OPCODE_EVENT, like
+ * HL_INFO_PAGE_FAULT_EVENT) are the context's own, so the next owner
+ * starts with none. Sources: a hard reset (DEVICE_RESET |
  * DEVICE_UNAVAILABLE, sent before the compute context is torn down), an
  * MMU page fault of a job or NIC transfer (PAGE_FAULT), a CS that failed
  * (CS_TIMEOUT, UNDEFINED_OPCODE for a malformed command buffer,
@@ -48,15 +56,13 @@ void hl_events_dev_init(struct hl_device *hdev)
 	spin_lock_init(&hdev->counters.util_lock);
 }
 
-/**
- * hl_events_send - an event happened: tell every registered file.
- * @hdev: the device.
- * @events: HL_NOTIFIER_EVENT_* bits.
- *
- * Takes a spinlock and allocates nothing: callable from the engines' and
- * the NIC's paths and in fence-signalling sections.
+/*
+ * Count @events and tell the files that hear them: with @ctx, its compute
+ * file and the control files; without, every file. A killed file hears
+ * nothing.
  */
-void hl_events_send(struct hl_device *hdev, u64 events)
+static void hl_events_deliver(struct hl_device *hdev, struct hl_ctx *ctx,
+			      u64 events)
 {
 	struct hl_dev_counters *c = &hdev->counters;
 	struct hl_notifier *n;
@@ -71,6 +77,8 @@ void hl_events_send(struct hl_device *hdev, u64 events)
 		c->events_total[bit]++;
 	}
 	list_for_each_entry(n, &hdev->notifier_list, node) {
+		if (n->killed || (ctx && n->ctx && n->ctx != ctx))
+			continue;
 		n->events |= events;
 		eventfd_signal(n->eventfd);
 	}
@@ -78,19 +86,45 @@ void hl_events_send(struct hl_device *hdev, u64 events)
 }
 
 /**
- * hl_events_cs_failed - a CS completed; send the event of its error.
+ * hl_events_send - an event of the device happened (a reset, a NIC link):
+ * tell every registered file but the ones a hard reset killed.
  * @hdev: the device.
- * @seq: its sequence number (HL_INFO_CS_TIMEOUT_EVENT).
+ * @events: HL_NOTIFIER_EVENT_* bits.
+ *
+ * Takes a spinlock and allocates nothing: callable from the engines' and
+ * the NIC's paths and in fence-signalling sections.
+ */
+void hl_events_send(struct hl_device *hdev, u64 events)
+{
+	hl_events_deliver(hdev, NULL, events);
+}
+
+/**
+ * hl_events_send_ctx - an event of a context's work happened: tell its
+ * compute file (unless a hard reset killed it) and the control files.
+ * @ctx: the context.
+ * @events: HL_NOTIFIER_EVENT_* bits.
+ *
+ * As hl_events_send(): a spinlock, no allocation.
+ */
+void hl_events_send_ctx(struct hl_ctx *ctx, u64 events)
+{
+	hl_events_deliver(ctx->hdev, ctx, events);
+}
+
+/**
+ * hl_events_cs_failed - a CS of a context completed; send the event of its
+ * error to the context's file.
+ * @ctx: the CS's context.
+ * @seq: its sequence number (the context's HL_INFO_CS_TIMEOUT_EVENT).
  * @error: the CS's first job error, 0 if none.
  *
  * An MMU fault (-EFAULT) sent PAGE_FAULT when it was recorded; a cancel
  * (-ECANCELED, the context closing) or a stopped device (-ENODEV, a reset
  * or removal, which send their own) sends nothing.
  */
-void hl_events_cs_failed(struct hl_device *hdev, u64 seq, int error)
+void hl_events_cs_failed(struct hl_ctx *ctx, u64 seq, int error)
 {
-	unsigned long flags;
-
 	switch (error) {
 	case 0:
 	case -EFAULT:
@@ -98,46 +132,48 @@ void hl_events_cs_failed(struct hl_device *hdev, u64 seq, int error)
 	case -ENODEV:
 		return;
 	case -ETIMEDOUT:
-		spin_lock_irqsave(&hdev->notifier_lock, flags);
-		hdev->counters.cs_timeout.seq = seq;
-		hdev->counters.cs_timeout.ns = ktime_get_ns();
-		spin_unlock_irqrestore(&hdev->notifier_lock, flags);
-		hl_events_send(hdev, HL_NOTIFIER_EVENT_CS_TIMEOUT);
+		spin_lock(&ctx->fault_lock);
+		ctx->last_cs_timeout.seq = seq;
+		ctx->last_cs_timeout.ns = ktime_get_ns();
+		spin_unlock(&ctx->fault_lock);
+		hl_events_send_ctx(ctx, HL_NOTIFIER_EVENT_CS_TIMEOUT);
 		return;
 	case -EINVAL:
-		hl_events_send(hdev, HL_NOTIFIER_EVENT_UNDEFINED_OPCODE);
+		hl_events_send_ctx(ctx, HL_NOTIFIER_EVENT_UNDEFINED_OPCODE);
 		return;
 	default:
-		hl_events_send(hdev, HL_NOTIFIER_EVENT_USER_ENGINE_ERR);
+		hl_events_send_ctx(ctx, HL_NOTIFIER_EVENT_USER_ENGINE_ERR);
 		return;
 	}
 }
 
 /**
  * hl_events_undefined_opcode - the backend's queue refused a malformed
- * command buffer (HL_INFO_UNDEFINED_OPCODE_EVENT records the last one).
- * @hdev: the device.
+ * command buffer of a context's job (the context's
+ * HL_INFO_UNDEFINED_OPCODE_EVENT records the last one).
+ * @ctx: the job's context.
  * @queue: the engine queue.
  * @cb_va: the job's command buffer.
  */
-void hl_events_undefined_opcode(struct hl_device *hdev, u32 queue, u64 cb_va)
+void hl_events_undefined_opcode(struct hl_ctx *ctx, u32 queue, u64 cb_va)
 {
-	unsigned long flags;
-
-	spin_lock_irqsave(&hdev->notifier_lock, flags);
-	hdev->counters.undef_opcode.ns = ktime_get_ns();
-	hdev->counters.undef_opcode.queue = queue;
-	hdev->counters.undef_opcode.cb_va = cb_va;
-	spin_unlock_irqrestore(&hdev->notifier_lock, flags);
+	spin_lock(&ctx->fault_lock);
+	ctx->last_undef_opcode.ns = ktime_get_ns();
+	ctx->last_undef_opcode.queue = queue;
+	ctx->last_undef_opcode.cb_va = cb_va;
+	spin_unlock(&ctx->fault_lock);
 }
 
 /**
  * hl_events_device_reset - a hard reset starts: count it, tell the files.
- * @hdev: the device; the compute file, if any, is dead already.
+ * @hdev: the device.
+ * @killed: the compute file the reset kills (dead already), or NULL.
  *
  * HL_INFO_HW_EVENTS counts from here on (the reset's own event included).
+ * @killed hears the reset, then nothing more (of the next owner's above
+ * all); it still reads its pending bits and may unregister.
  */
-void hl_events_device_reset(struct hl_device *hdev)
+void hl_events_device_reset(struct hl_device *hdev, struct hl_fpriv *killed)
 {
 	atomic_inc(&hdev->counters.hard_resets);
 	spin_lock_irq(&hdev->notifier_lock);
@@ -145,6 +181,11 @@ void hl_events_device_reset(struct hl_device *hdev)
 	spin_unlock_irq(&hdev->notifier_lock);
 	hl_events_send(hdev, HL_NOTIFIER_EVENT_DEVICE_RESET |
 			     HL_NOTIFIER_EVENT_DEVICE_UNAVAILABLE);
+	if (!killed)
+		return;
+	spin_lock_irq(&hdev->notifier_lock);
+	killed->notifier.killed = true;
+	spin_unlock_irq(&hdev->notifier_lock);
 }
 
 static void hl_events_unregister_locked(struct hl_device *hdev,
@@ -200,6 +241,8 @@ static int hl_events_register(struct hl_fpriv *fpriv, u32 fd,
 	} else {
 		fpriv->notifier.eventfd = efd;
 		fpriv->notifier.events = 0;
+		/* A control file's is NULL: it hears every context's events */
+		fpriv->notifier.ctx = fpriv->ctx;
 		list_add_tail(&fpriv->notifier.node, &hdev->notifier_list);
 	}
 	spin_unlock_irq(&hdev->notifier_lock);
@@ -554,17 +597,20 @@ static int hl_events_last_open(struct hl_fpriv *fpriv,
 	return hl_events_copy(call, args, &info, sizeof(info));
 }
 
+/* The caller's context's record: compute node only */
 static int hl_events_cs_timeout(struct hl_fpriv *fpriv,
 				struct hl_info_args *args,
 				struct hl_ioctl_call *call)
 {
-	struct hl_device *hdev = fpriv->hdev;
 	struct hl_info_cs_timeout_event info = {};
+	struct hl_ctx *ctx = fpriv->ctx;
 
-	spin_lock_irq(&hdev->notifier_lock);
-	info.seq = hdev->counters.cs_timeout.seq;
-	info.timestamp = hdev->counters.cs_timeout.ns;
-	spin_unlock_irq(&hdev->notifier_lock);
+	if (!ctx)
+		return -EINVAL;
+	spin_lock(&ctx->fault_lock);
+	info.seq = ctx->last_cs_timeout.seq;
+	info.timestamp = ctx->last_cs_timeout.ns;
+	spin_unlock(&ctx->fault_lock);
 	return hl_events_copy(call, args, &info, sizeof(info));
 }
 
@@ -572,17 +618,19 @@ static int hl_events_undef_opcode(struct hl_fpriv *fpriv,
 				  struct hl_info_args *args,
 				  struct hl_ioctl_call *call)
 {
-	struct hl_device *hdev = fpriv->hdev;
 	struct hl_info_undefined_opcode_event info = {};
+	struct hl_ctx *ctx = fpriv->ctx;
 
-	spin_lock_irq(&hdev->notifier_lock);
-	info.timestamp = hdev->counters.undef_opcode.ns;
+	if (!ctx)
+		return -EINVAL;
+	spin_lock(&ctx->fault_lock);
+	info.timestamp = ctx->last_undef_opcode.ns;
 	if (info.timestamp) {
-		info.engine_id = hdev->counters.undef_opcode.queue;
-		info.cb_addr_streams[0][0] = hdev->counters.undef_opcode.cb_va;
+		info.engine_id = ctx->last_undef_opcode.queue;
+		info.cb_addr_streams[0][0] = ctx->last_undef_opcode.cb_va;
 		info.cb_addr_streams_len = 1;
 	}
-	spin_unlock_irq(&hdev->notifier_lock);
+	spin_unlock(&ctx->fault_lock);
 	return hl_events_copy(call, args, &info, sizeof(info));
 }
 

@@ -24,6 +24,10 @@ struct hl_ioctl_call;
  * @eventfd: the eventfd, with a reference, or NULL.
  * @events: HL_NOTIFIER_EVENT_* bits since the last HL_INFO_GET_EVENTS.
  * @node: in hl_device.notifier_list while @eventfd is set.
+ * @ctx: the context whose events the file hears (its own, set at the
+ *	registration; the file holds it), or NULL for a control file, which
+ *	hears every context's. Compared, never dereferenced.
+ * @killed: a hard reset killed the file: it hears nothing more.
  *
  * All fields under hl_device.notifier_lock.
  */
@@ -31,6 +35,8 @@ struct hl_notifier {
 	struct eventfd_ctx *eventfd;
 	u64 events;
 	struct list_head node;
+	struct hl_ctx *ctx;
+	bool killed;
 };
 
 /* Device-wide HL_IOCTL_CS drops, by reason (struct hl_info_cs_counters) */
@@ -67,9 +73,9 @@ enum hl_cs_drop {
  * @events: events sent since the last hard reset, by notifier bit
  *	(under hl_device.notifier_lock).
  * @events_total: the same since the device was bound.
- * @cs_timeout: the last CS that failed on its timeout: seq, time (ns).
- * @undef_opcode: the last job that failed on a malformed CB: time (ns),
- *	queue, CB address (all under hl_device.notifier_lock).
+ *
+ * The records of a context's failures (HL_INFO_CS_TIMEOUT_EVENT,
+ * _UNDEFINED_OPCODE_EVENT) are the context's (struct hl_ctx), not here.
  */
 struct hl_dev_counters {
 	atomic_t hard_resets;
@@ -85,15 +91,6 @@ struct hl_dev_counters {
 	u64 util_busy[HL_UTIL_BUCKETS];
 	u32 events[HL_EVENTS_NUM];
 	u32 events_total[HL_EVENTS_NUM];
-	struct {
-		u64 seq;
-		s64 ns;
-	} cs_timeout;
-	struct {
-		s64 ns;
-		u32 queue;
-		u64 cb_va;
-	} undef_opcode;
 };
 
 void hl_events_dev_init(struct hl_device *hdev);
@@ -104,9 +101,10 @@ bool hl_events_dead_file_ioctl(struct hl_fpriv *fpriv, unsigned int cmd,
 			       const void *data);
 void hl_events_fpriv_fini(struct hl_fpriv *fpriv);
 void hl_events_send(struct hl_device *hdev, u64 events);
-void hl_events_cs_failed(struct hl_device *hdev, u64 seq, int error);
-void hl_events_undefined_opcode(struct hl_device *hdev, u32 queue, u64 cb_va);
-void hl_events_device_reset(struct hl_device *hdev);
+void hl_events_send_ctx(struct hl_ctx *ctx, u64 events);
+void hl_events_cs_failed(struct hl_ctx *ctx, u64 seq, int error);
+void hl_events_undefined_opcode(struct hl_ctx *ctx, u32 queue, u64 cb_va);
+void hl_events_device_reset(struct hl_device *hdev, struct hl_fpriv *killed);
 void hl_events_ctx_open(struct hl_device *hdev);
 void hl_events_ctx_release_begin(struct hl_device *hdev);
 void hl_events_ctx_release_end(struct hl_device *hdev);

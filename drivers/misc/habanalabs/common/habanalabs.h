@@ -379,6 +379,10 @@ struct hl_fpriv {
  * @counters: what the device counts for HL_INFO (events.c).
  * @fail_copy_out: TEST ONLY (debugfs fail_copy_out): the next this many
  *	successful ioctls fail their copy back to user space with -EFAULT.
+ * @contexts_alive: context structures not freed yet (hl_ctx_create() to
+ *	the end of its release work), torn down or not (debugfs info).
+ * @cbs_alive: command buffers not freed yet, of every context (debugfs
+ *	info); each holds its context, which holds the device.
  */
 struct hl_device {
 	struct kref refcount;
@@ -426,6 +430,8 @@ struct hl_device {
 	struct list_head notifier_list;
 	struct hl_dev_counters counters;
 	atomic_t fail_copy_out;
+	atomic_t contexts_alive;
+	atomic_t cbs_alive;
 };
 
 /* habanalabs_drv.c */

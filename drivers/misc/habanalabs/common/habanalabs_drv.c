@@ -24,6 +24,7 @@
 #include <linux/slab.h>
 
 #include "habanalabs.h"
+#include "command_buffer.h"
 #include "debugfs.h"
 #include "device.h"
 #include "dmabuf.h"
@@ -365,6 +366,7 @@ static void __exit hl_exit(void)
 	ida_destroy(&hl_dev_ida);
 	/* Waits for the last deferred releases */
 	destroy_workqueue(hl_wq);
+	hl_cb_module_fini();
 }
 
 module_init(hl_init);

@@ -631,7 +631,7 @@ static void hl_emu_queue_work(struct work_struct *work)
 		spin_unlock(&q->lock);
 		hl_events_job_end(q->emu->hdev);
 		if (rc == -EINVAL)
-			hl_events_undefined_opcode(q->emu->hdev, q->id,
+			hl_events_undefined_opcode(job->ctx, q->id,
 						   job->cb_va);
 		dma_fence_end_signalling(cookie);
 
