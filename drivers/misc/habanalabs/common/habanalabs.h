@@ -472,6 +472,7 @@ extern char *hl_nic_links;
 #define HL_INJECT_SIGNAL_ALLOC	BIT(2)	/* GFP_KERNEL in fence signalling */
 #define HL_INJECT_MR_NO_SYNC	BIT(3)	/* NIC DEREG_MR does not wait for writes */
 #define HL_INJECT_EARLY_RELEASE	BIT(4)	/* no quarantine for late fences */
+#define HL_INJECT_MR_ANY_CONN	BIT(5)	/* NIC rkey not bound to its connection */
 
 /* The KUnit suite's PRNG seed without the kunit_seed parameter */
 #define HL_KUNIT_SEED_DEFAULT	42
