@@ -1473,7 +1473,8 @@ hlthunk_public int hlthunk_wait_for_multi_cs_with_timestamp(int fd,
 /**
  * hlthunk_notifier_create() - register a new eventfd for the device's
  * events (HL_INFO_REGISTER_EVENTFD): a hard reset, an MMU page fault, a
- * failed CS, a NIC link up or down (HL_NOTIFIER_EVENT_*).
+ * failed CS, a NIC link up or down, a peer's write that failed its rkey
+ * check (HL_NOTIFIER_EVENT_*).
  * @fd: compute or control node fd; one eventfd per fd.
  *
  * Return: the eventfd (close-on-exec), or -errno (errno set).
