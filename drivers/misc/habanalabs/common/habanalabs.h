@@ -303,8 +303,10 @@ struct hl_fpriv {
  *   hl_device.nic_lock, then an hl_nic_ctx xarray's lock, then
  *	hl_nic_conn.lock, then hl_nic_cq.lock (spinlocks; nic.h;
  *	hl_nic_report() takes them in this order, called by the backend with
- *	none of its locks held); the NIC key table's xarray lock (nic_mr.c),
- *	taken under hl_nic_ctx.mr_lock or alone, nothing under it
+ *	none of its locks held); a context's NIC key tables' lock
+ *	(hl_nic_mr_keys.lock, nic_mr.c), taken under hl_nic_ctx.mr_lock or
+ *	alone, nothing under it (the rkey check takes hl_nic_conn.lock and
+ *	sends its event after it let it go)
  *   hl_emu_qp.lock (a QP context's, emu_nic_qp.c: taken under
  *	hl_nic_conn.lock when the core programs or queries it
  *	(asic_funcs->nic_qp_program, nic_qp_query), else alone; never two at

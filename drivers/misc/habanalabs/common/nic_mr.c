@@ -199,7 +199,7 @@ void hl_nic_mr_ctx_init(struct hl_ctx *ctx)
 	memset(keys->guards, 0, sizeof(keys->guards));
 }
 
-/* The region of @table whose key (lkey or rkey by @remote) is @key */
+/* The region of @keys whose key (lkey or rkey by @remote) is @key */
 static struct hl_nic_mr *hl_nic_mr_find(struct hl_nic_mr_keys *keys,
 					u32 key, bool remote)
 {

@@ -5,14 +5,16 @@
  * byte moves (common/nic_mr.c).
  *
  * Objects and lifetimes:
- *   - struct hl_nic_mr: refcounted. The driver-wide key table (an xarray
- *     indexed by slot) holds one reference from registration until
+ *   - struct hl_nic_mr: refcounted. The registration holds one reference
+ *     (the region is in its context's key tables and list) until
  *     deregistration or the context's close; the data path holds one
- *     while a write uses the region. The region holds the mapping it lies
- *     in (hl_vm_mapping.mrs, which makes UNMAP -EBUSY) until it is
- *     deregistered; its context is not counted: the region is
- *     deregistered in the context's close (hl_nic_ctx_close()), before the
- *     mappings go, and a write that found it holds the context too.
+ *     while a write uses the region. A region bound to a connection holds
+ *     a reference on it (struct hl_nic_conn) until it is freed. The
+ *     region holds the mapping it lies in (hl_vm_mapping.mrs, which makes
+ *     UNMAP -EBUSY) until it is deregistered; its context is not counted:
+ *     the region is deregistered in the context's close
+ *     (hl_nic_ctx_close()), before the mappings go, and a write that
+ *     found it holds the context too.
  *
  * Keys: 32 random bits each (get_random_u32(), never 0), drawn for each
  * key on its own and looked up by value in the owning context's tables
