@@ -4430,6 +4430,57 @@ static void test_mr_sec_region_only_its_connection(void **state)
 	mr_pair_close(&m);
 }
 
+/*
+ * Issue 32, item 2: the binding ends with DESTROY_CONN, also when the ID
+ * comes back. Device 1 registers its region for connection X, destroys X,
+ * and allocates connections until X's ID is given again (the slots wrap
+ * after HL_NIC_MAX_CONN_ID), and sets that new connection up with device
+ * 0's: a write with the old region's rkey lands nothing, while a region
+ * registered for the new connection is reached over it.
+ */
+static void test_mr_sec_binding_ends_with_destroy_conn(void **state)
+{
+	uint8_t pat[PAGE], zero[PAGE];
+	uint32_t x, id = 0, lk, rk;
+	struct mr_pair m;
+	int i;
+
+	(void)state;
+	mr_pair_setup(&m, ACC_RW);
+	memset(pat, 0x3d, sizeof(pat));
+	memset(zero, 0, sizeof(zero));
+	hltests_write_device(m.p.s[0].fd, m.d[0].va + MR_SIZE, pat, PAGE);
+	x = m.p.s[1].conn;
+	assert_int_equal(hlthunk_nic_destroy_conn(m.p.s[1].fd, x), 0);
+	for (i = 0; i < 2 * HL_NIC_MAX_CONN_ID && id != x; i++) {
+		assert_int_equal(hlthunk_nic_alloc_conn(m.p.s[1].fd,
+							m.p.s[1].port, &id), 0);
+		if (id != x)
+			assert_int_equal(hlthunk_nic_destroy_conn(m.p.s[1].fd,
+								  id), 0);
+	}
+	print_message("connection 0x%x given again after %d allocations\n",
+		      x, i);
+	assert_int_equal(id, x);
+	pair_rearm(&m.p);
+
+	/* The old region's rkey, over the connection of the same ID */
+	mr_dst_zero(&m);
+	if (!mr_try_write(&m, m.p.s[0].conn, m.rkey[1], 1))
+		print_error("the region of a destroyed connection was reached\n");
+	mr_dst_check(&m, zero, "region of the destroyed connection");
+
+	/* A region registered for the new connection is reached */
+	pair_rearm(&m.p);
+	assert_int_equal(mr_reg_for(m.p.s[1].fd, m.d[1].va + MR_SIZE, MR_SIZE,
+				    m.iova[1], ACC_RW, m.p.s[1].conn, &lk,
+				    &rk), 0);
+	assert_int_equal(mr_try_write(&m, m.p.s[0].conn, rk, 2), 0);
+	mr_dst_check(&m, pat, "region of the new connection");
+	assert_int_equal(mr_dereg(m.p.s[1].fd, lk), 0);
+	mr_pair_close(&m);
+}
+
 /* ------------------------------------------------------------------------
  * Review of the wire's move into the backend (emu_nic_qp.c): teardown and
  * a peer's reset mid-transfer across the hooks, completions exactly once
@@ -5259,6 +5310,7 @@ const struct CMUnitTest nic_tests[] = {
 	NIC_TEST2(test_mr_sec_own_churn_tells_nothing),
 	NIC_TEST2(test_mr_sec_rkey_guesses_back_off),
 	NIC_TEST2(test_mr_sec_region_only_its_connection),
+	NIC_TEST2(test_mr_sec_binding_ends_with_destroy_conn),
 	NIC_TEST2(test_review_destroy_mid_send_completes_once),
 	NIC_TEST2(test_review_peer_reset_mid_send),
 	NIC_TEST2(test_review_peer_close_mid_write),
