@@ -202,8 +202,9 @@ struct hlcoll_comm {
 
 	/*
 	 * One-sided path (hlcoll_nic.c): the mode all ranks agreed on at
-	 * connect, the landing region (two chunk slots per rank of this
-	 * host, registered REMOTE_WRITE; 0: none), a planted bug for the
+	 * connect, the landing buffer (two chunk slots per rank of this
+	 * host; each peer's registered REMOTE_WRITE for the connection to
+	 * it, ours local only; lkeys 0: none), a planted bug for the
 	 * tests (HLCOLL_NIC_WRITE_INJECT), the immediate value each receive
 	 * of the current submission expects (by wr_id - imm_base - 1; 0: a
 	 * two-sided receive), and what moved which way (chunks)
@@ -211,7 +212,8 @@ struct hlcoll_comm {
 	enum hlcoll_nic_write nic_write;
 	int nic_inject;
 	uint64_t land_handle, land_va, land_bytes;
-	uint32_t land_lkey;
+	uint32_t land_lkey;			/* our own slots (local) */
+	uint32_t land_lkeys[HLCOLL_MAX_RANKS];	/* each peer's slots */
 	uint64_t imm_base;
 	uint32_t imm_want[HLCOLL_MAX_CQES];
 	uint64_t chunks_written, chunks_sent;

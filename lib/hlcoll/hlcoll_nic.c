@@ -24,10 +24,15 @@
  * two-sided; read at connect, rank 0's value holds for the communicator):
  * a reduced transfer (both ends say
  * @reduce) moves by RDMA writes instead. At connect each rank allocates a
- * landing buffer, two chunk slots per rank of its host, registers it
- * (LOCAL_WRITE | REMOTE_WRITE) and publishes its rkey and address in the
- * second exchange; a rank that cannot (no memory, no region) publishes
- * rkey 0 and the whole communicator stays two-sided. Chunk k of a transfer
+ * landing buffer, two chunk slots per rank of its host, registers the
+ * slots of each connected peer as a region of their own (LOCAL_WRITE |
+ * REMOTE_WRITE) for the connection to that peer, so that a peer reaches
+ * its own slots only (the driver refuses a write with that rkey over any
+ * other connection, issue 32), and its own slots as a local-only region
+ * (the source of a write it stages), and publishes the rkeys, one per
+ * peer, and the buffer's address in the second exchange; a rank that
+ * cannot (no memory, no region) publishes no landing buffer and the whole
+ * communicator stays two-sided. Chunk k of a transfer
  * from rank s to rank r goes to r's slot k % 2 of s: the sender writes it
  * (HL_PKT_NIC_WRITE, from the send buffer registered for the step, or
  * through a LIN_DMA into its own slot when that registration fails), then
@@ -69,7 +74,8 @@ struct hlcoll_nic_conns {
 	int32_t status;
 	uint32_t write_mode;			/* HLCOLL_NIC_WRITE asked for */
 	uint32_t conn[HLCOLL_MAX_RANKS];	/* to each rank, 0: none */
-	uint32_t rkey;				/* landing region, 0: none */
+	uint32_t rkey[HLCOLL_MAX_RANKS];	/* its slots' region, 0: none */
+	uint32_t land;				/* 1: has the landing buffer */
 	uint32_t pad;
 	uint64_t land_va;
 };
@@ -138,15 +144,20 @@ static uint64_t hlcoll_land_slots(const struct hlcoll_comm *c, int r)
 /* Deregister the landing region, then unmap and free its buffer */
 static void hlcoll_land_release(struct hlcoll_comm *c)
 {
-	int rc;
+	int p, rc;
 
-	if (c->land_lkey) {
-		rc = hlthunk_nic_dereg_mr(c->fd, c->land_lkey);
-		if (rc)
-			hlcoll_warn(c->rank, "landing region: DEREG_MR: %s",
-				    strerror(-rc));
+	for (p = 0; p <= c->nranks; p++) {
+		uint32_t *lkey = p < c->nranks ? &c->land_lkeys[p] :
+						 &c->land_lkey;
+
+		if (*lkey) {
+			rc = hlthunk_nic_dereg_mr(c->fd, *lkey);
+			if (rc)
+				hlcoll_warn(c->rank, "landing region: DEREG_MR: %s",
+					    strerror(-rc));
+		}
+		*lkey = 0;
 	}
-	c->land_lkey = 0;
 	if (c->land_va)
 		hlthunk_memory_unmap(c->fd, c->land_va);
 	c->land_va = 0;
@@ -156,11 +167,15 @@ static void hlcoll_land_release(struct hlcoll_comm *c)
 	c->nic_write = HLCOLL_NIC_WRITE_OFF;
 }
 
-/* The landing buffer and its region; its rkey, 0 when it cannot be had */
-static uint32_t hlcoll_land_setup(struct hlcoll_comm *c)
+/*
+ * The landing buffer and its regions: into @rkey[p] the rkey of peer p's
+ * slots, registered for the connection to p (0: not connected). 0, or
+ * -errno when it cannot be had (then nothing is left).
+ */
+static int hlcoll_land_setup(struct hlcoll_comm *c, uint32_t *rkey)
 {
-	uint32_t rkey = 0;
-	int q, nlocal = 0, rc;
+	uint32_t unused;
+	int p, q, nlocal = 0, rc;
 
 	for (q = 0; q < c->nranks; q++)
 		nlocal += c->host[q] == c->host[c->rank];
@@ -174,21 +189,40 @@ static uint32_t hlcoll_land_setup(struct hlcoll_comm *c)
 		rc = errno ? -errno : -ENOMEM;
 		goto err;
 	}
-	rc = hlthunk_nic_reg_mr(c->fd, c->land_va, c->land_bytes, c->land_va,
-				HL_NIC_ACCESS_LOCAL_WRITE |
-				HL_NIC_ACCESS_REMOTE_WRITE,
-				&c->land_lkey, &rkey);
-	if (rc || !rkey) {
-		rc = rc ?: -EIO;
+	/* Our own slots: the source of the writes we stage, local only */
+	rc = hlthunk_nic_reg_mr(c->fd, hlcoll_land_slots(c, c->rank),
+				2 * c->cfg.chunk_bytes,
+				hlcoll_land_slots(c, c->rank),
+				HL_NIC_ACCESS_LOCAL_WRITE, &c->land_lkey,
+				&unused);
+	if (rc) {
 		c->land_lkey = 0;
 		goto err;
 	}
-	return rkey;
+	/* Each peer's slots, for the connection to it only */
+	for (p = 0; p < c->nranks; p++) {
+		if (p == c->rank || !c->peers[p].conn)
+			continue;
+		rc = hlthunk_nic_reg_mr_conn(c->fd, hlcoll_land_slots(c, p),
+					     2 * c->cfg.chunk_bytes,
+					     hlcoll_land_slots(c, p),
+					     HL_NIC_ACCESS_LOCAL_WRITE |
+					     HL_NIC_ACCESS_REMOTE_WRITE,
+					     c->peers[p].conn,
+					     &c->land_lkeys[p], &rkey[p]);
+		if (rc || !rkey[p]) {
+			rc = rc ?: -EIO;
+			c->land_lkeys[p] = 0;
+			goto err;
+		}
+	}
+	return 0;
 err:
 	hlcoll_warn(c->rank, "landing region of %" PRIu64 " bytes: %s; two-sided",
 		    c->land_bytes, strerror(-rc));
 	hlcoll_land_release(c);
-	return 0;
+	memset(rkey, 0, c->nranks * sizeof(*rkey));
+	return rc;
 }
 
 /* The packet's codes (the collectives checked hlcoll_reduce_supported()) */
@@ -360,7 +394,7 @@ static int hlcoll_nic_connect(struct hlcoll_comm *c)
 	if (me.write_mode == HLCOLL_NIC_WRITE_AUTO)
 		me.write_mode = HLCOLL_NIC_WRITE_OFF;
 	if (!rc && me.write_mode != HLCOLL_NIC_WRITE_OFF) {
-		me.rkey = hlcoll_land_setup(c);
+		me.land = !hlcoll_land_setup(c, me.rkey);
 		me.land_va = c->land_va;
 	}
 	me.status = rc;
@@ -377,12 +411,12 @@ static int hlcoll_nic_connect(struct hlcoll_comm *c)
 	if (!rc && conns[0].write_mode == HLCOLL_NIC_WRITE_ON)
 		c->nic_write = HLCOLL_NIC_WRITE_ON;
 	for (p = 0; p < n && c->nic_write; p++)
-		if (!conns[p].rkey)
+		if (!conns[p].land)
 			c->nic_write = HLCOLL_NIC_WRITE_OFF;
 	if (!c->nic_write)
 		hlcoll_land_release(c);
 	for (p = 0; c->nic_write && p < n; p++) {
-		c->peers[p].rkey = conns[p].rkey;
+		c->peers[p].rkey = conns[p].rkey[c->rank];
 		c->peers[p].land_addr = conns[p].land_va +
 			(uint64_t)hlcoll_local_index(c, c->rank) * 2 *
 			c->cfg.chunk_bytes;

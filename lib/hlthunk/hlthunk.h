@@ -1244,15 +1244,48 @@ hlthunk_public uint32_t hlthunk_pkt_nic_recv(void *buf, uint32_t conn_id,
  * @lkey: receives the key this context's work names the region by.
  * @rkey: receives the key the peer's work names the region by.
  *
- * While the region lives, its mapping cannot be unmapped (-EBUSY).
+ * The region is local only (hlthunk_nic_reg_mr_conn() with connection 0):
+ * since issue 32 @access must not have HL_NIC_ACCESS_REMOTE_WRITE or
+ * HL_NIC_ACCESS_REMOTE_READ (-EINVAL); a region for a peer is registered
+ * with hlthunk_nic_reg_mr_conn(). While the region lives, its mapping
+ * cannot be unmapped (-EBUSY).
  *
  * Return: 0, or -errno: -EINVAL NULL @lkey or @rkey, size 0, bad flags,
- * range not inside one mapping, @iova + @size past 2^64; -ENOSPC
- * HL_NIC_MAX_MRS regions; -ENOMEM.
+ * remote access, range not inside one mapping, @iova + @size past 2^64;
+ * -ENOSPC HL_NIC_MAX_MRS regions; -ENOMEM.
  */
 hlthunk_public int hlthunk_nic_reg_mr(int fd, uint64_t addr, uint64_t size,
 				      uint64_t iova, uint32_t access,
 				      uint32_t *lkey, uint32_t *rkey);
+
+/**
+ * hlthunk_nic_reg_mr_conn() - register a memory region of the fd's context
+ * for one of its connections (libhlthunk, node HLTHUNK_2.3).
+ * @fd: compute node fd.
+ * @addr: device VA of the region, inside one mapping of the context.
+ * @size: bytes, > 0.
+ * @iova: the address work names the region's first byte by (@addr to use
+ *	device addresses).
+ * @access: HL_NIC_ACCESS_* flags.
+ * @conn_id: the connection the region is for (ALLOC_CONN's whole ID): the
+ *	peer reaches the region (its rkey) over the peer connection of
+ *	@conn_id only, and only while @conn_id is not destroyed; 0: local
+ *	only, and @access must then have no HL_NIC_ACCESS_REMOTE_* flag.
+ * @lkey: receives the key this context's work names the region by.
+ * @rkey: receives the key the peer's work names the region by: 32 random
+ *	bits, to hand to that peer only.
+ *
+ * While the region lives, its mapping cannot be unmapped (-EBUSY).
+ *
+ * Return: 0, or -errno: -EINVAL NULL @lkey or @rkey, size 0, bad flags,
+ * remote access without @conn_id or @conn_id without remote access,
+ * @conn_id not a connection of the context, range not inside one mapping,
+ * @iova + @size past 2^64; -ENOSPC HL_NIC_MAX_MRS regions; -ENOMEM.
+ */
+hlthunk_public int hlthunk_nic_reg_mr_conn(int fd, uint64_t addr,
+					   uint64_t size, uint64_t iova,
+					   uint32_t access, uint32_t conn_id,
+					   uint32_t *lkey, uint32_t *rkey);
 
 /**
  * hlthunk_nic_dereg_mr() - deregister a memory region (libhlthunk).
@@ -1440,7 +1473,8 @@ hlthunk_public int hlthunk_wait_for_multi_cs_with_timestamp(int fd,
 /**
  * hlthunk_notifier_create() - register a new eventfd for the device's
  * events (HL_INFO_REGISTER_EVENTFD): a hard reset, an MMU page fault, a
- * failed CS, a NIC link up or down (HL_NOTIFIER_EVENT_*).
+ * failed CS, a NIC link up or down, a peer's write that failed its rkey
+ * check (HL_NOTIFIER_EVENT_*).
  * @fd: compute or control node fd; one eventfd per fd.
  *
  * Return: the eventfd (close-on-exec), or -errno (errno set).

@@ -249,9 +249,10 @@ hlthunk_public int hlthunk_nic_cq_update_consumed_cqes(int fd,
 	return hlthunk_nic(fd, &args);
 }
 
-hlthunk_public int hlthunk_nic_reg_mr(int fd, uint64_t addr, uint64_t size,
-				      uint64_t iova, uint32_t access,
-				      uint32_t *lkey, uint32_t *rkey)
+hlthunk_public int hlthunk_nic_reg_mr_conn(int fd, uint64_t addr,
+					   uint64_t size, uint64_t iova,
+					   uint32_t access, uint32_t conn_id,
+					   uint32_t *lkey, uint32_t *rkey)
 {
 	struct hl_nic_args args;
 	int rc;
@@ -264,6 +265,7 @@ hlthunk_public int hlthunk_nic_reg_mr(int fd, uint64_t addr, uint64_t size,
 	args.in.reg_mr.size = size;
 	args.in.reg_mr.iova = iova;
 	args.in.reg_mr.access = access;
+	args.in.reg_mr.conn_id = conn_id;
 	rc = hlthunk_nic(fd, &args);
 	if (rc)
 		return rc;
@@ -271,6 +273,14 @@ hlthunk_public int hlthunk_nic_reg_mr(int fd, uint64_t addr, uint64_t size,
 	*lkey = args.out.reg_mr.lkey;
 	*rkey = args.out.reg_mr.rkey;
 	return 0;
+}
+
+hlthunk_public int hlthunk_nic_reg_mr(int fd, uint64_t addr, uint64_t size,
+				      uint64_t iova, uint32_t access,
+				      uint32_t *lkey, uint32_t *rkey)
+{
+	return hlthunk_nic_reg_mr_conn(fd, addr, size, iova, access, 0, lkey,
+				       rkey);
 }
 
 hlthunk_public int hlthunk_nic_dereg_mr(int fd, uint32_t lkey)

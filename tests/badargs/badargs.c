@@ -189,6 +189,8 @@ static void all_fd_calls(int fd, int err)
 	ERR(hlthunk_nic_cq_poll(fd, 1, &cqe, 1, &pw), err);
 	ERR(hlthunk_nic_cq_wait(fd, 1, &cqe, 1, 0, &pw), err);
 	ERR(hlthunk_nic_reg_mr(fd, 1ull << 40, 4096, 0, 0, &u32, &u32), err);
+	ERR(hlthunk_nic_reg_mr_conn(fd, 1ull << 40, 4096, 0, 0, 0, &u32, &u32),
+	    err);
 	ERR(hlthunk_nic_dereg_mr(fd, 1), err);
 	ERR(hlthunk_nic_cq_update_consumed_cqes(fd, 1, 1), err);
 
@@ -298,6 +300,10 @@ static void einval_calls(int fd)
 	ERR(hlthunk_nic_cq_wait(fd, 1, NULL, 0, 0, NULL), EINVAL);
 	ERR(hlthunk_nic_reg_mr(fd, 1ull << 40, 4096, 0, 0, NULL, &u32), EINVAL);
 	ERR(hlthunk_nic_reg_mr(fd, 1ull << 40, 4096, 0, 0, &u32, NULL), EINVAL);
+	ERR(hlthunk_nic_reg_mr_conn(fd, 1ull << 40, 4096, 0, 0, 0, NULL, &u32),
+	    EINVAL);
+	ERR(hlthunk_nic_reg_mr_conn(fd, 1ull << 40, 4096, 0, 0, 0, &u32, NULL),
+	    EINVAL);
 	ERR(hlthunk_nic_cq_wait(fd, 1, NULL, 1, 0, &pw), EINVAL);
 
 	/* The runtime calls: NULL outputs, sizes and values out of range */

@@ -411,8 +411,8 @@ bool all_zero(const uint8_t *p, uint64_t n)
 	return true;
 }
 
-int mr_reg(int fd, uint64_t addr, uint64_t size, uint64_t iova,
-	   uint32_t access, uint32_t *lkey, uint32_t *rkey)
+int mr_reg_for(int fd, uint64_t addr, uint64_t size, uint64_t iova,
+	       uint32_t access, uint32_t conn, uint32_t *lkey, uint32_t *rkey)
 {
 	struct hl_nic_args args;
 	int rc;
@@ -423,6 +423,7 @@ int mr_reg(int fd, uint64_t addr, uint64_t size, uint64_t iova,
 	args.in.reg_mr.size = size;
 	args.in.reg_mr.iova = iova;
 	args.in.reg_mr.access = access;
+	args.in.reg_mr.conn_id = conn;
 	rc = nic_raw(fd, &args);
 	if (!rc) {
 		if (lkey)
@@ -431,6 +432,12 @@ int mr_reg(int fd, uint64_t addr, uint64_t size, uint64_t iova,
 			*rkey = args.out.reg_mr.rkey;
 	}
 	return rc;
+}
+
+int mr_reg(int fd, uint64_t addr, uint64_t size, uint64_t iova,
+	   uint32_t access, uint32_t *lkey, uint32_t *rkey)
+{
+	return mr_reg_for(fd, addr, size, iova, access, 0, lkey, rkey);
 }
 
 int mr_dereg(int fd, uint32_t lkey)

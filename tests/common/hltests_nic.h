@@ -235,7 +235,14 @@ bool all_zero(const uint8_t *p, uint64_t n);
 #define ACC_LW	HL_NIC_ACCESS_LOCAL_WRITE
 #define ACC_RW	(HL_NIC_ACCESS_LOCAL_WRITE | HL_NIC_ACCESS_REMOTE_WRITE)
 
-/* REG_MR: 0 or -errno; the keys in *@lkey and *@rkey */
+/*
+ * REG_MR for connection @conn (0: local only): 0 or -errno; the keys in
+ * *@lkey and *@rkey
+ */
+int mr_reg_for(int fd, uint64_t addr, uint64_t size, uint64_t iova,
+	       uint32_t access, uint32_t conn, uint32_t *lkey, uint32_t *rkey);
+
+/* REG_MR of a local-only region */
 int mr_reg(int fd, uint64_t addr, uint64_t size, uint64_t iova,
 	   uint32_t access, uint32_t *lkey, uint32_t *rkey);
 

@@ -840,8 +840,8 @@ static int mr_call(int fd, uint32_t op, uint64_t va, uint32_t lkey,
 		a.in.reg_mr.addr = va + 4096;
 		a.in.reg_mr.size = MB;
 		a.in.reg_mr.iova = va;
-		a.in.reg_mr.access = HL_NIC_ACCESS_LOCAL_WRITE |
-				     HL_NIC_ACCESS_REMOTE_WRITE;
+		/* Local only: remote access needs a connection (issue 32) */
+		a.in.reg_mr.access = HL_NIC_ACCESS_LOCAL_WRITE;
 	} else {
 		a.in.dereg_mr.lkey = lkey;
 	}

@@ -44,6 +44,26 @@ static void pair_reconnect(struct pair *p)
 }
 
 /*
+ * The connections of @p again in RTS after an error: RESET, then set up
+ * again with the same IDs (the regions bound to them stay bound)
+ */
+static void pair_rearm(struct pair *p)
+{
+	struct conn_params cp;
+	int i;
+
+	for (i = 0; i < 2; i++)
+		assert_int_equal(hlthunk_nic_modify_conn(p->s[i].fd,
+							 p->s[i].conn,
+							 HL_NIC_CONN_STATE_RESET),
+				 0);
+	for (i = 0; i < 2; i++) {
+		pair_params(p, i, &cp);
+		assert_int_equal(conn_connect(p->s[i].fd, p->s[i].conn, &cp), 0);
+	}
+}
+
+/*
  * Check "@key: @expected" in device @idx's debugfs state file, which
  * kernels with fault injection have (the debug lane); without it, nothing
  */
@@ -69,7 +89,7 @@ static void assert_state(int idx, const char *key, long long expected)
 static void test_mr_reg_dereg_errnos(void **state)
 {
 	struct hltests_dram_buf d;
-	uint32_t lkey, rkey, lk2, rk2, keys[HL_NIC_MAX_MRS];
+	uint32_t lkey, rkey, lk2, rk2, conn, keys[HL_NIC_MAX_MRS];
 	struct hl_nic_args args;
 	int fd, i;
 
@@ -78,27 +98,47 @@ static void test_mr_reg_dereg_errnos(void **state)
 	assert_true(fd >= 0);
 	hltests_dram_map(fd, &d, 2 * MB, false);
 	/* Bad arguments */
-	assert_int_equal(mr_reg(fd, d.va, 0, d.va, ACC_RW, &lkey, &rkey),
+	assert_int_equal(mr_reg(fd, d.va, 0, d.va, ACC_LW, &lkey, &rkey),
 			 -EINVAL);
 	assert_int_equal(mr_reg(fd, d.va, PAGE, d.va, 0x8, &lkey, &rkey),
 			 -EINVAL);
 	assert_int_equal(mr_reg(fd, d.va, PAGE, d.va,
 				HL_NIC_ACCESS_REMOTE_WRITE, &lkey, &rkey),
 			 -EINVAL);
-	assert_int_equal(mr_reg(fd, d.va, PAGE, UINT64_MAX - PAGE + 2, ACC_RW,
+	assert_int_equal(mr_reg(fd, d.va, PAGE, UINT64_MAX - PAGE + 2, ACC_LW,
 				&lkey, &rkey), -EINVAL);
 	/* Not inside one mapping: past its end, before it, unmapped */
-	assert_int_equal(mr_reg(fd, d.va + PAGE, 2 * MB, 0, ACC_RW, &lkey,
+	assert_int_equal(mr_reg(fd, d.va + PAGE, 2 * MB, 0, ACC_LW, &lkey,
 				&rkey), -EINVAL);
-	assert_int_equal(mr_reg(fd, d.va - PAGE, 2 * PAGE, 0, ACC_RW, &lkey,
+	assert_int_equal(mr_reg(fd, d.va - PAGE, 2 * PAGE, 0, ACC_LW, &lkey,
 				&rkey), -EINVAL);
-	assert_int_equal(mr_reg(fd, 0x1000, PAGE, 0, ACC_RW, &lkey, &rkey),
+	assert_int_equal(mr_reg(fd, 0x1000, PAGE, 0, ACC_LW, &lkey, &rkey),
 			 -EINVAL);
+	/*
+	 * Remote access needs the connection the region is for: not 0 (local
+	 * only), not an ID the context does not have, not a destroyed one
+	 */
+	assert_int_equal(mr_reg(fd, d.va, PAGE, d.va, ACC_RW, &lkey, &rkey),
+			 -EINVAL);
+	assert_int_equal(mr_reg(fd, d.va, PAGE, d.va,
+				ACC_LW | HL_NIC_ACCESS_REMOTE_READ, &lkey,
+				&rkey), -EINVAL);
+	assert_int_equal(mr_reg_for(fd, d.va, PAGE, d.va, ACC_RW, FAR_CONN(5),
+				    &lkey, &rkey), -EINVAL);
+	assert_int_equal(hlthunk_nic_alloc_conn(fd, 0, &conn), 0);
+	assert_int_equal(mr_reg_for(fd, d.va, PAGE, d.va, ACC_RW, conn ^ 1,
+				    &lkey, &rkey), -EINVAL);
+	assert_int_equal(mr_reg_for(fd, d.va, PAGE, d.va, ACC_RW, conn, &lkey,
+				    &rkey), 0);
+	assert_int_equal(mr_dereg(fd, lkey), 0);
+	assert_int_equal(hlthunk_nic_destroy_conn(fd, conn), 0);
+	assert_int_equal(mr_reg_for(fd, d.va, PAGE, d.va, ACC_RW, conn, &lkey,
+				    &rkey), -EINVAL);
 	memset(&args, 0, sizeof(args));
 	args.in.op = HL_NIC_OP_REG_MR;
 	args.in.reg_mr.addr = d.va;
 	args.in.reg_mr.size = PAGE;
-	args.in.reg_mr.pad = 1;
+	args.in.reg_mr.conn_id = 1;
 	assert_int_equal(nic_raw(fd, &args), -EINVAL);
 	memset(&args, 0, sizeof(args));
 	args.in.op = HL_NIC_OP_REG_MR;
@@ -108,7 +148,7 @@ static void test_mr_reg_dereg_errnos(void **state)
 	assert_int_equal(nic_raw(fd, &args), -EINVAL);
 
 	/* The whole mapping, at a zero-based iova */
-	assert_int_equal(mr_reg(fd, d.va, 2 * MB, 0, ACC_RW, &lkey, &rkey), 0);
+	assert_int_equal(mr_reg(fd, d.va, 2 * MB, 0, ACC_LW, &lkey, &rkey), 0);
 	assert_int_not_equal(lkey, rkey);
 	/* The mapping is held: UNMAP and FREE are -EBUSY */
 	assert_int_equal(hlthunk_memory_unmap(fd, d.va), -EBUSY);
@@ -128,7 +168,7 @@ static void test_mr_reg_dereg_errnos(void **state)
 	/* Stale: once deregistered, the key names nothing */
 	assert_int_equal(mr_dereg(fd, lkey), -EINVAL);
 	/* A new region of the same range gets other keys */
-	assert_int_equal(mr_reg(fd, d.va, 2 * MB, 0, ACC_RW, &lk2, &rk2), 0);
+	assert_int_equal(mr_reg(fd, d.va, 2 * MB, 0, ACC_LW, &lk2, &rk2), 0);
 	assert_int_not_equal(lk2, lkey);
 	assert_int_not_equal(rk2, rkey);
 	assert_int_equal(mr_dereg(fd, lkey), -EINVAL);
@@ -177,9 +217,10 @@ static void mr_pair_setup(struct mr_pair *m, uint32_t access)
 	for (i = 0; i < 2; i++) {
 		hltests_dram_map(m->p.s[i].fd, &m->d[i], 3 * MR_SIZE, false);
 		m->iova[i] = 0x7000000000ull + i * 0x100000000ull;
-		assert_int_equal(mr_reg(m->p.s[i].fd, m->d[i].va + MR_SIZE,
-					MR_SIZE, m->iova[i], access,
-					&m->lkey[i], &m->rkey[i]), 0);
+		assert_int_equal(mr_reg_for(m->p.s[i].fd, m->d[i].va + MR_SIZE,
+					    MR_SIZE, m->iova[i], access,
+					    m->p.s[i].conn, &m->lkey[i],
+					    &m->rkey[i]), 0);
 	}
 }
 
@@ -342,8 +383,9 @@ static void test_mr_write_violations_land_nothing(void **state)
 	/* Device 1: a region without REMOTE_WRITE, and a deregistered one */
 	assert_int_equal(mr_reg(m.p.s[1].fd, m.d[1].va, MR_SIZE, 0, ACC_LW,
 				&lk_ro, &rk_ro), 0);
-	assert_int_equal(mr_reg(m.p.s[1].fd, m.d[1].va + 2 * MR_SIZE, MR_SIZE,
-				0x5000000, ACC_RW, &lk_stale, &rk_stale), 0);
+	assert_int_equal(mr_reg_for(m.p.s[1].fd, m.d[1].va + 2 * MR_SIZE,
+				    MR_SIZE, 0x5000000, ACC_RW, m.p.s[1].conn,
+				    &lk_stale, &rk_stale), 0);
 	assert_int_equal(mr_dereg(m.p.s[1].fd, lk_stale), 0);
 
 	for (c = 0; c < MC_NUM; c++) {
@@ -430,7 +472,7 @@ static void test_mr_write_violations_land_nothing(void **state)
 		mr_read_all(&m, 1, after);
 		hltests_assert_bytes_equal(after, before, 3 * MR_SIZE,
 					   mr_cases[c].name);
-		pair_reconnect(&m.p);
+		pair_rearm(&m.p);
 	}
 	free(before);
 	free(after);
@@ -523,8 +565,8 @@ static void test_mr_dereg_stops_writes_in_flight(void **state)
 	assert_int_equal(buf_map(p.s[1].fd, &b1, size), 0);
 	assert_int_equal(mr_reg(p.s[0].fd, d0.va, size, d0.va, ACC_LW, &lk0,
 				NULL), 0);
-	assert_int_equal(mr_reg(p.s[1].fd, b1.va, size, b1.va, ACC_RW, &lk1,
-				&rk1), 0);
+	assert_int_equal(mr_reg_for(p.s[1].fd, b1.va, size, b1.va, ACC_RW,
+				    p.s[1].conn, &lk1, &rk1), 0);
 
 	w = (struct wr_args){
 		.conn = p.s[0].conn, .laddr = d0.va, .raddr = b1.va,
@@ -627,8 +669,9 @@ static void teardown_with_live_regions(int how)
 			 0);
 	pair_reconnect(&m.p);
 	hltests_dram_map(m.p.s[1].fd, &d1, 3 * MR_SIZE, false);
-	assert_int_equal(mr_reg(m.p.s[1].fd, d1.va + MR_SIZE, MR_SIZE,
-				m.iova[1], ACC_RW, &lk1n, &rk1n), 0);
+	assert_int_equal(mr_reg_for(m.p.s[1].fd, d1.va + MR_SIZE, MR_SIZE,
+				    m.iova[1], ACC_RW, m.p.s[1].conn, &lk1n,
+				    &rk1n), 0);
 	assert_int_not_equal(rk1n, rk1);
 	/* The old owner's rkey names nothing: nothing lands */
 	w = (struct wr_args){
@@ -645,7 +688,7 @@ static void teardown_with_live_regions(int how)
 	/* Its lkey is unknown to the new owner */
 	assert_int_equal(mr_dereg(m.p.s[1].fd, lk1), -EINVAL);
 	/* The new rkey works */
-	pair_reconnect(&m.p);
+	pair_rearm(&m.p);
 	w.conn = m.p.s[0].conn;
 	w.rkey = rk1n;
 	assert_int_equal(run_write(m.p.s[0].fd, &w), 0);
@@ -705,7 +748,7 @@ static int write_with_guesses(struct mr_pair *m, uint32_t key, uint64_t raddr)
 	w.lkey = m->lkey[0];
 	for (i = 0; i < NEIGHBOUR_GUESSES; i++) {
 		if (i)
-			pair_reconnect(&m->p);
+			pair_rearm(&m->p);
 		w.conn = m->p.s[0].conn;
 		w.wr_id = i + 1;
 		w.rkey = guess_neighbour(key, i);
@@ -729,8 +772,8 @@ static void test_rkey_not_guessable_from_a_neighbour(void **state)
 	(void)state;
 	mr_pair_setup(&m, ACC_RW);
 	/* Region B: device 1's first MiB, registered right after A */
-	assert_int_equal(mr_reg(m.p.s[1].fd, m.d[1].va, MR_SIZE, iova_b,
-				ACC_RW, &lkb, &rkb), 0);
+	assert_int_equal(mr_reg_for(m.p.s[1].fd, m.d[1].va, MR_SIZE, iova_b,
+				    ACC_RW, m.p.s[1].conn, &lkb, &rkb), 0);
 	/* No constant between a region's two keys (2^-16 by chance) */
 	if ((m.lkey[1] ^ m.rkey[1]) == (lkb ^ rkb))
 		print_message("lkey ^ rkey equal for two regions: 0x%08x\n",
@@ -774,6 +817,297 @@ static void test_rkey_not_guessable_from_own_key(void **state)
 	mr_pair_close(&m);
 }
 
+/*
+ * Issue 32, item 1: a process's own registrations tell nothing of another
+ * context's keys. The old keys were (slot ^ a salt drawn at load) << 16 |
+ * 16 random bits, the slot from one driver-wide cyclic cursor: a process
+ * that registered and deregistered its own region 65,536 times saw the
+ * index half of every free slot, so the halves it never saw were those of
+ * everyone's live regions (and the salt's): a few dozen candidates that
+ * held every victim key, and only the 16 random bits left to guess. Here
+ * device 0's context (the victim) holds VICTIM_MRS regions while device 1's
+ * churns. Keys drawn at random leave about 2^16 / e halves unseen, and the
+ * victim's among them only by chance.
+ */
+#define VICTIM_MRS	16
+#define CHURN_MRS	(65536 + 64)
+#define KEY_HALVES	65536
+
+static void test_mr_sec_own_churn_tells_nothing(void **state)
+{
+	static uint8_t seen[2][KEY_HALVES];
+	static const char * const kind[2] = { "lkeys", "rkeys" };
+	uint32_t vk[2][VICTIM_MRS], lk = 0, rk = 0, unseen, in;
+	struct hltests_dram_buf dv, da;
+	int fv, fa, i, k;
+	uint64_t t0;
+
+	(void)state;
+	if (hltests_num_devices() < 2) {
+		print_message("needs two devices: skipped\n");
+		skip();
+	}
+	fv = fd_track(hltests_open_node(0, 0));
+	fa = fd_track(hltests_open_node(1, 0));
+	assert_true(fv >= 0 && fa >= 0);
+	hltests_dram_map(fv, &dv, 2 * MB, false);
+	hltests_dram_map(fa, &da, 2 * MB, false);
+	for (i = 0; i < VICTIM_MRS; i++)
+		assert_int_equal(mr_reg(fv, dv.va + i * PAGE, PAGE, i * PAGE,
+					ACC_LW, &vk[0][i], &vk[1][i]), 0);
+	memset(seen, 0, sizeof(seen));
+	t0 = hltests_now_ns();
+	for (i = 0; i < CHURN_MRS; i++) {
+		assert_int_equal(mr_reg(fa, da.va, PAGE, 0, ACC_LW, &lk, &rk),
+				 0);
+		seen[0][lk >> 16] = 1;
+		seen[1][rk >> 16] = 1;
+		assert_int_equal(mr_dereg(fa, lk), 0);
+	}
+	print_message("%d REG_MR/DEREG_MR of our own in %" PRIu64 " ms\n",
+		      CHURN_MRS, (hltests_now_ns() - t0) / 1000000);
+	for (k = 0; k < 2; k++) {
+		unseen = 0;
+		in = 0;
+		for (i = 0; i < KEY_HALVES; i++)
+			unseen += !seen[k][i];
+		for (i = 0; i < VICTIM_MRS; i++)
+			in += !seen[k][vk[k][i] >> 16];
+		print_message("%s: %u high halves never seen, %u of the victim's %d among them\n",
+			      kind[k], unseen, in, VICTIM_MRS);
+		/* The attack: few candidates, and they hold every victim key */
+		if (unseen < KEY_HALVES / 16 && in == VICTIM_MRS)
+			fail_msg("our own %s told the victim's index halves",
+				 kind[k]);
+	}
+	for (i = 0; i < VICTIM_MRS; i++)
+		assert_int_equal(mr_dereg(fv, vk[0][i]), 0);
+	hltests_dram_unmap(fa, &da);
+	hltests_dram_unmap(fv, &dv);
+	fd_close(fa);
+	fd_close(fv);
+}
+
+/* WRITE a page of device 0's region into device 1's with @rkey: 0 or -EIO */
+static int mr_try_write(struct mr_pair *m, uint32_t conn, uint32_t rkey,
+			uint64_t wr_id)
+{
+	struct hl_nic_cqe cqe;
+	struct wr_args w = {
+		.conn = conn, .laddr = m->iova[0], .raddr = m->iova[1],
+		.size = PAGE, .wr_id = wr_id, .lkey = m->lkey[0], .rkey = rkey,
+	};
+	int rc;
+
+	rc = run_write(m->p.s[0].fd, &w);
+	cq_take_one(m->p.s[0].fd, m->p.s[0].cq, &cqe);
+	assert_cqe(&cqe, HL_NIC_CQE_OP_RDMA_WRITE,
+		   rc ? HL_NIC_CQE_STATUS_REMOTE_ACCESS_ERR :
+		   HL_NIC_CQE_STATUS_SUCCESS, conn, wr_id);
+	assert_int_equal(cqe.byte_len, rc ? 0 : PAGE);
+	return rc;
+}
+
+/* Device 1's region's first page: zeroed, or checked against @want */
+static void mr_dst_zero(struct mr_pair *m)
+{
+	uint8_t zero[PAGE];
+
+	memset(zero, 0, sizeof(zero));
+	hltests_write_device(m->p.s[1].fd, m->d[1].va + MR_SIZE, zero, PAGE);
+}
+
+static void mr_dst_check(struct mr_pair *m, const uint8_t *want,
+			 const char *what)
+{
+	uint8_t back[PAGE];
+
+	hltests_read_device(m->p.s[1].fd, m->d[1].va + MR_SIZE, back, PAGE);
+	hltests_assert_bytes_equal(back, want, PAGE, what);
+}
+
+/*
+ * Issue 32, item 1: wrong rkeys cost more and more. The old driver took
+ * 1,700-24,000 guesses a second (a wrong one only moved the connections to
+ * ERR). Now the first HL_NIC_RKEY_FREE_FAILS failures of a device against a
+ * context cost the connections only (the right key still lands after
+ * them); each one after shuts the device out of the context for a backoff
+ * that doubles: a write in it is not checked, so even the right key lands
+ * nothing, and it lands again only once the backoff has passed. The
+ * context's owner gets HL_NOTIFIER_EVENT_NIC_KEY_FAULT.
+ */
+#define BACKOFF_ROUNDS	3
+
+static void test_mr_sec_rkey_guesses_back_off(void **state)
+{
+	uint8_t pat[PAGE], zero[PAGE];
+	uint64_t events = 0, cnt = 0, t0, t, backoff_ns;
+	uint32_t wr = 1, tries;
+	struct mr_pair m;
+	int ev, i, k;
+
+	(void)state;
+	mr_pair_setup(&m, ACC_RW);
+	ev = hlthunk_notifier_create(m.p.s[1].fd);
+	assert_true(ev >= 0);
+	memset(pat, 0xa5, sizeof(pat));
+	memset(zero, 0, sizeof(zero));
+	hltests_write_device(m.p.s[0].fd, m.d[0].va + MR_SIZE, pat, PAGE);
+
+	for (i = 0; i < HL_NIC_RKEY_FREE_FAILS; i++) {
+		assert_int_equal(mr_try_write(&m, m.p.s[0].conn,
+					      m.rkey[1] ^ (0x9e3779b9u * (i + 1)),
+					      wr++), -EIO);
+		pair_rearm(&m.p);
+	}
+	/* Those cost nothing more: the right key lands at once */
+	mr_dst_zero(&m);
+	assert_int_equal(mr_try_write(&m, m.p.s[0].conn, m.rkey[1], wr++), 0);
+	mr_dst_check(&m, pat, "right key after the free failures");
+
+	for (k = 0; k < BACKOFF_ROUNDS; k++) {
+		backoff_ns = (uint64_t)HL_NIC_RKEY_BACKOFF_MIN_MS << k;
+		backoff_ns *= 1000000;
+		t0 = hltests_now_ns();
+		assert_int_equal(mr_try_write(&m, m.p.s[0].conn,
+					      m.rkey[1] ^ 0x01010101u, wr++),
+				 -EIO);
+		pair_rearm(&m.p);
+		/* Within the backoff: the right key is not even checked */
+		mr_dst_zero(&m);
+		assert_int_equal(mr_try_write(&m, m.p.s[0].conn, m.rkey[1],
+					      wr++), -EIO);
+		t = hltests_now_ns() - t0;
+		print_message("backoff %d: the right key refused %" PRIu64 " ms after the failure\n",
+			      k, t / 1000000);
+		assert_true(t < backoff_ns);
+		mr_dst_check(&m, zero, "right key within the backoff");
+		/* It lands again, but not before the backoff passed */
+		for (tries = 0;; tries++) {
+			assert_true(tries < 1000);
+			pair_rearm(&m.p);
+			usleep(backoff_ns / 8000);
+			if (!mr_try_write(&m, m.p.s[0].conn, m.rkey[1], wr++))
+				break;
+		}
+		t = hltests_now_ns() - t0;
+		print_message("backoff %d: the right key landed %" PRIu64 " ms after the failure (%u refused)\n",
+			      k, t / 1000000, tries + 1);
+		assert_true(t >= backoff_ns);
+		mr_dst_check(&m, pat, "right key after the backoff");
+	}
+	/* The owner was told */
+	assert_int_equal(hlthunk_notifier_recv(m.p.s[1].fd, ev, &events, &cnt,
+					       0, 1000), 0);
+	print_message("owner's events: 0x%" PRIx64 "\n", events);
+	assert_true(events & HL_NOTIFIER_EVENT_NIC_KEY_FAULT);
+	assert_int_equal(hlthunk_notifier_release(m.p.s[1].fd, ev), 0);
+	mr_pair_close(&m);
+}
+
+/*
+ * Issue 32, item 2: a region registered for one connection is reached over
+ * that connection only. Device 1 registers its region for connection X;
+ * device 0 writes with its rkey over X (lands) and over Y, a second
+ * connection pair between the same two contexts (REMOTE_ACCESS_ERR, nothing
+ * lands, Y's ends in ERR, X untouched). The old driver let every
+ * connection of the context reach it. With inject_bug=32 (the responder
+ * does not look at the connection) the write over Y lands: the negative
+ * control (tests/nic/negative-control).
+ */
+static void test_mr_sec_region_only_its_connection(void **state)
+{
+	uint8_t pat[PAGE], zero[PAGE];
+	struct conn_params cp;
+	struct mr_pair m;
+	struct pair y;
+	int i;
+
+	(void)state;
+	mr_pair_setup(&m, ACC_RW);
+	y = m.p;
+	for (i = 0; i < 2; i++)
+		assert_int_equal(hlthunk_nic_alloc_conn(y.s[i].fd, y.s[i].port,
+							&y.s[i].conn), 0);
+	for (i = 0; i < 2; i++) {
+		pair_params(&y, i, &cp);
+		assert_int_equal(conn_connect(y.s[i].fd, y.s[i].conn, &cp), 0);
+	}
+	memset(pat, 0x6b, sizeof(pat));
+	memset(zero, 0, sizeof(zero));
+	hltests_write_device(m.p.s[0].fd, m.d[0].va + MR_SIZE, pat, PAGE);
+
+	/* Over X, the connection it was registered for: lands */
+	mr_dst_zero(&m);
+	assert_int_equal(mr_try_write(&m, m.p.s[0].conn, m.rkey[1], 1), 0);
+	mr_dst_check(&m, pat, "over the region's connection");
+
+	/* Over Y, with the same rkey: nothing lands */
+	mr_dst_zero(&m);
+	if (!mr_try_write(&m, y.s[0].conn, m.rkey[1], 2))
+		print_error("a write over another connection landed in the region\n");
+	mr_dst_check(&m, zero, "over another connection");
+	assert_int_equal(conn_state(y.s[0].fd, y.s[0].conn), S_ERR);
+	assert_int_equal(conn_state(y.s[1].fd, y.s[1].conn), S_ERR);
+	assert_int_equal(conn_state(m.p.s[1].fd, m.p.s[1].conn), S_RTS);
+
+	/* X still reaches it */
+	assert_int_equal(mr_try_write(&m, m.p.s[0].conn, m.rkey[1], 3), 0);
+	mr_dst_check(&m, pat, "over the region's connection, after");
+	mr_pair_close(&m);
+}
+
+/*
+ * Issue 32, item 2: the binding ends with DESTROY_CONN, also when the ID
+ * comes back. Device 1 registers its region for connection X, destroys X,
+ * and allocates connections until X's ID is given again (the slots wrap
+ * after HL_NIC_MAX_CONN_ID), and sets that new connection up with device
+ * 0's: a write with the old region's rkey lands nothing, while a region
+ * registered for the new connection is reached over it.
+ */
+static void test_mr_sec_binding_ends_with_destroy_conn(void **state)
+{
+	uint8_t pat[PAGE], zero[PAGE];
+	uint32_t x, id = 0, lk, rk;
+	struct mr_pair m;
+	int i;
+
+	(void)state;
+	mr_pair_setup(&m, ACC_RW);
+	memset(pat, 0x3d, sizeof(pat));
+	memset(zero, 0, sizeof(zero));
+	hltests_write_device(m.p.s[0].fd, m.d[0].va + MR_SIZE, pat, PAGE);
+	x = m.p.s[1].conn;
+	assert_int_equal(hlthunk_nic_destroy_conn(m.p.s[1].fd, x), 0);
+	for (i = 0; i < 2 * HL_NIC_MAX_CONN_ID && id != x; i++) {
+		assert_int_equal(hlthunk_nic_alloc_conn(m.p.s[1].fd,
+							m.p.s[1].port, &id), 0);
+		if (id != x)
+			assert_int_equal(hlthunk_nic_destroy_conn(m.p.s[1].fd,
+								  id), 0);
+	}
+	print_message("connection 0x%x given again after %d allocations\n",
+		      x, i);
+	assert_int_equal(id, x);
+	pair_rearm(&m.p);
+
+	/* The old region's rkey, over the connection of the same ID */
+	mr_dst_zero(&m);
+	if (!mr_try_write(&m, m.p.s[0].conn, m.rkey[1], 1))
+		print_error("the region of a destroyed connection was reached\n");
+	mr_dst_check(&m, zero, "region of the destroyed connection");
+
+	/* A region registered for the new connection is reached */
+	pair_rearm(&m.p);
+	assert_int_equal(mr_reg_for(m.p.s[1].fd, m.d[1].va + MR_SIZE, MR_SIZE,
+				    m.iova[1], ACC_RW, m.p.s[1].conn, &lk,
+				    &rk), 0);
+	assert_int_equal(mr_try_write(&m, m.p.s[0].conn, rk, 2), 0);
+	mr_dst_check(&m, pat, "region of the new connection");
+	assert_int_equal(mr_dereg(m.p.s[1].fd, lk), 0);
+	mr_pair_close(&m);
+}
+
 const struct CMUnitTest nic_mr_tests[] = {
 	NIC_TEST2(test_mr_reg_dereg_errnos),
 	NIC_TEST2(test_mr_write_and_write_imm_bit_exact),
@@ -785,6 +1119,10 @@ const struct CMUnitTest nic_mr_tests[] = {
 	NIC_TEST2(test_mr_unbind_with_live_regions),
 	NIC_TEST2(test_rkey_not_guessable_from_a_neighbour),
 	NIC_TEST2(test_rkey_not_guessable_from_own_key),
+	NIC_TEST2(test_mr_sec_own_churn_tells_nothing),
+	NIC_TEST2(test_mr_sec_rkey_guesses_back_off),
+	NIC_TEST2(test_mr_sec_region_only_its_connection),
+	NIC_TEST2(test_mr_sec_binding_ends_with_destroy_conn),
 };
 
 const size_t nic_mr_tests_num =

@@ -440,8 +440,8 @@ static void test_review_peer_close_mid_write(void **state)
 	assert_int_equal(buf_map(p.s[1].fd, &b1, size), 0);
 	assert_int_equal(mr_reg(p.s[0].fd, d0.va, size, iova0, ACC_LW, &lk0,
 				NULL), 0);
-	assert_int_equal(mr_reg(p.s[1].fd, b1.va, size, iova1, ACC_RW, NULL,
-				&rk1), 0);
+	assert_int_equal(mr_reg_for(p.s[1].fd, b1.va, size, iova1, ACC_RW,
+				    p.s[1].conn, NULL, &rk1), 0);
 
 	w = (struct wr_args){
 		.conn = p.s[0].conn, .laddr = iova0, .raddr = iova1,
@@ -510,8 +510,8 @@ static void test_review_write_to_other_pairs_conn_remote_invalid(void **state)
 	memset(src.ptr, 0x5a, PAGE);
 	assert_int_equal(mr_reg(p.s[0].fd, src.va, PAGE, iova0, ACC_LW, &lk0,
 				NULL), 0);
-	assert_int_equal(mr_reg(p.s[1].fd, dst.va, PAGE, iova1, ACC_RW, NULL,
-				&rk1), 0);
+	assert_int_equal(mr_reg_for(p.s[1].fd, dst.va, PAGE, iova1, ACC_RW,
+				    p.s[1].conn, NULL, &rk1), 0);
 	assert_int_equal(hlthunk_nic_alloc_conn(p.s[0].fd, p.s[0].port,
 						&other), 0);
 	pair_params(&p, 0, &cp);
@@ -609,8 +609,9 @@ static void test_review_bidir_writes_vs_dereg(void **state)
 		assert_int_equal(buf_map(p.s[i].fd, &b[i], size), 0);
 		assert_int_equal(mr_reg(p.s[i].fd, d[i].va, size, d[i].va,
 					ACC_LW, &lk[i], NULL), 0);
-		assert_int_equal(mr_reg(p.s[i].fd, b[i].va, size, b[i].va,
-					ACC_RW, &rlk[i], &rk[i]), 0);
+		assert_int_equal(mr_reg_for(p.s[i].fd, b[i].va, size,
+					    b[i].va, ACC_RW, p.s[i].conn,
+					    &rlk[i], &rk[i]), 0);
 	}
 	for (i = 0; i < 2; i++)
 		churn_start(&c[i], &t[i], p.s[i].fd);
@@ -760,8 +761,8 @@ static void test_review_dereg_local_mid_write(void **state)
 	assert_int_equal(buf_map(p.s[1].fd, &b1, size), 0);
 	assert_int_equal(mr_reg(p.s[0].fd, a0.va, size, a0.va, ACC_LW, &lk0,
 				NULL), 0);
-	assert_int_equal(mr_reg(p.s[1].fd, b1.va, size, b1.va, ACC_RW, &lk1,
-				&rk1), 0);
+	assert_int_equal(mr_reg_for(p.s[1].fd, b1.va, size, b1.va, ACC_RW,
+				    p.s[1].conn, &lk1, &rk1), 0);
 
 	w = (struct wr_args){
 		.conn = p.s[0].conn, .laddr = a0.va, .raddr = b1.va,

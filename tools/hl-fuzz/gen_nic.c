@@ -364,6 +364,16 @@ void op_nic_reg_mr(struct worker *w)
 			   chance(&w->r, 80) ? rnd(&w->r, 1u << 30) :
 			   interesting(&w->r);
 	a.in.reg_mr.access = chance(&w->r, 80) ? 3 : rnd(&w->r, 16);
+	/*
+	 * Remote access is for one connection (issue 32): mostly one of the
+	 * file's, sometimes none (local only, or -EINVAL with remote flags)
+	 */
+	if (chance(&w->r, 85)) {
+		struct conn cn;
+
+		pick_conn_obj(w, file, &cn);
+		a.in.reg_mr.conn_id = cn.id;
+	}
 	if (nic_call(w, fd, &a, true) >= 0 && nic_out_ok) {
 		st_lock();
 		if (ps->nmrs < MAX_OBJ)

@@ -195,6 +195,14 @@ enum hl_device_status {
  *                                        device's NIC leaves or rejoins the
  *                                        fabric: unbind, bind, hard reset;
  *                                        HL_INFO_NIC_PORTS tells which)
+ * HL_NOTIFIER_EVENT_NIC_KEY_FAULT      - this driver's: a peer's one-sided
+ *                                        write into this device's context
+ *                                        failed its rkey check (unknown
+ *                                        key, a region not bound to the
+ *                                        connection it came on, missing
+ *                                        REMOTE_WRITE, out of range); the
+ *                                        peer device is being slowed down
+ *                                        (HL_NIC_RKEY_FREE_FAILS)
  */
 #define HL_NOTIFIER_EVENT_UNDEFINED_OPCODE	(1ULL << 1)
 #define HL_NOTIFIER_EVENT_DEVICE_RESET		(1ULL << 2)
@@ -203,6 +211,7 @@ enum hl_device_status {
 #define HL_NOTIFIER_EVENT_USER_ENGINE_ERR	(1ULL << 5)
 #define HL_NOTIFIER_EVENT_PAGE_FAULT		(1ULL << 8)
 #define HL_NOTIFIER_EVENT_NIC_LINK		(1ULL << 32)
+#define HL_NOTIFIER_EVENT_NIC_KEY_FAULT		(1ULL << 33)
 
 /* Largest HL_INFO_ENGINE_STATUS buffer */
 #define HL_ENGINES_DATA_MAX_SIZE	(1 << 20)
@@ -1211,8 +1220,11 @@ union hl_wait_cs_args {
  * HL_PKT_NIC_WRITE_IMM (habanalabs_pkt.h) write from a region of this
  * context into a region of the peer connection's context, named by its
  * rkey, and WRITE_IMM then completes the peer's oldest posted receive with
- * an immediate value. The keys are checked before any byte moves; a
- * violation lands nothing and moves both connections to ERR. Regions go
+ * an immediate value. The keys are checked before any byte moves, the rkey
+ * also against the connection the write arrived on (a region with remote
+ * access is for one connection, hl_nic_reg_mr_in.conn_id); a violation
+ * lands nothing and moves both connections to ERR, and failed rkey checks
+ * slow their device down (HL_NIC_RKEY_FREE_FAILS). Regions go
  * with the context (close, hard reset, unbind); a region's mapping cannot
  * be unmapped while it lives.
  */
@@ -1288,6 +1300,25 @@ enum hl_nic_conn_state {
 
 /* Memory regions a context has at once, at most */
 #define HL_NIC_MAX_MRS			1024
+
+/*
+ * Failed rkey checks (this driver's). A context counts, per device that
+ * writes into it, the writes whose rkey check failed (REMOTE_ACCESS_ERR:
+ * unknown or stale key, a region not bound to the connection the write
+ * came on, no REMOTE_WRITE, out of range). The first
+ * HL_NIC_RKEY_FREE_FAILS cost only the connections (both move to ERR, as
+ * every failed write). Each one after them, the n-th (0 first), shuts that
+ * device out of the context for min(HL_NIC_RKEY_BACKOFF_MIN_MS << n,
+ * HL_NIC_RKEY_BACKOFF_MAX_MS) milliseconds: a write from it in that time
+ * lands nothing and is not checked (REMOTE_ACCESS_ERR, also with the right
+ * key), and once past the free failures its writes are checked one at a
+ * time (a write while another is being checked is refused so). The count
+ * does not go down; it goes with the context. Each checked failure sends
+ * HL_NOTIFIER_EVENT_NIC_KEY_FAULT to the context's device.
+ */
+#define HL_NIC_RKEY_FREE_FAILS		16
+#define HL_NIC_RKEY_BACKOFF_MIN_MS	1000
+#define HL_NIC_RKEY_BACKOFF_MAX_MS	3600000
 
 /* MTU values of struct hl_nic_req_conn_ctx_in.mtu */
 #define HL_NIC_MTU_256			256
@@ -1414,14 +1445,22 @@ struct hl_nic_query_conn_in {
  *	@iova + @size must not pass 2^64. Pass @addr to name the region by
  *	its device addresses.
  * @access: HL_NIC_ACCESS_* flags.
- * @pad: must be 0.
+ * @conn_id: the connection the region is for (this driver's field; it was
+ *	a pad that had to be 0), the whole ID ALLOC_CONN returned. A peer
+ *	reaches the region only over the peer connection of @conn_id: a
+ *	write that names the rkey and arrives on another connection of the
+ *	context lands nothing (HL_NIC_CQE_STATUS_REMOTE_ACCESS_ERR). 0: the
+ *	region is local only (no peer reaches it), and @access must then not
+ *	have HL_NIC_ACCESS_REMOTE_WRITE or HL_NIC_ACCESS_REMOTE_READ. The
+ *	binding outlives MODIFY_CONN (ERR, RESET) and goes with DESTROY_CONN:
+ *	after it the region is local only.
  */
 struct hl_nic_reg_mr_in {
 	__u64 addr;
 	__u64 size;
 	__u64 iova;
 	__u32 access;
-	__u32 pad;
+	__u32 conn_id;
 };
 
 /**
@@ -1429,9 +1468,9 @@ struct hl_nic_reg_mr_in {
  * @lkey: the region's lkey. When the op returns, no byte of a write that
  *	names the region lands in it any more (a write in flight fails with
  *	HL_NIC_CQE_STATUS_REMOTE_ACCESS_ERR), and both its keys are stale:
- *	a slot comes back only after 65535 other registrations, with fresh
- *	random bits, so a stale key names a new region with a chance of
- *	2^-16 at most.
+ *	new keys are drawn at random, so a stale key names a new region of
+ *	the context with a chance of HL_NIC_MAX_MRS in 2^32 at most, and
+ *	never one of another context.
  * @pad: must be 0.
  */
 struct hl_nic_dereg_mr_in {
@@ -1581,11 +1620,14 @@ struct hl_nic_cq_create_out {
  * @lkey: Returned key by which this context's work names the region
  *	(HL_PKT_NIC_WRITE's lkey) and HL_NIC_OP_DEREG_MR deregisters it.
  * @rkey: Returned key by which the peer's work names the region
- *	(HL_PKT_NIC_WRITE's rkey), to be handed to the peer. Both keys are
- *	an index (the high 16 bits, mixed with a random number the driver
- *	draws at load) and 16 random bits drawn for each key on its own, so
- *	that no key tells another; a key works only for the context that
- *	registered the region, and only until the region is deregistered.
+ *	(HL_PKT_NIC_WRITE's rkey), to be handed to the peer the region is
+ *	for (hl_nic_reg_mr_in.conn_id). Both keys are 32 random bits drawn
+ *	for each key on its own (never 0), looked up in the registering
+ *	context's own tables, so that no key tells another, nor does any
+ *	number of one's own registrations tell another context's keys; a
+ *	key works only for the context that registered the region (an rkey
+ *	only over the region's connection), and only until the region is
+ *	deregistered.
  */
 struct hl_nic_reg_mr_out {
 	__u32 lkey;
@@ -1675,9 +1717,11 @@ struct hl_nic_out {
  *     no time limit, ends at once then.
  *   CQ_UPDATE_CONSUMED_CQES: -EINVAL num_cqes above the available entries.
  *   REG_MR: -EINVAL size 0, unknown access bits, REMOTE_WRITE without
- *     LOCAL_WRITE, iova + size past 2^64, [addr, addr + size) not inside
- *     one mapping of the context; -ENOSPC the context has HL_NIC_MAX_MRS
- *     regions; -ENOMEM.
+ *     LOCAL_WRITE, a REMOTE_* flag with conn_id 0 or a conn_id without
+ *     one, conn_id not a connection of the context (unknown, destroyed),
+ *     iova + size past 2^64, [addr, addr + size) not inside one mapping of
+ *     the context; -ENOSPC the context has HL_NIC_MAX_MRS regions (or, by
+ *     a chance of about 2^-350, no free key was drawn); -ENOMEM.
  *   DEREG_MR: -EINVAL lkey names no region of the context (unknown,
  *     stale, another context's, or an rkey).
  */

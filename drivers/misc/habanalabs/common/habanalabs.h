@@ -303,8 +303,10 @@ struct hl_fpriv {
  *   hl_device.nic_lock, then an hl_nic_ctx xarray's lock, then
  *	hl_nic_conn.lock, then hl_nic_cq.lock (spinlocks; nic.h;
  *	hl_nic_report() takes them in this order, called by the backend with
- *	none of its locks held); the NIC key table's xarray lock (nic_mr.c),
- *	taken under hl_nic_ctx.mr_lock or alone, nothing under it
+ *	none of its locks held); a context's NIC key tables' lock
+ *	(hl_nic_mr_keys.lock, nic_mr.c), taken under hl_nic_ctx.mr_lock or
+ *	alone, nothing under it (the rkey check takes hl_nic_conn.lock and
+ *	sends its event after it let it go)
  *   hl_emu_qp.lock (a QP context's, emu_nic_qp.c: taken under
  *	hl_nic_conn.lock when the core programs or queries it
  *	(asic_funcs->nic_qp_program, nic_qp_query), else alone; never two at
@@ -478,6 +480,7 @@ extern char *hl_nic_links;
 #define HL_INJECT_SIGNAL_ALLOC	BIT(2)	/* GFP_KERNEL in fence signalling */
 #define HL_INJECT_MR_NO_SYNC	BIT(3)	/* NIC DEREG_MR does not wait for writes */
 #define HL_INJECT_EARLY_RELEASE	BIT(4)	/* no quarantine for late fences */
+#define HL_INJECT_MR_ANY_CONN	BIT(5)	/* NIC rkey not bound to its connection */
 
 /* The KUnit suite's PRNG seed without the kunit_seed parameter */
 #define HL_KUNIT_SEED_DEFAULT	42

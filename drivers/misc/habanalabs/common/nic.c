@@ -177,9 +177,53 @@ static void hl_nic_conn_release(struct kref *ref)
 	kfree(conn);
 }
 
-static void hl_nic_conn_put(struct hl_nic_conn *conn)
+/**
+ * hl_nic_conn_put - drop a reference on a connection.
+ * @conn: the connection.
+ */
+void hl_nic_conn_put(struct hl_nic_conn *conn)
 {
 	kref_put(&conn->refcount, hl_nic_conn_release);
+}
+
+/**
+ * hl_nic_conn_get - a connection of a context by its whole ID (for the
+ * memory regions bound to it, nic_mr.c).
+ * @ctx: the context.
+ * @id: the ID ALLOC_CONN returned.
+ *
+ * Return: the connection with a reference (hl_nic_conn_put()), or NULL
+ * when @ctx has none of that ID (never had, destroyed, closed).
+ */
+struct hl_nic_conn *hl_nic_conn_get(struct hl_ctx *ctx, u32 id)
+{
+	struct hl_nic_ctx *nic = &ctx->nic;
+	struct hl_nic_conn *conn;
+
+	mutex_lock(&nic->lock);
+	conn = xa_load(&nic->conns, id);
+	if (conn)
+		kref_get(&conn->refcount);
+	mutex_unlock(&nic->lock);
+	return conn;
+}
+
+/**
+ * hl_nic_conn_is_qp - whether a backend QP context is a live connection's.
+ * @conn: the connection (a reference held).
+ * @qp: the backend's QP context a message came on.
+ *
+ * Return: true when @qp is @conn's QP context and @conn is not destroyed
+ * (destruction takes the QP context away under the lock).
+ */
+bool hl_nic_conn_is_qp(struct hl_nic_conn *conn, const void *qp)
+{
+	bool is;
+
+	spin_lock(&conn->lock);
+	is = qp && conn->qp == qp;
+	spin_unlock(&conn->lock);
+	return is;
 }
 
 /**
@@ -1155,6 +1199,7 @@ void hl_nic_ctx_init(struct hl_ctx *ctx)
 	mutex_init(&nic->lock);
 	mutex_init(&nic->mr_lock);
 	INIT_LIST_HEAD(&nic->mrs);
+	hl_nic_mr_ctx_init(ctx);
 	xa_init_flags(&nic->conns, XA_FLAGS_ALLOC1);
 	xa_init_flags(&nic->cqs, XA_FLAGS_ALLOC1);
 	nic->gen = hl_nic_gen_next();

@@ -74,6 +74,8 @@
 
 #include <uapi/misc/habanalabs.h>
 
+#include "nic_mr.h"
+
 struct hl_ctx;
 struct hl_device;
 struct hl_fpriv;
@@ -234,6 +236,8 @@ struct hl_nic_cqe_report {
  * @mrs: the context's memory regions (struct hl_nic_mr.node).
  * @num_mrs: number of @mrs, at most HL_NIC_MAX_MRS (read without the
  *	lock by debugfs).
+ * @mr_keys: the regions by key, and the rkey failures of the peers
+ *	(nic_mr.c).
  */
 struct hl_nic_ctx {
 	struct mutex lock; /* Protects: conns and cqs membership, contexts, num_cqs, closed */
@@ -249,6 +253,7 @@ struct hl_nic_ctx {
 	struct mutex mr_lock; /* Protects: mrs, num_mrs */
 	struct list_head mrs;
 	u32 num_mrs;
+	struct hl_nic_mr_keys mr_keys;
 };
 
 /* nic.c: for the core */
@@ -285,6 +290,11 @@ int hl_nic_ioctl(struct hl_fpriv *fpriv, void *data, struct hl_ioctl_call *call)
 int hl_nic_op(struct hl_ctx *ctx, const struct hl_nic_in *in,
 	      struct hl_nic_out *out);
 int hl_nic_info_ports(struct hl_device *hdev, struct hl_info_nic_ports *info);
+
+/* nic.c: for the memory regions (nic_mr.c) */
+struct hl_nic_conn *hl_nic_conn_get(struct hl_ctx *ctx, u32 id);
+void hl_nic_conn_put(struct hl_nic_conn *conn);
+bool hl_nic_conn_is_qp(struct hl_nic_conn *conn, const void *qp);
 
 /* nic.c: for the backends */
 void hl_nic_report(struct hl_device *hdev, const struct hl_nic_cqe_report *r);

@@ -124,33 +124,30 @@ static struct kunit_suite hl_nic_conn_test_suite = {
 
 /* Memory-region keys and checks (nic_mr.c) */
 
-static void hl_nic_mr_test_key_round_trip(struct kunit *test)
+/*
+ * The backoff of a device that failed rkey checks: free at first, then
+ * doubling from the minimum, never above the maximum, never going down
+ */
+static void hl_nic_mr_test_backoff(struct kunit *test)
 {
-	u64 prng = hl_kunit_seed_get() | 1;
-	u32 i, slot, tag, salt, salt2, key;
+	u32 n, ms, prev = 0;
 
-	for (i = 0; i < 10000; i++) {
-		prng ^= prng << 13;
-		prng ^= prng >> 7;
-		prng ^= prng << 17;
-		slot = 1 + prng % HL_NIC_MR_MAX_SLOT;
-		tag = prng >> 32;
-		salt = (prng >> 16) & 0xffff;
-		salt2 = salt ^ (1 + ((prng >> 40) & 0xfffe));
-		key = hl_nic_mr_key_make(slot, tag, salt);
-		KUNIT_EXPECT_EQ(test, hl_nic_mr_key_slot(key, salt), slot);
-		KUNIT_EXPECT_EQ(test, key & HL_NIC_MR_TAG_MASK,
-				tag & HL_NIC_MR_TAG_MASK);
-		/* Another tag: another key, the same slot */
-		KUNIT_EXPECT_NE(test, hl_nic_mr_key_make(slot, tag + 1, salt),
-				key);
-		/* Another salt (the other kind of key): another key and slot */
-		KUNIT_EXPECT_NE(test, hl_nic_mr_key_make(slot, tag, salt2), key);
-		KUNIT_EXPECT_NE(test, hl_nic_mr_key_slot(key, salt2), slot);
+	for (n = 0; n <= HL_NIC_RKEY_FREE_FAILS; n++)
+		KUNIT_EXPECT_EQ(test, hl_nic_mr_backoff_ms(n), 0);
+	KUNIT_EXPECT_EQ(test, hl_nic_mr_backoff_ms(HL_NIC_RKEY_FREE_FAILS + 1),
+			HL_NIC_RKEY_BACKOFF_MIN_MS);
+	KUNIT_EXPECT_EQ(test, hl_nic_mr_backoff_ms(HL_NIC_RKEY_FREE_FAILS + 2),
+			2 * HL_NIC_RKEY_BACKOFF_MIN_MS);
+	for (n = HL_NIC_RKEY_FREE_FAILS + 1; n < 200; n++) {
+		ms = hl_nic_mr_backoff_ms(n);
+		KUNIT_EXPECT_GE(test, ms, prev);
+		KUNIT_EXPECT_LE(test, ms, HL_NIC_RKEY_BACKOFF_MAX_MS);
+		KUNIT_EXPECT_TRUE(test, ms == 2 * prev || !prev ||
+				  ms == HL_NIC_RKEY_BACKOFF_MAX_MS);
+		prev = ms;
 	}
-	/* The index part is not the slot itself; the tag is the low half */
-	KUNIT_EXPECT_EQ(test, hl_nic_mr_key_make(1, 0x12345, 0xabcd),
-			(u32)((1 ^ 0xabcd) << 16 | 0x2345));
+	KUNIT_EXPECT_EQ(test, hl_nic_mr_backoff_ms(U32_MAX),
+			HL_NIC_RKEY_BACKOFF_MAX_MS);
 }
 
 /**
@@ -210,7 +207,7 @@ static void hl_nic_mr_test_check(struct kunit *test)
 }
 
 static struct kunit_case hl_nic_mr_test_cases[] = {
-	KUNIT_CASE(hl_nic_mr_test_key_round_trip),
+	KUNIT_CASE(hl_nic_mr_test_backoff),
 	KUNIT_CASE(hl_nic_mr_test_check),
 	{}
 };

@@ -14,14 +14,18 @@
  * mappings go (hl_ctx_teardown(): hl_nic_ctx_close() first), which covers
  * close, hard reset and unbind.
  *
- * Keys are looked up in one driver-wide table (the slot in the key), so
- * that a key of one context never names a region of another (the region
- * records its context, and the lookup compares it and the whole key).
+ * Keys are 32 random bits each, looked up by value in the owning
+ * context's tables (struct hl_nic_mr_keys), so that a key of one context
+ * never names a region of another and nothing in a key comes from a
+ * cursor or a slot shared with other contexts (nic_mr.h). A region with
+ * remote access is bound to one connection; the responder's check
+ * (hl_nic_mr_lookup_remote()) compares the connection the write came on,
+ * and counts failures per requesting device (the backoff).
  *
  * Deregistration and the data path: a write looks the key up once, then
  * moves its bytes step by step, each step inside hl_nic_mr_access_begin()
  * and hl_nic_mr_access_end() (the region's rwsem for read, @revoked
- * checked under it). Deregistration takes the region out of the table,
+ * checked under it). Deregistration takes the region out of the tables,
  * then its rwsem for write to set @revoked: it returns only after the
  * step in flight, and no step starts after it. So no byte lands in a
  * region after its DEREG_MR returned.
@@ -29,39 +33,38 @@
  * Locks (their place in the driver's lock order is in habanalabs.h):
  * hl_nic_ctx.mr_lock (a mutex) serialises a context's registrations and
  * guards its list and count; under it hl_ctx.mem_lock (the mapping's
- * region count) and the table's xarray spinlock. hl_nic_mr.rwsem is taken
- * with no other lock held by deregistration, and by the data path outside
- * the engine's engine_access_rwsem.
+ * region count) and the key tables' spinlock (hl_nic_mr_keys.lock), which
+ * the data path takes with no other lock held. REG_MR looks its connection
+ * up (hl_nic_ctx.lock) before it takes mr_lock; the data path takes the
+ * connection's spinlock (hl_nic_conn_is_qp()) with no other lock held.
+ * hl_nic_mr.rwsem is taken with no other lock held by deregistration, and
+ * by the data path outside the engine's engine_access_rwsem.
  */
 
 #include <linux/bits.h>
-#include <linux/once.h>
+#include <linux/build_bug.h>
+#include <linux/jiffies.h>
 #include <linux/random.h>
 #include <linux/slab.h>
-#include <linux/xarray.h>
 
 #include "habanalabs.h"
 #include "context.h"
+#include "events.h"
 #include "fault.h"
 #include "memory.h"
 #include "nic.h"
 #include "nic_mr.h"
 
-/* Bits of the index part of a key (bits 31..16) */
-#define HL_NIC_MR_INDEX_MASK	(U32_MAX >> HL_NIC_MR_KEY_SHIFT)
-
 #define HL_NIC_ACCESS_ALL	(HL_NIC_ACCESS_LOCAL_WRITE | \
 				 HL_NIC_ACCESS_REMOTE_WRITE | \
 				 HL_NIC_ACCESS_REMOTE_READ)
+#define HL_NIC_ACCESS_REMOTE	(HL_NIC_ACCESS_REMOTE_WRITE | \
+				 HL_NIC_ACCESS_REMOTE_READ)
 
-/*
- * The key table: every live region of the driver by slot. Its own
- * spinlock (xa_lock) protects the entries and the cursor @hl_nic_mr_next.
- * A slot is reserved (NULL) while its region is being set up, so lookups
- * never see a half-made region.
- */
-static DEFINE_XARRAY_ALLOC1(hl_nic_mr_table);
-static u32 hl_nic_mr_next = 1;
+/* Draws of a key that may collide before REG_MR gives up (-ENOSPC) */
+#define HL_NIC_MR_KEY_TRIES	16
+
+static_assert(HL_NIC_MR_MAX_PEERS >= HL_MAX_DEVICES);
 
 /*
  * The lockdep classes of the regions' rwsem, by their device's index: a
@@ -69,44 +72,26 @@ static u32 hl_nic_mr_next = 1;
  */
 static struct lock_class_key hl_nic_mr_keys[HL_MAX_DEVICES];
 
-/* Drawn once: the salts of lkeys' and rkeys' index parts */
-static u32 hl_nic_mr_salt[2];
-
-static void hl_nic_mr_init_once(void)
-{
-	get_random_once(hl_nic_mr_salt, sizeof(hl_nic_mr_salt));
-}
-
-static u32 hl_nic_mr_salt_of(bool remote)
-{
-	return hl_nic_mr_salt[remote] & HL_NIC_MR_INDEX_MASK;
-}
-
 /**
- * hl_nic_mr_key_make - a key: the slot mixed with a salt, and a tag.
- * @slot: the slot, 1 .. HL_NIC_MR_MAX_SLOT.
- * @tag: random bits drawn for this key alone; its low 16 bits are used.
- * @salt: the salt of the key's kind.
+ * hl_nic_mr_backoff_ms - how long a device that failed rkey checks is shut
+ * out of a context.
+ * @fails: its failed checks against the context so far, this one counted.
  *
- * Return: the key.
+ * Return: 0 for the first HL_NIC_RKEY_FREE_FAILS; then
+ * HL_NIC_RKEY_BACKOFF_MIN_MS, doubling with each failure, at most
+ * HL_NIC_RKEY_BACKOFF_MAX_MS (milliseconds).
  */
-u32 hl_nic_mr_key_make(u32 slot, u32 tag, u32 salt)
+u32 hl_nic_mr_backoff_ms(u32 fails)
 {
-	return ((slot ^ salt) & HL_NIC_MR_INDEX_MASK) << HL_NIC_MR_KEY_SHIFT |
-	       (tag & HL_NIC_MR_TAG_MASK);
-}
+	u32 n;
 
-/**
- * hl_nic_mr_key_slot - the slot a key names.
- * @key: the key.
- * @salt: the salt of the key's kind.
- *
- * Return: the slot; a key not made by hl_nic_mr_key_make() gives any
- * number, which the caller checks against the table.
- */
-u32 hl_nic_mr_key_slot(u32 key, u32 salt)
-{
-	return ((key >> HL_NIC_MR_KEY_SHIFT) ^ salt) & HL_NIC_MR_INDEX_MASK;
+	if (fails <= HL_NIC_RKEY_FREE_FAILS)
+		return 0;
+	n = fails - HL_NIC_RKEY_FREE_FAILS - 1;
+	if (n >= 31 || (u64)HL_NIC_RKEY_BACKOFF_MIN_MS << n >
+		       HL_NIC_RKEY_BACKOFF_MAX_MS)
+		return HL_NIC_RKEY_BACKOFF_MAX_MS;
+	return HL_NIC_RKEY_BACKOFF_MIN_MS << n;
 }
 
 /**
@@ -135,7 +120,12 @@ int hl_nic_mr_check(u64 iova, u64 size, u32 access, u32 need, u64 va,
 
 static void hl_nic_mr_release(struct kref *ref)
 {
-	kfree(container_of(ref, struct hl_nic_mr, refcount));
+	struct hl_nic_mr *mr = container_of(ref, struct hl_nic_mr, refcount);
+
+	/* Here, not at deregistration: a lookup may still compare it */
+	if (mr->conn)
+		hl_nic_conn_put(mr->conn);
+	kfree(mr);
 }
 
 /**
@@ -195,20 +185,83 @@ static int hl_nic_mr_hold(struct hl_ctx *ctx, struct hl_nic_mr *mr)
 	return rc;
 }
 
-/* Reserve a slot; its generation in *@gen */
-static int hl_nic_mr_slot_alloc(u32 *slot)
+/**
+ * hl_nic_mr_ctx_init - initialise a new context's key tables and guards.
+ * @ctx: the context.
+ */
+void hl_nic_mr_ctx_init(struct hl_ctx *ctx)
 {
-	int rc;
+	struct hl_nic_mr_keys *keys = &ctx->nic.mr_keys;
+
+	spin_lock_init(&keys->lock);
+	hash_init(keys->lkeys);
+	hash_init(keys->rkeys);
+	memset(keys->guards, 0, sizeof(keys->guards));
+}
+
+/* The region of @keys whose key (lkey or rkey by @remote) is @key */
+static struct hl_nic_mr *hl_nic_mr_find(struct hl_nic_mr_keys *keys,
+					u32 key, bool remote)
+{
+	struct hl_nic_mr *mr;
+
+	lockdep_assert_held(&keys->lock);
+
+	if (remote) {
+		hash_for_each_possible(keys->rkeys, mr, rnode, key)
+			if (mr->rkey == key)
+				return mr;
+	} else {
+		hash_for_each_possible(keys->lkeys, mr, lnode, key)
+			if (mr->lkey == key)
+				return mr;
+	}
+	return NULL;
+}
+
+/*
+ * Draw the keys of @mr and put it in its context's tables: each key 32
+ * random bits, not 0, drawn again while it collides with a live key of its
+ * table (of this context only). -ENOSPC after HL_NIC_MR_KEY_TRIES
+ * collisions in a row, which a table of at most HL_NIC_MAX_MRS keys makes
+ * about (2^-22)^16.
+ */
+static int hl_nic_mr_publish(struct hl_nic_mr_keys *keys,
+			     struct hl_nic_mr *mr)
+{
+	u32 lkey = 0, rkey = 0;
+	int i;
 
 	if (hl_should_fail(HL_FAULT_NIC))
 		return -ENOMEM;
-	xa_lock(&hl_nic_mr_table);
-	rc = __xa_alloc_cyclic(&hl_nic_mr_table, slot, NULL,
-			       XA_LIMIT(1, HL_NIC_MR_MAX_SLOT), &hl_nic_mr_next,
-			       GFP_KERNEL_ACCOUNT);
-	xa_unlock(&hl_nic_mr_table);
-	/* Every slot taken: as many regions as the context limit allows */
-	return rc == -EBUSY ? -ENOSPC : min(rc, 0);
+	spin_lock(&keys->lock);
+	for (i = 0; i < HL_NIC_MR_KEY_TRIES && !lkey; i++) {
+		lkey = get_random_u32();
+		if (lkey && hl_nic_mr_find(keys, lkey, false))
+			lkey = 0;
+	}
+	for (i = 0; i < HL_NIC_MR_KEY_TRIES && !rkey; i++) {
+		rkey = get_random_u32();
+		if (rkey && hl_nic_mr_find(keys, rkey, true))
+			rkey = 0;
+	}
+	if (lkey && rkey) {
+		mr->lkey = lkey;
+		mr->rkey = rkey;
+		hash_add(keys->lkeys, &mr->lnode, lkey);
+		hash_add(keys->rkeys, &mr->rnode, rkey);
+	}
+	spin_unlock(&keys->lock);
+	return lkey && rkey ? 0 : -ENOSPC;
+}
+
+/* Take @mr out of its context's tables */
+static void hl_nic_mr_unpublish_locked(struct hl_nic_mr *mr)
+{
+	lockdep_assert_held(&mr->ctx->nic.mr_keys.lock);
+
+	hash_del(&mr->lnode);
+	hash_del(&mr->rnode);
 }
 
 /**
@@ -223,26 +276,35 @@ int hl_nic_mr_reg(struct hl_ctx *ctx, const struct hl_nic_reg_mr_in *in,
 		  struct hl_nic_reg_mr_out *out)
 {
 	struct hl_nic_ctx *nic = &ctx->nic;
+	struct hl_nic_conn *conn = NULL;
 	struct hl_nic_mr *mr;
-	u32 slot;
 	int rc;
 
-	if (in->pad || !in->size || (in->access & ~HL_NIC_ACCESS_ALL) ||
+	if (!in->size || (in->access & ~HL_NIC_ACCESS_ALL) ||
 	    ((in->access & HL_NIC_ACCESS_REMOTE_WRITE) &&
 	     !(in->access & HL_NIC_ACCESS_LOCAL_WRITE)) ||
+	    !in->conn_id != !(in->access & HL_NIC_ACCESS_REMOTE) ||
 	    in->size - 1 > U64_MAX - in->iova ||
 	    in->size - 1 > U64_MAX - in->addr)
 		return -EINVAL;
-	hl_nic_mr_init_once();
+	/* Remote access: a live connection of this context */
+	if (in->conn_id) {
+		conn = hl_nic_conn_get(ctx, in->conn_id);
+		if (!conn)
+			return -EINVAL;
+	}
 
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL_ACCOUNT);
-	if (!mr)
-		return -ENOMEM;
+	if (!mr) {
+		rc = -ENOMEM;
+		goto err_conn;
+	}
 	kref_init(&mr->refcount);
 	init_rwsem(&mr->rwsem);
 	/* By device, as the engine accesses (habanalabs.h) */
 	lockdep_set_class(&mr->rwsem, &hl_nic_mr_keys[ctx->hdev->id]);
 	mr->ctx = ctx;
+	mr->conn = conn;
 	mr->addr = in->addr;
 	mr->size = in->size;
 	mr->iova = in->iova;
@@ -256,18 +318,9 @@ int hl_nic_mr_reg(struct hl_ctx *ctx, const struct hl_nic_reg_mr_in *in,
 	rc = hl_nic_mr_hold(ctx, mr);
 	if (rc)
 		goto err_unlock;
-	rc = hl_nic_mr_slot_alloc(&slot);
+	rc = hl_nic_mr_publish(&nic->mr_keys, mr);
 	if (rc)
 		goto err_unhold;
-
-	/* Each key's tag drawn on its own: no key tells another */
-	mr->slot = slot;
-	mr->lkey = hl_nic_mr_key_make(slot, get_random_u16(),
-				      hl_nic_mr_salt_of(false));
-	mr->rkey = hl_nic_mr_key_make(slot, get_random_u16(),
-				      hl_nic_mr_salt_of(true));
-	/* The slot is reserved: storing into it allocates nothing */
-	xa_store(&hl_nic_mr_table, slot, mr, GFP_KERNEL_ACCOUNT);
 	list_add_tail(&mr->node, &nic->mrs);
 	nic->num_mrs++;
 	mutex_unlock(&nic->mr_lock);
@@ -281,27 +334,25 @@ err_unhold:
 err_unlock:
 	mutex_unlock(&nic->mr_lock);
 	kfree(mr);
+err_conn:
+	if (conn)
+		hl_nic_conn_put(conn);
 	return rc;
 }
 
-/* The region of @ctx whose lkey is @lkey, out of the table; NULL if none */
+/* The region of @ctx whose lkey is @lkey, out of the tables; NULL if none */
 static struct hl_nic_mr *hl_nic_mr_take(struct hl_ctx *ctx, u32 lkey)
 {
+	struct hl_nic_mr_keys *keys = &ctx->nic.mr_keys;
 	struct hl_nic_mr *mr;
-	u32 slot;
 
 	lockdep_assert_held(&ctx->nic.mr_lock);
 
-	slot = hl_nic_mr_key_slot(lkey, hl_nic_mr_salt_of(false));
-	if (!slot || slot > HL_NIC_MR_MAX_SLOT)
-		return NULL;
-	xa_lock(&hl_nic_mr_table);
-	mr = xa_load(&hl_nic_mr_table, slot);
-	if (mr && (mr->ctx != ctx || mr->lkey != lkey))
-		mr = NULL;
+	spin_lock(&keys->lock);
+	mr = lkey ? hl_nic_mr_find(keys, lkey, false) : NULL;
 	if (mr)
-		__xa_erase(&hl_nic_mr_table, slot);
-	xa_unlock(&hl_nic_mr_table);
+		hl_nic_mr_unpublish_locked(mr);
+	spin_unlock(&keys->lock);
 	if (mr) {
 		list_del_init(&mr->node);
 		ctx->nic.num_mrs--;
@@ -309,7 +360,7 @@ static struct hl_nic_mr *hl_nic_mr_take(struct hl_ctx *ctx, u32 lkey)
 	return mr;
 }
 
-/* A region out of the table and its context's list: revoke and free it */
+/* A region out of the tables and its context's list: revoke and free it */
 static void hl_nic_mr_destroy(struct hl_nic_mr *mr)
 {
 	hl_nic_mr_revoke(mr);
@@ -331,7 +382,6 @@ int hl_nic_mr_dereg(struct hl_ctx *ctx, const struct hl_nic_dereg_mr_in *in)
 
 	if (in->pad)
 		return -EINVAL;
-	hl_nic_mr_init_once();
 
 	mutex_lock(&ctx->nic.mr_lock);
 	mr = hl_nic_mr_take(ctx, in->lkey);
@@ -355,10 +405,10 @@ void hl_nic_mr_ctx_close(struct hl_ctx *ctx)
 	LIST_HEAD(dead);
 
 	mutex_lock(&nic->mr_lock);
-	xa_lock(&hl_nic_mr_table);
+	spin_lock(&nic->mr_keys.lock);
 	list_for_each_entry(mr, &nic->mrs, node)
-		__xa_erase(&hl_nic_mr_table, mr->slot);
-	xa_unlock(&hl_nic_mr_table);
+		hl_nic_mr_unpublish_locked(mr);
+	spin_unlock(&nic->mr_keys.lock);
 	list_splice_init(&nic->mrs, &dead);
 	nic->num_mrs = 0;
 	mutex_unlock(&nic->mr_lock);
@@ -369,42 +419,20 @@ void hl_nic_mr_ctx_close(struct hl_ctx *ctx)
 	}
 }
 
-/**
- * hl_nic_mr_lookup - the data path's check of a key, before any byte
- * moves.
- * @ctx: the context the key must belong to (the work's own for an lkey,
- *	the peer connection's owner for an rkey); a reference is held.
- * @key: the key.
- * @remote: @key is an rkey, else an lkey.
- * @need: HL_NIC_ACCESS_* flags the work needs.
- * @va: the work's address, in the region's iova space.
- * @len: the work's bytes.
- * @mr: receives the region, with a reference (hl_nic_mr_put()).
- * @dev_va: receives the device VA of @va: (@va - iova) + addr.
- *
- * Return: 0; -ENOENT @key names no live region of @ctx (unknown, stale,
- * another context's, the other kind); -EACCES the region lacks a flag of
- * @need; -ERANGE [@va, @va + @len) leaves the region.
- */
-int hl_nic_mr_lookup(struct hl_ctx *ctx, u32 key, bool remote, u32 need,
-		     u64 va, u64 len, struct hl_nic_mr **mr, u64 *dev_va)
+/* The region of @ctx with key @key, with a reference; checked; or -errno */
+static int hl_nic_mr_get_checked(struct hl_ctx *ctx, u32 key, bool remote,
+				 u32 need, u64 va, u64 len,
+				 struct hl_nic_mr **mr, u64 *dev_va)
 {
+	struct hl_nic_mr_keys *keys = &ctx->nic.mr_keys;
 	struct hl_nic_mr *m;
-	u32 slot;
 	int rc;
 
-	hl_nic_mr_init_once();
-	slot = hl_nic_mr_key_slot(key, hl_nic_mr_salt_of(remote));
-	if (!slot || slot > HL_NIC_MR_MAX_SLOT)
-		return -ENOENT;
-
-	xa_lock(&hl_nic_mr_table);
-	m = xa_load(&hl_nic_mr_table, slot);
-	if (m && (m->ctx != ctx || (remote ? m->rkey : m->lkey) != key))
-		m = NULL;
+	spin_lock(&keys->lock);
+	m = key ? hl_nic_mr_find(keys, key, remote) : NULL;
 	if (m)
 		kref_get(&m->refcount);
-	xa_unlock(&hl_nic_mr_table);
+	spin_unlock(&keys->lock);
 	if (!m)
 		return -ENOENT;
 
@@ -416,6 +444,124 @@ int hl_nic_mr_lookup(struct hl_ctx *ctx, u32 key, bool remote, u32 need,
 	*dev_va = va - m->iova + m->addr;
 	*mr = m;
 	return 0;
+}
+
+/**
+ * hl_nic_mr_lookup - the data path's check of an lkey, before any byte
+ * moves.
+ * @ctx: the work's own context (a reference held).
+ * @lkey: the key.
+ * @va: the work's address, in the region's iova space.
+ * @len: the work's bytes.
+ * @mr: receives the region, with a reference (hl_nic_mr_put()).
+ * @dev_va: receives the device VA of @va: (@va - iova) + addr.
+ *
+ * Return: 0; -ENOENT @lkey names no live region of @ctx (unknown, stale,
+ * another context's, an rkey); -ERANGE [@va, @va + @len) leaves the region.
+ */
+int hl_nic_mr_lookup(struct hl_ctx *ctx, u32 lkey, u64 va, u64 len,
+		     struct hl_nic_mr **mr, u64 *dev_va)
+{
+	return hl_nic_mr_get_checked(ctx, lkey, false, 0, va, len, mr, dev_va);
+}
+
+/*
+ * The guard of @from against @ctx: may a check run now? Past the free
+ * failures only one at a time, and none before the backoff ends.
+ */
+static bool hl_nic_mr_guard_enter(struct hl_nic_mr_keys *keys,
+				  struct hl_nic_mr_guard *g, bool *held)
+{
+	bool ok = true;
+
+	spin_lock(&keys->lock);
+	if (g->fails >= HL_NIC_RKEY_FREE_FAILS) {
+		ok = !g->busy && !time_before(jiffies, g->until);
+		g->busy = ok;
+		*held = ok;
+	}
+	spin_unlock(&keys->lock);
+	return ok;
+}
+
+/* The check ran: count a failure and set the backoff; 0 or the backoff */
+static u32 hl_nic_mr_guard_exit(struct hl_nic_mr_keys *keys,
+				struct hl_nic_mr_guard *g, bool held,
+				bool failed)
+{
+	u32 ms = 0;
+
+	spin_lock(&keys->lock);
+	if (held)
+		g->busy = false;
+	if (failed) {
+		if (g->fails < U32_MAX)
+			g->fails++;
+		ms = hl_nic_mr_backoff_ms(g->fails);
+		if (ms)
+			g->until = jiffies + msecs_to_jiffies(ms);
+	}
+	spin_unlock(&keys->lock);
+	return ms;
+}
+
+/**
+ * hl_nic_mr_lookup_remote - the responder's check of an rkey, before any
+ * byte lands.
+ * @ctx: the responder's context (the peer connection's owner); a reference
+ *	is held.
+ * @from: the requesting device (its ID indexes the guards).
+ * @qp: the responder's QP context the write arrived on (the backend's, as
+ *	asic_funcs->nic_qp_create() made it).
+ * @rkey: the key.
+ * @need: HL_NIC_ACCESS_* flags the work needs.
+ * @va: the work's address, in the region's iova space.
+ * @len: the work's bytes.
+ * @mr: receives the region, with a reference (hl_nic_mr_put()).
+ * @dev_va: receives the device VA of @va: (@va - iova) + addr.
+ *
+ * A failed check counts against @from: past HL_NIC_RKEY_FREE_FAILS its
+ * next writes into @ctx are refused unchecked for a backoff, and @ctx's
+ * device gets HL_NOTIFIER_EVENT_NIC_KEY_FAULT.
+ *
+ * Return: 0; -EAGAIN @from is backing off (nothing checked); -ENOENT @rkey
+ * names no live region of @ctx; -EACCES the region is not bound to the
+ * connection of @qp, or lacks a flag of @need; -ERANGE [@va, @va + @len)
+ * leaves the region.
+ */
+int hl_nic_mr_lookup_remote(struct hl_ctx *ctx, struct hl_device *from,
+			    const void *qp, u32 rkey, u32 need, u64 va, u64 len,
+			    struct hl_nic_mr **mr, u64 *dev_va)
+{
+	struct hl_nic_mr_keys *keys = &ctx->nic.mr_keys;
+	struct hl_nic_mr_guard *g;
+	bool held = false;
+	u32 ms;
+	int rc;
+
+	if (WARN_ON_ONCE(from->id >= HL_NIC_MR_MAX_PEERS))
+		return -EAGAIN;
+	g = &keys->guards[from->id];
+	if (!hl_nic_mr_guard_enter(keys, g, &held))
+		return -EAGAIN;
+
+	rc = hl_nic_mr_get_checked(ctx, rkey, true, need, va, len, mr, dev_va);
+	/* Only over the connection the region is for */
+	if (!rc && !hl_bug_injected(HL_INJECT_MR_ANY_CONN) &&
+	    (!(*mr)->conn || !hl_nic_conn_is_qp((*mr)->conn, qp))) {
+		hl_nic_mr_put(*mr);
+		*mr = NULL;
+		rc = -EACCES;
+	}
+
+	ms = hl_nic_mr_guard_exit(keys, g, held, rc);
+	if (rc) {
+		hl_dbg(ctx->hdev, NIC,
+		       "rkey check of device %u failed: %d; backoff %u ms\n",
+		       from->id, rc, ms);
+		hl_events_send(ctx->hdev, HL_NOTIFIER_EVENT_NIC_KEY_FAULT);
+	}
+	return rc;
 }
 
 /**

@@ -1101,11 +1101,13 @@ int hl_emu_nic_exec_recv(struct hl_emu_queue *q, struct hl_cs_job *job,
  * The steps of a send (admission, the wire, matching, copy, completion),
  * with the keys checked before any byte moves: the lkey against this
  * context before anything goes on the wire (LOCAL_PROT_ERR), the rkey
- * against the peer connection's context once matched, before the first
- * byte lands (REMOTE_ACCESS_ERR). Every step of the copy runs inside the
- * regions' access sections (hl_nic_mr_access_begin()), so that a region
- * deregistered meanwhile takes no byte after its DEREG_MR returned. A
- * write of 0 bytes checks no key (as IB verbs).
+ * against the peer connection's context and the peer QP the write arrived
+ * on once matched, before the first byte lands (REMOTE_ACCESS_ERR; also
+ * while this device backs off after failed rkey checks, nic_mr.h). Every
+ * step of the copy runs inside the regions' access sections
+ * (hl_nic_mr_access_begin()), so that a region deregistered meanwhile
+ * takes no byte after its DEREG_MR returned. A write of 0 bytes checks no
+ * key (as IB verbs).
  *
  * Return: 0 when the data landed; -EINVAL for a malformed packet (size
  * above HL_NIC_MAX_MSG_SIZE, unknown connection, non-zero pad, or a WRITE
@@ -1140,8 +1142,8 @@ int hl_emu_nic_exec_write(struct hl_emu_queue *q, struct hl_cs_job *job,
 				   le32_to_cpu(pkt->imm_data));
 	/* The requester's key, before anything goes on the wire */
 	if (!status && x.size) {
-		rc = hl_nic_mr_lookup(job->ctx, le32_to_cpu(pkt->lkey), false,
-				      0, laddr, x.size, &x.lmr, &x.addr);
+		rc = hl_nic_mr_lookup(job->ctx, le32_to_cpu(pkt->lkey), laddr,
+				      x.size, &x.lmr, &x.addr);
 		if (rc) {
 			hl_dbg(q->emu->hdev, NIC,
 			       "queue %u: WRITE lkey 0x%x, VA 0x%llx + %llu: %d\n",
@@ -1154,11 +1156,15 @@ int hl_emu_nic_exec_write(struct hl_emu_queue *q, struct hl_cs_job *job,
 		status = hl_emu_nic_send_turn(&x);
 	if (!status)
 		status = hl_emu_nic_send_match(&x);
-	/* The responder's key, in the peer connection's context */
+	/*
+	 * The responder's key, in the peer connection's context, for the
+	 * peer QP it arrived on; this device's failures back off (issue 32)
+	 */
 	if (!status && x.size) {
-		rc = hl_nic_mr_lookup(x.rctx, le32_to_cpu(pkt->rkey), true,
-				      HL_NIC_ACCESS_REMOTE_WRITE, raddr, x.size,
-				      &x.rmr, &x.dst);
+		rc = hl_nic_mr_lookup_remote(x.rctx, q->emu->hdev, x.rqp,
+					     le32_to_cpu(pkt->rkey),
+					     HL_NIC_ACCESS_REMOTE_WRITE, raddr,
+					     x.size, &x.rmr, &x.dst);
 		if (rc) {
 			hl_dbg(q->emu->hdev, NIC,
 			       "queue %u: WRITE rkey 0x%x, VA 0x%llx + %llu: %d\n",
