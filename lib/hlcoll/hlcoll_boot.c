@@ -834,6 +834,7 @@ static int hlcoll_boot_join(struct hlcoll_boot *b,
 	sa.sin_addr.s_addr = w->addr;
 	sa.sin_port = w->port;
 
+again:
 	rc = hlcoll_random(h.nonce, sizeof(h.nonce));
 	if (rc)
 		return rc;
@@ -861,6 +862,17 @@ static int hlcoll_boot_join(struct hlcoll_boot *b,
 		goto out;
 	/* The challenge, or a refusal of our id or version (nothing said yet) */
 	rc = hlcoll_recv_all(fd, &m, sizeof(m), deadline);
+	if (rc == -ECONNRESET && hlcoll_now_ms() + 100 < deadline) {
+		/*
+		 * Closed before the challenge: the root gave our slot to a
+		 * newer connection (a flood of them); again, as a new one
+		 */
+		hlcoll_trace(b->rank, "bootstrap: the root closed us before its challenge: again");
+		close(fd);
+		b->fds[0] = -1;
+		poll(NULL, 0, 100);
+		goto again;
+	}
 	if (rc)
 		goto out;
 	if (m.magic == HLCOLL_MSG_MAGIC && m.type == HLCOLL_MSG_WELCOME &&

@@ -21,7 +21,9 @@
  *      (-ECONNREFUSED), and receives neither the secret (no 8 bytes of it,
  *      anywhere) nor anything past the rank's HELLO. Control: a squatter
  *      that knows the secret is taken for the root (the same observation
- *      sees the rank's proof and what follows).
+ *      sees the rank's proof and what follows), also when it closed the
+ *      rank's first connection before its challenge (as a root flooded
+ *      with connections does: the rank connects again).
  *   3. A client without the secret is refused by a live root (-EACCES),
  *      as is one of the old protocol (-EPROTONOSUPPORT), and the root goes
  *      on and takes the real rank. Control: a client that knows the secret
@@ -407,11 +409,13 @@ enum squat_mode {
 	SQUAT_FORGE,		/* a made-up proof */
 	SQUAT_REPLAY,		/* a challenge the live root sent for another nonce */
 	SQUAT_KNOWS,		/* control: knows the secret */
+	SQUAT_KNOWS_LATE,	/* as a root that evicted the rank's first try */
 };
 
 static const char * const squat_names[] = {
 	"a made-up proof", "a proof replayed from the live root",
 	"control: knows the secret",
+	"a root that closes the rank's first connection before its challenge",
 };
 
 static struct hlcoll_msg replay_hdr;
@@ -464,7 +468,7 @@ static void squat_serve(int fd, struct capture *c, enum squat_mode mode,
 				ch.mac[i] = (uint8_t)rand();
 			if (mode == SQUAT_REPLAY)
 				ch = replay;
-			if (mode == SQUAT_KNOWS)
+			if (mode >= SQUAT_KNOWS)
 				hlcoll_boot_mac(w.secret, HLCOLL_MAC_ROOT,
 						w.tag, h.nonce, ch.nonce, 0, 0,
 						ch.mac);
@@ -561,13 +565,20 @@ static void test_squatter(enum squat_mode mode)
 	pid = start_rank(2, &id, 1, 5000, &lfd, 1);
 	fd = wait_fd(lfd, POLLIN, 5000) ? -1 : accept(lfd, NULL, NULL);
 	check(fd >= 0, "the rank connected to the squatter", fd);
+	if (fd >= 0 && mode == SQUAT_KNOWS_LATE) {
+		/* Its HELLO in, closed without a word: the rank comes again */
+		usleep(50000);
+		close(fd);
+		fd = wait_fd(lfd, POLLIN, 5000) ? -1 : accept(lfd, NULL, NULL);
+		check(fd >= 0, "the rank connected again", fd);
+	}
 	if (fd >= 0) {
 		squat_serve(fd, &c, mode, &id);
 		close(fd);
 	}
 	close(lfd);
 	rc = rank_result(pid);
-	if (mode == SQUAT_KNOWS) {
+	if (mode >= SQUAT_KNOWS) {
 		/* The same observations see a squatter taken for the root */
 		snprintf(what, sizeof(what),
 			 "%s: the rank takes it for the root and goes on (%d, %d messages: %u %u %u)",
@@ -757,6 +768,7 @@ int main(void)
 	test_squatter(SQUAT_FORGE);
 	test_squatter(SQUAT_REPLAY);
 	test_squatter(SQUAT_KNOWS);
+	test_squatter(SQUAT_KNOWS_LATE);
 	test_ids();
 	test_silent(16, 0);
 	test_silent(16, 1000);
