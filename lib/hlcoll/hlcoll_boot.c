@@ -494,7 +494,8 @@ struct hlcoll_pending {
 	int64_t deadline;	/* of its handshake */
 	uint32_t got;		/* bytes of the message in in[] */
 	union {
-		uint8_t bytes[1];
+		uint8_t bytes[sizeof(struct hlcoll_msg) +
+			      sizeof(struct hlcoll_proof)];
 		struct {
 			struct hlcoll_msg m;
 			union {
@@ -506,6 +507,9 @@ struct hlcoll_pending {
 	uint8_t nonce_rank[HLCOLL_NONCE_BYTES];
 	uint8_t nonce_root[HLCOLL_NONCE_BYTES];
 };
+
+_Static_assert(sizeof(struct hlcoll_proof) >= sizeof(struct hlcoll_hello),
+	       "hlcoll_pending.in.bytes holds the larger message");
 
 static void hlcoll_pending_close(struct hlcoll_pending *p)
 {
