@@ -752,6 +752,12 @@ static int hlcoll_boot_root(struct hlcoll_boot *b, int lfd, int64_t deadline)
 		for (i = 1; i < n && pending; i++)
 			if (pfd[i].revents && pend[map[i]].fd == pfd[i].fd)
 				pending -= hlcoll_root_serve(b, &pend[map[i]]);
+		if (pfd[0].revents & (POLLERR | POLLHUP | POLLNVAL)) {
+			/* Shut down: another rank 0 of this id finished */
+			hlcoll_warn(0, "bootstrap: the unique id was used by another rank 0");
+			rc = -ENOENT;
+			break;
+		}
 		if (!(pfd[0].revents & POLLIN))
 			continue;
 		/* Everyone waiting, each to a slot of its own */

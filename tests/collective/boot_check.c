@@ -32,7 +32,8 @@
  *      scheduler that forks the ranks keeps a copy of the listener, yet a
  *      stale id is refused at once (-ECONNREFUSED, not a timeout) and 20
  *      jobs in a row do not fill its table of 16 listeners (-ENFILE);
- *      hlcoll_release_unique_id() closes this process's copy.
+ *      hlcoll_release_unique_id() closes this process's copy; a rank 0
+ *      whose id another rank 0 used up stops at once (-ENOENT).
  *
  * Exit status: the number of failed checks.
  */
@@ -725,6 +726,18 @@ static void test_ids(void)
 	check(rc == -ECONNREFUSED, "a released id's port refuses connections",
 	      rc);
 	CHECK_REL(init_null(1, &id, 0, 1000), -ENOENT);
+
+	/* Two rank 0s of one id: the one waiting stops when the other is done */
+	if (hlcoll_get_unique_id(&id) == 0) {
+		root = start_rank(2, &id, 0, 5000, NULL, 0);
+		usleep(200000);
+		t0 = now_s();
+		CHECK_REL(init_null(1, &id, 0, 1000), -ENOTTY);
+		rc = rank_result(root);
+		check(rc == -ENOENT && now_s() - t0 < 2,
+		      "a rank 0 whose id another rank 0 used up: -ENOENT at once",
+		      rc);
+	}
 
 	/*
 	 * A scheduler: makes the id, forks the ranks, keeps its copy of the
