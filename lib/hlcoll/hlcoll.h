@@ -266,7 +266,9 @@ hlcoll_public int hlcoll_release_unique_id(const struct hlcoll_unique_id *id);
  * arrive in time; -ECONNREFUSED nobody listens at the id's address, or
  * what listens there cannot prove it holds the id's secret (its root is
  * gone; this rank sent it nothing of the job); -EACCES the root refused
- * this rank's proof of the secret; -EPROTONOSUPPORT @id, or the root's bootstrap, is of another version
+ * this rank's proof of the secret; -ENOENT rank 0 not in the process that
+ * made @id (or a child forked after), or @id released or used already;
+ * -EPROTONOSUPPORT @id, or the root's bootstrap, is of another version
  * of libhlcoll; -EPROTO the root broke the protocol; -ECONNRESET a rank
  * left; -ENOLINK the ring's neighbours'
  * devices are not cabled to this one; -EBUSY two ranks on one device; an
