@@ -13,20 +13,28 @@
  *                              HLCOLL_FLOAT32, HLCOLL_SUM);
  *             hlcoll_comm_destroy(comm);
  *
- * Bootstrap: the id carries an IPv4 address, a TCP port and a random 64-bit
- * secret. hlcoll_get_unique_id() opens a listening socket there (in the
- * calling process); rank 0 must run in that process or in a child forked
- * after the call (hlcoll_launch() does so). Every other rank connects to it
- * and presents the secret: a rank with another id's secret is refused
- * (-ESTALE) and the root goes on waiting for the right one; an id whose
- * root is gone is refused by the host (-ECONNREFUSED). Every bootstrap wait
- * is bounded (struct hlcoll_config.boot_timeout_ms): a rank that never
+ * Bootstrap: the id carries an IPv4 address, a TCP port, a random 64-bit
+ * tag and a random 256-bit secret (id version 2; another version is refused
+ * with -EPROTONOSUPPORT). hlcoll_get_unique_id() opens a listening socket
+ * there (in the calling process); rank 0 must run in that process or in a
+ * child forked after the call (hlcoll_launch() does so). Rank 0 serves
+ * every connection at once, each bounded: clients that connect and say
+ * nothing delay no rank. Every other rank connects to it and the two prove
+ * to each other that they hold the secret (HMAC-SHA-256 over fresh nonces
+ * of both; the secret is never sent), the root first: a rank tells nothing
+ * of the job to a listener that cannot prove it and fails with
+ * -ECONNREFUSED, which is also what an id whose root is gone gets (nobody
+ * listens, or another process took the port). The root refuses a rank of
+ * another id (-ESTALE), one that cannot prove the secret (-EACCES), and
+ * goes on waiting for the right one. Every bootstrap wait is bounded
+ * (struct hlcoll_config.boot_timeout_ms): a rank that never
  * arrives makes every rank fail with -ETIMEDOUT, one that dies makes the
  * others fail with -ECONNRESET. The address is 127.0.0.1 unless
  * HLCOLL_SOCKET_ADDR (an IPv4 address of this host) or HLCOLL_SOCKET_IFNAME
  * (an interface name, its first IPv4 address) is set in the environment of
  * the process calling hlcoll_get_unique_id(): ranks on other hosts need one
- * of them. The unique id is HLCOLL_UNIQUE_ID_BYTES of plain bytes.
+ * of them. The unique id is HLCOLL_UNIQUE_ID_BYTES of plain bytes, and a
+ * secret: hand it to the ranks only.
  *
  * Data: ranks are connected, pairwise, over the devices' NIC ports (every
  * pair whose devices are cabled, HL_INFO_NIC_PORTS): NIC_SEND/NIC_RECV
@@ -87,8 +95,8 @@
  *
  * Installed as <habanalabs/hlcoll.h> beside <habanalabs/hlthunk.h>: build
  * with "#include <habanalabs/hlcoll.h>" and -lhlcoll -lhlthunk, or with
- * pkg-config hlcoll (which requires hlthunk). Symbols are versioned (node
- * HLCOLL_2.0, libhlcoll.map); the SONAME is libhlcoll.so.2.
+ * pkg-config hlcoll (which requires hlthunk). Symbols are versioned (nodes
+ * HLCOLL_2.0 and HLCOLL_2.2, libhlcoll.map); the SONAME is libhlcoll.so.2.
  */
 #ifndef HLCOLL_H
 #define HLCOLL_H
@@ -104,7 +112,7 @@ extern "C" {
 
 /* Library version; the SONAME major is HLCOLL_VERSION_MAJOR */
 #define HLCOLL_VERSION_MAJOR		2
-#define HLCOLL_VERSION_MINOR		1
+#define HLCOLL_VERSION_MINOR		2
 #define HLCOLL_VERSION_PATCH		0
 
 /* Largest number of ranks of a communicator */
@@ -212,12 +220,31 @@ hlcoll_public const char *hlcoll_get_error_string(int result);
  * Opens the bootstrap's listening socket (see the header comment); rank 0
  * of the communicator must be this process or a child it forks afterwards.
  * The socket is closed by rank 0's hlcoll_comm_init_rank() (success or
- * failure), so an id serves one communicator.
+ * failure), which also stops the copies other processes inherited by fork,
+ * so an id serves one communicator. The socket is close-on-exec.
  *
  * Return: 0, or -errno: -EINVAL NULL @id or a bad HLCOLL_SOCKET_ADDR;
  * -ENODEV HLCOLL_SOCKET_IFNAME has no IPv4 address; a socket errno.
  */
 hlcoll_public int hlcoll_get_unique_id(struct hlcoll_unique_id *id);
+
+/**
+ * hlcoll_release_unique_id() - close this process's listening socket of
+ * @id, for an id this process created and will not be rank 0 of: a
+ * scheduler that forked the ranks (rank 0 keeps its own copy), or a job
+ * that will not run. A later hlcoll_comm_init_rank() of rank 0 on @id in
+ * this process fails with -ENOENT. Rank 0's init releases the id itself;
+ * its end of the rendezvous also stops the copies other processes hold,
+ * which release them on their next hlcoll_get_unique_id() when the table
+ * of 16 listeners is full.
+ * @id: from hlcoll_get_unique_id() (in this process, or before a fork).
+ *
+ * Return: 0, or -errno: -EINVAL NULL or not a unique id;
+ * -EPROTONOSUPPORT an id of another version of the bootstrap; -ENOENT this
+ * process holds no listening socket of @id (released already, used by
+ * rank 0, or another process's id).
+ */
+hlcoll_public int hlcoll_release_unique_id(const struct hlcoll_unique_id *id);
 
 /**
  * hlcoll_comm_init_rank() - create rank @rank of a communicator.
@@ -236,8 +263,14 @@ hlcoll_public int hlcoll_get_unique_id(struct hlcoll_unique_id *id);
  * Return: 0, or -errno: -EINVAL bad arguments (before any exchange);
  * -ESTALE @id is another communicator's, or @nranks differs between ranks;
  * -EADDRINUSE two ranks claim the same @rank; -ETIMEDOUT a rank did not
- * arrive in time; -ECONNREFUSED nobody listens at the id's address (its
- * root is gone); -ECONNRESET a rank left; -ENOLINK the ring's neighbours'
+ * arrive in time; -ECONNREFUSED nobody listens at the id's address, or
+ * what listens there cannot prove it holds the id's secret (its root is
+ * gone; this rank sent it nothing of the job); -EACCES the root refused
+ * this rank's proof of the secret; -ENOENT rank 0 not in the process that
+ * made @id (or a child forked after), or @id released or used already;
+ * -EPROTONOSUPPORT @id, or the root's bootstrap, is of another version
+ * of libhlcoll; -EPROTO the root broke the protocol; -ECONNRESET a rank
+ * left; -ENOLINK the ring's neighbours'
  * devices are not cabled to this one; -EBUSY two ranks on one device; an
  * errno of the driver or of a socket.
  */

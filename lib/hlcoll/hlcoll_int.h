@@ -44,7 +44,9 @@ struct hlcoll_boot {
 	int rank;
 	int nranks;
 	uint32_t timeout_ms;
-	uint64_t secret;
+	/* The id's: its tag, the secret the handshake proves (hlcoll_wire.h) */
+	uint64_t tag;
+	uint8_t secret[32];
 	/* Rank 0: the socket of every other rank (fds[0] = -1); else fds[0]: root */
 	int fds[HLCOLL_MAX_RANKS];
 	/* First error the bootstrap met (sticky), 0 if none */

@@ -1182,18 +1182,22 @@ static void test_barriers_not_held_back(void **state)
 	assert_int_equal(hlcoll_launch(2, rank_barriers, NULL), 0);
 }
 
-/* Rank 1 presents the id with its secret changed: refused, root times out */
+/*
+ * Rank 1 presents the id with a bit of byte *arg flipped: of its tag (16 ..
+ * 23), the root refuses another id's rank (-ESTALE); of its secret (24 ..
+ * 55), the root cannot prove it holds rank 1's secret and rank 1 refuses
+ * it (-ECONNREFUSED). The root times out either way.
+ */
 static int rank_bad_id(int rank, int nranks, const struct hlcoll_unique_id *id,
 		       void *arg)
 {
 	struct hlcoll_config cfg = HLCOLL_CONFIG_INIT;
 	struct hlcoll_unique_id bad = *id;
 	struct hlcoll_comm *comm = NULL;
-	int fd, rc;
+	int byte = *(int *)arg, fd, rc;
 
-	(void)arg;
 	cfg.boot_timeout_ms = 2000;
-	bad.internal[20] ^= 0x40;	/* a bit of the secret */
+	bad.internal[byte] ^= 0x40;
 	fd = hlthunk_open_by_module_id(module_ids[rank]);
 	if (fd < 0)
 		return 10;
@@ -1201,17 +1205,22 @@ static int rank_bad_id(int rank, int nranks, const struct hlcoll_unique_id *id,
 				   &cfg);
 	hlcoll_comm_destroy(comm);
 	hlthunk_close(fd);
-	return rc == (rank ? -ESTALE : -ETIMEDOUT) ? 0 : 1;
+	if (!rank)
+		return rc == -ETIMEDOUT ? 0 : 1;
+	return rc == (byte < 24 ? -ESTALE : -ECONNREFUSED) ? 0 : 2;
 }
 
 static void test_mismatched_unique_id_refused(void **state)
 {
+	int tag = 20, secret = 40;
+
 	(void)state;
 	if (ndevices < 2) {
 		print_message("needs 2 devices: skipped\n");
 		skip();
 	}
-	assert_int_equal(hlcoll_launch(2, rank_bad_id, NULL), 0);
+	assert_int_equal(hlcoll_launch(2, rank_bad_id, &tag), 0);
+	assert_int_equal(hlcoll_launch(2, rank_bad_id, &secret), 0);
 }
 
 /* Every bad argument refused with its errno, before anything moves */

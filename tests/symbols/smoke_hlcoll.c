@@ -6,7 +6,8 @@
  *   - argument checks (-EINVAL before anything moves), error strings;
  *   - the bootstrap behind the unique id: 4 ranks meet (each then fails on
  *     its "device", /dev/null, with -ENOTTY: the bootstrap itself passed);
- *     a mismatched id (-ESTALE at that rank, -ETIMEDOUT at the root); a
+ *     a mismatched id (-ESTALE at that rank, -ETIMEDOUT at the root; the
+ *     right tag with another secret: -ECONNREFUSED at that rank); a
  *     stale id whose root is gone (-ECONNREFUSED); a rank that never
  *     arrives (-ETIMEDOUT within the bootstrap timeout, no hang); the
  *     address from HLCOLL_SOCKET_ADDR or HLCOLL_SOCKET_IFNAME (loopback
@@ -80,7 +81,7 @@ struct boot_case {
 	int want[4];		/* each rank's expected result */
 	int skip_rank;		/* this rank never calls (-1: none) */
 	int bad_rank;		/* this rank gets @bad_id (-1: none) */
-	int flip;		/* @bad_id: the real id with a secret bit flipped */
+	int flip;		/* @bad_id: the real id with bit 0 of byte @flip flipped */
 	struct hlcoll_unique_id bad_id;
 };
 
@@ -94,7 +95,8 @@ static int rank_boot(int rank, int nranks, const struct hlcoll_unique_id *id,
 
 	if (rank == bc->skip_rank)
 		return 0;
-	flipped.internal[16] ^= 1;	/* a bit of the secret */
+	if (bc->flip)
+		flipped.internal[bc->flip] ^= 1;
 	rc = init_null(nranks, rank != bc->bad_rank ? id :
 			       bc->flip ? &flipped : &bc->bad_id, rank);
 	if (rc != bc->want[rank]) {
@@ -253,11 +255,18 @@ int main(void)
 	bc.want[0] = bc.want[1] = bc.want[2] = bc.want[3] = -ENOTTY;
 	CHECK_EQ(hlcoll_launch(4, rank_boot, &bc), 0);
 
-	/* Mismatched id (same root, another secret): refused; root times out */
+	/*
+	 * Mismatched id (same root, another tag): refused; root times out.
+	 * Same tag, another secret: the root cannot prove it holds this
+	 * id's secret, so the rank refuses it (and says nothing more).
+	 */
 	bc.bad_rank = 1;
-	bc.flip = 1;
+	bc.flip = 16;		/* the tag */
 	bc.want[0] = -ETIMEDOUT;
 	bc.want[1] = -ESTALE;
+	CHECK_EQ(hlcoll_launch(2, rank_boot, &bc), 0);
+	bc.flip = 24;		/* the secret */
+	bc.want[1] = -ECONNREFUSED;
 	CHECK_EQ(hlcoll_launch(2, rank_boot, &bc), 0);
 	bc.flip = 0;
 
