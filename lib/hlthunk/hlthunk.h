@@ -69,7 +69,8 @@
  * rdma-core's ibv_query_device_ex() does, and fill what the library does
  * not know with zeroes.
  *
- * Symbols are versioned (nodes HLTHUNK_2.0, HLTHUNK_2.1); the SONAME is
+ * Symbols are versioned (nodes HLTHUNK_2.0 to HLTHUNK_2.3, one per release
+ * that added functions: libhlthunk.map); the SONAME is
  * libhlthunk.so.2, and libhl-thunk.so (hl-thunk's name, for -lhl-thunk and
  * dlopen(); in the -dev package only) links to it.
  */
@@ -91,7 +92,7 @@ extern "C" {
 
 /* Library version; the SONAME major is HLTHUNK_VERSION_MAJOR */
 #define HLTHUNK_VERSION_MAJOR		2
-#define HLTHUNK_VERSION_MINOR		2
+#define HLTHUNK_VERSION_MINOR		3
 #define HLTHUNK_VERSION_PATCH		0
 
 /*
@@ -1309,7 +1310,7 @@ hlthunk_public uint32_t hlthunk_pkt_nic_write_imm(void *buf, uint32_t conn_id,
 						  uint32_t imm_data);
 
 /* ------------------------------------------------------------------------
- * Runtime calls (runtime.c, node HLTHUNK_2.1): command buffers, multi-CS
+ * Runtime calls (runtime.c, node HLTHUNK_2.3): command buffers, multi-CS
  * wait, the event notifier, counters
  */
 
