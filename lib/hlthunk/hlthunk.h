@@ -526,6 +526,21 @@ hlthunk_public int hlthunk_get_hw_ip_info(int fd,
 hlthunk_public int hlthunk_get_hw_ip_info_ext(int fd,
 					      struct hl_info_hw_ip_info *hw_ip);
 
+/*
+ * Where <misc/habanalabs.h> (linux-libc-dev) came before this header, its
+ * struct hl_info_hw_ip_info is the caller's (256 bytes: habanalabs_uapi.h
+ * then defines HLTHUNK_UAPI_OWN_TYPES 0), and hlthunk_get_hw_ip_info_ext()
+ * would write 352 into it: a call does not compile, and says why.
+ */
+#if defined(HLTHUNK_UAPI_OWN_TYPES) && !HLTHUNK_UAPI_OWN_TYPES && \
+	defined(__has_attribute)
+#if __has_attribute(__error__)
+hlthunk_public int hlthunk_get_hw_ip_info_ext(int fd,
+					      struct hl_info_hw_ip_info *hw_ip)
+	__attribute__((__error__("<misc/habanalabs.h> (linux-libc-dev) was included before <habanalabs/hlthunk.h>: its struct hl_info_hw_ip_info is 256 bytes, hlthunk_get_hw_ip_info_ext() writes 352; call hlthunk_get_hw_ip_info_ex(fd, hw_ip, sizeof(*hw_ip))")));
+#endif
+#endif
+
 /**
  * hlthunk_get_hw_ip_info_ex() - hlthunk_get_hw_ip_info_ext() for a struct
  * of the caller's size (libhlthunk, HLTHUNK_2.1).
