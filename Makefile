@@ -12,10 +12,9 @@
 #                   the driver and the uAPI
 #   make docs       the API reference from the headers' comments (build/docs/)
 #   make help       every target, one line each (the "## " line above a rule)
-#   make abi-check  libhlthunk's and libhlcoll's ABI against the committed
-#                   abidw baselines (tests/libabi; part of make check)
-#   make abi-baseline  rewrite those baselines from the build, after a
-#                   reviewed ABI change or a SONAME bump (commit them)
+#   make abi-check  libhlthunk's and libhlcoll's ABI against their released
+#                   libraries, built from the commits of
+#                   tests/libabi/releases (part of make check)
 #
 # KDIR selects the kernel to build the module against (default: Debian's
 # 6.12 headers from linux-headers-6.12-amd64).
@@ -36,7 +35,7 @@ export TOP
 
 .PHONY: all deps module lib tools tests check check-run demo demo-run \
 	install install-man clean lint checkpatch kernel-doc sparse help docs \
-	abi-check abi-baseline
+	abi-check
 
 ## Build the module, libhlthunk, libhlcoll, the tools and the tests (the default)
 all: module lib tools tests
@@ -99,13 +98,9 @@ install-man:
 		install -m 0644 $(TOP)/man/man$$s/*.$$s $(DESTDIR)$(MANDIR)/man$$s/ || exit 1; \
 	done
 
-## libhlthunk's and libhlcoll's ABI against the committed abidw baselines (abidiff)
+## libhlthunk's and libhlcoll's ABI against their released libraries (abidiff, old binaries, symbols files)
 abi-check: lib
 	$(TOP)/tests/libabi/check
-
-## Rewrite the ABI baselines from the build (after a reviewed change or a SONAME bump)
-abi-baseline: lib
-	$(TOP)/tests/libabi/check --baseline
 
 ## Everything a reviewer runs: checkpatch --strict, kernel-doc, sparse and W=1
 lint: checkpatch kernel-doc sparse

@@ -1,11 +1,12 @@
 # SPDX-License-Identifier: MIT
 #
 #   make deb        Debian source and binary packages, from debian/ with
-#                   Debian 12's debhelper, into build/deb/: habanalabs-dkms,
-#                   libhlthunk2, libhlthunk-dev, libhlcoll2, libhlcoll-dev,
-#                   habanalabs-tools; then lintian (no error allowed; the
-#                   warnings kept are overridden in debian/*.lintian-
-#                   overrides, each with its reason)
+#                   Debian 12's debhelper, into build/deb/: source
+#                   habanalabs-emu; habanalabs-emu-dkms, libhlthunk2,
+#                   libhlthunk-dev, libhlcoll2, libhlcoll-dev,
+#                   habanalabs-emu-tools; then lintian --pedantic, which
+#                   fails on any error or warning (there are no lintian
+#                   overrides: none is needed)
 #   make deb-symbols  rewrite debian/lib*.symbols (dpkg-gensymbols) from
 #                   the last make deb, after a library's ABI changed
 #   make deb-check  make deb, then tests/deb/check: install the packages,
@@ -20,7 +21,7 @@
 
 DEB_VERSION := $(shell sed -n '1s/.*(\(.*\)).*/\1/p' $(TOP)/debian/changelog)
 DEB_OUT := $(TOP)/build/deb
-DEB_SRC := $(DEB_OUT)/src/habanalabs-$(DEB_VERSION)
+DEB_SRC := $(DEB_OUT)/src/habanalabs-emu-$(DEB_VERSION)
 
 .PHONY: deb deb-check deb-symbols
 
@@ -31,9 +32,9 @@ deb:
 	cd $(TOP) && git ls-files -z --cached --others --exclude-standard | \
 		tar --null --ignore-failed-read -T - -cf - | tar -x -C $(DEB_SRC)
 	cd $(DEB_SRC) && env -u TOP dpkg-buildpackage -us -uc --build=full
-	mv $(DEB_OUT)/src/habanalabs_$(DEB_VERSION)* $(DEB_OUT)/src/*.deb $(DEB_OUT)/
-	lintian --fail-on error --info --display-info \
-		$(DEB_OUT)/habanalabs_$(DEB_VERSION)_$$(dpkg --print-architecture).changes
+	mv $(DEB_OUT)/src/habanalabs-emu_$(DEB_VERSION)* $(DEB_OUT)/src/*.deb $(DEB_OUT)/
+	lintian --fail-on error,warning --pedantic --info --display-info \
+		$(DEB_OUT)/habanalabs-emu_$(DEB_VERSION)_$$(dpkg --print-architecture).changes
 
 ## make deb, then install them, DKMS-build, boot the VM on them, smoke suites, purge
 deb-check: deb
@@ -48,5 +49,6 @@ deb-symbols:
 		dpkg-gensymbols -q -p$$pkg -Pdebian/$$pkg -v$(DEB_VERSION) -O$(DEB_OUT)/$$pkg.symbols; \
 		{ sed -n 1p $(DEB_OUT)/$$pkg.symbols; \
 		  echo "* Build-Depends-Package: $$dev"; \
-		  sed 1d $(DEB_OUT)/$$pkg.symbols; } >$(TOP)/debian/$$pkg.symbols; \
+		  sed -e 1d -e '/^\* Build-Depends-Package:/d' $(DEB_OUT)/$$pkg.symbols; \
+		} >$(TOP)/debian/$$pkg.symbols; \
 	done

@@ -19,6 +19,15 @@
 
 #include "hlthunk_internal.h"
 
+/* HLTHUNK_2.3, and non-default HLTHUNK_2.1 for 2.2.0's binaries */
+HLTHUNK_MOVED_FROM_2_1(hlthunk_hash_create);
+HLTHUNK_MOVED_FROM_2_1(hlthunk_hash_delete);
+HLTHUNK_MOVED_FROM_2_1(hlthunk_hash_destroy);
+HLTHUNK_MOVED_FROM_2_1(hlthunk_hash_first);
+HLTHUNK_MOVED_FROM_2_1(hlthunk_hash_insert);
+HLTHUNK_MOVED_FROM_2_1(hlthunk_hash_lookup);
+HLTHUNK_MOVED_FROM_2_1(hlthunk_hash_next);
+
 struct hlthunk_hash_slot {
 	unsigned long key;
 	void *value;

@@ -69,7 +69,8 @@
  * rdma-core's ibv_query_device_ex() does, and fill what the library does
  * not know with zeroes.
  *
- * Symbols are versioned (nodes HLTHUNK_2.0, HLTHUNK_2.1); the SONAME is
+ * Symbols are versioned (nodes HLTHUNK_2.0 to HLTHUNK_2.3, one per release
+ * that added functions: libhlthunk.map); the SONAME is
  * libhlthunk.so.2, and libhl-thunk.so (hl-thunk's name, for -lhl-thunk and
  * dlopen(); in the -dev package only) links to it.
  */
@@ -91,7 +92,7 @@ extern "C" {
 
 /* Library version; the SONAME major is HLTHUNK_VERSION_MAJOR */
 #define HLTHUNK_VERSION_MAJOR		2
-#define HLTHUNK_VERSION_MINOR		2
+#define HLTHUNK_VERSION_MINOR		3
 #define HLTHUNK_VERSION_PATCH		0
 
 /*
@@ -524,6 +525,21 @@ hlthunk_public int hlthunk_get_hw_ip_info(int fd,
  */
 hlthunk_public int hlthunk_get_hw_ip_info_ext(int fd,
 					      struct hl_info_hw_ip_info *hw_ip);
+
+/*
+ * Where <misc/habanalabs.h> (linux-libc-dev) came before this header, its
+ * struct hl_info_hw_ip_info is the caller's (256 bytes: habanalabs_uapi.h
+ * then defines HLTHUNK_UAPI_OWN_TYPES 0), and hlthunk_get_hw_ip_info_ext()
+ * would write 352 into it: a call does not compile, and says why.
+ */
+#if defined(HLTHUNK_UAPI_OWN_TYPES) && !HLTHUNK_UAPI_OWN_TYPES && \
+	defined(__has_attribute)
+#if __has_attribute(__error__)
+hlthunk_public int hlthunk_get_hw_ip_info_ext(int fd,
+					      struct hl_info_hw_ip_info *hw_ip)
+	__attribute__((__error__("<misc/habanalabs.h> (linux-libc-dev) was included before <habanalabs/hlthunk.h>: its struct hl_info_hw_ip_info is 256 bytes, hlthunk_get_hw_ip_info_ext() writes 352; call hlthunk_get_hw_ip_info_ex(fd, hw_ip, sizeof(*hw_ip))")));
+#endif
+#endif
 
 /**
  * hlthunk_get_hw_ip_info_ex() - hlthunk_get_hw_ip_info_ext() for a struct
@@ -1342,7 +1358,7 @@ hlthunk_public uint32_t hlthunk_pkt_nic_write_imm(void *buf, uint32_t conn_id,
 						  uint32_t imm_data);
 
 /* ------------------------------------------------------------------------
- * Runtime calls (runtime.c, node HLTHUNK_2.1): command buffers, multi-CS
+ * Runtime calls (runtime.c, node HLTHUNK_2.3): command buffers, multi-CS
  * wait, the event notifier, counters
  */
 

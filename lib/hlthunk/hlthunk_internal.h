@@ -16,6 +16,27 @@
 #define hlthunk_internal	__attribute__((visibility("hidden")))
 
 /*
+ * HLTHUNK_MOVED_FROM_2_1(name) - at file scope of the source that defines
+ * @name, before its definition: @name's default version is HLTHUNK_2.3
+ * (libhlthunk.map), and it is also exported as name@HLTHUNK_2.1, not
+ * default. libhlthunk 2.2.0 shipped these 25 functions in HLTHUNK_2.1, which
+ * 2.1.0 had released without them (issue 36): its binaries ask for
+ * name@HLTHUNK_2.1, and keep finding it; a new link records
+ * name@HLTHUNK_2.3. The definition's object symbol is name__HLTHUNK_2_3
+ * (an asm label): GNU ld drops a plain "name" beside a versioned one, so
+ * both versions are given by .symver, to that symbol and to its alias
+ * name__HLTHUNK_2_1. In libhlthunk.a, a reference to @name resolves to the
+ * default name@@HLTHUNK_2.3 as it does in the shared library.
+ */
+#define HLTHUNK_MOVED_FROM_2_1(name)					\
+	extern __typeof__(name) name __asm__(#name "__HLTHUNK_2_3");	\
+	extern __typeof__(name) name##__HLTHUNK_2_1			\
+		__attribute__((alias(#name "__HLTHUNK_2_3"),		\
+			       visibility("default")));			\
+	__asm__(".symver " #name "__HLTHUNK_2_3, " #name "@@HLTHUNK_2.3\n\t" \
+		".symver " #name "__HLTHUNK_2_1, " #name "@HLTHUNK_2.1")
+
+/*
  * hlthunk_ioctl() - ioctl(2) for a request that does not wait on a caller's
  * timeout. EINTR (the driver did nothing) is retried at once: each retry
  * follows a signal, never a spin. EAGAIN (back-pressure: HL_IOCTL_CS with

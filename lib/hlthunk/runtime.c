@@ -19,6 +19,26 @@
 
 #include "hlthunk_internal.h"
 
+/* HLTHUNK_2.3, and non-default HLTHUNK_2.1 for 2.2.0's binaries */
+HLTHUNK_MOVED_FROM_2_1(hlthunk_destroy_command_buffer);
+HLTHUNK_MOVED_FROM_2_1(hlthunk_get_cb_usage_count);
+HLTHUNK_MOVED_FROM_2_1(hlthunk_get_cs_counters_info);
+HLTHUNK_MOVED_FROM_2_1(hlthunk_get_device_utilization);
+HLTHUNK_MOVED_FROM_2_1(hlthunk_get_engine_status);
+HLTHUNK_MOVED_FROM_2_1(hlthunk_get_event_record);
+HLTHUNK_MOVED_FROM_2_1(hlthunk_get_hw_events_arr);
+HLTHUNK_MOVED_FROM_2_1(hlthunk_get_mapped_cb_device_va_by_handle);
+HLTHUNK_MOVED_FROM_2_1(hlthunk_get_open_stats);
+HLTHUNK_MOVED_FROM_2_1(hlthunk_get_reset_count_info);
+HLTHUNK_MOVED_FROM_2_1(hlthunk_get_time_sync_info);
+HLTHUNK_MOVED_FROM_2_1(hlthunk_notifier_create);
+HLTHUNK_MOVED_FROM_2_1(hlthunk_notifier_recv);
+HLTHUNK_MOVED_FROM_2_1(hlthunk_notifier_release);
+HLTHUNK_MOVED_FROM_2_1(hlthunk_request_command_buffer);
+HLTHUNK_MOVED_FROM_2_1(hlthunk_request_mapped_command_buffer);
+HLTHUNK_MOVED_FROM_2_1(hlthunk_wait_for_multi_cs);
+HLTHUNK_MOVED_FROM_2_1(hlthunk_wait_for_multi_cs_with_timestamp);
+
 /* ------------------------------------------------------------------------
  * Command buffers
  */

@@ -97,7 +97,12 @@
 #include "ioctl.h"
 #include "memory.h"
 
-MODULE_IMPORT_NS(DMA_BUF);
+/*
+ * MODULE_IMPORT_NS(DMA_BUF) spelled out: what that macro expands to before
+ * Linux 6.13, and MODULE_IMPORT_NS("DMA_BUF") since (its argument became a
+ * string), so that one source builds on both (the DKMS package's range).
+ */
+MODULE_INFO(import_ns, "DMA_BUF");
 
 /* sg_dma_len is 32-bit: keep entries well below 4 GiB */
 #define HL_DMABUF_MAX_SEG	SZ_2G
