@@ -395,6 +395,71 @@ static void test_hashes(void)
 	      "constant-time compare", 0);
 }
 
+/*
+ * SHA-256 of 0..200 bytes (every padding case: 55, 56, 63, 64, 119, 120,
+ * 127, 128 among them) against coreutils' sha256sum, in one update, a byte
+ * at a time, and split at 55 and at 64
+ */
+static void test_sha256_lengths(void)
+{
+	char path[] = "/tmp/hlcoll_boot_check.XXXXXX", cmd[128], ref[80];
+	uint8_t data[200], out[HLCOLL_SHA256_BYTES];
+	struct hlcoll_sha256 sh;
+	int fd, len, way, bad = 0, ran = 0, i;
+	FILE *f;
+
+	for (i = 0; i < (int)sizeof(data); i++)
+		data[i] = (uint8_t)(i * 131 + 7);
+	for (len = 0; len <= (int)sizeof(data); len++) {
+		fd = mkstemp(path);
+		if (fd < 0)
+			break;
+		if (write(fd, data, len) != len) {
+			close(fd);
+			unlink(path);
+			break;
+		}
+		close(fd);
+		snprintf(cmd, sizeof(cmd), "sha256sum %s", path);
+		f = popen(cmd, "r");
+		ref[0] = 0;
+		if (f) {
+			if (fscanf(f, "%64s", ref) != 1)
+				ref[0] = 0;
+			pclose(f);
+		}
+		unlink(path);
+		strcpy(path, "/tmp/hlcoll_boot_check.XXXXXX");
+		if (strlen(ref) != 64)
+			break;
+		ran++;
+		for (way = 0; way < 4; way++) {
+			hlcoll_sha256_init(&sh);
+			if (way == 0) {
+				hlcoll_sha256_update(&sh, data, len);
+			} else if (way == 1) {
+				for (i = 0; i < len; i++)
+					hlcoll_sha256_update(&sh, data + i, 1);
+			} else {
+				i = way == 2 ? 55 : 64;
+				i = i < len ? i : len;
+				hlcoll_sha256_update(&sh, data, i);
+				hlcoll_sha256_update(&sh, data + i, len - i);
+			}
+			hlcoll_sha256_final(&sh, out);
+			if (!hex_eq(out, ref)) {
+				printf("# SHA-256 of %d bytes (way %d) != sha256sum %s\n",
+				       len, way, ref);
+				bad++;
+			}
+		}
+	}
+	check(ran == (int)sizeof(data) + 1,
+	      "sha256sum ran for 0..200 bytes", ran);
+	check(!bad, "SHA-256 of 0..200 bytes (55/56/63/64/119/120/127/128 among them), whole, bytewise and split, equals sha256sum's",
+	      bad);
+}
+
 /* ------------------------------------------------------------------------
  * 2. A squatter on a stale id's port
  */
@@ -775,6 +840,7 @@ int main(void)
 	srand((unsigned int)getpid());
 
 	test_hashes();
+	test_sha256_lengths();
 	test_client(CLIENT_FORGE);
 	test_client(CLIENT_V1);
 	test_client(CLIENT_KNOWS);
