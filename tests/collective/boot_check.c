@@ -755,6 +755,141 @@ static void test_client(enum client_mode mode)
 	check(r0 == -ENOTTY && r1 == -ENOTTY, what, r0 * 1000 + r1);
 }
 
+/*
+ * Near misses: an attacker that knows the secret (so that only the one
+ * field it gets wrong can make the root refuse) sends a proof whose MAC
+ * covers something else than this connection's handshake. Each must be
+ * refused (-EACCES); the root then takes the real rank 1.
+ */
+enum near_miss {
+	NEAR_REFLECT,		/* the root's own challenge MAC, sent back */
+	NEAR_ROOT_LABEL,	/* the right fields under the root's label */
+	NEAR_SWAPPED,		/* the nonces swapped */
+	NEAR_RANK,		/* MAC for rank 2 (of 3), claims rank 1 of 2 */
+	NEAR_NRANKS,		/* MAC for 3 ranks, claims 2 */
+	NEAR_TAG,		/* MAC over another tag */
+	NEAR_REPLAY,		/* the right proof of an earlier connection */
+	NEAR_NONE,		/* control: the right proof */
+};
+
+static const char * const near_names[] = {
+	"the root's challenge MAC reflected", "the root's label",
+	"the nonces swapped", "the MAC of another rank",
+	"the MAC of another number of ranks", "the MAC of another tag",
+	"a good proof of an earlier connection", "control: the right proof",
+};
+
+/* One handshake at @sa: the root's WELCOME arg, or -1000 + -errno */
+static int near_try(const struct sockaddr_in *sa,
+		    const struct hlcoll_unique_id *id, enum near_miss how,
+		    uint8_t *prev_mac)
+{
+	static const uint8_t nonce[HLCOLL_NONCE_BYTES] = "near miss nonce";
+	struct hlcoll_proof pr = { .nranks = 2, .rank = 1 };
+	struct hlcoll_challenge ch;
+	struct hlcoll_id_wire w;
+	struct hlcoll_msg m;
+	int fd, rc;
+
+	wire_id(id, &w);
+	fd = attacker_hello(sa, id, nonce);
+	rc = fd < 0 ? -EIO : read_full(fd, &m, sizeof(m), 3000);
+	if (!rc)
+		rc = read_full(fd, &ch, sizeof(ch), 3000);
+	if (rc)
+		goto out;
+	switch (how) {
+	case NEAR_REFLECT:
+		memcpy(pr.mac, ch.mac, sizeof(pr.mac));
+		break;
+	case NEAR_ROOT_LABEL:
+		hlcoll_boot_mac(w.secret, HLCOLL_MAC_ROOT, w.tag, nonce,
+				ch.nonce, 2, 1, pr.mac);
+		break;
+	case NEAR_SWAPPED:
+		hlcoll_boot_mac(w.secret, HLCOLL_MAC_RANK, w.tag, ch.nonce,
+				nonce, 2, 1, pr.mac);
+		break;
+	case NEAR_RANK:
+		hlcoll_boot_mac(w.secret, HLCOLL_MAC_RANK, w.tag, nonce,
+				ch.nonce, 2, 2, pr.mac);
+		break;
+	case NEAR_NRANKS:
+		hlcoll_boot_mac(w.secret, HLCOLL_MAC_RANK, w.tag, nonce,
+				ch.nonce, 3, 1, pr.mac);
+		break;
+	case NEAR_TAG:
+		hlcoll_boot_mac(w.secret, HLCOLL_MAC_RANK, w.tag ^ 1, nonce,
+				ch.nonce, 2, 1, pr.mac);
+		break;
+	case NEAR_REPLAY:
+		memcpy(pr.mac, prev_mac, sizeof(pr.mac));
+		break;
+	case NEAR_NONE:
+		hlcoll_boot_mac(w.secret, HLCOLL_MAC_RANK, w.tag, nonce,
+				ch.nonce, 2, 1, pr.mac);
+		break;
+	}
+	/* What the right proof of this connection would have been */
+	hlcoll_boot_mac(w.secret, HLCOLL_MAC_RANK, w.tag, nonce, ch.nonce, 2,
+			1, prev_mac);
+	rc = send_msg(fd, HLCOLL_MSG_PROOF, 0, &pr, sizeof(pr));
+	if (!rc)
+		rc = read_full(fd, &m, sizeof(m), 3000);
+	if (!rc)
+		rc = m.type == WIRE_WELCOME ? m.arg : -EPROTO;
+	else
+		rc = -1000 + rc;
+out:
+	if (fd >= 0)
+		close(fd);
+	return rc;
+}
+
+static void test_near_misses(void)
+{
+	uint8_t prev[HLCOLL_SHA256_BYTES];
+	struct hlcoll_unique_id id;
+	struct sockaddr_in sa;
+	pid_t root, rank1;
+	char what[200];
+	int how, rc, r0, r1;
+
+	if (hlcoll_get_unique_id(&id))
+		return check(0, "hlcoll_get_unique_id", 0);
+	id_addr(&id, &sa);
+	root = start_rank(2, &id, 0, 8000, NULL, 0);
+	hlcoll_release_unique_id(&id);
+	memset(prev, 0, sizeof(prev));
+	for (how = NEAR_REFLECT; how < NEAR_NONE; how++) {
+		rc = near_try(&sa, &id, how, prev);
+		snprintf(what, sizeof(what),
+			 "near miss, %s: the live root refuses it: -EACCES (got %d)",
+			 near_names[how], rc);
+		check(rc == -EACCES, what, rc);
+	}
+	rank1 = start_rank(2, &id, 1, 5000, NULL, 0);
+	r0 = rank_result(root);
+	r1 = rank_result(rank1);
+	snprintf(what, sizeof(what),
+		 "near misses: the root then takes the real rank 1 (%d %d)",
+		 r0, r1);
+	check(r0 == -ENOTTY && r1 == -ENOTTY, what, r0 * 1000 + r1);
+
+	/* Control: the same harness with the right proof is taken */
+	if (hlcoll_get_unique_id(&id))
+		return check(0, "hlcoll_get_unique_id", 0);
+	id_addr(&id, &sa);
+	root = start_rank(2, &id, 0, 5000, NULL, 0);
+	hlcoll_release_unique_id(&id);
+	rc = near_try(&sa, &id, NEAR_NONE, prev);
+	r0 = rank_result(root);
+	snprintf(what, sizeof(what),
+		 "near miss, %s: taken (WELCOME %d, root %d)",
+		 near_names[NEAR_NONE], rc, r0);
+	check(rc == 0 && r0 == -ENOTTY, what, rc);
+}
+
 /* ------------------------------------------------------------------------
  * 4. Ids: versions, a scheduler's copies, releasing
  */
@@ -844,6 +979,7 @@ int main(void)
 	test_client(CLIENT_FORGE);
 	test_client(CLIENT_V1);
 	test_client(CLIENT_KNOWS);
+	test_near_misses();
 	test_squatter(SQUAT_FORGE);
 	test_squatter(SQUAT_REPLAY);
 	test_squatter(SQUAT_KNOWS);
