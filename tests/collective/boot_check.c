@@ -890,6 +890,68 @@ static void test_near_misses(void)
 	check(rc == 0 && r0 == -ENOTTY, what, rc);
 }
 
+/*
+ * A flood of handshakes that say HELLO with the id's tag (public: it
+ * travels in clear in every HELLO) and never prove anything: each takes a
+ * slot past the HELLO, so when all 64 are such, a newer connection evicts
+ * the oldest of them, which may be a real rank between the root's
+ * challenge and its own proof. That rank must not fail the job at once:
+ * it connects again, as one closed before the challenge does. The
+ * attacker: a child that keeps @keep such connections open (the oldest
+ * goes for a new one) for @ms.
+ */
+static pid_t tag_flooder(const struct sockaddr_in *sa,
+			 const struct hlcoll_unique_id *id, int keep, int ms)
+{
+	static const uint8_t nonce[HLCOLL_NONCE_BYTES] = "flood nonce";
+	pid_t pid = fork();
+	double end;
+	int *fds, i = 0;
+
+	if (pid)
+		return pid;
+	fds = calloc(keep, sizeof(*fds));
+	for (i = 0; i < keep; i++)
+		fds[i] = -1;
+	end = now_s() + ms / 1000.0;
+	for (i = 0; now_s() < end; i = (i + 1) % keep) {
+		if (fds[i] >= 0)
+			close(fds[i]);
+		fds[i] = attacker_hello(sa, id, nonce);
+		if (fds[i] < 0)
+			usleep(1000);
+	}
+	_exit(0);
+}
+
+static void test_tag_flood(void)
+{
+	struct hlcoll_unique_id id;
+	struct sockaddr_in sa;
+	pid_t root, rank1, flood;
+	char what[200];
+	int r0, r1;
+	double t0;
+
+	if (hlcoll_get_unique_id(&id))
+		return check(0, "hlcoll_get_unique_id", 0);
+	id_addr(&id, &sa);
+	root = start_rank(2, &id, 0, 8000, NULL, 0);
+	hlcoll_release_unique_id(&id);
+	flood = tag_flooder(&sa, &id, 200, 3000);
+	usleep(300000);
+	t0 = now_s();
+	rank1 = start_rank(2, &id, 1, 8000, NULL, 0);
+	r1 = rank_result(rank1);
+	r0 = rank_result(root);
+	kill(flood, SIGKILL);
+	rank_result(flood);
+	snprintf(what, sizeof(what),
+		 "a flood of tagged HELLOs: the real rank 1 gets in (results %d %d after %.2f s)",
+		 r0, r1, now_s() - t0);
+	check(r0 == -ENOTTY && r1 == -ENOTTY, what, r0 * 1000 + r1);
+}
+
 /* ------------------------------------------------------------------------
  * 4. Ids: versions, a scheduler's copies, releasing
  */
@@ -980,6 +1042,7 @@ int main(void)
 	test_client(CLIENT_V1);
 	test_client(CLIENT_KNOWS);
 	test_near_misses();
+	test_tag_flood();
 	test_squatter(SQUAT_FORGE);
 	test_squatter(SQUAT_REPLAY);
 	test_squatter(SQUAT_KNOWS);
