@@ -952,6 +952,96 @@ static void test_tag_flood(void)
 	check(r0 == -ENOTTY && r1 == -ENOTTY, what, r0 * 1000 + r1);
 }
 
+/*
+ * Garbled frames at a live root: a wrong magic, a PROOF first, a HELLO of
+ * 4 GiB - 1 bytes, a PROOF of 4 GiB - 1 bytes after a good HELLO, and a
+ * good HELLO sent a byte every 20 ms. Each ends in a close or a refusal
+ * (never a wait on the announced length), and the real rank 1 then gets
+ * in within its timeout.
+ */
+static void test_garbled(void)
+{
+	static const uint8_t nonce[HLCOLL_NONCE_BYTES] = "garbled nonce";
+	struct hlcoll_hello h = { .version = HLCOLL_ID_VERSION };
+	struct hlcoll_msg m, bad[4] = {
+		{ .magic = 0x12345678, .type = WIRE_HELLO, .len = sizeof(h) },
+		{ .magic = WIRE_MSG_MAGIC, .type = HLCOLL_MSG_PROOF,
+		  .len = sizeof(struct hlcoll_proof) },
+		{ .magic = WIRE_MSG_MAGIC, .type = WIRE_HELLO, .len = ~0u },
+		{ .magic = WIRE_MSG_MAGIC, .type = HLCOLL_MSG_PROOF, .len = ~0u },
+	};
+	struct hlcoll_unique_id id;
+	struct hlcoll_id_wire w;
+	struct sockaddr_in sa;
+	uint8_t frame[sizeof(m) + sizeof(h)], junk[64];
+	pid_t root, rank1;
+	char what[200];
+	int i, fd, rc, r0, r1;
+	size_t j;
+	double t0;
+
+	if (hlcoll_get_unique_id(&id))
+		return check(0, "hlcoll_get_unique_id", 0);
+	wire_id(&id, &w);
+	id_addr(&id, &sa);
+	root = start_rank(2, &id, 0, 8000, NULL, 0);
+	hlcoll_release_unique_id(&id);
+	usleep(100000);
+	for (i = 0; i < 4; i++) {
+		if (i == 3) {
+			fd = attacker_hello(&sa, &id, nonce);
+			rc = fd < 0 ? -EIO : read_full(fd, junk,
+					sizeof(m) + sizeof(struct hlcoll_challenge),
+					3000);
+		} else {
+			fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+			rc = connect(fd, (struct sockaddr *)&sa, sizeof(sa)) ?
+			     -errno : 0;
+		}
+		if (!rc && send(fd, &bad[i], sizeof(bad[i]), MSG_NOSIGNAL) !=
+		    (ssize_t)sizeof(bad[i]))
+			rc = -EIO;
+		/* The root's answer: EOF, or a refusal and EOF, at once */
+		t0 = now_s();
+		while (!rc) {
+			rc = read_full(fd, junk, 1, 2000);
+			if (rc == -EPIPE || rc == -ECONNRESET)
+				rc = 1;
+		}
+		snprintf(what, sizeof(what),
+			 "garbled frame %d: the root closes it at once (%d after %.2f s)",
+			 i, rc, now_s() - t0);
+		check(rc == 1 && now_s() - t0 < 1.5, what, rc);
+		close(fd);
+	}
+	/* A byte-at-a-time good HELLO: served when whole */
+	h.tag = w.tag;
+	memcpy(h.nonce, nonce, sizeof(nonce));
+	m = (struct hlcoll_msg){ .magic = WIRE_MSG_MAGIC, .type = WIRE_HELLO,
+				 .len = sizeof(h) };
+	memcpy(frame, &m, sizeof(m));
+	memcpy(frame + sizeof(m), &h, sizeof(h));
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	rc = connect(fd, (struct sockaddr *)&sa, sizeof(sa)) ? -errno : 0;
+	for (j = 0; !rc && j < sizeof(frame); j++) {
+		if (send(fd, frame + j, 1, MSG_NOSIGNAL) != 1)
+			rc = -EIO;
+		usleep(20000);
+	}
+	if (!rc)
+		rc = read_full(fd, &m, sizeof(m), 3000);
+	check(!rc && m.type == HLCOLL_MSG_CHALLENGE,
+	      "a HELLO a byte every 20 ms: challenged when whole", rc);
+	close(fd);
+	rank1 = start_rank(2, &id, 1, 5000, NULL, 0);
+	r0 = rank_result(root);
+	r1 = rank_result(rank1);
+	snprintf(what, sizeof(what),
+		 "garbled frames: the root then takes the real rank 1 (%d %d)",
+		 r0, r1);
+	check(r0 == -ENOTTY && r1 == -ENOTTY, what, r0 * 1000 + r1);
+}
+
 /* ------------------------------------------------------------------------
  * 4. Ids: versions, a scheduler's copies, releasing
  */
@@ -1043,6 +1133,7 @@ int main(void)
 	test_client(CLIENT_KNOWS);
 	test_near_misses();
 	test_tag_flood();
+	test_garbled();
 	test_squatter(SQUAT_FORGE);
 	test_squatter(SQUAT_REPLAY);
 	test_squatter(SQUAT_KNOWS);
