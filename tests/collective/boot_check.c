@@ -7,7 +7,8 @@
  * tests/bin-host/hlcoll_boot_check.
  *
  *   0. The keyed hash the handshake uses: SHA-256 against FIPS 180-4's
- *      examples, HMAC-SHA-256 against RFC 4231's test cases 1-4, 6 and 7.
+ *      examples and against sha256sum for 0..200 bytes (every padding
+ *      case), HMAC-SHA-256 against RFC 4231's test cases 1-4, 6 and 7.
  *   1. Silent clients: N TCP connections to the root's port (it is in the
  *      id, and in /proc/net/tcp for every local user) that say nothing, or
  *      send a few bytes of a header and stop, do not delay a 4-rank init:
@@ -28,6 +29,13 @@
  *      as is one of the old protocol (-EPROTONOSUPPORT), and the root goes
  *      on and takes the real rank. Control: a client that knows the secret
  *      is taken as that rank (the job goes on without the real one).
+ *      Near misses, from one that knows the secret: a proof whose MAC
+ *      is the root's own, or covers another label, nonce order, rank,
+ *      number of ranks, tag or connection is refused (-EACCES). A flood of
+ *      HELLOs with the (public) tag does not keep rank 1 out: one evicted
+ *      after the challenge is told WELCOME -EAGAIN and comes again.
+ *      Garbled frames (wrong magic, wrong type, lengths of 4 GiB - 1) are
+ *      closed at once; a HELLO sent a byte at a time is served whole.
  *   4. Ids: one of another version is refused (-EPROTONOSUPPORT); a
  *      scheduler that forks the ranks keeps a copy of the listener, yet a
  *      stale id is refused at once (-ECONNREFUSED, not a timeout) and 20
