@@ -50,7 +50,8 @@
 /*
  * A connection that has not proven the secret: the root serves at most
  * HLCOLL_BOOT_PENDING of them at once (a new one evicts the oldest that
- * has not sent its HELLO), each for at most HLCOLL_BOOT_HANDSHAKE_MS
+ * has not sent its HELLO, else the oldest, told WELCOME -EAGAIN: a rank
+ * comes again), each for at most HLCOLL_BOOT_HANDSHAKE_MS
  */
 #define HLCOLL_BOOT_PENDING	64
 #define HLCOLL_BOOT_HANDSHAKE_MS	5000
@@ -675,7 +676,14 @@ static struct hlcoll_pending *hlcoll_root_evict(struct hlcoll_pending *pend)
 	}
 	if (old) {
 		hlcoll_trace(0, "bootstrap: the oldest connection in its handshake goes");
-		hlcoll_pending_close(old);
+		/*
+		 * One that has our challenge may be a rank about to prove
+		 * the secret: told to come again (it does until its deadline)
+		 */
+		if (old->want == HLCOLL_MSG_PROOF)
+			hlcoll_pending_refuse(old, -EAGAIN);
+		else
+			hlcoll_pending_close(old);
 	}
 	return old;
 }
@@ -913,6 +921,15 @@ again:
 	if (!rc)
 		rc = hlcoll_msg_recv(fd, HLCOLL_MSG_WELCOME, &status, NULL, 0,
 				     deadline);
+	if (!rc && status == -EAGAIN && hlcoll_now_ms() + 100 < deadline) {
+		/* Evicted after the challenge by a flood of connections */
+		hlcoll_trace(b->rank, "bootstrap: the root evicted us after its challenge: again");
+		hlcoll_wipe(mac, sizeof(mac));
+		close(fd);
+		b->fds[0] = -1;
+		poll(NULL, 0, 100);
+		goto again;
+	}
 	if (!rc && status)
 		rc = status < 0 ? status : -EPROTO;
 out:

@@ -7,7 +7,8 @@
  * tests/bin-host/hlcoll_boot_check.
  *
  *   0. The keyed hash the handshake uses: SHA-256 against FIPS 180-4's
- *      examples, HMAC-SHA-256 against RFC 4231's test cases 1-4, 6 and 7.
+ *      examples and against sha256sum for 0..200 bytes (every padding
+ *      case), HMAC-SHA-256 against RFC 4231's test cases 1-4, 6 and 7.
  *   1. Silent clients: N TCP connections to the root's port (it is in the
  *      id, and in /proc/net/tcp for every local user) that say nothing, or
  *      send a few bytes of a header and stop, do not delay a 4-rank init:
@@ -28,6 +29,13 @@
  *      as is one of the old protocol (-EPROTONOSUPPORT), and the root goes
  *      on and takes the real rank. Control: a client that knows the secret
  *      is taken as that rank (the job goes on without the real one).
+ *      Near misses, from one that knows the secret: a proof whose MAC
+ *      is the root's own, or covers another label, nonce order, rank,
+ *      number of ranks, tag or connection is refused (-EACCES). A flood of
+ *      HELLOs with the (public) tag does not keep rank 1 out: one evicted
+ *      after the challenge is told WELCOME -EAGAIN and comes again.
+ *      Garbled frames (wrong magic, wrong type, lengths of 4 GiB - 1) are
+ *      closed at once; a HELLO sent a byte at a time is served whole.
  *   4. Ids: one of another version is refused (-EPROTONOSUPPORT); a
  *      scheduler that forks the ranks keeps a copy of the listener, yet a
  *      stale id is refused at once (-ECONNREFUSED, not a timeout) and 20
@@ -395,6 +403,71 @@ static void test_hashes(void)
 	      "constant-time compare", 0);
 }
 
+/*
+ * SHA-256 of 0..200 bytes (every padding case: 55, 56, 63, 64, 119, 120,
+ * 127, 128 among them) against coreutils' sha256sum, in one update, a byte
+ * at a time, and split at 55 and at 64
+ */
+static void test_sha256_lengths(void)
+{
+	char path[] = "/tmp/hlcoll_boot_check.XXXXXX", cmd[128], ref[80];
+	uint8_t data[200], out[HLCOLL_SHA256_BYTES];
+	struct hlcoll_sha256 sh;
+	int fd, len, way, bad = 0, ran = 0, i;
+	FILE *f;
+
+	for (i = 0; i < (int)sizeof(data); i++)
+		data[i] = (uint8_t)(i * 131 + 7);
+	for (len = 0; len <= (int)sizeof(data); len++) {
+		fd = mkstemp(path);
+		if (fd < 0)
+			break;
+		if (write(fd, data, len) != len) {
+			close(fd);
+			unlink(path);
+			break;
+		}
+		close(fd);
+		snprintf(cmd, sizeof(cmd), "sha256sum %s", path);
+		f = popen(cmd, "r");
+		ref[0] = 0;
+		if (f) {
+			if (fscanf(f, "%64s", ref) != 1)
+				ref[0] = 0;
+			pclose(f);
+		}
+		unlink(path);
+		strcpy(path, "/tmp/hlcoll_boot_check.XXXXXX");
+		if (strlen(ref) != 64)
+			break;
+		ran++;
+		for (way = 0; way < 4; way++) {
+			hlcoll_sha256_init(&sh);
+			if (way == 0) {
+				hlcoll_sha256_update(&sh, data, len);
+			} else if (way == 1) {
+				for (i = 0; i < len; i++)
+					hlcoll_sha256_update(&sh, data + i, 1);
+			} else {
+				i = way == 2 ? 55 : 64;
+				i = i < len ? i : len;
+				hlcoll_sha256_update(&sh, data, i);
+				hlcoll_sha256_update(&sh, data + i, len - i);
+			}
+			hlcoll_sha256_final(&sh, out);
+			if (!hex_eq(out, ref)) {
+				printf("# SHA-256 of %d bytes (way %d) != sha256sum %s\n",
+				       len, way, ref);
+				bad++;
+			}
+		}
+	}
+	check(ran == (int)sizeof(data) + 1,
+	      "sha256sum ran for 0..200 bytes", ran);
+	check(!bad, "SHA-256 of 0..200 bytes (55/56/63/64/119/120/127/128 among them), whole, bytewise and split, equals sha256sum's",
+	      bad);
+}
+
 /* ------------------------------------------------------------------------
  * 2. A squatter on a stale id's port
  */
@@ -690,6 +763,293 @@ static void test_client(enum client_mode mode)
 	check(r0 == -ENOTTY && r1 == -ENOTTY, what, r0 * 1000 + r1);
 }
 
+/*
+ * Near misses: an attacker that knows the secret (so that only the one
+ * field it gets wrong can make the root refuse) sends a proof whose MAC
+ * covers something else than this connection's handshake. Each must be
+ * refused (-EACCES); the root then takes the real rank 1.
+ */
+enum near_miss {
+	NEAR_REFLECT,		/* the root's own challenge MAC, sent back */
+	NEAR_ROOT_LABEL,	/* the right fields under the root's label */
+	NEAR_SWAPPED,		/* the nonces swapped */
+	NEAR_RANK,		/* MAC for rank 2 (of 3), claims rank 1 of 2 */
+	NEAR_NRANKS,		/* MAC for 3 ranks, claims 2 */
+	NEAR_TAG,		/* MAC over another tag */
+	NEAR_REPLAY,		/* the right proof of an earlier connection */
+	NEAR_NONE,		/* control: the right proof */
+};
+
+static const char * const near_names[] = {
+	"the root's challenge MAC reflected", "the root's label",
+	"the nonces swapped", "the MAC of another rank",
+	"the MAC of another number of ranks", "the MAC of another tag",
+	"a good proof of an earlier connection", "control: the right proof",
+};
+
+/* One handshake at @sa: the root's WELCOME arg, or -1000 + -errno */
+static int near_try(const struct sockaddr_in *sa,
+		    const struct hlcoll_unique_id *id, enum near_miss how,
+		    uint8_t *prev_mac)
+{
+	static const uint8_t nonce[HLCOLL_NONCE_BYTES] = "near miss nonce";
+	struct hlcoll_proof pr = { .nranks = 2, .rank = 1 };
+	struct hlcoll_challenge ch;
+	struct hlcoll_id_wire w;
+	struct hlcoll_msg m;
+	int fd, rc;
+
+	wire_id(id, &w);
+	fd = attacker_hello(sa, id, nonce);
+	rc = fd < 0 ? -EIO : read_full(fd, &m, sizeof(m), 3000);
+	if (!rc)
+		rc = read_full(fd, &ch, sizeof(ch), 3000);
+	if (rc)
+		goto out;
+	switch (how) {
+	case NEAR_REFLECT:
+		memcpy(pr.mac, ch.mac, sizeof(pr.mac));
+		break;
+	case NEAR_ROOT_LABEL:
+		hlcoll_boot_mac(w.secret, HLCOLL_MAC_ROOT, w.tag, nonce,
+				ch.nonce, 2, 1, pr.mac);
+		break;
+	case NEAR_SWAPPED:
+		hlcoll_boot_mac(w.secret, HLCOLL_MAC_RANK, w.tag, ch.nonce,
+				nonce, 2, 1, pr.mac);
+		break;
+	case NEAR_RANK:
+		hlcoll_boot_mac(w.secret, HLCOLL_MAC_RANK, w.tag, nonce,
+				ch.nonce, 2, 2, pr.mac);
+		break;
+	case NEAR_NRANKS:
+		hlcoll_boot_mac(w.secret, HLCOLL_MAC_RANK, w.tag, nonce,
+				ch.nonce, 3, 1, pr.mac);
+		break;
+	case NEAR_TAG:
+		hlcoll_boot_mac(w.secret, HLCOLL_MAC_RANK, w.tag ^ 1, nonce,
+				ch.nonce, 2, 1, pr.mac);
+		break;
+	case NEAR_REPLAY:
+		memcpy(pr.mac, prev_mac, sizeof(pr.mac));
+		break;
+	case NEAR_NONE:
+		hlcoll_boot_mac(w.secret, HLCOLL_MAC_RANK, w.tag, nonce,
+				ch.nonce, 2, 1, pr.mac);
+		break;
+	}
+	/* What the right proof of this connection would have been */
+	hlcoll_boot_mac(w.secret, HLCOLL_MAC_RANK, w.tag, nonce, ch.nonce, 2,
+			1, prev_mac);
+	rc = send_msg(fd, HLCOLL_MSG_PROOF, 0, &pr, sizeof(pr));
+	if (!rc)
+		rc = read_full(fd, &m, sizeof(m), 3000);
+	if (!rc)
+		rc = m.type == WIRE_WELCOME ? m.arg : -EPROTO;
+	else
+		rc = -1000 + rc;
+out:
+	if (fd >= 0)
+		close(fd);
+	return rc;
+}
+
+static void test_near_misses(void)
+{
+	uint8_t prev[HLCOLL_SHA256_BYTES];
+	struct hlcoll_unique_id id;
+	struct sockaddr_in sa;
+	pid_t root, rank1;
+	char what[200];
+	int how, rc, r0, r1;
+
+	if (hlcoll_get_unique_id(&id))
+		return check(0, "hlcoll_get_unique_id", 0);
+	id_addr(&id, &sa);
+	root = start_rank(2, &id, 0, 8000, NULL, 0);
+	hlcoll_release_unique_id(&id);
+	memset(prev, 0, sizeof(prev));
+	for (how = NEAR_REFLECT; how < NEAR_NONE; how++) {
+		rc = near_try(&sa, &id, how, prev);
+		snprintf(what, sizeof(what),
+			 "near miss, %s: the live root refuses it: -EACCES (got %d)",
+			 near_names[how], rc);
+		check(rc == -EACCES, what, rc);
+	}
+	rank1 = start_rank(2, &id, 1, 5000, NULL, 0);
+	r0 = rank_result(root);
+	r1 = rank_result(rank1);
+	snprintf(what, sizeof(what),
+		 "near misses: the root then takes the real rank 1 (%d %d)",
+		 r0, r1);
+	check(r0 == -ENOTTY && r1 == -ENOTTY, what, r0 * 1000 + r1);
+
+	/* Control: the same harness with the right proof is taken */
+	if (hlcoll_get_unique_id(&id))
+		return check(0, "hlcoll_get_unique_id", 0);
+	id_addr(&id, &sa);
+	root = start_rank(2, &id, 0, 5000, NULL, 0);
+	hlcoll_release_unique_id(&id);
+	rc = near_try(&sa, &id, NEAR_NONE, prev);
+	r0 = rank_result(root);
+	snprintf(what, sizeof(what),
+		 "near miss, %s: taken (WELCOME %d, root %d)",
+		 near_names[NEAR_NONE], rc, r0);
+	check(rc == 0 && r0 == -ENOTTY, what, rc);
+}
+
+/*
+ * A flood of handshakes that say HELLO with the id's tag (public: it
+ * travels in clear in every HELLO) and never prove anything: each takes a
+ * slot past the HELLO, so when all 64 are such, a newer connection evicts
+ * the oldest of them, which may be a real rank between the root's
+ * challenge and its own proof. That rank must not fail the job at once:
+ * it connects again, as one closed before the challenge does. The
+ * attacker: a child that keeps @keep such connections open (the oldest
+ * goes for a new one) for @ms.
+ */
+static pid_t tag_flooder(const struct sockaddr_in *sa,
+			 const struct hlcoll_unique_id *id, int keep, int ms)
+{
+	static const uint8_t nonce[HLCOLL_NONCE_BYTES] = "flood nonce";
+	pid_t pid = fork();
+	double end;
+	int *fds, i = 0;
+
+	if (pid)
+		return pid;
+	fds = calloc(keep, sizeof(*fds));
+	for (i = 0; i < keep; i++)
+		fds[i] = -1;
+	end = now_s() + ms / 1000.0;
+	for (i = 0; now_s() < end; i = (i + 1) % keep) {
+		if (fds[i] >= 0)
+			close(fds[i]);
+		fds[i] = attacker_hello(sa, id, nonce);
+		if (fds[i] < 0)
+			usleep(1000);
+	}
+	_exit(0);
+}
+
+static void test_tag_flood(void)
+{
+	struct hlcoll_unique_id id;
+	struct sockaddr_in sa;
+	pid_t root, rank1, flood;
+	char what[200];
+	int r0, r1;
+	double t0;
+
+	if (hlcoll_get_unique_id(&id))
+		return check(0, "hlcoll_get_unique_id", 0);
+	id_addr(&id, &sa);
+	root = start_rank(2, &id, 0, 8000, NULL, 0);
+	hlcoll_release_unique_id(&id);
+	flood = tag_flooder(&sa, &id, 200, 3000);
+	usleep(300000);
+	t0 = now_s();
+	rank1 = start_rank(2, &id, 1, 8000, NULL, 0);
+	r1 = rank_result(rank1);
+	r0 = rank_result(root);
+	kill(flood, SIGKILL);
+	rank_result(flood);
+	snprintf(what, sizeof(what),
+		 "a flood of tagged HELLOs: the real rank 1 gets in (results %d %d after %.2f s)",
+		 r0, r1, now_s() - t0);
+	check(r0 == -ENOTTY && r1 == -ENOTTY, what, r0 * 1000 + r1);
+}
+
+/*
+ * Garbled frames at a live root: a wrong magic, a PROOF first, a HELLO of
+ * 4 GiB - 1 bytes, a PROOF of 4 GiB - 1 bytes after a good HELLO, and a
+ * good HELLO sent a byte every 20 ms. Each ends in a close or a refusal
+ * (never a wait on the announced length), and the real rank 1 then gets
+ * in within its timeout.
+ */
+static void test_garbled(void)
+{
+	static const uint8_t nonce[HLCOLL_NONCE_BYTES] = "garbled nonce";
+	struct hlcoll_hello h = { .version = HLCOLL_ID_VERSION };
+	struct hlcoll_msg m, bad[4] = {
+		{ .magic = 0x12345678, .type = WIRE_HELLO, .len = sizeof(h) },
+		{ .magic = WIRE_MSG_MAGIC, .type = HLCOLL_MSG_PROOF,
+		  .len = sizeof(struct hlcoll_proof) },
+		{ .magic = WIRE_MSG_MAGIC, .type = WIRE_HELLO, .len = ~0u },
+		{ .magic = WIRE_MSG_MAGIC, .type = HLCOLL_MSG_PROOF, .len = ~0u },
+	};
+	struct hlcoll_unique_id id;
+	struct hlcoll_id_wire w;
+	struct sockaddr_in sa;
+	uint8_t frame[sizeof(m) + sizeof(h)], junk[64];
+	pid_t root, rank1;
+	char what[200];
+	int i, fd, rc, r0, r1;
+	size_t j;
+	double t0;
+
+	if (hlcoll_get_unique_id(&id))
+		return check(0, "hlcoll_get_unique_id", 0);
+	wire_id(&id, &w);
+	id_addr(&id, &sa);
+	root = start_rank(2, &id, 0, 8000, NULL, 0);
+	hlcoll_release_unique_id(&id);
+	usleep(100000);
+	for (i = 0; i < 4; i++) {
+		if (i == 3) {
+			fd = attacker_hello(&sa, &id, nonce);
+			rc = fd < 0 ? -EIO : read_full(fd, junk,
+					sizeof(m) + sizeof(struct hlcoll_challenge),
+					3000);
+		} else {
+			fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+			rc = connect(fd, (struct sockaddr *)&sa, sizeof(sa)) ?
+			     -errno : 0;
+		}
+		if (!rc && send(fd, &bad[i], sizeof(bad[i]), MSG_NOSIGNAL) !=
+		    (ssize_t)sizeof(bad[i]))
+			rc = -EIO;
+		/* The root's answer: EOF, or a refusal and EOF, at once */
+		t0 = now_s();
+		while (!rc) {
+			rc = read_full(fd, junk, 1, 2000);
+			if (rc == -EPIPE || rc == -ECONNRESET)
+				rc = 1;
+		}
+		snprintf(what, sizeof(what),
+			 "garbled frame %d: the root closes it at once (%d after %.2f s)",
+			 i, rc, now_s() - t0);
+		check(rc == 1 && now_s() - t0 < 1.5, what, rc);
+		close(fd);
+	}
+	/* A byte-at-a-time good HELLO: served when whole */
+	h.tag = w.tag;
+	memcpy(h.nonce, nonce, sizeof(nonce));
+	m = (struct hlcoll_msg){ .magic = WIRE_MSG_MAGIC, .type = WIRE_HELLO,
+				 .len = sizeof(h) };
+	memcpy(frame, &m, sizeof(m));
+	memcpy(frame + sizeof(m), &h, sizeof(h));
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	rc = connect(fd, (struct sockaddr *)&sa, sizeof(sa)) ? -errno : 0;
+	for (j = 0; !rc && j < sizeof(frame); j++) {
+		if (send(fd, frame + j, 1, MSG_NOSIGNAL) != 1)
+			rc = -EIO;
+		usleep(20000);
+	}
+	if (!rc)
+		rc = read_full(fd, &m, sizeof(m), 3000);
+	check(!rc && m.type == HLCOLL_MSG_CHALLENGE,
+	      "a HELLO a byte every 20 ms: challenged when whole", rc);
+	close(fd);
+	rank1 = start_rank(2, &id, 1, 5000, NULL, 0);
+	r0 = rank_result(root);
+	r1 = rank_result(rank1);
+	snprintf(what, sizeof(what),
+		 "garbled frames: the root then takes the real rank 1 (%d %d)",
+		 r0, r1);
+	check(r0 == -ENOTTY && r1 == -ENOTTY, what, r0 * 1000 + r1);
+}
+
 /* ------------------------------------------------------------------------
  * 4. Ids: versions, a scheduler's copies, releasing
  */
@@ -775,9 +1135,13 @@ int main(void)
 	srand((unsigned int)getpid());
 
 	test_hashes();
+	test_sha256_lengths();
 	test_client(CLIENT_FORGE);
 	test_client(CLIENT_V1);
 	test_client(CLIENT_KNOWS);
+	test_near_misses();
+	test_tag_flood();
+	test_garbled();
 	test_squatter(SQUAT_FORGE);
 	test_squatter(SQUAT_REPLAY);
 	test_squatter(SQUAT_KNOWS);
