@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -1612,6 +1613,93 @@ static void test_cb_vma_refs_split_moved_forked(void **state)
 			 base);
 }
 
+/*
+ * The close of the compute file racing the hard reset that kills it: the
+ * reset marks the file killed (hl_events_device_reset()) after it took
+ * the file from the device, and the file's release must not have freed
+ * it by then. The reset's event goes first to a control file whose
+ * eventfd wakes a thread that closes the compute file at once, then to
+ * RACE_LISTENERS more control files, which keeps the reset busy in the
+ * meantime. A write to the freed file shows with slub_debug (hlvm
+ * --append "slub_debug=FP,kmalloc-96": "BUG kmalloc-96 ... Poison
+ * overwritten" when the object is allocated again) or KASAN.
+ */
+#define RACE_LISTENERS	4000
+#define RACE_TRIALS	10
+
+struct closer {
+	int fd;
+	int trig;
+};
+
+static void *closer_thread(void *arg)
+{
+	struct closer *c = arg;
+	struct pollfd pfd = { .fd = c->trig, .events = POLLIN };
+	uint64_t v;
+
+	if (poll(&pfd, 1, 20000) == 1)
+		(void)!read(c->trig, &v, sizeof(v));
+	close(c->fd);
+	return NULL;
+}
+
+static void test_close_racing_reset_of_its_file(void **state)
+{
+	int *ctl, trig_ctl, dummy, i, trial;
+	struct rlimit rl;
+	struct closer c;
+	pthread_t t;
+	uint64_t v;
+
+	(void)state;
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &rl), 0);
+	if (rl.rlim_cur < RACE_LISTENERS + 64) {
+		rl.rlim_cur = RACE_LISTENERS + 64;
+		if (rl.rlim_max < rl.rlim_cur)
+			rl.rlim_max = rl.rlim_cur;
+		assert_int_equal(setrlimit(RLIMIT_NOFILE, &rl), 0);
+	}
+	ctl = calloc(RACE_LISTENERS, sizeof(*ctl));
+	assert_non_null(ctl);
+	/* First on the device's list: the trigger */
+	trig_ctl = hltests_open_node(0, 1);
+	assert_true(trig_ctl >= 0);
+	c.trig = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	assert_true(c.trig >= 0);
+	assert_int_equal(info_eventfd(trig_ctl, HL_INFO_REGISTER_EVENTFD,
+				      c.trig), 0);
+	dummy = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	assert_true(dummy >= 0);
+	for (i = 0; i < RACE_LISTENERS; i++) {
+		ctl[i] = hltests_open_node(0, 1);
+		assert_true(ctl[i] >= 0);
+		assert_int_equal(info_eventfd(ctl[i], HL_INFO_REGISTER_EVENTFD,
+					      dummy), 0);
+	}
+
+	for (trial = 0; trial < RACE_TRIALS; trial++) {
+		c.fd = hltests_open_node(0, 0);
+		assert_true(c.fd >= 0);
+		assert_int_equal(pthread_create(&t, NULL, closer_thread, &c), 0);
+		assert_int_equal(hltests_write_file(RESET_PATH, "1"), 0);
+		assert_int_equal(pthread_join(t, NULL), 0);
+		(void)!read(dummy, &v, sizeof(v));
+		(void)!read(c.trig, &v, sizeof(v));
+	}
+
+	for (i = 0; i < RACE_LISTENERS; i++)
+		close(ctl[i]);
+	free(ctl);
+	close(trig_ctl);
+	close(c.trig);
+	close(dummy);
+	/* The fpriv slot is allocated again: a poisoned object is checked */
+	c.fd = hltests_open_node(0, 0);
+	assert_true(c.fd >= 0);
+	close(c.fd);
+}
+
 static void test_failed_copy_out_undoes(void **state)
 {
 	struct hltests_state *st = *state;
@@ -1822,6 +1910,7 @@ const struct CMUnitTest runtime_tests[] = {
 	cmocka_unit_test(test_dead_file_hears_nothing_of_next_owner),
 	cmocka_unit_test(test_cb_vma_refs_split_moved_forked),
 	cmocka_unit_test(test_cb_mmap_racing_reset_leaves_no_mapping),
+	cmocka_unit_test(test_close_racing_reset_of_its_file),
 };
 
 int main(void)
