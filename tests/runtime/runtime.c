@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
@@ -20,6 +21,7 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -1409,6 +1411,247 @@ static bool cbs_alive_reaches(long long n)
 	return false;
 }
 
+/*
+ * mmap() of a CB racing the hard reset that kills its context. The
+ * reset removes the pages of every mapping of the context's CBs and
+ * refuses new ones (-ENODEV); a mapping whose mmap() succeeded is
+ * either one the reset finds or made before it, so it must SIGBUS
+ * afterwards. A thread maps the same CB over and over (keeping the last
+ * mapping) until mmap() fails; the last mapping is then checked.
+ */
+struct mmap_racer {
+	int fd;
+	uint64_t handle;
+	uint8_t *last;
+	unsigned long maps;
+	int err;
+};
+
+static void *mmap_racer_thread(void *arg)
+{
+	struct mmap_racer *r = arg;
+	void *p;
+
+	for (;;) {
+		p = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, r->fd,
+			 (off_t)r->handle);
+		if (p == MAP_FAILED) {
+			r->err = errno;
+			return NULL;
+		}
+		if (r->last)
+			munmap(r->last, PAGE);
+		r->last = p;
+		__atomic_add_fetch(&r->maps, 1, __ATOMIC_RELEASE);
+	}
+}
+
+#define MMAP_RACE_TRIALS	60
+
+static void test_cb_mmap_racing_reset_leaves_no_mapping(void **state)
+{
+	unsigned int trial, survived = 0;
+	struct mmap_racer r;
+	pthread_t t;
+
+	(void)state;
+	for (trial = 0; trial < MMAP_RACE_TRIALS; trial++) {
+		memset(&r, 0, sizeof(r));
+		r.fd = hltests_open_node(0, 0);
+		assert_true(r.fd >= 0);
+		assert_int_equal(hlthunk_request_command_buffer(r.fd, PAGE,
+								&r.handle), 0);
+		assert_int_equal(pthread_create(&t, NULL, mmap_racer_thread, &r),
+				 0);
+		while (__atomic_load_n(&r.maps, __ATOMIC_ACQUIRE) < 8 + trial % 7)
+			usleep(100);
+		assert_int_equal(hltests_write_file(RESET_PATH, "1"), 0);
+		assert_int_equal(pthread_join(t, NULL), 0);
+		assert_int_equal(r.err, ENODEV);
+		assert_non_null(r.last);
+		if (!read_faults(r.last)) {
+			survived++;
+			print_message("trial %u: after %lu mmaps, the last mapping "
+				      "is still readable after the reset\n", trial,
+				      r.maps);
+		}
+		munmap(r.last, PAGE);
+		close(r.fd);
+	}
+	print_message("%u of %u mappings made as the reset came outlived it\n",
+		      survived, MMAP_RACE_TRIALS);
+	assert_int_equal(survived, 0);
+}
+
+/*
+ * The references of CB mappings (VMAs) stay balanced however user space
+ * multiplies or cuts them: a CB mapping split by a partial munmap(),
+ * moved by mremap(), inherited by a child through MADV_DOFORK, all of a
+ * destroyed CB. The hard reset removes the pages of every piece, the
+ * child's too; once every piece is gone and the file closed, every CB
+ * was released (debugfs info cbs_alive), not one more or less.
+ */
+static void test_cb_vma_refs_split_moved_forked(void **state)
+{
+	int fd, up[2], down[2], status;
+	uint8_t *p, *q, *m;
+	long long base;
+	char c = 0;
+	uint64_t h;
+	pid_t pid;
+
+	(void)state;
+	base = info_value("cbs_alive");
+	fd = hltests_open_node(0, 0);
+	assert_true(fd >= 0);
+	assert_int_equal(hlthunk_request_command_buffer(fd, 8 * PAGE, &h), 0);
+	p = cb_mmap(fd, h, 8 * PAGE);
+	memset(p, 0x42, 8 * PAGE);
+	/* Cut a hole: [0,2) [3,5) [6,8) (two splits, 3 VMAs) */
+	assert_int_equal(munmap(p + 2 * PAGE, PAGE), 0);
+	assert_int_equal(munmap(p + 5 * PAGE, PAGE), 0);
+	/* Move the middle piece away */
+	m = mmap(NULL, 4 * PAGE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(m != MAP_FAILED);
+	q = mremap(p + 3 * PAGE, 2 * PAGE, 2 * PAGE,
+		   MREMAP_MAYMOVE | MREMAP_FIXED, m + PAGE);
+	assert_true(q == m + PAGE);
+	assert_int_equal(q[0], 0x42);
+	/* Growing it is refused (VM_DONTEXPAND) */
+	assert_true(mremap(q, 2 * PAGE, 3 * PAGE, 0) == MAP_FAILED);
+	/* The child inherits the last piece */
+	assert_int_equal(madvise(p + 6 * PAGE, 2 * PAGE, MADV_DOFORK), 0);
+	assert_int_equal(hlthunk_destroy_command_buffer(fd, h), 0);
+	/* One pipe each way: neither side reads its own byte back */
+	assert_int_equal(pipe(up), 0);
+	assert_int_equal(pipe(down), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		bool before, after;
+
+		before = !read_faults(p + 6 * PAGE);
+		if (write(up[1], "r", 1) != 1 || read(down[0], &c, 1) != 1)
+			_exit(5);
+		after = !read_faults(p + 7 * PAGE);
+		_exit(before && !after ? 0 : before ? 3 : 4);
+	}
+	/* The child has read the page; reset, then let it look again */
+	assert_int_equal(read(up[0], &c, 1), 1);
+	assert_int_equal(hltests_write_file(RESET_PATH, "1"), 0);
+	assert_int_equal(write(down[1], "g", 1), 1);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	if (WEXITSTATUS(status) == 4)
+		fail_msg("the child's inherited CB mapping outlived the reset");
+	assert_int_equal(WEXITSTATUS(status), 0);
+	assert_true(read_faults(p));
+	assert_true(read_faults(q));
+	assert_true(read_faults(p + 7 * PAGE));
+
+	/* Every piece still holds the CB */
+	munmap(p, 2 * PAGE);
+	munmap(q, 2 * PAGE);
+	close(fd);
+	assert_true(info_value("cbs_alive") > base);
+	munmap(p + 6 * PAGE, 2 * PAGE);
+	munmap(m, 4 * PAGE);
+	close(up[0]);
+	close(up[1]);
+	close(down[0]);
+	close(down[1]);
+	if (!cbs_alive_reaches(base))
+		fail_msg("cbs_alive %lld, %lld before", info_value("cbs_alive"),
+			 base);
+}
+
+/*
+ * The close of the compute file racing the hard reset that kills it: the
+ * reset marks the file killed (hl_events_device_reset()) after it took
+ * the file from the device, and the file's release must not have freed
+ * it by then. The reset's event goes first to a control file whose
+ * eventfd wakes a thread that closes the compute file at once, then to
+ * RACE_LISTENERS more control files, which keeps the reset busy in the
+ * meantime. A write to the freed file shows with slub_debug (hlvm
+ * --append "slub_debug=FP,kmalloc-96": "BUG kmalloc-96 ... Poison
+ * overwritten" when the object is allocated again) or KASAN.
+ */
+#define RACE_LISTENERS	4000
+#define RACE_TRIALS	10
+
+struct closer {
+	int fd;
+	int trig;
+};
+
+static void *closer_thread(void *arg)
+{
+	struct closer *c = arg;
+	struct pollfd pfd = { .fd = c->trig, .events = POLLIN };
+	uint64_t v;
+
+	if (poll(&pfd, 1, 20000) == 1)
+		(void)!read(c->trig, &v, sizeof(v));
+	close(c->fd);
+	return NULL;
+}
+
+static void test_close_racing_reset_of_its_file(void **state)
+{
+	int *ctl, trig_ctl, dummy, i, trial;
+	struct rlimit rl;
+	struct closer c;
+	pthread_t t;
+	uint64_t v;
+
+	(void)state;
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &rl), 0);
+	if (rl.rlim_cur < RACE_LISTENERS + 64) {
+		rl.rlim_cur = RACE_LISTENERS + 64;
+		if (rl.rlim_max < rl.rlim_cur)
+			rl.rlim_max = rl.rlim_cur;
+		assert_int_equal(setrlimit(RLIMIT_NOFILE, &rl), 0);
+	}
+	ctl = calloc(RACE_LISTENERS, sizeof(*ctl));
+	assert_non_null(ctl);
+	/* First on the device's list: the trigger */
+	trig_ctl = hltests_open_node(0, 1);
+	assert_true(trig_ctl >= 0);
+	c.trig = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	assert_true(c.trig >= 0);
+	assert_int_equal(info_eventfd(trig_ctl, HL_INFO_REGISTER_EVENTFD,
+				      c.trig), 0);
+	dummy = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	assert_true(dummy >= 0);
+	for (i = 0; i < RACE_LISTENERS; i++) {
+		ctl[i] = hltests_open_node(0, 1);
+		assert_true(ctl[i] >= 0);
+		assert_int_equal(info_eventfd(ctl[i], HL_INFO_REGISTER_EVENTFD,
+					      dummy), 0);
+	}
+
+	for (trial = 0; trial < RACE_TRIALS; trial++) {
+		c.fd = hltests_open_node(0, 0);
+		assert_true(c.fd >= 0);
+		assert_int_equal(pthread_create(&t, NULL, closer_thread, &c), 0);
+		assert_int_equal(hltests_write_file(RESET_PATH, "1"), 0);
+		assert_int_equal(pthread_join(t, NULL), 0);
+		(void)!read(dummy, &v, sizeof(v));
+		(void)!read(c.trig, &v, sizeof(v));
+	}
+
+	for (i = 0; i < RACE_LISTENERS; i++)
+		close(ctl[i]);
+	free(ctl);
+	close(trig_ctl);
+	close(c.trig);
+	close(dummy);
+	/* The fpriv slot is allocated again: a poisoned object is checked */
+	c.fd = hltests_open_node(0, 0);
+	assert_true(c.fd >= 0);
+	close(c.fd);
+}
+
 static void test_failed_copy_out_undoes(void **state)
 {
 	struct hltests_state *st = *state;
@@ -1617,6 +1860,9 @@ const struct CMUnitTest runtime_tests[] = {
 	cmocka_unit_test(test_cb_mmap_offsets_never_alias),
 	cmocka_unit_test(test_event_records_belong_to_owner),
 	cmocka_unit_test(test_dead_file_hears_nothing_of_next_owner),
+	cmocka_unit_test(test_cb_vma_refs_split_moved_forked),
+	cmocka_unit_test(test_cb_mmap_racing_reset_leaves_no_mapping),
+	cmocka_unit_test(test_close_racing_reset_of_its_file),
 };
 
 int main(void)

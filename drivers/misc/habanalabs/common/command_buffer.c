@@ -15,8 +15,8 @@
  * count counts those CSs); each user mapping (VMA) holds one until it is
  * unmapped; the CB holds a reference on its context. So a CB destroyed
  * while mapped stays on its context's list, and the context's death
- * reaches its mappings. The mappings also hold their own references on
- * the pages (they are inserted with vm_insert_pages()).
+ * reaches its mappings. The pages go into a mapping at its first access
+ * (hl_cb_vm_fault()), each with a reference of its own.
  *
  * mmap offsets: a CB's handle is its mmap offset, and its mappings cover
  * one page of offset per page of the CB. Every open file of a device node
@@ -462,7 +462,30 @@ int hl_cb_ioctl(struct hl_fpriv *fpriv, void *data, struct hl_ioctl_call *call)
 	}
 }
 
-/* A VMA split off or copied (mremap) holds the CB as well */
+/*
+ * A page of a mapping is inserted at its first access, not by mmap(): the
+ * core links a new VMA into the file's address space only after
+ * f_op->mmap returns, so a context's death in between would not find
+ * pages inserted there, and they would outlive it. Under the manager's
+ * lock, which the death holds from marking it dead through the zap: a
+ * fault either inserts before, and the zap removes the page, or finds
+ * the manager dead (SIGBUS).
+ */
+static vm_fault_t hl_cb_vm_fault(struct vm_fault *vmf)
+{
+	struct hl_cb *cb = vmf->vma->vm_private_data;
+	struct hl_cb_mgr *mgr = &cb->ctx->cb_mgr;
+	pgoff_t i = vmf->pgoff - (cb->handle >> PAGE_SHIFT);
+	vm_fault_t ret = VM_FAULT_SIGBUS;
+
+	mutex_lock(&mgr->lock);
+	if (!mgr->dead && i < cb->npages)
+		ret = vmf_insert_page(vmf->vma, vmf->address, cb->pages[i]);
+	mutex_unlock(&mgr->lock);
+	return ret;
+}
+
+/* A VMA split off or copied (mremap, fork) holds the CB as well */
 static void hl_cb_vm_open(struct vm_area_struct *vma)
 {
 	struct hl_cb *cb = vma->vm_private_data;
@@ -476,7 +499,7 @@ static void hl_cb_vm_close(struct vm_area_struct *vma)
 }
 
 static const struct vm_operations_struct hl_cb_vm_ops = {
-	/* No fault handler: once the pages are zapped, an access gets SIGBUS */
+	.fault = hl_cb_vm_fault,
 	.open = hl_cb_vm_open,
 	.close = hl_cb_vm_close,
 };
@@ -488,11 +511,12 @@ static const struct vm_operations_struct hl_cb_vm_ops = {
  *	CB's size; it must be MAP_SHARED.
  *
  * The mapping holds a reference on the CB until it is unmapped, so the
- * context's death finds it even after HL_CB_OP_DESTROY.
+ * context's death finds it even after HL_CB_OP_DESTROY. Its pages come
+ * at the first access (hl_cb_vm_fault()).
  *
  * Return: 0; -EINVAL no CB at that offset, too long, not shared, or made
  * through another file's address space than the CB's earlier mappings;
- * -ENODEV the context died (a reset or the device's removal); -ENOMEM.
+ * -ENODEV the context died (a reset or the device's removal).
  */
 int hl_cb_mmap(struct file *filp, struct vm_area_struct *vma)
 {
@@ -521,14 +545,13 @@ int hl_cb_mmap(struct file *filp, struct vm_area_struct *vma)
 		goto out_unlock;
 	}
 	cb->mapping = filp->f_mapping;
-	vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP | VM_DONTCOPY);
-	rc = vm_insert_pages(vma, vma->vm_start, cb->pages, &npages);
-	if (rc)
-		goto out_unlock;
-	/* Only a mapping that is made gets a close, which drops it */
+	/* VM_MIXEDMAP: the fault inserts pages under the read lock */
+	vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP | VM_DONTCOPY |
+			  VM_MIXEDMAP);
 	kref_get(&cb->refcount);
 	vma->vm_private_data = cb;
 	vma->vm_ops = &hl_cb_vm_ops;
+	rc = 0;
 out_unlock:
 	mutex_unlock(&mgr->lock);
 	return rc;

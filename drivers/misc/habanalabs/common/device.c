@@ -533,9 +533,13 @@ int hl_device_hard_reset(struct hl_device *hdev)
 		hl_ctx_get(ctx);
 		hdev->compute_fpriv = NULL;
 	}
+	/*
+	 * Marks the file killed: under the lock, which the file's release
+	 * takes before it frees the file (the reset holds the context only)
+	 */
+	hl_events_device_reset(hdev, fpriv);
 	mutex_unlock(&hdev->fpriv_list_lock);
 	hl_info(hdev, "hard reset%s\n", fpriv ? " of a device in use" : "");
-	hl_events_device_reset(hdev, fpriv);
 
 	/*
 	 * The NIC's waits end (an endless CQ_WAIT too) and the peers see the

@@ -166,7 +166,8 @@ void hl_events_undefined_opcode(struct hl_ctx *ctx, u32 queue, u64 cb_va)
 
 /**
  * hl_events_device_reset - a hard reset starts: count it, tell the files.
- * @hdev: the device.
+ * @hdev: the device; called with hdev->fpriv_list_lock held, which keeps
+ *	@killed from being freed (its release takes the lock first).
  * @killed: the compute file the reset kills (dead already), or NULL.
  *
  * HL_INFO_HW_EVENTS counts from here on (the reset's own event included).
@@ -175,6 +176,7 @@ void hl_events_undefined_opcode(struct hl_ctx *ctx, u32 queue, u64 cb_va)
  */
 void hl_events_device_reset(struct hl_device *hdev, struct hl_fpriv *killed)
 {
+	lockdep_assert_held(&hdev->fpriv_list_lock);
 	atomic_inc(&hdev->counters.hard_resets);
 	spin_lock_irq(&hdev->notifier_lock);
 	memset(hdev->counters.events, 0, sizeof(hdev->counters.events));

@@ -252,8 +252,8 @@ struct hl_fpriv {
  *   hl_device.ctx_list_lock
  *   hl_nic_ctx.lock (never held with hl_ctx.mem_lock)
  *   hl_nic_ctx.mr_lock (never held with hl_nic_ctx.lock; nic_mr.c)
- *   hl_cb_mgr.lock (under mmap_lock in mmap(); never held with
- *	hl_ctx.mem_lock or hl_nic_ctx.lock)
+ *   hl_cb_mgr.lock (under mmap_lock in mmap() and in a CB mapping's
+ *	fault; never held with hl_ctx.mem_lock or hl_nic_ctx.lock)
  *   hl_ctx.mem_lock
  *   hl_device.host_maps_lock (memory.c: counts a mapping's host pages
  *	while it is pinned or unpinned; nothing of the driver's under it)
