@@ -4482,6 +4482,108 @@ static void test_mr_sec_binding_ends_with_destroy_conn(void **state)
 }
 
 /* ------------------------------------------------------------------------
+ * Review of issue 32's keys (rev-keys): the backoff against honest
+ * traffic, its evasion by a new context, REG_MR naming a foreign ID
+ */
+/*
+ * The backoff is the device's (issue 32 review): a new context on the
+ * attacker's device, with new connections, does not evade it, and so the
+ * device's next owner is shut out too. Device 0's first context fails
+ * rkey checks against device 1's until its backoff is 8 s, then closes;
+ * a new context of device 0 sets up a new pair and device 1 a region for
+ * it: its right key is refused until the 8 s have passed, then lands.
+ * REG_MR naming a connection of another context (the peer's, the closed
+ * context's) is -EINVAL.
+ */
+#define REOPEN_FAILS	(HL_NIC_RKEY_FREE_FAILS + 4)
+
+static void test_mr_sec_backoff_outlives_the_context(void **state)
+{
+	uint64_t wr = 1, t0 = 0, t, backoff_ns = 0;
+	uint32_t old_conn, lk, tries;
+	uint8_t pat[PAGE], zero[PAGE];
+	struct conn_params cp;
+	struct mr_pair m;
+	int i;
+
+	(void)state;
+	mr_pair_setup(&m, ACC_RW);
+	for (i = 1; i <= REOPEN_FAILS; i++) {
+		if (backoff_ns)
+			usleep(backoff_ns / 1000 + 300000);
+		assert_int_equal(mr_try_write(&m, m.p.s[0].conn,
+					      m.rkey[1] ^ (0x9e3779b9u * i),
+					      wr++), -EIO);
+		t0 = now_ns();
+		pair_rearm(&m.p);
+		backoff_ns = i > HL_NIC_RKEY_FREE_FAILS ?
+			(uint64_t)HL_NIC_RKEY_BACKOFF_MIN_MS * 1000000 <<
+			(i - HL_NIC_RKEY_FREE_FAILS - 1) : 0;
+	}
+	print_message("%d failures, backoff %" PRIu64 " ms\n", REOPEN_FAILS,
+		      backoff_ns / 1000000);
+
+	/* The attacker's context goes; device 0's next one */
+	old_conn = m.p.s[0].conn;
+	fd_close(m.p.s[0].fd);
+	side_open(&m.p.s[0], 0);
+	assert_int_equal(nic_port_to(m.p.s[0].fd, m.p.s[1].module_id,
+				     &m.p.s[0].port, &m.p.s[0].peer_addr), 0);
+	assert_int_equal(hlthunk_nic_cq_create(m.p.s[0].fd, 64,
+					       &m.p.s[0].cq), 0);
+	for (i = 0; i < 2; i++)
+		assert_int_equal(hlthunk_nic_alloc_conn(m.p.s[i].fd,
+							m.p.s[i].port,
+							&m.p.s[i].conn), 0);
+	for (i = 0; i < 2; i++) {
+		pair_params(&m.p, i, &cp);
+		assert_int_equal(conn_connect(m.p.s[i].fd, m.p.s[i].conn, &cp),
+				 0);
+	}
+	hltests_dram_map(m.p.s[0].fd, &m.d[0], 3 * MR_SIZE, false);
+	/* Another context's connection IDs are not this one's */
+	assert_int_equal(mr_reg_for(m.p.s[0].fd, m.d[0].va + MR_SIZE, MR_SIZE,
+				    m.iova[0], ACC_RW, m.p.s[1].conn, &m.lkey[0],
+				    &m.rkey[0]), -EINVAL);
+	assert_int_equal(mr_reg_for(m.p.s[0].fd, m.d[0].va + MR_SIZE, MR_SIZE,
+				    m.iova[0], ACC_RW, old_conn, &m.lkey[0],
+				    &m.rkey[0]), -EINVAL);
+	assert_int_equal(mr_reg(m.p.s[0].fd, m.d[0].va + MR_SIZE, MR_SIZE,
+				m.iova[0], ACC_LW, &m.lkey[0], &m.rkey[0]), 0);
+	assert_int_equal(mr_reg_for(m.p.s[1].fd, m.d[1].va + MR_SIZE, MR_SIZE,
+				    m.iova[1], ACC_RW, m.p.s[1].conn, &lk,
+				    &m.rkey[1]), 0);
+	memset(pat, 0x5c, sizeof(pat));
+	memset(zero, 0, sizeof(zero));
+	hltests_write_device(m.p.s[0].fd, m.d[0].va + MR_SIZE, pat, PAGE);
+
+	/* The right key of the new pair, within the backoff: refused */
+	mr_dst_zero(&m);
+	assert_int_equal(mr_try_write(&m, m.p.s[0].conn, m.rkey[1], wr++),
+			 -EIO);
+	t = now_ns() - t0;
+	print_message("new context of device 0: its right key refused %" PRIu64 " ms after the last failure\n",
+		      t / 1000000);
+	assert_true(t < backoff_ns);
+	mr_dst_check(&m, zero, "the device's new context within the backoff");
+	/* Then it lands, but not before the backoff passed */
+	for (tries = 0;; tries++) {
+		assert_true(tries < 1000);
+		pair_rearm(&m.p);
+		usleep(100000);
+		if (!mr_try_write(&m, m.p.s[0].conn, m.rkey[1], wr++))
+			break;
+	}
+	t = now_ns() - t0;
+	print_message("new context of device 0: its right key landed %" PRIu64 " ms after the last failure (%u refused)\n",
+		      t / 1000000, tries + 1);
+	assert_true(t >= backoff_ns);
+	mr_dst_check(&m, pat, "the device's new context after the backoff");
+	assert_int_equal(mr_dereg(m.p.s[1].fd, lk), 0);
+	mr_pair_close(&m);
+}
+
+/* ------------------------------------------------------------------------
  * Review of the wire's move into the backend (emu_nic_qp.c): teardown and
  * a peer's reset mid-transfer across the hooks, completions exactly once
  */
@@ -5311,6 +5413,7 @@ const struct CMUnitTest nic_tests[] = {
 	NIC_TEST2(test_mr_sec_rkey_guesses_back_off),
 	NIC_TEST2(test_mr_sec_region_only_its_connection),
 	NIC_TEST2(test_mr_sec_binding_ends_with_destroy_conn),
+	NIC_TEST2(test_mr_sec_backoff_outlives_the_context),
 	NIC_TEST2(test_review_destroy_mid_send_completes_once),
 	NIC_TEST2(test_review_peer_reset_mid_send),
 	NIC_TEST2(test_review_peer_close_mid_write),
