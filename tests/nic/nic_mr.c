@@ -1108,6 +1108,285 @@ static void test_mr_sec_binding_ends_with_destroy_conn(void **state)
 	mr_pair_close(&m);
 }
 
+/* ------------------------------------------------------------------------
+ * Review of issue 32's keys (rev-keys): the backoff against honest
+ * traffic, its evasion by a new context, REG_MR naming a foreign ID
+ */
+
+#define PAR_PAIRS	4
+#define PAR_WRITES	32
+#define PAR_ROUNDS	120
+#define PAR_BYTES	64
+
+/* Device 1's owner registers and deregisters a local region meanwhile */
+struct reg_churn {
+	int fd;
+	uint64_t va;
+	volatile int stop;
+	unsigned long n;
+};
+
+static void *reg_churn_thread(void *arg)
+{
+	struct reg_churn *c = arg;
+	uint32_t lk;
+
+	while (!c->stop) {
+		if (mr_reg(c->fd, c->va, PAGE, 0, ACC_LW, &lk, NULL))
+			break;
+		mr_dereg(c->fd, lk);
+		c->n++;
+	}
+	return NULL;
+}
+
+/*
+ * Run PAR_ROUNDS rounds of PAR_PAIRS jobs at once, one per queue, each
+ * PAR_WRITES right-key WRITEs over its own connection pair @y[j] into the
+ * region registered for it (@rk[j], iova @riova[j]); the pairs share CQ
+ * @cq of device 0, which must hold a round's entries. Return how many
+ * writes did not succeed (their pairs are set up again).
+ */
+static unsigned int par_rounds(struct mr_pair *m, struct pair *y,
+			       const uint32_t *rk, const uint64_t *riova,
+			       uint32_t cq, uint64_t *wr)
+{
+	struct hl_nic_cq_poll_wait_out out;
+	struct hl_nic_cqe cqe[PAR_PAIRS * PAR_WRITES];
+	unsigned int bad = 0, got, round_bad;
+	int fd = m->p.s[0].fd, r, j, k;
+	struct nic_cs cs;
+	uint8_t *at;
+
+	for (r = 0; r < PAR_ROUNDS; r++) {
+		memset(&cs, 0, sizeof(cs));
+		for (j = 0; j < PAR_PAIRS; j++) {
+			assert_int_equal(buf_map(fd, &cs.cb[j], PAGE), 0);
+			at = cs.cb[j].ptr;
+			for (k = 0; k < PAR_WRITES; k++)
+				at += hlthunk_pkt_nic_write(at, y[j].s[0].conn,
+							    m->iova[0],
+							    m->lkey[0],
+							    riova[j] +
+							    k * PAR_BYTES,
+							    rk[j], PAR_BYTES,
+							    (*wr)++);
+			cs.len[j] = at - (uint8_t *)cs.cb[j].ptr;
+			cs.queue[j] = j;
+			cs.n++;
+		}
+		assert_int_equal(nic_cs_submit(fd, &cs, 0), 0);
+		nic_cs_wait(fd, &cs, WAIT_US, NULL);
+		nic_cs_free(fd, &cs);
+		round_bad = 0;
+		for (;;) {
+			memset(&out, 0, sizeof(out));
+			assert_int_equal(hlthunk_nic_cq_poll(fd, cq, cqe,
+							     sizeof(cqe) / sizeof(cqe[0]),
+							     &out), 0);
+			assert_int_equal(out.status, HL_NIC_CQ_STATUS_SUCCESS);
+			got = out.num_cqes;
+			if (!got)
+				break;
+			for (k = 0; k < (int)got; k++)
+				round_bad += cqe[k].status !=
+					     HL_NIC_CQE_STATUS_SUCCESS;
+			assert_int_equal(hlthunk_nic_cq_update_consumed_cqes(fd,
+									     cq,
+									     got),
+					 0);
+		}
+		if (round_bad)
+			for (j = 0; j < PAR_PAIRS; j++)
+				pair_rearm(&y[j]);
+		bad += round_bad;
+	}
+	return bad;
+}
+
+/*
+ * Honest parallel writes are not refused once a device used its free
+ * failures (issue 32 review). After HL_NIC_RKEY_FREE_FAILS failed checks
+ * the device is not backing off (no failure since), so a right key must
+ * land; yet "its checks run one at a time" was made by refusing a write
+ * whose check overlaps another's (REMOTE_ACCESS_ERR, both connections to
+ * ERR), so an honest peer that ever failed 16 checks against a context
+ * (stale keys over a long job), or any later owner of its device, sees
+ * right-key writes fail at random whenever they overlap. Four pairs
+ * between devices 0 and 1, a region of device 1 for each; 4 x 32 writes
+ * at once per round, before (all land: the control) and after the free
+ * failures.
+ */
+static void test_mr_sec_parallel_right_keys_after_free_fails(void **state)
+{
+	struct pair y[PAR_PAIRS];
+	uint32_t rk[PAR_PAIRS], lk[PAR_PAIRS], cq;
+	uint64_t riova[PAR_PAIRS], wr = 1;
+	struct reg_churn churn;
+	pthread_t t;
+	struct conn_params cp;
+	unsigned int before, after;
+	struct mr_pair m;
+	int i, j;
+
+	(void)state;
+	mr_pair_setup(&m, ACC_RW);
+	/* One CQ of device 0 that holds a round's entries */
+	assert_int_equal(hlthunk_nic_cq_create(m.p.s[0].fd, 256, &cq), 0);
+	m.p.s[0].cq = cq;
+	pair_rearm(&m.p);
+	y[0] = m.p;
+	rk[0] = m.rkey[1];
+	riova[0] = m.iova[1];
+	lk[0] = 0;
+	for (j = 1; j < PAR_PAIRS; j++) {
+		y[j] = m.p;
+		for (i = 0; i < 2; i++)
+			assert_int_equal(hlthunk_nic_alloc_conn(y[j].s[i].fd,
+								y[j].s[i].port,
+								&y[j].s[i].conn),
+					 0);
+		for (i = 0; i < 2; i++) {
+			pair_params(&y[j], i, &cp);
+			assert_int_equal(conn_connect(y[j].s[i].fd,
+						      y[j].s[i].conn, &cp), 0);
+		}
+		riova[j] = m.iova[1] + j * 64 * KB;
+		assert_int_equal(mr_reg_for(m.p.s[1].fd,
+					    m.d[1].va + MR_SIZE + j * 64 * KB,
+					    64 * KB, riova[j], ACC_RW,
+					    y[j].s[1].conn, &lk[j], &rk[j]), 0);
+	}
+
+	/* The victim's own registrations keep its key tables busy */
+	churn.fd = m.p.s[1].fd;
+	churn.va = m.d[1].va;
+	churn.stop = 0;
+	churn.n = 0;
+	assert_int_equal(pthread_create(&t, NULL, reg_churn_thread, &churn),
+			 0);
+	before = par_rounds(&m, y, rk, riova, cq, &wr);
+	print_message("before the free failures: %u of %d right-key writes refused\n",
+		      before, PAR_ROUNDS * PAR_PAIRS * PAR_WRITES);
+	assert_int_equal(before, 0);
+
+	for (i = 0; i < HL_NIC_RKEY_FREE_FAILS; i++) {
+		assert_int_equal(mr_try_write(&m, m.p.s[0].conn,
+					      m.rkey[1] ^ (0x9e3779b9u * (i + 1)),
+					      wr++), -EIO);
+		pair_rearm(&m.p);
+	}
+	y[0] = m.p;
+
+	after = par_rounds(&m, y, rk, riova, cq, &wr);
+	churn.stop = 1;
+	assert_int_equal(pthread_join(t, NULL), 0);
+	print_message("after the free failures (no backoff): %u of %d right-key writes refused (%lu registrations meanwhile)\n",
+		      after, PAR_ROUNDS * PAR_PAIRS * PAR_WRITES, churn.n);
+	assert_int_equal(after, 0);
+	for (j = 1; j < PAR_PAIRS; j++)
+		assert_int_equal(mr_dereg(m.p.s[1].fd, lk[j]), 0);
+	mr_pair_close(&m);
+}
+
+/*
+ * The backoff is the device's (issue 32 review): a new context on the
+ * attacker's device, with new connections, does not evade it, and so the
+ * device's next owner is shut out too. Device 0's first context fails
+ * rkey checks against device 1's until its backoff is 8 s, then closes;
+ * a new context of device 0 sets up a new pair and device 1 a region for
+ * it: its right key is refused until the 8 s have passed, then lands.
+ * REG_MR naming a connection of another context (the peer's, the closed
+ * context's) is -EINVAL.
+ */
+#define REOPEN_FAILS	(HL_NIC_RKEY_FREE_FAILS + 4)
+
+static void test_mr_sec_backoff_outlives_the_context(void **state)
+{
+	uint64_t wr = 1, t0 = 0, t, backoff_ns = 0;
+	uint32_t old_conn, lk, tries;
+	uint8_t pat[PAGE], zero[PAGE];
+	struct conn_params cp;
+	struct mr_pair m;
+	int i;
+
+	(void)state;
+	mr_pair_setup(&m, ACC_RW);
+	for (i = 1; i <= REOPEN_FAILS; i++) {
+		if (backoff_ns)
+			usleep(backoff_ns / 1000 + 300000);
+		assert_int_equal(mr_try_write(&m, m.p.s[0].conn,
+					      m.rkey[1] ^ (0x9e3779b9u * i),
+					      wr++), -EIO);
+		t0 = hltests_now_ns();
+		pair_rearm(&m.p);
+		backoff_ns = i > HL_NIC_RKEY_FREE_FAILS ?
+			(uint64_t)HL_NIC_RKEY_BACKOFF_MIN_MS * 1000000 <<
+			(i - HL_NIC_RKEY_FREE_FAILS - 1) : 0;
+	}
+	print_message("%d failures, backoff %" PRIu64 " ms\n", REOPEN_FAILS,
+		      backoff_ns / 1000000);
+
+	/* The attacker's context goes; device 0's next one */
+	old_conn = m.p.s[0].conn;
+	fd_close(m.p.s[0].fd);
+	side_open(&m.p.s[0], 0);
+	assert_int_equal(nic_port_to(m.p.s[0].fd, m.p.s[1].module_id,
+				     &m.p.s[0].port, &m.p.s[0].peer_addr), 0);
+	assert_int_equal(hlthunk_nic_cq_create(m.p.s[0].fd, 64,
+					       &m.p.s[0].cq), 0);
+	for (i = 0; i < 2; i++)
+		assert_int_equal(hlthunk_nic_alloc_conn(m.p.s[i].fd,
+							m.p.s[i].port,
+							&m.p.s[i].conn), 0);
+	for (i = 0; i < 2; i++) {
+		pair_params(&m.p, i, &cp);
+		assert_int_equal(conn_connect(m.p.s[i].fd, m.p.s[i].conn, &cp),
+				 0);
+	}
+	hltests_dram_map(m.p.s[0].fd, &m.d[0], 3 * MR_SIZE, false);
+	/* Another context's connection IDs are not this one's */
+	assert_int_equal(mr_reg_for(m.p.s[0].fd, m.d[0].va + MR_SIZE, MR_SIZE,
+				    m.iova[0], ACC_RW, m.p.s[1].conn, &m.lkey[0],
+				    &m.rkey[0]), -EINVAL);
+	assert_int_equal(mr_reg_for(m.p.s[0].fd, m.d[0].va + MR_SIZE, MR_SIZE,
+				    m.iova[0], ACC_RW, old_conn, &m.lkey[0],
+				    &m.rkey[0]), -EINVAL);
+	assert_int_equal(mr_reg(m.p.s[0].fd, m.d[0].va + MR_SIZE, MR_SIZE,
+				m.iova[0], ACC_LW, &m.lkey[0], &m.rkey[0]), 0);
+	assert_int_equal(mr_reg_for(m.p.s[1].fd, m.d[1].va + MR_SIZE, MR_SIZE,
+				    m.iova[1], ACC_RW, m.p.s[1].conn, &lk,
+				    &m.rkey[1]), 0);
+	memset(pat, 0x5c, sizeof(pat));
+	memset(zero, 0, sizeof(zero));
+	hltests_write_device(m.p.s[0].fd, m.d[0].va + MR_SIZE, pat, PAGE);
+
+	/* The right key of the new pair, within the backoff: refused */
+	mr_dst_zero(&m);
+	assert_int_equal(mr_try_write(&m, m.p.s[0].conn, m.rkey[1], wr++),
+			 -EIO);
+	t = hltests_now_ns() - t0;
+	print_message("new context of device 0: its right key refused %" PRIu64 " ms after the last failure\n",
+		      t / 1000000);
+	assert_true(t < backoff_ns);
+	mr_dst_check(&m, zero, "the device's new context within the backoff");
+	/* Then it lands, but not before the backoff passed */
+	for (tries = 0;; tries++) {
+		assert_true(tries < 1000);
+		pair_rearm(&m.p);
+		usleep(100000);
+		if (!mr_try_write(&m, m.p.s[0].conn, m.rkey[1], wr++))
+			break;
+	}
+	t = hltests_now_ns() - t0;
+	print_message("new context of device 0: its right key landed %" PRIu64 " ms after the last failure (%u refused)\n",
+		      t / 1000000, tries + 1);
+	assert_true(t >= backoff_ns);
+	mr_dst_check(&m, pat, "the device's new context after the backoff");
+	assert_int_equal(mr_dereg(m.p.s[1].fd, lk), 0);
+	mr_pair_close(&m);
+}
+
 const struct CMUnitTest nic_mr_tests[] = {
 	NIC_TEST2(test_mr_reg_dereg_errnos),
 	NIC_TEST2(test_mr_write_and_write_imm_bit_exact),
@@ -1123,6 +1402,8 @@ const struct CMUnitTest nic_mr_tests[] = {
 	NIC_TEST2(test_mr_sec_rkey_guesses_back_off),
 	NIC_TEST2(test_mr_sec_region_only_its_connection),
 	NIC_TEST2(test_mr_sec_binding_ends_with_destroy_conn),
+	NIC_TEST2(test_mr_sec_parallel_right_keys_after_free_fails),
+	NIC_TEST2(test_mr_sec_backoff_outlives_the_context),
 };
 
 const size_t nic_mr_tests_num =

@@ -1312,8 +1312,9 @@ enum hl_nic_conn_state {
  * HL_NIC_RKEY_BACKOFF_MAX_MS) milliseconds: a write from it in that time
  * lands nothing and is not checked (REMOTE_ACCESS_ERR, also with the right
  * key), and once past the free failures its writes are checked one at a
- * time (a write while another is being checked is refused so). The count
- * does not go down; it goes with the context. Each checked failure sends
+ * time (a write while another is being checked waits for it; a right key
+ * outside the backoff lands). The count does not go down; it goes with
+ * the context. Each checked failure sends
  * HL_NOTIFIER_EVENT_NIC_KEY_FAULT to the context's device.
  */
 #define HL_NIC_RKEY_FREE_FAILS		16

@@ -306,7 +306,10 @@ struct hl_fpriv {
  *	none of its locks held); a context's NIC key tables' lock
  *	(hl_nic_mr_keys.lock, nic_mr.c), taken under hl_nic_ctx.mr_lock or
  *	alone, nothing under it (the rkey check takes hl_nic_conn.lock and
- *	sends its event after it let it go)
+ *	sends its event after it let it go); a context's
+ *	hl_nic_mr_keys.check_lock (a mutex, the rkey checks of devices past
+ *	their free failures, one at a time) is taken by the data path with
+ *	no lock held, and only the key tables' lock is taken under it
  *   hl_emu_qp.lock (a QP context's, emu_nic_qp.c: taken under
  *	hl_nic_conn.lock when the core programs or queries it
  *	(asic_funcs->nic_qp_program, nic_qp_query), else alone; never two at

@@ -1385,6 +1385,7 @@ void hl_nic_ctx_fini(struct hl_ctx *ctx)
 	xa_destroy(&nic->conns);
 	xa_destroy(&nic->cqs);
 	put_pid(nic->owner);
+	mutex_destroy(&nic->mr_keys.check_lock);
 	mutex_destroy(&nic->mr_lock);
 	mutex_destroy(&nic->lock);
 }

@@ -194,6 +194,7 @@ void hl_nic_mr_ctx_init(struct hl_ctx *ctx)
 	struct hl_nic_mr_keys *keys = &ctx->nic.mr_keys;
 
 	spin_lock_init(&keys->lock);
+	mutex_init(&keys->check_lock);
 	hash_init(keys->lkeys);
 	hash_init(keys->rkeys);
 	memset(keys->guards, 0, sizeof(keys->guards));
@@ -466,21 +467,29 @@ int hl_nic_mr_lookup(struct hl_ctx *ctx, u32 lkey, u64 va, u64 len,
 }
 
 /*
- * The guard of @from against @ctx: may a check run now? Past the free
- * failures only one at a time, and none before the backoff ends.
+ * The guard of @from against @ctx: may a check run now? None before the
+ * backoff ends; past the free failures one at a time: a check waits for
+ * the one running (keys->check_lock, held until hl_nic_mr_guard_exit()),
+ * so that the failure of the first sets the backoff the next sees, and a
+ * right key that overlaps another check still lands.
  */
 static bool hl_nic_mr_guard_enter(struct hl_nic_mr_keys *keys,
 				  struct hl_nic_mr_guard *g, bool *held)
 {
 	bool ok = true;
 
-	spin_lock(&keys->lock);
-	if (g->fails >= HL_NIC_RKEY_FREE_FAILS) {
-		ok = !g->busy && !time_before(jiffies, g->until);
-		g->busy = ok;
-		*held = ok;
+	if (READ_ONCE(g->fails) >= HL_NIC_RKEY_FREE_FAILS) {
+		mutex_lock(&keys->check_lock);
+		*held = true;
 	}
+	spin_lock(&keys->lock);
+	if (g->fails >= HL_NIC_RKEY_FREE_FAILS)
+		ok = !time_before(jiffies, g->until);
 	spin_unlock(&keys->lock);
+	if (!ok && *held) {
+		mutex_unlock(&keys->check_lock);
+		*held = false;
+	}
 	return ok;
 }
 
@@ -492,16 +501,16 @@ static u32 hl_nic_mr_guard_exit(struct hl_nic_mr_keys *keys,
 	u32 ms = 0;
 
 	spin_lock(&keys->lock);
-	if (held)
-		g->busy = false;
 	if (failed) {
 		if (g->fails < U32_MAX)
-			g->fails++;
+			WRITE_ONCE(g->fails, g->fails + 1);
 		ms = hl_nic_mr_backoff_ms(g->fails);
 		if (ms)
 			g->until = jiffies + msecs_to_jiffies(ms);
 	}
 	spin_unlock(&keys->lock);
+	if (held)
+		mutex_unlock(&keys->check_lock);
 	return ms;
 }
 

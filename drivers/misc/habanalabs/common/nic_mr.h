@@ -45,6 +45,7 @@
 #include <linux/hashtable.h>
 #include <linux/kref.h>
 #include <linux/list.h>
+#include <linux/mutex.h>
 #include <linux/rwsem.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
@@ -66,13 +67,10 @@ struct hl_vm_mapping;
  * against a context.
  * @fails: checks that failed; saturates.
  * @until: jiffies before which the device's writes are not checked.
- * @busy: a check of the device's is running (past the free failures, one
- *	at a time).
  */
 struct hl_nic_mr_guard {
 	unsigned long until;
 	u32 fails;
-	bool busy;
 };
 
 /**
@@ -82,10 +80,14 @@ struct hl_nic_mr_guard {
  *	lock of the driver's.
  * @lkeys: regions by lkey (hl_nic_mr.lnode).
  * @rkeys: regions by rkey (hl_nic_mr.rnode).
+ * @check_lock: Serialises the rkey checks of the devices past their free
+ *	failures (held around one check, hl_nic_mr_lookup_remote(); the
+ *	data path takes it with no other lock held, and @lock under it).
  * @guards: by the requesting device's ID.
  */
 struct hl_nic_mr_keys {
 	spinlock_t lock; /* Protects: lkeys, rkeys, guards */
+	struct mutex check_lock; /* Serialises: checks past the free failures */
 	DECLARE_HASHTABLE(lkeys, HL_NIC_MR_HASH_BITS);
 	DECLARE_HASHTABLE(rkeys, HL_NIC_MR_HASH_BITS);
 	struct hl_nic_mr_guard guards[HL_NIC_MR_MAX_PEERS];
