@@ -91,6 +91,7 @@
 
 #include "habanalabs.h"
 #include "context.h"
+#include "debug.h"
 #include "device.h"
 #include "dmabuf.h"
 #include "fault.h"

@@ -42,6 +42,7 @@
 
 #include "habanalabs.h"
 #include "context.h"
+#include "debug.h"
 #include "fault.h"
 #include "memory.h"
 #include "nic.h"

@@ -23,6 +23,7 @@
 #include <linux/vmalloc.h>
 
 #include "emu.h"
+#include "../common/debug.h"
 #include "../common/device.h"
 #include "../common/mmu.h"
 

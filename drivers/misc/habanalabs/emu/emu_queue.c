@@ -40,6 +40,7 @@
 #include "emu.h"
 #include "../common/command_submission.h"
 #include "../common/context.h"
+#include "../common/debug.h"
 #include "../common/device.h"
 
 /* The packets as the engine reads them: little-endian */
@@ -622,8 +623,7 @@ static void hl_emu_queue_work(struct work_struct *work)
 		 */
 		cookie = dma_fence_begin_signalling();
 		/* TEST ONLY: what the annotation is there to catch */
-		if (hl_bug_injected(HL_INJECT_SIGNAL_ALLOC))
-			kfree(kmalloc(64, GFP_KERNEL));
+		hl_bug_signal_alloc();
 		rc = hl_emu_run_job(q, job);
 
 		spin_lock(&q->lock);
