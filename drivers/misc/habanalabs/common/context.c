@@ -27,6 +27,7 @@
 #include "habanalabs.h"
 #include "command_submission.h"
 #include "context.h"
+#include "counters.h"
 #include "debug.h"
 #include "device.h"
 #include "dmabuf.h"

@@ -269,7 +269,7 @@ struct hl_fpriv {
  *	for them holding only the locks above hl_ctx.gate), then
  *	hl_device.engine_access_rwsem (an engine access: a backend takes it
  *	only through hl_device_hw_access_begin(), hl_device_hw_enter() and
- *	hl_device_hw_enter_pair(), device.c, and hl_device_hw_quiesce()
+ *	hl_device_hw_enter_pair(), engine_access.c, and hl_device_hw_quiesce()
  *	waits for the accesses; the NIC data path holds no NIC lock around
  *	one; an engine queue's worker holds no other lock around it). Two
  *	devices' accesses are held at once only by the NIC's step, through

@@ -25,6 +25,7 @@
 #include "emu.h"
 #include "../common/debug.h"
 #include "../common/device.h"
+#include "../common/engine_access.h"
 #include "../common/mmu.h"
 
 #define T_HBM_SIZE		SZ_32M

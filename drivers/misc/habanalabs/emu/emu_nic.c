@@ -86,6 +86,7 @@
 #include "../common/context.h"
 #include "../common/debug.h"
 #include "../common/device.h"
+#include "../common/engine_access.h"
 #include "../common/nic_mr.h"
 
 #define HL_EMU_NIC_ADDR_BASE	0x02484c000000ull

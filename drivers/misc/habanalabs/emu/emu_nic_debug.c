@@ -11,6 +11,7 @@
 #include "../common/command_submission.h"
 #include "../common/context.h"
 #include "../common/device.h"
+#include "../common/engine_access.h"
 #include "../common/nic_mr.h"
 
 /*

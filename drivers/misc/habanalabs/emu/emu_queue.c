@@ -40,8 +40,10 @@
 #include "emu.h"
 #include "../common/command_submission.h"
 #include "../common/context.h"
+#include "../common/counters.h"
 #include "../common/debug.h"
 #include "../common/device.h"
+#include "../common/engine_access.h"
 
 /* The packets as the engine reads them: little-endian */
 struct hl_emu_pkt_hdr {
