@@ -15,6 +15,7 @@
 #include <kunit/test.h>
 
 #include "emu.h"
+#include "emu_nic.h"
 #include "../common/nic.h"
 
 #define T_INIT		HL_NIC_CONN_STATE_INIT

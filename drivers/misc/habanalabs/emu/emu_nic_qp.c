@@ -41,6 +41,7 @@
 #include <linux/xarray.h>
 
 #include "emu.h"
+#include "emu_nic.h"
 #include "../common/context.h"
 #include "../common/device.h"
 #include "../common/nic.h"

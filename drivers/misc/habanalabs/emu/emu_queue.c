@@ -38,6 +38,8 @@
 #include <linux/slab.h>
 
 #include "emu.h"
+#include "emu_nic.h"
+#include "emu_reduce.h"
 #include "../common/command_submission.h"
 #include "../common/context.h"
 #include "../common/counters.h"
