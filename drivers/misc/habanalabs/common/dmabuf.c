@@ -187,6 +187,7 @@ struct hl_dmabuf_quarantine {
 };
 
 /* The quarantined exports of every device */
+/* Protects: hl_dmabuf_quarantines, hl_vm_phys_pg_pack.quarantines */
 static DEFINE_MUTEX(hl_dmabuf_quarantine_lock);
 static LIST_HEAD(hl_dmabuf_quarantines); /* hl_dmabuf_quarantine_lock */
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * habanalabs emu: the NIC ports, the fabric between the emulated devices of
- * the host, and the NIC engine that runs HL_PKT_NIC_SEND/HL_PKT_NIC_RECV.
+ * the host, and the NIC engine that runs HL_PKT_NIC_SEND, HL_PKT_NIC_RECV,
+ * HL_PKT_NIC_WRITE and HL_PKT_NIC_WRITE_IMM.
  *
  * Ports and fabric: each device has HL_EMU_NIC_PORTS ports. Port P of the
  * device with module id D has the address 02:48:4c:00:D:P (as a number,
@@ -54,6 +55,15 @@
  * hl_emu_send_peer_flushed()) and the link. Every wait is a sleep of at
  * most HL_EMU_NIC_WAIT_SLICE in one of emu_nic_qp.c's wait calls: events
  * wake it at once, and the checks above bound it.
+ *
+ * A WRITE or WRITE_IMM (hl_emu_nic_exec_write()) takes the same steps:
+ * its lkey is checked in this context before the wire, its rkey in the
+ * peer connection's context once matched (hl_nic_mr_lookup(),
+ * common/nic_mr.c), and each step of the copy runs inside both regions'
+ * access sections. At matching a WRITE takes no receive; a WRITE_IMM takes
+ * the oldest posted one, which its completion fills with the immediate
+ * value (the bytes land in the region). The test-only two-copy step
+ * (nic_two_copies) is in emu_nic_debug.c.
  *
  * A RECV posts its receive (hl_emu_recv_post()) and waits for it to be
  * DONE. A POSTED receive is withdrawn by its poster (timeout, stop, link
@@ -462,7 +472,11 @@ int hl_emu_nic_check_remote(struct hl_device *hdev, u32 port, u64 remote_addr)
 	return rc;
 }
 
-/* Serialises the link switches, so that each change is told once */
+/*
+ * Serialises the link switches, so that each change is told once.
+ * Protects: the read of the link's state before a switch, the write of
+ * hl_emu_nic_port.admin_up and the event of the change, as one step
+ */
 static DEFINE_MUTEX(hl_emu_link_switch_lock);
 
 static ssize_t hl_emu_link_read(struct file *f, char __user *buf, size_t n,
