@@ -33,7 +33,7 @@
 
 #include <uapi/misc/habanalabs_pkt.h>
 
-#include "../common/habanalabs.h"
+#include "../common/asic.h"
 #include "emu_mmu.h"
 
 struct hl_emu_nic;

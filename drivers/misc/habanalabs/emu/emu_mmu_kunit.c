@@ -23,10 +23,6 @@
 #include <linux/vmalloc.h>
 
 #include "emu.h"
-#include "../common/debug.h"
-#include "../common/device.h"
-#include "../common/engine_access.h"
-#include "../common/mmu.h"
 
 #define T_HBM_SIZE		SZ_32M
 #define T_PGT_SIZE		SZ_4M

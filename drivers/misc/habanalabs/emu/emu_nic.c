@@ -92,12 +92,6 @@
 
 #include "emu.h"
 #include "emu_nic.h"
-#include "../common/command_submission.h"
-#include "../common/context.h"
-#include "../common/debug.h"
-#include "../common/device.h"
-#include "../common/engine_access.h"
-#include "../common/nic_mr.h"
 
 #define HL_EMU_NIC_ADDR_BASE	0x02484c000000ull
 #define HL_EMU_NIC_ADDR_LOW	0xffffull
@@ -547,7 +541,7 @@ void hl_emu_nic_debugfs_init(struct hl_device *hdev, struct dentry *root)
 
 static long hl_emu_nic_slice(struct hl_cs_job *job)
 {
-	long left = (long)(job->deadline - jiffies);
+	long left = (long)(hl_cs_job_deadline(job) - jiffies);
 
 	return clamp_t(long, left, 1, HL_EMU_NIC_WAIT_SLICE);
 }
@@ -667,7 +661,7 @@ static void hl_emu_nic_local_fault(struct hl_emu_nic_xfer *x, u64 va)
 {
 	hl_dbg(x->q->emu->hdev, MMU,
 	       "queue %u: MMU fault, NIC read at VA 0x%llx\n", x->q->id, va);
-	hl_ctx_record_fault(x->job->ctx, va, x->q->id, false);
+	hl_ctx_record_fault(hl_cs_job_ctx(x->job), va, x->q->id, false);
 }
 
 /*
@@ -737,7 +731,7 @@ static u32 hl_emu_nic_step(struct hl_emu_nic_xfer *x, u64 src, u64 dst,
 {
 	struct hl_emu_queue *q = x->q;
 	struct hl_device *hdev = q->emu->hdev, *peer_hdev = x->peer->hdev;
-	u32 asid = x->job->ctx->asid, held, status;
+	u32 asid = hl_cs_job_asid(x->job), held, status;
 	struct hl_emu_span s, d;
 	bool entered;
 	int idx;
@@ -774,8 +768,9 @@ static u32 hl_emu_nic_step(struct hl_emu_nic_xfer *x, u64 src, u64 dst,
 			status = HL_NIC_CQE_STATUS_LOCAL_FAULT;
 			break;
 		}
-		if (hl_emu_mmu_span(to_emu(peer_hdev), NULL, x->rctx->asid,
-				    dst + *done, s.len, &d)) {
+		if (hl_emu_mmu_span(to_emu(peer_hdev), NULL,
+				    hl_ctx_asid(x->rctx), dst + *done, s.len,
+				    &d)) {
 			status = HL_NIC_CQE_STATUS_REMOTE_FAULT;
 			break;
 		}
@@ -873,7 +868,8 @@ int hl_emu_nic_exec_send(struct hl_emu_queue *q, struct hl_cs_job *job,
 
 	if (x.size > HL_NIC_MAX_MSG_SIZE)
 		return -EINVAL;
-	x.qp = hl_emu_qp_get(x.nic, job->ctx, le32_to_cpu(pkt->conn_id));
+	x.qp = hl_emu_qp_get(x.nic, hl_cs_job_ctx(job),
+			     le32_to_cpu(pkt->conn_id));
 	if (!x.qp)
 		return -EINVAL;
 
@@ -956,7 +952,8 @@ int hl_emu_nic_exec_recv(struct hl_emu_queue *q, struct hl_cs_job *job,
 
 	if (wr.size > HL_NIC_MAX_MSG_SIZE)
 		return -EINVAL;
-	qp = hl_emu_qp_get(q->emu->nic, job->ctx, le32_to_cpu(pkt->conn_id));
+	qp = hl_emu_qp_get(q->emu->nic, hl_cs_job_ctx(job),
+			   le32_to_cpu(pkt->conn_id));
 	if (!qp)
 		return -EINVAL;
 
@@ -1013,7 +1010,8 @@ int hl_emu_nic_exec_write(struct hl_emu_queue *q, struct hl_cs_job *job,
 	if (x.size > HL_NIC_MAX_MSG_SIZE || pkt->pad ||
 	    (!imm && pkt->imm_data))
 		return -EINVAL;
-	x.qp = hl_emu_qp_get(x.nic, job->ctx, le32_to_cpu(pkt->conn_id));
+	x.qp = hl_emu_qp_get(x.nic, hl_cs_job_ctx(job),
+			     le32_to_cpu(pkt->conn_id));
 	if (!x.qp)
 		return -EINVAL;
 
@@ -1024,8 +1022,9 @@ int hl_emu_nic_exec_write(struct hl_emu_queue *q, struct hl_cs_job *job,
 				   le32_to_cpu(pkt->imm_data));
 	/* The requester's key, before anything goes on the wire */
 	if (!status && x.size) {
-		rc = hl_nic_mr_lookup(job->ctx, le32_to_cpu(pkt->lkey), false,
-				      0, laddr, x.size, &x.lmr, &x.addr);
+		rc = hl_nic_mr_lookup(hl_cs_job_ctx(job),
+				      le32_to_cpu(pkt->lkey), false, 0, laddr,
+				      x.size, &x.lmr, &x.addr);
 		if (rc) {
 			hl_dbg(q->emu->hdev, NIC,
 			       "queue %u: WRITE lkey 0x%x, VA 0x%llx + %llu: %d\n",

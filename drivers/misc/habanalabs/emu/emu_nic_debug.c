@@ -8,11 +8,6 @@
 
 #include "emu.h"
 #include "emu_nic.h"
-#include "../common/command_submission.h"
-#include "../common/context.h"
-#include "../common/device.h"
-#include "../common/engine_access.h"
-#include "../common/nic_mr.h"
 
 /*
  * TEST ONLY (nic_two_copies): the step as it was, each byte copied twice.
@@ -44,8 +39,9 @@ static u32 hl_emu_nic_write_peer(struct hl_emu_nic_xfer *x, u64 va, u64 len,
 			status = HL_NIC_CQE_STATUS_SUCCESS;
 			for (; *done < len; *done += d.len) {
 				if (hl_emu_mmu_span(to_emu(peer_hdev), NULL,
-						    x->rctx->asid, va + *done,
-						    len - *done, &d)) {
+						    hl_ctx_asid(x->rctx),
+						    va + *done, len - *done,
+						    &d)) {
 					status = HL_NIC_CQE_STATUS_REMOTE_FAULT;
 					break;
 				}
@@ -99,7 +95,8 @@ u32 hl_emu_nic_step_bounce(struct hl_emu_nic_xfer *x, u64 src, u64 dst,
 	*done = 0;
 	if (x->lmr && !hl_nic_mr_access_begin(x->lmr))
 		return HL_NIC_CQE_STATUS_LOCAL_PROT_ERR;
-	rc = hl_emu_nic_read_local(x->q, x->job->ctx->asid, src, len, &got);
+	rc = hl_emu_nic_read_local(x->q, hl_cs_job_asid(x->job), src, len,
+				   &got);
 	if (x->lmr)
 		hl_nic_mr_access_end(x->lmr);
 	if (got)

@@ -16,7 +16,6 @@
 
 #include "emu.h"
 #include "emu_nic.h"
-#include "../common/nic.h"
 
 #define T_INIT		HL_NIC_CONN_STATE_INIT
 #define T_RTR		HL_NIC_CONN_STATE_RTR

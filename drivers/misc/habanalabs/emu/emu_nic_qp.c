@@ -42,9 +42,6 @@
 
 #include "emu.h"
 #include "emu_nic.h"
-#include "../common/context.h"
-#include "../common/device.h"
-#include "../common/nic.h"
 
 static void hl_emu_qp_release(struct kref *ref)
 {
