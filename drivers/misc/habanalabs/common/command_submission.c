@@ -521,6 +521,44 @@ int hl_cs_ioctl(struct hl_fpriv *fpriv, void *data, struct hl_ioctl_call *call)
 	return 0;
 }
 
+/**
+ * hl_events_cs_ioctl - HL_IOCTL_CS, counting the calls it refuses.
+ * @fpriv: the compute node's open file.
+ * @data: union hl_cs_args.
+ * @call: the ioctl call.
+ *
+ * Return: what hl_cs_ioctl() returns.
+ */
+int hl_events_cs_ioctl(struct hl_fpriv *fpriv, void *data,
+		       struct hl_ioctl_call *call)
+{
+	struct hl_dev_counters *c = &fpriv->hdev->counters;
+	int rc = hl_cs_ioctl(fpriv, data, call);
+	enum hl_cs_drop why;
+
+	switch (rc) {
+	case 0:
+	case -EINTR:
+		return rc;
+	case -ENOMEM:
+		why = HL_CS_DROP_OUT_OF_MEM;
+		break;
+	case -EAGAIN:
+		why = HL_CS_DROP_MAX_IN_FLIGHT;
+		break;
+	case -ENODEV:
+		why = HL_CS_DROP_DEVICE_IN_RESET;
+		break;
+	default:
+		why = HL_CS_DROP_VALIDATION;
+		break;
+	}
+	atomic64_inc(&c->cs_drops[why]);
+	if (fpriv->ctx && why != HL_CS_DROP_DEVICE_IN_RESET)
+		atomic64_inc(&fpriv->ctx->cs_drops[why]);
+	return rc;
+}
+
 /* WAIT_CS timeout: 0 polls; U32_MAX us (71 minutes) and above: no limit */
 static long hl_cs_wait_jiffies(u64 timeout_us)
 {

@@ -47,6 +47,8 @@ struct hl_cs_job {
 };
 
 int hl_cs_ioctl(struct hl_fpriv *fpriv, void *data, struct hl_ioctl_call *call);
+int hl_events_cs_ioctl(struct hl_fpriv *fpriv, void *data,
+		       struct hl_ioctl_call *call);
 int hl_wait_cs_ioctl(struct hl_fpriv *fpriv, void *data,
 		     struct hl_ioctl_call *call);
 int hl_cs_ctx_init(struct hl_ctx *ctx);

@@ -27,6 +27,8 @@
 #include "habanalabs.h"
 #include "command_submission.h"
 #include "context.h"
+#include "counters.h"
+#include "debug.h"
 #include "device.h"
 #include "dmabuf.h"
 #include "memory.h"
@@ -41,8 +43,7 @@ static void hl_ctx_release_work(struct work_struct *work)
 	hl_ctx_teardown(ctx);
 	hl_nic_ctx_fini(ctx);
 	hl_cb_ctx_destroy(ctx);
-	if (hl_bug_injected(HL_INJECT_LEAK))
-		ctx->injected_leak = kmalloc(64, GFP_KERNEL);
+	hl_bug_ctx_leak(ctx);
 	kfree(ctx);
 	atomic_dec(&hdev->contexts_alive);
 	hl_device_put(hdev);

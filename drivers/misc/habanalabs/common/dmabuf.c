@@ -91,6 +91,7 @@
 
 #include "habanalabs.h"
 #include "context.h"
+#include "debug.h"
 #include "device.h"
 #include "dmabuf.h"
 #include "fault.h"
@@ -191,6 +192,7 @@ struct hl_dmabuf_quarantine {
 };
 
 /* The quarantined exports of every device */
+/* Protects: hl_dmabuf_quarantines, hl_vm_phys_pg_pack.quarantines */
 static DEFINE_MUTEX(hl_dmabuf_quarantine_lock);
 static LIST_HEAD(hl_dmabuf_quarantines); /* hl_dmabuf_quarantine_lock */
 

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * habanalabs: device events to user space (HL_INFO_REGISTER_EVENTFD,
- * HL_INFO_UNREGISTER_EVENTFD, HL_INFO_GET_EVENTS) and the device's counters
- * (HL_INFO_RESET_COUNT, _CS_COUNTERS, _OPEN_STATS, _DEVICE_UTILIZATION,
- * _TIME_SYNC).
+ * HL_INFO_UNREGISTER_EVENTFD, HL_INFO_GET_EVENTS), the records of the last
+ * ones (HL_INFO_HW_EVENTS, _CS_TIMEOUT_EVENT, _UNDEFINED_OPCODE_EVENT), the
+ * INFO dispatch of those and of the device's counters (counters.h), and
+ * the counters' state.
  */
 #ifndef HL_EVENTS_H_
 #define HL_EVENTS_H_
@@ -105,12 +106,7 @@ void hl_events_send_ctx(struct hl_ctx *ctx, u64 events);
 void hl_events_cs_failed(struct hl_ctx *ctx, u64 seq, int error);
 void hl_events_undefined_opcode(struct hl_ctx *ctx, u32 queue, u64 cb_va);
 void hl_events_device_reset(struct hl_device *hdev, struct hl_fpriv *killed);
-void hl_events_ctx_open(struct hl_device *hdev);
-void hl_events_ctx_release_begin(struct hl_device *hdev);
-void hl_events_ctx_release_end(struct hl_device *hdev);
-int hl_events_cs_ioctl(struct hl_fpriv *fpriv, void *data,
-		       struct hl_ioctl_call *call);
-void hl_events_job_start(struct hl_device *hdev);
-void hl_events_job_end(struct hl_device *hdev);
+int hl_events_copy(struct hl_ioctl_call *call, struct hl_info_args *args,
+		   const void *src, u32 size);
 
 #endif /* HL_EVENTS_H_ */

@@ -269,7 +269,7 @@ struct hl_fpriv {
  *	for them holding only the locks above hl_ctx.gate), then
  *	hl_device.engine_access_rwsem (an engine access: a backend takes it
  *	only through hl_device_hw_access_begin(), hl_device_hw_enter() and
- *	hl_device_hw_enter_pair(), device.c, and hl_device_hw_quiesce()
+ *	hl_device_hw_enter_pair(), engine_access.c, and hl_device_hw_quiesce()
  *	waits for the accesses; the NIC data path holds no NIC lock around
  *	one; an engine queue's worker holds no other lock around it). Two
  *	devices' accesses are held at once only by the NIC's step, through
@@ -469,75 +469,6 @@ extern unsigned int hl_timeout_locked;
 extern unsigned int hl_job_timeout_max;
 extern unsigned int hl_max_pending_cs;
 extern char *hl_nic_links;
-
-/*
- * TEST ONLY knobs, module parameters only with CONFIG_HABANALABS_DEBUG
- * (setting one taints the kernel); without it, the stubs below say "off"
- * and the compiler drops what they guard.
- *
- * inject_bug: bugs planted on purpose so that the debug-kernel lane can
- * show it catches them.
- */
-#define HL_INJECT_LEAK		BIT(0)	/* leak an allocation per context */
-#define HL_INJECT_RESV_COPY	BIT(1)	/* copy_to_user under a dma_resv lock */
-#define HL_INJECT_SIGNAL_ALLOC	BIT(2)	/* GFP_KERNEL in fence signalling */
-#define HL_INJECT_MR_NO_SYNC	BIT(3)	/* NIC DEREG_MR does not wait for writes */
-#define HL_INJECT_EARLY_RELEASE	BIT(4)	/* no quarantine for late fences */
-#define HL_INJECT_MR_ANY_CONN	BIT(5)	/* NIC rkey not bound to its connection */
-
-/* The KUnit suite's PRNG seed without the kunit_seed parameter */
-#define HL_KUNIT_SEED_DEFAULT	42
-
-#if IS_ENABLED(CONFIG_HABANALABS_DEBUG)
-extern unsigned int hl_inject_bug;
-extern bool hl_dmabuf_raw_bar_addresses;
-extern unsigned long hl_kunit_seed;
-extern bool hl_nic_two_copies_on;
-
-/* Whether bug @bug (HL_INJECT_*) is planted (inject_bug) */
-static inline bool hl_bug_injected(unsigned int bug)
-{
-	return unlikely(hl_inject_bug & bug);
-}
-
-/* Whether exports carry raw BAR addresses (dmabuf_raw_bar_addresses) */
-static inline bool hl_dmabuf_raw_bar(void)
-{
-	return unlikely(hl_dmabuf_raw_bar_addresses);
-}
-
-/* The emulated MMU KUnit suite's seed (kunit_seed) */
-static inline unsigned long hl_kunit_seed_get(void)
-{
-	return hl_kunit_seed;
-}
-
-/* Whether the emulated NIC copies each byte twice (nic_two_copies) */
-static inline bool hl_nic_two_copies(void)
-{
-	return unlikely(READ_ONCE(hl_nic_two_copies_on));
-}
-#else
-static inline bool hl_bug_injected(unsigned int bug)
-{
-	return false;
-}
-
-static inline bool hl_dmabuf_raw_bar(void)
-{
-	return false;
-}
-
-static inline unsigned long hl_kunit_seed_get(void)
-{
-	return HL_KUNIT_SEED_DEFAULT;
-}
-
-static inline bool hl_nic_two_copies(void)
-{
-	return false;
-}
-#endif /* CONFIG_HABANALABS_DEBUG */
 
 /* emu/emu.c */
 extern const struct hl_asic_funcs hl_emu_funcs;

@@ -141,32 +141,6 @@ module_param_named(debug_mask, hl_dbg_mask, uint, 0644);
 MODULE_PARM_DESC(debug_mask,
 		 "Debug message categories hl_dbg() prints (then subject to dynamic debug): 0x1 device, 0x2 memory, 0x4 CS, 0x8 dma-buf, 0x10 NIC, 0x20 emulated engines, 0x40 MMU faults (default: 0x7f, all)");
 
-/* TEST ONLY (CONFIG_HABANALABS_DEBUG): setting one taints the kernel */
-#if IS_ENABLED(CONFIG_HABANALABS_DEBUG)
-unsigned int hl_inject_bug;
-module_param_named_unsafe(inject_bug, hl_inject_bug, uint, 0444);
-MODULE_PARM_DESC(inject_bug,
-		 "TEST ONLY, plants a bug for the debug-kernel lane to catch: 1 = leak an allocation per released context (kmemleak), 2 = copy INFO results to user space under a dma-buf reservation lock (lockdep), 4 = allocate with GFP_KERNEL in the engine's fence-signalling section (lockdep), 8 = NIC DEREG_MR does not wait for the writes in flight into the region (tests/nic's negative control), 16 = release a revoked export's memory with its last reference although fences that may guard it have not signalled (tests/owners/negative-control), 32 = the NIC responder lets a region's rkey work over any connection of its context, not only the one it was registered for (tests/nic's negative control) (default: 0)");
-
-bool hl_nic_two_copies_on;
-module_param_named_unsafe(nic_two_copies, hl_nic_two_copies_on, bool, 0644);
-MODULE_PARM_DESC(nic_two_copies,
-		 "TEST ONLY, for benchmarks: the emulated NIC copies each byte twice, through a bounce buffer, one device's engine access at a time, as before it moved each byte once; may change at any time (default: false)");
-
-bool hl_dmabuf_raw_bar_addresses;
-module_param_named_unsafe(dmabuf_raw_bar_addresses,
-			  hl_dmabuf_raw_bar_addresses, bool, 0444);
-MODULE_PARM_DESC(dmabuf_raw_bar_addresses,
-		 "TEST ONLY, BREAKS DMA: put raw BAR bus addresses in exported sg tables instead of DMA-API addresses for the importer (default: false)");
-
-#if IS_ENABLED(CONFIG_HABANALABS_KUNIT_TEST)
-unsigned long hl_kunit_seed = HL_KUNIT_SEED_DEFAULT;
-module_param_named_unsafe(kunit_seed, hl_kunit_seed, ulong, 0444);
-MODULE_PARM_DESC(kunit_seed,
-		 "TEST ONLY: seed of the emulated MMU KUnit test's random mappings (default: 42)");
-#endif
-#endif /* CONFIG_HABANALABS_DEBUG */
-
 /* The lockdep classes of the devices' engine_access_rwsem, by index */
 static struct lock_class_key hl_engine_access_keys[HL_MAX_DEVICES];
 

@@ -29,7 +29,6 @@
  * not run: the teardown released what the handler made.
  */
 
-#include <linux/dma-resv.h>
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/ktime.h>
@@ -39,6 +38,7 @@
 #include "habanalabs.h"
 #include "command_submission.h"
 #include "context.h"
+#include "debug.h"
 #include "device.h"
 #include "ioctl.h"
 #include "memory.h"
@@ -399,25 +399,16 @@ int __hl_ioctl_copy_out(struct hl_ioctl_call *call, u64 to, const void *src,
 
 /*
  * The second output (hl_ioctl_copy_out()). TEST ONLY (HL_INJECT_RESV_COPY):
- * with the copy inside a dma-buf reservation lock, the inversion lockdep
- * is primed to catch (dma_resv_lockdep()).
+ * the copy inside a dma-buf reservation lock (debug.c).
  */
 static int hl_ioctl_copy_out_now(struct hl_ioctl_call *call)
 {
 	void __user *to = u64_to_user_ptr(call->out_ptr);
-	struct dma_resv resv;
-	unsigned long left;
 
-	if (!hl_bug_injected(HL_INJECT_RESV_COPY))
-		return copy_to_user(to, call->out_buf, call->out_len) ?
-		       -EFAULT : 0;
-
-	dma_resv_init(&resv);
-	dma_resv_lock(&resv, NULL);
-	left = copy_to_user(to, call->out_buf, call->out_len);
-	dma_resv_unlock(&resv);
-	dma_resv_fini(&resv);
-	return left ? -EFAULT : 0;
+	if (hl_bug_injected(HL_INJECT_RESV_COPY))
+		return hl_bug_copy_to_user_resv(to, call->out_buf,
+						call->out_len);
+	return copy_to_user(to, call->out_buf, call->out_len) ? -EFAULT : 0;
 }
 
 /**

@@ -23,6 +23,7 @@
 #include "habanalabs.h"
 #include "context.h"
 #include "device.h"
+#include "engine_access.h"
 #include "fault.h"
 #include "mmu.h"
 

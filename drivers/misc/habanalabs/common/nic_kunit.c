@@ -16,6 +16,7 @@
 #include <kunit/test.h>
 
 #include "habanalabs.h"
+#include "debug.h"
 #include "nic.h"
 #include "nic_mr.h"
 

@@ -49,6 +49,7 @@
 
 #include "habanalabs.h"
 #include "context.h"
+#include "debug.h"
 #include "events.h"
 #include "fault.h"
 #include "memory.h"

@@ -10,6 +10,7 @@
 #include <linux/slab.h>
 
 #include "emu.h"
+#include "emu_nic.h"
 
 static int hl_emu_early_init(struct hl_device *hdev)
 {

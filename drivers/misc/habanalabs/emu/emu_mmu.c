@@ -43,9 +43,6 @@
 
 #include "emu.h"
 #include "emu_copy_sse.h"
-#include "../common/context.h"
-#include "../common/device.h"
-#include "../common/mmu.h"
 
 #define HL_EMU_PAGE_MASK	((u64)HL_EMU_CHUNK_SIZE - 1)
 

@@ -23,8 +23,6 @@
 #include <linux/vmalloc.h>
 
 #include "emu.h"
-#include "../common/device.h"
-#include "../common/mmu.h"
 
 #define T_HBM_SIZE		SZ_32M
 #define T_PGT_SIZE		SZ_4M

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * habanalabs emu: the NIC ports, the fabric between the emulated devices of
- * the host, and the NIC engine that runs HL_PKT_NIC_SEND/HL_PKT_NIC_RECV.
+ * the host, and the NIC engine that runs HL_PKT_NIC_SEND, HL_PKT_NIC_RECV,
+ * HL_PKT_NIC_WRITE and HL_PKT_NIC_WRITE_IMM.
  *
  * Ports and fabric: each device has HL_EMU_NIC_PORTS ports. Port P of the
  * device with module id D has the address 02:48:4c:00:D:P (as a number,
@@ -55,6 +56,15 @@
  * most HL_EMU_NIC_WAIT_SLICE in one of emu_nic_qp.c's wait calls: events
  * wake it at once, and the checks above bound it.
  *
+ * A WRITE or WRITE_IMM (hl_emu_nic_exec_write()) takes the same steps:
+ * its lkey is checked in this context before the wire, its rkey in the
+ * peer connection's context once matched (hl_nic_mr_lookup(),
+ * common/nic_mr.c), and each step of the copy runs inside both regions'
+ * access sections. At matching a WRITE takes no receive; a WRITE_IMM takes
+ * the oldest posted one, which its completion fills with the immediate
+ * value (the bytes land in the region). The test-only two-copy step
+ * (nic_two_copies) is in emu_nic_debug.c.
+ *
  * A RECV posts its receive (hl_emu_recv_post()) and waits for it to be
  * DONE. A POSTED receive is withdrawn by its poster (timeout, stop, link
  * down, flushed QP: hl_emu_recv_settle()); an ACTIVE one only by its
@@ -81,10 +91,7 @@
 #include <linux/string.h>
 
 #include "emu.h"
-#include "../common/command_submission.h"
-#include "../common/context.h"
-#include "../common/device.h"
-#include "../common/nic_mr.h"
+#include "emu_nic.h"
 
 #define HL_EMU_NIC_ADDR_BASE	0x02484c000000ull
 #define HL_EMU_NIC_ADDR_LOW	0xffffull
@@ -459,7 +466,11 @@ int hl_emu_nic_check_remote(struct hl_device *hdev, u32 port, u64 remote_addr)
 	return rc;
 }
 
-/* Serialises the link switches, so that each change is told once */
+/*
+ * Serialises the link switches, so that each change is told once.
+ * Protects: the read of the link's state before a switch, the write of
+ * hl_emu_nic_port.admin_up and the event of the change, as one step
+ */
 static DEFINE_MUTEX(hl_emu_link_switch_lock);
 
 static ssize_t hl_emu_link_read(struct file *f, char __user *buf, size_t n,
@@ -528,46 +539,9 @@ void hl_emu_nic_debugfs_init(struct hl_device *hdev, struct dentry *root)
  * The NIC engine
  */
 
-/**
- * struct hl_emu_nic_xfer - one message being sent.
- * @q: the sending queue.
- * @job: its job.
- * @nic: this device's NIC.
- * @qp: the sending QP context (a reference).
- * @send: the wire's record of the send (emu_nic_qp.c).
- * @stopped: the device is stopping: the job fails with -ENODEV.
- * @addr: device VA of the message (a WRITE: translated through @lmr).
- * @size: bytes of the message.
- * @moved: bytes that reached the peer.
- * @peer: the peer's NIC (a reference), once matched.
- * @rctx: the peer connection's context (a reference), once matched.
- * @rqp: the peer QP context (a reference), once matched.
- * @lmr: a WRITE's local region (a reference), once its lkey checked.
- * @rmr: a WRITE's peer region (a reference), once its rkey checked.
- * @dst: a WRITE's destination: device VA in @rctx, translated through
- *	@rmr.
- */
-struct hl_emu_nic_xfer {
-	struct hl_emu_queue *q;
-	struct hl_cs_job *job;
-	struct hl_emu_nic *nic;
-	struct hl_emu_qp *qp;
-	struct hl_emu_send send;
-	bool stopped;
-	u64 addr;
-	u64 size;
-	u64 moved;
-	struct hl_emu_nic *peer;
-	struct hl_ctx *rctx;
-	struct hl_emu_qp *rqp;
-	struct hl_nic_mr *lmr;
-	struct hl_nic_mr *rmr;
-	u64 dst;
-};
-
 static long hl_emu_nic_slice(struct hl_cs_job *job)
 {
-	long left = (long)(job->deadline - jiffies);
+	long left = (long)(hl_cs_job_deadline(job) - jiffies);
 
 	return clamp_t(long, left, 1, HL_EMU_NIC_WAIT_SLICE);
 }
@@ -687,7 +661,7 @@ static void hl_emu_nic_local_fault(struct hl_emu_nic_xfer *x, u64 va)
 {
 	hl_dbg(x->q->emu->hdev, MMU,
 	       "queue %u: MMU fault, NIC read at VA 0x%llx\n", x->q->id, va);
-	hl_ctx_record_fault(x->job->ctx, va, x->q->id, false);
+	hl_ctx_record_fault(hl_cs_job_ctx(x->job), va, x->q->id, false);
 }
 
 /*
@@ -757,7 +731,7 @@ static u32 hl_emu_nic_step(struct hl_emu_nic_xfer *x, u64 src, u64 dst,
 {
 	struct hl_emu_queue *q = x->q;
 	struct hl_device *hdev = q->emu->hdev, *peer_hdev = x->peer->hdev;
-	u32 asid = x->job->ctx->asid, held, status;
+	u32 asid = hl_cs_job_asid(x->job), held, status;
 	struct hl_emu_span s, d;
 	bool entered;
 	int idx;
@@ -794,8 +768,9 @@ static u32 hl_emu_nic_step(struct hl_emu_nic_xfer *x, u64 src, u64 dst,
 			status = HL_NIC_CQE_STATUS_LOCAL_FAULT;
 			break;
 		}
-		if (hl_emu_mmu_span(to_emu(peer_hdev), NULL, x->rctx->asid,
-				    dst + *done, s.len, &d)) {
+		if (hl_emu_mmu_span(to_emu(peer_hdev), NULL,
+				    hl_ctx_asid(x->rctx), dst + *done, s.len,
+				    &d)) {
 			status = HL_NIC_CQE_STATUS_REMOTE_FAULT;
 			break;
 		}
@@ -816,102 +791,6 @@ out:
 	hl_device_hw_exit_pair(hdev, peer_hdev, idx, entered);
 	hl_emu_nic_mrs_end(x, held);
 	return status;
-}
-
-/*
- * TEST ONLY (nic_two_copies): the step as it was, each byte copied twice.
- * @len bytes of q->buf into the peer's memory at @va, run by run through
- * the peer's MMU (hl_emu_mmu_span() without a TLB, inside
- * hl_device_hw_enter() of the peer); SUCCESS, LINK_DOWN, REMOTE_ERR,
- * REMOTE_ACCESS_ERR or REMOTE_FAULT, after which *@done bytes were
- * written.
- */
-static u32 hl_emu_nic_write_peer(struct hl_emu_nic_xfer *x, u64 va, u64 len,
-				 u64 *done)
-{
-	struct hl_device *peer_hdev = x->peer->hdev;
-	u32 status = HL_NIC_CQE_STATUS_LINK_DOWN;
-	struct hl_emu_span d;
-	bool entered;
-	int idx;
-
-	*done = 0;
-	/* A WRITE's region: no byte lands once its DEREG_MR returned */
-	if (x->rmr && !hl_nic_mr_access_begin(x->rmr))
-		return HL_NIC_CQE_STATUS_REMOTE_ACCESS_ERR;
-	entered = hl_device_hw_enter(peer_hdev, &idx);
-	if (entered) {
-		/* Checked inside the access, as hl_emu_nic_step() does */
-		if (hl_emu_send_peer_flushed(&x->send)) {
-			status = HL_NIC_CQE_STATUS_REMOTE_ERR;
-		} else if (!READ_ONCE(x->peer->detached)) {
-			status = HL_NIC_CQE_STATUS_SUCCESS;
-			for (; *done < len; *done += d.len) {
-				if (hl_emu_mmu_span(to_emu(peer_hdev), NULL,
-						    x->rctx->asid, va + *done,
-						    len - *done, &d)) {
-					status = HL_NIC_CQE_STATUS_REMOTE_FAULT;
-					break;
-				}
-				hl_emu_span_write(&d, x->q->buf + *done, d.len);
-			}
-		}
-	}
-	hl_device_hw_exit(peer_hdev, idx, entered);
-	if (x->rmr)
-		hl_nic_mr_access_end(x->rmr);
-	return status;
-}
-
-/*
- * TEST ONLY (nic_two_copies): up to @len bytes of this device's memory at
- * @va into q->buf, run by run through the queue's TLB; *@got bytes were
- * read, -EFAULT if fewer than @len.
- */
-static int hl_emu_nic_read_local(struct hl_emu_queue *q, u32 asid, u64 va,
-				 u64 len, u64 *got)
-{
-	struct hl_device *hdev = q->emu->hdev;
-	struct hl_emu_span s;
-	int rc = 0;
-
-	hl_device_hw_access_begin(hdev);
-	for (*got = 0; *got < len; *got += s.len) {
-		rc = hl_emu_mmu_span(q->emu, q, asid, va + *got, len - *got,
-				     &s);
-		if (rc)
-			break;
-		hl_emu_span_read(&s, q->buf + *got, s.len);
-	}
-	hl_device_hw_access_end(hdev);
-	return rc;
-}
-
-/*
- * TEST ONLY (nic_two_copies): hl_emu_nic_step() as it was before each
- * byte moved once, kept so that one boot can time both: the step is read
- * into q->buf inside this device's engine access, then written inside the
- * peer's, one access at a time. Same statuses and *@done.
- */
-static u32 hl_emu_nic_step_bounce(struct hl_emu_nic_xfer *x, u64 src,
-				  u64 dst, u64 len, u64 *done)
-{
-	u32 status = HL_NIC_CQE_STATUS_SUCCESS;
-	u64 got;
-	int rc;
-
-	*done = 0;
-	if (x->lmr && !hl_nic_mr_access_begin(x->lmr))
-		return HL_NIC_CQE_STATUS_LOCAL_PROT_ERR;
-	rc = hl_emu_nic_read_local(x->q, x->job->ctx->asid, src, len, &got);
-	if (x->lmr)
-		hl_nic_mr_access_end(x->lmr);
-	if (got)
-		status = hl_emu_nic_write_peer(x, dst, got, done);
-	if (got && status)
-		return status;
-	*done = got;
-	return rc ? HL_NIC_CQE_STATUS_LOCAL_FAULT : HL_NIC_CQE_STATUS_SUCCESS;
 }
 
 /*
@@ -989,7 +868,8 @@ int hl_emu_nic_exec_send(struct hl_emu_queue *q, struct hl_cs_job *job,
 
 	if (x.size > HL_NIC_MAX_MSG_SIZE)
 		return -EINVAL;
-	x.qp = hl_emu_qp_get(x.nic, job->ctx, le32_to_cpu(pkt->conn_id));
+	x.qp = hl_emu_qp_get(x.nic, hl_cs_job_ctx(job),
+			     le32_to_cpu(pkt->conn_id));
 	if (!x.qp)
 		return -EINVAL;
 
@@ -1072,7 +952,8 @@ int hl_emu_nic_exec_recv(struct hl_emu_queue *q, struct hl_cs_job *job,
 
 	if (wr.size > HL_NIC_MAX_MSG_SIZE)
 		return -EINVAL;
-	qp = hl_emu_qp_get(q->emu->nic, job->ctx, le32_to_cpu(pkt->conn_id));
+	qp = hl_emu_qp_get(q->emu->nic, hl_cs_job_ctx(job),
+			   le32_to_cpu(pkt->conn_id));
 	if (!qp)
 		return -EINVAL;
 
@@ -1131,7 +1012,8 @@ int hl_emu_nic_exec_write(struct hl_emu_queue *q, struct hl_cs_job *job,
 	if (x.size > HL_NIC_MAX_MSG_SIZE || pkt->pad ||
 	    (!imm && pkt->imm_data))
 		return -EINVAL;
-	x.qp = hl_emu_qp_get(x.nic, job->ctx, le32_to_cpu(pkt->conn_id));
+	x.qp = hl_emu_qp_get(x.nic, hl_cs_job_ctx(job),
+			     le32_to_cpu(pkt->conn_id));
 	if (!x.qp)
 		return -EINVAL;
 
@@ -1142,7 +1024,8 @@ int hl_emu_nic_exec_write(struct hl_emu_queue *q, struct hl_cs_job *job,
 				   le32_to_cpu(pkt->imm_data));
 	/* The requester's key, before anything goes on the wire */
 	if (!status && x.size) {
-		rc = hl_nic_mr_lookup(job->ctx, le32_to_cpu(pkt->lkey), laddr,
+		rc = hl_nic_mr_lookup(hl_cs_job_ctx(job), le32_to_cpu(pkt->lkey),
+				      laddr,
 				      x.size, &x.lmr, &x.addr);
 		if (rc) {
 			hl_dbg(q->emu->hdev, NIC,

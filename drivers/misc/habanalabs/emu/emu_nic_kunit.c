@@ -15,7 +15,7 @@
 #include <kunit/test.h>
 
 #include "emu.h"
-#include "../common/nic.h"
+#include "emu_nic.h"
 
 #define T_INIT		HL_NIC_CONN_STATE_INIT
 #define T_RTR		HL_NIC_CONN_STATE_RTR

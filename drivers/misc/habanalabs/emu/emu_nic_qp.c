@@ -41,9 +41,7 @@
 #include <linux/xarray.h>
 
 #include "emu.h"
-#include "../common/context.h"
-#include "../common/device.h"
-#include "../common/nic.h"
+#include "emu_nic.h"
 
 static void hl_emu_qp_release(struct kref *ref)
 {

@@ -38,9 +38,8 @@
 #include <linux/slab.h>
 
 #include "emu.h"
-#include "../common/command_submission.h"
-#include "../common/context.h"
-#include "../common/device.h"
+#include "emu_nic.h"
+#include "emu_reduce.h"
 
 /* The packets as the engine reads them: little-endian */
 struct hl_emu_pkt_hdr {
@@ -218,7 +217,7 @@ static int hl_emu_job_fault(struct hl_emu_queue *q, struct hl_cs_job *job,
 		return rc;
 	hl_dbg(q->emu->hdev, MMU, "queue %u: MMU fault, %s at VA 0x%llx\n",
 	       q->id, write ? "write" : "read", va);
-	hl_ctx_record_fault(job->ctx, va, q->id, write);
+	hl_ctx_record_fault(hl_cs_job_ctx(job), va, q->id, write);
 	return -EFAULT;
 }
 
@@ -230,7 +229,7 @@ static int hl_emu_chunk_access(struct hl_emu_queue *q, struct hl_cs_job *job,
 	int rc;
 
 	hl_device_hw_access_begin(hdev);
-	rc = hl_emu_mmu_access(q, job->ctx->asid, va, buf, len, write);
+	rc = hl_emu_mmu_access(q, hl_cs_job_asid(job), va, buf, len, write);
 	hl_device_hw_access_end(hdev);
 
 	return hl_emu_job_fault(q, job, va, write, rc);
@@ -340,7 +339,7 @@ static int hl_emu_exec_xfer(struct hl_emu_queue *q, struct hl_cs_job *job,
 			return rc;
 
 		hl_device_hw_access_begin(hdev);
-		rc = hl_emu_xfer_slice(q, job->ctx->asid, x,
+		rc = hl_emu_xfer_slice(q, hl_cs_job_asid(job), x,
 				       min_t(u64, x->left, HL_EMU_SLICE_SIZE),
 				       &done, &va, &write);
 		hl_device_hw_access_end(hdev);
@@ -524,15 +523,15 @@ static int hl_emu_run_job(struct hl_emu_queue *q, struct hl_cs_job *job)
 	u32 off = 0, size, ctl, opcode;
 	int rc;
 
-	if (!IS_ALIGNED(job->cb_va, sizeof(u64)))
+	if (!IS_ALIGNED(hl_cs_job_cb_va(job), sizeof(u64)))
 		return -EINVAL;
 
-	while (off < job->cb_size) {
+	while (off < hl_cs_job_cb_size(job)) {
 		rc = hl_emu_job_check(q, job);
 		if (rc)
 			return rc;
 
-		rc = hl_emu_fetch(q, job, job->cb_va + off, &pkt.hdr,
+		rc = hl_emu_fetch(q, job, hl_cs_job_cb_va(job) + off, &pkt.hdr,
 				  sizeof(pkt.hdr));
 		if (rc)
 			return rc;
@@ -541,7 +540,7 @@ static int hl_emu_run_job(struct hl_emu_queue *q, struct hl_cs_job *job)
 		opcode = (ctl & HL_PKT_OPCODE_MASK) >> HL_PKT_OPCODE_SHIFT;
 		size = hl_emu_pkt_size(opcode);
 		if (!size || (ctl & ~HL_PKT_OPCODE_MASK) ||
-		    size > job->cb_size - off) {
+		    size > hl_cs_job_cb_size(job) - off) {
 			hl_dbg(q->emu->hdev, EMU,
 			       "queue %u: bad packet 0x%08x at CB offset %u\n",
 			       q->id, ctl, off);
@@ -549,8 +548,8 @@ static int hl_emu_run_job(struct hl_emu_queue *q, struct hl_cs_job *job)
 		}
 
 		if (size > sizeof(pkt.hdr)) {
-			rc = hl_emu_fetch(q, job,
-					  job->cb_va + off + sizeof(pkt.hdr),
+			rc = hl_emu_fetch(q, job, hl_cs_job_cb_va(job) + off +
+					  sizeof(pkt.hdr),
 					  pkt.raw + sizeof(pkt.hdr),
 					  size - sizeof(pkt.hdr));
 			if (rc)
@@ -622,8 +621,7 @@ static void hl_emu_queue_work(struct work_struct *work)
 		 */
 		cookie = dma_fence_begin_signalling();
 		/* TEST ONLY: what the annotation is there to catch */
-		if (hl_bug_injected(HL_INJECT_SIGNAL_ALLOC))
-			kfree(kmalloc(64, GFP_KERNEL));
+		hl_bug_signal_alloc();
 		rc = hl_emu_run_job(q, job);
 
 		spin_lock(&q->lock);
@@ -631,8 +629,8 @@ static void hl_emu_queue_work(struct work_struct *work)
 		spin_unlock(&q->lock);
 		hl_events_job_end(q->emu->hdev);
 		if (rc == -EINVAL)
-			hl_events_undefined_opcode(job->ctx, q->id,
-						   job->cb_va);
+			hl_events_undefined_opcode(hl_cs_job_ctx(job), q->id,
+						   hl_cs_job_cb_va(job));
 		dma_fence_end_signalling(cookie);
 
 		/* Process context: the last job of a CS may release its ctx */
@@ -654,9 +652,9 @@ int hl_emu_queue_job(struct hl_device *hdev, struct hl_cs_job *job)
 	struct hl_emu_queue *q;
 	int rc = 0;
 
-	if (job->queue_id >= HL_EMU_NUM_QUEUES)
+	if (hl_cs_job_queue(job) >= HL_EMU_NUM_QUEUES)
 		return -EINVAL;
-	q = &emu->queues[job->queue_id];
+	q = &emu->queues[hl_cs_job_queue(job)];
 
 	/* The device's busy time (HL_INFO_DEVICE_UTILIZATION) */
 	hl_events_job_start(hdev);

@@ -23,6 +23,7 @@
 #endif
 
 #include "emu.h"
+#include "emu_reduce.h"
 #include "emu_f32.h"
 #include "emu_f32_sse.h"
 #include "emu_reduce_ops.h"
