@@ -40,7 +40,14 @@
 
 #define HL_IMPORTER_NAME		"hl_importer"
 
-#define HL_IMPORTER_FENCE_TIMEOUT	(10 * HZ)
+/*
+ * How long the importer waits for the exporter's fences: the driver's
+ * longest job time limit (job_timeout_max, 60 s by default), by which every
+ * fence it publishes signals, so that only a fence breaking that bound
+ * times out here, not a slow job on a loaded host (a 2 s job took over 10 s
+ * with four TCG VMs on two cores)
+ */
+#define HL_IMPORTER_FENCE_TIMEOUT	(60 * HZ)
 
 #define HL_IMPORTER_MAX_BUFS		1024
 

@@ -104,7 +104,7 @@ struct hl_importer_import {
  * Errnos: -EPROTO the sg_table has a zero-length segment or covers less
  * than the dma-buf; -EMSGSIZE a segment is longer than the edu device's
  * dma_get_max_seg_size(); -ETIMEDOUT the kernel fences did not signal
- * within 10 s; any error of the exporter's map_dma_buf. On error the import
+ * within 60 s; any error of the exporter's map_dma_buf. On error the import
  * is left unmapped.
  */
 struct hl_importer_map {
@@ -155,7 +155,7 @@ struct hl_importer_sg_entry {
  * move_notify waits until they are done.
  *
  * Like an RDMA NIC, the transfer does not wait for the dma-buf's fences,
- * unless @flags has HL_IMPORTER_DMA_F_WAIT: then it first waits (10 s) as an
+ * unless @flags has HL_IMPORTER_DMA_F_WAIT: then it first waits (60 s) as an
  * implicitly synchronised device would, for dma_resv_usage_rw(write): a
  * READ waits for the writers (KERNEL and WRITE fences), a WRITE for every
  * fence. No partial transfer is reported:
