@@ -15,9 +15,9 @@ check-debug: deps
 	$(MAKE) check-debug-run
 
 ## make check-debug without building the debug kernel or installing packages first
-check-debug-run: lib tests
+check-debug-run: lib tests tools
 	$(TOP)/tests/kernel/run-debug-checks
 
 ## The debug lane with a planted bug (BUG=1 leak, 2 lock inversion, 4 fence-section alloc)
-check-debug-inject: lib tests
+check-debug-inject: lib tests tools
 	$(TOP)/tests/kernel/run-debug-checks --inject $(BUG)

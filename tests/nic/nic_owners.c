@@ -925,8 +925,14 @@ static void endless_wait_vs(int idx, const char *path, const char *val)
 	print_message("%s: write %s after %" PRIu64 " ms; the CQ_WAIT returned %d\n",
 		      path, writer_rc < 0 ? "blocked, ended" : "returned",
 		      took / 1000000, wait_rc);
+	/*
+	 * A write blocked on the waiter shows as writer_rc < 0 (it did not end
+	 * within 10 s while the waiter waits forever). The bound below only
+	 * says "promptly": 9 s, not 5, since an unbind on the debug kernel
+	 * took 5.7 s with four TCG VMs on two cores.
+	 */
 	assert_int_equal(writer_rc, 0);
-	assert_true(took < 5000000000ull);
+	assert_true(took < 9000000000ull);
 	assert_int_equal(wait_rc, -ENODEV);
 }
 
