@@ -33,7 +33,7 @@ HLVM := $(TOP)/dev/hlvm
 
 export TOP
 
-.PHONY: all deps module lib tools tests check check-run demo demo-run \
+.PHONY: all deps module lib tools tests check check-run demo demo-run install-module \
 	install install-man clean lint checkpatch kernel-doc sparse help docs \
 	abi-check
 
@@ -84,12 +84,34 @@ demo-run: all
 
 MANDIR ?= $(PREFIX)/share/man
 
-## Install the libraries, headers, .pc files, man pages and the module (DESTDIR=, PREFIX=)
+## Install the libraries, headers, .pc files, man pages and the module habanalabs_emu.ko (DESTDIR=, PREFIX=)
 install: lib install-man
 	$(MAKE) -C lib/hlthunk install DESTDIR=$(DESTDIR) PREFIX=$(PREFIX)
 	$(MAKE) -C lib/hlcoll install DESTDIR=$(DESTDIR) PREFIX=$(PREFIX)
-	$(MAKE) -C $(KDIR) M=$(TOP) $(HL_KCONFIG) \
-		INSTALL_MOD_PATH=$(DESTDIR) INSTALL_MOD_DIR=updates modules_install
+	$(MAKE) install-module
+
+# The module as the package ships it: the driver alone (no test importer),
+# without the test-only knobs, named habanalabs_emu so that it never hides
+# the kernel's own habanalabs.ko (drivers/accel, Gaudi boards). Built from
+# a copy staged as the DKMS source is (debian/rules), not from the tree's
+# objects, which are the test build's.
+MOD_STAGE := $(TOP)/build/install-module
+MOD_INSTALL_DIR ?= updates
+install-module:
+	@test -d "$(KDIR)" || { echo "No kernel tree at KDIR='$(KDIR)': run dev/install-deps" >&2; exit 1; }
+	rm -rf $(MOD_STAGE)
+	install -d $(MOD_STAGE)/drivers/misc $(MOD_STAGE)/include/uapi
+	cp -a $(TOP)/drivers/misc/habanalabs $(MOD_STAGE)/drivers/misc/
+	cp -a $(TOP)/include/uapi/misc $(MOD_STAGE)/include/uapi/
+	find $(MOD_STAGE) \( -name '*.o' -o -name '*.ko' -o -name '*.mod' \
+		-o -name '*.mod.c' -o -name '.*.cmd' -o -name modules.order \) -delete
+	install -m 0644 $(TOP)/debian/dkms-Kbuild $(MOD_STAGE)/Kbuild
+	$(MAKE) -C $(KDIR) M=$(MOD_STAGE) CONFIG_HABANALABS=m \
+		CONFIG_HABANALABS_DEBUG=n HL_MODULE=habanalabs_emu modules
+	$(MAKE) -C $(KDIR) M=$(MOD_STAGE) CONFIG_HABANALABS=m \
+		CONFIG_HABANALABS_DEBUG=n HL_MODULE=habanalabs_emu \
+		INSTALL_MOD_PATH=$(DESTDIR) INSTALL_MOD_DIR=$(MOD_INSTALL_DIR) \
+		$(if $(DESTDIR),DEPMOD=true) modules_install
 
 ## Install the man pages (man/: sections 1, 3 and 7) under MANDIR
 install-man:
