@@ -19,9 +19,10 @@
  *
  * Also: a communicator split (colour, key); a rank killed by a signal in
  * the middle of a run of all-reduces, and a rank that aborts while the
- * others wait for it in an all-reduce, two-sided and one-sided (every
- * other rank fails with the errno of the event within 3 s, not at the
- * 30 s job timeout, and the devices work afterwards); two communicators
+ * others wait for it in an all-reduce, two-sided, one-sided and across
+ * two hosts (HLCOLL_HOST_ID: libfabric between them) (every other rank
+ * fails with the errno of the event within 3 s, not at the 30 s job
+ * timeout, and the devices work afterwards); two communicators
  * on one device, one thread each, both make progress; a process has at
  * most num_queues / 2 communicators on one device (-EBUSY past that); a
  * mismatched unique id (refused); an aborted communicator (the others see
@@ -1113,22 +1114,34 @@ static void test_abort_seen_by_the_others(void **state)
  * are not rank 1's neighbours), within PROMPT_S of the abort or of its
  * call, whichever is later.
  */
+struct abort_mode {
+	int late;
+	bool hosts;	/* two hosts (HLCOLL_HOST_ID): libfabric between them */
+};
+
+#define ABORT_NO_OFI	20	/* no libfabric provider: the test skips */
+
 static int rank_aborts_mid(int rank, int nranks,
 			   const struct hlcoll_unique_id *id, void *arg)
 {
-	const int late = *(const int *)arg;
+	const struct abort_mode *mode = arg;
+	const int late = mode->late;
 	struct hlcoll_comm *comm = NULL;
 	struct rank_buf b;
 	double t0, took;
 	int fd, rc;
 
+	if (mode->hosts)
+		setenv("HLCOLL_HOST_ID", rank < nranks / 2 ? "a" : "b", 1);
 	fd = hlthunk_open_by_module_id(module_ids[rank]);
 	if (fd < 0)
 		return 10;
 	rc = hlcoll_comm_init_rank(&comm, nranks, id, rank, fd, NULL);
 	if (rc) {
+		fprintf(stderr, "rank %d: init: %s\n", rank,
+			hlcoll_get_error_string(rc));
 		hlthunk_close(fd);
-		return 11;
+		return mode->hosts && rc == -EOPNOTSUPP ? ABORT_NO_OFI : 11;
 	}
 	rc = buf_alloc(fd, false, 1 << 20, &b);
 	if (!rc)
@@ -1153,9 +1166,10 @@ static int rank_aborts_mid(int rank, int nranks,
 	rc = hlcoll_allreduce(comm, b.va, b.va, 256 * 1024, HLCOLL_FLOAT32,
 			      HLCOLL_SUM);
 	took = hltests_now_s() - t0;
-	fprintf(stderr, "rank %d of %d: all-reduce %s rank 1's abort (HLCOLL_NIC_WRITE=%s): %s after %.2f s\n",
+	fprintf(stderr, "rank %d of %d: all-reduce %s rank 1's abort (HLCOLL_NIC_WRITE=%s%s): %s after %.2f s\n",
 		rank, nranks, late ? "after" : "during",
-		getenv("HLCOLL_NIC_WRITE") ?: "", hlcoll_get_error_string(rc),
+		getenv("HLCOLL_NIC_WRITE") ?: "",
+		mode->hosts ? ", two hosts" : "", hlcoll_get_error_string(rc),
 		took);
 	hold_until(t0 + ABORT_DELAY_US / 1e6 + PROMPT_S + 1);
 	hlcoll_comm_destroy(comm);
@@ -1178,7 +1192,8 @@ static void test_abort_mid_collective_reaches_every_rank(void **state)
 		.counts = counts,
 		.ncounts = 1,
 	};
-	int n = ndevices > 4 ? 4 : ndevices, late, bad = 0, st;
+	int n = ndevices > 4 ? 4 : ndevices, bad = 0, st;
+	struct abort_mode mode = { 0 };
 	unsigned int m;
 
 	(void)state;
@@ -1189,10 +1204,11 @@ static void test_abort_mid_collective_reaches_every_rank(void **state)
 	/* Two-sided, then one-sided (WRITE + WRITE_IMM into landing slots) */
 	for (m = 0; m < sizeof(modes) / sizeof(modes[0]); m++) {
 		write_env(modes[m], NULL);
-		for (late = 0; late < 2; late++) {
-			st = hlcoll_launch(n, rank_aborts_mid, &late);
+		for (mode.late = 0; mode.late < 2; mode.late++) {
+			st = hlcoll_launch(n, rank_aborts_mid, &mode);
 			print_message("HLCOLL_NIC_WRITE=%s, abort %s: status %d\n",
-				      modes[m], late ? "first" : "during", st);
+				      modes[m], mode.late ? "first" : "during",
+				      st);
 			bad += st != 0;
 		}
 	}
@@ -1200,6 +1216,37 @@ static void test_abort_mid_collective_reaches_every_rank(void **state)
 	assert_int_equal(bad, 0);
 	/* The same devices, afterwards: as good as new */
 	run_on(&run, n);
+}
+
+/*
+ * The same across two hosts (HLCOLL_HOST_ID "a" for the first half of the
+ * ranks, "b" for the rest, in one VM): ranks of one host talk over the
+ * NIC, the hosts over libfabric (hlcoll_ofi.c, its tcp provider here);
+ * rank 1 aborts during and before the others' all-reduce, every other
+ * rank fails with -ECONNABORTED within PROMPT_S. Skipped without
+ * libfabric (-EOPNOTSUPP).
+ */
+static void test_abort_across_hosts_reaches_every_rank(void **state)
+{
+	struct abort_mode mode = { .hosts = true };
+	int n = ndevices > 4 ? 4 : ndevices, bad = 0, st;
+
+	(void)state;
+	if (n < 4) {
+		print_message("needs 4 devices: skipped\n");
+		skip();
+	}
+	for (mode.late = 0; mode.late < 2; mode.late++) {
+		st = hlcoll_launch(n, rank_aborts_mid, &mode);
+		print_message("two hosts, abort %s: status %d\n",
+			      mode.late ? "first" : "during", st);
+		if (st == ABORT_NO_OFI) {
+			print_message("no libfabric: skipped\n");
+			skip();
+		}
+		bad += st != 0;
+	}
+	assert_int_equal(bad, 0);
 }
 
 /*
@@ -1820,6 +1867,7 @@ const struct CMUnitTest collective_tests[] = {
 	cmocka_unit_test(test_comm_split_colour_and_key),
 	cmocka_unit_test(test_abort_seen_by_the_others),
 	cmocka_unit_test(test_abort_mid_collective_reaches_every_rank),
+	cmocka_unit_test(test_abort_across_hosts_reaches_every_rank),
 	cmocka_unit_test(test_two_communicators_on_one_device),
 	cmocka_unit_test(test_communicators_per_device_bounded),
 	cmocka_unit_test(test_barriers_not_held_back),
