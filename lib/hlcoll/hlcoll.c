@@ -709,7 +709,7 @@ static int hlcoll_check_mapped(struct hlcoll_comm *c, enum hlcoll_dtype dtype,
 		hlcoll_warn(c->rank, "a buffer is not mapped on the device: the communicator fails on every rank");
 		hlcoll_comm_fail(c, rc);
 	} else if (rc && rc == c->boot.error && !c->error) {
-		/* Another rank failed (hlcoll_run() saw it): so does this one */
+		/* Another rank failed (hlcoll_run() saw it): this one too */
 		hlcoll_comm_fail(c, rc);
 	}
 	return rc;

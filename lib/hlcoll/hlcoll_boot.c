@@ -1137,7 +1137,7 @@ int hlcoll_boot_wait_error(struct hlcoll_boot *b, int timeout_ms)
 			if (rc == 1)
 				continue;
 			if (rc == 0) {
-				/* A message that is no error: not polled again */
+				/* No error there: not polled again */
 				quiet |= 1ull << r;
 				continue;
 			}

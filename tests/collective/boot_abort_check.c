@@ -2,15 +2,16 @@
 /*
  * boot_abort_check.c - libhlcoll's bootstrap (lib/hlcoll/hlcoll_boot.c,
  * built in) when a message to a rank fails partway, on the host: no
- * device, two real processes over loopback TCP. Run by make check
+ * device, eight real processes over loopback TCP. Run by make check
  * (tests/run-checks) as tests/bin-host/hlcoll_boot_abort_check.
  *
  * Rank 0 (this process) and ranks 1 .. 7 (children) pass
  * hlcoll_boot_init(). Each rank then sends its DATA of an exchange by
  * hand; rank 1 reads nothing for READ_LATE_MS, with a small receive
  * buffer; rank 0, with a small send buffer and a 500 ms exchange deadline,
- * cannot send its ALL (8 x 16 KiB) to rank 1 in time: hlcoll_boot_allgather() fails with -ETIMEDOUT partway through
- * the message, and rank 0 aborts as a failed communicator does
+ * cannot send its ALL (8 x 16 KiB) to rank 1 in time:
+ * hlcoll_boot_allgather() fails with -ETIMEDOUT partway through the
+ * message, and rank 0 aborts as a failed communicator does
  * (hlcoll_boot_abort(), then hlcoll_boot_fini()). What rank 1 reads from
  * then on must be the ALL header, part of its payload and the end of the
  * stream: never an ABORT header inside the broken payload (which it would
@@ -109,7 +110,8 @@ static int rank1(const struct hlcoll_unique_id *id, int rank)
 	if (h.magic != HLCOLL_MSG_MAGIC || h.type != HLCOLL_MSG_ALL ||
 	    h.len != NRANKS * BLOB)
 		return 2;
-	for (i = sizeof(h); i + sizeof(h) <= got && i < sizeof(h) + NRANKS * BLOB; i++) {
+	for (i = sizeof(h);
+	     i + sizeof(h) <= got && i < sizeof(h) + NRANKS * BLOB; i++) {
 		memcpy(&h, in + i, sizeof(h));
 		if (h.magic == HLCOLL_MSG_MAGIC && h.type == HLCOLL_MSG_ABORT) {
 			printf("# rank 1: an ABORT header at payload byte %zu of %u\n",

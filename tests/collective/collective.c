@@ -1116,10 +1116,10 @@ static void test_abort_seen_by_the_others(void **state)
  */
 struct abort_mode {
 	int late;
-	bool hosts;	/* two hosts (HLCOLL_HOST_ID): libfabric between them */
+	bool hosts;	/* two hosts (HLCOLL_HOST_ID), libfabric between */
 };
 
-#define ABORT_NO_OFI	20	/* no libfabric provider: the test skips */
+#define ABORT_NO_OFI	20	/* no libfabric: the test skips */
 
 static int rank_aborts_mid(int rank, int nranks,
 			   const struct hlcoll_unique_id *id, void *arg)
