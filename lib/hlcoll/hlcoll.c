@@ -25,7 +25,9 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <pthread.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define HLCOLL_DEFAULT_CHUNK		(256u * 1024)
@@ -33,6 +35,8 @@
 #define HLCOLL_DEFAULT_BOOT_TIMEOUT	60000
 #define HLCOLL_MAX_TIMEOUT		3600
 #define HLCOLL_MAX_BOOT_TIMEOUT		(24u * 3600 * 1000)
+/* How long a failed step waits for another rank's word on the bootstrap */
+#define HLCOLL_EXPLAIN_MS		500
 
 /* ------------------------------------------------------------------------
  * Results
@@ -64,7 +68,7 @@ const char *hlcoll_get_error_string(int result)
 	case -ENOLINK:
 		return "no NIC link between the devices of two ranks that must talk";
 	case -EBUSY:
-		return "two ranks on one device, or a device owned by another process";
+		return "two ranks on one device, a device owned by another process, or its engine queues all taken by communicators of this process";
 	case -EMSGSIZE:
 		return "a message was larger than its receive (counts differ between ranks)";
 	case -EFAULT:
@@ -176,6 +180,69 @@ static int hlcoll_cb_init(struct hlcoll_comm *c, struct hlcoll_cb *cb)
 	return 0;
 }
 
+/*
+ * Engine queues: each communicator has a pair of its device's queues to
+ * itself (2k: receives, 2k + 1: sends and local copies), so that a job of
+ * one blocked on its peers (a NIC receive) never holds another's; pairs
+ * are taken from this process's pool per device, the lowest free first.
+ * @hlcoll_queue_comms: the communicators that hold one, under
+ * @hlcoll_queue_lock.
+ */
+static pthread_mutex_t hlcoll_queue_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct hlcoll_comm *hlcoll_queue_comms;
+
+/* Take a free pair of the @num_queues of c->fd's device: 0 or -EBUSY */
+static int hlcoll_queues_take(struct hlcoll_comm *c, uint32_t num_queues)
+{
+	struct hlcoll_comm *o;
+	uint64_t used = 0;
+	struct stat st;
+	uint32_t k, pairs = num_queues / 2;
+	int rc = -EBUSY;
+
+	if (fstat(c->fd, &st))
+		return -errno;
+	if (pairs > 64)
+		pairs = 64;
+	pthread_mutex_lock(&hlcoll_queue_lock);
+	for (o = hlcoll_queue_comms; o; o = o->q_next)
+		if (o->dev == (long long)st.st_rdev)
+			used |= 1ull << (o->q_recv / 2);
+	for (k = 0; k < pairs; k++) {
+		if (used >> k & 1)
+			continue;
+		c->q_recv = 2 * k;
+		c->q_send = 2 * k + 1;
+		c->dev = (long long)st.st_rdev;
+		c->q_next = hlcoll_queue_comms;
+		hlcoll_queue_comms = c;
+		rc = 0;
+		break;
+	}
+	pthread_mutex_unlock(&hlcoll_queue_lock);
+	if (rc)
+		hlcoll_warn(c->rank, "the device's %u engine queues are taken by %u communicators of this process: destroy one first",
+			    num_queues, pairs);
+	return rc;
+}
+
+static void hlcoll_queues_put(struct hlcoll_comm *c)
+{
+	struct hlcoll_comm **pp;
+
+	if (c->dev < 0)
+		return;
+	pthread_mutex_lock(&hlcoll_queue_lock);
+	for (pp = &hlcoll_queue_comms; *pp; pp = &(*pp)->q_next) {
+		if (*pp == c) {
+			*pp = c->q_next;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&hlcoll_queue_lock);
+	c->dev = -1;
+}
+
 /* Release everything; @normal: tell the other ranks we left (BYE) */
 static void hlcoll_comm_free(struct hlcoll_comm *c, bool normal)
 {
@@ -194,6 +261,8 @@ static void hlcoll_comm_free(struct hlcoll_comm *c, bool normal)
 		hlthunk_memory_unmap(c->fd, c->scratch_va);
 	if (c->scratch_handle)
 		hlthunk_device_memory_free(c->fd, c->scratch_handle);
+	/* Its jobs are all done: the queues are free for another */
+	hlcoll_queues_put(c);
 	free(c);
 }
 
@@ -234,18 +303,24 @@ int hlcoll_comm_get_async_error(struct hlcoll_comm *c, int *error)
 	return 0;
 }
 
-/* The device-local part: command buffers and the scratch buffer */
+/*
+ * The device-local part: a pair of engine queues, command buffers and the
+ * scratch buffer
+ */
 static int hlcoll_comm_local(struct hlcoll_comm *c)
 {
-	struct hlthunk_hw_ip_info hw_ip;
+	struct hl_info_hw_ip_info hw_ip;
 	int i, rc;
 
-	rc = hlthunk_get_hw_ip_info(c->fd, &hw_ip);
+	rc = hlthunk_get_hw_ip_info_ext(c->fd, &hw_ip);
 	if (rc) {
 		hlcoll_warn(c->rank, "fd %d is not a device: %s", c->fd,
 			    strerror(-rc));
 		return rc;
 	}
+	rc = hlcoll_queues_take(c, hw_ip.num_queues);
+	if (rc)
+		return rc;
 	for (i = 0; i < 3; i++) {
 		rc = hlcoll_cb_init(c, &c->cb[i]);
 		if (rc)
@@ -278,6 +353,7 @@ int hlcoll_comm_init_rank(struct hlcoll_comm **comm, int nranks,
 	if (!c)
 		return -ENOMEM;
 	c->fd = fd;
+	c->dev = -1;
 	c->rank = rank;
 	c->nranks = nranks;
 	rc = hlcoll_config_parse(cfg, &c->cfg);
@@ -443,7 +519,7 @@ int hlcoll_step(struct hlcoll_comm *c, const struct hlcoll_xfer *x,
 		uint64_t copy_src, uint64_t copy_dst, uint64_t copy_len)
 {
 	struct hlcoll_xfer xs[HLCOLL_MAX_GROUP_OPS];
-	int i, m = 0, rc;
+	int i, m = 0, rc, err;
 
 	/* Zero-byte transfers are skipped at both ends alike */
 	for (i = 0; i < n && m < (int)(sizeof(xs) / sizeof(xs[0])); i++)
@@ -460,9 +536,24 @@ int hlcoll_step(struct hlcoll_comm *c, const struct hlcoll_xfer *x,
 				  copy_len);
 	}
 	if (rc && !c->error) {
-		c->error = rc;
+		/*
+		 * Another rank's failure (an abort, a death) often shows here
+		 * first as a NIC error (a flushed or refused transfer): its
+		 * own word follows on the bootstrap at once, and is the
+		 * better reason
+		 */
+		if (!c->boot.error) {
+			err = hlcoll_boot_wait_error(&c->boot,
+						     HLCOLL_EXPLAIN_MS);
+			if (err)
+				rc = err;
+		} else {
+			rc = c->boot.error;
+		}
 		hlcoll_warn(c->rank, "collective failed: %s",
 			    hlcoll_get_error_string(rc));
+		/* Every other rank's transfers with this one fail now too */
+		hlcoll_comm_fail(c, rc);
 	}
 	return rc;
 }
@@ -616,6 +707,9 @@ static int hlcoll_check_mapped(struct hlcoll_comm *c, enum hlcoll_dtype dtype,
 	rc = hlcoll_nic_probe(c, va, len, 2, hlcoll_dtype_size(dtype));
 	if (rc == -EFAULT && c->nranks > 1 && !c->error) {
 		hlcoll_warn(c->rank, "a buffer is not mapped on the device: the communicator fails on every rank");
+		hlcoll_comm_fail(c, rc);
+	} else if (rc && rc == c->boot.error && !c->error) {
+		/* Another rank failed (hlcoll_run() saw it): this one too */
 		hlcoll_comm_fail(c, rc);
 	}
 	return rc;

@@ -75,14 +75,31 @@
  * -EINVAL bad argument, -EOPNOTSUPP a type/operation the device cannot
  * reduce, -ETIMEDOUT a peer did not answer in time, -ESTALE a unique id of
  * another communicator, -ECONNRESET a rank is gone, -ECONNABORTED the
- * communicator was aborted); hlcoll_get_error_string() names it. Arguments
- * are checked before anything moves. After a failed collective the
- * communicator is in error (hlcoll_comm_get_async_error()): destroy or
- * abort it. Silent by default: HLCOLL_DEBUG=WARN|INFO|TRACE (or 1|2|3) in
- * the environment makes the library log to stderr.
+ * communicator was aborted, -EBUSY the device's engine queues are all
+ * taken by this process's communicators); hlcoll_get_error_string() names
+ * it. Arguments are checked before anything moves. After a failed
+ * collective the communicator is in error (hlcoll_comm_get_async_error()):
+ * destroy or abort it. A failure reaches every rank: the rank whose
+ * transfers failed tells the others through the bootstrap (after waiting
+ * up to 0.5 s for another rank's word, which is then the reason it gives),
+ * rank 0 relays what one rank says to all, and a rank that waits for the
+ * device looks at the bootstrap every 10 ms and cancels its transfers
+ * (its NIC connections go to ERR): every rank in a call fails with that
+ * errno within about a second, not at the job timeout (rank 0 relays
+ * while it is in a call of its own). Silent by default:
+ * HLCOLL_DEBUG=WARN|INFO|TRACE (or 1|2|3) in the environment makes the
+ * library log to stderr.
  *
  * Not thread-safe: one thread per communicator; hlcoll_group_start() and
- * _end() are per thread.
+ * _end() are per thread. Communicators are independent of each other,
+ * also on one device: each has a pair of its device's engine queues to
+ * itself for as long as it lives (receives; sends and local copies), so
+ * that one's blocked receive never holds another's. A process has at most
+ * num_queues / 2 communicators on one device at once (HW_IP_INFO's
+ * num_queues: 4 on the emulated device, so 2, e.g. a communicator and one
+ * split of it); hlcoll_comm_init_rank() or hlcoll_comm_split() of one more
+ * fails with -EBUSY. The pool is this process's: communicators of another
+ * process on the same device may take the same queues.
  *
  * Memory per rank: one communicator holds 3 command buffers of 64 KiB of
  * host memory (mapped to the device), one device scratch buffer of
@@ -118,10 +135,14 @@ extern "C" {
 /* Largest number of ranks of a communicator */
 #define HLCOLL_MAX_RANKS	64
 
-/* Engine queues used by the library (they must differ) */
+/*
+ * Engine queues of the first communicator of a process on a device; the
+ * k-th one at once takes 2k (receives) and 2k + 1 (sends, and before them
+ * its local copies)
+ */
 #define HLCOLL_QUEUE_RECV	0
 #define HLCOLL_QUEUE_SEND	1
-#define HLCOLL_QUEUE_COPY	2
+#define HLCOLL_QUEUE_COPY	HLCOLL_QUEUE_SEND
 
 /* hlcoll_comm_split()'s colour of a rank that wants no new communicator */
 #define HLCOLL_SPLIT_NOCOLOR	(-1)
@@ -257,8 +278,10 @@ hlcoll_public int hlcoll_release_unique_id(const struct hlcoll_unique_id *id);
  *	/dev/hlN); the fd stays the caller's.
  * @cfg: tunables, or NULL for the defaults; each rank may have its own.
  *
- * Collective over @nranks ranks. Allocates the scratch buffer, a CQ and one
- * NIC connection per peer whose device is cabled to this one.
+ * Collective over @nranks ranks. Takes a pair of the device's engine
+ * queues for the communicator's own use (see the top of this header),
+ * allocates the scratch buffer, a CQ and one NIC connection per peer
+ * whose device is cabled to this one.
  *
  * Return: 0, or -errno: -EINVAL bad arguments (before any exchange);
  * -ESTALE @id is another communicator's, or @nranks differs between ranks;
@@ -271,8 +294,10 @@ hlcoll_public int hlcoll_release_unique_id(const struct hlcoll_unique_id *id);
  * -EPROTONOSUPPORT @id, or the root's bootstrap, is of another version
  * of libhlcoll; -EPROTO the root broke the protocol; -ECONNRESET a rank
  * left; -ENOLINK the ring's neighbours'
- * devices are not cabled to this one; -EBUSY two ranks on one device; an
- * errno of the driver or of a socket.
+ * devices are not cabled to this one; -EBUSY two ranks on one device, or
+ * num_queues / 2 communicators of this process hold the device's engine
+ * queues already (a rank's local failure, told to the others, which fail
+ * with it); an errno of the driver or of a socket.
  */
 hlcoll_public int hlcoll_comm_init_rank(struct hlcoll_comm **comm,
 					int nranks,
@@ -309,9 +334,14 @@ hlcoll_public void hlcoll_comm_destroy(struct hlcoll_comm *comm);
  * failing, then destroy it.
  * @comm: the communicator, or NULL.
  *
- * The other ranks' calls on it fail promptly (-ECONNABORTED from their
- * bootstrap, or a NIC error: this rank's connections go to ERR before they
- * are destroyed) instead of waiting for their timeouts.
+ * The other ranks' calls on it fail promptly with -ECONNABORTED instead
+ * of waiting for their timeouts: this rank tells rank 0 (or, being rank 0,
+ * every rank) through the bootstrap, and moves its connections to ERR
+ * before it destroys them; rank 0 relays the abort to every rank as soon
+ * as it is in a call itself; a rank that waits for the device looks at the
+ * bootstrap every 10 ms and then cancels its own transfers. A rank already
+ * in a collective, or entering one, fails within about a second; one that
+ * calls nothing sees it in hlcoll_comm_get_async_error().
  */
 hlcoll_public void hlcoll_comm_abort(struct hlcoll_comm *comm);
 
@@ -654,7 +684,7 @@ hlcoll_public int hlcoll_group_end(void);
 
 /**
  * hlcoll_memcpy() - copy @bytes from device VA @src to device VA @dst on
- * the device (a LIN_DMA on HLCOLL_QUEUE_COPY) and wait for it.
+ * the device (a LIN_DMA on the communicator's send queue) and wait for it.
  * @comm: the communicator (local: no other rank takes part).
  * @dst: destination device VA (device memory or a host mapping).
  * @src: source device VA.

@@ -25,7 +25,11 @@
  * -ECONNRESET, a header with a wrong magic or an unexpected length is
  * -EPROTO). Every wait is a poll() bounded by the deadline; nothing blocks
  * without one. A rank that fails sends ABORT (with its errno), which the
- * root relays to everyone; a rank that is destroyed sends BYE.
+ * root relays to everyone as soon as it looks (hlcoll_boot_wait_error(),
+ * which the collectives call while they wait for the device); a rank that
+ * is destroyed sends BYE. A socket on which a message failed partway is
+ * shut down, never written to again (an ABORT would land in the middle of
+ * that message): the rank at the other end reads -ECONNRESET.
  */
 #include "hlcoll_int.h"
 #include "hlcoll_wire.h"
@@ -1000,6 +1004,20 @@ int hlcoll_boot_init(struct hlcoll_boot *b, const struct hlcoll_unique_id *id,
 	return rc;
 }
 
+/*
+ * A message to rank @r failed, maybe partway: nothing more is written to
+ * that socket (an ABORT would land in the middle of the broken message and
+ * read as garbage); it is shut down instead, which the rank reads as the
+ * end of the stream (-ECONNRESET)
+ */
+static void hlcoll_boot_break(struct hlcoll_boot *b, int r)
+{
+	if (b->fds[r] < 0 || (b->broken >> r & 1))
+		return;
+	shutdown(b->fds[r], SHUT_RDWR);
+	b->broken |= 1ull << r;
+}
+
 int hlcoll_boot_allgather(struct hlcoll_boot *b, const void *mine, void *all,
 			  size_t size)
 {
@@ -1018,7 +1036,9 @@ int hlcoll_boot_allgather(struct hlcoll_boot *b, const void *mine, void *all,
 	if (b->rank) {
 		rc = hlcoll_msg_send(b->fds[0], HLCOLL_MSG_DATA, 0, mine,
 				     (uint32_t)size, deadline);
-		if (!rc)
+		if (rc)
+			hlcoll_boot_break(b, 0);
+		else
 			rc = hlcoll_msg_recv(b->fds[0], HLCOLL_MSG_ALL, NULL,
 					     all, (uint32_t)(size * b->nranks),
 					     deadline);
@@ -1043,8 +1063,12 @@ int hlcoll_boot_allgather(struct hlcoll_boot *b, const void *mine, void *all,
 	for (r = 1; r < b->nranks; r++) {
 		rc = hlcoll_msg_send(b->fds[r], HLCOLL_MSG_ALL, 0, all,
 				     (uint32_t)(size * b->nranks), deadline);
-		if (rc)
+		if (rc) {
+			hlcoll_warn(0, "bootstrap exchange: to rank %d: %s", r,
+				    strerror(-rc));
+			hlcoll_boot_break(b, r);
 			goto err;
+		}
 	}
 	return 0;
 err:
@@ -1053,41 +1077,84 @@ err:
 	return rc;
 }
 
-int hlcoll_boot_poll_error(struct hlcoll_boot *b)
+/*
+ * What the message at the head of rank @r's socket says: its error (ABORT,
+ * or -ECONNRESET when the socket closed), 0 when it is none (BYE: a rank
+ * that left normally; DATA or ALL of an exchange to come), or 1 when
+ * nothing is there yet
+ */
+static int hlcoll_boot_peek(struct hlcoll_boot *b, int r)
 {
 	struct hlcoll_msg m;
-	struct pollfd pfd;
 	ssize_t n;
-	int r;
+
+	n = recv(b->fds[r], &m, sizeof(m), MSG_PEEK | MSG_DONTWAIT);
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return 1;
+	if (n <= 0)
+		return -ECONNRESET;
+	if (n == (ssize_t)sizeof(m) && m.magic == HLCOLL_MSG_MAGIC &&
+	    m.type == HLCOLL_MSG_ABORT)
+		return m.arg < 0 ? m.arg : -ECONNABORTED;
+	return 0;
+}
+
+int hlcoll_boot_wait_error(struct hlcoll_boot *b, int timeout_ms)
+{
+	int64_t deadline = hlcoll_now_ms() + timeout_ms, left;
+	struct pollfd pfd[HLCOLL_MAX_RANKS];
+	uint64_t quiet = 0;
+	int idx[HLCOLL_MAX_RANKS];
+	int r, i, n, rc;
 
 	if (b->error)
 		return b->error;
-	for (r = 0; r < b->nranks && r < HLCOLL_MAX_RANKS; r++) {
-		if (b->fds[r] < 0)
+	for (;;) {
+		n = 0;
+		for (r = 0; r < b->nranks && r < HLCOLL_MAX_RANKS; r++) {
+			if (b->fds[r] < 0 || (quiet >> r & 1))
+				continue;
+			pfd[n].fd = b->fds[r];
+			pfd[n].events = POLLIN;
+			pfd[n].revents = 0;
+			idx[n++] = r;
+		}
+		if (!n)
+			return 0;	/* nobody left to hear from */
+		left = deadline - hlcoll_now_ms();
+		if (left < 0)
+			left = 0;
+		rc = poll(pfd, (nfds_t)n, (int)left);
+		if (rc < 0 && errno == EINTR)
 			continue;
-		pfd.fd = b->fds[r];
-		pfd.events = POLLIN;
-		pfd.revents = 0;
-		if (poll(&pfd, 1, 0) <= 0)
-			continue;
-		n = recv(b->fds[r], &m, sizeof(m), MSG_PEEK | MSG_DONTWAIT);
-		if (n < 0 && (errno == EAGAIN || errno == EINTR))
-			continue;
-		if (n == 0 || n < 0)
-			b->error = -ECONNRESET;
-		else if (n == (ssize_t)sizeof(m) && m.magic == HLCOLL_MSG_MAGIC &&
-			 m.type == HLCOLL_MSG_ABORT)
-			b->error = m.arg < 0 ? m.arg : -ECONNABORTED;
-		else if (n == (ssize_t)sizeof(m) && m.magic == HLCOLL_MSG_MAGIC &&
-			 m.type == HLCOLL_MSG_BYE)
-			continue;	/* left normally: not an error yet */
-		else
-			continue;	/* data of an exchange to come */
-		if (b->rank == 0)
-			hlcoll_boot_abort(b, b->error);
-		return b->error;
+		if (rc <= 0)
+			return 0;
+		for (i = 0; i < n; i++) {
+			if (!pfd[i].revents)
+				continue;
+			r = idx[i];
+			rc = hlcoll_boot_peek(b, r);
+			if (rc == 1)
+				continue;
+			if (rc == 0) {
+				/* No error there: not polled again */
+				quiet |= 1ull << r;
+				continue;
+			}
+			b->error = rc;
+			/* The root relays it to every rank */
+			if (b->rank == 0)
+				hlcoll_boot_abort(b, b->error);
+			return b->error;
+		}
+		if (hlcoll_now_ms() >= deadline)
+			return 0;
 	}
-	return 0;
+}
+
+int hlcoll_boot_poll_error(struct hlcoll_boot *b)
+{
+	return hlcoll_boot_wait_error(b, 0);
 }
 
 void hlcoll_boot_abort(struct hlcoll_boot *b, int err)
@@ -1095,11 +1162,14 @@ void hlcoll_boot_abort(struct hlcoll_boot *b, int err)
 	int64_t deadline = hlcoll_now_ms() + 1000;
 	int r;
 
-	for (r = 0; r < b->nranks && r < HLCOLL_MAX_RANKS; r++)
-		if (b->fds[r] >= 0)
-			hlcoll_msg_send(b->fds[r], HLCOLL_MSG_ABORT,
-					err < 0 ? err : -ECONNABORTED, NULL, 0,
-					deadline);
+	for (r = 0; r < b->nranks && r < HLCOLL_MAX_RANKS; r++) {
+		if (b->fds[r] < 0 || (b->broken >> r & 1))
+			continue;
+		if (hlcoll_msg_send(b->fds[r], HLCOLL_MSG_ABORT,
+				    err < 0 ? err : -ECONNABORTED, NULL, 0,
+				    deadline))
+			hlcoll_boot_break(b, r);
+	}
 }
 
 void hlcoll_boot_fini(struct hlcoll_boot *b, bool normal)
@@ -1108,7 +1178,7 @@ void hlcoll_boot_fini(struct hlcoll_boot *b, bool normal)
 	int r;
 
 	for (r = 0; normal && r < b->nranks && r < HLCOLL_MAX_RANKS; r++)
-		if (b->fds[r] >= 0)
+		if (b->fds[r] >= 0 && !(b->broken >> r & 1))
 			hlcoll_msg_send(b->fds[r], HLCOLL_MSG_BYE, 0, NULL, 0,
 					deadline);
 	hlcoll_boot_close_all(b);

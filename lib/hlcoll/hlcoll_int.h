@@ -51,6 +51,8 @@ struct hlcoll_boot {
 	int fds[HLCOLL_MAX_RANKS];
 	/* First error the bootstrap met (sticky), 0 if none */
 	int error;
+	/* Sockets (bit per rank) shut down after a message failed partway */
+	uint64_t broken;
 };
 
 int hlcoll_boot_init(struct hlcoll_boot *b, const struct hlcoll_unique_id *id,
@@ -59,6 +61,11 @@ int hlcoll_boot_allgather(struct hlcoll_boot *b, const void *mine, void *all,
 			  size_t size);
 /* Check without waiting whether a rank aborted or left: 0 or -errno */
 int hlcoll_boot_poll_error(struct hlcoll_boot *b);
+/*
+ * The same, waiting up to @timeout_ms for such news; rank 0 relays what it
+ * learns to every rank. 0 or -errno (sticky)
+ */
+int hlcoll_boot_wait_error(struct hlcoll_boot *b, int timeout_ms);
 /* Tell the others the communicator is aborted (@err < 0), best effort */
 void hlcoll_boot_abort(struct hlcoll_boot *b, int err);
 void hlcoll_boot_fini(struct hlcoll_boot *b, bool normal);
@@ -71,8 +78,17 @@ void hlcoll_boot_drop_listener(const struct hlcoll_unique_id *id);
  * The communicator
  */
 
-/* Command buffers: host memory mapped to the device, one per queue */
+/* Command buffers: host memory mapped to the device, one per job kind */
 #define HLCOLL_CB_SIZE		(64u * 1024)
+#define HLCOLL_CB_RECV		0
+#define HLCOLL_CB_SEND		1
+#define HLCOLL_CB_COPY		2
+
+/*
+ * How long a wait for the device goes before it looks at the bootstrap
+ * again (another rank's abort or death): the bound on noticing it
+ */
+#define HLCOLL_WAIT_SLICE_US	10000
 #define HLCOLL_PAGE		4096u
 
 /* Chunks per queue per submission: CB room (RECV + REDUCE each), CQ room */
@@ -193,6 +209,16 @@ struct hlcoll_comm {
 	const struct hlcoll_transport_ops *ops;
 	/* Sticky error: the first failure of a collective, or an abort */
 	int error;
+
+	/*
+	 * The device's engine queues this communicator has to itself
+	 * (hlcoll.c's pool): receives; sends and local copies. @dev: the
+	 * device (its st_rdev), -1 until the pair is taken; @next: the
+	 * process's list of communicators that hold a pair
+	 */
+	uint32_t q_recv, q_send;
+	long long dev;
+	struct hlcoll_comm *q_next;
 
 	/* NIC transport */
 	struct hlcoll_peer peers[HLCOLL_MAX_RANKS];

@@ -11,10 +11,15 @@
  * must be connected (-ENOLINK); other pairs are optional (a send to a peer
  * that is not connected fails with -ENOLINK).
  *
- * step: a RECV job (queue HLCOLL_QUEUE_RECV: NIC_RECV chunk after chunk,
- * each followed by a REDUCE from the scratch buffer when the transfer
- * reduces) and a SEND job (queue HLCOLL_QUEUE_SEND: NIC_SEND chunk after
- * chunk) in one command submission, plus a LIN_DMA on HLCOLL_QUEUE_COPY.
+ * step: a RECV job (the communicator's receive queue, c->q_recv: NIC_RECV
+ * chunk after chunk, each followed by a REDUCE from the scratch buffer
+ * when the transfer reduces) and a SEND job (its send queue, c->q_send:
+ * NIC_SEND chunk after chunk) in one command submission, plus a LIN_DMA
+ * job before the SEND job on the send queue. Each communicator has a pair
+ * of engine queues of its own (hlcoll.c), so that one's blocked receive
+ * never holds another's. While it waits for a submission, a rank looks at
+ * the bootstrap (hlcoll_run()): another rank's abort or death moves its
+ * connections to ERR, which ends its blocked jobs at once.
  * Transfers are cut into chunks of cfg.chunk_bytes; one submission takes a
  * window of chunk indices of every transfer, so that both ends of a pair
  * put the same chunks in their submission. It is done when the CS fence
@@ -54,6 +59,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* Per-connection initial PSN: distinct per rank and peer */
 #define HLCOLL_PSN(rank, peer)	((0x1000u * ((rank) + 1) + (peer)) & \
@@ -518,16 +524,52 @@ struct hlcoll_job {
 	struct hlcoll_cb *cb;
 };
 
-/* Submit the non-empty CBs as one CS and wait for its fence */
+/*
+ * This rank's connections go to ERR: its NIC work in flight ends FLUSHED
+ * (the device's blocked receives and sends give up within a wait slice),
+ * the peers' sends to it fail, and nothing more moves on them
+ */
+static void hlcoll_nic_cancel(struct hlcoll_comm *c)
+{
+	int p;
+
+	for (p = 0; p < c->nranks; p++)
+		if (c->peers[p].conn)
+			hlthunk_nic_modify_conn(c->fd, c->peers[p].conn,
+						HL_NIC_CONN_STATE_ERR);
+}
+
+static uint64_t hlcoll_now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
+/*
+ * Submit the non-empty CBs as one CS and wait for its fence. The wait
+ * looks at the bootstrap every HLCOLL_WAIT_SLICE_US: when another rank
+ * aborted or left (rank 0 relays it to all), this rank's connections go
+ * to ERR, so that its blocked jobs end at once rather than at the job
+ * timeout, and the call fails with that rank's errno.
+ */
 static int hlcoll_run(struct hlcoll_comm *c, struct hlcoll_job *jobs,
 		      int njobs)
 {
 	struct hl_cs_chunk chunks[3];
 	struct hlthunk_cs_in in;
 	struct hlthunk_cs_out out;
+	uint64_t limit;
 	uint32_t status = 0;
-	int i, n = 0, rc;
+	int i, n = 0, rc, err;
 
+	/* Another rank's failure, known already: nothing is submitted */
+	err = hlcoll_boot_poll_error(&c->boot);
+	if (err) {
+		hlcoll_nic_cancel(c);
+		return err;
+	}
 	for (i = 0; i < njobs; i++) {
 		if (!jobs[i].cb->len)
 			continue;
@@ -551,15 +593,30 @@ static int hlcoll_run(struct hlcoll_comm *c, struct hlcoll_job *jobs,
 	}
 
 	/* The jobs time out on their own; the wait only needs to outlast them */
-	do {
-		rc = hlthunk_wait_for_cs(c->fd, out.seq,
-					 (c->cfg.timeout_s + 30) * 1000000ull,
+	limit = hlcoll_now_us() + (c->cfg.timeout_s + 30) * 1000000ull;
+	for (;;) {
+		rc = hlthunk_wait_for_cs(c->fd, out.seq, HLCOLL_WAIT_SLICE_US,
 					 &status);
-	} while (!rc && status == HL_WAIT_CS_STATUS_BUSY);
+		if (rc || status != HL_WAIT_CS_STATUS_BUSY)
+			break;
+		if (!err) {
+			err = hlcoll_boot_poll_error(&c->boot);
+			if (err) {
+				hlcoll_warn(c->rank, "another rank failed (%s): cancelling CS %" PRIu64,
+					    hlcoll_get_error_string(err),
+					    out.seq);
+				hlcoll_nic_cancel(c);
+			}
+		}
+		if (hlcoll_now_us() > limit) {
+			rc = -ETIMEDOUT;
+			break;
+		}
+	}
 	if (rc)
 		hlcoll_warn(c->rank, "CS %" PRIu64 " failed: %s", out.seq,
 			    strerror(-rc));
-	return rc;
+	return err ? err : rc;
 }
 
 /*
@@ -705,13 +762,14 @@ static int hlcoll_nic_step(struct hlcoll_comm *c, const struct hlcoll_xfer *x,
 			   uint64_t copy_src, uint64_t copy_dst,
 			   uint64_t copy_len)
 {
-	struct hlcoll_cb *rcb = &c->cb[HLCOLL_QUEUE_RECV];
-	struct hlcoll_cb *scb = &c->cb[HLCOLL_QUEUE_SEND];
-	struct hlcoll_cb *ccb = &c->cb[HLCOLL_QUEUE_COPY];
+	struct hlcoll_cb *rcb = &c->cb[HLCOLL_CB_RECV];
+	struct hlcoll_cb *scb = &c->cb[HLCOLL_CB_SEND];
+	struct hlcoll_cb *ccb = &c->cb[HLCOLL_CB_COPY];
+	/* The copy runs before the sends, on their queue */
 	struct hlcoll_job jobs[3] = {
-		{ HLCOLL_QUEUE_RECV, rcb },
-		{ HLCOLL_QUEUE_SEND, scb },
-		{ HLCOLL_QUEUE_COPY, ccb },
+		{ c->q_recv, rcb },
+		{ c->q_send, ccb },
+		{ c->q_send, scb },
 	};
 	uint64_t chunk = c->cfg.chunk_bytes;
 	uint64_t maxch = 0, nch, first, k, off, len, win;
@@ -810,6 +868,9 @@ static int hlcoll_nic_step(struct hlcoll_comm *c, const struct hlcoll_xfer *x,
 			rc = rc2;
 		else if (!rc)
 			rc = rc2;
+		/* Another rank's failure, when it caused ours, more so */
+		if (rc && c->boot.error)
+			rc = c->boot.error;
 		if (rc)
 			break;
 	}
@@ -839,15 +900,15 @@ static int hlcoll_nic_step(struct hlcoll_comm *c, const struct hlcoll_xfer *x,
 
 /*
  * dst[i] = src[i] / @n for @count elements on the device (REDUCE
- * HL_REDUCE_OP_DIV_BY(n), on HLCOLL_QUEUE_COPY: a local job, no NIC), in
+ * HL_REDUCE_OP_DIV_BY(n), on the send queue: a local job, no NIC), in
  * packets of at most UINT32_MAX elements, as many per submission as the
  * command buffer holds
  */
 int hlcoll_nic_divide(struct hlcoll_comm *c, uint64_t src, uint64_t dst,
 		      uint64_t count, enum hlcoll_dtype dtype, uint32_t n)
 {
-	struct hlcoll_cb *ccb = &c->cb[HLCOLL_QUEUE_COPY];
-	struct hlcoll_job job = { HLCOLL_QUEUE_COPY, ccb };
+	struct hlcoll_cb *ccb = &c->cb[HLCOLL_CB_COPY];
+	struct hlcoll_job job = { c->q_send, ccb };
 	uint64_t es = hlcoll_dtype_size(dtype), k;
 	int rc;
 
@@ -875,15 +936,15 @@ int hlcoll_nic_divide(struct hlcoll_comm *c, uint64_t src, uint64_t dst,
 /*
  * Whether the device can read the first and the last element of each of
  * @n buffers (@va[i], @len[i] bytes, elements of @es bytes): one local job
- * on HLCOLL_QUEUE_COPY copies them into the scratch buffer, before any
+ * on the send queue copies them into the scratch buffer, before any
  * transfer. 0, -EFAULT when the device MMU faulted on one of them, or the
  * submission's -errno.
  */
 int hlcoll_nic_probe(struct hlcoll_comm *c, const uint64_t *va,
 		     const uint64_t *len, int n, uint64_t es)
 {
-	struct hlcoll_cb *ccb = &c->cb[HLCOLL_QUEUE_COPY];
-	struct hlcoll_job job = { HLCOLL_QUEUE_COPY, ccb };
+	struct hlcoll_cb *ccb = &c->cb[HLCOLL_CB_COPY];
+	struct hlcoll_job job = { c->q_send, ccb };
 	struct hlthunk_page_fault_info before, after;
 	int i, rc;
 
@@ -916,12 +977,7 @@ int hlcoll_nic_probe(struct hlcoll_comm *c, const uint64_t *va,
 
 static void hlcoll_nic_abort(struct hlcoll_comm *c)
 {
-	int p;
-
-	for (p = 0; p < c->nranks; p++)
-		if (c->peers[p].conn)
-			hlthunk_nic_modify_conn(c->fd, c->peers[p].conn,
-						HL_NIC_CONN_STATE_ERR);
+	hlcoll_nic_cancel(c);
 	/* A failed communicator moves nothing more: its peers' writes stop */
 	hlcoll_land_release(c);
 }

@@ -16,9 +16,9 @@
  * one communicator stays under HLCOLL_OFI_STAGE_MAX), and each transfer
  * has HLCOLL_OFI_DEPTH staging slots in pinned host memory that is mapped
  * on the device. A send slot cycles: LIN_DMA of the chunk device -> slot
- * (a CS on HLCOLL_QUEUE_COPY), fi_tsend() of the slot, free on its
+ * (a CS on the communicator's send queue), fi_tsend() of the slot, free on its
  * completion; a receive slot: fi_trecv() into the slot, then a LIN_DMA
- * slot -> device or a REDUCE (dst = dst op slot) on HLCOLL_QUEUE_RECV, free
+ * slot -> device or a REDUCE (dst = dst op slot) on its receive queue, free
  * when that CS is done. With two slots or more per transfer, the device
  * copy of one chunk runs while another is on the wire.
  *
@@ -28,7 +28,8 @@
  *
  * Failure: a step fails with the provider's error (a peer whose process
  * died resets its connections: -ECONNRESET or the like), with the
- * bootstrap's (a rank left or aborted), or with -ETIMEDOUT when nothing
+ * bootstrap's (a rank left or aborted: looked at every
+ * HLCOLL_OFI_CHECK_MS), or with -ETIMEDOUT when nothing
  * moved for cfg.timeout_s (a host that is gone without a word). Posted
  * buffers are cancelled and the CSs waited for before the step returns.
  */
@@ -491,7 +492,7 @@ static int hlcoll_ofi_start(struct hlcoll_ofi_run *r, struct hlcoll_slot *s)
 						 s->va, len);
 
 		s->chunk = k;
-		rc = hlcoll_ofi_cs(r->c, s, n, HLCOLL_QUEUE_COPY);
+		rc = hlcoll_ofi_cs(r->c, s, n, r->c->q_send);
 		if (rc)
 			return rc;
 	} else {
@@ -553,7 +554,7 @@ static int hlcoll_ofi_unstage(struct hlcoll_ofi_run *r, struct hlcoll_slot *s)
 				       hlcoll_reduce_op(r->op));
 	else
 		n = hlthunk_pkt_lin_dma(s->cb, s->va, dst, len);
-	return hlcoll_ofi_cs(r->c, s, n, HLCOLL_QUEUE_RECV);
+	return hlcoll_ofi_cs(r->c, s, n, r->c->q_recv);
 }
 
 /* Read the CQ: 0, or -errno of a failed completion */
@@ -659,6 +660,8 @@ static void hlcoll_ofi_drain(struct hlcoll_ofi_run *r)
  * then sleep 1 ms on the CQ's fd (or in usleep()) between reads.
  */
 #define HLCOLL_OFI_SPIN	2000
+/* How often a step looks at the bootstrap (ms): another rank failed? */
+#define HLCOLL_OFI_CHECK_MS	20
 
 static int hlcoll_ofi_idle(struct hlcoll_ofi_run *r)
 {
@@ -770,7 +773,7 @@ int hlcoll_ofi_step(struct hlcoll_comm *c, const struct hlcoll_xfer *x, int n,
 			last = now;
 			r.spin = 0;
 		}
-		if (now - checked >= 100) {
+		if (now - checked >= HLCOLL_OFI_CHECK_MS) {
 			checked = now;
 			rc = hlcoll_boot_poll_error(&c->boot);
 			if (rc) {
