@@ -27,6 +27,8 @@ struct hl_ioctl_call;
  * @cb: the driver-owned CB the chunk named by handle, with a reference
  *	(until the CS completes), or NULL.
  * @cb_size: its size in bytes.
+ * @kcb: a kernel-owned command buffer's packets (@cb_size bytes, @cb_va
+ *	0), owned by the CS; NULL for a user command buffer.
  * @queue_id: the engine queue that runs it.
  * @deadline: jiffies after which the job must be aborted (-ETIMEDOUT):
  *	the submission time plus the CS timeout, itself at most
@@ -41,6 +43,7 @@ struct hl_cs_job {
 	u64 cb_va;
 	struct hl_cb *cb;
 	u32 cb_size;
+	const void *kcb;
 	u32 queue_id;
 	unsigned long deadline;
 	struct list_head node;

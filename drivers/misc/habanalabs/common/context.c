@@ -148,6 +148,9 @@ void hl_ctx_teardown(struct hl_ctx *ctx)
 	/* Connections die first: peers stop writing, receives are flushed */
 	hl_nic_ctx_close(ctx);
 	hl_cs_ctx_cancel(ctx);
+	/* No job of the context runs: the next owner's sync manager is clean */
+	if (hdev->asic_funcs->sync_reset)
+		hdev->asic_funcs->sync_reset(hdev);
 	/* No CS uses a CB any more; reset: user mappings of CBs go too */
 	hl_cb_ctx_fini(ctx);
 

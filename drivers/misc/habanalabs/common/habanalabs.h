@@ -186,6 +186,9 @@ struct asic_fixed_properties {
  *	context, after its last program. Sleeps.
  * @debugfs_init: add the backend's files under the device's debugfs
  *	directory @root (optional).
+ * @sync_reset: reset every sync object, monitor and fence counter: the
+ *	device's owner changed (a context was torn down and none of its jobs
+ *	runs any more). Optional.
  */
 struct hl_asic_funcs {
 	int (*early_init)(struct hl_device *hdev);
@@ -213,6 +216,7 @@ struct hl_asic_funcs {
 			     u32 *rq_psn);
 	void (*nic_qp_teardown)(struct hl_device *hdev, void *qp);
 	void (*debugfs_init)(struct hl_device *hdev, struct dentry *root);
+	void (*sync_reset)(struct hl_device *hdev);
 };
 
 /**
