@@ -1826,6 +1826,280 @@ static void test_debug_mask_gates_debug_messages(void **state)
 	hltests_host_unmap(st->fd, &cb);
 }
 
+/* ------------------------------------------------------------------------
+ * The sync manager: sync objects, monitors, fences (habanalabs_pkt.h)
+ */
+
+/* SOBs and monitors the tests use: above the driver's (HL_INFO_SYNC_MANAGER) */
+#define T_SOB		256
+#define T_MON		128
+
+static uint32_t pkt_fence(void *buf, uint32_t id, uint32_t target,
+			  uint32_t dec)
+{
+	struct hl_pkt_fence pkt = {
+		.ctl = (uint32_t)HL_PKT_FENCE << HL_PKT_OPCODE_SHIFT,
+		.cfg = HL_PKT_FENCE_CFG(id, target, dec),
+	};
+
+	memcpy(buf, &pkt, sizeof(pkt));
+	return sizeof(pkt);
+}
+
+/*
+ * Arm monitor @mon on SOB @sob alone (>= @value, or == with @eq), payload
+ * @data to @addr
+ */
+static uint32_t pkt_arm(void *buf, uint32_t mon, uint32_t sob, uint32_t value,
+			int eq, uint64_t addr, uint32_t data)
+{
+	uint8_t *p = buf;
+
+	p += hlthunk_pkt_msg_long(p, HL_SM_MON_PAY_ADDRL_ADDR(mon),
+				  (uint32_t)addr);
+	p += hlthunk_pkt_msg_long(p, HL_SM_MON_PAY_ADDRH_ADDR(mon),
+				  (uint32_t)(addr >> 32));
+	p += hlthunk_pkt_msg_long(p, HL_SM_MON_PAY_DATA_ADDR(mon), data);
+	p += hlthunk_pkt_msg_long(p, HL_SM_MON_ARM_ADDR(mon),
+				  HL_SM_MON_ARM(sob / 8, 0xff & ~(1u << (sob % 8)),
+						eq, value));
+	return p - (uint8_t *)buf;
+}
+
+static uint32_t pkt_sob_inc(void *buf, uint32_t sob, uint32_t n)
+{
+	return hlthunk_pkt_msg_long(buf, HL_SM_SOB_ADDR(sob), HL_SM_SOB_INC | n);
+}
+
+/* The status of CS @seq right now (WAIT_CS with a zero timeout) */
+static uint32_t cs_status_now(int fd, uint64_t seq)
+{
+	uint32_t status = 0xdead;
+	int rc = hlthunk_wait_for_cs(fd, seq, 0, &status);
+
+	assert_true(rc == 0 || rc == -EIO);
+	return status;
+}
+
+/* Run a CB with a CS timeout of @timeout_s; returns the wait's rc */
+static int run_cb_within(int fd, uint32_t queue, uint64_t cb_va, uint32_t n,
+			 uint32_t timeout_s)
+{
+	uint64_t seq = hltests_submit_cb(fd, queue, cb_va, n, timeout_s);
+	uint32_t status;
+
+	return wait_cs(fd, seq, &status);
+}
+
+/* Sleep @ms milliseconds */
+static void sleep_ms(unsigned int ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+/*
+ * A monitor fires its payload into a queue's fence when, and only when,
+ * its SOB reaches the target: the FENCE-stalled job writes its marker only
+ * after the third increment. An early fire (a monitor planted to fire at
+ * arm, or at the second increment) makes the first check fail.
+ */
+static void test_monitor_fires_into_fence(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hltests_host_buf cb, cb2, h;
+	uint64_t waiter;
+	uint32_t v;
+	uint8_t *p;
+
+	cb_map(st->fd, &cb, PAGE);
+	cb_map(st->fd, &cb2, PAGE);
+	hltests_host_map(st->fd, &h, PAGE);
+	memset(h.ptr, 0, PAGE);
+
+	/* Queue 1 waits on its fence 0, then writes the marker */
+	p = cb.ptr;
+	p += pkt_fence(p, 0, 1, 1);
+	p += hlthunk_pkt_msg_long(p, h.va, 0xabc);
+	waiter = hltests_submit_cb(st->fd, 1, cb.va, p - cb.ptr, 30);
+
+	/* Queue 2 arms a monitor on SOB >= 3 into that fence, adds 2 */
+	p = cb2.ptr;
+	p += pkt_arm(p, T_MON, T_SOB, 3, 0, HL_QM_FENCE_RDATA(1, 0), 1);
+	p += pkt_sob_inc(p, T_SOB, 2);
+	hltests_run_cb_ok(st->fd, 2, cb2.va, p - cb2.ptr);
+
+	sleep_ms(300);
+	assert_int_equal(cs_status_now(st->fd, waiter), HL_WAIT_CS_STATUS_BUSY);
+	memcpy(&v, h.ptr, 4);
+	assert_int_equal(v, 0);
+
+	/* The third increment fires it */
+	p = cb2.ptr;
+	p += pkt_sob_inc(p, T_SOB, 1);
+	hltests_run_cb_ok(st->fd, 2, cb2.va, p - cb2.ptr);
+	assert_int_equal(wait_cs(st->fd, waiter, &v), 0);
+	assert_int_equal(v, HL_WAIT_CS_STATUS_COMPLETED);
+	memcpy(&v, h.ptr, 4);
+	assert_int_equal(v, 0xabc);
+
+	/* == mode: SOB is 3; a monitor on == 3 fires at once, on == 4 not */
+	p = cb.ptr;
+	p += pkt_fence(p, 1, 1, 1);
+	p += hlthunk_pkt_msg_long(p, h.va + 4, 0xdef);
+	waiter = hltests_submit_cb(st->fd, 1, cb.va, p - cb.ptr, 30);
+	p = cb2.ptr;
+	p += pkt_arm(p, T_MON + 1, T_SOB, 4, 1, HL_QM_FENCE_RDATA(1, 1), 1);
+	hltests_run_cb_ok(st->fd, 2, cb2.va, p - cb2.ptr);
+	sleep_ms(300);
+	assert_int_equal(cs_status_now(st->fd, waiter), HL_WAIT_CS_STATUS_BUSY);
+	p = cb2.ptr;
+	p += pkt_arm(p, T_MON + 1, T_SOB, 3, 1, HL_QM_FENCE_RDATA(1, 1), 1);
+	hltests_run_cb_ok(st->fd, 2, cb2.va, p - cb2.ptr);
+	assert_int_equal(wait_cs(st->fd, waiter, &v), 0);
+	memcpy(&v, h.ptr + 4, 4);
+	assert_int_equal(v, 0xdef);
+
+	hltests_host_unmap(st->fd, &h);
+	hltests_host_unmap(st->fd, &cb2);
+	hltests_host_unmap(st->fd, &cb);
+}
+
+/*
+ * A monitor's payload reaches only SOBs and fence registers: arming one
+ * aimed at host memory, at device memory or at another configuration
+ * register fails the job and writes nothing; one re-aimed at memory after
+ * its arm fires into nothing. The control: the same arm aimed at a fence
+ * register is accepted, and fires.
+ */
+static void test_monitor_payload_outside_refused(void **state)
+{
+	struct hltests_state *st = *state;
+	const uint64_t other_reg = HL_CFG_BASE + 0x508000; /* DMA0 QM, not a fence */
+	struct hltests_host_buf cb, h;
+	struct hltests_dram_buf d;
+	uint64_t targets[3], seq;
+	uint32_t v, i, n;
+	uint8_t *p;
+
+	cb_map(st->fd, &cb, PAGE);
+	hltests_host_map(st->fd, &h, PAGE);
+	hltests_dram_map(st->fd, &d, 2 * MB, false);
+	memset(h.ptr, 0x11, PAGE);
+	targets[0] = h.va;
+	targets[1] = d.va;
+	targets[2] = other_reg;
+
+	for (i = 0; i < 3; i++) {
+		/* SOB is already >= 0: it would fire at the arm */
+		n = pkt_arm(cb.ptr, T_MON + 2, T_SOB + 8, 0, 0, targets[i],
+			    0x55555555);
+		hltests_run_cb_aborted(st->fd, 3, cb.va, n);
+	}
+	assert_bytes_are(h.ptr, 0x11, PAGE, "host memory after refused arms");
+	hltests_read_device(st->fd, d.va, h.ptr, 8);
+	memcpy(&v, h.ptr, 4);
+	assert_int_not_equal(v, 0x55555555);
+	memset(h.ptr, 0x11, PAGE);
+
+	/* Control: aimed at queue 1's fence 2, the same arm fires */
+	p = cb.ptr;
+	p += pkt_fence(p, 2, 1, 1);
+	p += hlthunk_pkt_msg_long(p, h.va, 0x600d);
+	seq = hltests_submit_cb(st->fd, 1, cb.va, p - cb.ptr, 30);
+	n = pkt_arm(cb.ptr + 2048, T_MON + 2, T_SOB + 8, 0, 0,
+		    HL_QM_FENCE_RDATA(1, 2), 1);
+	hltests_run_cb_ok(st->fd, 3, cb.va + 2048, n);
+	assert_int_equal(wait_cs(st->fd, seq, &v), 0);
+	memcpy(&v, h.ptr, 4);
+	assert_int_equal(v, 0x600d);
+
+	/* Re-aimed at host memory after the arm: the fire writes nothing */
+	p = cb.ptr;
+	p += pkt_arm(p, T_MON + 3, T_SOB + 9, 1, 0, HL_QM_FENCE_RDATA(1, 3), 1);
+	p += hlthunk_pkt_msg_long(p, HL_SM_MON_PAY_ADDRL_ADDR(T_MON + 3),
+				  (uint32_t)(h.va + 64));
+	p += hlthunk_pkt_msg_long(p, HL_SM_MON_PAY_ADDRH_ADDR(T_MON + 3),
+				  (uint32_t)((h.va + 64) >> 32));
+	p += pkt_sob_inc(p, T_SOB + 9, 1);
+	hltests_run_cb_ok(st->fd, 3, cb.va, p - cb.ptr);
+	assert_bytes_are(h.ptr + 64, 0x11, 4, "host memory after a re-aimed fire");
+	/* ... nor into the fence it was armed for: a FENCE on it times out */
+	n = pkt_fence(cb.ptr, 3, 1, 1);
+	assert_int_equal(run_cb_within(st->fd, 1, cb.va, n, 1), -EIO);
+
+	hltests_dram_unmap(st->fd, &d);
+	hltests_host_unmap(st->fd, &h);
+	hltests_host_unmap(st->fd, &cb);
+}
+
+/*
+ * What one owner leaves in the sync manager (a SOB value, an armed
+ * monitor, a fence count) is visible to itself (the control) and gone for
+ * the device's next owner.
+ */
+static void probe_leftovers(int fd, bool expect_left)
+{
+	struct hltests_host_buf cb;
+	uint32_t n;
+	uint8_t *p;
+	int rc;
+
+	cb_map(fd, &cb, PAGE);
+
+	/* The fence count of queue 0, fence 2: 3 left */
+	n = pkt_fence(cb.ptr, 2, 3, 3);
+	rc = run_cb_within(fd, 0, cb.va, n, 1);
+	assert_int_equal(rc, expect_left ? 0 : -EIO);
+
+	/* SOB T_SOB + 16 is 5: a monitor on == 5 fires into fence 3 */
+	p = cb.ptr;
+	p += pkt_arm(p, T_MON + 4, T_SOB + 16, 5, 1, HL_QM_FENCE_RDATA(0, 3), 1);
+	p += pkt_fence(p, 3, 1, 1);
+	rc = run_cb_within(fd, 0, cb.va, p - cb.ptr, 1);
+	assert_int_equal(rc, expect_left ? 0 : -EIO);
+
+	/* The monitor armed on SOB T_SOB + 17 >= 1 fires into fence 1 */
+	p = cb.ptr;
+	p += pkt_sob_inc(p, T_SOB + 17, 1);
+	p += pkt_fence(p, 1, 1, 1);
+	rc = run_cb_within(fd, 0, cb.va, p - cb.ptr, 1);
+	assert_int_equal(rc, expect_left ? 0 : -EIO);
+
+	hltests_host_unmap(fd, &cb);
+}
+
+static void leave_state(int fd)
+{
+	struct hltests_host_buf cb;
+	uint8_t *p;
+
+	cb_map(fd, &cb, PAGE);
+	p = cb.ptr;
+	p += hlthunk_pkt_msg_long(p, HL_QM_FENCE_RDATA(0, 2), 3);
+	p += hlthunk_pkt_msg_long(p, HL_SM_SOB_ADDR(T_SOB + 16), 5);
+	p += hlthunk_pkt_msg_long(p, HL_SM_SOB_ADDR(T_SOB + 17), 0);
+	p += pkt_arm(p, T_MON + 5, T_SOB + 17, 1, 0, HL_QM_FENCE_RDATA(0, 1), 1);
+	hltests_run_cb_ok(fd, 0, cb.va, p - cb.ptr);
+	hltests_host_unmap(fd, &cb);
+}
+
+static void test_sync_manager_reset_for_next_owner(void **state)
+{
+	struct hltests_state *st = *state;
+
+	/* Control: the owner sees what it left */
+	leave_state(st->fd);
+	probe_leftovers(st->fd, true);
+
+	leave_state(st->fd);
+	hlthunk_close(st->fd);
+	st->fd = hlthunk_open(HLTHUNK_DEVICE_DONT_CARE, NULL);
+	assert_true(st->fd >= 0);
+	probe_leftovers(st->fd, false);
+}
+
 #define CS_TEST(f) cmocka_unit_test_setup_teardown(f, hltests_setup, \
 						   hltests_teardown)
 
@@ -1867,6 +2141,9 @@ const struct CMUnitTest cs_tests[] = {
 	CS_TEST(test_concurrent_submitters),
 	cmocka_unit_test(test_two_devices_at_once),
 	cmocka_unit_test(test_unbind_fails_running_and_pending_jobs),
+	CS_TEST(test_monitor_fires_into_fence),
+	CS_TEST(test_monitor_payload_outside_refused),
+	CS_TEST(test_sync_manager_reset_for_next_owner),
 };
 
 int main(void)
