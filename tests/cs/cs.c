@@ -118,7 +118,7 @@ static void test_cs_bad_args_einval(void **state)
 	CS_EINVAL(a.in.num_chunks_execute = HL_MAX_JOBS_PER_CS + 1);
 	CS_EINVAL(a.in.num_chunks_restore = 1);
 	CS_EINVAL(a.in.chunks_restore = (uintptr_t)chunks);
-	CS_EINVAL(a.in.reserved = 1);
+	CS_EINVAL(a.in.seq = 1);
 	CS_EINVAL(a.in.cs_flags = 1);
 	CS_EINVAL(a.in.cs_flags = HL_CS_FLAGS_CUSTOM_TIMEOUT | 1);
 	CS_EINVAL(a.in.ctx_id = 1);
@@ -2101,6 +2101,295 @@ static void test_sync_manager_reset_for_next_owner(void **state)
 	probe_leftovers(st->fd, false);
 }
 
+/* ------------------------------------------------------------------------
+ * SIGNAL and WAIT submissions (upstream's sync stream)
+ */
+
+/* A SIGNAL on @queue: 0 or -errno; *@out what the ioctl returned */
+static int cs_signal(int fd, uint32_t queue, struct hl_cs_out *out)
+{
+	union hl_cs_args args;
+	struct hl_cs_chunk c;
+	int rc;
+
+	memset(&c, 0, sizeof(c));
+	c.queue_index = queue;
+	memset(&args, 0, sizeof(args));
+	args.in.chunks_execute = (uint64_t)(uintptr_t)&c;
+	args.in.num_chunks_execute = 1;
+	args.in.cs_flags = HL_CS_FLAGS_SIGNAL;
+	rc = hltests_cs_ioctl(fd, &args);
+	*out = args.out;
+	return rc;
+}
+
+/* A WAIT on @queue for SIGNAL @sig_seq (@n sequence numbers given) */
+static int cs_wait_n(int fd, uint32_t queue, uint64_t sig_seq, uint32_t n,
+		     uint32_t timeout_s, uint64_t *seq)
+{
+	uint64_t seqs[2] = { sig_seq, sig_seq };
+	union hl_cs_args args;
+	struct hl_cs_chunk c;
+	int rc;
+
+	memset(&c, 0, sizeof(c));
+	c.queue_index = queue;
+	c.signal_seq_arr = (uint64_t)(uintptr_t)seqs;
+	c.num_signal_seq_arr = n;
+	memset(&args, 0, sizeof(args));
+	args.in.chunks_execute = (uint64_t)(uintptr_t)&c;
+	args.in.num_chunks_execute = 1;
+	args.in.cs_flags = HL_CS_FLAGS_WAIT | HL_CS_FLAGS_CUSTOM_TIMEOUT;
+	args.in.timeout = timeout_s;
+	rc = hltests_cs_ioctl(fd, &args);
+	*seq = args.out.seq;
+	return rc;
+}
+
+static int cs_wait(int fd, uint32_t queue, uint64_t sig_seq,
+		   uint32_t timeout_s, uint64_t *seq)
+{
+	return cs_wait_n(fd, queue, sig_seq, 1, timeout_s, seq);
+}
+
+/* Queue 0 is held at fence 0 until release_gate() */
+static uint64_t submit_gated_memset(int fd, struct hltests_host_buf *cb,
+				    uint64_t dst, uint64_t value)
+{
+	uint8_t *p = cb->ptr;
+
+	p += pkt_fence(p, 0, 1, 1);
+	p += hlthunk_pkt_memset(p, dst, value, PAGE);
+	return hltests_submit_cb(fd, 0, cb->va, p - cb->ptr, 60);
+}
+
+static void release_gate(int fd, struct hltests_host_buf *cb)
+{
+	uint32_t n = hlthunk_pkt_msg_long(cb->ptr, HL_QM_FENCE_RDATA(0, 0), 1);
+
+	hltests_run_cb_ok(fd, 2, cb->va, n);
+}
+
+/*
+ * The waiting queue's work starts only after the signal: queue 1 copies a
+ * buffer that queue 0 writes before its SIGNAL, and queue 0 is held (a
+ * FENCE only this test releases) until the copy had every chance to run
+ * early. The control, the same without WAIT, shows the copy overtaking
+ * the write (the test sees a misordering when there is one).
+ */
+static void test_signal_wait_orders_queues(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hltests_host_buf cb0, cb1, cb2, src, dst;
+	uint64_t w0, s, w, c1;
+	struct hl_cs_out out;
+	uint32_t status, n;
+
+	cb_map(st->fd, &cb0, PAGE);
+	cb_map(st->fd, &cb1, PAGE);
+	cb_map(st->fd, &cb2, PAGE);
+	hltests_host_map(st->fd, &src, PAGE);
+	hltests_host_map(st->fd, &dst, PAGE);
+	n = hlthunk_pkt_lin_dma(cb1.ptr, src.va, dst.va, PAGE);
+
+	/* Control: no WAIT, the copy runs before the write */
+	memset(src.ptr, 0, PAGE);
+	memset(dst.ptr, 0x77, PAGE);
+	w0 = submit_gated_memset(st->fd, &cb0, src.va, 0x5a5a5a5a5a5a5a5aull);
+	assert_int_equal(cs_signal(st->fd, 0, &out), 0);
+	s = out.seq;
+	c1 = hltests_submit_cb(st->fd, 1, cb1.va, n, 60);
+	assert_int_equal(wait_cs(st->fd, c1, &status), 0);
+	assert_bytes_are(dst.ptr, 0, PAGE, "copy without WAIT (control)");
+	release_gate(st->fd, &cb2);
+	assert_int_equal(wait_cs(st->fd, w0, &status), 0);
+	assert_int_equal(wait_cs(st->fd, s, &status), 0);
+	assert_bytes_are(src.ptr, 0x5a, PAGE, "written");
+
+	/* With WAIT: the copy waits for the signal, after the write */
+	memset(src.ptr, 0, PAGE);
+	memset(dst.ptr, 0x77, PAGE);
+	w0 = submit_gated_memset(st->fd, &cb0, src.va, 0xa5a5a5a5a5a5a5a5ull);
+	assert_int_equal(cs_signal(st->fd, 0, &out), 0);
+	s = out.seq;
+	assert_int_equal(cs_wait(st->fd, 1, s, 60, &w), 0);
+	assert_true(w != UINT64_MAX && w > s);
+	c1 = hltests_submit_cb(st->fd, 1, cb1.va, n, 60);
+	sleep_ms(500);
+	assert_int_equal(cs_status_now(st->fd, w), HL_WAIT_CS_STATUS_BUSY);
+	assert_int_equal(cs_status_now(st->fd, c1), HL_WAIT_CS_STATUS_BUSY);
+	assert_bytes_are(dst.ptr, 0x77, PAGE, "copy before the signal");
+	release_gate(st->fd, &cb2);
+	assert_int_equal(wait_cs(st->fd, c1, &status), 0);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
+	assert_bytes_are(dst.ptr, 0xa5, PAGE, "copy after the signal");
+	assert_int_equal(wait_cs(st->fd, w0, &status), 0);
+	assert_int_equal(wait_cs(st->fd, w, &status), 0);
+
+	/* A WAIT for a signal already done makes no CS: seq U64_MAX */
+	assert_int_equal(cs_wait(st->fd, 1, s, 60, &w), 0);
+	assert_true(w == UINT64_MAX);
+
+	hltests_host_unmap(st->fd, &dst);
+	hltests_host_unmap(st->fd, &src);
+	hltests_host_unmap(st->fd, &cb2);
+	hltests_host_unmap(st->fd, &cb1);
+	hltests_host_unmap(st->fd, &cb0);
+}
+
+/*
+ * A WAIT for a signal that does not come ends with its CS timeout
+ * (ABORTED), never hangs; the late signal then releases nothing of a
+ * later WAIT on that queue (the first's monitor was disarmed).
+ */
+static void test_wait_times_out_and_leaves_no_stale_fire(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hltests_host_buf cb0, cb1, cb2, src, dst;
+	uint64_t w0, s, w, c1, t0, dt;
+	struct hl_cs_out out;
+	uint32_t status, n;
+
+	cb_map(st->fd, &cb0, PAGE);
+	cb_map(st->fd, &cb1, PAGE);
+	cb_map(st->fd, &cb2, PAGE);
+	hltests_host_map(st->fd, &src, PAGE);
+	hltests_host_map(st->fd, &dst, PAGE);
+
+	w0 = submit_gated_memset(st->fd, &cb0, src.va, 1);
+	assert_int_equal(cs_signal(st->fd, 0, &out), 0);
+	s = out.seq;
+	t0 = hltests_now_ns();
+	assert_int_equal(cs_wait(st->fd, 1, s, 1, &w), 0);
+	assert_int_equal(wait_cs(st->fd, w, &status), -EIO);
+	dt = hltests_now_ns() - t0;
+	assert_int_equal(status, HL_WAIT_CS_STATUS_ABORTED);
+	print_message("WAIT timed out after %.2f s\n", dt / 1e9);
+	assert_true(dt >= 900000000ull && dt < 30000000000ull);
+	release_gate(st->fd, &cb2);
+	assert_int_equal(wait_cs(st->fd, w0, &status), 0);
+	assert_int_equal(wait_cs(st->fd, s, &status), 0);
+
+	/* A new signal, held; a WAIT for it on queue 1, then a copy */
+	memset(src.ptr, 0, PAGE);
+	memset(dst.ptr, 0x77, PAGE);
+	w0 = submit_gated_memset(st->fd, &cb0, src.va, 0x3c3c3c3c3c3c3c3cull);
+	assert_int_equal(cs_signal(st->fd, 0, &out), 0);
+	s = out.seq;
+	assert_int_equal(cs_wait(st->fd, 1, s, 60, &w), 0);
+	n = hlthunk_pkt_lin_dma(cb1.ptr, src.va, dst.va, PAGE);
+	c1 = hltests_submit_cb(st->fd, 1, cb1.va, n, 60);
+	sleep_ms(500);
+	assert_int_equal(cs_status_now(st->fd, c1), HL_WAIT_CS_STATUS_BUSY);
+	release_gate(st->fd, &cb2);
+	assert_int_equal(wait_cs(st->fd, c1, &status), 0);
+	assert_bytes_are(dst.ptr, 0x3c, PAGE, "copy after the second signal");
+	assert_int_equal(wait_cs(st->fd, w, &status), 0);
+	assert_int_equal(wait_cs(st->fd, w0, &status), 0);
+
+	hltests_host_unmap(st->fd, &dst);
+	hltests_host_unmap(st->fd, &src);
+	hltests_host_unmap(st->fd, &cb2);
+	hltests_host_unmap(st->fd, &cb1);
+	hltests_host_unmap(st->fd, &cb0);
+}
+
+/* SIGNAL's output: the SOB's offset and its count before, per queue */
+static void test_signal_reports_sob(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hl_info_sync_manager sm;
+	struct hl_cs_out a, b, c;
+	uint32_t status;
+
+	assert_int_equal(cs_signal(st->fd, 3, &a), 0);
+	assert_int_equal(cs_signal(st->fd, 3, &b), 0);
+	assert_int_equal(cs_signal(st->fd, 2, &c), 0);
+	assert_int_equal(a.status, HL_CS_STATUS_SUCCESS);
+	assert_int_equal(b.sob_base_addr_offset, a.sob_base_addr_offset);
+	assert_int_equal(b.sob_count_before_submission,
+			 a.sob_count_before_submission + 1);
+	assert_int_not_equal(c.sob_base_addr_offset, a.sob_base_addr_offset);
+	assert_true(b.seq > a.seq);
+	assert_int_equal(wait_cs(st->fd, b.seq, &status), 0);
+	assert_int_equal(wait_cs(st->fd, c.seq, &status), 0);
+
+	/* The driver's SOBs are below the first available one */
+	memset(&sm, 0xff, sizeof(sm));
+	assert_int_equal(hltests_info(st->fd, HL_INFO_SYNC_MANAGER, &sm,
+				      sizeof(sm)), 0);
+	print_message("first available SOB %u, monitor %u\n",
+		      sm.first_available_sync_object, sm.first_available_monitor);
+	assert_true(sm.first_available_sync_object > 0 &&
+		    sm.first_available_sync_object <= T_SOB);
+	assert_true(sm.first_available_monitor > 0 &&
+		    sm.first_available_monitor <= T_MON);
+	assert_int_equal(sm.first_available_cq, 0);
+	assert_int_equal(sm.reserved, 0);
+	assert_true(HL_CFG_BASE + a.sob_base_addr_offset <
+		    HL_SM_SOB_ADDR(sm.first_available_sync_object));
+	assert_true(HL_CFG_BASE + a.sob_base_addr_offset >= HL_SM_SOB_OBJ_0);
+}
+
+static void test_signal_wait_errnos(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hltests_host_buf cb;
+	union hl_cs_args args;
+	struct hl_cs_chunk c[2];
+	struct hl_cs_out out;
+	uint64_t seq, w;
+	uint32_t status;
+
+	cb_map(st->fd, &cb, PAGE);
+	hlthunk_pkt_nop(cb.ptr);
+	seq = hltests_submit_cb(st->fd, 0, cb.va, 8, 0);
+	assert_int_equal(wait_cs(st->fd, seq, &status), 0);
+
+	/* A WAIT for a CS that is no SIGNAL; for one not handed out */
+	assert_int_equal(cs_wait(st->fd, 1, seq, 1, &w), -EINVAL);
+	assert_int_equal(cs_wait(st->fd, 1, seq + 1000, 1, &w), -EINVAL);
+	assert_int_equal(cs_wait(st->fd, 1, 0, 1, &w), -EINVAL);
+	/* Two sequence numbers, or none */
+	assert_int_equal(cs_signal(st->fd, 0, &out), 0);
+	assert_int_equal(cs_wait_n(st->fd, 1, out.seq, 2, 1, &w), -EINVAL);
+	assert_int_equal(cs_wait_n(st->fd, 1, out.seq, 0, 1, &w), -EINVAL);
+	/* A bad queue */
+	assert_int_equal(cs_signal(st->fd, 4096, &out), -EINVAL);
+	assert_int_equal(cs_wait(st->fd, 4096, out.seq, 1, &w), -EINVAL);
+
+	memset(c, 0, sizeof(c));
+	memset(&args, 0, sizeof(args));
+	args.in.chunks_execute = (uint64_t)(uintptr_t)c;
+	/* Two chunks */
+	args.in.num_chunks_execute = 2;
+	args.in.cs_flags = HL_CS_FLAGS_SIGNAL;
+	assert_int_equal(hltests_cs_ioctl(st->fd, &args), -EINVAL);
+	/* Two kinds at once */
+	args.in.num_chunks_execute = 1;
+	args.in.cs_flags = HL_CS_FLAGS_SIGNAL | HL_CS_FLAGS_WAIT;
+	assert_int_equal(hltests_cs_ioctl(st->fd, &args), -EINVAL);
+	/* No collective engines here */
+	args.in.cs_flags = HL_CS_FLAGS_COLLECTIVE_WAIT;
+	assert_int_equal(hltests_cs_ioctl(st->fd, &args), -EOPNOTSUPP);
+	/* An unreadable chunk, and an unreadable sequence array */
+	args.in.cs_flags = HL_CS_FLAGS_SIGNAL;
+	args.in.chunks_execute = 8;
+	assert_int_equal(hltests_cs_ioctl(st->fd, &args), -EFAULT);
+	args.in.chunks_execute = (uint64_t)(uintptr_t)c;
+	args.in.cs_flags = HL_CS_FLAGS_WAIT;
+	c[0].num_signal_seq_arr = 1;
+	c[0].signal_seq_arr = 8;
+	assert_int_equal(hltests_cs_ioctl(st->fd, &args), -EFAULT);
+	/* TIMESTAMP is taken with an ordinary CS */
+	chunk_init(&c[0], 0, cb.va, 8);
+	args.in.cs_flags = HL_CS_FLAGS_TIMESTAMP;
+	assert_int_equal(hltests_cs_ioctl(st->fd, &args), 0);
+	assert_int_equal(wait_cs(st->fd, args.out.seq, &status), 0);
+
+	hltests_host_unmap(st->fd, &cb);
+}
+
 #define CS_TEST(f) cmocka_unit_test_setup_teardown(f, hltests_setup, \
 						   hltests_teardown)
 
@@ -2145,6 +2434,10 @@ const struct CMUnitTest cs_tests[] = {
 	CS_TEST(test_monitor_fires_into_fence),
 	CS_TEST(test_monitor_payload_outside_refused),
 	CS_TEST(test_sync_manager_reset_for_next_owner),
+	CS_TEST(test_signal_wait_orders_queues),
+	CS_TEST(test_wait_times_out_and_leaves_no_stale_fire),
+	CS_TEST(test_signal_reports_sob),
+	CS_TEST(test_signal_wait_errnos),
 };
 
 int main(void)

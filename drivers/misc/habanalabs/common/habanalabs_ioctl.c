@@ -187,8 +187,7 @@ static int hl_info_page_fault(struct hl_fpriv *fpriv, struct hl_info_args *args,
 /*
  * Upstream's INFO ops that the emulated device cannot mean: it has no
  * clocks, PLLs, power or energy sensors, PCIe counters, DRAM row
- * replacement, firmware or attestation (docs/uapi.md gives each reason),
- * and no sync manager yet.
+ * replacement, firmware or attestation (docs/uapi.md gives each reason).
  */
 static bool hl_info_op_unsupported(u32 op)
 {
@@ -196,7 +195,6 @@ static bool hl_info_op_unsupported(u32 op)
 	case HL_INFO_CLK_RATE:
 	case HL_INFO_PCI_COUNTERS:
 	case HL_INFO_CLK_THROTTLE_REASON:
-	case HL_INFO_SYNC_MANAGER:
 	case HL_INFO_TOTAL_ENERGY:
 	case HL_INFO_PLL_FREQUENCY:
 	case HL_INFO_POWER:
@@ -251,6 +249,31 @@ static int hl_info_user_mappings(struct hl_info_args *args)
 }
 
 /*
+ * HL_INFO_SYNC_MANAGER: the first SOB and monitor that user command
+ * buffers may use (the driver's SIGNAL and WAIT use those below). The
+ * emulated ASIC has one sync manager block (at GAUDI's E_N addresses),
+ * which answers for each of GAUDI's four dcore ids; a dcore_id above
+ * HL_GAUDI_ES_DCORE is -EINVAL. No completion queues (first_available_cq
+ * 0).
+ */
+static int hl_info_sync_manager(struct hl_fpriv *fpriv,
+				struct hl_info_args *args,
+				struct hl_ioctl_call *call)
+{
+	const struct asic_fixed_properties *prop = &fpriv->hdev->asic_prop;
+	struct hl_info_sync_manager info = {
+		.first_available_sync_object = prop->first_available_sob,
+		.first_available_monitor = prop->first_available_monitor,
+	};
+
+	if (!prop->num_sobs)
+		return -EOPNOTSUPP;
+	if (args->dcore_id > HL_GAUDI_ES_DCORE)
+		return -EINVAL;
+	return hl_info_copy(call, args, &info, sizeof(info));
+}
+
+/*
  * HL_IOCTL_INFO. Errors: listed in the kernel-doc of struct hl_info_args
  * (uAPI header).
  */
@@ -271,6 +294,9 @@ static int hl_info_ioctl(struct hl_fpriv *fpriv, void *data,
 	/* Its union member is an input: the size of the caller's array */
 	if (args->op == HL_INFO_USER_MAPPINGS)
 		return hl_info_user_mappings(args);
+	/* Its union member is the dcore */
+	if (args->op == HL_INFO_SYNC_MANAGER)
+		return hl_info_sync_manager(fpriv, args, call);
 	if (args->ctx_id)
 		return -EINVAL;
 

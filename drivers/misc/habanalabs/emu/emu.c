@@ -74,6 +74,7 @@ static int hl_emu_early_init(struct hl_device *hdev)
 	prop->va_cb_end = HL_EMU_VA_CB_END;
 	prop->num_queues = HL_EMU_NUM_QUEUES;
 	prop->num_nic_ports = HL_EMU_NIC_PORTS;
+	hl_emu_sync_props(prop);
 
 	return 0;
 
@@ -191,6 +192,8 @@ const struct hl_asic_funcs hl_emu_funcs = {
 	.mmu_invalidate_cache = hl_emu_mmu_invalidate_cache,
 	.queue_job = hl_emu_queue_job,
 	.sync_reset = hl_emu_sync_reset_owner,
+	.gen_signal_cb = hl_emu_sync_gen_signal_cb,
+	.gen_wait_cb = hl_emu_sync_gen_wait_cb,
 	.nic_port_info = hl_emu_nic_port_info,
 	.nic_check_remote = hl_emu_nic_check_remote,
 	.nic_peer_get = hl_emu_nic_peer_get,

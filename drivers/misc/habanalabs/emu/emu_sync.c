@@ -370,6 +370,102 @@ void hl_emu_sync_reset(struct hl_emu_device *emu)
 	spin_unlock(&sm->lock);
 }
 
+/* The driver's SOBs and monitors: two signal SOBs and a wait monitor per queue */
+static u32 hl_emu_sync_driver_sob(u32 queue, u32 idx)
+{
+	return queue * 2 + idx;
+}
+
+static u32 hl_emu_sync_driver_mon(u32 queue)
+{
+	return queue;
+}
+
+/* A MSG_LONG packet in a kernel CB */
+static u32 hl_emu_sync_msg(void *buf, u64 addr, u32 value)
+{
+	struct hl_pkt_msg_long pkt = {
+		.ctl = cpu_to_le32((u32)HL_PKT_MSG_LONG << HL_PKT_OPCODE_SHIFT),
+		.value = cpu_to_le32(value),
+		.addr = cpu_to_le64(addr),
+	};
+
+	memcpy(buf, &pkt, sizeof(pkt));
+	return sizeof(pkt);
+}
+
+/**
+ * hl_emu_sync_gen_signal_cb - asic_funcs->gen_signal_cb.
+ * @hdev: the device.
+ * @buf: the kernel CB, HL_CS_KCB_SIZE bytes.
+ * @queue: the signalling queue.
+ * @idx: which of its two signal SOBs.
+ * @value: the value the SOB reaches.
+ * @set: set the SOB to @value rather than add 1.
+ * @sob_offset: receives the SOB's offset from HL_CFG_BASE.
+ *
+ * Return: the size of the packets.
+ */
+u32 hl_emu_sync_gen_signal_cb(struct hl_device *hdev, void *buf, u32 queue,
+			      u32 idx, u32 value, bool set, u32 *sob_offset)
+{
+	u64 addr = HL_SM_SOB_ADDR(hl_emu_sync_driver_sob(queue, idx));
+
+	*sob_offset = addr - HL_CFG_BASE;
+	return hl_emu_sync_msg(buf, addr, set ? value : HL_SM_SOB_INC | 1);
+}
+
+/**
+ * hl_emu_sync_gen_wait_cb - asic_funcs->gen_wait_cb: arm the queue's wait
+ * monitor on the signal SOB (>= @value) with its payload into the queue's
+ * fence 2 (as upstream's GAUDI driver), then FENCE on it.
+ * @hdev: the device.
+ * @buf: the kernel CB, HL_CS_KCB_SIZE bytes.
+ * @queue: the waiting queue.
+ * @sig_queue: the signalling queue.
+ * @idx: which of its signal SOBs.
+ * @value: the value to wait for.
+ *
+ * Return: the size of the packets.
+ */
+u32 hl_emu_sync_gen_wait_cb(struct hl_device *hdev, void *buf, u32 queue,
+			    u32 sig_queue, u32 idx, u32 value)
+{
+	u32 sob = hl_emu_sync_driver_sob(sig_queue, idx);
+	u32 mon = hl_emu_sync_driver_mon(queue);
+	u64 fence = HL_QM_FENCE_RDATA(queue, HL_EMU_WAIT_FENCE);
+	struct hl_pkt_fence f = {
+		.ctl = cpu_to_le32((u32)HL_PKT_FENCE << HL_PKT_OPCODE_SHIFT),
+		.cfg = cpu_to_le32(HL_PKT_FENCE_CFG(HL_EMU_WAIT_FENCE, 1, 1)),
+	};
+	u8 *p = buf;
+
+	p += hl_emu_sync_msg(p, HL_SM_MON_PAY_ADDRL_ADDR(mon), lower_32_bits(fence));
+	p += hl_emu_sync_msg(p, HL_SM_MON_PAY_ADDRH_ADDR(mon), upper_32_bits(fence));
+	p += hl_emu_sync_msg(p, HL_SM_MON_PAY_DATA_ADDR(mon), 1);
+	p += hl_emu_sync_msg(p, HL_SM_MON_ARM_ADDR(mon),
+			     HL_SM_MON_ARM(sob / 8, 0xff & ~BIT(sob % 8), 0,
+					   value));
+	memcpy(p, &f, sizeof(f));
+	p += sizeof(f);
+	return p - (u8 *)buf;
+}
+
+/**
+ * hl_emu_sync_props - the sync manager's properties (early_init).
+ * @prop: the device's properties.
+ */
+void hl_emu_sync_props(struct asic_fixed_properties *prop)
+{
+	prop->num_sobs = HL_SM_NUM_SOBS;
+	prop->num_monitors = HL_SM_NUM_MONITORS;
+	/* The driver's, rounded up to a group of eight */
+	prop->first_available_sob =
+		ALIGN(hl_emu_sync_driver_sob(HL_EMU_NUM_QUEUES, 0), 8);
+	prop->first_available_monitor =
+		ALIGN(hl_emu_sync_driver_mon(HL_EMU_NUM_QUEUES), 8);
+}
+
 /**
  * hl_emu_sync_alloc - allocate the sync manager (early_init).
  * @emu: the device.

@@ -10,7 +10,12 @@
 
 #include <linux/types.h>
 
+struct asic_fixed_properties;
+struct hl_device;
 struct hl_emu_device;
+
+/* The fence id of the driver's WAIT (GAUDI's driver uses fence 2 too) */
+#define HL_EMU_WAIT_FENCE	2
 
 int hl_emu_sync_alloc(struct hl_emu_device *emu);
 void hl_emu_sync_free(struct hl_emu_device *emu);
@@ -23,5 +28,10 @@ void hl_emu_sync_fence_abort(struct hl_emu_device *emu, u32 queue, u32 id);
 int hl_emu_sync_fence_wait(struct hl_emu_device *emu, u32 queue, u32 id,
 			   u32 target, long timeout);
 void hl_emu_sync_wake(struct hl_emu_device *emu);
+void hl_emu_sync_props(struct asic_fixed_properties *prop);
+u32 hl_emu_sync_gen_signal_cb(struct hl_device *hdev, void *buf, u32 queue,
+			      u32 idx, u32 value, bool set, u32 *sob_offset);
+u32 hl_emu_sync_gen_wait_cb(struct hl_device *hdev, void *buf, u32 queue,
+			    u32 sig_queue, u32 idx, u32 value);
 
 #endif /* HL_EMU_SYNC_H_ */
