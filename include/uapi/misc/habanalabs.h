@@ -162,8 +162,7 @@ enum hl_device_status {
  * HL_INFO_PCI_COUNTERS, HL_INFO_CLK_THROTTLE_REASON, HL_INFO_TOTAL_ENERGY,
  * HL_INFO_PLL_FREQUENCY, HL_INFO_POWER, HL_INFO_DRAM_REPLACED_ROWS,
  * HL_INFO_DRAM_PENDING_ROWS, HL_INFO_SECURED_ATTESTATION,
- * HL_INFO_FW_GENERIC_REQ; and HL_INFO_SYNC_MANAGER until the emulated ASIC
- * has a sync manager.
+ * HL_INFO_FW_GENERIC_REQ.
  */
 #define HL_INFO_HW_IP_INFO		0
 #define HL_INFO_DRAM_USAGE		2
@@ -738,7 +737,9 @@ struct hl_power_info {
 /**
  * struct hl_info_sync_manager - HL_INFO_SYNC_MANAGER: the sync-manager
  * resources of dcore hl_info_args.dcore_id that the driver leaves to user
- * space (-EOPNOTSUPP while the emulated ASIC has no sync manager).
+ * space. The emulated ASIC has one sync manager block (habanalabs_pkt.h:
+ * HL_SM_NUM_SOBS SOBs, HL_SM_NUM_MONITORS monitors), reported for each of
+ * GAUDI's four dcore ids; a dcore_id above HL_GAUDI_ES_DCORE: -EINVAL.
  * @first_available_sync_object: Returned first sync object for users.
  * @first_available_monitor: Returned first monitor for users.
  * @first_available_cq: Returned first completion queue for users.
@@ -1292,7 +1293,7 @@ union hl_mem_args {
  *	@cb_size must not exceed the CB's size.
  * @signal_seq_arr: HL_CS_FLAGS_WAIT, HL_CS_FLAGS_COLLECTIVE_WAIT: user
  *	pointer to the sequence numbers of the signal CSs to wait for
- *	(upstream's; refused here until the sync manager exists).
+ *	(HL_CS_FLAGS_WAIT: exactly one; COLLECTIVE_WAIT is refused).
  * @encaps_signal_seq: HL_CS_FLAGS_WAIT with HL_CS_FLAGS_ENCAP_SIGNALS:
  *	the handle id of the reserved signals to wait for (upstream's).
  * @queue_index: engine queue that executes the job (SIGNAL, WAIT: the
@@ -1374,8 +1375,10 @@ enum hl_engine_command {
  *	longer, so that its fence, which other drivers may wait for through a
  *	dma-buf, signals in bounded time. Honoured with or without
  *	HL_CS_FLAGS_CUSTOM_TIMEOUT (upstream reads it only with the flag).
- * @cs_flags: 0 or HL_CS_FLAGS_CUSTOM_TIMEOUT; any other bit, upstream's
- *	HL_CS_FLAGS_* included: -EINVAL.
+ * @cs_flags: HL_CS_FLAGS_CUSTOM_TIMEOUT, HL_CS_FLAGS_TIMESTAMP, and at
+ *	most one of HL_CS_FLAGS_SIGNAL and HL_CS_FLAGS_WAIT (see their
+ *	list below); HL_CS_FLAGS_COLLECTIVE_WAIT: -EOPNOTSUPP; any other bit:
+ *	-EINVAL.
  * @ctx_id: must be 0.
  * @pad: must be 0.
  */
@@ -1414,9 +1417,40 @@ struct hl_cs_in {
 };
 
 /*
- * struct hl_cs_in.cs_flags, upstream's bits. This driver accepts only
- * HL_CS_FLAGS_CUSTOM_TIMEOUT (@timeout is set; hl-thunk sets it); every
- * other one is -EINVAL:
+ * struct hl_cs_in.cs_flags, upstream's bits. This driver serves
+ * CUSTOM_TIMEOUT (@timeout is set; hl-thunk sets it), TIMESTAMP (accepted:
+ * every CS records its completion time, HL_IOCTL_WAIT_CS's
+ * timestamp_nsec), SIGNAL and WAIT; COLLECTIVE_WAIT is -EOPNOTSUPP (the
+ * emulated ASIC has NIC ports but no collective master and slave engine
+ * queues for upstream's collective wait to run on); every other one is
+ * -EINVAL. The kinds (SIGNAL, WAIT, COLLECTIVE_WAIT, RESERVE_ and
+ * UNRESERVE_SIGNALS_ONLY, ENGINE_CORE_COMMAND, ENGINES_COMMAND,
+ * FLUSH_PCI_HBW_WRITES) are mutually exclusive (-EINVAL).
+ *
+ * SIGNAL and WAIT (upstream's sync stream, on the sync manager of
+ * habanalabs_pkt.h): exactly one chunk (-EINVAL), whose queue_index must
+ * be a queue (-EINVAL); cb_handle and cb_size mean nothing, the driver
+ * writes the command buffer. A SIGNAL adds 1 to the queue's signal sync
+ * object once every job queued before it on that queue has run; it
+ * returns out.seq, out.sob_base_addr_offset (the SOB's offset from
+ * HL_CFG_BASE) and out.sob_count_before_submission (its count before this
+ * signal). The driver keeps two SOBs per queue and switches to the other
+ * one when a SOB would pass HL_SM_SOB_MAX_VAL. A WAIT names one SIGNAL
+ * of the same context by its sequence number (chunk signal_seq_arr points
+ * to it, num_signal_seq_arr must be 1; an unreadable pointer: -EFAULT):
+ * the chunk's queue runs nothing queued after the WAIT until that SIGNAL
+ * has run. A sequence number not handed out, or of a CS that is no
+ * SIGNAL: -EINVAL. A SIGNAL already complete (or failed, or forgotten
+ * after 1024 newer submissions) makes no CS: the call returns 0 with
+ * out.seq U64_MAX (which HL_IOCTL_WAIT_CS refuses, -EINVAL), as upstream's
+ * does. The WAIT's CS keeps its timeout: a signal that does not come
+ * aborts it (ABORTED) at its deadline, and it never waits longer than
+ * job_timeout_max. Concurrent SIGNALs of one context are serialised from
+ * their submission to the queueing of their job (also across the copy of
+ * the output): a queue's SOB counts them in the order of their values.
+ * A SIGNAL that fails before its job runs (its output not copied, the
+ * device gone) gives its value back; a WAIT on it reads as complete.
+ */
  * FORCE_RESTORE            - run the restore chunks even without a context
  *                            switch
  * SIGNAL                   - one chunk: signal the queue's sync object
@@ -1502,18 +1536,22 @@ struct hl_cs_out {
  *
  * Compute node only. Errors of HL_IOCTL_CS:
  *   -EINVAL  a non-zero seq (reserved) or ctx_id, a cs_flags bit other
- *            than HL_CS_FLAGS_CUSTOM_TIMEOUT (upstream's other flags
- *            included), restore chunks,
+ *            than those served (see the list above the HL_CS_FLAGS_*),
+ *            two kinds of CS at once, restore chunks,
  *            num_chunks_execute not in 1 .. HL_MAX_JOBS_PER_CS, or a chunk
  *            with a bad queue_index, a cb_size that is 0, not a multiple
  *            of 8 or above 2 MiB, or non-zero flags, collective_engine_id
- *            or pad;
- *   -EFAULT  the chunk array cannot be read;
+ *            or pad; SIGNAL and WAIT: not exactly one chunk, a bad
+ *            queue_index, num_signal_seq_arr not 1, a signal seq not
+ *            handed out or not of a SIGNAL;
+ *   -EOPNOTSUPP HL_CS_FLAGS_COLLECTIVE_WAIT;
+ *   -EFAULT  the chunk array, or a WAIT's signal_seq_arr, cannot be read;
  *   -EAGAIN  max_pending_cs (module parameter, default 256) submissions of
  *            the context have not completed yet;
  *   -ENOMEM  no memory;
- *   -EINTR   interrupted while waiting for the reservation lock (nothing
- *            was submitted);
+ *   -EINTR   interrupted while waiting for the reservation lock, or a
+ *            SIGNAL for the previous SIGNAL of the context (nothing was
+ *            submitted);
  *   -ENODEV  the device is gone or was reset under this file (it can only
  *            be closed), also while the call waited on user memory (the
  *            chunk array, or the copy back): nothing runs then.
