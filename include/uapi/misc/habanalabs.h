@@ -1425,32 +1425,7 @@ struct hl_cs_in {
  * queues for upstream's collective wait to run on); every other one is
  * -EINVAL. The kinds (SIGNAL, WAIT, COLLECTIVE_WAIT, RESERVE_ and
  * UNRESERVE_SIGNALS_ONLY, ENGINE_CORE_COMMAND, ENGINES_COMMAND,
- * FLUSH_PCI_HBW_WRITES) are mutually exclusive (-EINVAL).
- *
- * SIGNAL and WAIT (upstream's sync stream, on the sync manager of
- * habanalabs_pkt.h): exactly one chunk (-EINVAL), whose queue_index must
- * be a queue (-EINVAL); cb_handle and cb_size mean nothing, the driver
- * writes the command buffer. A SIGNAL adds 1 to the queue's signal sync
- * object once every job queued before it on that queue has run; it
- * returns out.seq, out.sob_base_addr_offset (the SOB's offset from
- * HL_CFG_BASE) and out.sob_count_before_submission (its count before this
- * signal). The driver keeps two SOBs per queue and switches to the other
- * one when a SOB would pass HL_SM_SOB_MAX_VAL. A WAIT names one SIGNAL
- * of the same context by its sequence number (chunk signal_seq_arr points
- * to it, num_signal_seq_arr must be 1; an unreadable pointer: -EFAULT):
- * the chunk's queue runs nothing queued after the WAIT until that SIGNAL
- * has run. A sequence number not handed out, or of a CS that is no
- * SIGNAL: -EINVAL. A SIGNAL already complete (or failed, or forgotten
- * after 1024 newer submissions) makes no CS: the call returns 0 with
- * out.seq U64_MAX (which HL_IOCTL_WAIT_CS refuses, -EINVAL), as upstream's
- * does. The WAIT's CS keeps its timeout: a signal that does not come
- * aborts it (ABORTED) at its deadline, and it never waits longer than
- * job_timeout_max. Concurrent SIGNALs of one context are serialised from
- * their submission to the queueing of their job (also across the copy of
- * the output): a queue's SOB counts them in the order of their values.
- * A SIGNAL that fails before its job runs (its output not copied, the
- * device gone) gives its value back; a WAIT on it reads as complete.
- */
+ * FLUSH_PCI_HBW_WRITES) are mutually exclusive (-EINVAL):
  * FORCE_RESTORE            - run the restore chunks even without a context
  *                            switch
  * SIGNAL                   - one chunk: signal the queue's sync object
@@ -1476,6 +1451,34 @@ struct hl_cs_in {
  * ENGINE_CORE_COMMAND      - send core_command to the engine cores
  * FLUSH_PCI_HBW_WRITES     - flush the device's PCIe writes to the host
  * ENGINES_COMMAND          - send engine_command to the engines
+ *
+ * SIGNAL and WAIT (upstream's sync stream, on the sync manager of
+ * habanalabs_pkt.h): exactly one chunk (-EINVAL), whose queue_index must
+ * be a queue (-EINVAL); cb_handle and cb_size mean nothing, the driver
+ * writes the command buffer. A SIGNAL adds 1 to the queue's signal sync
+ * object once every job queued before it on that queue has run; it
+ * returns out.seq, out.sob_base_addr_offset (the SOB's offset from
+ * HL_CFG_BASE) and out.sob_count_before_submission (its count before this
+ * signal). The driver keeps two SOBs per queue and switches to the other
+ * one when a SOB would pass HL_SM_SOB_MAX_VAL. A WAIT names one SIGNAL
+ * of the same context by its sequence number (chunk signal_seq_arr points
+ * to it, num_signal_seq_arr must be 1; an unreadable pointer: -EFAULT):
+ * the chunk's queue runs nothing queued after the WAIT until that SIGNAL
+ * has run. A sequence number not handed out, or of a CS that is no
+ * SIGNAL: -EINVAL. A SIGNAL already complete (or failed, or forgotten
+ * after 1024 newer submissions) makes no CS: the call returns 0 with
+ * out.seq U64_MAX (which HL_IOCTL_WAIT_CS refuses, -EINVAL), as upstream's
+ * does. The WAIT's CS keeps its timeout: a signal that does not come
+ * aborts it (ABORTED) at its deadline, and it never waits longer than
+ * job_timeout_max. Concurrent SIGNALs of one context are serialised from
+ * their submission to the queueing of their job (also across the copy of
+ * the output): a queue's SOB counts them in the order of their values.
+ * A SIGNAL that fails before its job runs (its output not copied, the
+ * device gone) gives its value back; a WAIT on it reads as complete.
+ * A SIGNAL whose job is aborted once queued (its deadline passed while
+ * its queue was busy, its context closing) never adds its 1: later WAITs
+ * on that queue's SOB are released one signal late, or time out (upstream
+ * resets the device at a CS timeout; this driver does not).
  */
 #define HL_CS_FLAGS_FORCE_RESTORE		0x1
 #define HL_CS_FLAGS_SIGNAL			0x2
