@@ -381,10 +381,26 @@ static u32 hl_emu_sync_driver_mon(u32 queue)
 	return queue;
 }
 
+/* The packets of a kernel CB as the engine reads them: little-endian */
+struct hl_emu_kpkt_msg_long {
+	__le32 ctl;
+	__le32 value;
+	__le64 addr;
+};
+
+struct hl_emu_kpkt_fence {
+	__le32 ctl;
+	__le32 cfg;
+};
+
+static_assert(sizeof(struct hl_emu_kpkt_msg_long) ==
+	      sizeof(struct hl_pkt_msg_long));
+static_assert(sizeof(struct hl_emu_kpkt_fence) == sizeof(struct hl_pkt_fence));
+
 /* A MSG_LONG packet in a kernel CB */
 static u32 hl_emu_sync_msg(void *buf, u64 addr, u32 value)
 {
-	struct hl_pkt_msg_long pkt = {
+	struct hl_emu_kpkt_msg_long pkt = {
 		.ctl = cpu_to_le32((u32)HL_PKT_MSG_LONG << HL_PKT_OPCODE_SHIFT),
 		.value = cpu_to_le32(value),
 		.addr = cpu_to_le64(addr),
@@ -434,7 +450,7 @@ u32 hl_emu_sync_gen_wait_cb(struct hl_device *hdev, void *buf, u32 queue,
 	u32 sob = hl_emu_sync_driver_sob(sig_queue, idx);
 	u32 mon = hl_emu_sync_driver_mon(queue);
 	u64 fence = HL_QM_FENCE_RDATA(queue, HL_EMU_WAIT_FENCE);
-	struct hl_pkt_fence f = {
+	struct hl_emu_kpkt_fence f = {
 		.ctl = cpu_to_le32((u32)HL_PKT_FENCE << HL_PKT_OPCODE_SHIFT),
 		.cfg = cpu_to_le32(HL_PKT_FENCE_CFG(HL_EMU_WAIT_FENCE, 1, 1)),
 	};
