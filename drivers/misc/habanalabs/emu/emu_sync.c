@@ -221,8 +221,8 @@ int hl_emu_sync_write(struct hl_emu_device *emu, u64 addr, u32 value)
 	enum hl_emu_sync_reg reg;
 	struct hl_emu_mon *m;
 	bool woke = false;
+	u32 idx = 0;
 	int rc = 0;
-	u32 idx;
 
 	reg = hl_emu_sync_decode(addr, &idx);
 	spin_lock(&sm->lock);
