@@ -1831,6 +1831,16 @@ static void test_debug_mask_gates_debug_messages(void **state)
  * The sync manager: sync objects, monitors, fences (habanalabs_pkt.h)
  */
 
+/*
+ * Negative control (run once, by hand): with a monitor that fires one
+ * increment early, payloads accepted anywhere at the arm, no reset between
+ * owners and the driver's WAIT armed on 0, test_monitor_fires_into_fence,
+ * test_monitor_payload_outside_refused,
+ * test_sync_manager_reset_for_next_owner, test_signal_wait_orders_queues
+ * and test_wait_times_out_and_leaves_no_stale_fire fail, and the rest of
+ * the suite passes.
+ */
+
 /* SOBs and monitors the tests use: above the driver's (HL_INFO_SYNC_MANAGER) */
 #define T_SOB		256
 #define T_MON		128
