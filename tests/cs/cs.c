@@ -118,7 +118,7 @@ static void test_cs_bad_args_einval(void **state)
 	CS_EINVAL(a.in.num_chunks_execute = HL_MAX_JOBS_PER_CS + 1);
 	CS_EINVAL(a.in.num_chunks_restore = 1);
 	CS_EINVAL(a.in.chunks_restore = (uintptr_t)chunks);
-	CS_EINVAL(a.in.reserved = 1);
+	CS_EINVAL(a.in.seq = 1);
 	CS_EINVAL(a.in.cs_flags = 1);
 	CS_EINVAL(a.in.cs_flags = HL_CS_FLAGS_CUSTOM_TIMEOUT | 1);
 	CS_EINVAL(a.in.ctx_id = 1);
@@ -129,7 +129,8 @@ static void test_cs_bad_args_einval(void **state)
 	CS_EINVAL(chunks[0].cb_size = 12);
 	CS_EINVAL(chunks[0].cb_size = 2 * MB + 8);
 	CS_EINVAL(chunks[0].cs_chunk_flags = 1);
-	CS_EINVAL(chunks[0].pad[10] = 1);
+	CS_EINVAL(chunks[0].pad[9] = 1);
+	CS_EINVAL(chunks[0].collective_engine_id = 1);
 	/* A bad chunk after good ones fails the whole CS */
 	CS_EINVAL(a.in.num_chunks_execute = 3; chunks[2].cb_size = 4);
 #undef CS_EINVAL
@@ -1826,6 +1827,579 @@ static void test_debug_mask_gates_debug_messages(void **state)
 	hltests_host_unmap(st->fd, &cb);
 }
 
+/* ------------------------------------------------------------------------
+ * The sync manager: sync objects, monitors, fences (habanalabs_pkt.h)
+ */
+
+/*
+ * Negative control (run once, by hand): with a monitor that fires one
+ * increment early, payloads accepted anywhere at the arm, no reset between
+ * owners and the driver's WAIT armed on 0, test_monitor_fires_into_fence,
+ * test_monitor_payload_outside_refused,
+ * test_sync_manager_reset_for_next_owner, test_signal_wait_orders_queues
+ * and test_wait_times_out_and_leaves_no_stale_fire fail, and the rest of
+ * the suite passes.
+ */
+
+/* SOBs and monitors the tests use: above the driver's (HL_INFO_SYNC_MANAGER) */
+#define T_SOB		256
+#define T_MON		128
+
+static uint32_t pkt_fence(void *buf, uint32_t id, uint32_t target,
+			  uint32_t dec)
+{
+	struct hl_pkt_fence pkt = {
+		.ctl = (uint32_t)HL_PKT_FENCE << HL_PKT_OPCODE_SHIFT,
+		.cfg = HL_PKT_FENCE_CFG(id, target, dec),
+	};
+
+	memcpy(buf, &pkt, sizeof(pkt));
+	return sizeof(pkt);
+}
+
+/*
+ * Arm monitor @mon on SOB @sob alone (>= @value, or == with @eq), payload
+ * @data to @addr
+ */
+static uint32_t pkt_arm(void *buf, uint32_t mon, uint32_t sob, uint32_t value,
+			int eq, uint64_t addr, uint32_t data)
+{
+	uint8_t *p = buf;
+
+	p += hlthunk_pkt_msg_long(p, HL_SM_MON_PAY_ADDRL_ADDR(mon),
+				  (uint32_t)addr);
+	p += hlthunk_pkt_msg_long(p, HL_SM_MON_PAY_ADDRH_ADDR(mon),
+				  (uint32_t)(addr >> 32));
+	p += hlthunk_pkt_msg_long(p, HL_SM_MON_PAY_DATA_ADDR(mon), data);
+	p += hlthunk_pkt_msg_long(p, HL_SM_MON_ARM_ADDR(mon),
+				  HL_SM_MON_ARM(sob / 8, 0xff & ~(1u << (sob % 8)),
+						eq, value));
+	return p - (uint8_t *)buf;
+}
+
+static uint32_t pkt_sob_inc(void *buf, uint32_t sob, uint32_t n)
+{
+	return hlthunk_pkt_msg_long(buf, HL_SM_SOB_ADDR(sob), HL_SM_SOB_INC | n);
+}
+
+/* The status of CS @seq right now (WAIT_CS with a zero timeout) */
+static uint32_t cs_status_now(int fd, uint64_t seq)
+{
+	uint32_t status = 0xdead;
+	int rc = hlthunk_wait_for_cs(fd, seq, 0, &status);
+
+	assert_true(rc == 0 || rc == -EIO);
+	return status;
+}
+
+/* Run a CB with a CS timeout of @timeout_s; returns the wait's rc */
+static int run_cb_within(int fd, uint32_t queue, uint64_t cb_va, uint32_t n,
+			 uint32_t timeout_s)
+{
+	uint64_t seq = hltests_submit_cb(fd, queue, cb_va, n, timeout_s);
+	uint32_t status;
+
+	return wait_cs(fd, seq, &status);
+}
+
+/* Sleep @ms milliseconds */
+static void sleep_ms(unsigned int ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+/*
+ * A monitor fires its payload into a queue's fence when, and only when,
+ * its SOB reaches the target: the FENCE-stalled job writes its marker only
+ * after the third increment. An early fire (a monitor planted to fire at
+ * arm, or at the second increment) makes the first check fail.
+ */
+static void test_monitor_fires_into_fence(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hltests_host_buf cb, cb2, h;
+	uint64_t waiter;
+	uint32_t v;
+	uint8_t *p;
+
+	cb_map(st->fd, &cb, PAGE);
+	cb_map(st->fd, &cb2, PAGE);
+	hltests_host_map(st->fd, &h, PAGE);
+	memset(h.ptr, 0, PAGE);
+
+	/* Queue 1 waits on its fence 0, then writes the marker */
+	p = cb.ptr;
+	p += pkt_fence(p, 0, 1, 1);
+	p += hlthunk_pkt_msg_long(p, h.va, 0xabc);
+	waiter = hltests_submit_cb(st->fd, 1, cb.va, p - cb.ptr, 30);
+
+	/* Queue 2 arms a monitor on SOB >= 3 into that fence, adds 2 */
+	p = cb2.ptr;
+	p += pkt_arm(p, T_MON, T_SOB, 3, 0, HL_QM_FENCE_RDATA(1, 0), 1);
+	p += pkt_sob_inc(p, T_SOB, 2);
+	hltests_run_cb_ok(st->fd, 2, cb2.va, p - cb2.ptr);
+
+	sleep_ms(300);
+	assert_int_equal(cs_status_now(st->fd, waiter), HL_WAIT_CS_STATUS_BUSY);
+	memcpy(&v, h.ptr, 4);
+	assert_int_equal(v, 0);
+
+	/* The third increment fires it */
+	p = cb2.ptr;
+	p += pkt_sob_inc(p, T_SOB, 1);
+	hltests_run_cb_ok(st->fd, 2, cb2.va, p - cb2.ptr);
+	assert_int_equal(wait_cs(st->fd, waiter, &v), 0);
+	assert_int_equal(v, HL_WAIT_CS_STATUS_COMPLETED);
+	memcpy(&v, h.ptr, 4);
+	assert_int_equal(v, 0xabc);
+
+	/* == mode: SOB is 3; a monitor on == 3 fires at once, on == 4 not */
+	p = cb.ptr;
+	p += pkt_fence(p, 1, 1, 1);
+	p += hlthunk_pkt_msg_long(p, h.va + 4, 0xdef);
+	waiter = hltests_submit_cb(st->fd, 1, cb.va, p - cb.ptr, 30);
+	p = cb2.ptr;
+	p += pkt_arm(p, T_MON + 1, T_SOB, 4, 1, HL_QM_FENCE_RDATA(1, 1), 1);
+	hltests_run_cb_ok(st->fd, 2, cb2.va, p - cb2.ptr);
+	sleep_ms(300);
+	assert_int_equal(cs_status_now(st->fd, waiter), HL_WAIT_CS_STATUS_BUSY);
+	p = cb2.ptr;
+	p += pkt_arm(p, T_MON + 1, T_SOB, 3, 1, HL_QM_FENCE_RDATA(1, 1), 1);
+	hltests_run_cb_ok(st->fd, 2, cb2.va, p - cb2.ptr);
+	assert_int_equal(wait_cs(st->fd, waiter, &v), 0);
+	memcpy(&v, h.ptr + 4, 4);
+	assert_int_equal(v, 0xdef);
+
+	hltests_host_unmap(st->fd, &h);
+	hltests_host_unmap(st->fd, &cb2);
+	hltests_host_unmap(st->fd, &cb);
+}
+
+/*
+ * A monitor's payload reaches only SOBs and fence registers: arming one
+ * aimed at host memory, at device memory or at another configuration
+ * register fails the job and writes nothing; one re-aimed at memory after
+ * its arm fires into nothing. The control: the same arm aimed at a fence
+ * register is accepted, and fires.
+ */
+static void test_monitor_payload_outside_refused(void **state)
+{
+	struct hltests_state *st = *state;
+	const uint64_t other_reg = HL_CFG_BASE + 0x508000; /* DMA0 QM, not a fence */
+	struct hltests_host_buf cb, h;
+	struct hltests_dram_buf d;
+	uint64_t targets[3], seq;
+	uint32_t v, i, n;
+	uint8_t *p;
+
+	cb_map(st->fd, &cb, PAGE);
+	hltests_host_map(st->fd, &h, PAGE);
+	hltests_dram_map(st->fd, &d, 2 * MB, false);
+	memset(h.ptr, 0x11, PAGE);
+	targets[0] = h.va;
+	targets[1] = d.va;
+	targets[2] = other_reg;
+
+	for (i = 0; i < 3; i++) {
+		/* SOB is already >= 0: it would fire at the arm */
+		n = pkt_arm(cb.ptr, T_MON + 2, T_SOB + 8, 0, 0, targets[i],
+			    0x55555555);
+		hltests_run_cb_aborted(st->fd, 3, cb.va, n);
+	}
+	assert_bytes_are(h.ptr, 0x11, PAGE, "host memory after refused arms");
+	hltests_read_device(st->fd, d.va, h.ptr, 8);
+	memcpy(&v, h.ptr, 4);
+	assert_int_not_equal(v, 0x55555555);
+	memset(h.ptr, 0x11, PAGE);
+
+	/* Control: aimed at queue 1's fence 2, the same arm fires */
+	p = cb.ptr;
+	p += pkt_fence(p, 2, 1, 1);
+	p += hlthunk_pkt_msg_long(p, h.va, 0x600d);
+	seq = hltests_submit_cb(st->fd, 1, cb.va, p - cb.ptr, 30);
+	n = pkt_arm(cb.ptr + 2048, T_MON + 2, T_SOB + 8, 0, 0,
+		    HL_QM_FENCE_RDATA(1, 2), 1);
+	hltests_run_cb_ok(st->fd, 3, cb.va + 2048, n);
+	assert_int_equal(wait_cs(st->fd, seq, &v), 0);
+	memcpy(&v, h.ptr, 4);
+	assert_int_equal(v, 0x600d);
+
+	/* Re-aimed at host memory after the arm: the fire writes nothing */
+	p = cb.ptr;
+	p += pkt_arm(p, T_MON + 3, T_SOB + 9, 1, 0, HL_QM_FENCE_RDATA(1, 3), 1);
+	p += hlthunk_pkt_msg_long(p, HL_SM_MON_PAY_ADDRL_ADDR(T_MON + 3),
+				  (uint32_t)(h.va + 64));
+	p += hlthunk_pkt_msg_long(p, HL_SM_MON_PAY_ADDRH_ADDR(T_MON + 3),
+				  (uint32_t)((h.va + 64) >> 32));
+	p += pkt_sob_inc(p, T_SOB + 9, 1);
+	hltests_run_cb_ok(st->fd, 3, cb.va, p - cb.ptr);
+	assert_bytes_are(h.ptr + 64, 0x11, 4, "host memory after a re-aimed fire");
+	/* ... nor into the fence it was armed for: a FENCE on it times out */
+	n = pkt_fence(cb.ptr, 3, 1, 1);
+	assert_int_equal(run_cb_within(st->fd, 1, cb.va, n, 1), -EIO);
+
+	hltests_dram_unmap(st->fd, &d);
+	hltests_host_unmap(st->fd, &h);
+	hltests_host_unmap(st->fd, &cb);
+}
+
+/*
+ * What one owner leaves in the sync manager (a SOB value, an armed
+ * monitor, a fence count) is visible to itself (the control) and gone for
+ * the device's next owner.
+ */
+static void probe_leftovers(int fd, bool expect_left)
+{
+	struct hltests_host_buf cb;
+	uint32_t n;
+	uint8_t *p;
+	int rc;
+
+	cb_map(fd, &cb, PAGE);
+
+	/* The fence count of queue 0, fence 2: 3 left */
+	n = pkt_fence(cb.ptr, 2, 3, 3);
+	rc = run_cb_within(fd, 0, cb.va, n, 1);
+	assert_int_equal(rc, expect_left ? 0 : -EIO);
+
+	/* SOB T_SOB + 16 is 5: a monitor on == 5 fires into fence 3 */
+	p = cb.ptr;
+	p += pkt_arm(p, T_MON + 4, T_SOB + 16, 5, 1, HL_QM_FENCE_RDATA(0, 3), 1);
+	p += pkt_fence(p, 3, 1, 1);
+	rc = run_cb_within(fd, 0, cb.va, p - cb.ptr, 1);
+	assert_int_equal(rc, expect_left ? 0 : -EIO);
+
+	/* The monitor armed on SOB T_SOB + 17 >= 1 fires into fence 1 */
+	p = cb.ptr;
+	p += pkt_sob_inc(p, T_SOB + 17, 1);
+	p += pkt_fence(p, 1, 1, 1);
+	rc = run_cb_within(fd, 0, cb.va, p - cb.ptr, 1);
+	assert_int_equal(rc, expect_left ? 0 : -EIO);
+
+	hltests_host_unmap(fd, &cb);
+}
+
+static void leave_state(int fd)
+{
+	struct hltests_host_buf cb;
+	uint8_t *p;
+
+	cb_map(fd, &cb, PAGE);
+	p = cb.ptr;
+	p += hlthunk_pkt_msg_long(p, HL_QM_FENCE_RDATA(0, 2), 3);
+	p += hlthunk_pkt_msg_long(p, HL_SM_SOB_ADDR(T_SOB + 16), 5);
+	p += hlthunk_pkt_msg_long(p, HL_SM_SOB_ADDR(T_SOB + 17), 0);
+	p += pkt_arm(p, T_MON + 5, T_SOB + 17, 1, 0, HL_QM_FENCE_RDATA(0, 1), 1);
+	hltests_run_cb_ok(fd, 0, cb.va, p - cb.ptr);
+	hltests_host_unmap(fd, &cb);
+}
+
+static void test_sync_manager_reset_for_next_owner(void **state)
+{
+	struct hltests_state *st = *state;
+
+	/* Control: the owner sees what it left */
+	leave_state(st->fd);
+	probe_leftovers(st->fd, true);
+
+	leave_state(st->fd);
+	hlthunk_close(st->fd);
+	st->fd = hlthunk_open(HLTHUNK_DEVICE_DONT_CARE, NULL);
+	assert_true(st->fd >= 0);
+	probe_leftovers(st->fd, false);
+}
+
+/* ------------------------------------------------------------------------
+ * SIGNAL and WAIT submissions (upstream's sync stream)
+ */
+
+/* A SIGNAL on @queue: 0 or -errno; *@out what the ioctl returned */
+static int cs_signal(int fd, uint32_t queue, struct hl_cs_out *out)
+{
+	union hl_cs_args args;
+	struct hl_cs_chunk c;
+	int rc;
+
+	memset(&c, 0, sizeof(c));
+	c.queue_index = queue;
+	memset(&args, 0, sizeof(args));
+	args.in.chunks_execute = (uint64_t)(uintptr_t)&c;
+	args.in.num_chunks_execute = 1;
+	args.in.cs_flags = HL_CS_FLAGS_SIGNAL;
+	rc = hltests_cs_ioctl(fd, &args);
+	*out = args.out;
+	return rc;
+}
+
+/* A WAIT on @queue for SIGNAL @sig_seq (@n sequence numbers given) */
+static int cs_wait_n(int fd, uint32_t queue, uint64_t sig_seq, uint32_t n,
+		     uint32_t timeout_s, uint64_t *seq)
+{
+	uint64_t seqs[2] = { sig_seq, sig_seq };
+	union hl_cs_args args;
+	struct hl_cs_chunk c;
+	int rc;
+
+	memset(&c, 0, sizeof(c));
+	c.queue_index = queue;
+	c.signal_seq_arr = (uint64_t)(uintptr_t)seqs;
+	c.num_signal_seq_arr = n;
+	memset(&args, 0, sizeof(args));
+	args.in.chunks_execute = (uint64_t)(uintptr_t)&c;
+	args.in.num_chunks_execute = 1;
+	args.in.cs_flags = HL_CS_FLAGS_WAIT | HL_CS_FLAGS_CUSTOM_TIMEOUT;
+	args.in.timeout = timeout_s;
+	rc = hltests_cs_ioctl(fd, &args);
+	*seq = args.out.seq;
+	return rc;
+}
+
+static int cs_wait(int fd, uint32_t queue, uint64_t sig_seq,
+		   uint32_t timeout_s, uint64_t *seq)
+{
+	return cs_wait_n(fd, queue, sig_seq, 1, timeout_s, seq);
+}
+
+/* Queue 0 is held at fence 0 until release_gate() */
+static uint64_t submit_gated_memset(int fd, struct hltests_host_buf *cb,
+				    uint64_t dst, uint64_t value)
+{
+	uint8_t *p = cb->ptr;
+
+	p += pkt_fence(p, 0, 1, 1);
+	p += hlthunk_pkt_memset(p, dst, value, PAGE);
+	return hltests_submit_cb(fd, 0, cb->va, p - cb->ptr, 60);
+}
+
+static void release_gate(int fd, struct hltests_host_buf *cb)
+{
+	uint32_t n = hlthunk_pkt_msg_long(cb->ptr, HL_QM_FENCE_RDATA(0, 0), 1);
+
+	hltests_run_cb_ok(fd, 2, cb->va, n);
+}
+
+/*
+ * The waiting queue's work starts only after the signal: queue 1 copies a
+ * buffer that queue 0 writes before its SIGNAL, and queue 0 is held (a
+ * FENCE only this test releases) until the copy had every chance to run
+ * early. The control, the same without WAIT, shows the copy overtaking
+ * the write (the test sees a misordering when there is one).
+ */
+static void test_signal_wait_orders_queues(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hltests_host_buf cb0, cb1, cb2, src, dst;
+	uint64_t w0, s, w, c1;
+	struct hl_cs_out out;
+	uint32_t status, n;
+
+	cb_map(st->fd, &cb0, PAGE);
+	cb_map(st->fd, &cb1, PAGE);
+	cb_map(st->fd, &cb2, PAGE);
+	hltests_host_map(st->fd, &src, PAGE);
+	hltests_host_map(st->fd, &dst, PAGE);
+	n = hlthunk_pkt_lin_dma(cb1.ptr, src.va, dst.va, PAGE);
+
+	/* Control: no WAIT, the copy runs before the write */
+	memset(src.ptr, 0, PAGE);
+	memset(dst.ptr, 0x77, PAGE);
+	w0 = submit_gated_memset(st->fd, &cb0, src.va, 0x5a5a5a5a5a5a5a5aull);
+	assert_int_equal(cs_signal(st->fd, 0, &out), 0);
+	s = out.seq;
+	c1 = hltests_submit_cb(st->fd, 1, cb1.va, n, 60);
+	assert_int_equal(wait_cs(st->fd, c1, &status), 0);
+	assert_bytes_are(dst.ptr, 0, PAGE, "copy without WAIT (control)");
+	release_gate(st->fd, &cb2);
+	assert_int_equal(wait_cs(st->fd, w0, &status), 0);
+	assert_int_equal(wait_cs(st->fd, s, &status), 0);
+	assert_bytes_are(src.ptr, 0x5a, PAGE, "written");
+
+	/* With WAIT: the copy waits for the signal, after the write */
+	memset(src.ptr, 0, PAGE);
+	memset(dst.ptr, 0x77, PAGE);
+	w0 = submit_gated_memset(st->fd, &cb0, src.va, 0xa5a5a5a5a5a5a5a5ull);
+	assert_int_equal(cs_signal(st->fd, 0, &out), 0);
+	s = out.seq;
+	assert_int_equal(cs_wait(st->fd, 1, s, 60, &w), 0);
+	assert_true(w != UINT64_MAX && w > s);
+	c1 = hltests_submit_cb(st->fd, 1, cb1.va, n, 60);
+	sleep_ms(500);
+	assert_int_equal(cs_status_now(st->fd, w), HL_WAIT_CS_STATUS_BUSY);
+	assert_int_equal(cs_status_now(st->fd, c1), HL_WAIT_CS_STATUS_BUSY);
+	assert_bytes_are(dst.ptr, 0x77, PAGE, "copy before the signal");
+	release_gate(st->fd, &cb2);
+	assert_int_equal(wait_cs(st->fd, c1, &status), 0);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
+	assert_bytes_are(dst.ptr, 0xa5, PAGE, "copy after the signal");
+	assert_int_equal(wait_cs(st->fd, w0, &status), 0);
+	assert_int_equal(wait_cs(st->fd, w, &status), 0);
+
+	/* A WAIT for a signal already done makes no CS: seq U64_MAX */
+	assert_int_equal(cs_wait(st->fd, 1, s, 60, &w), 0);
+	assert_true(w == UINT64_MAX);
+
+	hltests_host_unmap(st->fd, &dst);
+	hltests_host_unmap(st->fd, &src);
+	hltests_host_unmap(st->fd, &cb2);
+	hltests_host_unmap(st->fd, &cb1);
+	hltests_host_unmap(st->fd, &cb0);
+}
+
+/*
+ * A WAIT for a signal that does not come ends with its CS timeout
+ * (ABORTED), never hangs; the late signal then releases nothing of a
+ * later WAIT on that queue (the first's monitor was disarmed).
+ */
+static void test_wait_times_out_and_leaves_no_stale_fire(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hltests_host_buf cb0, cb1, cb2, src, dst;
+	uint64_t w0, s, w, c1, t0, dt;
+	struct hl_cs_out out;
+	uint32_t status, n;
+
+	cb_map(st->fd, &cb0, PAGE);
+	cb_map(st->fd, &cb1, PAGE);
+	cb_map(st->fd, &cb2, PAGE);
+	hltests_host_map(st->fd, &src, PAGE);
+	hltests_host_map(st->fd, &dst, PAGE);
+
+	w0 = submit_gated_memset(st->fd, &cb0, src.va, 1);
+	assert_int_equal(cs_signal(st->fd, 0, &out), 0);
+	s = out.seq;
+	t0 = hltests_now_ns();
+	assert_int_equal(cs_wait(st->fd, 1, s, 1, &w), 0);
+	assert_int_equal(wait_cs(st->fd, w, &status), -EIO);
+	dt = hltests_now_ns() - t0;
+	assert_int_equal(status, HL_WAIT_CS_STATUS_ABORTED);
+	print_message("WAIT timed out after %.2f s\n", dt / 1e9);
+	assert_true(dt >= 900000000ull && dt < 30000000000ull);
+	release_gate(st->fd, &cb2);
+	assert_int_equal(wait_cs(st->fd, w0, &status), 0);
+	assert_int_equal(wait_cs(st->fd, s, &status), 0);
+
+	/* A new signal, held; a WAIT for it on queue 1, then a copy */
+	memset(src.ptr, 0, PAGE);
+	memset(dst.ptr, 0x77, PAGE);
+	w0 = submit_gated_memset(st->fd, &cb0, src.va, 0x3c3c3c3c3c3c3c3cull);
+	assert_int_equal(cs_signal(st->fd, 0, &out), 0);
+	s = out.seq;
+	assert_int_equal(cs_wait(st->fd, 1, s, 60, &w), 0);
+	n = hlthunk_pkt_lin_dma(cb1.ptr, src.va, dst.va, PAGE);
+	c1 = hltests_submit_cb(st->fd, 1, cb1.va, n, 60);
+	sleep_ms(500);
+	assert_int_equal(cs_status_now(st->fd, c1), HL_WAIT_CS_STATUS_BUSY);
+	release_gate(st->fd, &cb2);
+	assert_int_equal(wait_cs(st->fd, c1, &status), 0);
+	assert_bytes_are(dst.ptr, 0x3c, PAGE, "copy after the second signal");
+	assert_int_equal(wait_cs(st->fd, w, &status), 0);
+	assert_int_equal(wait_cs(st->fd, w0, &status), 0);
+
+	hltests_host_unmap(st->fd, &dst);
+	hltests_host_unmap(st->fd, &src);
+	hltests_host_unmap(st->fd, &cb2);
+	hltests_host_unmap(st->fd, &cb1);
+	hltests_host_unmap(st->fd, &cb0);
+}
+
+/* SIGNAL's output: the SOB's offset and its count before, per queue */
+static void test_signal_reports_sob(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hl_info_sync_manager sm;
+	struct hl_cs_out a, b, c;
+	uint32_t status;
+
+	assert_int_equal(cs_signal(st->fd, 3, &a), 0);
+	assert_int_equal(cs_signal(st->fd, 3, &b), 0);
+	assert_int_equal(cs_signal(st->fd, 2, &c), 0);
+	assert_int_equal(a.status, HL_CS_STATUS_SUCCESS);
+	assert_int_equal(b.sob_base_addr_offset, a.sob_base_addr_offset);
+	assert_int_equal(b.sob_count_before_submission,
+			 a.sob_count_before_submission + 1);
+	assert_int_not_equal(c.sob_base_addr_offset, a.sob_base_addr_offset);
+	assert_true(b.seq > a.seq);
+	assert_int_equal(wait_cs(st->fd, b.seq, &status), 0);
+	assert_int_equal(wait_cs(st->fd, c.seq, &status), 0);
+
+	/* The driver's SOBs are below the first available one */
+	memset(&sm, 0xff, sizeof(sm));
+	assert_int_equal(hltests_info(st->fd, HL_INFO_SYNC_MANAGER, &sm,
+				      sizeof(sm)), 0);
+	print_message("first available SOB %u, monitor %u\n",
+		      sm.first_available_sync_object, sm.first_available_monitor);
+	assert_true(sm.first_available_sync_object > 0 &&
+		    sm.first_available_sync_object <= T_SOB);
+	assert_true(sm.first_available_monitor > 0 &&
+		    sm.first_available_monitor <= T_MON);
+	assert_int_equal(sm.first_available_cq, 0);
+	assert_int_equal(sm.reserved, 0);
+	assert_true(HL_CFG_BASE + a.sob_base_addr_offset <
+		    HL_SM_SOB_ADDR(sm.first_available_sync_object));
+	assert_true(HL_CFG_BASE + a.sob_base_addr_offset >= HL_SM_SOB_OBJ_0);
+}
+
+static void test_signal_wait_errnos(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hltests_host_buf cb;
+	union hl_cs_args args;
+	struct hl_cs_chunk c[2];
+	struct hl_cs_out out;
+	uint64_t seq, w;
+	uint32_t status;
+
+	cb_map(st->fd, &cb, PAGE);
+	hlthunk_pkt_nop(cb.ptr);
+	seq = hltests_submit_cb(st->fd, 0, cb.va, 8, 0);
+	assert_int_equal(wait_cs(st->fd, seq, &status), 0);
+
+	/* A WAIT for a CS that is no SIGNAL; for one not handed out */
+	assert_int_equal(cs_wait(st->fd, 1, seq, 1, &w), -EINVAL);
+	assert_int_equal(cs_wait(st->fd, 1, seq + 1000, 1, &w), -EINVAL);
+	assert_int_equal(cs_wait(st->fd, 1, 0, 1, &w), -EINVAL);
+	/* Two sequence numbers, or none */
+	assert_int_equal(cs_signal(st->fd, 0, &out), 0);
+	assert_int_equal(cs_wait_n(st->fd, 1, out.seq, 2, 1, &w), -EINVAL);
+	assert_int_equal(cs_wait_n(st->fd, 1, out.seq, 0, 1, &w), -EINVAL);
+	/* A bad queue */
+	assert_int_equal(cs_signal(st->fd, 4096, &out), -EINVAL);
+	assert_int_equal(cs_wait(st->fd, 4096, out.seq, 1, &w), -EINVAL);
+
+	memset(c, 0, sizeof(c));
+	memset(&args, 0, sizeof(args));
+	args.in.chunks_execute = (uint64_t)(uintptr_t)c;
+	/* Two chunks */
+	args.in.num_chunks_execute = 2;
+	args.in.cs_flags = HL_CS_FLAGS_SIGNAL;
+	assert_int_equal(hltests_cs_ioctl(st->fd, &args), -EINVAL);
+	/* Two kinds at once */
+	args.in.num_chunks_execute = 1;
+	args.in.cs_flags = HL_CS_FLAGS_SIGNAL | HL_CS_FLAGS_WAIT;
+	assert_int_equal(hltests_cs_ioctl(st->fd, &args), -EINVAL);
+	/* No collective engines here */
+	args.in.cs_flags = HL_CS_FLAGS_COLLECTIVE_WAIT;
+	assert_int_equal(hltests_cs_ioctl(st->fd, &args), -EOPNOTSUPP);
+	/* An unreadable chunk, and an unreadable sequence array */
+	args.in.cs_flags = HL_CS_FLAGS_SIGNAL;
+	args.in.chunks_execute = 8;
+	assert_int_equal(hltests_cs_ioctl(st->fd, &args), -EFAULT);
+	args.in.chunks_execute = (uint64_t)(uintptr_t)c;
+	args.in.cs_flags = HL_CS_FLAGS_WAIT;
+	c[0].num_signal_seq_arr = 1;
+	c[0].signal_seq_arr = 8;
+	assert_int_equal(hltests_cs_ioctl(st->fd, &args), -EFAULT);
+	/* TIMESTAMP is taken with an ordinary CS */
+	chunk_init(&c[0], 0, cb.va, 8);
+	args.in.cs_flags = HL_CS_FLAGS_TIMESTAMP;
+	assert_int_equal(hltests_cs_ioctl(st->fd, &args), 0);
+	assert_int_equal(wait_cs(st->fd, args.out.seq, &status), 0);
+
+	hltests_host_unmap(st->fd, &cb);
+}
+
 #define CS_TEST(f) cmocka_unit_test_setup_teardown(f, hltests_setup, \
 						   hltests_teardown)
 
@@ -1867,6 +2441,13 @@ const struct CMUnitTest cs_tests[] = {
 	CS_TEST(test_concurrent_submitters),
 	cmocka_unit_test(test_two_devices_at_once),
 	cmocka_unit_test(test_unbind_fails_running_and_pending_jobs),
+	CS_TEST(test_monitor_fires_into_fence),
+	CS_TEST(test_monitor_payload_outside_refused),
+	CS_TEST(test_sync_manager_reset_for_next_owner),
+	CS_TEST(test_signal_wait_orders_queues),
+	CS_TEST(test_wait_times_out_and_leaves_no_stale_fire),
+	CS_TEST(test_signal_reports_sob),
+	CS_TEST(test_signal_wait_errnos),
 };
 
 int main(void)

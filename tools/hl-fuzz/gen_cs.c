@@ -188,6 +188,7 @@ void op_cs(struct worker *w)
 	int dev, j, outstanding = 0;
 	struct devinfo *di;
 	bool nic = false, any_nic = false;
+	uint64_t sig_seq = 0;
 	long rc;
 
 	c.fd = pick_compute(w, &dev, &file);
@@ -221,7 +222,9 @@ void op_cs(struct worker *w)
 		if (chance(&w->r, 2))
 			chunks[i].cs_chunk_flags = 1;
 		if (chance(&w->r, 2))
-			chunks[i].pad[rnd(&w->r, 11)] = 1;
+			chunks[i].pad[rnd(&w->r, 10)] = 1;
+		if (chance(&w->r, 5))
+			chunks[i].collective_engine_id = 1;
 	}
 	a.in.chunks_execute = (uintptr_t)chunks;
 	a.in.num_chunks_execute = n;
@@ -233,6 +236,28 @@ void op_cs(struct worker *w)
 		a.in.cs_flags = HL_CS_FLAGS_CUSTOM_TIMEOUT;	/* as hl-thunk */
 	if (chance(&w->r, 3) && (!any_nic || (opt.known_bugs & KB_UNBOUNDED_TIMEOUT)))
 		a.in.timeout = (uint32_t)interesting(&w->r);
+	/* Upstream's sync stream: a SIGNAL, or a WAIT on a seq of the file */
+	if (chance(&w->r, 10)) {
+		st_lock();
+		PICK(ps->seqs, ps->nseqs, file, j);
+		if (j >= 0)
+			sig_seq = ps->seqs[j].seq;
+		st_unlock();
+		a.in.num_chunks_execute = chance(&w->r, 90) ? 1 : n;
+		if (chance(&w->r, 50)) {
+			a.in.cs_flags |= HL_CS_FLAGS_SIGNAL;
+		} else {
+			a.in.cs_flags |= HL_CS_FLAGS_WAIT;
+			chunks[0].signal_seq_arr = chance(&w->r, 90) ?
+				(uintptr_t)&sig_seq : interesting(&w->r);
+			chunks[0].num_signal_seq_arr = chance(&w->r, 90) ? 1 :
+				(uint32_t)interesting(&w->r);
+		}
+		if (chance(&w->r, 5))
+			a.in.cs_flags |= HL_CS_FLAGS_TIMESTAMP;
+		/* never wait past the short job timeouts */
+		a.in.timeout = 1 + rnd(&w->r, 2);
+	}
 	if (chance(&w->r, 4)) {
 		switch (rnd(&w->r, 6)) {
 		case 0: a.in.chunks_execute = 0; break;
@@ -247,10 +272,13 @@ void op_cs(struct worker *w)
 		c.must_fail = true;
 		switch (rnd(&w->r, 6)) {
 		case 0:
-			/* Any bit but the one flag the driver knows */
-			a.in.cs_flags = 1u << rnd(&w->r, 32);
-			if (a.in.cs_flags == HL_CS_FLAGS_CUSTOM_TIMEOUT)
-				a.in.cs_flags <<= 1;
+			/* Any bit but the flags the driver serves */
+			do {
+				a.in.cs_flags = 1u << rnd(&w->r, 32);
+			} while (a.in.cs_flags & (HL_CS_FLAGS_CUSTOM_TIMEOUT |
+						  HL_CS_FLAGS_TIMESTAMP |
+						  HL_CS_FLAGS_SIGNAL |
+						  HL_CS_FLAGS_WAIT));
 			break;
 		case 1: a.in.ctx_id = 1; break;
 		case 2: a.in.pad = 1; break;
@@ -267,7 +295,7 @@ void op_cs(struct worker *w)
 	rc = do_call(w, &c);
 	if (rc >= 0)
 		atomic_fetch_add(&sh->cs_ok, 1);
-	if (rc >= 0 && out_ok(&c)) {
+	if (rc >= 0 && out_ok(&c) && a.out.seq != UINT64_MAX) {
 		st_lock();
 		if (ps->nseqs < MAX_OBJ)
 			ps->seqs[ps->nseqs++] = (struct seqobj){ file, a.out.seq, any_nic };

@@ -32,10 +32,117 @@
 #define HL_PKT_MEMSET			0x02
 #define HL_PKT_MSG_LONG			0x03
 #define HL_PKT_REDUCE			0x04
+#define HL_PKT_FENCE			0x08
 #define HL_PKT_NIC_SEND			0x10
 #define HL_PKT_NIC_RECV			0x11
 #define HL_PKT_NIC_WRITE		0x12
 #define HL_PKT_NIC_WRITE_IMM		0x13
+
+/**
+ * struct hl_pkt_fence - wait until a fence counter of the executing queue
+ * reaches a target, then decrement it.
+ * @ctl: opcode HL_PKT_FENCE.
+ * @cfg: GAUDI's FENCE configuration word: HL_PKT_FENCE_CFG(id, target,
+ *	dec); the other bits must be 0 (else malformed).
+ *
+ * Each queue has four fence counters (ids 0-3; GAUDI's FENCE0..3 of a
+ * queue stream), all 0 when the device's owner changes. A 32-bit write to
+ * HL_QM_FENCE_RDATA(queue, id) (MSG_LONG, or a monitor's payload) adds its
+ * value to the counter. The packet stalls its queue until counter[id] >=
+ * target, then subtracts dec (down to 0 at most) and goes on. It waits at
+ * most until the job's deadline (the CS timeout): then the job fails with
+ * -ETIMEDOUT (its CS: ABORTED), and every monitor whose payload aims at
+ * that fence counter is disarmed, so that a late fire cannot release a
+ * later FENCE. GAUDI's dword order is ctl-second; this format keeps the
+ * opcode in the first word as its other packets do (GAUDI's order comes
+ * with the whole format, later).
+ */
+struct hl_pkt_fence {
+	__u32 ctl;
+	__u32 cfg;
+};
+
+#define HL_PKT_FENCE_CFG_DEC_MASK	0x0000000fu
+#define HL_PKT_FENCE_CFG_TARGET_SHIFT	16
+#define HL_PKT_FENCE_CFG_TARGET_MASK	0x00ff0000u
+#define HL_PKT_FENCE_CFG_ID_SHIFT	30
+#define HL_PKT_FENCE_CFG_ID_MASK	0xc0000000u
+#define HL_PKT_FENCE_CFG(id, target, dec)				\
+	((((__u32)(id) << HL_PKT_FENCE_CFG_ID_SHIFT) &			\
+	  HL_PKT_FENCE_CFG_ID_MASK) |					\
+	 (((__u32)(target) << HL_PKT_FENCE_CFG_TARGET_SHIFT) &		\
+	  HL_PKT_FENCE_CFG_TARGET_MASK) |				\
+	 ((__u32)(dec) & HL_PKT_FENCE_CFG_DEC_MASK))
+
+/*
+ * The sync manager and the queues' fence registers: GAUDI's configuration
+ * space addresses (its E_N sync manager block, and the fence registers of
+ * DMA0's queue manager, whose four streams are queues 0-3 here). These are
+ * device physical addresses that no MMU translates: a MSG_LONG whose @addr
+ * is one of these registers writes it; any other address goes through the
+ * MMU as before.
+ *
+ * Sync objects (SOBs): HL_SM_NUM_SOBS 15-bit counters. A write of value v
+ * to HL_SM_SOB_ADDR(id): v & HL_SM_SOB_INC adds v & HL_SM_SOB_VAL_MASK
+ * (modulo 2^15), else sets the SOB to v & HL_SM_SOB_VAL_MASK; bits 30:15
+ * must be 0 (else the packet is malformed).
+ *
+ * Monitors: HL_SM_NUM_MONITORS. Write the payload address (two halves) and
+ * data first, then HL_SM_MON_ARM_ADDR(id) with HL_SM_MON_ARM(gid, mask,
+ * eq, value): the monitor watches the SOBs 8 * gid .. 8 * gid + 7 whose
+ * bit in mask is 0, and fires when every one of them is >= value (eq 0)
+ * or == value (eq 1); it is checked at the arm and at each SOB write.
+ * Firing disarms it and writes the payload data to the payload address.
+ * The payload address must be a SOB (HL_SM_SOB_ADDR) or a fence register
+ * (HL_QM_FENCE_RDATA): arming a monitor whose payload aims anywhere else
+ * (device memory, host memory, other registers), or with a mask of all
+ * ones, makes the MSG_LONG malformed (its job fails, the monitor stays
+ * disarmed); a payload address rewritten to such a place after the arm is
+ * ignored when the monitor fires (nothing written). Unlike GAUDI, a
+ * monitor can never write memory.
+ *
+ * Every SOB, monitor and fence counter is reset to 0 when the device's
+ * owner changes (the compute node's context is torn down) and at a hard
+ * reset. The driver keeps the SOBs and monitors below
+ * HL_INFO_SYNC_MANAGER's first available ones for SIGNAL and WAIT
+ * submissions; user command buffers may write them too, at the cost of
+ * their own signal/wait submissions.
+ */
+#define HL_CFG_BASE			0x7ffc000000ull
+#define HL_SM_NUM_SOBS			2048
+#define HL_SM_NUM_MONITORS		512
+#define HL_SM_SOB_OBJ_0			(HL_CFG_BASE + 0x4f2000)
+#define HL_SM_MON_PAY_ADDRL_0		(HL_CFG_BASE + 0x4f4000)
+#define HL_SM_MON_PAY_ADDRH_0		(HL_CFG_BASE + 0x4f4800)
+#define HL_SM_MON_PAY_DATA_0		(HL_CFG_BASE + 0x4f5000)
+#define HL_SM_MON_ARM_0			(HL_CFG_BASE + 0x4f5800)
+#define HL_SM_SOB_ADDR(id)		(HL_SM_SOB_OBJ_0 + 4ull * (id))
+#define HL_SM_MON_PAY_ADDRL_ADDR(id)	(HL_SM_MON_PAY_ADDRL_0 + 4ull * (id))
+#define HL_SM_MON_PAY_ADDRH_ADDR(id)	(HL_SM_MON_PAY_ADDRH_0 + 4ull * (id))
+#define HL_SM_MON_PAY_DATA_ADDR(id)	(HL_SM_MON_PAY_DATA_0 + 4ull * (id))
+#define HL_SM_MON_ARM_ADDR(id)		(HL_SM_MON_ARM_0 + 4ull * (id))
+
+#define HL_SM_SOB_VAL_MASK		0x00007fffu
+#define HL_SM_SOB_INC			0x80000000u
+#define HL_SM_SOB_MAX_VAL		HL_SM_SOB_VAL_MASK
+
+#define HL_SM_MON_ARM_GID_MASK		0x000000ffu
+#define HL_SM_MON_ARM_MASK_SHIFT	8
+#define HL_SM_MON_ARM_MASK_MASK		0x0000ff00u
+#define HL_SM_MON_ARM_EQ		0x00010000u
+#define HL_SM_MON_ARM_VAL_SHIFT		17
+#define HL_SM_MON_ARM(gid, mask, eq, value)				\
+	(((__u32)(gid) & HL_SM_MON_ARM_GID_MASK) |			\
+	 (((__u32)(mask) << HL_SM_MON_ARM_MASK_SHIFT) &			\
+	  HL_SM_MON_ARM_MASK_MASK) |					\
+	 ((eq) ? HL_SM_MON_ARM_EQ : 0) |				\
+	 (((__u32)(value) & HL_SM_SOB_VAL_MASK) << HL_SM_MON_ARM_VAL_SHIFT))
+
+/* Fence registers: queue 0..3, fence id 0..3 */
+#define HL_QM_FENCE_NUM			4
+#define HL_QM_FENCE_RDATA_0		(HL_CFG_BASE + 0x508308)
+#define HL_QM_FENCE_RDATA(queue, id)					\
+	(HL_QM_FENCE_RDATA_0 + 0x14ull * (id) + 4ull * (queue))
 
 /**
  * struct hl_pkt_nop - do nothing.

@@ -74,6 +74,16 @@ static inline u32 hl_cs_job_cb_size(const struct hl_cs_job *job)
 	return job->cb_size;
 }
 
+/*
+ * A kernel-owned command buffer (SIGNAL, WAIT): the driver's copy of its
+ * packets, which the backend reads instead of fetching through the MMU
+ * (hl_cs_job_cb_va() is then 0); NULL for a user command buffer.
+ */
+static inline const void *hl_cs_job_kcb(const struct hl_cs_job *job)
+{
+	return job->kcb;
+}
+
 /* The engine queue a job was submitted to */
 static inline u32 hl_cs_job_queue(const struct hl_cs_job *job)
 {

@@ -64,14 +64,36 @@
 /* Largest command buffer of one job */
 #define HL_CS_MAX_CB_SIZE	SZ_2M
 
+/* Largest value of a 15-bit sync object */
+#define HL_CS_SOB_MAX_VAL	0x7fff
+
+/* Kinds of submission (upstream's CS types) */
+enum hl_cs_type {
+	HL_CS_TYPE_DEFAULT,
+	HL_CS_TYPE_SIGNAL,
+	HL_CS_TYPE_WAIT,
+};
+
 /**
  * struct hl_cs_fence - the completion fence of a CS.
  * @base: the fence; first, so that dma_fence_free() frees the whole struct.
  * @lock: the fence's lock.
+ * @type: the CS's enum hl_cs_type; set before the fence is published.
+ * @has_signal: a SIGNAL whose SOB value below is to be reached: set at its
+ *	submission, cleared (under the context's sig_lock) when its job is
+ *	not queued after all.
+ * @sig_queue: SIGNAL: its queue.
+ * @sig_idx: SIGNAL: which of the queue's two signal SOBs.
+ * @sig_value: SIGNAL: the value the SOB reaches when its job runs.
  */
 struct hl_cs_fence {
 	struct dma_fence base;
 	spinlock_t lock; /* Protects: base (dma_fence internals) */
+	u32 type;
+	bool has_signal;
+	u32 sig_queue;
+	u32 sig_idx;
+	u32 sig_value;
 };
 
 /**
@@ -83,6 +105,9 @@ struct hl_cs_fence {
  * @error: the first job error, 0 if none.
  * @seq: the sequence number.
  * @timeout: the job time limit, in jiffies, counted from the commit.
+ * @sig_prev: SIGNAL: the queue's signal state before this one took its
+ *	value, restored if its job is not queued.
+ * @kcb: the kernel-owned command buffer of a SIGNAL or WAIT (its one job's).
  * @num_jobs: number of @jobs.
  * @jobs: the jobs.
  */
@@ -93,6 +118,8 @@ struct hl_cs {
 	atomic_t error;
 	u64 seq;
 	unsigned long timeout;
+	struct hl_cs_sig sig_prev;
+	u64 kcb[HL_CS_KCB_SIZE / sizeof(u64)];
 	u32 num_jobs;
 	struct hl_cs_job jobs[] __counted_by(num_jobs);
 };
@@ -204,7 +231,8 @@ static int hl_cs_validate_chunks(struct hl_device *hdev,
 
 		if (c->queue_index >= hdev->asic_prop.num_queues ||
 		    !c->cb_size || !IS_ALIGNED(c->cb_size, sizeof(u64)) ||
-		    c->cb_size > HL_CS_MAX_CB_SIZE || c->cs_chunk_flags)
+		    c->cb_size > HL_CS_MAX_CB_SIZE || c->cs_chunk_flags ||
+		    c->collective_engine_id)
 			return -EINVAL;
 		for (j = 0; j < ARRAY_SIZE(c->pad); j++)
 			if (c->pad[j])
@@ -273,7 +301,7 @@ static void hl_cs_publish(struct hl_ctx *ctx, struct hl_cs *cs)
 
 static struct hl_cs *hl_cs_alloc(struct hl_ctx *ctx,
 				 const struct hl_cs_chunk *chunks, u32 n,
-				 unsigned long timeout)
+				 unsigned long timeout, u32 type)
 {
 	struct hl_cs *cs;
 	u32 i;
@@ -288,6 +316,7 @@ static struct hl_cs *hl_cs_alloc(struct hl_ctx *ctx,
 		return NULL;
 	}
 	spin_lock_init(&cs->fence->lock);
+	cs->fence->type = type;
 	cs->ctx = ctx;
 	cs->timeout = timeout;
 
@@ -310,7 +339,7 @@ static struct hl_cs *hl_cs_alloc(struct hl_ctx *ctx,
  * CS holds nothing that a reset or a close waits for.
  */
 static int hl_cs_submit(struct hl_ctx *ctx, const struct hl_cs_chunk *chunks,
-			u32 n, u32 timeout_s, struct hl_cs **csp)
+			u32 n, u32 timeout_s, u32 type, struct hl_cs **csp)
 {
 	struct dma_resv *resv = &ctx->resv->resv;
 	struct hl_cs *cs;
@@ -323,7 +352,7 @@ static int hl_cs_submit(struct hl_ctx *ctx, const struct hl_cs_chunk *chunks,
 		goto err_submitted;
 	}
 
-	cs = hl_cs_alloc(ctx, chunks, n, hl_cs_timeout_jiffies(timeout_s));
+	cs = hl_cs_alloc(ctx, chunks, n, hl_cs_timeout_jiffies(timeout_s), type);
 	if (!cs) {
 		rc = -ENOMEM;
 		goto err_submitted;
@@ -374,6 +403,26 @@ err_submitted:
 	return rc;
 }
 
+/* A SIGNAL (sig_lock held): its job is not queued, its value is given back */
+static void hl_cs_signal_undo(struct hl_cs *cs)
+{
+	struct hl_ctx *ctx = cs->ctx;
+
+	lockdep_assert_held(&ctx->sig_lock);
+	ctx->sig[cs->fence->sig_queue] = cs->sig_prev;
+	WRITE_ONCE(cs->fence->has_signal, false);
+}
+
+/* The end of a SIGNAL's commit or drop: the next one may take a value */
+static void hl_cs_signal_unlock(struct hl_cs *cs, bool undo)
+{
+	if (cs->fence->type != HL_CS_TYPE_SIGNAL)
+		return;
+	if (undo)
+		hl_cs_signal_undo(cs);
+	mutex_unlock(&cs->ctx->sig_lock);
+}
+
 /*
  * hl_ioctl_on_drop() of HL_IOCTL_CS: the context was killed before the
  * commit; its teardown destroyed the WAIT_CS entries. The fence was never
@@ -386,6 +435,7 @@ static void hl_cs_drop(void *priv)
 	struct hl_cs *cs = priv;
 	struct hl_ctx *ctx = cs->ctx;
 
+	hl_cs_signal_unlock(cs, true);
 	hl_cb_jobs_put(cs->jobs, cs->num_jobs);
 	atomic_dec(&ctx->cs_submitted);
 	kfree(cs->fence);
@@ -439,6 +489,9 @@ static void hl_cs_commit(struct hl_fpriv *fpriv, void *priv, u64 seq,
 	for (i = 0; i < cs->num_jobs; i++)
 		cs->jobs[i].deadline = deadline;
 
+	/* A SIGNAL that will not run gives its value back before it is seen */
+	if (rc && cs->fence->type == HL_CS_TYPE_SIGNAL)
+		hl_cs_signal_undo(cs);
 	hl_cs_publish(ctx, cs);
 	if (locked) {
 		if (!rc)
@@ -452,10 +505,209 @@ static void hl_cs_commit(struct hl_fpriv *fpriv, void *priv, u64 seq,
 		if (rc)
 			break;
 	}
+	/* Queued in the order of its value: the next SIGNAL may go */
+	hl_cs_signal_unlock(cs, rc && i < cs->num_jobs && cs->fence->has_signal);
 	/* Jobs that were not queued fail, and so does the CS */
 	for (; i < cs->num_jobs; i++)
 		hl_cs_job_done(&cs->jobs[i], rc);
 	hl_cs_put(cs);
+}
+
+/*
+ * The fence of CS @seq of @ctx, with a reference, in *@fence; NULL when the
+ * CS is no longer tracked: only CSs that had signalled are forgotten.
+ */
+static int hl_cs_find_fence(struct hl_ctx *ctx, u64 seq,
+			    struct dma_fence **fence)
+{
+	int rc = 0;
+
+	void *entry;
+
+	spin_lock(&ctx->cs_lock);
+	entry = seq && seq < ctx->cs_sequence ?
+		xa_load(&ctx->cs_fences, seq) : HL_CS_UNCOMMITTED;
+	if (entry == HL_CS_UNCOMMITTED)
+		rc = -EINVAL;
+	else
+		*fence = dma_fence_get(entry);
+	spin_unlock(&ctx->cs_lock);
+
+	return rc;
+}
+
+/* The kinds of submission, mutually exclusive (upstream's type flags) */
+#define HL_CS_TYPE_FLAGS	(HL_CS_FLAGS_SIGNAL | HL_CS_FLAGS_WAIT |	\
+				 HL_CS_FLAGS_COLLECTIVE_WAIT |			\
+				 HL_CS_FLAGS_RESERVE_SIGNALS_ONLY |		\
+				 HL_CS_FLAGS_UNRESERVE_SIGNALS_ONLY |		\
+				 HL_CS_FLAGS_ENGINE_CORE_COMMAND |		\
+				 HL_CS_FLAGS_ENGINES_COMMAND |			\
+				 HL_CS_FLAGS_FLUSH_PCI_HBW_WRITES)
+
+/* The flags served; TIMESTAMP changes nothing: every CS records its time */
+#define HL_CS_FLAGS_SERVED	(HL_CS_FLAGS_CUSTOM_TIMEOUT |		\
+				 HL_CS_FLAGS_TIMESTAMP |			\
+				 HL_CS_FLAGS_SIGNAL | HL_CS_FLAGS_WAIT)
+
+/*
+ * SIGNAL (sig_lock held until the commit or drop): the next value of the
+ * queue's signal SOB, and the kernel CB that gives it. The 15-bit SOB
+ * switches to the queue's other one, set rather than incremented, when
+ * it would pass its maximum; the other's last waiters are long released
+ * (its values were all given HL_SM_SOB_MAX_VAL signals before).
+ */
+static void hl_cs_signal_take(struct hl_device *hdev, struct hl_cs *cs,
+			      u32 queue, u32 *sob_offset, u16 *count_before)
+{
+	struct hl_cs_sig *sig = &cs->ctx->sig[queue];
+	struct hl_cs_fence *f = cs->fence;
+	struct hl_cs_job *job = &cs->jobs[0];
+	bool set = false;
+
+	lockdep_assert_held(&cs->ctx->sig_lock);
+	cs->sig_prev = *sig;
+	if (sig->value >= HL_CS_SOB_MAX_VAL) {
+		sig->idx ^= 1;
+		sig->value = 0;
+		set = true;
+	}
+	*count_before = sig->value;
+	sig->value++;
+
+	f->sig_queue = queue;
+	f->sig_idx = sig->idx;
+	f->sig_value = sig->value;
+	f->has_signal = true;
+	job->cb_size = hdev->asic_funcs->gen_signal_cb(hdev, cs->kcb, queue,
+						       sig->idx, sig->value, set,
+						       sob_offset);
+	job->kcb = cs->kcb;
+}
+
+/*
+ * The SIGNAL a WAIT names, from the context's fences: 0 with *@sig set
+ * (a reference) when it is still to come, 0 with *@sig NULL when it has
+ * completed (or is forgotten, or will not run), -EINVAL when @seq was not
+ * handed out or is no SIGNAL.
+ */
+static int hl_cs_wait_find_signal(struct hl_ctx *ctx, u64 seq,
+				  struct hl_cs_fence **sig)
+{
+	struct dma_fence *fence = NULL;
+	struct hl_cs_fence *f;
+	int rc;
+
+	*sig = NULL;
+	rc = hl_cs_find_fence(ctx, seq, &fence);
+	if (rc || !fence)
+		return rc;
+	f = container_of(fence, struct hl_cs_fence, base);
+	if (f->type != HL_CS_TYPE_SIGNAL) {
+		dma_fence_put(fence);
+		return -EINVAL;
+	}
+	if (dma_fence_is_signaled(fence) || !READ_ONCE(f->has_signal)) {
+		dma_fence_put(fence);
+		return 0;
+	}
+	*sig = f;
+	return 0;
+}
+
+/*
+ * SIGNAL and WAIT submissions (upstream's sync stream): one chunk naming a
+ * queue, no CB of the user's; the driver writes the CB. Returns 1 when a
+ * WAIT had nothing to wait for (no CS made: out.seq is U64_MAX).
+ */
+static int hl_cs_sync_submit(struct hl_fpriv *fpriv, const struct hl_cs_in *in,
+			     struct hl_cs_out *out, struct hl_cs **csp)
+{
+	struct hl_device *hdev = fpriv->hdev;
+	bool is_signal = in->cs_flags & HL_CS_FLAGS_SIGNAL;
+	struct hl_cs_fence *sig = NULL;
+	struct hl_ctx *ctx = fpriv->ctx;
+	struct hl_cs_chunk chunk, c = {};
+	u32 sob_offset = 0;
+	u16 count_before = 0;
+	struct hl_cs *cs;
+	u64 sig_seq;
+	int rc;
+
+	if (in->num_chunks_execute != 1 || !hdev->asic_prop.num_sobs)
+		return -EINVAL;
+
+	/* User memory: outside the gate */
+	hl_ctx_pause(ctx);
+	rc = copy_from_user(&chunk, u64_to_user_ptr(in->chunks_execute),
+			    sizeof(chunk)) ? -EFAULT : 0;
+	if (!rc && !is_signal && chunk.num_signal_seq_arr == 1 &&
+	    copy_from_user(&sig_seq, u64_to_user_ptr(chunk.signal_seq_arr),
+			   sizeof(sig_seq)))
+		rc = -EFAULT;
+	if (hl_ctx_resume(ctx))
+		return -ENODEV;
+	if (rc)
+		return rc;
+
+	if (chunk.queue_index >= hdev->asic_prop.num_queues)
+		return -EINVAL;
+	if (!is_signal) {
+		if (chunk.num_signal_seq_arr != 1)
+			return -EINVAL;
+		rc = hl_cs_wait_find_signal(ctx, sig_seq, &sig);
+		if (rc)
+			return rc;
+		if (!sig) {
+			out->seq = U64_MAX;
+			return 1;
+		}
+	}
+
+	c.queue_index = chunk.queue_index;
+	if (is_signal) {
+		/*
+		 * Outside the gate: its holder may be another SIGNAL of the
+		 * context waiting on user space (its copy back), which a
+		 * teardown must not wait for through us.
+		 */
+		hl_ctx_pause(ctx);
+		rc = mutex_lock_interruptible(&ctx->sig_lock) ? -EINTR : 0;
+		if (hl_ctx_resume(ctx)) {
+			if (!rc)
+				mutex_unlock(&ctx->sig_lock);
+			return -ENODEV;
+		}
+		if (rc)
+			return rc;
+	}
+	rc = hl_cs_submit(ctx, &c, 1, in->timeout,
+			  is_signal ? HL_CS_TYPE_SIGNAL : HL_CS_TYPE_WAIT, &cs);
+	if (rc)
+		goto out;
+
+	if (is_signal) {
+		/* Unlocked at the commit or the drop */
+		hl_cs_signal_take(hdev, cs, c.queue_index, &sob_offset,
+				  &count_before);
+		out->sob_base_addr_offset = sob_offset;
+		out->sob_count_before_submission = count_before;
+	} else {
+		cs->jobs[0].cb_size =
+			hdev->asic_funcs->gen_wait_cb(hdev, cs->kcb,
+						      c.queue_index,
+						      sig->sig_queue,
+						      sig->sig_idx,
+						      sig->sig_value);
+		cs->jobs[0].kcb = cs->kcb;
+	}
+	*csp = cs;
+out:
+	if (rc && is_signal)
+		mutex_unlock(&ctx->sig_lock);
+	if (sig)
+		dma_fence_put(&sig->base);
+	return rc;
 }
 
 /**
@@ -465,7 +717,9 @@ static void hl_cs_commit(struct hl_fpriv *fpriv, void *priv, u64 seq,
  * @call: the ioctl call.
  *
  * cs_flags may carry HL_CS_FLAGS_CUSTOM_TIMEOUT (hl-thunk sets it with a
- * timeout); in.timeout is honoured with or without it.
+ * timeout; in.timeout is honoured with or without it), HL_CS_FLAGS_TIMESTAMP
+ * (every CS records its completion time anyway), and one of
+ * HL_CS_FLAGS_SIGNAL and HL_CS_FLAGS_WAIT (hl_cs_sync_submit()).
  *
  * Errors: listed in the kernel-doc of union hl_cs_args (uAPI header). The
  * jobs are queued only after the sequence number reached user space: if the
@@ -479,17 +733,37 @@ int hl_cs_ioctl(struct hl_fpriv *fpriv, void *data, struct hl_ioctl_call *call)
 {
 	union hl_cs_args *args = data;
 	struct hl_cs_in in = args->in;
+	u32 type = in.cs_flags & HL_CS_TYPE_FLAGS;
 	struct hl_ctx *ctx = fpriv->ctx;
 	struct hl_cs_chunk *chunks;
+	struct hl_cs_out out = {};
 	struct hl_cs *cs;
 	int rc;
 
 	if (!ctx)
 		return -EINVAL;
-	if (in.chunks_restore || in.num_chunks_restore || in.reserved ||
-	    (in.cs_flags & ~HL_CS_FLAGS_CUSTOM_TIMEOUT) || in.ctx_id || in.pad)
+	if (in.chunks_restore || in.num_chunks_restore || in.ctx_id ||
+	    memchr_inv(&in.pad, 0, sizeof(in.pad)) ||
+	    (type && !is_power_of_2(type)))
 		return -EINVAL;
-	if (!in.num_chunks_execute ||
+	if (type & HL_CS_FLAGS_COLLECTIVE_WAIT)
+		return -EOPNOTSUPP;
+	if (in.cs_flags & ~HL_CS_FLAGS_SERVED)
+		return -EINVAL;
+
+	if (type) {
+		rc = hl_cs_sync_submit(fpriv, &in, &out, &cs);
+		if (rc < 0)
+			return rc;
+		if (rc) {
+			out.status = HL_CS_STATUS_SUCCESS;
+			args->out = out;
+			return 0;
+		}
+		goto commit;
+	}
+
+	if (in.seq || !in.num_chunks_execute ||
 	    in.num_chunks_execute > HL_MAX_JOBS_PER_CS)
 		return -EINVAL;
 
@@ -508,14 +782,15 @@ int hl_cs_ioctl(struct hl_fpriv *fpriv, void *data, struct hl_ioctl_call *call)
 	rc = hl_cs_validate_chunks(fpriv->hdev, chunks, in.num_chunks_execute);
 	if (!rc)
 		rc = hl_cs_submit(ctx, chunks, in.num_chunks_execute,
-				  in.timeout, &cs);
+				  in.timeout, HL_CS_TYPE_DEFAULT, &cs);
 	kvfree(chunks);
 	if (rc)
 		return rc;
 
-	memset(&args->out, 0, sizeof(args->out));
-	args->out.seq = cs->seq;
-	args->out.status = HL_CS_STATUS_SUCCESS;
+commit:
+	out.seq = cs->seq;
+	out.status = HL_CS_STATUS_SUCCESS;
+	args->out = out;
 	hl_ioctl_on_finish(call, hl_cs_commit, cs, cs->seq);
 	hl_ioctl_on_drop(call, hl_cs_drop);
 	return 0;
@@ -565,29 +840,6 @@ static long hl_cs_wait_jiffies(u64 timeout_us)
 	if (timeout_us >= U32_MAX)
 		return MAX_SCHEDULE_TIMEOUT;
 	return usecs_to_jiffies(timeout_us);
-}
-
-/*
- * The fence of CS @seq of @ctx, with a reference, in *@fence; NULL when the
- * CS is no longer tracked: only CSs that had signalled are forgotten.
- */
-static int hl_cs_find_fence(struct hl_ctx *ctx, u64 seq,
-			    struct dma_fence **fence)
-{
-	int rc = 0;
-
-	void *entry;
-
-	spin_lock(&ctx->cs_lock);
-	entry = seq && seq < ctx->cs_sequence ?
-		xa_load(&ctx->cs_fences, seq) : HL_CS_UNCOMMITTED;
-	if (entry == HL_CS_UNCOMMITTED)
-		rc = -EINVAL;
-	else
-		*fence = dma_fence_get(entry);
-	spin_unlock(&ctx->cs_lock);
-
-	return rc;
 }
 
 struct hl_multi_cs_wait;
@@ -801,7 +1053,9 @@ int hl_wait_cs_ioctl(struct hl_fpriv *fpriv, void *data,
 	long left;
 	int rc;
 
-	if (!ctx || in.ctx_id || memchr_inv(in.pad, 0, sizeof(in.pad)))
+	if (!ctx || in.ctx_id || memchr_inv(in.pad, 0, sizeof(in.pad)) ||
+	    in.cq_counters_offset || in.timestamp_handle ||
+	    in.timestamp_offset)
 		return -EINVAL;
 	if (in.flags == HL_WAIT_CS_FLAGS_MULTI_CS)
 		return hl_wait_multi_cs(ctx, args);
@@ -857,6 +1111,15 @@ int hl_cs_ctx_init(struct hl_ctx *ctx)
 	kref_init(&ctx->resv->refcount);
 	dma_resv_init(&ctx->resv->resv);
 
+	ctx->sig = kcalloc(ctx->hdev->asic_prop.num_queues, sizeof(*ctx->sig),
+			   GFP_KERNEL_ACCOUNT);
+	if (!ctx->sig) {
+		hl_ctx_resv_put(ctx->resv);
+		ctx->resv = NULL;
+		return -ENOMEM;
+	}
+	mutex_init(&ctx->sig_lock);
+
 	spin_lock_init(&ctx->cs_lock);
 	ctx->cs_sequence = 1;
 	xa_init(&ctx->cs_fences);
@@ -897,4 +1160,7 @@ void hl_cs_ctx_fini(struct hl_ctx *ctx)
 	xa_destroy(&ctx->cs_fences);
 	hl_ctx_resv_put(ctx->resv);
 	ctx->resv = NULL;
+	mutex_destroy(&ctx->sig_lock);
+	kfree(ctx->sig);
+	ctx->sig = NULL;
 }

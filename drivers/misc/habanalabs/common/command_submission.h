@@ -16,6 +16,9 @@
 
 struct hl_cb;
 struct hl_cs;
+
+/* Largest kernel-owned command buffer (SIGNAL, WAIT), in bytes */
+#define HL_CS_KCB_SIZE		128
 struct hl_fpriv;
 struct hl_ioctl_call;
 
@@ -27,6 +30,8 @@ struct hl_ioctl_call;
  * @cb: the driver-owned CB the chunk named by handle, with a reference
  *	(until the CS completes), or NULL.
  * @cb_size: its size in bytes.
+ * @kcb: a kernel-owned command buffer's packets (@cb_size bytes, @cb_va
+ *	0), owned by the CS; NULL for a user command buffer.
  * @queue_id: the engine queue that runs it.
  * @deadline: jiffies after which the job must be aborted (-ETIMEDOUT):
  *	the submission time plus the CS timeout, itself at most
@@ -41,6 +46,7 @@ struct hl_cs_job {
 	u64 cb_va;
 	struct hl_cb *cb;
 	u32 cb_size;
+	const void *kcb;
 	u32 queue_id;
 	unsigned long deadline;
 	struct list_head node;

@@ -129,6 +129,7 @@ err_free_ctx:
 void hl_ctx_teardown(struct hl_ctx *ctx)
 {
 	struct hl_device *hdev = ctx->hdev;
+	int idx;
 
 	down_write(&ctx->gate);
 	mutex_lock(&hdev->ctx_list_lock);
@@ -148,6 +149,14 @@ void hl_ctx_teardown(struct hl_ctx *ctx)
 	/* Connections die first: peers stop writing, receives are flushed */
 	hl_nic_ctx_close(ctx);
 	hl_cs_ctx_cancel(ctx);
+	/*
+	 * No job of the context runs: the next owner's sync manager is
+	 * clean. Not once the device is removed (the backend is gone).
+	 */
+	idx = hl_device_enter(hdev);
+	if (!hl_device_unplugged(hdev) && hdev->asic_funcs->sync_reset)
+		hdev->asic_funcs->sync_reset(hdev);
+	hl_device_exit(hdev, idx);
 	/* No CS uses a CB any more; reset: user mappings of CBs go too */
 	hl_cb_ctx_fini(ctx);
 

@@ -91,6 +91,14 @@ struct hl_ctx_resv {
  *	yet; the teardown waits for them (bounded by the job time limit).
  * @cs_submitted: submissions created and not completed, published or not
  *	(at most max_pending_cs).
+ * @sig_lock: Protects @sig. A SIGNAL submission holds it from taking its
+ *	value until its commit (or drop), in the same ioctl call, so that
+ *	the signals of a queue reach its SOB in the order of their values;
+ *	taken outside the context's gate (its holder may wait on user space
+ *	with the gate paused), before the reservation lock, never inside a
+ *	fence's signalling path.
+ * @sig: per engine queue, the driver's signal SOB in use (0 or 1) and
+ *	the value the last SIGNAL gave it (command_submission.c).
  * @nic: the context's NIC connections and CQs (nic.c).
  * @cb_mgr: the context's command buffers (command_buffer.c).
  * @cs_drops: the context's HL_IOCTL_CS failures, by enum hl_cs_drop.
@@ -131,6 +139,11 @@ struct hl_ctx {
 	struct xarray cs_fences;
 	atomic_t cs_inflight;
 	atomic_t cs_submitted;
+	struct mutex sig_lock; /* Protects: sig */
+	struct hl_cs_sig {
+		u32 idx;
+		u32 value;
+	} *sig;
 	struct hl_nic_ctx nic;
 	struct hl_cb_mgr cb_mgr;
 	atomic64_t cs_drops[HL_CS_DROP_NUM];

@@ -117,6 +117,11 @@ enum hl_asic_type {
  * @va_cb_end: one past its last device VA.
  * @num_queues: number of engine queues.
  * @num_nic_ports: number of NIC ports.
+ * @num_sobs: sync objects of the sync manager (0: none, no SIGNAL/WAIT).
+ * @num_monitors: its monitors.
+ * @first_available_sob: the first SOB user command buffers may use; the
+ *	driver's SIGNAL and WAIT use those below (HL_INFO_SYNC_MANAGER).
+ * @first_available_monitor: the same for monitors.
  */
 struct asic_fixed_properties {
 	char card_name[HL_INFO_CARD_NAME_MAX_LEN];
@@ -138,6 +143,10 @@ struct asic_fixed_properties {
 	u64 va_cb_end;
 	u32 num_queues;
 	u32 num_nic_ports;
+	u32 num_sobs;
+	u32 num_monitors;
+	u32 first_available_sob;
+	u32 first_available_monitor;
 };
 
 /**
@@ -186,6 +195,16 @@ struct asic_fixed_properties {
  *	context, after its last program. Sleeps.
  * @debugfs_init: add the backend's files under the device's debugfs
  *	directory @root (optional).
+ * @sync_reset: reset every sync object, monitor and fence counter: the
+ *	device's owner changed (a context was torn down and none of its jobs
+ *	runs any more). Optional.
+ * @gen_signal_cb: write into @buf (HL_CS_KCB_SIZE bytes) the packets of a
+ *	SIGNAL on @queue: signal SOB @idx (0 or 1) of the queue becomes @value,
+ *	by adding 1 (@set false) or by setting it (@set true, the first signal
+ *	after a switch of SOB); return their size; *@sob_offset receives the
+ *	SOB's configuration-space offset. Needed when num_sobs is not 0.
+ * @gen_wait_cb: the packets that stall @queue until signal SOB @idx of
+ *	queue @sig_queue reaches @value; return their size.
  */
 struct hl_asic_funcs {
 	int (*early_init)(struct hl_device *hdev);
@@ -213,6 +232,11 @@ struct hl_asic_funcs {
 			     u32 *rq_psn);
 	void (*nic_qp_teardown)(struct hl_device *hdev, void *qp);
 	void (*debugfs_init)(struct hl_device *hdev, struct dentry *root);
+	void (*sync_reset)(struct hl_device *hdev);
+	u32 (*gen_signal_cb)(struct hl_device *hdev, void *buf, u32 queue,
+			     u32 idx, u32 value, bool set, u32 *sob_offset);
+	u32 (*gen_wait_cb)(struct hl_device *hdev, void *buf, u32 queue,
+			   u32 sig_queue, u32 idx, u32 value);
 };
 
 /**

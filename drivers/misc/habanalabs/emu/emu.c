@@ -11,6 +11,7 @@
 
 #include "emu.h"
 #include "emu_nic.h"
+#include "emu_sync.h"
 
 static int hl_emu_early_init(struct hl_device *hdev)
 {
@@ -34,10 +35,13 @@ static int hl_emu_early_init(struct hl_device *hdev)
 	emu->hdev = hdev;
 	hdev->asic_specific = emu;
 	hl_emu_queues_early_init(emu);
+	rc = hl_emu_sync_alloc(emu);
+	if (rc)
+		goto err_free_emu;
 
 	rc = pci_request_region(pdev, HL_EMU_HBM_BAR, HL_NAME);
 	if (rc)
-		goto err_free_emu;
+		goto err_free_sync;
 
 	emu->hbm_bus_addr = pci_resource_start(pdev, HL_EMU_HBM_BAR);
 	emu->hbm_size = size;
@@ -70,11 +74,14 @@ static int hl_emu_early_init(struct hl_device *hdev)
 	prop->va_cb_end = HL_EMU_VA_CB_END;
 	prop->num_queues = HL_EMU_NUM_QUEUES;
 	prop->num_nic_ports = HL_EMU_NIC_PORTS;
+	hl_emu_sync_props(prop);
 
 	return 0;
 
 err_release_region:
 	pci_release_region(pdev, HL_EMU_HBM_BAR);
+err_free_sync:
+	hl_emu_sync_free(emu);
 err_free_emu:
 	hdev->asic_specific = NULL;
 	kfree(emu);
@@ -88,6 +95,7 @@ static void hl_emu_early_fini(struct hl_device *hdev)
 	hl_emu_nic_free(emu);
 	iounmap(emu->hbm);
 	pci_release_region(hdev->pdev, HL_EMU_HBM_BAR);
+	hl_emu_sync_free(emu);
 	hdev->asic_specific = NULL;
 	kfree(emu);
 }
@@ -104,6 +112,8 @@ static int hl_emu_hw_init(struct hl_device *hdev)
 	 * translation.
 	 */
 	memset_io(emu->hbm + prop->mmu_pgt_addr, 0, prop->mmu_pgt_size);
+	/* A hard reset resets the sync manager too */
+	hl_emu_sync_reset(emu);
 	rc = hl_emu_queues_init(emu);
 	if (rc)
 		return rc;
@@ -127,6 +137,12 @@ static void hl_emu_hw_fini(struct hl_device *hdev)
 {
 	hl_emu_nic_fini(to_emu(hdev));
 	hl_emu_queues_fini(to_emu(hdev));
+}
+
+/* A context is torn down and none of its jobs runs: reset for the next owner */
+static void hl_emu_sync_reset_owner(struct hl_device *hdev)
+{
+	hl_emu_sync_reset(to_emu(hdev));
 }
 
 static u64 hl_emu_read_pte(struct hl_device *hdev, u64 addr)
@@ -175,6 +191,9 @@ const struct hl_asic_funcs hl_emu_funcs = {
 	.scrub_dram = hl_emu_scrub_dram,
 	.mmu_invalidate_cache = hl_emu_mmu_invalidate_cache,
 	.queue_job = hl_emu_queue_job,
+	.sync_reset = hl_emu_sync_reset_owner,
+	.gen_signal_cb = hl_emu_sync_gen_signal_cb,
+	.gen_wait_cb = hl_emu_sync_gen_wait_cb,
 	.nic_port_info = hl_emu_nic_port_info,
 	.nic_check_remote = hl_emu_nic_check_remote,
 	.nic_peer_get = hl_emu_nic_peer_get,

@@ -37,6 +37,7 @@
 #include "emu_mmu.h"
 
 struct hl_emu_nic;
+struct hl_emu_sync;
 
 /* Identity reported by INFO and sysfs */
 #define HL_EMU_CARD_NAME		"emu-gaudi"
@@ -124,6 +125,8 @@ struct hl_emu_queue {
  * @queues: the engine queues.
  * @nic: the NIC ports and the device's place in the fabric (emu_nic.c);
  *	the device holds a reference from hw_init to early_fini.
+ * @sync: the sync manager and the queues' fence counters (emu_sync.c),
+ *	from early_init to early_fini.
  */
 struct hl_emu_device {
 	struct hl_device *hdev;
@@ -135,6 +138,7 @@ struct hl_emu_device {
 	atomic64_t tlb_gen;
 	struct hl_emu_queue queues[HL_EMU_NUM_QUEUES];
 	struct hl_emu_nic *nic;
+	struct hl_emu_sync *sync;
 };
 
 static inline struct hl_emu_device *to_emu(struct hl_device *hdev)

@@ -6,8 +6,12 @@
  * from its own work item on an unbound workqueue, so jobs on different
  * queues run in parallel. A job is a command buffer at a device VA: the
  * queue manager fetches its packets through the device MMU (emu_mmu.c) and
- * the engine executes them (NOP, LIN_DMA, MEMSET, MSG_LONG, REDUCE, and the
- * NIC's SEND and RECV in emu_nic.c; formats in the uAPI header). Fetches
+ * the engine executes them (NOP, LIN_DMA, MEMSET, MSG_LONG, REDUCE, FENCE,
+ * and the NIC's SEND and RECV in emu_nic.c; formats in the uAPI header).
+ * A MSG_LONG to a sync-manager or fence register writes it (emu_sync.c);
+ * FENCE stalls the queue until its fence counter is reached. A job of a
+ * kernel-owned command buffer (SIGNAL and WAIT submissions) is fetched
+ * from the driver's copy instead of through the MMU. Fetches
  * and MSG_LONG are cut in chunks of at most 4 KiB that never cross a 4 KiB
  * VA page; LIN_DMA, MEMSET and REDUCE move their data in runs as long as
  * the translation allows (hl_emu_mmu_span()), in slices of at most
@@ -40,6 +44,7 @@
 #include "emu.h"
 #include "emu_nic.h"
 #include "emu_reduce.h"
+#include "emu_sync.h"
 
 /* The packets as the engine reads them: little-endian */
 struct hl_emu_pkt_hdr {
@@ -69,6 +74,11 @@ struct hl_emu_pkt_msg_long {
 	__le64 addr;
 };
 
+struct hl_emu_pkt_fence {
+	__le32 ctl;
+	__le32 cfg;
+};
+
 struct hl_emu_pkt_reduce {
 	__le32 ctl;
 	__le32 count;
@@ -84,6 +94,7 @@ union hl_emu_pkt {
 	struct hl_emu_pkt_memset memset;
 	struct hl_emu_pkt_msg_long msg_long;
 	struct hl_emu_pkt_reduce reduce;
+	struct hl_emu_pkt_fence fence;
 	struct hl_emu_pkt_nic nic;
 	struct hl_emu_pkt_nic_write nic_write;
 	u8 raw[sizeof(struct hl_pkt_nic_write)];
@@ -120,6 +131,10 @@ HL_EMU_PKT_SAME(hl_emu_pkt_msg_long, hl_pkt_msg_long);
 HL_EMU_PKT_FIELD(hl_emu_pkt_msg_long, ctl, hl_pkt_msg_long, ctl);
 HL_EMU_PKT_FIELD(hl_emu_pkt_msg_long, value, hl_pkt_msg_long, value);
 HL_EMU_PKT_FIELD(hl_emu_pkt_msg_long, addr, hl_pkt_msg_long, addr);
+
+HL_EMU_PKT_SAME(hl_emu_pkt_fence, hl_pkt_fence);
+HL_EMU_PKT_FIELD(hl_emu_pkt_fence, ctl, hl_pkt_fence, ctl);
+HL_EMU_PKT_FIELD(hl_emu_pkt_fence, cfg, hl_pkt_fence, cfg);
 
 HL_EMU_PKT_SAME(hl_emu_pkt_reduce, hl_pkt_reduce);
 HL_EMU_PKT_FIELD(hl_emu_pkt_reduce, ctl, hl_pkt_reduce, ctl);
@@ -171,6 +186,8 @@ static u32 hl_emu_pkt_size(u32 opcode)
 		return sizeof(struct hl_pkt_msg_long);
 	case HL_PKT_REDUCE:
 		return sizeof(struct hl_pkt_reduce);
+	case HL_PKT_FENCE:
+		return sizeof(struct hl_pkt_fence);
 	case HL_PKT_NIC_SEND:
 	case HL_PKT_NIC_RECV:
 		return sizeof(struct hl_emu_pkt_nic);
@@ -239,8 +256,15 @@ static int hl_emu_chunk_access(struct hl_emu_queue *q, struct hl_cs_job *job,
 static int hl_emu_fetch(struct hl_emu_queue *q, struct hl_cs_job *job, u64 va,
 			void *buf, u32 len)
 {
+	const u8 *kcb = hl_cs_job_kcb(job);
 	u32 n;
 	int rc;
+
+	/* A kernel-owned CB: @va is an offset into the driver's copy */
+	if (kcb) {
+		memcpy(buf, kcb + va, len);
+		return 0;
+	}
 
 	while (len) {
 		n = hl_emu_chunk_len(va, len);
@@ -452,8 +476,45 @@ static int hl_emu_exec_msg_long(struct hl_emu_queue *q, struct hl_cs_job *job,
 
 	if (!IS_ALIGNED(addr, sizeof(u32)))
 		return -EINVAL;
+	/* Configuration space: physical, no MMU (as GAUDI's) */
+	if (hl_emu_sync_is_reg(addr))
+		return hl_emu_sync_write(q->emu, addr, le32_to_cpu(value));
 
 	return hl_emu_chunk_access(q, job, addr, &value, sizeof(value), true);
+}
+
+/* Longest sleep of a FENCE between checks of the job and the device */
+#define HL_EMU_FENCE_POLL	(HZ / 20)
+
+/*
+ * FENCE: stall until the fence counter reaches the target, within the
+ * job's deadline; a FENCE that gives up disarms the monitors aimed at its
+ * counter (emu_sync.c).
+ */
+static int hl_emu_exec_fence(struct hl_emu_queue *q, struct hl_cs_job *job,
+			     const struct hl_emu_pkt_fence *pkt)
+{
+	u32 cfg = le32_to_cpu(pkt->cfg);
+	u32 id = (cfg & HL_PKT_FENCE_CFG_ID_MASK) >> HL_PKT_FENCE_CFG_ID_SHIFT;
+	u32 target = (cfg & HL_PKT_FENCE_CFG_TARGET_MASK) >>
+		     HL_PKT_FENCE_CFG_TARGET_SHIFT;
+	u32 dec = cfg & HL_PKT_FENCE_CFG_DEC_MASK;
+	int rc;
+
+	if (cfg & ~(HL_PKT_FENCE_CFG_ID_MASK | HL_PKT_FENCE_CFG_TARGET_MASK |
+		    HL_PKT_FENCE_CFG_DEC_MASK))
+		return -EINVAL;
+
+	while (!hl_emu_sync_fence_take(q->emu, q->id, id, target, dec)) {
+		rc = hl_emu_job_check(q, job);
+		if (rc) {
+			hl_emu_sync_fence_abort(q->emu, q->id, id);
+			return rc;
+		}
+		hl_emu_sync_fence_wait(q->emu, q->id, id, target,
+				       HL_EMU_FENCE_POLL);
+	}
+	return 0;
 }
 
 /* Whether two runs start at the same byte (an in-place REDUCE) */
@@ -525,6 +586,8 @@ static int hl_emu_run_job(struct hl_emu_queue *q, struct hl_cs_job *job)
 
 	if (!IS_ALIGNED(hl_cs_job_cb_va(job), sizeof(u64)))
 		return -EINVAL;
+	if (hl_cs_job_kcb(job) && hl_cs_job_cb_va(job))
+		return -EINVAL;
 
 	while (off < hl_cs_job_cb_size(job)) {
 		rc = hl_emu_job_check(q, job);
@@ -571,6 +634,9 @@ static int hl_emu_run_job(struct hl_emu_queue *q, struct hl_cs_job *job)
 			break;
 		case HL_PKT_REDUCE:
 			rc = hl_emu_exec_reduce(q, job, &pkt.reduce);
+			break;
+		case HL_PKT_FENCE:
+			rc = hl_emu_exec_fence(q, job, &pkt.fence);
 			break;
 		case HL_PKT_NIC_SEND:
 			rc = hl_emu_nic_exec_send(q, job, &pkt.nic);
@@ -804,6 +870,9 @@ void hl_emu_queues_fini(struct hl_emu_device *emu)
 		list_splice_tail_init(&q->pending, &failed);
 		spin_unlock(&q->lock);
 	}
+
+	/* A running FENCE sees it at once */
+	hl_emu_sync_wake(emu);
 
 	list_for_each_entry_safe(job, tmp, &failed, node) {
 		list_del_init(&job->node);

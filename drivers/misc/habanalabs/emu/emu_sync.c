@@ -1,0 +1,512 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * habanalabs emu: the sync manager and the queues' fence counters.
+ *
+ * GAUDI's model, for one sync manager block: HL_SM_NUM_SOBS sync objects
+ * (15-bit counters), HL_SM_NUM_MONITORS monitors that watch a group of
+ * eight SOBs and, when their condition holds, write a 32-bit payload to an
+ * address, and HL_QM_FENCE_NUM fence counters per queue that the FENCE
+ * packet waits on. Engines reach them only by 32-bit writes to their
+ * configuration-space addresses (MSG_LONG); the register map is in the
+ * uAPI packet header.
+ *
+ * Containment: a monitor's payload lands only in a SOB or a fence counter.
+ * The payload address is checked when the monitor is armed (anything else
+ * makes the arming write malformed, -EINVAL) and again when it fires (a
+ * payload address rewritten meanwhile is dropped, counted in
+ * hl_emu_sync.dropped); no path from here reaches device or host memory.
+ *
+ * Owners: hl_emu_sync_reset() zeroes every SOB, monitor and fence counter;
+ * the core calls it (asic_funcs->sync_reset) when a context is torn down,
+ * after none of its jobs runs, and hw_init calls it: the next owner
+ * starts from zeros.
+ *
+ * Locking: hl_emu_sync.lock (a spinlock, innermost: it is taken by queue
+ * workers inside their dma_fence signalling section, and nothing is
+ * allocated or waited for under it) guards every SOB, monitor and fence
+ * counter. Waiters of a FENCE sleep on hl_emu_sync.wq without it.
+ */
+
+#include <linux/bitops.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/wait.h>
+
+#include "emu.h"
+#include "emu_sync.h"
+
+/**
+ * struct hl_emu_mon - one monitor.
+ * @addr: payload address (ADDRH:ADDRL).
+ * @data: payload data.
+ * @arm: the last value written to its ARM register.
+ * @armed: waiting for its condition.
+ */
+struct hl_emu_mon {
+	u64 addr;
+	u32 data;
+	u32 arm;
+	bool armed;
+};
+
+/**
+ * struct hl_emu_sync - the sync manager.
+ * @lock: Protects: @sob, @mon, @fence, @dropped.
+ * @wq: FENCE packets waiting for a fence counter.
+ * @sob: the sync objects' values.
+ * @mon: the monitors.
+ * @fence: the fence counters, per queue.
+ * @dropped: payloads that aimed outside the sync manager when their monitor
+ *	fired (ignored).
+ */
+struct hl_emu_sync {
+	spinlock_t lock; /* Protects: sob, mon, fence, dropped */
+	wait_queue_head_t wq;
+	u16 sob[HL_SM_NUM_SOBS];
+	struct hl_emu_mon mon[HL_SM_NUM_MONITORS];
+	u32 fence[HL_EMU_NUM_QUEUES][HL_QM_FENCE_NUM];
+	u64 dropped;
+};
+
+enum hl_emu_sync_reg {
+	HL_EMU_REG_NONE,
+	HL_EMU_REG_SOB,
+	HL_EMU_REG_MON_ADDRL,
+	HL_EMU_REG_MON_ADDRH,
+	HL_EMU_REG_MON_DATA,
+	HL_EMU_REG_MON_ARM,
+	HL_EMU_REG_FENCE,
+};
+
+/* Which register @addr is, and its index (SOB, monitor, queue * 4 + id) */
+static enum hl_emu_sync_reg hl_emu_sync_decode(u64 addr, u32 *idx)
+{
+	u64 off;
+
+	if (!IS_ALIGNED(addr, sizeof(u32)))
+		return HL_EMU_REG_NONE;
+	if (addr >= HL_SM_SOB_OBJ_0 &&
+	    addr < HL_SM_SOB_ADDR(HL_SM_NUM_SOBS)) {
+		*idx = (addr - HL_SM_SOB_OBJ_0) / 4;
+		return HL_EMU_REG_SOB;
+	}
+	if (addr >= HL_SM_MON_PAY_ADDRL_0 &&
+	    addr < HL_SM_MON_ARM_ADDR(HL_SM_NUM_MONITORS)) {
+		off = addr - HL_SM_MON_PAY_ADDRL_0;
+		*idx = (off % (4 * HL_SM_NUM_MONITORS)) / 4;
+		return HL_EMU_REG_MON_ADDRL + off / (4 * HL_SM_NUM_MONITORS);
+	}
+	if (addr >= HL_QM_FENCE_RDATA_0 &&
+	    addr < HL_QM_FENCE_RDATA(0, HL_QM_FENCE_NUM)) {
+		u32 id, queue;
+
+		off = addr - HL_QM_FENCE_RDATA_0;
+		id = off / (HL_QM_FENCE_RDATA(0, 1) - HL_QM_FENCE_RDATA_0);
+		queue = (off % (HL_QM_FENCE_RDATA(0, 1) -
+				HL_QM_FENCE_RDATA_0)) / 4;
+		if (queue >= HL_EMU_NUM_QUEUES)
+			return HL_EMU_REG_NONE;
+		*idx = queue * HL_QM_FENCE_NUM + id;
+		return HL_EMU_REG_FENCE;
+	}
+	return HL_EMU_REG_NONE;
+}
+
+/* Where a monitor's payload may land: a SOB or a fence counter */
+static bool hl_emu_sync_payload_ok(u64 addr)
+{
+	enum hl_emu_sync_reg reg;
+	u32 idx;
+
+	reg = hl_emu_sync_decode(addr, &idx);
+	return reg == HL_EMU_REG_SOB || reg == HL_EMU_REG_FENCE;
+}
+
+/**
+ * hl_emu_sync_is_reg - whether @addr is a register of the sync manager or
+ * a fence register (MSG_LONG writes it instead of memory).
+ * @addr: a MSG_LONG's address.
+ *
+ * Return: true for a register.
+ */
+bool hl_emu_sync_is_reg(u64 addr)
+{
+	u32 idx;
+
+	return hl_emu_sync_decode(addr, &idx) != HL_EMU_REG_NONE;
+}
+
+static bool hl_emu_mon_holds(struct hl_emu_sync *sm, const struct hl_emu_mon *m)
+{
+	u32 gid = m->arm & HL_SM_MON_ARM_GID_MASK;
+	u32 mask = (m->arm & HL_SM_MON_ARM_MASK_MASK) >> HL_SM_MON_ARM_MASK_SHIFT;
+	u32 target = m->arm >> HL_SM_MON_ARM_VAL_SHIFT;
+	bool eq = m->arm & HL_SM_MON_ARM_EQ;
+	u32 i;
+
+	for (i = 0; i < 8; i++) {
+		u16 v = sm->sob[gid * 8 + i];
+
+		if (mask & BIT(i))
+			continue;
+		if (eq ? v != target : v < target)
+			return false;
+	}
+	return true;
+}
+
+/* A SOB write: bit 31 adds, else sets; returns false for reserved bits */
+static bool hl_emu_sob_write(struct hl_emu_sync *sm, u32 idx, u32 value)
+{
+	if (value & ~(HL_SM_SOB_INC | HL_SM_SOB_VAL_MASK))
+		return false;
+	if (value & HL_SM_SOB_INC)
+		sm->sob[idx] = (sm->sob[idx] + value) & HL_SM_SOB_VAL_MASK;
+	else
+		sm->sob[idx] = value;
+	return true;
+}
+
+/*
+ * Fire every armed monitor whose condition holds, until none does (a
+ * payload that writes a SOB may make another hold). Each pass disarms at
+ * least one monitor, so this ends. Returns whether a fence counter moved.
+ */
+static bool hl_emu_sync_eval(struct hl_emu_sync *sm)
+{
+	bool fired, woke = false;
+	enum hl_emu_sync_reg reg;
+	u32 i, idx;
+
+	lockdep_assert_held(&sm->lock);
+	do {
+		fired = false;
+		for (i = 0; i < HL_SM_NUM_MONITORS; i++) {
+			struct hl_emu_mon *m = &sm->mon[i];
+
+			if (!m->armed || !hl_emu_mon_holds(sm, m))
+				continue;
+			m->armed = false;
+			fired = true;
+			reg = hl_emu_sync_decode(m->addr, &idx);
+			if (reg == HL_EMU_REG_SOB &&
+			    hl_emu_sob_write(sm, idx, m->data))
+				continue;
+			if (reg == HL_EMU_REG_FENCE) {
+				sm->fence[idx / HL_QM_FENCE_NUM]
+					 [idx % HL_QM_FENCE_NUM] += m->data;
+				woke = true;
+				continue;
+			}
+			/* Aimed elsewhere after the arm: nothing is written */
+			sm->dropped++;
+		}
+	} while (fired);
+	return woke;
+}
+
+/**
+ * hl_emu_sync_write - an engine's 32-bit write to a sync register.
+ * @emu: the device.
+ * @addr: the register (hl_emu_sync_is_reg()).
+ * @value: the value.
+ *
+ * Return: 0, or -EINVAL for a malformed write: reserved bits of a SOB
+ * write, or an arm whose payload aims outside the SOBs and fence
+ * registers or that watches no SOB (the monitor stays disarmed).
+ */
+int hl_emu_sync_write(struct hl_emu_device *emu, u64 addr, u32 value)
+{
+	struct hl_emu_sync *sm = emu->sync;
+	enum hl_emu_sync_reg reg;
+	struct hl_emu_mon *m;
+	bool woke = false;
+	u32 idx = 0;
+	int rc = 0;
+
+	reg = hl_emu_sync_decode(addr, &idx);
+	spin_lock(&sm->lock);
+	m = &sm->mon[idx % HL_SM_NUM_MONITORS];
+	switch (reg) {
+	case HL_EMU_REG_SOB:
+		if (!hl_emu_sob_write(sm, idx, value))
+			rc = -EINVAL;
+		break;
+	case HL_EMU_REG_MON_ADDRL:
+		m->addr = (m->addr & ~0xffffffffull) | value;
+		break;
+	case HL_EMU_REG_MON_ADDRH:
+		m->addr = (m->addr & 0xffffffffull) | (u64)value << 32;
+		break;
+	case HL_EMU_REG_MON_DATA:
+		m->data = value;
+		break;
+	case HL_EMU_REG_MON_ARM:
+		m->armed = false;
+		if (!hl_emu_sync_payload_ok(m->addr) ||
+		    (value & HL_SM_MON_ARM_MASK_MASK) == HL_SM_MON_ARM_MASK_MASK) {
+			rc = -EINVAL;
+			break;
+		}
+		m->arm = value;
+		m->armed = true;
+		break;
+	case HL_EMU_REG_FENCE:
+		sm->fence[idx / HL_QM_FENCE_NUM][idx % HL_QM_FENCE_NUM] += value;
+		woke = true;
+		break;
+	default:
+		rc = -EINVAL;
+		break;
+	}
+	if (!rc && hl_emu_sync_eval(sm))
+		woke = true;
+	spin_unlock(&sm->lock);
+
+	if (woke)
+		wake_up_all(&sm->wq);
+	if (rc)
+		hl_dbg(emu->hdev, EMU, "sync write 0x%x to 0x%llx refused\n",
+		       value, addr);
+	return rc;
+}
+
+/* Whether counter @id of @queue reached @target (lockless peek) */
+static bool hl_emu_sync_fence_ready(struct hl_emu_sync *sm, u32 queue, u32 id,
+				    u32 target)
+{
+	return READ_ONCE(sm->fence[queue][id]) >= target;
+}
+
+/**
+ * hl_emu_sync_fence_take - FENCE: pass when counter @id of @queue reached
+ * @target, subtracting @dec.
+ * @emu: the device.
+ * @queue: the executing queue.
+ * @id: fence id, below HL_QM_FENCE_NUM.
+ * @target: the target.
+ * @dec: what to subtract when passing (down to 0).
+ *
+ * Return: whether the fence passed.
+ */
+bool hl_emu_sync_fence_take(struct hl_emu_device *emu, u32 queue, u32 id,
+			    u32 target, u32 dec)
+{
+	struct hl_emu_sync *sm = emu->sync;
+	bool pass;
+
+	spin_lock(&sm->lock);
+	pass = sm->fence[queue][id] >= target;
+	if (pass)
+		sm->fence[queue][id] -= min(dec, sm->fence[queue][id]);
+	spin_unlock(&sm->lock);
+	return pass;
+}
+
+/**
+ * hl_emu_sync_fence_wait - sleep until counter @id of @queue may have
+ * reached @target, the device stops, or @timeout jiffies pass.
+ * @emu: the device.
+ * @queue: the queue.
+ * @id: fence id.
+ * @target: the target.
+ * @timeout: longest sleep, in jiffies.
+ *
+ * Return: what wait_event_timeout() returns.
+ */
+int hl_emu_sync_fence_wait(struct hl_emu_device *emu, u32 queue, u32 id,
+			   u32 target, long timeout)
+{
+	struct hl_emu_sync *sm = emu->sync;
+
+	return wait_event_timeout(sm->wq,
+				  hl_emu_sync_fence_ready(sm, queue, id, target) ||
+				  READ_ONCE(emu->stopped), timeout);
+}
+
+/**
+ * hl_emu_sync_fence_abort - a FENCE gave up (its job failed): disarm every
+ * monitor aimed at that fence counter, so that a late fire does not pass a
+ * later FENCE of the queue.
+ * @emu: the device.
+ * @queue: the queue.
+ * @id: fence id.
+ */
+void hl_emu_sync_fence_abort(struct hl_emu_device *emu, u32 queue, u32 id)
+{
+	struct hl_emu_sync *sm = emu->sync;
+	u64 addr = HL_QM_FENCE_RDATA(queue, id);
+	u32 i;
+
+	spin_lock(&sm->lock);
+	for (i = 0; i < HL_SM_NUM_MONITORS; i++)
+		if (sm->mon[i].armed && sm->mon[i].addr == addr)
+			sm->mon[i].armed = false;
+	spin_unlock(&sm->lock);
+}
+
+/**
+ * hl_emu_sync_wake - wake every FENCE waiter (the device stops).
+ * @emu: the device.
+ */
+void hl_emu_sync_wake(struct hl_emu_device *emu)
+{
+	wake_up_all(&emu->sync->wq);
+}
+
+/**
+ * hl_emu_sync_reset - zero every SOB, monitor and fence counter: the
+ * device's next owner starts from scratch.
+ * @emu: the device; no job of the previous owner runs.
+ */
+void hl_emu_sync_reset(struct hl_emu_device *emu)
+{
+	struct hl_emu_sync *sm = emu->sync;
+
+	spin_lock(&sm->lock);
+	memset(sm->sob, 0, sizeof(sm->sob));
+	memset(sm->mon, 0, sizeof(sm->mon));
+	memset(sm->fence, 0, sizeof(sm->fence));
+	spin_unlock(&sm->lock);
+}
+
+/* The driver's SOBs and monitors: two signal SOBs and a wait monitor per queue */
+static u32 hl_emu_sync_driver_sob(u32 queue, u32 idx)
+{
+	return queue * 2 + idx;
+}
+
+static u32 hl_emu_sync_driver_mon(u32 queue)
+{
+	return queue;
+}
+
+/* The packets of a kernel CB as the engine reads them: little-endian */
+struct hl_emu_kpkt_msg_long {
+	__le32 ctl;
+	__le32 value;
+	__le64 addr;
+};
+
+struct hl_emu_kpkt_fence {
+	__le32 ctl;
+	__le32 cfg;
+};
+
+static_assert(sizeof(struct hl_emu_kpkt_msg_long) ==
+	      sizeof(struct hl_pkt_msg_long));
+static_assert(sizeof(struct hl_emu_kpkt_fence) == sizeof(struct hl_pkt_fence));
+
+/* A MSG_LONG packet in a kernel CB */
+static u32 hl_emu_sync_msg(void *buf, u64 addr, u32 value)
+{
+	struct hl_emu_kpkt_msg_long pkt = {
+		.ctl = cpu_to_le32((u32)HL_PKT_MSG_LONG << HL_PKT_OPCODE_SHIFT),
+		.value = cpu_to_le32(value),
+		.addr = cpu_to_le64(addr),
+	};
+
+	memcpy(buf, &pkt, sizeof(pkt));
+	return sizeof(pkt);
+}
+
+/**
+ * hl_emu_sync_gen_signal_cb - asic_funcs->gen_signal_cb.
+ * @hdev: the device.
+ * @buf: the kernel CB, HL_CS_KCB_SIZE bytes.
+ * @queue: the signalling queue.
+ * @idx: which of its two signal SOBs.
+ * @value: the value the SOB reaches.
+ * @set: set the SOB to @value rather than add 1.
+ * @sob_offset: receives the SOB's offset from HL_CFG_BASE.
+ *
+ * Return: the size of the packets.
+ */
+u32 hl_emu_sync_gen_signal_cb(struct hl_device *hdev, void *buf, u32 queue,
+			      u32 idx, u32 value, bool set, u32 *sob_offset)
+{
+	u64 addr = HL_SM_SOB_ADDR(hl_emu_sync_driver_sob(queue, idx));
+
+	*sob_offset = addr - HL_CFG_BASE;
+	return hl_emu_sync_msg(buf, addr, set ? value : HL_SM_SOB_INC | 1);
+}
+
+/**
+ * hl_emu_sync_gen_wait_cb - asic_funcs->gen_wait_cb: arm the queue's wait
+ * monitor on the signal SOB (>= @value) with its payload into the queue's
+ * fence 2 (as upstream's GAUDI driver), then FENCE on it.
+ * @hdev: the device.
+ * @buf: the kernel CB, HL_CS_KCB_SIZE bytes.
+ * @queue: the waiting queue.
+ * @sig_queue: the signalling queue.
+ * @idx: which of its signal SOBs.
+ * @value: the value to wait for.
+ *
+ * Return: the size of the packets.
+ */
+u32 hl_emu_sync_gen_wait_cb(struct hl_device *hdev, void *buf, u32 queue,
+			    u32 sig_queue, u32 idx, u32 value)
+{
+	u32 sob = hl_emu_sync_driver_sob(sig_queue, idx);
+	u32 mon = hl_emu_sync_driver_mon(queue);
+	u64 fence = HL_QM_FENCE_RDATA(queue, HL_EMU_WAIT_FENCE);
+	struct hl_emu_kpkt_fence f = {
+		.ctl = cpu_to_le32((u32)HL_PKT_FENCE << HL_PKT_OPCODE_SHIFT),
+		.cfg = cpu_to_le32(HL_PKT_FENCE_CFG(HL_EMU_WAIT_FENCE, 1, 1)),
+	};
+	u8 *p = buf;
+
+	p += hl_emu_sync_msg(p, HL_SM_MON_PAY_ADDRL_ADDR(mon), lower_32_bits(fence));
+	p += hl_emu_sync_msg(p, HL_SM_MON_PAY_ADDRH_ADDR(mon), upper_32_bits(fence));
+	p += hl_emu_sync_msg(p, HL_SM_MON_PAY_DATA_ADDR(mon), 1);
+	p += hl_emu_sync_msg(p, HL_SM_MON_ARM_ADDR(mon),
+			     HL_SM_MON_ARM(sob / 8, 0xff & ~BIT(sob % 8), 0,
+					   value));
+	memcpy(p, &f, sizeof(f));
+	p += sizeof(f);
+	return p - (u8 *)buf;
+}
+
+/**
+ * hl_emu_sync_props - the sync manager's properties (early_init).
+ * @prop: the device's properties.
+ */
+void hl_emu_sync_props(struct asic_fixed_properties *prop)
+{
+	prop->num_sobs = HL_SM_NUM_SOBS;
+	prop->num_monitors = HL_SM_NUM_MONITORS;
+	/* The driver's, rounded up to a group of eight */
+	prop->first_available_sob =
+		ALIGN(hl_emu_sync_driver_sob(HL_EMU_NUM_QUEUES, 0), 8);
+	prop->first_available_monitor =
+		ALIGN(hl_emu_sync_driver_mon(HL_EMU_NUM_QUEUES), 8);
+}
+
+/**
+ * hl_emu_sync_alloc - allocate the sync manager (early_init).
+ * @emu: the device.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int hl_emu_sync_alloc(struct hl_emu_device *emu)
+{
+	struct hl_emu_sync *sm;
+
+	sm = kvzalloc(sizeof(*sm), GFP_KERNEL);
+	if (!sm)
+		return -ENOMEM;
+	spin_lock_init(&sm->lock);
+	init_waitqueue_head(&sm->wq);
+	emu->sync = sm;
+	return 0;
+}
+
+/**
+ * hl_emu_sync_free - free the sync manager (early_fini).
+ * @emu: the device.
+ */
+void hl_emu_sync_free(struct hl_emu_device *emu)
+{
+	kvfree(emu->sync);
+	emu->sync = NULL;
+}

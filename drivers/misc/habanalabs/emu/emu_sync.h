@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * habanalabs emu: the sync manager (sync objects, monitors) and the queues'
+ * fence counters (emu_sync.c). Register map and semantics: the uAPI packet
+ * header (habanalabs_pkt.h, "The sync manager and the queues' fence
+ * registers").
+ */
+#ifndef HL_EMU_SYNC_H_
+#define HL_EMU_SYNC_H_
+
+#include <linux/types.h>
+
+struct asic_fixed_properties;
+struct hl_device;
+struct hl_emu_device;
+
+/* The fence id of the driver's WAIT (GAUDI's driver uses fence 2 too) */
+#define HL_EMU_WAIT_FENCE	2
+
+int hl_emu_sync_alloc(struct hl_emu_device *emu);
+void hl_emu_sync_free(struct hl_emu_device *emu);
+void hl_emu_sync_reset(struct hl_emu_device *emu);
+bool hl_emu_sync_is_reg(u64 addr);
+int hl_emu_sync_write(struct hl_emu_device *emu, u64 addr, u32 value);
+bool hl_emu_sync_fence_take(struct hl_emu_device *emu, u32 queue, u32 id,
+			    u32 target, u32 dec);
+void hl_emu_sync_fence_abort(struct hl_emu_device *emu, u32 queue, u32 id);
+int hl_emu_sync_fence_wait(struct hl_emu_device *emu, u32 queue, u32 id,
+			   u32 target, long timeout);
+void hl_emu_sync_wake(struct hl_emu_device *emu);
+void hl_emu_sync_props(struct asic_fixed_properties *prop);
+u32 hl_emu_sync_gen_signal_cb(struct hl_device *hdev, void *buf, u32 queue,
+			      u32 idx, u32 value, bool set, u32 *sob_offset);
+u32 hl_emu_sync_gen_wait_cb(struct hl_device *hdev, void *buf, u32 queue,
+			    u32 sig_queue, u32 idx, u32 value);
+
+#endif /* HL_EMU_SYNC_H_ */
