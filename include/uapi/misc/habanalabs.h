@@ -92,9 +92,9 @@ enum hl_device_status {
 /*
  * Upstream's queue numbering, engine ids and PLL indexes of the real ASICs
  * (GOYA, GAUDI, GAUDI2; no GAUDI2 engine ids), for programs built for
- * upstream (hl-thunk-open's tests name queues and engines by them). This device's own queues are hl_info_hw_ip_info's
- * num_queues, indexed from 0 (docs/uapi.md); the PLL indexes go with
- * HL_INFO_PLL_FREQUENCY, which is -EOPNOTSUPP here.
+ * upstream (hl-thunk-open's tests name queues and engines by them). This
+ * device's own queues are hl_info_hw_ip_info.num_queues, indexed from 0;
+ * the PLL indexes go with HL_INFO_PLL_FREQUENCY, -EOPNOTSUPP here.
  */
 
 /* GOYA's queues: DMA 0-4 (external), the CPU's, MME, TPC 0-7 */
