@@ -2275,8 +2275,8 @@ hlthunk_public int hlthunk_wait_for_collective_signal(int fd,
 					struct hlthunk_wait_out *out);
 
 /**
- * hlthunk_wait_for_collective_signal_timeout() -
- * hlthunk_wait_for_collective_signal() with a job timeout.
+ * hlthunk_wait_for_collective_signal_timeout() - a collective wait with a
+ * job timeout.
  * @fd: compute node fd.
  * @in: the signal, the waiting queue and the collective engine.
  * @out: receives the wait CS's sequence number.
@@ -2395,8 +2395,8 @@ hlthunk_public int hlthunk_staged_command_submission(int fd, uint64_t sequence,
 					struct hlthunk_cs_out *out);
 
 /**
- * hlthunk_staged_command_submission_timeout() -
- * hlthunk_staged_command_submission() with a job timeout.
+ * hlthunk_staged_command_submission_timeout() - a part of a staged
+ * submission with a job timeout.
  * @fd: compute node fd.
  * @sequence: the first part's sequence number (0 for the first part).
  * @in: the part's chunks and flags.
