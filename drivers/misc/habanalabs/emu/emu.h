@@ -139,7 +139,7 @@ struct hl_emu_device {
 
 static inline struct hl_emu_device *to_emu(struct hl_device *hdev)
 {
-	return hdev->asic_specific;
+	return hl_device_asic(hdev);
 }
 
 /* emu_queue.c */
