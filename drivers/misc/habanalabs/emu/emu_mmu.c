@@ -28,7 +28,7 @@
  *
  * Ordering with the driver (see common/mmu.h): an engine translates and
  * copies each chunk, or each slice of runs, inside an engine access
- * (hl_device_hw_access_begin(), common/device.h); the unmap paths clear
+ * (hl_device_hw_access_begin(), common/asic.h); the unmap paths clear
  * PTEs, invalidate, then wait for the accesses in flight
  * (hl_device_hw_quiesce()), so no access that translated through an old
  * PTE is still copying when they release the page.

@@ -12,7 +12,7 @@
  * VA page; LIN_DMA, MEMSET and REDUCE move their data in runs as long as
  * the translation allows (hl_emu_mmu_span()), in slices of at most
  * HL_EMU_SLICE_SIZE; each chunk or slice is translated and copied
- * inside an engine access (hl_device_hw_access_begin(), common/device.h).
+ * inside an engine access (hl_device_hw_access_begin(), common/asic.h).
  *
  * A job fails, and the rest of its command buffer is skipped, with:
  *   -EFAULT     an access to a VA that does not translate (reported through
