@@ -119,6 +119,7 @@ struct hl_device *hl_device_kunit_alloc(struct kunit *test,
 		return ERR_CAST(hdev->dev);
 	hdev->asic_specific = asic_specific;
 	init_rwsem(&hdev->engine_access_rwsem);
+	spin_lock_init(&hdev->nic_lock);
 	return hdev;
 }
 #endif

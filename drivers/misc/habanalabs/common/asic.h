@@ -354,7 +354,8 @@ static inline void hl_bug_signal_alloc(void)
 #if IS_ENABLED(CONFIG_HABANALABS_KUNIT_TEST)
 /*
  * KUnit (asic.c): a device that holds only what a backend's unit test
- * needs (a struct device, the properties, the engine-access lock), with
+ * needs (a struct device, the properties, the engine-access lock, and no
+ * NIC owner, so that hl_nic_report() drops what it is told), with
  * @asic_specific as the backend's state; freed with the test.
  */
 struct hl_device *hl_device_kunit_alloc(struct kunit *test,
