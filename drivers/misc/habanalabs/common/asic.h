@@ -2,7 +2,7 @@
 /*
  * habanalabs: the ASIC boundary, the one door between the core (common/)
  * and a backend (emu/). A backend includes this header and no other of
- * common/ (tests/checks/one-door keeps it so); a second backend would
+ * common/ (tests/door/check keeps it so); a second backend would
  * touch no core header. This header includes nothing of common/ either:
  * the core's structures (struct hl_device, hl_ctx, hl_cs_job, ...) are
  * opaque here, and a backend reads what it needs of them through the
@@ -297,8 +297,10 @@ void hl_device_hw_quiesce(struct hl_device *hdev);
 /*
  * Jobs (asic.c, command_submission.c): what asic_funcs->queue_job hands
  * the backend. The backend links a job it owns into its queue through
- * hl_cs_job_node() (no other user of the node while it owns the job), and
- * gives it back with hl_cs_job_done(), with no lock held.
+ * hl_cs_job_node() (no other user of the node while it owns the job),
+ * asks hl_cs_job_check() between packets, chunks and while waiting whether
+ * it may go on, and gives it back with hl_cs_job_done(), with no lock
+ * held.
  */
 struct hl_ctx *hl_cs_job_ctx(const struct hl_cs_job *job);
 u32 hl_cs_job_asid(const struct hl_cs_job *job);
