@@ -203,6 +203,24 @@ static void hl_cs_put(struct hl_cs *cs)
 }
 
 /**
+ * hl_cs_job_check - may a running job go on?
+ * @job: the job.
+ *
+ * Backends call it between packets, chunks and while waiting.
+ *
+ * Return: 0, -ECANCELED its context is being torn down, or -ETIMEDOUT its
+ * deadline passed.
+ */
+int hl_cs_job_check(struct hl_cs_job *job)
+{
+	if (READ_ONCE(job->ctx->closing))
+		return -ECANCELED;
+	if (time_after(jiffies, job->deadline))
+		return -ETIMEDOUT;
+	return 0;
+}
+
+/**
  * hl_cs_job_done - the backend reports that a job finished or failed.
  * @job: the job; the caller must not touch it afterwards.
  * @error: 0, or the job's negative errno (-EFAULT MMU fault, -EINVAL

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * habanalabs: command submissions (command_submission.c): the job an ASIC
- * backend runs, and the functions of command_submission.c.
+ * backend runs, and the functions of command_submission.c. What a backend
+ * may do with a job (its accessors, hl_cs_job_check(), hl_cs_job_done())
+ * is declared in asic.h.
  */
 #ifndef HL_COMMAND_SUBMISSION_H_
 #define HL_COMMAND_SUBMISSION_H_
@@ -12,6 +14,7 @@
 #include <linux/list.h>
 #include <linux/types.h>
 
+#include "asic.h"
 #include "context.h"
 
 struct hl_cb;
@@ -60,24 +63,5 @@ int hl_wait_cs_ioctl(struct hl_fpriv *fpriv, void *data,
 int hl_cs_ctx_init(struct hl_ctx *ctx);
 void hl_cs_ctx_cancel(struct hl_ctx *ctx);
 void hl_cs_ctx_fini(struct hl_ctx *ctx);
-void hl_cs_job_done(struct hl_cs_job *job, int error);
-
-/**
- * hl_cs_job_check - may a running job go on?
- * @job: the job.
- *
- * Backends call it between packets, chunks and while waiting.
- *
- * Return: 0, -ECANCELED its context is being torn down, or -ETIMEDOUT its
- * deadline passed.
- */
-static inline int hl_cs_job_check(struct hl_cs_job *job)
-{
-	if (READ_ONCE(job->ctx->closing))
-		return -ECANCELED;
-	if (time_after(jiffies, job->deadline))
-		return -ETIMEDOUT;
-	return 0;
-}
 
 #endif /* HL_COMMAND_SUBMISSION_H_ */

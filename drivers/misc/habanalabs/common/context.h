@@ -25,6 +25,9 @@
 #include "events.h"
 #include "nic.h"
 
+/* hl_ctx_put(), hl_ctx_record_fault(), hl_ctx_asid(): asic.h */
+#include "asic.h"
+
 struct hl_device;
 
 /**
@@ -154,7 +157,6 @@ struct hl_ctx {
 struct hl_ctx *hl_ctx_create(struct hl_device *hdev);
 void hl_ctx_teardown(struct hl_ctx *ctx);
 void hl_ctx_get(struct hl_ctx *ctx);
-void hl_ctx_put(struct hl_ctx *ctx);
 int hl_ctx_enter(struct hl_ctx *ctx);
 void hl_ctx_exit(struct hl_ctx *ctx);
 void hl_ctx_pause(struct hl_ctx *ctx);
@@ -162,8 +164,6 @@ int hl_ctx_resume(struct hl_ctx *ctx);
 int hl_ctx_copy_to_user(struct hl_ctx *ctx, void __user *to, const void *from,
 			size_t n);
 void hl_ctx_kill_all(struct hl_device *hdev);
-void hl_ctx_record_fault(struct hl_ctx *ctx, u64 addr, u32 engine_id,
-			 bool is_write);
 void hl_ctx_resv_put(struct hl_ctx_resv *r);
 
 #endif /* HL_CONTEXT_H_ */

@@ -6,6 +6,9 @@
 #ifndef HL_COUNTERS_H_
 #define HL_COUNTERS_H_
 
+/* hl_events_job_start(), hl_events_job_end(): asic.h */
+#include "asic.h"
+
 struct hl_device;
 struct hl_fpriv;
 struct hl_info_args;
@@ -14,8 +17,6 @@ struct hl_ioctl_call;
 void hl_events_ctx_open(struct hl_device *hdev);
 void hl_events_ctx_release_begin(struct hl_device *hdev);
 void hl_events_ctx_release_end(struct hl_device *hdev);
-void hl_events_job_start(struct hl_device *hdev);
-void hl_events_job_end(struct hl_device *hdev);
 
 /* The counter ops of hl_events_info() (events.c) */
 int hl_events_reset_count(struct hl_fpriv *fpriv, struct hl_info_args *args,

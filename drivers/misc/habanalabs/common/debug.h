@@ -18,6 +18,9 @@
 #include <linux/errno.h>
 #include <linux/types.h>
 
+/* The knobs a backend reads (kunit_seed, the fence-signalling bug): asic.h */
+#include "asic.h"
+
 struct hl_ctx;
 
 #define HL_INJECT_LEAK		BIT(0)	/* leak an allocation per context */
@@ -27,13 +30,9 @@ struct hl_ctx;
 #define HL_INJECT_EARLY_RELEASE	BIT(4)	/* no quarantine for late fences */
 #define HL_INJECT_MR_ANY_CONN	BIT(5)	/* NIC rkey not bound to its connection */
 
-/* The KUnit suite's PRNG seed without the kunit_seed parameter */
-#define HL_KUNIT_SEED_DEFAULT	42
-
 #if IS_ENABLED(CONFIG_HABANALABS_DEBUG)
 extern unsigned int hl_inject_bug;
 extern bool hl_dmabuf_raw_bar_addresses;
-extern unsigned long hl_kunit_seed;
 extern bool hl_nic_two_copies_on;
 
 /* Whether bug @bug (HL_INJECT_*) is planted (inject_bug) */
@@ -48,12 +47,6 @@ static inline bool hl_dmabuf_raw_bar(void)
 	return unlikely(hl_dmabuf_raw_bar_addresses);
 }
 
-/* The emulated MMU KUnit suite's seed (kunit_seed) */
-static inline unsigned long hl_kunit_seed_get(void)
-{
-	return hl_kunit_seed;
-}
-
 /* Whether the emulated NIC copies each byte twice (nic_two_copies) */
 static inline bool hl_nic_two_copies(void)
 {
@@ -61,7 +54,6 @@ static inline bool hl_nic_two_copies(void)
 }
 
 void hl_bug_ctx_leak(struct hl_ctx *ctx);
-void hl_bug_signal_alloc(void);
 int hl_bug_copy_to_user_resv(void __user *to, const void *from,
 			     unsigned long len);
 #else
@@ -75,21 +67,12 @@ static inline bool hl_dmabuf_raw_bar(void)
 	return false;
 }
 
-static inline unsigned long hl_kunit_seed_get(void)
-{
-	return HL_KUNIT_SEED_DEFAULT;
-}
-
 static inline bool hl_nic_two_copies(void)
 {
 	return false;
 }
 
 static inline void hl_bug_ctx_leak(struct hl_ctx *ctx)
-{
-}
-
-static inline void hl_bug_signal_alloc(void)
 {
 }
 

@@ -10,12 +10,13 @@
 
 #include <uapi/misc/habanalabs.h>
 
+/* hl_device_get(), hl_device_put() and the accessors of a device: asic.h */
+#include "asic.h"
+
 struct hl_device;
 
 int hl_device_init(struct hl_device *hdev);
 void hl_device_fini(struct hl_device *hdev);
-void hl_device_put(struct hl_device *hdev);
-void hl_device_get(struct hl_device *hdev);
 int hl_device_enter(struct hl_device *hdev);
 void hl_device_exit(struct hl_device *hdev, int idx);
 bool hl_device_unplugged(struct hl_device *hdev);

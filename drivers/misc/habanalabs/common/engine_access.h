@@ -7,20 +7,7 @@
 #ifndef HL_ENGINE_ACCESS_H_
 #define HL_ENGINE_ACCESS_H_
 
-#include <linux/types.h>
-
-struct hl_device;
-
-void hl_device_hw_access_begin(struct hl_device *hdev);
-void hl_device_hw_access_end(struct hl_device *hdev);
-void hl_device_hw_access_assert(struct hl_device *hdev);
-bool hl_device_hw_enter(struct hl_device *hdev, int *idx);
-void hl_device_hw_exit(struct hl_device *hdev, int idx, bool entered);
-bool hl_device_hw_before(const struct hl_device *a, const struct hl_device *b);
-bool hl_device_hw_enter_pair(struct hl_device *hdev, struct hl_device *peer,
-			     int *idx);
-void hl_device_hw_exit_pair(struct hl_device *hdev, struct hl_device *peer,
-			    int idx, bool entered);
-void hl_device_hw_quiesce(struct hl_device *hdev);
+/* Every function of engine_access.c is a door call, declared in asic.h */
+#include "asic.h"
 
 #endif /* HL_ENGINE_ACCESS_H_ */

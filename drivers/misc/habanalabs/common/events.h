@@ -13,6 +13,9 @@
 #include <linux/spinlock.h>
 #include <linux/types.h>
 
+/* hl_events_send(), hl_events_undefined_opcode(): asic.h */
+#include "asic.h"
+
 struct eventfd_ctx;
 struct hl_ctx;
 struct hl_device;
@@ -101,10 +104,8 @@ bool hl_events_info_op(u32 op);
 bool hl_events_dead_file_ioctl(struct hl_fpriv *fpriv, unsigned int cmd,
 			       const void *data);
 void hl_events_fpriv_fini(struct hl_fpriv *fpriv);
-void hl_events_send(struct hl_device *hdev, u64 events);
 void hl_events_send_ctx(struct hl_ctx *ctx, u64 events);
 void hl_events_cs_failed(struct hl_ctx *ctx, u64 seq, int error);
-void hl_events_undefined_opcode(struct hl_ctx *ctx, u32 queue, u64 cb_va);
 void hl_events_device_reset(struct hl_device *hdev, struct hl_fpriv *killed);
 int hl_events_copy(struct hl_ioctl_call *call, struct hl_info_args *args,
 		   const void *src, u32 size);

@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * habanalabs: driver-private definitions shared by the device-independent
- * core (common/) and the ASIC backends (emu/).
+ * habanalabs: driver-private definitions of the device-independent core
+ * (common/). A backend (emu/) never includes this header: it sees the core
+ * through asic.h alone.
  *
  * Header rule: this file holds the device (struct hl_device) and what
- * every part of the driver shares: the ASIC ops table and properties, the
- * open file, the module parameters (habanalabs_drv.c) and the logging
- * helpers. Every .c that exports functions has a header of its own, named
- * after it, holding its objects and prototypes: context.h (the compute
- * context), command_submission.h (the CS job), device.h, ioctl.h
+ * every part of the core shares: the open file and the module parameters
+ * (habanalabs_drv.c). asic.h holds what the core shares with a backend:
+ * the ASIC ops table and properties, the logging helpers and the calls a
+ * backend may make. Every .c that exports functions has a header of its
+ * own, named after it, holding its objects and prototypes: context.h (the
+ * compute context), command_submission.h (the CS job), device.h, ioctl.h
  * (habanalabs_ioctl.c), sysfs.h, debugfs.h, memory.h, dmabuf.h, mmu.h,
  * nic.h, events.h, command_buffer.h, scrub.h, fault.h; emu/emu.h for the
  * backend. A .c includes the headers of what it calls. Kernel-doc sits on
@@ -35,47 +37,19 @@
 
 #include <uapi/misc/habanalabs.h>
 
+#include "asic.h"
 #include "events.h"
 #include "mmu.h"
-
-#define HL_NAME				"habanalabs"
 
 /* Each device has a compute node and a control node */
 #define HL_MAX_MINORS			256
 #define HL_MAX_DEVICES			(HL_MAX_MINORS / 2)
 
 /*
- * Logging rule: every message about a device goes through hl_err(),
- * hl_warn(), hl_info() (and their _ratelimited forms, for what user space or
- * an engine can repeat at will) or hl_dbg(), on the PCI function's struct
- * device; only code that runs before an hl_device exists logs with pci_*()
- * on the PCI device. User-caused failures are logged with hl_dbg() only.
- *
- * hl_dbg(hdev, CAT, fmt, ...) logs in category HL_DBG_<CAT>: printed when
- * the category's bit is set in the debug_mask module parameter (every
- * category by default) and, as any dev_dbg(), dynamic debug enables it.
+ * The logging helpers (hl_err(), hl_dbg(), ...), the ASIC ops table (struct
+ * hl_asic_funcs) and properties (struct asic_fixed_properties): asic.h, the
+ * door the backends share with the core.
  */
-#define HL_DBG_DEV	BIT(0)	/* open, probe, hard reset */
-#define HL_DBG_MEM	BIT(1)	/* memory ioctl (memory.c) */
-#define HL_DBG_CS	BIT(2)	/* command submissions */
-#define HL_DBG_DMABUF	BIT(3)	/* dma-buf exports and importers */
-#define HL_DBG_NIC	BIT(4)	/* NIC ioctls, connections, transfers */
-#define HL_DBG_EMU	BIT(5)	/* the emulated engines: jobs, packets */
-#define HL_DBG_MMU	BIT(6)	/* device MMU faults of engines and NIC */
-#define HL_DBG_ALL	GENMASK(6, 0)
-
-extern unsigned int hl_dbg_mask;
-
-#define hl_dbg(hdev, cat, fmt, ...)					\
-	do {								\
-		if (READ_ONCE(hl_dbg_mask) & HL_DBG_##cat)		\
-			dev_dbg((hdev)->dev, fmt, ##__VA_ARGS__);	\
-	} while (0)
-#define hl_err(hdev, fmt, ...)	dev_err((hdev)->dev, fmt, ##__VA_ARGS__)
-#define hl_warn(hdev, fmt, ...)	dev_warn((hdev)->dev, fmt, ##__VA_ARGS__)
-#define hl_info(hdev, fmt, ...)	dev_info((hdev)->dev, fmt, ##__VA_ARGS__)
-#define hl_err_ratelimited(hdev, fmt, ...)				\
-	dev_err_ratelimited((hdev)->dev, fmt, ##__VA_ARGS__)
 
 struct hl_device;
 struct hl_scrub;
@@ -91,152 +65,6 @@ struct hl_nic_qp_attr;
 enum hl_asic_type {
 	ASIC_INVALID,
 	ASIC_EMU,
-};
-
-/**
- * struct asic_fixed_properties - static properties of an ASIC, filled by the
- * backend's early_init and read-only afterwards.
- * @card_name: ASIC name reported by INFO and sysfs.
- * @fw_version: firmware version string reported by INFO (cpucp_version).
- * @dram_base_address: device physical address of the first byte of HBM.
- * @dram_size: total HBM size.
- * @dram_user_base_address: device physical address of the first byte of
- *	user-allocatable HBM (after the driver-reserved area).
- * @dram_user_size: bytes of user-allocatable HBM.
- * @dram_page_size: default DRAM allocation page size.
- * @mmu_pgt_addr: device physical address of the page-table area in HBM.
- * @mmu_pgt_size: size of the page-table area.
- * @mmu: the geometry of the device page tables (mmu.h).
- * @host_page_size: granularity of host-memory mappings.
- * @va_host_start: first device VA of the host-mapping range.
- * @va_host_end: one past the last device VA of the host-mapping range.
- * @va_dram_start: first device VA of the DRAM-mapping range.
- * @va_dram_end: one past the last device VA of the DRAM-mapping range.
- * @va_cb_start: first device VA of the range of driver-owned command
- *	buffers (HL_CB_FLAGS_MAP), outside both user ranges.
- * @va_cb_end: one past its last device VA.
- * @num_queues: number of engine queues.
- * @num_nic_ports: number of NIC ports.
- * @num_sobs: sync objects of the sync manager (0: none, no SIGNAL/WAIT).
- * @num_monitors: its monitors.
- * @first_available_sob: the first SOB user command buffers may use; the
- *	driver's SIGNAL and WAIT use those below (HL_INFO_SYNC_MANAGER).
- * @first_available_monitor: the same for monitors.
- */
-struct asic_fixed_properties {
-	char card_name[HL_INFO_CARD_NAME_MAX_LEN];
-	char fw_version[HL_INFO_VERSION_MAX_LEN];
-	u64 dram_base_address;
-	u64 dram_size;
-	u64 dram_user_base_address;
-	u64 dram_user_size;
-	u64 dram_page_size;
-	u64 mmu_pgt_addr;
-	u64 mmu_pgt_size;
-	struct hl_mmu_properties mmu;
-	u32 host_page_size;
-	u64 va_host_start;
-	u64 va_host_end;
-	u64 va_dram_start;
-	u64 va_dram_end;
-	u64 va_cb_start;
-	u64 va_cb_end;
-	u32 num_queues;
-	u32 num_nic_ports;
-	u32 num_sobs;
-	u32 num_monitors;
-	u32 first_available_sob;
-	u32 first_available_monitor;
-};
-
-/**
- * struct hl_asic_funcs - what an ASIC backend provides to the core. The core
- * calls these and never asks which backend it runs on.
- * @early_init: map the BARs, fill hdev->asic_prop; no engine runs yet.
- * @early_fini: undo early_init.
- * @hw_init: bring up engines and queues.
- * @hw_fini: stop every engine and queue; no DMA or HBM access after it.
- * @is_device_idle: return true when no queue has work; fill @mask (an array
- *	of @mask_len u64) with a bit per busy queue.
- * @read_pte: read the u64 at device physical address @addr of the page-table
- *	area.
- * @write_pte: write @val there.
- * @mmu_invalidate_cache: drop every cached translation of @asid (all ASIDs
- *	when @asid is 0); after it returns no new access uses a translation
- *	cached before the call.
- * @scrub_dram: zero @size bytes of HBM at device physical address @addr.
- * @dram_bar_addr: the CPU physical address at which the BAR exposes HBM
- *	device physical address @dram_pa, for dma_map_resource() by peers.
- * @queue_job: hand a job to its engine queue; the backend calls
- *	hl_cs_job_done() when the job finished or failed. Never fails once
- *	it returned 0.
- * @nic_port_info: fill the INFO entry of NIC port @port (below
- *	num_nic_ports); needed when num_nic_ports is not 0.
- * @nic_check_remote: whether a connection on @port may name @remote_addr:
- *	0, -ENETDOWN the port's link is down, -EADDRNOTAVAIL no port of the
- *	fabric has that address, -EHOSTUNREACH it is not cabled to @port.
- * @nic_peer_get: the device cabled to @port, with a reference, whatever
- *	the state of the link and of this device; *@addr receives the
- *	address of @port. NULL when @port is not cabled or the peer is not
- *	bound. Optional.
- * @nic_qp_create: create the QP context of connection @conn_id of @ctx on
- *	@port (in RESET, epoch 0; the context outlives it); returns it, or an
- *	ERR_PTR(). Sleeps. Needed when num_nic_ports is not 0, as the three
- *	below. The QP context is the backend's: the wire (PSNs, work queues,
- *	matching, the copy) runs there, and what it finds comes back through
- *	hl_nic_report() (nic.h).
- * @nic_qp_program: program a QP context with what the core decided
- *	(struct hl_nic_qp_attr); a new epoch flushes the work it took
- *	before. Called with the connection's spinlock held: takes only the
- *	backend's innermost locks.
- * @nic_qp_query: read a QP context's PSNs (QUERY_CONN).
- * @nic_qp_teardown: the connection is destroyed: flush its work, stop
- *	the fabric reaching it and drop the core's reference; once per QP
- *	context, after its last program. Sleeps.
- * @debugfs_init: add the backend's files under the device's debugfs
- *	directory @root (optional).
- * @sync_reset: reset every sync object, monitor and fence counter: the
- *	device's owner changed (a context was torn down and none of its jobs
- *	runs any more). Optional.
- * @gen_signal_cb: write into @buf (HL_CS_KCB_SIZE bytes) the packets of a
- *	SIGNAL on @queue: signal SOB @idx (0 or 1) of the queue becomes @value,
- *	by adding 1 (@set false) or by setting it (@set true, the first signal
- *	after a switch of SOB); return their size; *@sob_offset receives the
- *	SOB's configuration-space offset. Needed when num_sobs is not 0.
- * @gen_wait_cb: the packets that stall @queue until signal SOB @idx of
- *	queue @sig_queue reaches @value; return their size.
- */
-struct hl_asic_funcs {
-	int (*early_init)(struct hl_device *hdev);
-	void (*early_fini)(struct hl_device *hdev);
-	int (*hw_init)(struct hl_device *hdev);
-	void (*hw_fini)(struct hl_device *hdev);
-	bool (*is_device_idle)(struct hl_device *hdev, u64 *mask, u32 mask_len);
-	u64 (*read_pte)(struct hl_device *hdev, u64 addr);
-	void (*write_pte)(struct hl_device *hdev, u64 addr, u64 val);
-	void (*mmu_invalidate_cache)(struct hl_device *hdev, u32 asid);
-	int (*queue_job)(struct hl_device *hdev, struct hl_cs_job *job);
-	phys_addr_t (*dram_bar_addr)(struct hl_device *hdev, u64 dram_pa);
-	void (*scrub_dram)(struct hl_device *hdev, u64 addr, u64 size);
-	void (*nic_port_info)(struct hl_device *hdev, u32 port,
-			      struct hl_info_nic_port *info);
-	int (*nic_check_remote)(struct hl_device *hdev, u32 port,
-				u64 remote_addr);
-	struct hl_device *(*nic_peer_get)(struct hl_device *hdev, u32 port,
-					  u64 *addr);
-	void *(*nic_qp_create)(struct hl_device *hdev, struct hl_ctx *ctx,
-			       u32 conn_id, u32 port);
-	void (*nic_qp_program)(struct hl_device *hdev, void *qp,
-			       const struct hl_nic_qp_attr *attr);
-	void (*nic_qp_query)(struct hl_device *hdev, void *qp, u32 *sq_psn,
-			     u32 *rq_psn);
-	void (*nic_qp_teardown)(struct hl_device *hdev, void *qp);
-	void (*debugfs_init)(struct hl_device *hdev, struct dentry *root);
-	void (*sync_reset)(struct hl_device *hdev);
-	u32 (*gen_signal_cb)(struct hl_device *hdev, void *buf, u32 queue,
-			     u32 idx, u32 value, bool set, u32 *sob_offset);
-	u32 (*gen_wait_cb)(struct hl_device *hdev, void *buf, u32 queue,
-			   u32 sig_queue, u32 idx, u32 value);
 };
 
 /**
@@ -493,8 +321,5 @@ extern unsigned int hl_timeout_locked;
 extern unsigned int hl_job_timeout_max;
 extern unsigned int hl_max_pending_cs;
 extern char *hl_nic_links;
-
-/* emu/emu.c */
-extern const struct hl_asic_funcs hl_emu_funcs;
 
 #endif /* HABANALABS_H_ */

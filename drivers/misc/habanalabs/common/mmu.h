@@ -39,42 +39,10 @@
 #ifndef HL_MMU_H_
 #define HL_MMU_H_
 
-#include <linux/bits.h>
 #include <linux/types.h>
 
-/* Most hops an ASIC may have: the bound of the page-table code's arrays */
-#define HL_MMU_MAX_HOPS			4
-
-#define HL_PTE_PRESENT			BIT_ULL(0)
-#define HL_PTE_LAST			BIT_ULL(1)
-#define HL_PTE_HOST			BIT_ULL(2)
-#define HL_PTE_ADDR_MASK		GENMASK_ULL(63, 12)
-
-/**
- * struct hl_mmu_properties - the geometry of an ASIC's device page tables.
- * @num_hops: levels of hop tables, hop0 first; at most HL_MMU_MAX_HOPS.
- * @hop_shifts: for each hop, the position of the VA field that indexes its
- *	table (the lowest bit of @hop_masks).
- * @hop_masks: for each hop, the VA field that indexes its table, in place:
- *	the index is (va & hop_masks[hop]) >> hop_shifts[hop].
- * @leaf_hops: bit N set: a PTE of hop N may be a leaf, mapping a page of
- *	BIT(hop_shifts[N]) bytes. It has the last hop's bit: a walk that
- *	finds no leaf there faults.
- * @hop_table_size: bytes of a hop table, a power of 2.
- * @va_bits: width of a device virtual address (below 64); higher bits
- *	must be 0.
- * @max_asid: number of ASIDs, hop0 tables at the start of the page-table
- *	area; user contexts get 1 .. @max_asid - 1.
- */
-struct hl_mmu_properties {
-	u32 num_hops;
-	u32 hop_shifts[HL_MMU_MAX_HOPS];
-	u64 hop_masks[HL_MMU_MAX_HOPS];
-	u32 leaf_hops;
-	u32 hop_table_size;
-	u32 va_bits;
-	u32 max_asid;
-};
+/* The PTE format, struct hl_mmu_properties and the hop helpers: asic.h */
+#include "asic.h"
 
 struct hl_ctx;
 struct hl_device;
@@ -87,19 +55,5 @@ int hl_mmu_map_page(struct hl_ctx *ctx, u64 va, u64 pa, u64 page_size,
 		    bool host);
 int hl_mmu_unmap_page(struct hl_ctx *ctx, u64 va, u64 page_size);
 void hl_mmu_invalidate(struct hl_ctx *ctx);
-
-/* The hop0 table of @asid in a page-table area that starts at @pgt_base */
-static inline u64 hl_mmu_hop0_addr(const struct hl_mmu_properties *mmu,
-				   u64 pgt_base, u32 asid)
-{
-	return pgt_base + (u64)asid * mmu->hop_table_size;
-}
-
-/* The index of @va's PTE in its table of hop @hop */
-static inline u64 hl_mmu_hop_index(const struct hl_mmu_properties *mmu,
-				   u64 va, u32 hop)
-{
-	return (va & mmu->hop_masks[hop]) >> mmu->hop_shifts[hop];
-}
 
 #endif /* HL_MMU_H_ */

@@ -15,8 +15,8 @@
 
 static int hl_emu_early_init(struct hl_device *hdev)
 {
-	struct asic_fixed_properties *prop = &hdev->asic_prop;
-	struct pci_dev *pdev = hdev->pdev;
+	struct asic_fixed_properties *prop = hl_device_prop(hdev);
+	struct pci_dev *pdev = hl_device_pdev(hdev);
 	struct hl_emu_device *emu;
 	resource_size_t size;
 	int rc;
@@ -33,7 +33,7 @@ static int hl_emu_early_init(struct hl_device *hdev)
 	if (!emu)
 		return -ENOMEM;
 	emu->hdev = hdev;
-	hdev->asic_specific = emu;
+	hl_device_set_asic(hdev, emu);
 	hl_emu_queues_early_init(emu);
 	rc = hl_emu_sync_alloc(emu);
 	if (rc)
@@ -83,7 +83,7 @@ err_release_region:
 err_free_sync:
 	hl_emu_sync_free(emu);
 err_free_emu:
-	hdev->asic_specific = NULL;
+	hl_device_set_asic(hdev, NULL);
 	kfree(emu);
 	return rc;
 }
@@ -94,15 +94,15 @@ static void hl_emu_early_fini(struct hl_device *hdev)
 
 	hl_emu_nic_free(emu);
 	iounmap(emu->hbm);
-	pci_release_region(hdev->pdev, HL_EMU_HBM_BAR);
+	pci_release_region(hl_device_pdev(hdev), HL_EMU_HBM_BAR);
 	hl_emu_sync_free(emu);
-	hdev->asic_specific = NULL;
+	hl_device_set_asic(hdev, NULL);
 	kfree(emu);
 }
 
 static int hl_emu_hw_init(struct hl_device *hdev)
 {
-	struct asic_fixed_properties *prop = &hdev->asic_prop;
+	struct asic_fixed_properties *prop = hl_device_prop(hdev);
 	struct hl_emu_device *emu = to_emu(hdev);
 	int rc;
 
@@ -147,20 +147,22 @@ static void hl_emu_sync_reset_owner(struct hl_device *hdev)
 
 static u64 hl_emu_read_pte(struct hl_device *hdev, u64 addr)
 {
+	const struct asic_fixed_properties *prop = hl_device_prop(hdev);
 	struct hl_emu_device *emu = to_emu(hdev);
 
-	if (WARN_ON_ONCE(addr + sizeof(u64) > hdev->asic_prop.mmu_pgt_addr +
-			 hdev->asic_prop.mmu_pgt_size || !IS_ALIGNED(addr, 8)))
+	if (WARN_ON_ONCE(addr + sizeof(u64) > prop->mmu_pgt_addr +
+			 prop->mmu_pgt_size || !IS_ALIGNED(addr, 8)))
 		return 0;
 	return readq(emu->hbm + addr);
 }
 
 static void hl_emu_write_pte(struct hl_device *hdev, u64 addr, u64 val)
 {
+	const struct asic_fixed_properties *prop = hl_device_prop(hdev);
 	struct hl_emu_device *emu = to_emu(hdev);
 
-	if (WARN_ON_ONCE(addr + sizeof(u64) > hdev->asic_prop.mmu_pgt_addr +
-			 hdev->asic_prop.mmu_pgt_size || !IS_ALIGNED(addr, 8)))
+	if (WARN_ON_ONCE(addr + sizeof(u64) > prop->mmu_pgt_addr +
+			 prop->mmu_pgt_size || !IS_ALIGNED(addr, 8)))
 		return;
 	writeq(val, emu->hbm + addr);
 }

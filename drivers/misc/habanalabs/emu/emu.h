@@ -16,7 +16,7 @@
  * habanalabs.h, above struct hl_device): hl_emu_queue.lock guards a
  * queue's pending list and running job. The backend takes no lock of the
  * core's: a queue worker opens an engine access around each chunk
- * (hl_device_hw_access_begin(), common/engine_access.h: the core's
+ * (hl_device_hw_access_begin(), common/asic.h: the core's
  * engine_access_rwsem for read), with no other lock held, and calls
  * hl_cs_job_done() with no lock held. The NIC engine (emu_nic.c) opens
  * one on its own device and one on the peer device (hl_device_hw_enter())
@@ -89,7 +89,7 @@ struct hl_emu_sync;
  * @id: queue index.
  * @work: runs the queue's jobs on hl_emu_device.wq.
  * @lock: Protects @pending and @running.
- * @pending: jobs waiting to run (struct hl_cs_job.node).
+ * @pending: jobs waiting to run (hl_cs_job_node()).
  * @running: the job being executed, or NULL.
  * @tlb: the queue's TLB; used by the queue's worker only.
  * @buf: HL_EMU_QUEUE_BUF_SIZE bytes: a chunk bounce buffer, a MEMSET
@@ -143,7 +143,7 @@ struct hl_emu_device {
 
 static inline struct hl_emu_device *to_emu(struct hl_device *hdev)
 {
-	return hdev->asic_specific;
+	return hl_device_asic(hdev);
 }
 
 /* emu_queue.c */

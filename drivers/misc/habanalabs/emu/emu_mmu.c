@@ -28,7 +28,7 @@
  *
  * Ordering with the driver (see common/mmu.h): an engine translates and
  * copies each chunk, or each slice of runs, inside an engine access
- * (hl_device_hw_access_begin(), common/device.h); the unmap paths clear
+ * (hl_device_hw_access_begin(), common/asic.h); the unmap paths clear
  * PTEs, invalidate, then wait for the accesses in flight
  * (hl_device_hw_quiesce()), so no access that translated through an old
  * PTE is still copying when they release the page.
@@ -88,7 +88,7 @@ void hl_emu_mmu_props(struct hl_mmu_properties *mmu)
 static int hl_emu_mmu_walk(struct hl_emu_device *emu, u32 asid, u64 va,
 			   u64 *page, u32 *shift, bool *host)
 {
-	struct asic_fixed_properties *prop = &emu->hdev->asic_prop;
+	struct asic_fixed_properties *prop = hl_device_prop(emu->hdev);
 	const struct hl_mmu_properties *mmu = &prop->mmu;
 	u64 pgt_start = prop->mmu_pgt_addr;
 	u64 pgt_end = min_t(u64, pgt_start + prop->mmu_pgt_size, emu->hbm_size);
@@ -150,7 +150,7 @@ static int hl_emu_mmu_translate(struct hl_emu_device *emu,
 				struct hl_emu_queue *q, u32 asid, u64 va,
 				u64 *addr, u64 *avail, bool *host)
 {
-	const struct hl_mmu_properties *mmu = &emu->hdev->asic_prop.mmu;
+	const struct hl_mmu_properties *mmu = &hl_device_prop(emu->hdev)->mmu;
 	struct hl_emu_tlb_entry *e, tmp;
 	u64 page, gen;
 	u32 hop, shift;
@@ -201,7 +201,7 @@ static int hl_emu_mmu_translate(struct hl_emu_device *emu,
 static phys_addr_t hl_emu_dma_to_phys(struct hl_emu_device *emu,
 				      dma_addr_t dma)
 {
-	struct iommu_domain *domain = iommu_get_domain_for_dev(emu->hdev->dev);
+	struct iommu_domain *domain = iommu_get_domain_for_dev(hl_device_dev(emu->hdev));
 
 	if (!domain || domain->type == IOMMU_DOMAIN_IDENTITY)
 		return dma;

@@ -15,10 +15,10 @@
  * with CONFIG_HABANALABS_DEBUG; 42 without).
  */
 
-#include <kunit/device.h>
 #include <kunit/test.h>
 #include <linux/io.h>
 #include <linux/io-64-nonatomic-lo-hi.h>
+#include <linux/mm.h>
 #include <linux/prandom.h>
 #include <linux/vmalloc.h>
 
@@ -35,7 +35,7 @@
 #define T_MAX_ASID		64
 
 struct hl_emu_mmu_test {
-	struct hl_device hdev;
+	struct hl_device *hdev;
 	struct hl_emu_device emu;
 	struct hl_emu_queue q;
 	void *hbm;
@@ -109,9 +109,9 @@ static int t_access(struct hl_emu_mmu_test *t, u32 asid, u64 va, void *buf,
 {
 	int rc;
 
-	hl_device_hw_access_begin(&t->hdev);
+	hl_device_hw_access_begin(t->hdev);
 	rc = hl_emu_mmu_access(&t->q, asid, va, buf, len, write);
-	hl_device_hw_access_end(&t->hdev);
+	hl_device_hw_access_end(t->hdev);
 	return rc;
 }
 
@@ -126,6 +126,7 @@ static u32 t_read32(struct kunit *test, struct hl_emu_mmu_test *t, u32 asid,
 
 static int hl_emu_mmu_test_init(struct kunit *test)
 {
+	struct asic_fixed_properties *prop;
 	struct hl_emu_mmu_test *t;
 	int i;
 
@@ -134,15 +135,14 @@ static int hl_emu_mmu_test_init(struct kunit *test)
 	t->hbm = vzalloc(T_HBM_SIZE);
 	KUNIT_ASSERT_NOT_NULL(test, t->hbm);
 
-	t->hdev.dev = kunit_device_register(test, "hl-emu-mmu-test");
-	KUNIT_ASSERT_FALSE(test, IS_ERR(t->hdev.dev));
-	t->hdev.asic_specific = &t->emu;
-	t->hdev.asic_prop.mmu_pgt_addr = 0;
-	t->hdev.asic_prop.mmu_pgt_size = T_PGT_SIZE;
-	hl_emu_mmu_props(&t->hdev.asic_prop.mmu);
-	init_rwsem(&t->hdev.engine_access_rwsem);
+	t->hdev = hl_device_kunit_alloc(test, &t->emu);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t->hdev));
+	prop = hl_device_prop(t->hdev);
+	prop->mmu_pgt_addr = 0;
+	prop->mmu_pgt_size = T_PGT_SIZE;
+	hl_emu_mmu_props(&prop->mmu);
 
-	t->emu.hdev = &t->hdev;
+	t->emu.hdev = t->hdev;
 	/* Plain memory standing in for the BAR: readq/memcpy_fromio work */
 	t->emu.hbm = (void __force __iomem *)t->hbm;
 	t->emu.hbm_size = T_HBM_SIZE;
@@ -283,12 +283,12 @@ static void hl_emu_mmu_test_faults(struct kunit *test)
 	/* A leaf outside HBM */
 	pte_addr = t_leaf_pte_addr(t, 1, va);
 	t_wpte(t, pte_addr, T_HBM_SIZE | HL_PTE_PRESENT | HL_PTE_LAST);
-	hl_emu_mmu_invalidate_cache(&t->hdev, 1);
+	hl_emu_mmu_invalidate_cache(t->hdev, 1);
 	T_FAULT(1, va);
 
 	/* A 4 KiB-level table linked without HL_PTE_LAST at hop3 */
 	t_wpte(t, pte_addr, T_PGT_SIZE | HL_PTE_PRESENT);
-	hl_emu_mmu_invalidate_cache(&t->hdev, 1);
+	hl_emu_mmu_invalidate_cache(t->hdev, 1);
 	T_FAULT(1, va);
 
 	/* A leaf at hop1 (1 GiB pages do not exist) */
@@ -312,7 +312,7 @@ static void hl_emu_mmu_test_faults(struct kunit *test)
 static void hl_emu_mmu_test_props(struct kunit *test)
 {
 	struct hl_emu_mmu_test *t = test->priv;
-	const struct hl_mmu_properties *mmu = &t->hdev.asic_prop.mmu;
+	const struct hl_mmu_properties *mmu = &hl_device_prop(t->hdev)->mmu;
 	int hop;
 
 	KUNIT_ASSERT_EQ(test, mmu->num_hops, T_NUM_HOPS);
@@ -345,13 +345,13 @@ static void hl_emu_mmu_test_tlb_stale_until_invalidate(struct kunit *test)
 	t_wpte(t, pte_addr, b | HL_PTE_PRESENT | HL_PTE_LAST);
 	KUNIT_EXPECT_EQ(test, t_read32(test, t, 5, va), 0xaaaaaaaa);
 
-	hl_emu_mmu_invalidate_cache(&t->hdev, 5);
+	hl_emu_mmu_invalidate_cache(t->hdev, 5);
 	KUNIT_EXPECT_EQ(test, t_read32(test, t, 5, va), 0xbbbbbbbb);
 
 	/* Unmapped without invalidation: still reachable; then a fault */
 	t_wpte(t, pte_addr, 0);
 	KUNIT_EXPECT_EQ(test, t_read32(test, t, 5, va), 0xbbbbbbbb);
-	hl_emu_mmu_invalidate_cache(&t->hdev, 5);
+	hl_emu_mmu_invalidate_cache(t->hdev, 5);
 	KUNIT_EXPECT_EQ(test, t_access(t, 5, va, &pte_addr, 4, false),
 			-EFAULT);
 }

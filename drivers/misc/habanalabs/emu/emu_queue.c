@@ -16,7 +16,7 @@
  * VA page; LIN_DMA, MEMSET and REDUCE move their data in runs as long as
  * the translation allows (hl_emu_mmu_span()), in slices of at most
  * HL_EMU_SLICE_SIZE; each chunk or slice is translated and copied
- * inside an engine access (hl_device_hw_access_begin(), common/device.h).
+ * inside an engine access (hl_device_hw_access_begin(), common/asic.h).
  *
  * A job fails, and the rest of its command buffer is skipped, with:
  *   -EFAULT     an access to a VA that does not translate (reported through
@@ -671,10 +671,10 @@ static void hl_emu_queue_work(struct work_struct *work)
 
 	for (;;) {
 		spin_lock(&q->lock);
-		job = list_first_entry_or_null(&q->pending, struct hl_cs_job,
-					       node);
-		if (job) {
-			list_del_init(&job->node);
+		job = NULL;
+		if (!list_empty(&q->pending)) {
+			job = hl_cs_job_from_node(q->pending.next);
+			list_del_init(hl_cs_job_node(job));
 			q->running = job;
 		}
 		spin_unlock(&q->lock);
@@ -728,7 +728,7 @@ int hl_emu_queue_job(struct hl_device *hdev, struct hl_cs_job *job)
 	if (emu->stopped) {
 		rc = -ENODEV;
 	} else {
-		list_add_tail(&job->node, &q->pending);
+		list_add_tail(hl_cs_job_node(job), &q->pending);
 		/* Under the lock: hw_fini destroys the workqueue after stopping */
 		queue_work(emu->wq, &q->work);
 	}
@@ -831,7 +831,7 @@ int hl_emu_queues_init(struct hl_emu_device *emu)
 
 	/* Its workers signal fences, which memory reclaim may wait for */
 	emu->wq = alloc_workqueue("hl%d-queues", WQ_UNBOUND | WQ_MEM_RECLAIM,
-				  HL_EMU_NUM_QUEUES, emu->hdev->id);
+				  HL_EMU_NUM_QUEUES, hl_device_id(emu->hdev));
 	if (!emu->wq)
 		goto err_free_queues;
 
@@ -858,7 +858,7 @@ err_free_queues:
  */
 void hl_emu_queues_fini(struct hl_emu_device *emu)
 {
-	struct hl_cs_job *job, *tmp;
+	struct list_head *node, *tmp;
 	LIST_HEAD(failed);
 	u32 i;
 
@@ -874,10 +874,10 @@ void hl_emu_queues_fini(struct hl_emu_device *emu)
 	/* A running FENCE sees it at once */
 	hl_emu_sync_wake(emu);
 
-	list_for_each_entry_safe(job, tmp, &failed, node) {
-		list_del_init(&job->node);
+	list_for_each_safe(node, tmp, &failed) {
+		list_del_init(node);
 		hl_events_job_end(emu->hdev);
-		hl_cs_job_done(job, -ENODEV);
+		hl_cs_job_done(hl_cs_job_from_node(node), -ENODEV);
 	}
 
 	/* Waits for the running jobs, which abort at their next chunk */
