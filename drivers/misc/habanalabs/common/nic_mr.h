@@ -145,7 +145,7 @@ int hl_nic_mr_reg(struct hl_ctx *ctx, const struct hl_nic_reg_mr_in *in,
 int hl_nic_mr_dereg(struct hl_ctx *ctx, const struct hl_nic_dereg_mr_in *in);
 void hl_nic_mr_ctx_close(struct hl_ctx *ctx);
 
-/* For the data path (emu/emu_nic.c) */
+/* For the data path (emu/emu_nic_req.c, emu/emu_nic_resp.c) */
 int hl_nic_mr_lookup(struct hl_ctx *ctx, u32 lkey, u64 va, u64 len,
 		     struct hl_nic_mr **mr, u64 *dev_va);
 int hl_nic_mr_lookup_remote(struct hl_ctx *ctx, struct hl_device *from,

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit tests of the emulated wire's matching (emu_nic_qp.c,
- * hl_emu_send_match()): a message is taken only by a QP context that names
+ * KUnit tests of the emulated wire's matching (emu_nic_resp.c,
+ * hl_emu_resp_match()): a message is taken only by a QP context that names
  * the sender's whole connection ID (an earlier owner's connection of the
  * same slot is another connection) and port address; a WRITE (no receive)
  * checks PSNs and takes no receive, and a PSN mismatch fails the peer QP.
@@ -79,13 +79,13 @@ static void hl_emu_qp_test_match_whole_id(struct kunit *test)
 
 	/* No responder context yet: the sender may wait */
 	t_conn_init(rcv, 7 << HL_NIC_CONN_ID_SLOT_BITS | 1, T_INIT, 0, 0);
-	KUNIT_EXPECT_EQ(test, hl_emu_send_match(&s, rcv, T_PORT, T_ADDR),
+	KUNIT_EXPECT_EQ(test, hl_emu_resp_match(&s, rcv, T_PORT, T_ADDR),
 			HL_EMU_WR_AGAIN);
 
 	/* Set up for an earlier owner's connection of the same slot */
 	t_conn_init(rcv, rcv->id, T_RTR, old_me, T_ADDR);
 	t_post(rcv, &wr);
-	KUNIT_EXPECT_EQ(test, hl_emu_send_match(&s, rcv, T_PORT, T_ADDR),
+	KUNIT_EXPECT_EQ(test, hl_emu_resp_match(&s, rcv, T_PORT, T_ADDR),
 			HL_NIC_CQE_STATUS_REMOTE_INVALID);
 	KUNIT_EXPECT_EQ(test, wr.state, HL_EMU_WR_POSTED);
 	KUNIT_EXPECT_EQ(test, rcv->state, T_RTR);
@@ -93,20 +93,20 @@ static void hl_emu_qp_test_match_whole_id(struct kunit *test)
 	/* Naming us, but from another port address, or on another port */
 	t_conn_init(rcv, rcv->id, T_RTR, me, T_ADDR ^ 1);
 	t_post(rcv, &wr);
-	KUNIT_EXPECT_EQ(test, hl_emu_send_match(&s, rcv, T_PORT, T_ADDR),
+	KUNIT_EXPECT_EQ(test, hl_emu_resp_match(&s, rcv, T_PORT, T_ADDR),
 			HL_NIC_CQE_STATUS_REMOTE_INVALID);
 	t_conn_init(rcv, rcv->id, T_RTR, me, T_ADDR);
 	t_post(rcv, &wr);
-	KUNIT_EXPECT_EQ(test, hl_emu_send_match(&s, rcv, T_PORT + 1, T_ADDR),
+	KUNIT_EXPECT_EQ(test, hl_emu_resp_match(&s, rcv, T_PORT + 1, T_ADDR),
 			HL_NIC_CQE_STATUS_REMOTE_INVALID);
 	KUNIT_EXPECT_EQ(test, wr.state, HL_EMU_WR_POSTED);
 
 	/* Naming us: in ERR it answers REMOTE_ERR, else takes the receive */
 	rcv->state = T_ERR;
-	KUNIT_EXPECT_EQ(test, hl_emu_send_match(&s, rcv, T_PORT, T_ADDR),
+	KUNIT_EXPECT_EQ(test, hl_emu_resp_match(&s, rcv, T_PORT, T_ADDR),
 			HL_NIC_CQE_STATUS_REMOTE_ERR);
 	rcv->state = T_RTR;
-	KUNIT_EXPECT_EQ(test, hl_emu_send_match(&s, rcv, T_PORT, T_ADDR),
+	KUNIT_EXPECT_EQ(test, hl_emu_resp_match(&s, rcv, T_PORT, T_ADDR),
 			HL_NIC_CQE_STATUS_SUCCESS);
 	KUNIT_EXPECT_EQ(test, wr.state, HL_EMU_WR_ACTIVE);
 	KUNIT_EXPECT_PTR_EQ(test, s.wr, &wr);
@@ -135,7 +135,7 @@ static void hl_emu_qp_test_write_takes_no_recv(struct kunit *test)
 
 	/* Right PSN: the peer's PSN moves on, its receive stays posted */
 	s.psn = 10;
-	KUNIT_EXPECT_EQ(test, hl_emu_send_match(&s, rcv, T_PORT, T_ADDR),
+	KUNIT_EXPECT_EQ(test, hl_emu_resp_match(&s, rcv, T_PORT, T_ADDR),
 			HL_NIC_CQE_STATUS_SUCCESS);
 	KUNIT_EXPECT_PTR_EQ(test, s.rqp, rcv);
 	KUNIT_EXPECT_NULL(test, s.wr);
@@ -145,7 +145,7 @@ static void hl_emu_qp_test_write_takes_no_recv(struct kunit *test)
 	/* Wrong PSN: PSN_ERR, the peer goes to ERR */
 	s.rqp = NULL;
 	s.psn = 10;
-	KUNIT_EXPECT_EQ(test, hl_emu_send_match(&s, rcv, T_PORT, T_ADDR),
+	KUNIT_EXPECT_EQ(test, hl_emu_resp_match(&s, rcv, T_PORT, T_ADDR),
 			HL_NIC_CQE_STATUS_PSN_ERR);
 	KUNIT_EXPECT_EQ(test, rcv->state, T_ERR);
 	list_del_init(&wr.node);
