@@ -6,11 +6,13 @@
  * any ASIC: the connection and CQ objects, the QP state machine
  * (hl_nic_conn_next_state()), the uAPI, ownership (which context the
  * fabric reaches), teardown, and the CQ entries. The wire is the
- * hardware's, in the backend (the emulated one: emu/emu_nic_qp.c and
- * emu/emu_nic.c): a QP context per connection with its PSNs and work
- * queues, admission, taking turns on the wire, matching a message with the
- * peer's posted receive across devices, and reaching the peer device's
- * memory. Work reaches the backend through its engine queues (the
+ * hardware's, in the backend (the emulated one, by role as rxe splits its
+ * wire: emu/emu_nic_qp.c, the QP context per connection with its PSNs and
+ * work queues; emu_nic_req.c, the requester: admission, taking turns on
+ * the wire, reaching the peer device's memory; emu_nic_resp.c, the
+ * responder: matching a message with the peer's posted receive across
+ * devices, the rkey, RECV; emu_nic_comp.c, the completions;
+ * emu_nic_fabric.c, the ports and links). Work reaches the backend through its engine queues (the
  * HL_PKT_NIC_* packets of a command submission, asic_funcs->queue_job), as
  * work requests reach a NIC's QPs on silicon; the core never runs it.
  *
@@ -18,9 +20,11 @@
  *   - core to backend, asic_funcs->nic_qp_create / nic_qp_program /
  *     nic_qp_query / nic_qp_teardown: create the QP context of a new
  *     connection, program it with what the core decided (struct
- *     hl_nic_qp_attr: state, epoch, peer, PSNs, sizes, CQs) on every
- *     move of the state machine, read its PSNs for QUERY_CONN, and tear it
- *     down once when the connection is destroyed;
+ *     hl_nic_qp_attr: the connection's attributes, struct
+ *     hl_nic_conn_attr, defined once here and kept whole by both sides,
+ *     and the PSNs to start from) on every move of the state machine,
+ *     read its PSNs for QUERY_CONN, and tear it down once when the
+ *     connection is destroyed;
  *   - backend to core, hl_nic_report(): one entry point for what the
  *     hardware reports, a completion (a CQE for a CQ) and an error (the
  *     connection moves to ERR), as a struct hl_nic_cqe_report the backend
@@ -54,7 +58,7 @@
  * device that names one of its connections moves to ERR.
  *
  * Epochs: every move of a connection to ERR or RESET, and its destruction,
- * bumps hl_nic_conn.epoch and programs the QP with it; the backend flushes
+ * bumps hl_nic_conn_attr.epoch and programs the QP with it; the backend flushes
  * (HL_NIC_CQE_STATUS_FLUSHED, or the programmed flush status) the work it
  * took in an older epoch, so work started before a reset never runs on the
  * connection set up after it. An error the backend finds moves its own QP
@@ -112,72 +116,26 @@ struct hl_nic_cq {
 };
 
 /**
- * struct hl_nic_conn - a connection (a reliable-connected queue pair) as
- * the driver keeps it; its wire state is the backend's QP context (@qp).
- * @refcount: the context's xarray holds one; a lookup one per use.
- * @ctx: the owning context (not counted: it outlives its connections).
- * @id: connection ID: the context's generation and a slot (uAPI
- *	HL_NIC_CONN_ID_GEN(), HL_NIC_CONN_ID_SLOT()).
- * @port: the port it is bound to.
- * @qp: the backend's QP context (asic_funcs->nic_qp_create()), or NULL
- *	when the backend has no NIC; torn down once, at destruction.
- * @lock: Protects every field below, and orders the programming of @qp.
+ * struct hl_nic_conn_attr - a connection's attributes, as the core decides
+ * them and programs them into the backend's QP context
+ * (asic_funcs->nic_qp_program()). Defined once: the core keeps them in
+ * struct hl_nic_conn, the backend in its QP context (under their locks).
  * @state: enum hl_nic_conn_state.
- * @epoch: bumped by every move to ERR or RESET and by destruction.
+ * @epoch: bumped by every move to ERR or RESET and by destruction; a new
+ *	one flushes the work the QP context took before.
  * @flush_status: what work of an older epoch completes with: FLUSHED, or
  *	REMOTE_ERR (LINK_DOWN) when the last bump was the peer's owner going
  *	away (the peer device being removed).
- * @destroyed: DESTROY_CONN or the context's close.
- * @remote_addr: the peer port's address (RTR and later).
- * @remote_conn_id: the peer connection (RTR and later).
- * @mtu: largest packet payload (RTS).
- * @sq_size: sends outstanding at most (RTS).
- * @rq_size: receives posted at most (RTR and later).
- * @send_cq: CQ of the send completions, counted in its users, or NULL.
- * @recv_cq: CQ of the receive completions, counted in its users, or NULL.
- */
-struct hl_nic_conn {
-	struct kref refcount;
-	struct hl_ctx *ctx;
-	u32 id;
-	u32 port;
-	void *qp;
-	spinlock_t lock; /* Protects: everything below */
-	enum hl_nic_conn_state state;
-	u32 epoch;
-	u32 flush_status;
-	bool destroyed;
-	u64 remote_addr;
-	u32 remote_conn_id;
-	u32 mtu;
-	u32 sq_size;
-	u32 rq_size;
-	struct hl_nic_cq *send_cq;
-	struct hl_nic_cq *recv_cq;
-};
-
-/**
- * struct hl_nic_qp_attr - a connection's context as the core programs it
- * into the backend's QP (asic_funcs->nic_qp_program()).
- * @state: enum hl_nic_conn_state.
- * @epoch: the connection's epoch (struct hl_nic_conn); a new one flushes
- *	the work the QP took before.
- * @flush_status: what that work completes with.
- * @destroyed: the connection is being destroyed (the last program).
- * @remote_addr: the peer port's address, or 0.
- * @remote_conn_id: the peer connection, or 0.
- * @mtu: largest packet payload, or 0.
- * @sq_size: sends outstanding at most, or 0.
- * @rq_size: receives posted at most, or 0.
+ * @destroyed: DESTROY_CONN or the context's close (the last program).
+ * @remote_addr: the peer port's address (RTR and later), or 0.
+ * @remote_conn_id: the peer connection (RTR and later), or 0.
+ * @mtu: largest packet payload (RTS), or 0.
+ * @sq_size: sends outstanding at most (RTS), or 0.
+ * @rq_size: receives posted at most (RTR and later), or 0.
  * @send_cq: handle of the CQ of send completions, or 0.
  * @recv_cq: handle of the CQ of receive completions, or 0.
- * @set_sq_psn: start the send PSN at @sq_psn (SET_REQ_CONN_CTX, RESET).
- * @sq_psn: see @set_sq_psn.
- * @set_rq_psn: start the expected PSN at @rq_psn (SET_RES_CONN_CTX,
- *	RESET).
- * @rq_psn: see @set_rq_psn.
  */
-struct hl_nic_qp_attr {
+struct hl_nic_conn_attr {
 	enum hl_nic_conn_state state;
 	u32 epoch;
 	u32 flush_status;
@@ -189,6 +147,48 @@ struct hl_nic_qp_attr {
 	u32 rq_size;
 	u32 send_cq;
 	u32 recv_cq;
+};
+
+/**
+ * struct hl_nic_conn - a connection (a reliable-connected queue pair) as
+ * the driver keeps it; its wire state is the backend's QP context (@qp).
+ * @refcount: the context's xarray holds one; a lookup one per use.
+ * @ctx: the owning context (not counted: it outlives its connections).
+ * @id: connection ID: the context's generation and a slot (uAPI
+ *	HL_NIC_CONN_ID_GEN(), HL_NIC_CONN_ID_SLOT()).
+ * @port: the port it is bound to.
+ * @qp: the backend's QP context (asic_funcs->nic_qp_create()), or NULL
+ *	when the backend has no NIC; torn down once, at destruction.
+ * @lock: Protects every field below, and orders the programming of @qp.
+ * @attr: the attributes, programmed into @qp on every change.
+ * @send_cq: the CQ @attr.send_cq names, counted in its users, or NULL.
+ * @recv_cq: the CQ @attr.recv_cq names, counted in its users, or NULL.
+ */
+struct hl_nic_conn {
+	struct kref refcount;
+	struct hl_ctx *ctx;
+	u32 id;
+	u32 port;
+	void *qp;
+	spinlock_t lock; /* Protects: everything below */
+	struct hl_nic_conn_attr attr;
+	struct hl_nic_cq *send_cq;
+	struct hl_nic_cq *recv_cq;
+};
+
+/**
+ * struct hl_nic_qp_attr - what the core programs into the backend's QP
+ * context (asic_funcs->nic_qp_program()).
+ * @conn: the connection's attributes, as they are now (the core's, under
+ *	its lock for the call).
+ * @set_sq_psn: start the send PSN at @sq_psn (SET_REQ_CONN_CTX, RESET).
+ * @sq_psn: see @set_sq_psn.
+ * @set_rq_psn: start the expected PSN at @rq_psn (SET_RES_CONN_CTX,
+ *	RESET).
+ * @rq_psn: see @set_rq_psn.
+ */
+struct hl_nic_qp_attr {
+	const struct hl_nic_conn_attr *conn;
 	bool set_sq_psn;
 	u32 sq_psn;
 	bool set_rq_psn;
@@ -279,8 +279,29 @@ enum hl_nic_conn_event {
 /* The state machine itself: pure logic (KUnit: common/nic_kunit.c) */
 int hl_nic_conn_next_state(enum hl_nic_conn_state from,
 			   enum hl_nic_conn_event ev);
-bool hl_nic_conn_takes_sends(enum hl_nic_conn_state state);
-bool hl_nic_conn_takes_recvs(enum hl_nic_conn_state state);
+
+/**
+ * hl_nic_conn_takes_sends - a connection in @state accepts SENDs.
+ * @state: its state.
+ *
+ * Return: true in RTS only.
+ */
+static inline bool hl_nic_conn_takes_sends(enum hl_nic_conn_state state)
+{
+	return state == HL_NIC_CONN_STATE_RTS;
+}
+
+/**
+ * hl_nic_conn_takes_recvs - a connection in @state accepts RECVs, and
+ * messages into them.
+ * @state: its state.
+ *
+ * Return: true in RTR and RTS.
+ */
+static inline bool hl_nic_conn_takes_recvs(enum hl_nic_conn_state state)
+{
+	return state == HL_NIC_CONN_STATE_RTR || state == HL_NIC_CONN_STATE_RTS;
+}
 
 void hl_nic_ctx_init(struct hl_ctx *ctx);
 void hl_nic_ctx_kill(struct hl_ctx *ctx);

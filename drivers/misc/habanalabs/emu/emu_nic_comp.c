@@ -94,7 +94,7 @@ void hl_emu_comp_send(struct hl_emu_send *s, u32 status, u64 byte_len)
 	if (rqp && status) {
 		/* The responder's connection goes to ERR too, first */
 		spin_lock(&rqp->lock);
-		core_epoch = rqp->core_epoch;
+		core_epoch = rqp->attr.epoch;
 		failed = hl_emu_qp_fail_locked(rqp, s->r_epoch,
 					       HL_NIC_CQE_STATUS_FLUSHED);
 		spin_unlock(&rqp->lock);

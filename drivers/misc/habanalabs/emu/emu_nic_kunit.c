@@ -43,10 +43,10 @@ static void t_conn_init(struct hl_emu_qp *c, u32 id,
 	c->id = id;
 	c->port = T_PORT;
 	spin_lock_init(&c->lock);
-	c->state = state;
-	c->flush_status = HL_NIC_CQE_STATUS_FLUSHED;
-	c->remote_conn_id = remote_id;
-	c->remote_addr = remote_addr;
+	c->attr.state = state;
+	c->attr.flush_status = HL_NIC_CQE_STATUS_FLUSHED;
+	c->attr.remote_conn_id = remote_id;
+	c->attr.remote_addr = remote_addr;
 	INIT_LIST_HEAD(&c->rq);
 	init_waitqueue_head(&c->wq);
 }
@@ -88,7 +88,7 @@ static void hl_emu_qp_test_match_whole_id(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, hl_emu_resp_match(&s, rcv, T_PORT, T_ADDR),
 			HL_NIC_CQE_STATUS_REMOTE_INVALID);
 	KUNIT_EXPECT_EQ(test, wr.state, HL_EMU_WR_POSTED);
-	KUNIT_EXPECT_EQ(test, rcv->state, T_RTR);
+	KUNIT_EXPECT_EQ(test, rcv->attr.state, T_RTR);
 
 	/* Naming us, but from another port address, or on another port */
 	t_conn_init(rcv, rcv->id, T_RTR, me, T_ADDR ^ 1);
@@ -102,10 +102,10 @@ static void hl_emu_qp_test_match_whole_id(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, wr.state, HL_EMU_WR_POSTED);
 
 	/* Naming us: in ERR it answers REMOTE_ERR, else takes the receive */
-	rcv->state = T_ERR;
+	rcv->attr.state = T_ERR;
 	KUNIT_EXPECT_EQ(test, hl_emu_resp_match(&s, rcv, T_PORT, T_ADDR),
 			HL_NIC_CQE_STATUS_REMOTE_ERR);
-	rcv->state = T_RTR;
+	rcv->attr.state = T_RTR;
 	KUNIT_EXPECT_EQ(test, hl_emu_resp_match(&s, rcv, T_PORT, T_ADDR),
 			HL_NIC_CQE_STATUS_SUCCESS);
 	KUNIT_EXPECT_EQ(test, wr.state, HL_EMU_WR_ACTIVE);
@@ -147,7 +147,7 @@ static void hl_emu_qp_test_write_takes_no_recv(struct kunit *test)
 	s.psn = 10;
 	KUNIT_EXPECT_EQ(test, hl_emu_resp_match(&s, rcv, T_PORT, T_ADDR),
 			HL_NIC_CQE_STATUS_PSN_ERR);
-	KUNIT_EXPECT_EQ(test, rcv->state, T_ERR);
+	KUNIT_EXPECT_EQ(test, rcv->attr.state, T_ERR);
 	list_del_init(&wr.node);
 }
 

@@ -151,8 +151,8 @@ void *hl_emu_nic_qp_create(struct hl_device *hdev, struct hl_ctx *ctx,
 	qp->id = conn_id;
 	qp->port = port;
 	spin_lock_init(&qp->lock);
-	qp->state = HL_NIC_CONN_STATE_RESET;
-	qp->flush_status = HL_NIC_CQE_STATUS_FLUSHED;
+	qp->attr.state = HL_NIC_CONN_STATE_RESET;
+	qp->attr.flush_status = HL_NIC_CQE_STATUS_FLUSHED;
 	INIT_LIST_HEAD(&qp->rq);
 	init_waitqueue_head(&qp->wq);
 
@@ -178,20 +178,10 @@ void hl_emu_nic_qp_program(struct hl_device *hdev, void *hw,
 
 	spin_lock(&qp->lock);
 	/* A new epoch of the core's flushes the work taken before */
-	if (attr->epoch != qp->core_epoch)
+	if (attr->conn->epoch != qp->attr.epoch)
 		/* Read without the lock by the engine, between steps */
 		WRITE_ONCE(qp->epoch, qp->epoch + 1);
-	qp->core_epoch = attr->epoch;
-	qp->state = attr->state;
-	WRITE_ONCE(qp->flush_status, attr->flush_status);
-	qp->destroyed = attr->destroyed;
-	qp->remote_addr = attr->remote_addr;
-	qp->remote_conn_id = attr->remote_conn_id;
-	qp->mtu = attr->mtu;
-	qp->sq_size = attr->sq_size;
-	qp->rq_size = attr->rq_size;
-	qp->send_cq = attr->send_cq;
-	qp->recv_cq = attr->recv_cq;
+	qp->attr = *attr->conn;
 	if (attr->set_sq_psn)
 		qp->sq_psn = attr->sq_psn;
 	if (attr->set_rq_psn)
@@ -231,7 +221,7 @@ void hl_emu_nic_qp_teardown(struct hl_device *hdev, void *hw)
 
 	xa_erase(&qp->nic->qps, qp->id);
 	spin_lock(&qp->lock);
-	qp->destroyed = true;
+	qp->attr.destroyed = true;
 	wake_up_all(&qp->wq);
 	spin_unlock(&qp->lock);
 	hl_emu_qp_put(qp);
@@ -248,8 +238,8 @@ bool hl_emu_qp_fail_locked(struct hl_emu_qp *qp, u32 epoch, u32 why)
 
 	if (qp->epoch != epoch)
 		return false;
-	qp->state = HL_NIC_CONN_STATE_ERR;
-	WRITE_ONCE(qp->flush_status, why);
+	qp->attr.state = HL_NIC_CONN_STATE_ERR;
+	qp->attr.flush_status = why;
 	WRITE_ONCE(qp->epoch, qp->epoch + 1);
 	wake_up_all(&qp->wq);
 	return true;

@@ -30,7 +30,7 @@ struct hl_nic_qp_attr;
 
 /**
  * struct hl_emu_qp - a connection's QP context (emu_nic_qp.c): what the
- * core programmed (struct hl_nic_qp_attr) and the wire's state.
+ * core programmed (@attr) and the wire's state.
  * @refcount: the core's (the entry in hl_emu_nic.qps) until nic_qp_teardown,
  *	and one per job or peer engine that uses it.
  * @nic: the device's NIC, with a reference.
@@ -40,17 +40,11 @@ struct hl_nic_qp_attr;
  * @id: the connection ID.
  * @port: its port.
  * @lock: Protects every field below.
- * @state: enum hl_nic_conn_state, as programmed, or ERR by the wire.
- * @core_epoch: the core's epoch, as programmed.
- * @flush_status: what flushed work ends with.
- * @destroyed: the connection is destroyed.
- * @remote_addr: the peer port's address.
- * @remote_conn_id: the peer connection.
- * @mtu: largest packet payload.
- * @sq_size: sends outstanding at most.
- * @rq_size: receives posted at most.
- * @send_cq: handle of the CQ of send completions, or 0.
- * @recv_cq: handle of the CQ of receive completions, or 0.
+ * @attr: the connection's attributes as the core programmed them (its
+ *	@attr.epoch is the core's epoch), but for what the wire changes on
+ *	its own: @attr.state goes to ERR and @attr.flush_status says why
+ *	when the wire fails the QP (hl_emu_qp_fail_locked()), and
+ *	@attr.destroyed is set at teardown.
  * @epoch: the wire's epoch: moves with each new epoch programmed and each
  *	failure the wire finds; work of an older one is flushed.
  * @sq_psn: PSN of the next packet sent.
@@ -69,17 +63,7 @@ struct hl_emu_qp {
 	u32 id;
 	u32 port;
 	spinlock_t lock; /* Protects: everything below */
-	enum hl_nic_conn_state state;
-	u32 core_epoch;
-	u32 flush_status;
-	bool destroyed;
-	u64 remote_addr;
-	u32 remote_conn_id;
-	u32 mtu;
-	u32 sq_size;
-	u32 rq_size;
-	u32 send_cq;
-	u32 recv_cq;
+	struct hl_nic_conn_attr attr;
 	u32 epoch;
 	u32 sq_psn;
 	u32 rq_psn;

@@ -97,18 +97,18 @@ static u32 hl_emu_send_begin(struct hl_emu_send *s, struct hl_emu_qp *qp,
 	s->imm_data = imm_data;
 
 	spin_lock(&qp->lock);
-	s->cq = qp->send_cq;
-	s->core_epoch = qp->core_epoch;
-	if (!hl_nic_conn_takes_sends(qp->state)) {
+	s->cq = qp->attr.send_cq;
+	s->core_epoch = qp->attr.epoch;
+	if (!hl_nic_conn_takes_sends(qp->attr.state)) {
 		status = HL_NIC_CQE_STATUS_FLUSHED;
-	} else if (qp->sq_posted >= qp->sq_size) {
+	} else if (qp->sq_posted >= qp->attr.sq_size) {
 		status = HL_NIC_CQE_STATUS_WQ_FULL;
 	} else {
 		qp->sq_posted++;
 		s->admitted = true;
 		s->epoch = qp->epoch;
-		s->remote_conn_id = qp->remote_conn_id;
-		s->mtu = qp->mtu;
+		s->remote_conn_id = qp->attr.remote_conn_id;
+		s->mtu = qp->attr.mtu;
 	}
 	spin_unlock(&qp->lock);
 
@@ -139,7 +139,14 @@ bool hl_emu_send_flushed(const struct hl_emu_send *s)
  */
 static u32 hl_emu_send_flush_status(const struct hl_emu_send *s)
 {
-	return READ_ONCE(s->qp->flush_status);
+	struct hl_emu_qp *qp = s->qp;
+	u32 why;
+
+	/* Programmed whole (qp->attr) under the lock */
+	spin_lock(&qp->lock);
+	why = qp->attr.flush_status;
+	spin_unlock(&qp->lock);
+	return why;
 }
 
 /**
@@ -169,7 +176,7 @@ static u32 hl_emu_send_take_turn(struct hl_emu_send *s)
 
 	spin_lock(&qp->lock);
 	if (qp->epoch != s->epoch) {
-		status = qp->flush_status;
+		status = qp->attr.flush_status;
 	} else if (!qp->tx_busy) {
 		WRITE_ONCE(qp->tx_busy, true);
 		s->tx_held = true;

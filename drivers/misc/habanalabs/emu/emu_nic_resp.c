@@ -45,19 +45,19 @@ static u32 hl_emu_resp_match_locked(struct hl_emu_send *s,
 	lockdep_assert_held(&rqp->lock);
 
 	/* No responder context yet (RESET, INIT): it may name us later */
-	if (!rqp->remote_conn_id)
+	if (!rqp->attr.remote_conn_id)
 		return HL_EMU_WR_AGAIN;
 	/*
 	 * Set up for another connection (another pair, port, or an earlier
 	 * owner's connection of the same slot): it ignores us, and waiting
 	 * cannot change that
 	 */
-	if (rqp->port != port || rqp->remote_conn_id != s->qp->id ||
-	    rqp->remote_addr != src_addr)
+	if (rqp->port != port || rqp->attr.remote_conn_id != s->qp->id ||
+	    rqp->attr.remote_addr != src_addr)
 		return HL_NIC_CQE_STATUS_REMOTE_INVALID;
-	if (rqp->state == HL_NIC_CONN_STATE_ERR)
+	if (rqp->attr.state == HL_NIC_CONN_STATE_ERR)
 		return HL_NIC_CQE_STATUS_REMOTE_ERR;
-	if (!hl_nic_conn_takes_recvs(rqp->state))
+	if (!hl_nic_conn_takes_recvs(rqp->attr.state))
 		return HL_EMU_WR_AGAIN;
 
 	if (s->kind == HL_EMU_XFER_WRITE) {
@@ -123,7 +123,7 @@ u32 hl_emu_resp_match(struct hl_emu_send *s, struct hl_emu_qp *rqp, u32 port,
 	u32 status, core_epoch;
 
 	spin_lock(&rqp->lock);
-	core_epoch = rqp->core_epoch;
+	core_epoch = rqp->attr.epoch;
 	status = hl_emu_resp_match_locked(s, rqp, port, src_addr, &failed);
 	spin_unlock(&rqp->lock);
 
@@ -205,11 +205,11 @@ static u32 hl_emu_recv_post(struct hl_emu_wr *wr, struct hl_emu_qp *qp)
 	wr->fail = false;
 
 	spin_lock(&qp->lock);
-	wr->cq = qp->recv_cq;
-	wr->core_epoch = qp->core_epoch;
-	if (!hl_nic_conn_takes_recvs(qp->state)) {
+	wr->cq = qp->attr.recv_cq;
+	wr->core_epoch = qp->attr.epoch;
+	if (!hl_nic_conn_takes_recvs(qp->attr.state)) {
 		status = HL_NIC_CQE_STATUS_FLUSHED;
-	} else if (qp->rq_posted >= qp->rq_size) {
+	} else if (qp->rq_posted >= qp->attr.rq_size) {
 		status = HL_NIC_CQE_STATUS_WQ_FULL;
 	} else {
 		wr->epoch = qp->epoch;
