@@ -153,6 +153,10 @@ int hl_nic_mr_lookup_remote(struct hl_ctx *ctx, struct hl_device *from,
 			    struct hl_nic_mr **mr, u64 *dev_va);
 bool hl_nic_mr_access_begin(struct hl_nic_mr *mr);
 void hl_nic_mr_access_end(struct hl_nic_mr *mr);
+int hl_nic_mr_access_begin_pair(struct hl_nic_mr *local,
+				struct hl_nic_mr *remote);
+void hl_nic_mr_access_end_pair(struct hl_nic_mr *local,
+			       struct hl_nic_mr *remote);
 void hl_nic_mr_put(struct hl_nic_mr *mr);
 
 #endif /* HL_NIC_MR_H_ */

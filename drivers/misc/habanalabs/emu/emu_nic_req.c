@@ -26,7 +26,7 @@
  *      from this device's memory, through its MMU (the queue's TLB, this
  *      context's ASID), straight into the peer's, through the peer's MMU
  *      (the receiving context's ASID), run pair by run pair, inside both
- *      regions' access sections (hl_nic_mr_access_begin(), so that a
+ *      regions' access sections (hl_nic_mr_access_begin_pair(), so that a
  *      region deregistered meanwhile takes no byte after its DEREG_MR
  *      returned) and both devices' engine accesses at once
  *      (hl_device_hw_enter_pair(): the peer's unplug SRCU, then the two
@@ -300,41 +300,27 @@ static void hl_emu_req_local_fault(struct hl_emu_nic_xfer *x, u64 va)
 
 /*
  * The regions of a WRITE's step (a WRITE of bytes has both, a SEND none),
- * held for read in the order of their devices (hl_device_hw_before()):
- * SUCCESS (both held), LOCAL_PROT_ERR (none held: the local region's
- * refusal wins, as when a step took them one after the other) or
- * REMOTE_ACCESS_ERR (only the local region held).
+ * held for read in the order of their devices
+ * (hl_nic_mr_access_begin_pair()): SUCCESS (both held), LOCAL_PROT_ERR
+ * (none held: the local region's refusal wins) or REMOTE_ACCESS_ERR (only
+ * the local region held).
  */
 static u32 hl_emu_req_mrs_begin(struct hl_emu_nic_xfer *x)
 {
-	struct hl_nic_mr *first = x->lmr, *second = x->rmr;
-
-	if (!first || !second) {
+	if (!x->lmr || !x->rmr) {
 		/* Never one without the other; refuse rather than copy */
-		if (WARN_ON_ONCE(first || second))
+		if (WARN_ON_ONCE(x->lmr || x->rmr))
 			return HL_NIC_CQE_STATUS_LOCAL_PROT_ERR;
 		return HL_NIC_CQE_STATUS_SUCCESS;
 	}
-	/* A loopback would name one region twice: it is held once */
-	if (first == second)
-		return hl_nic_mr_access_begin(first) ?
-			HL_NIC_CQE_STATUS_SUCCESS :
-			HL_NIC_CQE_STATUS_LOCAL_PROT_ERR;
-	if (hl_device_hw_before(x->peer->hdev, x->nic->hdev))
-		swap(first, second);
-
-	if (!hl_nic_mr_access_begin(first)) {
-		if (first == x->lmr || !hl_nic_mr_access_begin(x->lmr))
-			return HL_NIC_CQE_STATUS_LOCAL_PROT_ERR;
+	switch (hl_nic_mr_access_begin_pair(x->lmr, x->rmr)) {
+	case 0:
+		return HL_NIC_CQE_STATUS_SUCCESS;
+	case -EREMOTEIO:
 		return HL_NIC_CQE_STATUS_REMOTE_ACCESS_ERR;
-	}
-	if (!hl_nic_mr_access_begin(second)) {
-		if (second == x->rmr)
-			return HL_NIC_CQE_STATUS_REMOTE_ACCESS_ERR;
-		hl_nic_mr_access_end(first);
+	default:
 		return HL_NIC_CQE_STATUS_LOCAL_PROT_ERR;
 	}
-	return HL_NIC_CQE_STATUS_SUCCESS;
 }
 
 /* End what hl_emu_req_mrs_begin() began; @held: what it returned */
@@ -342,9 +328,8 @@ static void hl_emu_req_mrs_end(struct hl_emu_nic_xfer *x, u32 held)
 {
 	if (!x->lmr || held == HL_NIC_CQE_STATUS_LOCAL_PROT_ERR)
 		return;
-	if (held == HL_NIC_CQE_STATUS_SUCCESS && x->rmr != x->lmr)
-		hl_nic_mr_access_end(x->rmr);
-	hl_nic_mr_access_end(x->lmr);
+	hl_nic_mr_access_end_pair(x->lmr, held == HL_NIC_CQE_STATUS_SUCCESS ?
+					  x->rmr : NULL);
 }
 
 /*
@@ -578,7 +563,7 @@ int hl_emu_nic_exec_send(struct hl_emu_queue *q, struct hl_cs_job *job,
  * on once matched, before the first byte lands (REMOTE_ACCESS_ERR; also
  * while this device backs off after failed rkey checks, nic_mr.h). Every
  * step of the copy runs inside the regions' access sections
- * (hl_nic_mr_access_begin()), so that a region deregistered meanwhile
+ * (hl_nic_mr_access_begin_pair()), so that a region deregistered meanwhile
  * takes no byte after its DEREG_MR returned. A write of 0 bytes checks no
  * key (as IB verbs).
  *
