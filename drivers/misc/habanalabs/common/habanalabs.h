@@ -41,9 +41,8 @@
 #include "events.h"
 #include "mmu.h"
 
-/* Each device has a compute node and a control node */
-#define HL_MAX_MINORS			256
-#define HL_MAX_DEVICES			(HL_MAX_MINORS / 2)
+/* Each device (HL_MAX_DEVICES, asic.h) has a compute and a control node */
+#define HL_MAX_MINORS			(HL_MAX_DEVICES * 2)
 
 /*
  * The logging helpers (hl_err(), hl_dbg(), ...), the ASIC ops table (struct
@@ -320,6 +319,5 @@ extern bool hl_memory_scrub;
 extern unsigned int hl_timeout_locked;
 extern unsigned int hl_job_timeout_max;
 extern unsigned int hl_max_pending_cs;
-extern char *hl_nic_links;
 
 #endif /* HABANALABS_H_ */

@@ -21,14 +21,17 @@
  *     hl_nic_qp_attr: state, epoch, peer, PSNs, sizes, CQs) on every
  *     move of the state machine, read its PSNs for QUERY_CONN, and tear it
  *     down once when the connection is destroyed;
- *   - backend to core, hl_nic_report(): one entry point for what the
- *     hardware reports, a completion (a CQE for a CQ) and an error (the
- *     connection moves to ERR), as a struct hl_nic_cqe_report the backend
- *     owns. No core structure lives in the backend, and the backend takes
- *     no lock of the core's: it reaches a device's memory through
- *     hl_device_hw_enter() and hl_device_hw_access_begin() (device.h), and
- *     asks whether the fabric reaches a context with
- *     hl_nic_ctx_get_reached().
+ *   - backend to core, the NIC section of asic.h: hl_nic_report(), one
+ *     entry point for what the hardware reports, a completion (a CQE for a
+ *     CQ) and an error (the connection moves to ERR), as a struct
+ *     hl_nic_cqe_report the backend owns; hl_nic_ctx_get_reached(), whether
+ *     the fabric reaches a context; hl_nic_conn_takes_sends()/_recvs() of
+ *     a programmed state; and a WRITE's regions by key
+ *     (hl_nic_mr_lookup(), _lookup_remote(), _access_begin(), _end(),
+ *     _put(), nic_mr.c). No core structure lives in the backend, and the
+ *     backend takes no lock of the core's: it reaches a device's memory
+ *     through hl_device_hw_enter() and hl_device_hw_access_begin()
+ *     (asic.h).
  *
  * Objects and lifetimes:
  *   - struct hl_nic_ctx: a context's connections and CQs, created and
@@ -74,6 +77,7 @@
 
 #include <uapi/misc/habanalabs.h>
 
+#include "asic.h"
 #include "nic_mr.h"
 
 struct hl_ctx;
@@ -157,66 +161,6 @@ struct hl_nic_conn {
 };
 
 /**
- * struct hl_nic_qp_attr - a connection's context as the core programs it
- * into the backend's QP (asic_funcs->nic_qp_program()).
- * @state: enum hl_nic_conn_state.
- * @epoch: the connection's epoch (struct hl_nic_conn); a new one flushes
- *	the work the QP took before.
- * @flush_status: what that work completes with.
- * @destroyed: the connection is being destroyed (the last program).
- * @remote_addr: the peer port's address, or 0.
- * @remote_conn_id: the peer connection, or 0.
- * @mtu: largest packet payload, or 0.
- * @sq_size: sends outstanding at most, or 0.
- * @rq_size: receives posted at most, or 0.
- * @send_cq: handle of the CQ of send completions, or 0.
- * @recv_cq: handle of the CQ of receive completions, or 0.
- * @set_sq_psn: start the send PSN at @sq_psn (SET_REQ_CONN_CTX, RESET).
- * @sq_psn: see @set_sq_psn.
- * @set_rq_psn: start the expected PSN at @rq_psn (SET_RES_CONN_CTX,
- *	RESET).
- * @rq_psn: see @set_rq_psn.
- */
-struct hl_nic_qp_attr {
-	enum hl_nic_conn_state state;
-	u32 epoch;
-	u32 flush_status;
-	bool destroyed;
-	u64 remote_addr;
-	u32 remote_conn_id;
-	u32 mtu;
-	u32 sq_size;
-	u32 rq_size;
-	u32 send_cq;
-	u32 recv_cq;
-	bool set_sq_psn;
-	u32 sq_psn;
-	bool set_rq_psn;
-	u32 rq_psn;
-};
-
-/* hl_nic_cqe_report.flags: the connection moves to ERR */
-#define HL_NIC_REPORT_FAIL	BIT(0)
-
-/**
- * struct hl_nic_cqe_report - what the backend reports of a connection
- * (hl_nic_report()).
- * @cqe: the completion entry, whole (its @conn_id names the connection);
- *	posted to @cq.
- * @cq: handle of the CQ the work reports to (the QP's when it took the
- *	work), or 0: no entry, only the error.
- * @epoch: the connection's epoch the work ran in (as programmed).
- * @flags: HL_NIC_REPORT_FAIL: the work failed and the connection moves to
- *	ERR, unless it moved on (its epoch is no longer @epoch).
- */
-struct hl_nic_cqe_report {
-	struct hl_nic_cqe cqe;
-	u32 cq;
-	u32 epoch;
-	u32 flags;
-};
-
-/**
  * struct hl_nic_ctx - the NIC objects of a context.
  * @lock: Protects the configuration: inserting into and erasing from
  *	@conns and @cqs, connection contexts and CQ users, @num_cqs,
@@ -279,8 +223,6 @@ enum hl_nic_conn_event {
 /* The state machine itself: pure logic (KUnit: common/nic_kunit.c) */
 int hl_nic_conn_next_state(enum hl_nic_conn_state from,
 			   enum hl_nic_conn_event ev);
-bool hl_nic_conn_takes_sends(enum hl_nic_conn_state state);
-bool hl_nic_conn_takes_recvs(enum hl_nic_conn_state state);
 
 void hl_nic_ctx_init(struct hl_ctx *ctx);
 void hl_nic_ctx_kill(struct hl_ctx *ctx);
@@ -295,9 +237,5 @@ int hl_nic_info_ports(struct hl_device *hdev, struct hl_info_nic_ports *info);
 struct hl_nic_conn *hl_nic_conn_get(struct hl_ctx *ctx, u32 id);
 void hl_nic_conn_put(struct hl_nic_conn *conn);
 bool hl_nic_conn_is_qp(struct hl_nic_conn *conn, const void *qp);
-
-/* nic.c: for the backends */
-void hl_nic_report(struct hl_device *hdev, const struct hl_nic_cqe_report *r);
-bool hl_nic_ctx_get_reached(struct hl_device *hdev, struct hl_ctx *ctx);
 
 #endif /* HL_NIC_H_ */

@@ -315,7 +315,7 @@ int hl_emu_nic_init(struct hl_emu_device *emu)
 	kref_init(&nic->refcount);
 	hl_device_get(hdev);
 	nic->hdev = hdev;
-	nic->id = hdev->id;
+	nic->id = hl_device_id(hdev);
 	xa_init(&nic->qps);
 	for (i = 0; i < HL_EMU_NIC_PORTS; i++) {
 		nic->ports[i].admin_up = true;

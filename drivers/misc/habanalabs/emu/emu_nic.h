@@ -14,12 +14,6 @@
 #include "emu.h"
 #include "emu_nic_qp.h"
 
-/* Until asic.h has its NIC section: the NIC engine's core calls */
-#include "../common/habanalabs.h"
-#include "../common/debug.h"
-#include "../common/nic.h"
-#include "../common/nic_mr.h"
-
 /* NIC ports per device: 4 devices all-to-all need 3 (emu_nic.c) */
 #define HL_EMU_NIC_PORTS		8
 

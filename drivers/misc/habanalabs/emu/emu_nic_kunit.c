@@ -22,12 +22,11 @@
 #define T_RTS		HL_NIC_CONN_STATE_RTS
 #define T_ERR		HL_NIC_CONN_STATE_ERR
 
-/* The QP contexts' NIC: a device without an owner (nic_ctx NULL) */
-static struct hl_device t_hdev = {
-	.nic_lock = __SPIN_LOCK_UNLOCKED(t_hdev.nic_lock),
-};
-
-static struct hl_emu_nic t_nic = { .hdev = &t_hdev };
+/*
+ * The QP contexts' NIC: on a device without an owner (its hdev from
+ * hl_device_kunit_alloc(), per case)
+ */
+static struct hl_emu_nic t_nic;
 
 #define T_ADDR		0x02484c000105ull	/* the sender's port address */
 #define T_PORT		3			/* the receiver's port */
@@ -151,6 +150,15 @@ static void hl_emu_qp_test_write_takes_no_recv(struct kunit *test)
 	list_del_init(&wr.node);
 }
 
+static int hl_emu_qp_test_init(struct kunit *test)
+{
+	struct hl_device *hdev = hl_device_kunit_alloc(test, NULL);
+
+	KUNIT_ASSERT_FALSE(test, IS_ERR(hdev));
+	t_nic.hdev = hdev;
+	return 0;
+}
+
 static struct kunit_case hl_emu_qp_test_cases[] = {
 	KUNIT_CASE(hl_emu_qp_test_match_whole_id),
 	KUNIT_CASE(hl_emu_qp_test_write_takes_no_recv),
@@ -159,6 +167,7 @@ static struct kunit_case hl_emu_qp_test_cases[] = {
 
 static struct kunit_suite hl_emu_qp_test_suite = {
 	.name = "habanalabs_emu_nic_qp",
+	.init = hl_emu_qp_test_init,
 	.test_cases = hl_emu_qp_test_cases,
 };
 
