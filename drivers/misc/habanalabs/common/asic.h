@@ -36,6 +36,9 @@
 /* The driver's name: its PCI driver's, its regions', its class's */
 #define HL_NAME				"habanalabs"
 
+/* The most devices the driver binds (IDs below this) */
+#define HL_MAX_DEVICES			128
+
 struct dentry;
 struct kunit;
 struct list_head;
@@ -356,6 +359,135 @@ void hl_events_job_start(struct hl_device *hdev);
 void hl_events_job_end(struct hl_device *hdev);
 
 /*
+ * The NIC (nic.c, nic_mr.c). The core programs a backend's QP contexts
+ * through asic_funcs->nic_qp_* (struct hl_nic_qp_attr, whose attributes
+ * are struct hl_nic_conn_attr, defined here once) and learns what happened
+ * on the wire only from hl_nic_report(). A WRITE's regions: the backend
+ * looks them up by key (a reference each), brackets each step's access to
+ * their pages with hl_nic_mr_access_begin_pair()/_end_pair() (or the
+ * single forms) and drops them with hl_nic_mr_put(); struct hl_nic_mr is
+ * opaque to it.
+ */
+struct hl_nic_mr;
+
+/**
+ * struct hl_nic_conn_attr - a connection's attributes, as the core decides
+ * them and programs them into the backend's QP context
+ * (asic_funcs->nic_qp_program()). Defined once: the core keeps them in
+ * struct hl_nic_conn, the backend in its QP context (under their locks).
+ * @state: enum hl_nic_conn_state.
+ * @epoch: bumped by every move to ERR or RESET and by destruction; a new
+ *	one flushes the work the QP context took before.
+ * @flush_status: what work of an older epoch completes with: FLUSHED, or
+ *	REMOTE_ERR (LINK_DOWN) when the last bump was the peer's owner going
+ *	away (the peer device being removed).
+ * @destroyed: DESTROY_CONN or the context's close (the last program).
+ * @remote_addr: the peer port's address (RTR and later), or 0.
+ * @remote_conn_id: the peer connection (RTR and later), or 0.
+ * @mtu: largest packet payload (RTS), or 0.
+ * @sq_size: sends outstanding at most (RTS), or 0.
+ * @rq_size: receives posted at most (RTR and later), or 0.
+ * @send_cq: handle of the CQ of send completions, or 0.
+ * @recv_cq: handle of the CQ of receive completions, or 0.
+ */
+struct hl_nic_conn_attr {
+	enum hl_nic_conn_state state;
+	u32 epoch;
+	u32 flush_status;
+	bool destroyed;
+	u64 remote_addr;
+	u32 remote_conn_id;
+	u32 mtu;
+	u32 sq_size;
+	u32 rq_size;
+	u32 send_cq;
+	u32 recv_cq;
+};
+
+/**
+ * struct hl_nic_qp_attr - what the core programs into the backend's QP
+ * context (asic_funcs->nic_qp_program()).
+ * @conn: the connection's attributes, as they are now (the core's, under
+ *	its lock for the call).
+ * @set_sq_psn: start the send PSN at @sq_psn (SET_REQ_CONN_CTX, RESET).
+ * @sq_psn: see @set_sq_psn.
+ * @set_rq_psn: start the expected PSN at @rq_psn (SET_RES_CONN_CTX,
+ *	RESET).
+ * @rq_psn: see @set_rq_psn.
+ */
+struct hl_nic_qp_attr {
+	const struct hl_nic_conn_attr *conn;
+	bool set_sq_psn;
+	u32 sq_psn;
+	bool set_rq_psn;
+	u32 rq_psn;
+};
+
+/* hl_nic_cqe_report.flags: the connection moves to ERR */
+#define HL_NIC_REPORT_FAIL	BIT(0)
+
+/**
+ * struct hl_nic_cqe_report - what the backend reports of a connection
+ * (hl_nic_report()).
+ * @cqe: the completion entry, whole (its @conn_id names the connection);
+ *	posted to @cq.
+ * @cq: handle of the CQ the work reports to (the QP's when it took the
+ *	work), or 0: no entry, only the error.
+ * @epoch: the connection's epoch the work ran in (as programmed).
+ * @flags: HL_NIC_REPORT_FAIL: the work failed and the connection moves to
+ *	ERR, unless it moved on (its epoch is no longer @epoch).
+ */
+struct hl_nic_cqe_report {
+	struct hl_nic_cqe cqe;
+	u32 cq;
+	u32 epoch;
+	u32 flags;
+};
+
+/**
+ * hl_nic_conn_takes_sends - a connection in @state accepts SENDs.
+ * @state: its state.
+ *
+ * Return: true in RTS only.
+ */
+static inline bool hl_nic_conn_takes_sends(enum hl_nic_conn_state state)
+{
+	return state == HL_NIC_CONN_STATE_RTS;
+}
+
+/**
+ * hl_nic_conn_takes_recvs - a connection in @state accepts RECVs, and
+ * messages into them.
+ * @state: its state.
+ *
+ * Return: true in RTR and RTS.
+ */
+static inline bool hl_nic_conn_takes_recvs(enum hl_nic_conn_state state)
+{
+	return state == HL_NIC_CONN_STATE_RTR || state == HL_NIC_CONN_STATE_RTS;
+}
+
+/* nic.c: for the backends */
+void hl_nic_report(struct hl_device *hdev, const struct hl_nic_cqe_report *r);
+bool hl_nic_ctx_get_reached(struct hl_device *hdev, struct hl_ctx *ctx);
+
+int hl_nic_mr_lookup(struct hl_ctx *ctx, u32 lkey, u64 va, u64 len,
+		     struct hl_nic_mr **mr, u64 *dev_va);
+int hl_nic_mr_lookup_remote(struct hl_ctx *ctx, struct hl_device *from,
+			    const void *qp, u32 rkey, u32 need, u64 va, u64 len,
+			    struct hl_nic_mr **mr, u64 *dev_va);
+bool hl_nic_mr_access_begin(struct hl_nic_mr *mr);
+void hl_nic_mr_access_end(struct hl_nic_mr *mr);
+int hl_nic_mr_access_begin_pair(struct hl_nic_mr *local,
+				struct hl_nic_mr *remote);
+void hl_nic_mr_access_end_pair(struct hl_nic_mr *local,
+			       struct hl_nic_mr *remote);
+void hl_nic_mr_put(struct hl_nic_mr *mr);
+
+/* The fabric's cabling (the nic_links module parameter) */
+extern char *hl_nic_links;
+
+/*
  * Test-only (debug.c, built only with CONFIG_HABANALABS_DEBUG; the stubs
  * say "off" without it, and the compiler drops what they guard).
  */
@@ -364,6 +496,7 @@ void hl_events_job_end(struct hl_device *hdev);
 
 #if IS_ENABLED(CONFIG_HABANALABS_DEBUG)
 extern unsigned long hl_kunit_seed;
+extern bool hl_nic_two_copies_on;
 
 /* The emulated MMU KUnit suite's seed (kunit_seed) */
 static inline unsigned long hl_kunit_seed_get(void)
@@ -371,11 +504,22 @@ static inline unsigned long hl_kunit_seed_get(void)
 	return hl_kunit_seed;
 }
 
+/* Whether the emulated NIC copies each byte twice (nic_two_copies) */
+static inline bool hl_nic_two_copies(void)
+{
+	return unlikely(READ_ONCE(hl_nic_two_copies_on));
+}
+
 void hl_bug_signal_alloc(void);
 #else
 static inline unsigned long hl_kunit_seed_get(void)
 {
 	return HL_KUNIT_SEED_DEFAULT;
+}
+
+static inline bool hl_nic_two_copies(void)
+{
+	return false;
 }
 
 static inline void hl_bug_signal_alloc(void)

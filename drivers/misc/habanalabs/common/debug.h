@@ -33,7 +33,6 @@ struct hl_ctx;
 #if IS_ENABLED(CONFIG_HABANALABS_DEBUG)
 extern unsigned int hl_inject_bug;
 extern bool hl_dmabuf_raw_bar_addresses;
-extern bool hl_nic_two_copies_on;
 
 /* Whether bug @bug (HL_INJECT_*) is planted (inject_bug) */
 static inline bool hl_bug_injected(unsigned int bug)
@@ -47,12 +46,6 @@ static inline bool hl_dmabuf_raw_bar(void)
 	return unlikely(hl_dmabuf_raw_bar_addresses);
 }
 
-/* Whether the emulated NIC copies each byte twice (nic_two_copies) */
-static inline bool hl_nic_two_copies(void)
-{
-	return unlikely(READ_ONCE(hl_nic_two_copies_on));
-}
-
 void hl_bug_ctx_leak(struct hl_ctx *ctx);
 int hl_bug_copy_to_user_resv(void __user *to, const void *from,
 			     unsigned long len);
@@ -63,11 +56,6 @@ static inline bool hl_bug_injected(unsigned int bug)
 }
 
 static inline bool hl_dmabuf_raw_bar(void)
-{
-	return false;
-}
-
-static inline bool hl_nic_two_copies(void)
 {
 	return false;
 }

@@ -42,8 +42,7 @@
 #include "mmu.h"
 
 /* Each device has a compute node and a control node */
-#define HL_MAX_MINORS			256
-#define HL_MAX_DEVICES			(HL_MAX_MINORS / 2)
+#define HL_MAX_MINORS			(HL_MAX_DEVICES * 2)
 
 /*
  * The logging helpers (hl_err(), hl_dbg(), ...), the ASIC ops table (struct
@@ -139,9 +138,10 @@ struct hl_fpriv {
  *   hl_dmabuf_quarantine_lock (dmabuf.c: the quarantined exports, under
  *	hl_device.dmabuf_lock or alone; nothing under it)
  *   dma_buf.resv (the exports of a context share hl_ctx.resv->resv)
- *   hl_emu_cabling_lock (emu_nic.c: parses nic_links once, at hw_init;
- *	nothing under it), hl_emu_link_switch_lock (emu_nic.c: a debugfs link
- *	switch; hl_emu_fabric_lock and hl_device.notifier_lock under it)
+ *   hl_emu_cabling_lock (emu_nic_fabric.c: parses nic_links once, at
+ *	hw_init; nothing under it), hl_emu_link_switch_lock (emu_nic_fabric.c:
+ *	a debugfs link switch; hl_emu_fabric_lock and hl_device.notifier_lock
+ *	under it)
  *   hl_ctx.cs_lock, hl_ctx.fault_lock (spinlocks)
  *   hl_cs_fence.lock (a CS fence's spinlock, taken by dma_fence_signal()
  *	and the dma_fence calls of any holder of the fence, under any of the
@@ -167,8 +167,8 @@ struct hl_fpriv {
  *	(asic_funcs->nic_qp_program, nic_qp_query), else alone; never two at
  *	once; nothing under it but a wait queue's)
  *   hl_emu_queue.lock, hl_emu_fabric_lock, hl_emu_nic.qps's xarray lock
- *	(the emulated backend's other spinlocks, emu.h, emu_nic.c and
- *	emu_nic_qp.c; nothing is taken under them but the workqueue's own
+ *	(the emulated backend's other spinlocks, emu.h, emu_nic_fabric.c
+ *	and emu_nic_qp.c; nothing is taken under them but the workqueue's own
  *	locks, and never two at once)
  *   hl_fault_sites_lock (fault.c: the fault points' counts, a spinlock
  *	with interrupts off, taken by hl_should_fail() under any lock above;
@@ -320,6 +320,5 @@ extern bool hl_memory_scrub;
 extern unsigned int hl_timeout_locked;
 extern unsigned int hl_job_timeout_max;
 extern unsigned int hl_max_pending_cs;
-extern char *hl_nic_links;
 
 #endif /* HABANALABS_H_ */

@@ -282,33 +282,10 @@ int hl_nic_conn_next_state(enum hl_nic_conn_state from,
 	return -EINVAL;
 }
 
-/**
- * hl_nic_conn_takes_sends - a connection in @state accepts SENDs.
- * @state: its state.
- *
- * Return: true in RTS only.
- */
-bool hl_nic_conn_takes_sends(enum hl_nic_conn_state state)
-{
-	return state == HL_NIC_CONN_STATE_RTS;
-}
-
-/**
- * hl_nic_conn_takes_recvs - a connection in @state accepts RECVs, and
- * messages into them.
- * @state: its state.
- *
- * Return: true in RTR and RTS.
- */
-bool hl_nic_conn_takes_recvs(enum hl_nic_conn_state state)
-{
-	return state == HL_NIC_CONN_STATE_RTR || state == HL_NIC_CONN_STATE_RTS;
-}
-
 /*
- * Program @conn's QP context (its lock held) with the connection as it is
- * now; @a carries the PSNs to start from, if any (set_*_psn), and receives
- * the rest.
+ * Program @conn's QP context (its lock held) with the connection's
+ * attributes as they are now; @a carries the PSNs to start from, if any
+ * (set_*_psn), and is pointed at the attributes.
  */
 static void hl_nic_conn_program_locked(struct hl_nic_conn *conn,
 				       struct hl_nic_qp_attr *a)
@@ -317,17 +294,7 @@ static void hl_nic_conn_program_locked(struct hl_nic_conn *conn,
 
 	lockdep_assert_held(&conn->lock);
 
-	a->state = conn->state;
-	a->epoch = conn->epoch;
-	a->flush_status = conn->flush_status;
-	a->destroyed = conn->destroyed;
-	a->remote_addr = conn->remote_addr;
-	a->remote_conn_id = conn->remote_conn_id;
-	a->mtu = conn->mtu;
-	a->sq_size = conn->sq_size;
-	a->rq_size = conn->rq_size;
-	a->send_cq = conn->send_cq ? conn->send_cq->handle : 0;
-	a->recv_cq = conn->recv_cq ? conn->recv_cq->handle : 0;
+	a->conn = &conn->attr;
 	hdev->asic_funcs->nic_qp_program(hdev, conn->qp, a);
 }
 
@@ -344,11 +311,12 @@ static void hl_nic_conn_fail_locked(struct hl_nic_conn *conn, u32 epoch,
 
 	lockdep_assert_held(&conn->lock);
 
-	if (conn->epoch != epoch)
+	if (conn->attr.epoch != epoch)
 		return;
-	conn->state = hl_nic_conn_next_state(conn->state, HL_NIC_CONN_EV_FAIL);
-	conn->flush_status = why;
-	conn->epoch++;
+	conn->attr.state = hl_nic_conn_next_state(conn->attr.state,
+						  HL_NIC_CONN_EV_FAIL);
+	conn->attr.flush_status = why;
+	conn->attr.epoch++;
 	hl_nic_conn_program_locked(conn, &a);
 }
 
@@ -370,24 +338,26 @@ static void hl_nic_conn_flush(struct hl_nic_ctx *nic, struct hl_nic_conn *conn,
 	lockdep_assert_held(&nic->lock);
 
 	spin_lock(&conn->lock);
-	state = hl_nic_conn_next_state(conn->state, ev);
+	state = hl_nic_conn_next_state(conn->attr.state, ev);
 	if (WARN_ON_ONCE(state < 0))
 		state = HL_NIC_CONN_STATE_ERR;
-	conn->state = state;
-	conn->flush_status = HL_NIC_CQE_STATUS_FLUSHED;
-	conn->epoch++;
+	conn->attr.state = state;
+	conn->attr.flush_status = HL_NIC_CQE_STATUS_FLUSHED;
+	conn->attr.epoch++;
 	if (destroy)
-		conn->destroyed = true;
+		conn->attr.destroyed = true;
 	if (destroy || state == HL_NIC_CONN_STATE_RESET) {
 		cqs[0] = conn->send_cq;
 		cqs[1] = conn->recv_cq;
 		conn->send_cq = NULL;
 		conn->recv_cq = NULL;
-		conn->remote_addr = 0;
-		conn->remote_conn_id = 0;
-		conn->mtu = 0;
-		conn->sq_size = 0;
-		conn->rq_size = 0;
+		/* The peer, the sizes and the CQs are forgotten */
+		conn->attr = (struct hl_nic_conn_attr) {
+			.state = state,
+			.epoch = conn->attr.epoch,
+			.flush_status = HL_NIC_CQE_STATUS_FLUSHED,
+			.destroyed = conn->attr.destroyed,
+		};
 		a.set_sq_psn = true;
 		a.set_rq_psn = true;
 	}
@@ -430,8 +400,8 @@ static int hl_nic_alloc_conn(struct hl_ctx *ctx,
 	conn->ctx = ctx;
 	conn->port = in->port;
 	spin_lock_init(&conn->lock);
-	conn->state = HL_NIC_CONN_STATE_RESET;
-	conn->flush_status = HL_NIC_CQE_STATUS_FLUSHED;
+	conn->attr.state = HL_NIC_CONN_STATE_RESET;
+	conn->attr.flush_status = HL_NIC_CQE_STATUS_FLUSHED;
 
 	/*
 	 * The ID is reserved first (an entry of NULL), then the QP context
@@ -542,12 +512,12 @@ static int hl_nic_conn_advance(struct hl_nic_conn *conn,
 	lockdep_assert_held(&conn->ctx->nic.lock);
 
 	spin_lock(&conn->lock);
-	next = hl_nic_conn_next_state(conn->state, ev);
+	next = hl_nic_conn_next_state(conn->attr.state, ev);
 	if (next < 0) {
 		rc = -EINVAL;
 	} else {
 		set(conn, in, cq, &a);
-		conn->state = next;
+		conn->attr.state = next;
 		hl_nic_conn_program_locked(conn, &a);
 	}
 	spin_unlock(&conn->lock);
@@ -566,11 +536,12 @@ static void hl_nic_set_res(struct hl_nic_conn *conn, const void *data,
 
 	lockdep_assert_held(&conn->lock);
 
-	conn->remote_addr = in->remote_addr;
-	conn->remote_conn_id = in->remote_conn_id;
+	conn->attr.remote_addr = in->remote_addr;
+	conn->attr.remote_conn_id = in->remote_conn_id;
 	a->set_rq_psn = true;
 	a->rq_psn = in->psn;
-	conn->rq_size = in->wq_size;
+	conn->attr.rq_size = in->wq_size;
+	conn->attr.recv_cq = cq ? cq->handle : 0;
 	conn->recv_cq = cq;
 }
 
@@ -583,8 +554,9 @@ static void hl_nic_set_req(struct hl_nic_conn *conn, const void *data,
 
 	a->set_sq_psn = true;
 	a->sq_psn = in->psn;
-	conn->mtu = in->mtu;
-	conn->sq_size = in->wq_size;
+	conn->attr.mtu = in->mtu;
+	conn->attr.sq_size = in->wq_size;
+	conn->attr.send_cq = cq ? cq->handle : 0;
 	conn->send_cq = cq;
 }
 
@@ -610,11 +582,11 @@ static int hl_nic_set_conn_ctx(struct hl_ctx *ctx, enum hl_nic_conn_event ev,
 		goto out_unlock;
 
 	spin_lock(&conn->lock);
-	if (hl_nic_conn_next_state(conn->state, ev) < 0)
+	if (hl_nic_conn_next_state(conn->attr.state, ev) < 0)
 		rc = -EINVAL;
 	else if (ev == HL_NIC_CONN_EV_SET_REQ &&
-		 (conn->remote_addr != a->remote_addr ||
-		  conn->remote_conn_id != a->remote_conn_id))
+		 (conn->attr.remote_addr != a->remote_addr ||
+		  conn->attr.remote_conn_id != a->remote_conn_id))
 		rc = -EINVAL;
 	spin_unlock(&conn->lock);
 	if (rc)
@@ -747,10 +719,10 @@ static int hl_nic_query_conn(struct hl_ctx *ctx,
 	conn = xa_load(&nic->conns, in->conn_id);
 	if (conn) {
 		spin_lock(&conn->lock);
-		out->remote_addr = conn->remote_addr;
-		out->state = conn->state;
+		out->remote_addr = conn->attr.remote_addr;
+		out->state = conn->attr.state;
 		out->port = conn->port;
-		out->remote_conn_id = conn->remote_conn_id;
+		out->remote_conn_id = conn->attr.remote_conn_id;
 		/* The PSNs are the wire's */
 		ctx->hdev->asic_funcs->nic_qp_query(ctx->hdev, conn->qp,
 						    &out->sq_psn,
@@ -1228,10 +1200,10 @@ static void hl_nic_fail_conns_naming(struct hl_ctx *rctx, u64 addr, u32 gen,
 	xa_lock(&rctx->nic.conns);
 	xa_for_each(&rctx->nic.conns, id, rconn) {
 		spin_lock(&rconn->lock);
-		if (rconn->remote_addr == addr &&
-		    HL_NIC_CONN_ID_GEN(rconn->remote_conn_id) == gen &&
-		    rconn->state != HL_NIC_CONN_STATE_ERR)
-			hl_nic_conn_fail_locked(rconn, rconn->epoch, why);
+		if (rconn->attr.remote_addr == addr &&
+		    HL_NIC_CONN_ID_GEN(rconn->attr.remote_conn_id) == gen &&
+		    rconn->attr.state != HL_NIC_CONN_STATE_ERR)
+			hl_nic_conn_fail_locked(rconn, rconn->attr.epoch, why);
 		spin_unlock(&rconn->lock);
 	}
 	xa_unlock(&rctx->nic.conns);

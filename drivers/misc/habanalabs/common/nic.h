@@ -6,11 +6,13 @@
  * any ASIC: the connection and CQ objects, the QP state machine
  * (hl_nic_conn_next_state()), the uAPI, ownership (which context the
  * fabric reaches), teardown, and the CQ entries. The wire is the
- * hardware's, in the backend (the emulated one: emu/emu_nic_qp.c and
- * emu/emu_nic.c): a QP context per connection with its PSNs and work
- * queues, admission, taking turns on the wire, matching a message with the
- * peer's posted receive across devices, and reaching the peer device's
- * memory. Work reaches the backend through its engine queues (the
+ * hardware's, in the backend (the emulated one, by role as rxe splits its
+ * wire: emu/emu_nic_qp.c, the QP context per connection with its PSNs and
+ * work queues; emu_nic_req.c, the requester: admission, taking turns on
+ * the wire, reaching the peer device's memory; emu_nic_resp.c, the
+ * responder: matching a message with the peer's posted receive across
+ * devices, the rkey, RECV; emu_nic_comp.c, the completions;
+ * emu_nic_fabric.c, the ports and links). Work reaches the backend through its engine queues (the
  * HL_PKT_NIC_* packets of a command submission, asic_funcs->queue_job), as
  * work requests reach a NIC's QPs on silicon; the core never runs it.
  *
@@ -18,17 +20,21 @@
  *   - core to backend, asic_funcs->nic_qp_create / nic_qp_program /
  *     nic_qp_query / nic_qp_teardown: create the QP context of a new
  *     connection, program it with what the core decided (struct
- *     hl_nic_qp_attr: state, epoch, peer, PSNs, sizes, CQs) on every
- *     move of the state machine, read its PSNs for QUERY_CONN, and tear it
- *     down once when the connection is destroyed;
- *   - backend to core, hl_nic_report(): one entry point for what the
- *     hardware reports, a completion (a CQE for a CQ) and an error (the
- *     connection moves to ERR), as a struct hl_nic_cqe_report the backend
- *     owns. No core structure lives in the backend, and the backend takes
- *     no lock of the core's: it reaches a device's memory through
- *     hl_device_hw_enter() and hl_device_hw_access_begin() (device.h), and
- *     asks whether the fabric reaches a context with
- *     hl_nic_ctx_get_reached().
+ *     hl_nic_qp_attr: the connection's attributes, struct
+ *     hl_nic_conn_attr, defined once in asic.h and kept whole by both sides,
+ *     and the PSNs to start from) on every move of the state machine,
+ *     read its PSNs for QUERY_CONN, and tear it down once when the
+ *     connection is destroyed;
+ *   - backend to core, every call declared in asic.h's NIC section (the
+ *     backend includes no other core header): hl_nic_report(), the one
+ *     entry point for what the hardware reports, a completion (a CQE for a
+ *     CQ) and an error (the connection moves to ERR), as a struct
+ *     hl_nic_cqe_report the backend owns; the regions' lookups and access
+ *     brackets (nic_mr.c); hl_nic_ctx_get_reached(), whether the fabric
+ *     reaches a context; hl_nic_conn_takes_sends()/_recvs(). No core
+ *     structure lives in the backend, and the backend takes no lock of the
+ *     core's: it reaches a device's memory through hl_device_hw_enter()
+ *     and hl_device_hw_access_begin() (asic.h).
  *
  * Objects and lifetimes:
  *   - struct hl_nic_ctx: a context's connections and CQs, created and
@@ -54,7 +60,7 @@
  * device that names one of its connections moves to ERR.
  *
  * Epochs: every move of a connection to ERR or RESET, and its destruction,
- * bumps hl_nic_conn.epoch and programs the QP with it; the backend flushes
+ * bumps hl_nic_conn_attr.epoch and programs the QP with it; the backend flushes
  * (HL_NIC_CQE_STATUS_FLUSHED, or the programmed flush status) the work it
  * took in an older epoch, so work started before a reset never runs on the
  * connection set up after it. An error the backend finds moves its own QP
@@ -74,6 +80,7 @@
 
 #include <uapi/misc/habanalabs.h>
 
+#include "asic.h"
 #include "nic_mr.h"
 
 struct hl_ctx;
@@ -122,19 +129,9 @@ struct hl_nic_cq {
  * @qp: the backend's QP context (asic_funcs->nic_qp_create()), or NULL
  *	when the backend has no NIC; torn down once, at destruction.
  * @lock: Protects every field below, and orders the programming of @qp.
- * @state: enum hl_nic_conn_state.
- * @epoch: bumped by every move to ERR or RESET and by destruction.
- * @flush_status: what work of an older epoch completes with: FLUSHED, or
- *	REMOTE_ERR (LINK_DOWN) when the last bump was the peer's owner going
- *	away (the peer device being removed).
- * @destroyed: DESTROY_CONN or the context's close.
- * @remote_addr: the peer port's address (RTR and later).
- * @remote_conn_id: the peer connection (RTR and later).
- * @mtu: largest packet payload (RTS).
- * @sq_size: sends outstanding at most (RTS).
- * @rq_size: receives posted at most (RTR and later).
- * @send_cq: CQ of the send completions, counted in its users, or NULL.
- * @recv_cq: CQ of the receive completions, counted in its users, or NULL.
+ * @attr: the attributes, programmed into @qp on every change.
+ * @send_cq: the CQ @attr.send_cq names, counted in its users, or NULL.
+ * @recv_cq: the CQ @attr.recv_cq names, counted in its users, or NULL.
  */
 struct hl_nic_conn {
 	struct kref refcount;
@@ -143,77 +140,9 @@ struct hl_nic_conn {
 	u32 port;
 	void *qp;
 	spinlock_t lock; /* Protects: everything below */
-	enum hl_nic_conn_state state;
-	u32 epoch;
-	u32 flush_status;
-	bool destroyed;
-	u64 remote_addr;
-	u32 remote_conn_id;
-	u32 mtu;
-	u32 sq_size;
-	u32 rq_size;
+	struct hl_nic_conn_attr attr;
 	struct hl_nic_cq *send_cq;
 	struct hl_nic_cq *recv_cq;
-};
-
-/**
- * struct hl_nic_qp_attr - a connection's context as the core programs it
- * into the backend's QP (asic_funcs->nic_qp_program()).
- * @state: enum hl_nic_conn_state.
- * @epoch: the connection's epoch (struct hl_nic_conn); a new one flushes
- *	the work the QP took before.
- * @flush_status: what that work completes with.
- * @destroyed: the connection is being destroyed (the last program).
- * @remote_addr: the peer port's address, or 0.
- * @remote_conn_id: the peer connection, or 0.
- * @mtu: largest packet payload, or 0.
- * @sq_size: sends outstanding at most, or 0.
- * @rq_size: receives posted at most, or 0.
- * @send_cq: handle of the CQ of send completions, or 0.
- * @recv_cq: handle of the CQ of receive completions, or 0.
- * @set_sq_psn: start the send PSN at @sq_psn (SET_REQ_CONN_CTX, RESET).
- * @sq_psn: see @set_sq_psn.
- * @set_rq_psn: start the expected PSN at @rq_psn (SET_RES_CONN_CTX,
- *	RESET).
- * @rq_psn: see @set_rq_psn.
- */
-struct hl_nic_qp_attr {
-	enum hl_nic_conn_state state;
-	u32 epoch;
-	u32 flush_status;
-	bool destroyed;
-	u64 remote_addr;
-	u32 remote_conn_id;
-	u32 mtu;
-	u32 sq_size;
-	u32 rq_size;
-	u32 send_cq;
-	u32 recv_cq;
-	bool set_sq_psn;
-	u32 sq_psn;
-	bool set_rq_psn;
-	u32 rq_psn;
-};
-
-/* hl_nic_cqe_report.flags: the connection moves to ERR */
-#define HL_NIC_REPORT_FAIL	BIT(0)
-
-/**
- * struct hl_nic_cqe_report - what the backend reports of a connection
- * (hl_nic_report()).
- * @cqe: the completion entry, whole (its @conn_id names the connection);
- *	posted to @cq.
- * @cq: handle of the CQ the work reports to (the QP's when it took the
- *	work), or 0: no entry, only the error.
- * @epoch: the connection's epoch the work ran in (as programmed).
- * @flags: HL_NIC_REPORT_FAIL: the work failed and the connection moves to
- *	ERR, unless it moved on (its epoch is no longer @epoch).
- */
-struct hl_nic_cqe_report {
-	struct hl_nic_cqe cqe;
-	u32 cq;
-	u32 epoch;
-	u32 flags;
 };
 
 /**
@@ -279,8 +208,6 @@ enum hl_nic_conn_event {
 /* The state machine itself: pure logic (KUnit: common/nic_kunit.c) */
 int hl_nic_conn_next_state(enum hl_nic_conn_state from,
 			   enum hl_nic_conn_event ev);
-bool hl_nic_conn_takes_sends(enum hl_nic_conn_state state);
-bool hl_nic_conn_takes_recvs(enum hl_nic_conn_state state);
 
 void hl_nic_ctx_init(struct hl_ctx *ctx);
 void hl_nic_ctx_kill(struct hl_ctx *ctx);
@@ -295,9 +222,5 @@ int hl_nic_info_ports(struct hl_device *hdev, struct hl_info_nic_ports *info);
 struct hl_nic_conn *hl_nic_conn_get(struct hl_ctx *ctx, u32 id);
 void hl_nic_conn_put(struct hl_nic_conn *conn);
 bool hl_nic_conn_is_qp(struct hl_nic_conn *conn, const void *qp);
-
-/* nic.c: for the backends */
-void hl_nic_report(struct hl_device *hdev, const struct hl_nic_cqe_report *r);
-bool hl_nic_ctx_get_reached(struct hl_device *hdev, struct hl_ctx *ctx);
 
 #endif /* HL_NIC_H_ */

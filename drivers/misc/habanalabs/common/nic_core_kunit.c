@@ -44,6 +44,7 @@ static struct {
 	int programs;
 	int teardowns;
 	struct hl_nic_qp_attr last;
+	struct hl_nic_conn_attr last_conn;
 	struct t_qp *last_qp;
 	struct t_qp *qps[T_MAX_QPS];
 } t_be;
@@ -69,6 +70,7 @@ static void t_qp_program(struct hl_device *hdev, void *hw,
 	KUNIT_EXPECT_EQ(t_be.test, qp->torn, 0);
 	t_be.programs++;
 	t_be.last = *attr;
+	t_be.last_conn = *attr->conn;
 	t_be.last_qp = qp;
 	if (attr->set_sq_psn)
 		qp->sq_psn = attr->sq_psn;
@@ -246,30 +248,30 @@ static void hl_nic_core_test_hooks_follow_state_machine(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, t_modify(e, id, HL_NIC_CONN_STATE_INIT), 0);
 	KUNIT_EXPECT_EQ(test, t_be.programs, 1);
 	KUNIT_EXPECT_PTR_EQ(test, t_be.last_qp, t_be.qps[0]);
-	KUNIT_EXPECT_EQ(test, t_be.last.state, HL_NIC_CONN_STATE_INIT);
-	KUNIT_EXPECT_EQ(test, t_be.last.epoch, 0u);
+	KUNIT_EXPECT_EQ(test, t_be.last_conn.state, HL_NIC_CONN_STATE_INIT);
+	KUNIT_EXPECT_EQ(test, t_be.last_conn.epoch, 0u);
 
 	/* The responder context: the peer, the expected PSN, the recv CQ */
 	KUNIT_EXPECT_EQ(test, t_set_res(e, id, 100, cq), 0);
-	KUNIT_EXPECT_EQ(test, t_be.last.state, HL_NIC_CONN_STATE_RTR);
+	KUNIT_EXPECT_EQ(test, t_be.last_conn.state, HL_NIC_CONN_STATE_RTR);
 	KUNIT_EXPECT_TRUE(test, t_be.last.set_rq_psn);
 	KUNIT_EXPECT_FALSE(test, t_be.last.set_sq_psn);
 	KUNIT_EXPECT_EQ(test, t_be.last.rq_psn, 100u);
-	KUNIT_EXPECT_EQ(test, t_be.last.rq_size, 16u);
-	KUNIT_EXPECT_EQ(test, t_be.last.recv_cq, cq);
-	KUNIT_EXPECT_EQ(test, t_be.last.send_cq, 0u);
-	KUNIT_EXPECT_EQ(test, t_be.last.remote_addr, T_RADDR);
-	KUNIT_EXPECT_EQ(test, t_be.last.remote_conn_id, (u32)T_RCONN);
+	KUNIT_EXPECT_EQ(test, t_be.last_conn.rq_size, 16u);
+	KUNIT_EXPECT_EQ(test, t_be.last_conn.recv_cq, cq);
+	KUNIT_EXPECT_EQ(test, t_be.last_conn.send_cq, 0u);
+	KUNIT_EXPECT_EQ(test, t_be.last_conn.remote_addr, T_RADDR);
+	KUNIT_EXPECT_EQ(test, t_be.last_conn.remote_conn_id, (u32)T_RCONN);
 
 	/* The requester context: the send PSN, the MTU, the send CQ */
 	KUNIT_EXPECT_EQ(test, t_set_req(e, id, 200, cq), 0);
-	KUNIT_EXPECT_EQ(test, t_be.last.state, HL_NIC_CONN_STATE_RTS);
+	KUNIT_EXPECT_EQ(test, t_be.last_conn.state, HL_NIC_CONN_STATE_RTS);
 	KUNIT_EXPECT_TRUE(test, t_be.last.set_sq_psn);
 	KUNIT_EXPECT_FALSE(test, t_be.last.set_rq_psn);
 	KUNIT_EXPECT_EQ(test, t_be.last.sq_psn, 200u);
-	KUNIT_EXPECT_EQ(test, t_be.last.mtu, (u32)HL_NIC_MTU_1024);
-	KUNIT_EXPECT_EQ(test, t_be.last.sq_size, 8u);
-	KUNIT_EXPECT_EQ(test, t_be.last.send_cq, cq);
+	KUNIT_EXPECT_EQ(test, t_be.last_conn.mtu, (u32)HL_NIC_MTU_1024);
+	KUNIT_EXPECT_EQ(test, t_be.last_conn.sq_size, 8u);
+	KUNIT_EXPECT_EQ(test, t_be.last_conn.send_cq, cq);
 
 	/* QUERY_CONN reads the PSNs from the QP context */
 	t_be.qps[0]->sq_psn = 205;
@@ -286,24 +288,24 @@ static void hl_nic_core_test_hooks_follow_state_machine(struct kunit *test)
 
 	/* ERR: a new epoch (flush), the contexts kept */
 	KUNIT_EXPECT_EQ(test, t_modify(e, id, HL_NIC_CONN_STATE_ERR), 0);
-	KUNIT_EXPECT_EQ(test, t_be.last.state, HL_NIC_CONN_STATE_ERR);
-	KUNIT_EXPECT_EQ(test, t_be.last.epoch, 1u);
-	KUNIT_EXPECT_EQ(test, t_be.last.flush_status,
+	KUNIT_EXPECT_EQ(test, t_be.last_conn.state, HL_NIC_CONN_STATE_ERR);
+	KUNIT_EXPECT_EQ(test, t_be.last_conn.epoch, 1u);
+	KUNIT_EXPECT_EQ(test, t_be.last_conn.flush_status,
 			(u32)HL_NIC_CQE_STATUS_FLUSHED);
-	KUNIT_EXPECT_EQ(test, t_be.last.recv_cq, cq);
+	KUNIT_EXPECT_EQ(test, t_be.last_conn.recv_cq, cq);
 	KUNIT_EXPECT_FALSE(test, t_be.last.set_sq_psn);
 
 	/* RESET: another epoch, the contexts, CQs and PSNs forgotten */
 	KUNIT_EXPECT_EQ(test, t_modify(e, id, HL_NIC_CONN_STATE_RESET), 0);
-	KUNIT_EXPECT_EQ(test, t_be.last.state, HL_NIC_CONN_STATE_RESET);
-	KUNIT_EXPECT_EQ(test, t_be.last.epoch, 2u);
-	KUNIT_EXPECT_EQ(test, t_be.last.recv_cq, 0u);
-	KUNIT_EXPECT_EQ(test, t_be.last.send_cq, 0u);
-	KUNIT_EXPECT_EQ(test, t_be.last.remote_conn_id, 0u);
+	KUNIT_EXPECT_EQ(test, t_be.last_conn.state, HL_NIC_CONN_STATE_RESET);
+	KUNIT_EXPECT_EQ(test, t_be.last_conn.epoch, 2u);
+	KUNIT_EXPECT_EQ(test, t_be.last_conn.recv_cq, 0u);
+	KUNIT_EXPECT_EQ(test, t_be.last_conn.send_cq, 0u);
+	KUNIT_EXPECT_EQ(test, t_be.last_conn.remote_conn_id, 0u);
 	KUNIT_EXPECT_TRUE(test, t_be.last.set_sq_psn && t_be.last.set_rq_psn);
 	KUNIT_EXPECT_EQ(test, t_be.last.sq_psn, 0u);
 	KUNIT_EXPECT_EQ(test, t_be.last.rq_psn, 0u);
-	KUNIT_EXPECT_FALSE(test, t_be.last.destroyed);
+	KUNIT_EXPECT_FALSE(test, t_be.last_conn.destroyed);
 	KUNIT_EXPECT_EQ(test, t_be.teardowns, 0);
 }
 
@@ -366,8 +368,8 @@ static void hl_nic_core_test_failure_moves_to_err(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, t_query(test, e, id).state,
 			(u32)HL_NIC_CONN_STATE_ERR);
 	KUNIT_EXPECT_EQ(test, t_be.programs, programs + 1);
-	KUNIT_EXPECT_EQ(test, t_be.last.state, HL_NIC_CONN_STATE_ERR);
-	KUNIT_EXPECT_EQ(test, t_be.last.epoch, 1u);
+	KUNIT_EXPECT_EQ(test, t_be.last_conn.state, HL_NIC_CONN_STATE_ERR);
+	KUNIT_EXPECT_EQ(test, t_be.last_conn.epoch, 1u);
 	KUNIT_EXPECT_EQ(test, t_cq(e, cq)->pi, 1ull);
 	KUNIT_EXPECT_EQ(test, t_cq(e, cq)->entries[0].status,
 			(u32)HL_NIC_CQE_STATUS_PSN_ERR);
@@ -405,8 +407,8 @@ static void hl_nic_core_test_teardown_once(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, t_op(e, &in, HL_NIC_OP_DESTROY_CONN, NULL), 0);
 	/* The last program says so, then the teardown, once */
 	KUNIT_EXPECT_PTR_EQ(test, t_be.last_qp, t_be.qps[0]);
-	KUNIT_EXPECT_TRUE(test, t_be.last.destroyed);
-	KUNIT_EXPECT_EQ(test, t_be.last.state, HL_NIC_CONN_STATE_ERR);
+	KUNIT_EXPECT_TRUE(test, t_be.last_conn.destroyed);
+	KUNIT_EXPECT_EQ(test, t_be.last_conn.state, HL_NIC_CONN_STATE_ERR);
 	KUNIT_EXPECT_EQ(test, t_be.qps[0]->torn, 1);
 	KUNIT_EXPECT_EQ(test, t_be.qps[1]->torn, 0);
 	/* The CQ lost its user: it may be destroyed */

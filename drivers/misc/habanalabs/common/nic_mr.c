@@ -25,10 +25,11 @@
  * Deregistration and the data path: a write looks the key up once, then
  * moves its bytes step by step, each step inside hl_nic_mr_access_begin()
  * and hl_nic_mr_access_end() (the region's rwsem for read, @revoked
- * checked under it). Deregistration takes the region out of the tables,
- * then its rwsem for write to set @revoked: it returns only after the
- * step in flight, and no step starts after it. So no byte lands in a
- * region after its DEREG_MR returned.
+ * checked under it; both regions of a WRITE at once, in the order of
+ * their devices: hl_nic_mr_access_begin_pair()). Deregistration takes
+ * the region out of the tables, then its rwsem for write to set @revoked:
+ * it returns only after the step in flight, and no step starts after it.
+ * So no byte lands in a region after its DEREG_MR returned.
  *
  * Locks (their place in the driver's lock order is in habanalabs.h):
  * hl_nic_ctx.mr_lock (a mutex) serialises a context's registrations and
@@ -50,6 +51,7 @@
 #include "habanalabs.h"
 #include "context.h"
 #include "debug.h"
+#include "engine_access.h"
 #include "events.h"
 #include "fault.h"
 #include "memory.h"
@@ -604,4 +606,61 @@ void hl_nic_mr_access_end(struct hl_nic_mr *mr)
 	if (hl_bug_injected(HL_INJECT_MR_NO_SYNC))
 		return;
 	up_read(&mr->rwsem);
+}
+
+/**
+ * hl_nic_mr_access_begin_pair - start a step of a WRITE, which moves bytes
+ * from a region of its own device into a region of the peer's: both
+ * regions' access sections, taken in the order of their devices
+ * (hl_device_hw_before(), as the engine accesses), so that two WRITEs in
+ * opposite directions never wait on each other's.
+ * @local: the source region, with a reference.
+ * @remote: the destination region, with a reference; @local again for a
+ *	loopback into the same region (held once).
+ *
+ * Sleeps while a deregistration is revoking either.
+ *
+ * Return: 0 both are held (end the step with
+ * hl_nic_mr_access_end_pair(@local, @remote)); -EACCES @local was
+ * deregistered, nothing held (its refusal wins, as when a step took them
+ * one after the other); -EREMOTEIO @remote was deregistered, @local is
+ * held (end with hl_nic_mr_access_end_pair(@local, NULL)).
+ */
+int hl_nic_mr_access_begin_pair(struct hl_nic_mr *local,
+				struct hl_nic_mr *remote)
+{
+	struct hl_nic_mr *first = local, *second = remote;
+
+	if (local == remote)
+		return hl_nic_mr_access_begin(local) ? 0 : -EACCES;
+	if (hl_device_hw_before(remote->ctx->hdev, local->ctx->hdev))
+		swap(first, second);
+
+	if (!hl_nic_mr_access_begin(first)) {
+		if (first == local || !hl_nic_mr_access_begin(local))
+			return -EACCES;
+		return -EREMOTEIO;
+	}
+	if (!hl_nic_mr_access_begin(second)) {
+		if (second == remote)
+			return -EREMOTEIO;
+		hl_nic_mr_access_end(first);
+		return -EACCES;
+	}
+	return 0;
+}
+
+/**
+ * hl_nic_mr_access_end_pair - end a step begun by
+ * hl_nic_mr_access_begin_pair().
+ * @local: the source region.
+ * @remote: the destination region when both were held, NULL when only
+ *	@local was (-EREMOTEIO).
+ */
+void hl_nic_mr_access_end_pair(struct hl_nic_mr *local,
+			       struct hl_nic_mr *remote)
+{
+	if (remote && remote != local)
+		hl_nic_mr_access_end(remote);
+	hl_nic_mr_access_end(local);
 }

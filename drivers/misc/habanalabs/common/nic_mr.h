@@ -52,6 +52,8 @@
 
 #include <uapi/misc/habanalabs.h>
 
+#include "asic.h"
+
 struct hl_ctx;
 struct hl_device;
 struct hl_nic_conn;
@@ -145,14 +147,7 @@ int hl_nic_mr_reg(struct hl_ctx *ctx, const struct hl_nic_reg_mr_in *in,
 int hl_nic_mr_dereg(struct hl_ctx *ctx, const struct hl_nic_dereg_mr_in *in);
 void hl_nic_mr_ctx_close(struct hl_ctx *ctx);
 
-/* For the data path (emu/emu_nic.c) */
-int hl_nic_mr_lookup(struct hl_ctx *ctx, u32 lkey, u64 va, u64 len,
-		     struct hl_nic_mr **mr, u64 *dev_va);
-int hl_nic_mr_lookup_remote(struct hl_ctx *ctx, struct hl_device *from,
-			    const void *qp, u32 rkey, u32 need, u64 va, u64 len,
-			    struct hl_nic_mr **mr, u64 *dev_va);
-bool hl_nic_mr_access_begin(struct hl_nic_mr *mr);
-void hl_nic_mr_access_end(struct hl_nic_mr *mr);
-void hl_nic_mr_put(struct hl_nic_mr *mr);
+/* For the data path (emu/emu_nic_req.c, emu/emu_nic_resp.c) */
+/* The data path's calls (the backend's): asic.h's NIC section */
 
 #endif /* HL_NIC_MR_H_ */

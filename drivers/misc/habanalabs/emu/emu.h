@@ -18,9 +18,10 @@
  * core's: a queue worker opens an engine access around each chunk
  * (hl_device_hw_access_begin(), common/asic.h: the core's
  * engine_access_rwsem for read), with no other lock held, and calls
- * hl_cs_job_done() with no lock held. The NIC engine (emu_nic.c) opens
- * one on its own device and one on the peer device (hl_device_hw_enter())
- * in turn, never both at once, and holds no NIC lock around either.
+ * hl_cs_job_done() with no lock held. The NIC's requester (emu_nic_req.c)
+ * opens one on its own device and one on the peer device at once, in the
+ * devices' order (hl_device_hw_enter_pair()), and holds no NIC lock around
+ * them.
  */
 #ifndef HL_EMU_H_
 #define HL_EMU_H_
@@ -123,8 +124,9 @@ struct hl_emu_queue {
  *	queue's lock.
  * @tlb_gen: TLB generation, bumped by mmu_invalidate_cache; starts at 1.
  * @queues: the engine queues.
- * @nic: the NIC ports and the device's place in the fabric (emu_nic.c);
- *	the device holds a reference from hw_init to early_fini.
+ * @nic: the NIC ports and the device's place in the fabric
+ *	(emu_nic_fabric.c); the device holds a reference from hw_init to
+ *	early_fini.
  * @sync: the sync manager and the queues' fence counters (emu_sync.c),
  *	from early_init to early_fini.
  */

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * habanalabs emu: the NIC (emu_nic.c): its ports, its place in the fabric,
- * the packets its engine runs and the engine's record of one message; the
- * TEST ONLY two-copy step (emu_nic_debug.c, CONFIG_HABANALABS_DEBUG).
+ * habanalabs emu: the NIC as the rest of the emulated device sees it: its
+ * ports and place in the fabric (emu_nic_fabric.c), the packets its engine
+ * runs and their entry points: SEND and WRITE in the requester
+ * (emu_nic_req.c), RECV in the responder (emu_nic_resp.c). The wire's own
+ * records (QP contexts, receives, sends) are in emu_nic_qp.h.
  */
 #ifndef HL_EMU_NIC_H_
 #define HL_EMU_NIC_H_
@@ -14,13 +16,7 @@
 #include "emu.h"
 #include "emu_nic_qp.h"
 
-/* Until asic.h has its NIC section: the NIC engine's core calls */
-#include "../common/habanalabs.h"
-#include "../common/debug.h"
-#include "../common/nic.h"
-#include "../common/nic_mr.h"
-
-/* NIC ports per device: 4 devices all-to-all need 3 (emu_nic.c) */
+/* NIC ports per device: 4 devices all-to-all need 3 (emu_nic_fabric.c) */
 #define HL_EMU_NIC_PORTS		8
 
 /**
@@ -104,72 +100,30 @@ struct hl_emu_pkt_nic_write {
 	__le32 pad;
 };
 
-/* emu_nic.c */
+/* emu_nic_fabric.c: the NIC, its ports and links */
 int hl_emu_nic_init(struct hl_emu_device *emu);
 void hl_emu_nic_fini(struct hl_emu_device *emu);
 void hl_emu_nic_free(struct hl_emu_device *emu);
+void hl_emu_nic_put(struct hl_emu_nic *nic);
 void hl_emu_nic_port_info(struct hl_device *hdev, u32 port,
 			  struct hl_info_nic_port *info);
 int hl_emu_nic_check_remote(struct hl_device *hdev, u32 port, u64 remote_addr);
 struct hl_device *hl_emu_nic_peer_get(struct hl_device *hdev, u32 port,
 				      u64 *addr);
 void hl_emu_nic_debugfs_init(struct hl_device *hdev, struct dentry *root);
-void hl_emu_nic_put(struct hl_emu_nic *nic);
+u64 hl_emu_nic_addr(u32 id, u32 port);
+struct hl_emu_nic *hl_emu_link_peer_get(struct hl_emu_nic *nic, u32 port,
+					u32 *peer_port);
+bool hl_emu_link_up(struct hl_emu_nic *nic, u32 port);
+
+/* emu_nic_req.c: the requester's packets */
 int hl_emu_nic_exec_send(struct hl_emu_queue *q, struct hl_cs_job *job,
-			 const struct hl_emu_pkt_nic *pkt);
-int hl_emu_nic_exec_recv(struct hl_emu_queue *q, struct hl_cs_job *job,
 			 const struct hl_emu_pkt_nic *pkt);
 int hl_emu_nic_exec_write(struct hl_emu_queue *q, struct hl_cs_job *job,
 			  const struct hl_emu_pkt_nic_write *pkt, bool imm);
 
-/**
- * struct hl_emu_nic_xfer - one message being sent.
- * @q: the sending queue.
- * @job: its job.
- * @nic: this device's NIC.
- * @qp: the sending QP context (a reference).
- * @send: the wire's record of the send (emu_nic_qp.c).
- * @stopped: the device is stopping: the job fails with -ENODEV.
- * @addr: device VA of the message (a WRITE: translated through @lmr).
- * @size: bytes of the message.
- * @moved: bytes that reached the peer.
- * @peer: the peer's NIC (a reference), once matched.
- * @rctx: the peer connection's context (a reference), once matched.
- * @rqp: the peer QP context (a reference), once matched.
- * @lmr: a WRITE's local region (a reference), once its lkey checked.
- * @rmr: a WRITE's peer region (a reference), once its rkey checked.
- * @dst: a WRITE's destination: device VA in @rctx, translated through
- *	@rmr.
- */
-struct hl_emu_nic_xfer {
-	struct hl_emu_queue *q;
-	struct hl_cs_job *job;
-	struct hl_emu_nic *nic;
-	struct hl_emu_qp *qp;
-	struct hl_emu_send send;
-	bool stopped;
-	u64 addr;
-	u64 size;
-	u64 moved;
-	struct hl_emu_nic *peer;
-	struct hl_ctx *rctx;
-	struct hl_emu_qp *rqp;
-	struct hl_nic_mr *lmr;
-	struct hl_nic_mr *rmr;
-	u64 dst;
-};
-
-#if IS_ENABLED(CONFIG_HABANALABS_DEBUG)
-u32 hl_emu_nic_step_bounce(struct hl_emu_nic_xfer *x, u64 src, u64 dst,
-			   u64 len, u64 *done);
-#else
-/* Never called: hl_nic_two_copies() is false without the parameter */
-static inline u32 hl_emu_nic_step_bounce(struct hl_emu_nic_xfer *x, u64 src,
-					 u64 dst, u64 len, u64 *done)
-{
-	*done = 0;
-	return HL_NIC_CQE_STATUS_LOCAL_FAULT;
-}
-#endif /* CONFIG_HABANALABS_DEBUG */
+/* emu_nic_resp.c: the responder's packet */
+int hl_emu_nic_exec_recv(struct hl_emu_queue *q, struct hl_cs_job *job,
+			 const struct hl_emu_pkt_nic *pkt);
 
 #endif /* HL_EMU_NIC_H_ */

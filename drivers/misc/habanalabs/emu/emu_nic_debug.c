@@ -32,7 +32,7 @@ static u32 hl_emu_nic_write_peer(struct hl_emu_nic_xfer *x, u64 va, u64 len,
 		return HL_NIC_CQE_STATUS_REMOTE_ACCESS_ERR;
 	entered = hl_device_hw_enter(peer_hdev, &idx);
 	if (entered) {
-		/* Checked inside the access, as hl_emu_nic_step() does */
+		/* Checked inside the access, as hl_emu_req_step() does */
 		if (hl_emu_send_peer_flushed(&x->send)) {
 			status = HL_NIC_CQE_STATUS_REMOTE_ERR;
 		} else if (!READ_ONCE(x->peer->detached)) {
@@ -80,7 +80,7 @@ static int hl_emu_nic_read_local(struct hl_emu_queue *q, u32 asid, u64 va,
 }
 
 /*
- * TEST ONLY (nic_two_copies): hl_emu_nic_step() as it was before each
+ * TEST ONLY (nic_two_copies): hl_emu_req_step() as it was before each
  * byte moved once, kept so that one boot can time both: the step is read
  * into q->buf inside this device's engine access, then written inside the
  * peer's, one access at a time. Same statuses and *@done.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit tests of the emulated wire's matching (emu_nic_qp.c,
- * hl_emu_send_match()): a message is taken only by a QP context that names
+ * KUnit tests of the emulated wire's matching (emu_nic_resp.c,
+ * hl_emu_resp_match()): a message is taken only by a QP context that names
  * the sender's whole connection ID (an earlier owner's connection of the
  * same slot is another connection) and port address; a WRITE (no receive)
  * checks PSNs and takes no receive, and a PSN mismatch fails the peer QP.
@@ -22,12 +22,11 @@
 #define T_RTS		HL_NIC_CONN_STATE_RTS
 #define T_ERR		HL_NIC_CONN_STATE_ERR
 
-/* The QP contexts' NIC: a device without an owner (nic_ctx NULL) */
-static struct hl_device t_hdev = {
-	.nic_lock = __SPIN_LOCK_UNLOCKED(t_hdev.nic_lock),
-};
-
-static struct hl_emu_nic t_nic = { .hdev = &t_hdev };
+/*
+ * The QP contexts' NIC: on a device without an owner (its hdev from
+ * hl_device_kunit_alloc(), per case)
+ */
+static struct hl_emu_nic t_nic;
 
 #define T_ADDR		0x02484c000105ull	/* the sender's port address */
 #define T_PORT		3			/* the receiver's port */
@@ -43,10 +42,10 @@ static void t_conn_init(struct hl_emu_qp *c, u32 id,
 	c->id = id;
 	c->port = T_PORT;
 	spin_lock_init(&c->lock);
-	c->state = state;
-	c->flush_status = HL_NIC_CQE_STATUS_FLUSHED;
-	c->remote_conn_id = remote_id;
-	c->remote_addr = remote_addr;
+	c->attr.state = state;
+	c->attr.flush_status = HL_NIC_CQE_STATUS_FLUSHED;
+	c->attr.remote_conn_id = remote_id;
+	c->attr.remote_addr = remote_addr;
 	INIT_LIST_HEAD(&c->rq);
 	init_waitqueue_head(&c->wq);
 }
@@ -79,34 +78,34 @@ static void hl_emu_qp_test_match_whole_id(struct kunit *test)
 
 	/* No responder context yet: the sender may wait */
 	t_conn_init(rcv, 7 << HL_NIC_CONN_ID_SLOT_BITS | 1, T_INIT, 0, 0);
-	KUNIT_EXPECT_EQ(test, hl_emu_send_match(&s, rcv, T_PORT, T_ADDR),
+	KUNIT_EXPECT_EQ(test, hl_emu_resp_match(&s, rcv, T_PORT, T_ADDR),
 			HL_EMU_WR_AGAIN);
 
 	/* Set up for an earlier owner's connection of the same slot */
 	t_conn_init(rcv, rcv->id, T_RTR, old_me, T_ADDR);
 	t_post(rcv, &wr);
-	KUNIT_EXPECT_EQ(test, hl_emu_send_match(&s, rcv, T_PORT, T_ADDR),
+	KUNIT_EXPECT_EQ(test, hl_emu_resp_match(&s, rcv, T_PORT, T_ADDR),
 			HL_NIC_CQE_STATUS_REMOTE_INVALID);
 	KUNIT_EXPECT_EQ(test, wr.state, HL_EMU_WR_POSTED);
-	KUNIT_EXPECT_EQ(test, rcv->state, T_RTR);
+	KUNIT_EXPECT_EQ(test, rcv->attr.state, T_RTR);
 
 	/* Naming us, but from another port address, or on another port */
 	t_conn_init(rcv, rcv->id, T_RTR, me, T_ADDR ^ 1);
 	t_post(rcv, &wr);
-	KUNIT_EXPECT_EQ(test, hl_emu_send_match(&s, rcv, T_PORT, T_ADDR),
+	KUNIT_EXPECT_EQ(test, hl_emu_resp_match(&s, rcv, T_PORT, T_ADDR),
 			HL_NIC_CQE_STATUS_REMOTE_INVALID);
 	t_conn_init(rcv, rcv->id, T_RTR, me, T_ADDR);
 	t_post(rcv, &wr);
-	KUNIT_EXPECT_EQ(test, hl_emu_send_match(&s, rcv, T_PORT + 1, T_ADDR),
+	KUNIT_EXPECT_EQ(test, hl_emu_resp_match(&s, rcv, T_PORT + 1, T_ADDR),
 			HL_NIC_CQE_STATUS_REMOTE_INVALID);
 	KUNIT_EXPECT_EQ(test, wr.state, HL_EMU_WR_POSTED);
 
 	/* Naming us: in ERR it answers REMOTE_ERR, else takes the receive */
-	rcv->state = T_ERR;
-	KUNIT_EXPECT_EQ(test, hl_emu_send_match(&s, rcv, T_PORT, T_ADDR),
+	rcv->attr.state = T_ERR;
+	KUNIT_EXPECT_EQ(test, hl_emu_resp_match(&s, rcv, T_PORT, T_ADDR),
 			HL_NIC_CQE_STATUS_REMOTE_ERR);
-	rcv->state = T_RTR;
-	KUNIT_EXPECT_EQ(test, hl_emu_send_match(&s, rcv, T_PORT, T_ADDR),
+	rcv->attr.state = T_RTR;
+	KUNIT_EXPECT_EQ(test, hl_emu_resp_match(&s, rcv, T_PORT, T_ADDR),
 			HL_NIC_CQE_STATUS_SUCCESS);
 	KUNIT_EXPECT_EQ(test, wr.state, HL_EMU_WR_ACTIVE);
 	KUNIT_EXPECT_PTR_EQ(test, s.wr, &wr);
@@ -135,7 +134,7 @@ static void hl_emu_qp_test_write_takes_no_recv(struct kunit *test)
 
 	/* Right PSN: the peer's PSN moves on, its receive stays posted */
 	s.psn = 10;
-	KUNIT_EXPECT_EQ(test, hl_emu_send_match(&s, rcv, T_PORT, T_ADDR),
+	KUNIT_EXPECT_EQ(test, hl_emu_resp_match(&s, rcv, T_PORT, T_ADDR),
 			HL_NIC_CQE_STATUS_SUCCESS);
 	KUNIT_EXPECT_PTR_EQ(test, s.rqp, rcv);
 	KUNIT_EXPECT_NULL(test, s.wr);
@@ -145,10 +144,19 @@ static void hl_emu_qp_test_write_takes_no_recv(struct kunit *test)
 	/* Wrong PSN: PSN_ERR, the peer goes to ERR */
 	s.rqp = NULL;
 	s.psn = 10;
-	KUNIT_EXPECT_EQ(test, hl_emu_send_match(&s, rcv, T_PORT, T_ADDR),
+	KUNIT_EXPECT_EQ(test, hl_emu_resp_match(&s, rcv, T_PORT, T_ADDR),
 			HL_NIC_CQE_STATUS_PSN_ERR);
-	KUNIT_EXPECT_EQ(test, rcv->state, T_ERR);
+	KUNIT_EXPECT_EQ(test, rcv->attr.state, T_ERR);
 	list_del_init(&wr.node);
+}
+
+static int hl_emu_qp_test_init(struct kunit *test)
+{
+	struct hl_device *hdev = hl_device_kunit_alloc(test, NULL);
+
+	KUNIT_ASSERT_FALSE(test, IS_ERR(hdev));
+	t_nic.hdev = hdev;
+	return 0;
 }
 
 static struct kunit_case hl_emu_qp_test_cases[] = {
@@ -159,6 +167,7 @@ static struct kunit_case hl_emu_qp_test_cases[] = {
 
 static struct kunit_suite hl_emu_qp_test_suite = {
 	.name = "habanalabs_emu_nic_qp",
+	.init = hl_emu_qp_test_init,
 	.test_cases = hl_emu_qp_test_cases,
 };
 

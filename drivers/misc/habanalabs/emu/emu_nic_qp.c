@@ -1,25 +1,27 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * habanalabs emu: the NIC's QP contexts, the wire's side of a connection.
+ * habanalabs emu: the NIC's QP contexts, the wire's side of a connection,
+ * and the checks the engine makes of a job while it waits.
  *
  * The core programs a QP context for each connection (asic_funcs
  * nic_qp_create, nic_qp_program, nic_qp_query, nic_qp_teardown; struct
  * hl_nic_qp_attr): its state, epoch, peer, sizes, CQs and first PSNs.
- * Everything the wire does with it is here, as a NIC does it in silicon:
- * admission of work, the PSNs, one message at a time on the wire, matching
- * a message with the oldest receive posted on the peer connection (on the
- * peer device), and the completion of both sides; the copy itself and the
- * links are emu_nic.c's. What the wire finds goes to the core through
- * hl_nic_report() only: a CQE for the CQ the work reports to, and the
- * errors that move a connection to ERR.
+ * What the wire does with it is in the files by role, as a NIC does it in
+ * silicon: the requester (emu_nic_req.c: admission, the turn on the wire,
+ * the copy), the responder (emu_nic_resp.c: matching a message with the
+ * oldest receive posted, the rkey, RECV) and the completer
+ * (emu_nic_comp.c: the CQ entries and the failures, which go to the core
+ * through hl_nic_report() only). A WRITE finds its own QP context here
+ * (hl_emu_qp_get()) when its packet runs, and the peer's
+ * (hl_emu_qp_get_remote()) when it matches.
  *
  * Epochs: @epoch of a QP context is the wire's. Work records it when it is
  * taken; a new epoch flushes the work of older ones. It moves on when the
  * core programs a new epoch of its own (a move to ERR or RESET, or
  * destruction) and when the wire fails the QP itself (a PSN mismatch, a
- * failed message); then the wire reports the failure, with the core's
- * epoch the work ran in, so that the core moves the connection to ERR
- * unless it moved on meanwhile.
+ * failed message: hl_emu_qp_fail_locked()); then the wire reports the
+ * failure, with the core's epoch the work ran in, so that the core moves
+ * the connection to ERR unless it moved on meanwhile.
  *
  * Lookups: each device's QP contexts are in its hl_emu_nic.qps by
  * connection ID. A job reaches the QP contexts of its own context
@@ -42,6 +44,9 @@
 
 #include "emu.h"
 #include "emu_nic.h"
+
+/* Longest sleep of the NIC engine between checks */
+#define HL_EMU_NIC_WAIT_SLICE	msecs_to_jiffies(20)
 
 static void hl_emu_qp_release(struct kref *ref)
 {
@@ -146,8 +151,8 @@ void *hl_emu_nic_qp_create(struct hl_device *hdev, struct hl_ctx *ctx,
 	qp->id = conn_id;
 	qp->port = port;
 	spin_lock_init(&qp->lock);
-	qp->state = HL_NIC_CONN_STATE_RESET;
-	qp->flush_status = HL_NIC_CQE_STATUS_FLUSHED;
+	qp->attr.state = HL_NIC_CONN_STATE_RESET;
+	qp->attr.flush_status = HL_NIC_CQE_STATUS_FLUSHED;
 	INIT_LIST_HEAD(&qp->rq);
 	init_waitqueue_head(&qp->wq);
 
@@ -173,20 +178,10 @@ void hl_emu_nic_qp_program(struct hl_device *hdev, void *hw,
 
 	spin_lock(&qp->lock);
 	/* A new epoch of the core's flushes the work taken before */
-	if (attr->epoch != qp->core_epoch)
+	if (attr->conn->epoch != qp->attr.epoch)
 		/* Read without the lock by the engine, between steps */
 		WRITE_ONCE(qp->epoch, qp->epoch + 1);
-	qp->core_epoch = attr->epoch;
-	qp->state = attr->state;
-	WRITE_ONCE(qp->flush_status, attr->flush_status);
-	qp->destroyed = attr->destroyed;
-	qp->remote_addr = attr->remote_addr;
-	qp->remote_conn_id = attr->remote_conn_id;
-	qp->mtu = attr->mtu;
-	qp->sq_size = attr->sq_size;
-	qp->rq_size = attr->rq_size;
-	qp->send_cq = attr->send_cq;
-	qp->recv_cq = attr->recv_cq;
+	qp->attr = *attr->conn;
 	if (attr->set_sq_psn)
 		qp->sq_psn = attr->sq_psn;
 	if (attr->set_rq_psn)
@@ -226,7 +221,7 @@ void hl_emu_nic_qp_teardown(struct hl_device *hdev, void *hw)
 
 	xa_erase(&qp->nic->qps, qp->id);
 	spin_lock(&qp->lock);
-	qp->destroyed = true;
+	qp->attr.destroyed = true;
 	wake_up_all(&qp->wq);
 	spin_unlock(&qp->lock);
 	hl_emu_qp_put(qp);
@@ -237,520 +232,61 @@ void hl_emu_nic_qp_teardown(struct hl_device *hdev, void *hw)
  * @epoch; a QP context that moved on since is left as it is. Its work in
  * flight ends with @why. Returns whether it moved.
  */
-static bool hl_emu_qp_fail_locked(struct hl_emu_qp *qp, u32 epoch, u32 why)
+bool hl_emu_qp_fail_locked(struct hl_emu_qp *qp, u32 epoch, u32 why)
 {
 	lockdep_assert_held(&qp->lock);
 
 	if (qp->epoch != epoch)
 		return false;
-	qp->state = HL_NIC_CONN_STATE_ERR;
-	WRITE_ONCE(qp->flush_status, why);
+	qp->attr.state = HL_NIC_CONN_STATE_ERR;
+	qp->attr.flush_status = why;
 	WRITE_ONCE(qp->epoch, qp->epoch + 1);
 	wake_up_all(&qp->wq);
 	return true;
 }
 
-/* Tell the core of @qp's device: a CQE for @cq (0: none), and a failure */
-static void hl_emu_qp_report(struct hl_emu_qp *qp, u32 cq, u32 core_epoch,
-			     bool fail, u32 opcode, u32 status, u64 wr_id,
-			     u64 byte_len, u32 psn, u32 imm_data)
-{
-	const struct hl_nic_cqe_report r = {
-		.cqe = {
-			.wr_id = wr_id,
-			.byte_len = byte_len,
-			.conn_id = qp->id,
-			.port = qp->port,
-			.opcode = opcode,
-			.status = status,
-			.psn = psn,
-			.imm_data = imm_data,
-		},
-		.cq = cq,
-		.epoch = core_epoch,
-		.flags = fail ? HL_NIC_REPORT_FAIL : 0,
-	};
+/* ------------------------------------------------------------------------
+ * The engine's checks of a job, shared by the requester and the responder
+ */
 
-	hl_nic_report(qp->nic->hdev, &r);
+long hl_emu_nic_slice(struct hl_cs_job *job)
+{
+	long left = (long)(hl_cs_job_deadline(job) - jiffies);
+
+	return clamp_t(long, left, 1, HL_EMU_NIC_WAIT_SLICE);
 }
 
-/* What the receiver's completion says when the sender's ends with @status */
-static u32 hl_emu_recv_status(u32 status)
+/* The job's checks: SUCCESS, TIMEOUT, or FLUSHED with *@stopped set */
+u32 hl_emu_nic_job_check(struct hl_emu_queue *q, struct hl_cs_job *job,
+			 bool *stopped)
 {
-	switch (status) {
-	case HL_NIC_CQE_STATUS_SUCCESS:
-	case HL_NIC_CQE_STATUS_LEN_ERR:
-	case HL_NIC_CQE_STATUS_LINK_DOWN:
-	case HL_NIC_CQE_STATUS_PSN_ERR:
-		return status;
-	case HL_NIC_CQE_STATUS_REMOTE_FAULT:
-		return HL_NIC_CQE_STATUS_LOCAL_FAULT;
-	case HL_NIC_CQE_STATUS_REMOTE_ERR:
+	if (READ_ONCE(q->emu->stopped)) {
+		*stopped = true;
 		return HL_NIC_CQE_STATUS_FLUSHED;
-	case HL_NIC_CQE_STATUS_REMOTE_ACCESS_ERR:
-		return HL_NIC_CQE_STATUS_LOCAL_ACCESS_ERR;
-	default:
-		return HL_NIC_CQE_STATUS_REMOTE_ABORT;
 	}
-}
-
-/**
- * hl_emu_send_begin - admit a send: the QP is in RTS and below its send
- * WQ size.
- * @s: the send's record, filled here.
- * @qp: the sending QP context; the caller holds a reference until
- *	hl_emu_send_finish().
- * @size: bytes of the message.
- * @wr_id: the user's tag.
- * @kind: a message, or a one-sided write (enum hl_emu_xfer_kind).
- * @imm_data: a WRITE_IMM's immediate value.
- *
- * Whatever it returns, the send ends with hl_emu_send_finish().
- *
- * Return: SUCCESS, FLUSHED (not in RTS) or WQ_FULL.
- */
-u32 hl_emu_send_begin(struct hl_emu_send *s, struct hl_emu_qp *qp, u64 size,
-		      u64 wr_id, enum hl_emu_xfer_kind kind, u32 imm_data)
-{
-	u32 status = HL_NIC_CQE_STATUS_SUCCESS;
-
-	memset(s, 0, sizeof(*s));
-	s->qp = qp;
-	s->size = size;
-	s->wr_id = wr_id;
-	s->kind = kind;
-	s->imm_data = imm_data;
-
-	spin_lock(&qp->lock);
-	s->cq = qp->send_cq;
-	s->core_epoch = qp->core_epoch;
-	if (!hl_nic_conn_takes_sends(qp->state)) {
-		status = HL_NIC_CQE_STATUS_FLUSHED;
-	} else if (qp->sq_posted >= qp->sq_size) {
-		status = HL_NIC_CQE_STATUS_WQ_FULL;
-	} else {
-		qp->sq_posted++;
-		s->admitted = true;
-		s->epoch = qp->epoch;
-		s->remote_conn_id = qp->remote_conn_id;
-		s->mtu = qp->mtu;
+	switch (hl_cs_job_check(job)) {
+	case -ECANCELED:
+		/* The context is torn down: its connections are flushed */
+		return HL_NIC_CQE_STATUS_FLUSHED;
+	case -ETIMEDOUT:
+		return HL_NIC_CQE_STATUS_TIMEOUT;
 	}
-	spin_unlock(&qp->lock);
-
-	if (s->admitted)
-		s->npkts = max_t(u64, 1, DIV_ROUND_UP_ULL(size, s->mtu));
-	return status;
-}
-
-/**
- * hl_emu_send_flushed - whether the sending QP moved on (reset, failed,
- * destroyed) since the send was admitted.
- * @s: an admitted send.
- *
- * Return: true when the send must end with hl_emu_send_flush_status().
- */
-bool hl_emu_send_flushed(const struct hl_emu_send *s)
-{
-	/* Read without the lock: a new epoch is final for this send */
-	return READ_ONCE(s->qp->epoch) != s->epoch;
-}
-
-/**
- * hl_emu_send_flush_status - how a flushed send ends.
- * @s: an admitted send that hl_emu_send_flushed() found flushed.
- *
- * Return: REMOTE_ERR (LINK_DOWN) when the sending connection went to ERR
- * because its peer's owner went, else FLUSHED.
- */
-u32 hl_emu_send_flush_status(const struct hl_emu_send *s)
-{
-	return READ_ONCE(s->qp->flush_status);
-}
-
-/**
- * hl_emu_send_wait - sleep until the sending QP is flushed or changes, or
- * @timeout passed (a wait for the peer connection to appear).
- * @s: an admitted send.
- * @timeout: jiffies at most.
- */
-void hl_emu_send_wait(const struct hl_emu_send *s, long timeout)
-{
-	wait_event_timeout(s->qp->wq, hl_emu_send_flushed(s), timeout);
-}
-
-/**
- * hl_emu_send_take_turn - take the wire for the send: no other message of
- * the QP is on it; fixes the send's first PSN.
- * @s: an admitted send.
- *
- * Return: SUCCESS, the flush status (hl_emu_send_flush_status()), or
- * HL_EMU_WR_AGAIN when another message holds the wire
- * (hl_emu_send_wait_turn(), then again).
- */
-u32 hl_emu_send_take_turn(struct hl_emu_send *s)
-{
-	struct hl_emu_qp *qp = s->qp;
-	u32 status = HL_EMU_WR_AGAIN;
-
-	spin_lock(&qp->lock);
-	if (qp->epoch != s->epoch) {
-		status = qp->flush_status;
-	} else if (!qp->tx_busy) {
-		WRITE_ONCE(qp->tx_busy, true);
-		s->tx_held = true;
-		s->psn = qp->sq_psn;
-		status = HL_NIC_CQE_STATUS_SUCCESS;
-	}
-	spin_unlock(&qp->lock);
-	return status;
-}
-
-static bool hl_emu_send_turn_ready(const struct hl_emu_send *s)
-{
-	return !READ_ONCE(s->qp->tx_busy) || hl_emu_send_flushed(s);
-}
-
-/**
- * hl_emu_send_wait_turn - sleep until the wire may be free or the send is
- * flushed, or @timeout passed.
- * @s: an admitted send.
- * @timeout: jiffies at most.
- */
-void hl_emu_send_wait_turn(const struct hl_emu_send *s, long timeout)
-{
-	wait_event_timeout(s->qp->wq, hl_emu_send_turn_ready(s), timeout);
-}
-
-/*
- * hl_emu_send_match() under @rqp's lock; *@failed is set when a PSN
- * mismatch moved @rqp to ERR.
- */
-static u32 hl_emu_send_match_locked(struct hl_emu_send *s,
-				    struct hl_emu_qp *rqp, u32 port,
-				    u64 src_addr, bool *failed)
-{
-	const u32 why = HL_NIC_CQE_STATUS_FLUSHED;
-	struct hl_emu_wr *wr;
-
-	lockdep_assert_held(&rqp->lock);
-
-	/* No responder context yet (RESET, INIT): it may name us later */
-	if (!rqp->remote_conn_id)
-		return HL_EMU_WR_AGAIN;
-	/*
-	 * Set up for another connection (another pair, port, or an earlier
-	 * owner's connection of the same slot): it ignores us, and waiting
-	 * cannot change that
-	 */
-	if (rqp->port != port || rqp->remote_conn_id != s->qp->id ||
-	    rqp->remote_addr != src_addr)
-		return HL_NIC_CQE_STATUS_REMOTE_INVALID;
-	if (rqp->state == HL_NIC_CONN_STATE_ERR)
-		return HL_NIC_CQE_STATUS_REMOTE_ERR;
-	if (!hl_nic_conn_takes_recvs(rqp->state))
-		return HL_EMU_WR_AGAIN;
-
-	if (s->kind == HL_EMU_XFER_WRITE) {
-		/* One-sided: no receive, but the PSNs are checked as for one */
-		if (rqp->rq_psn != s->psn) {
-			*failed = hl_emu_qp_fail_locked(rqp, rqp->epoch, why);
-			return HL_NIC_CQE_STATUS_PSN_ERR;
-		}
-		rqp->rq_psn = (s->psn + s->npkts) & HL_NIC_PSN_MASK;
-		s->rqp = rqp;
-		s->r_epoch = rqp->epoch;
-		return HL_NIC_CQE_STATUS_SUCCESS;
-	}
-
-	wr = list_first_entry_or_null(&rqp->rq, struct hl_emu_wr, node);
-	/* A receive of an older epoch is about to be withdrawn by its poster */
-	if (!wr || wr->epoch != rqp->epoch)
-		return HL_EMU_WR_AGAIN;
-
-	list_del_init(&wr->node);
-	if (rqp->rq_psn != s->psn) {
-		wr->status = HL_NIC_CQE_STATUS_PSN_ERR;
-		wr->psn = s->psn;
-		*failed = hl_emu_qp_fail_locked(rqp, wr->epoch, why);
-		/* Its CQE says the connection failed, in case it comes first */
-		wr->fail = true;
-		WRITE_ONCE(wr->state, HL_EMU_WR_DONE);
-		wake_up_all(&rqp->wq);
-		return HL_NIC_CQE_STATUS_PSN_ERR;
-	}
-
-	wr->state = HL_EMU_WR_ACTIVE;
-	rqp->rq_psn = (s->psn + s->npkts) & HL_NIC_PSN_MASK;
-	s->rqp = rqp;
-	s->wr = wr;
-	s->r_epoch = rqp->epoch;
+	cond_resched();
 	return HL_NIC_CQE_STATUS_SUCCESS;
 }
 
-/**
- * hl_emu_send_match - the message arrives at a peer QP context: take its
- * oldest receive for the send (it becomes ACTIVE, the sender's).
- * @s: a send that holds the wire.
- * @rqp: the peer QP context the message names (s->remote_conn_id); the
- *	caller holds a reference, which it keeps until hl_emu_send_finish()
- *	when this succeeds.
- * @port: the peer's port the message arrives on.
- * @src_addr: the address of the port the message leaves from.
- *
- * @rqp must be in RTR or RTS and set up for this port and connection
- * (else it ignores the message); the receive's PSN must be the expected
- * one (else both the receive and @rqp fail, which the peer's core is
- * told).
- *
- * Return: SUCCESS, REMOTE_ERR (@rqp is in ERR), REMOTE_INVALID (@rqp is
- * set up for another connection), PSN_ERR, or HL_EMU_WR_AGAIN: no
- * responder context or no receive to take yet (hl_emu_send_wait_recv()).
- */
-u32 hl_emu_send_match(struct hl_emu_send *s, struct hl_emu_qp *rqp, u32 port,
-		      u64 src_addr)
+int hl_emu_nic_errno(u32 status, bool stopped)
 {
-	bool failed = false;
-	u32 status, core_epoch;
-
-	spin_lock(&rqp->lock);
-	core_epoch = rqp->core_epoch;
-	status = hl_emu_send_match_locked(s, rqp, port, src_addr, &failed);
-	spin_unlock(&rqp->lock);
-
-	if (failed)
-		hl_emu_qp_report(rqp, 0, core_epoch, true, 0, status, 0, 0,
-				 s->psn, 0);
-	return status;
-}
-
-static bool hl_emu_send_recv_ready(const struct hl_emu_send *s,
-				   struct hl_emu_qp *rqp)
-{
-	return !list_empty_careful(&rqp->rq) || hl_emu_send_flushed(s);
-}
-
-/**
- * hl_emu_send_wait_recv - sleep until the peer QP has a posted receive or
- * changes, the send is flushed, or @timeout passed.
- * @s: a send that holds the wire.
- * @rqp: the peer QP context; the caller holds a reference.
- * @timeout: jiffies at most.
- */
-void hl_emu_send_wait_recv(const struct hl_emu_send *s, struct hl_emu_qp *rqp,
-			   long timeout)
-{
-	wait_event_timeout(rqp->wq, hl_emu_send_recv_ready(s, rqp), timeout);
-}
-
-/**
- * hl_emu_send_peer_flushed - whether the peer QP moved on since the send
- * was matched.
- * @s: a matched send.
- *
- * Return: true when the send must end REMOTE_ERR.
- */
-bool hl_emu_send_peer_flushed(const struct hl_emu_send *s)
-{
-	return READ_ONCE(s->rqp->epoch) != s->r_epoch;
-}
-
-/**
- * hl_emu_send_finish - complete a send: the peer's side (its QP fails
- * first when the send failed, then its receive is filled), then the
- * sending QP; report the send's CQE.
- * @s: a send after hl_emu_send_begin().
- * @status: how the send ended (HL_NIC_CQE_STATUS_*).
- * @byte_len: bytes that reached the peer.
- *
- * An error moves the QPs whose work failed to ERR (unless they moved on
- * already) and is reported to their cores before any CQE of the message;
- * success advances the send PSN past the message. The peer's receive then
- * belongs to its poster again: neither @s->wr nor @s->rqp may be used
- * after this (the caller drops its reference on @s->rqp).
- */
-void hl_emu_send_finish(struct hl_emu_send *s, u32 status, u64 byte_len)
-{
-	struct hl_emu_qp *qp = s->qp;
-	struct hl_emu_qp *rqp = s->rqp;
-	struct hl_emu_wr *wr = s->wr;
-	bool failed = false;
-	u32 core_epoch;
-
-	if (rqp && status) {
-		/* The responder's connection goes to ERR too, first */
-		spin_lock(&rqp->lock);
-		core_epoch = rqp->core_epoch;
-		failed = hl_emu_qp_fail_locked(rqp, s->r_epoch,
-					       HL_NIC_CQE_STATUS_FLUSHED);
-		spin_unlock(&rqp->lock);
-		if (failed)
-			hl_emu_qp_report(rqp, 0, core_epoch, true, 0,
-					 hl_emu_recv_status(status), 0,
-					 byte_len, s->psn, 0);
+	if (stopped)
+		return -ENODEV;
+	switch (status) {
+	case HL_NIC_CQE_STATUS_SUCCESS:
+		return 0;
+	case HL_NIC_CQE_STATUS_LOCAL_FAULT:
+		return -EFAULT;
+	case HL_NIC_CQE_STATUS_TIMEOUT:
+		return -ETIMEDOUT;
+	default:
+		return -EIO;
 	}
-	if (wr) {
-		spin_lock(&rqp->lock);
-		wr->status = hl_emu_recv_status(status);
-		wr->byte_len = byte_len;
-		wr->psn = s->psn;
-		if (s->kind == HL_EMU_XFER_WRITE_IMM) {
-			wr->opcode = HL_NIC_CQE_OP_RECV_RDMA_WITH_IMM;
-			wr->imm_data = status ? 0 : s->imm_data;
-		}
-		WRITE_ONCE(wr->state, HL_EMU_WR_DONE);
-		/* The poster may let go of @wr once it sees DONE under the lock */
-		wake_up_all(&rqp->wq);
-		spin_unlock(&rqp->lock);
-		s->wr = NULL;
-	}
-
-	failed = false;
-	spin_lock(&qp->lock);
-	if (s->tx_held) {
-		WRITE_ONCE(qp->tx_busy, false);
-		if (!status && qp->epoch == s->epoch)
-			qp->sq_psn = (s->psn + s->npkts) & HL_NIC_PSN_MASK;
-	}
-	if (s->admitted) {
-		qp->sq_posted--;
-		if (status) {
-			hl_emu_qp_fail_locked(qp, s->epoch,
-					      HL_NIC_CQE_STATUS_FLUSHED);
-			failed = true;
-		}
-	}
-	wake_up_all(&qp->wq);
-	spin_unlock(&qp->lock);
-
-	hl_emu_qp_report(qp, s->cq, s->core_epoch, failed,
-			 s->kind == HL_EMU_XFER_SEND ? HL_NIC_CQE_OP_SEND :
-						       HL_NIC_CQE_OP_RDMA_WRITE,
-			 status, s->wr_id, byte_len, s->psn, 0);
-}
-
-/**
- * hl_emu_recv_post - post a receive on a QP in RTR or RTS, below its
- * receive WQ size; a sender may take it from then on.
- * @wr: the receive, with @addr, @size, @wr_id and @queue_id set; it must
- *	stay in place until hl_emu_recv_finish().
- * @qp: the QP context; the caller holds a reference until
- *	hl_emu_recv_finish().
- *
- * Whatever it returns, the receive ends with hl_emu_recv_finish(); when
- * posted, it is first waited for (hl_emu_recv_wait()) until
- * hl_emu_recv_settle() says it is done.
- *
- * Return: SUCCESS (posted), FLUSHED (not in RTR or RTS) or WQ_FULL; on
- * failure the receive is DONE with that status.
- */
-u32 hl_emu_recv_post(struct hl_emu_wr *wr, struct hl_emu_qp *qp)
-{
-	u32 status = HL_NIC_CQE_STATUS_SUCCESS;
-
-	wr->qp = qp;
-	INIT_LIST_HEAD(&wr->node);
-	wr->state = HL_EMU_WR_POSTED;
-	wr->opcode = HL_NIC_CQE_OP_RECV;
-	wr->imm_data = 0;
-	wr->fail = false;
-
-	spin_lock(&qp->lock);
-	wr->cq = qp->recv_cq;
-	wr->core_epoch = qp->core_epoch;
-	if (!hl_nic_conn_takes_recvs(qp->state)) {
-		status = HL_NIC_CQE_STATUS_FLUSHED;
-	} else if (qp->rq_posted >= qp->rq_size) {
-		status = HL_NIC_CQE_STATUS_WQ_FULL;
-	} else {
-		wr->epoch = qp->epoch;
-		list_add_tail(&wr->node, &qp->rq);
-		qp->rq_posted++;
-		/* A sender may be waiting for it */
-		wake_up_all(&qp->wq);
-	}
-	spin_unlock(&qp->lock);
-
-	if (status) {
-		wr->status = status;
-		wr->state = HL_EMU_WR_DONE;
-	}
-	return status;
-}
-
-/**
- * hl_emu_recv_flushed - whether the QP moved on (reset, failed,
- * destroyed) since the receive was posted.
- * @wr: a posted receive.
- *
- * Return: true when the receive, while still POSTED, must be withdrawn
- * FLUSHED.
- */
-bool hl_emu_recv_flushed(const struct hl_emu_wr *wr)
-{
-	return READ_ONCE(wr->qp->epoch) != wr->epoch;
-}
-
-/**
- * hl_emu_recv_wait - sleep until the receive is DONE, or @timeout passed.
- * @wr: a posted receive.
- * @timeout: jiffies at most.
- */
-void hl_emu_recv_wait(const struct hl_emu_wr *wr, long timeout)
-{
-	wait_event_timeout(wr->qp->wq,
-			   READ_ONCE(wr->state) == HL_EMU_WR_DONE, timeout);
-}
-
-/**
- * hl_emu_recv_settle - withdraw a receive that can no longer be filled, and
- * tell whether it is done.
- * @wr: a posted receive.
- * @why: SUCCESS to keep waiting, else why the poster gives up (the status
- *	of its completion).
- * @fail: when withdrawn, the QP goes to ERR too (and its connection, when
- *	the receive is reported).
- *
- * A POSTED receive is withdrawn with status @why; an ACTIVE one belongs to
- * its sender, which completes it within a step.
- *
- * Return: true when the receive is DONE (its status and bytes are final);
- * false to wait again.
- */
-bool hl_emu_recv_settle(struct hl_emu_wr *wr, u32 why, bool fail)
-{
-	struct hl_emu_qp *qp = wr->qp;
-	bool done;
-
-	spin_lock(&qp->lock);
-	if (wr->state == HL_EMU_WR_POSTED && why) {
-		list_del_init(&wr->node);
-		wr->status = why;
-		WRITE_ONCE(wr->state, HL_EMU_WR_DONE);
-		if (fail) {
-			hl_emu_qp_fail_locked(qp, wr->epoch,
-					      HL_NIC_CQE_STATUS_FLUSHED);
-			wr->fail = true;
-		}
-	}
-	done = wr->state == HL_EMU_WR_DONE;
-	if (done)
-		qp->rq_posted--;
-	spin_unlock(&qp->lock);
-	return done;
-}
-
-/**
- * hl_emu_recv_finish - report a receive's CQE (and, when its poster gave
- * up on it with @fail, the failure of its connection).
- * @wr: a receive that failed to post, or that hl_emu_recv_settle() found
- *	done.
- *
- * Return: the receive's status.
- */
-u32 hl_emu_recv_finish(struct hl_emu_wr *wr)
-{
-	hl_emu_qp_report(wr->qp, wr->cq, wr->core_epoch, wr->fail, wr->opcode,
-			 wr->status, wr->wr_id, wr->byte_len, wr->psn,
-			 wr->imm_data);
-	return wr->status;
 }

@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * habanalabs emu: the QP contexts of the NIC's connections and the wire's
- * rules on them (emu_nic_qp.c): admission, the turn on the wire, matching
- * a posted receive, completion.
+ * habanalabs emu: the wire's records, shared by its files: the QP context
+ * of a connection (emu_nic_qp.c), a posted receive (the responder's,
+ * emu_nic_resp.c), a send or WRITE in progress (the requester's,
+ * emu_nic_req.c), and the calls between them and the completer
+ * (emu_nic_comp.c). A WRITE walks them top-down from
+ * hl_emu_nic_exec_write() (emu_nic_req.c's header has the walk).
  */
 #ifndef HL_EMU_NIC_QP_H_
 #define HL_EMU_NIC_QP_H_
@@ -16,6 +19,7 @@
 #include "emu.h"
 
 struct hl_emu_nic;
+struct hl_nic_mr;
 struct hl_nic_qp_attr;
 
 /*
@@ -26,7 +30,7 @@ struct hl_nic_qp_attr;
 
 /**
  * struct hl_emu_qp - a connection's QP context (emu_nic_qp.c): what the
- * core programmed (struct hl_nic_qp_attr) and the wire's state.
+ * core programmed (@attr) and the wire's state.
  * @refcount: the core's (the entry in hl_emu_nic.qps) until nic_qp_teardown,
  *	and one per job or peer engine that uses it.
  * @nic: the device's NIC, with a reference.
@@ -36,17 +40,11 @@ struct hl_nic_qp_attr;
  * @id: the connection ID.
  * @port: its port.
  * @lock: Protects every field below.
- * @state: enum hl_nic_conn_state, as programmed, or ERR by the wire.
- * @core_epoch: the core's epoch, as programmed.
- * @flush_status: what flushed work ends with.
- * @destroyed: the connection is destroyed.
- * @remote_addr: the peer port's address.
- * @remote_conn_id: the peer connection.
- * @mtu: largest packet payload.
- * @sq_size: sends outstanding at most.
- * @rq_size: receives posted at most.
- * @send_cq: handle of the CQ of send completions, or 0.
- * @recv_cq: handle of the CQ of receive completions, or 0.
+ * @attr: the connection's attributes as the core programmed them (its
+ *	@attr.epoch is the core's epoch), but for what the wire changes on
+ *	its own: @attr.state goes to ERR and @attr.flush_status says why
+ *	when the wire fails the QP (hl_emu_qp_fail_locked()), and
+ *	@attr.destroyed is set at teardown.
  * @epoch: the wire's epoch: moves with each new epoch programmed and each
  *	failure the wire finds; work of an older one is flushed.
  * @sq_psn: PSN of the next packet sent.
@@ -65,17 +63,7 @@ struct hl_emu_qp {
 	u32 id;
 	u32 port;
 	spinlock_t lock; /* Protects: everything below */
-	enum hl_nic_conn_state state;
-	u32 core_epoch;
-	u32 flush_status;
-	bool destroyed;
-	u64 remote_addr;
-	u32 remote_conn_id;
-	u32 mtu;
-	u32 sq_size;
-	u32 rq_size;
-	u32 send_cq;
-	u32 recv_cq;
+	struct hl_nic_conn_attr attr;
 	u32 epoch;
 	u32 sq_psn;
 	u32 rq_psn;
@@ -101,7 +89,7 @@ enum hl_emu_wr_state {
 
 /**
  * struct hl_emu_wr - a posted receive (an HL_PKT_NIC_RECV in progress),
- * from hl_emu_recv_post() to hl_emu_recv_finish().
+ * from hl_emu_recv_post() to hl_emu_comp_recv().
  * @addr: device virtual address of the buffer (the receiver's context).
  * @size: bytes of the buffer.
  * @wr_id: the user's tag.
@@ -155,7 +143,7 @@ enum hl_emu_xfer_kind {
 
 /**
  * struct hl_emu_send - a send in progress (an HL_PKT_NIC_SEND or _WRITE),
- * from hl_emu_send_begin() to hl_emu_send_finish().
+ * from hl_emu_send_begin() to hl_emu_comp_send().
  * @qp: the sending QP context; the sender holds a reference.
  * @cq: the QP's send CQ handle at admission, or 0.
  * @core_epoch: the QP's core epoch at admission.
@@ -171,7 +159,7 @@ enum hl_emu_xfer_kind {
  * @tx_held: the send holds @qp's tx_busy (its turn on the wire).
  * @psn: PSN of the first packet, once it holds the wire.
  * @rqp: the peer QP context, once matched; the sender holds a reference
- *	until hl_emu_send_finish().
+ *	until hl_emu_comp_send().
  * @wr: the peer's receive, ACTIVE, once matched (none for a WRITE).
  * @r_epoch: @rqp's wire epoch when matched.
  */
@@ -195,7 +183,45 @@ struct hl_emu_send {
 	u32 r_epoch;
 };
 
-/* emu_nic_qp.c */
+/**
+ * struct hl_emu_nic_xfer - one message being sent: the requester's record
+ * of an HL_PKT_NIC_SEND or _WRITE, from its packet to its completion.
+ * @q: the sending queue.
+ * @job: its job.
+ * @nic: this device's NIC.
+ * @qp: the sending QP context (a reference).
+ * @send: the wire's record of the send.
+ * @stopped: the device is stopping: the job fails with -ENODEV.
+ * @addr: device VA of the message (a WRITE: translated through @lmr).
+ * @size: bytes of the message.
+ * @moved: bytes that reached the peer.
+ * @peer: the peer's NIC (a reference), once matched.
+ * @rctx: the peer connection's context (a reference), once matched.
+ * @rqp: the peer QP context (a reference), once matched.
+ * @lmr: a WRITE's local region (a reference), once its lkey checked.
+ * @rmr: a WRITE's peer region (a reference), once its rkey checked.
+ * @dst: a WRITE's destination: device VA in @rctx, translated through
+ *	@rmr.
+ */
+struct hl_emu_nic_xfer {
+	struct hl_emu_queue *q;
+	struct hl_cs_job *job;
+	struct hl_emu_nic *nic;
+	struct hl_emu_qp *qp;
+	struct hl_emu_send send;
+	bool stopped;
+	u64 addr;
+	u64 size;
+	u64 moved;
+	struct hl_emu_nic *peer;
+	struct hl_ctx *rctx;
+	struct hl_emu_qp *rqp;
+	struct hl_nic_mr *lmr;
+	struct hl_nic_mr *rmr;
+	u64 dst;
+};
+
+/* emu_nic_qp.c: the QP contexts (asic_funcs), their lookups, the checks */
 void *hl_emu_nic_qp_create(struct hl_device *hdev, struct hl_ctx *ctx,
 			   u32 conn_id, u32 port);
 void hl_emu_nic_qp_program(struct hl_device *hdev, void *hw,
@@ -208,23 +234,42 @@ struct hl_emu_qp *hl_emu_qp_get(struct hl_emu_nic *nic, struct hl_ctx *ctx,
 struct hl_emu_qp *hl_emu_qp_get_remote(struct hl_emu_nic *peer, u32 id,
 				       struct hl_ctx **ctx);
 void hl_emu_qp_put(struct hl_emu_qp *qp);
-u32 hl_emu_send_begin(struct hl_emu_send *s, struct hl_emu_qp *qp, u64 size,
-		      u64 wr_id, enum hl_emu_xfer_kind kind, u32 imm_data);
+bool hl_emu_qp_fail_locked(struct hl_emu_qp *qp, u32 epoch, u32 why);
+long hl_emu_nic_slice(struct hl_cs_job *job);
+u32 hl_emu_nic_job_check(struct hl_emu_queue *q, struct hl_cs_job *job,
+			 bool *stopped);
+int hl_emu_nic_errno(u32 status, bool stopped);
+
+/* emu_nic_req.c: the requester's state, read by the other roles */
 bool hl_emu_send_flushed(const struct hl_emu_send *s);
-u32 hl_emu_send_flush_status(const struct hl_emu_send *s);
-void hl_emu_send_wait(const struct hl_emu_send *s, long timeout);
-u32 hl_emu_send_take_turn(struct hl_emu_send *s);
-void hl_emu_send_wait_turn(const struct hl_emu_send *s, long timeout);
-u32 hl_emu_send_match(struct hl_emu_send *s, struct hl_emu_qp *rqp, u32 port,
-		      u64 src_addr);
-void hl_emu_send_wait_recv(const struct hl_emu_send *s, struct hl_emu_qp *rqp,
-			   long timeout);
 bool hl_emu_send_peer_flushed(const struct hl_emu_send *s);
-void hl_emu_send_finish(struct hl_emu_send *s, u32 status, u64 byte_len);
-u32 hl_emu_recv_post(struct hl_emu_wr *wr, struct hl_emu_qp *qp);
-bool hl_emu_recv_flushed(const struct hl_emu_wr *wr);
-void hl_emu_recv_wait(const struct hl_emu_wr *wr, long timeout);
-bool hl_emu_recv_settle(struct hl_emu_wr *wr, u32 why, bool fail);
-u32 hl_emu_recv_finish(struct hl_emu_wr *wr);
+
+/* emu_nic_resp.c: the responder's side of a message */
+u32 hl_emu_resp_match(struct hl_emu_send *s, struct hl_emu_qp *rqp, u32 port,
+		      u64 src_addr);
+void hl_emu_resp_wait_recv(const struct hl_emu_send *s, struct hl_emu_qp *rqp,
+			   long timeout);
+u32 hl_emu_resp_check_rkey(struct hl_emu_nic_xfer *x, u32 rkey, u64 raddr);
+
+/* emu_nic_comp.c: the completions, reported to the core */
+void hl_emu_comp_report(struct hl_emu_qp *qp, u32 cq, u32 core_epoch,
+			bool fail, u32 opcode, u32 status, u64 wr_id,
+			u64 byte_len, u32 psn, u32 imm_data);
+void hl_emu_comp_send(struct hl_emu_send *s, u32 status, u64 byte_len);
+u32 hl_emu_comp_recv(struct hl_emu_wr *wr);
+
+#if IS_ENABLED(CONFIG_HABANALABS_DEBUG)
+/* emu_nic_debug.c: TEST ONLY, the two-copy step (nic_two_copies) */
+u32 hl_emu_nic_step_bounce(struct hl_emu_nic_xfer *x, u64 src, u64 dst,
+			   u64 len, u64 *done);
+#else
+/* Never called: hl_nic_two_copies() is false without the parameter */
+static inline u32 hl_emu_nic_step_bounce(struct hl_emu_nic_xfer *x, u64 src,
+					 u64 dst, u64 len, u64 *done)
+{
+	*done = 0;
+	return HL_NIC_CQE_STATUS_LOCAL_FAULT;
+}
+#endif /* CONFIG_HABANALABS_DEBUG */
 
 #endif /* HL_EMU_NIC_QP_H_ */

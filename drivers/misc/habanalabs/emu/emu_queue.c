@@ -7,11 +7,12 @@
  * queues run in parallel. A job is a command buffer at a device VA: the
  * queue manager fetches its packets through the device MMU (emu_mmu.c) and
  * the engine executes them (NOP, LIN_DMA, MEMSET, MSG_LONG, REDUCE, FENCE,
- * and the NIC's SEND and RECV in emu_nic.c; formats in the uAPI header).
- * A MSG_LONG to a sync-manager or fence register writes it (emu_sync.c);
- * FENCE stalls the queue until its fence counter is reached. A job of a
- * kernel-owned command buffer (SIGNAL and WAIT submissions) is fetched
- * from the driver's copy instead of through the MMU. Fetches
+ * and the NIC's SEND, WRITE and RECV in emu_nic_req.c and emu_nic_resp.c;
+ * formats in the uAPI header). A MSG_LONG to a sync-manager or fence
+ * register writes it (emu_sync.c); FENCE stalls the queue until its fence
+ * counter is reached. A job of a kernel-owned command buffer (SIGNAL and
+ * WAIT submissions) is fetched from the driver's copy instead of through
+ * the MMU. Fetches
  * and MSG_LONG are cut in chunks of at most 4 KiB that never cross a 4 KiB
  * VA page; LIN_DMA, MEMSET and REDUCE move their data in runs as long as
  * the translation allows (hl_emu_mmu_span()), in slices of at most
@@ -31,7 +32,7 @@
  *   -ECANCELED  the job's context is being torn down (its file closed, or
  *               a hard reset);
  *   -ENODEV     the device is going away (hw_fini);
- *   -EIO        a NIC message failed (emu_nic.c: its completion entry
+ *   -EIO        a NIC message failed (emu_nic_comp.c: its completion entry
  *               says why; -EFAULT and -ETIMEDOUT keep their meaning).
  * User-caused failures are logged with hl_dbg() only.
  */
