@@ -2341,6 +2341,77 @@ static void test_signal_reports_sob(void **state)
 	assert_true(HL_CFG_BASE + a.sob_base_addr_offset >= HL_SM_SOB_OBJ_0);
 }
 
+/*
+ * A queue's two signal SOBs are reused: after 32767 SIGNALs on the first
+ * and 32767 on the second, the next SIGNAL switches back to the first,
+ * which still holds 32767 from its last round. A WAIT for that SIGNAL,
+ * armed before the SIGNAL runs (queue 0 held by a FENCE), must not take
+ * the stale 32767 for the new round's value: it stays BUSY until the
+ * gate opens. (Found in review: the WAIT completed at once.) The control
+ * is test_signal_wait_orders_queues, the same check in the first round.
+ */
+static void test_signal_wait_sob_reuse_not_stale(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hltests_host_buf cb0, cb2, src;
+	struct hl_cs_out out, first;
+	uint64_t w0, s, w, t0;
+	uint32_t status, i;
+
+	cb_map(st->fd, &cb0, PAGE);
+	cb_map(st->fd, &cb2, PAGE);
+	hltests_host_map(st->fd, &src, PAGE);
+
+	t0 = hltests_now_ns();
+	assert_int_equal(cs_signal(st->fd, 0, &first), 0);
+	for (i = 1; i < 2 * 32767; i++) {
+		assert_int_equal(cs_signal(st->fd, 0, &out), 0);
+		if (i % 128 == 0)
+			assert_int_equal(wait_cs(st->fd, out.seq, &status), 0);
+	}
+	assert_int_equal(wait_cs(st->fd, out.seq, &status), 0);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
+	print_message("%u SIGNALs in %.1f s\n", i,
+		      (hltests_now_ns() - t0) / 1e9);
+	/* The last one of the second round */
+	assert_int_equal(out.sob_count_before_submission, 32766);
+	assert_int_not_equal(out.sob_base_addr_offset,
+			     first.sob_base_addr_offset);
+
+	/* Held: the SIGNAL that switches back to the first SOB */
+	w0 = submit_gated_memset(st->fd, &cb0, src.va, 1);
+	assert_int_equal(cs_signal(st->fd, 0, &out), 0);
+	s = out.seq;
+	assert_int_equal(out.sob_base_addr_offset, first.sob_base_addr_offset);
+	assert_int_equal(out.sob_count_before_submission, 0);
+	assert_int_equal(cs_wait(st->fd, 1, s, 60, &w), 0);
+	assert_true(w != UINT64_MAX);
+	sleep_ms(500);
+	assert_int_equal(cs_status_now(st->fd, w), HL_WAIT_CS_STATUS_BUSY);
+	assert_int_equal(cs_status_now(st->fd, s), HL_WAIT_CS_STATUS_BUSY);
+	release_gate(st->fd, &cb2);
+	assert_int_equal(wait_cs(st->fd, w, &status), 0);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
+	assert_int_equal(wait_cs(st->fd, s, &status), 0);
+	assert_int_equal(wait_cs(st->fd, w0, &status), 0);
+
+	/* The next ones still order: held again, a WAIT for the next */
+	w0 = submit_gated_memset(st->fd, &cb0, src.va, 2);
+	assert_int_equal(cs_signal(st->fd, 0, &out), 0);
+	assert_int_equal(out.sob_count_before_submission, 1);
+	s = out.seq;
+	assert_int_equal(cs_wait(st->fd, 1, s, 60, &w), 0);
+	sleep_ms(300);
+	assert_int_equal(cs_status_now(st->fd, w), HL_WAIT_CS_STATUS_BUSY);
+	release_gate(st->fd, &cb2);
+	assert_int_equal(wait_cs(st->fd, w, &status), 0);
+	assert_int_equal(wait_cs(st->fd, w0, &status), 0);
+
+	hltests_host_unmap(st->fd, &src);
+	hltests_host_unmap(st->fd, &cb2);
+	hltests_host_unmap(st->fd, &cb0);
+}
+
 static void test_signal_wait_errnos(void **state)
 {
 	struct hltests_state *st = *state;
@@ -2448,6 +2519,7 @@ const struct CMUnitTest cs_tests[] = {
 	CS_TEST(test_wait_times_out_and_leaves_no_stale_fire),
 	CS_TEST(test_signal_reports_sob),
 	CS_TEST(test_signal_wait_errnos),
+	CS_TEST(test_signal_wait_sob_reuse_not_stale),
 };
 
 int main(void)
