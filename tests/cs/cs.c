@@ -2412,6 +2412,101 @@ static void test_signal_wait_sob_reuse_not_stale(void **state)
 	hltests_host_unmap(st->fd, &cb0);
 }
 
+/*
+ * A FENCE that never releases (and a WAIT behind a held SIGNAL) ends
+ * promptly when its owner closes the device or the device is hard reset,
+ * long before its 60 s CS timeout; the next owner starts with a clean sync
+ * manager (probe_leftovers; leave_state is left behind each time) and
+ * runs SIGNAL and WAIT, and the late close of the reset's dead file does
+ * not reset the new owner's sync manager. It fails if a FENCE sleeps
+ * through the stop (the close or the reset would last the CS timeout), if
+ * the reset kept a SOB, monitor or fence count, or if the dead file's
+ * close wiped the new owner's.
+ */
+static void stall_fence(int fd, struct hltests_host_buf *cb,
+			struct hltests_host_buf *cb0, struct hltests_host_buf *src)
+{
+	struct hl_cs_out out;
+	uint64_t w;
+	uint32_t n;
+
+	leave_state(fd);
+	n = pkt_fence(cb->ptr, 1, 1, 1);
+	hltests_submit_cb(fd, 3, cb->va, n, 60);
+	submit_gated_memset(fd, cb0, src->va, 1);
+	assert_int_equal(cs_signal(fd, 0, &out), 0);
+	assert_int_equal(cs_wait(fd, 1, out.seq, 60, &w), 0);
+	assert_true(w != UINT64_MAX);
+	sleep_ms(300);
+	assert_int_equal(cs_status_now(fd, w), HL_WAIT_CS_STATUS_BUSY);
+}
+
+static void next_owner_clean(int fd)
+{
+	struct hl_cs_out out;
+	uint32_t status;
+	uint64_t w;
+
+	probe_leftovers(fd, false);
+	assert_int_equal(cs_signal(fd, 0, &out), 0);
+	assert_int_equal(out.sob_count_before_submission, 0);
+	assert_int_equal(wait_cs(fd, out.seq, &status), 0);
+	assert_int_equal(cs_signal(fd, 0, &out), 0);
+	assert_int_equal(cs_wait(fd, 1, out.seq, 30, &w), 0);
+	if (w != UINT64_MAX)
+		assert_int_equal(wait_cs(fd, w, &status), 0);
+}
+
+static void test_fence_stalled_vs_close_and_hard_reset(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hltests_host_buf cb, cb0, src;
+	uint64_t t0, dt;
+	int fd;
+
+	/* The device node 0, ours alone */
+	hlthunk_close(st->fd);
+	st->fd = -1;
+	fd = hltests_open_node(0, 0);
+	assert_true(fd >= 0);
+
+	/* Close mid-FENCE */
+	cb_map(fd, &cb, PAGE);
+	cb_map(fd, &cb0, PAGE);
+	hltests_host_map(fd, &src, PAGE);
+	stall_fence(fd, &cb, &cb0, &src);
+	t0 = hltests_now_ns();
+	hlthunk_close(fd);
+	fd = hltests_open_node(0, 0);
+	dt = hltests_now_ns() - t0;
+	assert_true(fd >= 0);
+	print_message("close and reopen mid-FENCE: %.2f s\n", dt / 1e9);
+	assert_true(dt < 10000000000ull);
+	next_owner_clean(fd);
+
+	/* Hard reset mid-FENCE */
+	cb_map(fd, &cb, PAGE);
+	cb_map(fd, &cb0, PAGE);
+	hltests_host_map(fd, &src, PAGE);
+	stall_fence(fd, &cb, &cb0, &src);
+	t0 = hltests_now_ns();
+	assert_int_equal(hltests_write_file("/sys/class/habanalabs/hl0/hard_reset",
+					    "1"), 0);
+	dt = hltests_now_ns() - t0;
+	print_message("hard reset mid-FENCE: %.2f s\n", dt / 1e9);
+	assert_true(dt < 10000000000ull);
+	/*
+	 * The next owner opens while the dead file is still open; that
+	 * file's close later must not reset the sync manager under it.
+	 */
+	st->fd = hltests_open_node(0, 0);
+	assert_true(st->fd >= 0);
+	next_owner_clean(st->fd);
+	leave_state(st->fd);
+	hlthunk_close(fd);
+	probe_leftovers(st->fd, true);
+}
+
 static void test_signal_wait_errnos(void **state)
 {
 	struct hltests_state *st = *state;
@@ -2520,6 +2615,7 @@ const struct CMUnitTest cs_tests[] = {
 	CS_TEST(test_signal_reports_sob),
 	CS_TEST(test_signal_wait_errnos),
 	CS_TEST(test_signal_wait_sob_reuse_not_stale),
+	CS_TEST(test_fence_stalled_vs_close_and_hard_reset),
 };
 
 int main(void)
