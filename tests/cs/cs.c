@@ -2507,6 +2507,78 @@ static void test_fence_stalled_vs_close_and_hard_reset(void **state)
 	probe_leftovers(st->fd, true);
 }
 
+/*
+ * SIGNALs are serialized per context: two threads each submit SIGNALs on
+ * queue 0 and a WAIT on their own queue for each; every count before
+ * submission is handed out once (0 .. 2N-1, no duplicate, no gap), and
+ * every WAIT completes (none waits for a value the SOB skipped; each
+ * thread's WAITs run on its own queue). It fails if two SIGNALs took the
+ * same value or if a WAIT aimed at the wrong SOB or value (a timeout).
+ */
+#define SIGWAIT_N	300
+
+struct sigwait_thread {
+	int fd;
+	uint32_t queue;
+	uint32_t counts[SIGWAIT_N];
+	int failures;
+};
+
+static void *sigwait_thread_fn(void *arg)
+{
+	struct sigwait_thread *t = arg;
+	struct hl_cs_out out;
+	uint32_t i, status;
+	uint64_t w, last = 0;
+
+	for (i = 0; i < SIGWAIT_N; i++) {
+		if (cs_signal(t->fd, 0, &out)) {
+			t->failures++;
+			continue;
+		}
+		t->counts[i] = out.sob_count_before_submission;
+		if (cs_wait(t->fd, t->queue, out.seq, 30, &w)) {
+			t->failures++;
+			continue;
+		}
+		if (w != UINT64_MAX)
+			last = w;
+		if (i % 32 == 31 && last && wait_cs(t->fd, last, &status))
+			t->failures++;
+	}
+	if (last && wait_cs(t->fd, last, &status))
+		t->failures++;
+	return NULL;
+}
+
+static void test_signal_wait_two_threads(void **state)
+{
+	struct hltests_state *st = *state;
+	static struct sigwait_thread t[2];
+	uint8_t seen[2 * SIGWAIT_N];
+	pthread_t th[2];
+	uint32_t i, j;
+
+	memset(t, 0, sizeof(t));
+	memset(seen, 0, sizeof(seen));
+	for (i = 0; i < 2; i++) {
+		t[i].fd = st->fd;
+		t[i].queue = 1 + i;
+		assert_int_equal(pthread_create(&th[i], NULL, sigwait_thread_fn,
+						&t[i]), 0);
+	}
+	for (i = 0; i < 2; i++)
+		assert_int_equal(pthread_join(th[i], NULL), 0);
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(t[i].failures, 0);
+		for (j = 0; j < SIGWAIT_N; j++) {
+			assert_true(t[i].counts[j] < 2 * SIGWAIT_N);
+			assert_int_equal(seen[t[i].counts[j]], 0);
+			seen[t[i].counts[j]] = 1;
+		}
+	}
+}
+
 static void test_signal_wait_errnos(void **state)
 {
 	struct hltests_state *st = *state;
@@ -2616,6 +2688,7 @@ const struct CMUnitTest cs_tests[] = {
 	CS_TEST(test_signal_wait_errnos),
 	CS_TEST(test_signal_wait_sob_reuse_not_stale),
 	CS_TEST(test_fence_stalled_vs_close_and_hard_reset),
+	CS_TEST(test_signal_wait_two_threads),
 };
 
 int main(void)
