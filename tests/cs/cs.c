@@ -2561,6 +2561,244 @@ static void test_signal_reports_sob(void **state)
 	assert_true(HL_CFG_BASE + a.sob_base_addr_offset >= HL_SM_SOB_OBJ_0);
 }
 
+/*
+ * A queue's two signal SOBs are reused: after 32767 SIGNALs on the first
+ * and 32767 on the second, the next SIGNAL switches back to the first,
+ * which still holds 32767 from its last round. A WAIT for that SIGNAL,
+ * armed before the SIGNAL runs (queue 0 held by a FENCE), must not take
+ * the stale 32767 for the new round's value: it stays BUSY until the
+ * gate opens. (Found in review: the WAIT completed at once.) The control
+ * is test_signal_wait_orders_queues, the same check in the first round.
+ */
+static void test_signal_wait_sob_reuse_not_stale(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hltests_host_buf cb0, cb2, src;
+	struct hl_cs_out out, first;
+	uint64_t w0, s, w, t0;
+	uint32_t status, i;
+
+	cb_map(st->fd, &cb0, PAGE);
+	cb_map(st->fd, &cb2, PAGE);
+	hltests_host_map(st->fd, &src, PAGE);
+
+	t0 = hltests_now_ns();
+	assert_int_equal(cs_signal(st->fd, 0, &first), 0);
+	for (i = 1; i < 2 * 32767; i++) {
+		assert_int_equal(cs_signal(st->fd, 0, &out), 0);
+		if (i % 128 == 0)
+			assert_int_equal(wait_cs(st->fd, out.seq, &status), 0);
+	}
+	assert_int_equal(wait_cs(st->fd, out.seq, &status), 0);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
+	print_message("%u SIGNALs in %.1f s\n", i,
+		      (hltests_now_ns() - t0) / 1e9);
+	/* The last one of the second round */
+	assert_int_equal(out.sob_count_before_submission, 32766);
+	assert_int_not_equal(out.sob_base_addr_offset,
+			     first.sob_base_addr_offset);
+
+	/* Held: the SIGNAL that switches back to the first SOB */
+	w0 = submit_gated_memset(st->fd, &cb0, src.va, 1);
+	assert_int_equal(cs_signal(st->fd, 0, &out), 0);
+	s = out.seq;
+	assert_int_equal(out.sob_base_addr_offset, first.sob_base_addr_offset);
+	assert_int_equal(out.sob_count_before_submission, 0);
+	assert_int_equal(cs_wait(st->fd, 1, s, 60, &w), 0);
+	assert_true(w != UINT64_MAX);
+	sleep_ms(500);
+	assert_int_equal(cs_status_now(st->fd, w), HL_WAIT_CS_STATUS_BUSY);
+	assert_int_equal(cs_status_now(st->fd, s), HL_WAIT_CS_STATUS_BUSY);
+	release_gate(st->fd, &cb2);
+	assert_int_equal(wait_cs(st->fd, w, &status), 0);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
+	assert_int_equal(wait_cs(st->fd, s, &status), 0);
+	assert_int_equal(wait_cs(st->fd, w0, &status), 0);
+
+	/* The next ones still order: held again, a WAIT for the next */
+	w0 = submit_gated_memset(st->fd, &cb0, src.va, 2);
+	assert_int_equal(cs_signal(st->fd, 0, &out), 0);
+	assert_int_equal(out.sob_count_before_submission, 1);
+	s = out.seq;
+	assert_int_equal(cs_wait(st->fd, 1, s, 60, &w), 0);
+	sleep_ms(300);
+	assert_int_equal(cs_status_now(st->fd, w), HL_WAIT_CS_STATUS_BUSY);
+	release_gate(st->fd, &cb2);
+	assert_int_equal(wait_cs(st->fd, w, &status), 0);
+	assert_int_equal(wait_cs(st->fd, w0, &status), 0);
+
+	hltests_host_unmap(st->fd, &src);
+	hltests_host_unmap(st->fd, &cb2);
+	hltests_host_unmap(st->fd, &cb0);
+}
+
+/*
+ * A FENCE that never releases (and a WAIT behind a held SIGNAL) ends
+ * promptly when its owner closes the device or the device is hard reset,
+ * long before its 60 s CS timeout; the next owner starts with a clean sync
+ * manager (probe_leftovers; leave_state is left behind each time) and
+ * runs SIGNAL and WAIT, and the late close of the reset's dead file does
+ * not reset the new owner's sync manager. It fails if a FENCE sleeps
+ * through the stop (the close or the reset would last the CS timeout), if
+ * the reset kept a SOB, monitor or fence count, or if the dead file's
+ * close wiped the new owner's.
+ */
+static void stall_fence(int fd, struct hltests_host_buf *cb,
+			struct hltests_host_buf *cb0, struct hltests_host_buf *src)
+{
+	struct hl_cs_out out;
+	uint64_t w;
+	uint32_t n;
+
+	leave_state(fd);
+	n = pkt_fence(cb->ptr, 1, 1, 1);
+	hltests_submit_cb(fd, 3, cb->va, n, 60);
+	submit_gated_memset(fd, cb0, src->va, 1);
+	assert_int_equal(cs_signal(fd, 0, &out), 0);
+	assert_int_equal(cs_wait(fd, 1, out.seq, 60, &w), 0);
+	assert_true(w != UINT64_MAX);
+	sleep_ms(300);
+	assert_int_equal(cs_status_now(fd, w), HL_WAIT_CS_STATUS_BUSY);
+}
+
+static void next_owner_clean(int fd)
+{
+	struct hl_cs_out out;
+	uint32_t status;
+	uint64_t w;
+
+	probe_leftovers(fd, false);
+	assert_int_equal(cs_signal(fd, 0, &out), 0);
+	assert_int_equal(out.sob_count_before_submission, 0);
+	assert_int_equal(wait_cs(fd, out.seq, &status), 0);
+	assert_int_equal(cs_signal(fd, 0, &out), 0);
+	assert_int_equal(cs_wait(fd, 1, out.seq, 30, &w), 0);
+	if (w != UINT64_MAX)
+		assert_int_equal(wait_cs(fd, w, &status), 0);
+}
+
+static void test_fence_stalled_vs_close_and_hard_reset(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hltests_host_buf cb, cb0, src;
+	uint64_t t0, dt;
+	int fd;
+
+	/* The device node 0, ours alone */
+	hlthunk_close(st->fd);
+	st->fd = -1;
+	fd = hltests_open_node(0, 0);
+	assert_true(fd >= 0);
+
+	/* Close mid-FENCE */
+	cb_map(fd, &cb, PAGE);
+	cb_map(fd, &cb0, PAGE);
+	hltests_host_map(fd, &src, PAGE);
+	stall_fence(fd, &cb, &cb0, &src);
+	t0 = hltests_now_ns();
+	hlthunk_close(fd);
+	fd = hltests_open_node(0, 0);
+	dt = hltests_now_ns() - t0;
+	assert_true(fd >= 0);
+	print_message("close and reopen mid-FENCE: %.2f s\n", dt / 1e9);
+	assert_true(dt < 10000000000ull);
+	next_owner_clean(fd);
+
+	/* Hard reset mid-FENCE */
+	cb_map(fd, &cb, PAGE);
+	cb_map(fd, &cb0, PAGE);
+	hltests_host_map(fd, &src, PAGE);
+	stall_fence(fd, &cb, &cb0, &src);
+	t0 = hltests_now_ns();
+	assert_int_equal(hltests_write_file("/sys/class/habanalabs/hl0/hard_reset",
+					    "1"), 0);
+	dt = hltests_now_ns() - t0;
+	print_message("hard reset mid-FENCE: %.2f s\n", dt / 1e9);
+	assert_true(dt < 10000000000ull);
+	/*
+	 * The next owner opens while the dead file is still open; that
+	 * file's close later must not reset the sync manager under it.
+	 */
+	st->fd = hltests_open_node(0, 0);
+	assert_true(st->fd >= 0);
+	next_owner_clean(st->fd);
+	leave_state(st->fd);
+	hlthunk_close(fd);
+	probe_leftovers(st->fd, true);
+}
+
+/*
+ * SIGNALs are serialized per context: two threads each submit SIGNALs on
+ * queue 0 and a WAIT on their own queue for each; every count before
+ * submission is handed out once (0 .. 2N-1, no duplicate, no gap), and
+ * every WAIT completes (none waits for a value the SOB skipped; each
+ * thread's WAITs run on its own queue). It fails if two SIGNALs took the
+ * same value or if a WAIT aimed at the wrong SOB or value (a timeout).
+ */
+#define SIGWAIT_N	300
+
+struct sigwait_thread {
+	int fd;
+	uint32_t queue;
+	uint32_t counts[SIGWAIT_N];
+	int failures;
+};
+
+static void *sigwait_thread_fn(void *arg)
+{
+	struct sigwait_thread *t = arg;
+	struct hl_cs_out out;
+	uint32_t i, status;
+	uint64_t w, last = 0;
+
+	for (i = 0; i < SIGWAIT_N; i++) {
+		if (cs_signal(t->fd, 0, &out)) {
+			t->failures++;
+			continue;
+		}
+		t->counts[i] = out.sob_count_before_submission;
+		if (cs_wait(t->fd, t->queue, out.seq, 30, &w)) {
+			t->failures++;
+			continue;
+		}
+		if (w != UINT64_MAX)
+			last = w;
+		if (i % 32 == 31 && last && wait_cs(t->fd, last, &status))
+			t->failures++;
+	}
+	if (last && wait_cs(t->fd, last, &status))
+		t->failures++;
+	return NULL;
+}
+
+static void test_signal_wait_two_threads(void **state)
+{
+	struct hltests_state *st = *state;
+	static struct sigwait_thread t[2];
+	uint8_t seen[2 * SIGWAIT_N];
+	pthread_t th[2];
+	uint32_t i, j;
+
+	memset(t, 0, sizeof(t));
+	memset(seen, 0, sizeof(seen));
+	for (i = 0; i < 2; i++) {
+		t[i].fd = st->fd;
+		t[i].queue = 1 + i;
+		assert_int_equal(pthread_create(&th[i], NULL, sigwait_thread_fn,
+						&t[i]), 0);
+	}
+	for (i = 0; i < 2; i++)
+		assert_int_equal(pthread_join(th[i], NULL), 0);
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(t[i].failures, 0);
+		for (j = 0; j < SIGWAIT_N; j++) {
+			assert_true(t[i].counts[j] < 2 * SIGWAIT_N);
+			assert_int_equal(seen[t[i].counts[j]], 0);
+			seen[t[i].counts[j]] = 1;
+		}
+	}
+}
+
 static void test_signal_wait_errnos(void **state)
 {
 	struct hltests_state *st = *state;
@@ -2672,6 +2910,9 @@ const struct CMUnitTest cs_tests[] = {
 	CS_TEST(test_wait_times_out_and_leaves_no_stale_fire),
 	CS_TEST(test_signal_reports_sob),
 	CS_TEST(test_signal_wait_errnos),
+	CS_TEST(test_signal_wait_sob_reuse_not_stale),
+	CS_TEST(test_fence_stalled_vs_close_and_hard_reset),
+	CS_TEST(test_signal_wait_two_threads),
 };
 
 int main(void)

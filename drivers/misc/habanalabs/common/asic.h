@@ -250,10 +250,13 @@ struct asic_fixed_properties {
  * @gen_signal_cb: write into @buf (HL_CS_KCB_SIZE bytes) the packets of a
  *	SIGNAL on @queue: signal SOB @idx (0 or 1) of the queue becomes @value,
  *	by adding 1 (@set false) or by setting it (@set true, the first signal
- *	after a switch of SOB); return their size; *@sob_offset receives the
- *	SOB's configuration-space offset. Needed when num_sobs is not 0.
+ *	after a switch of SOB, which then zeroes the other SOB); return their
+ *	size; *@sob_offset receives the SOB's configuration-space offset.
+ *	Needed when num_sobs is not 0.
  * @gen_wait_cb: the packets that stall @queue until signal SOB @idx of
- *	queue @sig_queue reaches @value; return their size.
+ *	queue @sig_queue reaches @value in its current round (the other SOB
+ *	zeroed first: a value left from the SOB's previous round does not
+ *	count); return their size.
  */
 struct hl_asic_funcs {
 	int (*early_init)(struct hl_device *hdev);

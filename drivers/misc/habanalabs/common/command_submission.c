@@ -572,8 +572,9 @@ static int hl_cs_find_fence(struct hl_ctx *ctx, u64 seq,
  * SIGNAL (sig_lock held until the commit or drop): the next value of the
  * queue's signal SOB, and the kernel CB that gives it. The 15-bit SOB
  * switches to the queue's other one, set rather than incremented, when
- * it would pass its maximum; the other's last waiters are long released
- * (its values were all given HL_SM_SOB_MAX_VAL signals before).
+ * it would pass its maximum; the ASIC's CB then zeroes the old one, which
+ * its WAITs of the new round wait for first (a stale value from the SOB's
+ * previous round releases none of them).
  */
 static void hl_cs_signal_take(struct hl_device *hdev, struct hl_cs *cs,
 			      u32 queue, u32 *sob_offset, u16 *count_before)

@@ -32,6 +32,7 @@
 #include <linux/spinlock.h>
 #include <linux/wait.h>
 
+#include "../common/command_submission.h"
 #include "emu.h"
 #include "emu_sync.h"
 
@@ -396,6 +397,9 @@ struct hl_emu_kpkt_fence {
 static_assert(sizeof(struct hl_emu_kpkt_msg_long) ==
 	      sizeof(struct hl_pkt_msg_long));
 static_assert(sizeof(struct hl_emu_kpkt_fence) == sizeof(struct hl_pkt_fence));
+/* The longest kernel CB: a WAIT (hl_emu_sync_gen_wait_cb()) */
+static_assert(5 * sizeof(struct hl_emu_kpkt_msg_long) +
+	      2 * sizeof(struct hl_emu_kpkt_fence) <= HL_CS_KCB_SIZE);
 
 /* A MSG_LONG packet in a kernel CB */
 static u32 hl_emu_sync_msg(void *buf, u64 addr, u32 value)
@@ -426,15 +430,31 @@ u32 hl_emu_sync_gen_signal_cb(struct hl_device *hdev, void *buf, u32 queue,
 			      u32 idx, u32 value, bool set, u32 *sob_offset)
 {
 	u64 addr = HL_SM_SOB_ADDR(hl_emu_sync_driver_sob(queue, idx));
+	u8 *p = buf;
 
 	*sob_offset = addr - HL_CFG_BASE;
-	return hl_emu_sync_msg(buf, addr, set ? value : HL_SM_SOB_INC | 1);
+	if (!set)
+		return hl_emu_sync_msg(p, addr, HL_SM_SOB_INC | 1);
+	/*
+	 * A switch: this SOB starts its round, then the other one is zeroed,
+	 * in that order; a WAIT of this round first waits for the other at
+	 * 0 (hl_emu_sync_gen_wait_cb()): this SOB's value from its previous
+	 * round is never taken for this round's.
+	 */
+	p += hl_emu_sync_msg(p, addr, value);
+	p += hl_emu_sync_msg(p, HL_SM_SOB_ADDR(hl_emu_sync_driver_sob(queue,
+								      idx ^ 1)),
+			     0);
+	return p - (u8 *)buf;
 }
 
 /**
  * hl_emu_sync_gen_wait_cb - asic_funcs->gen_wait_cb: arm the queue's wait
- * monitor on the signal SOB (>= @value) with its payload into the queue's
- * fence 2 (as upstream's GAUDI driver), then FENCE on it.
+ * monitor on the signal queue's other SOB (== 0: the round of @idx has
+ * begun, hl_emu_sync_gen_signal_cb()), FENCE, then arm it on the signal SOB
+ * (>= @value), FENCE; its payload goes into the queue's fence 2 (as
+ * upstream's GAUDI driver). A WAIT armed only after the next round began
+ * times out (a SIGNAL 32767 signals old).
  * @hdev: the device.
  * @buf: the kernel CB, HL_CS_KCB_SIZE bytes.
  * @queue: the waiting queue.
@@ -448,6 +468,7 @@ u32 hl_emu_sync_gen_wait_cb(struct hl_device *hdev, void *buf, u32 queue,
 			    u32 sig_queue, u32 idx, u32 value)
 {
 	u32 sob = hl_emu_sync_driver_sob(sig_queue, idx);
+	u32 other = hl_emu_sync_driver_sob(sig_queue, idx ^ 1);
 	u32 mon = hl_emu_sync_driver_mon(queue);
 	u64 fence = HL_QM_FENCE_RDATA(queue, HL_EMU_WAIT_FENCE);
 	struct hl_emu_kpkt_fence f = {
@@ -459,6 +480,11 @@ u32 hl_emu_sync_gen_wait_cb(struct hl_device *hdev, void *buf, u32 queue,
 	p += hl_emu_sync_msg(p, HL_SM_MON_PAY_ADDRL_ADDR(mon), lower_32_bits(fence));
 	p += hl_emu_sync_msg(p, HL_SM_MON_PAY_ADDRH_ADDR(mon), upper_32_bits(fence));
 	p += hl_emu_sync_msg(p, HL_SM_MON_PAY_DATA_ADDR(mon), 1);
+	p += hl_emu_sync_msg(p, HL_SM_MON_ARM_ADDR(mon),
+			     HL_SM_MON_ARM(other / 8, 0xff & ~BIT(other % 8), 1,
+					   0));
+	memcpy(p, &f, sizeof(f));
+	p += sizeof(f);
 	p += hl_emu_sync_msg(p, HL_SM_MON_ARM_ADDR(mon),
 			     HL_SM_MON_ARM(sob / 8, 0xff & ~BIT(sob % 8), 0,
 					   value));
