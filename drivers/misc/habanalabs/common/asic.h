@@ -343,6 +343,9 @@ u32 hl_cs_job_queue(const struct hl_cs_job *job);
  * (hl_cs_job_cb_va() is then 0); NULL for a user command buffer.
  */
 const void *hl_cs_job_kcb(const struct hl_cs_job *job);
+
+/* Largest kernel-owned command buffer (SIGNAL, WAIT), in bytes */
+#define HL_CS_KCB_SIZE		128
 unsigned long hl_cs_job_deadline(const struct hl_cs_job *job);
 struct list_head *hl_cs_job_node(struct hl_cs_job *job);
 struct hl_cs_job *hl_cs_job_from_node(struct list_head *node);

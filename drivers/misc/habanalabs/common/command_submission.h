@@ -20,8 +20,6 @@
 struct hl_cb;
 struct hl_cs;
 
-/* Largest kernel-owned command buffer (SIGNAL, WAIT), in bytes */
-#define HL_CS_KCB_SIZE		128
 struct hl_fpriv;
 struct hl_ioctl_call;
 

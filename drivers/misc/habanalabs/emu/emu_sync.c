@@ -32,7 +32,6 @@
 #include <linux/spinlock.h>
 #include <linux/wait.h>
 
-#include "../common/command_submission.h"
 #include "emu.h"
 #include "emu_sync.h"
 
