@@ -129,7 +129,8 @@ static void test_cs_bad_args_einval(void **state)
 	CS_EINVAL(chunks[0].cb_size = 12);
 	CS_EINVAL(chunks[0].cb_size = 2 * MB + 8);
 	CS_EINVAL(chunks[0].cs_chunk_flags = 1);
-	CS_EINVAL(chunks[0].pad[10] = 1);
+	CS_EINVAL(chunks[0].pad[9] = 1);
+	CS_EINVAL(chunks[0].collective_engine_id = 1);
 	/* A bad chunk after good ones fails the whole CS */
 	CS_EINVAL(a.in.num_chunks_execute = 3; chunks[2].cb_size = 4);
 #undef CS_EINVAL

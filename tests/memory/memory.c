@@ -226,9 +226,18 @@ static void test_error_table(void **state)
 	a.in.pad = 0;
 	a.in.ctx_id = 3;
 	assert_int_equal(hltests_mem_ioctl(st->fd, &a), -EINVAL);
-	/* Unknown op (4 is MAP_BLOCK upstream, unsupported here) */
+	/* Upstream's ops for HW blocks and interrupt timestamps: none here */
 	memset(&a, 0, sizeof(a));
-	a.in.op = 4;
+	a.in.op = HL_MEM_OP_MAP_BLOCK;
+	assert_int_equal(hltests_mem_ioctl(st->fd, &a), -EOPNOTSUPP);
+	a.in.op = HL_MEM_OP_TS_ALLOC;
+	a.in.num_of_elements = 16;
+	assert_int_equal(hltests_mem_ioctl(st->fd, &a), -EOPNOTSUPP);
+	/* Unknown op; ctx_id is checked first */
+	a.in.ctx_id = 1;
+	assert_int_equal(hltests_mem_ioctl(st->fd, &a), -EINVAL);
+	memset(&a, 0, sizeof(a));
+	a.in.op = 7;
 	assert_int_equal(hltests_mem_ioctl(st->fd, &a), -EINVAL);
 	a.in.op = 77;
 	assert_int_equal(hltests_mem_ioctl(st->fd, &a), -EINVAL);

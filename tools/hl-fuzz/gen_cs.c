@@ -221,7 +221,9 @@ void op_cs(struct worker *w)
 		if (chance(&w->r, 2))
 			chunks[i].cs_chunk_flags = 1;
 		if (chance(&w->r, 2))
-			chunks[i].pad[rnd(&w->r, 11)] = 1;
+			chunks[i].pad[rnd(&w->r, 10)] = 1;
+		if (chance(&w->r, 5))
+			chunks[i].collective_engine_id = 1;
 	}
 	a.in.chunks_execute = (uintptr_t)chunks;
 	a.in.num_chunks_execute = n;

@@ -53,6 +53,7 @@
 #define HL_IOCTL_CS		_IOWR('H', 0x03, union hl_cs_args)
 #define HL_IOCTL_WAIT_CS	_IOWR('H', 0x04, union hl_wait_cs_args)
 #define HL_IOCTL_MEMORY		_IOWR('H', 0x05, union hl_mem_args)
+#define HL_IOCTL_DEBUG		_IOWR('H', 0x06, struct hl_debug_args)
 #define HL_IOCTL_NIC		_IOWR('H', 0x07, struct hl_nic_args)
 
 #define HL_COMMAND_START	0x01
@@ -141,6 +142,28 @@ enum hl_device_status {
  *                            return_size 1 KiB .. HL_ENGINES_DATA_MAX_SIZE;
  *                            the length is returned in
  *                            @user_buffer_actual_size
+ * HL_INFO_RAZWI_EVENT      - struct hl_info_razwi_event: the emulated device
+ *                            has no register bus to access illegally, so no
+ *                            RAZWI ever happens: all zeros (no event), as
+ *                            upstream returns when none happened
+ * HL_INFO_USER_MAPPINGS    - struct hl_user_mapping array of @array_size
+ *                            entries: upstream's mappings captured at a
+ *                            page fault; this driver captures none (the
+ *                            fault itself is HL_INFO_PAGE_FAULT_EVENT), so
+ *                            the buffer is zeroed, as upstream leaves it
+ *                            when nothing was captured (compute node only)
+ * HL_INFO_HW_ERR_EVENT     - struct hl_info_hw_err_event: no critical
+ *                            hardware error is ever raised: all zeros
+ * HL_INFO_FW_ERR_EVENT     - struct hl_info_fw_err_event: there is no
+ *                            firmware to fail: all zeros
+ *
+ * Upstream's ops that the emulated device cannot mean fail with
+ * -EOPNOTSUPP (docs/uapi.md lists each with its reason): HL_INFO_CLK_RATE,
+ * HL_INFO_PCI_COUNTERS, HL_INFO_CLK_THROTTLE_REASON, HL_INFO_TOTAL_ENERGY,
+ * HL_INFO_PLL_FREQUENCY, HL_INFO_POWER, HL_INFO_DRAM_REPLACED_ROWS,
+ * HL_INFO_DRAM_PENDING_ROWS, HL_INFO_SECURED_ATTESTATION,
+ * HL_INFO_FW_GENERIC_REQ; and HL_INFO_SYNC_MANAGER until the emulated ASIC
+ * has a sync manager.
  */
 #define HL_INFO_HW_IP_INFO		0
 #define HL_INFO_DRAM_USAGE		2
@@ -162,6 +185,21 @@ enum hl_device_status {
 #define HL_INFO_UNDEFINED_OPCODE_EVENT	31
 #define HL_INFO_ENGINE_STATUS		32
 #define HL_INFO_PAGE_FAULT_EVENT	33
+#define HL_INFO_CLK_RATE		8
+#define HL_INFO_PCI_COUNTERS		12
+#define HL_INFO_CLK_THROTTLE_REASON	13
+#define HL_INFO_SYNC_MANAGER		14
+#define HL_INFO_TOTAL_ENERGY		15
+#define HL_INFO_PLL_FREQUENCY		16
+#define HL_INFO_POWER			17
+#define HL_INFO_DRAM_REPLACED_ROWS	21
+#define HL_INFO_DRAM_PENDING_ROWS	22
+#define HL_INFO_RAZWI_EVENT		25
+#define HL_INFO_SECURED_ATTESTATION	27
+#define HL_INFO_USER_MAPPINGS		34
+#define HL_INFO_FW_GENERIC_REQ		35
+#define HL_INFO_HW_ERR_EVENT		36
+#define HL_INFO_FW_ERR_EVENT		37
 #define HL_INFO_NIC_PORTS		64
 
 /*
@@ -188,6 +226,12 @@ enum hl_device_status {
  * HL_NOTIFIER_EVENT_PAGE_FAULT         - a job or NIC transfer hit a device
  *                                        MMU fault (HL_INFO_PAGE_FAULT_EVENT
  *                                        tells where)
+ * HL_NOTIFIER_EVENT_TPC_ASSERT, HL_NOTIFIER_EVENT_GENERAL_HW_ERR,
+ * HL_NOTIFIER_EVENT_RAZWI, HL_NOTIFIER_EVENT_CRITICL_HW_ERR,
+ * HL_NOTIFIER_EVENT_CRITICL_FW_ERR      - upstream's bits, never sent: the
+ *                                        emulated device has no TPC
+ *                                        firmware, register bus or
+ *                                        firmware to raise them
  * HL_NOTIFIER_EVENT_NIC_LINK           - this driver's (upstream has no NIC
  *                                        event): the link of a NIC port of
  *                                        the device went up or down (sent to
@@ -204,12 +248,17 @@ enum hl_device_status {
  *                                        peer device is being slowed down
  *                                        (HL_NIC_RKEY_FREE_FAILS)
  */
+#define HL_NOTIFIER_EVENT_TPC_ASSERT		(1ULL << 0)
 #define HL_NOTIFIER_EVENT_UNDEFINED_OPCODE	(1ULL << 1)
 #define HL_NOTIFIER_EVENT_DEVICE_RESET		(1ULL << 2)
 #define HL_NOTIFIER_EVENT_CS_TIMEOUT		(1ULL << 3)
 #define HL_NOTIFIER_EVENT_DEVICE_UNAVAILABLE	(1ULL << 4)
 #define HL_NOTIFIER_EVENT_USER_ENGINE_ERR	(1ULL << 5)
+#define HL_NOTIFIER_EVENT_GENERAL_HW_ERR	(1ULL << 6)
+#define HL_NOTIFIER_EVENT_RAZWI			(1ULL << 7)
 #define HL_NOTIFIER_EVENT_PAGE_FAULT		(1ULL << 8)
+#define HL_NOTIFIER_EVENT_CRITICL_HW_ERR	(1ULL << 9)
+#define HL_NOTIFIER_EVENT_CRITICL_FW_ERR	(1ULL << 10)
 #define HL_NOTIFIER_EVENT_NIC_LINK		(1ULL << 32)
 #define HL_NOTIFIER_EVENT_NIC_KEY_FAULT		(1ULL << 33)
 
@@ -595,6 +644,265 @@ struct hl_info_undefined_opcode_event {
 	__u32 stream_id;
 };
 
+/*
+ * The structs of upstream's INFO ops that this driver answers -EOPNOTSUPP
+ * (the emulated device has no clocks, PLLs, power sensors, PCIe counters,
+ * DRAM row replacement, firmware or attestation), or all zeros (no such
+ * event can happen): their layouts are upstream's, so that a program built
+ * for upstream compiles and calls them unchanged.
+ */
+
+/**
+ * struct hl_info_clk_rate - HL_INFO_CLK_RATE (-EOPNOTSUPP here).
+ * @cur_clk_rate_mhz: Upstream: the current clock rate, in MHz.
+ * @max_clk_rate_mhz: Upstream: the highest clock rate, in MHz.
+ */
+struct hl_info_clk_rate {
+	__u32 cur_clk_rate_mhz;
+	__u32 max_clk_rate_mhz;
+};
+
+/**
+ * struct hl_info_pci_counters - HL_INFO_PCI_COUNTERS (-EOPNOTSUPP here).
+ * @rx_throughput: Upstream: PCIe receive throughput, bytes per second.
+ * @tx_throughput: Upstream: PCIe transmit throughput, bytes per second.
+ * @replay_cnt: Upstream: PCIe replay count since the last reset.
+ */
+struct hl_info_pci_counters {
+	__u64 rx_throughput;
+	__u64 tx_throughput;
+	__u64 replay_cnt;
+};
+
+/**
+ * enum hl_clk_throttling_type - the reasons of struct hl_info_clk_throttle.
+ * @HL_CLK_THROTTLE_TYPE_POWER: throttled to stay in the power budget.
+ * @HL_CLK_THROTTLE_TYPE_THERMAL: throttled to cool down.
+ * @HL_CLK_THROTTLE_TYPE_MAX: number of reasons.
+ */
+enum hl_clk_throttling_type {
+	HL_CLK_THROTTLE_TYPE_POWER,
+	HL_CLK_THROTTLE_TYPE_THERMAL,
+	HL_CLK_THROTTLE_TYPE_MAX
+};
+
+/* Bits of struct hl_info_clk_throttle.clk_throttling_reason */
+#define HL_CLK_THROTTLE_POWER		(1 << HL_CLK_THROTTLE_TYPE_POWER)
+#define HL_CLK_THROTTLE_THERMAL		(1 << HL_CLK_THROTTLE_TYPE_THERMAL)
+
+/**
+ * struct hl_info_clk_throttle - HL_INFO_CLK_THROTTLE_REASON (-EOPNOTSUPP
+ * here).
+ * @clk_throttling_reason: Upstream: HL_CLK_THROTTLE_* bits now throttling.
+ * @pad: Upstream: padding.
+ * @clk_throttling_timestamp_us: Upstream: when each kind of throttling
+ *	started, in microseconds.
+ * @clk_throttling_duration_ns: Upstream: how long each kind lasted, in ns.
+ */
+struct hl_info_clk_throttle {
+	__u32 clk_throttling_reason;
+	__u32 pad;
+	__u64 clk_throttling_timestamp_us[HL_CLK_THROTTLE_TYPE_MAX];
+	__u64 clk_throttling_duration_ns[HL_CLK_THROTTLE_TYPE_MAX];
+};
+
+/**
+ * struct hl_info_energy - HL_INFO_TOTAL_ENERGY (-EOPNOTSUPP here).
+ * @total_energy_consumption: Upstream: energy used since the device came
+ *	up, in millijoules.
+ */
+struct hl_info_energy {
+	__u64 total_energy_consumption;
+};
+
+/* Outputs of one PLL (struct hl_pll_frequency_info) */
+#define HL_PLL_NUM_OUTPUTS 4
+
+/**
+ * struct hl_pll_frequency_info - HL_INFO_PLL_FREQUENCY (-EOPNOTSUPP here).
+ * @output: Upstream: the frequency of each output of PLL
+ *	hl_info_args.pll_index, in MHz.
+ */
+struct hl_pll_frequency_info {
+	__u16 output[HL_PLL_NUM_OUTPUTS];
+};
+
+/**
+ * struct hl_power_info - HL_INFO_POWER (-EOPNOTSUPP here).
+ * @power: Upstream: the device's power draw, in milliwatts.
+ */
+struct hl_power_info {
+	__u64 power;
+};
+
+/**
+ * struct hl_info_sync_manager - HL_INFO_SYNC_MANAGER: the sync-manager
+ * resources of dcore hl_info_args.dcore_id that the driver leaves to user
+ * space (-EOPNOTSUPP while the emulated ASIC has no sync manager).
+ * @first_available_sync_object: Returned first sync object for users.
+ * @first_available_monitor: Returned first monitor for users.
+ * @first_available_cq: Returned first completion queue for users.
+ * @reserved: Returned as zero.
+ */
+struct hl_info_sync_manager {
+	__u32 first_available_sync_object;
+	__u32 first_available_monitor;
+	__u32 first_available_cq;
+	__u32 reserved;
+};
+
+/* struct hl_info_razwi_event: engine_id entries, and "no engine" */
+#define HL_RAZWI_NA_ENG_ID			0xffff
+#define HL_RAZWI_MAX_NUM_OF_ENGINES_PER_RTR	128
+
+/* struct hl_info_razwi_event.flags */
+#define HL_RAZWI_READ		(1 << 0)
+#define HL_RAZWI_WRITE		(1 << 1)
+#define HL_RAZWI_LBW		(1 << 2)
+#define HL_RAZWI_HBW		(1 << 3)
+#define HL_RAZWI_RR		(1 << 4)
+#define HL_RAZWI_ADDR_DEC	(1 << 5)
+
+/**
+ * struct hl_info_razwi_event - HL_INFO_RAZWI_EVENT: the first illegal
+ * register-bus access (RAZWI) since the device was opened. The emulated
+ * device has no register bus to access illegally: Returned all zeros
+ * (@timestamp 0: no event).
+ * @timestamp: Returned time of the event, 0 when none happened.
+ * @addr: Returned address of the access.
+ * @engine_id: Returned engines that may have made it.
+ * @num_of_possible_engines: Returned number of @engine_id entries.
+ * @flags: Returned HL_RAZWI_* bits.
+ * @pad: Returned as zero.
+ */
+struct hl_info_razwi_event {
+	__s64 timestamp;
+	__u64 addr;
+	__u16 engine_id[HL_RAZWI_MAX_NUM_OF_ENGINES_PER_RTR];
+	__u16 num_of_possible_engines;
+	__u8 flags;
+	__u8 pad[5];
+};
+
+/**
+ * struct hl_info_hw_err_event - HL_INFO_HW_ERR_EVENT: the first critical
+ * hardware error. None is ever raised here: Returned all zeros.
+ * @timestamp: Returned time of the error, 0 when none happened.
+ * @event_id: Returned the error's event number.
+ * @pad: Returned as zero.
+ */
+struct hl_info_hw_err_event {
+	__s64 timestamp;
+	__u16 event_id;
+	__u16 pad[3];
+};
+
+/**
+ * enum hl_info_fw_err_type - struct hl_info_fw_err_event.err_type.
+ * @HL_INFO_FW_HEARTBEAT_ERR: the firmware stopped answering.
+ * @HL_INFO_FW_REPORTED_ERR: the firmware reported an error.
+ */
+enum hl_info_fw_err_type {
+	HL_INFO_FW_HEARTBEAT_ERR,
+	HL_INFO_FW_REPORTED_ERR,
+};
+
+/**
+ * struct hl_info_fw_err_event - HL_INFO_FW_ERR_EVENT: the first critical
+ * firmware error. There is no firmware here: Returned all zeros.
+ * @timestamp: Returned time of the error, 0 when none happened.
+ * @err_type: Returned enum hl_info_fw_err_type.
+ * @event_id: Returned the error's event number.
+ * @pad: Returned as zero.
+ */
+struct hl_info_fw_err_event {
+	__s64 timestamp;
+	__u16 err_type;
+	__u16 event_id;
+	__u32 pad;
+};
+
+/* Buffer sizes of struct hl_info_sec_attest */
+#define SEC_PCR_DATA_BUF_SZ	256
+#define SEC_PCR_QUOTE_BUF_SZ	510
+#define SEC_SIGNATURE_BUF_SZ	255
+#define SEC_PUB_DATA_BUF_SZ	510
+#define SEC_CERTIFICATE_BUF_SZ	2046
+
+/**
+ * struct hl_info_sec_attest - HL_INFO_SECURED_ATTESTATION (-EOPNOTSUPP
+ * here: no firmware, no TPM).
+ * @nonce: Upstream: the nonce hl_info_args.sec_attest_nonce gave.
+ * @pcr_quote_len: Upstream: bytes of @pcr_quote.
+ * @pub_data_len: Upstream: bytes of @public_data.
+ * @certificate_len: Upstream: bytes of @certificate.
+ * @pcr_num_reg: Upstream: number of PCR registers in @pcr_data.
+ * @pcr_reg_len: Upstream: bytes of one PCR register.
+ * @quote_sig_len: Upstream: bytes of @quote_sig.
+ * @pcr_data: Upstream: the PCR registers.
+ * @pcr_quote: Upstream: the signed PCR quote.
+ * @quote_sig: Upstream: the quote's signature.
+ * @public_data: Upstream: the attestation key's public part.
+ * @certificate: Upstream: the certificate of the key.
+ * @pad0: Upstream: padding.
+ */
+struct hl_info_sec_attest {
+	__u32 nonce;
+	__u16 pcr_quote_len;
+	__u16 pub_data_len;
+	__u16 certificate_len;
+	__u8 pcr_num_reg;
+	__u8 pcr_reg_len;
+	__u8 quote_sig_len;
+	__u8 pcr_data[SEC_PCR_DATA_BUF_SZ];
+	__u8 pcr_quote[SEC_PCR_QUOTE_BUF_SZ];
+	__u8 quote_sig[SEC_SIGNATURE_BUF_SZ];
+	__u8 public_data[SEC_PUB_DATA_BUF_SZ];
+	__u8 certificate[SEC_CERTIFICATE_BUF_SZ];
+	__u8 pad0[2];
+};
+
+/**
+ * struct hl_page_fault_info - upstream's name and layout of the first 24
+ * bytes of struct hl_info_page_fault_event (HL_INFO_PAGE_FAULT_EVENT with
+ * a return_size of 24 fills exactly this).
+ * @timestamp: Returned time of the fault, 0 when the context had none.
+ * @addr: Returned faulting device virtual address.
+ * @engine_id: Returned queue index of the job that faulted.
+ * @pad: Returned as zero.
+ */
+struct hl_page_fault_info {
+	__s64 timestamp;
+	__u64 addr;
+	__u16 engine_id;
+	__u8 pad[6];
+};
+
+/**
+ * struct hl_user_mapping - one entry of HL_INFO_USER_MAPPINGS.
+ * @dev_va: Returned device virtual address of a mapping (0 here: no
+ *	mappings are captured).
+ * @size: Returned size of the mapping.
+ */
+struct hl_user_mapping {
+	__u64 dev_va;
+	__u64 size;
+};
+
+/**
+ * enum gaudi_dcores - GAUDI's dcores, for hl_info_args.dcore_id.
+ * @HL_GAUDI_WS_DCORE: west-south.
+ * @HL_GAUDI_WN_DCORE: west-north.
+ * @HL_GAUDI_EN_DCORE: east-north.
+ * @HL_GAUDI_ES_DCORE: east-south.
+ */
+enum gaudi_dcores {
+	HL_GAUDI_WS_DCORE,
+	HL_GAUDI_WN_DCORE,
+	HL_GAUDI_EN_DCORE,
+	HL_GAUDI_ES_DCORE
+};
+
 /**
  * struct hl_info_args - argument of HL_IOCTL_INFO.
  * @return_pointer: user pointer to the struct of @op.
@@ -602,13 +910,19 @@ struct hl_info_undefined_opcode_event {
  *	the driver writes at most this many bytes (a short buffer gets a
  *	truncated copy).
  * @op: one of HL_INFO_*.
- * @ctx_id: must be 0 (for the ops that use neither @period_ms nor
- *	@eventfd, which share its place).
+ * @dcore_id: HL_INFO_SYNC_MANAGER: the dcore (enum gaudi_dcores).
+ * @ctx_id: must be 0 (for the ops that use none of the other members of
+ *	its union, which share its place).
  * @period_ms: HL_INFO_DEVICE_UTILIZATION: the period, 100 .. 1000 ms, a
  *	multiple of 100.
+ * @pll_index: HL_INFO_PLL_FREQUENCY: upstream's PLL index.
  * @eventfd: HL_INFO_REGISTER_EVENTFD: the eventfd's file descriptor.
  * @user_buffer_actual_size: HL_INFO_ENGINE_STATUS: Returned length of the
  *	text.
+ * @sec_attest_nonce: HL_INFO_SECURED_ATTESTATION: the nonce to sign.
+ * @array_size: HL_INFO_USER_MAPPINGS: entries of struct hl_user_mapping at
+ *	@return_pointer (@return_size must hold them).
+ * @fw_sub_opcode: HL_INFO_FW_GENERIC_REQ: the firmware request.
  * @pad: must be 0.
  *
  * Accepted on the compute node (/dev/hlN) and on the control node
@@ -624,6 +938,9 @@ struct hl_info_undefined_opcode_event {
  *            with an @eventfd that is not an eventfd, UNREGISTER_EVENTFD on
  *            a file with none, an ENGINE_STATUS buffer below 1 KiB or
  *            above HL_ENGINES_DATA_MAX_SIZE;
+ *   -EOPNOTSUPP an op of upstream's that the emulated device cannot mean
+ *            (the list is above the HL_INFO_* numbers; docs/uapi.md gives
+ *            each one's reason);
  *   -EBADF   REGISTER_EVENTFD: @eventfd is not an open file descriptor;
  *   -EFAULT  @return_pointer cannot be written;
  *   -ENOMEM  no memory for the reply (HL_INFO_NIC_PORTS);
@@ -638,10 +955,15 @@ struct hl_info_args {
 	__u32 return_size;
 	__u32 op;
 	union {
+		__u32 dcore_id;
 		__u32 ctx_id;
 		__u32 period_ms;
+		__u32 pll_index;
 		__u32 eventfd;
 		__u32 user_buffer_actual_size;
+		__u32 sec_attest_nonce;
+		__u32 array_size;
+		__u32 fw_sub_opcode;
 	};
 	__u32 pad;
 };
@@ -767,7 +1089,9 @@ union hl_cb_args {
 #define HL_MEM_OP_FREE			1
 #define HL_MEM_OP_MAP			2
 #define HL_MEM_OP_UNMAP			3
+#define HL_MEM_OP_MAP_BLOCK		4	/* -EOPNOTSUPP: no HW blocks */
 #define HL_MEM_OP_EXPORT_DMABUF_FD	5
+#define HL_MEM_OP_TS_ALLOC		6	/* -EOPNOTSUPP: no user interrupts */
 
 /*
  * A host page (of any process) may be in at most this many host-memory
@@ -816,6 +1140,9 @@ union hl_cb_args {
  * @map_host.hint_addr: requested device virtual address, or 0.
  * @map_host.mem_size: size of the host buffer, > 0; the buffer must lie
  *	in the user address space (else -EINVAL).
+ * @map_block: HL_MEM_OP_MAP_BLOCK - upstream maps a hardware block's
+ *	registers for mmap(); the emulated device exposes none: -EOPNOTSUPP.
+ * @map_block.block_addr: the block's address.
  * @unmap: HL_MEM_OP_UNMAP - remove a mapping.
  * @unmap.device_virt_addr: the address returned by HL_MEM_OP_MAP.
  * @export_dmabuf_fd: HL_MEM_OP_EXPORT_DMABUF_FD - export device memory.
@@ -826,7 +1153,9 @@ union hl_cb_args {
  * @flags: HL_MEM_* flags; for HL_MEM_OP_EXPORT_DMABUF_FD the dma-buf file
  *	flags (O_RDWR, O_CLOEXEC).
  * @ctx_id: must be 0.
- * @pad: must be 0.
+ * @num_of_elements: HL_MEM_OP_TS_ALLOC: upstream's number of timestamp
+ *	elements (the op is -EOPNOTSUPP here); else must be 0.
+ * @pad: the name of @num_of_elements before this driver had TS_ALLOC.
  */
 struct hl_mem_in {
 	union {
@@ -851,6 +1180,10 @@ struct hl_mem_in {
 		} map_host;
 
 		struct {
+			__u64 block_addr;
+		} map_block;
+
+		struct {
 			__u64 device_virt_addr;
 		} unmap;
 
@@ -864,13 +1197,20 @@ struct hl_mem_in {
 	__u32 op;
 	__u32 flags;
 	__u32 ctx_id;
-	__u32 pad;
+	union {
+		__u32 num_of_elements;
+		__u32 pad;
+	};
 };
 
 /**
  * struct hl_mem_out - output of HL_IOCTL_MEMORY.
  * @device_virt_addr: Returned by HL_MEM_OP_MAP: the device virtual address.
  * @handle: Returned by HL_MEM_OP_ALLOC: the allocation's handle (never 0).
+ * @block_handle: upstream's HL_MEM_OP_MAP_BLOCK: the mmap offset of the
+ *	block (never returned here).
+ * @block_size: upstream's HL_MEM_OP_MAP_BLOCK: the block's size.
+ * @block_pad: Returned as zero (upstream's name: pad).
  * @fd: Returned by HL_MEM_OP_EXPORT_DMABUF_FD: the dma-buf file descriptor.
  * @pad: Returned as zero.
  */
@@ -878,6 +1218,11 @@ struct hl_mem_out {
 	union {
 		__u64 device_virt_addr;
 		__u64 handle;
+		struct {
+			__u64 block_handle;
+			__u32 block_size;
+			__u32 block_pad;
+		};
 		struct {
 			__s32 fd;
 			__u32 pad;
@@ -907,6 +1252,8 @@ struct hl_mem_out {
  *            mapping or of one that a NIC memory region (HL_NIC_OP_REG_MR)
  *            lies in; MAP with HL_MEM_FORCE_HINT whose hint is taken; MAP
  *            of a host page already in HL_MEM_MAX_HOST_PAGE_MAPS mappings
+ *   -EOPNOTSUPP MAP_BLOCK and TS_ALLOC (upstream's ops for hardware blocks
+ *            and interrupt timestamps, which the emulated device has not)
  *   -EMFILE  EXPORT_DMABUF_FD with no free file descriptor
  *   -EFAULT  host memory that cannot be pinned; an argument that cannot be
  *            written back (nothing done, or undone)
@@ -932,6 +1279,9 @@ union hl_mem_args {
 /* Maximum number of chunks in one command submission */
 #define HL_MAX_JOBS_PER_CS	64
 
+/* struct hl_cs_chunk.cs_chunk_flags: upstream's (refused here, -EINVAL) */
+#define HL_CS_CHUNK_FLAGS_USER_ALLOC_CB	0x1
+
 /**
  * struct hl_cs_chunk - one job of a command submission.
  * @cb_handle: device virtual address of the command buffer: packets the
@@ -940,24 +1290,81 @@ union hl_mem_args {
  *	command buffer HL_IOCTL_CB created with HL_CB_FLAGS_MAP (the CB is
  *	kept, and counted in its usage count, until the CS completes), then
  *	@cb_size must not exceed the CB's size.
- * @queue_index: engine queue that executes the job.
+ * @signal_seq_arr: HL_CS_FLAGS_WAIT, HL_CS_FLAGS_COLLECTIVE_WAIT: user
+ *	pointer to the sequence numbers of the signal CSs to wait for
+ *	(upstream's; refused here until the sync manager exists).
+ * @encaps_signal_seq: HL_CS_FLAGS_WAIT with HL_CS_FLAGS_ENCAP_SIGNALS:
+ *	the handle id of the reserved signals to wait for (upstream's).
+ * @queue_index: engine queue that executes the job (SIGNAL, WAIT: the
+ *	queue that signals or waits).
  * @cb_size: size of the command buffer in bytes, a multiple of 8.
- * @cs_chunk_flags: must be 0.
+ * @num_signal_seq_arr: HL_CS_FLAGS_WAIT, HL_CS_FLAGS_COLLECTIVE_WAIT:
+ *	entries at @signal_seq_arr (upstream takes exactly 1).
+ * @encaps_signal_offset: HL_CS_FLAGS_WAIT with HL_CS_FLAGS_ENCAP_SIGNALS:
+ *	which of the reserved signals to wait for, counted from 1.
+ * @cs_chunk_flags: must be 0 (upstream's HL_CS_CHUNK_FLAGS_USER_ALLOC_CB
+ *	is refused).
+ * @collective_engine_id: HL_CS_FLAGS_COLLECTIVE_WAIT: the engine that
+ *	gathers the collective (upstream's); else must be 0.
  * @pad: must be 0.
  */
 struct hl_cs_chunk {
-	__u64 cb_handle;
+	union {
+		__u64 cb_handle;
+		__u64 signal_seq_arr;
+		__u64 encaps_signal_seq;
+	};
 	__u32 queue_index;
-	__u32 cb_size;
+	union {
+		__u32 cb_size;
+		__u32 num_signal_seq_arr;
+		__u32 encaps_signal_offset;
+	};
 	__u32 cs_chunk_flags;
-	__u32 pad[11];
+	__u32 collective_engine_id;
+	__u32 pad[10];
+};
+
+/**
+ * enum hl_engine_command - hl_cs_in.core_command and engine_command
+ * (HL_CS_FLAGS_ENGINE_CORE_COMMAND, HL_CS_FLAGS_ENGINES_COMMAND; upstream's
+ * GAUDI2 commands, refused here).
+ * @HL_ENGINE_CORE_HALT: halt the engine cores.
+ * @HL_ENGINE_CORE_RUN: let the engine cores run.
+ * @HL_ENGINE_STALL: stall the engines.
+ * @HL_ENGINE_RESUME: resume the engines.
+ * @HL_ENGINE_COMMAND_MAX: one past the last command.
+ */
+enum hl_engine_command {
+	HL_ENGINE_CORE_HALT = 1,
+	HL_ENGINE_CORE_RUN = 2,
+	HL_ENGINE_STALL = 3,
+	HL_ENGINE_RESUME = 4,
+	HL_ENGINE_COMMAND_MAX
 };
 
 /**
  * struct hl_cs_in - input of HL_IOCTL_CS.
  * @chunks_restore: must be 0 (no context-switch restore jobs).
  * @chunks_execute: user pointer to an array of struct hl_cs_chunk.
- * @reserved: must be 0.
+ * @engine_cores: HL_CS_FLAGS_ENGINE_CORE_COMMAND: user pointer to the
+ *	__u32 ids of the engine cores (upstream's; refused here).
+ * @num_engine_cores: entries at @engine_cores.
+ * @core_command: enum hl_engine_command for the engine cores.
+ * @engines: HL_CS_FLAGS_ENGINES_COMMAND: user pointer to the __u32 ids of
+ *	the engines (upstream's; refused here).
+ * @num_engines: entries at @engines.
+ * @engine_command: enum hl_engine_command for the engines.
+ * @seq: HL_CS_FLAGS_STAGED_SUBMISSION without _FIRST: the sequence number
+ *	of the staged submission's first part (upstream's); else must be 0.
+ * @encaps_sig_handle_id: HL_CS_FLAGS_UNRESERVE_SIGNALS_ONLY, and a staged
+ *	first part with HL_CS_FLAGS_ENCAP_SIGNALS: the handle id of the
+ *	reserved signals (upstream's).
+ * @encaps_signals_count: HL_CS_FLAGS_RESERVE_SIGNALS_ONLY: how many signals
+ *	to reserve (upstream's).
+ * @encaps_signals_q_idx: HL_CS_FLAGS_RESERVE_SIGNALS_ONLY: the queue whose
+ *	sync object the signals are reserved on (upstream's).
+ * @reserved: this driver's earlier name of @seq.
  * @num_chunks_restore: must be 0.
  * @num_chunks_execute: number of chunks, 1 .. HL_MAX_JOBS_PER_CS.
  * @timeout: job timeout in seconds from the submission, 0 for the
@@ -967,14 +1374,37 @@ struct hl_cs_chunk {
  *	longer, so that its fence, which other drivers may wait for through a
  *	dma-buf, signals in bounded time. Honoured with or without
  *	HL_CS_FLAGS_CUSTOM_TIMEOUT (upstream reads it only with the flag).
- * @cs_flags: 0 or HL_CS_FLAGS_CUSTOM_TIMEOUT; any other bit: -EINVAL.
+ * @cs_flags: 0 or HL_CS_FLAGS_CUSTOM_TIMEOUT; any other bit, upstream's
+ *	HL_CS_FLAGS_* included: -EINVAL.
  * @ctx_id: must be 0.
  * @pad: must be 0.
  */
 struct hl_cs_in {
-	__u64 chunks_restore;
-	__u64 chunks_execute;
-	__u64 reserved;
+	union {
+		struct {
+			__u64 chunks_restore;
+			__u64 chunks_execute;
+		};
+		struct {
+			__u64 engine_cores;
+			__u32 num_engine_cores;
+			__u32 core_command;
+		};
+		struct {
+			__u64 engines;
+			__u32 num_engines;
+			__u32 engine_command;
+		};
+	};
+	union {
+		__u64 seq;
+		__u32 encaps_sig_handle_id;
+		struct {
+			__u32 encaps_signals_count;
+			__u32 encaps_signals_q_idx;
+		};
+		__u64 reserved;
+	};
 	__u32 num_chunks_restore;
 	__u32 num_chunks_execute;
 	__u32 timeout;
@@ -983,21 +1413,86 @@ struct hl_cs_in {
 	__u32 pad;
 };
 
-/* struct hl_cs_in.cs_flags: @timeout is set (upstream's bit; hl-thunk sets it) */
-#define HL_CS_FLAGS_CUSTOM_TIMEOUT	0x200
+/*
+ * struct hl_cs_in.cs_flags, upstream's bits. This driver accepts only
+ * HL_CS_FLAGS_CUSTOM_TIMEOUT (@timeout is set; hl-thunk sets it); every
+ * other one is -EINVAL:
+ * FORCE_RESTORE            - run the restore chunks even without a context
+ *                            switch
+ * SIGNAL                   - one chunk: signal the queue's sync object
+ *                            (out: sob_base_addr_offset,
+ *                            sob_count_before_submission)
+ * WAIT                     - one chunk: make the queue wait for signal CSs
+ *                            (chunk signal_seq_arr) or reserved signals
+ *                            (with ENCAP_SIGNALS)
+ * COLLECTIVE_WAIT          - WAIT on the collective of the NIC queues and
+ *                            chunk collective_engine_id
+ * TIMESTAMP                - record the completion time of the CS
+ * STAGED_SUBMISSION        - one part of a staged submission (_FIRST: the
+ *                            first, whose seq names them all; _LAST: the
+ *                            last); the parts complete together
+ * SKIP_RESET_ON_TIMEOUT    - no device reset when the CS times out
+ * ENCAP_SIGNALS            - with STAGED_SUBMISSION_FIRST: the CS signals
+ *                            the reserved signals encaps_sig_handle_id; with
+ *                            WAIT: wait for reserved signals
+ * RESERVE_SIGNALS_ONLY     - reserve encaps_signals_count signals on queue
+ *                            encaps_signals_q_idx (out: handle_id, count,
+ *                            sob_base_addr_offset); nothing runs
+ * UNRESERVE_SIGNALS_ONLY   - release reserved signals encaps_sig_handle_id
+ * ENGINE_CORE_COMMAND      - send core_command to the engine cores
+ * FLUSH_PCI_HBW_WRITES     - flush the device's PCIe writes to the host
+ * ENGINES_COMMAND          - send engine_command to the engines
+ */
+#define HL_CS_FLAGS_FORCE_RESTORE		0x1
+#define HL_CS_FLAGS_SIGNAL			0x2
+#define HL_CS_FLAGS_WAIT			0x4
+#define HL_CS_FLAGS_COLLECTIVE_WAIT		0x8
+#define HL_CS_FLAGS_TIMESTAMP			0x20
+#define HL_CS_FLAGS_STAGED_SUBMISSION		0x40
+#define HL_CS_FLAGS_STAGED_SUBMISSION_FIRST	0x80
+#define HL_CS_FLAGS_STAGED_SUBMISSION_LAST	0x100
+#define HL_CS_FLAGS_CUSTOM_TIMEOUT		0x200
+#define HL_CS_FLAGS_SKIP_RESET_ON_TIMEOUT	0x400
+#define HL_CS_FLAGS_ENCAP_SIGNALS		0x800
+#define HL_CS_FLAGS_RESERVE_SIGNALS_ONLY	0x1000
+#define HL_CS_FLAGS_UNRESERVE_SIGNALS_ONLY	0x2000
+#define HL_CS_FLAGS_ENGINE_CORE_COMMAND		0x4000
+#define HL_CS_FLAGS_FLUSH_PCI_HBW_WRITES	0x8000
+#define HL_CS_FLAGS_ENGINES_COMMAND		0x10000
 
 #define HL_CS_STATUS_SUCCESS		0
 
 /**
- * struct hl_cs_out - output of HL_IOCTL_CS.
+ * struct hl_cs_out - output of HL_IOCTL_CS. 24 bytes since upstream's
+ * signal fields came; a caller that passes the 16 bytes of before gets
+ * those (the ioctl's size is negotiated).
  * @seq: Returned sequence number of the submission, for HL_IOCTL_WAIT_CS.
+ * @handle_id: HL_CS_FLAGS_RESERVE_SIGNALS_ONLY: Returned handle id of the
+ *	reserved signals (upstream's).
+ * @count: HL_CS_FLAGS_RESERVE_SIGNALS_ONLY: Returned number of signals
+ *	reserved (upstream's).
  * @status: Returned HL_CS_STATUS_SUCCESS.
+ * @sob_base_addr_offset: HL_CS_FLAGS_SIGNAL, RESERVE_SIGNALS_ONLY: Returned
+ *	offset of the sync object used (upstream's); else Returned as zero.
+ *	It takes the place of this driver's earlier @pad (Returned as zero):
+ *	upstream's layout wins.
+ * @sob_count_before_submission: HL_CS_FLAGS_SIGNAL, and ENCAP_SIGNALS with
+ *	STAGED_SUBMISSION: Returned value of the sync object before this
+ *	submission's signal (upstream's); else Returned as zero.
  * @pad: Returned as zero.
  */
 struct hl_cs_out {
-	__u64 seq;
+	union {
+		__u64 seq;
+		struct {
+			__u32 handle_id;
+			__u32 count;
+		};
+	};
 	__u32 status;
-	__u32 pad;
+	__u32 sob_base_addr_offset;
+	__u16 sob_count_before_submission;
+	__u16 pad[3];
 };
 
 /**
@@ -1006,11 +1501,13 @@ struct hl_cs_out {
  * @out: output.
  *
  * Compute node only. Errors of HL_IOCTL_CS:
- *   -EINVAL  a non-zero reserved field or ctx_id, a cs_flags bit other than
- *            HL_CS_FLAGS_CUSTOM_TIMEOUT, restore chunks,
+ *   -EINVAL  a non-zero seq (reserved) or ctx_id, a cs_flags bit other
+ *            than HL_CS_FLAGS_CUSTOM_TIMEOUT (upstream's other flags
+ *            included), restore chunks,
  *            num_chunks_execute not in 1 .. HL_MAX_JOBS_PER_CS, or a chunk
  *            with a bad queue_index, a cb_size that is 0, not a multiple
- *            of 8 or above 2 MiB, or non-zero flags or pad;
+ *            of 8 or above 2 MiB, or non-zero flags, collective_engine_id
+ *            or pad;
  *   -EFAULT  the chunk array cannot be read;
  *   -EAGAIN  max_pending_cs (module parameter, default 256) submissions of
  *            the context have not completed yet;
@@ -1043,24 +1540,61 @@ union hl_cs_args {
  */
 
 /**
- * struct hl_wait_cs_in - input of HL_IOCTL_WAIT_CS.
+ * struct hl_wait_cs_in - input of HL_IOCTL_WAIT_CS. 56 bytes since
+ * upstream's interrupt fields came; a caller that passes the 32 bytes of
+ * before is served as before (the ioctl's size is negotiated).
  * @seq: sequence number returned by HL_IOCTL_CS; with
  *	HL_WAIT_CS_FLAGS_MULTI_CS, a user pointer to an array of
  *	@seq_arr_len sequence numbers.
  * @timeout_us: how long to wait, in microseconds; 0 only polls.
+ * @addr: HL_WAIT_CS_FLAGS_INTERRUPT: user address of the 64-bit counter to
+ *	wait on (upstream's; refused here: no user interrupts).
+ * @cq_counters_handle: HL_WAIT_CS_FLAGS_INTERRUPT_KERNEL_CQ: handle of the
+ *	driver's CQ counters buffer (upstream's).
+ * @target: HL_WAIT_CS_FLAGS_INTERRUPT: the counter value to wait for.
  * @ctx_id: must be 0.
- * @flags: 0 or HL_WAIT_CS_FLAGS_MULTI_CS.
+ * @flags: 0 or HL_WAIT_CS_FLAGS_MULTI_CS; upstream's interrupt flags
+ *	(HL_WAIT_CS_FLAGS_INTERRUPT and the interrupt id in
+ *	HL_WAIT_CS_FLAGS_INTERRUPT_MASK, INTERRUPT_KERNEL_CQ,
+ *	REGISTER_INTERRUPT) are -EINVAL.
  * @seq_arr_len: HL_WAIT_CS_FLAGS_MULTI_CS: number of sequence numbers, 1 ..
  *	HL_WAIT_MULTI_CS_LIST_MAX_LEN; else must be 0.
  * @pad: must be 0.
+ * @interrupt_timeout_us: HL_WAIT_CS_FLAGS_INTERRUPT: how long to wait, in
+ *	microseconds (upstream's; shares the place of @seq_arr_len and @pad).
+ * @cq_counters_offset: HL_WAIT_CS_FLAGS_INTERRUPT_KERNEL_CQ: offset of the
+ *	counter in @cq_counters_handle's buffer (upstream's); must be 0.
+ * @timestamp_handle: HL_WAIT_CS_FLAGS_REGISTER_INTERRUPT: handle of an
+ *	HL_MEM_OP_TS_ALLOC buffer (upstream's); must be 0.
+ * @timestamp_offset: HL_WAIT_CS_FLAGS_REGISTER_INTERRUPT: offset of the
+ *	element in @timestamp_handle's buffer (upstream's); must be 0.
  */
 struct hl_wait_cs_in {
-	__u64 seq;
-	__u64 timeout_us;
+	union {
+		struct {
+			__u64 seq;
+			__u64 timeout_us;
+		};
+		struct {
+			union {
+				__u64 addr;
+				__u64 cq_counters_handle;
+			};
+			__u64 target;
+		};
+	};
 	__u32 ctx_id;
 	__u32 flags;
-	__u8 seq_arr_len;
-	__u8 pad[7];
+	union {
+		struct {
+			__u8 seq_arr_len;
+			__u8 pad[7];
+		};
+		__u64 interrupt_timeout_us;
+	};
+	__u64 cq_counters_offset;
+	__u64 timestamp_handle;
+	__u64 timestamp_offset;
 };
 
 /*
@@ -1070,6 +1604,25 @@ struct hl_wait_cs_in {
  */
 #define HL_WAIT_CS_FLAGS_MULTI_CS	0x4
 #define HL_WAIT_MULTI_CS_LIST_MAX_LEN	32
+
+/*
+ * struct hl_wait_cs_in.flags, upstream's interrupt waits (-EINVAL here: the
+ * emulated device raises no user interrupts):
+ * INTERRUPT           - wait until the counter at in.addr reaches in.target
+ *                       or the interrupt in HL_WAIT_CS_FLAGS_INTERRUPT_MASK
+ *                       fires (ANY_CQ_INTERRUPT, ANY_DEC_INTERRUPT: any)
+ * INTERRUPT_KERNEL_CQ - the counter is in a driver CQ counters buffer
+ *                       (in.cq_counters_handle, in.cq_counters_offset)
+ * REGISTER_INTERRUPT  - do not wait: write the completion time into the
+ *                       timestamp buffer element (in.timestamp_handle,
+ *                       in.timestamp_offset) when the interrupt fires
+ */
+#define HL_WAIT_CS_FLAGS_INTERRUPT		0x2
+#define HL_WAIT_CS_FLAGS_INTERRUPT_MASK		0xFFF00000
+#define HL_WAIT_CS_FLAGS_ANY_CQ_INTERRUPT	0xFFF00000
+#define HL_WAIT_CS_FLAGS_ANY_DEC_INTERRUPT	0xFFE00000
+#define HL_WAIT_CS_FLAGS_INTERRUPT_KERNEL_CQ	0x10
+#define HL_WAIT_CS_FLAGS_REGISTER_INTERRUPT	0x20
 
 #define HL_WAIT_CS_STATUS_COMPLETED	0
 #define HL_WAIT_CS_STATUS_BUSY		1
@@ -1123,7 +1676,9 @@ struct hl_wait_cs_out {
  * Compute node only. Errors of HL_IOCTL_WAIT_CS:
  *   -EINVAL  seq 0 or not issued yet (any of the array's; also a CS
  *            whose HL_IOCTL_CS has not returned), a flag other than
- *            HL_WAIT_CS_FLAGS_MULTI_CS, non-zero ctx_id or pad,
+ *            HL_WAIT_CS_FLAGS_MULTI_CS (upstream's interrupt flags
+ *            included), non-zero ctx_id or pad, cq_counters_offset,
+ *            timestamp_handle or timestamp_offset,
  *            seq_arr_len 0 or above HL_WAIT_MULTI_CS_LIST_MAX_LEN with
  *            the flag, non-zero without it;
  *   -EFAULT  (MULTI_CS) the sequence array cannot be read;
@@ -1138,6 +1693,145 @@ struct hl_wait_cs_out {
 union hl_wait_cs_args {
 	struct hl_wait_cs_in in;
 	struct hl_wait_cs_out out;
+};
+
+/**
+ * DOC: HL_IOCTL_DEBUG
+ *
+ * Upstream's ioctl of the device's CoreSight trace and profiling blocks
+ * (ETR, ETF, STM, funnels, bus monitors, SPMUs) for the profiler. The
+ * emulated device has no such block: every valid op fails with
+ * -EOPNOTSUPP. The structs are upstream's, so that programs built for it
+ * compile unchanged.
+ */
+
+/* Largest number of event types of struct hl_debug_params_spmu */
+#define HL_DEBUG_MAX_AUX_VALUES		10
+
+/**
+ * struct hl_debug_params_etr - HL_DEBUG_OP_ETR input (upstream's).
+ * @buffer_address: device address of the trace buffer.
+ * @buffer_size: size of the trace buffer.
+ * @sink_mode: the ETR's sink mode.
+ * @pad: must be 0.
+ */
+struct hl_debug_params_etr {
+	__u64 buffer_address;
+	__u64 buffer_size;
+	__u32 sink_mode;
+	__u32 pad;
+};
+
+/**
+ * struct hl_debug_params_etf - HL_DEBUG_OP_ETF input (upstream's).
+ * @buffer_address: device address of the trace buffer.
+ * @buffer_size: size of the trace buffer.
+ * @sink_mode: the ETF's sink mode.
+ * @pad: must be 0.
+ */
+struct hl_debug_params_etf {
+	__u64 buffer_address;
+	__u64 buffer_size;
+	__u32 sink_mode;
+	__u32 pad;
+};
+
+/**
+ * struct hl_debug_params_stm - HL_DEBUG_OP_STM input (upstream's).
+ * @he_mask: hardware-event enable mask.
+ * @sp_mask: stimulus-port enable mask.
+ * @id: the trace source id.
+ * @frequency: the timestamp frequency.
+ */
+struct hl_debug_params_stm {
+	__u64 he_mask;
+	__u64 sp_mask;
+	__u32 id;
+	__u32 frequency;
+};
+
+/**
+ * struct hl_debug_params_bmon - HL_DEBUG_OP_BMON input (upstream's).
+ * @start_addr0: start of the first address range.
+ * @addr_mask0: mask of the first range.
+ * @start_addr1: start of the second range.
+ * @addr_mask1: mask of the second range.
+ * @bw_win: the bandwidth window.
+ * @win_capture: the window capture.
+ * @id: the trace source id.
+ * @control: the monitor's control value.
+ * @start_addr2: start of the third range.
+ * @end_addr2: end of the third range.
+ * @start_addr3: start of the fourth range.
+ * @end_addr3: end of the fourth range.
+ */
+struct hl_debug_params_bmon {
+	__u64 start_addr0;
+	__u64 addr_mask0;
+	__u64 start_addr1;
+	__u64 addr_mask1;
+	__u32 bw_win;
+	__u32 win_capture;
+	__u32 id;
+	__u32 control;
+	__u64 start_addr2;
+	__u64 end_addr2;
+	__u64 start_addr3;
+	__u64 end_addr3;
+};
+
+/**
+ * struct hl_debug_params_spmu - HL_DEBUG_OP_SPMU input (upstream's).
+ * @event_types: the events to count.
+ * @event_types_num: entries of @event_types.
+ * @pmtrc_val: the PMTRC register value.
+ * @trc_ctrl_host_val: the trace control value.
+ * @trc_en_host_val: the trace enable value.
+ */
+struct hl_debug_params_spmu {
+	__u64 event_types[HL_DEBUG_MAX_AUX_VALUES];
+	__u32 event_types_num;
+	__u32 pmtrc_val;
+	__u32 trc_ctrl_host_val;
+	__u32 trc_en_host_val;
+};
+
+/* HL_IOCTL_DEBUG ops (struct hl_debug_args.op), upstream's numbers */
+#define HL_DEBUG_OP_ETR		0
+#define HL_DEBUG_OP_ETF		1
+#define HL_DEBUG_OP_STM		2
+#define HL_DEBUG_OP_FUNNEL	3
+#define HL_DEBUG_OP_BMON	4
+#define HL_DEBUG_OP_SPMU	5
+#define HL_DEBUG_OP_TIMESTAMP	6
+#define HL_DEBUG_OP_SET_MODE	7
+
+/**
+ * struct hl_debug_args - argument of HL_IOCTL_DEBUG.
+ * @input_ptr: user pointer to the op's hl_debug_params_* struct.
+ * @output_ptr: user pointer to the op's output.
+ * @input_size: bytes at @input_ptr.
+ * @output_size: bytes at @output_ptr.
+ * @op: one of HL_DEBUG_OP_*.
+ * @reg_idx: the instance of the block the op configures.
+ * @enable: 1 to enable the block, 0 to disable it.
+ * @ctx_id: must be 0.
+ *
+ * Compute node only. Errors of HL_IOCTL_DEBUG:
+ *   -EINVAL     an op above HL_DEBUG_OP_SET_MODE, non-zero @ctx_id;
+ *   -EOPNOTSUPP every other call: the emulated device has no CoreSight
+ *               blocks;
+ *   -ENODEV     the device is gone or was reset under this file.
+ */
+struct hl_debug_args {
+	__u64 input_ptr;
+	__u64 output_ptr;
+	__u32 input_size;
+	__u32 output_size;
+	__u32 op;
+	__u32 reg_idx;
+	__u32 enable;
+	__u32 ctx_id;
 };
 
 /**

@@ -204,7 +204,8 @@ static int hl_cs_validate_chunks(struct hl_device *hdev,
 
 		if (c->queue_index >= hdev->asic_prop.num_queues ||
 		    !c->cb_size || !IS_ALIGNED(c->cb_size, sizeof(u64)) ||
-		    c->cb_size > HL_CS_MAX_CB_SIZE || c->cs_chunk_flags)
+		    c->cb_size > HL_CS_MAX_CB_SIZE || c->cs_chunk_flags ||
+		    c->collective_engine_id)
 			return -EINVAL;
 		for (j = 0; j < ARRAY_SIZE(c->pad); j++)
 			if (c->pad[j])
@@ -486,7 +487,7 @@ int hl_cs_ioctl(struct hl_fpriv *fpriv, void *data, struct hl_ioctl_call *call)
 
 	if (!ctx)
 		return -EINVAL;
-	if (in.chunks_restore || in.num_chunks_restore || in.reserved ||
+	if (in.chunks_restore || in.num_chunks_restore || in.seq ||
 	    (in.cs_flags & ~HL_CS_FLAGS_CUSTOM_TIMEOUT) || in.ctx_id || in.pad)
 		return -EINVAL;
 	if (!in.num_chunks_execute ||
@@ -801,7 +802,9 @@ int hl_wait_cs_ioctl(struct hl_fpriv *fpriv, void *data,
 	long left;
 	int rc;
 
-	if (!ctx || in.ctx_id || memchr_inv(in.pad, 0, sizeof(in.pad)))
+	if (!ctx || in.ctx_id || memchr_inv(in.pad, 0, sizeof(in.pad)) ||
+	    in.cq_counters_offset || in.timestamp_handle ||
+	    in.timestamp_offset)
 		return -EINVAL;
 	if (in.flags == HL_WAIT_CS_FLAGS_MULTI_CS)
 		return hl_wait_multi_cs(ctx, args);

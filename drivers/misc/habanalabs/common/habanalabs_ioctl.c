@@ -185,6 +185,72 @@ static int hl_info_page_fault(struct hl_fpriv *fpriv, struct hl_info_args *args,
 }
 
 /*
+ * Upstream's INFO ops that the emulated device cannot mean: it has no
+ * clocks, PLLs, power or energy sensors, PCIe counters, DRAM row
+ * replacement, firmware or attestation (docs/uapi.md gives each reason),
+ * and no sync manager yet.
+ */
+static bool hl_info_op_unsupported(u32 op)
+{
+	switch (op) {
+	case HL_INFO_CLK_RATE:
+	case HL_INFO_PCI_COUNTERS:
+	case HL_INFO_CLK_THROTTLE_REASON:
+	case HL_INFO_SYNC_MANAGER:
+	case HL_INFO_TOTAL_ENERGY:
+	case HL_INFO_PLL_FREQUENCY:
+	case HL_INFO_POWER:
+	case HL_INFO_DRAM_REPLACED_ROWS:
+	case HL_INFO_DRAM_PENDING_ROWS:
+	case HL_INFO_SECURED_ATTESTATION:
+	case HL_INFO_FW_GENERIC_REQ:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * Upstream's error-event ops whose events cannot happen here (no register
+ * bus to access illegally, no critical hardware error, no firmware): the
+ * reply upstream gives when none happened, all zeros.
+ */
+static int hl_info_no_event(struct hl_info_args *args,
+			    struct hl_ioctl_call *call)
+{
+	union {
+		struct hl_info_razwi_event razwi;
+		struct hl_info_hw_err_event hw_err;
+		struct hl_info_fw_err_event fw_err;
+	} info = {};
+	u32 size;
+
+	switch (args->op) {
+	case HL_INFO_RAZWI_EVENT:
+		size = sizeof(info.razwi);
+		break;
+	case HL_INFO_HW_ERR_EVENT:
+		size = sizeof(info.hw_err);
+		break;
+	default:
+		size = sizeof(info.fw_err);
+		break;
+	}
+	return hl_info_copy(call, args, &info, size);
+}
+
+/*
+ * HL_INFO_USER_MAPPINGS: upstream returns the mappings it captured at a
+ * device page fault, and nothing (0 entries) when it captured none. This
+ * driver captures none (the fault itself: HL_INFO_PAGE_FAULT_EVENT).
+ */
+static int hl_info_user_mappings(struct hl_info_args *args)
+{
+	args->array_size = 0;
+	return 0;
+}
+
+/*
  * HL_IOCTL_INFO. Errors: listed in the kernel-doc of struct hl_info_args
  * (uAPI header).
  */
@@ -196,9 +262,16 @@ static int hl_info_ioctl(struct hl_fpriv *fpriv, void *data,
 	/* Events and counters: ops with argument rules of their own */
 	if (hl_events_info_op(args->op))
 		return hl_events_info(fpriv, args, call);
-	if (args->ctx_id || args->pad)
+	if (args->pad)
 		return -EINVAL;
+	if (hl_info_op_unsupported(args->op))
+		return -EOPNOTSUPP;
 	if (!args->return_pointer || !args->return_size)
+		return -EINVAL;
+	/* Its union member is an input: the size of the caller's array */
+	if (args->op == HL_INFO_USER_MAPPINGS)
+		return hl_info_user_mappings(args);
+	if (args->ctx_id)
 		return -EINVAL;
 
 	switch (args->op) {
@@ -216,9 +289,27 @@ static int hl_info_ioctl(struct hl_fpriv *fpriv, void *data,
 		return hl_info_page_fault(fpriv, args, call);
 	case HL_INFO_NIC_PORTS:
 		return hl_info_nic_ports(fpriv, args, call);
+	case HL_INFO_RAZWI_EVENT:
+	case HL_INFO_HW_ERR_EVENT:
+	case HL_INFO_FW_ERR_EVENT:
+		return hl_info_no_event(args, call);
 	default:
 		return -EINVAL;
 	}
+}
+
+/*
+ * HL_IOCTL_DEBUG: upstream's CoreSight trace and profiling blocks, which
+ * the emulated device has not. Errors: struct hl_debug_args (uAPI).
+ */
+static int hl_debug_ioctl(struct hl_fpriv *fpriv, void *data,
+			  struct hl_ioctl_call *call)
+{
+	struct hl_debug_args *args = data;
+
+	if (!fpriv->ctx || args->op > HL_DEBUG_OP_SET_MODE || args->ctx_id)
+		return -EINVAL;
+	return -EOPNOTSUPP;
 }
 
 static const struct hl_ioctl_desc hl_ioctls[] = {
@@ -228,6 +319,7 @@ static const struct hl_ioctl_desc hl_ioctls[] = {
 	{ HL_IOCTL_WAIT_CS, hl_wait_cs_ioctl },
 	{ HL_IOCTL_NIC, hl_nic_ioctl },
 	{ HL_IOCTL_CB, hl_cb_ioctl },
+	{ HL_IOCTL_DEBUG, hl_debug_ioctl },
 };
 
 static const struct hl_ioctl_desc hl_ioctls_control[] = {
@@ -584,5 +676,12 @@ static_assert(offsetof(struct hl_info_page_fault_event, is_write) == 24);
 static_assert(sizeof(union hl_mem_args) <= HL_IOCTL_MAX_ARG_SIZE);
 static_assert(sizeof(union hl_cs_args) <= HL_IOCTL_MAX_ARG_SIZE);
 static_assert(sizeof(union hl_wait_cs_args) <= HL_IOCTL_MAX_ARG_SIZE);
+static_assert(sizeof(struct hl_debug_args) <= HL_IOCTL_MAX_ARG_SIZE);
+static_assert(sizeof(struct hl_info_razwi_event) <= HL_IOCTL_MAX_OUT_INLINE);
+/* Grown with upstream's fields; old callers pass the earlier sizes */
+static_assert(sizeof(struct hl_cs_out) == 24);
+static_assert(sizeof(struct hl_wait_cs_in) == 56);
+static_assert(sizeof(struct hl_page_fault_info) ==
+	      offsetof(struct hl_info_page_fault_event, is_write));
 static_assert(sizeof(struct hl_nic_args) <= HL_IOCTL_MAX_ARG_SIZE);
 static_assert(sizeof(union hl_cb_args) <= HL_IOCTL_MAX_ARG_SIZE);

@@ -856,7 +856,13 @@ int hl_mem_ioctl(struct hl_fpriv *fpriv, void *data, struct hl_ioctl_call *call)
 	u64 out = 0;
 	int rc;
 
-	if (args->in.ctx_id || args->in.pad)
+	if (args->in.ctx_id)
+		return -EINVAL;
+	/* Upstream's ops for HW blocks and interrupt timestamps: none here */
+	if (args->in.op == HL_MEM_OP_MAP_BLOCK ||
+	    args->in.op == HL_MEM_OP_TS_ALLOC)
+		return -EOPNOTSUPP;
+	if (args->in.pad)
 		return -EINVAL;
 	used = hl_mem_in_used(&args->in);
 	if (memchr_inv((u8 *)&args->in + used, 0,
