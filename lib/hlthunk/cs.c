@@ -40,7 +40,7 @@ hlthunk_public int hlthunk_command_submission_timeout(int fd,
 
 	out->seq = args.out.seq;
 	out->status = args.out.status;
-	out->sob_count_before_submission = 0;
+	out->sob_count_before_submission = args.out.sob_count_before_submission;
 
 	return 0;
 }

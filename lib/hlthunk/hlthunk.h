@@ -308,8 +308,10 @@ struct hlthunk_page_fault_info {
  * @chunks_execute: array of @num_chunks_execute struct hl_cs_chunk.
  * @num_chunks_restore: must be 0.
  * @num_chunks_execute: 1 .. HL_MAX_JOBS_PER_CS.
- * @flags: CS flags: 0 (HL_CS_FLAGS_CUSTOM_TIMEOUT is set by
- *	hlthunk_command_submission_timeout()).
+ * @flags: HL_CS_FLAGS_* (HL_CS_FLAGS_CUSTOM_TIMEOUT is set by
+ *	hlthunk_command_submission_timeout(); the staged-submission flags by
+ *	the callers of hlthunk_staged_command_submission()). The driver
+ *	refuses the flags of features it does not have (-EINVAL).
  */
 struct hlthunk_cs_in {
 	void *chunks_restore;
@@ -323,7 +325,8 @@ struct hlthunk_cs_in {
  * struct hlthunk_cs_out - result of a command submission.
  * @seq: sequence number for hlthunk_wait_for_cs().
  * @status: HL_CS_STATUS_SUCCESS.
- * @sob_count_before_submission: 0 (no sync objects).
+ * @sob_count_before_submission: the driver's (the value of the sync object
+ *	before a staged submission's encapsulated signals; else 0).
  */
 struct hlthunk_cs_out {
 	uint64_t seq;
@@ -1799,6 +1802,673 @@ hlthunk_public int hlthunk_hash_next(void *t, unsigned long *key, void **value);
  */
 hlthunk_public int hlthunk_hash_first(void *t, unsigned long *key,
 				      void **value);
+
+/* ------------------------------------------------------------------------
+ * Upstream's INFO queries, sync-manager submissions, staged submissions,
+ * hardware blocks, timestamps and debug (node HLTHUNK_2.4). Each issues
+ * the ioctl hl-thunk issues, with the argument hl-thunk fills, and returns
+ * what the driver answers: the queries of what the emulated device cannot
+ * mean (clocks, power, PLLs, PCI counters, DRAM rows, attestation,
+ * firmware) and hardware blocks, timestamps and debug are -EOPNOTSUPP
+ * (docs/uapi.md); the signal, wait, staged and encapsulated-signal
+ * submissions are served once the driver has its sync manager (-EINVAL
+ * before).
+ */
+
+/**
+ * struct hlthunk_pll_frequency_info - hlthunk_get_pll_frequency().
+ * @output: the frequency of each output of the PLL, in MHz.
+ */
+struct hlthunk_pll_frequency_info {
+	uint16_t output[HL_PLL_NUM_OUTPUTS];
+};
+
+/**
+ * hlthunk_get_pll_frequency() - the frequencies of one PLL
+ * (HL_INFO_PLL_FREQUENCY).
+ * @fd: compute or control node fd.
+ * @index: the PLL (enum hl_gaudi_pll_index and the like).
+ * @frequency: receives them.
+ *
+ * Return: 0 or -errno (errno set; -EINVAL: @frequency NULL; -EOPNOTSUPP:
+ * the emulated device has no PLLs).
+ */
+hlthunk_public int hlthunk_get_pll_frequency(int fd, uint32_t index,
+				struct hlthunk_pll_frequency_info *frequency);
+
+/**
+ * hlthunk_get_clk_rate() - the device's current and highest clock rates
+ * (HL_INFO_CLK_RATE).
+ * @fd: compute or control node fd.
+ * @cur_clk_mhz: receives the current rate, MHz.
+ * @max_clk_mhz: receives the highest rate, MHz.
+ *
+ * Return: 0 or -errno (errno set; -EINVAL: a NULL pointer; -EOPNOTSUPP:
+ * the emulated engines have no clock).
+ */
+hlthunk_public int hlthunk_get_clk_rate(int fd, uint32_t *cur_clk_mhz,
+					uint32_t *max_clk_mhz);
+
+/* struct hlthunk_clk_throttle_info.clk_throttle_reason_bitmask */
+#define HLTHUNK_CLK_THROTTLE_POWER	(1 << HL_CLK_THROTTLE_TYPE_POWER)
+#define HLTHUNK_CLK_THROTTLE_THERMAL	(1 << HL_CLK_THROTTLE_TYPE_THERMAL)
+
+/**
+ * struct hlthunk_clk_throttle_info - hlthunk_get_clk_throttle_info().
+ * @clk_throttle_reason_bitmask: HLTHUNK_CLK_THROTTLE_* now throttling.
+ * @clk_throttle_start_timestamp_us: when each kind started, us.
+ * @clk_throttle_duration_ns: how long each kind lasted, ns.
+ */
+struct hlthunk_clk_throttle_info {
+	uint32_t clk_throttle_reason_bitmask;
+	uint64_t clk_throttle_start_timestamp_us[HL_CLK_THROTTLE_TYPE_MAX];
+	uint64_t clk_throttle_duration_ns[HL_CLK_THROTTLE_TYPE_MAX];
+};
+
+/**
+ * hlthunk_get_clk_throttle_info() - why and since when the clock is
+ * throttled (HL_INFO_CLK_THROTTLE_REASON).
+ * @fd: compute or control node fd.
+ * @info: receives it.
+ *
+ * Return: 0 or -errno (errno set; -EINVAL: @info NULL; -EOPNOTSUPP: no
+ * clock, so no throttling).
+ */
+hlthunk_public int hlthunk_get_clk_throttle_info(int fd,
+				struct hlthunk_clk_throttle_info *info);
+
+/**
+ * struct hlthunk_energy_info - hlthunk_get_total_energy_consumption_info().
+ * @total_energy_consumption: energy used since the device came up, mJ.
+ */
+struct hlthunk_energy_info {
+	uint64_t total_energy_consumption;
+};
+
+/**
+ * hlthunk_get_total_energy_consumption_info() - the device's energy use
+ * (HL_INFO_TOTAL_ENERGY).
+ * @fd: compute or control node fd.
+ * @info: receives it.
+ *
+ * Return: 0 or -errno (errno set; -EINVAL: @info NULL; -EOPNOTSUPP: no
+ * energy counter).
+ */
+hlthunk_public int hlthunk_get_total_energy_consumption_info(int fd,
+				struct hlthunk_energy_info *info);
+
+/**
+ * struct hlthunk_power_info - hlthunk_get_power_info().
+ * @power: the device's power draw, mW.
+ */
+struct hlthunk_power_info {
+	uint64_t power;
+};
+
+/**
+ * hlthunk_get_power_info() - the device's power draw (HL_INFO_POWER).
+ * @fd: compute or control node fd.
+ * @info: receives it.
+ *
+ * Return: 0 or -errno (errno set; -EINVAL: @info NULL; -EOPNOTSUPP: no
+ * power sensor).
+ */
+hlthunk_public int hlthunk_get_power_info(int fd,
+					  struct hlthunk_power_info *info);
+
+/**
+ * struct hlthunk_hw_asic_status - hlthunk_get_hw_asic_status().
+ * @throttle: hlthunk_get_clk_throttle_info()'s.
+ * @open_stats: hlthunk_get_open_stats()'s.
+ * @power: hlthunk_get_power_info()'s (an operational device only).
+ * @status: hlthunk_get_device_status_info()'s.
+ * @timestamp_sec: time(NULL) when all were read.
+ * @valid: 1 once @status was read.
+ */
+struct hlthunk_hw_asic_status {
+	struct hlthunk_clk_throttle_info throttle;
+	struct hlthunk_open_stats_info open_stats;
+	struct hlthunk_power_info power;
+	enum hl_device_status status;
+	uint64_t timestamp_sec;
+	uint8_t valid;
+};
+
+/**
+ * hlthunk_get_hw_asic_status() - the device's status, clock throttling,
+ * open statistics and power, as hl-thunk gathers them.
+ * @fd: compute or control node fd.
+ * @hw_asic_status: receives them; @valid is 1 once the status was read.
+ *
+ * The parts are read in hl-thunk's order (status, throttling, open
+ * statistics, then power) and the first failure is returned: here the
+ * throttling query's -EOPNOTSUPP, after @status and @valid were filled.
+ *
+ * Return: 0 or -errno (errno set; -EINVAL: @hw_asic_status NULL;
+ * -EOPNOTSUPP: no clock throttling or power information on this device).
+ */
+hlthunk_public int hlthunk_get_hw_asic_status(int fd,
+				struct hlthunk_hw_asic_status *hw_asic_status);
+
+/**
+ * struct hlthunk_pci_counters_info - hlthunk_get_pci_counters_info().
+ * @rx_throughput: PCIe receive throughput, bytes per second.
+ * @tx_throughput: PCIe transmit throughput, bytes per second.
+ * @replay_cnt: PCIe replays since the last reset.
+ */
+struct hlthunk_pci_counters_info {
+	uint64_t rx_throughput;
+	uint64_t tx_throughput;
+	uint32_t replay_cnt;
+};
+
+/**
+ * hlthunk_get_pci_counters_info() - the device's PCIe link counters
+ * (HL_INFO_PCI_COUNTERS).
+ * @fd: compute or control node fd.
+ * @info: receives them.
+ *
+ * Return: 0 or -errno (errno set; -EINVAL: @info NULL; -EOPNOTSUPP: the
+ * emulation models no PCIe link).
+ */
+hlthunk_public int hlthunk_get_pci_counters_info(int fd,
+				struct hlthunk_pci_counters_info *info);
+
+/* Entries of struct hlthunk_dram_replaced_rows_info.replaced_rows */
+#define DRAM_ROW_REPLACE_MAX	32
+
+/**
+ * enum hlthunk_dram_row_replace_cause - why a DRAM row was replaced.
+ * @HLTHUNK_ROW_REPLACE_CAUSE_DOUBLE_ECC_ERR: a double-bit ECC error.
+ * @HLTHUNK_ROW_REPLACE_CAUSE_MULTI_SINGLE_ECC_ERR: repeated single-bit
+ *	ECC errors.
+ */
+enum hlthunk_dram_row_replace_cause {
+	HLTHUNK_ROW_REPLACE_CAUSE_DOUBLE_ECC_ERR,
+	HLTHUNK_ROW_REPLACE_CAUSE_MULTI_SINGLE_ECC_ERR,
+};
+
+/**
+ * struct hlthunk_dram_row_info - one replaced DRAM row.
+ * @dram_idx: the HBM stack.
+ * @pc: the pseudo channel.
+ * @sid: the stack id.
+ * @bank_idx: the bank.
+ * @row_addr: the row.
+ * @replaced_row_cause: enum hlthunk_dram_row_replace_cause.
+ * @pad: 0.
+ */
+struct hlthunk_dram_row_info {
+	uint8_t dram_idx;
+	uint8_t pc;
+	uint8_t sid;
+	uint8_t bank_idx;
+	uint16_t row_addr;
+	uint8_t replaced_row_cause;
+	uint8_t pad;
+};
+
+/**
+ * struct hlthunk_dram_replaced_rows_info - hlthunk_get_dram_replaced_rows_info().
+ * @num_replaced_rows: entries of @replaced_rows.
+ * @pad: 0.
+ * @replaced_rows: the replaced rows.
+ */
+struct hlthunk_dram_replaced_rows_info {
+	uint16_t num_replaced_rows;
+	uint8_t pad[6];
+	struct hlthunk_dram_row_info replaced_rows[DRAM_ROW_REPLACE_MAX];
+};
+
+/**
+ * hlthunk_get_dram_replaced_rows_info() - the HBM rows replaced so far
+ * (HL_INFO_DRAM_REPLACED_ROWS).
+ * @fd: compute or control node fd.
+ * @info: receives them.
+ *
+ * Return: 0 or -errno (errno set; -EINVAL: @info NULL; -EOPNOTSUPP: the
+ * emulated HBM has no row replacement).
+ */
+hlthunk_public int hlthunk_get_dram_replaced_rows_info(int fd,
+				struct hlthunk_dram_replaced_rows_info *info);
+
+/**
+ * hlthunk_get_dram_pending_rows_info() - the HBM rows waiting to be
+ * replaced at the next reset (HL_INFO_DRAM_PENDING_ROWS).
+ * @fd: compute or control node fd.
+ * @out: receives their number.
+ *
+ * Return: 0 or -errno (errno set; -EINVAL: @out NULL; -EOPNOTSUPP: the
+ * emulated HBM has no row replacement).
+ */
+hlthunk_public int hlthunk_get_dram_pending_rows_info(int fd, uint32_t *out);
+
+/**
+ * struct hlthunk_sec_attest_info - hlthunk_get_sec_attest_info().
+ * @nonce: the nonce the quote was made with.
+ * @pcr_quote_len: bytes of @pcr_quote.
+ * @pub_data_len: bytes of @public_data.
+ * @certificate_len: bytes of @certificate.
+ * @pcr_num_reg: PCR registers in @pcr_data.
+ * @pcr_reg_len: bytes of one PCR register.
+ * @quote_sig_len: bytes of @quote_sig.
+ * @pcr_data: the PCR registers.
+ * @pcr_quote: the attestation quote.
+ * @quote_sig: its signature.
+ * @public_data: the signing key's public part.
+ * @certificate: the key's certificate.
+ */
+struct hlthunk_sec_attest_info {
+	uint32_t nonce;
+	uint16_t pcr_quote_len;
+	uint16_t pub_data_len;
+	uint16_t certificate_len;
+	uint8_t pcr_num_reg;
+	uint8_t pcr_reg_len;
+	uint8_t quote_sig_len;
+	uint8_t pcr_data[SEC_PCR_DATA_BUF_SZ];
+	uint8_t pcr_quote[SEC_PCR_QUOTE_BUF_SZ];
+	uint8_t quote_sig[SEC_SIGNATURE_BUF_SZ];
+	uint8_t public_data[SEC_PUB_DATA_BUF_SZ];
+	uint8_t certificate[SEC_CERTIFICATE_BUF_SZ];
+};
+
+/**
+ * hlthunk_get_sec_attest_info() - the firmware's signed attestation
+ * (HL_INFO_SECURED_ATTESTATION).
+ * @fd: compute or control node fd.
+ * @nonce: the nonce to sign with.
+ * @info: receives the attestation.
+ *
+ * Return: 0 or -errno (errno set; -EINVAL: @info NULL; -EOPNOTSUPP: no
+ * firmware, no TPM).
+ */
+hlthunk_public int hlthunk_get_sec_attest_info(int fd, uint32_t nonce,
+				struct hlthunk_sec_attest_info *info);
+
+/**
+ * hlthunk_fw_send_generic_request() - a request to the device's firmware
+ * (HL_INFO_FW_GENERIC_REQ).
+ * @fd: compute or control node fd.
+ * @buff: the request's buffer, which receives the answer.
+ * @buff_size: its size, > 0.
+ * @sub_opcode: the request.
+ *
+ * Return: 0 or -errno (errno set; -EINVAL: @buff NULL or @buff_size 0;
+ * -EOPNOTSUPP: no firmware).
+ */
+hlthunk_public int hlthunk_fw_send_generic_request(int fd, void *buff,
+						   uint32_t buff_size,
+						   uint32_t sub_opcode);
+
+/**
+ * struct hlthunk_sync_manager_info - hlthunk_get_sync_manager_info().
+ * @first_available_sync_object: the first sync object left to users.
+ * @first_available_monitor: the first monitor left to users.
+ * @first_available_cq: the first completion queue left to users.
+ * @reserved: 0.
+ */
+struct hlthunk_sync_manager_info {
+	uint32_t first_available_sync_object;
+	uint32_t first_available_monitor;
+	uint32_t first_available_cq;
+	uint32_t reserved;
+};
+
+/**
+ * hlthunk_get_sync_manager_info() - the sync-manager resources of a dcore
+ * that the driver leaves to users (HL_INFO_SYNC_MANAGER).
+ * @fd: compute or control node fd.
+ * @dcore_id: the dcore (enum gaudi_dcores).
+ * @info: receives them.
+ *
+ * Return: 0 or -errno (errno set; -EINVAL: @info NULL; -EOPNOTSUPP: a
+ * driver whose emulated ASIC has no sync manager).
+ */
+hlthunk_public int hlthunk_get_sync_manager_info(int fd, int dcore_id,
+				struct hlthunk_sync_manager_info *info);
+
+/**
+ * struct hlthunk_signal_in - hlthunk_signal_submission().
+ * @chunks_restore: restore chunks (struct hl_cs_chunk), or NULL.
+ * @num_chunks_restore: entries of @chunks_restore.
+ * @queue_index: the queue whose sync object the CS signals.
+ * @flags: more HL_CS_FLAGS_* (HL_CS_FLAGS_SIGNAL is added).
+ */
+struct hlthunk_signal_in {
+	void *chunks_restore;
+	uint32_t num_chunks_restore;
+	uint32_t queue_index;
+	uint32_t flags;
+};
+
+/**
+ * struct hlthunk_signal_out - the result of hlthunk_signal_submission().
+ * @seq: the signal CS's sequence number (for a wait, and WAIT_CS).
+ * @status: HL_CS_STATUS_SUCCESS.
+ * @sob_base_addr_offset: the offset of the sync object signalled.
+ * @sob_count_before_submission: its value before this signal.
+ */
+struct hlthunk_signal_out {
+	uint64_t seq;
+	uint32_t status;
+	uint32_t sob_base_addr_offset;
+	uint16_t sob_count_before_submission;
+};
+
+/**
+ * hlthunk_signal_submission() - submit a CS that signals a queue's sync
+ * object (HL_CS_FLAGS_SIGNAL, one chunk on @in's queue).
+ * @fd: compute node fd.
+ * @in: the queue, restore chunks and flags.
+ * @out: receives the sequence number and the sync object's state.
+ *
+ * Return: 0 or -errno (errno set; -EINVAL: a NULL pointer, a status other
+ * than HL_CS_STATUS_SUCCESS, or a driver without the sync manager).
+ */
+hlthunk_public int hlthunk_signal_submission(int fd,
+					     struct hlthunk_signal_in *in,
+					     struct hlthunk_signal_out *out);
+
+/**
+ * hlthunk_signal_submission_timeout() - hlthunk_signal_submission() with
+ * a job timeout (HL_CS_FLAGS_CUSTOM_TIMEOUT when @timeout is not 0).
+ * @fd: compute node fd.
+ * @in: the queue, restore chunks and flags.
+ * @out: receives the sequence number and the sync object's state.
+ * @timeout: the job timeout, s; 0 for the driver's.
+ *
+ * Return: as hlthunk_signal_submission().
+ */
+hlthunk_public int hlthunk_signal_submission_timeout(int fd,
+					struct hlthunk_signal_in *in,
+					struct hlthunk_signal_out *out,
+					uint32_t timeout);
+
+/**
+ * struct hlthunk_wait_for_signal_data - what a wait CS waits for.
+ * @signal_seq_arr: the sequence numbers of the signal CSs (one).
+ * @encaps_signal_seq: encapsulated signals: the reservation's handle id.
+ * @signal_seq_nr: entries of @signal_seq_arr: 1.
+ * @queue_index: the queue that waits.
+ * @flags: unused.
+ * @collective_engine_id: collective waits: the engine that gathers.
+ * @encaps_signal_offset: encapsulated signals: which one, from 1.
+ */
+struct hlthunk_wait_for_signal_data {
+	union {
+		uint64_t *signal_seq_arr;
+		uint64_t encaps_signal_seq;
+	};
+	uint32_t signal_seq_nr;
+	uint32_t queue_index;
+	uint32_t flags;
+	uint32_t collective_engine_id;
+	uint32_t encaps_signal_offset;
+};
+
+/**
+ * struct hlthunk_wait_in - hlthunk_wait_for_signal() and its kin.
+ * @chunks_restore: restore chunks (struct hl_cs_chunk), or NULL.
+ * @num_chunks_restore: entries of @chunks_restore.
+ * @hlthunk_wait_for_signal: a struct hlthunk_wait_for_signal_data (as
+ *	hl-thunk declares it, a uint64_t pointer).
+ * @num_wait_for_signal: entries of @hlthunk_wait_for_signal: 1.
+ * @flags: more HL_CS_FLAGS_*.
+ */
+struct hlthunk_wait_in {
+	void *chunks_restore;
+	uint32_t num_chunks_restore;
+	uint64_t *hlthunk_wait_for_signal;
+	uint32_t num_wait_for_signal;
+	uint32_t flags;
+};
+
+/**
+ * struct hlthunk_wait_out - the result of a wait submission.
+ * @seq: the wait CS's sequence number.
+ * @status: HL_CS_STATUS_SUCCESS.
+ */
+struct hlthunk_wait_out {
+	uint64_t seq;
+	uint32_t status;
+};
+
+/**
+ * hlthunk_wait_for_signal() - submit a CS that makes a queue wait for a
+ * signal CS (HL_CS_FLAGS_WAIT, one chunk).
+ * @fd: compute node fd.
+ * @in: the signal to wait for and the waiting queue (one of each).
+ * @out: receives the wait CS's sequence number.
+ *
+ * Return: 0 or -errno (errno set; -EINVAL: a NULL pointer, not exactly
+ * one wait or one signal, a status other than HL_CS_STATUS_SUCCESS, or a
+ * driver without the sync manager).
+ */
+hlthunk_public int hlthunk_wait_for_signal(int fd, struct hlthunk_wait_in *in,
+					   struct hlthunk_wait_out *out);
+
+/**
+ * hlthunk_wait_for_signal_timeout() - hlthunk_wait_for_signal() with a job
+ * timeout.
+ * @fd: compute node fd.
+ * @in: the signal to wait for and the waiting queue.
+ * @out: receives the wait CS's sequence number.
+ * @timeout: the job timeout, s; 0 for the driver's.
+ *
+ * Return: as hlthunk_wait_for_signal().
+ */
+hlthunk_public int hlthunk_wait_for_signal_timeout(int fd,
+					struct hlthunk_wait_in *in,
+					struct hlthunk_wait_out *out,
+					uint32_t timeout);
+
+/**
+ * hlthunk_wait_for_collective_signal() - submit a collective wait
+ * (HL_CS_FLAGS_COLLECTIVE_WAIT): the NIC queues and the gathering engine
+ * wait for a signal CS.
+ * @fd: compute node fd.
+ * @in: the signal, the waiting queue and the collective engine.
+ * @out: receives the wait CS's sequence number.
+ *
+ * Return: as hlthunk_wait_for_signal().
+ */
+hlthunk_public int hlthunk_wait_for_collective_signal(int fd,
+					struct hlthunk_wait_in *in,
+					struct hlthunk_wait_out *out);
+
+/**
+ * hlthunk_wait_for_collective_signal_timeout() - a collective wait with a
+ * job timeout.
+ * @fd: compute node fd.
+ * @in: the signal, the waiting queue and the collective engine.
+ * @out: receives the wait CS's sequence number.
+ * @timeout: the job timeout, s; 0 for the driver's.
+ *
+ * Return: as hlthunk_wait_for_signal().
+ */
+hlthunk_public int hlthunk_wait_for_collective_signal_timeout(int fd,
+					struct hlthunk_wait_in *in,
+					struct hlthunk_wait_out *out,
+					uint32_t timeout);
+
+/**
+ * struct hlthunk_sig_res_in - hlthunk_reserve_encaps_signals().
+ * @queue_index: the queue whose sync object the signals are reserved on.
+ * @count: how many signals.
+ */
+struct hlthunk_sig_res_in {
+	uint32_t queue_index;
+	uint32_t count;
+};
+
+/**
+ * struct reserve_sig_handle - reserved (encapsulated) signals.
+ * @id: the reservation's handle id.
+ * @sob_base_addr_offset: the offset of their sync object.
+ * @count: how many were reserved.
+ */
+struct reserve_sig_handle {
+	uint32_t id;
+	uint32_t sob_base_addr_offset;
+	uint32_t count;
+};
+
+/**
+ * struct hlthunk_sig_res_out - the result of hlthunk_reserve_encaps_signals().
+ * @handle: the reservation.
+ * @status: HL_CS_STATUS_SUCCESS.
+ */
+struct hlthunk_sig_res_out {
+	struct reserve_sig_handle handle;
+	uint32_t status;
+};
+
+/**
+ * hlthunk_reserve_encaps_signals() - reserve signals of a queue's sync
+ * object for a later staged submission (HL_CS_FLAGS_RESERVE_SIGNALS_ONLY).
+ * @fd: compute node fd.
+ * @in: the queue and the count.
+ * @out: receives the reservation.
+ *
+ * Return: 0 or -errno (errno set; -EINVAL: a status other than
+ * HL_CS_STATUS_SUCCESS, or a driver without the sync manager).
+ */
+hlthunk_public int hlthunk_reserve_encaps_signals(int fd,
+					struct hlthunk_sig_res_in *in,
+					struct hlthunk_sig_res_out *out);
+
+/**
+ * hlthunk_unreserve_encaps_signals() - release reserved signals
+ * (HL_CS_FLAGS_UNRESERVE_SIGNALS_ONLY).
+ * @fd: compute node fd.
+ * @handle: the reservation (its @id is used).
+ * @status: receives HL_CS_STATUS_SUCCESS.
+ *
+ * Return: 0 or -errno (errno set; -EINVAL: a status other than
+ * HL_CS_STATUS_SUCCESS, or a driver without the sync manager).
+ */
+hlthunk_public int hlthunk_unreserve_encaps_signals(int fd,
+					struct reserve_sig_handle *handle,
+					uint32_t *status);
+
+/**
+ * hlthunk_wait_for_reserved_encaps_signals() - a wait CS for reserved
+ * signals (HL_CS_FLAGS_WAIT with HL_CS_FLAGS_ENCAP_SIGNALS).
+ * @fd: compute node fd.
+ * @in: the reservation's handle id (encaps_signal_seq), the signal
+ *	(encaps_signal_offset) and the waiting queue.
+ * @out: receives the wait CS's sequence number.
+ *
+ * Return: as hlthunk_wait_for_signal().
+ */
+hlthunk_public int hlthunk_wait_for_reserved_encaps_signals(int fd,
+					struct hlthunk_wait_in *in,
+					struct hlthunk_wait_out *out);
+
+/**
+ * hlthunk_wait_for_reserved_encaps_collective_signals() - a collective
+ * wait for reserved signals (HL_CS_FLAGS_COLLECTIVE_WAIT with
+ * HL_CS_FLAGS_ENCAP_SIGNALS).
+ * @fd: compute node fd.
+ * @in: the reservation, the signal, the waiting queue and the engine.
+ * @out: receives the wait CS's sequence number.
+ *
+ * Return: as hlthunk_wait_for_signal().
+ */
+hlthunk_public int hlthunk_wait_for_reserved_encaps_collective_signals(int fd,
+					struct hlthunk_wait_in *in,
+					struct hlthunk_wait_out *out);
+
+/**
+ * hlthunk_staged_command_submission() - one part of a staged submission
+ * (HL_CS_FLAGS_STAGED_SUBMISSION in @in's flags, with _FIRST for the
+ * first part and _LAST for the last).
+ * @fd: compute node fd.
+ * @sequence: the first part's sequence number (0 for the first part).
+ * @in: the part's chunks and flags.
+ * @out: receives the part's sequence number and status.
+ *
+ * Return: 0 or -errno (errno set; -EINVAL: a NULL pointer, no
+ * HL_CS_FLAGS_STAGED_SUBMISSION in @in's flags, or a driver without staged
+ * submissions).
+ */
+hlthunk_public int hlthunk_staged_command_submission(int fd, uint64_t sequence,
+					struct hlthunk_cs_in *in,
+					struct hlthunk_cs_out *out);
+
+/**
+ * hlthunk_staged_command_submission_timeout() - a part of a staged
+ * submission with a job timeout.
+ * @fd: compute node fd.
+ * @sequence: the first part's sequence number (0 for the first part).
+ * @in: the part's chunks and flags.
+ * @out: receives the part's sequence number and status.
+ * @timeout: the job timeout, s; 0 for the driver's.
+ *
+ * Return: as hlthunk_staged_command_submission().
+ */
+hlthunk_public int hlthunk_staged_command_submission_timeout(int fd,
+					uint64_t sequence,
+					struct hlthunk_cs_in *in,
+					struct hlthunk_cs_out *out,
+					uint32_t timeout);
+
+/**
+ * hlthunk_staged_command_submission_encaps_signals() - the first part of a
+ * staged submission that signals reserved signals
+ * (HL_CS_FLAGS_ENCAP_SIGNALS is added).
+ * @fd: compute node fd.
+ * @handle_id: the reservation's handle id.
+ * @in: the part's chunks and flags (with HL_CS_FLAGS_STAGED_SUBMISSION).
+ * @out: receives the sequence number, status and the sync object's value
+ *	before the submission.
+ *
+ * Return: as hlthunk_staged_command_submission().
+ */
+hlthunk_public int hlthunk_staged_command_submission_encaps_signals(int fd,
+					uint64_t handle_id,
+					struct hlthunk_cs_in *in,
+					struct hlthunk_cs_out *out);
+
+/**
+ * hlthunk_get_hw_block() - map a hardware register block for mmap()
+ * (HL_MEM_OP_MAP_BLOCK).
+ * @fd: compute node fd.
+ * @block_address: the block's address.
+ * @block_size: receives its size.
+ * @handle: receives the mmap offset.
+ *
+ * Return: 0 or -errno (errno set; -EINVAL: a NULL pointer; -EOPNOTSUPP:
+ * the emulated ASIC has no register blocks).
+ */
+hlthunk_public int hlthunk_get_hw_block(int fd, uint64_t block_address,
+					uint32_t *block_size, uint64_t *handle);
+
+/**
+ * hlthunk_allocate_timestamp_elements() - a buffer of timestamps for user
+ * interrupt registrations (HL_MEM_OP_TS_ALLOC).
+ * @fd: compute node fd.
+ * @num_elements: the buffer's 64-bit elements.
+ * @handle: receives the buffer's handle (0 on failure).
+ *
+ * Return: 0 or -errno (errno set; -EINVAL: @handle NULL; -EOPNOTSUPP: the
+ * emulated device raises no user interrupts).
+ */
+hlthunk_public int hlthunk_allocate_timestamp_elements(int fd,
+						       uint32_t num_elements,
+						       uint64_t *handle);
+
+/**
+ * hlthunk_debug() - configure the device's debug and trace blocks
+ * (HL_IOCTL_DEBUG, struct hl_debug_args in <misc/habanalabs.h>).
+ * @fd: compute node fd.
+ * @debug: the operation, passed to the driver as it is.
+ *
+ * Return: 0 or -errno (errno set; -EINVAL: @debug NULL, a bad op;
+ * -EOPNOTSUPP: the emulated device has no CoreSight blocks).
+ */
+hlthunk_public int hlthunk_debug(int fd, struct hl_debug_args *debug);
 
 #ifdef __cplusplus
 }

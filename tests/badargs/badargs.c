@@ -94,6 +94,87 @@ static int badargs_teardown(void **state)
 }
 
 /* Every call that takes a descriptor, on @fd; @err what each must give */
+/* The calls of node HLTHUNK_2.4 with good arguments: the fd's errno */
+static void hl24_fd_calls(int fd, int err)
+{
+	struct hlthunk_pll_frequency_info pll;
+	struct hlthunk_clk_throttle_info thr;
+	struct hlthunk_energy_info energy;
+	struct hlthunk_power_info power;
+	struct hlthunk_hw_asic_status asic;
+	struct hlthunk_pci_counters_info pci;
+	struct hlthunk_dram_replaced_rows_info rows;
+	struct hlthunk_sec_attest_info *att;
+	struct hlthunk_sync_manager_info sm;
+	struct hlthunk_signal_in sin;
+	struct hlthunk_signal_out sout;
+	struct hlthunk_wait_for_signal_data wd;
+	struct hlthunk_wait_in win;
+	struct hlthunk_wait_out wout;
+	struct hlthunk_sig_res_in rin;
+	struct hlthunk_sig_res_out rout;
+	struct reserve_sig_handle rh;
+	struct hl_cs_chunk chunk;
+	struct hlthunk_cs_in in;
+	struct hlthunk_cs_out out;
+	struct hl_debug_args dbg;
+	uint64_t u64, seq = 1;
+	uint32_t u32, u32b;
+	uint8_t req[16];
+
+	ERR(hlthunk_get_clk_rate(fd, &u32, &u32b), err);
+	ERR(hlthunk_get_clk_throttle_info(fd, &thr), err);
+	ERR(hlthunk_get_pll_frequency(fd, 0, &pll), err);
+	ERR(hlthunk_get_power_info(fd, &power), err);
+	ERR(hlthunk_get_total_energy_consumption_info(fd, &energy), err);
+	ERR(hlthunk_get_hw_asic_status(fd, &asic), err);
+	ERR(hlthunk_get_pci_counters_info(fd, &pci), err);
+	ERR(hlthunk_get_dram_replaced_rows_info(fd, &rows), err);
+	ERR(hlthunk_get_dram_pending_rows_info(fd, &u32), err);
+	att = calloc(1, sizeof(*att));
+	assert_non_null(att);
+	ERR(hlthunk_get_sec_attest_info(fd, 1, att), err);
+	free(att);
+	ERR(hlthunk_fw_send_generic_request(fd, req, sizeof(req), 0), err);
+	ERR(hlthunk_get_sync_manager_info(fd, 0, &sm), err);
+
+	memset(&sin, 0, sizeof(sin));
+	ERR(hlthunk_signal_submission(fd, &sin, &sout), err);
+	ERR(hlthunk_signal_submission_timeout(fd, &sin, &sout, 1), err);
+	memset(&wd, 0, sizeof(wd));
+	wd.signal_seq_arr = &seq;
+	wd.signal_seq_nr = 1;
+	memset(&win, 0, sizeof(win));
+	win.hlthunk_wait_for_signal = (uint64_t *)&wd;
+	win.num_wait_for_signal = 1;
+	ERR(hlthunk_wait_for_signal(fd, &win, &wout), err);
+	ERR(hlthunk_wait_for_signal_timeout(fd, &win, &wout, 1), err);
+	ERR(hlthunk_wait_for_collective_signal(fd, &win, &wout), err);
+	ERR(hlthunk_wait_for_collective_signal_timeout(fd, &win, &wout, 1), err);
+	ERR(hlthunk_wait_for_reserved_encaps_signals(fd, &win, &wout), err);
+	ERR(hlthunk_wait_for_reserved_encaps_collective_signals(fd, &win, &wout),
+	    err);
+	memset(&rin, 0, sizeof(rin));
+	rin.count = 1;
+	ERR(hlthunk_reserve_encaps_signals(fd, &rin, &rout), err);
+	memset(&rh, 0, sizeof(rh));
+	ERR(hlthunk_unreserve_encaps_signals(fd, &rh, &u32), err);
+	memset(&chunk, 0, sizeof(chunk));
+	memset(&in, 0, sizeof(in));
+	in.chunks_execute = &chunk;
+	in.num_chunks_execute = 1;
+	in.flags = HL_CS_FLAGS_STAGED_SUBMISSION |
+		   HL_CS_FLAGS_STAGED_SUBMISSION_FIRST;
+	ERR(hlthunk_staged_command_submission(fd, 0, &in, &out), err);
+	ERR(hlthunk_staged_command_submission_timeout(fd, 0, &in, &out, 1), err);
+	ERR(hlthunk_staged_command_submission_encaps_signals(fd, 1, &in, &out),
+	    err);
+	ERR(hlthunk_get_hw_block(fd, 0, &u32, &u64), err);
+	ERR(hlthunk_allocate_timestamp_elements(fd, 1, &u64), err);
+	memset(&dbg, 0, sizeof(dbg));
+	ERR(hlthunk_debug(fd, &dbg), err);
+}
+
 static void all_fd_calls(int fd, int err)
 {
 	struct hlthunk_hw_ip_info hw;
@@ -127,6 +208,7 @@ static void all_fd_calls(int fd, int err)
 	uint32_t u32, st;
 	int efd, i32;
 
+	hl24_fd_calls(fd, err);
 	memset(&info, 0, sizeof(info));
 	memset(&req, 0, sizeof(req));
 	memset(&res, 0, sizeof(res));
@@ -243,6 +325,79 @@ static void test_other_drivers_fd_is_enotty(void **state)
 }
 
 /* NULL or out-of-range arguments on @fd: EINVAL before any ioctl */
+/* The calls of node HLTHUNK_2.4 with NULL or what hl-thunk refuses */
+static void hl24_einval_calls(int fd)
+{
+	struct hlthunk_wait_for_signal_data wd;
+	struct hlthunk_signal_out sout;
+	struct hlthunk_wait_in win;
+	struct hlthunk_wait_out wout;
+	struct hlthunk_sig_res_in rin;
+	struct hlthunk_sig_res_out rout;
+	struct reserve_sig_handle rh;
+	struct hlthunk_cs_in in;
+	struct hlthunk_cs_out out;
+	uint64_t u64, seq = 1;
+	uint32_t u32;
+	uint8_t req[8];
+
+	ERR(hlthunk_get_clk_rate(fd, NULL, &u32), EINVAL);
+	ERR(hlthunk_get_clk_rate(fd, &u32, NULL), EINVAL);
+	ERR(hlthunk_get_clk_throttle_info(fd, NULL), EINVAL);
+	ERR(hlthunk_get_pll_frequency(fd, 0, NULL), EINVAL);
+	ERR(hlthunk_get_power_info(fd, NULL), EINVAL);
+	ERR(hlthunk_get_total_energy_consumption_info(fd, NULL), EINVAL);
+	ERR(hlthunk_get_hw_asic_status(fd, NULL), EINVAL);
+	ERR(hlthunk_get_pci_counters_info(fd, NULL), EINVAL);
+	ERR(hlthunk_get_dram_replaced_rows_info(fd, NULL), EINVAL);
+	ERR(hlthunk_get_dram_pending_rows_info(fd, NULL), EINVAL);
+	ERR(hlthunk_get_sec_attest_info(fd, 0, NULL), EINVAL);
+	ERR(hlthunk_fw_send_generic_request(fd, NULL, sizeof(req), 0), EINVAL);
+	ERR(hlthunk_fw_send_generic_request(fd, req, 0, 0), EINVAL);
+	ERR(hlthunk_get_sync_manager_info(fd, 0, NULL), EINVAL);
+
+	ERR(hlthunk_signal_submission(fd, NULL, &sout), EINVAL);
+	ERR(hlthunk_signal_submission_timeout(fd, NULL, &sout, 1), EINVAL);
+	memset(&wd, 0, sizeof(wd));
+	wd.signal_seq_arr = &seq;
+	wd.signal_seq_nr = 1;
+	memset(&win, 0, sizeof(win));
+	win.hlthunk_wait_for_signal = (uint64_t *)&wd;
+	/* hl-thunk takes exactly one wait of exactly one signal */
+	win.num_wait_for_signal = 2;
+	ERR(hlthunk_wait_for_signal(fd, &win, &wout), EINVAL);
+	ERR(hlthunk_wait_for_collective_signal(fd, &win, &wout), EINVAL);
+	win.num_wait_for_signal = 1;
+	wd.signal_seq_nr = 0;
+	ERR(hlthunk_wait_for_signal_timeout(fd, &win, &wout, 1), EINVAL);
+	ERR(hlthunk_wait_for_collective_signal_timeout(fd, &win, &wout, 1),
+	    EINVAL);
+	ERR(hlthunk_wait_for_reserved_encaps_signals(fd, &win, &wout), EINVAL);
+	ERR(hlthunk_wait_for_reserved_encaps_collective_signals(fd, &win, &wout),
+	    EINVAL);
+	win.hlthunk_wait_for_signal = NULL;
+	ERR(hlthunk_wait_for_signal(fd, &win, &wout), EINVAL);
+	ERR(hlthunk_wait_for_signal(fd, NULL, &wout), EINVAL);
+	memset(&rin, 0, sizeof(rin));
+	ERR(hlthunk_reserve_encaps_signals(fd, NULL, &rout), EINVAL);
+	ERR(hlthunk_reserve_encaps_signals(fd, &rin, NULL), EINVAL);
+	memset(&rh, 0, sizeof(rh));
+	ERR(hlthunk_unreserve_encaps_signals(fd, NULL, &u32), EINVAL);
+	ERR(hlthunk_unreserve_encaps_signals(fd, &rh, NULL), EINVAL);
+	/* A staged part without HL_CS_FLAGS_STAGED_SUBMISSION */
+	memset(&in, 0, sizeof(in));
+	ERR(hlthunk_staged_command_submission(fd, 0, &in, &out), EINVAL);
+	ERR(hlthunk_staged_command_submission_timeout(fd, 0, &in, &out, 1),
+	    EINVAL);
+	ERR(hlthunk_staged_command_submission_encaps_signals(fd, 1, &in, &out),
+	    EINVAL);
+	ERR(hlthunk_staged_command_submission(fd, 0, NULL, &out), EINVAL);
+	ERR(hlthunk_get_hw_block(fd, 0, NULL, &u64), EINVAL);
+	ERR(hlthunk_get_hw_block(fd, 0, &u32, NULL), EINVAL);
+	ERR(hlthunk_allocate_timestamp_elements(fd, 1, NULL), EINVAL);
+	ERR(hlthunk_debug(fd, NULL), EINVAL);
+}
+
 static void einval_calls(int fd)
 {
 	struct hl_info_hw_ip_info hwx;
@@ -373,6 +528,7 @@ static void einval_calls(int fd)
 				      &i32), EINVAL);
 	ERR(hlthunk_get_hw_events_arr(fd, false, sizeof(events), NULL), EINVAL);
 	ERR(hlthunk_get_hw_events_arr(fd, true, 0, events), EINVAL);
+	hl24_einval_calls(fd);
 }
 
 static void test_null_and_short_sizes_are_einval(void **state)

@@ -14,6 +14,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -131,6 +132,11 @@ static void test_cs_bad_args_einval(void **state)
 	CS_EINVAL(chunks[0].cs_chunk_flags = 1);
 	CS_EINVAL(chunks[0].pad[9] = 1);
 	CS_EINVAL(chunks[0].collective_engine_id = 1);
+	/* Upstream's flags of features the emulated device has not */
+	CS_EINVAL(a.in.cs_flags = HL_CS_FLAGS_ENGINE_CORE_COMMAND);
+	CS_EINVAL(a.in.cs_flags = HL_CS_FLAGS_ENGINES_COMMAND);
+	CS_EINVAL(a.in.cs_flags = HL_CS_FLAGS_FLUSH_PCI_HBW_WRITES);
+	CS_EINVAL(chunks[0].cs_chunk_flags = HL_CS_CHUNK_FLAGS_USER_ALLOC_CB);
 	/* A bad chunk after good ones fails the whole CS */
 	CS_EINVAL(a.in.num_chunks_execute = 3; chunks[2].cb_size = 4);
 #undef CS_EINVAL
@@ -196,6 +202,25 @@ static void test_wait_cs_bad_args_einval(void **state)
 	a.in.flags = 0;
 	a.in.ctx_id = 1;
 	assert_int_equal(hltests_wait_ioctl(st->fd, &a), -EINVAL);
+	a.in.ctx_id = 0;
+	/* Upstream's interrupt waits: no user interrupts here */
+	a.in.flags = HL_WAIT_CS_FLAGS_INTERRUPT | HL_WAIT_CS_FLAGS_ANY_CQ_INTERRUPT;
+	assert_int_equal(hltests_wait_ioctl(st->fd, &a), -EINVAL);
+	a.in.flags = HL_WAIT_CS_FLAGS_INTERRUPT | HL_WAIT_CS_FLAGS_INTERRUPT_KERNEL_CQ;
+	assert_int_equal(hltests_wait_ioctl(st->fd, &a), -EINVAL);
+	a.in.flags = HL_WAIT_CS_FLAGS_INTERRUPT | HL_WAIT_CS_FLAGS_REGISTER_INTERRUPT;
+	assert_int_equal(hltests_wait_ioctl(st->fd, &a), -EINVAL);
+	a.in.flags = 0;
+	/* ... and their fields must be zero */
+	a.in.cq_counters_offset = 1;
+	assert_int_equal(hltests_wait_ioctl(st->fd, &a), -EINVAL);
+	a.in.cq_counters_offset = 0;
+	a.in.timestamp_handle = 1;
+	assert_int_equal(hltests_wait_ioctl(st->fd, &a), -EINVAL);
+	a.in.timestamp_handle = 0;
+	a.in.timestamp_offset = 1;
+	assert_int_equal(hltests_wait_ioctl(st->fd, &a), -EINVAL);
+	a.in.timestamp_offset = 0;
 
 	/* The library's view of the same */
 	assert_int_equal(hlthunk_wait_for_cs(st->fd, 0, 0, &status), -EINVAL);
@@ -254,6 +279,195 @@ static void test_wait_cs_args_sizes(void **state)
 	big.extra = 1;
 	assert_int_equal(hltests_ioctl_sized(st->fd, HL_IOCTL_WAIT_CS,
 					     sizeof(big), &big), -E2BIG);
+
+	/*
+	 * The 32 bytes of before upstream's interrupt fields (a binary built
+	 * against the older header) are served as they were
+	 */
+	assert_int_equal(sizeof(union hl_wait_cs_args), 56);
+	memset(&big, 0xa5, sizeof(big));
+	memset(&big.a, 0, 32);
+	big.a.in.seq = seq;
+	big.a.in.timeout_us = WAIT_US;
+	assert_int_equal(hltests_ioctl_sized(st->fd, HL_IOCTL_WAIT_CS, 32,
+					     &big), 0);
+	assert_int_equal(big.a.out.status, HL_WAIT_CS_STATUS_COMPLETED);
+	assert_int_equal(big.a.out.flags, HL_WAIT_CS_STATUS_FLAG_TIMESTAMP_VLD);
+	/* nothing written past the caller's 32 bytes */
+	for (size_t i = 32; i < sizeof(big); i++)
+		assert_int_equal(((uint8_t *)&big)[i], 0xa5);
+	hltests_host_unmap(st->fd, &cb);
+}
+
+/*
+ * HL_IOCTL_CS's output grew to upstream's 24 bytes (hl_cs_out's signal
+ * fields): a plain CS returns them as zero; the argument union is still
+ * hl_cs_in's 48 bytes, so a binary of before passes the same size
+ */
+static void test_cs_out_signal_fields_zero(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hltests_host_buf cb;
+	struct hl_cs_chunk chunk;
+	struct hlthunk_cs_in in;
+	struct hlthunk_cs_out out;
+	union hl_cs_args a;
+	uint32_t status;
+
+	assert_int_equal(sizeof(struct hl_cs_out), 24);
+	assert_int_equal(sizeof(union hl_cs_args), 48);
+	cb_map(st->fd, &cb, PAGE);
+	chunk_init(&chunk, 0, cb.va, hlthunk_pkt_nop(cb.ptr));
+	memset(&a, 0xa5, sizeof(a));
+	memset(&a.in, 0, sizeof(a.in));
+	a.in.chunks_execute = (uintptr_t)&chunk;
+	a.in.num_chunks_execute = 1;
+	assert_int_equal(hltests_cs_ioctl(st->fd, &a), 0);
+	assert_true(a.out.seq > 0);
+	assert_int_equal(a.out.status, HL_CS_STATUS_SUCCESS);
+	assert_int_equal(a.out.sob_base_addr_offset, 0);
+	assert_int_equal(a.out.sob_count_before_submission, 0);
+	assert_int_equal(wait_cs(st->fd, a.out.seq, &status), 0);
+
+	/* libhlthunk passes the driver's value on */
+	memset(&in, 0, sizeof(in));
+	in.chunks_execute = &chunk;
+	in.num_chunks_execute = 1;
+	memset(&out, 0xa5, sizeof(out));
+	assert_int_equal(hlthunk_command_submission(st->fd, &in, &out), 0);
+	assert_int_equal(out.sob_count_before_submission, 0);
+	assert_int_equal(wait_cs(st->fd, out.seq, &status), 0);
+	hltests_host_unmap(st->fd, &cb);
+}
+
+/* ------------------------------------------------------------------------
+ * hl-thunk's sync-manager calls (libhlthunk node HLTHUNK_2.4), end to end.
+ * They need the driver's sync manager (issue #33): skipped while
+ * HL_INFO_SYNC_MANAGER is -EOPNOTSUPP.
+ */
+
+static bool have_sync_manager(int fd)
+{
+	struct hlthunk_sync_manager_info sm;
+	int rc = hlthunk_get_sync_manager_info(fd, HL_GAUDI_WS_DCORE, &sm);
+
+	if (rc == -EOPNOTSUPP)
+		return false;
+	assert_int_equal(rc, 0);
+	return true;
+}
+
+static void test_lib_signal_then_wait(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hlthunk_wait_for_signal_data wd;
+	struct hlthunk_signal_in sin;
+	struct hlthunk_signal_out sout;
+	struct hlthunk_wait_in win;
+	struct hlthunk_wait_out wout;
+	uint64_t sig_seq;
+	uint32_t status;
+
+	if (!have_sync_manager(st->fd)) {
+		skip();
+		return;
+	}
+	assert_true(st->hw_ip.num_queues >= 2);
+	memset(&sin, 0, sizeof(sin));
+	sin.queue_index = 0;
+	assert_int_equal(hlthunk_signal_submission(st->fd, &sin, &sout), 0);
+	assert_int_equal(sout.status, HL_CS_STATUS_SUCCESS);
+	assert_true(sout.seq > 0);
+	sig_seq = sout.seq;
+
+	memset(&wd, 0, sizeof(wd));
+	wd.signal_seq_arr = &sig_seq;
+	wd.signal_seq_nr = 1;
+	wd.queue_index = 1;
+	memset(&win, 0, sizeof(win));
+	win.hlthunk_wait_for_signal = (uint64_t *)&wd;
+	win.num_wait_for_signal = 1;
+	assert_int_equal(hlthunk_wait_for_signal(st->fd, &win, &wout), 0);
+	assert_int_equal(wout.status, HL_CS_STATUS_SUCCESS);
+	assert_true(wout.seq > sig_seq);
+	assert_int_equal(wait_cs(st->fd, wout.seq, &status), 0);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
+	assert_int_equal(wait_cs(st->fd, sig_seq, &status), 0);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
+
+	/* The library refuses what hl-thunk refuses, before any ioctl */
+	win.num_wait_for_signal = 2;
+	assert_int_equal(hlthunk_wait_for_signal(st->fd, &win, &wout), -EINVAL);
+	win.num_wait_for_signal = 1;
+	wd.signal_seq_nr = 2;
+	assert_int_equal(hlthunk_wait_for_signal(st->fd, &win, &wout), -EINVAL);
+	assert_int_equal(hlthunk_signal_submission(st->fd, NULL, &sout), -EINVAL);
+}
+
+static void test_lib_encaps_reserve_unreserve(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hlthunk_sig_res_in rin;
+	struct hlthunk_sig_res_out rout;
+	uint32_t status = 1;
+
+	if (!have_sync_manager(st->fd)) {
+		skip();
+		return;
+	}
+	memset(&rin, 0, sizeof(rin));
+	rin.queue_index = 0;
+	rin.count = 3;
+	assert_int_equal(hlthunk_reserve_encaps_signals(st->fd, &rin, &rout), 0);
+	assert_int_equal(rout.status, HL_CS_STATUS_SUCCESS);
+	assert_int_equal(rout.handle.count, 3);
+	assert_int_equal(hlthunk_unreserve_encaps_signals(st->fd, &rout.handle,
+							  &status), 0);
+	assert_int_equal(status, HL_CS_STATUS_SUCCESS);
+	/* Released once: a second release names no reservation */
+	assert_true(hlthunk_unreserve_encaps_signals(st->fd, &rout.handle,
+						     &status) < 0);
+}
+
+static void test_lib_staged_submission(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hltests_host_buf cb;
+	struct hl_cs_chunk chunk;
+	struct hlthunk_cs_in in;
+	struct hlthunk_cs_out first, part;
+	uint32_t status;
+
+	if (!have_sync_manager(st->fd)) {
+		skip();
+		return;
+	}
+	cb_map(st->fd, &cb, PAGE);
+	chunk_init(&chunk, 0, cb.va, hlthunk_pkt_nop(cb.ptr));
+	memset(&in, 0, sizeof(in));
+	in.chunks_execute = &chunk;
+	in.num_chunks_execute = 1;
+
+	/* Without the staged flag the library refuses, as hl-thunk does */
+	assert_int_equal(hlthunk_staged_command_submission(st->fd, 0, &in,
+							   &first), -EINVAL);
+
+	in.flags = HL_CS_FLAGS_STAGED_SUBMISSION |
+		   HL_CS_FLAGS_STAGED_SUBMISSION_FIRST;
+	assert_int_equal(hlthunk_staged_command_submission(st->fd, 0, &in,
+							   &first), 0);
+	assert_int_equal(first.status, HL_CS_STATUS_SUCCESS);
+	in.flags = HL_CS_FLAGS_STAGED_SUBMISSION;
+	assert_int_equal(hlthunk_staged_command_submission_timeout(st->fd,
+					first.seq, &in, &part, 30), 0);
+	in.flags = HL_CS_FLAGS_STAGED_SUBMISSION |
+		   HL_CS_FLAGS_STAGED_SUBMISSION_LAST;
+	assert_int_equal(hlthunk_staged_command_submission(st->fd, first.seq,
+							   &in, &part), 0);
+	assert_int_equal(wait_cs(st->fd, part.seq, &status), 0);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
+	assert_int_equal(wait_cs(st->fd, first.seq, &status), 0);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
 	hltests_host_unmap(st->fd, &cb);
 }
 
@@ -1836,6 +2050,10 @@ const struct CMUnitTest cs_tests[] = {
 	CS_TEST(test_wait_cs_bad_args_einval),
 	cmocka_unit_test(test_cs_on_control_node_enotty),
 	CS_TEST(test_wait_cs_args_sizes),
+	CS_TEST(test_cs_out_signal_fields_zero),
+	CS_TEST(test_lib_signal_then_wait),
+	CS_TEST(test_lib_encaps_reserve_unreserve),
+	CS_TEST(test_lib_staged_submission),
 	CS_TEST(test_custom_timeout_flag_is_accepted),
 	CS_TEST(test_seq_and_timestamps),
 	CS_TEST(test_old_seq_reads_completed),

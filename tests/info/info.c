@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -344,10 +345,237 @@ static void test_unknown_op_is_einval(void **state)
 	struct hltests_state *st = *state;
 	uint64_t buf[64];
 
-	/* Upstream's CLK_RATE (8) and POWER (17): no such thing here */
-	assert_int_equal(hltests_info(st->fd, 8, buf, sizeof(buf)), -EINVAL);
-	assert_int_equal(hltests_info(st->fd, 17, buf, sizeof(buf)), -EINVAL);
+	/* Numbers no op has, upstream's or ours */
+	assert_int_equal(hltests_info(st->fd, 5, buf, sizeof(buf)), -EINVAL);
+	assert_int_equal(hltests_info(st->fd, 19, buf, sizeof(buf)), -EINVAL);
+	assert_int_equal(hltests_info(st->fd, 39, buf, sizeof(buf)), -EINVAL);
 	assert_int_equal(hltests_info(st->fd, 9999, buf, sizeof(buf)), -EINVAL);
+}
+
+/* Upstream's INFO ops the emulated device cannot mean (docs/uapi.md) */
+static const uint32_t unsupported_ops[] = {
+	HL_INFO_CLK_RATE, HL_INFO_PCI_COUNTERS, HL_INFO_CLK_THROTTLE_REASON,
+	HL_INFO_TOTAL_ENERGY, HL_INFO_PLL_FREQUENCY, HL_INFO_POWER,
+	HL_INFO_DRAM_REPLACED_ROWS, HL_INFO_DRAM_PENDING_ROWS,
+	HL_INFO_SECURED_ATTESTATION, HL_INFO_FW_GENERIC_REQ,
+};
+
+/* HL_IOCTL_INFO with @arg in the union of ctx_id */
+static int info_arg(int fd, uint32_t op, uint32_t arg, void *buf,
+		    uint32_t size)
+{
+	struct hl_info_args a;
+
+	memset(&a, 0, sizeof(a));
+	a.op = op;
+	a.pll_index = arg;
+	a.return_pointer = (uintptr_t)buf;
+	a.return_size = size;
+	return ioctl(fd, HL_IOCTL_INFO, &a) ? -errno : 0;
+}
+
+static void test_upstream_ops_eopnotsupp(void **state)
+{
+	struct hltests_state *st = *state;
+	uint8_t buf[4096];
+	size_t i;
+	int fds[2];
+
+	fds[0] = st->fd;
+	fds[1] = hltests_open_node(0, 1);
+	assert_true(fds[1] >= 0);
+	for (int n = 0; n < 2; n++) {
+		for (i = 0; i < sizeof(unsupported_ops) / sizeof(unsupported_ops[0]); i++) {
+			memset(buf, 0xa5, sizeof(buf));
+			/* with and without the op's argument (PLL, nonce, ...) */
+			assert_int_equal(info_arg(fds[n], unsupported_ops[i], 0,
+						  buf, sizeof(buf)), -EOPNOTSUPP);
+			assert_int_equal(info_arg(fds[n], unsupported_ops[i], 3,
+						  buf, sizeof(buf)), -EOPNOTSUPP);
+			/* nothing written */
+			for (size_t j = 0; j < sizeof(buf); j++)
+				assert_int_equal(buf[j], 0xa5);
+		}
+	}
+	close(fds[1]);
+}
+
+static void test_upstream_getters_eopnotsupp(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hlthunk_pll_frequency_info pll;
+	struct hlthunk_clk_throttle_info thr;
+	struct hlthunk_energy_info energy;
+	struct hlthunk_power_info power;
+	struct hlthunk_hw_asic_status asic;
+	struct hlthunk_pci_counters_info pci;
+	struct hlthunk_dram_replaced_rows_info rows;
+	struct hlthunk_sec_attest_info *att;
+	uint32_t cur, max, pending;
+	uint8_t req[64];
+
+#define EOPNOTSUPP_CALL(call) do {							errno = 0;								assert_int_equal(call, -EOPNOTSUPP);					assert_int_equal(errno, EOPNOTSUPP);				} while (0)
+	EOPNOTSUPP_CALL(hlthunk_get_clk_rate(st->fd, &cur, &max));
+	EOPNOTSUPP_CALL(hlthunk_get_clk_throttle_info(st->fd, &thr));
+	EOPNOTSUPP_CALL(hlthunk_get_pll_frequency(st->fd, HL_GAUDI_CPU_PLL, &pll));
+	EOPNOTSUPP_CALL(hlthunk_get_power_info(st->fd, &power));
+	EOPNOTSUPP_CALL(hlthunk_get_total_energy_consumption_info(st->fd, &energy));
+	EOPNOTSUPP_CALL(hlthunk_get_pci_counters_info(st->fd, &pci));
+	EOPNOTSUPP_CALL(hlthunk_get_dram_replaced_rows_info(st->fd, &rows));
+	EOPNOTSUPP_CALL(hlthunk_get_dram_pending_rows_info(st->fd, &pending));
+	att = calloc(1, sizeof(*att));
+	assert_non_null(att);
+	EOPNOTSUPP_CALL(hlthunk_get_sec_attest_info(st->fd, 0x1234, att));
+	free(att);
+	EOPNOTSUPP_CALL(hlthunk_fw_send_generic_request(st->fd, req, sizeof(req), 1));
+
+	/* hl-thunk's order: the status is read, then throttling fails */
+	memset(&asic, 0xa5, sizeof(asic));
+	EOPNOTSUPP_CALL(hlthunk_get_hw_asic_status(st->fd, &asic));
+	assert_int_equal(asic.valid, 1);
+	assert_int_equal(asic.status, HL_DEVICE_STATUS_OPERATIONAL);
+#undef EOPNOTSUPP_CALL
+
+	/* NULL pointers are the library's -EINVAL, before any ioctl */
+	assert_int_equal(hlthunk_get_clk_rate(st->fd, NULL, &max), -EINVAL);
+	assert_int_equal(hlthunk_get_clk_rate(st->fd, &cur, NULL), -EINVAL);
+	assert_int_equal(hlthunk_get_clk_throttle_info(st->fd, NULL), -EINVAL);
+	assert_int_equal(hlthunk_get_pll_frequency(st->fd, 0, NULL), -EINVAL);
+	assert_int_equal(hlthunk_get_power_info(st->fd, NULL), -EINVAL);
+	assert_int_equal(hlthunk_get_total_energy_consumption_info(st->fd, NULL),
+			 -EINVAL);
+	assert_int_equal(hlthunk_get_hw_asic_status(st->fd, NULL), -EINVAL);
+	assert_int_equal(hlthunk_get_pci_counters_info(st->fd, NULL), -EINVAL);
+	assert_int_equal(hlthunk_get_dram_replaced_rows_info(st->fd, NULL),
+			 -EINVAL);
+	assert_int_equal(hlthunk_get_dram_pending_rows_info(st->fd, NULL),
+			 -EINVAL);
+	assert_int_equal(hlthunk_get_sec_attest_info(st->fd, 0, NULL), -EINVAL);
+	assert_int_equal(hlthunk_fw_send_generic_request(st->fd, NULL, 8, 1),
+			 -EINVAL);
+	assert_int_equal(hlthunk_fw_send_generic_request(st->fd, req, 0, 1),
+			 -EINVAL);
+	assert_int_equal(hlthunk_get_sync_manager_info(st->fd, 0, NULL), -EINVAL);
+
+	/* A closed fd reaches the ioctl: EBADF, not EOPNOTSUPP */
+	assert_int_equal(hlthunk_get_clk_rate(-1, &cur, &max), -EBADF);
+}
+
+/* RAZWI, HW and FW error events cannot happen: zeros, on both nodes */
+static void test_no_event_ops_zero(void **state)
+{
+	static const struct {
+		uint32_t op;
+		uint32_t size;
+	} ops[] = {
+		{ HL_INFO_RAZWI_EVENT, sizeof(struct hl_info_razwi_event) },
+		{ HL_INFO_HW_ERR_EVENT, sizeof(struct hl_info_hw_err_event) },
+		{ HL_INFO_FW_ERR_EVENT, sizeof(struct hl_info_fw_err_event) },
+	};
+	struct hltests_state *st = *state;
+	uint8_t buf[512];
+	int fds[2];
+	size_t i, j;
+
+	assert_int_equal(sizeof(struct hl_info_razwi_event), 280);
+	fds[0] = st->fd;
+	fds[1] = hltests_open_node(0, 1);
+	assert_true(fds[1] >= 0);
+	for (int n = 0; n < 2; n++) {
+		for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+			memset(buf, 0xa5, sizeof(buf));
+			assert_int_equal(hltests_info(fds[n], ops[i].op, buf,
+						      sizeof(buf)), 0);
+			for (j = 0; j < ops[i].size; j++)
+				assert_int_equal(buf[j], 0);
+			for (; j < sizeof(buf); j++)
+				assert_int_equal(buf[j], 0xa5);
+			/* a short buffer gets its bytes only */
+			memset(buf, 0xa5, sizeof(buf));
+			assert_int_equal(hltests_info(fds[n], ops[i].op, buf, 4), 0);
+			assert_int_equal(buf[3], 0);
+			assert_int_equal(buf[4], 0xa5);
+		}
+	}
+	close(fds[1]);
+}
+
+/* USER_MAPPINGS: nothing captured, 0 entries, the buffer untouched */
+static void test_user_mappings_none(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hl_user_mapping maps[4];
+	struct hl_info_args a;
+
+	memset(maps, 0xa5, sizeof(maps));
+	memset(&a, 0, sizeof(a));
+	a.op = HL_INFO_USER_MAPPINGS;
+	a.array_size = 4;
+	a.return_pointer = (uintptr_t)maps;
+	a.return_size = sizeof(maps);
+	assert_int_equal(ioctl(st->fd, HL_IOCTL_INFO, &a), 0);
+	assert_int_equal(a.array_size, 0);
+	for (size_t i = 0; i < sizeof(maps); i++)
+		assert_int_equal(((uint8_t *)maps)[i], 0xa5);
+	/* No buffer: -EINVAL, as for every op with one */
+	a.return_pointer = 0;
+	assert_int_equal(ioctl(st->fd, HL_IOCTL_INFO, &a), -1);
+	assert_int_equal(errno, EINVAL);
+}
+
+/* HL_IOCTL_DEBUG: no CoreSight blocks; bad ops are -EINVAL */
+static void test_debug_ioctl(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hl_debug_params_etr etr;
+	struct hl_debug_args d;
+	uint32_t op;
+	int ctl;
+
+	memset(&etr, 0, sizeof(etr));
+	for (op = HL_DEBUG_OP_ETR; op <= HL_DEBUG_OP_SET_MODE; op++) {
+		memset(&d, 0, sizeof(d));
+		d.op = op;
+		d.enable = 1;
+		d.input_ptr = (uintptr_t)&etr;
+		d.input_size = sizeof(etr);
+		errno = 0;
+		assert_int_equal(hlthunk_debug(st->fd, &d), -EOPNOTSUPP);
+		assert_int_equal(errno, EOPNOTSUPP);
+	}
+	memset(&d, 0, sizeof(d));
+	d.op = HL_DEBUG_OP_SET_MODE + 1;
+	assert_int_equal(hlthunk_debug(st->fd, &d), -EINVAL);
+	d.op = HL_DEBUG_OP_ETR;
+	d.ctx_id = 1;
+	assert_int_equal(hlthunk_debug(st->fd, &d), -EINVAL);
+	assert_int_equal(hlthunk_debug(st->fd, NULL), -EINVAL);
+
+	/* The control node serves INFO only */
+	ctl = hltests_open_node(0, 1);
+	assert_true(ctl >= 0);
+	memset(&d, 0, sizeof(d));
+	assert_int_equal(ioctl(ctl, HL_IOCTL_DEBUG, &d), -1);
+	assert_int_equal(errno, ENOTTY);
+	close(ctl);
+}
+
+/* Hardware blocks and timestamp buffers: none here */
+static void test_hw_block_and_timestamps_eopnotsupp(void **state)
+{
+	struct hltests_state *st = *state;
+	uint64_t handle = 1;
+	uint32_t size = 1;
+
+	assert_int_equal(hlthunk_get_hw_block(st->fd, 0x7ffc000000ull, &size,
+					      &handle), -EOPNOTSUPP);
+	assert_int_equal(hlthunk_get_hw_block(st->fd, 0, NULL, &handle), -EINVAL);
+	assert_int_equal(hlthunk_allocate_timestamp_elements(st->fd, 64,
+							     &handle),
+			 -EOPNOTSUPP);
+	assert_int_equal(handle, 0);
+	assert_int_equal(hlthunk_allocate_timestamp_elements(st->fd, 64, NULL),
+			 -EINVAL);
 }
 
 static void test_null_or_empty_buffer_is_einval(void **state)
@@ -577,6 +805,18 @@ const struct CMUnitTest info_tests[] = {
 	cmocka_unit_test_setup_teardown(test_short_buffer_gets_truncated_copy,
 					hltests_setup, hltests_teardown),
 	cmocka_unit_test_setup_teardown(test_unknown_op_is_einval,
+					hltests_setup, hltests_teardown),
+	cmocka_unit_test_setup_teardown(test_upstream_ops_eopnotsupp,
+					hltests_setup, hltests_teardown),
+	cmocka_unit_test_setup_teardown(test_upstream_getters_eopnotsupp,
+					hltests_setup, hltests_teardown),
+	cmocka_unit_test_setup_teardown(test_no_event_ops_zero,
+					hltests_setup, hltests_teardown),
+	cmocka_unit_test_setup_teardown(test_user_mappings_none,
+					hltests_setup, hltests_teardown),
+	cmocka_unit_test_setup_teardown(test_debug_ioctl,
+					hltests_setup, hltests_teardown),
+	cmocka_unit_test_setup_teardown(test_hw_block_and_timestamps_eopnotsupp,
 					hltests_setup, hltests_teardown),
 	cmocka_unit_test_setup_teardown(test_null_or_empty_buffer_is_einval,
 					hltests_setup, hltests_teardown),

@@ -666,8 +666,9 @@ enum hl_gaudi2_pll_index {
  *                            entries: upstream's mappings captured at a
  *                            page fault; this driver captures none (the
  *                            fault itself is HL_INFO_PAGE_FAULT_EVENT), so
- *                            the buffer is zeroed, as upstream leaves it
- *                            when nothing was captured (compute node only)
+ *                            @array_size comes back 0 and the buffer is not
+ *                            written, as upstream answers when it captured
+ *                            nothing (both nodes)
  * HL_INFO_HW_ERR_EVENT     - struct hl_info_hw_err_event: no critical
  *                            hardware error is ever raised: all zeros
  * HL_INFO_FW_ERR_EVENT     - struct hl_info_fw_err_event: there is no
@@ -1396,9 +1397,9 @@ struct hl_page_fault_info {
 
 /**
  * struct hl_user_mapping - one entry of HL_INFO_USER_MAPPINGS.
- * @dev_va: Returned device virtual address of a mapping (0 here: no
- *	mappings are captured).
- * @size: Returned size of the mapping.
+ * @dev_va: Upstream: the device virtual address of a mapping (none is
+ *	returned here: no mappings are captured).
+ * @size: Upstream: the size of the mapping.
  */
 struct hl_user_mapping {
 	__u64 dev_va;
@@ -1437,7 +1438,7 @@ enum gaudi_dcores {
  *	text.
  * @sec_attest_nonce: HL_INFO_SECURED_ATTESTATION: the nonce to sign.
  * @array_size: HL_INFO_USER_MAPPINGS: entries of struct hl_user_mapping at
- *	@return_pointer (@return_size must hold them).
+ *	@return_pointer; Returned: the number of mappings written (0 here).
  * @fw_sub_opcode: HL_INFO_FW_GENERIC_REQ: the firmware request.
  * @pad: must be 0.
  *
