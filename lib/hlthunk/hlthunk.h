@@ -132,7 +132,8 @@ enum hlthunk_node_type {
  * enum hlthunk_device_name - ASIC types, with hl-thunk's values.
  * @HLTHUNK_DEVICE_GOYA: Goya (not driven here).
  * @HLTHUNK_DEVICE_PLACEHOLDER1: unused.
- * @HLTHUNK_DEVICE_GAUDI: Gaudi (not driven here).
+ * @HLTHUNK_DEVICE_GAUDI: Gaudi; the emulated ASIC when the driver was loaded
+ *	with asic=gaudi (PCI device ID 0x1000).
  * @HLTHUNK_DEVICE_INVALID: an unknown device, or an error.
  * @HLTHUNK_DEVICE_DONT_CARE: hlthunk_open(): any device.
  * @HLTHUNK_DEVICE_GAUDI2: Gaudi2 (not driven here).
@@ -144,7 +145,9 @@ enum hlthunk_node_type {
  *	value lies above HLTHUNK_DEVICE_MAX, away from any value hl-thunk has
  *	or may add next, so that code written for hl-thunk takes it for an
  *	unknown device, never for another ASIC; code that indexes an array
- *	with the enum must check the value against HLTHUNK_DEVICE_MAX.
+ *	with the enum must check the value against HLTHUNK_DEVICE_MAX. The
+ *	open and count functions find every emulated device under this
+ *	name, also one that claims to be a GAUDI (asic=gaudi).
  */
 enum hlthunk_device_name {
 	HLTHUNK_DEVICE_GOYA,

@@ -362,13 +362,15 @@ static int hlthunk_raw_hw_ip(int fd, struct hl_info_hw_ip_info *hw_ip)
 	return hlthunk_info(fd, HL_INFO_HW_IP_INFO, hw_ip, sizeof(*hw_ip));
 }
 
+/*
+ * The ASIC type a device claims, by its PCI device ID as hl-thunk tells
+ * them apart: the driver's devices are the emulated ASIC (ivshmem's ID, or
+ * the card name when the function has another), or a GAUDI when the driver
+ * was loaded with asic=gaudi (device ID 0x1000).
+ */
 static enum hlthunk_device_name
 hlthunk_name_of(const struct hl_info_hw_ip_info *hw_ip)
 {
-	if (!strncmp((const char *)hw_ip->card_name,
-		     HLTHUNK_CARD_NAME_GAUDI_EMU, sizeof(hw_ip->card_name)))
-		return HLTHUNK_DEVICE_GAUDI_EMU;
-
 	switch (hw_ip->device_id) {
 	case HLTHUNK_PCI_ID_GAUDI_EMU:
 		return HLTHUNK_DEVICE_GAUDI_EMU;
@@ -380,8 +382,34 @@ hlthunk_name_of(const struct hl_info_hw_ip_info *hw_ip)
 	case HLTHUNK_PCI_ID_GAUDI2:
 		return HLTHUNK_DEVICE_GAUDI2;
 	default:
-		return HLTHUNK_DEVICE_INVALID;
+		break;
 	}
+
+	if (!strncmp((const char *)hw_ip->card_name,
+		     HLTHUNK_CARD_NAME_GAUDI_EMU, sizeof(hw_ip->card_name)))
+		return HLTHUNK_DEVICE_GAUDI_EMU;
+
+	return HLTHUNK_DEVICE_INVALID;
+}
+
+/*
+ * Whether a device is of type @name for the open and count functions: the
+ * type it claims, and HLTHUNK_DEVICE_GAUDI_EMU for every emulated device
+ * (its card name), whatever it claims, so that this library's users find
+ * the emulated ASIC under asic=gaudi too.
+ */
+static bool hlthunk_is(const struct hl_info_hw_ip_info *hw_ip,
+		       enum hlthunk_device_name name)
+{
+	if (name == HLTHUNK_DEVICE_DONT_CARE)
+		return true;
+
+	if (name == HLTHUNK_DEVICE_GAUDI_EMU &&
+	    !strncmp((const char *)hw_ip->card_name,
+		     HLTHUNK_CARD_NAME_GAUDI_EMU, sizeof(hw_ip->card_name)))
+		return true;
+
+	return hlthunk_name_of(hw_ip) == name;
 }
 
 /* The ASIC type behind @fd; HLTHUNK_DEVICE_INVALID with errno set */
@@ -398,6 +426,20 @@ static enum hlthunk_device_name hlthunk_name_of_fd(int fd)
 		errno = ENODEV;
 
 	return name;
+}
+
+/* Whether the device behind @fd is of type @name (hlthunk_is()) */
+static bool hlthunk_fd_is(int fd, enum hlthunk_device_name name)
+{
+	struct hl_info_hw_ip_info hw_ip;
+
+	if (name == HLTHUNK_DEVICE_DONT_CARE)
+		return true;
+
+	if (hlthunk_raw_hw_ip(fd, &hw_ip) < 0)
+		return false;
+
+	return hlthunk_is(&hw_ip, name);
 }
 
 hlthunk_public int hlthunk_get_info(int fd, struct hl_info_args *info)
@@ -723,10 +765,10 @@ static int hlthunk_open_index(int idx, enum hlthunk_device_name name)
 	if (name != HLTHUNK_DEVICE_DONT_CARE) {
 		cfd = hlthunk_open_node(HLTHUNK_NODE_CONTROL, idx);
 		if (cfd >= 0) {
-			enum hlthunk_device_name got = hlthunk_name_of_fd(cfd);
+			bool is = hlthunk_fd_is(cfd, name);
 
 			hlthunk_close_quiet(cfd);
-			if (got != name)
+			if (!is)
 				return hlthunk_err(ENODEV);
 			checked = true;
 		}
@@ -737,7 +779,7 @@ static int hlthunk_open_index(int idx, enum hlthunk_device_name name)
 		return fd;
 
 	if (name != HLTHUNK_DEVICE_DONT_CARE && !checked &&
-	    hlthunk_name_of_fd(fd) != name) {
+	    !hlthunk_fd_is(fd, name)) {
 		hlthunk_close_quiet(fd);
 		return hlthunk_err(ENODEV);
 	}
@@ -806,8 +848,7 @@ hlthunk_public int hlthunk_open_control_by_name(
 	/* As hlthunk_open(): the device at @busid must be of that type */
 	if (busid) {
 		cfd = hlthunk_open_control(0, busid);
-		if (cfd < 0 || device_name == HLTHUNK_DEVICE_DONT_CARE ||
-		    hlthunk_name_of_fd(cfd) == device_name)
+		if (cfd < 0 || hlthunk_fd_is(cfd, device_name))
 			return cfd;
 		hlthunk_close_quiet(cfd);
 		return hlthunk_err(ENODEV);
@@ -820,8 +861,7 @@ hlthunk_public int hlthunk_open_control_by_name(
 			continue;
 		}
 
-		if (device_name == HLTHUNK_DEVICE_DONT_CARE ||
-		    hlthunk_name_of_fd(cfd) == device_name)
+		if (hlthunk_fd_is(cfd, device_name))
 			return cfd;
 
 		hlthunk_close_quiet(cfd);
@@ -900,8 +940,7 @@ hlthunk_public int hlthunk_get_device_count(enum hlthunk_device_name device_name
 		if (cfd < 0)
 			continue;
 
-		if (device_name == HLTHUNK_DEVICE_DONT_CARE ||
-		    hlthunk_name_of_fd(cfd) == device_name)
+		if (hlthunk_fd_is(cfd, device_name))
 			count++;
 
 		hlthunk_close_quiet(cfd);

@@ -9,8 +9,26 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+/*
+ * The identity the driver was loaded with (module parameter asic): true for
+ * "gaudi", false for the default "emu"; anything else fails the test.
+ */
+static bool identity_is_gaudi(void)
+{
+	char buf[32];
+
+	assert_int_equal(hltests_read_file("/sys/module/habanalabs/parameters/asic",
+					   buf, sizeof(buf)), 0);
+	if (!strcmp(buf, "gaudi"))
+		return true;
+	assert_string_equal(buf, "emu");
+	return false;
+}
 
 static void test_open_close(void **state)
 {
@@ -215,7 +233,7 @@ static void test_sysfs_attributes(void **state)
 
 	assert_int_equal(hltests_read_file("/sys/class/habanalabs/hl0/device_type",
 					   buf, sizeof(buf)), 0);
-	assert_string_equal(buf, "emu-gaudi");
+	assert_string_equal(buf, identity_is_gaudi() ? "GAUDI" : "emu-gaudi");
 	assert_int_equal(hltests_read_file("/sys/class/habanalabs/hl0/status",
 					   buf, sizeof(buf)), 0);
 	assert_string_equal(buf, "operational");
@@ -223,6 +241,175 @@ static void test_sysfs_attributes(void **state)
 					   buf, sizeof(buf)), 0);
 	assert_int_equal(strtoull(buf, NULL, 0), st->hw_ip.dram_size);
 	assert_int_equal(access("/dev/hl_controlD0", R_OK | W_OK), 0);
+}
+
+/*
+ * The identity every device presents, on both nodes and in sysfs: the
+ * emulated ASIC's (ivshmem's device ID) by default, GAUDI's under
+ * asic=gaudi, and the same card name either way.
+ */
+static void test_identity(void **state)
+{
+	bool gaudi = identity_is_gaudi();
+	struct hl_info_hw_ip_info hw;
+	int i, n = hltests_num_devices();
+	char path[96], buf[64];
+	int fd;
+
+	(void)state;
+	assert_true(n >= 1);
+	for (i = 0; i < n; i++) {
+		fd = hltests_open_node(i, 1);
+		assert_true(fd >= 0);
+		memset(&hw, 0, sizeof(hw));
+		assert_int_equal(hltests_info(fd, HL_INFO_HW_IP_INFO, &hw,
+					      sizeof(hw)), 0);
+		assert_int_equal(hw.device_id, gaudi ? 0x1000 : 0x1110);
+		assert_int_equal(hlthunk_get_device_id_from_fd(fd),
+				 gaudi ? 0x1000 : 0x1110);
+		assert_int_equal(hlthunk_get_device_name_from_fd(fd),
+				 gaudi ? HLTHUNK_DEVICE_GAUDI :
+					 HLTHUNK_DEVICE_GAUDI_EMU);
+		assert_string_equal((char *)hw.card_name, "emu-gaudi");
+		/* What the emulated ASIC has, as a GAUDI too */
+		assert_int_equal(hw.sram_size, 0);
+		assert_int_equal(hw.sram_base_address, 0);
+		assert_int_equal(hw.module_id, i);
+		close(fd);
+
+		snprintf(path, sizeof(path),
+			 "/sys/class/habanalabs/hl%d/device_type", i);
+		assert_int_equal(hltests_read_file(path, buf, sizeof(buf)), 0);
+		assert_string_equal(buf, gaudi ? "GAUDI" : "emu-gaudi");
+		/* The PCI function keeps its own ID either way */
+		snprintf(path, sizeof(path),
+			 "/sys/class/habanalabs/hl%d/device/device", i);
+		assert_int_equal(hltests_read_file(path, buf, sizeof(buf)), 0);
+		assert_string_equal(buf, "0x1110");
+	}
+}
+
+/*
+ * What hl-thunk finds devices by, through this library: by name, GAUDI
+ * finds every device under asic=gaudi and none by default; the library's
+ * own name for the emulated ASIC finds every device either way.
+ */
+static void test_identity_open_by_name(void **state)
+{
+	bool gaudi = identity_is_gaudi();
+	int all, fd;
+
+	(void)state;
+	all = hlthunk_get_device_count(HLTHUNK_DEVICE_DONT_CARE);
+	assert_int_equal(all, hltests_num_devices());
+	assert_int_equal(hlthunk_get_device_count(HLTHUNK_DEVICE_GAUDI),
+			 gaudi ? all : 0);
+	assert_int_equal(hlthunk_get_device_count(HLTHUNK_DEVICE_GAUDI_EMU), all);
+	assert_int_equal(hlthunk_get_device_count(HLTHUNK_DEVICE_GAUDI2), 0);
+	assert_int_equal(hlthunk_get_device_count(HLTHUNK_DEVICE_GOYA), 0);
+
+	fd = hlthunk_open(HLTHUNK_DEVICE_GAUDI, NULL);
+	if (gaudi) {
+		assert_true(fd >= 0);
+		assert_int_equal(hlthunk_get_device_name_from_fd(fd),
+				 HLTHUNK_DEVICE_GAUDI);
+		assert_int_equal(hlthunk_close(fd), 0);
+	} else {
+		assert_int_equal(fd, -ENODEV);
+	}
+
+	fd = hlthunk_open_control_by_name(HLTHUNK_DEVICE_GAUDI, NULL);
+	if (gaudi) {
+		assert_true(fd >= 0);
+		close(fd);
+	} else {
+		assert_int_equal(fd, -ENODEV);
+	}
+
+	fd = hlthunk_open(HLTHUNK_DEVICE_GAUDI_EMU, NULL);
+	assert_true(fd >= 0);
+	assert_int_equal(hlthunk_close(fd), 0);
+	assert_int_equal(hlthunk_open(HLTHUNK_DEVICE_GAUDI2, NULL), -ENODEV);
+}
+
+/* Reads "M:m" from a sysfs dev file */
+static void read_devt(const char *path, unsigned int *major_nr,
+		      unsigned int *minor_nr)
+{
+	char buf[32];
+
+	assert_int_equal(hltests_read_file(path, buf, sizeof(buf)), 0);
+	assert_int_equal(sscanf(buf, "%u:%u", major_nr, minor_nr), 2);
+}
+
+/*
+ * The files hl-thunk reads, by the paths it builds, agree with each other
+ * and with the device nodes: /dev/hlN and /dev/hl_controlDN; by module id,
+ * /sys/class/habanalabs/hl_controlDN/dev, then the compute node's pci_addr
+ * at /sys/dev/char/M:(m - 1)/; from an fd, /sys/dev/char/M:m/pci_addr with
+ * an odd (control) minor taken one down. Each reads the function's PCI
+ * address, as /sys/class/habanalabs/hlN/pci_addr does.
+ */
+static void test_identity_sysfs_paths_agree(void **state)
+{
+	unsigned int maj, min, cmaj, cmin;
+	char path[96], addr[32], via[32];
+	int i, n = hltests_num_devices();
+	struct stat st;
+	int fd;
+
+	(void)state;
+	for (i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "/sys/class/habanalabs/hl%d/pci_addr", i);
+		assert_int_equal(hltests_read_file(path, addr, sizeof(addr)), 0);
+		assert_int_equal(strlen(addr), 12);	/* dddd:bb:dd.f */
+		assert_int_equal(hltests_pci_addr(i, via, sizeof(via)), 0);
+		assert_string_equal(addr, via);
+
+		snprintf(path, sizeof(path), "/sys/class/habanalabs/hl%d/dev", i);
+		read_devt(path, &maj, &min);
+		snprintf(path, sizeof(path),
+			 "/sys/class/habanalabs/hl_controlD%d/dev", i);
+		read_devt(path, &cmaj, &cmin);
+		assert_int_equal(cmaj, maj);
+		assert_int_equal(min % 2, 0);
+		assert_int_equal(cmin, min + 1);
+
+		snprintf(path, sizeof(path), "/dev/hl%d", i);
+		assert_int_equal(stat(path, &st), 0);
+		assert_true(S_ISCHR(st.st_mode));
+		assert_int_equal(st.st_rdev, makedev(maj, min));
+		snprintf(path, sizeof(path), "/dev/hl_controlD%d", i);
+		assert_int_equal(stat(path, &st), 0);
+		assert_true(S_ISCHR(st.st_mode));
+		assert_int_equal(st.st_rdev, makedev(cmaj, cmin));
+
+		/* By module id: the control node's minor - 1 */
+		snprintf(path, sizeof(path), "/sys/dev/char/%u:%u/pci_addr",
+			 cmaj, cmin - 1);
+		assert_int_equal(hltests_read_file(path, via, sizeof(via)), 0);
+		assert_string_equal(via, addr);
+		/* The control node itself has no pci_addr: hl-thunk never asks */
+		snprintf(path, sizeof(path), "/sys/dev/char/%u:%u/pci_addr",
+			 cmaj, cmin);
+		assert_int_equal(access(path, F_OK), -1);
+
+		/* From a control node's fd */
+		fd = hltests_open_node(i, 1);
+		assert_true(fd >= 0);
+		assert_int_equal(hlthunk_get_pci_bus_id_from_fd(fd, via,
+								sizeof(via)), 0);
+		assert_string_equal(via, addr);
+		close(fd);
+
+		/* By module id through the control nodes */
+		fd = hlthunk_open_control_by_module_id(i);
+		assert_true(fd >= 0);
+		assert_int_equal(hlthunk_get_pci_bus_id_from_fd(fd, via,
+								sizeof(via)), 0);
+		assert_string_equal(via, addr);
+		close(fd);
+	}
 }
 
 static void test_debugfs_shows_compute_owner(void **state)
@@ -257,6 +444,9 @@ const struct CMUnitTest open_close_tests[] = {
 	cmocka_unit_test(test_open_by_busid),
 	cmocka_unit_test_setup_teardown(test_sysfs_attributes,
 					hltests_setup, hltests_teardown),
+	cmocka_unit_test(test_identity),
+	cmocka_unit_test(test_identity_open_by_name),
+	cmocka_unit_test(test_identity_sysfs_paths_agree),
 	cmocka_unit_test_setup_teardown(test_debugfs_shows_compute_owner,
 					hltests_setup, hltests_teardown),
 	cmocka_unit_test(test_open_nonexistent_control),

@@ -143,9 +143,29 @@ static inline u64 hl_mmu_hop_index(const struct hl_mmu_properties *mmu,
 }
 
 /**
+ * enum hl_identity - module parameter asic: what the devices present
+ *	themselves as, parsed once at load (0444).
+ * @HL_IDENTITY_EMU: "emu" (the default): the emulated ASIC, with the PCI
+ *	device ID of its function (ivshmem's 0x1110).
+ * @HL_IDENTITY_GAUDI: "gaudi": a GAUDI as hl-thunk recognises one, PCI
+ *	device ID 0x1000 in HW_IP_INFO and "GAUDI" in sysfs device_type;
+ *	everything else is what the emulated ASIC has (docs/using.md).
+ */
+enum hl_identity {
+	HL_IDENTITY_EMU,
+	HL_IDENTITY_GAUDI,
+};
+
+extern enum hl_identity hl_identity;
+
+/**
  * struct asic_fixed_properties - static properties of an ASIC, filled by the
  * backend's early_init and read-only afterwards.
- * @card_name: ASIC name reported by INFO and sysfs.
+ * @card_name: card name reported by INFO (card_name).
+ * @asic_name: ASIC type sysfs device_type shows: "emu-gaudi", or "GAUDI"
+ *	under the module parameter asic=gaudi (upstream's name of the type).
+ * @device_id: PCI device ID INFO reports (HW_IP_INFO.device_id): the
+ *	function's own, or GAUDI's (0x1000) under asic=gaudi.
  * @fw_version: firmware version string reported by INFO (cpucp_version).
  * @dram_base_address: device physical address of the first byte of HBM.
  * @dram_size: total HBM size.
@@ -174,6 +194,8 @@ static inline u64 hl_mmu_hop_index(const struct hl_mmu_properties *mmu,
  */
 struct asic_fixed_properties {
 	char card_name[HL_INFO_CARD_NAME_MAX_LEN];
+	const char *asic_name;
+	u32 device_id;
 	char fw_version[HL_INFO_VERSION_MAX_LEN];
 	u64 dram_base_address;
 	u64 dram_size;

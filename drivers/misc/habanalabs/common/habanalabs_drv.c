@@ -97,6 +97,34 @@ static const struct kernel_param_ops hl_p2p_policy_ops = {
 	.free = param_free_charp,
 };
 
+/*
+ * asic: the string is kept as given (sysfs shows it) and parsed here, once,
+ * into hl_identity; an unknown name fails the load (EINVAL).
+ */
+static int hl_param_set_asic(const char *val, const struct kernel_param *kp)
+{
+	enum hl_identity identity;
+	int rc;
+
+	if (sysfs_streq(val, "emu"))
+		identity = HL_IDENTITY_EMU;
+	else if (sysfs_streq(val, "gaudi"))
+		identity = HL_IDENTITY_GAUDI;
+	else
+		return -EINVAL;
+	rc = param_set_charp(val, kp);
+	if (rc)
+		return rc;
+	hl_identity = identity;
+	return 0;
+}
+
+static const struct kernel_param_ops hl_asic_ops = {
+	.set = hl_param_set_asic,
+	.get = param_get_charp,
+	.free = param_free_charp,
+};
+
 static bool bind_ivshmem;
 module_param(bind_ivshmem, bool, 0444);
 MODULE_PARM_DESC(bind_ivshmem,
@@ -108,6 +136,13 @@ module_param_cb(p2p_policy, &hl_p2p_policy_ops, &p2p_policy, 0444);
 __MODULE_PARM_TYPE(p2p_policy, "charp");
 MODULE_PARM_DESC(p2p_policy,
 		 "When pci_p2pdma_distance() refuses an importer: \"strict\" refuses too, \"iommu\" allows one under the same host bridge behind an IOMMU (default: strict)");
+
+enum hl_identity hl_identity = HL_IDENTITY_EMU;
+static char *asic = "emu";
+module_param_cb(asic, &hl_asic_ops, &asic, 0444);
+__MODULE_PARM_TYPE(asic, "charp");
+MODULE_PARM_DESC(asic,
+		 "What the devices present themselves as: \"emu\", the emulated ASIC with its function's PCI device ID, or \"gaudi\", a GAUDI as hl-thunk recognises one (HW_IP_INFO device_id 0x1000, sysfs device_type GAUDI) (default: emu)");
 
 bool hl_memory_scrub = true;
 module_param_named(memory_scrub, hl_memory_scrub, bool, 0644);

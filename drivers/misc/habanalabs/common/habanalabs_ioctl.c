@@ -80,7 +80,7 @@ static int hl_info_hw_ip(struct hl_fpriv *fpriv, struct hl_info_args *args,
 
 	info.dram_base_address = prop->dram_user_base_address;
 	info.dram_size = prop->dram_user_size;
-	info.device_id = hdev->pdev->device;
+	info.device_id = prop->device_id;
 	info.module_id = hdev->id;
 	info.num_of_events = HL_EVENTS_NUM;
 	info.dram_enabled = 1;

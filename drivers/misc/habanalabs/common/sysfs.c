@@ -2,7 +2,7 @@
 /*
  * habanalabs: sysfs attributes of /sys/class/habanalabs/hlN.
  *
- * device_type  ASIC name, e.g. "emu-gaudi"
+ * device_type  ASIC type: "emu-gaudi", or "GAUDI" under asic=gaudi
  * dram_size    bytes of user-allocatable DRAM
  * status       "operational", "in reset", "malfunction", ...
  * pci_addr     PCI address of the function
@@ -34,7 +34,7 @@ static ssize_t device_type_show(struct device *dev,
 {
 	struct hl_device *hdev = dev_get_drvdata(dev);
 
-	return sysfs_emit(buf, "%s\n", hdev->asic_prop.card_name);
+	return sysfs_emit(buf, "%s\n", hdev->asic_prop.asic_name);
 }
 static DEVICE_ATTR_RO(device_type);
 

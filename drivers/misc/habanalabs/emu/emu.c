@@ -52,6 +52,19 @@ static int hl_emu_early_init(struct hl_device *hdev)
 	}
 
 	strscpy(prop->card_name, HL_EMU_CARD_NAME, sizeof(prop->card_name));
+	/*
+	 * As a GAUDI (asic=gaudi), only the device ID and the type's name
+	 * change: the properties below are the emulated ASIC's either way,
+	 * and GAUDI's where they agree (DRAM at 0, 2 MiB DRAM pages, 4 KiB
+	 * host pages); docs/using.md lists what stays different
+	 */
+	if (hl_identity == HL_IDENTITY_GAUDI) {
+		prop->asic_name = HL_EMU_GAUDI_ASIC_NAME;
+		prop->device_id = HL_EMU_GAUDI_DEVICE_ID;
+	} else {
+		prop->asic_name = HL_EMU_CARD_NAME;
+		prop->device_id = pdev->device;
+	}
 	/* No firmware: the version INFO reports says so */
 	strscpy(prop->fw_version, HL_EMU_FW_VERSION, sizeof(prop->fw_version));
 	prop->dram_base_address = 0;

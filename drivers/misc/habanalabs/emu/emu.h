@@ -43,6 +43,9 @@ struct hl_emu_sync;
 /* Identity reported by INFO and sysfs */
 #define HL_EMU_CARD_NAME		"emu-gaudi"
 #define HL_EMU_FW_VERSION		"emulated"
+/* The identity under asic=gaudi: GAUDI's PCI device ID and type name */
+#define HL_EMU_GAUDI_DEVICE_ID		0x1000
+#define HL_EMU_GAUDI_ASIC_NAME		"GAUDI"
 
 #define HL_EMU_HBM_BAR			2
 #define HL_EMU_HBM_MIN_SIZE		SZ_64M
