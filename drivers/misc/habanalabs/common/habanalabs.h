@@ -205,6 +205,9 @@ struct asic_fixed_properties {
  *	SOB's configuration-space offset. Needed when num_sobs is not 0.
  * @gen_wait_cb: the packets that stall @queue until signal SOB @idx of
  *	queue @sig_queue reaches @value; return their size.
+ * @encaps_sob: the configuration-space offset of signal SOB @idx of
+ *	@queue, set to 0 at once when @clear (a reservation of encapsulated
+ *	signals switched to it; its last waiters are released).
  */
 struct hl_asic_funcs {
 	int (*early_init)(struct hl_device *hdev);
@@ -237,6 +240,8 @@ struct hl_asic_funcs {
 			     u32 idx, u32 value, bool set, u32 *sob_offset);
 	u32 (*gen_wait_cb)(struct hl_device *hdev, void *buf, u32 queue,
 			   u32 sig_queue, u32 idx, u32 value);
+	u32 (*encaps_sob)(struct hl_device *hdev, u32 queue, u32 idx,
+			  bool clear);
 };
 
 /**
