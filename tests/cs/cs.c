@@ -2379,6 +2379,13 @@ static void test_signal_wait_errnos(void **state)
 	args.in.num_chunks_execute = 1;
 	args.in.cs_flags = HL_CS_FLAGS_SIGNAL | HL_CS_FLAGS_WAIT;
 	assert_int_equal(hltests_cs_ioctl(st->fd, &args), -EINVAL);
+	/* in.seq (reserved but for staged parts) must be 0 */
+	args.in.cs_flags = HL_CS_FLAGS_SIGNAL;
+	args.in.seq = 1;
+	assert_int_equal(hltests_cs_ioctl(st->fd, &args), -EINVAL);
+	args.in.cs_flags = HL_CS_FLAGS_WAIT;
+	assert_int_equal(hltests_cs_ioctl(st->fd, &args), -EINVAL);
+	args.in.seq = 0;
 	/* No collective engines here */
 	args.in.cs_flags = HL_CS_FLAGS_COLLECTIVE_WAIT;
 	assert_int_equal(hltests_cs_ioctl(st->fd, &args), -EOPNOTSUPP);

@@ -989,6 +989,8 @@ int hl_cs_ioctl(struct hl_fpriv *fpriv, void *data, struct hl_ioctl_call *call)
 	}
 
 	if (type) {
+		if (in.seq)
+			return -EINVAL;
 		rc = hl_cs_sync_submit(fpriv, &in, &out, &cs);
 		if (rc < 0)
 			return rc;
