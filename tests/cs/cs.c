@@ -2837,6 +2837,13 @@ static void test_signal_wait_errnos(void **state)
 	args.in.num_chunks_execute = 1;
 	args.in.cs_flags = HL_CS_FLAGS_SIGNAL | HL_CS_FLAGS_WAIT;
 	assert_int_equal(hltests_cs_ioctl(st->fd, &args), -EINVAL);
+	/* in.seq (reserved but for staged parts) must be 0 */
+	args.in.cs_flags = HL_CS_FLAGS_SIGNAL;
+	args.in.seq = 1;
+	assert_int_equal(hltests_cs_ioctl(st->fd, &args), -EINVAL);
+	args.in.cs_flags = HL_CS_FLAGS_WAIT;
+	assert_int_equal(hltests_cs_ioctl(st->fd, &args), -EINVAL);
+	args.in.seq = 0;
 	/* No collective engines here */
 	args.in.cs_flags = HL_CS_FLAGS_COLLECTIVE_WAIT;
 	assert_int_equal(hltests_cs_ioctl(st->fd, &args), -EOPNOTSUPP);
@@ -2856,6 +2863,257 @@ static void test_signal_wait_errnos(void **state)
 	assert_int_equal(wait_cs(st->fd, args.out.seq, &status), 0);
 
 	hltests_host_unmap(st->fd, &cb);
+}
+
+/* ------------------------------------------------------------------------
+ * Encapsulated signals: reserved on a queue's signal SOB, given by a CS's
+ * own packets, waited for by offset
+ */
+
+/* RESERVE_SIGNALS_ONLY: 0 or -errno; *@out what the ioctl returned */
+static int cs_reserve(int fd, uint32_t queue, uint32_t count,
+		      struct hl_cs_out *out)
+{
+	union hl_cs_args args;
+	int rc;
+
+	memset(&args, 0, sizeof(args));
+	args.in.encaps_signals_q_idx = queue;
+	args.in.encaps_signals_count = count;
+	args.in.cs_flags = HL_CS_FLAGS_RESERVE_SIGNALS_ONLY;
+	rc = hltests_cs_ioctl(fd, &args);
+	*out = args.out;
+	return rc;
+}
+
+static int cs_unreserve(int fd, uint32_t handle)
+{
+	union hl_cs_args args;
+
+	memset(&args, 0, sizeof(args));
+	args.in.encaps_sig_handle_id = handle;
+	args.in.cs_flags = HL_CS_FLAGS_UNRESERVE_SIGNALS_ONLY;
+	return hltests_cs_ioctl(fd, &args);
+}
+
+/* A CS of one job that gives reservation @handle: 0 or -errno */
+static int cs_encaps(int fd, uint32_t handle, uint32_t queue, uint64_t cb_va,
+		     uint32_t size, uint64_t *seq)
+{
+	union hl_cs_args args;
+	struct hl_cs_chunk c;
+	int rc;
+
+	chunk_init(&c, queue, cb_va, size);
+	memset(&args, 0, sizeof(args));
+	args.in.chunks_execute = (uint64_t)(uintptr_t)&c;
+	args.in.num_chunks_execute = 1;
+	args.in.encaps_sig_handle_id = handle;
+	args.in.cs_flags = HL_CS_FLAGS_ENCAP_SIGNALS;
+	args.in.timeout = 60;
+	rc = hltests_cs_ioctl(fd, &args);
+	*seq = args.out.seq;
+	return rc;
+}
+
+/* A WAIT on @queue for signal @offset of what CS @encaps_seq gives */
+static int cs_wait_encaps(int fd, uint32_t queue, uint64_t encaps_seq,
+			  uint32_t offset, uint64_t *seq)
+{
+	union hl_cs_args args;
+	struct hl_cs_chunk c;
+	int rc;
+
+	memset(&c, 0, sizeof(c));
+	c.queue_index = queue;
+	c.encaps_signal_seq = encaps_seq;
+	c.encaps_signal_offset = offset;
+	memset(&args, 0, sizeof(args));
+	args.in.chunks_execute = (uint64_t)(uintptr_t)&c;
+	args.in.num_chunks_execute = 1;
+	args.in.cs_flags = HL_CS_FLAGS_WAIT | HL_CS_FLAGS_ENCAP_SIGNALS |
+			   HL_CS_FLAGS_CUSTOM_TIMEOUT;
+	args.in.timeout = 60;
+	rc = hltests_cs_ioctl(fd, &args);
+	*seq = args.out.seq;
+	return rc;
+}
+
+/*
+ * A WAIT on an encapsulated signal holds its queue until the encapsulating
+ * CS's packets gave that signal, and not longer: queue 0's CS gives signal
+ * 1, stops at a FENCE this test releases, writes a buffer, gives signal 2.
+ * A WAIT for signal 1 passes at once; a WAIT for signal 2 holds queue 1's
+ * copy of the buffer until the release (a copy before it reads zeros).
+ */
+static void test_encaps_wait_orders_by_offset(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hltests_host_buf cb0, cb1, cb2, src, dst;
+	struct hl_cs_out r;
+	uint64_t e, w1, w2, c1, sob;
+	uint32_t status, n;
+	uint8_t *p;
+
+	cb_map(st->fd, &cb0, PAGE);
+	cb_map(st->fd, &cb1, PAGE);
+	cb_map(st->fd, &cb2, PAGE);
+	hltests_host_map(st->fd, &src, PAGE);
+	hltests_host_map(st->fd, &dst, PAGE);
+	memset(src.ptr, 0, PAGE);
+	memset(dst.ptr, 0x77, PAGE);
+	n = hlthunk_pkt_lin_dma(cb1.ptr, src.va, dst.va, PAGE);
+
+	assert_int_equal(cs_reserve(st->fd, 0, 2, &r), 0);
+	assert_int_equal(r.status, HL_CS_STATUS_SUCCESS);
+	assert_true(r.handle_id != 0);
+	assert_int_equal(r.count, 2);
+	sob = HL_CFG_BASE + r.sob_base_addr_offset;
+	assert_true(sob >= HL_SM_SOB_OBJ_0);
+
+	p = cb0.ptr;
+	p += hlthunk_pkt_msg_long(p, sob, HL_SM_SOB_INC | 1);
+	p += pkt_fence(p, 0, 1, 1);
+	p += hlthunk_pkt_memset(p, src.va, 0xa5a5a5a5a5a5a5a5ull, PAGE);
+	p += hlthunk_pkt_msg_long(p, sob, HL_SM_SOB_INC | 1);
+	assert_int_equal(cs_encaps(st->fd, r.handle_id, 0, cb0.va,
+				   p - (uint8_t *)cb0.ptr, &e), 0);
+	/* Bound once */
+	assert_int_equal(cs_encaps(st->fd, r.handle_id, 0, cb0.va, 8, &w1),
+			 -EINVAL);
+
+	assert_int_equal(cs_wait_encaps(st->fd, 1, e, 1, &w1), 0);
+	assert_true(w1 != UINT64_MAX && w1 > e);
+	assert_int_equal(wait_cs(st->fd, w1, &status), 0);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
+
+	assert_int_equal(cs_wait_encaps(st->fd, 1, e, 2, &w2), 0);
+	assert_true(w2 != UINT64_MAX);
+	c1 = hltests_submit_cb(st->fd, 1, cb1.va, n, 60);
+	sleep_ms(500);
+	assert_int_equal(cs_status_now(st->fd, e), HL_WAIT_CS_STATUS_BUSY);
+	assert_int_equal(cs_status_now(st->fd, w2), HL_WAIT_CS_STATUS_BUSY);
+	assert_int_equal(cs_status_now(st->fd, c1), HL_WAIT_CS_STATUS_BUSY);
+	assert_bytes_are(dst.ptr, 0x77, PAGE, "copy before signal 2");
+
+	release_gate(st->fd, &cb2);
+	assert_int_equal(wait_cs(st->fd, c1, &status), 0);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
+	assert_bytes_are(dst.ptr, 0xa5, PAGE, "copy after signal 2");
+	assert_int_equal(wait_cs(st->fd, e, &status), 0);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
+	assert_int_equal(wait_cs(st->fd, w2, &status), 0);
+
+	/* Given: a WAIT makes no CS, the reservation is gone */
+	assert_int_equal(cs_wait_encaps(st->fd, 1, e, 2, &w1), 0);
+	assert_true(w1 == UINT64_MAX);
+	assert_int_equal(cs_unreserve(st->fd, r.handle_id), -EINVAL);
+
+	hltests_host_unmap(st->fd, &dst);
+	hltests_host_unmap(st->fd, &src);
+	hltests_host_unmap(st->fd, &cb2);
+	hltests_host_unmap(st->fd, &cb1);
+	hltests_host_unmap(st->fd, &cb0);
+}
+
+/* Reserve and unreserve: limits, errnos, and the SIGNALs after them */
+static void test_encaps_reserve_errnos(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hltests_host_buf cb;
+	struct hl_cs_out a, b, s;
+	union hl_cs_args args;
+	uint64_t seq, w;
+	uint32_t status;
+
+	cb_map(st->fd, &cb, PAGE);
+	hlthunk_pkt_nop(cb.ptr);
+
+	assert_int_equal(cs_reserve(st->fd, 2, 0, &a), -EINVAL);
+	assert_int_equal(cs_reserve(st->fd, 2, HL_SM_SOB_MAX_VAL, &a), -EINVAL);
+	assert_int_equal(cs_reserve(st->fd, 4096, 1, &a), -EINVAL);
+	assert_int_equal(cs_unreserve(st->fd, 0), -EINVAL);
+	assert_int_equal(cs_unreserve(st->fd, 999999), -EINVAL);
+
+	/* Two reservations, then a SIGNAL counts past them */
+	assert_int_equal(cs_reserve(st->fd, 2, 3, &a), 0);
+	assert_int_equal(cs_reserve(st->fd, 2, 5, &b), 0);
+	assert_int_not_equal(a.handle_id, b.handle_id);
+	assert_int_equal(b.sob_base_addr_offset, a.sob_base_addr_offset);
+	assert_int_equal(b.sob_count_before_submission,
+			 a.sob_count_before_submission + 3);
+	/* Only the last one's values can be given back */
+	assert_int_equal(cs_unreserve(st->fd, a.handle_id), -EINVAL);
+	assert_int_equal(cs_unreserve(st->fd, b.handle_id), 0);
+	assert_int_equal(cs_unreserve(st->fd, b.handle_id), -EINVAL);
+	assert_int_equal(cs_signal(st->fd, 2, &s), 0);
+	assert_int_equal(s.sob_base_addr_offset, a.sob_base_addr_offset);
+	assert_int_equal(s.sob_count_before_submission,
+			 a.sob_count_before_submission + 3);
+	assert_int_equal(wait_cs(st->fd, s.seq, &status), 0);
+	assert_int_equal(cs_unreserve(st->fd, a.handle_id), -EINVAL);
+
+	/* A handle's upper half must be 0 */
+	memset(&args, 0, sizeof(args));
+	args.in.seq = (1ull << 32) | a.handle_id;
+	args.in.cs_flags = HL_CS_FLAGS_UNRESERVE_SIGNALS_ONLY;
+	assert_int_equal(hltests_cs_ioctl(st->fd, &args), -EINVAL);
+	/* Not with SIGNAL, nor with a reservation */
+	args.in.cs_flags = HL_CS_FLAGS_RESERVE_SIGNALS_ONLY |
+			   HL_CS_FLAGS_ENCAP_SIGNALS;
+	assert_int_equal(hltests_cs_ioctl(st->fd, &args), -EINVAL);
+	args.in.cs_flags = HL_CS_FLAGS_RESERVE_SIGNALS_ONLY |
+			   HL_CS_FLAGS_SIGNAL;
+	assert_int_equal(hltests_cs_ioctl(st->fd, &args), -EINVAL);
+
+	/* An encapsulating CS needs a live, unbound handle */
+	assert_int_equal(cs_encaps(st->fd, 999999, 0, cb.va, 8, &seq),
+			 -EINVAL);
+	assert_int_equal(cs_encaps(st->fd, 0, 0, cb.va, 8, &seq), -EINVAL);
+	assert_int_equal(cs_reserve(st->fd, 3, 4, &a), 0);
+	/* A WAIT before any CS gives it: the seq names no such CS */
+	assert_int_equal(cs_wait_encaps(st->fd, 1, UINT64_MAX, 1, &w),
+			 -EINVAL);
+	hlthunk_pkt_nop(cb.ptr);
+	assert_int_equal(cs_encaps(st->fd, a.handle_id, 0, cb.va, 8, &seq), 0);
+	/* Bound: not unreservable */
+	assert_int_equal(cs_unreserve(st->fd, a.handle_id), -EINVAL);
+	/* An offset past the reservation (if still there) */
+	w = 0;
+	assert_true(cs_wait_encaps(st->fd, 1, seq, 5, &w) == -EINVAL ||
+		    w == UINT64_MAX);
+	assert_int_equal(wait_cs(st->fd, seq, &status), 0);
+	/* A CS of jobs that gave no signal: the WAIT reads it complete */
+	assert_int_equal(cs_wait_encaps(st->fd, 1, seq, 1, &w), 0);
+	assert_true(w == UINT64_MAX);
+	/* A seq never handed out */
+	assert_int_equal(cs_wait_encaps(st->fd, 1, seq + 1000, 1, &w), -EINVAL);
+
+	hltests_host_unmap(st->fd, &cb);
+}
+
+/*
+ * Reservations belong to their context: the next owner of the device sees
+ * none (the same id is unknown to it), nor does the other device.
+ */
+static void test_encaps_handles_die_with_context(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hl_cs_out r, r2;
+
+	assert_int_equal(cs_reserve(st->fd, 1, 2, &r), 0);
+	/* Control: the owner can release it */
+	assert_int_equal(cs_unreserve(st->fd, r.handle_id), 0);
+	assert_int_equal(cs_reserve(st->fd, 1, 2, &r), 0);
+
+	hlthunk_close(st->fd);
+	st->fd = hlthunk_open(HLTHUNK_DEVICE_DONT_CARE, NULL);
+	assert_true(st->fd >= 0);
+	assert_int_equal(cs_unreserve(st->fd, r.handle_id), -EINVAL);
+	/* Its ids start over, its SOB values too */
+	assert_int_equal(cs_reserve(st->fd, 1, 2, &r2), 0);
+	assert_int_equal(r2.handle_id, r.handle_id);
+	assert_int_equal(r2.sob_count_before_submission, 0);
 }
 
 #define CS_TEST(f) cmocka_unit_test_setup_teardown(f, hltests_setup, \
@@ -2913,6 +3171,9 @@ const struct CMUnitTest cs_tests[] = {
 	CS_TEST(test_signal_wait_sob_reuse_not_stale),
 	CS_TEST(test_fence_stalled_vs_close_and_hard_reset),
 	CS_TEST(test_signal_wait_two_threads),
+	CS_TEST(test_encaps_wait_orders_by_offset),
+	CS_TEST(test_encaps_reserve_errnos),
+	CS_TEST(test_encaps_handles_die_with_context),
 };
 
 int main(void)

@@ -257,6 +257,32 @@ void op_cs(struct worker *w)
 			a.in.cs_flags |= HL_CS_FLAGS_TIMESTAMP;
 		/* never wait past the short job timeouts */
 		a.in.timeout = 1 + rnd(&w->r, 2);
+	} else if (chance(&w->r, 5)) {
+		/* Encapsulated signals: reserve, unreserve, or wait on them */
+		switch (rnd(&w->r, 3)) {
+		case 0:
+			a.in.cs_flags = HL_CS_FLAGS_RESERVE_SIGNALS_ONLY;
+			a.in.encaps_signals_count = chance(&w->r, 80) ?
+				1 + rnd(&w->r, 8) : (uint32_t)interesting(&w->r);
+			a.in.encaps_signals_q_idx = chance(&w->r, 90) ?
+				rnd(&w->r, 4) : (uint32_t)interesting(&w->r);
+			break;
+		case 1:
+			a.in.cs_flags = HL_CS_FLAGS_UNRESERVE_SIGNALS_ONLY;
+			a.in.encaps_sig_handle_id = rnd(&w->r, 8);
+			break;
+		default:
+			st_lock();
+			PICK(ps->seqs, ps->nseqs, file, j);
+			if (j >= 0)
+				chunks[0].encaps_signal_seq = ps->seqs[j].seq;
+			st_unlock();
+			a.in.num_chunks_execute = 1;
+			a.in.cs_flags = HL_CS_FLAGS_WAIT |
+					HL_CS_FLAGS_ENCAP_SIGNALS;
+			chunks[0].encaps_signal_offset = rnd(&w->r, 4);
+			a.in.timeout = 1 + rnd(&w->r, 2);
+		}
 	}
 	if (chance(&w->r, 4)) {
 		switch (rnd(&w->r, 6)) {
@@ -282,7 +308,15 @@ void op_cs(struct worker *w)
 			break;
 		case 1: a.in.ctx_id = 1; break;
 		case 2: a.in.pad = 1; break;
-		case 3: a.in.reserved = 1; break;
+		case 3:
+			/* in.seq: its fields' bad values where it has them */
+			if (a.in.cs_flags & HL_CS_FLAGS_RESERVE_SIGNALS_ONLY)
+				a.in.encaps_signals_count = 0;
+			else if (a.in.cs_flags & HL_CS_FLAGS_UNRESERVE_SIGNALS_ONLY)
+				a.in.reserved = 1ull << 32;
+			else
+				a.in.reserved = 1;
+			break;
 		case 4: a.in.num_chunks_restore = 1; break;
 		default: a.in.chunks_restore = (uintptr_t)chunks;
 		}
@@ -295,7 +329,9 @@ void op_cs(struct worker *w)
 	rc = do_call(w, &c);
 	if (rc >= 0)
 		atomic_fetch_add(&sh->cs_ok, 1);
-	if (rc >= 0 && out_ok(&c) && a.out.seq != UINT64_MAX) {
+	if (rc >= 0 && out_ok(&c) && a.out.seq != UINT64_MAX &&
+	    !(a.in.cs_flags & (HL_CS_FLAGS_RESERVE_SIGNALS_ONLY |
+			       HL_CS_FLAGS_UNRESERVE_SIGNALS_ONLY))) {
 		st_lock();
 		if (ps->nseqs < MAX_OBJ)
 			ps->seqs[ps->nseqs++] = (struct seqobj){ file, a.out.seq, any_nic };

@@ -1812,14 +1812,16 @@ union hl_mem_args {
  *	pointer to the sequence numbers of the signal CSs to wait for
  *	(HL_CS_FLAGS_WAIT: exactly one; COLLECTIVE_WAIT is refused).
  * @encaps_signal_seq: HL_CS_FLAGS_WAIT with HL_CS_FLAGS_ENCAP_SIGNALS:
- *	the handle id of the reserved signals to wait for (upstream's).
+ *	the sequence number of the CS that gives the reserved signals to
+ *	wait for (upstream's).
  * @queue_index: engine queue that executes the job (SIGNAL, WAIT: the
  *	queue that signals or waits).
  * @cb_size: size of the command buffer in bytes, a multiple of 8.
  * @num_signal_seq_arr: HL_CS_FLAGS_WAIT, HL_CS_FLAGS_COLLECTIVE_WAIT:
  *	entries at @signal_seq_arr (upstream takes exactly 1).
  * @encaps_signal_offset: HL_CS_FLAGS_WAIT with HL_CS_FLAGS_ENCAP_SIGNALS:
- *	which of the reserved signals to wait for, counted from 1.
+ *	which of the reserved signals to wait for, counted from 1 (0 means
+ *	1, as upstream); past the reservation's count: -EINVAL.
  * @cs_chunk_flags: must be 0 (upstream's HL_CS_CHUNK_FLAGS_USER_ALLOC_CB
  *	is refused).
  * @collective_engine_id: HL_CS_FLAGS_COLLECTIVE_WAIT: the engine that
@@ -1874,10 +1876,11 @@ enum hl_engine_command {
  * @num_engines: entries at @engines.
  * @engine_command: enum hl_engine_command for the engines.
  * @seq: HL_CS_FLAGS_STAGED_SUBMISSION without _FIRST: the sequence number
- *	of the staged submission's first part (upstream's); else must be 0.
- * @encaps_sig_handle_id: HL_CS_FLAGS_UNRESERVE_SIGNALS_ONLY, and a staged
- *	first part with HL_CS_FLAGS_ENCAP_SIGNALS: the handle id of the
- *	reserved signals (upstream's).
+ *	of the staged submission's first part (upstream's); else must be 0
+ *	(but for the fields that share its place).
+ * @encaps_sig_handle_id: HL_CS_FLAGS_UNRESERVE_SIGNALS_ONLY, and a CS of
+ *	jobs with HL_CS_FLAGS_ENCAP_SIGNALS: the handle id of the reserved
+ *	signals (upstream's; the upper half of @seq must be 0).
  * @encaps_signals_count: HL_CS_FLAGS_RESERVE_SIGNALS_ONLY: how many signals
  *	to reserve (upstream's).
  * @encaps_signals_q_idx: HL_CS_FLAGS_RESERVE_SIGNALS_ONLY: the queue whose
@@ -1892,10 +1895,11 @@ enum hl_engine_command {
  *	longer, so that its fence, which other drivers may wait for through a
  *	dma-buf, signals in bounded time. Honoured with or without
  *	HL_CS_FLAGS_CUSTOM_TIMEOUT (upstream reads it only with the flag).
- * @cs_flags: HL_CS_FLAGS_CUSTOM_TIMEOUT, HL_CS_FLAGS_TIMESTAMP, and at
- *	most one of HL_CS_FLAGS_SIGNAL and HL_CS_FLAGS_WAIT (see their
- *	list below); HL_CS_FLAGS_COLLECTIVE_WAIT: -EOPNOTSUPP; any other bit:
- *	-EINVAL.
+ * @cs_flags: HL_CS_FLAGS_CUSTOM_TIMEOUT, HL_CS_FLAGS_TIMESTAMP,
+ *	HL_CS_FLAGS_ENCAP_SIGNALS, and at most one of HL_CS_FLAGS_SIGNAL,
+ *	HL_CS_FLAGS_WAIT, HL_CS_FLAGS_RESERVE_SIGNALS_ONLY and
+ *	HL_CS_FLAGS_UNRESERVE_SIGNALS_ONLY (see their list below);
+ *	HL_CS_FLAGS_COLLECTIVE_WAIT: -EOPNOTSUPP; any other bit: -EINVAL.
  * @ctx_id: must be 0.
  * @pad: must be 0.
  */
@@ -1937,7 +1941,8 @@ struct hl_cs_in {
  * struct hl_cs_in.cs_flags, upstream's bits. This driver serves
  * CUSTOM_TIMEOUT (@timeout is set; hl-thunk sets it), TIMESTAMP (accepted:
  * every CS records its completion time, HL_IOCTL_WAIT_CS's
- * timestamp_nsec), SIGNAL and WAIT; COLLECTIVE_WAIT is -EOPNOTSUPP (the
+ * timestamp_nsec), SIGNAL, WAIT, ENCAP_SIGNALS, RESERVE_SIGNALS_ONLY and
+ * UNRESERVE_SIGNALS_ONLY; COLLECTIVE_WAIT is -EOPNOTSUPP (the
  * emulated ASIC has NIC ports but no collective master and slave engine
  * queues for upstream's collective wait to run on); every other one is
  * -EINVAL. The kinds (SIGNAL, WAIT, COLLECTIVE_WAIT, RESERVE_ and
@@ -1958,8 +1963,8 @@ struct hl_cs_in {
  *                            first, whose seq names them all; _LAST: the
  *                            last); the parts complete together
  * SKIP_RESET_ON_TIMEOUT    - no device reset when the CS times out
- * ENCAP_SIGNALS            - with STAGED_SUBMISSION_FIRST: the CS signals
- *                            the reserved signals encaps_sig_handle_id; with
+ * ENCAP_SIGNALS            - on a CS of jobs: its packets give the
+ *                            reserved signals encaps_sig_handle_id; with
  *                            WAIT: wait for reserved signals
  * RESERVE_SIGNALS_ONLY     - reserve encaps_signals_count signals on queue
  *                            encaps_signals_q_idx (out: handle_id, count,
@@ -1996,6 +2001,27 @@ struct hl_cs_in {
  * its queue was busy, its context closing) never adds its 1: later WAITs
  * on that queue's SOB are released one signal late, or time out (upstream
  * resets the device at a CS timeout; this driver does not).
+ *
+ * Encapsulated signals (upstream's): RESERVE_SIGNALS_ONLY reserves
+ * encaps_signals_count (1 .. HL_SM_SOB_MAX_VAL - 1) values of queue
+ * encaps_signals_q_idx's signal SOB; nothing runs. It returns
+ * out.handle_id (1 .. 1024 per context; ids belong to the context and die
+ * with it), out.count (the count reserved), out.sob_base_addr_offset (the
+ * SOB's offset from HL_CFG_BASE) and out.sob_count_before_submission (the
+ * SOB's count before them). The SIGNALs after it count past the reserved
+ * values; one that would pass HL_SM_SOB_MAX_VAL switches to the queue's
+ * other SOB, set to 0 at once. UNRESERVE_SIGNALS_ONLY releases
+ * encaps_sig_handle_id and gives its values back; it must be the queue's
+ * last reservation or signal, no CS may give it yet, and the id must be
+ * the caller's (else -EINVAL). A CS of jobs with ENCAP_SIGNALS names a
+ * reservation (encaps_sig_handle_id) that no CS gives yet (-EINVAL); its
+ * own packets give the signals (each a MSG_LONG adding 1 to the SOB); the
+ * reservation is released when the CS completes. A WAIT with ENCAP_SIGNALS
+ * names that CS (chunk encaps_signal_seq) and the signal
+ * (encaps_signal_offset, 1 .. count): the queue runs nothing queued after
+ * it until the SOB reached that signal's value. A CS already complete
+ * makes no CS (out.seq U64_MAX), as a SIGNAL does; a sequence number not
+ * handed out, or an offset past the count: -EINVAL.
  */
 #define HL_CS_FLAGS_FORCE_RESTORE		0x1
 #define HL_CS_FLAGS_SIGNAL			0x2
@@ -2022,17 +2048,17 @@ struct hl_cs_in {
  * those (the ioctl's size is negotiated).
  * @seq: Returned sequence number of the submission, for HL_IOCTL_WAIT_CS.
  * @handle_id: HL_CS_FLAGS_RESERVE_SIGNALS_ONLY: Returned handle id of the
- *	reserved signals (upstream's).
+ *	reserved signals (upstream's), 1 .. 1024.
  * @count: HL_CS_FLAGS_RESERVE_SIGNALS_ONLY: Returned number of signals
- *	reserved (upstream's).
+ *	reserved (upstream returns the SOB's next value).
  * @status: Returned HL_CS_STATUS_SUCCESS.
  * @sob_base_addr_offset: HL_CS_FLAGS_SIGNAL, RESERVE_SIGNALS_ONLY: Returned
  *	offset of the sync object used (upstream's); else Returned as zero.
  *	It takes the place of this driver's earlier @pad (Returned as zero):
  *	upstream's layout wins.
- * @sob_count_before_submission: HL_CS_FLAGS_SIGNAL, and ENCAP_SIGNALS with
- *	STAGED_SUBMISSION: Returned value of the sync object before this
- *	submission's signal (upstream's); else Returned as zero.
+ * @sob_count_before_submission: HL_CS_FLAGS_SIGNAL, RESERVE_SIGNALS_ONLY:
+ *	Returned value of the sync object before this submission's signal or
+ *	reservation (upstream's for SIGNAL); else Returned as zero.
  * @pad: Returned as zero.
  */
 struct hl_cs_out {
@@ -2055,7 +2081,8 @@ struct hl_cs_out {
  * @out: output.
  *
  * Compute node only. Errors of HL_IOCTL_CS:
- *   -EINVAL  a non-zero seq (reserved) or ctx_id, a cs_flags bit other
+ *   -EINVAL  a non-zero seq (but for the fields sharing its place) or
+ *            ctx_id, a cs_flags bit other
  *            than those served (see the list above the HL_CS_FLAGS_*),
  *            two kinds of CS at once, restore chunks,
  *            num_chunks_execute not in 1 .. HL_MAX_JOBS_PER_CS, or a chunk
@@ -2063,7 +2090,13 @@ struct hl_cs_out {
  *            of 8 or above 2 MiB, or non-zero flags, collective_engine_id
  *            or pad; SIGNAL and WAIT: not exactly one chunk, a bad
  *            queue_index, num_signal_seq_arr not 1, a signal seq not
- *            handed out or not of a SIGNAL;
+ *            handed out or not of a SIGNAL; RESERVE_SIGNALS_ONLY: a count
+ *            of 0 or HL_SM_SOB_MAX_VAL and above, a bad queue, 1024
+ *            reservations held; UNRESERVE_SIGNALS_ONLY: an id the context
+ *            does not hold, one a CS gives, or one whose values are not
+ *            the queue's last; ENCAP_SIGNALS: with SIGNAL or a
+ *            reservation kind, an id the context does not hold or that a
+ *            CS gives already, a WAIT's offset past the reservation;
  *   -EOPNOTSUPP HL_CS_FLAGS_COLLECTIVE_WAIT;
  *   -EFAULT  the chunk array, or a WAIT's signal_seq_arr, cannot be read;
  *   -EAGAIN  max_pending_cs (module parameter, default 256) submissions of

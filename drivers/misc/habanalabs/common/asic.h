@@ -279,6 +279,9 @@ struct asic_fixed_properties {
  *	queue @sig_queue reaches @value in its current round (the other SOB
  *	zeroed first: a value left from the SOB's previous round does not
  *	count); return their size.
+ * @encaps_sob: the configuration-space offset of signal SOB @idx of
+ *	@queue, set to 0 at once when @clear (a reservation of encapsulated
+ *	signals switched to it; its last waiters are released).
  */
 struct hl_asic_funcs {
 	int (*early_init)(struct hl_device *hdev);
@@ -311,6 +314,8 @@ struct hl_asic_funcs {
 			     u32 idx, u32 value, bool set, u32 *sob_offset);
 	u32 (*gen_wait_cb)(struct hl_device *hdev, void *buf, u32 queue,
 			   u32 sig_queue, u32 idx, u32 value);
+	u32 (*encaps_sob)(struct hl_device *hdev, u32 queue, u32 idx,
+			  bool clear);
 };
 
 /* The backends' tables, one per ASIC family (hl_asic_funcs_of()) */

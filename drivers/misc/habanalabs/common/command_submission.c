@@ -67,6 +67,30 @@
 /* Largest value of a 15-bit sync object */
 #define HL_CS_SOB_MAX_VAL	0x7fff
 
+/* Reserved encapsulated signals a context may hold at once */
+#define HL_CS_MAX_ENCAPS	1024
+
+/* ctx->encaps: a handle taken by a CS being submitted (its seq to come) */
+#define HL_CS_ENCAPS_CLAIMED	U64_MAX
+
+/**
+ * struct hl_cs_encaps - reserved encapsulated signals (ctx->encaps).
+ * @queue: the queue whose signal SOB they are reserved on.
+ * @idx: which of its two signal SOBs.
+ * @base: the SOB's value before them: signal k (1 .. @count) makes it
+ *	@base + k.
+ * @count: how many.
+ * @cs_seq: 0, or the CS that gives them (HL_CS_FLAGS_ENCAP_SIGNALS), or
+ *	HL_CS_ENCAPS_CLAIMED while that CS is being submitted.
+ */
+struct hl_cs_encaps {
+	u32 queue;
+	u32 idx;
+	u32 base;
+	u32 count;
+	u64 cs_seq;
+};
+
 /* Kinds of submission (upstream's CS types) */
 enum hl_cs_type {
 	HL_CS_TYPE_DEFAULT,
@@ -108,6 +132,8 @@ struct hl_cs_fence {
  * @sig_prev: SIGNAL: the queue's signal state before this one took its
  *	value, restored if its job is not queued.
  * @kcb: the kernel-owned command buffer of a SIGNAL or WAIT (its one job's).
+ * @encaps_id: the reserved encapsulated signals this CS gives (0: none);
+ *	released at its completion.
  * @num_jobs: number of @jobs.
  * @jobs: the jobs.
  */
@@ -120,6 +146,7 @@ struct hl_cs {
 	unsigned long timeout;
 	struct hl_cs_sig sig_prev;
 	u64 kcb[HL_CS_KCB_SIZE / sizeof(u64)];
+	u32 encaps_id;
 	u32 num_jobs;
 	struct hl_cs_job jobs[] __counted_by(num_jobs);
 };
@@ -193,6 +220,9 @@ static void hl_cs_put(struct hl_cs *cs)
 	dma_fence_signal(fence);
 	dma_fence_end_signalling(cookie);
 
+	/* Its signals are given: the reservation goes (WAITs read complete) */
+	if (cs->encaps_id)
+		kfree(xa_erase(&ctx->encaps, cs->encaps_id));
 	hl_cs_forget_old(ctx, cs->seq);
 	atomic_dec(&ctx->cs_submitted);
 	hl_cs_inflight_dec(ctx);
@@ -566,7 +596,10 @@ static int hl_cs_find_fence(struct hl_ctx *ctx, u64 seq,
 /* The flags served; TIMESTAMP changes nothing: every CS records its time */
 #define HL_CS_FLAGS_SERVED	(HL_CS_FLAGS_CUSTOM_TIMEOUT |		\
 				 HL_CS_FLAGS_TIMESTAMP |			\
-				 HL_CS_FLAGS_SIGNAL | HL_CS_FLAGS_WAIT)
+				 HL_CS_FLAGS_SIGNAL | HL_CS_FLAGS_WAIT |	\
+				 HL_CS_FLAGS_ENCAP_SIGNALS |			\
+				 HL_CS_FLAGS_RESERVE_SIGNALS_ONLY |		\
+				 HL_CS_FLAGS_UNRESERVE_SIGNALS_ONLY)
 
 /*
  * SIGNAL (sig_lock held until the commit or drop): the next value of the
@@ -604,34 +637,230 @@ static void hl_cs_signal_take(struct hl_device *hdev, struct hl_cs *cs,
 	job->kcb = cs->kcb;
 }
 
+/* What a WAIT waits for: signal SOB @idx of @queue reaching @value */
+struct hl_cs_wait_target {
+	u32 queue;
+	u32 idx;
+	u32 value;
+};
+
 /*
- * The SIGNAL a WAIT names, from the context's fences: 0 with *@sig set
- * (a reference) when it is still to come, 0 with *@sig NULL when it has
- * completed (or is forgotten, or will not run), -EINVAL when @seq was not
- * handed out or is no SIGNAL.
+ * The SIGNAL a WAIT names, from the context's fences: 0 with *@t set when
+ * it is still to come, 1 when it has completed (or is forgotten, or will
+ * not run), -EINVAL when @seq was not handed out or is no SIGNAL.
  */
 static int hl_cs_wait_find_signal(struct hl_ctx *ctx, u64 seq,
-				  struct hl_cs_fence **sig)
+				  struct hl_cs_wait_target *t)
 {
 	struct dma_fence *fence = NULL;
 	struct hl_cs_fence *f;
 	int rc;
 
-	*sig = NULL;
 	rc = hl_cs_find_fence(ctx, seq, &fence);
 	if (rc || !fence)
-		return rc;
+		return rc ?: 1;
 	f = container_of(fence, struct hl_cs_fence, base);
-	if (f->type != HL_CS_TYPE_SIGNAL) {
-		dma_fence_put(fence);
+	if (f->type != HL_CS_TYPE_SIGNAL)
+		rc = -EINVAL;
+	else if (dma_fence_is_signaled(fence) || !READ_ONCE(f->has_signal))
+		rc = 1;
+	t->queue = f->sig_queue;
+	t->idx = f->sig_idx;
+	t->value = f->sig_value;
+	dma_fence_put(fence);
+	return rc;
+}
+
+/*
+ * The encapsulated signal a WAIT names: signal @offset (0 as 1) of the
+ * reservation that CS @seq gives. 0 with *@t set when it is still to
+ * come; 1 when that CS has completed (its reservation is gone) or will
+ * not run; -EINVAL when @seq was not handed out or @offset is past the
+ * reservation.
+ */
+static int hl_cs_wait_find_encaps(struct hl_ctx *ctx, u64 seq, u32 offset,
+				  struct hl_cs_wait_target *t)
+{
+	struct dma_fence *fence = NULL;
+	bool found = false, bad = false;
+	struct hl_cs_encaps *e;
+	unsigned long id;
+	int rc;
+
+	xa_lock(&ctx->encaps);
+	xa_for_each(&ctx->encaps, id, e) {
+		if (e->cs_seq != seq)
+			continue;
+		found = true;
+		bad = offset > e->count;
+		t->queue = e->queue;
+		t->idx = e->idx;
+		t->value = e->base + max(offset, 1U);
+		break;
+	}
+	xa_unlock(&ctx->encaps);
+
+	rc = hl_cs_find_fence(ctx, seq, &fence);
+	if (rc)
+		return rc;
+	if (bad)
+		rc = -EINVAL;
+	else if (!found || !fence || dma_fence_is_signaled(fence))
+		rc = 1;
+	dma_fence_put(fence);
+	return rc;
+}
+
+/*
+ * Take the context's sig_lock outside the gate: its holder may be a SIGNAL
+ * of the context waiting on user space (its copy back), which a teardown
+ * must not wait for through us.
+ */
+static int hl_cs_sig_lock(struct hl_ctx *ctx)
+{
+	int rc;
+
+	hl_ctx_pause(ctx);
+	rc = mutex_lock_interruptible(&ctx->sig_lock) ? -EINTR : 0;
+	if (hl_ctx_resume(ctx)) {
+		if (!rc)
+			mutex_unlock(&ctx->sig_lock);
+		return -ENODEV;
+	}
+	return rc;
+}
+
+/*
+ * HL_CS_FLAGS_RESERVE_SIGNALS_ONLY: reserve in.encaps_signals_count
+ * signals on the signal SOB of queue in.encaps_signals_q_idx; the SIGNALs
+ * after them take the values past them. A reservation that would pass the
+ * SOB's maximum switches to the queue's other SOB, cleared.
+ */
+static int hl_cs_reserve_signals(struct hl_fpriv *fpriv,
+				 const struct hl_cs_in *in,
+				 struct hl_cs_out *out)
+{
+	struct hl_device *hdev = fpriv->hdev;
+	u32 count = in->encaps_signals_count;
+	u32 queue = in->encaps_signals_q_idx;
+	struct hl_ctx *ctx = fpriv->ctx;
+	struct hl_cs_encaps *e;
+	struct hl_cs_sig *sig;
+	bool clear = false;
+	u32 id;
+	int rc;
+
+	if (!hdev->asic_prop.num_sobs || !count ||
+	    count >= HL_CS_SOB_MAX_VAL || queue >= hdev->asic_prop.num_queues)
 		return -EINVAL;
+
+	e = kzalloc(sizeof(*e), GFP_KERNEL_ACCOUNT);
+	if (!e)
+		return -ENOMEM;
+	rc = hl_cs_sig_lock(ctx);
+	if (rc)
+		goto err_free;
+	rc = xa_alloc(&ctx->encaps, &id, e, XA_LIMIT(1, HL_CS_MAX_ENCAPS),
+		      GFP_KERNEL_ACCOUNT);
+	if (rc) {
+		/* Upstream's errno for a full table */
+		if (rc == -EBUSY)
+			rc = -EINVAL;
+		goto err_unlock;
 	}
-	if (dma_fence_is_signaled(fence) || !READ_ONCE(f->has_signal)) {
-		dma_fence_put(fence);
-		return 0;
+
+	sig = &ctx->sig[queue];
+	if (sig->value + count > HL_CS_SOB_MAX_VAL) {
+		sig->idx ^= 1;
+		sig->value = 0;
+		clear = true;
 	}
-	*sig = f;
+	e->queue = queue;
+	e->idx = sig->idx;
+	e->base = sig->value;
+	e->count = count;
+	sig->value += count;
+	out->sob_base_addr_offset =
+		hdev->asic_funcs->encaps_sob(hdev, queue, sig->idx, clear);
+	out->sob_count_before_submission = e->base;
+	mutex_unlock(&ctx->sig_lock);
+
+	out->handle_id = id;
+	out->count = count;
 	return 0;
+
+err_unlock:
+	mutex_unlock(&ctx->sig_lock);
+err_free:
+	kfree(e);
+	return rc;
+}
+
+/*
+ * HL_CS_FLAGS_UNRESERVE_SIGNALS_ONLY: release reservation
+ * in.encaps_sig_handle_id that no CS gives, and its values, which must be
+ * the queue's last ones (as upstream's check).
+ */
+static int hl_cs_unreserve_signals(struct hl_fpriv *fpriv,
+				   const struct hl_cs_in *in)
+{
+	struct hl_ctx *ctx = fpriv->ctx;
+	struct hl_cs_encaps *e;
+	struct hl_cs_sig *sig;
+	int rc;
+
+	if (in->seq != in->encaps_sig_handle_id)
+		return -EINVAL;
+	rc = hl_cs_sig_lock(ctx);
+	if (rc)
+		return rc;
+	xa_lock(&ctx->encaps);
+	e = xa_load(&ctx->encaps, in->encaps_sig_handle_id);
+	rc = -EINVAL;
+	if (e && !e->cs_seq) {
+		sig = &ctx->sig[e->queue];
+		if (sig->idx == e->idx && sig->value == e->base + e->count) {
+			sig->value = e->base;
+			__xa_erase(&ctx->encaps, in->encaps_sig_handle_id);
+			rc = 0;
+		}
+	}
+	xa_unlock(&ctx->encaps);
+	mutex_unlock(&ctx->sig_lock);
+	if (!rc)
+		kfree(e);
+	return rc;
+}
+
+/*
+ * HL_CS_FLAGS_ENCAP_SIGNALS on a CS of jobs: claim reservation @id (one no
+ * CS gives yet) for it. The CS's sequence number is set by
+ * hl_cs_encaps_bind(); a CS that fails before it gives the claim back.
+ */
+static int hl_cs_encaps_claim(struct hl_ctx *ctx, u32 id, u64 seq)
+{
+	struct hl_cs_encaps *e;
+	int rc = -EINVAL;
+
+	xa_lock(&ctx->encaps);
+	e = xa_load(&ctx->encaps, id);
+	if (e && e->cs_seq == (seq ? HL_CS_ENCAPS_CLAIMED : 0)) {
+		e->cs_seq = seq ?: HL_CS_ENCAPS_CLAIMED;
+		rc = 0;
+	}
+	xa_unlock(&ctx->encaps);
+	return rc;
+}
+
+static void hl_cs_encaps_unclaim(struct hl_ctx *ctx, u32 id)
+{
+	struct hl_cs_encaps *e;
+
+	xa_lock(&ctx->encaps);
+	e = xa_load(&ctx->encaps, id);
+	if (e && e->cs_seq == HL_CS_ENCAPS_CLAIMED)
+		e->cs_seq = 0;
+	xa_unlock(&ctx->encaps);
 }
 
 /*
@@ -644,7 +873,8 @@ static int hl_cs_sync_submit(struct hl_fpriv *fpriv, const struct hl_cs_in *in,
 {
 	struct hl_device *hdev = fpriv->hdev;
 	bool is_signal = in->cs_flags & HL_CS_FLAGS_SIGNAL;
-	struct hl_cs_fence *sig = NULL;
+	bool encaps = in->cs_flags & HL_CS_FLAGS_ENCAP_SIGNALS;
+	struct hl_cs_wait_target t = {};
 	struct hl_ctx *ctx = fpriv->ctx;
 	struct hl_cs_chunk chunk, c = {};
 	u32 sob_offset = 0;
@@ -653,14 +883,15 @@ static int hl_cs_sync_submit(struct hl_fpriv *fpriv, const struct hl_cs_in *in,
 	u64 sig_seq;
 	int rc;
 
-	if (in->num_chunks_execute != 1 || !hdev->asic_prop.num_sobs)
+	if (in->num_chunks_execute != 1 || !hdev->asic_prop.num_sobs ||
+	    (is_signal && encaps))
 		return -EINVAL;
 
 	/* User memory: outside the gate */
 	hl_ctx_pause(ctx);
 	rc = copy_from_user(&chunk, u64_to_user_ptr(in->chunks_execute),
 			    sizeof(chunk)) ? -EFAULT : 0;
-	if (!rc && !is_signal && chunk.num_signal_seq_arr == 1 &&
+	if (!rc && !is_signal && !encaps && chunk.num_signal_seq_arr == 1 &&
 	    copy_from_user(&sig_seq, u64_to_user_ptr(chunk.signal_seq_arr),
 			   sizeof(sig_seq)))
 		rc = -EFAULT;
@@ -672,12 +903,17 @@ static int hl_cs_sync_submit(struct hl_fpriv *fpriv, const struct hl_cs_in *in,
 	if (chunk.queue_index >= hdev->asic_prop.num_queues)
 		return -EINVAL;
 	if (!is_signal) {
-		if (chunk.num_signal_seq_arr != 1)
-			return -EINVAL;
-		rc = hl_cs_wait_find_signal(ctx, sig_seq, &sig);
-		if (rc)
+		if (encaps)
+			rc = hl_cs_wait_find_encaps(ctx, chunk.encaps_signal_seq,
+						    chunk.encaps_signal_offset,
+						    &t);
+		else if (chunk.num_signal_seq_arr != 1)
+			rc = -EINVAL;
+		else
+			rc = hl_cs_wait_find_signal(ctx, sig_seq, &t);
+		if (rc < 0)
 			return rc;
-		if (!sig) {
+		if (rc) {
 			out->seq = U64_MAX;
 			return 1;
 		}
@@ -685,18 +921,7 @@ static int hl_cs_sync_submit(struct hl_fpriv *fpriv, const struct hl_cs_in *in,
 
 	c.queue_index = chunk.queue_index;
 	if (is_signal) {
-		/*
-		 * Outside the gate: its holder may be another SIGNAL of the
-		 * context waiting on user space (its copy back), which a
-		 * teardown must not wait for through us.
-		 */
-		hl_ctx_pause(ctx);
-		rc = mutex_lock_interruptible(&ctx->sig_lock) ? -EINTR : 0;
-		if (hl_ctx_resume(ctx)) {
-			if (!rc)
-				mutex_unlock(&ctx->sig_lock);
-			return -ENODEV;
-		}
+		rc = hl_cs_sig_lock(ctx);
 		if (rc)
 			return rc;
 	}
@@ -714,18 +939,14 @@ static int hl_cs_sync_submit(struct hl_fpriv *fpriv, const struct hl_cs_in *in,
 	} else {
 		cs->jobs[0].cb_size =
 			hdev->asic_funcs->gen_wait_cb(hdev, cs->kcb,
-						      c.queue_index,
-						      sig->sig_queue,
-						      sig->sig_idx,
-						      sig->sig_value);
+						      c.queue_index, t.queue,
+						      t.idx, t.value);
 		cs->jobs[0].kcb = cs->kcb;
 	}
 	*csp = cs;
 out:
 	if (rc && is_signal)
 		mutex_unlock(&ctx->sig_lock);
-	if (sig)
-		dma_fence_put(&sig->base);
 	return rc;
 }
 
@@ -757,6 +978,7 @@ int hl_cs_ioctl(struct hl_fpriv *fpriv, void *data, struct hl_ioctl_call *call)
 	struct hl_cs_chunk *chunks;
 	struct hl_cs_out out = {};
 	struct hl_cs *cs;
+	u32 encaps_id;
 	int rc;
 
 	if (!ctx)
@@ -770,7 +992,24 @@ int hl_cs_ioctl(struct hl_fpriv *fpriv, void *data, struct hl_ioctl_call *call)
 	if (in.cs_flags & ~HL_CS_FLAGS_SERVED)
 		return -EINVAL;
 
+	if (type & (HL_CS_FLAGS_RESERVE_SIGNALS_ONLY |
+		    HL_CS_FLAGS_UNRESERVE_SIGNALS_ONLY)) {
+		if (in.cs_flags & HL_CS_FLAGS_ENCAP_SIGNALS)
+			return -EINVAL;
+		if (type & HL_CS_FLAGS_RESERVE_SIGNALS_ONLY)
+			rc = hl_cs_reserve_signals(fpriv, &in, &out);
+		else
+			rc = hl_cs_unreserve_signals(fpriv, &in);
+		if (rc)
+			return rc;
+		out.status = HL_CS_STATUS_SUCCESS;
+		args->out = out;
+		return 0;
+	}
+
 	if (type) {
+		if (in.seq)
+			return -EINVAL;
 		rc = hl_cs_sync_submit(fpriv, &in, &out, &cs);
 		if (rc < 0)
 			return rc;
@@ -782,7 +1021,11 @@ int hl_cs_ioctl(struct hl_fpriv *fpriv, void *data, struct hl_ioctl_call *call)
 		goto commit;
 	}
 
-	if (in.seq || !in.num_chunks_execute ||
+	encaps_id = in.cs_flags & HL_CS_FLAGS_ENCAP_SIGNALS ?
+		    in.encaps_sig_handle_id : 0;
+	if (in.seq != encaps_id ||
+	    (in.cs_flags & HL_CS_FLAGS_ENCAP_SIGNALS && !encaps_id) ||
+	    !in.num_chunks_execute ||
 	    in.num_chunks_execute > HL_MAX_JOBS_PER_CS)
 		return -EINVAL;
 
@@ -799,12 +1042,22 @@ int hl_cs_ioctl(struct hl_fpriv *fpriv, void *data, struct hl_ioctl_call *call)
 	}
 
 	rc = hl_cs_validate_chunks(fpriv->hdev, chunks, in.num_chunks_execute);
-	if (!rc)
+	if (!rc && encaps_id)
+		rc = hl_cs_encaps_claim(ctx, encaps_id, 0);
+	if (!rc) {
 		rc = hl_cs_submit(ctx, chunks, in.num_chunks_execute,
 				  in.timeout, HL_CS_TYPE_DEFAULT, &cs);
+		if (rc && encaps_id)
+			hl_cs_encaps_unclaim(ctx, encaps_id);
+	}
 	kvfree(chunks);
 	if (rc)
 		return rc;
+	if (encaps_id) {
+		/* Claimed: cannot fail. Released at the CS's completion. */
+		hl_cs_encaps_claim(ctx, encaps_id, cs->seq);
+		cs->encaps_id = encaps_id;
+	}
 
 commit:
 	out.seq = cs->seq;
@@ -1138,6 +1391,7 @@ int hl_cs_ctx_init(struct hl_ctx *ctx)
 		return -ENOMEM;
 	}
 	mutex_init(&ctx->sig_lock);
+	xa_init_flags(&ctx->encaps, XA_FLAGS_ALLOC1);
 
 	spin_lock_init(&ctx->cs_lock);
 	ctx->cs_sequence = 1;
@@ -1170,6 +1424,7 @@ void hl_cs_ctx_cancel(struct hl_ctx *ctx)
 void hl_cs_ctx_fini(struct hl_ctx *ctx)
 {
 	struct dma_fence *fence;
+	struct hl_cs_encaps *e;
 	unsigned long seq;
 
 	/* Uncommitted CSs hold no fence here (hl_cs_drop() frees them) */
@@ -1179,6 +1434,9 @@ void hl_cs_ctx_fini(struct hl_ctx *ctx)
 	xa_destroy(&ctx->cs_fences);
 	hl_ctx_resv_put(ctx->resv);
 	ctx->resv = NULL;
+	xa_for_each(&ctx->encaps, seq, e)
+		kfree(e);
+	xa_destroy(&ctx->encaps);
 	mutex_destroy(&ctx->sig_lock);
 	kfree(ctx->sig);
 	ctx->sig = NULL;

@@ -102,6 +102,10 @@ struct hl_ctx_resv {
  *	fence's signalling path.
  * @sig: per engine queue, the driver's signal SOB in use (0 or 1) and
  *	the value the last SIGNAL gave it (command_submission.c).
+ * @encaps: reserved encapsulated signals by handle id (1 ..
+ *	HL_CS_MAX_ENCAPS), struct hl_cs_encaps; added and removed under
+ *	@sig_lock (a completed CS removes its own without it); its xa_lock
+ *	protects each entry's cs_seq and their lookup.
  * @nic: the context's NIC connections and CQs (nic.c).
  * @cb_mgr: the context's command buffers (command_buffer.c).
  * @cs_drops: the context's HL_IOCTL_CS failures, by enum hl_cs_drop.
@@ -147,6 +151,7 @@ struct hl_ctx {
 		u32 idx;
 		u32 value;
 	} *sig;
+	struct xarray encaps;
 	struct hl_nic_ctx nic;
 	struct hl_cb_mgr cb_mgr;
 	atomic64_t cs_drops[HL_CS_DROP_NUM];

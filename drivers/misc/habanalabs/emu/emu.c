@@ -209,6 +209,7 @@ const struct hl_asic_funcs hl_emu_funcs = {
 	.sync_reset = hl_emu_sync_reset_owner,
 	.gen_signal_cb = hl_emu_sync_gen_signal_cb,
 	.gen_wait_cb = hl_emu_sync_gen_wait_cb,
+	.encaps_sob = hl_emu_sync_encaps_sob,
 	.nic_port_info = hl_emu_nic_port_info,
 	.nic_check_remote = hl_emu_nic_check_remote,
 	.nic_peer_get = hl_emu_nic_peer_get,

@@ -448,6 +448,25 @@ u32 hl_emu_sync_gen_signal_cb(struct hl_device *hdev, void *buf, u32 queue,
 }
 
 /**
+ * hl_emu_sync_encaps_sob - asic_funcs->encaps_sob.
+ * @hdev: the device.
+ * @queue: the queue.
+ * @idx: which of its two signal SOBs.
+ * @clear: set the SOB to 0 now (not through a queue).
+ *
+ * Return: the SOB's offset from HL_CFG_BASE.
+ */
+u32 hl_emu_sync_encaps_sob(struct hl_device *hdev, u32 queue, u32 idx,
+			   bool clear)
+{
+	u64 addr = HL_SM_SOB_ADDR(hl_emu_sync_driver_sob(queue, idx));
+
+	if (clear)
+		hl_emu_sync_write(to_emu(hdev), addr, 0);
+	return addr - HL_CFG_BASE;
+}
+
+/**
  * hl_emu_sync_gen_wait_cb - asic_funcs->gen_wait_cb: arm the queue's wait
  * monitor on the signal queue's other SOB (== 0: the round of @idx has
  * begun, hl_emu_sync_gen_signal_cb()), FENCE, then arm it on the signal SOB
