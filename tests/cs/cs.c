@@ -441,8 +441,7 @@ static void test_lib_staged_submission(void **state)
 	struct hltests_host_buf cb;
 	struct hl_cs_chunk chunk;
 	struct hlthunk_cs_in in;
-	struct hlthunk_cs_out first, part;
-	uint32_t status;
+	struct hlthunk_cs_out first;
 
 	if (!have_sync_manager(st->fd)) {
 		skip();
@@ -458,22 +457,16 @@ static void test_lib_staged_submission(void **state)
 	assert_int_equal(hlthunk_staged_command_submission(st->fd, 0, &in,
 							   &first), -EINVAL);
 
+	/*
+	 * The driver does not serve staged submissions yet (docs/uapi.md):
+	 * the library passes the first part through and the driver refuses
+	 * it. When staged submissions land, this becomes the first, middle
+	 * and last parts of one sequence, completed after the last.
+	 */
 	in.flags = HL_CS_FLAGS_STAGED_SUBMISSION |
 		   HL_CS_FLAGS_STAGED_SUBMISSION_FIRST;
 	assert_int_equal(hlthunk_staged_command_submission(st->fd, 0, &in,
-							   &first), 0);
-	assert_int_equal(first.status, HL_CS_STATUS_SUCCESS);
-	in.flags = HL_CS_FLAGS_STAGED_SUBMISSION;
-	assert_int_equal(hlthunk_staged_command_submission_timeout(st->fd,
-					first.seq, &in, &part, 30), 0);
-	in.flags = HL_CS_FLAGS_STAGED_SUBMISSION |
-		   HL_CS_FLAGS_STAGED_SUBMISSION_LAST;
-	assert_int_equal(hlthunk_staged_command_submission(st->fd, first.seq,
-							   &in, &part), 0);
-	assert_int_equal(wait_cs(st->fd, part.seq, &status), 0);
-	assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
-	assert_int_equal(wait_cs(st->fd, first.seq, &status), 0);
-	assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
+							   &first), -EINVAL);
 	hltests_host_unmap(st->fd, &cb);
 }
 
