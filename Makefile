@@ -97,6 +97,7 @@ install: lib install-man
 # objects, which are the test build's.
 MOD_STAGE := $(TOP)/build/install-module
 MOD_INSTALL_DIR ?= updates
+## Install habanalabs_emu.ko as the package ships it (no test importer, no test-only knobs; DESTDIR=)
 install-module:
 	@test -d "$(KDIR)" || { echo "No kernel tree at KDIR='$(KDIR)': run dev/install-deps" >&2; exit 1; }
 	rm -rf $(MOD_STAGE)

@@ -321,7 +321,13 @@ void op_cs(struct worker *w)
 		default: a.in.chunks_restore = (uintptr_t)chunks;
 		}
 	}
-	if (a.in.num_chunks_execute > 4 && a.in.chunks_execute == (uintptr_t)chunks)
+	/*
+	 * Too many chunks; a reservation's CS (RESERVE/UNRESERVE_SIGNALS_ONLY)
+	 * reads no chunk, as upstream's, so it has no such limit
+	 */
+	if (a.in.num_chunks_execute > 4 && a.in.chunks_execute == (uintptr_t)chunks &&
+	    !(a.in.cs_flags & (HL_CS_FLAGS_RESERVE_SIGNALS_ONLY |
+			       HL_CS_FLAGS_UNRESERVE_SIGNALS_ONLY)))
 		c.must_fail = c.must_fail || a.in.num_chunks_execute > HL_MAX_JOBS_PER_CS;
 	pick_modes(w, &c);
 	if (c.sm == SZ_SMALL)
