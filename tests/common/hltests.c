@@ -97,14 +97,30 @@ uint64_t hltests_clock_ns(clockid_t clk)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-#define PARAM_DIR	"/sys/module/habanalabs/parameters/"
+/*
+ * The driver's parameters: the tree's module is habanalabs, the package's
+ * (DKMS, tests/deb) habanalabs_emu
+ */
+static const char *param_dir(void)
+{
+	if (!access("/sys/module/habanalabs/parameters", F_OK))
+		return "/sys/module/habanalabs/parameters/";
+	return "/sys/module/habanalabs_emu/parameters/";
+}
+
+int hltests_param_read(const char *name, char *buf, size_t size)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "%s%s", param_dir(), name);
+	return hltests_read_file(path, buf, size);
+}
 
 long hltests_param_get(const char *name)
 {
-	char path[128], buf[32];
+	char buf[32];
 
-	snprintf(path, sizeof(path), PARAM_DIR "%s", name);
-	assert_int_equal(hltests_read_file(path, buf, sizeof(buf)), 0);
+	assert_int_equal(hltests_param_read(name, buf, sizeof(buf)), 0);
 	return strtol(buf, NULL, 0);
 }
 
@@ -113,7 +129,7 @@ void hltests_param_set(const char *name, const char *value, char *old,
 {
 	char path[128];
 
-	snprintf(path, sizeof(path), PARAM_DIR "%s", name);
+	snprintf(path, sizeof(path), "%s%s", param_dir(), name);
 	if (old)
 		assert_int_equal(hltests_read_file(path, old, size), 0);
 	assert_int_equal(hltests_write_file(path, value), 0);

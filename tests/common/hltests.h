@@ -77,6 +77,8 @@ static inline double hltests_now_s(void)
  * fail the test when the file cannot be read or written
  */
 long hltests_param_get(const char *name);
+/* Its text, as hltests_read_file() reads it (0 or -errno) */
+int hltests_param_read(const char *name, char *buf, size_t size);
 void hltests_param_set(const char *name, const char *value, char *old,
 		       size_t size);
 

@@ -22,8 +22,7 @@ static bool identity_is_gaudi(void)
 {
 	char buf[32];
 
-	assert_int_equal(hltests_read_file("/sys/module/habanalabs/parameters/asic",
-					   buf, sizeof(buf)), 0);
+	assert_int_equal(hltests_param_read("asic", buf, sizeof(buf)), 0);
 	if (!strcmp(buf, "gaudi"))
 		return true;
 	assert_string_equal(buf, "emu");
