@@ -23,16 +23,7 @@ hlthunk_public int hlthunk_command_submission_timeout(int fd,
 		return hlthunk_err(EINVAL);
 
 	memset(&args, 0, sizeof(args));
-	args.in.chunks_restore = hlthunk_ptr_to_u64(in->chunks_restore);
-	args.in.chunks_execute = hlthunk_ptr_to_u64(in->chunks_execute);
-	args.in.num_chunks_restore = in->num_chunks_restore;
-	args.in.num_chunks_execute = in->num_chunks_execute;
-	args.in.cs_flags = in->flags;
-	/* As hl-thunk: a custom timeout is flagged */
-	if (timeout) {
-		args.in.cs_flags |= HL_CS_FLAGS_CUSTOM_TIMEOUT;
-		args.in.timeout = timeout;
-	}
+	hlthunk_cs_args_fill(&args, in, timeout);
 
 	rc = hlthunk_ioctl(fd, HL_IOCTL_CS, &args);
 	if (rc < 0)

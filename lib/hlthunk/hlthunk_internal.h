@@ -176,4 +176,23 @@ static inline uint64_t hlthunk_ptr_to_u64(const void *ptr)
 	return (uint64_t)(uintptr_t)ptr;
 }
 
+/*
+ * A CS's chunks, flags and timeout from hl-thunk's hlthunk_cs_in into
+ * @args (zeroed by the caller); as hl-thunk, a custom timeout is flagged
+ */
+static inline void hlthunk_cs_args_fill(union hl_cs_args *args,
+					const struct hlthunk_cs_in *in,
+					uint32_t timeout)
+{
+	args->in.chunks_restore = hlthunk_ptr_to_u64(in->chunks_restore);
+	args->in.chunks_execute = hlthunk_ptr_to_u64(in->chunks_execute);
+	args->in.num_chunks_restore = in->num_chunks_restore;
+	args->in.num_chunks_execute = in->num_chunks_execute;
+	args->in.cs_flags = in->flags;
+	if (timeout) {
+		args->in.cs_flags |= HL_CS_FLAGS_CUSTOM_TIMEOUT;
+		args->in.timeout = timeout;
+	}
+}
+
 #endif /* HLTHUNK_INTERNAL_H */

@@ -482,15 +482,9 @@ static int hl24_staged(int fd, uint64_t seq, struct hlthunk_cs_in *in,
 		args.in.encaps_sig_handle_id = (uint32_t)seq;
 	else
 		args.in.seq = seq;
-	args.in.chunks_restore = hlthunk_ptr_to_u64(in->chunks_restore);
-	args.in.chunks_execute = hlthunk_ptr_to_u64(in->chunks_execute);
-	args.in.num_chunks_restore = in->num_chunks_restore;
-	args.in.num_chunks_execute = in->num_chunks_execute;
-	args.in.cs_flags = in->flags | (encaps ? HL_CS_FLAGS_ENCAP_SIGNALS : 0);
-	if (timeout) {
-		args.in.cs_flags |= HL_CS_FLAGS_CUSTOM_TIMEOUT;
-		args.in.timeout = timeout;
-	}
+	hlthunk_cs_args_fill(&args, in, timeout);
+	if (encaps)
+		args.in.cs_flags |= HL_CS_FLAGS_ENCAP_SIGNALS;
 	/* hl-thunk returns the part's status as it is */
 	rc = hlthunk_ioctl(fd, HL_IOCTL_CS, &args);
 	if (rc < 0)
