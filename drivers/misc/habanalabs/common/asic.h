@@ -159,6 +159,25 @@ enum hl_identity {
 extern enum hl_identity hl_identity;
 
 /**
+ * enum hl_queue_type - how a queue takes its command buffers, as upstream's
+ * hw_queue_properties.type.
+ * @HL_QUEUE_TYPE_INT: internal: a chunk's cb_handle is a device address of
+ *	a command buffer the user allocated (HL_CS_CHUNK_FLAGS_USER_ALLOC_CB
+ *	implied); the engine fetches it there.
+ * @HL_QUEUE_TYPE_EXT: external: a chunk's cb_handle is a kernel-owned CB's
+ *	handle (HL_IOCTL_CB); the driver takes its own copy at submission and
+ *	the engine fetches the copy.
+ * @HL_QUEUE_TYPE_CPU: the device CPU's queue: no user submission (-EINVAL).
+ * @HL_QUEUE_TYPE_NA: no such queue on this ASIC: -EINVAL.
+ */
+enum hl_queue_type {
+	HL_QUEUE_TYPE_INT,
+	HL_QUEUE_TYPE_EXT,
+	HL_QUEUE_TYPE_CPU,
+	HL_QUEUE_TYPE_NA,
+};
+
+/**
  * struct asic_fixed_properties - static properties of an ASIC, filled by the
  * backend's early_init and read-only afterwards.
  * @card_name: card name reported by INFO (card_name).
@@ -185,6 +204,8 @@ extern enum hl_identity hl_identity;
  *	buffers (HL_CB_FLAGS_MAP), outside both user ranges.
  * @va_cb_end: one past its last device VA.
  * @num_queues: number of engine queues.
+ * @queue_type: each queue's kind (enum hl_queue_type), @num_queues
+ *	entries; NULL: every queue is HL_QUEUE_TYPE_INT.
  * @num_nic_ports: number of NIC ports.
  * @num_sobs: sync objects of the sync manager (0: none, no SIGNAL/WAIT).
  * @num_monitors: its monitors.
@@ -213,6 +234,7 @@ struct asic_fixed_properties {
 	u64 va_cb_start;
 	u64 va_cb_end;
 	u32 num_queues;
+	const u8 *queue_type;
 	u32 num_nic_ports;
 	u32 num_sobs;
 	u32 num_monitors;
