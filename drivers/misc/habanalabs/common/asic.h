@@ -149,7 +149,9 @@ static inline u64 hl_mmu_hop_index(const struct hl_mmu_properties *mmu,
  *	device ID of its function (ivshmem's 0x1110).
  * @HL_IDENTITY_GAUDI: "gaudi": a GAUDI as hl-thunk recognises one, PCI
  *	device ID 0x1000 in HW_IP_INFO and "GAUDI" in sysfs device_type;
- *	everything else is what the emulated ASIC has (docs/using.md).
+ *	GAUDI's memory: 20 MiB of SRAM at 0x7FF0000000 and DRAM addressed
+ *	physically (dram_supports_virtual_memory false); everything else is
+ *	what the emulated ASIC has (docs/using.md).
  */
 enum hl_identity {
 	HL_IDENTITY_EMU,
@@ -192,6 +194,15 @@ enum hl_queue_type {
  *	user-allocatable HBM (after the driver-reserved area).
  * @dram_user_size: bytes of user-allocatable HBM.
  * @dram_page_size: default DRAM allocation page size.
+ * @dram_supports_virtual_memory: users reach DRAM through the device MMU
+ *	(HL_MEM_OP_ALLOC hands out pages, MAP maps them in the DRAM VA
+ *	range); false: as a GAUDI, without a DRAM MMU: the engines address
+ *	[@dram_user_base_address, + @dram_user_size) physically, the context
+ *	owns all of it (one owner at a time, scrubbed between owners), ALLOC
+ *	only accounts, and exports name a DRAM address (memory.c).
+ * @sram_base_address: device address of the on-chip SRAM the engines
+ *	reach (0: none).
+ * @sram_size: its bytes (0: none); zeroed between owners (sync_reset).
  * @mmu_pgt_addr: device physical address of the page-table area in HBM.
  * @mmu_pgt_size: size of the page-table area.
  * @mmu: the geometry of the device page tables (above).
@@ -223,6 +234,9 @@ struct asic_fixed_properties {
 	u64 dram_user_base_address;
 	u64 dram_user_size;
 	u64 dram_page_size;
+	bool dram_supports_virtual_memory;
+	u64 sram_base_address;
+	u64 sram_size;
 	u64 mmu_pgt_addr;
 	u64 mmu_pgt_size;
 	struct hl_mmu_properties mmu;
@@ -288,9 +302,9 @@ struct asic_fixed_properties {
  *	context, after its last program. Sleeps.
  * @debugfs_init: add the backend's files under the device's debugfs
  *	directory @root (optional).
- * @sync_reset: reset every sync object, monitor and fence counter: the
- *	device's owner changed (a context was torn down and none of its jobs
- *	runs any more). Optional.
+ * @sync_reset: reset every sync object, monitor and fence counter, and
+ *	zero the SRAM (sram_size): the device's owner changed (a context was
+ *	torn down and none of its jobs runs any more). Optional.
  * @gen_signal_cb: write into @buf (HL_CS_KCB_SIZE bytes) the packets of a
  *	SIGNAL on @queue: signal SOB @idx (0 or 1) of the queue becomes @value,
  *	by adding 1 (@set false) or by setting it (@set true, the first signal

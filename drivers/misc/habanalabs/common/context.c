@@ -83,9 +83,13 @@ struct hl_ctx *hl_ctx_create(struct hl_device *hdev)
 	atomic64_set(&ctx->dram_usage, 0);
 	ctx->hdev = hdev;
 
-	rc = hl_cs_ctx_init(ctx);
+	/* Without a DRAM MMU: the new owner of the whole user DRAM */
+	rc = hl_mem_owner_init(ctx);
 	if (rc)
 		goto err_free_ctx;
+	rc = hl_cs_ctx_init(ctx);
+	if (rc)
+		goto err_owner_fini;
 	rc = hl_mmu_ctx_init(ctx);
 	if (rc)
 		goto err_cs_fini;
@@ -106,6 +110,8 @@ struct hl_ctx *hl_ctx_create(struct hl_device *hdev)
 
 err_cs_fini:
 	hl_cs_ctx_fini(ctx);
+err_owner_fini:
+	hl_mem_owner_fini(ctx);
 err_free_ctx:
 	kfree(ctx);
 	return ERR_PTR(rc);

@@ -29,6 +29,7 @@
 #include "asic.h"
 
 struct hl_device;
+struct hl_vm_phys_pg_pack;
 
 /**
  * struct hl_ctx_resv - the reservation object that every export of one
@@ -79,7 +80,10 @@ struct hl_ctx_resv {
  * @mmu_hops: the context's hop tables: key = HBM address / hop table size
  *	(asic_prop.mmu), value = number of present PTEs (under
  *	hdev->mmu_lock).
- * @dram_usage: bytes of DRAM allocated by this context.
+ * @dram_usage: bytes of DRAM allocated by this context (without a DRAM MMU:
+ *	the bytes its ALLOCs accounted, under @mem_lock).
+ * @dram_owner: without a DRAM MMU, the whole user DRAM, which the context
+ *	owns from its creation to its teardown (memory.c); else NULL.
  * @fault_lock: Protects @last_fault, @last_cs_timeout, @last_undef_opcode.
  * @last_fault: the last device MMU fault of the context's jobs.
  * @last_cs_timeout: the context's last CS that failed on its timeout:
@@ -130,6 +134,7 @@ struct hl_ctx {
 	struct maple_tree va_dram;
 	struct xarray mmu_hops;
 	atomic64_t dram_usage;
+	struct hl_vm_phys_pg_pack *dram_owner;
 	spinlock_t fault_lock; /* Protects: last_fault, last_cs_timeout, last_undef_opcode */
 	struct hl_info_page_fault_event last_fault;
 	struct {

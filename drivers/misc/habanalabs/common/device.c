@@ -108,6 +108,15 @@ static int hl_device_open(struct inode *inode, struct file *filp)
 	struct hl_fpriv *fpriv;
 	int idx, rc;
 
+	/*
+	 * Without a DRAM MMU the context takes the whole user DRAM, clean:
+	 * wait for the scrubber here, with no lock held, not in
+	 * hl_ctx_create()
+	 */
+	if (!hdev->asic_prop.dram_supports_virtual_memory &&
+	    !hl_scrub_wait_idle(hdev, MAX_SCHEDULE_TIMEOUT))
+		return -EINTR;
+
 	fpriv = kzalloc(sizeof(*fpriv), GFP_KERNEL);
 	if (!fpriv)
 		return -ENOMEM;

@@ -127,7 +127,8 @@ MODULE_INFO(import_ns, "DMA_BUF");
  * @pack: the exported allocation; held.
  * @ctx: the owning context while it lives, else NULL (hdev->dmabuf_lock).
  * @mapping: the mapping it was exported through while the context lives
- *	(mapping->exported counts this export), else NULL (hdev->dmabuf_lock).
+ *	(mapping->exported counts this export), else NULL (hdev->dmabuf_lock);
+ *	NULL from the start for an export by DRAM address (no DRAM MMU).
  * @offset: byte offset of the exported range in @pack.
  * @size: bytes exported.
  * @owner: the exporting process, for debugfs.
@@ -528,7 +529,8 @@ static void hl_dmabuf_unlink_ctx(struct hl_dmabuf *hdb)
 	lockdep_assert_held(&hdb->hdev->dmabuf_lock);
 	if (!hdb->ctx)
 		return;
-	hdb->mapping->exported--;
+	if (hdb->mapping)
+		hdb->mapping->exported--;
 	hdb->pack->exported--;
 	hdb->mapping = NULL;
 	hdb->ctx = NULL;
@@ -561,6 +563,33 @@ static const struct dma_buf_ops hl_dmabuf_ops = {
 	.release = hl_dmabuf_release,
 };
 
+/*
+ * Without a DRAM MMU: link @hdb to the user DRAM the context owns, at
+ * DRAM physical address @addr (upstream's checks: no offset, page aligned,
+ * inside the user DRAM). Return: 0 or -EINVAL.
+ */
+static int hl_dmabuf_export_phys(struct hl_ctx *ctx, struct hl_dmabuf *hdb,
+				 u64 addr, u64 size, u64 offset)
+{
+	const struct asic_fixed_properties *prop = &ctx->hdev->asic_prop;
+	struct hl_vm_phys_pg_pack *pack = ctx->dram_owner;
+	u64 base = prop->dram_user_base_address;
+
+	if (offset || !PAGE_ALIGNED(addr) || addr < base ||
+	    addr - base > pack->total_size ||
+	    size > pack->total_size - (addr - base))
+		return -EINVAL;
+
+	mutex_lock(&ctx->hdev->dmabuf_lock);
+	pack->exported++;
+	hdb->ctx = ctx;
+	mutex_unlock(&ctx->hdev->dmabuf_lock);
+	hl_pg_pack_get(pack);
+	hdb->pack = pack;
+	hdb->offset = addr - base;
+	return 0;
+}
+
 /**
  * hl_dmabuf_export - HL_MEM_OP_EXPORT_DMABUF_FD.
  * @ctx: the caller's context.
@@ -570,7 +599,11 @@ static const struct dma_buf_ops hl_dmabuf_ops = {
  *
  * @addr must be the device VA that HL_MEM_OP_MAP returned for a device
  * memory allocation; @offset and @mem_size must be multiples of PAGE_SIZE,
- * non-zero size, inside the allocation.
+ * non-zero size, inside the allocation. Without a DRAM MMU (as upstream's
+ * GAUDI), @addr is a DRAM physical address, page aligned, and
+ * [@addr, @addr + @mem_size) must lie in the user DRAM, which the context
+ * owns (hl_mem_owner_init()); @offset must be 0. The export then holds the
+ * owner's allocation: no other owner gets the DRAM while it lives.
  *
  * @flags may hold O_RDWR and O_CLOEXEC only (O_RDONLY, 0, is accepted).
  *
@@ -600,30 +633,36 @@ int hl_dmabuf_export(struct hl_ctx *ctx, struct hl_mem_in *in,
 		return -ENOMEM;
 	INIT_LIST_HEAD(&hdb->node);
 
-	mutex_lock(&ctx->mem_lock);
-	mapping = hl_mem_find_mapping(ctx, addr);
-	if (!mapping || mapping->host || mapping->user_va != addr ||
-	    end > mapping->pack->total_size) {
+	if (ctx->dram_owner) {
+		rc = hl_dmabuf_export_phys(ctx, hdb, addr, size, offset);
+		if (rc)
+			goto err_free_hdb;
+	} else {
+		mutex_lock(&ctx->mem_lock);
+		mapping = hl_mem_find_mapping(ctx, addr);
+		if (!mapping || mapping->host || mapping->user_va != addr ||
+		    end > mapping->pack->total_size) {
+			mutex_unlock(&ctx->mem_lock);
+			rc = -EINVAL;
+			goto err_free_hdb;
+		}
+		/* Linked from here on: the mapping and the allocation stay */
+		mutex_lock(&hdev->dmabuf_lock);
+		mapping->exported++;
+		mapping->pack->exported++;
+		hdb->ctx = ctx;
+		hdb->mapping = mapping;
+		mutex_unlock(&hdev->dmabuf_lock);
+		hl_pg_pack_get(mapping->pack);
 		mutex_unlock(&ctx->mem_lock);
-		rc = -EINVAL;
-		goto err_free_hdb;
+		hdb->pack = mapping->pack;
+		hdb->offset = offset;
 	}
-	/* Linked from here on: the mapping stays and so does the allocation */
-	mutex_lock(&hdev->dmabuf_lock);
-	mapping->exported++;
-	mapping->pack->exported++;
-	hdb->ctx = ctx;
-	hdb->mapping = mapping;
-	mutex_unlock(&hdev->dmabuf_lock);
-	hl_pg_pack_get(mapping->pack);
-	mutex_unlock(&ctx->mem_lock);
 
 	kref_get(&ctx->resv->refcount);
 	hl_device_get(hdev);
 	hdb->hdev = hdev;
 	hdb->resv = ctx->resv;
-	hdb->pack = mapping->pack;
-	hdb->offset = offset;
 	hdb->size = size;
 	hdb->owner = get_pid(task_tgid(current));
 	get_task_comm(hdb->comm, current);

@@ -78,6 +78,8 @@ static int hl_info_hw_ip(struct hl_fpriv *fpriv, struct hl_info_args *args,
 	struct asic_fixed_properties *prop = &hdev->asic_prop;
 	struct hl_info_hw_ip_info info = {};
 
+	info.sram_base_address = prop->sram_base_address;
+	info.sram_size = prop->sram_size;
 	info.dram_base_address = prop->dram_user_base_address;
 	info.dram_size = prop->dram_user_size;
 	info.device_id = prop->device_id;

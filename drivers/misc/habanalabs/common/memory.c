@@ -9,6 +9,17 @@
  * accelerator and maps it into the host VA range. VA ranges are maple trees
  * indexed in pages, so allocations come out page aligned.
  *
+ * Without a DRAM MMU (asic_prop.dram_supports_virtual_memory false: asic=gaudi)
+ * the context owns the whole user DRAM, which its engines address
+ * physically: hl_mem_owner_init() takes all of it from the scrubbed pool
+ * when the context is created (only one exists at a time: the compute node
+ * opens once), and its release hands it back to the scrubber. As upstream's
+ * GAUDI, ALLOC then only accounts the size it is told (handle 0; FREE takes
+ * the size back), MAP of device memory finds no allocation (-EINVAL) and an
+ * export names a DRAM address (dmabuf.c). The owner's allocation is what an
+ * export holds: the DRAM goes to no other owner while an importer can
+ * reach it.
+ *
  * Pinned host memory is charged to the caller's mm->pinned_vm, within
  * RLIMIT_MEMLOCK unless the caller has CAP_IPC_LOCK; a host page is in at
  * most HL_MEM_MAX_HOST_PAGE_MAPS mappings of the device.
@@ -57,7 +68,8 @@ static void hl_pg_pack_release(struct kref *ref)
 		for (i = 0; i < pack->npages; i++)
 			hl_dram_free(hdev, pack->pages[i], pack->page_size);
 	}
-	atomic64_sub(pack->total_size, &hdev->dram_used);
+	if (!pack->owner)
+		atomic64_sub(pack->total_size, &hdev->dram_used);
 	kvfree(pack->importer_maps);
 	kvfree(pack->pages);
 	kfree(pack);
@@ -82,8 +94,10 @@ void hl_pg_pack_put(struct hl_vm_phys_pg_pack *pack)
 	kref_put(&pack->refcount, hl_pg_pack_release);
 }
 
+/* @owner: the whole user DRAM of a physical-DRAM owner, not in dram_used */
 static struct hl_vm_phys_pg_pack *
-hl_pg_pack_alloc(struct hl_ctx *ctx, u64 size, u64 page_size, bool contiguous)
+hl_pg_pack_alloc(struct hl_ctx *ctx, u64 size, u64 page_size, bool contiguous,
+		 bool owner)
 {
 	struct hl_device *hdev = ctx->hdev;
 	struct hl_vm_phys_pg_pack *pack;
@@ -127,7 +141,9 @@ hl_pg_pack_alloc(struct hl_ctx *ctx, u64 size, u64 page_size, bool contiguous)
 	pack->page_size = page_size;
 	pack->total_size = size;
 	pack->contiguous = contiguous;
-	atomic64_add(size, &hdev->dram_used);
+	pack->owner = owner;
+	if (!owner)
+		atomic64_add(size, &hdev->dram_used);
 	return pack;
 
 err_free_dram:
@@ -140,6 +156,48 @@ err_free_pages:
 err_free_pack:
 	kfree(pack);
 	return ERR_PTR(rc);
+}
+
+/*
+ * Without a DRAM MMU: the user carves its own DRAM; ALLOC only accounts
+ * (DRAM_USAGE), as upstream's GAUDI, and returns handle 0. The size is
+ * checked against the user DRAM (-ENOMEM past it) so that the accounting
+ * stays within it.
+ */
+static int hl_mem_alloc_phys(struct hl_ctx *ctx, struct hl_mem_in *in)
+{
+	struct hl_device *hdev = ctx->hdev;
+	u64 size = in->alloc.mem_size;
+	int rc = 0;
+
+	if (in->flags & ~HL_MEM_ALLOC_FLAGS || !size)
+		return -EINVAL;
+	mutex_lock(&ctx->mem_lock);
+	if (size > hdev->asic_prop.dram_user_size -
+		   atomic64_read(&ctx->dram_usage)) {
+		rc = -ENOMEM;
+	} else {
+		atomic64_add(size, &ctx->dram_usage);
+		atomic64_add(size, &hdev->dram_used);
+	}
+	mutex_unlock(&ctx->mem_lock);
+	return rc;
+}
+
+/*
+ * Without a DRAM MMU: FREE takes back the size in the first u64 of the
+ * input (where ALLOC had mem_size; upstream reads it so), at most what
+ * the context has accounted.
+ */
+static void hl_mem_free_phys(struct hl_ctx *ctx, struct hl_mem_in *in)
+{
+	u64 size;
+
+	mutex_lock(&ctx->mem_lock);
+	size = min_t(u64, in->free.handle, atomic64_read(&ctx->dram_usage));
+	atomic64_sub(size, &ctx->dram_usage);
+	atomic64_sub(size, &ctx->hdev->dram_used);
+	mutex_unlock(&ctx->mem_lock);
 }
 
 static int hl_mem_alloc(struct hl_ctx *ctx, struct hl_mem_in *in, u64 *handle)
@@ -160,7 +218,7 @@ static int hl_mem_alloc(struct hl_ctx *ctx, struct hl_mem_in *in, u64 *handle)
 	size = round_up(in->alloc.mem_size, page_size);
 
 	pack = hl_pg_pack_alloc(ctx, size, page_size,
-				in->flags & HL_MEM_CONTIGUOUS);
+				in->flags & HL_MEM_CONTIGUOUS, false);
 	if (IS_ERR(pack))
 		return PTR_ERR(pack);
 
@@ -219,6 +277,10 @@ static int hl_mem_free(struct hl_ctx *ctx, struct hl_mem_in *in)
 {
 	if (in->flags)
 		return -EINVAL;
+	if (ctx->dram_owner) {
+		hl_mem_free_phys(ctx, in);
+		return 0;
+	}
 	return hl_mem_free_handle(ctx, in->free.handle);
 }
 
@@ -871,6 +933,11 @@ int hl_mem_ioctl(struct hl_fpriv *fpriv, void *data, struct hl_ioctl_call *call)
 
 	switch (args->in.op) {
 	case HL_MEM_OP_ALLOC:
+		if (ctx->dram_owner) {
+			/* Handle 0: nothing to undo */
+			rc = hl_mem_alloc_phys(ctx, &args->in);
+			break;
+		}
 		rc = hl_mem_alloc(ctx, &args->in, &out);
 		finish = hl_mem_alloc_finish;
 		break;
@@ -993,7 +1060,51 @@ void hl_mem_ctx_fini(struct hl_ctx *ctx)
 		hl_pg_pack_put(pack);
 	}
 	xa_destroy(&ctx->handles);
+	/* The user's accounting goes with it, as upstream's */
+	atomic64_sub(atomic64_xchg(&ctx->dram_usage, 0), &hdev->dram_used);
+	hl_mem_owner_fini(ctx);
 	mutex_destroy(&ctx->mem_lock);
+}
+
+/**
+ * hl_mem_owner_init - without a DRAM MMU, make a new context the owner of
+ * the whole user DRAM: take all of it, clean, from the pool.
+ * @ctx: the context being created; the only one of its device (the
+ *	compute node opens once).
+ *
+ * With a DRAM MMU it does nothing. The caller waited for the scrubber
+ * (hl_scrub_wait_idle()), so this waits only for DRAM released meanwhile.
+ *
+ * Return: 0; -EBUSY the DRAM is not all free: a previous owner's export
+ * (or one in quarantine, dmabuf.c) still holds it; -EINTR a signal while
+ * waiting for the scrubber; -ENOMEM.
+ */
+int hl_mem_owner_init(struct hl_ctx *ctx)
+{
+	struct asic_fixed_properties *prop = &ctx->hdev->asic_prop;
+	struct hl_vm_phys_pg_pack *pack;
+
+	if (prop->dram_supports_virtual_memory || !prop->dram_user_size)
+		return 0;
+	pack = hl_pg_pack_alloc(ctx, prop->dram_user_size,
+				prop->dram_page_size, true, true);
+	if (IS_ERR(pack))
+		return PTR_ERR(pack) == -ENOMEM ? -EBUSY : PTR_ERR(pack);
+	ctx->dram_owner = pack;
+	return 0;
+}
+
+/**
+ * hl_mem_owner_fini - the context no longer owns the user DRAM: it goes to
+ * the scrubber with the last reference (an export may keep it).
+ * @ctx: the context; no job or ioctl of it runs.
+ */
+void hl_mem_owner_fini(struct hl_ctx *ctx)
+{
+	if (!ctx->dram_owner)
+		return;
+	hl_pg_pack_put(ctx->dram_owner);
+	ctx->dram_owner = NULL;
 }
 
 /**

@@ -27,6 +27,8 @@ struct hl_ioctl_call;
  * @total_size: @npages * @page_size.
  * @pages: HBM device physical address of each page.
  * @contiguous: allocated as one range.
+ * @owner: the whole user DRAM, owned by a context of a device without a
+ *	DRAM MMU (hl_mem_owner_init()); not counted in hdev->dram_used.
  * @mapped: number of mappings (under ctx->mem_lock).
  * @exported: number of live dma-buf exports linked to the context (under
  *	hdev->dmabuf_lock; raised with ctx->mem_lock held too).
@@ -46,6 +48,7 @@ struct hl_vm_phys_pg_pack {
 	u64 total_size;
 	u64 *pages;
 	bool contiguous;
+	bool owner;
 	u32 mapped;
 	u32 exported;
 	u8 *importer_maps;
@@ -101,6 +104,8 @@ void hl_mem_fini(struct hl_device *hdev);
 void hl_mem_ctx_init(struct hl_ctx *ctx);
 void hl_mem_ctx_fini(struct hl_ctx *ctx);
 void hl_mem_ctx_release_host(struct hl_ctx *ctx);
+int hl_mem_owner_init(struct hl_ctx *ctx);
+void hl_mem_owner_fini(struct hl_ctx *ctx);
 int hl_mem_ioctl(struct hl_fpriv *fpriv, void *data, struct hl_ioctl_call *call);
 void hl_pg_pack_get(struct hl_vm_phys_pg_pack *pack);
 void hl_pg_pack_put(struct hl_vm_phys_pg_pack *pack);

@@ -13,6 +13,34 @@
 #include "emu_nic.h"
 #include "emu_sync.h"
 
+/*
+ * asic=gaudi: GAUDI's memory map. The SRAM is backed by the 20 MiB of HBM
+ * after the page tables, in the driver-reserved area (the engines reach it
+ * at HL_EMU_GAUDI_SRAM_BASE only, emu_mmu.c), user DRAM starts after it;
+ * there is no DRAM VA range. User DRAM must end below every address the
+ * engines reach otherwise (SRAM, the CB and host VA ranges).
+ */
+static int hl_emu_gaudi_mem_props(struct hl_emu_device *emu,
+				  struct asic_fixed_properties *prop)
+{
+	u64 sram = prop->mmu_pgt_addr + prop->mmu_pgt_size;
+
+	prop->dram_user_base_address = ALIGN(sram + HL_EMU_GAUDI_SRAM_SIZE,
+					     prop->dram_page_size);
+	if (prop->dram_user_base_address >= emu->hbm_size ||
+	    emu->hbm_size > HL_EMU_GAUDI_SRAM_BASE) {
+		hl_err(emu->hdev, "%llu MiB of HBM cannot serve as a GAUDI's\n",
+		       (u64)emu->hbm_size >> 20);
+		return -ENODEV;
+	}
+	emu->sram_hbm = sram;
+	prop->sram_base_address = HL_EMU_GAUDI_SRAM_BASE;
+	prop->sram_size = HL_EMU_GAUDI_SRAM_SIZE;
+	prop->va_dram_start = 0;
+	prop->va_dram_end = 0;
+	return 0;
+}
+
 static int hl_emu_early_init(struct hl_device *hdev)
 {
 	struct asic_fixed_properties *prop = hl_device_prop(hdev);
@@ -53,14 +81,16 @@ static int hl_emu_early_init(struct hl_device *hdev)
 
 	strscpy(prop->card_name, HL_EMU_CARD_NAME, sizeof(prop->card_name));
 	/*
-	 * As a GAUDI (asic=gaudi), only the device ID and the type's name
-	 * change: the properties below are the emulated ASIC's either way,
-	 * and GAUDI's where they agree (DRAM at 0, 2 MiB DRAM pages, 4 KiB
-	 * host pages); docs/using.md lists what stays different
+	 * As a GAUDI (asic=gaudi), the device ID, the type's name and the
+	 * memory change: SRAM and physically addressed DRAM (below); the
+	 * other properties are the emulated ASIC's either way, and GAUDI's
+	 * where they agree (DRAM at 0, 2 MiB DRAM pages, 4 KiB host pages);
+	 * docs/using.md lists what stays different
 	 */
 	if (hl_identity == HL_IDENTITY_GAUDI) {
 		prop->asic_name = HL_EMU_GAUDI_ASIC_NAME;
 		prop->device_id = HL_EMU_GAUDI_DEVICE_ID;
+		emu->phys_dram = true;
 	} else {
 		prop->asic_name = HL_EMU_CARD_NAME;
 		prop->device_id = pdev->device;
@@ -77,12 +107,18 @@ static int hl_emu_early_init(struct hl_device *hdev)
 	prop->dram_user_base_address = ALIGN(prop->mmu_pgt_addr +
 					     prop->mmu_pgt_size,
 					     prop->dram_page_size);
+	prop->dram_supports_virtual_memory = !emu->phys_dram;
+	prop->va_dram_start = HL_EMU_VA_DRAM_START;
+	prop->va_dram_end = HL_EMU_VA_DRAM_END;
+	if (emu->phys_dram) {
+		rc = hl_emu_gaudi_mem_props(emu, prop);
+		if (rc)
+			goto err_unmap;
+	}
 	prop->dram_user_size = size - prop->dram_user_base_address;
 	prop->host_page_size = HL_EMU_HOST_PAGE_SIZE;
 	prop->va_host_start = HL_EMU_VA_HOST_START;
 	prop->va_host_end = HL_EMU_VA_HOST_END;
-	prop->va_dram_start = HL_EMU_VA_DRAM_START;
-	prop->va_dram_end = HL_EMU_VA_DRAM_END;
 	prop->va_cb_start = HL_EMU_VA_CB_START;
 	prop->va_cb_end = HL_EMU_VA_CB_END;
 	prop->num_queues = HL_EMU_NUM_QUEUES;
@@ -91,6 +127,8 @@ static int hl_emu_early_init(struct hl_device *hdev)
 
 	return 0;
 
+err_unmap:
+	iounmap(emu->hbm);
 err_release_region:
 	pci_release_region(pdev, HL_EMU_HBM_BAR);
 err_free_sync:
@@ -125,6 +163,9 @@ static int hl_emu_hw_init(struct hl_device *hdev)
 	 * translation.
 	 */
 	memset_io(emu->hbm + prop->mmu_pgt_addr, 0, prop->mmu_pgt_size);
+	/* Nor the SRAM anything of a previous load's user */
+	if (emu->phys_dram)
+		memset_io(emu->hbm + emu->sram_hbm, 0, prop->sram_size);
 	/* A hard reset resets the sync manager too */
 	hl_emu_sync_reset(emu);
 	rc = hl_emu_queues_init(emu);
@@ -155,7 +196,12 @@ static void hl_emu_hw_fini(struct hl_device *hdev)
 /* A context is torn down and none of its jobs runs: reset for the next owner */
 static void hl_emu_sync_reset_owner(struct hl_device *hdev)
 {
-	hl_emu_sync_reset(to_emu(hdev));
+	struct hl_emu_device *emu = to_emu(hdev);
+
+	hl_emu_sync_reset(emu);
+	/* The next owner finds none of this one's data in the SRAM either */
+	if (emu->phys_dram)
+		memset_io(emu->hbm + emu->sram_hbm, 0, HL_EMU_GAUDI_SRAM_SIZE);
 }
 
 static u64 hl_emu_read_pte(struct hl_device *hdev, u64 addr)

@@ -11,6 +11,12 @@
  * HBM layout (device physical addresses = offsets into BAR2):
  *   [0, mmu_pgt_size)             device page tables (driver reserved)
  *   [mmu_pgt_size, hbm_size)      user-allocatable DRAM
+ * and under asic=gaudi (no DRAM MMU, emu_mmu.c's address map):
+ *   [0, mmu_pgt_size)             device page tables (driver reserved)
+ *   [mmu_pgt_size, + 20 MiB)      the SRAM's backing (driver reserved: the
+ *                                 engines reach it at HL_EMU_GAUDI_SRAM_BASE
+ *                                 only)
+ *   [dram_user_base, hbm_size)    user DRAM, addressed physically
  *
  * Locks of the backend (their place in the driver's lock order is in
  * habanalabs.h, above struct hl_device): hl_emu_queue.lock guards a
@@ -46,6 +52,9 @@ struct hl_emu_sync;
 /* The identity under asic=gaudi: GAUDI's PCI device ID and type name */
 #define HL_EMU_GAUDI_DEVICE_ID		0x1000
 #define HL_EMU_GAUDI_ASIC_NAME		"GAUDI"
+/* GAUDI's SRAM (upstream's SRAM_BASE_ADDR and SRAM_SIZE) */
+#define HL_EMU_GAUDI_SRAM_BASE		0x7ff0000000ull
+#define HL_EMU_GAUDI_SRAM_SIZE		(SZ_16M + SZ_4M)
 
 #define HL_EMU_HBM_BAR			2
 #define HL_EMU_HBM_MIN_SIZE		SZ_64M
@@ -121,6 +130,9 @@ struct hl_emu_queue {
  * @hbm: kernel mapping of BAR2 (the whole HBM).
  * @hbm_bus_addr: CPU physical address of BAR2.
  * @hbm_size: size of BAR2.
+ * @phys_dram: asic=gaudi: the engines address user DRAM physically and
+ *	SRAM at HL_EMU_GAUDI_SRAM_BASE (emu_mmu.c); set at early_init.
+ * @sram_hbm: with @phys_dram, the HBM address of the SRAM's backing.
  * @wq: runs the queues' workers (one work item per queue).
  * @stopped: set once by hw_fini; queues take no job after it, and a running
  *	job aborts (-ENODEV) at its next chunk. Read and set under every
@@ -138,6 +150,8 @@ struct hl_emu_device {
 	void __iomem *hbm;
 	phys_addr_t hbm_bus_addr;
 	resource_size_t hbm_size;
+	bool phys_dram;
+	u64 sram_hbm;
 	struct workqueue_struct *wq;
 	bool stopped;
 	atomic64_t tlb_gen;

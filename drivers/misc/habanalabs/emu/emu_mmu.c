@@ -26,6 +26,20 @@
  * The IOMMU resolution of a host DMA address is not cached here (that is the
  * IOMMU's own IOTLB, which the DMA API keeps coherent).
  *
+ * As a GAUDI (asic=gaudi, hl_emu_device.phys_dram), the address map in
+ * front of the MMU (hl_emu_phys_translate()) is a GAUDI's, which has no
+ * DRAM MMU:
+ *   - [dram_user_base_address, + dram_user_size): user DRAM, physically;
+ *   - [HL_EMU_GAUDI_SRAM_BASE, + HL_EMU_GAUDI_SRAM_SIZE): the SRAM, backed
+ *     by HBM in the driver-reserved area (emu.h);
+ *   - the host and CB VA ranges: the MMU walk, as above;
+ *   - anything else faults: the page tables and the rest of the reserved
+ *     HBM, HBM past the user range, the DRAM VA range (never mapped in
+ *     this mode), as upstream's range registers keep a GAUDI's engines
+ *     out of the driver's memory.
+ * One context owns the device at a time in this mode (common/memory.c),
+ * so the physical ranges are that owner's.
+ *
  * Ordering with the driver (see common/mmu.h): an engine translates and
  * copies each chunk, or each slice of runs, inside an engine access
  * (hl_device_hw_access_begin(), common/asic.h); the unmap paths clear
@@ -142,6 +156,35 @@ static bool hl_emu_tlb_match(const struct hl_emu_tlb_entry *e, u64 gen,
 }
 
 /*
+ * asic=gaudi: resolve @va by the address map (above). Return: 1 with
+ * *@addr (an HBM address) and *@avail (the bytes to the end of its
+ * range) for user DRAM and SRAM; 0 when the MMU translates @va (the host
+ * and CB ranges); -EFAULT for any other address.
+ */
+static int hl_emu_phys_translate(struct hl_emu_device *emu, u64 va, u64 *addr,
+				 u64 *avail)
+{
+	const struct asic_fixed_properties *prop = hl_device_prop(emu->hdev);
+	u64 dram = prop->dram_user_base_address;
+
+	if (va >= dram && va - dram < prop->dram_user_size) {
+		*addr = va;
+		*avail = prop->dram_user_size - (va - dram);
+		return 1;
+	}
+	if (va >= prop->sram_base_address &&
+	    va - prop->sram_base_address < prop->sram_size) {
+		*addr = emu->sram_hbm + (va - prop->sram_base_address);
+		*avail = prop->sram_size - (va - prop->sram_base_address);
+		return 1;
+	}
+	if ((va >= prop->va_host_start && va < prop->va_host_end) ||
+	    (va >= prop->va_cb_start && va < prop->va_cb_end))
+		return 0;
+	return -EFAULT;
+}
+
+/*
  * Translate @va: *@addr is what it translates to, *@avail the bytes from
  * @va to the end of its device page. Through @q's TLB, one entry per device
  * page (2 MiB or 4 KiB), or by a walk when @q is NULL.
@@ -156,6 +199,14 @@ static int hl_emu_mmu_translate(struct hl_emu_device *emu,
 	u32 hop, shift;
 	bool is_host;
 	int rc;
+
+	if (emu->phys_dram) {
+		rc = hl_emu_phys_translate(emu, va, addr, avail);
+		if (rc) {
+			*host = false;
+			return rc < 0 ? rc : 0;
+		}
+	}
 
 	/* The generation is read before the walk: see the invalidation */
 	gen = atomic64_read_acquire(&emu->tlb_gen);
