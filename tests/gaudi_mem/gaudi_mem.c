@@ -1,0 +1,465 @@
+// SPDX-License-Identifier: MIT
+/*
+ * gaudi_mem: memory as a GAUDI addresses it (module parameter asic=gaudi):
+ * SRAM at HW_IP_INFO.sram_base_address, user DRAM addressed physically from
+ * HW_IP_INFO.dram_base_address (no DRAM MMU), host memory through the MMU's
+ * host range; what stays out of reach (the driver's HBM, anything past the
+ * user ranges), one owner at a time, scrubbing between owners, ALLOC that
+ * only accounts, exports by DRAM address. Every test skips under asic=emu.
+ * The jobs are the project's own packets (LIN_DMA), which the emulated
+ * engines execute in either identity.
+ */
+#include "hltests.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define KB			(1ull << 10)
+#define MB			(1ull << 20)
+/* GAUDI's SRAM (upstream's SRAM_BASE_ADDR, SRAM_SIZE) */
+#define GAUDI_SRAM_BASE		0x7ff0000000ull
+#define GAUDI_SRAM_SIZE		(20 * MB)
+/* Where hl-thunk-open's tests put data and command buffers in SRAM */
+#define SRAM_DATA		(GAUDI_SRAM_BASE + 0x1000)
+#define SRAM_CB			(GAUDI_SRAM_BASE + 0x2000)
+
+static void require_gaudi(void)
+{
+	char buf[32];
+
+	assert_int_equal(hltests_param_read("asic", buf, sizeof(buf)), 0);
+	if (strcmp(buf, "gaudi")) {
+		print_message("asic=%s: the suite runs under asic=gaudi\n", buf);
+		skip();
+	}
+}
+
+static int gaudi_setup(void **state)
+{
+	char buf[32];
+
+	/* Under asic=emu each test skips, without opening anything */
+	if (hltests_param_read("asic", buf, sizeof(buf)) || strcmp(buf, "gaudi")) {
+		*state = NULL;
+		return 0;
+	}
+	return hltests_setup(state);
+}
+
+static struct hl_info_hw_ip_info hw_ip(int fd)
+{
+	struct hl_info_hw_ip_info hw;
+
+	memset(&hw, 0, sizeof(hw));
+	assert_int_equal(hltests_info(fd, HL_INFO_HW_IP_INFO, &hw, sizeof(hw)), 0);
+	return hw;
+}
+
+static int raw_mem(int fd, uint32_t op, uint64_t a0, uint64_t a1,
+		   uint32_t flags, uint64_t *out)
+{
+	union hl_mem_args a;
+	int rc;
+
+	memset(&a, 0, sizeof(a));
+	a.in.op = op;
+	/* The first two u64 of every op's member */
+	a.in.alloc.mem_size = a0;
+	a.in.alloc.page_size = a1;
+	a.in.flags = flags;
+	rc = hltests_mem_ioctl(fd, &a);
+	if (!rc && out)
+		*out = a.out.device_virt_addr;
+	return rc;
+}
+
+static int export_addr(int fd, uint64_t addr, uint64_t size, uint64_t offset)
+{
+	union hl_mem_args a;
+	int rc;
+
+	memset(&a, 0, sizeof(a));
+	a.in.op = HL_MEM_OP_EXPORT_DMABUF_FD;
+	a.in.export_dmabuf_fd.addr = addr;
+	a.in.export_dmabuf_fd.mem_size = size;
+	a.in.export_dmabuf_fd.offset = offset;
+	a.in.flags = O_RDWR | O_CLOEXEC;
+	rc = hltests_mem_ioctl(fd, &a);
+	return rc ? rc : a.out.fd;
+}
+
+static void fill(uint8_t *p, uint64_t n, uint64_t seed)
+{
+	uint64_t s = seed | 1;
+
+	hltests_fill_random(&s, p, n);
+}
+
+/* Write @n bytes of pattern @seed at device address @dst (via a host bounce) */
+static void put_pattern(int fd, uint64_t dst, uint64_t n, uint64_t seed)
+{
+	uint8_t *p = malloc(n);
+
+	assert_non_null(p);
+	fill(p, n, seed);
+	hltests_write_device(fd, dst, p, n);
+	free(p);
+}
+
+/* Whether device memory at @src holds pattern @seed */
+static void assert_pattern(int fd, uint64_t src, uint64_t n, uint64_t seed)
+{
+	uint8_t *want = malloc(n), *got = malloc(n);
+
+	assert_non_null(want);
+	assert_non_null(got);
+	fill(want, n, seed);
+	hltests_read_device(fd, src, got, n);
+	hltests_assert_bytes_equal(got, want, n, "device memory");
+	free(want);
+	free(got);
+}
+
+/* Bytes of device memory at @src that are not zero */
+static uint64_t nonzero_bytes(int fd, uint64_t src, uint64_t n)
+{
+	uint8_t *got = malloc(n);
+	uint64_t i, count = 0;
+
+	assert_non_null(got);
+	hltests_read_device(fd, src, got, n);
+	for (i = 0; i < n; i++)
+		count += got[i] != 0;
+	free(got);
+	return count;
+}
+
+/* HW_IP_INFO as a GAUDI reports its memory */
+static void test_hw_ip_reports_gaudi_memory(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hl_info_hw_ip_info hw;
+
+	require_gaudi();
+	hw = hw_ip(st->fd);
+	assert_int_equal(hw.device_id, 0x1000);
+	assert_int_equal(hw.sram_base_address, GAUDI_SRAM_BASE);
+	assert_int_equal(hw.sram_size, GAUDI_SRAM_SIZE);
+	/* The first user byte, past the page tables and the SRAM's backing */
+	assert_int_equal(hw.dram_base_address,
+			 hltests_debugfs_value(0, "dram_user_base"));
+	assert_int_equal(hw.dram_size, hltests_debugfs_value(0, "dram_user_size"));
+	assert_true(hw.dram_base_address >= GAUDI_SRAM_SIZE);
+	assert_int_equal(hw.dram_base_address % hw.dram_page_size, 0);
+	assert_int_equal(hw.dram_base_address + hw.dram_size,
+			 hltests_debugfs_value(0, "hbm_size"));
+	assert_int_equal(hw.dram_enabled, 1);
+	/* No DRAM VA range: DRAM is addressed physically */
+	assert_int_equal(hw.dram_va_start, 0);
+	assert_int_equal(hw.dram_va_end, 0);
+	assert_true(hw.host_va_start < hw.host_va_end);
+}
+
+/*
+ * ALLOC only accounts, as upstream's GAUDI (handle 0); FREE takes the size
+ * back; MAP of device memory finds no allocation; the accounting goes with
+ * the owner.
+ */
+static void test_alloc_accounts_only(void **state)
+{
+	struct hltests_state *st = *state;
+	uint64_t free0, out = 1;
+
+	require_gaudi();
+	free0 = hltests_dram_free(st->fd);
+	assert_int_equal(free0, hw_ip(st->fd).dram_size);
+	assert_int_equal(hltests_ctx_dram(st->fd), 0);
+
+	assert_int_equal(raw_mem(st->fd, HL_MEM_OP_ALLOC, 3 * MB, 0, 0, &out), 0);
+	assert_int_equal(out, 0);
+	assert_int_equal(hltests_ctx_dram(st->fd), 3 * MB);
+	assert_int_equal(hltests_dram_free(st->fd), free0 - 3 * MB);
+	assert_int_equal(hltests_debugfs_value(0, "dram_used"), 3 * MB);
+
+	assert_int_equal(raw_mem(st->fd, HL_MEM_OP_ALLOC, 0, 0, 0, NULL), -EINVAL);
+	assert_int_equal(raw_mem(st->fd, HL_MEM_OP_ALLOC, MB, 0, 0x100, NULL),
+			 -EINVAL);
+	assert_int_equal(raw_mem(st->fd, HL_MEM_OP_ALLOC, free0, 0, 0, NULL),
+			 -ENOMEM);
+	/* MAP of a device handle: there is no allocation to map */
+	assert_int_equal(raw_mem(st->fd, HL_MEM_OP_MAP, 0, 0, 0, NULL), -EINVAL);
+	assert_int_equal(raw_mem(st->fd, HL_MEM_OP_MAP, 1, 0, 0, NULL), -EINVAL);
+
+	/* FREE: the size in the first u64, at most what was accounted */
+	assert_int_equal(raw_mem(st->fd, HL_MEM_OP_FREE, MB, 0, 0, NULL), 0);
+	assert_int_equal(hltests_ctx_dram(st->fd), 2 * MB);
+	assert_int_equal(raw_mem(st->fd, HL_MEM_OP_FREE, 0, 0, 0, NULL), 0);
+	assert_int_equal(hltests_ctx_dram(st->fd), 2 * MB);
+
+	/* Left accounted at close: the next owner starts from none */
+	hlthunk_close(st->fd);
+	st->fd = hltests_open_node(0, 0);
+	assert_true(st->fd >= 0);
+	assert_int_equal(hltests_ctx_dram(st->fd), 0);
+	assert_int_equal(hltests_dram_free(st->fd), free0);
+}
+
+/* LIN_DMA to, from and within physical DRAM, at both ends of it */
+static void test_dram_physical_copies(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hl_info_hw_ip_info hw;
+	uint64_t first, last, mid;
+
+	require_gaudi();
+	hw = hw_ip(st->fd);
+	first = hw.dram_base_address;
+	last = hw.dram_base_address + hw.dram_size - 64 * KB;
+	/* Across 2 MiB boundaries */
+	mid = hw.dram_base_address + 7 * MB + 4 * KB;
+
+	put_pattern(st->fd, first, 64 * KB, 1);
+	put_pattern(st->fd, last, 64 * KB, 2);
+	assert_pattern(st->fd, first, 64 * KB, 1);
+	assert_pattern(st->fd, last, 64 * KB, 2);
+
+	put_pattern(st->fd, mid, 5 * MB, 3);
+	hltests_dma(st->fd, mid, first + 16 * MB, 5 * MB);
+	assert_pattern(st->fd, first + 16 * MB, 5 * MB, 3);
+	/* DRAM to DRAM, the last bytes of DRAM included */
+	hltests_dma(st->fd, first, last, 64 * KB);
+	assert_pattern(st->fd, last, 64 * KB, 1);
+}
+
+/*
+ * SRAM: data at +0x1000 and a command buffer at +0x2000, as hl-thunk-open's
+ * tests place them; SRAM to DRAM and back; the last bytes of SRAM.
+ */
+static void test_sram_copies_and_cb(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hl_info_hw_ip_info hw;
+	uint8_t cb[64];
+	uint64_t dram, len;
+
+	require_gaudi();
+	hw = hw_ip(st->fd);
+	dram = hw.dram_base_address + 32 * MB;
+
+	put_pattern(st->fd, GAUDI_SRAM_BASE + MB, 256 * KB, 4);
+	assert_pattern(st->fd, GAUDI_SRAM_BASE + MB, 256 * KB, 4);
+	hltests_dma(st->fd, GAUDI_SRAM_BASE + MB, dram, 256 * KB);
+	assert_pattern(st->fd, dram, 256 * KB, 4);
+	hltests_dma(st->fd, dram, GAUDI_SRAM_BASE + GAUDI_SRAM_SIZE - 256 * KB,
+		    256 * KB);
+	assert_pattern(st->fd, GAUDI_SRAM_BASE + GAUDI_SRAM_SIZE - 256 * KB,
+		       256 * KB, 4);
+
+	/* A CB in SRAM that copies SRAM to DRAM, fetched from SRAM */
+	put_pattern(st->fd, SRAM_DATA, 4 * KB, 5);
+	memset(cb, 0, sizeof(cb));
+	len = hlthunk_pkt_lin_dma(cb, SRAM_DATA, dram + MB, 4 * KB);
+	hltests_write_device(st->fd, SRAM_CB, cb, len);
+	hltests_run_cb_ok(st->fd, 0, SRAM_CB, len);
+	assert_pattern(st->fd, dram + MB, 4 * KB, 5);
+}
+
+/*
+ * Every address outside user DRAM, SRAM and the host range faults: the job
+ * aborts, the fault is recorded at the address, nothing is copied. The
+ * driver's own HBM (page tables at 0, the SRAM's backing below the user
+ * DRAM) is not reachable by its physical address, nor is anything past
+ * the ends of the user ranges, nor the DRAM VA range of asic=emu.
+ */
+static void refused(int fd, uint64_t src, uint64_t dst, uint64_t size,
+		    uint64_t fault, uint32_t is_write)
+{
+	struct hltests_host_buf cb;
+	struct timespec ts;
+	uint32_t len;
+	int64_t t0;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	t0 = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	hltests_host_map(fd, &cb, 4096);
+	len = hlthunk_pkt_lin_dma(cb.ptr, src, dst, size);
+	hltests_run_cb_aborted(fd, 0, cb.va, len);
+	hltests_host_unmap(fd, &cb);
+	hltests_assert_fault_at(fd, t0, fault, 0, is_write);
+}
+
+static void test_reserved_ranges_refused(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hl_info_hw_ip_info hw;
+	struct hltests_host_buf b;
+	uint64_t base, end, i;
+	uint64_t reads[6];
+
+	require_gaudi();
+	hw = hw_ip(st->fd);
+	base = hw.dram_base_address;
+	end = base + hw.dram_size;
+	reads[0] = 0;				/* hop0 tables */
+	reads[1] = 2 * MB;			/* hop tables */
+	reads[2] = base - 4096;			/* the SRAM's backing */
+	reads[3] = end;				/* past user DRAM */
+	reads[4] = GAUDI_SRAM_BASE + GAUDI_SRAM_SIZE;	/* past SRAM */
+	reads[5] = 0x200000000000ull;		/* asic=emu's DRAM VA range */
+
+	hltests_host_map(st->fd, &b, 4096);
+	for (i = 0; i < sizeof(reads) / sizeof(reads[0]); i++) {
+		memset(b.ptr, 0xa5, 4096);
+		refused(st->fd, reads[i], b.va, 4096, reads[i], 0);
+		for (uint64_t j = 0; j < 4096; j++)
+			assert_int_equal(b.ptr[j], 0xa5);
+	}
+	/* Runs that leave a user range at its end */
+	refused(st->fd, end - 4096, b.va, 8192, end, 0);
+	refused(st->fd, GAUDI_SRAM_BASE + GAUDI_SRAM_SIZE - 4096, b.va, 8192,
+		GAUDI_SRAM_BASE + GAUDI_SRAM_SIZE, 0);
+	/* Writes: into the page tables, the SRAM's backing */
+	refused(st->fd, b.va, 4096, 4096, 4096, 1);
+	refused(st->fd, b.va, base - 8192, 4096, base - 8192, 1);
+	hltests_host_unmap(st->fd, &b);
+
+	/* The device still translates and copies */
+	put_pattern(st->fd, base, 4096, 5);
+	assert_pattern(st->fd, base, 4096, 5);
+}
+
+/* The compute node opens once: no second owner of the physical DRAM */
+static void test_second_owner_refused(void **state)
+{
+	struct hltests_state *st = *state;
+
+	require_gaudi();
+	assert_int_equal(hltests_open_node(0, 0), -EBUSY);
+	hlthunk_close(st->fd);
+	st->fd = hltests_open_node(0, 0);
+	assert_true(st->fd >= 0);
+}
+
+/*
+ * What one owner leaves in DRAM and SRAM, the next one reads as zeroes. With
+ * memory_scrub off, the DRAM keeps it (the check can fail); the SRAM is
+ * zeroed either way.
+ */
+static uint64_t leftover(struct hltests_state *st, uint64_t dram,
+			 uint64_t dram_last)
+{
+	uint64_t n;
+
+	put_pattern(st->fd, dram, MB, 6);
+	put_pattern(st->fd, dram_last, 64 * KB, 7);
+	put_pattern(st->fd, SRAM_DATA, 64 * KB, 8);
+	hlthunk_close(st->fd);
+	st->fd = hltests_open_node(0, 0);
+	assert_true(st->fd >= 0);
+	assert_int_equal(nonzero_bytes(st->fd, SRAM_DATA, 64 * KB), 0);
+	n = nonzero_bytes(st->fd, dram, MB);
+	return n + nonzero_bytes(st->fd, dram_last, 64 * KB);
+}
+
+static void test_scrub_between_owners(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hl_info_hw_ip_info hw;
+	uint64_t dram, last;
+	char old[8];
+
+	require_gaudi();
+	hw = hw_ip(st->fd);
+	dram = hw.dram_base_address + 64 * MB;
+	last = hw.dram_base_address + hw.dram_size - 64 * KB;
+
+	assert_int_equal(hltests_param_read("memory_scrub", old, sizeof(old)), 0);
+	assert_string_equal(old, "Y");
+	assert_int_equal(leftover(st, dram, last), 0);
+
+	hltests_param_set("memory_scrub", "0", NULL, 0);
+	assert_true(leftover(st, dram, last) > MB / 2);
+	hltests_param_set("memory_scrub", "1", NULL, 0);
+
+	assert_int_equal(leftover(st, dram, last), 0);
+}
+
+/*
+ * EXPORT_DMABUF_FD names a DRAM physical address: page aligned, inside the
+ * user DRAM, offset 0 (upstream's checks). The export holds the owner's
+ * DRAM: no new owner while it lives; the DRAM is scrubbed once it goes.
+ */
+static void test_export_by_dram_address(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hl_info_hw_ip_info hw;
+	uint64_t base, end;
+	int dmabuf, fd2;
+
+	require_gaudi();
+	hw = hw_ip(st->fd);
+	base = hw.dram_base_address;
+	end = base + hw.dram_size;
+
+	assert_int_equal(export_addr(st->fd, base, 0, 0), -EINVAL);
+	assert_int_equal(export_addr(st->fd, base, 4096, 4096), -EINVAL);
+	assert_int_equal(export_addr(st->fd, base + 2048, 4096, 0), -EINVAL);
+	assert_int_equal(export_addr(st->fd, base, 4095, 0), -EINVAL);
+	assert_int_equal(export_addr(st->fd, base - 4096, 4096, 0), -EINVAL);
+	assert_int_equal(export_addr(st->fd, 0, 4096, 0), -EINVAL);
+	assert_int_equal(export_addr(st->fd, end, 4096, 0), -EINVAL);
+	assert_int_equal(export_addr(st->fd, end - 4096, 8192, 0), -EINVAL);
+	assert_int_equal(export_addr(st->fd, base, hw.dram_size + 4096, 0),
+			 -EINVAL);
+	assert_int_equal(export_addr(st->fd, SRAM_DATA - 0x1000, 4096, 0),
+			 -EINVAL);
+
+	/* The last page, and all of it */
+	dmabuf = export_addr(st->fd, end - 4096, 4096, 0);
+	assert_true(dmabuf >= 0);
+	close(dmabuf);
+	dmabuf = export_addr(st->fd, base, hw.dram_size, 0);
+	assert_true(dmabuf >= 0);
+	close(dmabuf);
+
+	put_pattern(st->fd, base + 2 * MB, 64 * KB, 9);
+	dmabuf = export_addr(st->fd, base + 2 * MB, 2 * MB, 0);
+	assert_true(dmabuf >= 0);
+	hlthunk_close(st->fd);
+	/* The export keeps the DRAM: nobody else may own it */
+	fd2 = hltests_open_node(0, 0);
+	assert_int_equal(fd2, -EBUSY);
+	close(dmabuf);
+	st->fd = hltests_open_node(0, 0);
+	assert_true(st->fd >= 0);
+	assert_int_equal(nonzero_bytes(st->fd, base + 2 * MB, 64 * KB), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_hw_ip_reports_gaudi_memory,
+						gaudi_setup, hltests_teardown),
+		cmocka_unit_test_setup_teardown(test_alloc_accounts_only,
+						gaudi_setup, hltests_teardown),
+		cmocka_unit_test_setup_teardown(test_dram_physical_copies,
+						gaudi_setup, hltests_teardown),
+		cmocka_unit_test_setup_teardown(test_sram_copies_and_cb,
+						gaudi_setup, hltests_teardown),
+		cmocka_unit_test_setup_teardown(test_reserved_ranges_refused,
+						gaudi_setup, hltests_teardown),
+		cmocka_unit_test_setup_teardown(test_second_owner_refused,
+						gaudi_setup, hltests_teardown),
+		cmocka_unit_test_setup_teardown(test_scrub_between_owners,
+						gaudi_setup, hltests_teardown),
+		cmocka_unit_test_setup_teardown(test_export_by_dram_address,
+						gaudi_setup, hltests_teardown),
+	};
+
+	return HLTESTS_RUN("gaudi_mem", tests);
+}
