@@ -795,11 +795,14 @@ enum hl_gaudi2_pll_index {
  * that describe hardware the emulated ASIC does not have are returned as
  * zero.
  *
- * @sram_base_address: Returned device address of the on-chip SRAM (0: none).
+ * @sram_base_address: Returned device address of the on-chip SRAM (0: none;
+ *	0x7FF0000000 under the module parameter asic=gaudi).
  * @dram_base_address: Returned device physical address of the first byte of
- *	user-allocatable DRAM (HBM).
+ *	user-allocatable DRAM (HBM); under asic=gaudi (no DRAM MMU) the
+ *	engines address DRAM physically from it.
  * @dram_size: Returned number of bytes of user-allocatable DRAM.
- * @sram_size: Returned size of the on-chip SRAM (0: none).
+ * @sram_size: Returned size of the on-chip SRAM (0: none; 20 MiB under
+ *	asic=gaudi).
  * @num_of_events: Returned number of event types HL_INFO_HW_EVENTS
  *	counts: 64, one per HL_NOTIFIER_EVENT_* bit.
  * @device_id: Returned PCI device ID of the function.
@@ -846,7 +849,8 @@ enum hl_gaudi2_pll_index {
  *	for host-memory mappings (this driver's field).
  * @host_va_end: Returned one past the last address of that range.
  * @dram_va_start: Returned first device virtual address of the range used
- *	for device-memory mappings (this driver's field).
+ *	for device-memory mappings (this driver's field); 0, as @dram_va_end,
+ *	when there is none (asic=gaudi: DRAM is addressed physically).
  * @dram_va_end: Returned one past the last address of that range.
  * @host_page_size: Returned granularity of host-memory mappings in bytes
  *	(this driver's field).
@@ -1640,14 +1644,20 @@ union hl_cb_args {
 /**
  * struct hl_mem_in - input of HL_IOCTL_MEMORY. The bytes of the union past
  * the member of the op (and, for HL_MEM_OP_MAP, of the flags) must be zero.
- * @alloc: HL_MEM_OP_ALLOC - allocate device memory.
+ * @alloc: HL_MEM_OP_ALLOC - allocate device memory. Without a DRAM MMU
+ *	(asic=gaudi), as upstream's GAUDI: only accounts @alloc.mem_size
+ *	(DRAM_USAGE) and returns handle 0; the user addresses DRAM
+ *	physically (HL_INFO_HW_IP_INFO dram_base_address).
  * @alloc.mem_size: bytes to allocate, > 0; rounded up to the page size.
  * @alloc.page_size: 0 for the default DRAM page size, else that size.
  * @free: HL_MEM_OP_FREE - free device memory.
- * @free.handle: the handle returned by HL_MEM_OP_ALLOC.
+ * @free.handle: the handle returned by HL_MEM_OP_ALLOC; without a DRAM MMU,
+ *	the size to take back from the accounting (at most what the context
+ *	accounted; upstream reads the same bytes as alloc.mem_size).
  * @map_device: HL_MEM_OP_MAP without HL_MEM_USERPTR - map device memory.
  * @map_device.hint_addr: requested device virtual address, or 0.
- * @map_device.handle: the handle returned by HL_MEM_OP_ALLOC.
+ * @map_device.handle: the handle returned by HL_MEM_OP_ALLOC (without a
+ *	DRAM MMU there is none: -EINVAL).
  * @map_host: HL_MEM_OP_MAP with HL_MEM_USERPTR - pin and map host memory.
  *	The pinned pages are charged to the caller's locked memory
  *	(RLIMIT_MEMLOCK, as mlock and RDMA memory registration are, shown
@@ -1664,7 +1674,9 @@ union hl_cb_args {
  * @unmap: HL_MEM_OP_UNMAP - remove a mapping.
  * @unmap.device_virt_addr: the address returned by HL_MEM_OP_MAP.
  * @export_dmabuf_fd: HL_MEM_OP_EXPORT_DMABUF_FD - export device memory.
- * @export_dmabuf_fd.addr: device virtual address of a mapped DRAM allocation.
+ * @export_dmabuf_fd.addr: device virtual address of a mapped DRAM allocation;
+ *	without a DRAM MMU (asic=gaudi) a DRAM physical address, page aligned,
+ *	with [addr, addr + mem_size) inside the user DRAM and @offset 0.
  * @export_dmabuf_fd.mem_size: bytes to export.
  * @export_dmabuf_fd.offset: offset of the exported range from @addr.
  * @op: one of HL_MEM_OP_*.
@@ -1762,8 +1774,12 @@ struct hl_mem_out {
  *            outside the VA range; EXPORT_DMABUF_FD of an address that is
  *            not a mapped device-memory allocation, an offset or size that
  *            is not a multiple of the host page size or leaves the
- *            allocation, flags other than O_RDWR and O_CLOEXEC
- *   -ENOMEM  not enough DRAM, VA space or page-table space; host memory
+ *            allocation, flags other than O_RDWR and O_CLOEXEC; without
+ *            a DRAM MMU: MAP of device memory, EXPORT_DMABUF_FD of an
+ *            unaligned address, a range not in the user DRAM, a non-zero
+ *            offset
+ *   -ENOMEM  not enough DRAM, VA space or page-table space (without a
+ *            DRAM MMU: ALLOC past the user DRAM); host memory
  *            past RLIMIT_MEMLOCK (without CAP_IPC_LOCK) or of more pages
  *            than the machine's RAM
  *   -EBUSY   FREE of a mapped or exported allocation; UNMAP of an exported
