@@ -11,6 +11,8 @@
  */
 #include "hltests.h"
 
+#include <misc/habanalabs_pkt.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -440,6 +442,93 @@ static void test_export_by_dram_address(void **state)
 	assert_int_equal(nonzero_bytes(st->fd, base + 2 * MB, 64 * KB), 0);
 }
 
+/* debugfs's addr, data32, data64 of device 0, by upstream's name (hl0) */
+#define DBG_DIR		"/sys/kernel/debug/habanalabs/hl0/"
+
+static int dbg_read(const char *file, uint64_t addr, uint64_t *val)
+{
+	char buf[64];
+	int rc;
+
+	snprintf(buf, sizeof(buf), "0x%" PRIx64, addr);
+	assert_int_equal(hltests_write_file(DBG_DIR "addr", buf), 0);
+	rc = hltests_read_file(file, buf, sizeof(buf));
+	if (!rc)
+		*val = strtoull(buf, NULL, 16);
+	return rc;
+}
+
+static int dbg_write(const char *file, uint64_t addr, uint64_t val)
+{
+	char buf[64];
+
+	snprintf(buf, sizeof(buf), "0x%" PRIx64, addr);
+	assert_int_equal(hltests_write_file(DBG_DIR "addr", buf), 0);
+	snprintf(buf, sizeof(buf), "%" PRIx64, val);
+	return hltests_write_file(file, buf);
+}
+
+/*
+ * debugfs register access as upstream's for what the emulator models:
+ * SRAM, user DRAM, the sync manager's registers; the driver's HBM, the
+ * ends of the ranges and unmodelled registers are -EINVAL.
+ */
+static void test_debugfs_register_access(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hl_info_sync_manager sm;
+	struct hl_info_hw_ip_info hw;
+	uint64_t dram, end, val, sob;
+	uint8_t got[8];
+	uint32_t v32;
+
+	require_gaudi();
+	hw = hw_ip(st->fd);
+	dram = hw.dram_base_address + 4 * MB;
+	end = hw.dram_base_address + hw.dram_size;
+	memset(&sm, 0, sizeof(sm));
+	assert_int_equal(hltests_info(st->fd, HL_INFO_SYNC_MANAGER, &sm,
+				      sizeof(sm)), 0);
+
+	/* SRAM: written by debugfs, read by an engine, and back */
+	assert_int_equal(dbg_write(DBG_DIR "data32", SRAM_DATA, 0x12345678), 0);
+	hltests_read_device(st->fd, SRAM_DATA, got, 4);
+	memcpy(&v32, got, 4);
+	assert_int_equal(v32, 0x12345678);
+	assert_int_equal(dbg_read(DBG_DIR "data32", SRAM_DATA, &val), 0);
+	assert_int_equal(val, 0x12345678);
+
+	/* DRAM, 64 bits, physically */
+	put_pattern(st->fd, dram, 8, 10);
+	hltests_read_device(st->fd, dram, got, 8);
+	assert_int_equal(dbg_read(DBG_DIR "data64", dram, &val), 0);
+	assert_memory_equal(&val, got, 8);
+	assert_int_equal(dbg_write(DBG_DIR "data64", end - 8,
+				   0x0123456789abcdefull), 0);
+	hltests_read_device(st->fd, end - 8, got, 8);
+	assert_memory_equal(got, &(uint64_t){ 0x0123456789abcdefull }, 8);
+
+	/* A SOB of the user's, by its register */
+	sob = HL_SM_SOB_OBJ_0 + 4ull * sm.first_available_sync_object;
+	assert_int_equal(dbg_write(DBG_DIR "data32", sob, 5), 0);
+	assert_int_equal(dbg_read(DBG_DIR "data32", sob, &val), 0);
+	assert_int_equal(val, 5);
+	assert_int_equal(dbg_write(DBG_DIR "data32", sob, 0), 0);
+
+	/* Out of reach */
+	assert_int_equal(dbg_read(DBG_DIR "data32", 0, &val), -EINVAL);
+	assert_int_equal(dbg_write(DBG_DIR "data32", 0, 1), -EINVAL);
+	assert_int_equal(dbg_read(DBG_DIR "data32", hw.dram_base_address - 4,
+				  &val), -EINVAL);
+	assert_int_equal(dbg_read(DBG_DIR "data64", end - 4, &val), -EINVAL);
+	assert_int_equal(dbg_read(DBG_DIR "data32", end, &val), -EINVAL);
+	assert_int_equal(dbg_read(DBG_DIR "data64",
+				  GAUDI_SRAM_BASE + GAUDI_SRAM_SIZE - 4, &val),
+			 -EINVAL);
+	assert_int_equal(dbg_read(DBG_DIR "data32", HL_CFG_BASE, &val), -EINVAL);
+	assert_int_equal(dbg_write(DBG_DIR "data32", HL_CFG_BASE, 1), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -458,6 +547,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_scrub_between_owners,
 						gaudi_setup, hltests_teardown),
 		cmocka_unit_test_setup_teardown(test_export_by_dram_address,
+						gaudi_setup, hltests_teardown),
+		cmocka_unit_test_setup_teardown(test_debugfs_register_access,
 						gaudi_setup, hltests_teardown),
 	};
 

@@ -90,12 +90,23 @@ void hl_debugfs_add_device(struct hl_device *hdev)
 	debugfs_create_atomic_t("fail_copy_out", 0600, hdev->debugfs_root,
 				&hdev->fail_copy_out);
 	hl_fault_add_device(hdev);
+	/* As a GAUDI, also upstream's name of the directory: hlN */
+	if (hl_identity == HL_IDENTITY_GAUDI) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "hl%d", hdev->id);
+		hdev->debugfs_link = debugfs_create_symlink(name,
+							    hl_debugfs_root,
+							    pci_name(hdev->pdev));
+	}
 	if (hdev->asic_funcs->debugfs_init)
 		hdev->asic_funcs->debugfs_init(hdev, hdev->debugfs_root);
 }
 
 void hl_debugfs_remove_device(struct hl_device *hdev)
 {
+	debugfs_remove(hdev->debugfs_link);
+	hdev->debugfs_link = NULL;
 	debugfs_remove_recursive(hdev->debugfs_root);
 	hdev->debugfs_root = NULL;
 }

@@ -227,6 +227,8 @@ struct hl_fpriv {
  * @mmu_unlink_gen: generation of page-table unlinks (under @mmu_lock):
  *	hl_mmu_invalidate() frees only hop tables unlinked before it began.
  * @debugfs_root: the device's debugfs directory.
+ * @debugfs_link: under asic=gaudi, habanalabs/hlN, a link to it (upstream's
+ *	name), else NULL.
  * @nic_lock: Protects @nic_ctx.
  * @nic_ctx: the context whose connections the NIC fabric reaches: the
  *	compute owner's, from its creation until its file is closed; or NULL.
@@ -281,6 +283,7 @@ struct hl_device {
 	struct mutex reset_lock; /* Protects: hard reset vs removal */
 	u64 mmu_unlink_gen;
 	struct dentry *debugfs_root;
+	struct dentry *debugfs_link;
 	spinlock_t nic_lock; /* Protects: nic_ctx */
 	struct hl_ctx *nic_ctx;
 	spinlock_t notifier_lock; /* Protects: notifier_list, each file's notifier */

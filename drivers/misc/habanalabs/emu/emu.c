@@ -263,5 +263,5 @@ const struct hl_asic_funcs hl_emu_funcs = {
 	.nic_qp_program = hl_emu_nic_qp_program,
 	.nic_qp_query = hl_emu_nic_qp_query,
 	.nic_qp_teardown = hl_emu_nic_qp_teardown,
-	.debugfs_init = hl_emu_nic_debugfs_init,
+	.debugfs_init = hl_emu_debugfs_init,
 };

@@ -133,6 +133,8 @@ struct hl_emu_queue {
  * @phys_dram: asic=gaudi: the engines address user DRAM physically and
  *	SRAM at HL_EMU_GAUDI_SRAM_BASE (emu_mmu.c); set at early_init.
  * @sram_hbm: with @phys_dram, the HBM address of the SRAM's backing.
+ * @dbg_addr: with @phys_dram, the device address of debugfs's data32 and
+ *	data64 (its file addr; emu_debugfs.c).
  * @wq: runs the queues' workers (one work item per queue).
  * @stopped: set once by hw_fini; queues take no job after it, and a running
  *	job aborts (-ENODEV) at its next chunk. Read and set under every
@@ -152,6 +154,7 @@ struct hl_emu_device {
 	resource_size_t hbm_size;
 	bool phys_dram;
 	u64 sram_hbm;
+	u64 dbg_addr;
 	struct workqueue_struct *wq;
 	bool stopped;
 	atomic64_t tlb_gen;
@@ -164,6 +167,9 @@ static inline struct hl_emu_device *to_emu(struct hl_device *hdev)
 {
 	return hl_device_asic(hdev);
 }
+
+/* emu_debugfs.c */
+void hl_emu_debugfs_init(struct hl_device *hdev, struct dentry *root);
 
 /* emu_queue.c */
 void hl_emu_queues_early_init(struct hl_emu_device *emu);

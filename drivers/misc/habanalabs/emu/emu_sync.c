@@ -271,6 +271,52 @@ int hl_emu_sync_write(struct hl_emu_device *emu, u64 addr, u32 value)
 	return rc;
 }
 
+/**
+ * hl_emu_sync_read - read a sync manager or fence register (debugfs's
+ * data32, emu_debugfs.c; no engine reads them).
+ * @emu: the device.
+ * @addr: the register.
+ * @val: receives its value: a SOB's count, a monitor's payload address
+ *	half, payload data or last arm value, a fence counter.
+ *
+ * Return: 0, or -EINVAL when @addr is no modelled register.
+ */
+int hl_emu_sync_read(struct hl_emu_device *emu, u64 addr, u32 *val)
+{
+	struct hl_emu_sync *sm = emu->sync;
+	enum hl_emu_sync_reg reg;
+	struct hl_emu_mon *m;
+	u32 idx = 0;
+
+	reg = hl_emu_sync_decode(addr, &idx);
+	if (reg == HL_EMU_REG_NONE)
+		return -EINVAL;
+	spin_lock(&sm->lock);
+	m = &sm->mon[idx % HL_SM_NUM_MONITORS];
+	switch (reg) {
+	case HL_EMU_REG_SOB:
+		*val = sm->sob[idx];
+		break;
+	case HL_EMU_REG_MON_ADDRL:
+		*val = lower_32_bits(m->addr);
+		break;
+	case HL_EMU_REG_MON_ADDRH:
+		*val = upper_32_bits(m->addr);
+		break;
+	case HL_EMU_REG_MON_DATA:
+		*val = m->data;
+		break;
+	case HL_EMU_REG_MON_ARM:
+		*val = m->arm;
+		break;
+	default:
+		*val = sm->fence[idx / HL_QM_FENCE_NUM][idx % HL_QM_FENCE_NUM];
+		break;
+	}
+	spin_unlock(&sm->lock);
+	return 0;
+}
+
 /* Whether counter @id of @queue reached @target (lockless peek) */
 static bool hl_emu_sync_fence_ready(struct hl_emu_sync *sm, u32 queue, u32 id,
 				    u32 target)

@@ -22,6 +22,7 @@ void hl_emu_sync_free(struct hl_emu_device *emu);
 void hl_emu_sync_reset(struct hl_emu_device *emu);
 bool hl_emu_sync_is_reg(u64 addr);
 int hl_emu_sync_write(struct hl_emu_device *emu, u64 addr, u32 value);
+int hl_emu_sync_read(struct hl_emu_device *emu, u64 addr, u32 *val);
 bool hl_emu_sync_fence_take(struct hl_emu_device *emu, u32 queue, u32 id,
 			    u32 target, u32 dec);
 void hl_emu_sync_fence_abort(struct hl_emu_device *emu, u32 queue, u32 id);
