@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -529,6 +530,238 @@ static void test_debugfs_register_access(void **state)
 	assert_int_equal(dbg_write(DBG_DIR "data32", HL_CFG_BASE, 1), -EINVAL);
 }
 
+/*
+ * Review (issue 34): transfers that start in a user range and run past its
+ * end, or wrap, fault at the first byte out of it, for MEMSET as for
+ * LIN_DMA, and nothing lands in the driver's HBM; the bytes inside the
+ * range before the fault are the user's own.
+ */
+static void memset_refused(int fd, uint64_t dst, uint64_t size,
+			   uint64_t fault)
+{
+	struct hltests_host_buf cb;
+	struct timespec ts;
+	uint32_t len;
+	int64_t t0;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	t0 = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	hltests_host_map(fd, &cb, 4096);
+	len = hlthunk_pkt_memset(cb.ptr, dst, 0x5a5a5a5a5a5a5a5aull, size);
+	hltests_run_cb_aborted(fd, 0, cb.va, len);
+	hltests_host_unmap(fd, &cb);
+	hltests_assert_fault_at(fd, t0, fault, 0, 1);
+}
+
+static void test_runs_past_the_ends_fault(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hl_info_hw_ip_info hw;
+	struct hltests_host_buf b;
+	uint64_t base, end, sram_end = GAUDI_SRAM_BASE + GAUDI_SRAM_SIZE;
+
+	require_gaudi();
+	hw = hw_ip(st->fd);
+	base = hw.dram_base_address;
+	end = base + hw.dram_size;
+
+	/* MEMSET across the end of SRAM, of DRAM; from the top of VA */
+	memset_refused(st->fd, sram_end - 4096, 8192, sram_end);
+	memset_refused(st->fd, end - 4096, 8192, end);
+	memset_refused(st->fd, ~0ull - 4095, 8192, ~0ull - 4095);
+	/* LIN_DMA writes across the ends, and one that would wrap to 0 */
+	hltests_host_map(st->fd, &b, 8192);
+	memset(b.ptr, 0x77, 8192);
+	refused(st->fd, b.va, sram_end - 4096, 8192, sram_end, 1);
+	refused(st->fd, b.va, end - 4096, 8192, end, 1);
+	refused(st->fd, b.va, ~0ull - 4095, 8192, ~0ull - 4095, 1);
+	/* A read from the top of VA that would wrap into the page tables */
+	refused(st->fd, ~0ull - 4095, b.va, 8192, ~0ull - 4095, 0);
+	hltests_host_unmap(st->fd, &b);
+
+	/* What landed before each fault is in the user's ranges only */
+	assert_int_equal(nonzero_bytes(st->fd, sram_end - 4096, 4096), 4096);
+	assert_int_equal(nonzero_bytes(st->fd, end - 4096, 4096), 4096);
+	/* The page tables still translate: host mappings still work */
+	put_pattern(st->fd, base, 4096, 15);
+	assert_pattern(st->fd, base, 4096, 15);
+}
+
+/*
+ * Review (issue 34): an open racing the owner's close (another thread
+ * spinning on open while the owner closes) either waits, gets EBUSY, or
+ * opens onto DRAM and SRAM with nothing of the old owner's in it. With
+ * memory_scrub off the DRAM keeps it (the check can fail).
+ */
+struct opener {
+	pthread_t t;
+	volatile int go;
+	int fd;
+	int other;
+};
+
+static void *opener_thread(void *arg)
+{
+	struct opener *o = arg;
+	int fd;
+
+	while (!__atomic_load_n(&o->go, __ATOMIC_SEQ_CST))
+		;
+	for (;;) {
+		fd = hltests_open_node(0, 0);
+		if (fd >= 0 || fd != -EBUSY)
+			break;
+	}
+	if (fd < 0)
+		o->other = fd;
+	o->fd = fd;
+	return NULL;
+}
+
+static uint64_t racing_leftover(struct hltests_state *st, uint64_t dram,
+				uint64_t dram_last)
+{
+	struct opener o;
+
+	put_pattern(st->fd, dram, MB, 16);
+	put_pattern(st->fd, dram_last, 64 * KB, 17);
+	put_pattern(st->fd, SRAM_DATA, 64 * KB, 18);
+	memset(&o, 0, sizeof(o));
+	assert_int_equal(pthread_create(&o.t, NULL, opener_thread, &o), 0);
+	__atomic_store_n(&o.go, 1, __ATOMIC_SEQ_CST);
+	hlthunk_close(st->fd);
+	assert_int_equal(pthread_join(o.t, NULL), 0);
+	assert_int_equal(o.other, 0);
+	st->fd = o.fd;
+	assert_true(st->fd >= 0);
+	assert_int_equal(nonzero_bytes(st->fd, SRAM_DATA, 64 * KB), 0);
+	return nonzero_bytes(st->fd, dram, MB) +
+	       nonzero_bytes(st->fd, dram_last, 64 * KB);
+}
+
+static void test_open_racing_close_sees_nothing_old(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hl_info_hw_ip_info hw;
+	uint64_t dram, last;
+	int i;
+
+	require_gaudi();
+	hw = hw_ip(st->fd);
+	dram = hw.dram_base_address + 96 * MB;
+	last = hw.dram_base_address + hw.dram_size - 64 * KB;
+
+	for (i = 0; i < 3; i++)
+		assert_int_equal(racing_leftover(st, dram, last), 0);
+	/* Negative control: unscrubbed, the racing opener reads old data */
+	hltests_param_set("memory_scrub", "0", NULL, 0);
+	assert_true(racing_leftover(st, dram, last) > MB / 2);
+	hltests_param_set("memory_scrub", "1", NULL, 0);
+	assert_int_equal(racing_leftover(st, dram, last), 0);
+}
+
+/*
+ * Review (issue 34): a hard reset while the owner's DRAM is exported. The
+ * export is revoked, but it still holds the DRAM: no new owner while the
+ * dma-buf lives (EBUSY, also once the dead file is closed); once it goes,
+ * the next owner finds the DRAM and the SRAM clean.
+ */
+static void test_export_across_hard_reset(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hl_info_hw_ip_info hw;
+	uint64_t dram;
+	int dmabuf;
+
+	require_gaudi();
+	hw = hw_ip(st->fd);
+	dram = hw.dram_base_address + 6 * MB;
+
+	put_pattern(st->fd, dram, 64 * KB, 19);
+	put_pattern(st->fd, SRAM_DATA, 64 * KB, 20);
+	dmabuf = export_addr(st->fd, dram, 2 * MB, 0);
+	assert_true(dmabuf >= 0);
+	assert_int_equal(hltests_write_file("/sys/class/habanalabs/hl0/hard_reset",
+					    "1"), 0);
+	/* The old file is dead; the export still holds the DRAM */
+	assert_int_equal(hltests_info(st->fd, HL_INFO_HW_IP_INFO, &hw,
+				      sizeof(hw)), -ENODEV);
+	assert_int_equal(hltests_open_node(0, 0), -EBUSY);
+	hlthunk_close(st->fd);
+	st->fd = -1;
+	assert_int_equal(hltests_open_node(0, 0), -EBUSY);
+	close(dmabuf);
+
+	st->fd = hltests_open_node(0, 0);
+	assert_true(st->fd >= 0);
+	assert_int_equal(nonzero_bytes(st->fd, dram, 64 * KB), 0);
+	assert_int_equal(nonzero_bytes(st->fd, SRAM_DATA, 64 * KB), 0);
+}
+
+/*
+ * Review (issue 34): debugfs's data32/data64 at the edges: the last bytes
+ * of SRAM and DRAM are reachable, a byte further is not; the driver's HBM
+ * (the SRAM's backing, the page tables) by its address, host-range VAs
+ * (even of the owner's mappings), the top of the address space and
+ * unaligned registers are EINVAL, and nothing is written.
+ */
+static void test_debugfs_edges(void **state)
+{
+	struct hltests_state *st = *state;
+	uint64_t sram_end = GAUDI_SRAM_BASE + GAUDI_SRAM_SIZE;
+	struct hl_info_hw_ip_info hw;
+	struct hltests_host_buf b;
+	uint64_t base, end, val, i;
+	uint8_t before[64], after[64];
+	uint32_t v32;
+
+	require_gaudi();
+	hw = hw_ip(st->fd);
+	base = hw.dram_base_address;
+	end = base + hw.dram_size;
+
+	assert_int_equal(dbg_write(DBG_DIR "data32", sram_end - 4, 0xa5a5a5a5), 0);
+	hltests_read_device(st->fd, sram_end - 4, &v32, 4);
+	assert_int_equal(v32, 0xa5a5a5a5);
+	assert_int_equal(dbg_read(DBG_DIR "data64", sram_end - 8, &val), 0);
+	assert_int_equal(val >> 32, 0xa5a5a5a5);
+	assert_int_equal(dbg_read(DBG_DIR "data32", sram_end - 2, &val), -EINVAL);
+	assert_int_equal(dbg_write(DBG_DIR "data64", sram_end - 6, 1), -EINVAL);
+	assert_int_equal(dbg_read(DBG_DIR "data32", end - 4, &val), 0);
+	assert_int_equal(dbg_write(DBG_DIR "data32", end - 2, 1), -EINVAL);
+	assert_int_equal(dbg_write(DBG_DIR "data64", end - 6, 1), -EINVAL);
+
+	/* The SRAM's backing by its HBM address: first and last bytes */
+	hltests_read_device(st->fd, GAUDI_SRAM_BASE, before, sizeof(before));
+	assert_int_equal(dbg_write(DBG_DIR "data64", base - GAUDI_SRAM_SIZE,
+				   0x1122334455667788ull), -EINVAL);
+	assert_int_equal(dbg_write(DBG_DIR "data32", base - 4, 1), -EINVAL);
+	assert_int_equal(dbg_read(DBG_DIR "data64", base - GAUDI_SRAM_SIZE,
+				  &val), -EINVAL);
+	hltests_read_device(st->fd, GAUDI_SRAM_BASE, after, sizeof(after));
+	assert_memory_equal(before, after, sizeof(before));
+	/* The page tables, and the top of the address space */
+	assert_int_equal(dbg_write(DBG_DIR "data64", 8, 0), -EINVAL);
+	assert_int_equal(dbg_read(DBG_DIR "data64", ~0ull - 7, &val), -EINVAL);
+	assert_int_equal(dbg_read(DBG_DIR "data32", ~0ull - 3, &val), -EINVAL);
+
+	/* A host-range VA of the owner's own mapping: no host access */
+	hltests_host_map(st->fd, &b, 4096);
+	memset(b.ptr, 0x3c, 4096);
+	assert_int_equal(dbg_write(DBG_DIR "data32", b.va, 0), -EINVAL);
+	assert_int_equal(dbg_write(DBG_DIR "data64", b.va + 8, 0), -EINVAL);
+	assert_int_equal(dbg_read(DBG_DIR "data32", b.va, &val), -EINVAL);
+	for (i = 0; i < 4096; i++)
+		assert_int_equal(b.ptr[i], 0x3c);
+	hltests_host_unmap(st->fd, &b);
+
+	/* An unaligned register */
+	assert_int_equal(dbg_write(DBG_DIR "data32", HL_SM_SOB_OBJ_0 + 2, 1),
+			 -EINVAL);
+	assert_int_equal(dbg_read(DBG_DIR "data32", HL_SM_SOB_OBJ_0 + 1, &val),
+			 -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -549,6 +782,14 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_export_by_dram_address,
 						gaudi_setup, hltests_teardown),
 		cmocka_unit_test_setup_teardown(test_debugfs_register_access,
+						gaudi_setup, hltests_teardown),
+		cmocka_unit_test_setup_teardown(test_runs_past_the_ends_fault,
+						gaudi_setup, hltests_teardown),
+		cmocka_unit_test_setup_teardown(test_open_racing_close_sees_nothing_old,
+						gaudi_setup, hltests_teardown),
+		cmocka_unit_test_setup_teardown(test_export_across_hard_reset,
+						gaudi_setup, hltests_teardown),
+		cmocka_unit_test_setup_teardown(test_debugfs_edges,
 						gaudi_setup, hltests_teardown),
 	};
 
