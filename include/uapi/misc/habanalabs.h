@@ -2407,13 +2407,22 @@ struct hl_debug_params_spmu {
  * @output_size: bytes at @output_ptr.
  * @op: one of HL_DEBUG_OP_*.
  * @reg_idx: the instance of the block the op configures.
- * @enable: 1 to enable the block, 0 to disable it.
+ * @enable: 1 to enable the block, 0 to disable it; HL_DEBUG_OP_SET_MODE:
+ *	1 to put the device in debug mode, 0 to take it out (the other
+ *	members are not read).
  * @ctx_id: must be 0.
  *
- * Compute node only. Errors of HL_IOCTL_DEBUG:
- *   -EINVAL     an op above HL_DEBUG_OP_SET_MODE, non-zero @ctx_id;
- *   -EOPNOTSUPP every other call: the emulated device has no CoreSight
- *               blocks;
+ * Compute node only. HL_DEBUG_OP_SET_MODE is served as upstream's: the
+ * device is in debug mode or not, and the owner's close (or a hard reset)
+ * takes it out, so that the next owner starts out of it; the emulated
+ * device has no block whose behaviour the mode changes. Errors of
+ * HL_IOCTL_DEBUG:
+ *   -EINVAL     an op above HL_DEBUG_OP_SET_MODE, non-zero @ctx_id,
+ *               HL_DEBUG_OP_SET_MODE with @enable above 1;
+ *   -EFAULT     HL_DEBUG_OP_SET_MODE to the mode the device is in
+ *               (upstream's errno);
+ *   -EOPNOTSUPP every other op, in debug mode or not: the emulated device
+ *               has no CoreSight blocks;
  *   -ENODEV     the device is gone or was reset under this file.
  */
 struct hl_debug_args {
