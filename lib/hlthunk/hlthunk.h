@@ -1556,7 +1556,7 @@ hlthunk_public int hlthunk_get_reset_count_info(int fd,
 /**
  * hlthunk_get_cs_counters_info() - HL_IOCTL_CS calls refused, by reason
  * (struct hl_info_cs_counters in <misc/habanalabs.h>).
- * @fd: compute node fd.
+ * @fd: compute or control node fd (the control node's ctx_* are 0).
  * @info: receives them.
  *
  * Return: 0 or -errno (errno set; -EINVAL: a NULL pointer).

@@ -523,26 +523,46 @@ static void test_user_mappings_none(void **state)
 	assert_int_equal(errno, EINVAL);
 }
 
-/* HL_IOCTL_DEBUG: no CoreSight blocks; bad ops are -EINVAL */
+static int set_debug_mode(int fd, uint32_t enable)
+{
+	struct hl_debug_args d;
+
+	memset(&d, 0, sizeof(d));
+	d.op = HL_DEBUG_OP_SET_MODE;
+	d.enable = enable;
+	return hlthunk_debug(fd, &d);
+}
+
+/*
+ * HL_IOCTL_DEBUG: no CoreSight blocks, in debug mode or out of it; bad
+ * ops are -EINVAL
+ */
 static void test_debug_ioctl(void **state)
 {
 	struct hltests_state *st = *state;
 	struct hl_debug_params_etr etr;
 	struct hl_debug_args d;
-	uint32_t op;
+	uint32_t op, mode;
 	int ctl;
 
 	memset(&etr, 0, sizeof(etr));
-	for (op = HL_DEBUG_OP_ETR; op <= HL_DEBUG_OP_SET_MODE; op++) {
-		memset(&d, 0, sizeof(d));
-		d.op = op;
-		d.enable = 1;
-		d.input_ptr = (uintptr_t)&etr;
-		d.input_size = sizeof(etr);
-		errno = 0;
-		assert_int_equal(hlthunk_debug(st->fd, &d), -EOPNOTSUPP);
-		assert_int_equal(errno, EOPNOTSUPP);
+	for (mode = 0; mode < 2; mode++) {
+		if (mode)
+			assert_int_equal(set_debug_mode(st->fd, 1), 0);
+		for (op = HL_DEBUG_OP_ETR; op < HL_DEBUG_OP_SET_MODE; op++) {
+			memset(&d, 0, sizeof(d));
+			d.op = op;
+			d.enable = 1;
+			d.input_ptr = (uintptr_t)&etr;
+			d.input_size = sizeof(etr);
+			errno = 0;
+			assert_int_equal(hlthunk_debug(st->fd, &d),
+					 -EOPNOTSUPP);
+			assert_int_equal(errno, EOPNOTSUPP);
+		}
 	}
+	assert_int_equal(set_debug_mode(st->fd, 0), 0);
+	assert_int_equal(set_debug_mode(st->fd, 2), -EINVAL);
 	memset(&d, 0, sizeof(d));
 	d.op = HL_DEBUG_OP_SET_MODE + 1;
 	assert_int_equal(hlthunk_debug(st->fd, &d), -EINVAL);
@@ -561,6 +581,31 @@ static void test_debug_ioctl(void **state)
 }
 
 /* Hardware blocks and timestamp buffers: none here */
+/*
+ * HL_DEBUG_OP_SET_MODE, as upstream's: the device's debug mode is on or
+ * off, setting it to what it is is -EFAULT, and the owner's close leaves
+ * it off for the next owner (hl-thunk's test_close_without_releasing_debug)
+ */
+static void test_debug_mode_set_and_released_at_close(void **state)
+{
+	struct hltests_state *st = *state;
+	int fd;
+
+	assert_int_equal(set_debug_mode(st->fd, 0), -EFAULT);
+	assert_int_equal(set_debug_mode(st->fd, 1), 0);
+	assert_int_equal(set_debug_mode(st->fd, 1), -EFAULT);
+	assert_int_equal(set_debug_mode(st->fd, 0), 0);
+	assert_int_equal(set_debug_mode(st->fd, 0), -EFAULT);
+
+	/* Closed in debug mode: the next owner finds it off */
+	assert_int_equal(set_debug_mode(st->fd, 1), 0);
+	assert_int_equal(hlthunk_close(st->fd), 0);
+	fd = st->fd = hlthunk_open(HLTHUNK_DEVICE_DONT_CARE, NULL);
+	assert_true(fd >= 0);
+	assert_int_equal(set_debug_mode(fd, 0), -EFAULT);
+	assert_int_equal(set_debug_mode(fd, 1), 0);
+}
+
 static void test_hw_block_and_timestamps_eopnotsupp(void **state)
 {
 	struct hltests_state *st = *state;
@@ -815,6 +860,8 @@ const struct CMUnitTest info_tests[] = {
 	cmocka_unit_test_setup_teardown(test_user_mappings_none,
 					hltests_setup, hltests_teardown),
 	cmocka_unit_test_setup_teardown(test_debug_ioctl,
+					hltests_setup, hltests_teardown),
+	cmocka_unit_test_setup_teardown(test_debug_mode_set_and_released_at_close,
 					hltests_setup, hltests_teardown),
 	cmocka_unit_test_setup_teardown(test_hw_block_and_timestamps_eopnotsupp,
 					hltests_setup, hltests_teardown),

@@ -938,10 +938,25 @@ static void test_cs_counters(void **state)
 	assert_int_equal(c1.total_parsing_drop_cnt, 0);
 	assert_int_equal(c1.total_queue_full_drop_cnt, 0);
 
-	/* Compute node only */
+	/*
+	 * The control node, as upstream's: the device's totals, and no
+	 * context of its own (ctx_* 0)
+	 */
 	ctl = hltests_open_node(0, 1);
 	assert_true(ctl >= 0);
-	assert_int_equal(hlthunk_get_cs_counters_info(ctl, &c1), -EINVAL);
+	memset(&c0, 0xff, sizeof(c0));
+	assert_int_equal(hlthunk_get_cs_counters_info(ctl, &c0), 0);
+	assert_int_equal(c0.total_validation_drop_cnt,
+			 c1.total_validation_drop_cnt);
+	assert_int_equal(c0.total_max_cs_in_flight_drop_cnt,
+			 c1.total_max_cs_in_flight_drop_cnt);
+	assert_int_equal(c0.total_out_of_mem_drop_cnt,
+			 c1.total_out_of_mem_drop_cnt);
+	assert_int_equal(c0.total_device_in_reset_drop_cnt,
+			 c1.total_device_in_reset_drop_cnt);
+	assert_int_equal(c0.ctx_validation_drop_cnt, 0);
+	assert_int_equal(c0.ctx_max_cs_in_flight_drop_cnt, 0);
+	assert_int_equal(c0.ctx_out_of_mem_drop_cnt, 0);
 	close(ctl);
 
 	assert_int_equal(hlthunk_destroy_command_buffer(st->fd, cb), 0);
@@ -1111,16 +1126,19 @@ static void test_event_records_and_counts(void **state)
  * Event records belong to the context they happened in: the next owner,
  * after a close or after a hard reset, reads no record of its
  * predecessor's (a malformed CB's queue, CB address and time; a timed-out
- * CS's sequence number and time), and the control node none at all.
+ * CS's sequence number and time). The control node reads those of the
+ * compute node's current owner (upstream's device-wide capture, which
+ * each open resets), and none while nobody has it open.
  */
 static void make_records(int fd, uint64_t *cb_va)
 {
-	struct hlthunk_event_record_undefined_opcode u;
-	struct hlthunk_event_record_cs_timeout t;
+	struct hlthunk_event_record_undefined_opcode u, cu;
+	struct hlthunk_event_record_cs_timeout t, ct;
 	struct hltests_host_buf cb;
 	struct hltests_dram_buf d;
 	uint64_t h, seq;
 	uint32_t n, status;
+	int ctl;
 
 	hltests_host_map(fd, &cb, PAGE);
 	run_malformed(fd, &cb);
@@ -1135,6 +1153,19 @@ static void make_records(int fd, uint64_t *cb_va)
 	assert_int_equal(hlthunk_get_event_record(fd, HLTHUNK_CS_TIMEOUT, &t), 0);
 	assert_true(t.timestamp > 0);
 	assert_int_equal(t.seq, seq);
+	/* The control node reads the owner's */
+	ctl = hltests_open_node(0, 1);
+	assert_true(ctl >= 0);
+	assert_int_equal(hlthunk_get_event_record(ctl, HLTHUNK_UNDEFINED_OPCODE,
+						  &cu), 0);
+	assert_int_equal(cu.timestamp, u.timestamp);
+	assert_int_equal(cu.engine_id, u.engine_id);
+	assert_int_equal(cu.cb_addr_streams[0][0], cb.va);
+	assert_int_equal(hlthunk_get_event_record(ctl, HLTHUNK_CS_TIMEOUT, &ct),
+			 0);
+	assert_int_equal(ct.timestamp, t.timestamp);
+	assert_int_equal(ct.seq, seq);
+	close(ctl);
 	*cb_va = cb.va;
 	assert_int_equal(hlthunk_destroy_command_buffer(fd, h), 0);
 	hltests_dram_unmap(fd, &d);
@@ -1151,19 +1182,17 @@ static void assert_no_records(int fd, const char *when)
 	assert_int_equal(hlthunk_get_event_record(fd, HLTHUNK_CS_TIMEOUT, &t), 0);
 	if (u.timestamp || u.engine_id || u.cb_addr_streams[0][0] ||
 	    u.cb_addr_streams_len)
-		fail_msg("%s: the next owner reads UNDEFINED_OPCODE of queue %u, "
+		fail_msg("%s: a predecessor's UNDEFINED_OPCODE of queue %u, "
 			 "CB 0x%" PRIx64 ", at %" PRId64, when, u.engine_id,
 			 (uint64_t)u.cb_addr_streams[0][0], (int64_t)u.timestamp);
 	if (t.timestamp || t.seq)
-		fail_msg("%s: the next owner reads CS_TIMEOUT of CS %" PRIu64
+		fail_msg("%s: a predecessor's CS_TIMEOUT of CS %" PRIu64
 			 " at %" PRId64, when, (uint64_t)t.seq,
 			 (int64_t)t.timestamp);
 }
 
 static void test_event_records_belong_to_owner(void **state)
 {
-	struct hlthunk_event_record_undefined_opcode u;
-	struct hlthunk_event_record_cs_timeout t;
 	uint64_t va;
 	int fd;
 
@@ -1185,13 +1214,14 @@ static void test_event_records_belong_to_owner(void **state)
 	assert_no_records(fd, "after a hard reset");
 	close(fd);
 
-	/* A context's records: none on the control node */
+	/* Nobody has the compute node open: the control node reads none */
+	fd = hltests_open_node(0, 0);
+	assert_true(fd >= 0);
+	make_records(fd, &va);
+	close(fd);
 	fd = hltests_open_node(0, 1);
 	assert_true(fd >= 0);
-	assert_int_equal(hlthunk_get_event_record(fd, HLTHUNK_UNDEFINED_OPCODE,
-						  &u), -EINVAL);
-	assert_int_equal(hlthunk_get_event_record(fd, HLTHUNK_CS_TIMEOUT, &t),
-			 -EINVAL);
+	assert_no_records(fd, "the control node, after the close");
 	close(fd);
 }
 

@@ -630,7 +630,8 @@ enum hl_gaudi2_pll_index {
  *                            and the host's CLOCK_MONOTONIC_RAW, read together
  * HL_INFO_CS_COUNTERS      - struct hl_info_cs_counters: HL_IOCTL_CS calls
  *                            refused, by reason, device-wide and of the
- *                            caller's context (compute node only)
+ *                            caller's context (the control node has none:
+ *                            its ctx_* are 0)
  * HL_INFO_OPEN_STATS       - struct hl_open_stats_info: opens of the compute
  *                            node since the device was bound
  * HL_INFO_REGISTER_EVENTFD - register the eventfd @eventfd: the driver
@@ -649,11 +650,13 @@ enum hl_gaudi2_pll_index {
  * HL_INFO_LAST_ERR_OPEN_DEV_TIME - struct hl_info_last_err_open_dev_time
  * HL_INFO_CS_TIMEOUT_EVENT - struct hl_info_cs_timeout_event: the last CS
  *                            of the caller's context that failed on its
- *                            timeout (compute node only)
+ *                            timeout (on the control node: of the compute
+ *                            node's current owner; all zeros while it is
+ *                            not open)
  * HL_INFO_UNDEFINED_OPCODE_EVENT - struct hl_info_undefined_opcode_event:
  *                            the last job of the caller's context that
- *                            failed on a malformed command buffer (compute
- *                            node only)
+ *                            failed on a malformed command buffer (on the
+ *                            control node: as HL_INFO_CS_TIMEOUT_EVENT)
  * HL_INFO_ENGINE_STATUS    - text, one line per engine queue: idle or busy;
  *                            return_size 1 KiB .. HL_ENGINES_DATA_MAX_SIZE;
  *                            the length is returned in
@@ -1064,7 +1067,8 @@ struct hl_info_time_sync {
 /**
  * struct hl_info_cs_counters - HL_INFO_CS_COUNTERS: HL_IOCTL_CS calls that
  * failed, by reason; total_* count the device's since it was bound, ctx_*
- * the caller's context's since it was opened.
+ * the caller's context's since it was opened (0 on the control node, which
+ * has no context).
  * @total_out_of_mem_drop_cnt: Returned count of -ENOMEM.
  * @ctx_out_of_mem_drop_cnt: Returned count of -ENOMEM of the context.
  * @total_parsing_drop_cnt: Returned as zero: the driver does not parse
@@ -1452,10 +1456,8 @@ enum gaudi_dcores {
  *   -EINVAL  unknown op, non-zero @ctx_id or @pad, NULL @return_pointer or
  *            zero @return_size (but for REGISTER_EVENTFD and
  *            UNREGISTER_EVENTFD, which take no buffer), an op that needs
- *            the compute node (HL_INFO_PAGE_FAULT_EVENT,
- *            HL_INFO_CS_COUNTERS, HL_INFO_CS_TIMEOUT_EVENT,
- *            HL_INFO_UNDEFINED_OPCODE_EVENT) on the control node, a bad
- *            @period_ms,
+ *            the compute node (HL_INFO_PAGE_FAULT_EVENT) on the control
+ *            node, a bad @period_ms,
  *            REGISTER_EVENTFD on a file that has one registered already or
  *            with an @eventfd that is not an eventfd, UNREGISTER_EVENTFD on
  *            a file with none, an ENGINE_STATUS buffer below 1 KiB or
@@ -2421,13 +2423,22 @@ struct hl_debug_params_spmu {
  * @output_size: bytes at @output_ptr.
  * @op: one of HL_DEBUG_OP_*.
  * @reg_idx: the instance of the block the op configures.
- * @enable: 1 to enable the block, 0 to disable it.
+ * @enable: 1 to enable the block, 0 to disable it; HL_DEBUG_OP_SET_MODE:
+ *	1 to put the device in debug mode, 0 to take it out (the other
+ *	members are not read).
  * @ctx_id: must be 0.
  *
- * Compute node only. Errors of HL_IOCTL_DEBUG:
- *   -EINVAL     an op above HL_DEBUG_OP_SET_MODE, non-zero @ctx_id;
- *   -EOPNOTSUPP every other call: the emulated device has no CoreSight
- *               blocks;
+ * Compute node only. HL_DEBUG_OP_SET_MODE is served as upstream's: the
+ * device is in debug mode or not, and the owner's close (or a hard reset)
+ * takes it out, so that the next owner starts out of it; the emulated
+ * device has no block whose behaviour the mode changes. Errors of
+ * HL_IOCTL_DEBUG:
+ *   -EINVAL     an op above HL_DEBUG_OP_SET_MODE, non-zero @ctx_id,
+ *               HL_DEBUG_OP_SET_MODE with @enable above 1;
+ *   -EFAULT     HL_DEBUG_OP_SET_MODE to the mode the device is in
+ *               (upstream's errno);
+ *   -EOPNOTSUPP every other op, in debug mode or not: the emulated device
+ *               has no CoreSight blocks;
  *   -ENODEV     the device is gone or was reset under this file.
  */
 struct hl_debug_args {

@@ -113,6 +113,8 @@ struct hl_ctx_resv {
  * @nic: the context's NIC connections and CQs (nic.c).
  * @cb_mgr: the context's command buffers (command_buffer.c).
  * @cs_drops: the context's HL_IOCTL_CS failures, by enum hl_cs_drop.
+ * @debug_mode: 1 while HL_DEBUG_OP_SET_MODE has the device in debug mode
+ *	(habanalabs_ioctl.c); the context's end ends it.
  * @injected_leak: TEST ONLY (HL_INJECT_LEAK): leaked when the context goes.
  * @release_work: frees the structure after the last reference (hl_wq).
  */
@@ -160,6 +162,7 @@ struct hl_ctx {
 	struct hl_nic_ctx nic;
 	struct hl_cb_mgr cb_mgr;
 	atomic64_t cs_drops[HL_CS_DROP_NUM];
+	atomic_t debug_mode;
 	void *injected_leak;
 	struct work_struct release_work;
 };

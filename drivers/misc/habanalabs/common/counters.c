@@ -47,22 +47,23 @@ int hl_events_cs_counters(struct hl_fpriv *fpriv, struct hl_info_args *args,
 	struct hl_ctx *ctx = fpriv->ctx;
 	struct hl_info_cs_counters info = {};
 
-	if (!ctx)
-		return -EINVAL;
 	info.total_out_of_mem_drop_cnt =
 		atomic64_read(&c->cs_drops[HL_CS_DROP_OUT_OF_MEM]);
-	info.ctx_out_of_mem_drop_cnt =
-		atomic64_read(&ctx->cs_drops[HL_CS_DROP_OUT_OF_MEM]);
 	info.total_device_in_reset_drop_cnt =
 		atomic64_read(&c->cs_drops[HL_CS_DROP_DEVICE_IN_RESET]);
 	info.total_max_cs_in_flight_drop_cnt =
 		atomic64_read(&c->cs_drops[HL_CS_DROP_MAX_IN_FLIGHT]);
-	info.ctx_max_cs_in_flight_drop_cnt =
-		atomic64_read(&ctx->cs_drops[HL_CS_DROP_MAX_IN_FLIGHT]);
 	info.total_validation_drop_cnt =
 		atomic64_read(&c->cs_drops[HL_CS_DROP_VALIDATION]);
-	info.ctx_validation_drop_cnt =
-		atomic64_read(&ctx->cs_drops[HL_CS_DROP_VALIDATION]);
+	/* The control node has no context: ctx_* 0, as upstream's */
+	if (ctx) {
+		info.ctx_out_of_mem_drop_cnt =
+			atomic64_read(&ctx->cs_drops[HL_CS_DROP_OUT_OF_MEM]);
+		info.ctx_max_cs_in_flight_drop_cnt =
+			atomic64_read(&ctx->cs_drops[HL_CS_DROP_MAX_IN_FLIGHT]);
+		info.ctx_validation_drop_cnt =
+			atomic64_read(&ctx->cs_drops[HL_CS_DROP_VALIDATION]);
+	}
 	return hl_events_copy(call, args, &info, sizeof(info));
 }
 

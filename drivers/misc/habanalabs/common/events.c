@@ -15,7 +15,8 @@
  * hears that reset and nothing after it, so nothing of the next owner's;
  * the records (HL_INFO_CS_TIMEOUT_EVENT, _UNDEFINED_OPCODE_EVENT, like
  * HL_INFO_PAGE_FAULT_EVENT) are the context's own, so the next owner
- * starts with none. Sources: a hard reset (DEVICE_RESET |
+ * starts with none (a control file reads the current owner's records,
+ * none while the compute node is not open). Sources: a hard reset (DEVICE_RESET |
  * DEVICE_UNAVAILABLE, sent before the compute context is torn down), an
  * MMU page fault of a job or NIC transfer (PAGE_FAULT), a CS that failed
  * (CS_TIMEOUT, UNDEFINED_OPCODE for a malformed command buffer,
@@ -350,19 +351,46 @@ static int hl_events_hw_events(struct hl_fpriv *fpriv,
 }
 
 /* The caller's context's record: compute node only */
+/*
+ * The context whose records a file reads, with a reference, or NULL: a
+ * compute file's own; for a control file (no context), the compute
+ * node's current owner's, as upstream's control node reads the device's
+ * capture that each open resets; NULL while nobody has it open.
+ * Under fpriv_list_lock the owner's context is alive: its file's release
+ * takes the lock before it drops the context.
+ */
+static struct hl_ctx *hl_events_record_ctx(struct hl_fpriv *fpriv)
+{
+	struct hl_device *hdev = fpriv->hdev;
+	struct hl_ctx *ctx = fpriv->ctx;
+
+	if (!ctx) {
+		mutex_lock(&hdev->fpriv_list_lock);
+		if (hdev->compute_fpriv)
+			ctx = hdev->compute_fpriv->ctx;
+		if (ctx)
+			hl_ctx_get(ctx);
+		mutex_unlock(&hdev->fpriv_list_lock);
+		return ctx;
+	}
+	hl_ctx_get(ctx);
+	return ctx;
+}
+
 static int hl_events_cs_timeout(struct hl_fpriv *fpriv,
 				struct hl_info_args *args,
 				struct hl_ioctl_call *call)
 {
 	struct hl_info_cs_timeout_event info = {};
-	struct hl_ctx *ctx = fpriv->ctx;
+	struct hl_ctx *ctx = hl_events_record_ctx(fpriv);
 
-	if (!ctx)
-		return -EINVAL;
-	spin_lock(&ctx->fault_lock);
-	info.seq = ctx->last_cs_timeout.seq;
-	info.timestamp = ctx->last_cs_timeout.ns;
-	spin_unlock(&ctx->fault_lock);
+	if (ctx) {
+		spin_lock(&ctx->fault_lock);
+		info.seq = ctx->last_cs_timeout.seq;
+		info.timestamp = ctx->last_cs_timeout.ns;
+		spin_unlock(&ctx->fault_lock);
+		hl_ctx_put(ctx);
+	}
 	return hl_events_copy(call, args, &info, sizeof(info));
 }
 
@@ -371,18 +399,20 @@ static int hl_events_undef_opcode(struct hl_fpriv *fpriv,
 				  struct hl_ioctl_call *call)
 {
 	struct hl_info_undefined_opcode_event info = {};
-	struct hl_ctx *ctx = fpriv->ctx;
+	struct hl_ctx *ctx = hl_events_record_ctx(fpriv);
 
-	if (!ctx)
-		return -EINVAL;
-	spin_lock(&ctx->fault_lock);
-	info.timestamp = ctx->last_undef_opcode.ns;
-	if (info.timestamp) {
-		info.engine_id = ctx->last_undef_opcode.queue;
-		info.cb_addr_streams[0][0] = ctx->last_undef_opcode.cb_va;
-		info.cb_addr_streams_len = 1;
+	if (ctx) {
+		spin_lock(&ctx->fault_lock);
+		info.timestamp = ctx->last_undef_opcode.ns;
+		if (info.timestamp) {
+			info.engine_id = ctx->last_undef_opcode.queue;
+			info.cb_addr_streams[0][0] =
+				ctx->last_undef_opcode.cb_va;
+			info.cb_addr_streams_len = 1;
+		}
+		spin_unlock(&ctx->fault_lock);
+		hl_ctx_put(ctx);
 	}
-	spin_unlock(&ctx->fault_lock);
 	return hl_events_copy(call, args, &info, sizeof(info));
 }
 

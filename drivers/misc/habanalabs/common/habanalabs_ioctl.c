@@ -328,16 +328,27 @@ static int hl_info_ioctl(struct hl_fpriv *fpriv, void *data,
 
 /*
  * HL_IOCTL_DEBUG: upstream's CoreSight trace and profiling blocks, which
- * the emulated device has not. Errors: struct hl_debug_args (uAPI).
+ * the emulated device has not, and its debug mode (HL_DEBUG_OP_SET_MODE),
+ * which is the context's: the owner's close ends it, as upstream's context
+ * release does. Setting the mode the device is in is -EFAULT, as upstream's.
+ * Errors: struct hl_debug_args (uAPI).
  */
 static int hl_debug_ioctl(struct hl_fpriv *fpriv, void *data,
 			  struct hl_ioctl_call *call)
 {
 	struct hl_debug_args *args = data;
+	struct hl_ctx *ctx = fpriv->ctx;
 
-	if (!fpriv->ctx || args->op > HL_DEBUG_OP_SET_MODE || args->ctx_id)
+	if (!ctx || args->op > HL_DEBUG_OP_SET_MODE || args->ctx_id)
 		return -EINVAL;
-	return -EOPNOTSUPP;
+	if (args->op != HL_DEBUG_OP_SET_MODE)
+		return -EOPNOTSUPP;
+	if (args->enable > 1)
+		return -EINVAL;
+	if (atomic_xchg(&ctx->debug_mode, args->enable) == args->enable)
+		return -EFAULT;
+	hl_ioctl_no_output(call);
+	return 0;
 }
 
 static const struct hl_ioctl_desc hl_ioctls[] = {
