@@ -270,9 +270,10 @@ static void test_identity(void **state)
 				 gaudi ? HLTHUNK_DEVICE_GAUDI :
 					 HLTHUNK_DEVICE_GAUDI_EMU);
 		assert_string_equal((char *)hw.card_name, "emu-gaudi");
-		/* What the emulated ASIC has, as a GAUDI too */
-		assert_int_equal(hw.sram_size, 0);
-		assert_int_equal(hw.sram_base_address, 0);
+		/* As a GAUDI, GAUDI's SRAM (tests/gaudi_mem); else none */
+		assert_int_equal(hw.sram_size, gaudi ? 20u << 20 : 0);
+		assert_int_equal(hw.sram_base_address,
+				 gaudi ? 0x7ff0000000ull : 0);
 		assert_int_equal(hw.module_id, i);
 		close(fd);
 
