@@ -160,8 +160,18 @@ void hl_ctx_teardown(struct hl_ctx *ctx)
 	 * clean. Not once the device is removed (the backend is gone).
 	 */
 	idx = hl_device_enter(hdev);
-	if (!hl_device_unplugged(hdev) && hdev->asic_funcs->sync_reset)
-		hdev->asic_funcs->sync_reset(hdev);
+	if (!hl_device_unplugged(hdev)) {
+		/*
+		 * A peer's engine step that checked its connection before
+		 * the close may still be writing here; under asic=gaudi it
+		 * addresses DRAM and SRAM physically, so no unmap waits for
+		 * it: wait now, before the SRAM is zeroed and the DRAM goes
+		 * to the scrubber.
+		 */
+		hl_device_hw_quiesce(hdev);
+		if (hdev->asic_funcs->sync_reset)
+			hdev->asic_funcs->sync_reset(hdev);
+	}
 	hl_device_exit(hdev, idx);
 	/* No CS uses a CB any more; reset: user mappings of CBs go too */
 	hl_cb_ctx_fini(ctx);
