@@ -2409,17 +2409,6 @@ static void test_signal_wait_orders_queues(void **state)
 	struct hl_cs_out out;
 	uint32_t status, n;
 
-	/*
-	 * Known open bug (issue 33's note): on the debug kernel the gate's
-	 * release after this test's first hold comes back -EIO (twice in the
-	 * debug lane, once in a loaded stock run); the debug lane skips it
-	 * until it is found, make check runs it
-	 */
-	if (getenv("HLTESTS_SKIP_KNOWN_GATE_BUG")) {
-		print_message("known gate bug on the debug kernel: skipped\n");
-		skip();
-	}
-
 	cb_map(st->fd, &cb0, PAGE);
 	cb_map(st->fd, &cb1, PAGE);
 	cb_map(st->fd, &cb2, PAGE);
@@ -2484,17 +2473,6 @@ static void test_wait_times_out_and_leaves_no_stale_fire(void **state)
 	uint64_t w0, s, w, c1, t0, dt;
 	struct hl_cs_out out;
 	uint32_t status, n;
-
-	/*
-	 * Known open bug (issue 33's note): on the debug kernel the gate's
-	 * release after this test's first hold comes back -EIO (twice in the
-	 * debug lane, once in a loaded stock run); the debug lane skips it
-	 * until it is found, make check runs it
-	 */
-	if (getenv("HLTESTS_SKIP_KNOWN_GATE_BUG")) {
-		print_message("known gate bug on the debug kernel: skipped\n");
-		skip();
-	}
 
 	cb_map(st->fd, &cb0, PAGE);
 	cb_map(st->fd, &cb1, PAGE);

@@ -91,7 +91,11 @@ struct hl_emu_sync;
  * a time, in submission order.
  * @emu: the device.
  * @id: queue index.
- * @work: runs the queue's jobs on hl_emu_device.wq.
+ * @wq: the queue's own workqueue, from hw_init to hw_fini: a FENCE blocks
+ *	its queue's worker until another queue's job releases it, so no two
+ *	queues may share the workqueue's rescuer (which runs its work items
+ *	one after the other when no worker can be had at once).
+ * @work: runs the queue's jobs on @wq.
  * @lock: Protects @pending and @running.
  * @pending: jobs waiting to run (hl_cs_job_node()).
  * @running: the job being executed, or NULL.
@@ -105,6 +109,7 @@ struct hl_emu_sync;
 struct hl_emu_queue {
 	struct hl_emu_device *emu;
 	u32 id;
+	struct workqueue_struct *wq;
 	struct work_struct work;
 	spinlock_t lock; /* Protects: pending, running */
 	struct list_head pending;
@@ -121,7 +126,6 @@ struct hl_emu_queue {
  * @hbm: kernel mapping of BAR2 (the whole HBM).
  * @hbm_bus_addr: CPU physical address of BAR2.
  * @hbm_size: size of BAR2.
- * @wq: runs the queues' workers (one work item per queue).
  * @stopped: set once by hw_fini; queues take no job after it, and a running
  *	job aborts (-ENODEV) at its next chunk. Read and set under every
  *	queue's lock.
@@ -138,7 +142,6 @@ struct hl_emu_device {
 	void __iomem *hbm;
 	phys_addr_t hbm_bus_addr;
 	resource_size_t hbm_size;
-	struct workqueue_struct *wq;
 	bool stopped;
 	atomic64_t tlb_gen;
 	struct hl_emu_queue queues[HL_EMU_NUM_QUEUES];
