@@ -490,8 +490,8 @@ static int hl_emu_exec_msg_long(struct hl_emu_queue *q, struct hl_cs_job *job,
 
 /*
  * FENCE: stall until the fence counter reaches the target, within the
- * job's deadline; a FENCE that gives up disarms the monitors aimed at its
- * counter (emu_sync.c).
+ * job's deadline; a FENCE that gives up takes what reached its counter
+ * since its last look and disarms the monitors aimed at it (emu_sync.c).
  */
 static int hl_emu_exec_fence(struct hl_emu_queue *q, struct hl_cs_job *job,
 			     const struct hl_emu_pkt_fence *pkt)
@@ -510,7 +510,7 @@ static int hl_emu_exec_fence(struct hl_emu_queue *q, struct hl_cs_job *job,
 	while (!hl_emu_sync_fence_take(q->emu, q->id, id, target, dec)) {
 		rc = hl_emu_job_check(q, job);
 		if (rc) {
-			hl_emu_sync_fence_abort(q->emu, q->id, id);
+			hl_emu_sync_fence_abort(q->emu, q->id, id, target, dec);
 			return rc;
 		}
 		hl_emu_sync_fence_wait(q->emu, q->id, id, target,
