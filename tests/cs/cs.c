@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/time.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -2408,17 +2409,6 @@ static void test_signal_wait_orders_queues(void **state)
 	struct hl_cs_out out;
 	uint32_t status, n;
 
-	/*
-	 * Known open bug (issue 33's note): on the debug kernel the gate's
-	 * release after this test's first hold comes back -EIO (twice in the
-	 * debug lane, once in a loaded stock run); the debug lane skips it
-	 * until it is found, make check runs it
-	 */
-	if (getenv("HLTESTS_SKIP_KNOWN_GATE_BUG")) {
-		print_message("known gate bug on the debug kernel: skipped\n");
-		skip();
-	}
-
 	cb_map(st->fd, &cb0, PAGE);
 	cb_map(st->fd, &cb1, PAGE);
 	cb_map(st->fd, &cb2, PAGE);
@@ -2484,17 +2474,6 @@ static void test_wait_times_out_and_leaves_no_stale_fire(void **state)
 	struct hl_cs_out out;
 	uint32_t status, n;
 
-	/*
-	 * Known open bug (issue 33's note): on the debug kernel the gate's
-	 * release after this test's first hold comes back -EIO (twice in the
-	 * debug lane, once in a loaded stock run); the debug lane skips it
-	 * until it is found, make check runs it
-	 */
-	if (getenv("HLTESTS_SKIP_KNOWN_GATE_BUG")) {
-		print_message("known gate bug on the debug kernel: skipped\n");
-		skip();
-	}
-
 	cb_map(st->fd, &cb0, PAGE);
 	cb_map(st->fd, &cb1, PAGE);
 	cb_map(st->fd, &cb2, PAGE);
@@ -2539,6 +2518,100 @@ static void test_wait_times_out_and_leaves_no_stale_fire(void **state)
 	hltests_host_unmap(st->fd, &cb0);
 }
 
+/* Busy loops on every CPU, until stop_busy() */
+static int start_busy(pid_t *pids, int max)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	int i, n = cpus < 1 ? 1 : cpus > max ? max : (int)cpus;
+
+	for (i = 0; i < n; i++) {
+		pids[i] = fork();
+		assert_true(pids[i] >= 0);
+		if (!pids[i])
+			for (;;)
+				;
+	}
+	return n;
+}
+
+static void stop_busy(pid_t *pids, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		kill(pids[i], SIGKILL);
+		waitpid(pids[i], NULL, 0);
+	}
+}
+
+/*
+ * A queue stalled in a FENCE never holds up the queue that releases it:
+ * queue 0 held at its gate, queue 1 in a WAIT for queue 0's SIGNAL and
+ * queue 3 in a FENCE of its own, the release on queue 2 runs at once,
+ * round after round, with every CPU busy (the engines' workers then come
+ * late from the kernel's pool). Found in the debug lane: the four queues
+ * shared one workqueue, whose rescuer ran a stalled queue's job and only
+ * then, behind it, queue 2's release, which waited for its CS timeout
+ * (WAIT_CS -EIO; test_signal_wait_orders_queues and
+ * test_wait_times_out_and_leaves_no_stale_fire failed so now and then).
+ */
+#define GATE_ROUNDS	16
+
+static void test_gate_release_not_behind_a_fence(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hltests_host_buf cb0, cb2, cb3, src;
+	uint64_t w0, s, w, h3, r, t0, dt, worst = 0;
+	pid_t pids[16];
+	struct hl_cs_out out;
+	uint32_t status, i, n;
+	int busy, rc = 0;
+	uint8_t *p;
+
+	cb_map(st->fd, &cb0, PAGE);
+	cb_map(st->fd, &cb2, PAGE);
+	cb_map(st->fd, &cb3, PAGE);
+	hltests_host_map(st->fd, &src, PAGE);
+	n = pkt_fence(cb3.ptr, 1, 1, 1);
+	p = cb2.ptr;
+	p += hlthunk_pkt_msg_long(p, HL_QM_FENCE_RDATA(0, 0), 1);
+	p += hlthunk_pkt_msg_long(p, HL_QM_FENCE_RDATA(3, 1), 1);
+
+	busy = start_busy(pids, 16);
+	for (i = 0; i < GATE_ROUNDS && !rc; i++) {
+		w0 = submit_gated_memset(st->fd, &cb0, src.va, i);
+		assert_int_equal(cs_signal(st->fd, 0, &out), 0);
+		s = out.seq;
+		assert_int_equal(cs_wait(st->fd, 1, s, 20, &w), 0);
+		assert_true(w != UINT64_MAX);
+		h3 = hltests_submit_cb(st->fd, 3, cb3.va, n, 20);
+		sleep_ms(20);
+
+		t0 = hltests_now_ns();
+		r = hltests_submit_cb(st->fd, 2, cb2.va, p - cb2.ptr, 20);
+		rc = wait_cs(st->fd, r, &status);
+		dt = hltests_now_ns() - t0;
+		worst = dt > worst ? dt : worst;
+		if (rc)
+			print_error("round %u: the release failed after %.2f s\n",
+				    i, dt / 1e9);
+		wait_cs(st->fd, w0, &status);
+		wait_cs(st->fd, s, &status);
+		wait_cs(st->fd, w, &status);
+		wait_cs(st->fd, h3, &status);
+	}
+	stop_busy(pids, busy);
+	print_message("%u rounds, slowest release %.2f s\n", i, worst / 1e9);
+	assert_int_equal(rc, 0);
+	/* Far below the release's 20 s timeout */
+	assert_true(worst < 10000000000ull);
+
+	hltests_host_unmap(st->fd, &src);
+	hltests_host_unmap(st->fd, &cb3);
+	hltests_host_unmap(st->fd, &cb2);
+	hltests_host_unmap(st->fd, &cb0);
+}
+
 /* SIGNAL's output: the SOB's offset and its count before, per queue */
 static void test_signal_reports_sob(void **state)
 {
@@ -2577,37 +2650,73 @@ static void test_signal_reports_sob(void **state)
 }
 
 /*
- * A queue's two signal SOBs are reused: after 32767 SIGNALs on the first
+ * Signals @count of the next values of @queue's signal SOB in two ioctls:
+ * a reservation of @count, given by one CS whose MSG_LONG adds @count to
+ * the SOB (what @count SIGNALs would do, without @count ioctls)
+ */
+static int cs_reserve(int fd, uint32_t queue, uint32_t count,
+		      struct hl_cs_out *out);
+static int cs_encaps(int fd, uint32_t handle, uint32_t queue, uint64_t cb_va,
+		     uint32_t size, uint64_t *seq);
+
+static void signal_many(int fd, struct hltests_host_buf *cb, uint32_t queue,
+			uint32_t count)
+{
+	struct hl_cs_out r;
+	uint32_t status, n;
+	uint64_t e;
+
+	assert_int_equal(cs_reserve(fd, queue, count, &r), 0);
+	n = hlthunk_pkt_msg_long(cb->ptr, HL_CFG_BASE + r.sob_base_addr_offset,
+				 HL_SM_SOB_INC | count);
+	assert_int_equal(cs_encaps(fd, r.handle_id, queue, cb->va, n, &e), 0);
+	assert_int_equal(wait_cs(fd, e, &status), 0);
+}
+
+/*
+ * A queue's two signal SOBs are reused: after 32767 signals on the first
  * and 32767 on the second, the next SIGNAL switches back to the first,
- * which still holds 32767 from its last round. A WAIT for that SIGNAL,
- * armed before the SIGNAL runs (queue 0 held by a FENCE), must not take
- * the stale 32767 for the new round's value: it stays BUSY until the
- * gate opens. (Found in review: the WAIT completed at once.) The control
- * is test_signal_wait_orders_queues, the same check in the first round.
+ * which held 32767 in its last round. A WAIT for that SIGNAL, armed
+ * before the SIGNAL runs (queue 0 held by a FENCE), must not take a stale
+ * 32767 for the new round's value: it stays BUSY until the gate opens.
+ * (Found in review: the WAIT completed at once.) Each round is a SIGNAL,
+ * 32765 signals reserved and given at once (signal_many()), and two
+ * SIGNALs, the first of the second round the switch (the 65534 SIGNALs of
+ * the first version took 160 s on the debug kernel); it fails as that one
+ * did without the switch's zeroing and the WAIT's wait for it (638fa3f's
+ * fix, checked by hand). The control is test_signal_wait_orders_queues,
+ * the same check in the first round.
  */
 static void test_signal_wait_sob_reuse_not_stale(void **state)
 {
 	struct hltests_state *st = *state;
 	struct hltests_host_buf cb0, cb2, src;
 	struct hl_cs_out out, first;
-	uint64_t w0, s, w, t0;
-	uint32_t status, i;
+	uint64_t w0, s, w;
+	uint32_t status;
 
 	cb_map(st->fd, &cb0, PAGE);
 	cb_map(st->fd, &cb2, PAGE);
 	hltests_host_map(st->fd, &src, PAGE);
 
-	t0 = hltests_now_ns();
+	/* The first round: 1, 2..32766, 32767 on the first SOB */
 	assert_int_equal(cs_signal(st->fd, 0, &first), 0);
-	for (i = 1; i < 2 * 32767; i++) {
-		assert_int_equal(cs_signal(st->fd, 0, &out), 0);
-		if (i % 128 == 0)
-			assert_int_equal(wait_cs(st->fd, out.seq, &status), 0);
-	}
+	assert_int_equal(first.sob_count_before_submission, 0);
+	signal_many(st->fd, &cb2, 0, 32765);
+	assert_int_equal(cs_signal(st->fd, 0, &out), 0);
+	assert_int_equal(out.sob_count_before_submission, 32766);
+	assert_int_equal(out.sob_base_addr_offset, first.sob_base_addr_offset);
+	assert_int_equal(wait_cs(st->fd, out.seq, &status), 0);
+
+	/* The second: the switch to the other SOB, then as the first */
+	assert_int_equal(cs_signal(st->fd, 0, &out), 0);
+	assert_int_equal(out.sob_count_before_submission, 0);
+	assert_int_not_equal(out.sob_base_addr_offset,
+			     first.sob_base_addr_offset);
+	signal_many(st->fd, &cb2, 0, 32765);
+	assert_int_equal(cs_signal(st->fd, 0, &out), 0);
 	assert_int_equal(wait_cs(st->fd, out.seq, &status), 0);
 	assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
-	print_message("%u SIGNALs in %.1f s\n", i,
-		      (hltests_now_ns() - t0) / 1e9);
 	/* The last one of the second round */
 	assert_int_equal(out.sob_count_before_submission, 32766);
 	assert_int_not_equal(out.sob_base_addr_offset,
@@ -3181,6 +3290,7 @@ const struct CMUnitTest cs_tests[] = {
 	CS_TEST(test_sync_manager_reset_for_next_owner),
 	CS_TEST(test_signal_wait_orders_queues),
 	CS_TEST(test_wait_times_out_and_leaves_no_stale_fire),
+	CS_TEST(test_gate_release_not_behind_a_fence),
 	CS_TEST(test_signal_reports_sob),
 	CS_TEST(test_signal_wait_errnos),
 	CS_TEST(test_signal_wait_sob_reuse_not_stale),

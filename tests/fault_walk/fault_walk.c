@@ -292,6 +292,7 @@ static const char *walk_path_name;
  * @cq: a NIC CQ handle.
  * @conn: a NIC connection ID.
  * @lkey: a NIC memory region's lkey.
+ * @sob: a signal reservation's SOB, as an offset from HL_CFG_BASE.
  * @remote: the address of the port cabled to port 1.
  * @out: what the call returned (a handle, a VA, an fd, ...).
  * @devs: devices whose state the path compares.
@@ -310,6 +311,7 @@ struct walk {
 	uint32_t cq;
 	uint32_t conn;
 	uint32_t lkey;
+	uint32_t sob;
 	uint64_t remote;
 	uint64_t out;
 	int devs;
@@ -1060,6 +1062,282 @@ static int get_events_call(struct walk *w)
 	return hltests_info(w->fd, HL_INFO_GET_EVENTS, &ev, sizeof(ev));
 }
 
+/* ---- issue 33's calls: sync manager, SIGNAL/WAIT, encaps, unsupported ---- */
+
+static int info_sync_manager_call(struct walk *w)
+{
+	struct hl_info_sync_manager sm;
+
+	return hltests_info(w->fd, HL_INFO_SYNC_MANAGER, &sm, sizeof(sm));
+}
+
+/*
+ * A call the device cannot serve: its path "succeeds" with its documented
+ * -EOPNOTSUPP; a real success is a bug (EPROTO, undocumented)
+ */
+static int unsupported(int rc)
+{
+	return rc == -EOPNOTSUPP ? 0 : rc ? rc : -EPROTO;
+}
+
+static int info_unsupported_call(struct walk *w)
+{
+	static const uint32_t ops[] = {
+		HL_INFO_CLK_RATE, HL_INFO_PCI_COUNTERS,
+		HL_INFO_CLK_THROTTLE_REASON, HL_INFO_TOTAL_ENERGY,
+		HL_INFO_PLL_FREQUENCY, HL_INFO_POWER,
+		HL_INFO_DRAM_REPLACED_ROWS, HL_INFO_DRAM_PENDING_ROWS,
+		HL_INFO_SECURED_ATTESTATION, HL_INFO_FW_GENERIC_REQ,
+	};
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < sizeof(ops) / sizeof(ops[0]) && !rc; i++)
+		rc = unsupported(info_arg_call(w, ops[i], 0));
+	return rc;
+}
+
+static int debug_call(struct walk *w)
+{
+	struct hl_debug_params_etr etr;
+	struct hl_debug_args a;
+
+	memset(&etr, 0, sizeof(etr));
+	memset(&a, 0, sizeof(a));
+	a.op = HL_DEBUG_OP_ETR;
+	a.input_ptr = (uint64_t)(uintptr_t)&etr;
+	a.input_size = sizeof(etr);
+	a.enable = 1;
+	return unsupported(ioctl(w->fd, HL_IOCTL_DEBUG, &a) ? -errno : 0);
+}
+
+static int mem_unsupported_call(struct walk *w, uint32_t op)
+{
+	union hl_mem_args m;
+
+	memset(&m, 0, sizeof(m));
+	m.in.op = op;
+	if (op == HL_MEM_OP_TS_ALLOC)
+		m.in.num_of_elements = 16;
+	else
+		m.in.map_block.block_addr = 0x1000000;
+	return unsupported(ioctl(w->fd, HL_IOCTL_MEMORY, &m) ? -errno : 0);
+}
+
+static int mem_map_block_call(struct walk *w)
+{
+	return mem_unsupported_call(w, HL_MEM_OP_MAP_BLOCK);
+}
+
+static int mem_ts_alloc_call(struct walk *w)
+{
+	return mem_unsupported_call(w, HL_MEM_OP_TS_ALLOC);
+}
+
+/* A CS of @flags (SIGNAL, WAIT, ...) with one chunk @c: 0 or -errno */
+static int cs_flags_call(struct walk *w, uint32_t flags, struct hl_cs_chunk *c,
+			 uint32_t handle, union hl_cs_args *a)
+{
+	memset(a, 0, sizeof(*a));
+	if (c) {
+		a->in.chunks_execute = (uint64_t)(uintptr_t)c;
+		a->in.num_chunks_execute = 1;
+	}
+	a->in.cs_flags = flags;
+	a->in.encaps_sig_handle_id = handle;
+	a->in.timeout = 30;
+	return hltests_cs_ioctl(w->fd, a);
+}
+
+static void seq_wait(struct walk *w, uint64_t seq)
+{
+	uint32_t status;
+
+	if (seq && seq != UINT64_MAX)
+		SOFT(hlthunk_wait_for_cs(w->fd, seq, 60000000, &status));
+}
+
+/* A SIGNAL on queue 0 (its kernel CB) */
+static int cs_signal_call(struct walk *w)
+{
+	struct hl_cs_chunk c = { .queue_index = 0 };
+	union hl_cs_args a;
+	int rc = cs_flags_call(w, HL_CS_FLAGS_SIGNAL, &c, 0, &a);
+
+	w->out = rc ? 0 : a.out.seq;
+	return rc;
+}
+
+static void seq_out_undo(struct walk *w)
+{
+	seq_wait(w, w->out);
+	w->out = 0;
+}
+
+/*
+ * A WAIT on queue 1 for a SIGNAL still to run: queue 0 is held by a FENCE
+ * (host page 0) until the cleanup's release (page 1, on queue 2)
+ */
+static void cs_wait_prepare(struct walk *w)
+{
+	struct hl_cs_chunk c = { .queue_index = 0 };
+	union hl_cs_args a;
+	uint8_t *p = w->host;
+	struct hl_pkt_fence f = {
+		.ctl = (uint32_t)HL_PKT_FENCE << HL_PKT_OPCODE_SHIFT,
+		.cfg = HL_PKT_FENCE_CFG(0, 1, 1),
+	};
+
+	memset(p, 0, 8192);
+	memcpy(p, &f, sizeof(f));
+	hlthunk_pkt_msg_long(p + 4096, HL_QM_FENCE_RDATA(0, 0), 1);
+	w->va = hlthunk_host_memory_map(w->fd, w->host, 0, 8192);
+	assert_int_not_equal(w->va, 0);
+	c.cb_handle = w->va;
+	c.cb_size = sizeof(f);
+	assert_int_equal(cs_flags_call(w, HL_CS_FLAGS_CUSTOM_TIMEOUT, &c, 0, &a),
+			 0);
+	w->handle = a.out.seq;
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(cs_flags_call(w, HL_CS_FLAGS_SIGNAL, &c, 0, &a), 0);
+	w->seq = a.out.seq;
+	w->out = 0;
+}
+
+static int cs_wait_call(struct walk *w)
+{
+	uint64_t seqs[1] = { w->seq };
+	struct hl_cs_chunk c = { .queue_index = 1,
+				 .signal_seq_arr = (uint64_t)(uintptr_t)seqs,
+				 .num_signal_seq_arr = 1 };
+	union hl_cs_args a;
+	int rc = cs_flags_call(w, HL_CS_FLAGS_WAIT | HL_CS_FLAGS_CUSTOM_TIMEOUT,
+			       &c, 0, &a);
+
+	w->out = rc ? 0 : a.out.seq;
+	return rc;
+}
+
+static void cs_wait_cleanup(struct walk *w)
+{
+	struct hl_cs_chunk c = { .queue_index = 2, .cb_size = 16 };
+	union hl_cs_args a;
+
+	c.cb_handle = w->va + 4096;
+	SOFT(cs_flags_call(w, HL_CS_FLAGS_CUSTOM_TIMEOUT, &c, 0, &a));
+	seq_wait(w, a.out.seq);
+	seq_wait(w, w->handle);
+	seq_wait(w, w->seq);
+	seq_wait(w, w->out);
+	w->handle = 0;
+	w->seq = 0;
+	w->out = 0;
+	SOFT(hlthunk_memory_unmap(w->fd, w->va));
+	w->va = 0;
+}
+
+/* RESERVE_SIGNALS_ONLY of 2 signals on queue 0; w->out its handle */
+static int cs_reserve_call(struct walk *w)
+{
+	union hl_cs_args a;
+	int rc;
+
+	memset(&a, 0, sizeof(a));
+	a.in.cs_flags = HL_CS_FLAGS_RESERVE_SIGNALS_ONLY;
+	a.in.encaps_signals_count = 2;
+	rc = hltests_cs_ioctl(w->fd, &a);
+	w->out = rc ? 0 : a.out.handle_id;
+	w->sob = rc ? 0 : a.out.sob_base_addr_offset;
+	return rc;
+}
+
+static int cs_unreserve_call(struct walk *w)
+{
+	union hl_cs_args a;
+
+	memset(&a, 0, sizeof(a));
+	a.in.cs_flags = HL_CS_FLAGS_UNRESERVE_SIGNALS_ONLY;
+	a.in.encaps_sig_handle_id = w->out;
+	return hltests_cs_ioctl(w->fd, &a);
+}
+
+static void cs_unreserve_undo(struct walk *w)
+{
+	SOFT(cs_unreserve_call(w));
+	w->out = 0;
+}
+
+static void cs_reserve_prepare(struct walk *w)
+{
+	assert_int_equal(cs_reserve_call(w), 0);
+}
+
+static void cs_reserve_cleanup(struct walk *w)
+{
+	/* Gone when the call (unreserve, or the CS that gave it) worked */
+	if (w->out)
+		SOFT_GONE(cs_unreserve_call(w));
+	w->out = 0;
+}
+
+/* The CS that gives a reservation: one MSG_LONG adds 2 to its SOB */
+static void cs_encaps_prepare(struct walk *w)
+{
+	cs_reserve_prepare(w);
+	memset(w->host, 0, 4096);
+	hlthunk_pkt_msg_long(w->host, HL_CFG_BASE + w->sob, HL_SM_SOB_INC | 2);
+	w->va = hlthunk_host_memory_map(w->fd, w->host, 0, 4096);
+	assert_int_not_equal(w->va, 0);
+	w->seq = 0;
+}
+
+static int cs_encaps_call(struct walk *w)
+{
+	struct hl_cs_chunk c = { .queue_index = 0, .cb_handle = w->va,
+				 .cb_size = 16 };
+	union hl_cs_args a;
+	int rc = cs_flags_call(w, HL_CS_FLAGS_ENCAP_SIGNALS, &c, w->out, &a);
+
+	w->seq = rc ? 0 : a.out.seq;
+	return rc;
+}
+
+static void cs_encaps_undo(struct walk *w)
+{
+	seq_wait(w, w->seq);
+	w->seq = 0;
+}
+
+static void cs_encaps_cleanup(struct walk *w)
+{
+	SOFT(hlthunk_memory_unmap(w->fd, w->va));
+	w->va = 0;
+	cs_reserve_cleanup(w);
+}
+
+/* A CS with HL_CS_FLAGS_TIMESTAMP (cs_prepare's NOP) */
+static int cs_timestamp_call(struct walk *w)
+{
+	struct hl_cs_chunk c = { .cb_handle = w->cb, .cb_size = 8 };
+	union hl_cs_args a;
+	int rc = cs_flags_call(w, HL_CS_FLAGS_TIMESTAMP, &c, 0, &a);
+
+	if (!rc)
+		w->seq = a.out.seq;
+	return rc;
+}
+
+/* WAIT_CS through the 32 bytes of the header before the interrupt fields */
+static int wait_cs_old_size_call(struct walk *w)
+{
+	union hl_wait_cs_args a;
+
+	memset(&a, 0, sizeof(a));
+	a.in.seq = w->seq;
+	a.in.timeout_us = 1000000;
+	return hltests_ioctl_sized(w->fd, HL_IOCTL_WAIT_CS, 32, &a);
+}
+
 /* ---- end of the runtime paths ---- */
 
 static const struct path paths[] = {
@@ -1108,6 +1386,25 @@ static const struct path paths[] = {
 	{ "info_unregister_eventfd", { EFAULT }, efd_registered_prepare,
 	  efd_unregister_call, NULL, efd_registered_cleanup },
 	{ "info_get_events", { EFAULT }, NULL, get_events_call, NULL, NULL },
+	/* Issue 33's */
+	{ "info_sync_manager", { EFAULT }, NULL, info_sync_manager_call, NULL, NULL },
+	{ "info_unsupported", { EFAULT }, NULL, info_unsupported_call, NULL, NULL },
+	{ "debug", { EFAULT }, NULL, debug_call, NULL, NULL },
+	{ "mem_map_block", { EFAULT }, NULL, mem_map_block_call, NULL, NULL },
+	{ "mem_ts_alloc", { EFAULT }, NULL, mem_ts_alloc_call, NULL, NULL },
+	{ "cs_signal", { ENOMEM, EFAULT }, NULL, cs_signal_call, seq_out_undo, NULL },
+	{ "cs_wait", { ENOMEM, EFAULT }, cs_wait_prepare, cs_wait_call, NULL,
+	  cs_wait_cleanup },
+	{ "cs_reserve_signals", { ENOMEM, EFAULT }, NULL, cs_reserve_call,
+	  cs_unreserve_undo, NULL },
+	{ "cs_unreserve_signals", { EFAULT }, cs_reserve_prepare, cs_unreserve_call,
+	  NULL, cs_reserve_cleanup },
+	{ "cs_encap_signals", { ENOMEM, EFAULT }, cs_encaps_prepare, cs_encaps_call,
+	  cs_encaps_undo, cs_encaps_cleanup },
+	{ "cs_timestamp", { ENOMEM, EFAULT }, cs_prepare, cs_timestamp_call, cs_wait,
+	  cs_cleanup },
+	{ "wait_cs_old_size", { EFAULT }, wait_cs_prepare, wait_cs_old_size_call, NULL,
+	  wait_cs_cleanup },
 	/* Last: they take the edu device from hl_importer */
 	{ "umem_import_pinned", { ENOMEM }, import_prepare, umem_import_pinned_call,
 	  umem_import_undo, umem_import_cleanup },
@@ -1233,8 +1530,24 @@ static void print_sites(void)
 	       sites, failed);
 }
 
+/* Whether @name is one of the comma-separated names of @filter (or no filter) */
+static bool selected(const char *filter, const char *name)
+{
+	size_t n = strlen(name);
+	const char *f;
+
+	if (!filter || !*filter)
+		return true;
+	for (f = filter; f; f = strchr(f, ','), f = f ? f + 1 : NULL)
+		if (!strncmp(f, name, n) && (f[n] == ',' || !f[n]))
+			return true;
+	return false;
+}
+
 static void test_walk_every_ioctl_path(void **state)
 {
+	/* Only these paths (a run by hand): HLTESTS_FAULT_WALK_PATHS=a,b */
+	const char *filter = getenv("HLTESTS_FAULT_WALK_PATHS");
 	size_t i;
 	int paths_walked = 0;
 
@@ -1259,6 +1572,8 @@ static void test_walk_every_ioctl_path(void **state)
 	for (i = 0; i < NUM_PATHS; i++) {
 		const struct path *p = &paths[i];
 
+		if (!selected(filter, p->name))
+			continue;
 		if (w.ifd < 0 && !strncmp(p->name, "importer", 8)) {
 			printf("fault-walk: %s skipped: no /dev/hl_importer\n", p->name);
 			continue;

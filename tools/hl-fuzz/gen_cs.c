@@ -345,6 +345,9 @@ void op_cs(struct worker *w)
 	}
 }
 
+/* union hl_wait_cs_args before upstream's interrupt fields */
+#define WAIT_CS_OLD_SIZE	32
+
 void op_wait_cs(struct worker *w)
 {
 	union hl_wait_cs_args a = { 0 };
@@ -378,11 +381,39 @@ void op_wait_cs(struct worker *w)
 				  interesting(&w->r) : 3000000;
 	if (chance(&w->r, 4)) {
 		c.must_fail = true;
-		if (chance(&w->r, 50))
+		switch (rnd(&w->r, 6)) {
+		case 0:
 			a.in.ctx_id = 1;
-		else
+			break;
+		case 1:
 			a.in.flags = 1u << rnd(&w->r, 32);
+			break;
+		/* the interrupt waits' fields, past the older struct */
+		case 2:
+			a.in.cq_counters_offset = 1 + rnd(&w->r, 4096);
+			break;
+		case 3:
+			a.in.timestamp_handle = 1 + rnd(&w->r, 1u << 20);
+			break;
+		case 4:
+			a.in.timestamp_offset = 1 + rnd(&w->r, 4096);
+			break;
+		default:
+			/* upstream's interrupt waits: none here */
+			a.in.flags = chance(&w->r, 50) ?
+				     HL_WAIT_CS_FLAGS_INTERRUPT |
+				     HL_WAIT_CS_FLAGS_ANY_CQ_INTERRUPT :
+				     HL_WAIT_CS_FLAGS_REGISTER_INTERRUPT;
+		}
 	}
+	/*
+	 * A program built against the header before the interrupt fields:
+	 * the first 32 bytes, served as the whole (unless a field past them
+	 * was the must-fail one)
+	 */
+	if (chance(&w->r, 10) && !a.in.cq_counters_offset &&
+	    !a.in.timestamp_handle && !a.in.timestamp_offset)
+		c.size = WAIT_CS_OLD_SIZE;
 	pick_modes(w, &c);
 	rc = do_call(w, &c);
 	if (c.am == ARG_NORMAL && c.sm == SZ_EXACT && rc == -EIO)

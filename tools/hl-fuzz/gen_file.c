@@ -177,16 +177,18 @@ void op_info(struct worker *w)
 	static const uint32_t ops_[] = {
 		HL_INFO_HW_IP_INFO, HL_INFO_DRAM_USAGE, HL_INFO_HW_IDLE,
 		HL_INFO_DEVICE_STATUS, HL_INFO_PAGE_FAULT_EVENT, HL_INFO_NIC_PORTS,
+		HL_INFO_SYNC_MANAGER,
 	};
 	static const uint32_t sizes[] = {
 		sizeof(struct hl_info_hw_ip_info), sizeof(struct hl_info_dram_usage),
 		sizeof(struct hl_info_hw_idle), sizeof(struct hl_info_device_status),
 		sizeof(struct hl_info_page_fault_event),
 		sizeof(struct hl_info_nic_ports),
+		sizeof(struct hl_info_sync_manager),
 	};
 	struct hl_info_args a = { 0 };
 	struct call c = { .cmd = HL_IOCTL_INFO, .arg = &a, .size = sizeof(a) };
-	int k = rnd(&w->r, 6);
+	int k = rnd(&w->r, sizeof(ops_) / sizeof(ops_[0]));
 
 	c.fd = chance(&w->r, 50) ? pick_fd(w, F_CONTROL, NULL, NULL) :
 				   pick_compute(w, NULL, NULL);
@@ -211,13 +213,91 @@ void op_info(struct worker *w)
 	}
 	if (a.return_size > 65536 && a.return_pointer == (uintptr_t)w->out)
 		a.return_size = 65536;
+	/* SYNC_MANAGER's union member is the dcore: GAUDI's four answer */
+	if (a.op == HL_INFO_SYNC_MANAGER)
+		a.dcore_id = rnd(&w->r, HL_GAUDI_ES_DCORE + 1);
 	if (chance(&w->r, 5)) {
 		c.must_fail = true;
-		if (chance(&w->r, 50))
+		if (a.op == HL_INFO_SYNC_MANAGER && chance(&w->r, 50))
+			a.dcore_id = HL_GAUDI_ES_DCORE + 1 +
+				     rnd(&w->r, 0xffffffff - HL_GAUDI_ES_DCORE);
+		else if (a.op != HL_INFO_SYNC_MANAGER && chance(&w->r, 50))
 			a.ctx_id = 1 + rnd(&w->r, 0xffffffff);
 		else
 			a.pad = 1 + rnd(&w->r, 0xffffffff);
 	}
+	pick_modes(w, &c);
+	do_call(w, &c);
+}
+
+/*
+ * Upstream's INFO ops that the emulated device cannot mean: -EOPNOTSUPP
+ * whatever the buffer, so success is a violation (with a pad, -EINVAL)
+ */
+void op_info_unsup(struct worker *w)
+{
+	static const uint32_t ops_[] = {
+		HL_INFO_CLK_RATE, HL_INFO_PCI_COUNTERS,
+		HL_INFO_CLK_THROTTLE_REASON, HL_INFO_TOTAL_ENERGY,
+		HL_INFO_PLL_FREQUENCY, HL_INFO_POWER,
+		HL_INFO_DRAM_REPLACED_ROWS, HL_INFO_DRAM_PENDING_ROWS,
+		HL_INFO_SECURED_ATTESTATION, HL_INFO_FW_GENERIC_REQ,
+	};
+	struct hl_info_args a = { 0 };
+	struct call c = { .cmd = HL_IOCTL_INFO, .arg = &a, .size = sizeof(a),
+			  .must_fail = true,
+			  .why = "an INFO op the device cannot serve succeeded (want EOPNOTSUPP)" };
+
+	c.fd = chance(&w->r, 50) ? pick_fd(w, F_CONTROL, NULL, NULL) :
+				   pick_compute(w, NULL, NULL);
+	if (c.fd < 0)
+		return;
+	a.op = ops_[rnd(&w->r, sizeof(ops_) / sizeof(ops_[0]))];
+	a.return_pointer = chance(&w->r, 90) ? (uintptr_t)w->out : 0;
+	a.return_size = chance(&w->r, 80) ? 8 * (1 + rnd(&w->r, 64)) :
+			(uint32_t)interesting(&w->r) & 0xffff;
+	/* the op's argument: a PLL index, a nonce, a sub-opcode */
+	a.pll_index = chance(&w->r, 50) ? rnd(&w->r, 32) :
+		      (uint32_t)interesting(&w->r);
+	if (chance(&w->r, 5))
+		a.pad = 1 + rnd(&w->r, 0xffffffff);
+	pick_modes(w, &c);
+	do_call(w, &c);
+}
+
+/* ---- DEBUG ---- */
+
+/*
+ * HL_IOCTL_DEBUG: upstream's CoreSight ops; the device has none of the
+ * blocks, so no call succeeds: a valid op is -EOPNOTSUPP, an op above
+ * SET_MODE or a ctx_id -EINVAL (and the control node refuses it).
+ */
+void op_debug(struct worker *w)
+{
+	struct hl_debug_params_spmu params;
+	struct hl_debug_args a = { 0 };
+	struct call c = { .cmd = HL_IOCTL_DEBUG, .arg = &a, .size = sizeof(a),
+			  .must_fail = true,
+			  .why = "a DEBUG call succeeded on a device without CoreSight blocks" };
+
+	c.fd = chance(&w->r, 85) ? pick_compute(w, NULL, NULL) :
+				   pick_fd(w, F_CONTROL, NULL, NULL);
+	if (c.fd < 0)
+		return;
+	memset(&params, 0, sizeof(params));
+	params.event_types_num = rnd(&w->r, HL_DEBUG_MAX_AUX_VALUES + 2);
+	a.op = chance(&w->r, 85) ? rnd(&w->r, HL_DEBUG_OP_SET_MODE + 1) :
+	       (uint32_t)interesting(&w->r);
+	a.input_ptr = chance(&w->r, 80) ? (uintptr_t)&params :
+		      (uintptr_t)interesting(&w->r);
+	a.input_size = chance(&w->r, 80) ? sizeof(params) :
+		       (uint32_t)interesting(&w->r);
+	a.output_ptr = chance(&w->r, 50) ? (uintptr_t)w->out : 0;
+	a.output_size = a.output_ptr ? 8 * rnd(&w->r, 64) : 0;
+	a.reg_idx = rnd(&w->r, 64);
+	a.enable = rnd(&w->r, 2);
+	if (chance(&w->r, 5))
+		a.ctx_id = 1 + rnd(&w->r, 0xffffffff);
 	pick_modes(w, &c);
 	do_call(w, &c);
 }

@@ -402,3 +402,39 @@ void op_mem_raw(struct worker *w)
 	if (rc >= 0 && last_out_ok && m.out.fd > 2 && m.out.fd < 4096)
 		add_fd(m.out.fd, -1, F_DMABUF, 0, 0);
 }
+
+/*
+ * Upstream's MEMORY ops for hardware blocks and timestamp buffers, which
+ * the device has not (MAP_BLOCK, TS_ALLOC): never a success, however
+ * plausible the arguments
+ */
+void op_mem_unsup(struct worker *w)
+{
+	union hl_mem_args m;
+	struct call c = { .cmd = HL_IOCTL_MEMORY, .arg = &m, .size = sizeof(m),
+			  .must_fail = true,
+			  .why = "MAP_BLOCK or TS_ALLOC succeeded (want EOPNOTSUPP)" };
+
+	c.fd = pick_compute(w, NULL, NULL);
+	if (c.fd < 0)
+		return;
+	memset(&m, 0, sizeof(m));
+	if (chance(&w->r, 50)) {
+		m.in.op = HL_MEM_OP_MAP_BLOCK;
+		m.in.map_block.block_addr = chance(&w->r, 50) ?
+			0x1000000ull * rnd(&w->r, 4096) : interesting(&w->r);
+	} else {
+		m.in.op = HL_MEM_OP_TS_ALLOC;
+		m.in.num_of_elements = chance(&w->r, 80) ? 1 + rnd(&w->r, 1024) :
+				       (uint32_t)interesting(&w->r);
+	}
+	if (chance(&w->r, 8)) {
+		uint32_t op = m.in.op;
+
+		/* junk anywhere but in the op, which must stay refused */
+		mutate_struct(w, &m, sizeof(m));
+		m.in.op = op;
+	}
+	pick_modes(w, &c);
+	do_call(w, &c);
+}

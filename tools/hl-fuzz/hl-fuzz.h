@@ -45,8 +45,10 @@
  *   main.c          options, sysfs helpers, unbind/rebind, the main loop (the monitor)
  *   state.c         state: shared memory, per-process files and objects, picking them, host buffers
  *   args.c          argument forms: values, hostile pointers and sizes, the ioctl wrapper
- *   gen_file.c      generators: open, close, dup, fork, INFO, raw ioctls on any file
- *   gen_mem.c       generators: HL_IOCTL_MEMORY (alloc, free, map, unmap, export)
+ *   gen_file.c      generators: open, close, dup, fork, INFO (SYNC_MANAGER, the
+ *                   -EOPNOTSUPP ops), HL_IOCTL_DEBUG, raw ioctls on any file
+ *   gen_mem.c       generators: HL_IOCTL_MEMORY (alloc, free, map, unmap, export;
+ *                   MAP_BLOCK and TS_ALLOC, which never succeed)
  *   gen_cs.c        generators: command buffers, HL_IOCTL_CS and HL_IOCTL_WAIT_CS
  *   gen_nic.c       generators: HL_IOCTL_NIC, connected pairs, transfers
  *   gen_importer.c  generators: the dma-buf test importer, dma-buf files
@@ -209,6 +211,8 @@ enum op {
 	OP_RAW, OP_HOSTBUF,
 	/* the runtime's (gen_rt.c): CBs, multi-CS, events, counters */
 	OP_CB, OP_CB_MMAP, OP_CB_CS, OP_WAIT_MULTI, OP_EVENTS, OP_RT_INFO,
+	/* upstream's calls the device cannot serve: DEBUG, INFO, MEMORY ops */
+	OP_DEBUG, OP_INFO_UNSUP, OP_MEM_UNSUP,
 	/* --churn's own actions (weight 0: never picked by a worker) */
 	OP_CHURN_CLOSE, OP_CHURN_REOPEN, OP_CHURN_RESET,
 	OP_NUM
@@ -563,6 +567,8 @@ void op_dup(struct worker *w);
 void op_dup2(struct worker *w);
 void op_fork(struct worker *w);
 void op_info(struct worker *w);
+void op_info_unsup(struct worker *w);
+void op_debug(struct worker *w);
 void op_raw(struct worker *w);
 
 /* gen_mem.c */
@@ -574,6 +580,7 @@ void op_unmap(struct worker *w);
 int count_fds_locked(enum fkind kind);
 void op_export(struct worker *w);
 void op_mem_raw(struct worker *w);
+void op_mem_unsup(struct worker *w);
 
 /* gen_cs.c */
 uint64_t pick_va(struct worker *w, uint32_t file, uint64_t *room);

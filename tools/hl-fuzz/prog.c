@@ -55,6 +55,9 @@ const struct op_desc ops[OP_NUM] = {
 	[OP_WAIT_MULTI] = { "wait_cs.multi", 20 },
 	[OP_EVENTS] = { "info.events", 15 },
 	[OP_RT_INFO] = { "info.counters", 15 },
+	[OP_DEBUG] = { "debug", 8 },
+	[OP_INFO_UNSUP] = { "info.unsupported", 8 },
+	[OP_MEM_UNSUP] = { "mem.unsupported", 8 },
 	[OP_CHURN_CLOSE] = { "churn.close_owner", 0 },
 	[OP_CHURN_REOPEN] = { "churn.reopen", 0 },
 	[OP_CHURN_RESET] = { "churn.hard_reset", 0 },
@@ -137,6 +140,9 @@ static void run_op(struct worker *w, enum op op)
 	case OP_WAIT_MULTI: rt_op_wait_multi(w); break;
 	case OP_EVENTS: rt_op_events(w); break;
 	case OP_RT_INFO: rt_op_info(w); break;
+	case OP_DEBUG: op_debug(w); break;
+	case OP_INFO_UNSUP: op_info_unsup(w); break;
+	case OP_MEM_UNSUP: op_mem_unsup(w); break;
 	default: break;
 	}
 }

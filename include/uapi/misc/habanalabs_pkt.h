@@ -51,11 +51,12 @@
  * value to the counter. The packet stalls its queue until counter[id] >=
  * target, then subtracts dec (down to 0 at most) and goes on. It waits at
  * most until the job's deadline (the CS timeout): then the job fails with
- * -ETIMEDOUT (its CS: ABORTED), and every monitor whose payload aims at
- * that fence counter is disarmed, so that a late fire cannot release a
- * later FENCE. GAUDI's dword order is ctl-second; this format keeps the
- * opcode in the first word as its other packets do (GAUDI's order comes
- * with the whole format, later).
+ * -ETIMEDOUT (its CS: ABORTED), what reached the counter since its last
+ * look is taken as if it had passed, and every monitor whose payload aims
+ * at that fence counter is disarmed, so that neither a fire racing the
+ * timeout nor a late one releases a later FENCE. GAUDI's dword order is
+ * ctl-second; this format keeps the opcode in the first word as its other
+ * packets do (GAUDI's order comes with the whole format, later).
  */
 struct hl_pkt_fence {
 	__u32 ctl;

@@ -100,7 +100,11 @@ struct hl_emu_sync;
  * a time, in submission order.
  * @emu: the device.
  * @id: queue index.
- * @work: runs the queue's jobs on hl_emu_device.wq.
+ * @wq: the queue's own workqueue, from hw_init to hw_fini: a FENCE blocks
+ *	its queue's worker until another queue's job releases it, so no two
+ *	queues may share the workqueue's rescuer (which runs its work items
+ *	one after the other when no worker can be had at once).
+ * @work: runs the queue's jobs on @wq.
  * @lock: Protects @pending and @running.
  * @pending: jobs waiting to run (hl_cs_job_node()).
  * @running: the job being executed, or NULL.
@@ -114,6 +118,7 @@ struct hl_emu_sync;
 struct hl_emu_queue {
 	struct hl_emu_device *emu;
 	u32 id;
+	struct workqueue_struct *wq;
 	struct work_struct work;
 	spinlock_t lock; /* Protects: pending, running */
 	struct list_head pending;
@@ -135,7 +140,6 @@ struct hl_emu_queue {
  * @sram_hbm: with @phys_dram, the HBM address of the SRAM's backing.
  * @dbg_addr: with @phys_dram, the device address of debugfs's data32 and
  *	data64 (its file addr; emu_debugfs.c).
- * @wq: runs the queues' workers (one work item per queue).
  * @stopped: set once by hw_fini; queues take no job after it, and a running
  *	job aborts (-ENODEV) at its next chunk. Read and set under every
  *	queue's lock.
@@ -155,7 +159,6 @@ struct hl_emu_device {
 	bool phys_dram;
 	u64 sram_hbm;
 	u64 dbg_addr;
-	struct workqueue_struct *wq;
 	bool stopped;
 	atomic64_t tlb_gen;
 	struct hl_emu_queue queues[HL_EMU_NUM_QUEUES];

@@ -3,8 +3,9 @@
  * habanalabs emu: the engine queues.
  *
  * Each queue runs its jobs one at a time, in the order they were queued,
- * from its own work item on an unbound workqueue, so jobs on different
- * queues run in parallel. A job is a command buffer at a device VA: the
+ * from its own work item on its own workqueue, so jobs on different queues
+ * run in parallel, and a queue stalled in a FENCE never holds up the queue
+ * that releases it. A job is a command buffer at a device VA: the
  * queue manager fetches its packets through the device MMU (emu_mmu.c) and
  * the engine executes them (NOP, LIN_DMA, MEMSET, MSG_LONG, REDUCE, FENCE,
  * and the NIC's SEND, WRITE and RECV in emu_nic_req.c and emu_nic_resp.c;
@@ -489,8 +490,8 @@ static int hl_emu_exec_msg_long(struct hl_emu_queue *q, struct hl_cs_job *job,
 
 /*
  * FENCE: stall until the fence counter reaches the target, within the
- * job's deadline; a FENCE that gives up disarms the monitors aimed at its
- * counter (emu_sync.c).
+ * job's deadline; a FENCE that gives up takes what reached its counter
+ * since its last look and disarms the monitors aimed at it (emu_sync.c).
  */
 static int hl_emu_exec_fence(struct hl_emu_queue *q, struct hl_cs_job *job,
 			     const struct hl_emu_pkt_fence *pkt)
@@ -509,7 +510,7 @@ static int hl_emu_exec_fence(struct hl_emu_queue *q, struct hl_cs_job *job,
 	while (!hl_emu_sync_fence_take(q->emu, q->id, id, target, dec)) {
 		rc = hl_emu_job_check(q, job);
 		if (rc) {
-			hl_emu_sync_fence_abort(q->emu, q->id, id);
+			hl_emu_sync_fence_abort(q->emu, q->id, id, target, dec);
 			return rc;
 		}
 		hl_emu_sync_fence_wait(q->emu, q->id, id, target,
@@ -731,7 +732,7 @@ int hl_emu_queue_job(struct hl_device *hdev, struct hl_cs_job *job)
 	} else {
 		list_add_tail(hl_cs_job_node(job), &q->pending);
 		/* Under the lock: hw_fini destroys the workqueue after stopping */
-		queue_work(emu->wq, &q->work);
+		queue_work(q->wq, &q->work);
 	}
 	spin_unlock(&q->lock);
 	if (rc)
@@ -776,8 +777,13 @@ static void hl_emu_queues_free(struct hl_emu_device *emu)
 	u32 i;
 
 	for (i = 0; i < HL_EMU_NUM_QUEUES; i++) {
-		kvfree(emu->queues[i].buf);
-		emu->queues[i].buf = NULL;
+		struct hl_emu_queue *q = &emu->queues[i];
+
+		if (q->wq)
+			destroy_workqueue(q->wq);
+		q->wq = NULL;
+		kvfree(q->buf);
+		q->buf = NULL;
 	}
 }
 
@@ -828,13 +834,19 @@ int hl_emu_queues_init(struct hl_emu_device *emu)
 		q->buf = kvmalloc(HL_EMU_QUEUE_BUF_SIZE, GFP_KERNEL);
 		if (!q->buf)
 			goto err_free_queues;
+		/*
+		 * Its worker signals fences, which memory reclaim may wait
+		 * for: WQ_MEM_RECLAIM, with a rescuer of its own. A shared
+		 * rescuer would run a FENCE's job and then, only after it,
+		 * the job of another queue that releases it (a stall until
+		 * the job's deadline when the pool lags at making a worker:
+		 * a loaded or debug kernel).
+		 */
+		q->wq = alloc_ordered_workqueue("hl%d-q%u", WQ_MEM_RECLAIM,
+						hl_device_id(emu->hdev), i);
+		if (!q->wq)
+			goto err_free_queues;
 	}
-
-	/* Its workers signal fences, which memory reclaim may wait for */
-	emu->wq = alloc_workqueue("hl%d-queues", WQ_UNBOUND | WQ_MEM_RECLAIM,
-				  HL_EMU_NUM_QUEUES, hl_device_id(emu->hdev));
-	if (!emu->wq)
-		goto err_free_queues;
 
 	for (i = 0; i < HL_EMU_NUM_QUEUES; i++) {
 		spin_lock(&emu->queues[i].lock);
@@ -882,7 +894,5 @@ void hl_emu_queues_fini(struct hl_emu_device *emu)
 	}
 
 	/* Waits for the running jobs, which abort at their next chunk */
-	destroy_workqueue(emu->wq);
-	emu->wq = NULL;
 	hl_emu_queues_free(emu);
 }

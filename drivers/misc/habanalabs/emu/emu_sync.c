@@ -371,20 +371,29 @@ int hl_emu_sync_fence_wait(struct hl_emu_device *emu, u32 queue, u32 id,
 }
 
 /**
- * hl_emu_sync_fence_abort - a FENCE gave up (its job failed): disarm every
- * monitor aimed at that fence counter, so that a late fire does not pass a
- * later FENCE of the queue.
+ * hl_emu_sync_fence_abort - a FENCE gave up (its job failed): take what
+ * reached its counter meanwhile and disarm every monitor aimed at the
+ * counter, so that neither a fire that landed after the FENCE's last look
+ * nor a late one passes a later FENCE of the queue.
  * @emu: the device.
  * @queue: the queue.
  * @id: fence id.
+ * @target: the FENCE's target.
+ * @dec: what the FENCE subtracts when it passes.
+ *
+ * One step under the lock: a fire lands either before it (and is taken, as
+ * hl_emu_sync_fence_take() would have) or never.
  */
-void hl_emu_sync_fence_abort(struct hl_emu_device *emu, u32 queue, u32 id)
+void hl_emu_sync_fence_abort(struct hl_emu_device *emu, u32 queue, u32 id,
+			     u32 target, u32 dec)
 {
 	struct hl_emu_sync *sm = emu->sync;
 	u64 addr = HL_QM_FENCE_RDATA(queue, id);
 	u32 i;
 
 	spin_lock(&sm->lock);
+	if (sm->fence[queue][id] >= target)
+		sm->fence[queue][id] -= min(dec, sm->fence[queue][id]);
 	for (i = 0; i < HL_SM_NUM_MONITORS; i++)
 		if (sm->mon[i].armed && sm->mon[i].addr == addr)
 			sm->mon[i].armed = false;

@@ -25,7 +25,8 @@ int hl_emu_sync_write(struct hl_emu_device *emu, u64 addr, u32 value);
 int hl_emu_sync_read(struct hl_emu_device *emu, u64 addr, u32 *val);
 bool hl_emu_sync_fence_take(struct hl_emu_device *emu, u32 queue, u32 id,
 			    u32 target, u32 dec);
-void hl_emu_sync_fence_abort(struct hl_emu_device *emu, u32 queue, u32 id);
+void hl_emu_sync_fence_abort(struct hl_emu_device *emu, u32 queue, u32 id,
+			     u32 target, u32 dec);
 int hl_emu_sync_fence_wait(struct hl_emu_device *emu, u32 queue, u32 id,
 			   u32 target, long timeout);
 void hl_emu_sync_wake(struct hl_emu_device *emu);
