@@ -212,6 +212,28 @@ static void test_alloc_accounts_only(void **state)
 	assert_int_equal(hltests_dram_free(st->fd), free0);
 }
 
+/*
+ * No page size for ALLOC to hand out (it only accounts): the page orders
+ * are 0, upstream's answer for GAUDI, on the compute and control nodes
+ */
+static void test_memalloc_page_orders_none(void **state)
+{
+	struct hltests_state *st = *state;
+	uint64_t orders = ~0ull;
+	int ctl;
+
+	require_gaudi();
+	assert_int_equal(hlthunk_get_dev_memalloc_page_orders(st->fd, &orders),
+			 0);
+	assert_int_equal(orders, 0);
+	ctl = hltests_open_node(0, 1);
+	assert_true(ctl >= 0);
+	orders = ~0ull;
+	assert_int_equal(hlthunk_get_dev_memalloc_page_orders(ctl, &orders), 0);
+	assert_int_equal(orders, 0);
+	close(ctl);
+}
+
 /* LIN_DMA to, from and within physical DRAM, at both ends of it */
 static void test_dram_physical_copies(void **state)
 {
@@ -768,6 +790,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_hw_ip_reports_gaudi_memory,
 						gaudi_setup, hltests_teardown),
 		cmocka_unit_test_setup_teardown(test_alloc_accounts_only,
+						gaudi_setup, hltests_teardown),
+		cmocka_unit_test_setup_teardown(test_memalloc_page_orders_none,
 						gaudi_setup, hltests_teardown),
 		cmocka_unit_test_setup_teardown(test_dram_physical_copies,
 						gaudi_setup, hltests_teardown),

@@ -129,15 +129,20 @@ static int hl_info_hw_idle(struct hl_fpriv *fpriv, struct hl_info_args *args,
 	return hl_info_copy(call, args, &info, sizeof(info));
 }
 
-/* The page sizes HL_MEM_OP_ALLOC accepts: the default DRAM page size only */
+/*
+ * The page sizes HL_MEM_OP_ALLOC accepts: the default DRAM page size only;
+ * none without a DRAM MMU (ALLOC only accounts there), upstream's 0 for
+ * GAUDI
+ */
 static int hl_info_dev_memalloc_page_sizes(struct hl_fpriv *fpriv,
 					   struct hl_info_args *args,
 					   struct hl_ioctl_call *call)
 {
+	const struct asic_fixed_properties *prop = &fpriv->hdev->asic_prop;
 	struct hl_info_dev_memalloc_page_sizes info = {};
 
-	info.page_order_bitmask =
-		BIT_ULL(ilog2(fpriv->hdev->asic_prop.dram_page_size));
+	if (prop->dram_supports_virtual_memory)
+		info.page_order_bitmask = BIT_ULL(ilog2(prop->dram_page_size));
 
 	return hl_info_copy(call, args, &info, sizeof(info));
 }
