@@ -1375,8 +1375,11 @@ hlthunk_public uint32_t hlthunk_pkt_nic_write_imm(void *buf, uint32_t conn_id,
  * @cb_handle: receives its handle, also the offset at which to mmap() it
  *	(MAP_SHARED, PROT_READ | PROT_WRITE) on @fd.
  *
- * Such a CB has no device address: it cannot be submitted (this device's
- * queues fetch through the device MMU); see the mapped variant.
+ * Such a CB has no device address. It is submitted by handle on an
+ * external queue (a chunk's cb_handle; under the module parameter
+ * asic=gaudi, GAUDI's DMA 0-1 queues), where the driver runs its own copy,
+ * taken at submission; an internal queue fetches through the device MMU
+ * and takes a device VA or a mapped CB (see the mapped variant).
  *
  * Return: 0 or -errno (errno set; -EINVAL: @cb_handle NULL or @cb_size
  * out of range, checked before the ioctl).

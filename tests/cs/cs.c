@@ -129,14 +129,13 @@ static void test_cs_bad_args_einval(void **state)
 	CS_EINVAL(chunks[0].cb_size = 0);
 	CS_EINVAL(chunks[0].cb_size = 12);
 	CS_EINVAL(chunks[0].cb_size = 2 * MB + 8);
-	CS_EINVAL(chunks[0].cs_chunk_flags = 1);
+	CS_EINVAL(chunks[0].cs_chunk_flags = 2);
 	CS_EINVAL(chunks[0].pad[9] = 1);
 	CS_EINVAL(chunks[0].collective_engine_id = 1);
 	/* Upstream's flags of features the emulated device has not */
 	CS_EINVAL(a.in.cs_flags = HL_CS_FLAGS_ENGINE_CORE_COMMAND);
 	CS_EINVAL(a.in.cs_flags = HL_CS_FLAGS_ENGINES_COMMAND);
 	CS_EINVAL(a.in.cs_flags = HL_CS_FLAGS_FLUSH_PCI_HBW_WRITES);
-	CS_EINVAL(chunks[0].cs_chunk_flags = HL_CS_CHUNK_FLAGS_USER_ALLOC_CB);
 	/* A bad chunk after good ones fails the whole CS */
 	CS_EINVAL(a.in.num_chunks_execute = 3; chunks[2].cb_size = 4);
 #undef CS_EINVAL

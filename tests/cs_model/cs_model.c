@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #define PAGE		4096ull
@@ -52,9 +53,10 @@ static uint32_t pkt_fence(void *buf, uint32_t id, uint32_t target,
 	return sizeof(pkt);
 }
 
-/* HL_IOCTL_CS of one chunk; returns the ioctl's rc */
-static int cs_one(int fd, uint32_t queue, uint64_t handle, uint32_t size,
-		  uint32_t chunk_flags, uint32_t cs_flags, uint64_t *seq)
+/* HL_IOCTL_CS of one chunk, job timeout @timeout_s; returns the ioctl's rc */
+static int cs_one_within(int fd, uint32_t queue, uint64_t handle,
+			 uint32_t size, uint32_t chunk_flags, uint32_t cs_flags,
+			 uint32_t timeout_s, uint64_t *seq)
 {
 	struct hl_cs_chunk c;
 	union hl_cs_args a;
@@ -69,10 +71,18 @@ static int cs_one(int fd, uint32_t queue, uint64_t handle, uint32_t size,
 	a.in.chunks_execute = (uintptr_t)&c;
 	a.in.num_chunks_execute = 1;
 	a.in.cs_flags = cs_flags;
+	a.in.timeout = timeout_s;
 	rc = hltests_cs_ioctl(fd, &a);
 	if (!rc && seq)
 		*seq = a.out.seq;
 	return rc;
+}
+
+static int cs_one(int fd, uint32_t queue, uint64_t handle, uint32_t size,
+		  uint32_t chunk_flags, uint32_t cs_flags, uint64_t *seq)
+{
+	return cs_one_within(fd, queue, handle, size, chunk_flags, cs_flags, 0,
+			     seq);
 }
 
 static int wait_cs(int fd, uint64_t seq, uint32_t *status)
@@ -289,6 +299,240 @@ static void test_fence_of_every_stream(void **state)
 	hltests_host_unmap(st->fd, &cb);
 }
 
+/* ------------------------------------------------------------------------
+ * Kernel-owned CBs on external queues
+ */
+
+/* A CB of the driver's, not mapped into the MMU, and its user mapping */
+struct kcb {
+	uint64_t handle;
+	uint8_t *ptr;
+	uint32_t size;
+};
+
+static void kcb_create(int fd, struct kcb *k, uint32_t size)
+{
+	k->size = size;
+	assert_int_equal(hlthunk_request_command_buffer(fd, size, &k->handle),
+			 0);
+	k->ptr = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		      k->handle);
+	assert_true(k->ptr != MAP_FAILED);
+}
+
+static void kcb_destroy(int fd, struct kcb *k)
+{
+	assert_int_equal(munmap(k->ptr, k->size), 0);
+	assert_int_equal(hlthunk_destroy_command_buffer(fd, k->handle), 0);
+}
+
+/*
+ * A kernel CB named by handle runs on every external queue (DMA 0-1), with
+ * HL_CS_CHUNK_FLAGS_USER_ALLOC_CB or without (upstream: the flag means
+ * nothing on a queue that is not of type HW).
+ */
+static void test_kernel_cb_on_external_queue(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hltests_host_buf h;
+	uint32_t q, n, status, *mark;
+	struct kcb k;
+	uint64_t seq;
+
+	NEED_GAUDI();
+	hltests_host_map(st->fd, &h, PAGE);
+	memset(h.ptr, 0, PAGE);
+	mark = (uint32_t *)h.ptr;
+	kcb_create(st->fd, &k, PAGE);
+	for (q = GAUDI_QUEUE_ID_DMA_0_0; q <= GAUDI_QUEUE_ID_DMA_1_3; q++) {
+		n = hlthunk_pkt_msg_long(k.ptr, h.va + 4 * q, 0xc0de0000 + q);
+		assert_int_equal(cs_one(st->fd, q, k.handle, n,
+					q % 2 ? HL_CS_CHUNK_FLAGS_USER_ALLOC_CB :
+						0, 0, &seq), 0);
+		assert_int_equal(wait_cs(st->fd, seq, &status), 0);
+		assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
+		assert_int_equal(mark[q], 0xc0de0000 + q);
+	}
+	kcb_destroy(st->fd, &k);
+	hltests_host_unmap(st->fd, &h);
+}
+
+/*
+ * An external queue's chunk: a device VA (with the USER_ALLOC_CB flag too),
+ * a destroyed handle, a handle of another device's context, a cb_size
+ * beyond the CB: -EINVAL; an internal queue still wants a device VA or a
+ * mapped CB (an unmapped CB's handle: -EINVAL).
+ */
+static void test_external_queue_errnos(void **state)
+{
+	struct hltests_state *st = *state;
+	const uint32_t ext = GAUDI_QUEUE_ID_DMA_0_2;
+	struct hltests_host_buf cb;
+	struct kcb k, gone;
+	uint64_t other;
+	uint32_t n;
+	int fd1;
+
+	NEED_GAUDI();
+	hltests_host_map(st->fd, &cb, PAGE);
+	n = hlthunk_pkt_nop(cb.ptr);
+	kcb_create(st->fd, &k, PAGE);
+	hlthunk_pkt_nop(k.ptr);
+
+	assert_int_equal(cs_one(st->fd, ext, cb.va, n, 0, 0, NULL), -EINVAL);
+	assert_int_equal(cs_one(st->fd, ext, cb.va, n,
+				HL_CS_CHUNK_FLAGS_USER_ALLOC_CB, 0, NULL),
+			 -EINVAL);
+	assert_int_equal(cs_one(st->fd, ext, k.handle, PAGE + 8, 0, 0, NULL),
+			 -EINVAL);
+	assert_int_equal(cs_one(st->fd, ext, k.handle, n, 2, 0, NULL),
+			 -EINVAL);
+	/* An unmapped CB on an internal queue */
+	assert_int_equal(cs_one(st->fd, GAUDI_QUEUE_ID_DMA_2_0, k.handle, n,
+				0, 0, NULL), -EINVAL);
+
+	kcb_create(st->fd, &gone, PAGE);
+	kcb_destroy(st->fd, &gone);
+	assert_int_equal(cs_one(st->fd, ext, gone.handle, 8, 0, 0, NULL),
+			 -EINVAL);
+
+	if (hltests_num_devices() > 1) {
+		fd1 = hltests_open_node(1, 0);
+		assert_true(fd1 >= 0);
+		assert_int_equal(hlthunk_request_command_buffer(fd1, PAGE,
+								&other), 0);
+		assert_int_equal(cs_one(st->fd, ext, other, 8, 0, 0, NULL),
+				 -EINVAL);
+		assert_int_equal(hlthunk_close(fd1), 0);
+	}
+
+	/* The positive control: the same chunk with k's handle runs */
+	hltests_run_cb_ok(st->fd, GAUDI_QUEUE_ID_DMA_2_0, cb.va, n);
+	{
+		uint32_t status;
+		uint64_t seq;
+
+		assert_int_equal(cs_one(st->fd, ext, k.handle, n, 0, 0, &seq),
+				 0);
+		assert_int_equal(wait_cs(st->fd, seq, &status), 0);
+		assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
+	}
+	kcb_destroy(st->fd, &k);
+	hltests_host_unmap(st->fd, &cb);
+}
+
+/*
+ * Stall external queue DMA_0_0 behind a FENCE (a kernel CB waiting on its
+ * fence 0); returns the stalling CS. release_stall() lets it go, from an
+ * internal queue.
+ */
+static uint64_t stall_dma0(int fd, struct kcb *stall)
+{
+	uint64_t seq;
+	uint32_t n;
+
+	kcb_create(fd, stall, PAGE);
+	n = pkt_fence(stall->ptr, 0, 1, 1);
+	assert_int_equal(cs_one_within(fd, GAUDI_QUEUE_ID_DMA_0_0,
+				       stall->handle, n, 0, 0, 60, &seq), 0);
+	return seq;
+}
+
+static void release_stall(int fd)
+{
+	struct hltests_host_buf cb;
+	uint32_t n;
+
+	hltests_host_map(fd, &cb, PAGE);
+	n = hlthunk_pkt_msg_long(cb.ptr, HL_QM_FENCE_RDATA(0, 0), 1);
+	hltests_run_cb_ok(fd, GAUDI_QUEUE_ID_DMA_2_0, cb.va, n);
+	hltests_host_unmap(fd, &cb);
+}
+
+/*
+ * The driver copies a kernel CB at submission: the user rewriting the CB
+ * while its job waits in the queue changes nothing of what the engine
+ * runs. A driver that fetched the live CB (inject_bug=64,
+ * tests/cs_model/negative-control) writes the rewritten marker.
+ */
+static void test_kernel_cb_copied_at_submission(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hltests_host_buf h;
+	uint64_t stall_seq, seq;
+	struct kcb stall, k;
+	uint32_t n, status;
+
+	NEED_GAUDI();
+	hltests_host_map(st->fd, &h, PAGE);
+	memset(h.ptr, 0, PAGE);
+	kcb_create(st->fd, &k, PAGE);
+
+	stall_seq = stall_dma0(st->fd, &stall);
+	n = hlthunk_pkt_msg_long(k.ptr, h.va, 0xaaaa);
+	assert_int_equal(cs_one(st->fd, GAUDI_QUEUE_ID_DMA_0_0, k.handle, n,
+				0, 0, &seq), 0);
+	/* The queue is stalled: nothing ran yet */
+	assert_int_equal(hlthunk_wait_for_cs(st->fd, seq, 0, &status), 0);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_BUSY);
+	/* Rewritten after the submission */
+	hlthunk_pkt_msg_long(k.ptr, h.va, 0xbbbb);
+
+	release_stall(st->fd);
+	assert_int_equal(wait_cs(st->fd, stall_seq, &status), 0);
+	assert_int_equal(wait_cs(st->fd, seq, &status), 0);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
+	if (*(uint32_t *)h.ptr != 0xaaaa)
+		fail_msg("the engine ran the CB as rewritten after the submission (0x%x, expected 0xaaaa)",
+			 *(uint32_t *)h.ptr);
+
+	kcb_destroy(st->fd, &stall);
+	kcb_destroy(st->fd, &k);
+	hltests_host_unmap(st->fd, &h);
+}
+
+/*
+ * A kernel CB destroyed (handle and user mapping gone) while its job waits
+ * in the queue: the job holds the CB (usage count 1 until then), runs what
+ * was submitted, and the handle names nothing afterwards.
+ */
+static void test_kernel_cb_destroyed_while_queued(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hltests_host_buf h;
+	uint64_t stall_seq, seq;
+	struct kcb stall, k;
+	uint32_t n, status, cnt;
+
+	NEED_GAUDI();
+	hltests_host_map(st->fd, &h, PAGE);
+	memset(h.ptr, 0, PAGE);
+	kcb_create(st->fd, &k, 2 * PAGE);
+
+	stall_seq = stall_dma0(st->fd, &stall);
+	/* A packet across the CB's page boundary */
+	memset(k.ptr, 0, 2 * PAGE);
+	hlthunk_pkt_nop(k.ptr + PAGE - 8);
+	n = hlthunk_pkt_msg_long(k.ptr + PAGE, h.va, 0xd00d);
+	assert_int_equal(cs_one(st->fd, GAUDI_QUEUE_ID_DMA_0_0, k.handle,
+				PAGE + n, 0, 0, &seq), 0);
+	assert_int_equal(hlthunk_get_cb_usage_count(st->fd, k.handle, &cnt), 0);
+	assert_int_equal(cnt, 1);
+	kcb_destroy(st->fd, &k);
+	memset(h.ptr, 0, PAGE);
+
+	release_stall(st->fd);
+	assert_int_equal(wait_cs(st->fd, stall_seq, &status), 0);
+	assert_int_equal(wait_cs(st->fd, seq, &status), 0);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
+	assert_int_equal(*(uint32_t *)h.ptr, 0xd00d);
+	assert_int_equal(cs_one(st->fd, GAUDI_QUEUE_ID_DMA_0_0, k.handle, 8, 0,
+				0, NULL), -EINVAL);
+
+	kcb_destroy(st->fd, &stall);
+	hltests_host_unmap(st->fd, &h);
+}
+
 const struct CMUnitTest cs_model_tests[] = {
 	cmocka_unit_test_setup_teardown(test_queue_table_reported,
 					hltests_setup, hltests_teardown),
@@ -299,6 +543,14 @@ const struct CMUnitTest cs_model_tests[] = {
 	cmocka_unit_test_setup_teardown(test_sync_stream_external_only,
 					hltests_setup, hltests_teardown),
 	cmocka_unit_test_setup_teardown(test_fence_of_every_stream,
+					hltests_setup, hltests_teardown),
+	cmocka_unit_test_setup_teardown(test_kernel_cb_on_external_queue,
+					hltests_setup, hltests_teardown),
+	cmocka_unit_test_setup_teardown(test_external_queue_errnos,
+					hltests_setup, hltests_teardown),
+	cmocka_unit_test_setup_teardown(test_kernel_cb_copied_at_submission,
+					hltests_setup, hltests_teardown),
+	cmocka_unit_test_setup_teardown(test_kernel_cb_destroyed_while_queued,
 					hltests_setup, hltests_teardown),
 };
 

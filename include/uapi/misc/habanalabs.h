@@ -1500,10 +1500,14 @@ struct hl_info_args {
  * mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, handle) to
  * write its packets. With HL_CB_FLAGS_MAP it is also mapped into the
  * device MMU of the caller's context (HL_CB_OP_INFO with
- * HL_CB_FLAGS_GET_DEVICE_VA returns the address), and a CS chunk may then
- * name it by handle (hl_cs_chunk.cb_handle): the engine queues of this
- * device fetch every command buffer through the device MMU, so a CB
- * created without HL_CB_FLAGS_MAP can be written but not submitted.
+ * HL_CB_FLAGS_GET_DEVICE_VA returns the address), and a CS chunk of an
+ * internal queue may then name it by handle (hl_cs_chunk.cb_handle):
+ * internal queues fetch every command buffer through the device MMU, so
+ * there a CB created without HL_CB_FLAGS_MAP cannot be named. An external
+ * queue (under the module parameter asic=gaudi: GAUDI's DMA 0-1 queues)
+ * takes a CB by handle only, mapped or not: the driver copies the CB's
+ * first cb_size bytes at the submission and the queue runs the copy, as
+ * upstream's GAUDI driver does.
  *
  * Lifetime: HL_CB_OP_DESTROY drops the handle; the CB lives on while a CS
  * that named it runs (its usage count, HL_CB_OP_INFO, counts them) and
@@ -1803,17 +1807,28 @@ union hl_mem_args {
 /* Maximum number of chunks in one command submission */
 #define HL_MAX_JOBS_PER_CS	64
 
-/* struct hl_cs_chunk.cs_chunk_flags: upstream's (refused here, -EINVAL) */
+/*
+ * struct hl_cs_chunk.cs_chunk_flags: upstream's. USER_ALLOC_CB is accepted
+ * and, as upstream's for every queue that is not of GAUDI2's type HW,
+ * changes nothing: an internal queue's cb_handle is always a device VA (or
+ * a mapped CB), an external queue's always a kernel CB's handle.
+ */
 #define HL_CS_CHUNK_FLAGS_USER_ALLOC_CB	0x1
 
 /**
  * struct hl_cs_chunk - one job of a command submission.
- * @cb_handle: device virtual address of the command buffer: packets the
- *	queue fetches through the device MMU (the buffer may be host memory
- *	mapped with HL_MEM_USERPTR, or device memory); or the handle of a
- *	command buffer HL_IOCTL_CB created with HL_CB_FLAGS_MAP (the CB is
- *	kept, and counted in its usage count, until the CS completes), then
- *	@cb_size must not exceed the CB's size.
+ * @cb_handle: on an internal queue, the device virtual address of the
+ *	command buffer: packets the queue fetches through the device MMU
+ *	(the buffer may be host memory mapped with HL_MEM_USERPTR, or device
+ *	memory); or the handle of a command buffer HL_IOCTL_CB created with
+ *	HL_CB_FLAGS_MAP. On an external queue (asic=gaudi: GAUDI's DMA 0-1),
+ *	the handle of a command buffer of the caller's (HL_IOCTL_CB, mapped
+ *	or not), whose first @cb_size bytes the driver copies at the
+ *	submission: the queue runs that copy, so what the caller writes into
+ *	the CB afterwards changes nothing of this CS. A CB named by handle is
+ *	kept, and counted in its usage count, until the CS completes (also
+ *	when its handle is destroyed meanwhile); @cb_size must not exceed the
+ *	CB's size.
  * @signal_seq_arr: HL_CS_FLAGS_WAIT, HL_CS_FLAGS_COLLECTIVE_WAIT: user
  *	pointer to the sequence numbers of the signal CSs to wait for
  *	(HL_CS_FLAGS_WAIT: exactly one; COLLECTIVE_WAIT is refused).
@@ -1828,8 +1843,8 @@ union hl_mem_args {
  * @encaps_signal_offset: HL_CS_FLAGS_WAIT with HL_CS_FLAGS_ENCAP_SIGNALS:
  *	which of the reserved signals to wait for, counted from 1 (0 means
  *	1, as upstream); past the reservation's count: -EINVAL.
- * @cs_chunk_flags: must be 0 (upstream's HL_CS_CHUNK_FLAGS_USER_ALLOC_CB
- *	is refused).
+ * @cs_chunk_flags: 0 or HL_CS_CHUNK_FLAGS_USER_ALLOC_CB (which changes
+ *	nothing, as upstream's on GAUDI); any other bit: -EINVAL.
  * @collective_engine_id: HL_CS_FLAGS_COLLECTIVE_WAIT: the engine that
  *	gathers the collective (upstream's); else must be 0.
  * @pad: must be 0.
@@ -2098,8 +2113,13 @@ struct hl_cs_out {
  *            with a bad queue_index (num_queues and above, or under
  *            asic=gaudi the device CPU's queue or a queue not
  *            applicable: HW_IP_INFO's num_queues), a cb_size that is 0, not a multiple
- *            of 8 or above 2 MiB, or non-zero flags, collective_engine_id
- *            or pad; SIGNAL and WAIT: not exactly one chunk, a bad
+ *            of 8 or above 2 MiB, or beyond the CB it names, a flag
+ *            other than USER_ALLOC_CB, non-zero collective_engine_id or
+ *            pad, on an external queue a cb_handle that is no handle of
+ *            a CB of the caller's (a device VA, a destroyed handle,
+ *            another context's), on an internal one the handle of a CB
+ *            not mapped into the MMU; SIGNAL and WAIT: not exactly one
+ *            chunk, a bad
  *            queue_index or one without sync streams, num_signal_seq_arr not 1, a signal seq not
  *            handed out or not of a SIGNAL; RESERVE_SIGNALS_ONLY: a count
  *            of 0 or HL_SM_SOB_MAX_VAL and above, a bad queue, 1024

@@ -312,7 +312,8 @@ static int hl_cs_validate_chunks(struct hl_device *hdev,
 
 		if (!hl_cs_queue_usable(hdev, c->queue_index) ||
 		    !c->cb_size || !IS_ALIGNED(c->cb_size, sizeof(u64)) ||
-		    c->cb_size > HL_CS_MAX_CB_SIZE || c->cs_chunk_flags ||
+		    c->cb_size > HL_CS_MAX_CB_SIZE ||
+		    (c->cs_chunk_flags & ~HL_CS_CHUNK_FLAGS_USER_ALLOC_CB) ||
 		    c->collective_engine_id)
 			return -EINVAL;
 		for (j = 0; j < ARRAY_SIZE(c->pad); j++)
@@ -409,6 +410,10 @@ static struct hl_cs *hl_cs_alloc(struct hl_ctx *ctx,
 		job->cb_va = chunks[i].cb_handle;
 		job->cb_size = chunks[i].cb_size;
 		job->queue_id = chunks[i].queue_index;
+		/* A CS of jobs: an external queue's chunk names a kernel CB */
+		job->ext = type == HL_CS_TYPE_DEFAULT &&
+			   hl_cs_queue_type(ctx->hdev, job->queue_id) ==
+			   HL_QUEUE_TYPE_EXT;
 		INIT_LIST_HEAD(&job->node);
 	}
 	return cs;
@@ -438,7 +443,10 @@ static int hl_cs_submit(struct hl_ctx *ctx, const struct hl_cs_chunk *chunks,
 		rc = -ENOMEM;
 		goto err_submitted;
 	}
-	/* Chunks naming a driver-owned CB by handle get its device VA */
+	/*
+	 * Chunks naming a driver-owned CB by handle get its device VA; an
+	 * external queue's, the driver's copy of it, taken now
+	 */
 	rc = hl_cb_jobs_get(ctx, cs->jobs, n);
 	if (rc)
 		goto err_free_cs;
