@@ -533,6 +533,296 @@ static void test_kernel_cb_destroyed_while_queued(void **state)
 	hltests_host_unmap(st->fd, &h);
 }
 
+/* ------------------------------------------------------------------------
+ * Restore chunks and the context switch; staged submissions
+ */
+
+/* An internal queue of either identity */
+static uint32_t q_int(void)
+{
+	return is_gaudi() ? GAUDI_QUEUE_ID_DMA_2_0 : 1;
+}
+
+/* HL_IOCTL_CS with restore chunks; returns the ioctl's rc */
+static int cs_restore(int fd, struct hl_cs_chunk *restore, uint32_t nr,
+		      struct hl_cs_chunk *exec, uint32_t cs_flags,
+		      uint64_t *seq)
+{
+	union hl_cs_args a;
+	int rc;
+
+	memset(&a, 0, sizeof(a));
+	a.in.chunks_restore = (uintptr_t)restore;
+	a.in.num_chunks_restore = nr;
+	a.in.chunks_execute = (uintptr_t)exec;
+	a.in.num_chunks_execute = 1;
+	a.in.cs_flags = cs_flags;
+	rc = hltests_cs_ioctl(fd, &a);
+	if (!rc && seq)
+		*seq = a.out.seq;
+	return rc;
+}
+
+static void chunk_at(struct hl_cs_chunk *c, uint32_t queue, uint64_t va,
+		     uint32_t size)
+{
+	memset(c, 0, sizeof(*c));
+	c->cb_handle = va;
+	c->queue_index = queue;
+	c->cb_size = size;
+}
+
+/*
+ * The restore chunks run before the execute chunks on the context's first
+ * CS (as a CS of their own: the execute chunks get the next sequence
+ * number) and with FORCE_RESTORE, never otherwise: the execute chunk copies
+ * what the restore chunk wrote; a later CS's restore chunk without the flag
+ * writes nothing.
+ */
+static void test_restore_on_first_cs_and_forced(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hl_cs_chunk rc_chunk, ex_chunk;
+	struct hltests_host_buf cb, h;
+	uint32_t status, *mark;
+	uint64_t seq;
+	uint8_t *p;
+
+	hltests_host_map(st->fd, &cb, PAGE);
+	hltests_host_map(st->fd, &h, PAGE);
+	memset(h.ptr, 0, PAGE);
+	mark = (uint32_t *)h.ptr;
+	p = cb.ptr;
+	hlthunk_pkt_msg_long(p, h.va, 0x11);			/* restore 1 */
+	hlthunk_pkt_lin_dma(p + 16, h.va, h.va + 4, 4);		/* execute 1 */
+	hlthunk_pkt_msg_long(p + 48, h.va + 8, 0x22);		/* restore 2 */
+	hlthunk_pkt_lin_dma(p + 64, h.va + 8, h.va + 12, 4);	/* execute 2 */
+
+	chunk_at(&rc_chunk, q_int(), cb.va, 16);
+	chunk_at(&ex_chunk, q_int(), cb.va + 16, 32);
+	assert_int_equal(cs_restore(st->fd, &rc_chunk, 1, &ex_chunk, 0, &seq),
+			 0);
+	/* The restore CS took sequence number 1 */
+	assert_int_equal(seq, 2);
+	assert_int_equal(wait_cs(st->fd, seq, &status), 0);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
+	assert_int_equal(mark[1], 0x11);
+
+	/* Not the first CS: the restore chunk is not run */
+	chunk_at(&rc_chunk, q_int(), cb.va + 48, 16);
+	chunk_at(&ex_chunk, q_int(), cb.va + 64, 32);
+	assert_int_equal(cs_restore(st->fd, &rc_chunk, 1, &ex_chunk, 0, &seq),
+			 0);
+	assert_int_equal(seq, 3);
+	assert_int_equal(wait_cs(st->fd, seq, &status), 0);
+	assert_int_equal(mark[2], 0);
+	assert_int_equal(mark[3], 0);
+
+	/* Forced */
+	assert_int_equal(cs_restore(st->fd, &rc_chunk, 1, &ex_chunk,
+				    HL_CS_FLAGS_FORCE_RESTORE, &seq), 0);
+	assert_int_equal(seq, 5);
+	assert_int_equal(wait_cs(st->fd, seq, &status), 0);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
+	assert_int_equal(mark[3], 0x22);
+
+	hltests_host_unmap(st->fd, &h);
+	hltests_host_unmap(st->fd, &cb);
+}
+
+/*
+ * The restore phase's errnos: too many restore chunks or a bad one
+ * -EINVAL, an unreadable array -EFAULT, a restore CS that fails -ENOEXEC
+ * (upstream's); nothing of the execute chunk runs then, and the phase runs
+ * again at the next CS.
+ */
+static void test_restore_errnos(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hl_cs_chunk rc_chunk[HL_MAX_JOBS_PER_CS + 1], ex_chunk;
+	struct hltests_host_buf cb, h;
+	uint32_t i, status, *mark;
+	uint64_t seq;
+
+	hltests_host_map(st->fd, &cb, PAGE);
+	hltests_host_map(st->fd, &h, PAGE);
+	memset(h.ptr, 0, PAGE);
+	mark = (uint32_t *)h.ptr;
+	hlthunk_pkt_msg_long(cb.ptr, h.va, 0x33);
+	/* A write to a VA nothing maps: the restore CS faults */
+	hlthunk_pkt_msg_long(cb.ptr + 16, 0x4000, 1);
+	hlthunk_pkt_msg_long(cb.ptr + 32, h.va + 4, 0x44);
+	for (i = 0; i <= HL_MAX_JOBS_PER_CS; i++)
+		chunk_at(&rc_chunk[i], q_int(), cb.va, 16);
+	chunk_at(&ex_chunk, q_int(), cb.va + 32, 16);
+
+	assert_int_equal(cs_restore(st->fd, rc_chunk, HL_MAX_JOBS_PER_CS + 1,
+				    &ex_chunk, 0, NULL), -EINVAL);
+	rc_chunk[0].cb_size = 12;
+	assert_int_equal(cs_restore(st->fd, rc_chunk, 1, &ex_chunk, 0, NULL),
+			 -EINVAL);
+	rc_chunk[0].cb_size = 16;
+	assert_int_equal(cs_restore(st->fd, (void *)8, 1, &ex_chunk, 0, NULL),
+			 -EFAULT);
+	rc_chunk[1].cb_handle = cb.va + 16;
+	assert_int_equal(cs_restore(st->fd, &rc_chunk[1], 1, &ex_chunk, 0,
+				    NULL), -ENOEXEC);
+	assert_int_equal(mark[1], 0);
+
+	/* The phase was not done: the next CS runs it */
+	assert_int_equal(cs_restore(st->fd, rc_chunk, 1, &ex_chunk, 0, &seq),
+			 0);
+	assert_int_equal(wait_cs(st->fd, seq, &status), 0);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
+	assert_int_equal(mark[0], 0x33);
+	assert_int_equal(mark[1], 0x44);
+
+	hltests_host_unmap(st->fd, &h);
+	hltests_host_unmap(st->fd, &cb);
+}
+
+/* One staged part on @queue running the CB at @va; rc of the ioctl */
+static int staged(int fd, uint32_t flags, uint64_t seq, uint32_t queue,
+		  uint64_t va, uint32_t size, uint32_t timeout_s,
+		  uint64_t *out_seq)
+{
+	struct hl_cs_chunk c;
+	union hl_cs_args a;
+	int rc;
+
+	chunk_at(&c, queue, va, size);
+	memset(&a, 0, sizeof(a));
+	a.in.chunks_execute = (uintptr_t)&c;
+	a.in.num_chunks_execute = 1;
+	a.in.cs_flags = flags;
+	a.in.seq = seq;
+	a.in.timeout = timeout_s;
+	rc = hltests_cs_ioctl(fd, &a);
+	if (!rc && out_seq)
+		*out_seq = a.out.seq;
+	return rc;
+}
+
+#define ST	HL_CS_FLAGS_STAGED_SUBMISSION
+#define ST_F	HL_CS_FLAGS_STAGED_SUBMISSION_FIRST
+#define ST_L	HL_CS_FLAGS_STAGED_SUBMISSION_LAST
+
+/*
+ * Malformed staged parts, upstream's errnos: a later part naming a number
+ * not handed out, a CS that is no staged submission's first part, or one
+ * whose last part came: -EINVAL; a later part with ENCAP_SIGNALS: -EINVAL.
+ * _FIRST or _LAST without STAGED_SUBMISSION, and a part both first and
+ * last, are plain CSs (upstream reads them only with STAGED_SUBMISSION).
+ */
+static void test_staged_errnos(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hltests_host_buf cb;
+	uint64_t plain, s1, s2;
+	uint32_t n, status;
+
+	hltests_host_map(st->fd, &cb, PAGE);
+	n = hlthunk_pkt_nop(cb.ptr);
+
+	assert_int_equal(staged(st->fd, ST, 0, q_int(), cb.va, n, 0, NULL),
+			 -EINVAL);
+	assert_int_equal(staged(st->fd, ST | ST_L, 999, q_int(), cb.va, n, 0,
+				NULL), -EINVAL);
+	/* Plain CSs */
+	assert_int_equal(staged(st->fd, ST_F, 0, q_int(), cb.va, n, 0, &plain),
+			 0);
+	assert_int_equal(wait_cs(st->fd, plain, &status), 0);
+	assert_int_equal(staged(st->fd, ST_L, 0, q_int(), cb.va, n, 0, &s1), 0);
+	assert_int_equal(s1, plain + 1);
+	assert_int_equal(staged(st->fd, ST | ST_F | ST_L, 0, q_int(), cb.va, n,
+				0, &s2), 0);
+	assert_int_equal(wait_cs(st->fd, s2, &status), 0);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
+	/* ... which no part can join */
+	assert_int_equal(staged(st->fd, ST, plain, q_int(), cb.va, n, 0, NULL),
+			 -EINVAL);
+	assert_int_equal(staged(st->fd, ST, s2, q_int(), cb.va, n, 0, NULL),
+			 -EINVAL);
+
+	assert_int_equal(staged(st->fd, ST | ST_F, 0, q_int(), cb.va, n, 0,
+				&s1), 0);
+	assert_int_equal(staged(st->fd, ST | HL_CS_FLAGS_ENCAP_SIGNALS, s1,
+				q_int(), cb.va, n, 0, NULL), -EINVAL);
+	assert_int_equal(staged(st->fd, ST | ST_L, s1, q_int(), cb.va, n, 0,
+				&s2), 0);
+	assert_int_equal(s2, s1);
+	assert_int_equal(staged(st->fd, ST, s1, q_int(), cb.va, n, 0, NULL),
+			 -EINVAL);
+	assert_int_equal(staged(st->fd, ST | ST_L, s1, q_int(), cb.va, n, 0,
+				NULL), -EINVAL);
+	assert_int_equal(wait_cs(st->fd, s1, &status), 0);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
+	hltests_host_unmap(st->fd, &cb);
+}
+
+/*
+ * The timeout runs from the first part: a submission whose last part does
+ * not come fails (ABORTED) at the first part's timeout and takes no part
+ * afterwards; a last part that waits for a fence that never comes fails
+ * at the first part's deadline (2 s), not at its own (60 s).
+ */
+static void test_staged_timeout_from_first(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hltests_host_buf cb;
+	uint32_t n, status;
+	uint64_t s1, s2;
+	double t0;
+
+	hltests_host_map(st->fd, &cb, PAGE);
+	n = hlthunk_pkt_nop(cb.ptr);
+	pkt_fence(cb.ptr + 8, 3, 1, 1);
+
+	t0 = hltests_now_s();
+	assert_int_equal(staged(st->fd, ST | ST_F, 0, q_int(), cb.va, n, 1,
+				&s1), 0);
+	assert_int_equal(wait_cs(st->fd, s1, &status), -EIO);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_ABORTED);
+	assert_true(hltests_now_s() - t0 < 20);
+	assert_int_equal(staged(st->fd, ST | ST_L, s1, q_int(), cb.va, n, 0,
+				NULL), -EINVAL);
+
+	t0 = hltests_now_s();
+	assert_int_equal(staged(st->fd, ST | ST_F, 0, q_int(), cb.va, n, 2,
+				&s1), 0);
+	assert_int_equal(staged(st->fd, ST | ST_L, s1, q_int(), cb.va + 8, 8,
+				60, &s2), 0);
+	assert_int_equal(wait_cs(st->fd, s1, &status), -EIO);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_ABORTED);
+	assert_true(hltests_now_s() - t0 < 30);
+	hltests_host_unmap(st->fd, &cb);
+}
+
+/*
+ * A staged submission left open when its file closes: the close does not
+ * wait for its timeout (60 s) and the next open works.
+ */
+static void test_staged_open_at_close(void **state)
+{
+	struct hltests_host_buf cb;
+	uint64_t s1;
+	double t0;
+	int fd;
+
+	(void)state;
+	fd = hlthunk_open(HLTHUNK_DEVICE_DONT_CARE, NULL);
+	assert_true(fd >= 0);
+	hltests_host_map(fd, &cb, PAGE);
+	assert_int_equal(staged(fd, ST | ST_F, 0, q_int(), cb.va,
+				hlthunk_pkt_nop(cb.ptr), 60, &s1), 0);
+	t0 = hltests_now_s();
+	assert_int_equal(hlthunk_close(fd), 0);
+	fd = hlthunk_open(HLTHUNK_DEVICE_DONT_CARE, NULL);
+	assert_true(fd >= 0);
+	assert_true(hltests_now_s() - t0 < 30);
+	assert_int_equal(hlthunk_close(fd), 0);
+}
+
 const struct CMUnitTest cs_model_tests[] = {
 	cmocka_unit_test_setup_teardown(test_queue_table_reported,
 					hltests_setup, hltests_teardown),
@@ -552,6 +842,15 @@ const struct CMUnitTest cs_model_tests[] = {
 					hltests_setup, hltests_teardown),
 	cmocka_unit_test_setup_teardown(test_kernel_cb_destroyed_while_queued,
 					hltests_setup, hltests_teardown),
+	cmocka_unit_test_setup_teardown(test_restore_on_first_cs_and_forced,
+					hltests_setup, hltests_teardown),
+	cmocka_unit_test_setup_teardown(test_restore_errnos,
+					hltests_setup, hltests_teardown),
+	cmocka_unit_test_setup_teardown(test_staged_errnos,
+					hltests_setup, hltests_teardown),
+	cmocka_unit_test_setup_teardown(test_staged_timeout_from_first,
+					hltests_setup, hltests_teardown),
+	cmocka_unit_test(test_staged_open_at_close),
 };
 
 int main(void)

@@ -1886,7 +1886,10 @@ enum hl_engine_command {
 
 /**
  * struct hl_cs_in - input of HL_IOCTL_CS.
- * @chunks_restore: must be 0 (no context-switch restore jobs).
+ * @chunks_restore: user pointer to the restore chunks (struct
+ *	hl_cs_chunk, as @chunks_execute's), read only in a restore phase:
+ *	the context's first CS (a context switch), or a CS with
+ *	HL_CS_FLAGS_FORCE_RESTORE; else ignored.
  * @chunks_execute: user pointer to an array of struct hl_cs_chunk.
  * @engine_cores: HL_CS_FLAGS_ENGINE_CORE_COMMAND: user pointer to the
  *	__u32 ids of the engine cores (upstream's; refused here).
@@ -1907,7 +1910,8 @@ enum hl_engine_command {
  * @encaps_signals_q_idx: HL_CS_FLAGS_RESERVE_SIGNALS_ONLY: the queue whose
  *	sync object the signals are reserved on (upstream's).
  * @reserved: this driver's earlier name of @seq.
- * @num_chunks_restore: must be 0.
+ * @num_chunks_restore: number of restore chunks, 0 .. HL_MAX_JOBS_PER_CS
+ *	(read only in a restore phase, as @chunks_restore).
  * @num_chunks_execute: number of chunks, 1 .. HL_MAX_JOBS_PER_CS.
  * @timeout: job timeout in seconds from the submission, 0 for the
  *	driver default (module parameter timeout_locked); a job still running
@@ -1917,7 +1921,8 @@ enum hl_engine_command {
  *	dma-buf, signals in bounded time. Honoured with or without
  *	HL_CS_FLAGS_CUSTOM_TIMEOUT (upstream reads it only with the flag).
  * @cs_flags: HL_CS_FLAGS_CUSTOM_TIMEOUT, HL_CS_FLAGS_TIMESTAMP,
- *	HL_CS_FLAGS_ENCAP_SIGNALS, and at most one of HL_CS_FLAGS_SIGNAL,
+ *	HL_CS_FLAGS_FORCE_RESTORE, HL_CS_FLAGS_STAGED_SUBMISSION (+ _FIRST,
+ *	_LAST), HL_CS_FLAGS_ENCAP_SIGNALS, and at most one of HL_CS_FLAGS_SIGNAL,
  *	HL_CS_FLAGS_WAIT, HL_CS_FLAGS_RESERVE_SIGNALS_ONLY and
  *	HL_CS_FLAGS_UNRESERVE_SIGNALS_ONLY (see their list below);
  *	HL_CS_FLAGS_COLLECTIVE_WAIT: -EOPNOTSUPP; any other bit: -EINVAL.
@@ -1962,7 +1967,8 @@ struct hl_cs_in {
  * struct hl_cs_in.cs_flags, upstream's bits. This driver serves
  * CUSTOM_TIMEOUT (@timeout is set; hl-thunk sets it), TIMESTAMP (accepted:
  * every CS records its completion time, HL_IOCTL_WAIT_CS's
- * timestamp_nsec), SIGNAL, WAIT, ENCAP_SIGNALS, RESERVE_SIGNALS_ONLY and
+ * timestamp_nsec), FORCE_RESTORE, STAGED_SUBMISSION (+ _FIRST, _LAST),
+ * SIGNAL, WAIT, ENCAP_SIGNALS, RESERVE_SIGNALS_ONLY and
  * UNRESERVE_SIGNALS_ONLY; COLLECTIVE_WAIT is -EOPNOTSUPP (the
  * emulated ASIC has NIC ports but no collective master and slave engine
  * queues for upstream's collective wait to run on); every other one is
@@ -2046,6 +2052,43 @@ struct hl_cs_in {
  * it until the SOB reached that signal's value. A CS already complete
  * makes no CS (out.seq U64_MAX), as a SIGNAL does; a sequence number not
  * handed out, or an offset past the count: -EINVAL.
+ *
+ * The restore phase (upstream's context switch): on the context's first CS
+ * (of any kind), and on every CS with FORCE_RESTORE, the restore chunks
+ * (chunks_restore, num_chunks_restore; none is fine) run first, as a CS of
+ * their own, which takes the next sequence number and which the call waits
+ * for; then the call goes on with what it was asked (the execute chunks'
+ * CS gets the number after it). On the emulated device a context switch
+ * does nothing else: a context has its device alone, and the sync
+ * manager, the fences and the TLBs were reset when the previous owner was
+ * torn down. Errors of the phase: those of a CS of jobs for the restore
+ * chunks (more than HL_MAX_JOBS_PER_CS: -EINVAL; an unreadable array:
+ * -EFAULT), -ENOEXEC when the restore CS fails (upstream's), -EINTR when
+ * the wait is interrupted; nothing else of the call runs then, and the
+ * context's next CS runs the phase again. Upstream 6.12 runs the phase on
+ * a first CS only for GOYA (GAUDI's driver does not claim context
+ * switches: only FORCE_RESTORE runs it there).
+ *
+ * Staged submissions (upstream's): a CS of jobs with STAGED_SUBMISSION is
+ * one part of a staged submission. The first part (_FIRST) gets a
+ * sequence number as any CS; every later part names it in @seq and
+ * returns it in out.seq (it takes a sequence number of its own, never
+ * handed out); the last part (_LAST) closes the submission. HL_IOCTL_WAIT_CS
+ * on that number completes once every part has completed, the last
+ * included, with the first error of any part. The time limit runs from the
+ * first part's commit with the first part's timeout for every part (a
+ * later part's own timeout is ignored); a submission whose last part has
+ * not come by then fails (-ETIMEDOUT: ABORTED) and takes no part any more,
+ * as one left open when its context is torn down (-ECANCELED). -EINVAL: a
+ * later part whose @seq is no open staged submission of the context
+ * (never one, a plain CS, closed by its last part or its timeout), or one
+ * with ENCAP_SIGNALS (the first part may give reserved signals; they are
+ * released when the whole submission completes). Without STAGED_SUBMISSION,
+ * _FIRST and _LAST mean nothing, and a part that is both first and last is
+ * a plain CS (upstream's); the kinds (SIGNAL, WAIT, ...) ignore the staged
+ * flags. Every part counts in max_pending_cs. Unlike upstream's GAUDI, a
+ * CS (a last part too) may have internal queues only: the emulated
+ * device completes every queue's jobs.
  */
 #define HL_CS_FLAGS_FORCE_RESTORE		0x1
 #define HL_CS_FLAGS_SIGNAL			0x2
@@ -2128,6 +2171,10 @@ struct hl_cs_out {
  *            the queue's last; ENCAP_SIGNALS: with SIGNAL or a
  *            reservation kind, an id the context does not hold or that a
  *            CS gives already, a WAIT's offset past the reservation;
+ *            STAGED_SUBMISSION: a later part naming no open staged
+ *            submission, or with ENCAP_SIGNALS; a restore phase's
+ *            restore chunks as the execute chunks';
+ *   -ENOEXEC the restore phase's CS failed;
  *   -EOPNOTSUPP HL_CS_FLAGS_COLLECTIVE_WAIT;
  *   -EFAULT  the chunk array, or a WAIT's signal_seq_arr, cannot be read;
  *   -EAGAIN  max_pending_cs (module parameter, default 256) submissions of
