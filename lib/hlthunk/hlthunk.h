@@ -304,9 +304,12 @@ struct hlthunk_page_fault_info {
 
 /**
  * struct hlthunk_cs_in - a command submission.
- * @chunks_restore: must be NULL (no context-switch restore jobs).
+ * @chunks_restore: array of @num_chunks_restore struct hl_cs_chunk: the
+ *	restore chunks, which the driver runs (and waits for) before the
+ *	execute chunks on the context's first CS, or with
+ *	HL_CS_FLAGS_FORCE_RESTORE, and ignores otherwise; or NULL.
  * @chunks_execute: array of @num_chunks_execute struct hl_cs_chunk.
- * @num_chunks_restore: must be 0.
+ * @num_chunks_restore: 0 .. HL_MAX_JOBS_PER_CS.
  * @num_chunks_execute: 1 .. HL_MAX_JOBS_PER_CS.
  * @flags: HL_CS_FLAGS_* (HL_CS_FLAGS_CUSTOM_TIMEOUT is set by
  *	hlthunk_command_submission_timeout(); the staged-submission flags by
