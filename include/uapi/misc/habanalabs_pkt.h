@@ -139,11 +139,23 @@ struct hl_pkt_fence {
 	 ((eq) ? HL_SM_MON_ARM_EQ : 0) |				\
 	 (((__u32)(value) & HL_SM_SOB_VAL_MASK) << HL_SM_MON_ARM_VAL_SHIFT))
 
-/* Fence registers: queue 0..3, fence id 0..3 */
+/*
+ * Fence registers: fence id 0..3 of every queue (0 .. HW_IP_INFO's
+ * num_queues - 1). The queues are taken four at a time as the streams of
+ * one queue manager, whose fence registers are a block of
+ * HL_QM_FENCE_QM_STRIDE bytes: queues 0-3 are DMA0's streams, 4-7 DMA1's,
+ * as on GAUDI (the same addresses as before for queues 0-3); GAUDI's other
+ * queue managers sit elsewhere in its configuration space, here they
+ * follow one another (queue manager k at k * HL_QM_FENCE_QM_STRIDE).
+ */
 #define HL_QM_FENCE_NUM			4
+#define HL_QM_FENCE_STREAMS		4
+#define HL_QM_FENCE_QM_STRIDE		0x20000ull
 #define HL_QM_FENCE_RDATA_0		(HL_CFG_BASE + 0x508308)
 #define HL_QM_FENCE_RDATA(queue, id)					\
-	(HL_QM_FENCE_RDATA_0 + 0x14ull * (id) + 4ull * (queue))
+	(HL_QM_FENCE_RDATA_0 +						\
+	 HL_QM_FENCE_QM_STRIDE * ((queue) / HL_QM_FENCE_STREAMS) +	\
+	 0x14ull * (id) + 4ull * ((queue) % HL_QM_FENCE_STREAMS))
 
 /**
  * struct hl_pkt_nop - do nothing.

@@ -1,0 +1,859 @@
+// SPDX-License-Identifier: MIT
+/*
+ * cs_model: upstream's command-submission model. Under asic=gaudi (make
+ * check runs this suite a second time so): GAUDI's queue table, what each
+ * kind of queue takes, the fences of every queue stream. Under asic=emu,
+ * the default, every queue is internal: the GAUDI-only tests skip.
+ */
+#include "hltests.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#define PAGE		4096ull
+#define WAIT_US		(120ull * 1000 * 1000)
+
+/* ------------------------------------------------------------------------
+ * Helpers
+ */
+
+/* The identity the driver was loaded with: true for asic=gaudi */
+static bool is_gaudi(void)
+{
+	char buf[32];
+
+	assert_int_equal(hltests_param_read("asic", buf, sizeof(buf)), 0);
+	if (!strcmp(buf, "gaudi"))
+		return true;
+	assert_string_equal(buf, "emu");
+	return false;
+}
+
+#define NEED_GAUDI() do {						\
+		if (!is_gaudi()) {					\
+			print_message("needs asic=gaudi\n");		\
+			skip();						\
+		}							\
+	} while (0)
+
+static uint32_t pkt_fence(void *buf, uint32_t id, uint32_t target,
+			  uint32_t dec)
+{
+	struct hl_pkt_fence pkt = {
+		.ctl = (uint32_t)HL_PKT_FENCE << HL_PKT_OPCODE_SHIFT,
+		.cfg = HL_PKT_FENCE_CFG(id, target, dec),
+	};
+
+	memcpy(buf, &pkt, sizeof(pkt));
+	return sizeof(pkt);
+}
+
+/* HL_IOCTL_CS of one chunk, job timeout @timeout_s; returns the ioctl's rc */
+static int cs_one_within(int fd, uint32_t queue, uint64_t handle,
+			 uint32_t size, uint32_t chunk_flags, uint32_t cs_flags,
+			 uint32_t timeout_s, uint64_t *seq)
+{
+	struct hl_cs_chunk c;
+	union hl_cs_args a;
+	int rc;
+
+	memset(&c, 0, sizeof(c));
+	c.cb_handle = handle;
+	c.queue_index = queue;
+	c.cb_size = size;
+	c.cs_chunk_flags = chunk_flags;
+	memset(&a, 0, sizeof(a));
+	a.in.chunks_execute = (uintptr_t)&c;
+	a.in.num_chunks_execute = 1;
+	a.in.cs_flags = cs_flags;
+	a.in.timeout = timeout_s;
+	rc = hltests_cs_ioctl(fd, &a);
+	if (!rc && seq)
+		*seq = a.out.seq;
+	return rc;
+}
+
+static int cs_one(int fd, uint32_t queue, uint64_t handle, uint32_t size,
+		  uint32_t chunk_flags, uint32_t cs_flags, uint64_t *seq)
+{
+	return cs_one_within(fd, queue, handle, size, chunk_flags, cs_flags, 0,
+			     seq);
+}
+
+static int wait_cs(int fd, uint64_t seq, uint32_t *status)
+{
+	*status = 0xdead;
+	return hlthunk_wait_for_cs(fd, seq, WAIT_US, status);
+}
+
+/* A CB in mapped host memory that writes @marker at @dst */
+static uint32_t cb_marker(struct hltests_host_buf *cb, uint64_t dst,
+			  uint32_t marker)
+{
+	return hlthunk_pkt_msg_long(cb->ptr, dst, marker);
+}
+
+/* ------------------------------------------------------------------------
+ * GAUDI's queue table
+ */
+
+/*
+ * HW_IP_INFO: GAUDI_QUEUE_ID_SIZE queues, TPC 0-7 present; under asic=emu
+ * the emulated ASIC's 4 queues and no TPC.
+ */
+static void test_queue_table_reported(void **state)
+{
+	struct hltests_state *st = *state;
+
+	if (!is_gaudi()) {
+		assert_int_equal(st->hw_ip.num_queues, 4);
+		assert_int_equal(st->hw_ip.tpc_enabled_mask, 0);
+		return;
+	}
+	assert_int_equal(st->hw_ip.num_queues, GAUDI_QUEUE_ID_SIZE);
+	assert_int_equal(st->hw_ip.tpc_enabled_mask, 0xff);
+	assert_int_equal(st->hw_ip.tpc_enabled_mask_ext, 0xff);
+}
+
+/*
+ * The device CPU's queue, the queues of NIC engines the device does not
+ * have, and a queue past the table: -EINVAL, the same chunk on an internal
+ * queue is accepted (and runs).
+ */
+static void test_cpu_and_na_queues_refused(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hltests_host_buf cb, h;
+	uint32_t n, q, status;
+	uint64_t seq;
+
+	NEED_GAUDI();
+	hltests_host_map(st->fd, &cb, PAGE);
+	hltests_host_map(st->fd, &h, PAGE);
+	n = cb_marker(&cb, h.va, 0x5a5a);
+
+	assert_int_equal(cs_one(st->fd, GAUDI_QUEUE_ID_CPU_PQ, cb.va, n, 0, 0,
+				NULL), -EINVAL);
+	assert_int_equal(cs_one(st->fd, GAUDI_QUEUE_ID_SIZE, cb.va, n, 0, 0,
+				NULL), -EINVAL);
+	/* NIC engines past the device's ports: not applicable */
+	assert_true(st->hw_ip.num_nic_ports < 10);
+	for (q = GAUDI_QUEUE_ID_NIC_0_0 + 4 * st->hw_ip.num_nic_ports;
+	     q <= GAUDI_QUEUE_ID_NIC_9_3; q++)
+		assert_int_equal(cs_one(st->fd, q, cb.va, n, 0, 0, NULL),
+				 -EINVAL);
+
+	/* The positive control: an internal queue takes it and runs it */
+	assert_int_equal(cs_one(st->fd, GAUDI_QUEUE_ID_DMA_2_0, cb.va, n, 0, 0,
+				&seq), 0);
+	assert_int_equal(wait_cs(st->fd, seq, &status), 0);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
+	assert_int_equal(*(uint32_t *)h.ptr, 0x5a5a);
+
+	hltests_host_unmap(st->fd, &h);
+	hltests_host_unmap(st->fd, &cb);
+}
+
+/*
+ * Every internal queue runs a job: DMA 2-7, MME, TPC and the NIC queues of
+ * the ports the device has; each writes its own marker.
+ */
+static void test_every_internal_queue_runs(void **state)
+{
+	struct hltests_state *st = *state;
+	uint32_t q, last = GAUDI_QUEUE_ID_NIC_0_0 + 4 * st->hw_ip.num_nic_ports;
+	struct hltests_host_buf cb, h;
+	uint64_t seq[GAUDI_QUEUE_ID_SIZE];
+	uint32_t status, *mark;
+
+	NEED_GAUDI();
+	hltests_host_map(st->fd, &cb, PAGE);
+	hltests_host_map(st->fd, &h, PAGE);
+	memset(h.ptr, 0, PAGE);
+	mark = (uint32_t *)h.ptr;
+	for (q = GAUDI_QUEUE_ID_DMA_2_0; q < last; q++) {
+		struct hltests_host_buf one = cb;
+
+		one.ptr += q * 16;
+		one.va += q * 16;
+		cb_marker(&one, h.va + 4 * q, 0x1000 + q);
+		assert_int_equal(cs_one(st->fd, q, one.va, 16, 0, 0, &seq[q]),
+				 0);
+	}
+	for (q = GAUDI_QUEUE_ID_DMA_2_0; q < last; q++) {
+		assert_int_equal(wait_cs(st->fd, seq[q], &status), 0);
+		assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
+		assert_int_equal(mark[q], 0x1000 + q);
+	}
+	for (q = 0; q < GAUDI_QUEUE_ID_DMA_2_0; q++)
+		assert_int_equal(mark[q], 0);
+
+	hltests_host_unmap(st->fd, &h);
+	hltests_host_unmap(st->fd, &cb);
+}
+
+/*
+ * SIGNAL, WAIT and reservations of signals only on the external queues
+ * (upstream's supports_sync_stream on GAUDI): -EINVAL on an internal one;
+ * a SIGNAL on DMA_0_0 runs.
+ */
+static void test_sync_stream_external_only(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hl_cs_chunk c;
+	union hl_cs_args a;
+	uint32_t status;
+
+	NEED_GAUDI();
+	memset(&c, 0, sizeof(c));
+	memset(&a, 0, sizeof(a));
+	c.queue_index = GAUDI_QUEUE_ID_DMA_2_0;
+	a.in.chunks_execute = (uintptr_t)&c;
+	a.in.num_chunks_execute = 1;
+	a.in.cs_flags = HL_CS_FLAGS_SIGNAL;
+	assert_int_equal(hltests_cs_ioctl(st->fd, &a), -EINVAL);
+	c.queue_index = GAUDI_QUEUE_ID_TPC_0_0;
+	assert_int_equal(hltests_cs_ioctl(st->fd, &a), -EINVAL);
+
+	memset(&a, 0, sizeof(a));
+	a.in.cs_flags = HL_CS_FLAGS_RESERVE_SIGNALS_ONLY;
+	a.in.encaps_signals_count = 1;
+	a.in.encaps_signals_q_idx = GAUDI_QUEUE_ID_MME_0_0;
+	assert_int_equal(hltests_cs_ioctl(st->fd, &a), -EINVAL);
+
+	/* The positive control: an external queue */
+	memset(&a, 0, sizeof(a));
+	c.queue_index = GAUDI_QUEUE_ID_DMA_1_3;
+	a.in.chunks_execute = (uintptr_t)&c;
+	a.in.num_chunks_execute = 1;
+	a.in.cs_flags = HL_CS_FLAGS_SIGNAL;
+	assert_int_equal(hltests_cs_ioctl(st->fd, &a), 0);
+	assert_int_equal(wait_cs(st->fd, a.out.seq, &status), 0);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
+}
+
+/*
+ * A fence per queue stream: a job on TPC_7_3 (queue 72) passes its FENCE
+ * once its own fence register was written; a write to the same stream's
+ * fence of another queue manager (TPC_6_3, queue 68), or to the next
+ * fence id, does not release it (the job times out). A decode that took
+ * the fence registers modulo some stride would fail the second part.
+ */
+static void test_fence_of_every_stream(void **state)
+{
+	struct hltests_state *st = *state;
+	const uint32_t q = GAUDI_QUEUE_ID_TPC_7_3;
+	struct hltests_host_buf cb, h;
+	uint32_t status;
+	uint64_t seq;
+	uint8_t *p;
+
+	NEED_GAUDI();
+	hltests_host_map(st->fd, &cb, PAGE);
+	hltests_host_map(st->fd, &h, PAGE);
+	memset(h.ptr, 0, PAGE);
+
+	p = cb.ptr;
+	p += hlthunk_pkt_msg_long(p, HL_QM_FENCE_RDATA(q, 1), 1);
+	p += pkt_fence(p, 1, 1, 1);
+	p += hlthunk_pkt_msg_long(p, h.va, 0x77);
+	assert_int_equal(cs_one(st->fd, q, cb.va, p - cb.ptr, 0, 0, &seq), 0);
+	assert_int_equal(wait_cs(st->fd, seq, &status), 0);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
+	assert_int_equal(*(uint32_t *)h.ptr, 0x77);
+
+	/* Another queue manager's stream 3, and fence id 2: not ours */
+	memset(h.ptr, 0, PAGE);
+	p = cb.ptr;
+	p += hlthunk_pkt_msg_long(p, HL_QM_FENCE_RDATA(q - 4, 1), 1);
+	p += hlthunk_pkt_msg_long(p, HL_QM_FENCE_RDATA(q, 2), 1);
+	p += pkt_fence(p, 1, 1, 1);
+	p += hlthunk_pkt_msg_long(p, h.va, 0x78);
+	{
+		struct hlthunk_cs_in in;
+		struct hlthunk_cs_out out;
+		struct hl_cs_chunk c;
+
+		memset(&c, 0, sizeof(c));
+		c.cb_handle = cb.va;
+		c.queue_index = q;
+		c.cb_size = p - cb.ptr;
+		memset(&in, 0, sizeof(in));
+		in.chunks_execute = &c;
+		in.num_chunks_execute = 1;
+		assert_int_equal(hlthunk_command_submission_timeout(st->fd, &in,
+								    &out, 1),
+				 0);
+		seq = out.seq;
+	}
+	assert_int_equal(wait_cs(st->fd, seq, &status), -EIO);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_ABORTED);
+	assert_int_equal(*(uint32_t *)h.ptr, 0);
+
+	hltests_host_unmap(st->fd, &h);
+	hltests_host_unmap(st->fd, &cb);
+}
+
+/* ------------------------------------------------------------------------
+ * Kernel-owned CBs on external queues
+ */
+
+/* A CB of the driver's, not mapped into the MMU, and its user mapping */
+struct kcb {
+	uint64_t handle;
+	uint8_t *ptr;
+	uint32_t size;
+};
+
+static void kcb_create(int fd, struct kcb *k, uint32_t size)
+{
+	k->size = size;
+	assert_int_equal(hlthunk_request_command_buffer(fd, size, &k->handle),
+			 0);
+	k->ptr = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		      k->handle);
+	assert_true(k->ptr != MAP_FAILED);
+}
+
+static void kcb_destroy(int fd, struct kcb *k)
+{
+	assert_int_equal(munmap(k->ptr, k->size), 0);
+	assert_int_equal(hlthunk_destroy_command_buffer(fd, k->handle), 0);
+}
+
+/*
+ * A kernel CB named by handle runs on every external queue (DMA 0-1), with
+ * HL_CS_CHUNK_FLAGS_USER_ALLOC_CB or without (upstream: the flag means
+ * nothing on a queue that is not of type HW).
+ */
+static void test_kernel_cb_on_external_queue(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hltests_host_buf h;
+	uint32_t q, n, status, *mark;
+	struct kcb k;
+	uint64_t seq;
+
+	NEED_GAUDI();
+	hltests_host_map(st->fd, &h, PAGE);
+	memset(h.ptr, 0, PAGE);
+	mark = (uint32_t *)h.ptr;
+	kcb_create(st->fd, &k, PAGE);
+	for (q = GAUDI_QUEUE_ID_DMA_0_0; q <= GAUDI_QUEUE_ID_DMA_1_3; q++) {
+		n = hlthunk_pkt_msg_long(k.ptr, h.va + 4 * q, 0xc0de0000 + q);
+		assert_int_equal(cs_one(st->fd, q, k.handle, n,
+					q % 2 ? HL_CS_CHUNK_FLAGS_USER_ALLOC_CB :
+						0, 0, &seq), 0);
+		assert_int_equal(wait_cs(st->fd, seq, &status), 0);
+		assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
+		assert_int_equal(mark[q], 0xc0de0000 + q);
+	}
+	kcb_destroy(st->fd, &k);
+	hltests_host_unmap(st->fd, &h);
+}
+
+/*
+ * An external queue's chunk: a device VA (with the USER_ALLOC_CB flag too),
+ * a destroyed handle, a handle of another device's context, a cb_size
+ * beyond the CB: -EINVAL; an internal queue still wants a device VA or a
+ * mapped CB (an unmapped CB's handle: -EINVAL).
+ */
+static void test_external_queue_errnos(void **state)
+{
+	struct hltests_state *st = *state;
+	const uint32_t ext = GAUDI_QUEUE_ID_DMA_0_2;
+	struct hltests_host_buf cb;
+	struct kcb k, gone;
+	uint64_t other;
+	uint32_t n;
+	int fd1;
+
+	NEED_GAUDI();
+	hltests_host_map(st->fd, &cb, PAGE);
+	n = hlthunk_pkt_nop(cb.ptr);
+	kcb_create(st->fd, &k, PAGE);
+	hlthunk_pkt_nop(k.ptr);
+
+	assert_int_equal(cs_one(st->fd, ext, cb.va, n, 0, 0, NULL), -EINVAL);
+	assert_int_equal(cs_one(st->fd, ext, cb.va, n,
+				HL_CS_CHUNK_FLAGS_USER_ALLOC_CB, 0, NULL),
+			 -EINVAL);
+	assert_int_equal(cs_one(st->fd, ext, k.handle, PAGE + 8, 0, 0, NULL),
+			 -EINVAL);
+	assert_int_equal(cs_one(st->fd, ext, k.handle, n, 2, 0, NULL),
+			 -EINVAL);
+	/* An unmapped CB on an internal queue */
+	assert_int_equal(cs_one(st->fd, GAUDI_QUEUE_ID_DMA_2_0, k.handle, n,
+				0, 0, NULL), -EINVAL);
+
+	kcb_create(st->fd, &gone, PAGE);
+	kcb_destroy(st->fd, &gone);
+	assert_int_equal(cs_one(st->fd, ext, gone.handle, 8, 0, 0, NULL),
+			 -EINVAL);
+
+	if (hltests_num_devices() > 1) {
+		fd1 = hltests_open_node(1, 0);
+		assert_true(fd1 >= 0);
+		assert_int_equal(hlthunk_request_command_buffer(fd1, PAGE,
+								&other), 0);
+		assert_int_equal(cs_one(st->fd, ext, other, 8, 0, 0, NULL),
+				 -EINVAL);
+		assert_int_equal(hlthunk_close(fd1), 0);
+	}
+
+	/* The positive control: the same chunk with k's handle runs */
+	hltests_run_cb_ok(st->fd, GAUDI_QUEUE_ID_DMA_2_0, cb.va, n);
+	{
+		uint32_t status;
+		uint64_t seq;
+
+		assert_int_equal(cs_one(st->fd, ext, k.handle, n, 0, 0, &seq),
+				 0);
+		assert_int_equal(wait_cs(st->fd, seq, &status), 0);
+		assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
+	}
+	kcb_destroy(st->fd, &k);
+	hltests_host_unmap(st->fd, &cb);
+}
+
+/*
+ * Stall external queue DMA_0_0 behind a FENCE (a kernel CB waiting on its
+ * fence 0); returns the stalling CS. release_stall() lets it go, from an
+ * internal queue.
+ */
+static uint64_t stall_dma0(int fd, struct kcb *stall)
+{
+	uint64_t seq;
+	uint32_t n;
+
+	kcb_create(fd, stall, PAGE);
+	n = pkt_fence(stall->ptr, 0, 1, 1);
+	assert_int_equal(cs_one_within(fd, GAUDI_QUEUE_ID_DMA_0_0,
+				       stall->handle, n, 0, 0, 60, &seq), 0);
+	return seq;
+}
+
+static void release_stall(int fd)
+{
+	struct hltests_host_buf cb;
+	uint32_t n;
+
+	hltests_host_map(fd, &cb, PAGE);
+	n = hlthunk_pkt_msg_long(cb.ptr, HL_QM_FENCE_RDATA(0, 0), 1);
+	hltests_run_cb_ok(fd, GAUDI_QUEUE_ID_DMA_2_0, cb.va, n);
+	hltests_host_unmap(fd, &cb);
+}
+
+/*
+ * The driver copies a kernel CB at submission: the user rewriting the CB
+ * while its job waits in the queue changes nothing of what the engine
+ * runs. A driver that fetched the live CB (inject_bug=64,
+ * tests/cs_model/negative-control) writes the rewritten marker.
+ */
+static void test_kernel_cb_copied_at_submission(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hltests_host_buf h;
+	uint64_t stall_seq, seq;
+	struct kcb stall, k;
+	uint32_t n, status;
+
+	NEED_GAUDI();
+	hltests_host_map(st->fd, &h, PAGE);
+	memset(h.ptr, 0, PAGE);
+	kcb_create(st->fd, &k, PAGE);
+
+	stall_seq = stall_dma0(st->fd, &stall);
+	n = hlthunk_pkt_msg_long(k.ptr, h.va, 0xaaaa);
+	assert_int_equal(cs_one(st->fd, GAUDI_QUEUE_ID_DMA_0_0, k.handle, n,
+				0, 0, &seq), 0);
+	/* The queue is stalled: nothing ran yet */
+	assert_int_equal(hlthunk_wait_for_cs(st->fd, seq, 0, &status), 0);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_BUSY);
+	/* Rewritten after the submission */
+	hlthunk_pkt_msg_long(k.ptr, h.va, 0xbbbb);
+
+	release_stall(st->fd);
+	assert_int_equal(wait_cs(st->fd, stall_seq, &status), 0);
+	assert_int_equal(wait_cs(st->fd, seq, &status), 0);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
+	if (*(uint32_t *)h.ptr != 0xaaaa)
+		fail_msg("the engine ran the CB as rewritten after the submission (0x%x, expected 0xaaaa)",
+			 *(uint32_t *)h.ptr);
+
+	kcb_destroy(st->fd, &stall);
+	kcb_destroy(st->fd, &k);
+	hltests_host_unmap(st->fd, &h);
+}
+
+/*
+ * A kernel CB destroyed (handle and user mapping gone) while its job waits
+ * in the queue: the job holds the CB (usage count 1 until then), runs what
+ * was submitted, and the handle names nothing afterwards.
+ */
+static void test_kernel_cb_destroyed_while_queued(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hltests_host_buf h;
+	uint64_t stall_seq, seq;
+	struct kcb stall, k;
+	uint32_t n, status, cnt;
+
+	NEED_GAUDI();
+	hltests_host_map(st->fd, &h, PAGE);
+	memset(h.ptr, 0, PAGE);
+	kcb_create(st->fd, &k, 2 * PAGE);
+
+	stall_seq = stall_dma0(st->fd, &stall);
+	/* A packet across the CB's page boundary */
+	memset(k.ptr, 0, 2 * PAGE);
+	hlthunk_pkt_nop(k.ptr + PAGE - 8);
+	n = hlthunk_pkt_msg_long(k.ptr + PAGE, h.va, 0xd00d);
+	assert_int_equal(cs_one(st->fd, GAUDI_QUEUE_ID_DMA_0_0, k.handle,
+				PAGE + n, 0, 0, &seq), 0);
+	assert_int_equal(hlthunk_get_cb_usage_count(st->fd, k.handle, &cnt), 0);
+	assert_int_equal(cnt, 1);
+	kcb_destroy(st->fd, &k);
+	memset(h.ptr, 0, PAGE);
+
+	release_stall(st->fd);
+	assert_int_equal(wait_cs(st->fd, stall_seq, &status), 0);
+	assert_int_equal(wait_cs(st->fd, seq, &status), 0);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
+	assert_int_equal(*(uint32_t *)h.ptr, 0xd00d);
+	assert_int_equal(cs_one(st->fd, GAUDI_QUEUE_ID_DMA_0_0, k.handle, 8, 0,
+				0, NULL), -EINVAL);
+
+	kcb_destroy(st->fd, &stall);
+	hltests_host_unmap(st->fd, &h);
+}
+
+/* ------------------------------------------------------------------------
+ * Restore chunks and the context switch; staged submissions
+ */
+
+/* An internal queue of either identity */
+static uint32_t q_int(void)
+{
+	return is_gaudi() ? GAUDI_QUEUE_ID_DMA_2_0 : 1;
+}
+
+/* HL_IOCTL_CS with restore chunks; returns the ioctl's rc */
+static int cs_restore(int fd, struct hl_cs_chunk *restore, uint32_t nr,
+		      struct hl_cs_chunk *exec, uint32_t cs_flags,
+		      uint64_t *seq)
+{
+	union hl_cs_args a;
+	int rc;
+
+	memset(&a, 0, sizeof(a));
+	a.in.chunks_restore = (uintptr_t)restore;
+	a.in.num_chunks_restore = nr;
+	a.in.chunks_execute = (uintptr_t)exec;
+	a.in.num_chunks_execute = 1;
+	a.in.cs_flags = cs_flags;
+	rc = hltests_cs_ioctl(fd, &a);
+	if (!rc && seq)
+		*seq = a.out.seq;
+	return rc;
+}
+
+static void chunk_at(struct hl_cs_chunk *c, uint32_t queue, uint64_t va,
+		     uint32_t size)
+{
+	memset(c, 0, sizeof(*c));
+	c->cb_handle = va;
+	c->queue_index = queue;
+	c->cb_size = size;
+}
+
+/*
+ * The restore chunks run before the execute chunks on the context's first
+ * CS (as a CS of their own: the execute chunks get the next sequence
+ * number) and with FORCE_RESTORE, never otherwise: the execute chunk copies
+ * what the restore chunk wrote; a later CS's restore chunk without the flag
+ * writes nothing.
+ */
+static void test_restore_on_first_cs_and_forced(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hl_cs_chunk rc_chunk, ex_chunk;
+	struct hltests_host_buf cb, h;
+	uint32_t status, *mark;
+	uint64_t seq;
+	uint8_t *p;
+
+	hltests_host_map(st->fd, &cb, PAGE);
+	hltests_host_map(st->fd, &h, PAGE);
+	memset(h.ptr, 0, PAGE);
+	mark = (uint32_t *)h.ptr;
+	p = cb.ptr;
+	hlthunk_pkt_msg_long(p, h.va, 0x11);			/* restore 1 */
+	hlthunk_pkt_lin_dma(p + 16, h.va, h.va + 4, 4);		/* execute 1 */
+	hlthunk_pkt_msg_long(p + 48, h.va + 8, 0x22);		/* restore 2 */
+	hlthunk_pkt_lin_dma(p + 64, h.va + 8, h.va + 12, 4);	/* execute 2 */
+
+	chunk_at(&rc_chunk, q_int(), cb.va, 16);
+	chunk_at(&ex_chunk, q_int(), cb.va + 16, 32);
+	assert_int_equal(cs_restore(st->fd, &rc_chunk, 1, &ex_chunk, 0, &seq),
+			 0);
+	/* The restore CS took sequence number 1 */
+	assert_int_equal(seq, 2);
+	assert_int_equal(wait_cs(st->fd, seq, &status), 0);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
+	assert_int_equal(mark[1], 0x11);
+
+	/* Not the first CS: the restore chunk is not run */
+	chunk_at(&rc_chunk, q_int(), cb.va + 48, 16);
+	chunk_at(&ex_chunk, q_int(), cb.va + 64, 32);
+	assert_int_equal(cs_restore(st->fd, &rc_chunk, 1, &ex_chunk, 0, &seq),
+			 0);
+	assert_int_equal(seq, 3);
+	assert_int_equal(wait_cs(st->fd, seq, &status), 0);
+	assert_int_equal(mark[2], 0);
+	assert_int_equal(mark[3], 0);
+
+	/* Forced */
+	assert_int_equal(cs_restore(st->fd, &rc_chunk, 1, &ex_chunk,
+				    HL_CS_FLAGS_FORCE_RESTORE, &seq), 0);
+	assert_int_equal(seq, 5);
+	assert_int_equal(wait_cs(st->fd, seq, &status), 0);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
+	assert_int_equal(mark[3], 0x22);
+
+	hltests_host_unmap(st->fd, &h);
+	hltests_host_unmap(st->fd, &cb);
+}
+
+/*
+ * The restore phase's errnos: too many restore chunks or a bad one
+ * -EINVAL, an unreadable array -EFAULT, a restore CS that fails -ENOEXEC
+ * (upstream's); nothing of the execute chunk runs then, and the phase runs
+ * again at the next CS.
+ */
+static void test_restore_errnos(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hl_cs_chunk rc_chunk[HL_MAX_JOBS_PER_CS + 1], ex_chunk;
+	struct hltests_host_buf cb, h;
+	uint32_t i, status, *mark;
+	uint64_t seq;
+
+	hltests_host_map(st->fd, &cb, PAGE);
+	hltests_host_map(st->fd, &h, PAGE);
+	memset(h.ptr, 0, PAGE);
+	mark = (uint32_t *)h.ptr;
+	hlthunk_pkt_msg_long(cb.ptr, h.va, 0x33);
+	/* A write to a VA nothing maps: the restore CS faults */
+	hlthunk_pkt_msg_long(cb.ptr + 16, 0x4000, 1);
+	hlthunk_pkt_msg_long(cb.ptr + 32, h.va + 4, 0x44);
+	for (i = 0; i <= HL_MAX_JOBS_PER_CS; i++)
+		chunk_at(&rc_chunk[i], q_int(), cb.va, 16);
+	chunk_at(&ex_chunk, q_int(), cb.va + 32, 16);
+
+	assert_int_equal(cs_restore(st->fd, rc_chunk, HL_MAX_JOBS_PER_CS + 1,
+				    &ex_chunk, 0, NULL), -EINVAL);
+	rc_chunk[0].cb_size = 12;
+	assert_int_equal(cs_restore(st->fd, rc_chunk, 1, &ex_chunk, 0, NULL),
+			 -EINVAL);
+	rc_chunk[0].cb_size = 16;
+	assert_int_equal(cs_restore(st->fd, (void *)8, 1, &ex_chunk, 0, NULL),
+			 -EFAULT);
+	rc_chunk[1].cb_handle = cb.va + 16;
+	assert_int_equal(cs_restore(st->fd, &rc_chunk[1], 1, &ex_chunk, 0,
+				    NULL), -ENOEXEC);
+	assert_int_equal(mark[1], 0);
+
+	/* The phase was not done: the next CS runs it */
+	assert_int_equal(cs_restore(st->fd, rc_chunk, 1, &ex_chunk, 0, &seq),
+			 0);
+	assert_int_equal(wait_cs(st->fd, seq, &status), 0);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
+	assert_int_equal(mark[0], 0x33);
+	assert_int_equal(mark[1], 0x44);
+
+	hltests_host_unmap(st->fd, &h);
+	hltests_host_unmap(st->fd, &cb);
+}
+
+/* One staged part on @queue running the CB at @va; rc of the ioctl */
+static int staged(int fd, uint32_t flags, uint64_t seq, uint32_t queue,
+		  uint64_t va, uint32_t size, uint32_t timeout_s,
+		  uint64_t *out_seq)
+{
+	struct hl_cs_chunk c;
+	union hl_cs_args a;
+	int rc;
+
+	chunk_at(&c, queue, va, size);
+	memset(&a, 0, sizeof(a));
+	a.in.chunks_execute = (uintptr_t)&c;
+	a.in.num_chunks_execute = 1;
+	a.in.cs_flags = flags;
+	a.in.seq = seq;
+	a.in.timeout = timeout_s;
+	rc = hltests_cs_ioctl(fd, &a);
+	if (!rc && out_seq)
+		*out_seq = a.out.seq;
+	return rc;
+}
+
+#define ST	HL_CS_FLAGS_STAGED_SUBMISSION
+#define ST_F	HL_CS_FLAGS_STAGED_SUBMISSION_FIRST
+#define ST_L	HL_CS_FLAGS_STAGED_SUBMISSION_LAST
+
+/*
+ * Malformed staged parts, upstream's errnos: a later part naming a number
+ * not handed out, a CS that is no staged submission's first part, or one
+ * whose last part came: -EINVAL; a later part with ENCAP_SIGNALS: -EINVAL.
+ * _FIRST or _LAST without STAGED_SUBMISSION, and a part both first and
+ * last, are plain CSs (upstream reads them only with STAGED_SUBMISSION).
+ */
+static void test_staged_errnos(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hltests_host_buf cb;
+	uint64_t plain, s1, s2;
+	uint32_t n, status;
+
+	hltests_host_map(st->fd, &cb, PAGE);
+	n = hlthunk_pkt_nop(cb.ptr);
+
+	assert_int_equal(staged(st->fd, ST, 0, q_int(), cb.va, n, 0, NULL),
+			 -EINVAL);
+	assert_int_equal(staged(st->fd, ST | ST_L, 999, q_int(), cb.va, n, 0,
+				NULL), -EINVAL);
+	/* Plain CSs */
+	assert_int_equal(staged(st->fd, ST_F, 0, q_int(), cb.va, n, 0, &plain),
+			 0);
+	assert_int_equal(wait_cs(st->fd, plain, &status), 0);
+	assert_int_equal(staged(st->fd, ST_L, 0, q_int(), cb.va, n, 0, &s1), 0);
+	assert_int_equal(s1, plain + 1);
+	assert_int_equal(staged(st->fd, ST | ST_F | ST_L, 0, q_int(), cb.va, n,
+				0, &s2), 0);
+	assert_int_equal(wait_cs(st->fd, s2, &status), 0);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
+	/* ... which no part can join */
+	assert_int_equal(staged(st->fd, ST, plain, q_int(), cb.va, n, 0, NULL),
+			 -EINVAL);
+	assert_int_equal(staged(st->fd, ST, s2, q_int(), cb.va, n, 0, NULL),
+			 -EINVAL);
+
+	assert_int_equal(staged(st->fd, ST | ST_F, 0, q_int(), cb.va, n, 0,
+				&s1), 0);
+	assert_int_equal(staged(st->fd, ST | HL_CS_FLAGS_ENCAP_SIGNALS, s1,
+				q_int(), cb.va, n, 0, NULL), -EINVAL);
+	assert_int_equal(staged(st->fd, ST | ST_L, s1, q_int(), cb.va, n, 0,
+				&s2), 0);
+	assert_int_equal(s2, s1);
+	assert_int_equal(staged(st->fd, ST, s1, q_int(), cb.va, n, 0, NULL),
+			 -EINVAL);
+	assert_int_equal(staged(st->fd, ST | ST_L, s1, q_int(), cb.va, n, 0,
+				NULL), -EINVAL);
+	assert_int_equal(wait_cs(st->fd, s1, &status), 0);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
+	hltests_host_unmap(st->fd, &cb);
+}
+
+/*
+ * The timeout runs from the first part: a submission whose last part does
+ * not come fails (ABORTED) at the first part's timeout and takes no part
+ * afterwards; a last part that waits for a fence that never comes fails
+ * at the first part's deadline (2 s), not at its own (60 s).
+ */
+static void test_staged_timeout_from_first(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hltests_host_buf cb;
+	uint32_t n, status;
+	uint64_t s1, s2;
+	double t0;
+
+	hltests_host_map(st->fd, &cb, PAGE);
+	n = hlthunk_pkt_nop(cb.ptr);
+	pkt_fence(cb.ptr + 8, 3, 1, 1);
+
+	t0 = hltests_now_s();
+	assert_int_equal(staged(st->fd, ST | ST_F, 0, q_int(), cb.va, n, 1,
+				&s1), 0);
+	assert_int_equal(wait_cs(st->fd, s1, &status), -EIO);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_ABORTED);
+	assert_true(hltests_now_s() - t0 < 20);
+	assert_int_equal(staged(st->fd, ST | ST_L, s1, q_int(), cb.va, n, 0,
+				NULL), -EINVAL);
+
+	t0 = hltests_now_s();
+	assert_int_equal(staged(st->fd, ST | ST_F, 0, q_int(), cb.va, n, 2,
+				&s1), 0);
+	assert_int_equal(staged(st->fd, ST | ST_L, s1, q_int(), cb.va + 8, 8,
+				60, &s2), 0);
+	assert_int_equal(wait_cs(st->fd, s1, &status), -EIO);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_ABORTED);
+	assert_true(hltests_now_s() - t0 < 30);
+	hltests_host_unmap(st->fd, &cb);
+}
+
+/*
+ * A staged submission left open when its file closes: the close does not
+ * wait for its timeout (60 s) and the next open works.
+ */
+static void test_staged_open_at_close(void **state)
+{
+	struct hltests_host_buf cb;
+	uint64_t s1;
+	double t0;
+	int fd;
+
+	(void)state;
+	fd = hlthunk_open(HLTHUNK_DEVICE_DONT_CARE, NULL);
+	assert_true(fd >= 0);
+	hltests_host_map(fd, &cb, PAGE);
+	assert_int_equal(staged(fd, ST | ST_F, 0, q_int(), cb.va,
+				hlthunk_pkt_nop(cb.ptr), 60, &s1), 0);
+	t0 = hltests_now_s();
+	assert_int_equal(hlthunk_close(fd), 0);
+	fd = hlthunk_open(HLTHUNK_DEVICE_DONT_CARE, NULL);
+	assert_true(fd >= 0);
+	assert_true(hltests_now_s() - t0 < 30);
+	assert_int_equal(hlthunk_close(fd), 0);
+}
+
+const struct CMUnitTest cs_model_tests[] = {
+	cmocka_unit_test_setup_teardown(test_queue_table_reported,
+					hltests_setup, hltests_teardown),
+	cmocka_unit_test_setup_teardown(test_cpu_and_na_queues_refused,
+					hltests_setup, hltests_teardown),
+	cmocka_unit_test_setup_teardown(test_every_internal_queue_runs,
+					hltests_setup, hltests_teardown),
+	cmocka_unit_test_setup_teardown(test_sync_stream_external_only,
+					hltests_setup, hltests_teardown),
+	cmocka_unit_test_setup_teardown(test_fence_of_every_stream,
+					hltests_setup, hltests_teardown),
+	cmocka_unit_test_setup_teardown(test_kernel_cb_on_external_queue,
+					hltests_setup, hltests_teardown),
+	cmocka_unit_test_setup_teardown(test_external_queue_errnos,
+					hltests_setup, hltests_teardown),
+	cmocka_unit_test_setup_teardown(test_kernel_cb_copied_at_submission,
+					hltests_setup, hltests_teardown),
+	cmocka_unit_test_setup_teardown(test_kernel_cb_destroyed_while_queued,
+					hltests_setup, hltests_teardown),
+	cmocka_unit_test_setup_teardown(test_restore_on_first_cs_and_forced,
+					hltests_setup, hltests_teardown),
+	cmocka_unit_test_setup_teardown(test_restore_errnos,
+					hltests_setup, hltests_teardown),
+	cmocka_unit_test_setup_teardown(test_staged_errnos,
+					hltests_setup, hltests_teardown),
+	cmocka_unit_test_setup_teardown(test_staged_timeout_from_first,
+					hltests_setup, hltests_teardown),
+	cmocka_unit_test(test_staged_open_at_close),
+};
+
+int main(void)
+{
+	return HLTESTS_RUN("cs_model", cs_model_tests);
+}
