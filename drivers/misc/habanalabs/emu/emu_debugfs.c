@@ -53,7 +53,7 @@ static int hl_emu_dbg_access(struct hl_emu_device *emu, u64 addr, u64 *val,
 	u64 hbm;
 	int rc;
 
-	if (hl_emu_sync_is_reg(addr)) {
+	if (hl_emu_sync_is_reg(emu, addr)) {
 		if (len == sizeof(u32)) {
 			if (write)
 				return hl_emu_sync_write(emu, addr, *val);
@@ -61,7 +61,7 @@ static int hl_emu_dbg_access(struct hl_emu_device *emu, u64 addr, u64 *val,
 			*val = lo;
 			return rc;
 		}
-		if (!hl_emu_sync_is_reg(addr + sizeof(u32)))
+		if (!hl_emu_sync_is_reg(emu, addr + sizeof(u32)))
 			return -EINVAL;
 		if (write) {
 			rc = hl_emu_sync_write(emu, addr, lower_32_bits(*val));

@@ -298,7 +298,7 @@ int hl_emu_sync_read(struct hl_emu_device *emu, u64 addr, u32 *val)
 	struct hl_emu_mon *m;
 	u32 idx = 0;
 
-	reg = hl_emu_sync_decode(addr, &idx);
+	reg = hl_emu_sync_decode(sm, addr, &idx);
 	if (reg == HL_EMU_REG_NONE)
 		return -EINVAL;
 	spin_lock(&sm->lock);
