@@ -151,6 +151,15 @@ static inline struct hl_emu_device *to_emu(struct hl_device *hdev)
 	return hl_device_asic(hdev);
 }
 
+/*
+ * The packet format the queues execute: GAUDI's under asic=gaudi
+ * (emu_gaudi_pkt.c), else this project's (habanalabs_pkt.h)
+ */
+static inline bool hl_emu_gaudi_format(void)
+{
+	return hl_identity == HL_IDENTITY_GAUDI;
+}
+
 /* emu_queue.c */
 void hl_emu_queues_early_init(struct hl_emu_device *emu);
 int hl_emu_queues_init(struct hl_emu_device *emu);
