@@ -29,6 +29,15 @@
 #define T_SOB		256
 #define T_MON		128
 
+/*
+ * Internal queues (GAUDI's DMA 0-1 are external, fed kernel CBs): QA and
+ * QB in two queue managers, QS3 the last stream of QA's queue manager
+ * (the queues are grouped four by four, HL_QM_FENCE_STREAMS)
+ */
+#define QA		GAUDI_QUEUE_ID_DMA_2_0
+#define QB		GAUDI_QUEUE_ID_DMA_3_0
+#define QS3		(QA / HL_QM_FENCE_STREAMS * HL_QM_FENCE_STREAMS + 3)
+
 /* ------------------------------------------------------------------------
  * GAUDI's packets, dword by dword
  */
@@ -237,10 +246,12 @@ static bool identity_is_gaudi(void)
 		}							\
 	} while (0)
 
-/* The offset of a register from the executing engine's block (DMA0) */
-static uint16_t block_off(uint64_t reg)
+/* The offset of a register from the block of the engine of @queue */
+static uint16_t block_off(uint32_t queue, uint64_t reg)
 {
-	return (uint16_t)(reg - HL_GAUDI_DMA0_BLOCK);
+	assert_true(reg >= HL_GAUDI_ENGINE_BLOCK(queue) &&
+		    reg < HL_GAUDI_ENGINE_BLOCK(queue) + 0x10000);
+	return (uint16_t)(reg - HL_GAUDI_ENGINE_BLOCK(queue));
 }
 
 /* Submit and wait with a timeout of @timeout_s; returns the CS status */
@@ -357,6 +368,9 @@ static void test_golden_layouts(void **state)
 	assert_int_equal(HL_QM_FENCE_RDATA(0, 0) - HL_GAUDI_DMA0_BLOCK, 0x8308);
 	assert_int_equal(HL_QM_MSG_BASE_LO(1, 3) - HL_CFG_BASE, 0x5082a4);
 	assert_int_equal(HL_QM_MSG_BASE_HI(2, 0) - HL_CFG_BASE, 0x508244);
+	/* DMA1's streams: DMA1's queue manager, as on GAUDI */
+	assert_int_equal(HL_QM_MSG_BASE_LO(5, 0) - HL_CFG_BASE, 0x52822c);
+	assert_int_equal(HL_GAUDI_ENGINE_BLOCK(6) - HL_CFG_BASE, 0x520000);
 }
 
 /* ------------------------------------------------------------------------
@@ -383,7 +397,7 @@ static void test_lin_dma_copies_and_fills(void **state)
 
 	n += g_lin_dma(cb.ptr + n, src.va, d.va, size, false);
 	n += g_lin_dma(cb.ptr + n, d.va, dst.va + 1, size, false);
-	hltests_run_cb_ok(st->fd, 0, cb.va, n);
+	hltests_run_cb_ok(st->fd, QA, cb.va, n);
 	hltests_assert_bytes_equal(dst.ptr + 1, src.ptr, size,
 				   "LIN_DMA host -> DRAM -> host");
 	assert_int_equal(dst.ptr[0], 0);
@@ -391,7 +405,7 @@ static void test_lin_dma_copies_and_fills(void **state)
 
 	/* mem_set: byte i gets byte (addr + i) % 8 of the 64-bit value */
 	n = g_lin_dma(cb.ptr, pattern, dst.va + 3, 1000, true);
-	hltests_run_cb_ok(st->fd, 0, cb.va, n);
+	hltests_run_cb_ok(st->fd, QA, cb.va, n);
 	expect = malloc(1000);
 	assert_non_null(expect);
 	for (i = 0; i < 1000; i++)
@@ -424,7 +438,7 @@ static void test_msg_long_value_and_timestamp(void **state)
 	n += g_msg(cb.ptr + n, G_MSG_PROT, h.va + 12, 0x600df00d, 0);
 	n += g_msg(cb.ptr + n, G_MSG_LONG, h.va + 16, 0, 1);
 	assert_int_equal(hlthunk_get_time_sync_info(st->fd, &t0), 0);
-	hltests_run_cb_ok(st->fd, 0, cb.va, n);
+	hltests_run_cb_ok(st->fd, QA, cb.va, n);
 	assert_int_equal(hlthunk_get_time_sync_info(st->fd, &t1), 0);
 	assert_int_equal(rd32(h.ptr + 4), 0xcafef00d);
 	assert_int_equal(rd32(h.ptr + 12), 0x600df00d);
@@ -436,7 +450,7 @@ static void test_msg_long_value_and_timestamp(void **state)
 	/* A timestamp to a misaligned address is malformed, nothing written */
 	memset(h.ptr, 0, 32);
 	n = g_msg(cb.ptr, G_MSG_LONG, h.va + 4, 0, 1);
-	hltests_run_cb_aborted(st->fd, 0, cb.va, n);
+	hltests_run_cb_aborted(st->fd, QA, cb.va, n);
 	assert_int_equal(rd32(h.ptr + 4), 0);
 
 	hltests_host_unmap(st->fd, &h);
@@ -447,7 +461,7 @@ static void test_msg_long_value_and_timestamp(void **state)
  * MSG_SHORT sets and adds to SOBs (base 1) and arms monitors (base 0): a
  * monitor of SOB >= 5 whose payload is host memory is refused (payloads
  * land in SOBs and fences only), so the observer is a FENCE: a monitor
- * of SOB == 5 feeds fence 0 of queue 0, and a LIN_DMA after the FENCE
+ * of SOB == 5 feeds fence 0 of QA, and a LIN_DMA after the FENCE
  * writes a marker. Set 2 + add 3 reach 5: the marker lands. The negative
  * control: set 2 + add 2 reach 4: the FENCE times out, no marker.
  */
@@ -467,15 +481,15 @@ static void test_msg_short_moves_sobs(void **state)
 		n += g_sob(cb.ptr + n, T_SOB, 2, false);
 		n += g_sob(cb.ptr + n, T_SOB, add, true);
 		n += g_msg_short(cb.ptr + n, 0, MON_ADDRL(T_MON),
-				 (uint32_t)HL_QM_FENCE_RDATA(0, 0));
+				 (uint32_t)HL_QM_FENCE_RDATA(QA, 0));
 		n += g_msg_short(cb.ptr + n, 0, MON_ADDRH(T_MON),
-				 (uint32_t)(HL_QM_FENCE_RDATA(0, 0) >> 32));
+				 (uint32_t)(HL_QM_FENCE_RDATA(QA, 0) >> 32));
 		n += g_msg_short(cb.ptr + n, 0, MON_DATA(T_MON), 1);
 		n += g_msg_short(cb.ptr + n, 0, MON_ARM(T_MON),
 				 mon_arm(T_SOB, true, 5));
 		n += g_fence(cb.ptr + n, 0, 1, 1);
 		n += g_lin_dma(cb.ptr + n, h.va, h.va + 8 * add, 1, false);
-		status = run_timeout(st->fd, 0, cb.va, n, 2);
+		status = run_timeout(st->fd, QA, cb.va, n, 2);
 		if (add == 3) {
 			assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
 			assert_int_equal(h.ptr[24], 0x77);
@@ -489,9 +503,9 @@ static void test_msg_short_moves_sobs(void **state)
 }
 
 /*
- * FENCE stalls its queue until a monitor fires: queue 1 waits on fence 1
+ * FENCE stalls its queue until a monitor fires: QB waits on fence 1
  * for a monitor of SOB >= 1; its marker is absent while the SOB stays 0
- * (the negative control of the order), and lands after queue 0 adds 1.
+ * (the negative control of the order), and lands after QA adds 1.
  */
 static void test_fence_stalls_until_monitor_fires(void **state)
 {
@@ -501,7 +515,7 @@ static void test_fence_stalls_until_monitor_fires(void **state)
 	uint64_t seq;
 
 	GAUDI_ONLY();
-	assert_true(st->hw_ip.num_queues >= 2);
+	assert_int_equal(st->hw_ip.num_queues, GAUDI_QUEUE_ID_SIZE);
 	hltests_host_map(st->fd, &cb0, PAGE);
 	hltests_host_map(st->fd, &cb1, PAGE);
 	hltests_host_map(st->fd, &h, PAGE);
@@ -510,10 +524,10 @@ static void test_fence_stalls_until_monitor_fires(void **state)
 	n1 = 0;
 	n1 += g_sob(cb1.ptr + n1, T_SOB + 1, 0, false);
 	n1 += g_monitor(cb1.ptr + n1, T_MON + 1, T_SOB + 1, 1,
-			HL_QM_FENCE_RDATA(1, 1), 1);
+			HL_QM_FENCE_RDATA(QB, 1), 1);
 	n1 += g_fence(cb1.ptr + n1, 1, 1, 1);
 	n1 += g_lin_dma(cb1.ptr + n1, h.va, h.va + 64, 1, false);
-	seq = hltests_submit_cb(st->fd, 1, cb1.va, n1, 30);
+	seq = hltests_submit_cb(st->fd, QB, cb1.va, n1, 30);
 
 	usleep(300 * 1000);
 	assert_int_equal(h.ptr[64], 0);
@@ -522,7 +536,7 @@ static void test_fence_stalls_until_monitor_fires(void **state)
 	assert_int_equal(status, HL_WAIT_CS_STATUS_BUSY);
 
 	n0 = g_sob(cb0.ptr, T_SOB + 1, 1, true);
-	hltests_run_cb_ok(st->fd, 0, cb0.va, n0);
+	hltests_run_cb_ok(st->fd, QA, cb0.va, n0);
 	assert_int_equal(hlthunk_wait_for_cs(st->fd, seq, 30ull * 1000 * 1000,
 					     &status), 0);
 	assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
@@ -560,7 +574,7 @@ static void test_cp_dma_nests(void **state)
 	n += g_cp_dma(cb.ptr + n, sub.va, ns);
 	n += g_msg_long(cb.ptr + n, h.va + 8, 0x55555555);
 	n += g_msg_long(cb.ptr + n, h.va + 12, 0x66666666);
-	hltests_run_cb_ok(st->fd, 0, cb.va, n);
+	hltests_run_cb_ok(st->fd, QA, cb.va, n);
 	assert_int_equal(rd32(h.ptr + 0), 0x22222222);
 	assert_int_equal(rd32(h.ptr + 4), 0x33333333);
 	assert_int_equal(rd32(h.ptr + 8), 0x55555555);
@@ -574,7 +588,7 @@ static void test_cp_dma_nests(void **state)
 	ns += g_msg_long(sub.ptr + ns, h.va + 4, 0x33333333);
 	n = g_cp_dma(cb.ptr, sub.va, ns);
 	n += g_msg_long(cb.ptr + n, h.va + 8, 0x55555555);
-	hltests_run_cb_ok(st->fd, 0, cb.va, n);
+	hltests_run_cb_ok(st->fd, QA, cb.va, n);
 	assert_int_equal(rd32(h.ptr + 0), 0x22222222);
 	assert_int_equal(rd32(h.ptr + 4), 0);
 	assert_int_equal(rd32(h.ptr + 8), 0);
@@ -584,12 +598,12 @@ static void test_cp_dma_nests(void **state)
 	ns = g_cp_dma(sub.ptr, cb.va, 16);
 	n = g_cp_dma(cb.ptr, sub.va, ns);
 	n += g_msg_long(cb.ptr + n, h.va, 0x55555555);
-	hltests_run_cb_aborted(st->fd, 0, cb.va, n);
+	hltests_run_cb_aborted(st->fd, QA, cb.va, n);
 	assert_int_equal(rd32(h.ptr), 0);
 	/* A size that cuts a packet */
 	ns = g_msg_long(sub.ptr, h.va, 0x22222222);
 	n = g_cp_dma(cb.ptr, sub.va, 12);
-	hltests_run_cb_aborted(st->fd, 0, cb.va, n);
+	hltests_run_cb_aborted(st->fd, QA, cb.va, n);
 	assert_int_equal(rd32(h.ptr), 0);
 
 	hltests_host_unmap(st->fd, &h);
@@ -614,7 +628,7 @@ static void test_stop_ends_the_cb(void **state)
 		n += g_msg_long(cb.ptr + n, h.va, 0xaaaaaaaa);
 		n += with_stop ? g_stop(cb.ptr + n) : g_nop(cb.ptr + n);
 		n += g_msg_long(cb.ptr + n, h.va + 4, 0xbbbbbbbb);
-		hltests_run_cb_ok(st->fd, 0, cb.va, n);
+		hltests_run_cb_ok(st->fd, QA, cb.va, n);
 		assert_int_equal(rd32(h.ptr), 0xaaaaaaaa);
 		assert_int_equal(rd32(h.ptr + 4), with_stop ? 0 : 0xbbbbbbbb);
 	}
@@ -624,8 +638,8 @@ static void test_stop_ends_the_cb(void **state)
 
 /*
  * WREG_32 and WREG_BULK write the modelled registers of the engine's
- * block: the fence counter (WREG_32 of 1 to fence 3 of queue 0 passes a
- * FENCE on it), and the message bases (WREG_BULK points base 1 of queue 0
+ * block: the fence counter (WREG_32 of 1 to fence 3 of QA passes a
+ * FENCE on it), and the message bases (WREG_BULK points base 1 of QA
  * at the E_N monitors' block, so a MSG_SHORT with base 1 arms a monitor
  * instead of touching a SOB). A WREG_32 to a register not modelled (DMA0's
  * core: SRC_BASE_LO) is malformed: the job aborts, and the FENCE that
@@ -644,10 +658,10 @@ static void test_wreg_reaches_modelled_registers_only(void **state)
 	h.ptr[0] = 0x42;
 
 	n = 0;
-	n += g_wreg32(cb.ptr + n, block_off(HL_QM_FENCE_RDATA(0, 3)), 1);
+	n += g_wreg32(cb.ptr + n, block_off(QA, HL_QM_FENCE_RDATA(QA, 3)), 1);
 	n += g_fence(cb.ptr + n, 3, 1, 1);
 	n += g_lin_dma(cb.ptr + n, h.va, h.va + 8, 1, false);
-	hltests_run_cb_ok(st->fd, 0, cb.va, n);
+	hltests_run_cb_ok(st->fd, QA, cb.va, n);
 	assert_int_equal(h.ptr[8], 0x42);
 
 	/*
@@ -658,19 +672,19 @@ static void test_wreg_reaches_modelled_registers_only(void **state)
 	bases[0] = (uint64_t)(uint32_t)HL_SM_MON_PAY_ADDRL_0 |
 		   (uint64_t)(uint32_t)HL_SM_SOB_OBJ_0 << 32;
 	n = 0;
-	n += g_wreg_bulk(cb.ptr + n, block_off(HL_QM_MSG_BASE_LO(0, 1)), 1,
+	n += g_wreg_bulk(cb.ptr + n, block_off(QA, HL_QM_MSG_BASE_LO(QA, 1)), 1,
 			 bases);
 	/* Now base 1 + 0x1800 + 4 * mon is a monitor's ARM register */
 	n += g_msg_short(cb.ptr + n, 0, MON_ADDRL(T_MON + 2),
-			 (uint32_t)HL_QM_FENCE_RDATA(0, 2));
+			 (uint32_t)HL_QM_FENCE_RDATA(QA, 2));
 	n += g_msg_short(cb.ptr + n, 0, MON_ADDRH(T_MON + 2),
-			 (uint32_t)(HL_QM_FENCE_RDATA(0, 2) >> 32));
+			 (uint32_t)(HL_QM_FENCE_RDATA(QA, 2) >> 32));
 	n += g_msg_short(cb.ptr + n, 0, MON_DATA(T_MON + 2), 1);
 	n += g_msg_short(cb.ptr + n, 1, MON_ARM(T_MON + 2),
 			 mon_arm(T_SOB + 16, false, 0));
 	n += g_fence(cb.ptr + n, 2, 1, 1);
 	n += g_lin_dma(cb.ptr + n, h.va, h.va + 16, 1, false);
-	hltests_run_cb_ok(st->fd, 0, cb.va, n);
+	hltests_run_cb_ok(st->fd, QA, cb.va, n);
 	assert_int_equal(h.ptr[16], 0x42);
 
 	/* Not modelled: refused, and the FENCE after it never ran */
@@ -678,23 +692,23 @@ static void test_wreg_reaches_modelled_registers_only(void **state)
 	n += g_wreg32(cb.ptr + n, 0x0000 /* DMA0 core: a register of its */,
 		      0x1234);
 	n += g_lin_dma(cb.ptr + n, h.va, h.va + 24, 1, false);
-	hltests_run_cb_aborted(st->fd, 0, cb.va, n);
+	hltests_run_cb_aborted(st->fd, QA, cb.va, n);
 	assert_int_equal(h.ptr[24], 0);
 	/*
-	 * A bulk of queue 3's fence 0 and the register after it (stream 4's,
-	 * not a queue here): refused as a whole, so queue 3's FENCE on it
-	 * times out; the control: WREG_32 of queue 3's fence 0 alone passes it
+	 * A bulk of QS3's fence 0 and the register after it (stream 4's, not
+	 * a queue here): refused as a whole, so QS3's FENCE on it times out;
+	 * the control: WREG_32 of QS3's fence 0 alone passes it
 	 */
-	assert_true(st->hw_ip.num_queues >= 4);
+	assert_true(QS3 > QA && QS3 / 4 == QA / 4 && QS3 < QB);
 	bases[0] = 1ull | 1ull << 32;
-	n = g_wreg_bulk(cb.ptr, block_off(HL_QM_FENCE_RDATA(3, 0)), 1, bases);
-	hltests_run_cb_aborted(st->fd, 0, cb.va, n);
+	n = g_wreg_bulk(cb.ptr, block_off(QA, HL_QM_FENCE_RDATA(QS3, 0)), 1, bases);
+	hltests_run_cb_aborted(st->fd, QA, cb.va, n);
 	n = g_fence(cb.ptr, 0, 1, 1);
-	assert_int_equal(run_timeout(st->fd, 3, cb.va, n, 1),
+	assert_int_equal(run_timeout(st->fd, QS3, cb.va, n, 1),
 			 HL_WAIT_CS_STATUS_ABORTED);
-	n = g_wreg32(cb.ptr, block_off(HL_QM_FENCE_RDATA(3, 0)), 1);
+	n = g_wreg32(cb.ptr, block_off(QA, HL_QM_FENCE_RDATA(QS3, 0)), 1);
 	n += g_fence(cb.ptr + n, 0, 1, 1);
-	hltests_run_cb_ok(st->fd, 3, cb.va, n);
+	hltests_run_cb_ok(st->fd, QS3, cb.va, n);
 
 	hltests_host_unmap(st->fd, &h);
 	hltests_host_unmap(st->fd, &cb);
@@ -717,7 +731,7 @@ static void test_wait_feeds_the_fence(void **state)
 		n += g_wait(cb.ptr + n, 1, inc, 100);
 		n += g_fence(cb.ptr + n, 1, 3, 15);
 		n += g_lin_dma(cb.ptr + n, h.va, h.va + 8 * inc, 1, false);
-		status = run_timeout(st->fd, 0, cb.va, n, 2);
+		status = run_timeout(st->fd, QA, cb.va, n, 2);
 		assert_int_equal(status, inc == 3 ? HL_WAIT_CS_STATUS_COMPLETED :
 				 HL_WAIT_CS_STATUS_ABORTED);
 		assert_int_equal(h.ptr[8 * inc], inc == 3 ? 0x31 : 0);
@@ -780,7 +794,7 @@ static void test_malformed_and_not_modelled_abort(void **state)
 		}
 		memcpy(cb.ptr, bad, len);
 		n = len + g_msg_long(cb.ptr + len, h.va, 0x1234);
-		hltests_run_cb_aborted(st->fd, 0, cb.va, n);
+		hltests_run_cb_aborted(st->fd, QA, cb.va, n);
 		assert_int_equal(rd32(h.ptr), 0);
 		assert_int_equal(rd32(h.ptr + 64), 0);
 	}
@@ -790,7 +804,7 @@ static void test_malformed_and_not_modelled_abort(void **state)
 	n += g_arb_point(cb.ptr + n, 3, false);
 	n += g_arb_point(cb.ptr + n, 0, true);
 	n += g_msg_long(cb.ptr + n, h.va, 0x1234);
-	hltests_run_cb_ok(st->fd, 0, cb.va, n);
+	hltests_run_cb_ok(st->fd, QA, cb.va, n);
 	assert_int_equal(rd32(h.ptr), 0x1234);
 
 	hltests_host_unmap(st->fd, &h);
@@ -815,7 +829,7 @@ static void test_reduce_extension(void **state)
 	/* Four elements: the fifth stays */
 	n = g_reduce(cb.ptr, h.va + 64, h.va, 4, HL_REDUCE_DTYPE_I32,
 		     HL_REDUCE_OP_SUM);
-	hltests_run_cb_ok(st->fd, 0, cb.va, n);
+	hltests_run_cb_ok(st->fd, QA, cb.va, n);
 	memcpy(r, h.ptr, sizeof(r));
 	for (i = 0; i < 4; i++)
 		assert_int_equal(r[i], (int32_t)((uint32_t)a[i] + (uint32_t)b[i]));
@@ -823,7 +837,7 @@ static void test_reduce_extension(void **state)
 
 	/* Its reserved ctl bits are checked as every packet's */
 	put32(cb.ptr + 4, g_ctl(HL_GAUDI_PKT_REDUCE, 1u << 8));
-	hltests_run_cb_aborted(st->fd, 0, cb.va, n);
+	hltests_run_cb_aborted(st->fd, QA, cb.va, n);
 
 	hltests_host_unmap(st->fd, &h);
 	hltests_host_unmap(st->fd, &cb);

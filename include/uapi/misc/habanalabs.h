@@ -812,13 +812,15 @@ enum hl_gaudi2_pll_index {
  * @psoc_pci_pll_nf: Returned PLL parameter (0 on the emulated ASIC).
  * @psoc_pci_pll_od: Returned PLL parameter (0 on the emulated ASIC).
  * @psoc_pci_pll_div_factor: Returned PLL parameter (0 on the emulated ASIC).
- * @tpc_enabled_mask: Returned mask of enabled TPC engines (0: none).
+ * @tpc_enabled_mask: Returned mask of the TPC engines whose queues take
+ *	jobs: 0 on the emulated ASIC, 0xff (TPC 0-7) when it presents itself
+ *	as a GAUDI (module parameter asic=gaudi).
  * @dram_enabled: Returned 1 when the device has DRAM.
  * @security_enabled: Returned as zero (no secured firmware).
  * @mme_master_slave_mode: Returned as zero (no MME).
  * @cpucp_version: Returned NUL-terminated firmware version string.
  * @card_name: Returned NUL-terminated ASIC name, e.g. "emu-gaudi".
- * @tpc_enabled_mask_ext: Returned as zero (no TPC engines).
+ * @tpc_enabled_mask_ext: Returned as @tpc_enabled_mask.
  * @dram_page_size: Returned default DRAM page size in bytes: allocations are
  *	rounded up to it, and device-memory mappings are aligned to it.
  * @edma_enabled_mask: Returned as zero (no EDMA engines).
@@ -840,8 +842,12 @@ enum hl_gaudi2_pll_index {
  * @reserved_dram_size: Returned as zero: DRAM kept by the driver is not
  *	counted in @dram_size either.
  * @num_nic_ports: Returned number of NIC ports (this driver's field).
- * @num_queues: Returned number of engine queues (valid queue_index values
- *	are 0 .. num_queues - 1) (this driver's field).
+ * @num_queues: Returned number of engine queues (queue_index values are
+ *	0 .. num_queues - 1) (this driver's field): 4 internal queues on the
+ *	emulated ASIC; GAUDI's GAUDI_QUEUE_ID_SIZE under asic=gaudi, typed as
+ *	enum gaudi_queue_id says (DMA 0-1 external, CPU_PQ the device CPU's,
+ *	the NIC queues of ports the device lacks not applicable; a CS naming
+ *	either of those two kinds fails with -EINVAL).
  * @host_va_start: Returned first device virtual address of the range used
  *	for host-memory mappings (this driver's field).
  * @host_va_end: Returned one past the last address of that range.
@@ -1976,7 +1982,10 @@ struct hl_cs_in {
  *
  * SIGNAL and WAIT (upstream's sync stream, on the sync manager of
  * habanalabs_pkt.h): exactly one chunk (-EINVAL), whose queue_index must
- * be a queue (-EINVAL); cb_handle and cb_size mean nothing, the driver
+ * be a queue of sync streams (-EINVAL): any queue of the emulated ASIC;
+ * under asic=gaudi, as on GAUDI, only the external ones (DMA 0-1,
+ * GAUDI_QUEUE_ID_DMA_0_0 .. DMA_1_3); RESERVE_SIGNALS_ONLY's
+ * encaps_signals_q_idx the same; cb_handle and cb_size mean nothing, the driver
  * writes the command buffer. A SIGNAL adds 1 to the queue's signal sync
  * object once every job queued before it on that queue has run; it
  * returns out.seq, out.sob_base_addr_offset (the SOB's offset from
@@ -2086,10 +2095,12 @@ struct hl_cs_out {
  *            than those served (see the list above the HL_CS_FLAGS_*),
  *            two kinds of CS at once, restore chunks,
  *            num_chunks_execute not in 1 .. HL_MAX_JOBS_PER_CS, or a chunk
- *            with a bad queue_index, a cb_size that is 0, not a multiple
+ *            with a bad queue_index (num_queues and above, or under
+ *            asic=gaudi the device CPU's queue or a queue not
+ *            applicable: HW_IP_INFO's num_queues), a cb_size that is 0, not a multiple
  *            of 8 or above 2 MiB, or non-zero flags, collective_engine_id
  *            or pad; SIGNAL and WAIT: not exactly one chunk, a bad
- *            queue_index, num_signal_seq_arr not 1, a signal seq not
+ *            queue_index or one without sync streams, num_signal_seq_arr not 1, a signal seq not
  *            handed out or not of a SIGNAL; RESERVE_SIGNALS_ONLY: a count
  *            of 0 or HL_SM_SOB_MAX_VAL and above, a bad queue, 1024
  *            reservations held; UNRESERVE_SIGNALS_ONLY: an id the context

@@ -138,11 +138,23 @@ struct hl_pkt_fence {
 	 ((eq) ? HL_SM_MON_ARM_EQ : 0) |				\
 	 (((__u32)(value) & HL_SM_SOB_VAL_MASK) << HL_SM_MON_ARM_VAL_SHIFT))
 
-/* Fence registers: queue 0..3, fence id 0..3 */
+/*
+ * Fence registers: fence id 0..3 of every queue (0 .. HW_IP_INFO's
+ * num_queues - 1). The queues are taken four at a time as the streams of
+ * one queue manager, whose fence registers are a block of
+ * HL_QM_FENCE_QM_STRIDE bytes: queues 0-3 are DMA0's streams, 4-7 DMA1's,
+ * as on GAUDI (the same addresses as before for queues 0-3); GAUDI's other
+ * queue managers sit elsewhere in its configuration space, here they
+ * follow one another (queue manager k at k * HL_QM_FENCE_QM_STRIDE).
+ */
 #define HL_QM_FENCE_NUM			4
+#define HL_QM_FENCE_STREAMS		4
+#define HL_QM_FENCE_QM_STRIDE		0x20000ull
 #define HL_QM_FENCE_RDATA_0		(HL_CFG_BASE + 0x508308)
 #define HL_QM_FENCE_RDATA(queue, id)					\
-	(HL_QM_FENCE_RDATA_0 + 0x14ull * (id) + 4ull * (queue))
+	(HL_QM_FENCE_RDATA_0 +						\
+	 HL_QM_FENCE_QM_STRIDE * ((queue) / HL_QM_FENCE_STREAMS) +	\
+	 0x14ull * (id) + 4ull * ((queue) % HL_QM_FENCE_STREAMS))
 
 /**
  * struct hl_pkt_nop - do nothing.
@@ -534,10 +546,12 @@ struct hl_gaudi_pkt_nic_write {
 };
 
 /*
- * The queue manager's message bases (GAUDI's CP_MSG_BASE0..3_ADDR_LO/HI of
- * DMA0's QMAN, queues 0-3 its streams): MSG_SHORT writes to base + its
- * 16-bit offset. At each change of the device's owner they hold what
- * GAUDI's driver programs: base 0 the E_N monitors (HL_SM_MON_PAY_ADDRL_0),
+ * The queue managers' message bases (GAUDI's CP_MSG_BASE0..3_ADDR_LO/HI;
+ * the queues grouped in queue managers as for the fence registers: queues
+ * 0-3 DMA0's streams, 4-7 DMA1's, queue manager k at k *
+ * HL_QM_FENCE_QM_STRIDE): MSG_SHORT writes to base + its 16-bit offset.
+ * At each change of the device's owner they hold what GAUDI's driver
+ * programs: base 0 the E_N monitors (HL_SM_MON_PAY_ADDRL_0),
  * base 1 the E_N SOBs (HL_SM_SOB_OBJ_0), base 2 and 3 the W_S block's
  * monitors and SOBs (HL_SM_WS_MON_PAY_ADDRL_0, HL_SM_WS_SOB_OBJ_0), which
  * the emulated device does not model: a message there is malformed. They
@@ -546,7 +560,9 @@ struct hl_gaudi_pkt_nic_write {
 #define HL_QM_MSG_BASE_NUM		4
 #define HL_QM_MSG_BASE_LO_0		(HL_CFG_BASE + 0x508228)
 #define HL_QM_MSG_BASE_LO(queue, base)					\
-	(HL_QM_MSG_BASE_LO_0 + 0x28ull * (base) + 4ull * (queue))
+	(HL_QM_MSG_BASE_LO_0 +						\
+	 HL_QM_FENCE_QM_STRIDE * ((queue) / HL_QM_FENCE_STREAMS) +	\
+	 0x28ull * (base) + 4ull * ((queue) % HL_QM_FENCE_STREAMS))
 #define HL_QM_MSG_BASE_HI(queue, base)					\
 	(HL_QM_MSG_BASE_LO(queue, base) + 0x14ull)
 #define HL_SM_WS_SOB_OBJ_0		(HL_CFG_BASE + 0x492000)
@@ -554,8 +570,14 @@ struct hl_gaudi_pkt_nic_write {
 
 /*
  * WREG_32 and WREG_BULK write registers at offsets from the executing
- * engine's block: DMA0's (this address) for queues 0-3
+ * engine's block: DMA0's (HL_GAUDI_DMA0_BLOCK) for queues 0-3, DMA1's for
+ * 4-7, the next blocks HL_QM_FENCE_QM_STRIDE apart for the next queues
+ * four by four; a block holds its queue manager's fence registers and
+ * message bases
  */
 #define HL_GAUDI_DMA0_BLOCK		(HL_CFG_BASE + 0x500000)
+#define HL_GAUDI_ENGINE_BLOCK(queue)					\
+	(HL_GAUDI_DMA0_BLOCK +						\
+	 HL_QM_FENCE_QM_STRIDE * ((queue) / HL_QM_FENCE_STREAMS))
 
 #endif /* _UAPI_MISC_HABANALABS_PKT_H_ */

@@ -206,6 +206,9 @@ enum hl_queue_type {
  * @num_queues: number of engine queues.
  * @queue_type: each queue's kind (enum hl_queue_type), @num_queues
  *	entries; NULL: every queue is HL_QUEUE_TYPE_INT.
+ * @tpc_enabled_mask: the TPC engines whose queues take jobs (HW_IP_INFO):
+ *	0xff under asic=gaudi (GAUDI's TPC 0-7 queues; the emulated engine
+ *	behind each runs the same packets as every other queue), else 0.
  * @num_nic_ports: number of NIC ports.
  * @num_sobs: sync objects of the sync manager (0: none, no SIGNAL/WAIT).
  * @num_monitors: its monitors.
@@ -235,6 +238,7 @@ struct asic_fixed_properties {
 	u64 va_cb_end;
 	u32 num_queues;
 	const u8 *queue_type;
+	u8 tpc_enabled_mask;
 	u32 num_nic_ports;
 	u32 num_sobs;
 	u32 num_monitors;

@@ -269,6 +269,39 @@ void hl_cs_job_done(struct hl_cs_job *job, int error)
 	hl_cs_put(cs);
 }
 
+/*
+ * The kind of queue @queue (enum hl_queue_type): NA past the ASIC's
+ * queues; INT for every queue of an ASIC without a queue table.
+ */
+static u32 hl_cs_queue_type(struct hl_device *hdev, u32 queue)
+{
+	const struct asic_fixed_properties *prop = &hdev->asic_prop;
+
+	if (queue >= prop->num_queues)
+		return HL_QUEUE_TYPE_NA;
+	return prop->queue_type ? prop->queue_type[queue] : HL_QUEUE_TYPE_INT;
+}
+
+/* A queue user jobs may be submitted to: internal or external */
+static bool hl_cs_queue_usable(struct hl_device *hdev, u32 queue)
+{
+	u32 type = hl_cs_queue_type(hdev, queue);
+
+	return type == HL_QUEUE_TYPE_INT || type == HL_QUEUE_TYPE_EXT;
+}
+
+/*
+ * A queue that SIGNAL, WAIT and reservations of signals may name
+ * (upstream's supports_sync_stream): with a queue table, the external
+ * queues only (as GAUDI's); without one, every queue.
+ */
+static bool hl_cs_queue_sync_stream(struct hl_device *hdev, u32 queue)
+{
+	if (!hdev->asic_prop.queue_type)
+		return queue < hdev->asic_prop.num_queues;
+	return hl_cs_queue_type(hdev, queue) == HL_QUEUE_TYPE_EXT;
+}
+
 static int hl_cs_validate_chunks(struct hl_device *hdev,
 				 const struct hl_cs_chunk *chunks, u32 n)
 {
@@ -277,7 +310,7 @@ static int hl_cs_validate_chunks(struct hl_device *hdev,
 	for (i = 0; i < n; i++) {
 		const struct hl_cs_chunk *c = &chunks[i];
 
-		if (c->queue_index >= hdev->asic_prop.num_queues ||
+		if (!hl_cs_queue_usable(hdev, c->queue_index) ||
 		    !c->cb_size || !IS_ALIGNED(c->cb_size, sizeof(u64)) ||
 		    c->cb_size > HL_CS_MAX_CB_SIZE || c->cs_chunk_flags ||
 		    c->collective_engine_id)
@@ -751,7 +784,7 @@ static int hl_cs_reserve_signals(struct hl_fpriv *fpriv,
 	int rc;
 
 	if (!hdev->asic_prop.num_sobs || !count ||
-	    count >= HL_CS_SOB_MAX_VAL || queue >= hdev->asic_prop.num_queues)
+	    count >= HL_CS_SOB_MAX_VAL || !hl_cs_queue_sync_stream(hdev, queue))
 		return -EINVAL;
 
 	e = kzalloc(sizeof(*e), GFP_KERNEL_ACCOUNT);
@@ -900,7 +933,7 @@ static int hl_cs_sync_submit(struct hl_fpriv *fpriv, const struct hl_cs_in *in,
 	if (rc)
 		return rc;
 
-	if (chunk.queue_index >= hdev->asic_prop.num_queues)
+	if (!hl_cs_queue_sync_stream(hdev, chunk.queue_index))
 		return -EINVAL;
 	if (!is_signal) {
 		if (encaps)

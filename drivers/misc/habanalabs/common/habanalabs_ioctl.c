@@ -84,6 +84,8 @@ static int hl_info_hw_ip(struct hl_fpriv *fpriv, struct hl_info_args *args,
 	info.module_id = hdev->id;
 	info.num_of_events = HL_EVENTS_NUM;
 	info.dram_enabled = 1;
+	info.tpc_enabled_mask = prop->tpc_enabled_mask;
+	info.tpc_enabled_mask_ext = prop->tpc_enabled_mask;
 	strscpy(info.cpucp_version, prop->fw_version, sizeof(info.cpucp_version));
 	strscpy(info.card_name, prop->card_name, sizeof(info.card_name));
 	info.dram_page_size = prop->dram_page_size;

@@ -34,10 +34,12 @@ static int hl_emu_early_init(struct hl_device *hdev)
 		return -ENOMEM;
 	emu->hdev = hdev;
 	hl_device_set_asic(hdev, emu);
-	hl_emu_queues_early_init(emu);
-	rc = hl_emu_sync_alloc(emu);
+	rc = hl_emu_queues_early_init(emu, HL_EMU_NIC_PORTS);
 	if (rc)
 		goto err_free_emu;
+	rc = hl_emu_sync_alloc(emu);
+	if (rc)
+		goto err_free_queues;
 
 	rc = pci_request_region(pdev, HL_EMU_HBM_BAR, HL_NAME);
 	if (rc)
@@ -53,10 +55,11 @@ static int hl_emu_early_init(struct hl_device *hdev)
 
 	strscpy(prop->card_name, HL_EMU_CARD_NAME, sizeof(prop->card_name));
 	/*
-	 * As a GAUDI (asic=gaudi), only the device ID and the type's name
-	 * change: the properties below are the emulated ASIC's either way,
-	 * and GAUDI's where they agree (DRAM at 0, 2 MiB DRAM pages, 4 KiB
-	 * host pages); docs/using.md lists what stays different
+	 * As a GAUDI (asic=gaudi), the device ID, the type's name and the
+	 * queue table change (GAUDI's queues, TPC 0-7's among them): the
+	 * other properties are the emulated ASIC's either way, and GAUDI's
+	 * where they agree (DRAM at 0, 2 MiB DRAM pages, 4 KiB host pages);
+	 * docs/using.md lists what stays different
 	 */
 	if (hl_identity == HL_IDENTITY_GAUDI) {
 		prop->asic_name = HL_EMU_GAUDI_ASIC_NAME;
@@ -85,9 +88,13 @@ static int hl_emu_early_init(struct hl_device *hdev)
 	prop->va_dram_end = HL_EMU_VA_DRAM_END;
 	prop->va_cb_start = HL_EMU_VA_CB_START;
 	prop->va_cb_end = HL_EMU_VA_CB_END;
-	prop->num_queues = HL_EMU_NUM_QUEUES;
+	/* asic=gaudi: GAUDI's queue table (emu_queue.c) */
+	prop->num_queues = emu->num_queues;
+	prop->queue_type = emu->queue_type;
+	if (hl_identity == HL_IDENTITY_GAUDI)
+		prop->tpc_enabled_mask = GENMASK(7, 0);
 	prop->num_nic_ports = HL_EMU_NIC_PORTS;
-	hl_emu_sync_props(prop);
+	hl_emu_sync_props(emu, prop);
 
 	return 0;
 
@@ -95,6 +102,8 @@ err_release_region:
 	pci_release_region(pdev, HL_EMU_HBM_BAR);
 err_free_sync:
 	hl_emu_sync_free(emu);
+err_free_queues:
+	hl_emu_queues_early_fini(emu);
 err_free_emu:
 	hl_device_set_asic(hdev, NULL);
 	kfree(emu);
@@ -109,6 +118,7 @@ static void hl_emu_early_fini(struct hl_device *hdev)
 	iounmap(emu->hbm);
 	pci_release_region(hl_device_pdev(hdev), HL_EMU_HBM_BAR);
 	hl_emu_sync_free(emu);
+	hl_emu_queues_early_fini(emu);
 	hl_device_set_asic(hdev, NULL);
 	kfree(emu);
 }

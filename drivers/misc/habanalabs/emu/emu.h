@@ -61,6 +61,7 @@ struct hl_emu_sync;
 #define HL_EMU_VA_CB_START		0x0f0000000000ull
 #define HL_EMU_VA_CB_END		0x100000000000ull
 
+/* Engine queues of the emulated ASIC (asic=emu) */
 #define HL_EMU_NUM_QUEUES		4
 
 /*
@@ -126,7 +127,12 @@ struct hl_emu_queue {
  *	job aborts (-ENODEV) at its next chunk. Read and set under every
  *	queue's lock.
  * @tlb_gen: TLB generation, bumped by mmu_invalidate_cache; starts at 1.
- * @queues: the engine queues.
+ * @num_queues: number of @queues: HL_EMU_NUM_QUEUES, or GAUDI's
+ *	GAUDI_QUEUE_ID_SIZE under asic=gaudi (fixed at early_init).
+ * @queue_type: each queue's enum hl_queue_type under asic=gaudi (what
+ *	hl_device_prop()->queue_type points to), NULL for asic=emu.
+ * @queues: the engine queues, @num_queues of them, allocated at
+ *	early_init; a queue of type CPU or NA never runs a job (no buf).
  * @nic: the NIC ports and the device's place in the fabric
  *	(emu_nic_fabric.c); the device holds a reference from hw_init to
  *	early_fini.
@@ -141,7 +147,9 @@ struct hl_emu_device {
 	struct workqueue_struct *wq;
 	bool stopped;
 	atomic64_t tlb_gen;
-	struct hl_emu_queue queues[HL_EMU_NUM_QUEUES];
+	u32 num_queues;
+	u8 *queue_type;
+	struct hl_emu_queue *queues;
 	struct hl_emu_nic *nic;
 	struct hl_emu_sync *sync;
 };
@@ -161,7 +169,9 @@ static inline bool hl_emu_gaudi_format(void)
 }
 
 /* emu_queue.c */
-void hl_emu_queues_early_init(struct hl_emu_device *emu);
+int hl_emu_queues_early_init(struct hl_emu_device *emu, u32 num_nic_ports);
+void hl_emu_queues_early_fini(struct hl_emu_device *emu);
+bool hl_emu_queue_runs_jobs(const struct hl_emu_device *emu, u32 queue);
 int hl_emu_queues_init(struct hl_emu_device *emu);
 void hl_emu_queues_fini(struct hl_emu_device *emu);
 int hl_emu_queue_job(struct hl_device *hdev, struct hl_cs_job *job);

@@ -25,7 +25,8 @@
  *   WAIT                adds inc_val to the queue's fence counter id (the
  *                       cycles to wait have no meaning here);
  *   WREG_32, WREG_BULK  32-bit writes to the executing engine's block at
- *                       the packet's 16-bit offset (DMA0's for queues 0-3);
+ *                       the packet's 16-bit offset (DMA0's for queues 0-3,
+ *                       HL_GAUDI_ENGINE_BLOCK());
  *                       only the modelled registers (fence counters,
  *                       message bases) take them: anything else is
  *                       malformed, nothing written;
@@ -201,20 +202,17 @@ static int hl_emu_gcb_fetch(struct hl_emu_queue *q, struct hl_cs_job *job,
 
 /*
  * The base of the executing engine's register block (WREG_32's offsets):
- * the queues 0-3 are DMA0's streams
+ * the queues four by four, as the fence registers group them
  */
-static int hl_emu_gaudi_engine_block(struct hl_emu_queue *q, u64 *block)
+static u64 hl_emu_gaudi_engine_block(struct hl_emu_queue *q)
 {
-	if (q->id >= HL_EMU_NUM_QUEUES)
-		return -EINVAL;
-	*block = HL_GAUDI_DMA0_BLOCK;
-	return 0;
+	return HL_GAUDI_ENGINE_BLOCK(q->id);
 }
 
 /* A 32-bit register write of WREG_32 or WREG_BULK: modelled ones only */
 static int hl_emu_gaudi_wreg(struct hl_emu_queue *q, u64 addr, u32 value)
 {
-	if (!hl_emu_sync_is_reg(addr)) {
+	if (!hl_emu_sync_is_reg(q->emu, addr)) {
 		hl_dbg(q->emu->hdev, EMU,
 		       "queue %u: WREG to 0x%llx, a register not modelled\n",
 		       q->id, addr);
@@ -234,7 +232,7 @@ static int hl_emu_gaudi_wreg_bulk(struct hl_emu_queue *q,
 
 	/* Every register first: a bulk write to a hole writes nothing */
 	for (i = 0; i < 2 * n64; i++)
-		if (!hl_emu_sync_is_reg(addr + 4ull * i))
+		if (!hl_emu_sync_is_reg(q->emu, addr + 4ull * i))
 			return hl_emu_gaudi_wreg(q, addr + 4ull * i, 0);
 
 	for (done = 0; done < 2 * n64; done += n) {
@@ -267,7 +265,8 @@ static int hl_emu_gaudi_msg(struct hl_emu_queue *q, struct hl_cs_job *job,
 	case HL_GPKT_MSG_OP_VALUE:
 		return hl_emu_exec_msg_long(q, job, &m);
 	case HL_GPKT_MSG_OP_TIMESTAMP:
-		if (!IS_ALIGNED(addr, sizeof(now)) || hl_emu_sync_is_reg(addr))
+		if (!IS_ALIGNED(addr, sizeof(now)) ||
+		    hl_emu_sync_is_reg(q->emu, addr))
 			return -EINVAL;
 		now = cpu_to_le64(ktime_get_ns());
 		return hl_emu_chunk_access(q, job, addr, &now, sizeof(now),
@@ -283,8 +282,7 @@ static int hl_emu_gaudi_msg_short(struct hl_emu_queue *q,
 	u32 base = FIELD_GET(HL_GPKT_SHORT_BASE, ctl);
 	u64 addr;
 
-	if (FIELD_GET(HL_GPKT_MSG_OP, ctl) != HL_GPKT_MSG_OP_VALUE ||
-	    q->id >= HL_EMU_NUM_QUEUES)
+	if (FIELD_GET(HL_GPKT_MSG_OP, ctl) != HL_GPKT_MSG_OP_VALUE)
 		return -EINVAL;
 	addr = hl_emu_sync_msg_base(q->emu, q->id, base) +
 	       FIELD_GET(HL_GPKT_SHORT_OFFSET, ctl);
@@ -320,8 +318,7 @@ static int hl_emu_gaudi_lin_dma(struct hl_emu_queue *q, struct hl_cs_job *job,
 /* WAIT: fence counter id of the queue += inc_val */
 static int hl_emu_gaudi_wait(struct hl_emu_queue *q, u32 cfg)
 {
-	if (cfg & ~(HL_GPKT_WAIT_CYCLES | HL_GPKT_WAIT_INC | HL_GPKT_WAIT_ID) ||
-	    q->id >= HL_EMU_NUM_QUEUES)
+	if (cfg & ~(HL_GPKT_WAIT_CYCLES | HL_GPKT_WAIT_INC | HL_GPKT_WAIT_ID))
 		return -EINVAL;
 	return hl_emu_sync_write(q->emu,
 				 HL_QM_FENCE_RDATA(q->id,
@@ -360,7 +357,6 @@ static int hl_emu_gaudi_exec(struct hl_emu_queue *q, struct hl_cs_job *job,
 {
 	u32 w0 = le32_to_cpu(pkt->hdr.word0);
 	u64 block;
-	int rc;
 
 	switch (opcode) {
 	case HL_GAUDI_PKT_NOP:
@@ -373,16 +369,12 @@ static int hl_emu_gaudi_exec(struct hl_emu_queue *q, struct hl_cs_job *job,
 		return w0 & ~(HL_GPKT_ARB_PRIORITY | HL_GPKT_ARB_RLS) ?
 		       -EINVAL : 0;
 	case HL_GAUDI_PKT_WREG_32:
-		rc = hl_emu_gaudi_engine_block(q, &block);
-		if (rc)
-			return rc;
+		block = hl_emu_gaudi_engine_block(q);
 		return hl_emu_gaudi_wreg(q, block +
 					 FIELD_GET(HL_GPKT_WREG_OFFSET, ctl),
 					 w0);
 	case HL_GAUDI_PKT_WREG_BULK:
-		rc = hl_emu_gaudi_engine_block(q, &block);
-		if (rc)
-			return rc;
+		block = hl_emu_gaudi_engine_block(q);
 		return hl_emu_gaudi_wreg_bulk(q, job, cb,
 					      off + sizeof(pkt->hdr),
 					      block +

@@ -468,7 +468,7 @@ int hl_emu_exec_msg_long(struct hl_emu_queue *q, struct hl_cs_job *job,
 	if (!IS_ALIGNED(addr, sizeof(u32)))
 		return -EINVAL;
 	/* Configuration space: physical, no MMU (as GAUDI's) */
-	if (hl_emu_sync_is_reg(addr))
+	if (hl_emu_sync_is_reg(q->emu, addr))
 		return hl_emu_sync_write(q->emu, addr, le32_to_cpu(value));
 
 	return hl_emu_chunk_access(q, job, addr, &value, sizeof(value), true);
@@ -704,7 +704,9 @@ static void hl_emu_queue_work(struct work_struct *work)
  * @job: the job; queue_id is below the number of queues.
  *
  * Return: 0, after which the job's queue calls hl_cs_job_done() exactly
- * once; -ENODEV once hw_fini has started; -EINVAL for a bad queue index.
+ * once; -ENODEV once hw_fini has started; -EINVAL for a queue index that
+ * is out of range or names a queue of type CPU or NA (the core refuses
+ * those first).
  */
 int hl_emu_queue_job(struct hl_device *hdev, struct hl_cs_job *job)
 {
@@ -712,7 +714,7 @@ int hl_emu_queue_job(struct hl_device *hdev, struct hl_cs_job *job)
 	struct hl_emu_queue *q;
 	int rc = 0;
 
-	if (hl_cs_job_queue(job) >= HL_EMU_NUM_QUEUES)
+	if (!hl_emu_queue_runs_jobs(emu, hl_cs_job_queue(job)))
 		return -EINVAL;
 	q = &emu->queues[hl_cs_job_queue(job)];
 
@@ -748,7 +750,7 @@ bool hl_emu_queues_idle(struct hl_device *hdev, u64 *mask, u32 mask_len)
 	u32 i;
 
 	memset(mask, 0, mask_len * sizeof(*mask));
-	for (i = 0; i < HL_EMU_NUM_QUEUES; i++) {
+	for (i = 0; i < emu->num_queues; i++) {
 		struct hl_emu_queue *q = &emu->queues[i];
 
 		spin_lock(&q->lock);
@@ -768,23 +770,83 @@ static void hl_emu_queues_free(struct hl_emu_device *emu)
 {
 	u32 i;
 
-	for (i = 0; i < HL_EMU_NUM_QUEUES; i++) {
+	for (i = 0; i < emu->num_queues; i++) {
 		kvfree(emu->queues[i].buf);
 		emu->queues[i].buf = NULL;
 	}
 }
 
-/**
- * hl_emu_queues_early_init - set up the engine queues' locks and lists,
- * once per device (early_init); the queues stay stopped.
- * @emu: the device.
+/*
+ * GAUDI's queue table (upstream's enum gaudi_queue_id, in the uAPI header):
+ * four streams per queue manager. DMA 0 and 1 are external (fed with
+ * kernel-owned CBs), the device CPU's queue takes no user job, DMA 2-7,
+ * MME 0-1, TPC 0-7 and NIC 0-9 are internal; the queues of the NIC
+ * engines beyond the device's ports are NA.
  */
-void hl_emu_queues_early_init(struct hl_emu_device *emu)
+static u8 hl_emu_gaudi_queue_type(u32 q, u32 num_nic_ports)
 {
-	u32 i;
+	if (q <= GAUDI_QUEUE_ID_DMA_1_3)
+		return HL_QUEUE_TYPE_EXT;
+	if (q == GAUDI_QUEUE_ID_CPU_PQ)
+		return HL_QUEUE_TYPE_CPU;
+	if (q >= GAUDI_QUEUE_ID_NIC_0_0 &&
+	    (q - GAUDI_QUEUE_ID_NIC_0_0) / 4 >= num_nic_ports)
+		return HL_QUEUE_TYPE_NA;
+	return HL_QUEUE_TYPE_INT;
+}
+
+/**
+ * hl_emu_queue_runs_jobs - whether @queue exists and takes jobs (its type
+ * is internal or external).
+ * @emu: the device.
+ * @queue: a queue index.
+ *
+ * Return: true for a queue that runs jobs.
+ */
+bool hl_emu_queue_runs_jobs(const struct hl_emu_device *emu, u32 queue)
+{
+	if (queue >= emu->num_queues)
+		return false;
+	return !emu->queue_type ||
+	       emu->queue_type[queue] == HL_QUEUE_TYPE_INT ||
+	       emu->queue_type[queue] == HL_QUEUE_TYPE_EXT;
+}
+
+/**
+ * hl_emu_queues_early_init - allocate the engine queues and set up their
+ * locks and lists, once per device (early_init); the queues stay stopped.
+ * @emu: the device.
+ * @num_nic_ports: the device's NIC ports (GAUDI's NIC queues beyond them
+ *	are NA).
+ *
+ * asic=emu: HL_EMU_NUM_QUEUES internal queues. asic=gaudi: GAUDI's table,
+ * GAUDI_QUEUE_ID_SIZE queues (hl_emu_gaudi_queue_type()).
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int hl_emu_queues_early_init(struct hl_emu_device *emu, u32 num_nic_ports)
+{
+	bool gaudi = hl_identity == HL_IDENTITY_GAUDI;
+	u32 i, n = gaudi ? GAUDI_QUEUE_ID_SIZE : HL_EMU_NUM_QUEUES;
 
 	emu->stopped = true;
-	for (i = 0; i < HL_EMU_NUM_QUEUES; i++) {
+	emu->queues = kcalloc(n, sizeof(*emu->queues), GFP_KERNEL);
+	if (!emu->queues)
+		return -ENOMEM;
+	if (gaudi) {
+		emu->queue_type = kcalloc(n, sizeof(*emu->queue_type),
+					  GFP_KERNEL);
+		if (!emu->queue_type) {
+			kfree(emu->queues);
+			emu->queues = NULL;
+			return -ENOMEM;
+		}
+		for (i = 0; i < n; i++)
+			emu->queue_type[i] =
+				hl_emu_gaudi_queue_type(i, num_nic_ports);
+	}
+	emu->num_queues = n;
+	for (i = 0; i < n; i++) {
 		struct hl_emu_queue *q = &emu->queues[i];
 
 		q->emu = emu;
@@ -793,6 +855,20 @@ void hl_emu_queues_early_init(struct hl_emu_device *emu)
 		INIT_LIST_HEAD(&q->pending);
 		q->running = NULL;
 	}
+	return 0;
+}
+
+/**
+ * hl_emu_queues_early_fini - free what hl_emu_queues_early_init() allocated.
+ * @emu: the device; its queues are stopped.
+ */
+void hl_emu_queues_early_fini(struct hl_emu_device *emu)
+{
+	kfree(emu->queue_type);
+	emu->queue_type = NULL;
+	kfree(emu->queues);
+	emu->queues = NULL;
+	emu->num_queues = 0;
 }
 
 /**
@@ -813,11 +889,14 @@ int hl_emu_queues_init(struct hl_emu_device *emu)
 	 * a hard reset restarts the engines. They stay stopped until the
 	 * workqueue exists.
 	 */
-	for (i = 0; i < HL_EMU_NUM_QUEUES; i++) {
+	for (i = 0; i < emu->num_queues; i++) {
 		struct hl_emu_queue *q = &emu->queues[i];
 
 		INIT_WORK(&q->work, hl_emu_queue_work);
 		hl_emu_tlb_flush(q);
+		/* A queue that takes no job needs no buffer */
+		if (!hl_emu_queue_runs_jobs(emu, i))
+			continue;
 		q->buf = kvmalloc(HL_EMU_QUEUE_BUF_SIZE, GFP_KERNEL);
 		if (!q->buf)
 			goto err_free_queues;
@@ -825,11 +904,11 @@ int hl_emu_queues_init(struct hl_emu_device *emu)
 
 	/* Its workers signal fences, which memory reclaim may wait for */
 	emu->wq = alloc_workqueue("hl%d-queues", WQ_UNBOUND | WQ_MEM_RECLAIM,
-				  HL_EMU_NUM_QUEUES, hl_device_id(emu->hdev));
+				  emu->num_queues, hl_device_id(emu->hdev));
 	if (!emu->wq)
 		goto err_free_queues;
 
-	for (i = 0; i < HL_EMU_NUM_QUEUES; i++) {
+	for (i = 0; i < emu->num_queues; i++) {
 		spin_lock(&emu->queues[i].lock);
 		WRITE_ONCE(emu->stopped, false);
 		spin_unlock(&emu->queues[i].lock);
@@ -856,7 +935,7 @@ void hl_emu_queues_fini(struct hl_emu_device *emu)
 	LIST_HEAD(failed);
 	u32 i;
 
-	for (i = 0; i < HL_EMU_NUM_QUEUES; i++) {
+	for (i = 0; i < emu->num_queues; i++) {
 		struct hl_emu_queue *q = &emu->queues[i];
 
 		spin_lock(&q->lock);

@@ -56,8 +56,11 @@ struct hl_emu_mon {
  * @wq: FENCE packets waiting for a fence counter.
  * @sob: the sync objects' values.
  * @mon: the monitors.
- * @fence: the fence counters, per queue.
- * @msg_base: the queues' message bases (CP_MSG_BASE0..3), per queue.
+ * @num_queues: the device's queues (hl_emu_device.num_queues).
+ * @fence: the fence counters, HL_QM_FENCE_NUM per queue stream
+ *	(@num_queues of them, allocated with the sync manager).
+ * @msg_base: the queues' message bases (CP_MSG_BASE0..3), per queue
+ *	(@num_queues of them, allocated with the sync manager).
  * @dropped: payloads that aimed outside the sync manager when their monitor
  *	fired (ignored).
  */
@@ -66,9 +69,10 @@ struct hl_emu_sync {
 	wait_queue_head_t wq;
 	u16 sob[HL_SM_NUM_SOBS];
 	struct hl_emu_mon mon[HL_SM_NUM_MONITORS];
-	u32 fence[HL_EMU_NUM_QUEUES][HL_QM_FENCE_NUM];
-	u64 msg_base[HL_EMU_NUM_QUEUES][HL_QM_MSG_BASE_NUM];
+	u64 (*msg_base)[HL_QM_MSG_BASE_NUM];
 	u64 dropped;
+	u32 num_queues;
+	u32 fence[][HL_QM_FENCE_NUM];
 };
 
 enum hl_emu_sync_reg {
@@ -88,7 +92,8 @@ enum hl_emu_sync_reg {
 #define HL_EMU_MSG_BASE_HALF	(HL_QM_MSG_BASE_HI(0, 0) - HL_QM_MSG_BASE_LO_0)
 
 /* Which register @addr is, and its index (SOB, monitor, queue * 4 + id) */
-static enum hl_emu_sync_reg hl_emu_sync_decode(u64 addr, u32 *idx)
+static enum hl_emu_sync_reg hl_emu_sync_decode(const struct hl_emu_sync *sm,
+					       u64 addr, u32 *idx)
 {
 	u64 off;
 
@@ -105,43 +110,54 @@ static enum hl_emu_sync_reg hl_emu_sync_decode(u64 addr, u32 *idx)
 		*idx = (off % (4 * HL_SM_NUM_MONITORS)) / 4;
 		return HL_EMU_REG_MON_ADDRL + off / (4 * HL_SM_NUM_MONITORS);
 	}
-	if (addr >= HL_QM_FENCE_RDATA_0 &&
-	    addr < HL_QM_FENCE_RDATA(0, HL_QM_FENCE_NUM)) {
-		u32 id, queue;
-
-		off = addr - HL_QM_FENCE_RDATA_0;
-		id = off / (HL_QM_FENCE_RDATA(0, 1) - HL_QM_FENCE_RDATA_0);
-		queue = (off % (HL_QM_FENCE_RDATA(0, 1) -
-				HL_QM_FENCE_RDATA_0)) / 4;
-		if (queue >= HL_EMU_NUM_QUEUES)
-			return HL_EMU_REG_NONE;
-		*idx = queue * HL_QM_FENCE_NUM + id;
-		return HL_EMU_REG_FENCE;
-	}
+	/* Before the fences: queue manager k's bases are in their range */
 	if (addr >= HL_QM_MSG_BASE_LO_0 &&
-	    addr < HL_QM_MSG_BASE_LO(0, HL_QM_MSG_BASE_NUM)) {
-		u32 base, queue, half;
+	    addr < HL_QM_MSG_BASE_LO(sm->num_queues, 0)) {
+		u32 base, stream, queue, half;
 
-		off = addr - HL_QM_MSG_BASE_LO_0;
+		off = (addr - HL_QM_MSG_BASE_LO_0) % HL_QM_FENCE_QM_STRIDE;
 		base = off / HL_EMU_MSG_BASE_STRIDE;
 		off %= HL_EMU_MSG_BASE_STRIDE;
 		half = off / HL_EMU_MSG_BASE_HALF;
-		queue = (off % HL_EMU_MSG_BASE_HALF) / 4;
-		if (queue >= HL_EMU_NUM_QUEUES)
+		stream = (off % HL_EMU_MSG_BASE_HALF) / 4;
+		queue = (addr - HL_QM_MSG_BASE_LO_0) / HL_QM_FENCE_QM_STRIDE *
+			HL_QM_FENCE_STREAMS + stream;
+		/* The fifth stream (GAUDI's lower CP) is no queue */
+		if (base < HL_QM_MSG_BASE_NUM && stream < HL_QM_FENCE_STREAMS &&
+		    queue < sm->num_queues) {
+			*idx = queue * HL_QM_MSG_BASE_NUM + base;
+			return half ? HL_EMU_REG_MSG_BASE_HI :
+				      HL_EMU_REG_MSG_BASE_LO;
+		}
+	}
+	if (addr >= HL_QM_FENCE_RDATA_0 &&
+	    addr < HL_QM_FENCE_RDATA(sm->num_queues, 0)) {
+		u32 id, stream, queue;
+
+		/* A queue manager's block: fence id by fence id, 5 streams */
+		off = (addr - HL_QM_FENCE_RDATA_0) % HL_QM_FENCE_QM_STRIDE;
+		id = off / (HL_QM_FENCE_RDATA(0, 1) - HL_QM_FENCE_RDATA_0);
+		stream = (off % (HL_QM_FENCE_RDATA(0, 1) -
+				 HL_QM_FENCE_RDATA_0)) / 4;
+		queue = (addr - HL_QM_FENCE_RDATA_0) / HL_QM_FENCE_QM_STRIDE *
+			HL_QM_FENCE_STREAMS + stream;
+		/* The fifth stream (GAUDI's lower CP) is no queue */
+		if (id >= HL_QM_FENCE_NUM || stream >= HL_QM_FENCE_STREAMS ||
+		    queue >= sm->num_queues)
 			return HL_EMU_REG_NONE;
-		*idx = queue * HL_QM_MSG_BASE_NUM + base;
-		return half ? HL_EMU_REG_MSG_BASE_HI : HL_EMU_REG_MSG_BASE_LO;
+		*idx = queue * HL_QM_FENCE_NUM + id;
+		return HL_EMU_REG_FENCE;
 	}
 	return HL_EMU_REG_NONE;
 }
 
 /* Where a monitor's payload may land: a SOB or a fence counter */
-static bool hl_emu_sync_payload_ok(u64 addr)
+static bool hl_emu_sync_payload_ok(const struct hl_emu_sync *sm, u64 addr)
 {
 	enum hl_emu_sync_reg reg;
 	u32 idx;
 
-	reg = hl_emu_sync_decode(addr, &idx);
+	reg = hl_emu_sync_decode(sm, addr, &idx);
 	return reg == HL_EMU_REG_SOB || reg == HL_EMU_REG_FENCE;
 }
 
@@ -149,15 +165,16 @@ static bool hl_emu_sync_payload_ok(u64 addr)
  * hl_emu_sync_is_reg - whether @addr is a register of the sync manager, a
  * fence register or a message base (MSG_LONG writes it instead of
  * memory).
+ * @emu: the device.
  * @addr: a MSG_LONG's address.
  *
  * Return: true for a register.
  */
-bool hl_emu_sync_is_reg(u64 addr)
+bool hl_emu_sync_is_reg(struct hl_emu_device *emu, u64 addr)
 {
 	u32 idx;
 
-	return hl_emu_sync_decode(addr, &idx) != HL_EMU_REG_NONE;
+	return hl_emu_sync_decode(emu->sync, addr, &idx) != HL_EMU_REG_NONE;
 }
 
 static bool hl_emu_mon_holds(struct hl_emu_sync *sm, const struct hl_emu_mon *m)
@@ -212,7 +229,7 @@ static bool hl_emu_sync_eval(struct hl_emu_sync *sm)
 				continue;
 			m->armed = false;
 			fired = true;
-			reg = hl_emu_sync_decode(m->addr, &idx);
+			reg = hl_emu_sync_decode(sm, m->addr, &idx);
 			if (reg == HL_EMU_REG_SOB &&
 			    hl_emu_sob_write(sm, idx, m->data))
 				continue;
@@ -249,7 +266,7 @@ int hl_emu_sync_write(struct hl_emu_device *emu, u64 addr, u32 value)
 	u64 *base;
 	int rc = 0;
 
-	reg = hl_emu_sync_decode(addr, &idx);
+	reg = hl_emu_sync_decode(sm, addr, &idx);
 	spin_lock(&sm->lock);
 	m = &sm->mon[idx % HL_SM_NUM_MONITORS];
 	switch (reg) {
@@ -268,7 +285,7 @@ int hl_emu_sync_write(struct hl_emu_device *emu, u64 addr, u32 value)
 		break;
 	case HL_EMU_REG_MON_ARM:
 		m->armed = false;
-		if (!hl_emu_sync_payload_ok(m->addr) ||
+		if (!hl_emu_sync_payload_ok(sm, m->addr) ||
 		    (value & HL_SM_MON_ARM_MASK_MASK) == HL_SM_MON_ARM_MASK_MASK) {
 			rc = -EINVAL;
 			break;
@@ -427,8 +444,8 @@ void hl_emu_sync_reset(struct hl_emu_device *emu)
 	spin_lock(&sm->lock);
 	memset(sm->sob, 0, sizeof(sm->sob));
 	memset(sm->mon, 0, sizeof(sm->mon));
-	memset(sm->fence, 0, sizeof(sm->fence));
-	for (q = 0; q < HL_EMU_NUM_QUEUES; q++)
+	memset(sm->fence, 0, sm->num_queues * sizeof(sm->fence[0]));
+	for (q = 0; q < sm->num_queues; q++)
 		memcpy(sm->msg_base[q], bases, sizeof(bases));
 	spin_unlock(&sm->lock);
 }
@@ -586,22 +603,26 @@ u32 hl_emu_sync_gen_wait_cb(struct hl_device *hdev, void *buf, u32 queue,
 }
 
 /**
- * hl_emu_sync_props - the sync manager's properties (early_init).
+ * hl_emu_sync_props - the sync manager's properties (early_init, after
+ * the queues were allocated).
+ * @emu: the device.
  * @prop: the device's properties.
  */
-void hl_emu_sync_props(struct asic_fixed_properties *prop)
+void hl_emu_sync_props(struct hl_emu_device *emu,
+		       struct asic_fixed_properties *prop)
 {
 	prop->num_sobs = HL_SM_NUM_SOBS;
 	prop->num_monitors = HL_SM_NUM_MONITORS;
 	/* The driver's, rounded up to a group of eight */
 	prop->first_available_sob =
-		ALIGN(hl_emu_sync_driver_sob(HL_EMU_NUM_QUEUES, 0), 8);
+		ALIGN(hl_emu_sync_driver_sob(emu->num_queues, 0), 8);
 	prop->first_available_monitor =
-		ALIGN(hl_emu_sync_driver_mon(HL_EMU_NUM_QUEUES), 8);
+		ALIGN(hl_emu_sync_driver_mon(emu->num_queues), 8);
 }
 
 /**
- * hl_emu_sync_alloc - allocate the sync manager (early_init).
+ * hl_emu_sync_alloc - allocate the sync manager and a fence per queue
+ * stream (early_init, after the queues were allocated).
  * @emu: the device.
  *
  * Return: 0 or -ENOMEM.
@@ -610,9 +631,16 @@ int hl_emu_sync_alloc(struct hl_emu_device *emu)
 {
 	struct hl_emu_sync *sm;
 
-	sm = kvzalloc(sizeof(*sm), GFP_KERNEL);
+	sm = kvzalloc(struct_size(sm, fence, emu->num_queues), GFP_KERNEL);
 	if (!sm)
 		return -ENOMEM;
+	sm->num_queues = emu->num_queues;
+	sm->msg_base = kvcalloc(sm->num_queues, sizeof(*sm->msg_base),
+				GFP_KERNEL);
+	if (!sm->msg_base) {
+		kvfree(sm);
+		return -ENOMEM;
+	}
 	spin_lock_init(&sm->lock);
 	init_waitqueue_head(&sm->wq);
 	emu->sync = sm;
@@ -625,6 +653,7 @@ int hl_emu_sync_alloc(struct hl_emu_device *emu)
  */
 void hl_emu_sync_free(struct hl_emu_device *emu)
 {
+	kvfree(emu->sync->msg_base);
 	kvfree(emu->sync);
 	emu->sync = NULL;
 }

@@ -20,7 +20,7 @@ struct hl_emu_device;
 int hl_emu_sync_alloc(struct hl_emu_device *emu);
 void hl_emu_sync_free(struct hl_emu_device *emu);
 void hl_emu_sync_reset(struct hl_emu_device *emu);
-bool hl_emu_sync_is_reg(u64 addr);
+bool hl_emu_sync_is_reg(struct hl_emu_device *emu, u64 addr);
 int hl_emu_sync_write(struct hl_emu_device *emu, u64 addr, u32 value);
 bool hl_emu_sync_fence_take(struct hl_emu_device *emu, u32 queue, u32 id,
 			    u32 target, u32 dec);
@@ -28,7 +28,8 @@ void hl_emu_sync_fence_abort(struct hl_emu_device *emu, u32 queue, u32 id);
 int hl_emu_sync_fence_wait(struct hl_emu_device *emu, u32 queue, u32 id,
 			   u32 target, long timeout);
 void hl_emu_sync_wake(struct hl_emu_device *emu);
-void hl_emu_sync_props(struct asic_fixed_properties *prop);
+void hl_emu_sync_props(struct hl_emu_device *emu,
+		       struct asic_fixed_properties *prop);
 u32 hl_emu_sync_gen_signal_cb(struct hl_device *hdev, void *buf, u32 queue,
 			      u32 idx, u32 value, bool set, u32 *sob_offset);
 u64 hl_emu_sync_msg_base(struct hl_emu_device *emu, u32 queue, u32 base);
