@@ -8,8 +8,8 @@
  * LIN_DMA copies and fills, MSG_LONG writes a value and the time,
  * MSG_SHORT moves SOBs through the message bases, FENCE stalls until a
  * monitor fires, CP_DMA nests, WREG_32 reaches the modelled registers and
- * is refused elsewhere, STOP ends the CB, and this project's own format is
- * refused. Every test skips under asic=emu (the default).
+ * is refused elsewhere, STOP ends the CB, LOAD_AND_EXE's predicates gate
+ * packets, and this project's own format is refused. Every test skips under asic=emu (the default).
  */
 #include "hltests.h"
 
@@ -763,13 +763,14 @@ static void test_malformed_and_not_modelled_abort(void **state)
 		case 0: /* REPEAT */
 			len = g_hdr(bad, 0, g_ctl(G_REPEAT, G_RB));
 			break;
-		case 1: /* LOAD_AND_EXE */
+		case 1: /* LOAD_AND_EXE exe: no engine to execute */
 			len = g_load_and_exe(bad, h.va);
+			put32(bad, 1u << 9);
 			break;
 		case 2: /* opcode 0xe, unused */
 			len = g_hdr(bad, 0, g_ctl(0x0e, 0));
 			break;
-		case 3: /* a predicate */
+		case 3: /* a predicate on NOP, which has no such field */
 			len = g_hdr(bad, 0, g_ctl(G_NOP, 1));
 			break;
 		case 4: /* non-linear DMA */
@@ -807,6 +808,59 @@ static void test_malformed_and_not_modelled_abort(void **state)
 	hltests_run_cb_ok(st->fd, QA, cb.va, n);
 	assert_int_equal(rd32(h.ptr), 0x1234);
 
+	hltests_host_unmap(st->fd, &h);
+	hltests_host_unmap(st->fd, &cb);
+}
+
+/*
+ * LOAD_AND_EXE loads the job's predicates (P10 in bit 0 of word 10): a
+ * MSG_LONG with pred 10 is skipped while P10 is clear (the negative
+ * control), runs once it is set; one with pred 0 always runs. The next
+ * job starts with P10 clear again. Scalars (dst 1) are malformed.
+ */
+static void test_load_and_exe_predicates(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hltests_host_buf cb, h, preds;
+	uint32_t n, set;
+
+	GAUDI_ONLY();
+	hltests_host_map(st->fd, &cb, PAGE);
+	hltests_host_map(st->fd, &h, PAGE);
+	hltests_host_map(st->fd, &preds, PAGE);
+
+	for (set = 0; set <= 1; set++) {
+		memset(h.ptr, 0, 16);
+		memset(preds.ptr, 0, 128);
+		put32(preds.ptr + 4 * 10, set);
+		/* P9 and P11 set: a neighbour does not stand in for P10 */
+		put32(preds.ptr + 4 * 9, 1);
+		put32(preds.ptr + 4 * 11, 1);
+		n = 0;
+		n += g_load_and_exe(cb.ptr + n, preds.va);
+		n += g_msg_long(cb.ptr + n, h.va, 0xa10);
+		put32(cb.ptr + n - 12, g_ctl(G_MSG_LONG, G_RB | G_MB | 10));
+		n += g_msg_long(cb.ptr + n, h.va + 4, 0xa00);
+		hltests_run_cb_ok(st->fd, QA, cb.va, n);
+		assert_int_equal(rd32(h.ptr), set ? 0xa10 : 0);
+		assert_int_equal(rd32(h.ptr + 4), 0xa00);
+	}
+
+	/* A new job: P10 is clear again */
+	memset(h.ptr, 0, 16);
+	n = g_msg_long(cb.ptr, h.va, 0xa10);
+	put32(cb.ptr + 4, g_ctl(G_MSG_LONG, G_RB | G_MB | 10));
+	hltests_run_cb_ok(st->fd, QA, cb.va, n);
+	assert_int_equal(rd32(h.ptr), 0);
+
+	/* Scalars: not modelled */
+	n = g_load_and_exe(cb.ptr, preds.va);
+	put32(cb.ptr, 1u << 8 | 1u);
+	n += g_msg_long(cb.ptr + n, h.va, 0xa10);
+	hltests_run_cb_aborted(st->fd, QA, cb.va, n);
+	assert_int_equal(rd32(h.ptr), 0);
+
+	hltests_host_unmap(st->fd, &preds);
 	hltests_host_unmap(st->fd, &h);
 	hltests_host_unmap(st->fd, &cb);
 }
@@ -899,6 +953,7 @@ static const struct CMUnitTest gaudi_pkt_tests[] = {
 	T(test_wreg_reaches_modelled_registers_only),
 	T(test_wait_feeds_the_fence),
 	T(test_malformed_and_not_modelled_abort),
+	T(test_load_and_exe_predicates),
 	T(test_reduce_extension),
 	T(test_signal_wait_in_gaudi_format),
 };

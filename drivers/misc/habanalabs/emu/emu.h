@@ -102,6 +102,9 @@ struct hl_emu_sync;
  *	chunk, or a step of a NIC message; used by the queue's worker only.
  * @tlb_hits: translations served by @tlb.
  * @tlb_misses: translations that walked the page tables.
+ * @pred: asic=gaudi: the running job's predicates P0..P31 (bit i: Pi;
+ *	P0 always set, the others clear at the start of each job, loaded by
+ *	LOAD_AND_EXE); used by the queue's worker only.
  */
 struct hl_emu_queue {
 	struct hl_emu_device *emu;
@@ -114,6 +117,7 @@ struct hl_emu_queue {
 	u8 *buf;
 	u64 tlb_hits;
 	u64 tlb_misses;
+	u32 pred;
 };
 
 /**

@@ -32,14 +32,19 @@
  *                       malformed, nothing written;
  *   CP_DMA              runs the packets at src_addr, tsize bytes, as a
  *                       CB of their own (its packets may not CP_DMA again);
- *   REPEAT, LOAD_AND_EXE
- *                       malformed: predicates, scalars and loops are not
- *                       modelled;
+ *   LOAD_AND_EXE        load with dst 0: the job's predicates P1..P31 from
+ *                       bit 0 of the 32-bit words 1..31 at src_addr
+ *                       (GAUDI's non-consecutive map; P0 stays set);
+ *                       scalars (dst 1) and exe are malformed;
+ *   REPEAT              malformed: loops are not modelled;
  *   0x10..0x14          the emulated device's own engines (NIC, REDUCE),
  *                       extensions of the format (uAPI header).
- * A predicate (pred, ctl bits [4:0]) must be 0, a field the engines do not
- * model (transpose, compress, non-linear DMA, write completion) too, and
- * so must every reserved bit: else the packet is malformed. The barrier
+ * A packet with a predicate field (ctl bits [4:0]: WREG_32, WREG_BULK,
+ * MSG_LONG, MSG_PROT, CP_DMA, FENCE, ARB_POINT, LOAD_AND_EXE) runs only
+ * when the job's predicate it names is set (P0 always is; each job starts
+ * with P1..P31 clear), else it is skipped. A field the engines do not
+ * model (transpose, compress, non-linear DMA, write completion) must be 0,
+ * and so must every reserved bit: else the packet is malformed. The barrier
  * bits are accepted: each packet completes before the next one starts,
  * which every barrier asks for. A malformed packet fails the job with
  * -EINVAL, as in this project's own format (emu_queue.c).
@@ -125,6 +130,13 @@ static_assert(offsetof(struct hl_gaudi_pkt_nic_write, local_addr) ==
 #define HL_GPKT_WAIT_CYCLES		GENMASK(23, 0)
 #define HL_GPKT_WAIT_INC		GENMASK(27, 24)
 #define HL_GPKT_WAIT_ID			GENMASK(29, 28)
+#define HL_GPKT_LAE_DST			BIT(0)
+#define HL_GPKT_LAE_LOAD		BIT(8)
+#define HL_GPKT_LAE_EXE			BIT(9)
+#define HL_GPKT_LAE_ETYPE		BIT(10)
+
+/* LOAD_AND_EXE of the predicates: 32 words, Pi in bit 0 of word i */
+#define HL_GPKT_PRED_NUM		32
 /* LIN_DMA's dst_addr: 56 bits, then context_id_high */
 #define HL_GPKT_DMA_DST			GENMASK_ULL(55, 0)
 
@@ -141,27 +153,33 @@ static_assert(offsetof(struct hl_gaudi_pkt_nic_write, local_addr) ==
  * @size: bytes (WREG_BULK: its header; its values follow); 0: unknown or
  *	not modelled (malformed).
  * @ctl: the ctl bits it may set besides the opcode and the barrier bits.
+ * @pred: ctl bits [4:0] are its predicate.
  */
 struct hl_emu_gpkt_desc {
 	u32 size;
 	u32 ctl;
+	bool pred;
 };
 
+/* A packet with a predicate field */
+#define HL_GPKT_P(size, ctl)	{ size, (ctl) | HL_GPKT_PRED, true }
+
 static const struct hl_emu_gpkt_desc hl_emu_gpkt_descs[32] = {
-	[HL_GAUDI_PKT_WREG_32] = { 8, HL_GPKT_WREG_OFFSET },
-	[HL_GAUDI_PKT_WREG_BULK] = { 8, HL_GPKT_WREG_OFFSET },
-	[HL_GAUDI_PKT_MSG_LONG] = { 16, HL_GPKT_MSG_CTL },
+	[HL_GAUDI_PKT_WREG_32] = HL_GPKT_P(8, HL_GPKT_WREG_OFFSET),
+	[HL_GAUDI_PKT_WREG_BULK] = HL_GPKT_P(8, HL_GPKT_WREG_OFFSET),
+	[HL_GAUDI_PKT_MSG_LONG] = HL_GPKT_P(16, HL_GPKT_MSG_CTL),
 	[HL_GAUDI_PKT_MSG_SHORT] = { 8, HL_GPKT_MSG_CTL | HL_GPKT_SHORT_BASE |
 					HL_GPKT_SHORT_OFFSET },
-	[HL_GAUDI_PKT_CP_DMA] = { 16, 0 },
-	[HL_GAUDI_PKT_MSG_PROT] = { 16, HL_GPKT_MSG_CTL },
-	[HL_GAUDI_PKT_FENCE] = { 8, 0 },
+	[HL_GAUDI_PKT_CP_DMA] = HL_GPKT_P(16, 0),
+	[HL_GAUDI_PKT_MSG_PROT] = HL_GPKT_P(16, HL_GPKT_MSG_CTL),
+	[HL_GAUDI_PKT_FENCE] = HL_GPKT_P(8, 0),
 	[HL_GAUDI_PKT_LIN_DMA] = { 24, HL_GPKT_DMA_LIN | HL_GPKT_DMA_MEMSET |
 					HL_GPKT_DMA_CTX_LOW },
 	[HL_GAUDI_PKT_NOP] = { 8, 0 },
 	[HL_GAUDI_PKT_STOP] = { 8, 0 },
-	[HL_GAUDI_PKT_ARB_POINT] = { 8, 0 },
+	[HL_GAUDI_PKT_ARB_POINT] = HL_GPKT_P(8, 0),
 	[HL_GAUDI_PKT_WAIT] = { 8, 0 },
+	[HL_GAUDI_PKT_LOAD_AND_EXE] = HL_GPKT_P(16, 0),
 	[HL_GAUDI_PKT_NIC_SEND] = { sizeof(struct hl_gaudi_pkt_nic), 0 },
 	[HL_GAUDI_PKT_NIC_RECV] = { sizeof(struct hl_gaudi_pkt_nic), 0 },
 	[HL_GAUDI_PKT_NIC_WRITE] = { sizeof(struct hl_gaudi_pkt_nic_write), 0 },
@@ -326,6 +344,33 @@ static int hl_emu_gaudi_wait(struct hl_emu_queue *q, u32 cfg)
 				 FIELD_GET(HL_GPKT_WAIT_INC, cfg));
 }
 
+/* LOAD_AND_EXE: the predicates; scalars and execution are not modelled */
+static int hl_emu_gaudi_load_and_exe(struct hl_emu_queue *q,
+				     struct hl_cs_job *job, u32 cfg, u64 src)
+{
+	__le32 words[HL_GPKT_PRED_NUM];
+	u32 i;
+	int rc;
+
+	if (cfg & ~(HL_GPKT_LAE_DST | HL_GPKT_LAE_LOAD | HL_GPKT_LAE_EXE |
+		    HL_GPKT_LAE_ETYPE) ||
+	    cfg & (HL_GPKT_LAE_DST | HL_GPKT_LAE_EXE | HL_GPKT_LAE_ETYPE))
+		return -EINVAL;
+	if (!(cfg & HL_GPKT_LAE_LOAD))
+		return 0;
+	rc = hl_emu_fetch_va(q, job, src, words, sizeof(words));
+	if (rc)
+		return rc;
+	/* P0 is not loaded: it stays set */
+	for (i = 1; i < HL_GPKT_PRED_NUM; i++) {
+		if (le32_to_cpu(words[i]) & 1)
+			q->pred |= BIT(i);
+		else
+			q->pred &= ~BIT(i);
+	}
+	return 0;
+}
+
 /* An extension packet: the engine's view has dwords 0 and 1 swapped */
 static int hl_emu_gaudi_ext(struct hl_emu_queue *q, struct hl_cs_job *job,
 			    union hl_emu_gpkt *pkt, u32 opcode)
@@ -393,6 +438,9 @@ static int hl_emu_gaudi_exec(struct hl_emu_queue *q, struct hl_cs_job *job,
 	}
 	case HL_GAUDI_PKT_WAIT:
 		return hl_emu_gaudi_wait(q, w0);
+	case HL_GAUDI_PKT_LOAD_AND_EXE:
+		return hl_emu_gaudi_load_and_exe(q, job, w0,
+						 le64_to_cpu(pkt->cp_dma.src_addr));
 	case HL_GAUDI_PKT_LIN_DMA:
 		return hl_emu_gaudi_lin_dma(q, job, &pkt->lin_dma, ctl);
 	case HL_GAUDI_PKT_CP_DMA: {
@@ -448,6 +496,13 @@ static int hl_emu_gaudi_run_cb(struct hl_emu_queue *q, struct hl_cs_job *job,
 		     (le32_to_cpu(pkt.hdr.word0) & ~HL_GPKT_BULK_SIZE64)))
 			goto malformed;
 
+		/* A predicate that is clear: the packet is skipped */
+		if (desc->pred &&
+		    !(q->pred & BIT(FIELD_GET(HL_GPKT_PRED, ctl)))) {
+			off += full;
+			continue;
+		}
+
 		if (size > sizeof(pkt.hdr)) {
 			rc = hl_emu_gcb_fetch(q, job, cb, off + sizeof(pkt.hdr),
 					      pkt.raw + sizeof(pkt.hdr),
@@ -497,6 +552,7 @@ int hl_emu_gaudi_run_job(struct hl_emu_queue *q, struct hl_cs_job *job)
 	};
 	int rc;
 
+	q->pred = BIT(0);
 	rc = hl_emu_gaudi_run_cb(q, job, &cb);
 	return rc == HL_EMU_GPKT_STOP ? 0 : rc;
 }
