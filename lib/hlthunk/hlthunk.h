@@ -304,9 +304,12 @@ struct hlthunk_page_fault_info {
 
 /**
  * struct hlthunk_cs_in - a command submission.
- * @chunks_restore: must be NULL (no context-switch restore jobs).
+ * @chunks_restore: array of @num_chunks_restore struct hl_cs_chunk: the
+ *	restore chunks, which the driver runs (and waits for) before the
+ *	execute chunks on the context's first CS, or with
+ *	HL_CS_FLAGS_FORCE_RESTORE, and ignores otherwise; or NULL.
  * @chunks_execute: array of @num_chunks_execute struct hl_cs_chunk.
- * @num_chunks_restore: must be 0.
+ * @num_chunks_restore: 0 .. HL_MAX_JOBS_PER_CS.
  * @num_chunks_execute: 1 .. HL_MAX_JOBS_PER_CS.
  * @flags: HL_CS_FLAGS_* (HL_CS_FLAGS_CUSTOM_TIMEOUT is set by
  *	hlthunk_command_submission_timeout(); the staged-submission flags by
@@ -1375,8 +1378,11 @@ hlthunk_public uint32_t hlthunk_pkt_nic_write_imm(void *buf, uint32_t conn_id,
  * @cb_handle: receives its handle, also the offset at which to mmap() it
  *	(MAP_SHARED, PROT_READ | PROT_WRITE) on @fd.
  *
- * Such a CB has no device address: it cannot be submitted (this device's
- * queues fetch through the device MMU); see the mapped variant.
+ * Such a CB has no device address. It is submitted by handle on an
+ * external queue (a chunk's cb_handle; under the module parameter
+ * asic=gaudi, GAUDI's DMA 0-1 queues), where the driver runs its own copy,
+ * taken at submission; an internal queue fetches through the device MMU
+ * and takes a device VA or a mapped CB (see the mapped variant).
  *
  * Return: 0 or -errno (errno set; -EINVAL: @cb_handle NULL or @cb_size
  * out of range, checked before the ioctl).

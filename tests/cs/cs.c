@@ -117,11 +117,14 @@ static void test_cs_bad_args_einval(void **state)
 
 	CS_EINVAL(a.in.num_chunks_execute = 0);
 	CS_EINVAL(a.in.num_chunks_execute = HL_MAX_JOBS_PER_CS + 1);
-	CS_EINVAL(a.in.num_chunks_restore = 1);
-	CS_EINVAL(a.in.chunks_restore = (uintptr_t)chunks);
+	/* A restore phase of too many chunks (tests/cs_model: the rest) */
+	CS_EINVAL(a.in.cs_flags = HL_CS_FLAGS_FORCE_RESTORE;
+		  a.in.chunks_restore = (uintptr_t)chunks;
+		  a.in.num_chunks_restore = HL_MAX_JOBS_PER_CS + 1);
 	CS_EINVAL(a.in.seq = 1);
-	CS_EINVAL(a.in.cs_flags = 1);
-	CS_EINVAL(a.in.cs_flags = HL_CS_FLAGS_CUSTOM_TIMEOUT | 1);
+	/* Bit 4: no flag of upstream's (bit 0 is FORCE_RESTORE, served) */
+	CS_EINVAL(a.in.cs_flags = 0x10);
+	CS_EINVAL(a.in.cs_flags = HL_CS_FLAGS_CUSTOM_TIMEOUT | 0x10);
 	CS_EINVAL(a.in.ctx_id = 1);
 	CS_EINVAL(a.in.pad = 1);
 	CS_EINVAL(chunks[0].queue_index = st->hw_ip.num_queues);
@@ -129,14 +132,13 @@ static void test_cs_bad_args_einval(void **state)
 	CS_EINVAL(chunks[0].cb_size = 0);
 	CS_EINVAL(chunks[0].cb_size = 12);
 	CS_EINVAL(chunks[0].cb_size = 2 * MB + 8);
-	CS_EINVAL(chunks[0].cs_chunk_flags = 1);
+	CS_EINVAL(chunks[0].cs_chunk_flags = 2);
 	CS_EINVAL(chunks[0].pad[9] = 1);
 	CS_EINVAL(chunks[0].collective_engine_id = 1);
 	/* Upstream's flags of features the emulated device has not */
 	CS_EINVAL(a.in.cs_flags = HL_CS_FLAGS_ENGINE_CORE_COMMAND);
 	CS_EINVAL(a.in.cs_flags = HL_CS_FLAGS_ENGINES_COMMAND);
 	CS_EINVAL(a.in.cs_flags = HL_CS_FLAGS_FLUSH_PCI_HBW_WRITES);
-	CS_EINVAL(chunks[0].cs_chunk_flags = HL_CS_CHUNK_FLAGS_USER_ALLOC_CB);
 	/* A bad chunk after good ones fails the whole CS */
 	CS_EINVAL(a.in.num_chunks_execute = 3; chunks[2].cb_size = 4);
 #undef CS_EINVAL
@@ -435,38 +437,69 @@ static void test_lib_encaps_reserve_unreserve(void **state)
 						     &status) < 0);
 }
 
+/*
+ * hl-thunk's staged submission through the library: a first, a middle
+ * and a last part on queues 0-2 share the first part's sequence number,
+ * which completes only after the last part (each part writes a marker);
+ * a part after the last names nothing (-EINVAL). tests/cs_model has the
+ * driver's errnos and the timeout.
+ */
 static void test_lib_staged_submission(void **state)
 {
 	struct hltests_state *st = *state;
-	struct hltests_host_buf cb;
+	struct hltests_host_buf cb, h;
+	struct hlthunk_cs_out first, part;
 	struct hl_cs_chunk chunk;
 	struct hlthunk_cs_in in;
-	struct hlthunk_cs_out first;
+	uint32_t status, i, *mark;
 
-	if (!have_sync_manager(st->fd)) {
-		skip();
-		return;
-	}
 	cb_map(st->fd, &cb, PAGE);
-	chunk_init(&chunk, 0, cb.va, hlthunk_pkt_nop(cb.ptr));
+	hltests_host_map(st->fd, &h, PAGE);
+	memset(h.ptr, 0, PAGE);
+	mark = (uint32_t *)h.ptr;
+	for (i = 0; i < 3; i++)
+		hlthunk_pkt_msg_long(cb.ptr + 16 * i, h.va + 4 * i, 0x5000 + i);
 	memset(&in, 0, sizeof(in));
 	in.chunks_execute = &chunk;
 	in.num_chunks_execute = 1;
 
 	/* Without the staged flag the library refuses, as hl-thunk does */
+	chunk_init(&chunk, 0, cb.va, 16);
 	assert_int_equal(hlthunk_staged_command_submission(st->fd, 0, &in,
 							   &first), -EINVAL);
 
-	/*
-	 * The driver does not serve staged submissions yet (docs/uapi.md):
-	 * the library passes the first part through and the driver refuses
-	 * it. When staged submissions land, this becomes the first, middle
-	 * and last parts of one sequence, completed after the last.
-	 */
 	in.flags = HL_CS_FLAGS_STAGED_SUBMISSION |
 		   HL_CS_FLAGS_STAGED_SUBMISSION_FIRST;
 	assert_int_equal(hlthunk_staged_command_submission(st->fd, 0, &in,
-							   &first), -EINVAL);
+							   &first), 0);
+	assert_int_not_equal(first.seq, 0);
+
+	chunk_init(&chunk, 1, cb.va + 16, 16);
+	in.flags = HL_CS_FLAGS_STAGED_SUBMISSION;
+	assert_int_equal(hlthunk_staged_command_submission(st->fd, first.seq,
+							   &in, &part), 0);
+	assert_int_equal(part.seq, first.seq);
+	/* The first part's job is done, the submission is not */
+	while (!mark[1])
+		usleep(1000);
+	assert_int_equal(hlthunk_wait_for_cs(st->fd, first.seq, 0, &status), 0);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_BUSY);
+
+	chunk_init(&chunk, 2, cb.va + 32, 16);
+	in.flags = HL_CS_FLAGS_STAGED_SUBMISSION |
+		   HL_CS_FLAGS_STAGED_SUBMISSION_LAST;
+	assert_int_equal(hlthunk_staged_command_submission(st->fd, first.seq,
+							   &in, &part), 0);
+	assert_int_equal(part.seq, first.seq);
+	assert_int_equal(wait_cs(st->fd, first.seq, &status), 0);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
+	for (i = 0; i < 3; i++)
+		assert_int_equal(mark[i], 0x5000 + i);
+
+	/* Closed by its last part */
+	assert_int_equal(hlthunk_staged_command_submission(st->fd, first.seq,
+							   &in, &part), -EINVAL);
+	hltests_host_unmap(st->fd, &h);
 	hltests_host_unmap(st->fd, &cb);
 }
 

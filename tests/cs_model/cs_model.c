@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #define PAGE		4096ull
@@ -66,6 +67,37 @@ static uint32_t pkt_fence(void *buf, uint32_t id, uint32_t target,
 	return sizeof(pkt);
 }
 
+static uint32_t pkt_nop(void *buf)
+{
+	uint32_t g[2] = { 0, htole32(HL_GAUDI_PKT_CTL(HL_GAUDI_PKT_NOP)) };
+
+	if (!is_gaudi())
+		return hlthunk_pkt_nop(buf);
+	memcpy(buf, g, sizeof(g));
+	return sizeof(g);
+}
+
+/* LIN_DMA; GAUDI's (24 bytes) is followed by a NOP: 32 bytes either way */
+static uint32_t pkt_lin_dma(void *buf, uint64_t src, uint64_t dst,
+			    uint32_t size)
+{
+	uint32_t g[8] = {
+		htole32(size),
+		htole32(HL_GAUDI_PKT_CTL(HL_GAUDI_PKT_LIN_DMA) | 1u << 3),
+		htole32((uint32_t)src),
+		htole32((uint32_t)(src >> 32)),
+		htole32((uint32_t)dst),
+		htole32((uint32_t)(dst >> 32)),
+		0,
+		htole32(HL_GAUDI_PKT_CTL(HL_GAUDI_PKT_NOP)),
+	};
+
+	if (!is_gaudi())
+		return hlthunk_pkt_lin_dma(buf, src, dst, size);
+	memcpy(buf, g, sizeof(g));
+	return sizeof(g);
+}
+
 static uint32_t pkt_msg_long(void *buf, uint64_t addr, uint32_t value)
 {
 	uint32_t g[4] = {
@@ -81,9 +113,10 @@ static uint32_t pkt_msg_long(void *buf, uint64_t addr, uint32_t value)
 	return sizeof(g);
 }
 
-/* HL_IOCTL_CS of one chunk; returns the ioctl's rc */
-static int cs_one(int fd, uint32_t queue, uint64_t handle, uint32_t size,
-		  uint32_t chunk_flags, uint32_t cs_flags, uint64_t *seq)
+/* HL_IOCTL_CS of one chunk, job timeout @timeout_s; returns the ioctl's rc */
+static int cs_one_within(int fd, uint32_t queue, uint64_t handle,
+			 uint32_t size, uint32_t chunk_flags, uint32_t cs_flags,
+			 uint32_t timeout_s, uint64_t *seq)
 {
 	struct hl_cs_chunk c;
 	union hl_cs_args a;
@@ -98,10 +131,18 @@ static int cs_one(int fd, uint32_t queue, uint64_t handle, uint32_t size,
 	a.in.chunks_execute = (uintptr_t)&c;
 	a.in.num_chunks_execute = 1;
 	a.in.cs_flags = cs_flags;
+	a.in.timeout = timeout_s;
 	rc = hltests_cs_ioctl(fd, &a);
 	if (!rc && seq)
 		*seq = a.out.seq;
 	return rc;
+}
+
+static int cs_one(int fd, uint32_t queue, uint64_t handle, uint32_t size,
+		  uint32_t chunk_flags, uint32_t cs_flags, uint64_t *seq)
+{
+	return cs_one_within(fd, queue, handle, size, chunk_flags, cs_flags, 0,
+			     seq);
 }
 
 static int wait_cs(int fd, uint64_t seq, uint32_t *status)
@@ -318,6 +359,532 @@ static void test_fence_of_every_stream(void **state)
 	hltests_host_unmap(st->fd, &cb);
 }
 
+/* ------------------------------------------------------------------------
+ * Kernel-owned CBs on external queues
+ */
+
+/* A CB of the driver's, not mapped into the MMU, and its user mapping */
+struct kcb {
+	uint64_t handle;
+	uint8_t *ptr;
+	uint32_t size;
+};
+
+static void kcb_create(int fd, struct kcb *k, uint32_t size)
+{
+	k->size = size;
+	assert_int_equal(hlthunk_request_command_buffer(fd, size, &k->handle),
+			 0);
+	k->ptr = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		      k->handle);
+	assert_true(k->ptr != MAP_FAILED);
+}
+
+static void kcb_destroy(int fd, struct kcb *k)
+{
+	assert_int_equal(munmap(k->ptr, k->size), 0);
+	assert_int_equal(hlthunk_destroy_command_buffer(fd, k->handle), 0);
+}
+
+/*
+ * A kernel CB named by handle runs on every external queue (DMA 0-1), with
+ * HL_CS_CHUNK_FLAGS_USER_ALLOC_CB or without (upstream: the flag means
+ * nothing on a queue that is not of type HW).
+ */
+static void test_kernel_cb_on_external_queue(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hltests_host_buf h;
+	uint32_t q, n, status, *mark;
+	struct kcb k;
+	uint64_t seq;
+
+	NEED_GAUDI();
+	hltests_host_map(st->fd, &h, PAGE);
+	memset(h.ptr, 0, PAGE);
+	mark = (uint32_t *)h.ptr;
+	kcb_create(st->fd, &k, PAGE);
+	for (q = GAUDI_QUEUE_ID_DMA_0_0; q <= GAUDI_QUEUE_ID_DMA_1_3; q++) {
+		n = pkt_msg_long(k.ptr, h.va + 4 * q, 0xc0de0000 + q);
+		assert_int_equal(cs_one(st->fd, q, k.handle, n,
+					q % 2 ? HL_CS_CHUNK_FLAGS_USER_ALLOC_CB :
+						0, 0, &seq), 0);
+		assert_int_equal(wait_cs(st->fd, seq, &status), 0);
+		assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
+		assert_int_equal(mark[q], 0xc0de0000 + q);
+	}
+	kcb_destroy(st->fd, &k);
+	hltests_host_unmap(st->fd, &h);
+}
+
+/*
+ * An external queue's chunk: a device VA (with the USER_ALLOC_CB flag too),
+ * a destroyed handle, a handle of another device's context, a cb_size
+ * beyond the CB: -EINVAL; an internal queue still wants a device VA or a
+ * mapped CB (an unmapped CB's handle: -EINVAL).
+ */
+static void test_external_queue_errnos(void **state)
+{
+	struct hltests_state *st = *state;
+	const uint32_t ext = GAUDI_QUEUE_ID_DMA_0_2;
+	struct hltests_host_buf cb;
+	struct kcb k, gone;
+	uint64_t other;
+	uint32_t n;
+	int fd1;
+
+	NEED_GAUDI();
+	hltests_host_map(st->fd, &cb, PAGE);
+	n = pkt_nop(cb.ptr);
+	kcb_create(st->fd, &k, PAGE);
+	pkt_nop(k.ptr);
+
+	assert_int_equal(cs_one(st->fd, ext, cb.va, n, 0, 0, NULL), -EINVAL);
+	assert_int_equal(cs_one(st->fd, ext, cb.va, n,
+				HL_CS_CHUNK_FLAGS_USER_ALLOC_CB, 0, NULL),
+			 -EINVAL);
+	assert_int_equal(cs_one(st->fd, ext, k.handle, PAGE + 8, 0, 0, NULL),
+			 -EINVAL);
+	assert_int_equal(cs_one(st->fd, ext, k.handle, n, 2, 0, NULL),
+			 -EINVAL);
+	/* An unmapped CB on an internal queue */
+	assert_int_equal(cs_one(st->fd, GAUDI_QUEUE_ID_DMA_2_0, k.handle, n,
+				0, 0, NULL), -EINVAL);
+
+	kcb_create(st->fd, &gone, PAGE);
+	kcb_destroy(st->fd, &gone);
+	assert_int_equal(cs_one(st->fd, ext, gone.handle, 8, 0, 0, NULL),
+			 -EINVAL);
+
+	if (hltests_num_devices() > 1) {
+		fd1 = hltests_open_node(1, 0);
+		assert_true(fd1 >= 0);
+		assert_int_equal(hlthunk_request_command_buffer(fd1, PAGE,
+								&other), 0);
+		assert_int_equal(cs_one(st->fd, ext, other, 8, 0, 0, NULL),
+				 -EINVAL);
+		assert_int_equal(hlthunk_close(fd1), 0);
+	}
+
+	/* The positive control: the same chunk with k's handle runs */
+	hltests_run_cb_ok(st->fd, GAUDI_QUEUE_ID_DMA_2_0, cb.va, n);
+	{
+		uint32_t status;
+		uint64_t seq;
+
+		assert_int_equal(cs_one(st->fd, ext, k.handle, n, 0, 0, &seq),
+				 0);
+		assert_int_equal(wait_cs(st->fd, seq, &status), 0);
+		assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
+	}
+	kcb_destroy(st->fd, &k);
+	hltests_host_unmap(st->fd, &cb);
+}
+
+/*
+ * Stall external queue DMA_0_0 behind a FENCE (a kernel CB waiting on its
+ * fence 0); returns the stalling CS. release_stall() lets it go, from an
+ * internal queue.
+ */
+static uint64_t stall_dma0(int fd, struct kcb *stall)
+{
+	uint64_t seq;
+	uint32_t n;
+
+	kcb_create(fd, stall, PAGE);
+	n = pkt_fence(stall->ptr, 0, 1, 1);
+	assert_int_equal(cs_one_within(fd, GAUDI_QUEUE_ID_DMA_0_0,
+				       stall->handle, n, 0, 0, 60, &seq), 0);
+	return seq;
+}
+
+static void release_stall(int fd)
+{
+	struct hltests_host_buf cb;
+	uint32_t n;
+
+	hltests_host_map(fd, &cb, PAGE);
+	n = pkt_msg_long(cb.ptr, HL_QM_FENCE_RDATA(0, 0), 1);
+	hltests_run_cb_ok(fd, GAUDI_QUEUE_ID_DMA_2_0, cb.va, n);
+	hltests_host_unmap(fd, &cb);
+}
+
+/*
+ * The driver copies a kernel CB at submission: the user rewriting the CB
+ * while its job waits in the queue changes nothing of what the engine
+ * runs. A driver that fetched the live CB (inject_bug=64,
+ * tests/cs_model/negative-control) writes the rewritten marker.
+ */
+static void test_kernel_cb_copied_at_submission(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hltests_host_buf h;
+	uint64_t stall_seq, seq;
+	struct kcb stall, k;
+	uint32_t n, status;
+
+	NEED_GAUDI();
+	hltests_host_map(st->fd, &h, PAGE);
+	memset(h.ptr, 0, PAGE);
+	kcb_create(st->fd, &k, PAGE);
+
+	stall_seq = stall_dma0(st->fd, &stall);
+	n = pkt_msg_long(k.ptr, h.va, 0xaaaa);
+	assert_int_equal(cs_one(st->fd, GAUDI_QUEUE_ID_DMA_0_0, k.handle, n,
+				0, 0, &seq), 0);
+	/* The queue is stalled: nothing ran yet */
+	assert_int_equal(hlthunk_wait_for_cs(st->fd, seq, 0, &status), 0);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_BUSY);
+	/* Rewritten after the submission */
+	pkt_msg_long(k.ptr, h.va, 0xbbbb);
+
+	release_stall(st->fd);
+	assert_int_equal(wait_cs(st->fd, stall_seq, &status), 0);
+	assert_int_equal(wait_cs(st->fd, seq, &status), 0);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
+	if (*(uint32_t *)h.ptr != 0xaaaa)
+		fail_msg("the engine ran the CB as rewritten after the submission (0x%x, expected 0xaaaa)",
+			 *(uint32_t *)h.ptr);
+
+	kcb_destroy(st->fd, &stall);
+	kcb_destroy(st->fd, &k);
+	hltests_host_unmap(st->fd, &h);
+}
+
+/*
+ * A kernel CB destroyed (handle and user mapping gone) while its job waits
+ * in the queue: the job holds the CB (usage count 1 until then), runs what
+ * was submitted, and the handle names nothing afterwards.
+ */
+static void test_kernel_cb_destroyed_while_queued(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hltests_host_buf h;
+	uint64_t stall_seq, seq;
+	struct kcb stall, k;
+	uint32_t n, status, cnt;
+
+	NEED_GAUDI();
+	hltests_host_map(st->fd, &h, PAGE);
+	memset(h.ptr, 0, PAGE);
+	kcb_create(st->fd, &k, 2 * PAGE);
+
+	stall_seq = stall_dma0(st->fd, &stall);
+	/* A packet across the CB's page boundary */
+	memset(k.ptr, 0, 2 * PAGE);
+	/* NOPs up to it (zeros are NOPs in this project's format only) */
+	for (n = 0; n < PAGE; n += 8)
+		pkt_nop(k.ptr + n);
+	n = pkt_msg_long(k.ptr + PAGE, h.va, 0xd00d);
+	assert_int_equal(cs_one(st->fd, GAUDI_QUEUE_ID_DMA_0_0, k.handle,
+				PAGE + n, 0, 0, &seq), 0);
+	assert_int_equal(hlthunk_get_cb_usage_count(st->fd, k.handle, &cnt), 0);
+	assert_int_equal(cnt, 1);
+	kcb_destroy(st->fd, &k);
+	memset(h.ptr, 0, PAGE);
+
+	release_stall(st->fd);
+	assert_int_equal(wait_cs(st->fd, stall_seq, &status), 0);
+	assert_int_equal(wait_cs(st->fd, seq, &status), 0);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
+	assert_int_equal(*(uint32_t *)h.ptr, 0xd00d);
+	assert_int_equal(cs_one(st->fd, GAUDI_QUEUE_ID_DMA_0_0, k.handle, 8, 0,
+				0, NULL), -EINVAL);
+
+	kcb_destroy(st->fd, &stall);
+	hltests_host_unmap(st->fd, &h);
+}
+
+/* ------------------------------------------------------------------------
+ * Restore chunks and the context switch; staged submissions
+ */
+
+/* An internal queue of either identity */
+static uint32_t q_int(void)
+{
+	return is_gaudi() ? GAUDI_QUEUE_ID_DMA_2_0 : 1;
+}
+
+/* HL_IOCTL_CS with restore chunks; returns the ioctl's rc */
+static int cs_restore(int fd, struct hl_cs_chunk *restore, uint32_t nr,
+		      struct hl_cs_chunk *exec, uint32_t cs_flags,
+		      uint64_t *seq)
+{
+	union hl_cs_args a;
+	int rc;
+
+	memset(&a, 0, sizeof(a));
+	a.in.chunks_restore = (uintptr_t)restore;
+	a.in.num_chunks_restore = nr;
+	a.in.chunks_execute = (uintptr_t)exec;
+	a.in.num_chunks_execute = 1;
+	a.in.cs_flags = cs_flags;
+	rc = hltests_cs_ioctl(fd, &a);
+	if (!rc && seq)
+		*seq = a.out.seq;
+	return rc;
+}
+
+static void chunk_at(struct hl_cs_chunk *c, uint32_t queue, uint64_t va,
+		     uint32_t size)
+{
+	memset(c, 0, sizeof(*c));
+	c->cb_handle = va;
+	c->queue_index = queue;
+	c->cb_size = size;
+}
+
+/*
+ * The restore chunks run before the execute chunks on the context's first
+ * CS (as a CS of their own: the execute chunks get the next sequence
+ * number) and with FORCE_RESTORE, never otherwise: the execute chunk copies
+ * what the restore chunk wrote; a later CS's restore chunk without the flag
+ * writes nothing.
+ */
+static void test_restore_on_first_cs_and_forced(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hl_cs_chunk rc_chunk, ex_chunk;
+	struct hltests_host_buf cb, h;
+	uint32_t status, *mark;
+	uint64_t seq;
+	uint8_t *p;
+
+	hltests_host_map(st->fd, &cb, PAGE);
+	hltests_host_map(st->fd, &h, PAGE);
+	memset(h.ptr, 0, PAGE);
+	mark = (uint32_t *)h.ptr;
+	p = cb.ptr;
+	pkt_msg_long(p, h.va, 0x11);			/* restore 1 */
+	pkt_lin_dma(p + 16, h.va, h.va + 4, 4);		/* execute 1 */
+	pkt_msg_long(p + 48, h.va + 8, 0x22);		/* restore 2 */
+	pkt_lin_dma(p + 64, h.va + 8, h.va + 12, 4);	/* execute 2 */
+
+	chunk_at(&rc_chunk, q_int(), cb.va, 16);
+	chunk_at(&ex_chunk, q_int(), cb.va + 16, 32);
+	assert_int_equal(cs_restore(st->fd, &rc_chunk, 1, &ex_chunk, 0, &seq),
+			 0);
+	/* The restore CS took sequence number 1 */
+	assert_int_equal(seq, 2);
+	assert_int_equal(wait_cs(st->fd, seq, &status), 0);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
+	assert_int_equal(mark[1], 0x11);
+
+	/* Not the first CS: the restore chunk is not run */
+	chunk_at(&rc_chunk, q_int(), cb.va + 48, 16);
+	chunk_at(&ex_chunk, q_int(), cb.va + 64, 32);
+	assert_int_equal(cs_restore(st->fd, &rc_chunk, 1, &ex_chunk, 0, &seq),
+			 0);
+	assert_int_equal(seq, 3);
+	assert_int_equal(wait_cs(st->fd, seq, &status), 0);
+	assert_int_equal(mark[2], 0);
+	assert_int_equal(mark[3], 0);
+
+	/* Forced */
+	assert_int_equal(cs_restore(st->fd, &rc_chunk, 1, &ex_chunk,
+				    HL_CS_FLAGS_FORCE_RESTORE, &seq), 0);
+	assert_int_equal(seq, 5);
+	assert_int_equal(wait_cs(st->fd, seq, &status), 0);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
+	assert_int_equal(mark[3], 0x22);
+
+	hltests_host_unmap(st->fd, &h);
+	hltests_host_unmap(st->fd, &cb);
+}
+
+/*
+ * The restore phase's errnos: too many restore chunks or a bad one
+ * -EINVAL, an unreadable array -EFAULT, a restore CS that fails -ENOEXEC
+ * (upstream's); nothing of the execute chunk runs then, and the phase runs
+ * again at the next CS.
+ */
+static void test_restore_errnos(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hl_cs_chunk rc_chunk[HL_MAX_JOBS_PER_CS + 1], ex_chunk;
+	struct hltests_host_buf cb, h;
+	uint32_t i, status, *mark;
+	uint64_t seq;
+
+	hltests_host_map(st->fd, &cb, PAGE);
+	hltests_host_map(st->fd, &h, PAGE);
+	memset(h.ptr, 0, PAGE);
+	mark = (uint32_t *)h.ptr;
+	pkt_msg_long(cb.ptr, h.va, 0x33);
+	/* A write to a VA nothing maps: the restore CS faults */
+	pkt_msg_long(cb.ptr + 16, 0x4000, 1);
+	pkt_msg_long(cb.ptr + 32, h.va + 4, 0x44);
+	for (i = 0; i <= HL_MAX_JOBS_PER_CS; i++)
+		chunk_at(&rc_chunk[i], q_int(), cb.va, 16);
+	chunk_at(&ex_chunk, q_int(), cb.va + 32, 16);
+
+	assert_int_equal(cs_restore(st->fd, rc_chunk, HL_MAX_JOBS_PER_CS + 1,
+				    &ex_chunk, 0, NULL), -EINVAL);
+	rc_chunk[0].cb_size = 12;
+	assert_int_equal(cs_restore(st->fd, rc_chunk, 1, &ex_chunk, 0, NULL),
+			 -EINVAL);
+	rc_chunk[0].cb_size = 16;
+	assert_int_equal(cs_restore(st->fd, (void *)8, 1, &ex_chunk, 0, NULL),
+			 -EFAULT);
+	rc_chunk[1].cb_handle = cb.va + 16;
+	assert_int_equal(cs_restore(st->fd, &rc_chunk[1], 1, &ex_chunk, 0,
+				    NULL), -ENOEXEC);
+	assert_int_equal(mark[1], 0);
+
+	/* The phase was not done: the next CS runs it */
+	assert_int_equal(cs_restore(st->fd, rc_chunk, 1, &ex_chunk, 0, &seq),
+			 0);
+	assert_int_equal(wait_cs(st->fd, seq, &status), 0);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
+	assert_int_equal(mark[0], 0x33);
+	assert_int_equal(mark[1], 0x44);
+
+	hltests_host_unmap(st->fd, &h);
+	hltests_host_unmap(st->fd, &cb);
+}
+
+/* One staged part on @queue running the CB at @va; rc of the ioctl */
+static int staged(int fd, uint32_t flags, uint64_t seq, uint32_t queue,
+		  uint64_t va, uint32_t size, uint32_t timeout_s,
+		  uint64_t *out_seq)
+{
+	struct hl_cs_chunk c;
+	union hl_cs_args a;
+	int rc;
+
+	chunk_at(&c, queue, va, size);
+	memset(&a, 0, sizeof(a));
+	a.in.chunks_execute = (uintptr_t)&c;
+	a.in.num_chunks_execute = 1;
+	a.in.cs_flags = flags;
+	a.in.seq = seq;
+	a.in.timeout = timeout_s;
+	rc = hltests_cs_ioctl(fd, &a);
+	if (!rc && out_seq)
+		*out_seq = a.out.seq;
+	return rc;
+}
+
+#define ST	HL_CS_FLAGS_STAGED_SUBMISSION
+#define ST_F	HL_CS_FLAGS_STAGED_SUBMISSION_FIRST
+#define ST_L	HL_CS_FLAGS_STAGED_SUBMISSION_LAST
+
+/*
+ * Malformed staged parts, upstream's errnos: a later part naming a number
+ * not handed out, a CS that is no staged submission's first part, or one
+ * whose last part came: -EINVAL; a later part with ENCAP_SIGNALS: -EINVAL.
+ * _FIRST or _LAST without STAGED_SUBMISSION, and a part both first and
+ * last, are plain CSs (upstream reads them only with STAGED_SUBMISSION).
+ */
+static void test_staged_errnos(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hltests_host_buf cb;
+	uint64_t plain, s1, s2;
+	uint32_t n, status;
+
+	hltests_host_map(st->fd, &cb, PAGE);
+	n = pkt_nop(cb.ptr);
+
+	assert_int_equal(staged(st->fd, ST, 0, q_int(), cb.va, n, 0, NULL),
+			 -EINVAL);
+	assert_int_equal(staged(st->fd, ST | ST_L, 999, q_int(), cb.va, n, 0,
+				NULL), -EINVAL);
+	/* Plain CSs */
+	assert_int_equal(staged(st->fd, ST_F, 0, q_int(), cb.va, n, 0, &plain),
+			 0);
+	assert_int_equal(wait_cs(st->fd, plain, &status), 0);
+	assert_int_equal(staged(st->fd, ST_L, 0, q_int(), cb.va, n, 0, &s1), 0);
+	assert_int_equal(s1, plain + 1);
+	assert_int_equal(staged(st->fd, ST | ST_F | ST_L, 0, q_int(), cb.va, n,
+				0, &s2), 0);
+	assert_int_equal(wait_cs(st->fd, s2, &status), 0);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
+	/* ... which no part can join */
+	assert_int_equal(staged(st->fd, ST, plain, q_int(), cb.va, n, 0, NULL),
+			 -EINVAL);
+	assert_int_equal(staged(st->fd, ST, s2, q_int(), cb.va, n, 0, NULL),
+			 -EINVAL);
+
+	assert_int_equal(staged(st->fd, ST | ST_F, 0, q_int(), cb.va, n, 0,
+				&s1), 0);
+	assert_int_equal(staged(st->fd, ST | HL_CS_FLAGS_ENCAP_SIGNALS, s1,
+				q_int(), cb.va, n, 0, NULL), -EINVAL);
+	assert_int_equal(staged(st->fd, ST | ST_L, s1, q_int(), cb.va, n, 0,
+				&s2), 0);
+	assert_int_equal(s2, s1);
+	assert_int_equal(staged(st->fd, ST, s1, q_int(), cb.va, n, 0, NULL),
+			 -EINVAL);
+	assert_int_equal(staged(st->fd, ST | ST_L, s1, q_int(), cb.va, n, 0,
+				NULL), -EINVAL);
+	assert_int_equal(wait_cs(st->fd, s1, &status), 0);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
+	hltests_host_unmap(st->fd, &cb);
+}
+
+/*
+ * The timeout runs from the first part: a submission whose last part does
+ * not come fails (ABORTED) at the first part's timeout and takes no part
+ * afterwards; a last part that waits for a fence that never comes fails
+ * at the first part's deadline (2 s), not at its own (60 s).
+ */
+static void test_staged_timeout_from_first(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hltests_host_buf cb;
+	uint32_t n, status;
+	uint64_t s1, s2;
+	double t0;
+
+	hltests_host_map(st->fd, &cb, PAGE);
+	n = pkt_nop(cb.ptr);
+	pkt_fence(cb.ptr + 8, 3, 1, 1);
+
+	t0 = hltests_now_s();
+	assert_int_equal(staged(st->fd, ST | ST_F, 0, q_int(), cb.va, n, 1,
+				&s1), 0);
+	assert_int_equal(wait_cs(st->fd, s1, &status), -EIO);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_ABORTED);
+	assert_true(hltests_now_s() - t0 < 20);
+	assert_int_equal(staged(st->fd, ST | ST_L, s1, q_int(), cb.va, n, 0,
+				NULL), -EINVAL);
+
+	t0 = hltests_now_s();
+	assert_int_equal(staged(st->fd, ST | ST_F, 0, q_int(), cb.va, n, 2,
+				&s1), 0);
+	assert_int_equal(staged(st->fd, ST | ST_L, s1, q_int(), cb.va + 8, 8,
+				60, &s2), 0);
+	assert_int_equal(wait_cs(st->fd, s1, &status), -EIO);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_ABORTED);
+	assert_true(hltests_now_s() - t0 < 30);
+	hltests_host_unmap(st->fd, &cb);
+}
+
+/*
+ * A staged submission left open when its file closes: the close does not
+ * wait for its timeout (60 s) and the next open works.
+ */
+static void test_staged_open_at_close(void **state)
+{
+	struct hltests_host_buf cb;
+	uint64_t s1;
+	double t0;
+	int fd;
+
+	(void)state;
+	fd = hlthunk_open(HLTHUNK_DEVICE_DONT_CARE, NULL);
+	assert_true(fd >= 0);
+	hltests_host_map(fd, &cb, PAGE);
+	assert_int_equal(staged(fd, ST | ST_F, 0, q_int(), cb.va,
+				pkt_nop(cb.ptr), 60, &s1), 0);
+	t0 = hltests_now_s();
+	assert_int_equal(hlthunk_close(fd), 0);
+	fd = hlthunk_open(HLTHUNK_DEVICE_DONT_CARE, NULL);
+	assert_true(fd >= 0);
+	assert_true(hltests_now_s() - t0 < 30);
+	assert_int_equal(hlthunk_close(fd), 0);
+}
+
 const struct CMUnitTest cs_model_tests[] = {
 	cmocka_unit_test_setup_teardown(test_queue_table_reported,
 					hltests_setup, hltests_teardown),
@@ -329,6 +896,23 @@ const struct CMUnitTest cs_model_tests[] = {
 					hltests_setup, hltests_teardown),
 	cmocka_unit_test_setup_teardown(test_fence_of_every_stream,
 					hltests_setup, hltests_teardown),
+	cmocka_unit_test_setup_teardown(test_kernel_cb_on_external_queue,
+					hltests_setup, hltests_teardown),
+	cmocka_unit_test_setup_teardown(test_external_queue_errnos,
+					hltests_setup, hltests_teardown),
+	cmocka_unit_test_setup_teardown(test_kernel_cb_copied_at_submission,
+					hltests_setup, hltests_teardown),
+	cmocka_unit_test_setup_teardown(test_kernel_cb_destroyed_while_queued,
+					hltests_setup, hltests_teardown),
+	cmocka_unit_test_setup_teardown(test_restore_on_first_cs_and_forced,
+					hltests_setup, hltests_teardown),
+	cmocka_unit_test_setup_teardown(test_restore_errnos,
+					hltests_setup, hltests_teardown),
+	cmocka_unit_test_setup_teardown(test_staged_errnos,
+					hltests_setup, hltests_teardown),
+	cmocka_unit_test_setup_teardown(test_staged_timeout_from_first,
+					hltests_setup, hltests_teardown),
+	cmocka_unit_test(test_staged_open_at_close),
 };
 
 int main(void)

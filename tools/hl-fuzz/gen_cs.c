@@ -304,7 +304,11 @@ void op_cs(struct worker *w)
 			} while (a.in.cs_flags & (HL_CS_FLAGS_CUSTOM_TIMEOUT |
 						  HL_CS_FLAGS_TIMESTAMP |
 						  HL_CS_FLAGS_SIGNAL |
-						  HL_CS_FLAGS_WAIT));
+						  HL_CS_FLAGS_WAIT |
+						  HL_CS_FLAGS_FORCE_RESTORE |
+						  HL_CS_FLAGS_STAGED_SUBMISSION |
+						  HL_CS_FLAGS_STAGED_SUBMISSION_FIRST |
+						  HL_CS_FLAGS_STAGED_SUBMISSION_LAST));
 			break;
 		case 1: a.in.ctx_id = 1; break;
 		case 2: a.in.pad = 1; break;
@@ -317,8 +321,15 @@ void op_cs(struct worker *w)
 			else
 				a.in.reserved = 1;
 			break;
-		case 4: a.in.num_chunks_restore = 1; break;
-		default: a.in.chunks_restore = (uintptr_t)chunks;
+		default:
+			/*
+			 * A forced restore phase of too many chunks (restore
+			 * chunks are read only in a restore phase, as
+			 * upstream's)
+			 */
+			a.in.cs_flags |= HL_CS_FLAGS_FORCE_RESTORE;
+			a.in.chunks_restore = (uintptr_t)chunks;
+			a.in.num_chunks_restore = HL_MAX_JOBS_PER_CS + 1;
 		}
 	}
 	/*

@@ -1500,10 +1500,14 @@ struct hl_info_args {
  * mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, handle) to
  * write its packets. With HL_CB_FLAGS_MAP it is also mapped into the
  * device MMU of the caller's context (HL_CB_OP_INFO with
- * HL_CB_FLAGS_GET_DEVICE_VA returns the address), and a CS chunk may then
- * name it by handle (hl_cs_chunk.cb_handle): the engine queues of this
- * device fetch every command buffer through the device MMU, so a CB
- * created without HL_CB_FLAGS_MAP can be written but not submitted.
+ * HL_CB_FLAGS_GET_DEVICE_VA returns the address), and a CS chunk of an
+ * internal queue may then name it by handle (hl_cs_chunk.cb_handle):
+ * internal queues fetch every command buffer through the device MMU, so
+ * there a CB created without HL_CB_FLAGS_MAP cannot be named. An external
+ * queue (under the module parameter asic=gaudi: GAUDI's DMA 0-1 queues)
+ * takes a CB by handle only, mapped or not: the driver copies the CB's
+ * first cb_size bytes at the submission and the queue runs the copy, as
+ * upstream's GAUDI driver does.
  *
  * Lifetime: HL_CB_OP_DESTROY drops the handle; the CB lives on while a CS
  * that named it runs (its usage count, HL_CB_OP_INFO, counts them) and
@@ -1803,17 +1807,28 @@ union hl_mem_args {
 /* Maximum number of chunks in one command submission */
 #define HL_MAX_JOBS_PER_CS	64
 
-/* struct hl_cs_chunk.cs_chunk_flags: upstream's (refused here, -EINVAL) */
+/*
+ * struct hl_cs_chunk.cs_chunk_flags: upstream's. USER_ALLOC_CB is accepted
+ * and, as upstream's for every queue that is not of GAUDI2's type HW,
+ * changes nothing: an internal queue's cb_handle is always a device VA (or
+ * a mapped CB), an external queue's always a kernel CB's handle.
+ */
 #define HL_CS_CHUNK_FLAGS_USER_ALLOC_CB	0x1
 
 /**
  * struct hl_cs_chunk - one job of a command submission.
- * @cb_handle: device virtual address of the command buffer: packets the
- *	queue fetches through the device MMU (the buffer may be host memory
- *	mapped with HL_MEM_USERPTR, or device memory); or the handle of a
- *	command buffer HL_IOCTL_CB created with HL_CB_FLAGS_MAP (the CB is
- *	kept, and counted in its usage count, until the CS completes), then
- *	@cb_size must not exceed the CB's size.
+ * @cb_handle: on an internal queue, the device virtual address of the
+ *	command buffer: packets the queue fetches through the device MMU
+ *	(the buffer may be host memory mapped with HL_MEM_USERPTR, or device
+ *	memory); or the handle of a command buffer HL_IOCTL_CB created with
+ *	HL_CB_FLAGS_MAP. On an external queue (asic=gaudi: GAUDI's DMA 0-1),
+ *	the handle of a command buffer of the caller's (HL_IOCTL_CB, mapped
+ *	or not), whose first @cb_size bytes the driver copies at the
+ *	submission: the queue runs that copy, so what the caller writes into
+ *	the CB afterwards changes nothing of this CS. A CB named by handle is
+ *	kept, and counted in its usage count, until the CS completes (also
+ *	when its handle is destroyed meanwhile); @cb_size must not exceed the
+ *	CB's size.
  * @signal_seq_arr: HL_CS_FLAGS_WAIT, HL_CS_FLAGS_COLLECTIVE_WAIT: user
  *	pointer to the sequence numbers of the signal CSs to wait for
  *	(HL_CS_FLAGS_WAIT: exactly one; COLLECTIVE_WAIT is refused).
@@ -1828,8 +1843,8 @@ union hl_mem_args {
  * @encaps_signal_offset: HL_CS_FLAGS_WAIT with HL_CS_FLAGS_ENCAP_SIGNALS:
  *	which of the reserved signals to wait for, counted from 1 (0 means
  *	1, as upstream); past the reservation's count: -EINVAL.
- * @cs_chunk_flags: must be 0 (upstream's HL_CS_CHUNK_FLAGS_USER_ALLOC_CB
- *	is refused).
+ * @cs_chunk_flags: 0 or HL_CS_CHUNK_FLAGS_USER_ALLOC_CB (which changes
+ *	nothing, as upstream's on GAUDI); any other bit: -EINVAL.
  * @collective_engine_id: HL_CS_FLAGS_COLLECTIVE_WAIT: the engine that
  *	gathers the collective (upstream's); else must be 0.
  * @pad: must be 0.
@@ -1871,7 +1886,10 @@ enum hl_engine_command {
 
 /**
  * struct hl_cs_in - input of HL_IOCTL_CS.
- * @chunks_restore: must be 0 (no context-switch restore jobs).
+ * @chunks_restore: user pointer to the restore chunks (struct
+ *	hl_cs_chunk, as @chunks_execute's), read only in a restore phase:
+ *	the context's first CS (a context switch), or a CS with
+ *	HL_CS_FLAGS_FORCE_RESTORE; else ignored.
  * @chunks_execute: user pointer to an array of struct hl_cs_chunk.
  * @engine_cores: HL_CS_FLAGS_ENGINE_CORE_COMMAND: user pointer to the
  *	__u32 ids of the engine cores (upstream's; refused here).
@@ -1892,7 +1910,8 @@ enum hl_engine_command {
  * @encaps_signals_q_idx: HL_CS_FLAGS_RESERVE_SIGNALS_ONLY: the queue whose
  *	sync object the signals are reserved on (upstream's).
  * @reserved: this driver's earlier name of @seq.
- * @num_chunks_restore: must be 0.
+ * @num_chunks_restore: number of restore chunks, 0 .. HL_MAX_JOBS_PER_CS
+ *	(read only in a restore phase, as @chunks_restore).
  * @num_chunks_execute: number of chunks, 1 .. HL_MAX_JOBS_PER_CS.
  * @timeout: job timeout in seconds from the submission, 0 for the
  *	driver default (module parameter timeout_locked); a job still running
@@ -1902,7 +1921,8 @@ enum hl_engine_command {
  *	dma-buf, signals in bounded time. Honoured with or without
  *	HL_CS_FLAGS_CUSTOM_TIMEOUT (upstream reads it only with the flag).
  * @cs_flags: HL_CS_FLAGS_CUSTOM_TIMEOUT, HL_CS_FLAGS_TIMESTAMP,
- *	HL_CS_FLAGS_ENCAP_SIGNALS, and at most one of HL_CS_FLAGS_SIGNAL,
+ *	HL_CS_FLAGS_FORCE_RESTORE, HL_CS_FLAGS_STAGED_SUBMISSION (+ _FIRST,
+ *	_LAST), HL_CS_FLAGS_ENCAP_SIGNALS, and at most one of HL_CS_FLAGS_SIGNAL,
  *	HL_CS_FLAGS_WAIT, HL_CS_FLAGS_RESERVE_SIGNALS_ONLY and
  *	HL_CS_FLAGS_UNRESERVE_SIGNALS_ONLY (see their list below);
  *	HL_CS_FLAGS_COLLECTIVE_WAIT: -EOPNOTSUPP; any other bit: -EINVAL.
@@ -1947,7 +1967,8 @@ struct hl_cs_in {
  * struct hl_cs_in.cs_flags, upstream's bits. This driver serves
  * CUSTOM_TIMEOUT (@timeout is set; hl-thunk sets it), TIMESTAMP (accepted:
  * every CS records its completion time, HL_IOCTL_WAIT_CS's
- * timestamp_nsec), SIGNAL, WAIT, ENCAP_SIGNALS, RESERVE_SIGNALS_ONLY and
+ * timestamp_nsec), FORCE_RESTORE, STAGED_SUBMISSION (+ _FIRST, _LAST),
+ * SIGNAL, WAIT, ENCAP_SIGNALS, RESERVE_SIGNALS_ONLY and
  * UNRESERVE_SIGNALS_ONLY; COLLECTIVE_WAIT is -EOPNOTSUPP (the
  * emulated ASIC has NIC ports but no collective master and slave engine
  * queues for upstream's collective wait to run on); every other one is
@@ -2031,6 +2052,43 @@ struct hl_cs_in {
  * it until the SOB reached that signal's value. A CS already complete
  * makes no CS (out.seq U64_MAX), as a SIGNAL does; a sequence number not
  * handed out, or an offset past the count: -EINVAL.
+ *
+ * The restore phase (upstream's context switch): on the context's first CS
+ * (of any kind), and on every CS with FORCE_RESTORE, the restore chunks
+ * (chunks_restore, num_chunks_restore; none is fine) run first, as a CS of
+ * their own, which takes the next sequence number and which the call waits
+ * for; then the call goes on with what it was asked (the execute chunks'
+ * CS gets the number after it). On the emulated device a context switch
+ * does nothing else: a context has its device alone, and the sync
+ * manager, the fences and the TLBs were reset when the previous owner was
+ * torn down. Errors of the phase: those of a CS of jobs for the restore
+ * chunks (more than HL_MAX_JOBS_PER_CS: -EINVAL; an unreadable array:
+ * -EFAULT), -ENOEXEC when the restore CS fails (upstream's), -EINTR when
+ * the wait is interrupted; nothing else of the call runs then, and the
+ * context's next CS runs the phase again. Upstream 6.12 runs the phase on
+ * a first CS only for GOYA (GAUDI's driver does not claim context
+ * switches: only FORCE_RESTORE runs it there).
+ *
+ * Staged submissions (upstream's): a CS of jobs with STAGED_SUBMISSION is
+ * one part of a staged submission. The first part (_FIRST) gets a
+ * sequence number as any CS; every later part names it in @seq and
+ * returns it in out.seq (it takes a sequence number of its own, never
+ * handed out); the last part (_LAST) closes the submission. HL_IOCTL_WAIT_CS
+ * on that number completes once every part has completed, the last
+ * included, with the first error of any part. The time limit runs from the
+ * first part's commit with the first part's timeout for every part (a
+ * later part's own timeout is ignored); a submission whose last part has
+ * not come by then fails (-ETIMEDOUT: ABORTED) and takes no part any more,
+ * as one left open when its context is torn down (-ECANCELED). -EINVAL: a
+ * later part whose @seq is no open staged submission of the context
+ * (never one, a plain CS, closed by its last part or its timeout), or one
+ * with ENCAP_SIGNALS (the first part may give reserved signals; they are
+ * released when the whole submission completes). Without STAGED_SUBMISSION,
+ * _FIRST and _LAST mean nothing, and a part that is both first and last is
+ * a plain CS (upstream's); the kinds (SIGNAL, WAIT, ...) ignore the staged
+ * flags. Every part counts in max_pending_cs. Unlike upstream's GAUDI, a
+ * CS (a last part too) may have internal queues only: the emulated
+ * device completes every queue's jobs.
  */
 #define HL_CS_FLAGS_FORCE_RESTORE		0x1
 #define HL_CS_FLAGS_SIGNAL			0x2
@@ -2098,8 +2156,13 @@ struct hl_cs_out {
  *            with a bad queue_index (num_queues and above, or under
  *            asic=gaudi the device CPU's queue or a queue not
  *            applicable: HW_IP_INFO's num_queues), a cb_size that is 0, not a multiple
- *            of 8 or above 2 MiB, or non-zero flags, collective_engine_id
- *            or pad; SIGNAL and WAIT: not exactly one chunk, a bad
+ *            of 8 or above 2 MiB, or beyond the CB it names, a flag
+ *            other than USER_ALLOC_CB, non-zero collective_engine_id or
+ *            pad, on an external queue a cb_handle that is no handle of
+ *            a CB of the caller's (a device VA, a destroyed handle,
+ *            another context's), on an internal one the handle of a CB
+ *            not mapped into the MMU; SIGNAL and WAIT: not exactly one
+ *            chunk, a bad
  *            queue_index or one without sync streams, num_signal_seq_arr not 1, a signal seq not
  *            handed out or not of a SIGNAL; RESERVE_SIGNALS_ONLY: a count
  *            of 0 or HL_SM_SOB_MAX_VAL and above, a bad queue, 1024
@@ -2108,6 +2171,10 @@ struct hl_cs_out {
  *            the queue's last; ENCAP_SIGNALS: with SIGNAL or a
  *            reservation kind, an id the context does not hold or that a
  *            CS gives already, a WAIT's offset past the reservation;
+ *            STAGED_SUBMISSION: a later part naming no open staged
+ *            submission, or with ENCAP_SIGNALS; a restore phase's
+ *            restore chunks as the execute chunks';
+ *   -ENOEXEC the restore phase's CS failed;
  *   -EOPNOTSUPP HL_CS_FLAGS_COLLECTIVE_WAIT;
  *   -EFAULT  the chunk array, or a WAIT's signal_seq_arr, cannot be read;
  *   -EAGAIN  max_pending_cs (module parameter, default 256) submissions of

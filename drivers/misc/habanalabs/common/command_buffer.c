@@ -39,13 +39,16 @@
  */
 
 #include <linux/dma-mapping.h>
+#include <linux/highmem.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
+#include <linux/vmalloc.h>
 
 #include "habanalabs.h"
 #include "command_buffer.h"
 #include "command_submission.h"
 #include "context.h"
+#include "debug.h"
 #include "device.h"
 #include "fault.h"
 #include "ioctl.h"
@@ -557,16 +560,53 @@ out_unlock:
 	return rc;
 }
 
+/*
+ * An external queue's job: the driver's copy of the first @job->cb_size
+ * bytes of @cb, which the engine runs (hl_cs_job_kcb()); what user space
+ * writes into the CB's pages afterwards changes nothing of it.
+ */
+static int hl_cb_job_copy(struct hl_cs_job *job, struct hl_cb *cb)
+{
+	u32 off, n;
+	u8 *copy;
+
+	/* TEST ONLY: the live pages, what a driver without the copy runs */
+	if (hl_bug_injected(HL_INJECT_CB_LIVE)) {
+		job->kcb_copy = vmap(cb->pages, cb->npages, VM_MAP, PAGE_KERNEL);
+		if (!job->kcb_copy)
+			return -ENOMEM;
+		job->kcb_live = true;
+		job->kcb = job->kcb_copy;
+		return 0;
+	}
+
+	copy = kvmalloc(job->cb_size, GFP_KERNEL_ACCOUNT);
+	if (!copy)
+		return -ENOMEM;
+	for (off = 0; off < job->cb_size; off += n) {
+		n = min_t(u32, PAGE_SIZE, job->cb_size - off);
+		memcpy_from_page(copy + off, cb->pages[off >> PAGE_SHIFT], 0, n);
+	}
+	job->kcb_copy = copy;
+	job->kcb = copy;
+	return 0;
+}
+
 /**
  * hl_cb_jobs_get - resolve the jobs of a CS that name a CB by handle.
  * @ctx: the submitting context.
- * @jobs: the jobs; a job whose cb_va is a CB handle gets the CB's device
- *	VA, and a reference on the CB in its cb field.
+ * @jobs: the jobs. A job of an external queue (its ext set) must name a
+ *	CB of @ctx by handle, mapped into the MMU or not: it gets a reference
+ *	on the CB in its cb field and the driver's copy of the CB's first
+ *	cb_size bytes in kcb (cb_va 0), which its queue runs. Any other job
+ *	whose cb_va is a CB handle gets the CB's device VA, and a reference
+ *	on the CB in its cb field.
  * @n: number of jobs.
  *
- * Return: 0, or -EINVAL (a handle of no CB of the context, of a CB not
- * mapped into the MMU, or a cb_size beyond the CB), with no reference
- * taken.
+ * Return: 0; -EINVAL (an external queue's chunk whose cb_handle is no
+ * handle, a handle of no CB of the context, for another queue a CB not
+ * mapped into the MMU, or a cb_size beyond the CB) or -ENOMEM, with no
+ * reference taken and no copy left.
  */
 int hl_cb_jobs_get(struct hl_ctx *ctx, struct hl_cs_job *jobs, u32 n)
 {
@@ -577,27 +617,33 @@ int hl_cb_jobs_get(struct hl_ctx *ctx, struct hl_cs_job *jobs, u32 n)
 
 	mutex_lock(&mgr->lock);
 	for (i = 0; i < n; i++) {
-		if (!hl_cb_is_handle(jobs[i].cb_va))
+		if (!jobs[i].ext && !hl_cb_is_handle(jobs[i].cb_va))
 			continue;
 		cb = hl_cb_lookup_locked(mgr, jobs[i].cb_va);
-		if (!cb || !cb->device_va || jobs[i].cb_size > cb->size) {
+		if (!cb || (!jobs[i].ext && !cb->device_va) ||
+		    jobs[i].cb_size > cb->size) {
 			rc = -EINVAL;
 			break;
 		}
 		kref_get(&cb->refcount);
 		atomic_inc(&cb->cs_cnt);
 		jobs[i].cb = cb;
-		jobs[i].cb_va = cb->device_va;
+		jobs[i].cb_va = jobs[i].ext ? 0 : cb->device_va;
 	}
 	mutex_unlock(&mgr->lock);
+
+	/* The copies, outside the lock: each job's reference keeps its pages */
+	for (i = 0; !rc && i < n; i++)
+		if (jobs[i].ext)
+			rc = hl_cb_job_copy(&jobs[i], jobs[i].cb);
 	if (rc)
-		hl_cb_jobs_put(jobs, i);
+		hl_cb_jobs_put(jobs, n);
 	return rc;
 }
 
 /**
  * hl_cb_jobs_put - the CS of @jobs completed or was dropped: drop their CB
- * references.
+ * references and the copies of external queues' jobs.
  * @jobs: the jobs.
  * @n: number of jobs.
  *
@@ -612,6 +658,14 @@ void hl_cb_jobs_put(struct hl_cs_job *jobs, u32 n)
 	for (i = 0; i < n; i++) {
 		struct hl_cb *cb = jobs[i].cb;
 
+		if (jobs[i].kcb_copy) {
+			if (jobs[i].kcb_live)
+				vunmap(jobs[i].kcb_copy);
+			else
+				kvfree(jobs[i].kcb_copy);
+			jobs[i].kcb_copy = NULL;
+			jobs[i].kcb = NULL;
+		}
 		if (!cb)
 			continue;
 		jobs[i].cb = NULL;

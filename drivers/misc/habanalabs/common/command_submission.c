@@ -134,6 +134,20 @@ struct hl_cs_fence {
  * @kcb: the kernel-owned command buffer of a SIGNAL or WAIT (its one job's).
  * @encaps_id: the reserved encapsulated signals this CS gives (0: none);
  *	released at its completion.
+ * @staged_open: the first part of a staged submission whose other parts
+ *	are to come (HL_CS_FLAGS_STAGED_SUBMISSION_FIRST without _LAST): from
+ *	its commit it holds two pending counts of its own, one dropped when
+ *	its last part completes (or its timeout or the teardown closes it),
+ *	one by @staged_work.
+ * @staged_node: in ctx->staged while open (ctx->staged_lock).
+ * @staged_last_claimed: its last part was submitted (ctx->staged_lock).
+ * @staged_deadline: the jobs' deadline of every part: the first part's
+ *	commit plus its timeout.
+ * @staged_work: closes the submission at @staged_deadline if its last
+ *	part has not come (-ETIMEDOUT), or at the teardown (-ECANCELED).
+ * @staged_first: a later part: the first part, one of whose pending
+ *	counts it holds until it completes (its error becomes the first's).
+ * @staged_last: a later part that is the last.
  * @num_jobs: number of @jobs.
  * @jobs: the jobs.
  */
@@ -147,6 +161,13 @@ struct hl_cs {
 	struct hl_cs_sig sig_prev;
 	u64 kcb[HL_CS_KCB_SIZE / sizeof(u64)];
 	u32 encaps_id;
+	bool staged_open;
+	struct list_head staged_node;
+	bool staged_last_claimed;
+	unsigned long staged_deadline;
+	struct delayed_work staged_work;
+	struct hl_cs *staged_first;
+	bool staged_last;
 	u32 num_jobs;
 	struct hl_cs_job jobs[] __counted_by(num_jobs);
 };
@@ -196,6 +217,38 @@ static void hl_cs_forget_old(struct hl_ctx *ctx, u64 seq)
 	dma_fence_put(old);
 }
 
+static void hl_cs_put(struct hl_cs *cs);
+
+/*
+ * A later part of a staged submission is done (completed, or dropped
+ * before its commit): its error becomes the submission's, and its pending
+ * count on the first part goes; the last part closes the submission and
+ * drops the first part's hold, and the timer's count if it stops it.
+ */
+static void hl_cs_staged_part_done(struct hl_cs *cs, int error)
+{
+	struct hl_cs *first = cs->staged_first;
+	struct hl_ctx *ctx = cs->ctx;
+	bool timer = false;
+
+	if (!first)
+		return;
+	cs->staged_first = NULL;
+	if (error)
+		atomic_cmpxchg(&first->error, 0, error);
+	if (cs->staged_last) {
+		spin_lock(&ctx->staged_lock);
+		list_del_init(&first->staged_node);
+		spin_unlock(&ctx->staged_lock);
+		timer = cancel_delayed_work(&first->staged_work);
+		/* The hold */
+		hl_cs_put(first);
+		if (timer)
+			hl_cs_put(first);
+	}
+	hl_cs_put(first);
+}
+
 /* Drop one pending count; the last one completes and frees the CS */
 static void hl_cs_put(struct hl_cs *cs)
 {
@@ -224,12 +277,43 @@ static void hl_cs_put(struct hl_cs *cs)
 	if (cs->encaps_id)
 		kfree(xa_erase(&ctx->encaps, cs->encaps_id));
 	hl_cs_forget_old(ctx, cs->seq);
+	/* A later part of a staged submission: the first part may complete */
+	hl_cs_staged_part_done(cs, error);
 	atomic_dec(&ctx->cs_submitted);
 	hl_cs_inflight_dec(ctx);
 	dma_fence_put(fence);
 	kfree(cs);
 	/* May release the context: process context only */
 	hl_ctx_put(ctx);
+}
+
+/*
+ * A staged submission's timer (hl_wq): at the first part's deadline, or
+ * at the teardown, close it unless its last part came; then drop the
+ * timer's pending count.
+ */
+static void hl_cs_staged_timeout(struct work_struct *work)
+{
+	struct hl_cs *first = container_of(to_delayed_work(work), struct hl_cs,
+					   staged_work);
+	struct hl_ctx *ctx = first->ctx;
+	bool close = false;
+
+	spin_lock(&ctx->staged_lock);
+	if (!list_empty(&first->staged_node) && !first->staged_last_claimed) {
+		list_del_init(&first->staged_node);
+		close = true;
+	}
+	spin_unlock(&ctx->staged_lock);
+	if (close) {
+		hl_dbg(ctx->hdev, CS, "staged submission %llu closed without its last part\n",
+		       first->seq);
+		atomic_cmpxchg(&first->error, 0, READ_ONCE(ctx->closing) ?
+			       -ECANCELED : -ETIMEDOUT);
+		/* The hold */
+		hl_cs_put(first);
+	}
+	hl_cs_put(first);
 }
 
 /**
@@ -312,7 +396,8 @@ static int hl_cs_validate_chunks(struct hl_device *hdev,
 
 		if (!hl_cs_queue_usable(hdev, c->queue_index) ||
 		    !c->cb_size || !IS_ALIGNED(c->cb_size, sizeof(u64)) ||
-		    c->cb_size > HL_CS_MAX_CB_SIZE || c->cs_chunk_flags ||
+		    c->cb_size > HL_CS_MAX_CB_SIZE ||
+		    (c->cs_chunk_flags & ~HL_CS_CHUNK_FLAGS_USER_ALLOC_CB) ||
 		    c->collective_engine_id)
 			return -EINVAL;
 		for (j = 0; j < ARRAY_SIZE(c->pad); j++)
@@ -400,6 +485,8 @@ static struct hl_cs *hl_cs_alloc(struct hl_ctx *ctx,
 	cs->fence->type = type;
 	cs->ctx = ctx;
 	cs->timeout = timeout;
+	INIT_LIST_HEAD(&cs->staged_node);
+	INIT_DELAYED_WORK(&cs->staged_work, hl_cs_staged_timeout);
 
 	for (i = 0; i < n; i++) {
 		struct hl_cs_job *job = &cs->jobs[i];
@@ -409,6 +496,10 @@ static struct hl_cs *hl_cs_alloc(struct hl_ctx *ctx,
 		job->cb_va = chunks[i].cb_handle;
 		job->cb_size = chunks[i].cb_size;
 		job->queue_id = chunks[i].queue_index;
+		/* A CS of jobs: an external queue's chunk names a kernel CB */
+		job->ext = type == HL_CS_TYPE_DEFAULT &&
+			   hl_cs_queue_type(ctx->hdev, job->queue_id) ==
+			   HL_QUEUE_TYPE_EXT;
 		INIT_LIST_HEAD(&job->node);
 	}
 	return cs;
@@ -438,7 +529,10 @@ static int hl_cs_submit(struct hl_ctx *ctx, const struct hl_cs_chunk *chunks,
 		rc = -ENOMEM;
 		goto err_submitted;
 	}
-	/* Chunks naming a driver-owned CB by handle get its device VA */
+	/*
+	 * Chunks naming a driver-owned CB by handle get its device VA; an
+	 * external queue's, the driver's copy of it, taken now
+	 */
 	rc = hl_cb_jobs_get(ctx, cs->jobs, n);
 	if (rc)
 		goto err_free_cs;
@@ -518,6 +612,7 @@ static void hl_cs_drop(void *priv)
 
 	hl_cs_signal_unlock(cs, true);
 	hl_cb_jobs_put(cs->jobs, cs->num_jobs);
+	hl_cs_staged_part_done(cs, -ECANCELED);
 	atomic_dec(&ctx->cs_submitted);
 	kfree(cs->fence);
 	kfree(cs);
@@ -566,9 +661,23 @@ static void hl_cs_commit(struct hl_fpriv *fpriv, void *priv, u64 seq,
 		}
 	}
 
-	deadline = jiffies + cs->timeout;
+	/* A staged submission's parts: the first part's deadline */
+	deadline = cs->staged_first ? cs->staged_first->staged_deadline :
+		   jiffies + cs->timeout;
 	for (i = 0; i < cs->num_jobs; i++)
 		cs->jobs[i].deadline = deadline;
+	/*
+	 * A staged submission opens once its first part is committed: the
+	 * hold and the timer's count, and the timer, until its deadline
+	 */
+	if (cs->staged_open && !rc) {
+		cs->staged_deadline = deadline;
+		atomic_add(2, &cs->pending);
+		spin_lock(&ctx->staged_lock);
+		list_add_tail(&cs->staged_node, &ctx->staged);
+		spin_unlock(&ctx->staged_lock);
+		queue_delayed_work(hl_wq, &cs->staged_work, cs->timeout);
+	}
 
 	/* A SIGNAL that will not run gives its value back before it is seen */
 	if (rc && cs->fence->type == HL_CS_TYPE_SIGNAL)
@@ -629,6 +738,10 @@ static int hl_cs_find_fence(struct hl_ctx *ctx, u64 seq,
 /* The flags served; TIMESTAMP changes nothing: every CS records its time */
 #define HL_CS_FLAGS_SERVED	(HL_CS_FLAGS_CUSTOM_TIMEOUT |		\
 				 HL_CS_FLAGS_TIMESTAMP |			\
+				 HL_CS_FLAGS_FORCE_RESTORE |			\
+				 HL_CS_FLAGS_STAGED_SUBMISSION |		\
+				 HL_CS_FLAGS_STAGED_SUBMISSION_FIRST |		\
+				 HL_CS_FLAGS_STAGED_SUBMISSION_LAST |		\
 				 HL_CS_FLAGS_SIGNAL | HL_CS_FLAGS_WAIT |	\
 				 HL_CS_FLAGS_ENCAP_SIGNALS |			\
 				 HL_CS_FLAGS_RESERVE_SIGNALS_ONLY |		\
@@ -983,6 +1096,131 @@ out:
 	return rc;
 }
 
+/*
+ * A later part of staged submission @seq (HL_CS_FLAGS_STAGED_SUBMISSION
+ * without _FIRST): the open submission whose first part has @seq, with a
+ * pending count of it for the part in *@first; a last part (@last) claims
+ * it, and no part joins it afterwards. -EINVAL as upstream's: no open
+ * staged submission of the context has that sequence number (never one,
+ * its last part came, or its timeout closed it).
+ */
+static int hl_cs_staged_join(struct hl_ctx *ctx, u64 seq, bool last,
+			     struct hl_cs **first)
+{
+	struct hl_cs *cs;
+	int rc = -EINVAL;
+
+	spin_lock(&ctx->staged_lock);
+	list_for_each_entry(cs, &ctx->staged, staged_node) {
+		if (cs->seq != seq)
+			continue;
+		if (!cs->staged_last_claimed) {
+			cs->staged_last_claimed = last;
+			atomic_inc(&cs->pending);
+			*first = cs;
+			rc = 0;
+		}
+		break;
+	}
+	spin_unlock(&ctx->staged_lock);
+	return rc;
+}
+
+/* The part could not be made after hl_cs_staged_join(): undo it */
+static void hl_cs_staged_unjoin(struct hl_ctx *ctx, struct hl_cs *first,
+				bool last)
+{
+	if (last) {
+		spin_lock(&ctx->staged_lock);
+		first->staged_last_claimed = false;
+		spin_unlock(&ctx->staged_lock);
+	}
+	/* The first part's hold is there: never the last count */
+	hl_cs_put(first);
+}
+
+/*
+ * The restore phase (upstream's context switch): on the context's first
+ * CS, and on any CS with HL_CS_FLAGS_FORCE_RESTORE, the restore chunks
+ * (in->chunks_restore, in->num_chunks_restore; none is fine) run as a CS
+ * of their own, which the call waits for before it goes on with the
+ * execute chunks. On the emulated device a context switch has nothing else
+ * to do: a context owns its device alone, and the sync manager, the
+ * fences and the queues' TLBs were reset when the previous owner was torn
+ * down. Errors: those of a CS of jobs for the restore chunks (more than
+ * HL_MAX_JOBS_PER_CS: -EINVAL), -EINTR while waiting, -ENOEXEC the
+ * restore CS failed (upstream's); the context's restore phase then runs
+ * again at its next CS.
+ */
+static int hl_cs_restore_phase(struct hl_fpriv *fpriv, const struct hl_cs_in *in)
+{
+	bool force = in->cs_flags & HL_CS_FLAGS_FORCE_RESTORE;
+	u32 n = in->num_chunks_restore;
+	struct hl_ctx *ctx = fpriv->ctx;
+	struct dma_fence *fence = NULL;
+	struct hl_cs_chunk *chunks;
+	struct hl_cs *cs;
+	long left;
+	int rc;
+
+	if (!force && READ_ONCE(ctx->restore_done))
+		return 0;
+	if (n > HL_MAX_JOBS_PER_CS)
+		return -EINVAL;
+
+	/* Outside the gate: its holder waits for the restore CS */
+	hl_ctx_pause(ctx);
+	rc = mutex_lock_interruptible(&ctx->restore_lock) ? -EINTR : 0;
+	if (hl_ctx_resume(ctx)) {
+		if (!rc)
+			mutex_unlock(&ctx->restore_lock);
+		return -ENODEV;
+	}
+	if (rc)
+		return rc;
+	if (!force && ctx->restore_done)
+		goto out_unlock;
+	if (!n)
+		goto out_done;
+
+	hl_ctx_pause(ctx);
+	chunks = vmemdup_array_user(u64_to_user_ptr(in->chunks_restore), n,
+				    sizeof(*chunks));
+	rc = hl_ctx_resume(ctx);
+	if (IS_ERR(chunks)) {
+		rc = rc ?: PTR_ERR(chunks);
+		goto out_unlock;
+	}
+	if (!rc)
+		rc = hl_cs_validate_chunks(fpriv->hdev, chunks, n);
+	if (!rc)
+		rc = hl_cs_submit(ctx, chunks, n, 0, HL_CS_TYPE_DEFAULT, &cs);
+	kvfree(chunks);
+	if (rc)
+		goto out_unlock;
+
+	/* No sequence number to hand out first: committed at once */
+	hl_cs_commit(fpriv, cs, cs->seq, true);
+	rc = hl_cs_find_fence(ctx, cs->seq, &fence);
+	if (rc || !fence)
+		goto out_unlock;
+	hl_ctx_pause(ctx);
+	left = dma_fence_wait(fence, true);
+	rc = hl_ctx_resume(ctx);
+	if (!rc && left)
+		rc = left == -ERESTARTSYS ? -EINTR : left;
+	else if (!rc && dma_fence_get_status(fence) < 0)
+		rc = -ENOEXEC;
+	dma_fence_put(fence);
+	if (rc)
+		goto out_unlock;
+out_done:
+	ctx->restore_done = true;
+out_unlock:
+	mutex_unlock(&ctx->restore_lock);
+	return rc;
+}
+
 /**
  * hl_cs_ioctl - HL_IOCTL_CS: submit jobs to engine queues.
  * @fpriv: the compute node's open file.
@@ -1010,20 +1248,28 @@ int hl_cs_ioctl(struct hl_fpriv *fpriv, void *data, struct hl_ioctl_call *call)
 	struct hl_ctx *ctx = fpriv->ctx;
 	struct hl_cs_chunk *chunks;
 	struct hl_cs_out out = {};
-	struct hl_cs *cs;
-	u32 encaps_id;
+	struct hl_cs *cs, *first = NULL;
+	bool staged_part;
+	u32 encaps_id, staged;
 	int rc;
 
 	if (!ctx)
 		return -EINVAL;
-	if (in.chunks_restore || in.num_chunks_restore || in.ctx_id ||
-	    memchr_inv(&in.pad, 0, sizeof(in.pad)) ||
+	if (in.ctx_id || memchr_inv(&in.pad, 0, sizeof(in.pad)) ||
 	    (type && !is_power_of_2(type)))
 		return -EINVAL;
 	if (type & HL_CS_FLAGS_COLLECTIVE_WAIT)
 		return -EOPNOTSUPP;
 	if (in.cs_flags & ~HL_CS_FLAGS_SERVED)
 		return -EINVAL;
+	/* A CS of jobs needs one (upstream's sanity check, before restore) */
+	if (!type && !in.num_chunks_execute)
+		return -EINVAL;
+
+	/* The context switch: its first CS, or FORCE_RESTORE */
+	rc = hl_cs_restore_phase(fpriv, &in);
+	if (rc)
+		return rc;
 
 	if (type & (HL_CS_FLAGS_RESERVE_SIGNALS_ONLY |
 		    HL_CS_FLAGS_UNRESERVE_SIGNALS_ONLY)) {
@@ -1054,11 +1300,18 @@ int hl_cs_ioctl(struct hl_fpriv *fpriv, void *data, struct hl_ioctl_call *call)
 		goto commit;
 	}
 
+	/* A later part of a staged submission names it by in.seq */
+	staged = in.cs_flags & HL_CS_FLAGS_STAGED_SUBMISSION ?
+		 in.cs_flags & (HL_CS_FLAGS_STAGED_SUBMISSION_FIRST |
+				HL_CS_FLAGS_STAGED_SUBMISSION_LAST) :
+		 HL_CS_FLAGS_STAGED_SUBMISSION_FIRST |
+		 HL_CS_FLAGS_STAGED_SUBMISSION_LAST;
+	staged_part = !(staged & HL_CS_FLAGS_STAGED_SUBMISSION_FIRST);
 	encaps_id = in.cs_flags & HL_CS_FLAGS_ENCAP_SIGNALS ?
 		    in.encaps_sig_handle_id : 0;
-	if (in.seq != encaps_id ||
+	if ((!staged_part && in.seq != encaps_id) ||
+	    (staged_part && in.cs_flags & HL_CS_FLAGS_ENCAP_SIGNALS) ||
 	    (in.cs_flags & HL_CS_FLAGS_ENCAP_SIGNALS && !encaps_id) ||
-	    !in.num_chunks_execute ||
 	    in.num_chunks_execute > HL_MAX_JOBS_PER_CS)
 		return -EINVAL;
 
@@ -1077,11 +1330,18 @@ int hl_cs_ioctl(struct hl_fpriv *fpriv, void *data, struct hl_ioctl_call *call)
 	rc = hl_cs_validate_chunks(fpriv->hdev, chunks, in.num_chunks_execute);
 	if (!rc && encaps_id)
 		rc = hl_cs_encaps_claim(ctx, encaps_id, 0);
+	if (!rc && staged_part)
+		rc = hl_cs_staged_join(ctx, in.seq,
+				       staged & HL_CS_FLAGS_STAGED_SUBMISSION_LAST,
+				       &first);
 	if (!rc) {
 		rc = hl_cs_submit(ctx, chunks, in.num_chunks_execute,
 				  in.timeout, HL_CS_TYPE_DEFAULT, &cs);
 		if (rc && encaps_id)
 			hl_cs_encaps_unclaim(ctx, encaps_id);
+		if (rc && first)
+			hl_cs_staged_unjoin(ctx, first,
+					    staged & HL_CS_FLAGS_STAGED_SUBMISSION_LAST);
 	}
 	kvfree(chunks);
 	if (rc)
@@ -1090,6 +1350,19 @@ int hl_cs_ioctl(struct hl_fpriv *fpriv, void *data, struct hl_ioctl_call *call)
 		/* Claimed: cannot fail. Released at the CS's completion. */
 		hl_cs_encaps_claim(ctx, encaps_id, cs->seq);
 		cs->encaps_id = encaps_id;
+	}
+	/* A staged submission: every part returns the first part's seq */
+	cs->staged_open = !staged_part &&
+			  !(staged & HL_CS_FLAGS_STAGED_SUBMISSION_LAST);
+	cs->staged_first = first;
+	cs->staged_last = first && (staged & HL_CS_FLAGS_STAGED_SUBMISSION_LAST);
+	if (first) {
+		out.seq = in.seq;
+		out.status = HL_CS_STATUS_SUCCESS;
+		args->out = out;
+		hl_ioctl_on_finish(call, hl_cs_commit, cs, cs->seq);
+		hl_ioctl_on_drop(call, hl_cs_drop);
+		return 0;
 	}
 
 commit:
@@ -1425,6 +1698,10 @@ int hl_cs_ctx_init(struct hl_ctx *ctx)
 	}
 	mutex_init(&ctx->sig_lock);
 	xa_init_flags(&ctx->encaps, XA_FLAGS_ALLOC1);
+	mutex_init(&ctx->restore_lock);
+	ctx->restore_done = false;
+	spin_lock_init(&ctx->staged_lock);
+	INIT_LIST_HEAD(&ctx->staged);
 
 	spin_lock_init(&ctx->cs_lock);
 	ctx->cs_sequence = 1;
@@ -1447,6 +1724,13 @@ int hl_cs_ctx_init(struct hl_ctx *ctx)
  */
 void hl_cs_ctx_cancel(struct hl_ctx *ctx)
 {
+	struct hl_cs *first;
+
+	/* Open staged submissions close now (-ECANCELED): their timers run */
+	spin_lock(&ctx->staged_lock);
+	list_for_each_entry(first, &ctx->staged, staged_node)
+		mod_delayed_work(hl_wq, &first->staged_work, 0);
+	spin_unlock(&ctx->staged_lock);
 	wait_var_event(&ctx->cs_inflight, !atomic_read(&ctx->cs_inflight));
 }
 
@@ -1470,6 +1754,7 @@ void hl_cs_ctx_fini(struct hl_ctx *ctx)
 	xa_for_each(&ctx->encaps, seq, e)
 		kfree(e);
 	xa_destroy(&ctx->encaps);
+	mutex_destroy(&ctx->restore_lock);
 	mutex_destroy(&ctx->sig_lock);
 	kfree(ctx->sig);
 	ctx->sig = NULL;

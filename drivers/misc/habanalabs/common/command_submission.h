@@ -32,7 +32,15 @@ struct hl_ioctl_call;
  *	(until the CS completes), or NULL.
  * @cb_size: its size in bytes.
  * @kcb: a kernel-owned command buffer's packets (@cb_size bytes, @cb_va
- *	0), owned by the CS; NULL for a user command buffer.
+ *	0): the CS's own (SIGNAL, WAIT), or @kcb_copy; NULL for a user
+ *	command buffer.
+ * @kcb_copy: an external queue's job: the driver's copy of the CB the
+ *	chunk named by handle, taken at submission (@cb holds the CB), freed
+ *	with the CB's reference (hl_cb_jobs_put()); else NULL.
+ * @kcb_live: TEST ONLY (inject_bug=64): @kcb_copy is a vmap() of the
+ *	CB's own pages, what a driver that fetched the live CB would run.
+ * @ext: the job's queue is external (HL_QUEUE_TYPE_EXT): its chunk names
+ *	a kernel-owned CB by handle.
  * @queue_id: the engine queue that runs it.
  * @deadline: jiffies after which the job must be aborted (-ETIMEDOUT):
  *	the submission time plus the CS timeout, itself at most
@@ -48,6 +56,9 @@ struct hl_cs_job {
 	struct hl_cb *cb;
 	u32 cb_size;
 	const void *kcb;
+	void *kcb_copy;
+	bool kcb_live;
+	bool ext;
 	u32 queue_id;
 	unsigned long deadline;
 	struct list_head node;

@@ -106,6 +106,19 @@ struct hl_ctx_resv {
  *	HL_CS_MAX_ENCAPS), struct hl_cs_encaps; added and removed under
  *	@sig_lock (a completed CS removes its own without it); its xa_lock
  *	protects each entry's cs_seq and their lookup.
+ * @restore_lock: Protects @restore_done. Held by the CS that runs the
+ *	restore phase (its restore chunks submitted and waited for) and
+ *	taken by every CS that finds @restore_done unset; taken outside the
+ *	context's gate (its holder waits with the gate paused), before
+ *	@sig_lock.
+ * @restore_done: the context's restore phase ran (its first CS, a context
+ *	switch: command_submission.c); a failed one leaves it unset.
+ * @staged_lock: Protects @staged, and each open staged submission's
+ *	staged_node and staged_last_claimed (command_submission.c); a
+ *	spinlock, innermost.
+ * @staged: the context's open staged submissions (their first parts),
+ *	until their last part completes, their timeout closes them, or the
+ *	teardown does.
  * @nic: the context's NIC connections and CQs (nic.c).
  * @cb_mgr: the context's command buffers (command_buffer.c).
  * @cs_drops: the context's HL_IOCTL_CS failures, by enum hl_cs_drop.
@@ -152,6 +165,10 @@ struct hl_ctx {
 		u32 value;
 	} *sig;
 	struct xarray encaps;
+	struct mutex restore_lock; /* Protects: restore_done */
+	bool restore_done;
+	spinlock_t staged_lock; /* Protects: staged, staged parts' links */
+	struct list_head staged;
 	struct hl_nic_ctx nic;
 	struct hl_cb_mgr cb_mgr;
 	atomic64_t cs_drops[HL_CS_DROP_NUM];
