@@ -422,4 +422,163 @@ struct hl_pkt_nic_write {
 	__u32 pad;
 };
 
+/*
+ * GAUDI's format (module parameter asic=gaudi).
+ *
+ * Under asic=gaudi the engine queues execute GAUDI's packets, as
+ * hl-thunk-open's include/specs/gaudi/gaudi_packets.h and upstream's
+ * GAUDI driver lay them out, and not the packets above: every packet is a
+ * multiple of 8 bytes, little-endian, and its second __u32 (ctl) holds the
+ * opcode in bits [28:24] and the engine, register and message barrier bits
+ * 29, 30 and 31. Under asic=emu (the default) the format above stays the
+ * only one. docs/gaudi.md says what each of GAUDI's packets does on the
+ * emulated device; the engines behind both formats are the same.
+ */
+#define HL_GAUDI_PKT_CTL_OPCODE_SHIFT	24
+#define HL_GAUDI_PKT_CTL_OPCODE_MASK	0x1f000000u
+#define HL_GAUDI_PKT_CTL_EB		0x20000000u
+#define HL_GAUDI_PKT_CTL_RB		0x40000000u
+#define HL_GAUDI_PKT_CTL_MB		0x80000000u
+#define HL_GAUDI_PKT_CTL_BARRIERS	(HL_GAUDI_PKT_CTL_EB |		\
+					 HL_GAUDI_PKT_CTL_RB |		\
+					 HL_GAUDI_PKT_CTL_MB)
+#define HL_GAUDI_PKT_CTL(opcode)					\
+	(((__u32)(opcode) << HL_GAUDI_PKT_CTL_OPCODE_SHIFT) &		\
+	 HL_GAUDI_PKT_CTL_OPCODE_MASK)
+
+/* GAUDI's own opcodes */
+#define HL_GAUDI_PKT_WREG_32		0x01
+#define HL_GAUDI_PKT_WREG_BULK		0x02
+#define HL_GAUDI_PKT_MSG_LONG		0x03
+#define HL_GAUDI_PKT_MSG_SHORT		0x04
+#define HL_GAUDI_PKT_CP_DMA		0x05
+#define HL_GAUDI_PKT_REPEAT		0x06
+#define HL_GAUDI_PKT_MSG_PROT		0x07
+#define HL_GAUDI_PKT_FENCE		0x08
+#define HL_GAUDI_PKT_LIN_DMA		0x09
+#define HL_GAUDI_PKT_NOP		0x0a
+#define HL_GAUDI_PKT_STOP		0x0b
+#define HL_GAUDI_PKT_ARB_POINT		0x0c
+#define HL_GAUDI_PKT_WAIT		0x0d
+#define HL_GAUDI_PKT_LOAD_AND_EXE	0x0f
+
+/*
+ * The emulated device's own engines in GAUDI's format: extensions at
+ * opcodes GAUDI leaves unused (0x10..0x1f of its 5-bit field). Each is the
+ * packet of the same engine above with its first two __u32 swapped, so
+ * that ctl is the second one, as in every GAUDI packet; the NIC's keep
+ * their opcodes.
+ */
+#define HL_GAUDI_PKT_NIC_SEND		HL_PKT_NIC_SEND		/* 0x10 */
+#define HL_GAUDI_PKT_NIC_RECV		HL_PKT_NIC_RECV		/* 0x11 */
+#define HL_GAUDI_PKT_NIC_WRITE		HL_PKT_NIC_WRITE	/* 0x12 */
+#define HL_GAUDI_PKT_NIC_WRITE_IMM	HL_PKT_NIC_WRITE_IMM	/* 0x13 */
+#define HL_GAUDI_PKT_REDUCE		0x14
+
+/**
+ * struct hl_gaudi_pkt_reduce - REDUCE in GAUDI's format (asic=gaudi).
+ * @count: as struct hl_pkt_reduce's.
+ * @ctl: HL_GAUDI_PKT_CTL(HL_GAUDI_PKT_REDUCE), barrier bits allowed; the
+ *	other bits must be 0 (else malformed).
+ * @src_addr: as struct hl_pkt_reduce's.
+ * @dst_addr: as struct hl_pkt_reduce's.
+ * @dtype: as struct hl_pkt_reduce's.
+ * @op: as struct hl_pkt_reduce's.
+ *
+ * The same engine as HL_PKT_REDUCE, with the same semantics.
+ */
+struct hl_gaudi_pkt_reduce {
+	__u32 count;
+	__u32 ctl;
+	__u64 src_addr;
+	__u64 dst_addr;
+	__u32 dtype;
+	__u32 op;
+};
+
+/**
+ * struct hl_gaudi_pkt_nic - NIC_SEND and NIC_RECV in GAUDI's format
+ * (asic=gaudi).
+ * @conn_id: as struct hl_pkt_nic_send's and struct hl_pkt_nic_recv's.
+ * @ctl: HL_GAUDI_PKT_CTL(HL_GAUDI_PKT_NIC_SEND or _NIC_RECV), barrier bits
+ *	allowed; the other bits must be 0 (else malformed).
+ * @addr: as struct hl_pkt_nic_send's.
+ * @size: as struct hl_pkt_nic_send's.
+ * @wr_id: as struct hl_pkt_nic_send's.
+ *
+ * The same engine as HL_PKT_NIC_SEND and HL_PKT_NIC_RECV.
+ */
+struct hl_gaudi_pkt_nic {
+	__u32 conn_id;
+	__u32 ctl;
+	__u64 addr;
+	__u64 size;
+	__u64 wr_id;
+};
+
+/**
+ * struct hl_gaudi_pkt_nic_write - NIC_WRITE and NIC_WRITE_IMM in GAUDI's
+ * format (asic=gaudi).
+ * @conn_id: as struct hl_pkt_nic_write's.
+ * @ctl: HL_GAUDI_PKT_CTL(HL_GAUDI_PKT_NIC_WRITE or _NIC_WRITE_IMM),
+ *	barrier bits allowed; the other bits must be 0 (else malformed).
+ * @local_addr: as struct hl_pkt_nic_write's.
+ * @remote_addr: as struct hl_pkt_nic_write's.
+ * @size: as struct hl_pkt_nic_write's.
+ * @wr_id: as struct hl_pkt_nic_write's.
+ * @lkey: as struct hl_pkt_nic_write's.
+ * @rkey: as struct hl_pkt_nic_write's.
+ * @imm_data: as struct hl_pkt_nic_write's.
+ * @pad: must be 0 (else malformed).
+ *
+ * The same engine as HL_PKT_NIC_WRITE and HL_PKT_NIC_WRITE_IMM.
+ */
+struct hl_gaudi_pkt_nic_write {
+	__u32 conn_id;
+	__u32 ctl;
+	__u64 local_addr;
+	__u64 remote_addr;
+	__u64 size;
+	__u64 wr_id;
+	__u32 lkey;
+	__u32 rkey;
+	__u32 imm_data;
+	__u32 pad;
+};
+
+/*
+ * The queue managers' message bases (GAUDI's CP_MSG_BASE0..3_ADDR_LO/HI;
+ * the queues grouped in queue managers as for the fence registers: queues
+ * 0-3 DMA0's streams, 4-7 DMA1's, queue manager k at k *
+ * HL_QM_FENCE_QM_STRIDE): MSG_SHORT writes to base + its 16-bit offset.
+ * At each change of the device's owner they hold what GAUDI's driver
+ * programs: base 0 the E_N monitors (HL_SM_MON_PAY_ADDRL_0),
+ * base 1 the E_N SOBs (HL_SM_SOB_OBJ_0), base 2 and 3 the W_S block's
+ * monitors and SOBs (HL_SM_WS_MON_PAY_ADDRL_0, HL_SM_WS_SOB_OBJ_0), which
+ * the emulated device does not model: a message there is malformed. They
+ * are written as any register (MSG_LONG, WREG_32).
+ */
+#define HL_QM_MSG_BASE_NUM		4
+#define HL_QM_MSG_BASE_LO_0		(HL_CFG_BASE + 0x508228)
+#define HL_QM_MSG_BASE_LO(queue, base)					\
+	(HL_QM_MSG_BASE_LO_0 +						\
+	 HL_QM_FENCE_QM_STRIDE * ((queue) / HL_QM_FENCE_STREAMS) +	\
+	 0x28ull * (base) + 4ull * ((queue) % HL_QM_FENCE_STREAMS))
+#define HL_QM_MSG_BASE_HI(queue, base)					\
+	(HL_QM_MSG_BASE_LO(queue, base) + 0x14ull)
+#define HL_SM_WS_SOB_OBJ_0		(HL_CFG_BASE + 0x492000)
+#define HL_SM_WS_MON_PAY_ADDRL_0	(HL_CFG_BASE + 0x494000)
+
+/*
+ * WREG_32 and WREG_BULK write registers at offsets from the executing
+ * engine's block: DMA0's (HL_GAUDI_DMA0_BLOCK) for queues 0-3, DMA1's for
+ * 4-7, the next blocks HL_QM_FENCE_QM_STRIDE apart for the next queues
+ * four by four; a block holds its queue manager's fence registers and
+ * message bases
+ */
+#define HL_GAUDI_DMA0_BLOCK		(HL_CFG_BASE + 0x500000)
+#define HL_GAUDI_ENGINE_BLOCK(queue)					\
+	(HL_GAUDI_DMA0_BLOCK +						\
+	 HL_QM_FENCE_QM_STRIDE * ((queue) / HL_QM_FENCE_STREAMS))
+
 #endif /* _UAPI_MISC_HABANALABS_PKT_H_ */

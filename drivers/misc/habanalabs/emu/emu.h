@@ -115,6 +115,9 @@ struct hl_emu_sync;
  *	chunk, or a step of a NIC message; used by the queue's worker only.
  * @tlb_hits: translations served by @tlb.
  * @tlb_misses: translations that walked the page tables.
+ * @pred: asic=gaudi: the running job's predicates P0..P31 (bit i: Pi;
+ *	P0 always set, the others clear at the start of each job, loaded by
+ *	LOAD_AND_EXE); used by the queue's worker only.
  */
 struct hl_emu_queue {
 	struct hl_emu_device *emu;
@@ -128,6 +131,7 @@ struct hl_emu_queue {
 	u8 *buf;
 	u64 tlb_hits;
 	u64 tlb_misses;
+	u32 pred;
 };
 
 /**
@@ -181,6 +185,15 @@ static inline struct hl_emu_device *to_emu(struct hl_device *hdev)
 
 /* emu_debugfs.c */
 void hl_emu_debugfs_init(struct hl_device *hdev, struct dentry *root);
+
+/*
+ * The packet format the queues execute: GAUDI's under asic=gaudi
+ * (emu_gaudi_pkt.c), else this project's (habanalabs_pkt.h)
+ */
+static inline bool hl_emu_gaudi_format(void)
+{
+	return hl_identity == HL_IDENTITY_GAUDI;
+}
 
 /* emu_queue.c */
 int hl_emu_queues_early_init(struct hl_emu_device *emu, u32 num_nic_ports);

@@ -9,7 +9,10 @@
  * queue manager fetches its packets through the device MMU (emu_mmu.c) and
  * the engine executes them (NOP, LIN_DMA, MEMSET, MSG_LONG, REDUCE, FENCE,
  * and the NIC's SEND, WRITE and RECV in emu_nic_req.c and emu_nic_resp.c;
- * formats in the uAPI header). A MSG_LONG to a sync-manager or fence
+ * formats in the uAPI header). Under asic=gaudi the queues read GAUDI's
+ * format instead (emu_gaudi_pkt.c), whose packets run on the same engines
+ * (the hl_emu_exec_*() functions, emu_exec.h). A MSG_LONG to a
+ * sync-manager or fence
  * register writes it (emu_sync.c); FENCE stalls the queue until its fence
  * counter is reached. A job of a kernel-owned command buffer (SIGNAL and
  * WAIT submissions) is fetched from the driver's copy instead of through
@@ -44,51 +47,10 @@
 #include <linux/slab.h>
 
 #include "emu.h"
+#include "emu_exec.h"
 #include "emu_nic.h"
 #include "emu_reduce.h"
 #include "emu_sync.h"
-
-/* The packets as the engine reads them: little-endian */
-struct hl_emu_pkt_hdr {
-	__le32 ctl;
-	__le32 word1;
-};
-
-struct hl_emu_pkt_lin_dma {
-	__le32 ctl;
-	__le32 pad;
-	__le64 src_addr;
-	__le64 dst_addr;
-	__le64 tsize;
-};
-
-struct hl_emu_pkt_memset {
-	__le32 ctl;
-	__le32 pad;
-	__le64 dst_addr;
-	__le64 value;
-	__le64 tsize;
-};
-
-struct hl_emu_pkt_msg_long {
-	__le32 ctl;
-	__le32 value;
-	__le64 addr;
-};
-
-struct hl_emu_pkt_fence {
-	__le32 ctl;
-	__le32 cfg;
-};
-
-struct hl_emu_pkt_reduce {
-	__le32 ctl;
-	__le32 count;
-	__le64 src_addr;
-	__le64 dst_addr;
-	__le32 dtype;
-	__le32 op;
-};
 
 union hl_emu_pkt {
 	struct hl_emu_pkt_hdr hdr;
@@ -213,7 +175,7 @@ static u32 hl_emu_chunk_len(u64 va, u64 left)
  * Between packets and chunks: abort when stopped, when the job's context
  * is torn down, or past the job's deadline.
  */
-static int hl_emu_job_check(struct hl_emu_queue *q, struct hl_cs_job *job)
+int hl_emu_job_check(struct hl_emu_queue *q, struct hl_cs_job *job)
 {
 	int rc;
 
@@ -241,8 +203,8 @@ static int hl_emu_job_fault(struct hl_emu_queue *q, struct hl_cs_job *job,
 }
 
 /* One chunk (within a 4 KiB VA page) read or written by the engine */
-static int hl_emu_chunk_access(struct hl_emu_queue *q, struct hl_cs_job *job,
-			       u64 va, void *buf, u32 len, bool write)
+int hl_emu_chunk_access(struct hl_emu_queue *q, struct hl_cs_job *job,
+			u64 va, void *buf, u32 len, bool write)
 {
 	struct hl_device *hdev = q->emu->hdev;
 	int rc;
@@ -254,19 +216,22 @@ static int hl_emu_chunk_access(struct hl_emu_queue *q, struct hl_cs_job *job,
 	return hl_emu_job_fault(q, job, va, write, rc);
 }
 
-/* The queue manager reads @len bytes of the command buffer at @va */
-static int hl_emu_fetch(struct hl_emu_queue *q, struct hl_cs_job *job, u64 va,
-			void *buf, u32 len)
+/**
+ * hl_emu_fetch_va - the queue manager reads @len bytes of a command buffer
+ * at device VA @va through the MMU.
+ * @q: the queue.
+ * @job: the job.
+ * @va: device VA.
+ * @buf: receives the bytes.
+ * @len: bytes.
+ *
+ * Return: 0, or -EFAULT (recorded) for a VA that does not translate.
+ */
+int hl_emu_fetch_va(struct hl_emu_queue *q, struct hl_cs_job *job, u64 va,
+		    void *buf, u32 len)
 {
-	const u8 *kcb = hl_cs_job_kcb(job);
 	u32 n;
 	int rc;
-
-	/* A kernel-owned CB: @va is an offset into the driver's copy */
-	if (kcb) {
-		memcpy(buf, kcb + va, len);
-		return 0;
-	}
 
 	while (len) {
 		n = hl_emu_chunk_len(va, len);
@@ -278,6 +243,31 @@ static int hl_emu_fetch(struct hl_emu_queue *q, struct hl_cs_job *job, u64 va,
 		len -= n;
 	}
 	return 0;
+}
+
+/**
+ * hl_emu_fetch - the queue manager reads @len bytes of the job's command
+ * buffer at @va: a device VA, or for a kernel-owned CB an offset into the
+ * driver's copy (hl_cs_job_kcb()); the caller keeps @va + @len within the
+ * job's cb_size.
+ * @q: the queue.
+ * @job: the job.
+ * @va: device VA, or offset.
+ * @buf: receives the bytes.
+ * @len: bytes.
+ *
+ * Return: 0, or -EFAULT (recorded) for a VA that does not translate.
+ */
+int hl_emu_fetch(struct hl_emu_queue *q, struct hl_cs_job *job, u64 va,
+		 void *buf, u32 len)
+{
+	const u8 *kcb = hl_cs_job_kcb(job);
+
+	if (kcb) {
+		memcpy(buf, kcb + va, len);
+		return 0;
+	}
+	return hl_emu_fetch_va(q, job, va, buf, len);
 }
 
 /**
@@ -402,8 +392,8 @@ static u64 hl_emu_lin_dma_run(struct hl_emu_queue *q,
 	return n;
 }
 
-static int hl_emu_exec_lin_dma(struct hl_emu_queue *q, struct hl_cs_job *job,
-			       const struct hl_emu_pkt_lin_dma *pkt)
+int hl_emu_exec_lin_dma(struct hl_emu_queue *q, struct hl_cs_job *job,
+			const struct hl_emu_pkt_lin_dma *pkt)
 {
 	struct hl_emu_xfer x = {
 		.src = le64_to_cpu(pkt->src_addr),
@@ -446,8 +436,8 @@ static u64 hl_emu_memset_run(struct hl_emu_queue *q,
 }
 
 /* MEMSET: byte i of the range gets byte ((dst + i) % 8) of the value */
-static int hl_emu_exec_memset(struct hl_emu_queue *q, struct hl_cs_job *job,
-			      const struct hl_emu_pkt_memset *pkt)
+int hl_emu_exec_memset(struct hl_emu_queue *q, struct hl_cs_job *job,
+		       const struct hl_emu_pkt_memset *pkt)
 {
 	u64 value = le64_to_cpu(pkt->value);
 	struct hl_emu_xfer x = {
@@ -470,8 +460,8 @@ static int hl_emu_exec_memset(struct hl_emu_queue *q, struct hl_cs_job *job,
 	return hl_emu_exec_xfer(q, job, &x);
 }
 
-static int hl_emu_exec_msg_long(struct hl_emu_queue *q, struct hl_cs_job *job,
-				const struct hl_emu_pkt_msg_long *pkt)
+int hl_emu_exec_msg_long(struct hl_emu_queue *q, struct hl_cs_job *job,
+			 const struct hl_emu_pkt_msg_long *pkt)
 {
 	u64 addr = le64_to_cpu(pkt->addr);
 	__le32 value = pkt->value;
@@ -493,8 +483,8 @@ static int hl_emu_exec_msg_long(struct hl_emu_queue *q, struct hl_cs_job *job,
  * job's deadline; a FENCE that gives up takes what reached its counter
  * since its last look and disarms the monitors aimed at it (emu_sync.c).
  */
-static int hl_emu_exec_fence(struct hl_emu_queue *q, struct hl_cs_job *job,
-			     const struct hl_emu_pkt_fence *pkt)
+int hl_emu_exec_fence(struct hl_emu_queue *q, struct hl_cs_job *job,
+		      const struct hl_emu_pkt_fence *pkt)
 {
 	u32 cfg = le32_to_cpu(pkt->cfg);
 	u32 id = (cfg & HL_PKT_FENCE_CFG_ID_MASK) >> HL_PKT_FENCE_CFG_ID_SHIFT;
@@ -559,8 +549,8 @@ static u64 hl_emu_reduce_run(struct hl_emu_queue *q,
  * REDUCE: dst[i] = dst[i] op src[i], slice by slice as LIN_DMA; a fault is
  * reported as a read of the operand that does not translate.
  */
-static int hl_emu_exec_reduce(struct hl_emu_queue *q, struct hl_cs_job *job,
-			      const struct hl_emu_pkt_reduce *pkt)
+int hl_emu_exec_reduce(struct hl_emu_queue *q, struct hl_cs_job *job,
+		       const struct hl_emu_pkt_reduce *pkt)
 {
 	struct hl_emu_xfer x = {
 		.src = le64_to_cpu(pkt->src_addr),
@@ -590,6 +580,9 @@ static int hl_emu_run_job(struct hl_emu_queue *q, struct hl_cs_job *job)
 		return -EINVAL;
 	if (hl_cs_job_kcb(job) && hl_cs_job_cb_va(job))
 		return -EINVAL;
+	/* asic=gaudi: GAUDI's format, the same engines (emu_gaudi_pkt.c) */
+	if (hl_emu_gaudi_format())
+		return hl_emu_gaudi_run_job(q, job);
 
 	while (off < hl_cs_job_cb_size(job)) {
 		rc = hl_emu_job_check(q, job);

@@ -33,6 +33,7 @@
 #include <linux/wait.h>
 
 #include "emu.h"
+#include "emu_exec.h"
 #include "emu_sync.h"
 
 /**
@@ -51,21 +52,24 @@ struct hl_emu_mon {
 
 /**
  * struct hl_emu_sync - the sync manager.
- * @lock: Protects: @sob, @mon, @fence, @dropped.
+ * @lock: Protects: @sob, @mon, @fence, @msg_base, @dropped.
  * @wq: FENCE packets waiting for a fence counter.
  * @sob: the sync objects' values.
  * @mon: the monitors.
  * @num_queues: the device's queues (hl_emu_device.num_queues).
  * @fence: the fence counters, HL_QM_FENCE_NUM per queue stream
  *	(@num_queues of them, allocated with the sync manager).
+ * @msg_base: the queues' message bases (CP_MSG_BASE0..3), per queue
+ *	(@num_queues of them, allocated with the sync manager).
  * @dropped: payloads that aimed outside the sync manager when their monitor
  *	fired (ignored).
  */
 struct hl_emu_sync {
-	spinlock_t lock; /* Protects: sob, mon, fence, dropped */
+	spinlock_t lock; /* Protects: sob, mon, fence, msg_base, dropped */
 	wait_queue_head_t wq;
 	u16 sob[HL_SM_NUM_SOBS];
 	struct hl_emu_mon mon[HL_SM_NUM_MONITORS];
+	u64 (*msg_base)[HL_QM_MSG_BASE_NUM];
 	u64 dropped;
 	u32 num_queues;
 	u32 fence[][HL_QM_FENCE_NUM];
@@ -79,7 +83,13 @@ enum hl_emu_sync_reg {
 	HL_EMU_REG_MON_DATA,
 	HL_EMU_REG_MON_ARM,
 	HL_EMU_REG_FENCE,
+	HL_EMU_REG_MSG_BASE_LO,
+	HL_EMU_REG_MSG_BASE_HI,
 };
+
+/* Bytes between a message base's registers of one queue and the next base */
+#define HL_EMU_MSG_BASE_STRIDE	(HL_QM_MSG_BASE_LO(0, 1) - HL_QM_MSG_BASE_LO_0)
+#define HL_EMU_MSG_BASE_HALF	(HL_QM_MSG_BASE_HI(0, 0) - HL_QM_MSG_BASE_LO_0)
 
 /* Which register @addr is, and its index (SOB, monitor, queue * 4 + id) */
 static enum hl_emu_sync_reg hl_emu_sync_decode(const struct hl_emu_sync *sm,
@@ -99,6 +109,26 @@ static enum hl_emu_sync_reg hl_emu_sync_decode(const struct hl_emu_sync *sm,
 		off = addr - HL_SM_MON_PAY_ADDRL_0;
 		*idx = (off % (4 * HL_SM_NUM_MONITORS)) / 4;
 		return HL_EMU_REG_MON_ADDRL + off / (4 * HL_SM_NUM_MONITORS);
+	}
+	/* Before the fences: queue manager k's bases are in their range */
+	if (addr >= HL_QM_MSG_BASE_LO_0 &&
+	    addr < HL_QM_MSG_BASE_LO(sm->num_queues, 0)) {
+		u32 base, stream, queue, half;
+
+		off = (addr - HL_QM_MSG_BASE_LO_0) % HL_QM_FENCE_QM_STRIDE;
+		base = off / HL_EMU_MSG_BASE_STRIDE;
+		off %= HL_EMU_MSG_BASE_STRIDE;
+		half = off / HL_EMU_MSG_BASE_HALF;
+		stream = (off % HL_EMU_MSG_BASE_HALF) / 4;
+		queue = (addr - HL_QM_MSG_BASE_LO_0) / HL_QM_FENCE_QM_STRIDE *
+			HL_QM_FENCE_STREAMS + stream;
+		/* The fifth stream (GAUDI's lower CP) is no queue */
+		if (base < HL_QM_MSG_BASE_NUM && stream < HL_QM_FENCE_STREAMS &&
+		    queue < sm->num_queues) {
+			*idx = queue * HL_QM_MSG_BASE_NUM + base;
+			return half ? HL_EMU_REG_MSG_BASE_HI :
+				      HL_EMU_REG_MSG_BASE_LO;
+		}
 	}
 	if (addr >= HL_QM_FENCE_RDATA_0 &&
 	    addr < HL_QM_FENCE_RDATA(sm->num_queues, 0)) {
@@ -132,8 +162,9 @@ static bool hl_emu_sync_payload_ok(const struct hl_emu_sync *sm, u64 addr)
 }
 
 /**
- * hl_emu_sync_is_reg - whether @addr is a register of the sync manager or
- * a fence register (MSG_LONG writes it instead of memory).
+ * hl_emu_sync_is_reg - whether @addr is a register of the sync manager, a
+ * fence register or a message base (MSG_LONG writes it instead of
+ * memory).
  * @emu: the device.
  * @addr: a MSG_LONG's address.
  *
@@ -232,6 +263,7 @@ int hl_emu_sync_write(struct hl_emu_device *emu, u64 addr, u32 value)
 	struct hl_emu_mon *m;
 	bool woke = false;
 	u32 idx = 0;
+	u64 *base;
 	int rc = 0;
 
 	reg = hl_emu_sync_decode(sm, addr, &idx);
@@ -264,6 +296,16 @@ int hl_emu_sync_write(struct hl_emu_device *emu, u64 addr, u32 value)
 	case HL_EMU_REG_FENCE:
 		sm->fence[idx / HL_QM_FENCE_NUM][idx % HL_QM_FENCE_NUM] += value;
 		woke = true;
+		break;
+	case HL_EMU_REG_MSG_BASE_LO:
+		base = &sm->msg_base[idx / HL_QM_MSG_BASE_NUM]
+				    [idx % HL_QM_MSG_BASE_NUM];
+		*base = (*base & ~0xffffffffull) | value;
+		break;
+	case HL_EMU_REG_MSG_BASE_HI:
+		base = &sm->msg_base[idx / HL_QM_MSG_BASE_NUM]
+				    [idx % HL_QM_MSG_BASE_NUM];
+		*base = (*base & 0xffffffffull) | (u64)value << 32;
 		break;
 	default:
 		rc = -EINVAL;
@@ -332,6 +374,25 @@ static bool hl_emu_sync_fence_ready(struct hl_emu_sync *sm, u32 queue, u32 id,
 				    u32 target)
 {
 	return READ_ONCE(sm->fence[queue][id]) >= target;
+}
+
+/**
+ * hl_emu_sync_msg_base - a queue's message base (MSG_SHORT).
+ * @emu: the device.
+ * @queue: the queue.
+ * @base: the base, below HL_QM_MSG_BASE_NUM.
+ *
+ * Return: the address the base register holds.
+ */
+u64 hl_emu_sync_msg_base(struct hl_emu_device *emu, u32 queue, u32 base)
+{
+	struct hl_emu_sync *sm = emu->sync;
+	u64 addr;
+
+	spin_lock(&sm->lock);
+	addr = sm->msg_base[queue][base];
+	spin_unlock(&sm->lock);
+	return addr;
 }
 
 /**
@@ -420,18 +481,27 @@ void hl_emu_sync_wake(struct hl_emu_device *emu)
 }
 
 /**
- * hl_emu_sync_reset - zero every SOB, monitor and fence counter: the
- * device's next owner starts from scratch.
+ * hl_emu_sync_reset - zero every SOB, monitor and fence counter, and set
+ * the message bases to what GAUDI's driver programs (E_N monitors and
+ * SOBs, W_S monitors and SOBs): the device's next owner starts from
+ * scratch.
  * @emu: the device; no job of the previous owner runs.
  */
 void hl_emu_sync_reset(struct hl_emu_device *emu)
 {
+	static const u64 bases[HL_QM_MSG_BASE_NUM] = {
+		HL_SM_MON_PAY_ADDRL_0, HL_SM_SOB_OBJ_0,
+		HL_SM_WS_MON_PAY_ADDRL_0, HL_SM_WS_SOB_OBJ_0,
+	};
 	struct hl_emu_sync *sm = emu->sync;
+	u32 q;
 
 	spin_lock(&sm->lock);
 	memset(sm->sob, 0, sizeof(sm->sob));
 	memset(sm->mon, 0, sizeof(sm->mon));
 	memset(sm->fence, 0, sm->num_queues * sizeof(sm->fence[0]));
+	for (q = 0; q < sm->num_queues; q++)
+		memcpy(sm->msg_base[q], bases, sizeof(bases));
 	spin_unlock(&sm->lock);
 }
 
@@ -465,7 +535,7 @@ static_assert(sizeof(struct hl_emu_kpkt_fence) == sizeof(struct hl_pkt_fence));
 static_assert(5 * sizeof(struct hl_emu_kpkt_msg_long) +
 	      2 * sizeof(struct hl_emu_kpkt_fence) <= HL_CS_KCB_SIZE);
 
-/* A MSG_LONG packet in a kernel CB */
+/* A MSG_LONG packet in a kernel CB, in the queues' format */
 static u32 hl_emu_sync_msg(void *buf, u64 addr, u32 value)
 {
 	struct hl_emu_kpkt_msg_long pkt = {
@@ -474,6 +544,22 @@ static u32 hl_emu_sync_msg(void *buf, u64 addr, u32 value)
 		.addr = cpu_to_le64(addr),
 	};
 
+	if (hl_emu_gaudi_format())
+		return hl_emu_gaudi_kpkt_msg_long(buf, addr, value);
+	memcpy(buf, &pkt, sizeof(pkt));
+	return sizeof(pkt);
+}
+
+/* A FENCE packet in a kernel CB, in the queues' format */
+static u32 hl_emu_sync_fence(void *buf, u32 cfg)
+{
+	struct hl_emu_kpkt_fence pkt = {
+		.ctl = cpu_to_le32((u32)HL_PKT_FENCE << HL_PKT_OPCODE_SHIFT),
+		.cfg = cpu_to_le32(cfg),
+	};
+
+	if (hl_emu_gaudi_format())
+		return hl_emu_gaudi_kpkt_fence(buf, cfg);
 	memcpy(buf, &pkt, sizeof(pkt));
 	return sizeof(pkt);
 }
@@ -554,10 +640,7 @@ u32 hl_emu_sync_gen_wait_cb(struct hl_device *hdev, void *buf, u32 queue,
 	u32 other = hl_emu_sync_driver_sob(sig_queue, idx ^ 1);
 	u32 mon = hl_emu_sync_driver_mon(queue);
 	u64 fence = HL_QM_FENCE_RDATA(queue, HL_EMU_WAIT_FENCE);
-	struct hl_emu_kpkt_fence f = {
-		.ctl = cpu_to_le32((u32)HL_PKT_FENCE << HL_PKT_OPCODE_SHIFT),
-		.cfg = cpu_to_le32(HL_PKT_FENCE_CFG(HL_EMU_WAIT_FENCE, 1, 1)),
-	};
+	u32 cfg = HL_PKT_FENCE_CFG(HL_EMU_WAIT_FENCE, 1, 1);
 	u8 *p = buf;
 
 	p += hl_emu_sync_msg(p, HL_SM_MON_PAY_ADDRL_ADDR(mon), lower_32_bits(fence));
@@ -566,13 +649,11 @@ u32 hl_emu_sync_gen_wait_cb(struct hl_device *hdev, void *buf, u32 queue,
 	p += hl_emu_sync_msg(p, HL_SM_MON_ARM_ADDR(mon),
 			     HL_SM_MON_ARM(other / 8, 0xff & ~BIT(other % 8), 1,
 					   0));
-	memcpy(p, &f, sizeof(f));
-	p += sizeof(f);
+	p += hl_emu_sync_fence(p, cfg);
 	p += hl_emu_sync_msg(p, HL_SM_MON_ARM_ADDR(mon),
 			     HL_SM_MON_ARM(sob / 8, 0xff & ~BIT(sob % 8), 0,
 					   value));
-	memcpy(p, &f, sizeof(f));
-	p += sizeof(f);
+	p += hl_emu_sync_fence(p, cfg);
 	return p - (u8 *)buf;
 }
 
@@ -609,6 +690,12 @@ int hl_emu_sync_alloc(struct hl_emu_device *emu)
 	if (!sm)
 		return -ENOMEM;
 	sm->num_queues = emu->num_queues;
+	sm->msg_base = kvcalloc(sm->num_queues, sizeof(*sm->msg_base),
+				GFP_KERNEL);
+	if (!sm->msg_base) {
+		kvfree(sm);
+		return -ENOMEM;
+	}
 	spin_lock_init(&sm->lock);
 	init_waitqueue_head(&sm->wq);
 	emu->sync = sm;
@@ -621,6 +708,7 @@ int hl_emu_sync_alloc(struct hl_emu_device *emu)
  */
 void hl_emu_sync_free(struct hl_emu_device *emu)
 {
+	kvfree(emu->sync->msg_base);
 	kvfree(emu->sync);
 	emu->sync = NULL;
 }
