@@ -164,6 +164,18 @@ void hltests_dram_unmap(int fd, struct hltests_dram_buf *d);
  * queue 0 and wait for it (fails the test unless it completes).
  */
 void hltests_dma(int fd, uint64_t src, uint64_t dst, uint64_t size);
+/*
+ * The format the queues speak: GAUDI's under asic=gaudi (docs/gaudi.md),
+ * else this project's; the helpers' DMA jobs then run on DMA_2_0 (an
+ * internal queue: DMA 0-1 take kernel CBs), else on queue 0. The packet
+ * builders write 32 bytes in either format.
+ */
+bool hltests_gaudi_format(void);
+uint32_t hltests_dma_queue(void);
+uint32_t hltests_pkt_lin_dma(void *buf, uint64_t src, uint64_t dst,
+			     uint64_t size);
+uint32_t hltests_pkt_memset(void *buf, uint64_t dst, uint64_t value,
+			    uint64_t size);
 
 /*
  * Submit the LIN_DMA without waiting; returns the CS sequence number. The

@@ -4,6 +4,7 @@
  */
 #include "hltests.h"
 
+#include <endian.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -162,6 +163,59 @@ void hltests_assert_fault_at(int fd, int64_t after, uint64_t addr,
 	assert_int_equal(pf.is_write, is_write);
 }
 
+bool hltests_gaudi_format(void)
+{
+	static int gaudi = -1;
+	char buf[16] = "";
+
+	if (gaudi < 0)
+		gaudi = !hltests_param_read("asic", buf, sizeof(buf)) &&
+			!strncmp(buf, "gaudi", 5);
+	return gaudi;
+}
+
+uint32_t hltests_dma_queue(void)
+{
+	return hltests_gaudi_format() ? GAUDI_QUEUE_ID_DMA_2_0 : 0;
+}
+
+/* GAUDI's LIN_DMA (24 bytes) and a NOP: 32 bytes, as this project's */
+static uint32_t hltests_gaudi_lin_dma(void *buf, uint64_t src, uint64_t dst,
+				      uint64_t size, bool mem_set)
+{
+	uint32_t g[8] = {
+		htole32((uint32_t)size),
+		htole32(HL_GAUDI_PKT_CTL(HL_GAUDI_PKT_LIN_DMA) | 1u << 3 |
+			(mem_set ? 1u << 4 : 0)),
+		htole32((uint32_t)src),
+		htole32((uint32_t)(src >> 32)),
+		htole32((uint32_t)dst),
+		htole32((uint32_t)(dst >> 32)),
+		0,
+		htole32(HL_GAUDI_PKT_CTL(HL_GAUDI_PKT_NOP)),
+	};
+
+	assert_true(size <= UINT32_MAX);
+	memcpy(buf, g, sizeof(g));
+	return sizeof(g);
+}
+
+uint32_t hltests_pkt_lin_dma(void *buf, uint64_t src, uint64_t dst,
+			     uint64_t size)
+{
+	if (hltests_gaudi_format())
+		return hltests_gaudi_lin_dma(buf, src, dst, size, false);
+	return hlthunk_pkt_lin_dma(buf, src, dst, size);
+}
+
+uint32_t hltests_pkt_memset(void *buf, uint64_t dst, uint64_t value,
+			    uint64_t size)
+{
+	if (hltests_gaudi_format())
+		return hltests_gaudi_lin_dma(buf, value, dst, size, true);
+	return hlthunk_pkt_memset(buf, dst, value, size);
+}
+
 /*
  * The command buffer of a helper job lives in its own small host mapping,
  * made and dropped per job: simple, and every job also exercises MAP/UNMAP.
@@ -172,8 +226,8 @@ static uint64_t hltests_dma_submit(int fd, uint64_t src, uint64_t dst,
 	uint32_t len;
 
 	hltests_host_map(fd, cb, HLTESTS_PAGE);
-	len = hlthunk_pkt_lin_dma(cb->ptr, src, dst, size);
-	return hltests_submit_cb(fd, 0, cb->va, len, 0);
+	len = hltests_pkt_lin_dma(cb->ptr, src, dst, size);
+	return hltests_submit_cb(fd, hltests_dma_queue(), cb->va, len, 0);
 }
 
 uint64_t hltests_dma_async(int fd, uint64_t src, uint64_t dst, uint64_t size,

@@ -288,9 +288,9 @@ static void test_sram_copies_and_cb(void **state)
 	/* A CB in SRAM that copies SRAM to DRAM, fetched from SRAM */
 	put_pattern(st->fd, SRAM_DATA, 4 * KB, 5);
 	memset(cb, 0, sizeof(cb));
-	len = hlthunk_pkt_lin_dma(cb, SRAM_DATA, dram + MB, 4 * KB);
+	len = hltests_pkt_lin_dma(cb, SRAM_DATA, dram + MB, 4 * KB);
 	hltests_write_device(st->fd, SRAM_CB, cb, len);
-	hltests_run_cb_ok(st->fd, 0, SRAM_CB, len);
+	hltests_run_cb_ok(st->fd, hltests_dma_queue(), SRAM_CB, len);
 	assert_pattern(st->fd, dram + MB, 4 * KB, 5);
 }
 
@@ -312,10 +312,10 @@ static void refused(int fd, uint64_t src, uint64_t dst, uint64_t size,
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	t0 = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 	hltests_host_map(fd, &cb, 4096);
-	len = hlthunk_pkt_lin_dma(cb.ptr, src, dst, size);
-	hltests_run_cb_aborted(fd, 0, cb.va, len);
+	len = hltests_pkt_lin_dma(cb.ptr, src, dst, size);
+	hltests_run_cb_aborted(fd, hltests_dma_queue(), cb.va, len);
 	hltests_host_unmap(fd, &cb);
-	hltests_assert_fault_at(fd, t0, fault, 0, is_write);
+	hltests_assert_fault_at(fd, t0, fault, hltests_dma_queue(), is_write);
 }
 
 static void test_reserved_ranges_refused(void **state)
@@ -569,10 +569,10 @@ static void memset_refused(int fd, uint64_t dst, uint64_t size,
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	t0 = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 	hltests_host_map(fd, &cb, 4096);
-	len = hlthunk_pkt_memset(cb.ptr, dst, 0x5a5a5a5a5a5a5a5aull, size);
-	hltests_run_cb_aborted(fd, 0, cb.va, len);
+	len = hltests_pkt_memset(cb.ptr, dst, 0x5a5a5a5a5a5a5a5aull, size);
+	hltests_run_cb_aborted(fd, hltests_dma_queue(), cb.va, len);
 	hltests_host_unmap(fd, &cb);
-	hltests_assert_fault_at(fd, t0, fault, 0, 1);
+	hltests_assert_fault_at(fd, t0, fault, hltests_dma_queue(), 1);
 }
 
 static void test_runs_past_the_ends_fault(void **state)
@@ -581,22 +581,27 @@ static void test_runs_past_the_ends_fault(void **state)
 	struct hl_info_hw_ip_info hw;
 	struct hltests_host_buf b;
 	uint64_t base, end, sram_end = GAUDI_SRAM_BASE + GAUDI_SRAM_SIZE;
+	uint64_t top = hltests_gaudi_format() ? (1ull << 56) - 4096 :
+						~0ull - 4095;
 
 	require_gaudi();
 	hw = hw_ip(st->fd);
 	base = hw.dram_base_address;
 	end = base + hw.dram_size;
 
-	/* MEMSET across the end of SRAM, of DRAM; from the top of VA */
+	/*
+	 * MEMSET across the end of SRAM, of DRAM; from the top of VA (as
+	 * LIN_DMA's destination field keeps it: 56 bits in GAUDI's format)
+	 */
 	memset_refused(st->fd, sram_end - 4096, 8192, sram_end);
 	memset_refused(st->fd, end - 4096, 8192, end);
-	memset_refused(st->fd, ~0ull - 4095, 8192, ~0ull - 4095);
+	memset_refused(st->fd, top, 8192, top);
 	/* LIN_DMA writes across the ends, and one that would wrap to 0 */
 	hltests_host_map(st->fd, &b, 8192);
 	memset(b.ptr, 0x77, 8192);
 	refused(st->fd, b.va, sram_end - 4096, 8192, sram_end, 1);
 	refused(st->fd, b.va, end - 4096, 8192, end, 1);
-	refused(st->fd, b.va, ~0ull - 4095, 8192, ~0ull - 4095, 1);
+	refused(st->fd, b.va, top, 8192, top, 1);
 	/* A read from the top of VA that would wrap into the page tables */
 	refused(st->fd, ~0ull - 4095, b.va, 8192, ~0ull - 4095, 0);
 	hltests_host_unmap(st->fd, &b);
