@@ -116,6 +116,21 @@ int hltests_param_read(const char *name, char *buf, size_t size)
 	return hltests_read_file(path, buf, size);
 }
 
+bool hltests_identity_gaudi(void)
+{
+	static int gaudi = -1;
+	char buf[32];
+
+	if (gaudi < 0) {
+		assert_int_equal(hltests_param_read("asic", buf, sizeof(buf)),
+				 0);
+		if (strcmp(buf, "gaudi"))
+			assert_string_equal(buf, "emu");
+		gaudi = !strcmp(buf, "gaudi");
+	}
+	return gaudi;
+}
+
 long hltests_param_get(const char *name)
 {
 	char buf[32];

@@ -79,6 +79,11 @@ static inline double hltests_now_s(void)
 long hltests_param_get(const char *name);
 /* Its text, as hltests_read_file() reads it (0 or -errno) */
 int hltests_param_read(const char *name, char *buf, size_t size);
+/*
+ * The identity the driver was loaded with (module parameter asic): true
+ * for "gaudi", false for the default "emu"; anything else fails the test.
+ */
+bool hltests_identity_gaudi(void);
 void hltests_param_set(const char *name, const char *value, char *old,
 		       size_t size);
 

@@ -165,13 +165,7 @@ void hltests_assert_fault_at(int fd, int64_t after, uint64_t addr,
 
 bool hltests_gaudi_format(void)
 {
-	static int gaudi = -1;
-	char buf[16] = "";
-
-	if (gaudi < 0)
-		gaudi = !hltests_param_read("asic", buf, sizeof(buf)) &&
-			!strncmp(buf, "gaudi", 5);
-	return gaudi;
+	return hltests_identity_gaudi();
 }
 
 uint32_t hltests_dma_queue(void)

@@ -24,20 +24,9 @@
  * Helpers
  */
 
-/* The identity the driver was loaded with: true for asic=gaudi */
-static bool is_gaudi(void)
-{
-	char buf[32];
-
-	assert_int_equal(hltests_param_read("asic", buf, sizeof(buf)), 0);
-	if (!strcmp(buf, "gaudi"))
-		return true;
-	assert_string_equal(buf, "emu");
-	return false;
-}
 
 #define NEED_GAUDI() do {						\
-		if (!is_gaudi()) {					\
+		if (!hltests_identity_gaudi()) {					\
 			print_message("needs asic=gaudi\n");		\
 			skip();						\
 		}							\
@@ -59,7 +48,7 @@ static uint32_t pkt_fence(void *buf, uint32_t id, uint32_t target,
 		htole32(HL_GAUDI_PKT_CTL(HL_GAUDI_PKT_FENCE)),
 	};
 
-	if (is_gaudi()) {
+	if (hltests_identity_gaudi()) {
 		memcpy(buf, g, sizeof(g));
 		return sizeof(g);
 	}
@@ -71,7 +60,7 @@ static uint32_t pkt_nop(void *buf)
 {
 	uint32_t g[2] = { 0, htole32(HL_GAUDI_PKT_CTL(HL_GAUDI_PKT_NOP)) };
 
-	if (!is_gaudi())
+	if (!hltests_identity_gaudi())
 		return hlthunk_pkt_nop(buf);
 	memcpy(buf, g, sizeof(g));
 	return sizeof(g);
@@ -92,7 +81,7 @@ static uint32_t pkt_lin_dma(void *buf, uint64_t src, uint64_t dst,
 		htole32(HL_GAUDI_PKT_CTL(HL_GAUDI_PKT_NOP)),
 	};
 
-	if (!is_gaudi())
+	if (!hltests_identity_gaudi())
 		return hlthunk_pkt_lin_dma(buf, src, dst, size);
 	memcpy(buf, g, sizeof(g));
 	return sizeof(g);
@@ -107,7 +96,7 @@ static uint32_t pkt_msg_long(void *buf, uint64_t addr, uint32_t value)
 		htole32((uint32_t)(addr >> 32)),
 	};
 
-	if (!is_gaudi())
+	if (!hltests_identity_gaudi())
 		return hlthunk_pkt_msg_long(buf, addr, value);
 	memcpy(buf, g, sizeof(g));
 	return sizeof(g);
@@ -170,7 +159,7 @@ static void test_queue_table_reported(void **state)
 {
 	struct hltests_state *st = *state;
 
-	if (!is_gaudi()) {
+	if (!hltests_identity_gaudi()) {
 		assert_int_equal(st->hw_ip.num_queues, 4);
 		assert_int_equal(st->hw_ip.tpc_enabled_mask, 0);
 		return;
@@ -602,7 +591,7 @@ static void test_kernel_cb_destroyed_while_queued(void **state)
 /* An internal queue of either identity */
 static uint32_t q_int(void)
 {
-	return is_gaudi() ? GAUDI_QUEUE_ID_DMA_2_0 : 1;
+	return hltests_identity_gaudi() ? GAUDI_QUEUE_ID_DMA_2_0 : 1;
 }
 
 /* HL_IOCTL_CS with restore chunks; returns the ioctl's rc */

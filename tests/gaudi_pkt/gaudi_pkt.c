@@ -229,18 +229,8 @@ static uint32_t g_reduce(uint8_t *p, uint64_t src, uint64_t dst,
  * Helpers
  */
 
-static bool identity_is_gaudi(void)
-{
-	char buf[32] = "";
-
-	if (hltests_param_read("asic", buf, sizeof(buf)))
-		return false;
-	buf[strcspn(buf, "\n")] = 0;
-	return !strcmp(buf, "gaudi");
-}
-
 #define GAUDI_ONLY() do {						\
-		if (!identity_is_gaudi()) {				\
+		if (!hltests_identity_gaudi()) {				\
 			print_message("asic=emu: GAUDI's format is not spoken\n"); \
 			skip();						\
 		}							\

@@ -17,24 +17,13 @@
  * configuration space (sysfs), or GAUDI's 0x1000 when the driver was
  * loaded with asic=gaudi (docs/using.md, "Identity").
  */
-static bool identity_is_gaudi(void)
-{
-	char buf[32];
-
-	assert_int_equal(hltests_param_read("asic", buf, sizeof(buf)), 0);
-	if (!strcmp(buf, "gaudi"))
-		return true;
-	assert_string_equal(buf, "emu");
-	return false;
-}
-
 static uint32_t expected_device_id(int fd)
 {
 	char busid[32], path[128];
 	uint8_t cfg[4];
 	FILE *f;
 
-	if (identity_is_gaudi())
+	if (hltests_identity_gaudi())
 		return 0x1000;
 	assert_int_equal(hlthunk_get_pci_bus_id_from_fd(fd, busid,
 							 sizeof(busid)), 0);
@@ -59,7 +48,7 @@ static void test_hw_ip_info(void **state)
 	assert_int_equal(hw->device_id, id);
 	assert_int_equal(hlthunk_get_device_id_from_fd(st->fd), id);
 	assert_int_equal(hlthunk_get_device_name_from_fd(st->fd),
-			 identity_is_gaudi() ? HLTHUNK_DEVICE_GAUDI :
+			 hltests_identity_gaudi() ? HLTHUNK_DEVICE_GAUDI :
 					       HLTHUNK_DEVICE_GAUDI_EMU);
 	assert_true(hw->dram_enabled);
 	assert_int_equal(hw->device_mem_alloc_default_page_size,
@@ -209,7 +198,7 @@ static void test_device_name_is_not_an_hl_thunk_value(void **state)
 	assert_true(all >= 1);
 
 	/* Loaded as a GAUDI (asic=gaudi), every device is one, on purpose */
-	if (identity_is_gaudi()) {
+	if (hltests_identity_gaudi()) {
 		assert_int_equal(name, HLTHUNK_DEVICE_GAUDI);
 		assert_int_equal(hlthunk_get_device_count(HLTHUNK_DEVICE_GAUDI),
 				 all);
@@ -267,7 +256,7 @@ static void test_open_control_by(void **state)
 
 	/* A GAUDI only when the driver was loaded as one (asic=gaudi) */
 	fd = hlthunk_open_control_by_name(HLTHUNK_DEVICE_GAUDI, NULL);
-	if (identity_is_gaudi()) {
+	if (hltests_identity_gaudi()) {
 		assert_true(fd >= 0);
 		close(fd);
 	} else {

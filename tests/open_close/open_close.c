@@ -14,20 +14,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/*
- * The identity the driver was loaded with (module parameter asic): true for
- * "gaudi", false for the default "emu"; anything else fails the test.
- */
-static bool identity_is_gaudi(void)
-{
-	char buf[32];
-
-	assert_int_equal(hltests_param_read("asic", buf, sizeof(buf)), 0);
-	if (!strcmp(buf, "gaudi"))
-		return true;
-	assert_string_equal(buf, "emu");
-	return false;
-}
 
 static void test_open_close(void **state)
 {
@@ -232,7 +218,7 @@ static void test_sysfs_attributes(void **state)
 
 	assert_int_equal(hltests_read_file("/sys/class/habanalabs/hl0/device_type",
 					   buf, sizeof(buf)), 0);
-	assert_string_equal(buf, identity_is_gaudi() ? "GAUDI" : "emu-gaudi");
+	assert_string_equal(buf, hltests_identity_gaudi() ? "GAUDI" : "emu-gaudi");
 	assert_int_equal(hltests_read_file("/sys/class/habanalabs/hl0/status",
 					   buf, sizeof(buf)), 0);
 	assert_string_equal(buf, "operational");
@@ -249,7 +235,7 @@ static void test_sysfs_attributes(void **state)
  */
 static void test_identity(void **state)
 {
-	bool gaudi = identity_is_gaudi();
+	bool gaudi = hltests_identity_gaudi();
 	struct hl_info_hw_ip_info hw;
 	int i, n = hltests_num_devices();
 	char path[96], buf[64];
@@ -296,7 +282,7 @@ static void test_identity(void **state)
  */
 static void test_identity_open_by_name(void **state)
 {
-	bool gaudi = identity_is_gaudi();
+	bool gaudi = hltests_identity_gaudi();
 	int all, fd;
 
 	(void)state;
