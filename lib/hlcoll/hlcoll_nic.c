@@ -329,6 +329,7 @@ static int hlcoll_nic_connect(struct hlcoll_comm *c)
 	struct hlcoll_nic_conns *conns = NULL, me;
 	int n = c->nranks, next, prev, p, i, rc, rc2;
 
+	c->prof = getenv("HLCOLL_PROFILE") && !strcmp(getenv("HLCOLL_PROFILE"), "1");
 	memset(&mine, 0, sizeof(mine));
 	memset(&me, 0, sizeof(me));
 	all = calloc(n, sizeof(*all));
@@ -554,15 +555,17 @@ static uint64_t hlcoll_now_us(void)
  * to ERR, so that its blocked jobs end at once rather than at the job
  * timeout, and the call fails with that rank's errno.
  */
+static int hlcoll_chain_release(struct hlcoll_comm *c, uint64_t *seq);
+
 static int hlcoll_run(struct hlcoll_comm *c, struct hlcoll_job *jobs,
 		      int njobs)
 {
 	struct hl_cs_chunk chunks[3];
 	struct hlthunk_cs_in in;
 	struct hlthunk_cs_out out;
-	uint64_t limit;
+	uint64_t limit, t0 = 0, t1 = 0, rel[2];
 	uint32_t status = 0;
-	int i, n = 0, rc, err;
+	int i, n = 0, rc, err, kind = 0, nrel = 0;
 
 	/* Another rank's failure, known already: nothing is submitted */
 	err = hlcoll_boot_poll_error(&c->boot);
@@ -577,6 +580,8 @@ static int hlcoll_run(struct hlcoll_comm *c, struct hlcoll_job *jobs,
 		chunks[n].cb_handle = jobs[i].cb->va;
 		chunks[n].queue_index = jobs[i].queue;
 		chunks[n].cb_size = jobs[i].cb->len;
+		if (jobs[i].cb != &c->cb[HLCOLL_CB_COPY])
+			kind = 1;
 		n++;
 	}
 	if (!n)
@@ -585,8 +590,12 @@ static int hlcoll_run(struct hlcoll_comm *c, struct hlcoll_job *jobs,
 	memset(&in, 0, sizeof(in));
 	in.chunks_execute = chunks;
 	in.num_chunks_execute = n;
+	if (c->prof)
+		t0 = hlcoll_now_us();
 	rc = hlthunk_command_submission_timeout(c->fd, &in, &out,
 						c->cfg.timeout_s);
+	if (c->prof)
+		t1 = hlcoll_now_us();
 	if (rc) {
 		hlcoll_warn(c->rank, "command submission: %s", strerror(-rc));
 		return rc;
@@ -606,12 +615,24 @@ static int hlcoll_run(struct hlcoll_comm *c, struct hlcoll_job *jobs,
 					    hlcoll_get_error_string(err),
 					    out.seq);
 				hlcoll_nic_cancel(c);
+				if (c->chain_live)
+					nrel = hlcoll_chain_release(c, rel);
 			}
 		}
 		if (hlcoll_now_us() > limit) {
 			rc = -ETIMEDOUT;
 			break;
 		}
+	}
+	/* The releases end right after the chain: their CB must outlive them */
+	for (i = 0; i < nrel; i++)
+		hlthunk_wait_for_cs(c->fd, rel[i],
+				    (c->cfg.timeout_s + 30) * 1000000ull,
+				    &status);
+	if (c->prof) {
+		c->prof_cs[kind]++;
+		c->prof_submit_us[kind] += t1 - t0;
+		c->prof_wait_us[kind] += hlcoll_now_us() - t1;
 	}
 	if (rc)
 		hlcoll_warn(c->rank, "CS %" PRIu64 " failed: %s", out.seq,
@@ -898,6 +919,242 @@ static int hlcoll_nic_step(struct hlcoll_comm *c, const struct hlcoll_xfer *x,
 	return rc;
 }
 
+/* ------------------------------------------------------------------------
+ * Steps chained on the device
+ *
+ * hlcoll_nic_chain() puts the steps of a collective (a ring pass, or both
+ * of an all-reduce) in one submission: the receive queue's CB holds every
+ * step's receives (and reductions), the send queue's CB every step's sends,
+ * and between two steps each queue adds 1 to the other queue's fence
+ * counter HLCOLL_CHAIN_FENCE (MSG_LONG to HL_QM_FENCE_RDATA) and then
+ * FENCEs on its own (target 1, decrement 1). A queue runs its packets in
+ * order, and a NIC_SEND or NIC_RECV packet ends only when its message has
+ * landed, a REDUCE when its result is written; so step j + 1 starts on
+ * either queue only after both queues finished step j: the barrier the host
+ * made by waiting for step j's CS before it submitted step j + 1, now on
+ * the device. Both queues signal and wait once per boundary, so a chain
+ * that completes leaves both counters at 0.
+ *
+ * A chain that fails leaves counts behind, and a queue whose job failed no
+ * longer signals: the other one would stall in its FENCE until the job's
+ * deadline. So when a rank cancels (another rank's abort or death),
+ * hlcoll_chain_release() adds HLCOLL_CHAIN_RELEASE to both counters from
+ * each queue (whichever is free runs it), and a communicator starts by
+ * draining its queues' counters (hlcoll_nic_chain_reset(): FENCEs of
+ * target 0 and decrement 15), more than a failed chain and its releases
+ * can leave.
+ */
+#define HLCOLL_CHAIN_FENCE	0
+#define HLCOLL_CHAIN_MAX_STEPS	60
+#define HLCOLL_CHAIN_RELEASE	64
+#define HLCOLL_CHAIN_DRAIN	((2 * HLCOLL_CHAIN_RELEASE + \
+				  HLCOLL_CHAIN_MAX_STEPS + 14) / 15 + 1)
+
+static uint32_t hlcoll_pkt_fence(uint8_t *buf, uint32_t target, uint32_t dec)
+{
+	struct hl_pkt_fence pkt = {
+		.ctl = (uint32_t)HL_PKT_FENCE << HL_PKT_OPCODE_SHIFT,
+		.cfg = HL_PKT_FENCE_CFG(HLCOLL_CHAIN_FENCE, target, dec),
+	};
+
+	memcpy(buf, &pkt, sizeof(pkt));
+	return sizeof(pkt);
+}
+
+/* Add @v to @queue's chain fence counter */
+static uint32_t hlcoll_pkt_signal(uint8_t *buf, uint32_t queue, uint32_t v)
+{
+	return hlthunk_pkt_msg_long(buf, HL_QM_FENCE_RDATA(queue,
+							   HLCOLL_CHAIN_FENCE),
+				    v);
+}
+
+/* Both queues' chain fence counters to 0; 0 or -errno */
+int hlcoll_nic_chain_reset(struct hlcoll_comm *c)
+{
+	struct hlcoll_cb *ccb = &c->cb[HLCOLL_CB_COPY];
+	struct hlcoll_job jobs[2] = { { c->q_recv, ccb }, { c->q_send, ccb } };
+	int i;
+
+	ccb->len = 0;
+	for (i = 0; i < HLCOLL_CHAIN_DRAIN; i++)
+		ccb->len += hlcoll_pkt_fence(ccb->ptr + ccb->len, 0, 15);
+	return hlcoll_run(c, jobs, 2);
+}
+
+/*
+ * A chain's queue that waits for the other, failed, one: both counters
+ * get HLCOLL_CHAIN_RELEASE, from a CS on each queue (the failed job's queue
+ * runs its one at once). The CSs' sequence numbers into @seq; how many.
+ */
+static int hlcoll_chain_release(struct hlcoll_comm *c, uint64_t *seq)
+{
+	struct hlcoll_cb *ccb = &c->cb[HLCOLL_CB_COPY];
+	const uint32_t q[2] = { c->q_recv, c->q_send };
+	struct hlthunk_cs_in in;
+	struct hlthunk_cs_out out;
+	struct hl_cs_chunk chunk;
+	int i, n = 0;
+
+	ccb->len = hlcoll_pkt_signal(ccb->ptr, c->q_recv, HLCOLL_CHAIN_RELEASE);
+	ccb->len += hlcoll_pkt_signal(ccb->ptr + ccb->len, c->q_send,
+				      HLCOLL_CHAIN_RELEASE);
+	for (i = 0; i < 2; i++) {
+		memset(&chunk, 0, sizeof(chunk));
+		chunk.cb_handle = ccb->va;
+		chunk.queue_index = q[i];
+		chunk.cb_size = ccb->len;
+		memset(&in, 0, sizeof(in));
+		in.chunks_execute = &chunk;
+		in.num_chunks_execute = 1;
+		if (!hlthunk_command_submission_timeout(c->fd, &in, &out,
+							c->cfg.timeout_s))
+			seq[n++] = out.seq;
+	}
+	return n;
+}
+
+/* Work requests of a step on each queue */
+static void hlcoll_chain_count(const struct hlcoll_comm *c,
+			       const struct hlcoll_xfer *x, int n,
+			       uint32_t *sends, uint32_t *recvs)
+{
+	uint64_t chunk = c->cfg.chunk_bytes;
+	int i;
+
+	*sends = 0;
+	*recvs = 0;
+	for (i = 0; i < n; i++) {
+		if (x[i].send)
+			*sends += (uint32_t)((x[i].bytes + chunk - 1) / chunk);
+		else
+			*recvs += (uint32_t)((x[i].bytes + chunk - 1) / chunk);
+	}
+}
+
+/*
+ * Run @nsteps steps (@x: HLCOLL_CHAIN_XFERS transfers a step, @nx[j] of
+ * them used, none of 0 bytes), after an optional local copy, chained on
+ * the device: as many whole steps per submission as the CBs and the CQ
+ * take (one for anything up to HLCOLL_MAX_BATCH chunks per queue). 1
+ * when a step alone does not fit or a transfer moves one-sided, before
+ * anything ran (the caller runs the steps one by one); else 0 or -errno.
+ */
+int hlcoll_nic_chain(struct hlcoll_comm *c, const struct hlcoll_xfer *x,
+		     const int *nx, int nsteps, enum hlcoll_dtype dtype,
+		     enum hlcoll_redop op, uint64_t copy_src,
+		     uint64_t copy_dst, uint64_t copy_len)
+{
+	struct hlcoll_cb *rcb = &c->cb[HLCOLL_CB_RECV];
+	struct hlcoll_cb *scb = &c->cb[HLCOLL_CB_SEND];
+	struct hlcoll_job jobs[2] = { { c->q_recv, rcb }, { c->q_send, scb } };
+	const uint32_t step_room = HLTHUNK_PKT_MSG_LONG_SIZE +
+				   sizeof(struct hl_pkt_fence);
+	const uint32_t recv_room = HLTHUNK_PKT_NIC_RECV_SIZE +
+				   HLTHUNK_PKT_REDUCE_SIZE;
+	uint64_t chunk = c->cfg.chunk_bytes, k, off, len;
+	uint32_t sends, recvs, ns, nr, expected;
+	int i, j, t, w, rc = 0, rc2;
+
+	for (j = 0; j < nsteps; j++) {
+		for (i = 0; i < nx[j]; i++) {
+			t = j * HLCOLL_CHAIN_XFERS + i;
+			if (!c->peers[x[t].peer].conn) {
+				hlcoll_warn(c->rank, "no NIC connection to rank %d",
+					    x[t].peer);
+				return -ENOLINK;
+			}
+			if (hlcoll_nic_one_sided(c, &x[t]))
+				return 1;
+		}
+		hlcoll_chain_count(c, &x[j * HLCOLL_CHAIN_XFERS], nx[j], &ns,
+				   &nr);
+		if (ns > HLCOLL_MAX_BATCH || nr > HLCOLL_MAX_BATCH)
+			return 1;
+	}
+
+	j = 0;
+	while (j < nsteps || copy_len) {
+		rcb->len = 0;
+		scb->len = 0;
+		expected = 0;
+		sends = 0;
+		recvs = 0;
+		c->imm_base = c->wr_id;
+		if (copy_len) {
+			scb->len += hlthunk_pkt_lin_dma(scb->ptr, copy_src,
+							copy_dst, copy_len);
+			copy_len = 0;
+			w = 1;
+		} else {
+			w = 0;
+		}
+		for (; j < nsteps && w < HLCOLL_CHAIN_MAX_STEPS; j++, w++) {
+			const struct hlcoll_xfer *sx = &x[j * HLCOLL_CHAIN_XFERS];
+
+			hlcoll_chain_count(c, sx, nx[j], &ns, &nr);
+			if (w && (sends + ns > HLCOLL_MAX_BATCH ||
+				  recvs + nr > HLCOLL_MAX_BATCH ||
+				  scb->len + step_room + ns *
+				  HLTHUNK_PKT_NIC_SEND_SIZE > HLCOLL_CB_SIZE ||
+				  rcb->len + step_room + nr * recv_room >
+				  HLCOLL_CB_SIZE))
+				break;
+			if (w) {
+				/* Step j - 1 done on this queue: tell, wait */
+				scb->len += hlcoll_pkt_signal(scb->ptr + scb->len,
+							      c->q_recv, 1);
+				if (!c->chain_early)
+					scb->len += hlcoll_pkt_fence(scb->ptr +
+								     scb->len,
+								     1, 1);
+				if (!c->chain_early)
+					rcb->len += hlcoll_pkt_signal(rcb->ptr +
+								      rcb->len,
+								      c->q_send,
+								      1);
+				rcb->len += hlcoll_pkt_fence(rcb->ptr + rcb->len,
+							     1, 1);
+			}
+			sends += ns;
+			recvs += nr;
+			for (i = 0; i < nx[j]; i++) {
+				const struct hlcoll_xfer *tx = &sx[i];
+
+				for (off = 0, k = 0; off < tx->bytes;
+				     off += chunk, k++) {
+					len = tx->bytes - off < chunk ?
+					      tx->bytes - off : chunk;
+					if (tx->send)
+						scb->len += hlcoll_nic_put_send(c,
+							scb->ptr + scb->len, tx,
+							false, 0, k, off, len);
+					else
+						rcb->len += hlcoll_nic_put_recv(c,
+							rcb->ptr + rcb->len, tx,
+							false, k, off, len,
+							dtype, op);
+					expected++;
+				}
+			}
+		}
+
+		c->chain_live = true;
+		rc = hlcoll_run(c, jobs, 2);
+		c->chain_live = false;
+		rc2 = hlcoll_reap(c, expected, rc != 0);
+		if (rc2 && rc2 != -EIO)
+			rc = rc2;
+		else if (!rc)
+			rc = rc2;
+		if (rc && c->boot.error)
+			rc = c->boot.error;
+		if (rc)
+			break;
+	}
+	return rc;
+}
+
 /*
  * dst[i] = src[i] / @n for @count elements on the device (REDUCE
  * HL_REDUCE_OP_DIV_BY(n), on the send queue: a local job, no NIC), in
@@ -994,6 +1251,12 @@ static void hlcoll_nic_fini(struct hlcoll_comm *c)
 	if (c->cq)
 		hlthunk_nic_cq_destroy(c->fd, c->cq);
 	c->cq = 0;
+	for (p = 0; c->prof && p < 2; p++)
+		if (c->prof_cs[p])
+			fprintf(stderr, "hlcoll: rank %d: %" PRIu64 " %s CSs: submit %.1f us, wait %.1f us each\n",
+				c->rank, c->prof_cs[p], p ? "NIC" : "local",
+				(double)c->prof_submit_us[p] / (double)c->prof_cs[p],
+				(double)c->prof_wait_us[p] / (double)c->prof_cs[p]);
 	if (c->chunks_written || c->chunks_sent)
 		hlcoll_info(c->rank, "NIC: %" PRIu64 " chunks written one-sided, %" PRIu64 " sent two-sided",
 			    c->chunks_written, c->chunks_sent);

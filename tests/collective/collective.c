@@ -752,6 +752,43 @@ static void test_allreduce_many_chunks_many_submissions(void **state)
 	run_on(&run, 2);
 }
 
+/*
+ * The ring's steps run chained on the device, one submission per
+ * collective (lib/hlcoll/hlcoll_nic.c): the send queue starts step j + 1
+ * only after the receive queue reduced step j. The planted early start
+ * (HLCOLL_CHAIN_INJECT=early: no FENCE between the steps) sends partial
+ * sums on, and the element check finds them (status 1); with the steps one
+ * submission each (HLCOLL_CHAIN=0) the same injection changes nothing,
+ * which shows that the chained path is the one checked. 8 KiB chunks, 64
+ * per segment: the early sends overtake the reductions.
+ */
+static void test_allreduce_steps_chained_on_device(void **state)
+{
+	static const uint64_t counts[] = { 4 * 64 * 2048 };
+	struct coll_run run = {
+		.coll = C_ALLREDUCE,
+		.counts = counts,
+		.ncounts = 1,
+		.cfg = { .size = sizeof(run.cfg), .chunk_bytes = 8192 },
+	};
+	int n = ndevices >= 4 ? 4 : ndevices;
+
+	(void)state;
+	if (n < 2) {
+		print_message("one device: no NIC: skipped\n");
+		skip();
+	}
+	unsetenv("HLCOLL_CHAIN");
+	unsetenv("HLCOLL_CHAIN_INJECT");
+	assert_int_equal(launch_on(&run, n), 0);
+	setenv("HLCOLL_CHAIN_INJECT", "early", 1);
+	assert_int_equal(launch_on(&run, n), 1);
+	setenv("HLCOLL_CHAIN", "0", 1);
+	assert_int_equal(launch_on(&run, n), 0);
+	unsetenv("HLCOLL_CHAIN");
+	unsetenv("HLCOLL_CHAIN_INJECT");
+}
+
 static void test_allreduce_ring_in_another_order(void **state)
 {
 	static const uint64_t counts[] = { 10007 };
@@ -1860,6 +1897,7 @@ const struct CMUnitTest collective_tests[] = {
 	cmocka_unit_test(test_reduce_scatter_every_type_and_op),
 	cmocka_unit_test(test_reduce_every_type_and_op),
 	cmocka_unit_test(test_allreduce_many_chunks_many_submissions),
+	cmocka_unit_test(test_allreduce_steps_chained_on_device),
 	cmocka_unit_test(test_allreduce_ring_in_another_order),
 	cmocka_unit_test(test_allreduce_host_memory_buffers),
 	cmocka_unit_test(test_one_sided_writes_used_and_checked),
