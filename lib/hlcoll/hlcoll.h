@@ -39,7 +39,13 @@
  * Data: ranks are connected, pairwise, over the devices' NIC ports (every
  * pair whose devices are cabled, HL_INFO_NIC_PORTS): NIC_SEND/NIC_RECV
  * packets in command submissions, the reduction on the device (REDUCE
- * packets), completions checked on the NIC CQ. Peers are named by their
+ * packets), completions checked on the NIC CQ. The steps of a ring
+ * (all-reduce, reduce-scatter, all-gather) run chained on the device, one
+ * submission per collective and rank: each step starts when the previous
+ * one's receives, reductions and sends are done (fence counters; the
+ * environment's HLCOLL_CHAIN=0: one submission per step;
+ * HLCOLL_PROFILE=1: each communicator's submissions counted and timed, on
+ * stderr at its end). Peers are named by their
  * ports' fabric addresses, not by host-local ids. Buffers are device
  * virtual addresses of the rank's fd (device memory, or host memory mapped
  * to the device).
