@@ -248,6 +248,9 @@ static void hlcoll_comm_free(struct hlcoll_comm *c, bool normal)
 {
 	int i;
 
+	/* A pending stream collective reads the CBs: it ends first */
+	if (c->pending)
+		hlcoll_nic_stream_complete(c);
 	if (c->ops)
 		c->ops->fini(c);
 	hlcoll_boot_fini(&c->boot, normal);
@@ -318,6 +321,7 @@ static int hlcoll_comm_local(struct hlcoll_comm *c)
 			    strerror(-rc));
 		return rc;
 	}
+	c->num_queues = hw_ip.num_queues;
 	rc = hlcoll_queues_take(c, hw_ip.num_queues);
 	if (rc)
 		return rc;
@@ -739,6 +743,9 @@ static int hlcoll_check_comm(struct hlcoll_comm *c)
 {
 	if (!c)
 		return -EINVAL;
+	/* A pending stream collective first (it uses the CBs) */
+	if (c->pending)
+		hlcoll_step_failed(c, hlcoll_nic_stream_complete(c));
 	return c->error ? -ECONNABORTED : 0;
 }
 
@@ -807,6 +814,90 @@ static bool hlcoll_overlap(uint64_t a, uint64_t alen, uint64_t b,
 /* ------------------------------------------------------------------------
  * Collectives
  */
+
+static int hlcoll_check_stream(const struct hlcoll_stream *s)
+{
+	int i;
+
+	if (!s)
+		return 0;
+	for (i = 0; i < 3; i++)
+		if (s->reserved[i])
+			return -EINVAL;
+	if (s->flags & ~(HLCOLL_STREAM_WAIT | HLCOLL_STREAM_SIGNAL))
+		return -EINVAL;
+	if ((s->flags & HLCOLL_STREAM_WAIT) &&
+	    (s->wait_sob >= HL_SM_NUM_SOBS ||
+	     s->wait_mon >= HL_SM_NUM_MONITORS || !s->wait_value ||
+	     s->wait_value > HL_SM_SOB_MAX_VAL))
+		return -EINVAL;
+	if ((s->flags & HLCOLL_STREAM_SIGNAL) &&
+	    s->signal_sob >= HL_SM_NUM_SOBS)
+		return -EINVAL;
+	return 0;
+}
+
+int hlcoll_allreduce_enqueue(struct hlcoll_comm *c, uint64_t sendbuf,
+			     uint64_t recvbuf, uint64_t count,
+			     enum hlcoll_dtype dtype, enum hlcoll_redop op,
+			     const struct hlcoll_stream *stream, uint64_t *seq)
+{
+	struct hlcoll_xfer x[2 * HLCOLL_CHAIN_XFERS * HLCOLL_MAX_RANKS];
+	int nx[2 * HLCOLL_MAX_RANKS], ns;
+	static const struct hlcoll_stream none;
+	uint64_t bytes;
+	int rc;
+
+	rc = hlcoll_check_comm(c);
+	if (!rc)
+		rc = hlcoll_check_op(dtype, op);
+	if (!rc)
+		rc = hlcoll_check_buf(sendbuf, count, 1, dtype);
+	if (!rc)
+		rc = hlcoll_check_buf(recvbuf, count, 1, dtype);
+	if (!rc)
+		rc = hlcoll_check_stream(stream);
+	if (!rc && !count)
+		rc = -EINVAL;
+	if (rc)
+		return rc;
+	if (c->nranks == 1 || op == HLCOLL_AVG || c->ops != &hlcoll_nic_ops ||
+	    c->chain_off)
+		return -EOPNOTSUPP;
+	bytes = count * hlcoll_dtype_size(dtype);
+	if (sendbuf != recvbuf && hlcoll_overlap(sendbuf, bytes, recvbuf, bytes))
+		return -EINVAL;
+	/* The mapping probe: a host-side check, before the submission */
+	rc = hlcoll_check_mapped(c, dtype, sendbuf, bytes, recvbuf, bytes);
+	if (rc)
+		return rc;
+
+	ns = hlcoll_ring_steps(c, recvbuf, count, 0, c->rank, true, dtype, x,
+			       nx);
+	ns += hlcoll_ring_steps(c, recvbuf, count, 0, c->rank + 1, false,
+				dtype, &x[2 * ns], &nx[ns]);
+	rc = hlcoll_nic_chain_stream(c, x, nx, ns, dtype, op, sendbuf,
+				     recvbuf, sendbuf != recvbuf ? bytes : 0,
+				     stream ? stream : &none);
+	if (rc == 1)
+		return -EOPNOTSUPP;
+	if (rc == -EMSGSIZE)
+		return rc;
+	if (rc)
+		return hlcoll_step_failed(c, rc);
+	if (seq)
+		*seq = c->pending_seq;
+	return 0;
+}
+
+int hlcoll_stream_sync(struct hlcoll_comm *c)
+{
+	if (!c)
+		return -EINVAL;
+	if (!c->pending)
+		return 0;
+	return hlcoll_step_failed(c, hlcoll_nic_stream_complete(c));
+}
 
 int hlcoll_allreduce(struct hlcoll_comm *c, uint64_t sendbuf,
 		     uint64_t recvbuf, uint64_t count, enum hlcoll_dtype dtype,

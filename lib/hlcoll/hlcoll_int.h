@@ -265,6 +265,18 @@ struct hlcoll_comm {
 	 * queue does not wait for the previous step's receives)
 	 */
 	bool chain_live, chain_off, chain_early;
+	/*
+	 * A stream-ordered collective's chain (hlcoll_allreduce_enqueue()):
+	 * submitted, not yet completed (hlcoll_stream_sync()): its CS, the
+	 * completions it owes, its stream (the head's monitor), and the
+	 * device's number of queues (a release of a blocked head runs on a
+	 * queue of another pair)
+	 */
+	bool pending;
+	uint64_t pending_seq;
+	uint32_t pending_expected;
+	struct hlcoll_stream pending_stream;
+	uint32_t num_queues;
 	uint64_t prof_cs[2], prof_submit_us[2], prof_wait_us[2];
 
 	/* Queued point-to-point calls of the current group */
@@ -285,6 +297,13 @@ int hlcoll_nic_chain(struct hlcoll_comm *c, const struct hlcoll_xfer *x,
 		     enum hlcoll_redop op, uint64_t copy_src,
 		     uint64_t copy_dst, uint64_t copy_len);
 int hlcoll_nic_chain_reset(struct hlcoll_comm *c);
+int hlcoll_nic_chain_stream(struct hlcoll_comm *c,
+			    const struct hlcoll_xfer *x, const int *nx,
+			    int nsteps, enum hlcoll_dtype dtype,
+			    enum hlcoll_redop op, uint64_t copy_src,
+			    uint64_t copy_dst, uint64_t copy_len,
+			    const struct hlcoll_stream *s);
+int hlcoll_nic_stream_complete(struct hlcoll_comm *c);
 int hlcoll_steps(struct hlcoll_comm *c, const struct hlcoll_xfer *x,
 		 const int *nx, int nsteps, enum hlcoll_dtype dtype,
 		 enum hlcoll_redop op, uint64_t copy_src, uint64_t copy_dst,

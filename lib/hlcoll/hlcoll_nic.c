@@ -557,15 +557,18 @@ static uint64_t hlcoll_now_us(void)
  */
 static int hlcoll_chain_release(struct hlcoll_comm *c, uint64_t *seq);
 
-static int hlcoll_run(struct hlcoll_comm *c, struct hlcoll_job *jobs,
-		      int njobs)
+static int hlcoll_wait(struct hlcoll_comm *c, uint64_t seq, int kind,
+		       uint64_t t1);
+
+/* Submit the non-empty CBs as one CS: its sequence into @seq; 1: none */
+static int hlcoll_submit(struct hlcoll_comm *c, struct hlcoll_job *jobs,
+			 int njobs, uint64_t *seq, int *kindp, uint64_t *t1p)
 {
 	struct hl_cs_chunk chunks[3];
 	struct hlthunk_cs_in in;
 	struct hlthunk_cs_out out;
-	uint64_t limit, t0 = 0, t1 = 0, rel[2];
-	uint32_t status = 0;
-	int i, n = 0, rc, err, kind = 0, nrel = 0;
+	uint64_t t0 = 0, t1 = 0;
+	int i, n = 0, rc, err, kind = 0;
 
 	/* Another rank's failure, known already: nothing is submitted */
 	err = hlcoll_boot_poll_error(&c->boot);
@@ -585,7 +588,7 @@ static int hlcoll_run(struct hlcoll_comm *c, struct hlcoll_job *jobs,
 		n++;
 	}
 	if (!n)
-		return 0;
+		return 1;
 
 	memset(&in, 0, sizeof(in));
 	in.chunks_execute = chunks;
@@ -600,11 +603,51 @@ static int hlcoll_run(struct hlcoll_comm *c, struct hlcoll_job *jobs,
 		hlcoll_warn(c->rank, "command submission: %s", strerror(-rc));
 		return rc;
 	}
+	*seq = out.seq;
+	*kindp = kind;
+	*t1p = t1;
+	if (c->prof)
+		c->prof_submit_us[kind] += t1 - t0;
+	return 0;
+}
 
+static int hlcoll_run(struct hlcoll_comm *c, struct hlcoll_job *jobs,
+		      int njobs)
+{
+	uint64_t seq, t1;
+	int kind, rc;
+
+	rc = hlcoll_submit(c, jobs, njobs, &seq, &kind, &t1);
+	if (rc)
+		return rc < 0 ? rc : 0;
+	return hlcoll_wait(c, seq, kind, t1);
+}
+
+static void hlcoll_stream_release(struct hlcoll_comm *c, uint64_t *seq,
+				  int *nrel);
+
+/*
+ * Wait for CS @seq's fence, looking at the bootstrap every
+ * HLCOLL_WAIT_SLICE_US (see above); a communicator that failed already
+ * (an abort of its own) cancels at once
+ */
+static int hlcoll_wait(struct hlcoll_comm *c, uint64_t seq, int kind,
+		       uint64_t t1)
+{
+	uint64_t limit, rel[3], out_seq = seq;
+	uint32_t status = 0;
+	int i, rc, err = 0, nrel = 0;
+
+	if (c->error && c->pending) {
+		err = c->error;
+		hlcoll_nic_cancel(c);
+		nrel = hlcoll_chain_release(c, rel);
+		hlcoll_stream_release(c, rel, &nrel);
+	}
 	/* The jobs time out on their own; the wait only needs to outlast them */
 	limit = hlcoll_now_us() + (c->cfg.timeout_s + 30) * 1000000ull;
 	for (;;) {
-		rc = hlthunk_wait_for_cs(c->fd, out.seq, HLCOLL_WAIT_SLICE_US,
+		rc = hlthunk_wait_for_cs(c->fd, out_seq, HLCOLL_WAIT_SLICE_US,
 					 &status);
 		if (rc || status != HL_WAIT_CS_STATUS_BUSY)
 			break;
@@ -613,10 +656,12 @@ static int hlcoll_run(struct hlcoll_comm *c, struct hlcoll_job *jobs,
 			if (err) {
 				hlcoll_warn(c->rank, "another rank failed (%s): cancelling CS %" PRIu64,
 					    hlcoll_get_error_string(err),
-					    out.seq);
+					    out_seq);
 				hlcoll_nic_cancel(c);
-				if (c->chain_live)
+				if (c->chain_live || c->pending)
 					nrel = hlcoll_chain_release(c, rel);
+				if (c->pending)
+					hlcoll_stream_release(c, rel, &nrel);
 			}
 		}
 		if (hlcoll_now_us() > limit) {
@@ -631,11 +676,10 @@ static int hlcoll_run(struct hlcoll_comm *c, struct hlcoll_job *jobs,
 				    &status);
 	if (c->prof) {
 		c->prof_cs[kind]++;
-		c->prof_submit_us[kind] += t1 - t0;
 		c->prof_wait_us[kind] += hlcoll_now_us() - t1;
 	}
 	if (rc)
-		hlcoll_warn(c->rank, "CS %" PRIu64 " failed: %s", out.seq,
+		hlcoll_warn(c->rank, "CS %" PRIu64 " failed: %s", out_seq,
 			    strerror(-rc));
 	return err ? err : rc;
 }
@@ -950,15 +994,95 @@ static int hlcoll_nic_step(struct hlcoll_comm *c, const struct hlcoll_xfer *x,
 #define HLCOLL_CHAIN_DRAIN	((2 * HLCOLL_CHAIN_RELEASE + \
 				  HLCOLL_CHAIN_MAX_STEPS + 14) / 15 + 1)
 
-static uint32_t hlcoll_pkt_fence(uint8_t *buf, uint32_t target, uint32_t dec)
+static uint32_t hlcoll_pkt_fence_id(uint8_t *buf, uint32_t id,
+				    uint32_t target, uint32_t dec)
 {
 	struct hl_pkt_fence pkt = {
 		.ctl = (uint32_t)HL_PKT_FENCE << HL_PKT_OPCODE_SHIFT,
-		.cfg = HL_PKT_FENCE_CFG(HLCOLL_CHAIN_FENCE, target, dec),
+		.cfg = HL_PKT_FENCE_CFG(id, target, dec),
 	};
 
 	memcpy(buf, &pkt, sizeof(pkt));
 	return sizeof(pkt);
+}
+
+static uint32_t hlcoll_pkt_fence(uint8_t *buf, uint32_t target, uint32_t dec)
+{
+	return hlcoll_pkt_fence_id(buf, HLCOLL_CHAIN_FENCE, target, dec);
+}
+
+/*
+ * A stream's head and tail (hlcoll_allreduce_enqueue()). The head, on the
+ * receive queue: drain what a failed stream collective left in fence
+ * counter HLCOLL_STREAM_FENCE (target 0, decrement 15), arm the caller's
+ * monitor on its SOB (>= wait_value) with its payload 1 into that
+ * counter, FENCE on it (target 1, decrement 1), then tell the send queue
+ * (its fence counter HLCOLL_CHAIN_FENCE), which FENCEs on that before its
+ * first packet. The tail: the send queue tells the receive queue, which
+ * FENCEs on it and adds 1 to the caller's signal SOB: after every send
+ * and every receive (and reduction) of the collective ended.
+ */
+#define HLCOLL_STREAM_FENCE	1
+#define HLCOLL_STREAM_ROOM	256
+
+static uint32_t hlcoll_stream_head(struct hlcoll_comm *c, uint8_t *rbuf,
+				   const struct hlcoll_stream *s)
+{
+	uint8_t *p = rbuf;
+	uint32_t mon = s->wait_mon, sob = s->wait_sob;
+	uint64_t fence = HL_QM_FENCE_RDATA(c->q_recv, HLCOLL_STREAM_FENCE);
+
+	p += hlcoll_pkt_fence_id(p, HLCOLL_STREAM_FENCE, 0, 15);
+	p += hlthunk_pkt_msg_long(p, HL_SM_MON_PAY_ADDRL_ADDR(mon),
+				  (uint32_t)fence);
+	p += hlthunk_pkt_msg_long(p, HL_SM_MON_PAY_ADDRH_ADDR(mon),
+				  (uint32_t)(fence >> 32));
+	p += hlthunk_pkt_msg_long(p, HL_SM_MON_PAY_DATA_ADDR(mon), 1);
+	p += hlthunk_pkt_msg_long(p, HL_SM_MON_ARM_ADDR(mon),
+				  HL_SM_MON_ARM(sob / 8,
+						0xff & ~(1u << (sob % 8)),
+						0, s->wait_value));
+	p += hlcoll_pkt_fence_id(p, HLCOLL_STREAM_FENCE, 1, 1);
+	p += hlthunk_pkt_msg_long(p, HL_QM_FENCE_RDATA(c->q_send,
+						       HLCOLL_CHAIN_FENCE), 1);
+	return (uint32_t)(p - rbuf);
+}
+
+/*
+ * A stream collective blocked in its head (the caller's SOB not reached)
+ * while the communicator fails: from a queue of another pair (the two of
+ * this one are stalled), the monitor's payload re-aimed at nothing (a
+ * late fire is ignored) and the head's counter released. Its sequence is
+ * appended to @seq.
+ */
+static void hlcoll_stream_release(struct hlcoll_comm *c, uint64_t *seq,
+				  int *nrel)
+{
+	struct hlcoll_cb *ccb = &c->cb[HLCOLL_CB_COPY];
+	const struct hlcoll_stream *s = &c->pending_stream;
+	struct hlthunk_cs_in in;
+	struct hlthunk_cs_out out;
+	struct hl_cs_chunk chunk;
+	uint8_t *p;
+
+	if (!(s->flags & HLCOLL_STREAM_WAIT) || c->num_queues < 4)
+		return;
+	/* The chain release's CB is still read: the second half is free */
+	p = ccb->ptr + HLCOLL_CB_SIZE / 2;
+	p += hlthunk_pkt_msg_long(p, HL_SM_MON_PAY_ADDRL_ADDR(s->wait_mon), 0);
+	p += hlthunk_pkt_msg_long(p, HL_SM_MON_PAY_ADDRH_ADDR(s->wait_mon), 0);
+	p += hlthunk_pkt_msg_long(p, HL_QM_FENCE_RDATA(c->q_recv,
+						       HLCOLL_STREAM_FENCE), 1);
+	memset(&chunk, 0, sizeof(chunk));
+	chunk.cb_handle = ccb->va + HLCOLL_CB_SIZE / 2;
+	chunk.queue_index = (c->q_recv + 2) % c->num_queues;
+	chunk.cb_size = (uint32_t)(p - (ccb->ptr + HLCOLL_CB_SIZE / 2));
+	memset(&in, 0, sizeof(in));
+	in.chunks_execute = &chunk;
+	in.num_chunks_execute = 1;
+	if (!hlthunk_command_submission_timeout(c->fd, &in, &out,
+						c->cfg.timeout_s))
+		seq[(*nrel)++] = out.seq;
 }
 
 /* Add @v to @queue's chain fence counter */
@@ -1040,11 +1164,15 @@ static void hlcoll_chain_count(const struct hlcoll_comm *c,
  * when a step alone does not fit or a transfer moves one-sided, before
  * anything ran (the caller runs the steps one by one); else 0 or -errno.
  */
-int hlcoll_nic_chain(struct hlcoll_comm *c, const struct hlcoll_xfer *x,
-		     const int *nx, int nsteps, enum hlcoll_dtype dtype,
-		     enum hlcoll_redop op, uint64_t copy_src,
-		     uint64_t copy_dst, uint64_t copy_len)
+static int hlcoll_chain_do(struct hlcoll_comm *c, const struct hlcoll_xfer *x,
+			   const int *nx, int nsteps, enum hlcoll_dtype dtype,
+			   enum hlcoll_redop op, uint64_t copy_src,
+			   uint64_t copy_dst, uint64_t copy_len,
+			   const struct hlcoll_stream *st)
 {
+	const uint32_t cb_room = HLCOLL_CB_SIZE - (st ? HLCOLL_STREAM_ROOM : 0);
+	uint64_t seq, t1;
+	int kind;
 	struct hlcoll_cb *rcb = &c->cb[HLCOLL_CB_RECV];
 	struct hlcoll_cb *scb = &c->cb[HLCOLL_CB_SEND];
 	struct hlcoll_job jobs[2] = { { c->q_recv, rcb }, { c->q_send, scb } };
@@ -1081,8 +1209,15 @@ int hlcoll_nic_chain(struct hlcoll_comm *c, const struct hlcoll_xfer *x,
 		sends = 0;
 		recvs = 0;
 		c->imm_base = c->wr_id;
+		if (st) {
+			if (st->flags & HLCOLL_STREAM_WAIT) {
+				rcb->len += hlcoll_stream_head(c, rcb->ptr, st);
+				scb->len += hlcoll_pkt_fence(scb->ptr, 1, 1);
+			}
+		}
 		if (copy_len) {
-			scb->len += hlthunk_pkt_lin_dma(scb->ptr, copy_src,
+			scb->len += hlthunk_pkt_lin_dma(scb->ptr + scb->len,
+							copy_src,
 							copy_dst, copy_len);
 			copy_len = 0;
 			w = 1;
@@ -1096,9 +1231,9 @@ int hlcoll_nic_chain(struct hlcoll_comm *c, const struct hlcoll_xfer *x,
 			if (w && (sends + ns > HLCOLL_MAX_BATCH ||
 				  recvs + nr > HLCOLL_MAX_BATCH ||
 				  scb->len + step_room + ns *
-				  HLTHUNK_PKT_NIC_SEND_SIZE > HLCOLL_CB_SIZE ||
+				  HLTHUNK_PKT_NIC_SEND_SIZE > cb_room ||
 				  rcb->len + step_room + nr * recv_room >
-				  HLCOLL_CB_SIZE))
+				  cb_room))
 				break;
 			if (w) {
 				/* Step j - 1 done on this queue: tell, wait */
@@ -1139,6 +1274,31 @@ int hlcoll_nic_chain(struct hlcoll_comm *c, const struct hlcoll_xfer *x,
 			}
 		}
 
+		if (st) {
+			if (j < nsteps) {
+				/* A stream collective is one submission */
+				hlcoll_warn(c->rank, "stream collective: %d steps do not fit one submission",
+					    nsteps);
+				return -EMSGSIZE;
+			}
+			/* Tail: both queues done, then the caller's SOB */
+			scb->len += hlcoll_pkt_signal(scb->ptr + scb->len,
+						      c->q_recv, 1);
+			rcb->len += hlcoll_pkt_fence(rcb->ptr + rcb->len, 1, 1);
+			if (st->flags & HLCOLL_STREAM_SIGNAL)
+				rcb->len += hlthunk_pkt_msg_long(rcb->ptr +
+						rcb->len,
+						HL_SM_SOB_ADDR(st->signal_sob),
+						HL_SM_SOB_INC | 1);
+			rc = hlcoll_submit(c, jobs, 2, &seq, &kind, &t1);
+			if (rc)
+				return rc < 0 ? rc : -EIO;
+			c->pending = true;
+			c->pending_seq = seq;
+			c->pending_expected = expected;
+			c->pending_stream = *st;
+			return 0;
+		}
 		c->chain_live = true;
 		rc = hlcoll_run(c, jobs, 2);
 		c->chain_live = false;
@@ -1152,6 +1312,56 @@ int hlcoll_nic_chain(struct hlcoll_comm *c, const struct hlcoll_xfer *x,
 		if (rc)
 			break;
 	}
+	return rc;
+}
+
+int hlcoll_nic_chain(struct hlcoll_comm *c, const struct hlcoll_xfer *x,
+		     const int *nx, int nsteps, enum hlcoll_dtype dtype,
+		     enum hlcoll_redop op, uint64_t copy_src,
+		     uint64_t copy_dst, uint64_t copy_len)
+{
+	return hlcoll_chain_do(c, x, nx, nsteps, dtype, op, copy_src,
+			       copy_dst, copy_len, NULL);
+}
+
+/*
+ * The same steps with stream @s's head and tail, in one submission, not
+ * waited for: 0 once submitted (the communicator's pending chain), 1 when
+ * the steps cannot chain (one-sided transfers, a step too large),
+ * -EMSGSIZE when they take more than one submission, or -errno
+ */
+int hlcoll_nic_chain_stream(struct hlcoll_comm *c,
+			    const struct hlcoll_xfer *x, const int *nx,
+			    int nsteps, enum hlcoll_dtype dtype,
+			    enum hlcoll_redop op, uint64_t copy_src,
+			    uint64_t copy_dst, uint64_t copy_len,
+			    const struct hlcoll_stream *s)
+{
+	return hlcoll_chain_do(c, x, nx, nsteps, dtype, op, copy_src,
+			       copy_dst, copy_len, s);
+}
+
+/*
+ * The pending stream chain: wait for its CS (cancelling and releasing on
+ * another rank's failure, or at once when this communicator failed), take
+ * its completions. 0 or -errno; nothing pending: 0.
+ */
+int hlcoll_nic_stream_complete(struct hlcoll_comm *c)
+{
+	int rc, rc2;
+
+	if (!c->pending)
+		return 0;
+	c->imm_base = c->wr_id - c->pending_expected;
+	rc = hlcoll_wait(c, c->pending_seq, 1, hlcoll_now_us());
+	c->pending = false;
+	rc2 = hlcoll_reap(c, c->pending_expected, rc != 0);
+	if (rc2 && rc2 != -EIO)
+		rc = rc2;
+	else if (!rc)
+		rc = rc2;
+	if (rc && c->boot.error)
+		rc = c->boot.error;
 	return rc;
 }
 
