@@ -991,7 +991,7 @@ static int hlcoll_nic_step(struct hlcoll_comm *c, const struct hlcoll_xfer *x,
 #define HLCOLL_CHAIN_FENCE	0
 #define HLCOLL_CHAIN_MAX_STEPS	60
 #define HLCOLL_CHAIN_RELEASE	64
-#define HLCOLL_CHAIN_DRAIN	((2 * HLCOLL_CHAIN_RELEASE + \
+#define HLCOLL_CHAIN_DRAIN	((3 * HLCOLL_CHAIN_RELEASE + \
 				  HLCOLL_CHAIN_MAX_STEPS + 14) / 15 + 1)
 
 static uint32_t hlcoll_pkt_fence_id(uint8_t *buf, uint32_t id,
@@ -1024,6 +1024,8 @@ static uint32_t hlcoll_pkt_fence(uint8_t *buf, uint32_t target, uint32_t dec)
  */
 #define HLCOLL_STREAM_FENCE	1
 #define HLCOLL_STREAM_ROOM	256
+
+static uint32_t hlcoll_pkt_signal(uint8_t *buf, uint32_t queue, uint32_t v);
 
 static uint32_t hlcoll_stream_head(struct hlcoll_comm *c, uint8_t *rbuf,
 				   const struct hlcoll_stream *s)
@@ -1064,6 +1066,7 @@ static void hlcoll_stream_release(struct hlcoll_comm *c, uint64_t *seq,
 	struct hlthunk_cs_out out;
 	struct hl_cs_chunk chunk;
 	uint8_t *p;
+	int rc;
 
 	if (!(s->flags & HLCOLL_STREAM_WAIT) || c->num_queues < 4)
 		return;
@@ -1073,6 +1076,9 @@ static void hlcoll_stream_release(struct hlcoll_comm *c, uint64_t *seq,
 	p += hlthunk_pkt_msg_long(p, HL_SM_MON_PAY_ADDRH_ADDR(s->wait_mon), 0);
 	p += hlthunk_pkt_msg_long(p, HL_QM_FENCE_RDATA(c->q_recv,
 						       HLCOLL_STREAM_FENCE), 1);
+	/* Both chain queues may now wait on each other: free them too */
+	p += hlcoll_pkt_signal(p, c->q_recv, HLCOLL_CHAIN_RELEASE);
+	p += hlcoll_pkt_signal(p, c->q_send, HLCOLL_CHAIN_RELEASE);
 	memset(&chunk, 0, sizeof(chunk));
 	chunk.cb_handle = ccb->va + HLCOLL_CB_SIZE / 2;
 	chunk.queue_index = (c->q_recv + 2) % c->num_queues;
@@ -1080,9 +1086,13 @@ static void hlcoll_stream_release(struct hlcoll_comm *c, uint64_t *seq,
 	memset(&in, 0, sizeof(in));
 	in.chunks_execute = &chunk;
 	in.num_chunks_execute = 1;
-	if (!hlthunk_command_submission_timeout(c->fd, &in, &out,
-						c->cfg.timeout_s))
+	rc = hlthunk_command_submission_timeout(c->fd, &in, &out,
+						c->cfg.timeout_s);
+	if (!rc)
 		seq[(*nrel)++] = out.seq;
+	if (rc)
+		hlcoll_warn(c->rank, "release of the stream head on queue %u: %s",
+			    chunk.queue_index, strerror(-rc));
 }
 
 /* Add @v to @queue's chain fence counter */
