@@ -468,7 +468,7 @@ struct hlcoll_stream {
  * (another enqueue, a blocking collective) first waits for the pending one
  * as hlcoll_stream_sync() does (the communicator's command buffers are
  * reused). hlcoll_comm_destroy() and hlcoll_comm_abort() wait for it too
- * (a head still waiting for its SOB ends at the job timeout for now).
+ * (an abort releases a head still waiting for its SOB).
  *
  * Return: 0 once submitted, or -errno: hlcoll_allreduce()'s argument
  * errors; -EINVAL also a non-zero @stream reserved word or unknown flag, a
@@ -494,9 +494,9 @@ hlcoll_public int hlcoll_allreduce_enqueue(struct hlcoll_comm *comm,
  * @comm: the communicator.
  *
  * Waits for the collective's CS, looking at the other ranks meanwhile (an
- * abort or death of one cancels this rank's transfers, and the call ends
- * with that rank's errno; a head still waiting for its SOB ends only at
- * the job timeout for now), then takes the collective's NIC completions.
+ * abort or death of one cancels this rank's transfers and releases a head
+ * still waiting for its SOB, so that the call ends promptly with that
+ * rank's errno), then takes the collective's NIC completions.
  * Nothing pending: returns at once.
  *
  * Return: 0, or -errno as hlcoll_allreduce() after its checks (the

@@ -641,8 +641,9 @@ static int hlcoll_wait(struct hlcoll_comm *c, uint64_t seq, int kind,
 	if (c->error && c->pending) {
 		err = c->error;
 		hlcoll_nic_cancel(c);
-		nrel = hlcoll_chain_release(c, rel);
+		/* First: a CS queued behind a stalled one may hold it back */
 		hlcoll_stream_release(c, rel, &nrel);
+		nrel += hlcoll_chain_release(c, rel + nrel);
 	}
 	/* The jobs time out on their own; the wait only needs to outlast them */
 	limit = hlcoll_now_us() + (c->cfg.timeout_s + 30) * 1000000ull;
@@ -658,10 +659,11 @@ static int hlcoll_wait(struct hlcoll_comm *c, uint64_t seq, int kind,
 					    hlcoll_get_error_string(err),
 					    out_seq);
 				hlcoll_nic_cancel(c);
-				if (c->chain_live || c->pending)
-					nrel = hlcoll_chain_release(c, rel);
 				if (c->pending)
 					hlcoll_stream_release(c, rel, &nrel);
+				if (c->chain_live || c->pending)
+					nrel += hlcoll_chain_release(c,
+								     rel + nrel);
 			}
 		}
 		if (hlcoll_now_us() > limit) {
