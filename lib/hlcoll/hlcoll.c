@@ -248,6 +248,9 @@ static void hlcoll_comm_free(struct hlcoll_comm *c, bool normal)
 {
 	int i;
 
+	/* A pending stream collective reads the CBs: it ends first */
+	if (c->pending)
+		hlcoll_nic_stream_complete(c);
 	if (c->ops)
 		c->ops->fini(c);
 	hlcoll_boot_fini(&c->boot, normal);
@@ -318,6 +321,7 @@ static int hlcoll_comm_local(struct hlcoll_comm *c)
 			    strerror(-rc));
 		return rc;
 	}
+	c->num_queues = hw_ip.num_queues;
 	rc = hlcoll_queues_take(c, hw_ip.num_queues);
 	if (rc)
 		return rc;
@@ -326,6 +330,15 @@ static int hlcoll_comm_local(struct hlcoll_comm *c)
 		if (rc)
 			return rc;
 	}
+	/* HLCOLL_CHAIN=0: every step its own submission (comparisons) */
+	c->chain_off = getenv("HLCOLL_CHAIN") &&
+		       !strcmp(getenv("HLCOLL_CHAIN"), "0");
+	c->chain_early = getenv("HLCOLL_CHAIN_INJECT") &&
+			 !strcmp(getenv("HLCOLL_CHAIN_INJECT"), "early");
+	/* What a failed chain of another communicator left (hlcoll_nic.c) */
+	rc = hlcoll_nic_chain_reset(c);
+	if (rc)
+		return rc;
 	c->scratch_handle = hlthunk_device_memory_alloc(c->fd,
 							c->cfg.chunk_bytes,
 							0, false, false);
@@ -513,28 +526,11 @@ int hlcoll_comm_fd(const struct hlcoll_comm *c)
  * Steps
  */
 
-/* Run a step; a failure makes the communicator's error sticky */
-int hlcoll_step(struct hlcoll_comm *c, const struct hlcoll_xfer *x,
-		int n, enum hlcoll_dtype dtype, enum hlcoll_redop op,
-		uint64_t copy_src, uint64_t copy_dst, uint64_t copy_len)
+/* A step's or a chain's failure @rc: the communicator's error, sticky */
+static int hlcoll_step_failed(struct hlcoll_comm *c, int rc)
 {
-	struct hlcoll_xfer xs[HLCOLL_MAX_GROUP_OPS];
-	int i, m = 0, rc, err;
+	int err;
 
-	/* Zero-byte transfers are skipped at both ends alike */
-	for (i = 0; i < n && m < (int)(sizeof(xs) / sizeof(xs[0])); i++)
-		if (x[i].bytes)
-			xs[m++] = x[i];
-	if (!m && !copy_len)
-		return 0;
-	if (!m) {
-		/* A local copy alone: no transport needed */
-		rc = hlcoll_nic_ops.step(c, NULL, 0, dtype, op, copy_src,
-					 copy_dst, copy_len);
-	} else {
-		rc = c->ops->step(c, xs, m, dtype, op, copy_src, copy_dst,
-				  copy_len);
-	}
 	if (rc && !c->error) {
 		/*
 		 * Another rank's failure (an abort, a death) often shows here
@@ -555,6 +551,85 @@ int hlcoll_step(struct hlcoll_comm *c, const struct hlcoll_xfer *x,
 		/* Every other rank's transfers with this one fail now too */
 		hlcoll_comm_fail(c, rc);
 	}
+	return rc;
+}
+
+/* Run a step; a failure makes the communicator's error sticky */
+int hlcoll_step(struct hlcoll_comm *c, const struct hlcoll_xfer *x,
+		int n, enum hlcoll_dtype dtype, enum hlcoll_redop op,
+		uint64_t copy_src, uint64_t copy_dst, uint64_t copy_len)
+{
+	struct hlcoll_xfer xs[HLCOLL_MAX_GROUP_OPS];
+	int i, m = 0, rc;
+
+	/* Zero-byte transfers are skipped at both ends alike */
+	for (i = 0; i < n && m < (int)(sizeof(xs) / sizeof(xs[0])); i++)
+		if (x[i].bytes)
+			xs[m++] = x[i];
+	if (!m && !copy_len)
+		return 0;
+	if (!m) {
+		/* A local copy alone: no transport needed */
+		rc = hlcoll_nic_ops.step(c, NULL, 0, dtype, op, copy_src,
+					 copy_dst, copy_len);
+	} else {
+		rc = c->ops->step(c, xs, m, dtype, op, copy_src, copy_dst,
+				  copy_len);
+	}
+	return hlcoll_step_failed(c, rc);
+}
+
+/*
+ * Run @nsteps steps (@x: HLCOLL_CHAIN_XFERS transfers a step, @nx[j] of
+ * them used) after an optional local copy: chained on the device in one
+ * submission (hlcoll_nic_chain()) when the NIC transport moves them all
+ * two-sided, else step by step (the copy with the first); zero-byte
+ * transfers skipped at both ends alike, a step left with none dropped (the
+ * chain orders a rank's steps alone). A failure makes the error sticky.
+ */
+int hlcoll_steps(struct hlcoll_comm *c, const struct hlcoll_xfer *x,
+		 const int *nx, int nsteps, enum hlcoll_dtype dtype,
+		 enum hlcoll_redop op, uint64_t copy_src, uint64_t copy_dst,
+		 uint64_t copy_len)
+{
+	struct hlcoll_xfer *xs;
+	int *ns, i, j, m = 0, rc = 1;
+
+	if (c->ops == &hlcoll_nic_ops && !c->chain_off && nsteps > 0) {
+		xs = calloc((size_t)nsteps * HLCOLL_CHAIN_XFERS, sizeof(*xs));
+		ns = calloc((size_t)nsteps, sizeof(*ns));
+		if (!xs || !ns) {
+			free(xs);
+			free(ns);
+			return -ENOMEM;
+		}
+		for (j = 0; j < nsteps; j++) {
+			ns[m] = 0;
+			for (i = 0; i < nx[j]; i++) {
+				const struct hlcoll_xfer *t =
+					&x[j * HLCOLL_CHAIN_XFERS + i];
+
+				if (t->bytes)
+					xs[m * HLCOLL_CHAIN_XFERS + ns[m]++] = *t;
+			}
+			if (ns[m])
+				m++;
+		}
+		rc = hlcoll_nic_chain(c, xs, ns, m, dtype, op, copy_src,
+				      copy_dst, copy_len);
+		free(xs);
+		free(ns);
+		if (rc <= 0)
+			return hlcoll_step_failed(c, rc);
+	}
+	/*
+	 * One submission (or window) per step, the copy first on its own: a
+	 * step's receives may land where it writes
+	 */
+	rc = hlcoll_step(c, NULL, 0, dtype, op, copy_src, copy_dst, copy_len);
+	for (j = 0; !rc && j < nsteps; j++)
+		rc = hlcoll_step(c, &x[j * HLCOLL_CHAIN_XFERS], nx[j], dtype,
+				 op, 0, 0, 0);
 	return rc;
 }
 
@@ -615,37 +690,49 @@ static uint64_t hlcoll_seg(uint64_t count, uint64_t block, int n, int k,
 }
 
 /*
- * The n - 1 ring steps of one pass over the segments of @buf: at step s,
- * send segment @first - s to the next rank and receive segment
- * @first - s - 1 from the previous one (reduced into @buf when @reduce).
+ * The n - 1 ring steps of one pass over the segments of @buf, into @x
+ * (HLCOLL_CHAIN_XFERS a step) and @nx: at step s, send segment @first - s
+ * to the next rank and receive segment @first - s - 1 from the previous
+ * one (reduced into @buf when @reduce). The number of steps.
  */
-static int hlcoll_ring_pass(struct hlcoll_comm *c, uint64_t buf,
-			    uint64_t count, uint64_t block, int first,
-			    bool reduce, enum hlcoll_dtype dtype,
-			    enum hlcoll_redop op)
+static int hlcoll_ring_steps(struct hlcoll_comm *c, uint64_t buf,
+			     uint64_t count, uint64_t block, int first,
+			     bool reduce, enum hlcoll_dtype dtype,
+			     struct hlcoll_xfer *x, int *nx)
 {
 	uint64_t es = hlcoll_dtype_size(dtype), fs, fr, ls, lr;
-	int n = c->nranks, s, rc;
-	struct hlcoll_xfer x[2];
+	int n = c->nranks, s;
 
 	for (s = 0; s < n - 1; s++) {
 		ls = hlcoll_seg(count, block, n, hlcoll_mod(first - s, n), &fs);
 		lr = hlcoll_seg(count, block, n, hlcoll_mod(first - s - 1, n),
 				&fr);
-		x[0] = (struct hlcoll_xfer){
+		x[2 * s] = (struct hlcoll_xfer){
 			.peer = (c->rank + 1) % n, .send = true,
 			.reduce = reduce, .va = buf + fs * es,
 			.bytes = ls * es,
 		};
-		x[1] = (struct hlcoll_xfer){
+		x[2 * s + 1] = (struct hlcoll_xfer){
 			.peer = (c->rank + n - 1) % n, .reduce = reduce,
 			.va = buf + fr * es, .bytes = lr * es,
 		};
-		rc = hlcoll_step(c, x, 2, dtype, op, 0, 0, 0);
-		if (rc)
-			return rc;
+		nx[s] = 2;
 	}
-	return 0;
+	return n - 1;
+}
+
+/* One ring pass (hlcoll_ring_steps()), chained on the device */
+static int hlcoll_ring_pass(struct hlcoll_comm *c, uint64_t buf,
+			    uint64_t count, uint64_t block, int first,
+			    bool reduce, enum hlcoll_dtype dtype,
+			    enum hlcoll_redop op)
+{
+	struct hlcoll_xfer x[HLCOLL_CHAIN_XFERS * HLCOLL_MAX_RANKS];
+	int nx[HLCOLL_MAX_RANKS], ns;
+
+	ns = hlcoll_ring_steps(c, buf, count, block, first, reduce, dtype, x,
+			       nx);
+	return hlcoll_steps(c, x, nx, ns, dtype, op, 0, 0, 0);
 }
 
 /* ------------------------------------------------------------------------
@@ -656,6 +743,9 @@ static int hlcoll_check_comm(struct hlcoll_comm *c)
 {
 	if (!c)
 		return -EINVAL;
+	/* A pending stream collective first (it uses the CBs) */
+	if (c->pending)
+		hlcoll_step_failed(c, hlcoll_nic_stream_complete(c));
 	return c->error ? -ECONNABORTED : 0;
 }
 
@@ -725,10 +815,96 @@ static bool hlcoll_overlap(uint64_t a, uint64_t alen, uint64_t b,
  * Collectives
  */
 
+static int hlcoll_check_stream(const struct hlcoll_stream *s)
+{
+	int i;
+
+	if (!s)
+		return 0;
+	for (i = 0; i < 3; i++)
+		if (s->reserved[i])
+			return -EINVAL;
+	if (s->flags & ~(HLCOLL_STREAM_WAIT | HLCOLL_STREAM_SIGNAL))
+		return -EINVAL;
+	if ((s->flags & HLCOLL_STREAM_WAIT) &&
+	    (s->wait_sob >= HL_SM_NUM_SOBS ||
+	     s->wait_mon >= HL_SM_NUM_MONITORS || !s->wait_value ||
+	     s->wait_value > HL_SM_SOB_MAX_VAL))
+		return -EINVAL;
+	if ((s->flags & HLCOLL_STREAM_SIGNAL) &&
+	    s->signal_sob >= HL_SM_NUM_SOBS)
+		return -EINVAL;
+	return 0;
+}
+
+int hlcoll_allreduce_enqueue(struct hlcoll_comm *c, uint64_t sendbuf,
+			     uint64_t recvbuf, uint64_t count,
+			     enum hlcoll_dtype dtype, enum hlcoll_redop op,
+			     const struct hlcoll_stream *stream, uint64_t *seq)
+{
+	struct hlcoll_xfer x[2 * HLCOLL_CHAIN_XFERS * HLCOLL_MAX_RANKS];
+	int nx[2 * HLCOLL_MAX_RANKS], ns;
+	static const struct hlcoll_stream none;
+	uint64_t bytes;
+	int rc;
+
+	rc = hlcoll_check_comm(c);
+	if (!rc)
+		rc = hlcoll_check_op(dtype, op);
+	if (!rc)
+		rc = hlcoll_check_buf(sendbuf, count, 1, dtype);
+	if (!rc)
+		rc = hlcoll_check_buf(recvbuf, count, 1, dtype);
+	if (!rc)
+		rc = hlcoll_check_stream(stream);
+	if (!rc && !count)
+		rc = -EINVAL;
+	if (rc)
+		return rc;
+	if (c->nranks == 1 || op == HLCOLL_AVG || c->ops != &hlcoll_nic_ops ||
+	    c->chain_off)
+		return -EOPNOTSUPP;
+	bytes = count * hlcoll_dtype_size(dtype);
+	if (sendbuf != recvbuf && hlcoll_overlap(sendbuf, bytes, recvbuf, bytes))
+		return -EINVAL;
+	/* The mapping probe: a host-side check, before the submission */
+	rc = hlcoll_check_mapped(c, dtype, sendbuf, bytes, recvbuf, bytes);
+	if (rc)
+		return rc;
+
+	ns = hlcoll_ring_steps(c, recvbuf, count, 0, c->rank, true, dtype, x,
+			       nx);
+	ns += hlcoll_ring_steps(c, recvbuf, count, 0, c->rank + 1, false,
+				dtype, &x[2 * ns], &nx[ns]);
+	rc = hlcoll_nic_chain_stream(c, x, nx, ns, dtype, op, sendbuf,
+				     recvbuf, sendbuf != recvbuf ? bytes : 0,
+				     stream ? stream : &none);
+	if (rc == 1)
+		return -EOPNOTSUPP;
+	if (rc == -EMSGSIZE)
+		return rc;
+	if (rc)
+		return hlcoll_step_failed(c, rc);
+	if (seq)
+		*seq = c->pending_seq;
+	return 0;
+}
+
+int hlcoll_stream_sync(struct hlcoll_comm *c)
+{
+	if (!c)
+		return -EINVAL;
+	if (!c->pending)
+		return 0;
+	return hlcoll_step_failed(c, hlcoll_nic_stream_complete(c));
+}
+
 int hlcoll_allreduce(struct hlcoll_comm *c, uint64_t sendbuf,
 		     uint64_t recvbuf, uint64_t count, enum hlcoll_dtype dtype,
 		     enum hlcoll_redop op)
 {
+	struct hlcoll_xfer x[2 * HLCOLL_CHAIN_XFERS * HLCOLL_MAX_RANKS];
+	int nx[2 * HLCOLL_MAX_RANKS], ns;
 	uint64_t bytes, len, first;
 	int rc;
 
@@ -751,6 +927,18 @@ int hlcoll_allreduce(struct hlcoll_comm *c, uint64_t sendbuf,
 
 	if (c->nranks == 1 && op == HLCOLL_AVG)
 		return hlcoll_finish(c, op, sendbuf, recvbuf, count, dtype);
+	if (c->nranks > 1 && op != HLCOLL_AVG && c->ops == &hlcoll_nic_ops) {
+		/*
+		 * The copy, the reduce-scatter pass and the all-gather pass
+		 * in one submission (an average divides between the passes)
+		 */
+		ns = hlcoll_ring_steps(c, recvbuf, count, 0, c->rank, true,
+				       dtype, x, nx);
+		ns += hlcoll_ring_steps(c, recvbuf, count, 0, c->rank + 1,
+					false, dtype, &x[2 * ns], &nx[ns]);
+		return hlcoll_steps(c, x, nx, ns, dtype, op, sendbuf, recvbuf,
+				    sendbuf != recvbuf ? bytes : 0);
+	}
 	if (sendbuf != recvbuf) {
 		rc = hlcoll_copy(c, sendbuf, recvbuf, bytes);
 		if (rc)
@@ -847,9 +1035,10 @@ int hlcoll_allgather(struct hlcoll_comm *c, uint64_t sendbuf,
 		     uint64_t recvbuf, uint64_t sendcount,
 		     enum hlcoll_dtype dtype)
 {
+	struct hlcoll_xfer x[HLCOLL_CHAIN_XFERS * HLCOLL_MAX_RANKS];
+	int nx[HLCOLL_MAX_RANKS];
 	uint64_t bytes, mine, copy_len;
 	int n, r, s, ks, kr, rc;
-	struct hlcoll_xfer x[2];
 
 	rc = hlcoll_check_comm(c);
 	if (!rc)
@@ -882,21 +1071,19 @@ int hlcoll_allgather(struct hlcoll_comm *c, uint64_t sendbuf,
 	for (s = 0; s < n - 1; s++) {
 		ks = hlcoll_mod(r - s, n);
 		kr = hlcoll_mod(r - s - 1, n);
-		x[0] = (struct hlcoll_xfer){
+		x[2 * s] = (struct hlcoll_xfer){
 			.peer = (r + 1) % n, .send = true,
 			.va = s == 0 ? sendbuf : recvbuf + (uint64_t)ks * bytes,
 			.bytes = bytes,
 		};
-		x[1] = (struct hlcoll_xfer){
+		x[2 * s + 1] = (struct hlcoll_xfer){
 			.peer = (r + n - 1) % n,
 			.va = recvbuf + (uint64_t)kr * bytes, .bytes = bytes,
 		};
-		rc = hlcoll_step(c, x, 2, dtype, HLCOLL_SUM, sendbuf, mine,
-				 s == 0 ? copy_len : 0);
-		if (rc)
-			return rc;
+		nx[s] = 2;
 	}
-	return 0;
+	return hlcoll_steps(c, x, nx, n - 1, dtype, HLCOLL_SUM, sendbuf, mine,
+			    copy_len);
 }
 
 int hlcoll_broadcast(struct hlcoll_comm *c, uint64_t sendbuf,

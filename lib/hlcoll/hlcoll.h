@@ -39,7 +39,13 @@
  * Data: ranks are connected, pairwise, over the devices' NIC ports (every
  * pair whose devices are cabled, HL_INFO_NIC_PORTS): NIC_SEND/NIC_RECV
  * packets in command submissions, the reduction on the device (REDUCE
- * packets), completions checked on the NIC CQ. Peers are named by their
+ * packets), completions checked on the NIC CQ. The steps of a ring
+ * (all-reduce, reduce-scatter, all-gather) run chained on the device, one
+ * submission per collective and rank: each step starts when the previous
+ * one's receives, reductions and sends are done (fence counters; the
+ * environment's HLCOLL_CHAIN=0: one submission per step;
+ * HLCOLL_PROFILE=1: each communicator's submissions counted and timed, on
+ * stderr at its end). Peers are named by their
  * ports' fabric addresses, not by host-local ids. Buffers are device
  * virtual addresses of the rank's fd (device memory, or host memory mapped
  * to the device).
@@ -406,6 +412,97 @@ hlcoll_public size_t hlcoll_dtype_size(enum hlcoll_dtype dtype);
  * (a job timed out: a peer stopped, or a NIC or MMU error); another errno
  * of the driver; -ECONNABORTED the communicator failed before.
  */
+
+/**
+ * struct hlcoll_stream - the device-side ordering points of a
+ * stream-ordered collective (hlcoll_allreduce_enqueue()): sync objects
+ * (SOBs) and a monitor of the emulated sync manager (habanalabs_pkt.h),
+ * the caller's own, at or above HL_INFO_SYNC_MANAGER's first available
+ * ones (hlthunk_get_sync_manager_info()).
+ * @flags: HLCOLL_STREAM_WAIT, HLCOLL_STREAM_SIGNAL, or both.
+ * @wait_sob: with HLCOLL_STREAM_WAIT, the SOB the caller's earlier device
+ *	work increments: the collective's first packet runs only once it is
+ *	>= @wait_value (its head arms monitor @wait_mon on it, the payload
+ *	into fence counter 1 of the communicator's receive queue, and FENCEs
+ *	there; no host round trip).
+ * @wait_value: the value @wait_sob must reach, 1 .. 32767.
+ * @wait_mon: the monitor the head arms (the caller's; it must not be in use).
+ * @signal_sob: with HLCOLL_STREAM_SIGNAL, the SOB the collective adds 1 to
+ *	once every transfer and reduction of it ended on this rank: the
+ *	caller's next CS waits for it (a FENCE on a monitor of it). It is not
+ *	incremented when the collective fails.
+ * @reserved: must be 0.
+ */
+struct hlcoll_stream {
+	uint32_t flags;
+	uint32_t wait_sob;
+	uint32_t wait_value;
+	uint32_t wait_mon;
+	uint32_t signal_sob;
+	uint32_t reserved[3];
+};
+
+#define HLCOLL_STREAM_WAIT	(1u << 0)
+#define HLCOLL_STREAM_SIGNAL	(1u << 1)
+
+/**
+ * hlcoll_allreduce_enqueue() - hlcoll_allreduce() ordered on the device
+ * by @stream, returning once submitted.
+ * @comm: the communicator (NIC transport, more than one rank).
+ * @sendbuf: as hlcoll_allreduce().
+ * @recvbuf: as hlcoll_allreduce().
+ * @count: as hlcoll_allreduce(); not 0.
+ * @dtype: as hlcoll_allreduce().
+ * @op: as hlcoll_allreduce(); not HLCOLL_AVG.
+ * @stream: the ordering points (struct hlcoll_stream); NULL: none.
+ * @seq: NULL, or where the CS sequence of the collective goes
+ *	(hlthunk_wait_for_cs() understands it).
+ *
+ * The arguments and the buffers' mapping are checked first, on the host
+ * and with one local job, as hlcoll_allreduce() does; then the whole
+ * collective (copy, reduce-scatter and all-gather ring passes) is one
+ * command submission chained on the device, with @stream's head and tail,
+ * and the call returns. hlcoll_stream_sync() waits for it and takes its
+ * NIC completions: the result (and any failure) is known only then. One
+ * collective may be pending per communicator: any other call on @comm
+ * (another enqueue, a blocking collective) first waits for the pending one
+ * as hlcoll_stream_sync() does (the communicator's command buffers are
+ * reused). hlcoll_comm_destroy() and hlcoll_comm_abort() wait for it too
+ * (an abort releases a head still waiting for its SOB).
+ *
+ * Return: 0 once submitted, or -errno: hlcoll_allreduce()'s argument
+ * errors; -EINVAL also a non-zero @stream reserved word or unknown flag, a
+ * SOB or monitor out of range, @wait_value 0 or above 32767; -EOPNOTSUPP
+ * one rank, the hosts transport, HLCOLL_AVG, one-sided transfers
+ * (HLCOLL_NIC_WRITE), HLCOLL_CHAIN=0, or a step larger than one submission;
+ * -EMSGSIZE a collective of more steps or chunks than one submission
+ * takes (use smaller counts or larger chunks); -ECONNABORTED the
+ * communicator failed before (also a pending collective's failure,
+ * found here).
+ */
+hlcoll_public int hlcoll_allreduce_enqueue(struct hlcoll_comm *comm,
+					   uint64_t sendbuf, uint64_t recvbuf,
+					   uint64_t count,
+					   enum hlcoll_dtype dtype,
+					   enum hlcoll_redop op,
+					   const struct hlcoll_stream *stream,
+					   uint64_t *seq);
+
+/**
+ * hlcoll_stream_sync() - wait for @comm's pending stream-ordered
+ * collective (hlcoll_allreduce_enqueue()) and check its completions.
+ * @comm: the communicator.
+ *
+ * Waits for the collective's CS, looking at the other ranks meanwhile (an
+ * abort or death of one cancels this rank's transfers and releases a head
+ * still waiting for its SOB, so that the call ends promptly with that
+ * rank's errno), then takes the collective's NIC completions.
+ * Nothing pending: returns at once.
+ *
+ * Return: 0, or -errno as hlcoll_allreduce() after its checks (the
+ * communicator is then in error on every rank); -EINVAL NULL @comm.
+ */
+hlcoll_public int hlcoll_stream_sync(struct hlcoll_comm *comm);
 
 /**
  * hlcoll_allreduce() - @recvbuf = the operation of every rank's @sendbuf.

@@ -252,12 +252,62 @@ struct hlcoll_comm {
 	/* libfabric state (hlcoll_ofi.c), NULL when all ranks share a host */
 	struct hlcoll_ofi *ofi;
 
+	/*
+	 * HLCOLL_PROFILE=1 (hlcoll_nic.c): per kind of submission (0: a
+	 * local job alone, 1: with NIC jobs) how many, and the time spent in
+	 * the submission ioctl and waiting for the CS fence; printed by the
+	 * transport's fini on stderr
+	 */
+	bool prof;
+	/*
+	 * A chain's CS is in flight (hlcoll_nic_chain()); HLCOLL_CHAIN=0;
+	 * a planted bug for the tests (HLCOLL_CHAIN_INJECT=early: the send
+	 * queue does not wait for the previous step's receives)
+	 */
+	bool chain_live, chain_off, chain_early;
+	/*
+	 * A stream-ordered collective's chain (hlcoll_allreduce_enqueue()):
+	 * submitted, not yet completed (hlcoll_stream_sync()): its CS, the
+	 * completions it owes, its stream (the head's monitor), and the
+	 * device's number of queues (a release of a blocked head runs on a
+	 * queue of another pair)
+	 */
+	bool pending;
+	uint64_t pending_seq;
+	uint32_t pending_expected;
+	struct hlcoll_stream pending_stream;
+	uint32_t num_queues;
+	uint64_t prof_cs[2], prof_submit_us[2], prof_wait_us[2];
+
 	/* Queued point-to-point calls of the current group */
 	struct hlcoll_xfer group[HLCOLL_MAX_GROUP_OPS];
 	int ngroup;
 	int group_error;
 	struct hlcoll_comm *group_next;
 };
+
+/*
+ * Steps chained on the device in one submission (hlcoll_nic.c): at most
+ * HLCOLL_CHAIN_XFERS transfers a step. hlcoll_steps() runs them chained
+ * when it can, else one by one (hlcoll.c); an error is sticky
+ */
+#define HLCOLL_CHAIN_XFERS	2
+int hlcoll_nic_chain(struct hlcoll_comm *c, const struct hlcoll_xfer *x,
+		     const int *nx, int nsteps, enum hlcoll_dtype dtype,
+		     enum hlcoll_redop op, uint64_t copy_src,
+		     uint64_t copy_dst, uint64_t copy_len);
+int hlcoll_nic_chain_reset(struct hlcoll_comm *c);
+int hlcoll_nic_chain_stream(struct hlcoll_comm *c,
+			    const struct hlcoll_xfer *x, const int *nx,
+			    int nsteps, enum hlcoll_dtype dtype,
+			    enum hlcoll_redop op, uint64_t copy_src,
+			    uint64_t copy_dst, uint64_t copy_len,
+			    const struct hlcoll_stream *s);
+int hlcoll_nic_stream_complete(struct hlcoll_comm *c);
+int hlcoll_steps(struct hlcoll_comm *c, const struct hlcoll_xfer *x,
+		 const int *nx, int nsteps, enum hlcoll_dtype dtype,
+		 enum hlcoll_redop op, uint64_t copy_src, uint64_t copy_dst,
+		 uint64_t copy_len);
 
 /* dst[i] = src[i] / n on the device (an average's last step); 0 or -errno */
 int hlcoll_nic_divide(struct hlcoll_comm *c, uint64_t src, uint64_t dst,

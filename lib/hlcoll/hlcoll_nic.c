@@ -329,6 +329,7 @@ static int hlcoll_nic_connect(struct hlcoll_comm *c)
 	struct hlcoll_nic_conns *conns = NULL, me;
 	int n = c->nranks, next, prev, p, i, rc, rc2;
 
+	c->prof = getenv("HLCOLL_PROFILE") && !strcmp(getenv("HLCOLL_PROFILE"), "1");
 	memset(&mine, 0, sizeof(mine));
 	memset(&me, 0, sizeof(me));
 	all = calloc(n, sizeof(*all));
@@ -554,15 +555,20 @@ static uint64_t hlcoll_now_us(void)
  * to ERR, so that its blocked jobs end at once rather than at the job
  * timeout, and the call fails with that rank's errno.
  */
-static int hlcoll_run(struct hlcoll_comm *c, struct hlcoll_job *jobs,
-		      int njobs)
+static int hlcoll_chain_release(struct hlcoll_comm *c, uint64_t *seq);
+
+static int hlcoll_wait(struct hlcoll_comm *c, uint64_t seq, int kind,
+		       uint64_t t1);
+
+/* Submit the non-empty CBs as one CS: its sequence into @seq; 1: none */
+static int hlcoll_submit(struct hlcoll_comm *c, struct hlcoll_job *jobs,
+			 int njobs, uint64_t *seq, int *kindp, uint64_t *t1p)
 {
 	struct hl_cs_chunk chunks[3];
 	struct hlthunk_cs_in in;
 	struct hlthunk_cs_out out;
-	uint64_t limit;
-	uint32_t status = 0;
-	int i, n = 0, rc, err;
+	uint64_t t0 = 0, t1 = 0;
+	int i, n = 0, rc, err, kind = 0;
 
 	/* Another rank's failure, known already: nothing is submitted */
 	err = hlcoll_boot_poll_error(&c->boot);
@@ -577,25 +583,72 @@ static int hlcoll_run(struct hlcoll_comm *c, struct hlcoll_job *jobs,
 		chunks[n].cb_handle = jobs[i].cb->va;
 		chunks[n].queue_index = jobs[i].queue;
 		chunks[n].cb_size = jobs[i].cb->len;
+		if (jobs[i].cb != &c->cb[HLCOLL_CB_COPY])
+			kind = 1;
 		n++;
 	}
 	if (!n)
-		return 0;
+		return 1;
 
 	memset(&in, 0, sizeof(in));
 	in.chunks_execute = chunks;
 	in.num_chunks_execute = n;
+	if (c->prof)
+		t0 = hlcoll_now_us();
 	rc = hlthunk_command_submission_timeout(c->fd, &in, &out,
 						c->cfg.timeout_s);
+	if (c->prof)
+		t1 = hlcoll_now_us();
 	if (rc) {
 		hlcoll_warn(c->rank, "command submission: %s", strerror(-rc));
 		return rc;
 	}
+	*seq = out.seq;
+	*kindp = kind;
+	*t1p = t1;
+	if (c->prof)
+		c->prof_submit_us[kind] += t1 - t0;
+	return 0;
+}
 
+static int hlcoll_run(struct hlcoll_comm *c, struct hlcoll_job *jobs,
+		      int njobs)
+{
+	uint64_t seq, t1;
+	int kind, rc;
+
+	rc = hlcoll_submit(c, jobs, njobs, &seq, &kind, &t1);
+	if (rc)
+		return rc < 0 ? rc : 0;
+	return hlcoll_wait(c, seq, kind, t1);
+}
+
+static void hlcoll_stream_release(struct hlcoll_comm *c, uint64_t *seq,
+				  int *nrel);
+
+/*
+ * Wait for CS @seq's fence, looking at the bootstrap every
+ * HLCOLL_WAIT_SLICE_US (see above); a communicator that failed already
+ * (an abort of its own) cancels at once
+ */
+static int hlcoll_wait(struct hlcoll_comm *c, uint64_t seq, int kind,
+		       uint64_t t1)
+{
+	uint64_t limit, rel[3], out_seq = seq;
+	uint32_t status = 0;
+	int i, rc, err = 0, nrel = 0;
+
+	if (c->error && c->pending) {
+		err = c->error;
+		hlcoll_nic_cancel(c);
+		/* First: a CS queued behind a stalled one may hold it back */
+		hlcoll_stream_release(c, rel, &nrel);
+		nrel += hlcoll_chain_release(c, rel + nrel);
+	}
 	/* The jobs time out on their own; the wait only needs to outlast them */
 	limit = hlcoll_now_us() + (c->cfg.timeout_s + 30) * 1000000ull;
 	for (;;) {
-		rc = hlthunk_wait_for_cs(c->fd, out.seq, HLCOLL_WAIT_SLICE_US,
+		rc = hlthunk_wait_for_cs(c->fd, out_seq, HLCOLL_WAIT_SLICE_US,
 					 &status);
 		if (rc || status != HL_WAIT_CS_STATUS_BUSY)
 			break;
@@ -604,8 +657,13 @@ static int hlcoll_run(struct hlcoll_comm *c, struct hlcoll_job *jobs,
 			if (err) {
 				hlcoll_warn(c->rank, "another rank failed (%s): cancelling CS %" PRIu64,
 					    hlcoll_get_error_string(err),
-					    out.seq);
+					    out_seq);
 				hlcoll_nic_cancel(c);
+				if (c->pending)
+					hlcoll_stream_release(c, rel, &nrel);
+				if (c->chain_live || c->pending)
+					nrel += hlcoll_chain_release(c,
+								     rel + nrel);
 			}
 		}
 		if (hlcoll_now_us() > limit) {
@@ -613,8 +671,17 @@ static int hlcoll_run(struct hlcoll_comm *c, struct hlcoll_job *jobs,
 			break;
 		}
 	}
+	/* The releases end right after the chain: their CB must outlive them */
+	for (i = 0; i < nrel; i++)
+		hlthunk_wait_for_cs(c->fd, rel[i],
+				    (c->cfg.timeout_s + 30) * 1000000ull,
+				    &status);
+	if (c->prof) {
+		c->prof_cs[kind]++;
+		c->prof_wait_us[kind] += hlcoll_now_us() - t1;
+	}
 	if (rc)
-		hlcoll_warn(c->rank, "CS %" PRIu64 " failed: %s", out.seq,
+		hlcoll_warn(c->rank, "CS %" PRIu64 " failed: %s", out_seq,
 			    strerror(-rc));
 	return err ? err : rc;
 }
@@ -898,6 +965,418 @@ static int hlcoll_nic_step(struct hlcoll_comm *c, const struct hlcoll_xfer *x,
 	return rc;
 }
 
+/* ------------------------------------------------------------------------
+ * Steps chained on the device
+ *
+ * hlcoll_nic_chain() puts the steps of a collective (a ring pass, or both
+ * of an all-reduce) in one submission: the receive queue's CB holds every
+ * step's receives (and reductions), the send queue's CB every step's sends,
+ * and between two steps each queue adds 1 to the other queue's fence
+ * counter HLCOLL_CHAIN_FENCE (MSG_LONG to HL_QM_FENCE_RDATA) and then
+ * FENCEs on its own (target 1, decrement 1). A queue runs its packets in
+ * order, and a NIC_SEND or NIC_RECV packet ends only when its message has
+ * landed, a REDUCE when its result is written; so step j + 1 starts on
+ * either queue only after both queues finished step j: the barrier the host
+ * made by waiting for step j's CS before it submitted step j + 1, now on
+ * the device. Both queues signal and wait once per boundary, so a chain
+ * that completes leaves both counters at 0.
+ *
+ * A chain that fails leaves counts behind, and a queue whose job failed no
+ * longer signals: the other one would stall in its FENCE until the job's
+ * deadline. So when a rank cancels (another rank's abort or death),
+ * hlcoll_chain_release() adds HLCOLL_CHAIN_RELEASE to both counters from
+ * each queue (whichever is free runs it), and a communicator starts by
+ * draining its queues' counters (hlcoll_nic_chain_reset(): FENCEs of
+ * target 0 and decrement 15), more than a failed chain and its releases
+ * can leave.
+ */
+#define HLCOLL_CHAIN_FENCE	0
+#define HLCOLL_CHAIN_MAX_STEPS	60
+#define HLCOLL_CHAIN_RELEASE	64
+#define HLCOLL_CHAIN_DRAIN	((3 * HLCOLL_CHAIN_RELEASE + \
+				  HLCOLL_CHAIN_MAX_STEPS + 14) / 15 + 1)
+
+static uint32_t hlcoll_pkt_fence_id(uint8_t *buf, uint32_t id,
+				    uint32_t target, uint32_t dec)
+{
+	struct hl_pkt_fence pkt = {
+		.ctl = (uint32_t)HL_PKT_FENCE << HL_PKT_OPCODE_SHIFT,
+		.cfg = HL_PKT_FENCE_CFG(id, target, dec),
+	};
+
+	memcpy(buf, &pkt, sizeof(pkt));
+	return sizeof(pkt);
+}
+
+static uint32_t hlcoll_pkt_fence(uint8_t *buf, uint32_t target, uint32_t dec)
+{
+	return hlcoll_pkt_fence_id(buf, HLCOLL_CHAIN_FENCE, target, dec);
+}
+
+/*
+ * A stream's head and tail (hlcoll_allreduce_enqueue()). The head, on the
+ * receive queue: drain what a failed stream collective left in fence
+ * counter HLCOLL_STREAM_FENCE (target 0, decrement 15), arm the caller's
+ * monitor on its SOB (>= wait_value) with its payload 1 into that
+ * counter, FENCE on it (target 1, decrement 1), then tell the send queue
+ * (its fence counter HLCOLL_CHAIN_FENCE), which FENCEs on that before its
+ * first packet. The tail: the send queue tells the receive queue, which
+ * FENCEs on it and adds 1 to the caller's signal SOB: after every send
+ * and every receive (and reduction) of the collective ended.
+ */
+#define HLCOLL_STREAM_FENCE	1
+#define HLCOLL_STREAM_ROOM	256
+
+static uint32_t hlcoll_pkt_signal(uint8_t *buf, uint32_t queue, uint32_t v);
+
+static uint32_t hlcoll_stream_head(struct hlcoll_comm *c, uint8_t *rbuf,
+				   const struct hlcoll_stream *s)
+{
+	uint8_t *p = rbuf;
+	uint32_t mon = s->wait_mon, sob = s->wait_sob;
+	uint64_t fence = HL_QM_FENCE_RDATA(c->q_recv, HLCOLL_STREAM_FENCE);
+
+	p += hlcoll_pkt_fence_id(p, HLCOLL_STREAM_FENCE, 0, 15);
+	p += hlthunk_pkt_msg_long(p, HL_SM_MON_PAY_ADDRL_ADDR(mon),
+				  (uint32_t)fence);
+	p += hlthunk_pkt_msg_long(p, HL_SM_MON_PAY_ADDRH_ADDR(mon),
+				  (uint32_t)(fence >> 32));
+	p += hlthunk_pkt_msg_long(p, HL_SM_MON_PAY_DATA_ADDR(mon), 1);
+	p += hlthunk_pkt_msg_long(p, HL_SM_MON_ARM_ADDR(mon),
+				  HL_SM_MON_ARM(sob / 8,
+						0xff & ~(1u << (sob % 8)),
+						0, s->wait_value));
+	p += hlcoll_pkt_fence_id(p, HLCOLL_STREAM_FENCE, 1, 1);
+	p += hlthunk_pkt_msg_long(p, HL_QM_FENCE_RDATA(c->q_send,
+						       HLCOLL_CHAIN_FENCE), 1);
+	return (uint32_t)(p - rbuf);
+}
+
+/*
+ * A stream collective blocked in its head (the caller's SOB not reached)
+ * while the communicator fails: from a queue of another pair (the two of
+ * this one are stalled), the monitor's payload re-aimed at nothing (a
+ * late fire is ignored) and the head's counter released. Its sequence is
+ * appended to @seq.
+ */
+static void hlcoll_stream_release(struct hlcoll_comm *c, uint64_t *seq,
+				  int *nrel)
+{
+	struct hlcoll_cb *ccb = &c->cb[HLCOLL_CB_COPY];
+	const struct hlcoll_stream *s = &c->pending_stream;
+	struct hlthunk_cs_in in;
+	struct hlthunk_cs_out out;
+	struct hl_cs_chunk chunk;
+	uint8_t *p;
+	int rc;
+
+	if (!(s->flags & HLCOLL_STREAM_WAIT) || c->num_queues < 4)
+		return;
+	/* The chain release's CB is still read: the second half is free */
+	p = ccb->ptr + HLCOLL_CB_SIZE / 2;
+	p += hlthunk_pkt_msg_long(p, HL_SM_MON_PAY_ADDRL_ADDR(s->wait_mon), 0);
+	p += hlthunk_pkt_msg_long(p, HL_SM_MON_PAY_ADDRH_ADDR(s->wait_mon), 0);
+	p += hlthunk_pkt_msg_long(p, HL_QM_FENCE_RDATA(c->q_recv,
+						       HLCOLL_STREAM_FENCE), 1);
+	/* Both chain queues may now wait on each other: free them too */
+	p += hlcoll_pkt_signal(p, c->q_recv, HLCOLL_CHAIN_RELEASE);
+	p += hlcoll_pkt_signal(p, c->q_send, HLCOLL_CHAIN_RELEASE);
+	memset(&chunk, 0, sizeof(chunk));
+	chunk.cb_handle = ccb->va + HLCOLL_CB_SIZE / 2;
+	chunk.queue_index = (c->q_recv + 2) % c->num_queues;
+	chunk.cb_size = (uint32_t)(p - (ccb->ptr + HLCOLL_CB_SIZE / 2));
+	memset(&in, 0, sizeof(in));
+	in.chunks_execute = &chunk;
+	in.num_chunks_execute = 1;
+	rc = hlthunk_command_submission_timeout(c->fd, &in, &out,
+						c->cfg.timeout_s);
+	if (!rc)
+		seq[(*nrel)++] = out.seq;
+	if (rc)
+		hlcoll_warn(c->rank, "release of the stream head on queue %u: %s",
+			    chunk.queue_index, strerror(-rc));
+}
+
+/* Add @v to @queue's chain fence counter */
+static uint32_t hlcoll_pkt_signal(uint8_t *buf, uint32_t queue, uint32_t v)
+{
+	return hlthunk_pkt_msg_long(buf, HL_QM_FENCE_RDATA(queue,
+							   HLCOLL_CHAIN_FENCE),
+				    v);
+}
+
+/* Both queues' chain fence counters to 0; 0 or -errno */
+int hlcoll_nic_chain_reset(struct hlcoll_comm *c)
+{
+	struct hlcoll_cb *ccb = &c->cb[HLCOLL_CB_COPY];
+	struct hlcoll_job jobs[2] = { { c->q_recv, ccb }, { c->q_send, ccb } };
+	int i;
+
+	ccb->len = 0;
+	for (i = 0; i < HLCOLL_CHAIN_DRAIN; i++)
+		ccb->len += hlcoll_pkt_fence(ccb->ptr + ccb->len, 0, 15);
+	return hlcoll_run(c, jobs, 2);
+}
+
+/*
+ * A chain's queue that waits for the other, failed, one: both counters
+ * get HLCOLL_CHAIN_RELEASE, from a CS on each queue (the failed job's queue
+ * runs its one at once). The CSs' sequence numbers into @seq; how many.
+ */
+static int hlcoll_chain_release(struct hlcoll_comm *c, uint64_t *seq)
+{
+	struct hlcoll_cb *ccb = &c->cb[HLCOLL_CB_COPY];
+	const uint32_t q[2] = { c->q_recv, c->q_send };
+	struct hlthunk_cs_in in;
+	struct hlthunk_cs_out out;
+	struct hl_cs_chunk chunk;
+	int i, n = 0;
+
+	ccb->len = hlcoll_pkt_signal(ccb->ptr, c->q_recv, HLCOLL_CHAIN_RELEASE);
+	ccb->len += hlcoll_pkt_signal(ccb->ptr + ccb->len, c->q_send,
+				      HLCOLL_CHAIN_RELEASE);
+	for (i = 0; i < 2; i++) {
+		memset(&chunk, 0, sizeof(chunk));
+		chunk.cb_handle = ccb->va;
+		chunk.queue_index = q[i];
+		chunk.cb_size = ccb->len;
+		memset(&in, 0, sizeof(in));
+		in.chunks_execute = &chunk;
+		in.num_chunks_execute = 1;
+		if (!hlthunk_command_submission_timeout(c->fd, &in, &out,
+							c->cfg.timeout_s))
+			seq[n++] = out.seq;
+	}
+	return n;
+}
+
+/* Work requests of a step on each queue */
+static void hlcoll_chain_count(const struct hlcoll_comm *c,
+			       const struct hlcoll_xfer *x, int n,
+			       uint32_t *sends, uint32_t *recvs)
+{
+	uint64_t chunk = c->cfg.chunk_bytes;
+	int i;
+
+	*sends = 0;
+	*recvs = 0;
+	for (i = 0; i < n; i++) {
+		if (x[i].send)
+			*sends += (uint32_t)((x[i].bytes + chunk - 1) / chunk);
+		else
+			*recvs += (uint32_t)((x[i].bytes + chunk - 1) / chunk);
+	}
+}
+
+/*
+ * Run @nsteps steps (@x: HLCOLL_CHAIN_XFERS transfers a step, @nx[j] of
+ * them used, none of 0 bytes), after an optional local copy, chained on
+ * the device: as many whole steps per submission as the CBs and the CQ
+ * take (one for anything up to HLCOLL_MAX_BATCH chunks per queue). 1
+ * when a step alone does not fit or a transfer moves one-sided, before
+ * anything ran (the caller runs the steps one by one); else 0 or -errno.
+ */
+static int hlcoll_chain_do(struct hlcoll_comm *c, const struct hlcoll_xfer *x,
+			   const int *nx, int nsteps, enum hlcoll_dtype dtype,
+			   enum hlcoll_redop op, uint64_t copy_src,
+			   uint64_t copy_dst, uint64_t copy_len,
+			   const struct hlcoll_stream *st)
+{
+	const uint32_t cb_room = HLCOLL_CB_SIZE - (st ? HLCOLL_STREAM_ROOM : 0);
+	uint64_t seq, t1;
+	int kind;
+	struct hlcoll_cb *rcb = &c->cb[HLCOLL_CB_RECV];
+	struct hlcoll_cb *scb = &c->cb[HLCOLL_CB_SEND];
+	struct hlcoll_job jobs[2] = { { c->q_recv, rcb }, { c->q_send, scb } };
+	const uint32_t step_room = HLTHUNK_PKT_MSG_LONG_SIZE +
+				   sizeof(struct hl_pkt_fence);
+	const uint32_t recv_room = HLTHUNK_PKT_NIC_RECV_SIZE +
+				   HLTHUNK_PKT_REDUCE_SIZE;
+	uint64_t chunk = c->cfg.chunk_bytes, k, off, len;
+	uint32_t sends, recvs, ns, nr, expected;
+	int i, j, t, w, rc = 0, rc2;
+
+	for (j = 0; j < nsteps; j++) {
+		for (i = 0; i < nx[j]; i++) {
+			t = j * HLCOLL_CHAIN_XFERS + i;
+			if (!c->peers[x[t].peer].conn) {
+				hlcoll_warn(c->rank, "no NIC connection to rank %d",
+					    x[t].peer);
+				return -ENOLINK;
+			}
+			if (hlcoll_nic_one_sided(c, &x[t]))
+				return 1;
+		}
+		hlcoll_chain_count(c, &x[j * HLCOLL_CHAIN_XFERS], nx[j], &ns,
+				   &nr);
+		if (ns > HLCOLL_MAX_BATCH || nr > HLCOLL_MAX_BATCH)
+			return 1;
+	}
+
+	j = 0;
+	while (j < nsteps || copy_len) {
+		rcb->len = 0;
+		scb->len = 0;
+		expected = 0;
+		sends = 0;
+		recvs = 0;
+		c->imm_base = c->wr_id;
+		if (st) {
+			if (st->flags & HLCOLL_STREAM_WAIT) {
+				rcb->len += hlcoll_stream_head(c, rcb->ptr, st);
+				scb->len += hlcoll_pkt_fence(scb->ptr, 1, 1);
+			}
+		}
+		if (copy_len) {
+			scb->len += hlthunk_pkt_lin_dma(scb->ptr + scb->len,
+							copy_src,
+							copy_dst, copy_len);
+			copy_len = 0;
+			w = 1;
+		} else {
+			w = 0;
+		}
+		for (; j < nsteps && w < HLCOLL_CHAIN_MAX_STEPS; j++, w++) {
+			const struct hlcoll_xfer *sx = &x[j * HLCOLL_CHAIN_XFERS];
+
+			hlcoll_chain_count(c, sx, nx[j], &ns, &nr);
+			if (w && (sends + ns > HLCOLL_MAX_BATCH ||
+				  recvs + nr > HLCOLL_MAX_BATCH ||
+				  scb->len + step_room + ns *
+				  HLTHUNK_PKT_NIC_SEND_SIZE > cb_room ||
+				  rcb->len + step_room + nr * recv_room >
+				  cb_room))
+				break;
+			if (w) {
+				/* Step j - 1 done on this queue: tell, wait */
+				scb->len += hlcoll_pkt_signal(scb->ptr + scb->len,
+							      c->q_recv, 1);
+				if (!c->chain_early)
+					scb->len += hlcoll_pkt_fence(scb->ptr +
+								     scb->len,
+								     1, 1);
+				if (!c->chain_early)
+					rcb->len += hlcoll_pkt_signal(rcb->ptr +
+								      rcb->len,
+								      c->q_send,
+								      1);
+				rcb->len += hlcoll_pkt_fence(rcb->ptr + rcb->len,
+							     1, 1);
+			}
+			sends += ns;
+			recvs += nr;
+			for (i = 0; i < nx[j]; i++) {
+				const struct hlcoll_xfer *tx = &sx[i];
+
+				for (off = 0, k = 0; off < tx->bytes;
+				     off += chunk, k++) {
+					len = tx->bytes - off < chunk ?
+					      tx->bytes - off : chunk;
+					if (tx->send)
+						scb->len += hlcoll_nic_put_send(c,
+							scb->ptr + scb->len, tx,
+							false, 0, k, off, len);
+					else
+						rcb->len += hlcoll_nic_put_recv(c,
+							rcb->ptr + rcb->len, tx,
+							false, k, off, len,
+							dtype, op);
+					expected++;
+				}
+			}
+		}
+
+		if (st) {
+			if (j < nsteps) {
+				/* A stream collective is one submission */
+				hlcoll_warn(c->rank, "stream collective: %d steps do not fit one submission",
+					    nsteps);
+				return -EMSGSIZE;
+			}
+			/* Tail: both queues done, then the caller's SOB */
+			scb->len += hlcoll_pkt_signal(scb->ptr + scb->len,
+						      c->q_recv, 1);
+			rcb->len += hlcoll_pkt_fence(rcb->ptr + rcb->len, 1, 1);
+			if (st->flags & HLCOLL_STREAM_SIGNAL)
+				rcb->len += hlthunk_pkt_msg_long(rcb->ptr +
+						rcb->len,
+						HL_SM_SOB_ADDR(st->signal_sob),
+						HL_SM_SOB_INC | 1);
+			rc = hlcoll_submit(c, jobs, 2, &seq, &kind, &t1);
+			if (rc)
+				return rc < 0 ? rc : -EIO;
+			c->pending = true;
+			c->pending_seq = seq;
+			c->pending_expected = expected;
+			c->pending_stream = *st;
+			return 0;
+		}
+		c->chain_live = true;
+		rc = hlcoll_run(c, jobs, 2);
+		c->chain_live = false;
+		rc2 = hlcoll_reap(c, expected, rc != 0);
+		if (rc2 && rc2 != -EIO)
+			rc = rc2;
+		else if (!rc)
+			rc = rc2;
+		if (rc && c->boot.error)
+			rc = c->boot.error;
+		if (rc)
+			break;
+	}
+	return rc;
+}
+
+int hlcoll_nic_chain(struct hlcoll_comm *c, const struct hlcoll_xfer *x,
+		     const int *nx, int nsteps, enum hlcoll_dtype dtype,
+		     enum hlcoll_redop op, uint64_t copy_src,
+		     uint64_t copy_dst, uint64_t copy_len)
+{
+	return hlcoll_chain_do(c, x, nx, nsteps, dtype, op, copy_src,
+			       copy_dst, copy_len, NULL);
+}
+
+/*
+ * The same steps with stream @s's head and tail, in one submission, not
+ * waited for: 0 once submitted (the communicator's pending chain), 1 when
+ * the steps cannot chain (one-sided transfers, a step too large),
+ * -EMSGSIZE when they take more than one submission, or -errno
+ */
+int hlcoll_nic_chain_stream(struct hlcoll_comm *c,
+			    const struct hlcoll_xfer *x, const int *nx,
+			    int nsteps, enum hlcoll_dtype dtype,
+			    enum hlcoll_redop op, uint64_t copy_src,
+			    uint64_t copy_dst, uint64_t copy_len,
+			    const struct hlcoll_stream *s)
+{
+	return hlcoll_chain_do(c, x, nx, nsteps, dtype, op, copy_src,
+			       copy_dst, copy_len, s);
+}
+
+/*
+ * The pending stream chain: wait for its CS (cancelling and releasing on
+ * another rank's failure, or at once when this communicator failed), take
+ * its completions. 0 or -errno; nothing pending: 0.
+ */
+int hlcoll_nic_stream_complete(struct hlcoll_comm *c)
+{
+	int rc, rc2;
+
+	if (!c->pending)
+		return 0;
+	c->imm_base = c->wr_id - c->pending_expected;
+	rc = hlcoll_wait(c, c->pending_seq, 1, hlcoll_now_us());
+	c->pending = false;
+	rc2 = hlcoll_reap(c, c->pending_expected, rc != 0);
+	if (rc2 && rc2 != -EIO)
+		rc = rc2;
+	else if (!rc)
+		rc = rc2;
+	if (rc && c->boot.error)
+		rc = c->boot.error;
+	return rc;
+}
+
 /*
  * dst[i] = src[i] / @n for @count elements on the device (REDUCE
  * HL_REDUCE_OP_DIV_BY(n), on the send queue: a local job, no NIC), in
@@ -994,6 +1473,12 @@ static void hlcoll_nic_fini(struct hlcoll_comm *c)
 	if (c->cq)
 		hlthunk_nic_cq_destroy(c->fd, c->cq);
 	c->cq = 0;
+	for (p = 0; c->prof && p < 2; p++)
+		if (c->prof_cs[p])
+			fprintf(stderr, "hlcoll: rank %d: %" PRIu64 " %s CSs: submit %.1f us, wait %.1f us each\n",
+				c->rank, c->prof_cs[p], p ? "NIC" : "local",
+				(double)c->prof_submit_us[p] / (double)c->prof_cs[p],
+				(double)c->prof_wait_us[p] / (double)c->prof_cs[p]);
 	if (c->chunks_written || c->chunks_sent)
 		hlcoll_info(c->rank, "NIC: %" PRIu64 " chunks written one-sided, %" PRIu64 " sent two-sided",
 			    c->chunks_written, c->chunks_sent);

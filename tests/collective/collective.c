@@ -752,6 +752,43 @@ static void test_allreduce_many_chunks_many_submissions(void **state)
 	run_on(&run, 2);
 }
 
+/*
+ * The ring's steps run chained on the device, one submission per
+ * collective (lib/hlcoll/hlcoll_nic.c): the send queue starts step j + 1
+ * only after the receive queue reduced step j. The planted early start
+ * (HLCOLL_CHAIN_INJECT=early: no FENCE between the steps) sends partial
+ * sums on, and the element check finds them (status 1); with the steps one
+ * submission each (HLCOLL_CHAIN=0) the same injection changes nothing,
+ * which shows that the chained path is the one checked. 8 KiB chunks, 64
+ * per segment: the early sends overtake the reductions.
+ */
+static void test_allreduce_steps_chained_on_device(void **state)
+{
+	static const uint64_t counts[] = { 4 * 64 * 2048 };
+	struct coll_run run = {
+		.coll = C_ALLREDUCE,
+		.counts = counts,
+		.ncounts = 1,
+		.cfg = { .size = sizeof(run.cfg), .chunk_bytes = 8192 },
+	};
+	int n = ndevices >= 4 ? 4 : ndevices;
+
+	(void)state;
+	if (n < 2) {
+		print_message("one device: no NIC: skipped\n");
+		skip();
+	}
+	unsetenv("HLCOLL_CHAIN");
+	unsetenv("HLCOLL_CHAIN_INJECT");
+	assert_int_equal(launch_on(&run, n), 0);
+	setenv("HLCOLL_CHAIN_INJECT", "early", 1);
+	assert_int_equal(launch_on(&run, n), 1);
+	setenv("HLCOLL_CHAIN", "0", 1);
+	assert_int_equal(launch_on(&run, n), 0);
+	unsetenv("HLCOLL_CHAIN");
+	unsetenv("HLCOLL_CHAIN_INJECT");
+}
+
 static void test_allreduce_ring_in_another_order(void **state)
 {
 	static const uint64_t counts[] = { 10007 };
@@ -1828,6 +1865,312 @@ static void test_unmapped_on_one_rank_fails_every_rank(void **state)
 	assert_int_equal(hlcoll_launch(2, rank_efault_one_side, NULL), 0);
 }
 
+/*
+ * Stream-ordered all-reduce (hlcoll_allreduce_enqueue(), issue 35 item 1).
+ * Each rank's collective waits on the device for its SOB W (the caller's
+ * "previous work") and signals SOB S at its tail; the caller's "next work",
+ * a CS on queue 2 (of the pair the test's one communicator does not take),
+ * FENCEs on S and then copies the result to a host buffer; the "previous
+ * work" is a CS on queue 3 that adds 1 to W.
+ */
+enum stream_mode {
+	STREAM_ORDERED,		/* (a) and (b) */
+	STREAM_UNORDERED,	/* (b)'s negative control: no FENCE on S */
+	STREAM_ABORT,		/* (c): rank 1 aborts while all are enqueued */
+};
+
+#define STREAM_COUNT	4096u
+#define STREAM_Q_AFTER	2
+#define STREAM_Q_BEFORE	3
+/*
+ * (c) A head blocked on its SOB is released at once: each sync ends well
+ * before the job timeout (a release that fails shows as the timeout,
+ * 59.7 s of 60 when the releases were submitted in the wrong order)
+ */
+#define STREAM_ABORT_TIMEOUT_S	60
+#define STREAM_PROMPT_S		10.0
+
+/* Submit @len bytes of CB @cb on @queue; the sequence, or 0 */
+static uint64_t stream_submit(int fd, uint32_t queue, uint64_t cb,
+			      uint32_t len)
+{
+	struct hl_cs_chunk chunk;
+	struct hlthunk_cs_in in;
+	struct hlthunk_cs_out out;
+
+	memset(&chunk, 0, sizeof(chunk));
+	chunk.cb_handle = cb;
+	chunk.queue_index = queue;
+	chunk.cb_size = len;
+	memset(&in, 0, sizeof(in));
+	in.chunks_execute = &chunk;
+	in.num_chunks_execute = 1;
+	if (hlthunk_command_submission_timeout(fd, &in, &out, 120))
+		return 0;
+	return out.seq;
+}
+
+static uint32_t stream_status(int fd, uint64_t seq, uint64_t timeout_us)
+{
+	uint32_t status = 0xdead;
+
+	if (hlthunk_wait_for_cs(fd, seq, timeout_us, &status) && !status)
+		status = 0xdead;
+	return status;
+}
+
+/* The device's queues still run work: a copy on each, checked */
+static int stream_device_usable(int fd, struct rank_buf *cb,
+				struct rank_buf *out, struct rank_buf *src)
+{
+	uint32_t q;
+	uint64_t seq;
+
+	for (q = 0; q < 4; q++) {
+		memset(src->host, 0x5a + q, 64);
+		memset(out->host, 0, 64);
+		seq = stream_submit(fd, q, cb->va,
+				    hlthunk_pkt_lin_dma(cb->host, src->va,
+							out->va, 64));
+		if (!seq || stream_status(fd, seq, 60000000) !=
+		    HL_WAIT_CS_STATUS_COMPLETED)
+			return 1;
+		if (memcmp(src->host, out->host, 64))
+			return 1;
+	}
+	return 0;
+}
+
+/* Arm monitor @mon on SOB @sob >= 1, payload 1 into @queue's fence 1; FENCE */
+static uint8_t *stream_wait_sob(uint8_t *p, uint32_t queue, uint32_t mon,
+				uint32_t sob)
+{
+	uint64_t fence = HL_QM_FENCE_RDATA(queue, 1);
+	struct hl_pkt_fence f = {
+		.ctl = (uint32_t)HL_PKT_FENCE << HL_PKT_OPCODE_SHIFT,
+		.cfg = HL_PKT_FENCE_CFG(1, 1, 1),
+	};
+
+	p += hlthunk_pkt_msg_long(p, HL_SM_MON_PAY_ADDRL_ADDR(mon),
+				  (uint32_t)fence);
+	p += hlthunk_pkt_msg_long(p, HL_SM_MON_PAY_ADDRH_ADDR(mon),
+				  (uint32_t)(fence >> 32));
+	p += hlthunk_pkt_msg_long(p, HL_SM_MON_PAY_DATA_ADDR(mon), 1);
+	p += hlthunk_pkt_msg_long(p, HL_SM_MON_ARM_ADDR(mon),
+				  HL_SM_MON_ARM(sob / 8, 0xff & ~(1u << (sob % 8)),
+						0, 1));
+	memcpy(p, &f, sizeof(f));
+	return p + sizeof(f);
+}
+
+static int rank_stream(int rank, int nranks, const struct hlcoll_unique_id *id,
+		       void *arg)
+{
+	const enum stream_mode mode = *(const enum stream_mode *)arg;
+	struct hlthunk_sync_manager_info sm;
+	struct hlcoll_comm *comm = NULL;
+	struct hlcoll_config cfg;
+	struct hlcoll_stream st;
+	struct rank_buf snd, rcv, out, cbb, cba, cbs;
+	uint64_t seq = 0, after = 0, bytes = STREAM_COUNT * 4;
+	uint32_t sob_w, sob_s, mon_w, mon_a, i, want, bad = 0, len;
+	uint8_t *p;
+	int fd, rc;
+
+	memset(&snd, 0, sizeof(snd));
+	memset(&rcv, 0, sizeof(rcv));
+	memset(&out, 0, sizeof(out));
+	memset(&cbb, 0, sizeof(cbb));
+	memset(&cba, 0, sizeof(cba));
+	memset(&cbs, 0, sizeof(cbs));
+	fd = hlthunk_open_by_module_id(module_ids[rank]);
+	if (fd < 0)
+		return 10;
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.size = sizeof(cfg);
+	cfg.timeout_s = STREAM_ABORT_TIMEOUT_S;
+	rc = hlcoll_comm_init_rank(&comm, nranks, id, rank, fd, &cfg);
+	if (rc) {
+		rc = 11;
+		goto out;
+	}
+	if (hlthunk_get_sync_manager_info(fd, 0, &sm)) {
+		rc = 12;
+		goto out;
+	}
+	sob_w = sm.first_available_sync_object;
+	sob_s = sob_w + 1;
+	mon_w = sm.first_available_monitor;
+	mon_a = mon_w + 1;
+	if (buf_alloc(fd, true, bytes, &snd) || buf_alloc(fd, true, bytes, &rcv) ||
+	    buf_alloc(fd, true, bytes, &out) || buf_alloc(fd, true, PAGE, &cbb) ||
+	    buf_alloc(fd, true, PAGE, &cba) || buf_alloc(fd, true, PAGE, &cbs)) {
+		rc = 13;
+		goto out;
+	}
+	for (i = 0; i < STREAM_COUNT; i++)
+		((int32_t *)snd.host)[i] = (int32_t)(rank * 1000 + i);
+	memset(rcv.host, 0xab, bytes);	/* stale: what an early copy sees */
+	memset(out.host, 0, bytes);
+
+	memset(&st, 0, sizeof(st));
+	st.flags = HLCOLL_STREAM_WAIT | HLCOLL_STREAM_SIGNAL;
+	st.wait_sob = sob_w;
+	st.wait_value = 1;
+	st.wait_mon = mon_w;
+	st.signal_sob = sob_s;
+	rc = hlcoll_allreduce_enqueue(comm, snd.va, rcv.va, STREAM_COUNT,
+				      HLCOLL_INT32, HLCOLL_SUM, &st, &seq);
+	if (rc) {
+		fprintf(stderr, "rank %d: enqueue: %d\n", rank, rc);
+		rc = 14;
+		goto out;
+	}
+	/* (a) Enqueued, not done: its head waits for SOB W */
+	if (stream_status(fd, seq, 0) != HL_WAIT_CS_STATUS_BUSY) {
+		fprintf(stderr, "rank %d: CS %" PRIu64 " not busy after enqueue\n",
+			rank, seq);
+		rc = 15;
+		goto out;
+	}
+
+	if (mode == STREAM_ABORT) {
+		usleep(300000);
+		if (rank == 1) {
+			hlcoll_comm_abort(comm);
+			comm = NULL;
+		} else {
+			double t0 = hltests_now_s();
+
+			rc = hlcoll_stream_sync(comm);
+			/* Promptly: not at the job timeout */
+			if (hltests_now_s() - t0 > STREAM_PROMPT_S) {
+				fprintf(stderr, "rank %d: sync took %.1f s\n",
+					rank, hltests_now_s() - t0);
+				rc = 23;
+				goto out;
+			}
+			if (rc != -ECONNABORTED) {
+				fprintf(stderr, "rank %d: sync after the abort: %d\n",
+					rank, rc);
+				rc = 16;
+				goto out;
+			}
+		}
+		rc = 0;
+		/* The collective's CS ended, and the device runs work */
+		if (stream_status(fd, seq, 60000000) ==
+		    HL_WAIT_CS_STATUS_BUSY) {
+			rc = 17;
+			goto out;
+		}
+		if (stream_device_usable(fd, &cbb, &out, &snd)) {
+			fprintf(stderr, "rank %d: device not usable after the abort\n",
+				rank);
+			rc = 18;
+		}
+		goto out;
+	}
+
+	/* (b) The next work: FENCE on S (unless the control), then copy */
+	p = cba.host;
+	if (mode == STREAM_ORDERED)
+		p = stream_wait_sob(p, STREAM_Q_AFTER, mon_a, sob_s);
+	p += hlthunk_pkt_lin_dma(p, rcv.va, out.va, bytes);
+	len = (uint32_t)(p - (uint8_t *)cba.host);
+	after = stream_submit(fd, STREAM_Q_AFTER, cba.va, len);
+	if (!after) {
+		rc = 19;
+		goto out;
+	}
+	usleep(300000);
+	if (stream_status(fd, seq, 0) != HL_WAIT_CS_STATUS_BUSY) {
+		rc = 15;
+		goto out;
+	}
+	/* The previous work signals W: the collective runs */
+	len = hlthunk_pkt_msg_long(cbs.host, HL_SM_SOB_ADDR(sob_w),
+				   HL_SM_SOB_INC | 1);
+	if (!stream_submit(fd, STREAM_Q_BEFORE, cbs.va, len)) {
+		rc = 19;
+		goto out;
+	}
+	rc = hlcoll_stream_sync(comm);
+	if (rc) {
+		fprintf(stderr, "rank %d: sync: %d\n", rank, rc);
+		rc = 20;
+		goto out;
+	}
+	if (stream_status(fd, after, 60000000) != HL_WAIT_CS_STATUS_COMPLETED) {
+		rc = 21;
+		goto out;
+	}
+	for (i = 0; i < STREAM_COUNT; i++) {
+		want = (uint32_t)(1000 * nranks * (nranks - 1) / 2 + nranks * i);
+		if ((uint32_t)((int32_t *)rcv.host)[i] != want) {
+			fprintf(stderr, "rank %d: element %u: %d, want %u\n",
+				rank, i, ((int32_t *)rcv.host)[i], want);
+			rc = 22;	/* the collective itself is wrong */
+			goto out;
+		}
+		if ((uint32_t)((int32_t *)out.host)[i] != want)
+			bad++;
+	}
+	if (bad)
+		fprintf(stderr, "rank %d: the next work saw %u stale elements of %u\n",
+			rank, bad, STREAM_COUNT);
+	rc = bad ? 30 : 0;
+out:
+	hlcoll_comm_destroy(comm);
+	buf_free(fd, &snd);
+	buf_free(fd, &rcv);
+	buf_free(fd, &out);
+	buf_free(fd, &cbb);
+	buf_free(fd, &cba);
+	buf_free(fd, &cbs);
+	hlthunk_close(fd);
+	return rc;
+}
+
+/*
+ * (a) the enqueue returns while the collective waits for the caller's SOB
+ * (its CS busy) and it completes bit-exact once signalled; (b) the
+ * caller's next CS, FENCEd on the tail SOB, copies the reduced values:
+ * without the FENCE (the negative control) it copies stale ones (each
+ * rank returns 30)
+ */
+static void test_allreduce_stream_ordered(void **state)
+{
+	enum stream_mode mode = STREAM_ORDERED;
+
+	(void)state;
+	if (ndevices < 4) {
+		print_message("needs 4 devices: skipped\n");
+		skip();
+	}
+	assert_int_equal(hlcoll_launch(4, rank_stream, &mode), 0);
+	mode = STREAM_UNORDERED;
+	assert_int_equal(hlcoll_launch(4, rank_stream, &mode), 30);
+}
+
+/*
+ * (c) rank 1 aborts while every rank's collective is enqueued (its head
+ * waiting for a SOB nobody signals): every other rank's sync ends with
+ * -ECONNABORTED within STREAM_PROMPT_S (not at the job timeout), and every rank's
+ * device then runs a copy on each queue
+ */
+static void test_allreduce_stream_abort_while_enqueued(void **state)
+{
+	enum stream_mode mode = STREAM_ABORT;
+
+	(void)state;
+	if (ndevices < 4) {
+		print_message("needs 4 devices: skipped\n");
+		skip();
+	}
+	assert_int_equal(hlcoll_launch(4, rank_stream, &mode), 0);
+}
+
 const struct CMUnitTest collective_tests[] = {
 	cmocka_unit_test(test_bad_arguments_refused),
 	cmocka_unit_test(test_int32_avg_on_a_split_of_3),
@@ -1860,6 +2203,9 @@ const struct CMUnitTest collective_tests[] = {
 	cmocka_unit_test(test_reduce_scatter_every_type_and_op),
 	cmocka_unit_test(test_reduce_every_type_and_op),
 	cmocka_unit_test(test_allreduce_many_chunks_many_submissions),
+	cmocka_unit_test(test_allreduce_steps_chained_on_device),
+	cmocka_unit_test(test_allreduce_stream_ordered),
+	cmocka_unit_test(test_allreduce_stream_abort_while_enqueued),
 	cmocka_unit_test(test_allreduce_ring_in_another_order),
 	cmocka_unit_test(test_allreduce_host_memory_buffers),
 	cmocka_unit_test(test_one_sided_writes_used_and_checked),
