@@ -442,7 +442,9 @@ struct hlcoll_stream {
 	uint32_t reserved[3];
 };
 
+/** hlcoll_stream.flags: the collective starts once wait_sob reaches wait_value */
 #define HLCOLL_STREAM_WAIT	(1u << 0)
+/** hlcoll_stream.flags: the collective adds 1 to signal_sob once it is done */
 #define HLCOLL_STREAM_SIGNAL	(1u << 1)
 
 /**

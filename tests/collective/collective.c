@@ -771,7 +771,7 @@ static void test_allreduce_steps_chained_on_device(void **state)
 		.ncounts = 1,
 		.cfg = { .size = sizeof(run.cfg), .chunk_bytes = 8192 },
 	};
-	int n = ndevices >= 4 ? 4 : ndevices;
+	int n = ndevices >= 4 ? 4 : ndevices, rc, rc0;
 
 	(void)state;
 	if (n < 2) {
@@ -781,12 +781,23 @@ static void test_allreduce_steps_chained_on_device(void **state)
 	unsetenv("HLCOLL_CHAIN");
 	unsetenv("HLCOLL_CHAIN_INJECT");
 	assert_int_equal(launch_on(&run, n), 0);
+	/*
+	 * The planted early start overtakes a reduction only when a pass has
+	 * more than one step: 2 ranks have one; make check's 4-device run
+	 * has the control
+	 */
+	if (n < 4) {
+		print_message("%d ranks: the planted early start needs 4\n", n);
+		return;
+	}
 	setenv("HLCOLL_CHAIN_INJECT", "early", 1);
-	assert_int_equal(launch_on(&run, n), 1);
+	rc = launch_on(&run, n);
 	setenv("HLCOLL_CHAIN", "0", 1);
-	assert_int_equal(launch_on(&run, n), 0);
+	rc0 = launch_on(&run, n);
 	unsetenv("HLCOLL_CHAIN");
 	unsetenv("HLCOLL_CHAIN_INJECT");
+	assert_int_equal(rc, 1);
+	assert_int_equal(rc0, 0);
 }
 
 static void test_allreduce_ring_in_another_order(void **state)

@@ -269,8 +269,9 @@ void op_info_unsup(struct worker *w)
 
 /*
  * HL_IOCTL_DEBUG: upstream's CoreSight ops; the device has none of the
- * blocks, so no call succeeds: a valid op is -EOPNOTSUPP, an op above
- * SET_MODE or a ctx_id -EINVAL (and the control node refuses it).
+ * blocks, so no such call succeeds: a valid op is -EOPNOTSUPP, an op above
+ * SET_MODE or a ctx_id -EINVAL (and the control node refuses it). SET_MODE
+ * alone is served (the debug mode, as upstream's): it may succeed.
  */
 void op_debug(struct worker *w)
 {
@@ -288,6 +289,7 @@ void op_debug(struct worker *w)
 	params.event_types_num = rnd(&w->r, HL_DEBUG_MAX_AUX_VALUES + 2);
 	a.op = chance(&w->r, 85) ? rnd(&w->r, HL_DEBUG_OP_SET_MODE + 1) :
 	       (uint32_t)interesting(&w->r);
+	c.must_fail = a.op != HL_DEBUG_OP_SET_MODE;
 	a.input_ptr = chance(&w->r, 80) ? (uintptr_t)&params :
 		      (uintptr_t)interesting(&w->r);
 	a.input_size = chance(&w->r, 80) ? sizeof(params) :
