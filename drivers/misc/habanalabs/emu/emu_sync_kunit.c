@@ -37,6 +37,8 @@ static int hl_emu_sync_test_init(struct kunit *test)
 	hdev = hl_device_kunit_alloc(test, &t->emu);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(hdev));
 	t->emu.hdev = hdev;
+	/* The sync manager has a fence block per queue: asic=emu's queues */
+	t->emu.num_queues = HL_EMU_NUM_QUEUES;
 	KUNIT_ASSERT_EQ(test, hl_emu_sync_alloc(&t->emu), 0);
 	test->priv = t;
 	return 0;
