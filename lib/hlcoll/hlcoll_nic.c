@@ -744,6 +744,22 @@ static int hlcoll_reap(struct hlcoll_comm *c, uint32_t expected, bool failed)
 }
 
 /*
+ * A submission's result @rc and its completions' @rc2 as one: the NIC's
+ * reason is more telling than the CS's -EIO, and another rank's failure,
+ * when it caused ours, more so
+ */
+static int hlcoll_step_result(struct hlcoll_comm *c, int rc, int rc2)
+{
+	if (rc2 && rc2 != -EIO)
+		rc = rc2;
+	else if (!rc)
+		rc = rc2;
+	if (rc && c->boot.error)
+		rc = c->boot.error;
+	return rc;
+}
+
+/*
  * Whether transfer @t moves one-sided: both ends decide alike from what
  * both know (the agreed mode, @reduce, the peer's rkey)
  */
@@ -929,15 +945,8 @@ static int hlcoll_nic_step(struct hlcoll_comm *c, const struct hlcoll_xfer *x,
 		}
 
 		rc = hlcoll_run(c, jobs, 3);
-		rc2 = hlcoll_reap(c, expected, rc != 0);
-		/* The NIC's reason is more telling than the CS's -EIO */
-		if (rc2 && rc2 != -EIO)
-			rc = rc2;
-		else if (!rc)
-			rc = rc2;
-		/* Another rank's failure, when it caused ours, more so */
-		if (rc && c->boot.error)
-			rc = c->boot.error;
+		rc = hlcoll_step_result(c, rc,
+					hlcoll_reap(c, expected, rc != 0));
 		if (rc)
 			break;
 	}
@@ -1194,7 +1203,7 @@ static int hlcoll_chain_do(struct hlcoll_comm *c, const struct hlcoll_xfer *x,
 				   HLTHUNK_PKT_REDUCE_SIZE;
 	uint64_t chunk = c->cfg.chunk_bytes, k, off, len;
 	uint32_t sends, recvs, ns, nr, expected;
-	int i, j, t, w, rc = 0, rc2;
+	int i, j, t, w, rc = 0;
 
 	for (j = 0; j < nsteps; j++) {
 		for (i = 0; i < nx[j]; i++) {
@@ -1314,13 +1323,8 @@ static int hlcoll_chain_do(struct hlcoll_comm *c, const struct hlcoll_xfer *x,
 		c->chain_live = true;
 		rc = hlcoll_run(c, jobs, 2);
 		c->chain_live = false;
-		rc2 = hlcoll_reap(c, expected, rc != 0);
-		if (rc2 && rc2 != -EIO)
-			rc = rc2;
-		else if (!rc)
-			rc = rc2;
-		if (rc && c->boot.error)
-			rc = c->boot.error;
+		rc = hlcoll_step_result(c, rc,
+					hlcoll_reap(c, expected, rc != 0));
 		if (rc)
 			break;
 	}
