@@ -1003,9 +1003,12 @@ static void test_comm_split_colour_and_key(void **state)
 
 /*
  * Failures reach every rank promptly, far below the job timeout (30 s by
- * default): within PROMPT_S of the event, whatever the transport
+ * default): within PROMPT_S of the event, whatever the transport. A fifth
+ * of the job timeout: on the debug kernel (KASAN, lockdep) of a loaded
+ * 2-core machine, 4 ranks saw an abort 2.4-3.3 s after it (0.1-0.3 s on the
+ * stock kernel) and failed the 3 s bound this was.
  */
-#define PROMPT_S	3.0
+#define PROMPT_S	6.0
 
 /*
  * Keep a failed communicator until @until (hltests_now_s()): a rank that
