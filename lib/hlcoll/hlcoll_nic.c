@@ -1345,12 +1345,9 @@ static int hlcoll_chain_do(struct hlcoll_comm *c, const struct hlcoll_xfer *x,
 		}
 
 		if (st) {
-			if (j < nsteps) {
-				/* A stream collective is one submission */
-				hlcoll_warn(c->rank, "stream collective: %d steps do not fit one submission",
-					    nsteps);
+			/* A stream collective is one submission */
+			if (j < nsteps)
 				return -EMSGSIZE;
-			}
 			/* Tail: both queues done, then the caller's SOB */
 			scb->len += hlcoll_pkt_signal(scb->ptr + scb->len,
 						      c->q_recv, 1);
