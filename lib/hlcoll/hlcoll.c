@@ -333,8 +333,9 @@ static int hlcoll_comm_local(struct hlcoll_comm *c)
 	/* HLCOLL_CHAIN=0: every step its own submission (comparisons) */
 	c->chain_off = getenv("HLCOLL_CHAIN") &&
 		       !strcmp(getenv("HLCOLL_CHAIN"), "0");
-	c->chain_early = getenv("HLCOLL_CHAIN_INJECT") &&
-			 !strcmp(getenv("HLCOLL_CHAIN_INJECT"), "early");
+	/* The tests' planted bug: only a program that defines the symbol */
+	c->chain_early = &hlcoll_test_chain_inject &&
+			 hlcoll_test_chain_inject == HLCOLL_TEST_CHAIN_EARLY;
 	/* What a failed chain of another communicator left (hlcoll_nic.c) */
 	rc = hlcoll_nic_chain_reset(c);
 	if (rc)
@@ -837,14 +838,15 @@ static int hlcoll_check_stream(const struct hlcoll_stream *s)
 	return 0;
 }
 
-int hlcoll_allreduce_enqueue(struct hlcoll_comm *c, uint64_t sendbuf,
-			     uint64_t recvbuf, uint64_t count,
-			     enum hlcoll_dtype dtype, enum hlcoll_redop op,
-			     const struct hlcoll_stream *stream, uint64_t *seq)
+/*
+ * hlcoll_allreduce()'s and hlcoll_allreduce_enqueue()'s argument checks,
+ * before anything moves (the buffers' mapping with one local job when
+ * @count is not 0): 0 or -errno
+ */
+static int hlcoll_allreduce_check(struct hlcoll_comm *c, uint64_t sendbuf,
+				  uint64_t recvbuf, uint64_t count,
+				  enum hlcoll_dtype dtype, enum hlcoll_redop op)
 {
-	struct hlcoll_xfer x[2 * HLCOLL_CHAIN_XFERS * HLCOLL_MAX_RANKS];
-	int nx[2 * HLCOLL_MAX_RANKS], ns;
-	static const struct hlcoll_stream none;
 	uint64_t bytes;
 	int rc;
 
@@ -855,22 +857,38 @@ int hlcoll_allreduce_enqueue(struct hlcoll_comm *c, uint64_t sendbuf,
 		rc = hlcoll_check_buf(sendbuf, count, 1, dtype);
 	if (!rc)
 		rc = hlcoll_check_buf(recvbuf, count, 1, dtype);
-	if (!rc)
-		rc = hlcoll_check_stream(stream);
-	if (!rc && !count)
-		rc = -EINVAL;
 	if (rc)
 		return rc;
-	if (c->nranks == 1 || op == HLCOLL_AVG || c->ops != &hlcoll_nic_ops ||
-	    c->chain_off)
-		return -EOPNOTSUPP;
 	bytes = count * hlcoll_dtype_size(dtype);
 	if (sendbuf != recvbuf && hlcoll_overlap(sendbuf, bytes, recvbuf, bytes))
 		return -EINVAL;
-	/* The mapping probe: a host-side check, before the submission */
-	rc = hlcoll_check_mapped(c, dtype, sendbuf, bytes, recvbuf, bytes);
-	if (rc)
-		return rc;
+	return count ? hlcoll_check_mapped(c, dtype, sendbuf, bytes, recvbuf,
+					   bytes) : 0;
+}
+
+/* Whether an all-reduce can be one chain on the device (after the checks) */
+static bool hlcoll_allreduce_chains(const struct hlcoll_comm *c,
+				    enum hlcoll_redop op)
+{
+	return c->nranks > 1 && op != HLCOLL_AVG && c->ops == &hlcoll_nic_ops &&
+	       !c->chain_off;
+}
+
+/*
+ * The copy, the reduce-scatter pass and the all-gather pass as one chain,
+ * submitted with @stream's head and tail and left pending (the checks
+ * done): 0; 1 when it cannot chain, or -EMSGSIZE when it takes more than
+ * one submission, before anything ran; else -errno (sticky)
+ */
+static int hlcoll_allreduce_submit(struct hlcoll_comm *c, uint64_t sendbuf,
+				   uint64_t recvbuf, uint64_t count,
+				   enum hlcoll_dtype dtype,
+				   enum hlcoll_redop op,
+				   const struct hlcoll_stream *stream)
+{
+	struct hlcoll_xfer x[2 * HLCOLL_CHAIN_XFERS * HLCOLL_MAX_RANKS];
+	int nx[2 * HLCOLL_MAX_RANKS], ns, rc;
+	uint64_t bytes = count * hlcoll_dtype_size(dtype);
 
 	ns = hlcoll_ring_steps(c, recvbuf, count, 0, c->rank, true, dtype, x,
 			       nx);
@@ -878,16 +896,40 @@ int hlcoll_allreduce_enqueue(struct hlcoll_comm *c, uint64_t sendbuf,
 				dtype, &x[2 * ns], &nx[ns]);
 	rc = hlcoll_nic_chain_stream(c, x, nx, ns, dtype, op, sendbuf,
 				     recvbuf, sendbuf != recvbuf ? bytes : 0,
+				     stream);
+	if (rc == 1 || rc == -EMSGSIZE || !rc)
+		return rc;
+	return hlcoll_step_failed(c, rc);
+}
+
+int hlcoll_allreduce_enqueue(struct hlcoll_comm *c, uint64_t sendbuf,
+			     uint64_t recvbuf, uint64_t count,
+			     enum hlcoll_dtype dtype, enum hlcoll_redop op,
+			     const struct hlcoll_stream *stream, uint64_t *seq)
+{
+	static const struct hlcoll_stream none;
+	int rc;
+
+	rc = c ? hlcoll_check_stream(stream) : -EINVAL;
+	if (!rc && !count)
+		rc = -EINVAL;
+	if (!rc)
+		rc = hlcoll_allreduce_check(c, sendbuf, recvbuf, count, dtype,
+					    op);
+	if (rc)
+		return rc;
+	if (!hlcoll_allreduce_chains(c, op))
+		return -EOPNOTSUPP;
+	rc = hlcoll_allreduce_submit(c, sendbuf, recvbuf, count, dtype, op,
 				     stream ? stream : &none);
 	if (rc == 1)
 		return -EOPNOTSUPP;
 	if (rc == -EMSGSIZE)
-		return rc;
-	if (rc)
-		return hlcoll_step_failed(c, rc);
-	if (seq)
+		hlcoll_warn(c->rank, "stream all-reduce of %" PRIu64 " elements: more than one submission",
+			    count);
+	if (!rc && seq)
 		*seq = c->pending_seq;
-	return 0;
+	return rc;
 }
 
 int hlcoll_stream_sync(struct hlcoll_comm *c)
@@ -899,38 +941,41 @@ int hlcoll_stream_sync(struct hlcoll_comm *c)
 	return hlcoll_step_failed(c, hlcoll_nic_stream_complete(c));
 }
 
+/*
+ * hlcoll_allreduce_enqueue() with no ordering points and
+ * hlcoll_stream_sync(), on the same checks; what cannot be one chain
+ * (one rank, an average, the hosts transport, one-sided transfers,
+ * HLCOLL_CHAIN=0, more than one submission) runs here on the host's pace
+ */
 int hlcoll_allreduce(struct hlcoll_comm *c, uint64_t sendbuf,
 		     uint64_t recvbuf, uint64_t count, enum hlcoll_dtype dtype,
 		     enum hlcoll_redop op)
 {
+	static const struct hlcoll_stream none;
 	struct hlcoll_xfer x[2 * HLCOLL_CHAIN_XFERS * HLCOLL_MAX_RANKS];
 	int nx[2 * HLCOLL_MAX_RANKS], ns;
 	uint64_t bytes, len, first;
 	int rc;
 
-	rc = hlcoll_check_comm(c);
-	if (!rc)
-		rc = hlcoll_check_op(dtype, op);
-	if (!rc)
-		rc = hlcoll_check_buf(sendbuf, count, 1, dtype);
-	if (!rc)
-		rc = hlcoll_check_buf(recvbuf, count, 1, dtype);
-	bytes = count * hlcoll_dtype_size(dtype);
-	if (!rc && sendbuf != recvbuf &&
-	    hlcoll_overlap(sendbuf, bytes, recvbuf, bytes))
-		rc = -EINVAL;
-	if (!rc && count)
-		rc = hlcoll_check_mapped(c, dtype, sendbuf, bytes, recvbuf,
-					 bytes);
+	rc = hlcoll_allreduce_check(c, sendbuf, recvbuf, count, dtype, op);
 	if (rc || !count)
 		return rc;
+	if (hlcoll_allreduce_chains(c, op)) {
+		rc = hlcoll_allreduce_submit(c, sendbuf, recvbuf, count, dtype,
+					     op, &none);
+		if (!rc)
+			return hlcoll_stream_sync(c);
+		if (rc != 1 && rc != -EMSGSIZE)
+			return rc;
+	}
 
+	bytes = count * hlcoll_dtype_size(dtype);
 	if (c->nranks == 1 && op == HLCOLL_AVG)
 		return hlcoll_finish(c, op, sendbuf, recvbuf, count, dtype);
 	if (c->nranks > 1 && op != HLCOLL_AVG && c->ops == &hlcoll_nic_ops) {
 		/*
-		 * The copy, the reduce-scatter pass and the all-gather pass
-		 * in one submission (an average divides between the passes)
+		 * The three in as many submissions as they take (or one
+		 * step each: HLCOLL_CHAIN=0, one-sided transfers)
 		 */
 		ns = hlcoll_ring_steps(c, recvbuf, count, 0, c->rank, true,
 				       dtype, x, nx);

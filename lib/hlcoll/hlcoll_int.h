@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "hlcoll.h"
+#include "hlcoll_test.h"
 #include "hlthunk.h"
 
 /* ------------------------------------------------------------------------
@@ -261,8 +262,8 @@ struct hlcoll_comm {
 	bool prof;
 	/*
 	 * A chain's CS is in flight (hlcoll_nic_chain()); HLCOLL_CHAIN=0;
-	 * a planted bug for the tests (HLCOLL_CHAIN_INJECT=early: the send
-	 * queue does not wait for the previous step's receives)
+	 * a planted bug for the tests (hlcoll_test.h: the
+	 * send queue does not wait for the previous step's receives)
 	 */
 	bool chain_live, chain_off, chain_early;
 	/*
@@ -285,6 +286,9 @@ struct hlcoll_comm {
 	int group_error;
 	struct hlcoll_comm *group_next;
 };
+
+/* Test-only hooks (hlcoll_test.h): weak, the library defines none */
+extern int hlcoll_test_chain_inject __attribute__((weak));
 
 /*
  * Steps chained on the device in one submission (hlcoll_nic.c): at most

@@ -812,14 +812,24 @@ static uint32_t hlcoll_nic_put_send(struct hlcoll_comm *c, uint8_t *cb,
 }
 
 /*
+ * The test-only planted bug's hold (hlcoll_test_chain_inject): the receive
+ * queue's fence counter that the send queue releases
+ */
+#define HLCOLL_INJECT_FENCE	2
+
+static uint32_t hlcoll_pkt_fence_id(uint8_t *buf, uint32_t id,
+				    uint32_t target, uint32_t dec);
+
+/*
  * The receive packets of chunk @k (@off, @len) of transfer @t; one-sided,
- * the pair's chunk seq_rx + @k
+ * the pair's chunk seq_rx + @k. @hold: the reduction first waits for
+ * HLCOLL_INJECT_FENCE (the tests' planted bug only)
  */
 static uint32_t hlcoll_nic_put_recv(struct hlcoll_comm *c, uint8_t *cb,
 				    const struct hlcoll_xfer *t, bool ow,
 				    uint64_t k, uint64_t off, uint64_t len,
 				    enum hlcoll_dtype dtype,
-				    enum hlcoll_redop op)
+				    enum hlcoll_redop op, bool hold)
 {
 	uint64_t chunk = c->cfg.chunk_bytes, esize = hlcoll_dtype_size(dtype);
 	uint32_t conn = c->peers[t->peer].conn, n;
@@ -832,6 +842,8 @@ static uint32_t hlcoll_nic_put_recv(struct hlcoll_comm *c, uint8_t *cb,
 	c->imm_want[c->wr_id - c->imm_base - 1] = ow ? HLCOLL_IMM(k) : 0;
 	/* One-sided: the WRITE_IMM completes a receive of no byte */
 	n = hlthunk_pkt_nic_recv(cb, conn, from, ow ? 0 : len, c->wr_id);
+	if (t->reduce && hold)
+		n += hlcoll_pkt_fence_id(cb + n, HLCOLL_INJECT_FENCE, 1, 1);
 	if (t->reduce)
 		n += hlthunk_pkt_reduce(cb + n, from, t->va + off,
 					(uint32_t)(len / esize),
@@ -938,7 +950,8 @@ static int hlcoll_nic_step(struct hlcoll_comm *c, const struct hlcoll_xfer *x,
 				} else {
 					rcb->len += hlcoll_nic_put_recv(c, rcb->ptr + rcb->len,
 									t, ow[i], k, off,
-									len, dtype, op);
+									len, dtype, op,
+									false);
 					expected++;
 				}
 			}
@@ -1106,6 +1119,14 @@ static void hlcoll_stream_release(struct hlcoll_comm *c, uint64_t *seq,
 			    chunk.queue_index, strerror(-rc));
 }
 
+/* The planted bug's release of the receive queue's hold */
+static uint32_t hlcoll_pkt_unhold(const struct hlcoll_comm *c, uint8_t *buf)
+{
+	return hlthunk_pkt_msg_long(buf, HL_QM_FENCE_RDATA(c->q_recv,
+							   HLCOLL_INJECT_FENCE),
+				    1);
+}
+
 /* Add @v to @queue's chain fence counter */
 static uint32_t hlcoll_pkt_signal(uint8_t *buf, uint32_t queue, uint32_t v)
 {
@@ -1191,7 +1212,9 @@ static int hlcoll_chain_do(struct hlcoll_comm *c, const struct hlcoll_xfer *x,
 			   uint64_t copy_dst, uint64_t copy_len,
 			   const struct hlcoll_stream *st)
 {
-	const uint32_t cb_room = HLCOLL_CB_SIZE - (st ? HLCOLL_STREAM_ROOM : 0);
+	/* Room for a stream's head and tail, the planted bug's hold */
+	const uint32_t cb_room = HLCOLL_CB_SIZE - (st ? HLCOLL_STREAM_ROOM : 0) -
+				 (c->chain_early ? 64 : 0);
 	uint64_t seq, t1;
 	int kind;
 	struct hlcoll_cb *rcb = &c->cb[HLCOLL_CB_RECV];
@@ -1204,7 +1227,14 @@ static int hlcoll_chain_do(struct hlcoll_comm *c, const struct hlcoll_xfer *x,
 	uint64_t chunk = c->cfg.chunk_bytes, k, off, len;
 	uint32_t sends, recvs, ns, nr, expected;
 	int i, j, t, w, rc = 0;
+	/*
+	 * The tests' planted bug (hlcoll_test_chain_inject): on rank 0, the
+	 * last reduction of step 0 waits until step 1's sends went (held)
+	 */
+	bool hold = false, held = false, h;
 
+	for (i = 0; c->chain_early && !c->rank && nsteps > 1 && i < nx[0]; i++)
+		hold |= !x[i].send && x[i].reduce;
 	for (j = 0; j < nsteps; j++) {
 		for (i = 0; i < nx[j]; i++) {
 			t = j * HLCOLL_CHAIN_XFERS + i;
@@ -1236,6 +1266,10 @@ static int hlcoll_chain_do(struct hlcoll_comm *c, const struct hlcoll_xfer *x,
 				scb->len += hlcoll_pkt_fence(scb->ptr, 1, 1);
 			}
 		}
+		if (hold && !j)
+			rcb->len += hlcoll_pkt_fence_id(rcb->ptr + rcb->len,
+							HLCOLL_INJECT_FENCE,
+							0, 15);
 		if (copy_len) {
 			scb->len += hlthunk_pkt_lin_dma(scb->ptr + scb->len,
 							copy_src,
@@ -1281,6 +1315,10 @@ static int hlcoll_chain_do(struct hlcoll_comm *c, const struct hlcoll_xfer *x,
 				     off += chunk, k++) {
 					len = tx->bytes - off < chunk ?
 					      tx->bytes - off : chunk;
+					/* Step 0's last reduced chunk */
+					h = hold && !j && !held && !tx->send &&
+					    tx->reduce && off + len == tx->bytes;
+					held |= h;
 					if (tx->send)
 						scb->len += hlcoll_nic_put_send(c,
 							scb->ptr + scb->len, tx,
@@ -1289,19 +1327,27 @@ static int hlcoll_chain_do(struct hlcoll_comm *c, const struct hlcoll_xfer *x,
 						rcb->len += hlcoll_nic_put_recv(c,
 							rcb->ptr + rcb->len, tx,
 							false, k, off, len,
-							dtype, op);
+							dtype, op, h);
 					expected++;
 				}
 			}
+			if (held && j == 1) {
+				/* Step 1's sends went: release the hold */
+				scb->len += hlcoll_pkt_unhold(c, scb->ptr +
+							      scb->len);
+				held = false;
+			}
+		}
+		if (held) {
+			/* Step 1 in the next submission: release it now */
+			scb->len += hlcoll_pkt_unhold(c, scb->ptr + scb->len);
+			held = false;
 		}
 
 		if (st) {
-			if (j < nsteps) {
-				/* A stream collective is one submission */
-				hlcoll_warn(c->rank, "stream collective: %d steps do not fit one submission",
-					    nsteps);
+			/* A stream collective is one submission */
+			if (j < nsteps)
 				return -EMSGSIZE;
-			}
 			/* Tail: both queues done, then the caller's SOB */
 			scb->len += hlcoll_pkt_signal(scb->ptr + scb->len,
 						      c->q_recv, 1);

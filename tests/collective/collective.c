@@ -35,6 +35,7 @@
 #include "hltests.h"
 #include "hlcoll.h"
 #include "hlcoll_data.h"
+#include "hlcoll_test.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -753,14 +754,23 @@ static void test_allreduce_many_chunks_many_submissions(void **state)
 }
 
 /*
+ * Test-only: libhlcoll's planted bug in the chained steps (hlcoll_test.h:
+ * the library refers to it weakly; set before the ranks fork)
+ */
+int hlcoll_test_chain_inject;
+
+/*
  * The ring's steps run chained on the device, one submission per
  * collective (lib/hlcoll/hlcoll_nic.c): the send queue starts step j + 1
  * only after the receive queue reduced step j. The planted early start
- * (HLCOLL_CHAIN_INJECT=early: no FENCE between the steps) sends partial
- * sums on, and the element check finds them (status 1); with the steps one
- * submission each (HLCOLL_CHAIN=0) the same injection changes nothing,
- * which shows that the chained path is the one checked. 8 KiB chunks, 64
- * per segment: the early sends overtake the reductions.
+ * (hlcoll_test_chain_inject = HLCOLL_TEST_CHAIN_EARLY: no FENCE between the
+ * steps on the send queue, and rank 0's last reduction of step 0 held
+ * until its step 1 sends went, the schedule that the missing FENCE allows,
+ * made certain rather than left to a race) sends a partial sum on, and the
+ * element check finds it (status 1) on any kernel and any load; with the
+ * steps one submission each (HLCOLL_CHAIN=0) the same injection changes
+ * nothing, which shows that the chained path is the one checked. 8 KiB
+ * chunks, 64 per segment.
  */
 static void test_allreduce_steps_chained_on_device(void **state)
 {
@@ -779,23 +789,14 @@ static void test_allreduce_steps_chained_on_device(void **state)
 		skip();
 	}
 	unsetenv("HLCOLL_CHAIN");
-	unsetenv("HLCOLL_CHAIN_INJECT");
+	hlcoll_test_chain_inject = 0;
 	assert_int_equal(launch_on(&run, n), 0);
-	/*
-	 * The planted early start overtakes a reduction only when a pass has
-	 * more than one step: 2 ranks have one; make check's 4-device run
-	 * has the control
-	 */
-	if (n < 4) {
-		print_message("%d ranks: the planted early start needs 4\n", n);
-		return;
-	}
-	setenv("HLCOLL_CHAIN_INJECT", "early", 1);
+	hlcoll_test_chain_inject = HLCOLL_TEST_CHAIN_EARLY;
 	rc = launch_on(&run, n);
 	setenv("HLCOLL_CHAIN", "0", 1);
 	rc0 = launch_on(&run, n);
 	unsetenv("HLCOLL_CHAIN");
-	unsetenv("HLCOLL_CHAIN_INJECT");
+	hlcoll_test_chain_inject = 0;
 	assert_int_equal(rc, 1);
 	assert_int_equal(rc0, 0);
 }
