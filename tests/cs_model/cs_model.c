@@ -1209,27 +1209,15 @@ static int open_node0(void)
 }
 
 /*
- * A collective wait pending when its file closes: the close does not
- * wait for its timeout, and the next owner's first collective wait of
- * the same master starts from a zeroed SOB group. Before the close, three
- * collective waits brought the master's slaves' SOBs to 3; had they
- * survived, the next owner's master (waiting for >= 1) would pass at once
- * and its marker CS would run while the signal is held.
+ * Three collective waits of COLL_MASTER completed (its slaves' SOBs at 3),
+ * then a fourth left pending behind a held signal
  */
-static void test_collective_wait_pending_at_close(void **state)
+static void coll_leave_pending(int fd)
 {
-	struct hltests_host_buf h;
-	uint64_t sig[3], coll[3], mark;
-	struct kcb stall, k;
+	uint64_t sig[3], coll[3];
 	uint32_t status, i;
-	volatile uint32_t *m;
-	double t0;
-	int fd;
+	struct kcb stall;
 
-	(void)state;
-	NEED_GAUDI();
-	fd = open_node0();
-	assert_true(fd >= 0);
 	stall_dma0(fd, &stall);
 	for (i = 0; i < 3; i++) {
 		assert_int_equal(cs_signal(fd, GAUDI_QUEUE_ID_DMA_0_0, &sig[i]),
@@ -1245,43 +1233,86 @@ static void test_collective_wait_pending_at_close(void **state)
 	}
 	kcb_destroy(fd, &stall);
 
-	/* One pending at the close */
 	stall_dma0(fd, &stall);
 	assert_int_equal(cs_signal(fd, GAUDI_QUEUE_ID_DMA_0_0, &sig[0]), 0);
 	assert_int_equal(cs_coll(fd, COLL_MASTER, GAUDI_ENGINE_ID_TPC_7,
 				 sig[0], 0, &coll[0]), 0);
 	sleep_ms(300);
 	assert_int_equal(status_now(fd, coll[0]), HL_WAIT_CS_STATUS_BUSY);
-	/* Its mapping would keep the file open past the close */
+	/* Its mapping would keep the file open past a close */
 	kcb_destroy(fd, &stall);
-	t0 = hltests_now_s();
-	assert_int_equal(hlthunk_close(fd), 0);
+}
 
-	/* The next owner */
-	fd = open_node0();
-	assert_true(fd >= 0);
-	assert_true(hltests_now_s() - t0 < 30);
+/*
+ * The next owner's first collective wait of COLL_MASTER (value 1) holds
+ * its master, and the marker CS after it, until its signal comes: had the
+ * slaves' SOBs kept the last owner's 3, the master would pass at once
+ */
+static void coll_next_owner_clean(int fd)
+{
+	struct hltests_host_buf h;
+	uint64_t sig, coll, mark;
+	volatile uint32_t *m;
+	struct kcb stall, k;
+	uint32_t status;
+
 	hltests_host_map(fd, &h, PAGE);
 	memset(h.ptr, 0, PAGE);
 	m = (volatile uint32_t *)h.ptr;
 	kcb_create(fd, &k, PAGE);
 	stall_dma0(fd, &stall);
-	assert_int_equal(cs_signal(fd, GAUDI_QUEUE_ID_DMA_0_0, &sig[0]), 0);
-	assert_int_equal(cs_coll(fd, COLL_MASTER, GAUDI_ENGINE_ID_DMA_5,
-				 sig[0], 0, &coll[0]), 0);
-	assert_true(coll[0] != UINT64_MAX);
+	assert_int_equal(cs_signal(fd, GAUDI_QUEUE_ID_DMA_0_0, &sig), 0);
+	assert_int_equal(cs_coll(fd, COLL_MASTER, GAUDI_ENGINE_ID_DMA_5, sig,
+				 0, &coll), 0);
+	assert_true(coll != UINT64_MAX);
 	mark = master_marker(fd, &k, h.va, 0x5eed);
 	sleep_ms(500);
 	assert_int_equal(status_now(fd, mark), HL_WAIT_CS_STATUS_BUSY);
 	assert_int_equal(m[0], 0);
 	release_stall(fd);
-	assert_int_equal(wait_cs(fd, coll[0], &status), 0);
+	assert_int_equal(wait_cs(fd, coll, &status), 0);
 	assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
 	assert_int_equal(wait_cs(fd, mark, &status), 0);
 	assert_int_equal(m[0], 0x5eed);
 	kcb_destroy(fd, &k);
 	kcb_destroy(fd, &stall);
 	hltests_host_unmap(fd, &h);
+}
+
+/*
+ * A collective wait pending when its file closes, or when the device is
+ * hard reset: neither waits for its timeout, and the next owner's first
+ * collective wait of the same master starts from a zeroed SOB group
+ * (coll_next_owner_clean()).
+ */
+static void test_collective_wait_pending_at_close(void **state)
+{
+	int fd, dead;
+	double t0;
+
+	(void)state;
+	NEED_GAUDI();
+	fd = open_node0();
+	assert_true(fd >= 0);
+	coll_leave_pending(fd);
+	t0 = hltests_now_s();
+	assert_int_equal(hlthunk_close(fd), 0);
+	fd = open_node0();
+	assert_true(fd >= 0);
+	assert_true(hltests_now_s() - t0 < 30);
+	coll_next_owner_clean(fd);
+
+	/* A hard reset; the next owner opens while the dead file is open */
+	coll_leave_pending(fd);
+	dead = fd;
+	t0 = hltests_now_s();
+	assert_int_equal(hltests_write_file("/sys/class/habanalabs/hl0/hard_reset",
+					    "1"), 0);
+	fd = open_node0();
+	assert_true(fd >= 0);
+	assert_true(hltests_now_s() - t0 < 30);
+	coll_next_owner_clean(fd);
+	hlthunk_close(dead);
 	assert_int_equal(hlthunk_close(fd), 0);
 }
 
