@@ -1995,7 +1995,8 @@ struct hl_cs_in {
  * SIGNAL, WAIT, ENCAP_SIGNALS, RESERVE_SIGNALS_ONLY and
  * UNRESERVE_SIGNALS_ONLY, and COLLECTIVE_WAIT under asic=gaudi (under
  * asic=emu it is -EOPNOTSUPP: that ASIC has no NIC or reduction engine
- * queues for the slaves); every other one is -EINVAL. The kinds (SIGNAL, WAIT, COLLECTIVE_WAIT, RESERVE_ and
+ * queues for the slaves); every other one is -EINVAL. The kinds
+ * (SIGNAL, WAIT, COLLECTIVE_WAIT, RESERVE_ and
  * UNRESERVE_SIGNALS_ONLY, ENGINE_CORE_COMMAND, ENGINES_COMMAND,
  * FLUSH_PCI_HBW_WRITES) are mutually exclusive (-EINVAL):
  * FORCE_RESTORE            - run the restore chunks even without a context
