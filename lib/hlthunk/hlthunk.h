@@ -2271,13 +2271,18 @@ hlthunk_public int hlthunk_wait_for_signal_timeout(int fd,
 
 /**
  * hlthunk_wait_for_collective_signal() - submit a collective wait
- * (HL_CS_FLAGS_COLLECTIVE_WAIT): the NIC queues and the gathering engine
- * wait for a signal CS.
+ * (HL_CS_FLAGS_COLLECTIVE_WAIT): the queues of the master's stream of
+ * every NIC port and of the collective engine (GAUDI_ENGINE_ID_DMA_5 or
+ * _TPC_7) wait for a signal CS and signal the master queue (an external
+ * queue), which runs nothing after the wait before all of them did.
  * @fd: compute node fd.
- * @in: the signal, the waiting queue and the collective engine.
- * @out: receives the wait CS's sequence number.
+ * @in: the signal, the waiting (master) queue and the collective engine.
+ * @out: receives the wait CS's sequence number (UINT64_MAX: the signal
+ *	had completed, no CS was made).
  *
- * Return: as hlthunk_wait_for_signal().
+ * Return: as hlthunk_wait_for_signal(); also -EINVAL a master that is no
+ * external queue or another engine, -EOPNOTSUPP a device without
+ * collective queues (the driver's asic=emu).
  */
 hlthunk_public int hlthunk_wait_for_collective_signal(int fd,
 					struct hlthunk_wait_in *in,

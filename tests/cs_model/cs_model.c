@@ -874,6 +874,448 @@ static void test_staged_open_at_close(void **state)
 	assert_int_equal(hlthunk_close(fd), 0);
 }
 
+/* ------------------------------------------------------------------------
+ * Collective wait (HL_CS_FLAGS_COLLECTIVE_WAIT): a master (an external
+ * queue) whose slaves (the NIC ports' queues of its stream and the
+ * reduction engine's, DMA 5 or TPC 7) each wait for the signal and then
+ * signal the master's SOB group, which the master waits for.
+ */
+
+#define COLL_MASTER	GAUDI_QUEUE_ID_DMA_1_0
+
+static void sleep_ms(unsigned int ms)
+{
+	usleep(ms * 1000u);
+}
+
+static uint32_t status_now(int fd, uint64_t seq)
+{
+	uint32_t status = 0xdead;
+	int rc = hlthunk_wait_for_cs(fd, seq, 0, &status);
+
+	assert_true(rc == 0 || rc == -EIO);
+	return status;
+}
+
+/* A SIGNAL on @queue */
+static int cs_signal(int fd, uint32_t queue, uint64_t *seq)
+{
+	struct hl_cs_chunk c;
+	union hl_cs_args a;
+	int rc;
+
+	memset(&c, 0, sizeof(c));
+	memset(&a, 0, sizeof(a));
+	c.queue_index = queue;
+	a.in.chunks_execute = (uintptr_t)&c;
+	a.in.num_chunks_execute = 1;
+	a.in.cs_flags = HL_CS_FLAGS_SIGNAL;
+	rc = hltests_cs_ioctl(fd, &a);
+	if (!rc)
+		*seq = a.out.seq;
+	return rc;
+}
+
+/* A COLLECTIVE_WAIT on @master for SIGNAL @sig, by ioctl */
+static int cs_coll(int fd, uint32_t master, uint32_t engine, uint64_t sig,
+		   uint32_t extra_flags, uint64_t *seq)
+{
+	struct hl_cs_chunk c;
+	union hl_cs_args a;
+	int rc;
+
+	memset(&c, 0, sizeof(c));
+	memset(&a, 0, sizeof(a));
+	c.queue_index = master;
+	c.collective_engine_id = engine;
+	c.signal_seq_arr = (uintptr_t)&sig;
+	c.num_signal_seq_arr = 1;
+	a.in.chunks_execute = (uintptr_t)&c;
+	a.in.num_chunks_execute = 1;
+	a.in.cs_flags = HL_CS_FLAGS_COLLECTIVE_WAIT | extra_flags;
+	a.in.timeout = 60;
+	rc = hltests_cs_ioctl(fd, &a);
+	if (!rc && seq)
+		*seq = a.out.seq;
+	return rc;
+}
+
+/* A COLLECTIVE_WAIT through libhlthunk (hl-thunk's call) */
+static uint64_t lib_coll(int fd, uint32_t master, uint32_t engine,
+			 uint64_t sig)
+{
+	struct hlthunk_wait_for_signal_data wd;
+	struct hlthunk_wait_out wout;
+	struct hlthunk_wait_in win;
+
+	memset(&wd, 0, sizeof(wd));
+	wd.signal_seq_arr = &sig;
+	wd.signal_seq_nr = 1;
+	wd.queue_index = master;
+	wd.collective_engine_id = engine;
+	memset(&win, 0, sizeof(win));
+	win.hlthunk_wait_for_signal = (uint64_t *)&wd;
+	win.num_wait_for_signal = 1;
+	assert_int_equal(hlthunk_wait_for_collective_signal(fd, &win, &wout),
+			 0);
+	assert_int_equal(wout.status, HL_CS_STATUS_SUCCESS);
+	return wout.seq;
+}
+
+/* A kernel-CB CS on the master queue that writes @marker at @dst */
+static uint64_t master_marker(int fd, struct kcb *k, uint64_t dst,
+			      uint32_t marker)
+{
+	uint64_t seq;
+	uint32_t n = pkt_msg_long(k->ptr, dst, marker);
+
+	assert_int_equal(cs_one_within(fd, COLL_MASTER, k->handle, n, 0, 0,
+				       60, &seq), 0);
+	return seq;
+}
+
+/*
+ * A collective wait completes after its signal and not before, with
+ * either reduction engine: DMA_0_0 is stalled at a FENCE, a SIGNAL queued
+ * behind it, the collective wait on DMA_1_0 names it, and a marker CS on
+ * DMA_1_0 follows. While the signal is held, neither the collective nor
+ * the marker (which runs only after the master's job) completes; after
+ * the release both do (the signal CS's own completion may come after
+ * the slaves saw its SOB, as on a GAUDI). A slave
+ * that does not wait (inject_bug=128, tests/cs_model/negative-control)
+ * lets the master through while the signal is held: the BUSY check fails.
+ * A signal already complete makes no CS (out.seq U64_MAX, as upstream).
+ */
+static void test_collective_wait_after_signal(void **state)
+{
+	static const uint32_t engines[] = { GAUDI_ENGINE_ID_DMA_5,
+					    GAUDI_ENGINE_ID_TPC_7 };
+	struct hltests_state *st = *state;
+	uint64_t sig, coll, mark;
+	struct hltests_host_buf h;
+	struct kcb stall, k;
+	uint32_t status, e;
+	volatile uint32_t *m;
+
+	NEED_GAUDI();
+	hltests_host_map(st->fd, &h, PAGE);
+	memset(h.ptr, 0, PAGE);
+	m = (volatile uint32_t *)h.ptr;
+	kcb_create(st->fd, &k, PAGE);
+	for (e = 0; e < 2; e++) {
+		stall_dma0(st->fd, &stall);
+		assert_int_equal(cs_signal(st->fd, GAUDI_QUEUE_ID_DMA_0_0,
+					   &sig), 0);
+		coll = lib_coll(st->fd, COLL_MASTER, engines[e], sig);
+		assert_true(coll != UINT64_MAX && coll > sig);
+		mark = master_marker(st->fd, &k, h.va + 4 * e, 0xc011 + e);
+
+		sleep_ms(500);
+		assert_int_equal(status_now(st->fd, sig),
+				 HL_WAIT_CS_STATUS_BUSY);
+		assert_int_equal(status_now(st->fd, coll),
+				 HL_WAIT_CS_STATUS_BUSY);
+		assert_int_equal(status_now(st->fd, mark),
+				 HL_WAIT_CS_STATUS_BUSY);
+		assert_int_equal(m[e], 0);
+
+		release_stall(st->fd);
+		assert_int_equal(wait_cs(st->fd, coll, &status), 0);
+		assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
+		assert_int_equal(wait_cs(st->fd, sig, &status), 0);
+		assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
+		assert_int_equal(wait_cs(st->fd, mark, &status), 0);
+		assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
+		assert_int_equal(m[e], 0xc011 + e);
+		kcb_destroy(st->fd, &stall);
+	}
+
+	/* A signal already complete: nothing to wait for, no CS */
+	assert_int_equal(cs_signal(st->fd, GAUDI_QUEUE_ID_DMA_0_1, &sig), 0);
+	assert_int_equal(wait_cs(st->fd, sig, &status), 0);
+	assert_int_equal(cs_coll(st->fd, GAUDI_QUEUE_ID_DMA_1_1,
+				 GAUDI_ENGINE_ID_DMA_5, sig, 0, &coll), 0);
+	assert_true(coll == UINT64_MAX);
+
+	kcb_destroy(st->fd, &k);
+	hltests_host_unmap(st->fd, &h);
+}
+
+/*
+ * A collective wait on reserved signals (with HL_CS_FLAGS_ENCAP_SIGNALS):
+ * the encapsulating CS on DMA_0_0, stalled behind a FENCE, gives signals
+ * 1 and 2; a collective wait for signal 2 holds until the release.
+ */
+static void test_collective_wait_encaps(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hlthunk_wait_for_signal_data wd;
+	struct hlthunk_wait_out wout;
+	struct hlthunk_wait_in win;
+	struct kcb stall, k;
+	union hl_cs_args a;
+	struct hl_cs_chunk c;
+	uint64_t sob, e;
+	uint32_t status, n, id;
+	uint8_t *p;
+
+	NEED_GAUDI();
+	memset(&a, 0, sizeof(a));
+	a.in.cs_flags = HL_CS_FLAGS_RESERVE_SIGNALS_ONLY;
+	a.in.encaps_signals_count = 2;
+	a.in.encaps_signals_q_idx = GAUDI_QUEUE_ID_DMA_0_0;
+	assert_int_equal(hltests_cs_ioctl(st->fd, &a), 0);
+	sob = HL_CFG_BASE + a.out.sob_base_addr_offset;
+
+	stall_dma0(st->fd, &stall);
+	kcb_create(st->fd, &k, PAGE);
+	p = k.ptr;
+	p += pkt_msg_long(p, sob, HL_SM_SOB_INC | 1);
+	p += pkt_msg_long(p, sob, HL_SM_SOB_INC | 1);
+	n = p - k.ptr;
+	memset(&c, 0, sizeof(c));
+	c.cb_handle = k.handle;
+	c.queue_index = GAUDI_QUEUE_ID_DMA_0_0;
+	c.cb_size = n;
+	id = a.out.handle_id;
+	memset(&a, 0, sizeof(a));
+	a.in.seq = id;
+	a.in.encaps_sig_handle_id = id;
+	a.in.chunks_execute = (uintptr_t)&c;
+	a.in.num_chunks_execute = 1;
+	a.in.cs_flags = HL_CS_FLAGS_ENCAP_SIGNALS;
+	assert_int_equal(hltests_cs_ioctl(st->fd, &a), 0);
+	e = a.out.seq;
+
+	memset(&wd, 0, sizeof(wd));
+	wd.encaps_signal_seq = e;
+	wd.encaps_signal_offset = 2;
+	wd.signal_seq_nr = 1;
+	wd.queue_index = COLL_MASTER;
+	wd.collective_engine_id = GAUDI_ENGINE_ID_DMA_5;
+	memset(&win, 0, sizeof(win));
+	win.hlthunk_wait_for_signal = (uint64_t *)&wd;
+	win.num_wait_for_signal = 1;
+	assert_int_equal(hlthunk_wait_for_reserved_encaps_collective_signals(
+				st->fd, &win, &wout), 0);
+	assert_true(wout.seq != UINT64_MAX);
+	sleep_ms(500);
+	assert_int_equal(status_now(st->fd, wout.seq), HL_WAIT_CS_STATUS_BUSY);
+	release_stall(st->fd);
+	assert_int_equal(wait_cs(st->fd, wout.seq, &status), 0);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
+	assert_int_equal(wait_cs(st->fd, e, &status), 0);
+	kcb_destroy(st->fd, &k);
+	kcb_destroy(st->fd, &stall);
+}
+
+/*
+ * The errnos, as upstream's: the master must be a collective master (an
+ * external queue; an internal, NIC, CPU or absent queue: -EINVAL), the
+ * engine DMA 5 or TPC 7 (any other: -EINVAL; both wrong: -EINVAL), one
+ * chunk naming one SIGNAL. Under asic=emu (no NIC or reduction engine
+ * queues): -EOPNOTSUPP whatever the arguments.
+ */
+static void test_collective_wait_errnos(void **state)
+{
+	static const uint32_t bad_q[] = { GAUDI_QUEUE_ID_DMA_2_0,
+		GAUDI_QUEUE_ID_CPU_PQ, GAUDI_QUEUE_ID_DMA_5_0,
+		GAUDI_QUEUE_ID_TPC_7_0, GAUDI_QUEUE_ID_NIC_0_0,
+		GAUDI_QUEUE_ID_NIC_9_0, GAUDI_QUEUE_ID_SIZE, 5000 };
+	static const uint32_t bad_e[] = { GAUDI_ENGINE_ID_DMA_0,
+		GAUDI_ENGINE_ID_DMA_4, GAUDI_ENGINE_ID_DMA_6,
+		GAUDI_ENGINE_ID_TPC_6, GAUDI_ENGINE_ID_MME_0,
+		GAUDI_ENGINE_ID_NIC_0, GAUDI_ENGINE_ID_SIZE, 0xffffffff };
+	struct hltests_state *st = *state;
+	struct hltests_host_buf cb;
+	uint64_t sig, plain, coll;
+	struct hl_cs_chunk c[2];
+	union hl_cs_args a;
+	uint32_t i, status;
+	struct kcb stall;
+
+	if (!hltests_identity_gaudi()) {
+		assert_int_equal(cs_signal(st->fd, 0, &sig), 0);
+		assert_int_equal(cs_coll(st->fd, 0, GAUDI_ENGINE_ID_DMA_5, sig,
+					 0, NULL), -EOPNOTSUPP);
+		assert_int_equal(cs_coll(st->fd, 1, 0, sig, 0, NULL),
+				 -EOPNOTSUPP);
+		assert_int_equal(wait_cs(st->fd, sig, &status), 0);
+		return;
+	}
+	stall_dma0(st->fd, &stall);
+	assert_int_equal(cs_signal(st->fd, GAUDI_QUEUE_ID_DMA_0_0, &sig), 0);
+
+	for (i = 0; i < sizeof(bad_q) / sizeof(bad_q[0]); i++)
+		assert_int_equal(cs_coll(st->fd, bad_q[i],
+					 GAUDI_ENGINE_ID_DMA_5, sig, 0, NULL),
+				 -EINVAL);
+	for (i = 0; i < sizeof(bad_e) / sizeof(bad_e[0]); i++)
+		assert_int_equal(cs_coll(st->fd, COLL_MASTER, bad_e[i], sig, 0,
+					 NULL), -EINVAL);
+	/* Both wrong */
+	assert_int_equal(cs_coll(st->fd, GAUDI_QUEUE_ID_TPC_0_0,
+				 GAUDI_ENGINE_ID_TPC_6, sig, 0, NULL), -EINVAL);
+	/* Two kinds at once, SIGNAL's seq not handed out, not a SIGNAL */
+	assert_int_equal(cs_coll(st->fd, COLL_MASTER, GAUDI_ENGINE_ID_DMA_5,
+				 sig, HL_CS_FLAGS_WAIT, NULL), -EINVAL);
+	assert_int_equal(cs_coll(st->fd, COLL_MASTER, GAUDI_ENGINE_ID_DMA_5,
+				 sig + 1000, 0, NULL), -EINVAL);
+	hltests_host_map(st->fd, &cb, PAGE);
+	assert_int_equal(cs_one(st->fd, GAUDI_QUEUE_ID_DMA_2_0, cb.va,
+				pkt_nop(cb.ptr), 0, 0, &plain), 0);
+	assert_int_equal(cs_coll(st->fd, COLL_MASTER, GAUDI_ENGINE_ID_DMA_5,
+				 plain, 0, NULL), -EINVAL);
+	/* Two chunks */
+	memset(c, 0, sizeof(c));
+	c[0].queue_index = c[1].queue_index = COLL_MASTER;
+	c[0].signal_seq_arr = c[1].signal_seq_arr = (uintptr_t)&sig;
+	c[0].num_signal_seq_arr = c[1].num_signal_seq_arr = 1;
+	c[0].collective_engine_id = GAUDI_ENGINE_ID_DMA_5;
+	memset(&a, 0, sizeof(a));
+	a.in.chunks_execute = (uintptr_t)c;
+	a.in.num_chunks_execute = 2;
+	a.in.cs_flags = HL_CS_FLAGS_COLLECTIVE_WAIT;
+	assert_int_equal(hltests_cs_ioctl(st->fd, &a), -EINVAL);
+
+	/* The positive control: every master of both engines */
+	for (i = GAUDI_QUEUE_ID_DMA_0_1; i <= GAUDI_QUEUE_ID_DMA_1_3; i++) {
+		assert_int_equal(cs_coll(st->fd, i, i % 2 ?
+					 GAUDI_ENGINE_ID_TPC_7 :
+					 GAUDI_ENGINE_ID_DMA_5, sig, 0, &coll),
+				 0);
+		assert_true(coll != UINT64_MAX);
+	}
+	release_stall(st->fd);
+	assert_int_equal(wait_cs(st->fd, coll, &status), 0);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
+	assert_int_equal(wait_cs(st->fd, plain, &status), 0);
+	kcb_destroy(st->fd, &stall);
+	hltests_host_unmap(st->fd, &cb);
+}
+
+/* Open device 0's compute node, once the last owner's teardown let go */
+static int open_node0(void)
+{
+	int fd, tries;
+
+	for (tries = 0; tries < 100; tries++) {
+		fd = hltests_open_node(0, 0);
+		if (fd != -EBUSY)
+			break;
+		sleep_ms(100);
+	}
+	return fd;
+}
+
+/*
+ * Three collective waits of COLL_MASTER completed (its slaves' SOBs at 3),
+ * then a fourth left pending behind a held signal
+ */
+static void coll_leave_pending(int fd)
+{
+	uint64_t sig[3], coll[3];
+	uint32_t status, i;
+	struct kcb stall;
+
+	stall_dma0(fd, &stall);
+	for (i = 0; i < 3; i++) {
+		assert_int_equal(cs_signal(fd, GAUDI_QUEUE_ID_DMA_0_0, &sig[i]),
+				 0);
+		assert_int_equal(cs_coll(fd, COLL_MASTER, GAUDI_ENGINE_ID_DMA_5,
+					 sig[i], 0, &coll[i]), 0);
+		assert_true(coll[i] != UINT64_MAX);
+	}
+	release_stall(fd);
+	for (i = 0; i < 3; i++) {
+		assert_int_equal(wait_cs(fd, coll[i], &status), 0);
+		assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
+	}
+	kcb_destroy(fd, &stall);
+
+	stall_dma0(fd, &stall);
+	assert_int_equal(cs_signal(fd, GAUDI_QUEUE_ID_DMA_0_0, &sig[0]), 0);
+	assert_int_equal(cs_coll(fd, COLL_MASTER, GAUDI_ENGINE_ID_TPC_7,
+				 sig[0], 0, &coll[0]), 0);
+	sleep_ms(300);
+	assert_int_equal(status_now(fd, coll[0]), HL_WAIT_CS_STATUS_BUSY);
+	/* Its mapping would keep the file open past a close */
+	kcb_destroy(fd, &stall);
+}
+
+/*
+ * The next owner's first collective wait of COLL_MASTER (value 1) holds
+ * its master, and the marker CS after it, until its signal comes: had the
+ * slaves' SOBs kept the last owner's 3, the master would pass at once
+ */
+static void coll_next_owner_clean(int fd)
+{
+	struct hltests_host_buf h;
+	uint64_t sig, coll, mark;
+	volatile uint32_t *m;
+	struct kcb stall, k;
+	uint32_t status;
+
+	hltests_host_map(fd, &h, PAGE);
+	memset(h.ptr, 0, PAGE);
+	m = (volatile uint32_t *)h.ptr;
+	kcb_create(fd, &k, PAGE);
+	stall_dma0(fd, &stall);
+	assert_int_equal(cs_signal(fd, GAUDI_QUEUE_ID_DMA_0_0, &sig), 0);
+	assert_int_equal(cs_coll(fd, COLL_MASTER, GAUDI_ENGINE_ID_DMA_5, sig,
+				 0, &coll), 0);
+	assert_true(coll != UINT64_MAX);
+	mark = master_marker(fd, &k, h.va, 0x5eed);
+	sleep_ms(500);
+	assert_int_equal(status_now(fd, mark), HL_WAIT_CS_STATUS_BUSY);
+	assert_int_equal(m[0], 0);
+	release_stall(fd);
+	assert_int_equal(wait_cs(fd, coll, &status), 0);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
+	assert_int_equal(wait_cs(fd, mark, &status), 0);
+	assert_int_equal(m[0], 0x5eed);
+	kcb_destroy(fd, &k);
+	kcb_destroy(fd, &stall);
+	hltests_host_unmap(fd, &h);
+}
+
+/*
+ * A collective wait pending when its file closes, or when the device is
+ * hard reset: neither waits for its timeout, and the next owner's first
+ * collective wait of the same master starts from a zeroed SOB group
+ * (coll_next_owner_clean()).
+ */
+static void test_collective_wait_pending_at_close(void **state)
+{
+	int fd, dead;
+	double t0;
+
+	(void)state;
+	NEED_GAUDI();
+	fd = open_node0();
+	assert_true(fd >= 0);
+	coll_leave_pending(fd);
+	t0 = hltests_now_s();
+	assert_int_equal(hlthunk_close(fd), 0);
+	fd = open_node0();
+	assert_true(fd >= 0);
+	assert_true(hltests_now_s() - t0 < 30);
+	coll_next_owner_clean(fd);
+
+	/* A hard reset; the next owner opens while the dead file is open */
+	coll_leave_pending(fd);
+	dead = fd;
+	t0 = hltests_now_s();
+	assert_int_equal(hltests_write_file("/sys/class/habanalabs/hl0/hard_reset",
+					    "1"), 0);
+	fd = open_node0();
+	assert_true(fd >= 0);
+	assert_true(hltests_now_s() - t0 < 30);
+	coll_next_owner_clean(fd);
+	hlthunk_close(dead);
+	assert_int_equal(hlthunk_close(fd), 0);
+}
+
 const struct CMUnitTest cs_model_tests[] = {
 	cmocka_unit_test_setup_teardown(test_queue_table_reported,
 					hltests_setup, hltests_teardown),
@@ -902,6 +1344,13 @@ const struct CMUnitTest cs_model_tests[] = {
 	cmocka_unit_test_setup_teardown(test_staged_timeout_from_first,
 					hltests_setup, hltests_teardown),
 	cmocka_unit_test(test_staged_open_at_close),
+	cmocka_unit_test_setup_teardown(test_collective_wait_after_signal,
+					hltests_setup, hltests_teardown),
+	cmocka_unit_test_setup_teardown(test_collective_wait_encaps,
+					hltests_setup, hltests_teardown),
+	cmocka_unit_test_setup_teardown(test_collective_wait_errnos,
+					hltests_setup, hltests_teardown),
+	cmocka_unit_test(test_collective_wait_pending_at_close),
 };
 
 int main(void)

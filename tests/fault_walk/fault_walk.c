@@ -1236,6 +1236,49 @@ static void cs_wait_cleanup(struct walk *w)
 	w->va = 0;
 }
 
+/*
+ * COLLECTIVE_WAIT for a SIGNAL of queue 0: under asic=emu (the walk's
+ * device) its documented -EOPNOTSUPP, after the chunk and the signal's
+ * seq were read; under asic=gaudi a collective wait of master DMA_1_0
+ * (its slaves' jobs and CBs).
+ */
+static void cs_coll_prepare(struct walk *w)
+{
+	struct hl_cs_chunk c = { .queue_index = 0 };
+	union hl_cs_args a;
+
+	assert_int_equal(cs_flags_call(w, HL_CS_FLAGS_SIGNAL, &c, 0, &a), 0);
+	w->seq = a.out.seq;
+	w->out = 0;
+}
+
+static int cs_coll_call(struct walk *w)
+{
+	bool gaudi = hltests_identity_gaudi();
+	uint64_t seqs[1] = { w->seq };
+	struct hl_cs_chunk c = {
+		.queue_index = gaudi ? GAUDI_QUEUE_ID_DMA_1_0 : 1,
+		.signal_seq_arr = (uint64_t)(uintptr_t)seqs,
+		.num_signal_seq_arr = 1,
+		.collective_engine_id = GAUDI_ENGINE_ID_DMA_5,
+	};
+	union hl_cs_args a;
+	int rc = cs_flags_call(w, HL_CS_FLAGS_COLLECTIVE_WAIT, &c, 0, &a);
+
+	if (!gaudi)
+		return unsupported(rc);
+	w->out = rc ? 0 : a.out.seq;
+	return rc;
+}
+
+static void cs_coll_cleanup(struct walk *w)
+{
+	seq_wait(w, w->out);
+	seq_wait(w, w->seq);
+	w->out = 0;
+	w->seq = 0;
+}
+
 /* RESERVE_SIGNALS_ONLY of 2 signals on queue 0; w->out its handle */
 static int cs_reserve_call(struct walk *w)
 {
@@ -1395,6 +1438,8 @@ static const struct path paths[] = {
 	{ "cs_signal", { ENOMEM, EFAULT }, NULL, cs_signal_call, seq_out_undo, NULL },
 	{ "cs_wait", { ENOMEM, EFAULT }, cs_wait_prepare, cs_wait_call, NULL,
 	  cs_wait_cleanup },
+	{ "cs_collective_wait", { ENOMEM, EFAULT }, cs_coll_prepare, cs_coll_call,
+	  seq_out_undo, cs_coll_cleanup },
 	{ "cs_reserve_signals", { ENOMEM, EFAULT }, NULL, cs_reserve_call,
 	  cs_unreserve_undo, NULL },
 	{ "cs_unreserve_signals", { EFAULT }, cs_reserve_prepare, cs_unreserve_call,

@@ -247,11 +247,31 @@ void op_cs(struct worker *w)
 		if (chance(&w->r, 50)) {
 			a.in.cs_flags |= HL_CS_FLAGS_SIGNAL;
 		} else {
-			a.in.cs_flags |= HL_CS_FLAGS_WAIT;
+			/*
+			 * A WAIT, or a collective one: -EOPNOTSUPP under
+			 * asic=emu; under asic=gaudi the external queues are
+			 * masters, engines DMA 5 (5) and TPC 7 (19) gather
+			 */
+			if (chance(&w->r, 20)) {
+				a.in.cs_flags |= HL_CS_FLAGS_COLLECTIVE_WAIT;
+				chunks[0].collective_engine_id =
+					chance(&w->r, 80) ?
+					(chance(&w->r, 50) ? 5 : 19) :
+					(uint32_t)interesting(&w->r);
+				if (chance(&w->r, 80))
+					chunks[0].queue_index = rnd(&w->r, 8);
+			} else {
+				a.in.cs_flags |= HL_CS_FLAGS_WAIT;
+			}
 			chunks[0].signal_seq_arr = chance(&w->r, 90) ?
 				(uintptr_t)&sig_seq : interesting(&w->r);
 			chunks[0].num_signal_seq_arr = chance(&w->r, 90) ? 1 :
 				(uint32_t)interesting(&w->r);
+		}
+		if (chance(&w->r, 3) && (a.in.cs_flags & HL_CS_FLAGS_SIGNAL)) {
+			/* Two kinds at once */
+			a.in.cs_flags |= HL_CS_FLAGS_COLLECTIVE_WAIT;
+			c.must_fail = true;
 		}
 		if (chance(&w->r, 5))
 			a.in.cs_flags |= HL_CS_FLAGS_TIMESTAMP;
@@ -305,6 +325,7 @@ void op_cs(struct worker *w)
 						  HL_CS_FLAGS_TIMESTAMP |
 						  HL_CS_FLAGS_SIGNAL |
 						  HL_CS_FLAGS_WAIT |
+						  HL_CS_FLAGS_COLLECTIVE_WAIT |
 						  HL_CS_FLAGS_FORCE_RESTORE |
 						  HL_CS_FLAGS_STAGED_SUBMISSION |
 						  HL_CS_FLAGS_STAGED_SUBMISSION_FIRST |

@@ -1849,22 +1849,27 @@ union hl_mem_args {
  *	CB's size.
  * @signal_seq_arr: HL_CS_FLAGS_WAIT, HL_CS_FLAGS_COLLECTIVE_WAIT: user
  *	pointer to the sequence numbers of the signal CSs to wait for
- *	(HL_CS_FLAGS_WAIT: exactly one; COLLECTIVE_WAIT is refused).
- * @encaps_signal_seq: HL_CS_FLAGS_WAIT with HL_CS_FLAGS_ENCAP_SIGNALS:
+ *	(exactly one, as upstream).
+ * @encaps_signal_seq: HL_CS_FLAGS_WAIT or HL_CS_FLAGS_COLLECTIVE_WAIT
+ *	with HL_CS_FLAGS_ENCAP_SIGNALS:
  *	the sequence number of the CS that gives the reserved signals to
  *	wait for (upstream's).
  * @queue_index: engine queue that executes the job (SIGNAL, WAIT: the
- *	queue that signals or waits).
+ *	queue that signals or waits; COLLECTIVE_WAIT: the collective master,
+ *	an external queue under asic=gaudi, whose stream names the slaves).
  * @cb_size: size of the command buffer in bytes, a multiple of 8.
  * @num_signal_seq_arr: HL_CS_FLAGS_WAIT, HL_CS_FLAGS_COLLECTIVE_WAIT:
  *	entries at @signal_seq_arr (upstream takes exactly 1).
- * @encaps_signal_offset: HL_CS_FLAGS_WAIT with HL_CS_FLAGS_ENCAP_SIGNALS:
+ * @encaps_signal_offset: HL_CS_FLAGS_WAIT or HL_CS_FLAGS_COLLECTIVE_WAIT
+ *	with HL_CS_FLAGS_ENCAP_SIGNALS:
  *	which of the reserved signals to wait for, counted from 1 (0 means
  *	1, as upstream); past the reservation's count: -EINVAL.
  * @cs_chunk_flags: 0 or HL_CS_CHUNK_FLAGS_USER_ALLOC_CB (which changes
  *	nothing, as upstream's on GAUDI); any other bit: -EINVAL.
- * @collective_engine_id: HL_CS_FLAGS_COLLECTIVE_WAIT: the engine that
- *	gathers the collective (upstream's); else must be 0.
+ * @collective_engine_id: HL_CS_FLAGS_COLLECTIVE_WAIT: the reduction
+ *	engine that is the master's last slave, GAUDI_ENGINE_ID_DMA_5 or
+ *	GAUDI_ENGINE_ID_TPC_7 (upstream's; any other: -EINVAL); else must
+ *	be 0 (a CS of jobs), or is ignored (SIGNAL, WAIT, as upstream).
  * @pad: must be 0.
  */
 struct hl_cs_chunk {
@@ -1941,9 +1946,10 @@ enum hl_engine_command {
  * @cs_flags: HL_CS_FLAGS_CUSTOM_TIMEOUT, HL_CS_FLAGS_TIMESTAMP,
  *	HL_CS_FLAGS_FORCE_RESTORE, HL_CS_FLAGS_STAGED_SUBMISSION (+ _FIRST,
  *	_LAST), HL_CS_FLAGS_ENCAP_SIGNALS, and at most one of HL_CS_FLAGS_SIGNAL,
- *	HL_CS_FLAGS_WAIT, HL_CS_FLAGS_RESERVE_SIGNALS_ONLY and
- *	HL_CS_FLAGS_UNRESERVE_SIGNALS_ONLY (see their list below);
- *	HL_CS_FLAGS_COLLECTIVE_WAIT: -EOPNOTSUPP; any other bit: -EINVAL.
+ *	HL_CS_FLAGS_WAIT, HL_CS_FLAGS_COLLECTIVE_WAIT (-EOPNOTSUPP under
+ *	asic=emu), HL_CS_FLAGS_RESERVE_SIGNALS_ONLY and
+ *	HL_CS_FLAGS_UNRESERVE_SIGNALS_ONLY (see their list below); any other
+ *	bit: -EINVAL.
  * @ctx_id: must be 0.
  * @pad: must be 0.
  */
@@ -1987,10 +1993,10 @@ struct hl_cs_in {
  * every CS records its completion time, HL_IOCTL_WAIT_CS's
  * timestamp_nsec), FORCE_RESTORE, STAGED_SUBMISSION (+ _FIRST, _LAST),
  * SIGNAL, WAIT, ENCAP_SIGNALS, RESERVE_SIGNALS_ONLY and
- * UNRESERVE_SIGNALS_ONLY; COLLECTIVE_WAIT is -EOPNOTSUPP (the
- * emulated ASIC has NIC ports but no collective master and slave engine
- * queues for upstream's collective wait to run on); every other one is
- * -EINVAL. The kinds (SIGNAL, WAIT, COLLECTIVE_WAIT, RESERVE_ and
+ * UNRESERVE_SIGNALS_ONLY, and COLLECTIVE_WAIT under asic=gaudi (under
+ * asic=emu it is -EOPNOTSUPP: that ASIC has no NIC or reduction engine
+ * queues for the slaves); every other one is -EINVAL. The kinds
+ * (SIGNAL, WAIT, COLLECTIVE_WAIT, RESERVE_ and
  * UNRESERVE_SIGNALS_ONLY, ENGINE_CORE_COMMAND, ENGINES_COMMAND,
  * FLUSH_PCI_HBW_WRITES) are mutually exclusive (-EINVAL):
  * FORCE_RESTORE            - run the restore chunks even without a context
@@ -2001,8 +2007,16 @@ struct hl_cs_in {
  * WAIT                     - one chunk: make the queue wait for signal CSs
  *                            (chunk signal_seq_arr) or reserved signals
  *                            (with ENCAP_SIGNALS)
- * COLLECTIVE_WAIT          - WAIT on the collective of the NIC queues and
- *                            chunk collective_engine_id
+ * COLLECTIVE_WAIT          - one chunk: the collective master (an
+ *                            external queue, DMA 0-1) waits until its
+ *                            slaves, the queues of its stream of every
+ *                            NIC port's engine and of chunk
+ *                            collective_engine_id (DMA 5 or TPC 7), each
+ *                            waited for the signal CS (chunk
+ *                            signal_seq_arr) or reserved signal (with
+ *                            ENCAP_SIGNALS) and then signalled the
+ *                            master's SOB group; the CS completes after
+ *                            the master (docs/uapi.md)
  * TIMESTAMP                - record the completion time of the CS
  * STAGED_SUBMISSION        - one part of a staged submission (_FIRST: the
  *                            first, whose seq names them all; _LAST: the
@@ -2182,7 +2196,11 @@ struct hl_cs_out {
  *            not mapped into the MMU; SIGNAL and WAIT: not exactly one
  *            chunk, a bad
  *            queue_index or one without sync streams, num_signal_seq_arr not 1, a signal seq not
- *            handed out or not of a SIGNAL; RESERVE_SIGNALS_ONLY: a count
+ *            handed out or not of a SIGNAL; COLLECTIVE_WAIT: the same,
+ *            a queue_index that is no collective master (any but the
+ *            external queues), a collective_engine_id other than
+ *            GAUDI_ENGINE_ID_DMA_5 and _TPC_7, a device without NIC
+ *            ports; RESERVE_SIGNALS_ONLY: a count
  *            of 0 or HL_SM_SOB_MAX_VAL and above, a bad queue, 1024
  *            reservations held; UNRESERVE_SIGNALS_ONLY: an id the context
  *            does not hold, one a CS gives, or one whose values are not
@@ -2193,10 +2211,14 @@ struct hl_cs_out {
  *            submission, or with ENCAP_SIGNALS; a restore phase's
  *            restore chunks as the execute chunks';
  *   -ENOEXEC the restore phase's CS failed;
- *   -EOPNOTSUPP HL_CS_FLAGS_COLLECTIVE_WAIT;
+ *   -EOPNOTSUPP HL_CS_FLAGS_COLLECTIVE_WAIT under asic=emu (no
+ *            collective queues);
  *   -EFAULT  the chunk array, or a WAIT's signal_seq_arr, cannot be read;
  *   -EAGAIN  max_pending_cs (module parameter, default 256) submissions of
- *            the context have not completed yet;
+ *            the context have not completed yet; a COLLECTIVE_WAIT that
+ *            starts its master's next round of 32767 values while the
+ *            last collective wait of that SOB group's previous round
+ *            still runs;
  *   -ENOMEM  no memory;
  *   -EINTR   interrupted while waiting for the reservation lock, or a
  *            SIGNAL for the previous SIGNAL of the context (nothing was

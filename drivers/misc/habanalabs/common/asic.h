@@ -260,6 +260,35 @@ struct asic_fixed_properties {
 	u32 first_available_monitor;
 };
 
+/* Jobs of a collective wait at most: the master, 10 NIC slaves, the engine */
+#define HL_CS_COLL_MAX_JOBS	12
+
+/**
+ * struct hl_coll_wait - a collective wait (HL_CS_FLAGS_COLLECTIVE_WAIT)
+ *	as the core hands it to asic_funcs->gen_coll_cb.
+ * @num_jobs: entries of @queues.
+ * @queues: each job's queue: the master's first (asic_funcs->coll_queues).
+ * @group: which of the master's two SOB groups this round uses.
+ * @value: what each slave's SOB of the group reaches with this wait;
+ *	the master waits for every one of them to reach it.
+ * @sig_queue: what the slaves wait for: signal SOB @sig_idx of
+ *	@sig_queue reaching @sig_value in its current round (as a WAIT).
+ * @sig_idx: see @sig_queue.
+ * @sig_value: see @sig_queue.
+ * @early: TEST ONLY (inject_bug=128): the slaves signal the master's
+ *	group without waiting for the signal.
+ */
+struct hl_coll_wait {
+	u32 num_jobs;
+	u32 queues[HL_CS_COLL_MAX_JOBS];
+	u32 group;
+	u32 value;
+	u32 sig_queue;
+	u32 sig_idx;
+	u32 sig_value;
+	bool early;
+};
+
 /**
  * struct hl_asic_funcs - what an ASIC backend provides to the core. The core
  * calls these and never asks which backend it runs on.
@@ -322,6 +351,17 @@ struct asic_fixed_properties {
  * @encaps_sob: the configuration-space offset of signal SOB @idx of
  *	@queue, set to 0 at once when @clear (a reservation of encapsulated
  *	signals switched to it; its last waiters are released).
+ * @coll_queues: HL_CS_FLAGS_COLLECTIVE_WAIT on @master with reduction
+ *	engine @engine_id (upstream's GAUDI_ENGINE_ID_*): fill @queues
+ *	(HL_CS_COLL_MAX_JOBS entries) with the master, then its slaves;
+ *	return their number, -EINVAL when @master is no collective master
+ *	or @engine_id no reduction engine, -EOPNOTSUPP when the ASIC has
+ *	no collective queues. Optional (absent: -EOPNOTSUPP).
+ * @gen_coll_cb: the packets of job @job (0: the master, else a slave)
+ *	of collective wait @cw; return their size (at most HL_CS_KCB_SIZE).
+ * @coll_clear: zero SOB group @group of collective master @master at
+ *	once (the first collective wait of a round; no job of the group's
+ *	previous round is in flight).
  */
 struct hl_asic_funcs {
 	int (*early_init)(struct hl_device *hdev);
@@ -356,6 +396,11 @@ struct hl_asic_funcs {
 			   u32 sig_queue, u32 idx, u32 value);
 	u32 (*encaps_sob)(struct hl_device *hdev, u32 queue, u32 idx,
 			  bool clear);
+	int (*coll_queues)(struct hl_device *hdev, u32 master, u32 engine_id,
+			   u32 *queues);
+	u32 (*gen_coll_cb)(struct hl_device *hdev, void *buf,
+			   const struct hl_coll_wait *cw, u32 job);
+	void (*coll_clear)(struct hl_device *hdev, u32 master, u32 group);
 };
 
 /* The backends' tables, one per ASIC family (hl_asic_funcs_of()) */

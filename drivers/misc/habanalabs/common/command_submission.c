@@ -54,6 +54,7 @@
 #include "habanalabs.h"
 #include "command_submission.h"
 #include "context.h"
+#include "debug.h"
 #include "device.h"
 #include "fault.h"
 #include "ioctl.h"
@@ -96,6 +97,7 @@ enum hl_cs_type {
 	HL_CS_TYPE_DEFAULT,
 	HL_CS_TYPE_SIGNAL,
 	HL_CS_TYPE_WAIT,
+	HL_CS_TYPE_COLLECTIVE,
 };
 
 /**
@@ -132,6 +134,12 @@ struct hl_cs_fence {
  * @sig_prev: SIGNAL: the queue's signal state before this one took its
  *	value, restored if its job is not queued.
  * @kcb: the kernel-owned command buffer of a SIGNAL or WAIT (its one job's).
+ * @kcbs: COLLECTIVE_WAIT: its jobs' kernel-owned command buffers,
+ *	HL_CS_KCB_SIZE bytes each, freed with the CS.
+ * @coll_master: COLLECTIVE_WAIT: its master queue.
+ * @coll_prev: COLLECTIVE_WAIT: the master's collective state before this
+ *	one took its value, restored if none of its jobs is queued.
+ * @coll_taken: COLLECTIVE_WAIT: it took a value (cleared when given back).
  * @encaps_id: the reserved encapsulated signals this CS gives (0: none);
  *	released at its completion.
  * @staged_open: the first part of a staged submission whose other parts
@@ -160,6 +168,10 @@ struct hl_cs {
 	unsigned long timeout;
 	struct hl_cs_sig sig_prev;
 	u64 kcb[HL_CS_KCB_SIZE / sizeof(u64)];
+	void *kcbs;
+	u32 coll_master;
+	struct hl_cs_coll coll_prev;
+	bool coll_taken;
 	u32 encaps_id;
 	bool staged_open;
 	struct list_head staged_node;
@@ -282,6 +294,7 @@ static void hl_cs_put(struct hl_cs *cs)
 	atomic_dec(&ctx->cs_submitted);
 	hl_cs_inflight_dec(ctx);
 	dma_fence_put(fence);
+	kfree(cs->kcbs);
 	kfree(cs);
 	/* May release the context: process context only */
 	hl_ctx_put(ctx);
@@ -578,20 +591,36 @@ err_submitted:
 	return rc;
 }
 
-/* A SIGNAL (sig_lock held): its job is not queued, its value is given back */
+/*
+ * A SIGNAL or COLLECTIVE_WAIT (sig_lock held): its jobs are not queued,
+ * its value is given back
+ */
 static void hl_cs_signal_undo(struct hl_cs *cs)
 {
 	struct hl_ctx *ctx = cs->ctx;
 
 	lockdep_assert_held(&ctx->sig_lock);
+	if (cs->fence->type == HL_CS_TYPE_COLLECTIVE) {
+		if (cs->coll_taken)
+			ctx->coll[cs->coll_master] = cs->coll_prev;
+		cs->coll_taken = false;
+		return;
+	}
 	ctx->sig[cs->fence->sig_queue] = cs->sig_prev;
 	WRITE_ONCE(cs->fence->has_signal, false);
 }
 
-/* The end of a SIGNAL's commit or drop: the next one may take a value */
+/* Whether the CS holds sig_lock until its commit or drop */
+static bool hl_cs_holds_sig_lock(const struct hl_cs *cs)
+{
+	return cs->fence->type == HL_CS_TYPE_SIGNAL ||
+	       cs->fence->type == HL_CS_TYPE_COLLECTIVE;
+}
+
+/* The end of a SIGNAL's (COLLECTIVE_WAIT's) commit or drop: the next may go */
 static void hl_cs_signal_unlock(struct hl_cs *cs, bool undo)
 {
-	if (cs->fence->type != HL_CS_TYPE_SIGNAL)
+	if (!hl_cs_holds_sig_lock(cs))
 		return;
 	if (undo)
 		hl_cs_signal_undo(cs);
@@ -615,6 +644,7 @@ static void hl_cs_drop(void *priv)
 	hl_cs_staged_part_done(cs, -ECANCELED);
 	atomic_dec(&ctx->cs_submitted);
 	kfree(cs->fence);
+	kfree(cs->kcbs);
 	kfree(cs);
 	hl_ctx_put(ctx);
 }
@@ -680,7 +710,7 @@ static void hl_cs_commit(struct hl_fpriv *fpriv, void *priv, u64 seq,
 	}
 
 	/* A SIGNAL that will not run gives its value back before it is seen */
-	if (rc && cs->fence->type == HL_CS_TYPE_SIGNAL)
+	if (rc && hl_cs_holds_sig_lock(cs))
 		hl_cs_signal_undo(cs);
 	hl_cs_publish(ctx, cs);
 	if (locked) {
@@ -695,8 +725,14 @@ static void hl_cs_commit(struct hl_fpriv *fpriv, void *priv, u64 seq,
 		if (rc)
 			break;
 	}
-	/* Queued in the order of its value: the next SIGNAL may go */
-	hl_cs_signal_unlock(cs, rc && i < cs->num_jobs && cs->fence->has_signal);
+	/*
+	 * Queued in the order of its value: the next SIGNAL may go. A
+	 * collective wait whose master was queued keeps its value (its
+	 * master fails by its deadline, the device being stopped).
+	 */
+	hl_cs_signal_unlock(cs, rc && (cs->fence->type == HL_CS_TYPE_COLLECTIVE ?
+				       !i : i < cs->num_jobs &&
+				       cs->fence->has_signal));
 	/* Jobs that were not queued fail, and so does the CS */
 	for (; i < cs->num_jobs; i++)
 		hl_cs_job_done(&cs->jobs[i], rc);
@@ -743,6 +779,7 @@ static int hl_cs_find_fence(struct hl_ctx *ctx, u64 seq,
 				 HL_CS_FLAGS_STAGED_SUBMISSION_FIRST |		\
 				 HL_CS_FLAGS_STAGED_SUBMISSION_LAST |		\
 				 HL_CS_FLAGS_SIGNAL | HL_CS_FLAGS_WAIT |	\
+				 HL_CS_FLAGS_COLLECTIVE_WAIT |			\
 				 HL_CS_FLAGS_ENCAP_SIGNALS |			\
 				 HL_CS_FLAGS_RESERVE_SIGNALS_ONLY |		\
 				 HL_CS_FLAGS_UNRESERVE_SIGNALS_ONLY)
@@ -1010,23 +1047,90 @@ static void hl_cs_encaps_unclaim(struct hl_ctx *ctx, u32 id)
 }
 
 /*
- * SIGNAL and WAIT submissions (upstream's sync stream): one chunk naming a
- * queue, no CB of the user's; the driver writes the CB. Returns 1 when a
- * WAIT had nothing to wait for (no CS made: out.seq is U64_MAX).
+ * COLLECTIVE_WAIT (sig_lock held): may @master's next collective wait take
+ * a value? -EAGAIN when it would switch to the master's other SOB group
+ * while the last collective wait of that group's previous round is still
+ * in flight (its group is zeroed at the switch).
+ */
+static int hl_cs_coll_check(struct hl_ctx *ctx, u32 master)
+{
+	struct hl_cs_coll *c = &ctx->coll[master];
+	struct dma_fence *fence = NULL;
+	int rc = 0;
+
+	lockdep_assert_held(&ctx->sig_lock);
+	if (c->value < HL_CS_SOB_MAX_VAL || !c->last_seq[c->group ^ 1])
+		return 0;
+	if (!hl_cs_find_fence(ctx, c->last_seq[c->group ^ 1], &fence) &&
+	    fence && !dma_fence_is_signaled(fence))
+		rc = -EAGAIN;
+	dma_fence_put(fence);
+	return rc;
+}
+
+/*
+ * COLLECTIVE_WAIT (sig_lock held until the commit or drop): the master's
+ * next value in its SOB group, and the kernel CBs of the master and its
+ * slaves. Each slave waits for the signal as a WAIT does, then adds 1 to
+ * its SOB of the master's group; the master waits for every slave's SOB
+ * of the group to reach the value. The value runs 1 .. 32767 per round;
+ * the next round takes the master's other group, zeroed at once (no job
+ * of its previous round is in flight: hl_cs_coll_check()).
+ */
+static void hl_cs_coll_take(struct hl_device *hdev, struct hl_cs *cs,
+			    struct hl_coll_wait *cw)
+{
+	struct hl_cs_coll *c = &cs->ctx->coll[cw->queues[0]];
+	u32 i;
+
+	lockdep_assert_held(&cs->ctx->sig_lock);
+	cs->coll_master = cw->queues[0];
+	cs->coll_prev = *c;
+	cs->coll_taken = true;
+	if (c->value >= HL_CS_SOB_MAX_VAL) {
+		c->group ^= 1;
+		c->value = 0;
+		hdev->asic_funcs->coll_clear(hdev, cw->queues[0], c->group);
+	}
+	c->value++;
+	c->last_seq[c->group] = cs->seq;
+	cw->group = c->group;
+	cw->value = c->value;
+	cw->early = hl_bug_injected(HL_INJECT_COLL_EARLY);
+	for (i = 0; i < cw->num_jobs; i++) {
+		void *kcb = cs->kcbs + i * HL_CS_KCB_SIZE;
+
+		cs->jobs[i].cb_size = hdev->asic_funcs->gen_coll_cb(hdev, kcb,
+								   cw, i);
+		cs->jobs[i].kcb = kcb;
+	}
+}
+
+/*
+ * SIGNAL, WAIT and COLLECTIVE_WAIT submissions (upstream's sync stream):
+ * one chunk naming a queue, no CB of the user's; the driver writes the
+ * CBs. Returns 1 when a wait had nothing to wait for (no CS made: out.seq
+ * is U64_MAX).
  */
 static int hl_cs_sync_submit(struct hl_fpriv *fpriv, const struct hl_cs_in *in,
 			     struct hl_cs_out *out, struct hl_cs **csp)
 {
 	struct hl_device *hdev = fpriv->hdev;
 	bool is_signal = in->cs_flags & HL_CS_FLAGS_SIGNAL;
+	bool coll = in->cs_flags & HL_CS_FLAGS_COLLECTIVE_WAIT;
 	bool encaps = in->cs_flags & HL_CS_FLAGS_ENCAP_SIGNALS;
+	struct hl_cs_chunk one = {}, *chunks = &one;
 	struct hl_cs_wait_target t = {};
 	struct hl_ctx *ctx = fpriv->ctx;
-	struct hl_cs_chunk chunk, c = {};
+	struct hl_coll_wait cw = {};
+	struct hl_cs_chunk chunk;
+	void *kcbs = NULL;
 	u32 sob_offset = 0;
 	u16 count_before = 0;
 	struct hl_cs *cs;
+	bool locked = false;
 	u64 sig_seq;
+	u32 i, type;
 	int rc;
 
 	if (in->num_chunks_execute != 1 || !hdev->asic_prop.num_sobs ||
@@ -1046,6 +1150,18 @@ static int hl_cs_sync_submit(struct hl_fpriv *fpriv, const struct hl_cs_in *in,
 	if (rc)
 		return rc;
 
+	/* The master and its slaves (upstream's checks, before the signal's) */
+	if (coll) {
+		rc = hdev->asic_funcs->coll_queues ?
+		     hdev->asic_funcs->coll_queues(hdev, chunk.queue_index,
+						   chunk.collective_engine_id,
+						   cw.queues) : -EOPNOTSUPP;
+		if (rc < 0)
+			return rc;
+		if (WARN_ON_ONCE(rc < 2 || rc > HL_CS_COLL_MAX_JOBS))
+			return -EINVAL;
+		cw.num_jobs = rc;
+	}
 	if (!hl_cs_queue_sync_stream(hdev, chunk.queue_index))
 		return -EINVAL;
 	if (!is_signal) {
@@ -1065,34 +1181,65 @@ static int hl_cs_sync_submit(struct hl_fpriv *fpriv, const struct hl_cs_in *in,
 		}
 	}
 
-	c.queue_index = chunk.queue_index;
-	if (is_signal) {
+	one.queue_index = chunk.queue_index;
+	type = is_signal ? HL_CS_TYPE_SIGNAL : HL_CS_TYPE_WAIT;
+	if (coll) {
+		chunks = kcalloc(cw.num_jobs, sizeof(*chunks), GFP_KERNEL);
+		kcbs = kcalloc(cw.num_jobs, HL_CS_KCB_SIZE, GFP_KERNEL_ACCOUNT);
+		if (!chunks || !kcbs) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		for (i = 0; i < cw.num_jobs; i++)
+			chunks[i].queue_index = cw.queues[i];
+		cw.sig_queue = t.queue;
+		cw.sig_idx = t.idx;
+		cw.sig_value = t.value;
+		type = HL_CS_TYPE_COLLECTIVE;
+	} else {
+		cw.num_jobs = 1;
+	}
+
+	if (is_signal || coll) {
 		rc = hl_cs_sig_lock(ctx);
 		if (rc)
-			return rc;
+			goto out;
+		locked = true;
 	}
-	rc = hl_cs_submit(ctx, &c, 1, in->timeout,
-			  is_signal ? HL_CS_TYPE_SIGNAL : HL_CS_TYPE_WAIT, &cs);
+	if (coll) {
+		rc = hl_cs_coll_check(ctx, cw.queues[0]);
+		if (rc)
+			goto out;
+	}
+	rc = hl_cs_submit(ctx, chunks, cw.num_jobs, in->timeout, type, &cs);
 	if (rc)
 		goto out;
 
 	if (is_signal) {
 		/* Unlocked at the commit or the drop */
-		hl_cs_signal_take(hdev, cs, c.queue_index, &sob_offset,
+		hl_cs_signal_take(hdev, cs, chunk.queue_index, &sob_offset,
 				  &count_before);
 		out->sob_base_addr_offset = sob_offset;
 		out->sob_count_before_submission = count_before;
+	} else if (coll) {
+		/* Unlocked at the commit or the drop; the CS frees the CBs */
+		cs->kcbs = kcbs;
+		kcbs = NULL;
+		hl_cs_coll_take(hdev, cs, &cw);
 	} else {
 		cs->jobs[0].cb_size =
 			hdev->asic_funcs->gen_wait_cb(hdev, cs->kcb,
-						      c.queue_index, t.queue,
+						      chunk.queue_index, t.queue,
 						      t.idx, t.value);
 		cs->jobs[0].kcb = cs->kcb;
 	}
 	*csp = cs;
 out:
-	if (rc && is_signal)
+	if (rc && locked)
 		mutex_unlock(&ctx->sig_lock);
+	kfree(kcbs);
+	if (chunks != &one)
+		kfree(chunks);
 	return rc;
 }
 
@@ -1230,7 +1377,8 @@ out_unlock:
  * cs_flags may carry HL_CS_FLAGS_CUSTOM_TIMEOUT (hl-thunk sets it with a
  * timeout; in.timeout is honoured with or without it), HL_CS_FLAGS_TIMESTAMP
  * (every CS records its completion time anyway), and one of
- * HL_CS_FLAGS_SIGNAL and HL_CS_FLAGS_WAIT (hl_cs_sync_submit()).
+ * HL_CS_FLAGS_SIGNAL, HL_CS_FLAGS_WAIT and HL_CS_FLAGS_COLLECTIVE_WAIT
+ * (hl_cs_sync_submit()).
  *
  * Errors: listed in the kernel-doc of union hl_cs_args (uAPI header). The
  * jobs are queued only after the sequence number reached user space: if the
@@ -1258,8 +1406,6 @@ int hl_cs_ioctl(struct hl_fpriv *fpriv, void *data, struct hl_ioctl_call *call)
 	if (in.ctx_id || memchr_inv(&in.pad, 0, sizeof(in.pad)) ||
 	    (type && !is_power_of_2(type)))
 		return -EINVAL;
-	if (type & HL_CS_FLAGS_COLLECTIVE_WAIT)
-		return -EOPNOTSUPP;
 	if (in.cs_flags & ~HL_CS_FLAGS_SERVED)
 		return -EINVAL;
 	/* A CS of jobs needs one (upstream's sanity check, before restore) */
@@ -1691,7 +1837,13 @@ int hl_cs_ctx_init(struct hl_ctx *ctx)
 
 	ctx->sig = kcalloc(ctx->hdev->asic_prop.num_queues, sizeof(*ctx->sig),
 			   GFP_KERNEL_ACCOUNT);
-	if (!ctx->sig) {
+	ctx->coll = kcalloc(ctx->hdev->asic_prop.num_queues,
+			    sizeof(*ctx->coll), GFP_KERNEL_ACCOUNT);
+	if (!ctx->sig || !ctx->coll) {
+		kfree(ctx->coll);
+		ctx->coll = NULL;
+		kfree(ctx->sig);
+		ctx->sig = NULL;
 		hl_ctx_resv_put(ctx->resv);
 		ctx->resv = NULL;
 		return -ENOMEM;
@@ -1756,6 +1908,8 @@ void hl_cs_ctx_fini(struct hl_ctx *ctx)
 	xa_destroy(&ctx->encaps);
 	mutex_destroy(&ctx->restore_lock);
 	mutex_destroy(&ctx->sig_lock);
+	kfree(ctx->coll);
+	ctx->coll = NULL;
 	kfree(ctx->sig);
 	ctx->sig = NULL;
 }

@@ -98,14 +98,19 @@ struct hl_ctx_resv {
  *	yet; the teardown waits for them (bounded by the job time limit).
  * @cs_submitted: submissions created and not completed, published or not
  *	(at most max_pending_cs).
- * @sig_lock: Protects @sig. A SIGNAL submission holds it from taking its
- *	value until its commit (or drop), in the same ioctl call, so that
- *	the signals of a queue reach its SOB in the order of their values;
+ * @sig_lock: Protects @sig, @coll. A SIGNAL or COLLECTIVE_WAIT
+ *	submission holds it from taking its value until its commit (or
+ *	drop), in the same ioctl call, so that the signals of a queue reach
+ *	its SOB in the order of their values;
  *	taken outside the context's gate (its holder may wait on user space
  *	with the gate paused), before the reservation lock, never inside a
  *	fence's signalling path.
  * @sig: per engine queue, the driver's signal SOB in use (0 or 1) and
  *	the value the last SIGNAL gave it (command_submission.c).
+ * @coll: per engine queue that is a collective master, the SOB group in
+ *	use (0 or 1), the value the last collective wait gave it, and the
+ *	last collective wait of each group (command_submission.c); under
+ *	@sig_lock, which a collective wait holds as a SIGNAL does.
  * @encaps: reserved encapsulated signals by handle id (1 ..
  *	HL_CS_MAX_ENCAPS), struct hl_cs_encaps; added and removed under
  *	@sig_lock (a completed CS removes its own without it); its xa_lock
@@ -166,11 +171,16 @@ struct hl_ctx {
 	struct xarray cs_fences;
 	atomic_t cs_inflight;
 	atomic_t cs_submitted;
-	struct mutex sig_lock; /* Protects: sig */
+	struct mutex sig_lock; /* Protects: sig, coll */
 	struct hl_cs_sig {
 		u32 idx;
 		u32 value;
 	} *sig;
+	struct hl_cs_coll {
+		u32 group;
+		u32 value;
+		u64 last_seq[2];
+	} *coll;
 	struct xarray encaps;
 	struct mutex restore_lock; /* Protects: restore_done */
 	bool restore_done;

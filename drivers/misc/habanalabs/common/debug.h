@@ -30,6 +30,7 @@ struct hl_ctx;
 #define HL_INJECT_EARLY_RELEASE	BIT(4)	/* no quarantine for late fences */
 #define HL_INJECT_MR_ANY_CONN	BIT(5)	/* NIC rkey not bound to its connection */
 #define HL_INJECT_CB_LIVE	BIT(6)	/* external queues run the live CB */
+#define HL_INJECT_COLL_EARLY	BIT(7)	/* collective slaves do not wait */
 
 #if IS_ENABLED(CONFIG_HABANALABS_DEBUG)
 extern unsigned int hl_inject_bug;

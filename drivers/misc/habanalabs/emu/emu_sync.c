@@ -531,8 +531,11 @@ struct hl_emu_kpkt_fence {
 static_assert(sizeof(struct hl_emu_kpkt_msg_long) ==
 	      sizeof(struct hl_pkt_msg_long));
 static_assert(sizeof(struct hl_emu_kpkt_fence) == sizeof(struct hl_pkt_fence));
-/* The longest kernel CB: a WAIT (hl_emu_sync_gen_wait_cb()) */
-static_assert(5 * sizeof(struct hl_emu_kpkt_msg_long) +
+/*
+ * The longest kernel CB: a collective wait's slave, a WAIT
+ * (hl_emu_sync_gen_wait_cb()) and a SOB increment
+ */
+static_assert(6 * sizeof(struct hl_emu_kpkt_msg_long) +
 	      2 * sizeof(struct hl_emu_kpkt_fence) <= HL_CS_KCB_SIZE);
 
 /* A MSG_LONG packet in a kernel CB, in the queues' format */
@@ -657,6 +660,156 @@ u32 hl_emu_sync_gen_wait_cb(struct hl_device *hdev, void *buf, u32 queue,
 	return p - (u8 *)buf;
 }
 
+/*
+ * Collective waits (asic=gaudi; docs/sync-manager.md). Every external
+ * queue (DMA 0 and 1, each stream) is a collective master; its slaves are
+ * the queues of the same stream of every NIC port's engine and of the
+ * reduction engine the submission names (DMA 5 or TPC 7). Each master has
+ * two groups of HL_EMU_COLL_GROUP_SOBS SOBs past the SIGNALs' (one per
+ * round of values), in upstream's layout: NIC port p's slave adds to SOB
+ * p of the group, the reduction engine's to SOB HL_EMU_COLL_ENGINE_SLOT;
+ * the master's monitor watches the first eight, then the second eight.
+ */
+#define HL_EMU_COLL_MASTERS	(GAUDI_QUEUE_ID_DMA_1_3 + 1)
+#define HL_EMU_COLL_GROUP_SOBS	16
+#define HL_EMU_COLL_ENGINE_SLOT	10
+#define HL_EMU_COLL_MAX_PORTS	10
+
+/* The first SOB of the collective groups: after the SIGNALs', aligned */
+static u32 hl_emu_sync_coll_first(u32 num_queues)
+{
+	return ALIGN(hl_emu_sync_driver_sob(num_queues, 0), 8);
+}
+
+/* SOB @slot of group @group of collective master @master */
+static u32 hl_emu_sync_coll_sob(struct hl_emu_device *emu, u32 master,
+				u32 group, u32 slot)
+{
+	return hl_emu_sync_coll_first(emu->num_queues) +
+	       (master * 2 + group) * HL_EMU_COLL_GROUP_SOBS + slot;
+}
+
+/* The group slot of slave queue @queue: its NIC port, or the engine's */
+static u32 hl_emu_sync_coll_slot(u32 queue)
+{
+	if (queue >= GAUDI_QUEUE_ID_NIC_0_0)
+		return (queue - GAUDI_QUEUE_ID_NIC_0_0) / 4;
+	return HL_EMU_COLL_ENGINE_SLOT;
+}
+
+/**
+ * hl_emu_sync_coll_queues - asic_funcs->coll_queues.
+ * @hdev: the device.
+ * @master: the queue the collective wait names.
+ * @engine_id: the reduction engine: GAUDI_ENGINE_ID_DMA_5 or _TPC_7.
+ * @queues: receives the master, then the slaves (HL_CS_COLL_MAX_JOBS).
+ *
+ * Return: the number of queues; -EOPNOTSUPP under asic=emu (no NIC or
+ * reduction engine queues); -EINVAL when @master is no external queue,
+ * @engine_id no reduction engine, or the device has no NIC port.
+ */
+int hl_emu_sync_coll_queues(struct hl_device *hdev, u32 master, u32 engine_id,
+			    u32 *queues)
+{
+	struct hl_emu_device *emu = to_emu(hdev);
+	u32 ports = min(hl_device_prop(hdev)->num_nic_ports,
+			(u32)HL_EMU_COLL_MAX_PORTS);
+	u32 stream = master % 4, n = 0, p;
+
+	if (!emu->queue_type)
+		return -EOPNOTSUPP;
+	if (master >= HL_EMU_COLL_MASTERS ||
+	    emu->queue_type[master] != HL_QUEUE_TYPE_EXT)
+		return -EINVAL;
+	if (engine_id != GAUDI_ENGINE_ID_DMA_5 &&
+	    engine_id != GAUDI_ENGINE_ID_TPC_7)
+		return -EINVAL;
+	/* Upstream's: no collective without NIC ports */
+	if (!ports)
+		return -EINVAL;
+	queues[n++] = master;
+	for (p = 0; p < ports; p++)
+		queues[n++] = GAUDI_QUEUE_ID_NIC_0_0 + 4 * p + stream;
+	queues[n++] = (engine_id == GAUDI_ENGINE_ID_DMA_5 ?
+		       GAUDI_QUEUE_ID_DMA_5_0 : GAUDI_QUEUE_ID_TPC_7_0) + stream;
+	return n;
+}
+
+/**
+ * hl_emu_sync_gen_coll_cb - asic_funcs->gen_coll_cb.
+ * @hdev: the device.
+ * @buf: the kernel CB, HL_CS_KCB_SIZE bytes.
+ * @cw: the collective wait.
+ * @job: 0, the master: its wait monitor on the first eight SOBs of its
+ *	group (the slaves' among them), FENCE, then on the second eight,
+ *	FENCE, each >= cw->value; else slave @job: a WAIT for the signal
+ *	(hl_emu_sync_gen_wait_cb()), then +1 to its SOB of the group.
+ *
+ * Return: the size of the packets.
+ */
+u32 hl_emu_sync_gen_coll_cb(struct hl_device *hdev, void *buf,
+			    const struct hl_coll_wait *cw, u32 job)
+{
+	struct hl_emu_device *emu = to_emu(hdev);
+	u32 master = cw->queues[0], queue = cw->queues[job];
+	u32 base = hl_emu_sync_coll_sob(emu, master, cw->group, 0);
+	u32 cfg = HL_PKT_FENCE_CFG(HL_EMU_WAIT_FENCE, 1, 1);
+	u64 fence = HL_QM_FENCE_RDATA(master, HL_EMU_WAIT_FENCE);
+	u32 mon = hl_emu_sync_driver_mon(master);
+	u32 i, half, watch[2] = {};
+	u8 *p = buf;
+
+	if (job) {
+		/* TEST ONLY: a slave that does not wait for the signal */
+		if (!cw->early)
+			p += hl_emu_sync_gen_wait_cb(hdev, p, queue,
+						     cw->sig_queue,
+						     cw->sig_idx,
+						     cw->sig_value);
+		p += hl_emu_sync_msg(p, HL_SM_SOB_ADDR(base +
+						       hl_emu_sync_coll_slot(queue)),
+				     HL_SM_SOB_INC | 1);
+		return p - (u8 *)buf;
+	}
+
+	for (i = 1; i < cw->num_jobs; i++) {
+		u32 slot = hl_emu_sync_coll_slot(cw->queues[i]);
+
+		watch[slot / 8] |= BIT(slot % 8);
+	}
+	p += hl_emu_sync_msg(p, HL_SM_MON_PAY_ADDRL_ADDR(mon),
+			     lower_32_bits(fence));
+	p += hl_emu_sync_msg(p, HL_SM_MON_PAY_ADDRH_ADDR(mon),
+			     upper_32_bits(fence));
+	p += hl_emu_sync_msg(p, HL_SM_MON_PAY_DATA_ADDR(mon), 1);
+	for (half = 0; half < 2; half++) {
+		if (!watch[half])
+			continue;
+		p += hl_emu_sync_msg(p, HL_SM_MON_ARM_ADDR(mon),
+				     HL_SM_MON_ARM(base / 8 + half,
+						   0xff & ~watch[half], 0,
+						   cw->value));
+		p += hl_emu_sync_fence(p, cfg);
+	}
+	return p - (u8 *)buf;
+}
+
+/**
+ * hl_emu_sync_coll_clear - asic_funcs->coll_clear: zero SOB group @group
+ * of collective master @master, now.
+ * @hdev: the device.
+ * @master: the master queue.
+ * @group: 0 or 1.
+ */
+void hl_emu_sync_coll_clear(struct hl_device *hdev, u32 master, u32 group)
+{
+	struct hl_emu_device *emu = to_emu(hdev);
+	u32 first = hl_emu_sync_coll_sob(emu, master, group, 0), i;
+
+	for (i = 0; i < HL_EMU_COLL_GROUP_SOBS; i++)
+		hl_emu_sync_write(emu, HL_SM_SOB_ADDR(first + i), 0);
+}
+
 /**
  * hl_emu_sync_props - the sync manager's properties (early_init, after
  * the queues were allocated).
@@ -668,9 +821,13 @@ void hl_emu_sync_props(struct hl_emu_device *emu,
 {
 	prop->num_sobs = HL_SM_NUM_SOBS;
 	prop->num_monitors = HL_SM_NUM_MONITORS;
-	/* The driver's, rounded up to a group of eight */
-	prop->first_available_sob =
-		ALIGN(hl_emu_sync_driver_sob(emu->num_queues, 0), 8);
+	/* The driver's, rounded up to a group of eight; asic=gaudi: and the
+	 * collective masters' groups
+	 */
+	prop->first_available_sob = hl_emu_sync_coll_first(emu->num_queues);
+	if (emu->queue_type)
+		prop->first_available_sob += HL_EMU_COLL_MASTERS * 2 *
+					     HL_EMU_COLL_GROUP_SOBS;
 	prop->first_available_monitor =
 		ALIGN(hl_emu_sync_driver_mon(emu->num_queues), 8);
 }

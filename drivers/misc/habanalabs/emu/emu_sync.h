@@ -11,6 +11,7 @@
 #include <linux/types.h>
 
 struct asic_fixed_properties;
+struct hl_coll_wait;
 struct hl_device;
 struct hl_emu_device;
 
@@ -39,5 +40,10 @@ u32 hl_emu_sync_encaps_sob(struct hl_device *hdev, u32 queue, u32 idx,
 			   bool clear);
 u32 hl_emu_sync_gen_wait_cb(struct hl_device *hdev, void *buf, u32 queue,
 			    u32 sig_queue, u32 idx, u32 value);
+int hl_emu_sync_coll_queues(struct hl_device *hdev, u32 master, u32 engine_id,
+			    u32 *queues);
+u32 hl_emu_sync_gen_coll_cb(struct hl_device *hdev, void *buf,
+			    const struct hl_coll_wait *cw, u32 job);
+void hl_emu_sync_coll_clear(struct hl_device *hdev, u32 master, u32 group);
 
 #endif /* HL_EMU_SYNC_H_ */
