@@ -112,10 +112,12 @@ struct hl_emu_qm {
  * @sob: the sync objects' values, block by block (HL_EMU_SM_BLOCKS).
  * @mon: the monitors, block by block.
  * @num_queues: the device's queues (hl_emu_device.num_queues).
+ * @gaudi: the device has GAUDI's queue table (hl_emu_device.queue_type):
+ *	its queue managers are GAUDI's.
  * @num_qms: the queue managers (@qm).
  * @qm: the queue managers: asic=emu's one per four queues
  *	HL_QM_FENCE_QM_STRIDE apart, or GAUDI's at GAUDI's addresses
- *	(hl_emu_sync_gaudi_qms()); fixed at allocation.
+ *	(hl_emu_gaudi_qm_runs); fixed at allocation.
  * @queue_qm: each queue's queue manager (index into @qm), or -1 (GAUDI's
  *	CPU queue has none).
  * @msg_base: the message bases (CP_MSG_BASE0..3) per slot: a queue, or a
@@ -130,6 +132,7 @@ struct hl_emu_sync {
 	u16 sob[HL_EMU_SM_NUM_SOBS];
 	struct hl_emu_mon mon[HL_EMU_SM_NUM_MONS];
 	u32 num_queues;
+	bool gaudi;
 	u32 num_qms;
 	struct hl_emu_qm *qm;
 	s8 *queue_qm;
@@ -574,7 +577,7 @@ u64 hl_emu_sync_engine_block(struct hl_emu_device *emu, u32 queue)
 	if (sm->queue_qm[queue] < 0)
 		return 0;
 	base = sm->qm[sm->queue_qm[queue]].base;
-	if (hl_emu_gaudi_format() && queue >= GAUDI_QUEUE_ID_NIC_0_0)
+	if (sm->gaudi && queue >= GAUDI_QUEUE_ID_NIC_0_0)
 		return base;
 	return base - HL_EMU_QM_ENGINE_OFF;
 }
@@ -930,7 +933,7 @@ static int hl_emu_sync_qms(struct hl_emu_sync *sm)
 	u32 r, i, k = 0, q;
 
 	memset(sm->queue_qm, -1, sm->num_queues);
-	if (!hl_emu_gaudi_format()) {
+	if (!sm->gaudi) {
 		for (k = 0; k < sm->num_qms; k++) {
 			sm->qm[k].base = HL_QM_FENCE_RDATA_0 - HL_EMU_QM_FENCE +
 					 k * HL_QM_FENCE_QM_STRIDE;
@@ -961,11 +964,11 @@ static int hl_emu_sync_qms(struct hl_emu_sync *sm)
 }
 
 /* The number of queue managers of @num_queues queues */
-static u32 hl_emu_sync_num_qms(u32 num_queues)
+static u32 hl_emu_sync_num_qms(u32 num_queues, bool gaudi)
 {
 	u32 r, n = 0;
 
-	if (!hl_emu_gaudi_format())
+	if (!gaudi)
 		return DIV_ROUND_UP(num_queues, HL_QM_FENCE_STREAMS);
 	for (r = 0; r < ARRAY_SIZE(hl_emu_gaudi_qm_runs); r++)
 		n += hl_emu_gaudi_qm_runs[r].num;
@@ -990,9 +993,10 @@ void hl_emu_sync_free(struct hl_emu_device *emu)
 }
 
 /**
- * hl_emu_sync_alloc - allocate the sync manager, its queue managers, and
- * the fence counters and message bases of every queue and lower CP
- * (early_init, after the queues were allocated).
+ * hl_emu_sync_alloc - allocate the sync manager, its queue managers
+ * (GAUDI's when the device has GAUDI's queue table), and the fence counters
+ * and message bases of every queue and lower CP (early_init, after the
+ * queues were allocated).
  * @emu: the device.
  *
  * Return: 0, -ENOMEM, or -EINVAL when GAUDI's queue table and its queue
@@ -1000,7 +1004,8 @@ void hl_emu_sync_free(struct hl_emu_device *emu)
  */
 int hl_emu_sync_alloc(struct hl_emu_device *emu)
 {
-	u32 num_qms = hl_emu_sync_num_qms(emu->num_queues);
+	bool gaudi = emu->queue_type;
+	u32 num_qms = hl_emu_sync_num_qms(emu->num_queues, gaudi);
 	u32 slots = emu->num_queues + num_qms;
 	struct hl_emu_sync *sm;
 	int rc;
@@ -1010,6 +1015,7 @@ int hl_emu_sync_alloc(struct hl_emu_device *emu)
 		return -ENOMEM;
 	emu->sync = sm;
 	sm->num_queues = emu->num_queues;
+	sm->gaudi = gaudi;
 	sm->num_qms = num_qms;
 	sm->msg_base = kvcalloc(slots, sizeof(*sm->msg_base), GFP_KERNEL);
 	sm->qm = kcalloc(num_qms, sizeof(*sm->qm), GFP_KERNEL);
