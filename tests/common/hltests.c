@@ -131,6 +131,77 @@ bool hltests_identity_gaudi(void)
 	return gaudi;
 }
 
+/*
+ * GAUDI's queue managers (upstream's gaudi_blocks.h, mm*_QM_BASE), by
+ * queue id (upstream's enum gaudi_queue_id): DMA 0-7, MME 0 on MME2_QM and
+ * MME 1 on MME0_QM (upstream's gaudi.c maps them so), TPC 0-7, NIC 0-9 on
+ * NICn_QM0/QM1. Written out, not computed, so that the driver's table is
+ * checked against them.
+ */
+uint64_t hltests_gaudi_qm(uint32_t queue)
+{
+	static const uint64_t dma[8] = {
+		0x7ffc508000ull, 0x7ffc528000ull, 0x7ffc548000ull,
+		0x7ffc568000ull, 0x7ffc588000ull, 0x7ffc5a8000ull,
+		0x7ffc5c8000ull, 0x7ffc5e8000ull,
+	};
+	static const uint64_t tpc[8] = {
+		0x7ffce08000ull, 0x7ffce48000ull, 0x7ffce88000ull,
+		0x7ffcec8000ull, 0x7ffcf08000ull, 0x7ffcf48000ull,
+		0x7ffcf88000ull, 0x7ffcfc8000ull,
+	};
+	static const uint64_t nic[10] = {
+		0x7ffcce0000ull, 0x7ffcce2000ull, 0x7ffcd20000ull,
+		0x7ffcd22000ull, 0x7ffcd60000ull, 0x7ffcd62000ull,
+		0x7ffcda0000ull, 0x7ffcda2000ull, 0x7ffcde0000ull,
+		0x7ffcde2000ull,
+	};
+
+	if (queue <= GAUDI_QUEUE_ID_DMA_1_3)
+		return dma[queue / 4];
+	if (queue == GAUDI_QUEUE_ID_CPU_PQ)
+		return 0;
+	if (queue <= GAUDI_QUEUE_ID_DMA_7_3)
+		return dma[2 + (queue - GAUDI_QUEUE_ID_DMA_2_0) / 4];
+	if (queue <= GAUDI_QUEUE_ID_MME_0_3)
+		return 0x7ffc168000ull;
+	if (queue <= GAUDI_QUEUE_ID_MME_1_3)
+		return 0x7ffc068000ull;
+	if (queue <= GAUDI_QUEUE_ID_TPC_7_3)
+		return tpc[(queue - GAUDI_QUEUE_ID_TPC_0_0) / 4];
+	return nic[(queue - GAUDI_QUEUE_ID_NIC_0_0) / 4];
+}
+
+/* @queue's stream (its own, or HLTESTS_GAUDI_LOWER_CP) */
+static uint32_t hltests_gaudi_stream(uint32_t queue, uint32_t stream)
+{
+	if (stream == HLTESTS_GAUDI_LOWER_CP)
+		return stream;
+	return queue <= GAUDI_QUEUE_ID_DMA_1_3 ? queue % 4 :
+	       (queue - GAUDI_QUEUE_ID_DMA_2_0) % 4;
+}
+
+/* CP_FENCE<id>_RDATA_<stream> of @queue's queue manager; stream 0: own */
+uint64_t hltests_gaudi_fence_reg(uint32_t queue, uint32_t stream, uint32_t id)
+{
+	return hltests_gaudi_qm(queue) + 0x308 + 0x14 * id +
+	       4 * hltests_gaudi_stream(queue, stream);
+}
+
+/* CP_MSG_BASE<base>_ADDR_LO_<stream> (_HI is 0x14 further) */
+uint64_t hltests_gaudi_msg_base_reg(uint32_t queue, uint32_t stream,
+				    uint32_t base)
+{
+	return hltests_gaudi_qm(queue) + 0x228 + 0x28 * base +
+	       4 * hltests_gaudi_stream(queue, stream);
+}
+
+/* The engine block WREG_32 addresses: DMA n's is DMAn_CORE, 0x8000 below */
+uint64_t hltests_gaudi_engine_block(uint32_t queue)
+{
+	return hltests_gaudi_qm(queue) - 0x8000;
+}
+
 long hltests_param_get(const char *name)
 {
 	char buf[32];

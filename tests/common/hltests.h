@@ -84,6 +84,16 @@ int hltests_param_read(const char *name, char *buf, size_t size);
  * for "gaudi", false for the default "emu"; anything else fails the test.
  */
 bool hltests_identity_gaudi(void);
+/*
+ * asic=gaudi: GAUDI's queue managers at GAUDI's addresses (golden, from
+ * upstream's asic_reg headers): the base of @queue's, and its registers
+ */
+#define HLTESTS_GAUDI_LOWER_CP	4
+uint64_t hltests_gaudi_qm(uint32_t queue);
+uint64_t hltests_gaudi_fence_reg(uint32_t queue, uint32_t stream, uint32_t id);
+uint64_t hltests_gaudi_msg_base_reg(uint32_t queue, uint32_t stream,
+				    uint32_t base);
+uint64_t hltests_gaudi_engine_block(uint32_t queue);
 void hltests_param_set(const char *name, const char *value, char *old,
 		       size_t size);
 

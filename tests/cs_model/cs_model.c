@@ -308,7 +308,7 @@ static void test_fence_of_every_stream(void **state)
 	memset(h.ptr, 0, PAGE);
 
 	p = cb.ptr;
-	p += pkt_msg_long(p, HL_QM_FENCE_RDATA(q, 1), 1);
+	p += pkt_msg_long(p, hltests_gaudi_fence_reg(q, 0, 1), 1);
 	p += pkt_fence(p, 1, 1, 1);
 	p += pkt_msg_long(p, h.va, 0x77);
 	assert_int_equal(cs_one(st->fd, q, cb.va, p - cb.ptr, 0, 0, &seq), 0);
@@ -319,8 +319,8 @@ static void test_fence_of_every_stream(void **state)
 	/* Another queue manager's stream 3, and fence id 2: not ours */
 	memset(h.ptr, 0, PAGE);
 	p = cb.ptr;
-	p += pkt_msg_long(p, HL_QM_FENCE_RDATA(q - 4, 1), 1);
-	p += pkt_msg_long(p, HL_QM_FENCE_RDATA(q, 2), 1);
+	p += pkt_msg_long(p, hltests_gaudi_fence_reg(q - 4, 0, 1), 1);
+	p += pkt_msg_long(p, hltests_gaudi_fence_reg(q, 0, 2), 1);
 	p += pkt_fence(p, 1, 1, 1);
 	p += pkt_msg_long(p, h.va, 0x78);
 	{

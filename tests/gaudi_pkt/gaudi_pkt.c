@@ -34,12 +34,11 @@
 
 /*
  * Internal queues (GAUDI's DMA 0-1 are external, fed kernel CBs): QA and
- * QB in two queue managers, QS3 the last stream of QA's queue manager
- * (the queues are grouped four by four, HL_QM_FENCE_STREAMS)
+ * QB in two queue managers (DMA2_QM, DMA3_QM), their registers at GAUDI's
+ * addresses (hltests_gaudi_qm())
  */
 #define QA		GAUDI_QUEUE_ID_DMA_2_0
 #define QB		GAUDI_QUEUE_ID_DMA_3_0
-#define QS3		(QA / HL_QM_FENCE_STREAMS * HL_QM_FENCE_STREAMS + 3)
 
 /* ------------------------------------------------------------------------
  * GAUDI's packets, dword by dword
@@ -242,9 +241,10 @@ static uint32_t g_reduce(uint8_t *p, uint64_t src, uint64_t dst,
 /* The offset of a register from the block of the engine of @queue */
 static uint16_t block_off(uint32_t queue, uint64_t reg)
 {
-	assert_true(reg >= HL_GAUDI_ENGINE_BLOCK(queue) &&
-		    reg < HL_GAUDI_ENGINE_BLOCK(queue) + 0x10000);
-	return (uint16_t)(reg - HL_GAUDI_ENGINE_BLOCK(queue));
+	uint64_t block = hltests_gaudi_engine_block(queue);
+
+	assert_true(reg >= block && reg < block + 0x10000);
+	return (uint16_t)(reg - block);
 }
 
 /* Submit and wait with a timeout of @timeout_s; returns the CS status */
@@ -473,9 +473,9 @@ static void test_msg_short_moves_sobs(void **state)
 		n += g_sob(cb.ptr + n, T_SOB, 2, false);
 		n += g_sob(cb.ptr + n, T_SOB, add, true);
 		n += g_msg_short(cb.ptr + n, 0, MON_ADDRL(T_MON),
-				 (uint32_t)HL_QM_FENCE_RDATA(QA, 0));
+				 (uint32_t)hltests_gaudi_fence_reg(QA, 0, 0));
 		n += g_msg_short(cb.ptr + n, 0, MON_ADDRH(T_MON),
-				 (uint32_t)(HL_QM_FENCE_RDATA(QA, 0) >> 32));
+				 (uint32_t)(hltests_gaudi_fence_reg(QA, 0, 0) >> 32));
 		n += g_msg_short(cb.ptr + n, 0, MON_DATA(T_MON), 1);
 		n += g_msg_short(cb.ptr + n, 0, MON_ARM(T_MON),
 				 mon_arm(T_SOB, true, 5));
@@ -516,7 +516,7 @@ static void test_fence_stalls_until_monitor_fires(void **state)
 	n1 = 0;
 	n1 += g_sob(cb1.ptr + n1, T_SOB + 1, 0, false);
 	n1 += g_monitor(cb1.ptr + n1, T_MON + 1, T_SOB + 1, 1,
-			HL_QM_FENCE_RDATA(QB, 1), 1);
+			hltests_gaudi_fence_reg(QB, 0, 1), 1);
 	n1 += g_fence(cb1.ptr + n1, 1, 1, 1);
 	n1 += g_lin_dma(cb1.ptr + n1, h.va, h.va + 64, 1, false);
 	seq = hltests_submit_cb(st->fd, QB, cb1.va, n1, 30);
@@ -650,7 +650,7 @@ static void test_wreg_reaches_modelled_registers_only(void **state)
 	h.ptr[0] = 0x42;
 
 	n = 0;
-	n += g_wreg32(cb.ptr + n, block_off(QA, HL_QM_FENCE_RDATA(QA, 3)), 1);
+	n += g_wreg32(cb.ptr + n, block_off(QA, hltests_gaudi_fence_reg(QA, 0, 3)), 1);
 	n += g_fence(cb.ptr + n, 3, 1, 1);
 	n += g_lin_dma(cb.ptr + n, h.va, h.va + 8, 1, false);
 	hltests_run_cb_ok(st->fd, QA, cb.va, n);
@@ -664,13 +664,13 @@ static void test_wreg_reaches_modelled_registers_only(void **state)
 	bases[0] = (uint64_t)(uint32_t)HL_SM_MON_PAY_ADDRL_0 |
 		   (uint64_t)(uint32_t)HL_SM_SOB_OBJ_0 << 32;
 	n = 0;
-	n += g_wreg_bulk(cb.ptr + n, block_off(QA, HL_QM_MSG_BASE_LO(QA, 1)), 1,
+	n += g_wreg_bulk(cb.ptr + n, block_off(QA, hltests_gaudi_msg_base_reg(QA, 0, 1)), 1,
 			 bases);
 	/* Now base 1 + 0x1800 + 4 * mon is a monitor's ARM register */
 	n += g_msg_short(cb.ptr + n, 0, MON_ADDRL(T_MON + 2),
-			 (uint32_t)HL_QM_FENCE_RDATA(QA, 2));
+			 (uint32_t)hltests_gaudi_fence_reg(QA, 0, 2));
 	n += g_msg_short(cb.ptr + n, 0, MON_ADDRH(T_MON + 2),
-			 (uint32_t)(HL_QM_FENCE_RDATA(QA, 2) >> 32));
+			 (uint32_t)(hltests_gaudi_fence_reg(QA, 0, 2) >> 32));
 	n += g_msg_short(cb.ptr + n, 0, MON_DATA(T_MON + 2), 1);
 	n += g_msg_short(cb.ptr + n, 1, MON_ARM(T_MON + 2),
 			 mon_arm(T_SOB + 16, false, 0));
@@ -687,20 +687,20 @@ static void test_wreg_reaches_modelled_registers_only(void **state)
 	hltests_run_cb_aborted(st->fd, QA, cb.va, n);
 	assert_int_equal(h.ptr[24], 0);
 	/*
-	 * A bulk of QS3's fence 0 and the register after it (stream 4's, not
-	 * a queue here): refused as a whole, so QS3's FENCE on it times out;
-	 * the control: WREG_32 of QS3's fence 0 alone passes it
+	 * A bulk of the register before QA's fence 0 (not modelled) and
+	 * QA's fence 0: refused as a whole, so QA's FENCE on it times out;
+	 * the control: WREG_32 of QA's fence 0 alone passes it
 	 */
-	assert_true(QS3 > QA && QS3 / 4 == QA / 4 && QS3 < QB);
 	bases[0] = 1ull | 1ull << 32;
-	n = g_wreg_bulk(cb.ptr, block_off(QA, HL_QM_FENCE_RDATA(QS3, 0)), 1, bases);
+	n = g_wreg_bulk(cb.ptr, block_off(QA, hltests_gaudi_fence_reg(QA, 0, 0) - 4),
+			1, bases);
 	hltests_run_cb_aborted(st->fd, QA, cb.va, n);
 	n = g_fence(cb.ptr, 0, 1, 1);
-	assert_int_equal(run_timeout(st->fd, QS3, cb.va, n, 1),
+	assert_int_equal(run_timeout(st->fd, QA, cb.va, n, 1),
 			 HL_WAIT_CS_STATUS_ABORTED);
-	n = g_wreg32(cb.ptr, block_off(QA, HL_QM_FENCE_RDATA(QS3, 0)), 1);
+	n = g_wreg32(cb.ptr, block_off(QA, hltests_gaudi_fence_reg(QA, 0, 0)), 1);
 	n += g_fence(cb.ptr + n, 0, 1, 1);
-	hltests_run_cb_ok(st->fd, QS3, cb.va, n);
+	hltests_run_cb_ok(st->fd, QA, cb.va, n);
 
 	hltests_host_unmap(st->fd, &h);
 	hltests_host_unmap(st->fd, &cb);
@@ -755,7 +755,7 @@ static void test_malformed_and_not_modelled_abort(void **state)
 		case 0: /* REPEAT */
 			len = g_hdr(bad, 0, g_ctl(G_REPEAT, G_RB));
 			break;
-		case 1: /* LOAD_AND_EXE exe: no engine to execute */
+		case 1: /* LOAD_AND_EXE exe of the job's empty scalars */
 			len = g_load_and_exe(bad, h.va);
 			put32(bad, 1u << 9);
 			break;
@@ -769,8 +769,9 @@ static void test_malformed_and_not_modelled_abort(void **state)
 			len = g_lin_dma(bad, h.va, h.va + 64, 8, false);
 			put32(bad + 4, g_ctl(G_LIN_DMA, 0));
 			break;
-		case 5: /* MSG_SHORT to the W_S block: not modelled */
-			len = g_msg_short(bad, 3, 0, 1);
+		case 5: /* MSG_SHORT op 1 (the time): not modelled */
+			len = g_msg_short(bad, 1, 0, 1);
+			put32(bad + 4, g_ctl(G_MSG_SHORT, 1u << 20 | 1u << 22));
 			break;
 		case 6: /* this project's NOP: opcode 0 in ctl */
 			len = hlthunk_pkt_nop(bad);
@@ -808,7 +809,7 @@ static void test_malformed_and_not_modelled_abort(void **state)
  * LOAD_AND_EXE loads the job's predicates (P10 in bit 0 of word 10): a
  * MSG_LONG with pred 10 is skipped while P10 is clear (the negative
  * control), runs once it is set; one with pred 0 always runs. The next
- * job starts with P10 clear again. Scalars (dst 1) are malformed.
+ * job starts with P10 clear again.
  */
 static void test_load_and_exe_predicates(void **state)
 {
@@ -845,15 +846,377 @@ static void test_load_and_exe_predicates(void **state)
 	hltests_run_cb_ok(st->fd, QA, cb.va, n);
 	assert_int_equal(rd32(h.ptr), 0);
 
-	/* Scalars: not modelled */
-	n = g_load_and_exe(cb.ptr, preds.va);
-	put32(cb.ptr, 1u << 8 | 1u);
-	n += g_msg_long(cb.ptr + n, h.va, 0xa10);
-	hltests_run_cb_aborted(st->fd, QA, cb.va, n);
-	assert_int_equal(rd32(h.ptr), 0);
-
 	hltests_host_unmap(st->fd, &preds);
 	hltests_host_unmap(st->fd, &h);
+	hltests_host_unmap(st->fd, &cb);
+}
+
+/*
+ * The queue managers are at GAUDI's addresses (the golden table of
+ * hltests_gaudi_qm(), upstream's): a MSG_LONG of 1 to a queue's own
+ * CP_FENCE1_RDATA passes its FENCE on fence 1, for a DMA, both MMEs' and
+ * TPCs' queues. The negative control: the same write to the next stream's
+ * register of the same queue manager leaves the FENCE waiting (aborted at
+ * its timeout).
+ */
+static void test_fences_at_gaudi_addresses(void **state)
+{
+	static const uint32_t queues[] = {
+		GAUDI_QUEUE_ID_DMA_7_3, GAUDI_QUEUE_ID_MME_0_0,
+		GAUDI_QUEUE_ID_MME_1_1, GAUDI_QUEUE_ID_TPC_0_0,
+		GAUDI_QUEUE_ID_TPC_7_3,
+	};
+	struct hltests_state *st = *state;
+	struct hltests_host_buf cb, h;
+	uint32_t i, n, q, other;
+
+	GAUDI_ONLY();
+	hltests_host_map(st->fd, &cb, PAGE);
+	hltests_host_map(st->fd, &h, PAGE);
+	/* Golden: upstream's mmTPC7_QM_CP_FENCE1_RDATA_3, mmMME2_QM_BASE */
+	assert_int_equal(hltests_gaudi_fence_reg(GAUDI_QUEUE_ID_TPC_7_3, 0, 1),
+			 0x7ffcfc8328ull);
+	assert_int_equal(hltests_gaudi_qm(GAUDI_QUEUE_ID_MME_0_2),
+			 0x7ffc168000ull);
+	for (i = 0; i < sizeof(queues) / sizeof(queues[0]); i++) {
+		q = queues[i];
+		/* The next stream of the same queue manager */
+		other = q % 4 == GAUDI_QUEUE_ID_DMA_2_3 % 4 ? q - 1 : q + 1;
+		memset(h.ptr, 0, 16);
+		h.ptr[0] = 0x5a;
+		n = g_msg_long(cb.ptr, hltests_gaudi_fence_reg(other, 0, 1), 1);
+		n += g_fence(cb.ptr + n, 1, 1, 1);
+		n += g_lin_dma(cb.ptr + n, h.va, h.va + 8, 1, false);
+		assert_int_equal(run_timeout(st->fd, q, cb.va, n, 1),
+				 HL_WAIT_CS_STATUS_ABORTED);
+		assert_int_equal(h.ptr[8], 0);
+		/* Take back what reached the other stream's fence */
+		n = g_fence(cb.ptr, 1, 1, 1);
+		hltests_run_cb_ok(st->fd, other, cb.va, n);
+
+		n = g_msg_long(cb.ptr, hltests_gaudi_fence_reg(q, 0, 1), 1);
+		n += g_fence(cb.ptr + n, 1, 1, 1);
+		n += g_lin_dma(cb.ptr + n, h.va, h.va + 8, 1, false);
+		hltests_run_cb_ok(st->fd, q, cb.va, n);
+		assert_int_equal(h.ptr[8], 0x5a);
+	}
+	hltests_host_unmap(st->fd, &h);
+	hltests_host_unmap(st->fd, &cb);
+}
+
+/* A monitor of the W_S block through base 2: payload @data to @addr */
+static uint32_t g_ws_monitor(uint8_t *p, uint32_t mon, uint32_t sob,
+			     uint32_t value, uint64_t addr, uint32_t data)
+{
+	uint32_t n = 0;
+
+	n += g_msg_short(p + n, 2, MON_ADDRL(mon), (uint32_t)addr);
+	n += g_msg_short(p + n, 2, MON_ADDRH(mon), (uint32_t)(addr >> 32));
+	n += g_msg_short(p + n, 2, MON_DATA(mon), data);
+	n += g_msg_short(p + n, 2, MON_ARM(mon), mon_arm(sob, false, value));
+	return n;
+}
+
+/*
+ * The W_S block (MSG_SHORT bases 2 and 3, GAUDI's SYNC_MNGR_W_S): its own
+ * SOBs and monitors. A W_S monitor of W_S SOB s fires when base 3 sets
+ * that SOB, and its payload passes the FENCE. The negative control: the
+ * E_N SOB of the same index (base 1) does not fire it (the job's FENCE
+ * times out).
+ */
+static void test_ws_block_sobs_and_monitors(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hltests_host_buf cb, h;
+	uint64_t fence = hltests_gaudi_fence_reg(QA, 0, 1);
+	uint32_t n, ws;
+
+	GAUDI_ONLY();
+	hltests_host_map(st->fd, &cb, PAGE);
+	hltests_host_map(st->fd, &h, PAGE);
+	h.ptr[0] = 0x77;
+	for (ws = 0; ws <= 1; ws++) {
+		n = 0;
+		n += g_msg_short(cb.ptr + n, 3, T_SOB * 4, 0);
+		n += g_sob(cb.ptr + n, T_SOB, 0, false);
+		n += g_ws_monitor(cb.ptr + n, T_MON, T_SOB, 1, fence, 1);
+		n += g_msg_short(cb.ptr + n, ws ? 3 : 1, T_SOB * 4, 1);
+		n += g_fence(cb.ptr + n, 1, 1, 1);
+		n += g_lin_dma(cb.ptr + n, h.va, h.va + 8 + ws, 1, false);
+		assert_int_equal(run_timeout(st->fd, QA, cb.va, n, 1),
+				 ws ? HL_WAIT_CS_STATUS_COMPLETED :
+				      HL_WAIT_CS_STATUS_ABORTED);
+		assert_int_equal(h.ptr[8 + ws], ws ? 0x77 : 0);
+	}
+	hltests_host_unmap(st->fd, &h);
+	hltests_host_unmap(st->fd, &cb);
+}
+
+/*
+ * A CP_DMA'd CB runs on the queue manager's lower CP (GAUDI's stream 4):
+ * its FENCE waits on the lower CP's counter (CP_FENCE0_RDATA_4), which a
+ * monitor's payload reaches, and its MSG_SHORT uses the lower CP's message
+ * bases (E_N's after each change of owner). The negative control: the
+ * payload at the queue's own fence 0 leaves the nested FENCE waiting.
+ */
+static void test_lower_cp_fences(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hltests_host_buf cb, sub, h;
+	uint32_t n, m, lower;
+
+	GAUDI_ONLY();
+	hltests_host_map(st->fd, &cb, PAGE);
+	hltests_host_map(st->fd, &sub, PAGE);
+	hltests_host_map(st->fd, &h, PAGE);
+	h.ptr[0] = 0x66;
+	for (lower = 0; lower <= 1; lower++) {
+		m = 0;
+		m += g_sob(sub.ptr + m, T_SOB + 1, 0, false);
+		m += g_monitor(sub.ptr + m, T_MON + 1, T_SOB + 1, 1,
+			       hltests_gaudi_fence_reg(QA, lower ?
+						HLTESTS_GAUDI_LOWER_CP : 0, 0),
+			       1);
+		m += g_sob(sub.ptr + m, T_SOB + 1, 1, false);
+		m += g_fence(sub.ptr + m, 0, 1, 1);
+		n = g_cp_dma(cb.ptr, sub.va, m);
+		n += g_lin_dma(cb.ptr + n, h.va, h.va + 8 + lower, 1, false);
+		assert_int_equal(run_timeout(st->fd, QA, cb.va, n, 1),
+				 lower ? HL_WAIT_CS_STATUS_COMPLETED :
+					 HL_WAIT_CS_STATUS_ABORTED);
+		assert_int_equal(h.ptr[8 + lower], lower ? 0x66 : 0);
+		if (!lower) {
+			/* Take back the payload from the queue's fence 0 */
+			n = g_fence(cb.ptr, 0, 1, 1);
+			hltests_run_cb_ok(st->fd, QA, cb.va, n);
+		}
+	}
+	hltests_host_unmap(st->fd, &h);
+	hltests_host_unmap(st->fd, &sub);
+	hltests_host_unmap(st->fd, &cb);
+}
+
+/*
+ * The queue manager's arbiter registers (ARB_CFG_0, ARB_WRR_WEIGHT_0..3,
+ * ARB_MST_QUIET_PER, as hl-thunk's tests program them with MSG_LONG) are
+ * accepted, by MSG_LONG and by WREG_32 of the engine's own block; the
+ * negative control: ARB_CFG_1 (0xa04), not modelled, is refused by
+ * WREG_32 (the job aborts before its marker).
+ */
+static void test_arbiter_registers(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hltests_host_buf cb, h;
+	uint64_t qm = hltests_gaudi_qm(QA);
+	uint32_t n, i;
+
+	GAUDI_ONLY();
+	hltests_host_map(st->fd, &cb, PAGE);
+	hltests_host_map(st->fd, &h, PAGE);
+	n = 0;
+	n += g_msg_long(cb.ptr + n, qm + 0xa00, 1u << 8 | 1u << 4 | 1u);
+	n += g_msg_long(cb.ptr + n, qm + 0xb34, 0x10);
+	for (i = 0; i < 4; i++)
+		n += g_msg_long(cb.ptr + n, qm + 0xa08 + 4 * i, i + 1);
+	n += g_wreg32(cb.ptr + n, block_off(QA, qm + 0xa00), 1u << 4);
+	n += g_arb_point(cb.ptr + n, 2, false);
+	n += g_arb_point(cb.ptr + n, 2, true);
+	n += g_msg_long(cb.ptr + n, h.va, 0xa4b);
+	hltests_run_cb_ok(st->fd, QA, cb.va, n);
+	assert_int_equal(rd32(h.ptr), 0xa4b);
+
+	n = g_wreg32(cb.ptr, block_off(QA, qm + 0xa04), 1);
+	n += g_msg_long(cb.ptr + n, h.va + 4, 0xa4b);
+	hltests_run_cb_aborted(st->fd, QA, cb.va, n);
+	assert_int_equal(rd32(h.ptr + 4), 0);
+	hltests_host_unmap(st->fd, &h);
+	hltests_host_unmap(st->fd, &cb);
+}
+
+/* LOAD_AND_EXE of the scalars (dst 1) with exe and etype */
+static uint32_t g_load_scalars(uint8_t *p, uint64_t src, bool load, bool exe,
+			       bool upper)
+{
+	g_hdr(p, (load ? 1u << 8 | 1u : 0) | (exe ? 1u << 9 : 0) |
+		 (upper ? 1u << 10 : 0), g_ctl(G_LOAD_AND_EXE, G_RB));
+	put64(p + 8, src);
+	return 16;
+}
+
+/*
+ * LOAD_AND_EXE loads the scalar registers R0..R3 (16 bytes) and executes
+ * the packet they hold: etype 0 a MSG_LONG (16 bytes) from R0, in the
+ * same packet as the load or in a later one; etype 1 a MSG_SHORT from R2
+ * (the upper two). Negative controls: etype 1 when the MSG_SHORT sits in
+ * R0 (R2..R3 are 0: malformed), exe in a new job without a load (its
+ * scalars start at 0), and a CP_DMA in the scalars (malformed): each
+ * aborts before its marker.
+ */
+static void test_load_and_exe_scalars(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hltests_host_buf cb, h, rf, sub;
+	uint32_t n, i;
+
+	GAUDI_ONLY();
+	hltests_host_map(st->fd, &cb, PAGE);
+	hltests_host_map(st->fd, &h, PAGE);
+	hltests_host_map(st->fd, &rf, PAGE);
+	hltests_host_map(st->fd, &sub, PAGE);
+
+	/* etype 0: a MSG_LONG from R0, loaded and executed at once, then apart */
+	for (i = 0; i <= 1; i++) {
+		memset(h.ptr, 0, 16);
+		g_msg_long(rf.ptr, h.va, 0x5ca1a0 + i);
+		n = g_load_scalars(cb.ptr, rf.va, true, !i, false);
+		if (i)
+			n += g_load_scalars(cb.ptr + n, 0, false, true, false);
+		n += g_msg_long(cb.ptr + n, h.va + 4, 0xe0d);
+		hltests_run_cb_ok(st->fd, QA, cb.va, n);
+		assert_int_equal(rd32(h.ptr), 0x5ca1a0 + i);
+		assert_int_equal(rd32(h.ptr + 4), 0xe0d);
+	}
+
+	/* etype 1: a MSG_SHORT in R2..R3 sets a SOB, seen by a FENCE */
+	memset(rf.ptr, 0, 16);
+	g_sob(rf.ptr + 8, T_SOB + 2, 1, false);
+	memset(h.ptr, 0, 16);
+	h.ptr[0] = 0x44;
+	n = 0;
+	n += g_sob(cb.ptr + n, T_SOB + 2, 0, false);
+	n += g_monitor(cb.ptr + n, T_MON + 2, T_SOB + 2, 1,
+		       hltests_gaudi_fence_reg(QA, 0, 2), 1);
+	n += g_load_scalars(cb.ptr + n, rf.va, true, true, true);
+	n += g_fence(cb.ptr + n, 2, 1, 1);
+	n += g_lin_dma(cb.ptr + n, h.va, h.va + 8, 1, false);
+	hltests_run_cb_ok(st->fd, QA, cb.va, n);
+	assert_int_equal(h.ptr[8], 0x44);
+
+	/* etype 1 with the MSG_SHORT in R0: R2..R3 hold no packet */
+	memset(rf.ptr, 0, 16);
+	g_sob(rf.ptr, T_SOB + 2, 1, false);
+	n = g_load_scalars(cb.ptr, rf.va, true, true, true);
+	n += g_msg_long(cb.ptr + n, h.va + 12, 0xbad);
+	hltests_run_cb_aborted(st->fd, QA, cb.va, n);
+	assert_int_equal(rd32(h.ptr + 12), 0);
+
+	/* A new job's scalars are 0: exe alone is malformed */
+	n = g_load_scalars(cb.ptr, 0, false, true, false);
+	n += g_msg_long(cb.ptr + n, h.va + 12, 0xbad);
+	hltests_run_cb_aborted(st->fd, QA, cb.va, n);
+	assert_int_equal(rd32(h.ptr + 12), 0);
+
+	/* A CP_DMA in the scalars: malformed, its CB never runs */
+	g_msg_long(sub.ptr, h.va + 12, 0xbad);
+	g_cp_dma(rf.ptr, sub.va, 16);
+	n = g_load_scalars(cb.ptr, rf.va, true, true, false);
+	hltests_run_cb_aborted(st->fd, QA, cb.va, n);
+	assert_int_equal(rd32(h.ptr + 12), 0);
+
+	hltests_host_unmap(st->fd, &sub);
+	hltests_host_unmap(st->fd, &rf);
+	hltests_host_unmap(st->fd, &h);
+	hltests_host_unmap(st->fd, &cb);
+}
+
+/* debugfs's data32 of device 0 at @addr (upstream's names) */
+static uint32_t dbg_read32(uint64_t addr)
+{
+	char buf[64];
+
+	snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)addr);
+	assert_int_equal(hltests_write_file("/sys/kernel/debug/habanalabs/hl0/addr",
+					    buf), 0);
+	assert_int_equal(hltests_read_file("/sys/kernel/debug/habanalabs/hl0/data32",
+					   buf, sizeof(buf)), 0);
+	return (uint32_t)strtoul(buf, NULL, 16);
+}
+
+/* W_S SOB @sob's address (base 3's reset value + 4 * @sob) */
+#define WS_SOB(sob)	(HL_SM_WS_SOB_OBJ_0 + 4ull * (sob))
+
+/*
+ * What one owner leaves in the registers this model added (a W_S SOB, the
+ * lower CP's fence counter and message base, a TPC queue's fence counter,
+ * the arbiter's registers) is there for itself (the control, through
+ * packets and through debugfs) and reset for the device's next owner.
+ */
+static void leave_new_registers(int fd, const struct hltests_host_buf *cb)
+{
+	uint64_t qm = hltests_gaudi_qm(QA);
+	uint32_t n = 0;
+
+	n += g_msg_short(cb->ptr + n, 3, T_SOB * 4, 5);
+	n += g_msg_long(cb->ptr + n,
+			hltests_gaudi_fence_reg(QA, HLTESTS_GAUDI_LOWER_CP, 0), 3);
+	n += g_msg_long(cb->ptr + n,
+			hltests_gaudi_fence_reg(GAUDI_QUEUE_ID_TPC_0_0, 0, 2), 3);
+	n += g_msg_long(cb->ptr + n,
+			hltests_gaudi_msg_base_reg(QA, HLTESTS_GAUDI_LOWER_CP, 1),
+			(uint32_t)WS_SOB(0));
+	n += g_msg_long(cb->ptr + n, qm + 0xa00, 0x111);
+	n += g_msg_long(cb->ptr + n, qm + 0xa08, 7);
+	hltests_run_cb_ok(fd, QA, cb->va, n);
+}
+
+static void probe_new_registers(int fd, const struct hltests_host_buf *cb,
+				const struct hltests_host_buf *sub, bool left)
+{
+	uint64_t qm = hltests_gaudi_qm(QA);
+	uint32_t n, m, want;
+
+	assert_int_equal(dbg_read32(WS_SOB(T_SOB)), left ? 5 : 0);
+	assert_int_equal(dbg_read32(qm + 0xa00), left ? 0x111 : 0);
+	assert_int_equal(dbg_read32(qm + 0xa08), left ? 7 : 0);
+	want = left ? (uint32_t)WS_SOB(0) : (uint32_t)HL_SM_SOB_OBJ_0;
+	assert_int_equal(dbg_read32(hltests_gaudi_msg_base_reg(QA,
+					HLTESTS_GAUDI_LOWER_CP, 1)), want);
+	assert_int_equal(dbg_read32(hltests_gaudi_fence_reg(QA,
+					HLTESTS_GAUDI_LOWER_CP, 0)),
+			 left ? 3 : 0);
+
+	/* The lower CP's fence 0: 3 left, taken by a nested FENCE */
+	m = g_fence(sub->ptr, 0, 3, 3);
+	n = g_cp_dma(cb->ptr, sub->va, m);
+	assert_int_equal(run_timeout(fd, QA, cb->va, n, 1),
+			 left ? HL_WAIT_CS_STATUS_COMPLETED :
+				HL_WAIT_CS_STATUS_ABORTED);
+	/* TPC 0's fence 2: 3 left */
+	n = g_fence(cb->ptr, 2, 3, 3);
+	assert_int_equal(run_timeout(fd, GAUDI_QUEUE_ID_TPC_0_0, cb->va, n, 1),
+			 left ? HL_WAIT_CS_STATUS_COMPLETED :
+				HL_WAIT_CS_STATUS_ABORTED);
+	/* W_S SOB T_SOB is 5: a W_S monitor of == 5 fires */
+	n = g_ws_monitor(cb->ptr, T_MON, T_SOB, 5,
+			 hltests_gaudi_fence_reg(QA, 0, 1), 1);
+	put32(cb->ptr + n - 8, mon_arm(T_SOB, true, 5));
+	n += g_fence(cb->ptr + n, 1, 1, 1);
+	assert_int_equal(run_timeout(fd, QA, cb->va, n, 1),
+			 left ? HL_WAIT_CS_STATUS_COMPLETED :
+				HL_WAIT_CS_STATUS_ABORTED);
+}
+
+static void test_new_registers_reset_for_next_owner(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hltests_host_buf cb, sub;
+
+	GAUDI_ONLY();
+	hltests_host_map(st->fd, &cb, PAGE);
+	hltests_host_map(st->fd, &sub, PAGE);
+	leave_new_registers(st->fd, &cb);
+	probe_new_registers(st->fd, &cb, &sub, true);
+	leave_new_registers(st->fd, &cb);
+	hltests_host_unmap(st->fd, &sub);
+	hltests_host_unmap(st->fd, &cb);
+
+	hlthunk_close(st->fd);
+	st->fd = hlthunk_open(HLTHUNK_DEVICE_DONT_CARE, NULL);
+	assert_true(st->fd >= 0);
+	hltests_host_map(st->fd, &cb, PAGE);
+	hltests_host_map(st->fd, &sub, PAGE);
+	probe_new_registers(st->fd, &cb, &sub, false);
+	hltests_host_unmap(st->fd, &sub);
 	hltests_host_unmap(st->fd, &cb);
 }
 
@@ -946,6 +1309,12 @@ static const struct CMUnitTest gaudi_pkt_tests[] = {
 	T(test_wait_feeds_the_fence),
 	T(test_malformed_and_not_modelled_abort),
 	T(test_load_and_exe_predicates),
+	T(test_fences_at_gaudi_addresses),
+	T(test_ws_block_sobs_and_monitors),
+	T(test_lower_cp_fences),
+	T(test_arbiter_registers),
+	T(test_load_and_exe_scalars),
+	T(test_new_registers_reset_for_next_owner),
 	T(test_reduce_extension),
 	T(test_signal_wait_in_gaudi_format),
 };

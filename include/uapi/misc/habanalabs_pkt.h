@@ -144,9 +144,15 @@ struct hl_pkt_fence {
  * num_queues - 1). The queues are taken four at a time as the streams of
  * one queue manager, whose fence registers are a block of
  * HL_QM_FENCE_QM_STRIDE bytes: queues 0-3 are DMA0's streams, 4-7 DMA1's,
- * as on GAUDI (the same addresses as before for queues 0-3); GAUDI's other
- * queue managers sit elsewhere in its configuration space, here they
- * follow one another (queue manager k at k * HL_QM_FENCE_QM_STRIDE).
+ * as on GAUDI (the same addresses as before for queues 0-3). Under
+ * asic=emu the next queue managers follow one another (queue manager k at
+ * k * HL_QM_FENCE_QM_STRIDE), which these macros compute. Under
+ * asic=gaudi every queue manager is GAUDI's, at GAUDI's address (upstream's
+ * mm*_QM_BASE: DMA 2-7 from 0x548000, MME 0 on MME2_QM, MME 1 on MME0_QM,
+ * TPC n at 0xe08000 + n * 0x40000, NIC n's QM0/QM1), with GAUDI's fifth
+ * stream, the lower CP that runs CP_DMA's command buffers, its fence
+ * counters and message bases included: these macros are right there for
+ * queues 0-7 only.
  */
 #define HL_QM_FENCE_NUM			4
 #define HL_QM_FENCE_STREAMS		4
@@ -554,9 +560,11 @@ struct hl_gaudi_pkt_nic_write {
  * At each change of the device's owner they hold what GAUDI's driver
  * programs: base 0 the E_N monitors (HL_SM_MON_PAY_ADDRL_0),
  * base 1 the E_N SOBs (HL_SM_SOB_OBJ_0), base 2 and 3 the W_S block's
- * monitors and SOBs (HL_SM_WS_MON_PAY_ADDRL_0, HL_SM_WS_SOB_OBJ_0), which
- * the emulated device does not model: a message there is malformed. They
- * are written as any register (MSG_LONG, WREG_32).
+ * monitors and SOBs (HL_SM_WS_MON_PAY_ADDRL_0, HL_SM_WS_SOB_OBJ_0). The W_S
+ * block is a second set of HL_SM_NUM_SOBS SOBs and HL_SM_NUM_MONITORS
+ * monitors with the E_N block's layout 0x60000 lower (a W_S monitor
+ * watches W_S SOBs; its payload obeys the E_N rules above). The bases are
+ * written as any register (MSG_LONG, WREG_32).
  */
 #define HL_QM_MSG_BASE_NUM		4
 #define HL_QM_MSG_BASE_LO_0		(HL_CFG_BASE + 0x508228)

@@ -118,6 +118,9 @@ struct hl_emu_sync;
  * @pred: asic=gaudi: the running job's predicates P0..P31 (bit i: Pi;
  *	P0 always set, the others clear at the start of each job, loaded by
  *	LOAD_AND_EXE); used by the queue's worker only.
+ * @scalar: asic=gaudi: the running job's scalar registers R0..R3 (little
+ *	endian, as loaded), clear at the start of each job, loaded and
+ *	executed by LOAD_AND_EXE; used by the queue's worker only.
  */
 struct hl_emu_queue {
 	struct hl_emu_device *emu;
@@ -132,6 +135,7 @@ struct hl_emu_queue {
 	u64 tlb_hits;
 	u64 tlb_misses;
 	u32 pred;
+	__le32 scalar[4];
 };
 
 /**

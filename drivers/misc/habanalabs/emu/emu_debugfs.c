@@ -4,8 +4,10 @@
  * addr (the device address, hex), data32 and data64 (read: "0x%08x\n" /
  * "0x%016llx\n"; write: a hex value) in the device's debugfs directory.
  * The ranges the emulator models:
- *   - the sync manager's and the queues' fence registers (emu_sync.c),
- *     32-bit each; a 64-bit access is two 32-bit ones, low first;
+ *   - the sync manager's registers (its E_N and W_S blocks) and the
+ *     queue managers' fence counters, message bases and arbiter registers
+ *     (emu_sync.c), 32-bit each; a 64-bit access is two 32-bit ones, low
+ *     first;
  *   - the SRAM [HL_EMU_GAUDI_SRAM_BASE, + HL_EMU_GAUDI_SRAM_SIZE);
  *   - the user DRAM [dram_user_base_address, + dram_user_size), physically.
  * Anything else, also an access that crosses the end of a range, the

@@ -69,6 +69,8 @@ int hl_emu_exec_msg_long(struct hl_emu_queue *q, struct hl_cs_job *job,
 			 const struct hl_emu_pkt_msg_long *pkt);
 int hl_emu_exec_fence(struct hl_emu_queue *q, struct hl_cs_job *job,
 		      const struct hl_emu_pkt_fence *pkt);
+int hl_emu_exec_fence_slot(struct hl_emu_queue *q, struct hl_cs_job *job,
+			   const struct hl_emu_pkt_fence *pkt, u32 slot);
 int hl_emu_exec_reduce(struct hl_emu_queue *q, struct hl_cs_job *job,
 		       const struct hl_emu_pkt_reduce *pkt);
 

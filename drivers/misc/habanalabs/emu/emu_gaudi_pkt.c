@@ -35,7 +35,11 @@
  *   LOAD_AND_EXE        load with dst 0: the job's predicates P1..P31 from
  *                       bit 0 of the 32-bit words 1..31 at src_addr
  *                       (GAUDI's non-consecutive map; P0 stays set);
- *                       scalars (dst 1) and exe are malformed;
+ *                       dst 1: the job's scalar registers R0..R3, 16
+ *                       bytes from src_addr; exe then runs the one packet
+ *                       they hold (etype 0: from R0, 8 or 16 bytes; 1:
+ *                       from R2, 8 bytes); a CP_DMA or LOAD_AND_EXE there
+ *                       is malformed;
  *   REPEAT              malformed: loops are not modelled;
  *   0x10..0x14          the emulated device's own engines (NIC, REDUCE),
  *                       extensions of the format (uAPI header).
@@ -202,17 +206,26 @@ static_assert(sizeof(union hl_emu_gpkt) >=
  * @size: bytes.
  * @nested: the CB of a CP_DMA: fetched through the MMU; a CP_DMA in it is
  *	malformed.
+ * @rf: not NULL: the packet LOAD_AND_EXE executes from the scalar
+ *	registers (@va 0, @size its bytes): one packet, read from here; a
+ *	CP_DMA or LOAD_AND_EXE in it is malformed.
  */
 struct hl_emu_gcb {
 	u64 va;
 	u32 size;
 	bool nested;
+	const u8 *rf;
 };
 
 static int hl_emu_gcb_fetch(struct hl_emu_queue *q, struct hl_cs_job *job,
 			    const struct hl_emu_gcb *cb, u32 off, void *buf,
 			    u32 len)
 {
+	if (cb->rf) {
+		/* hl_emu_gaudi_run_cb() keeps every read inside @size */
+		memcpy(buf, cb->rf + off, len);
+		return 0;
+	}
 	if (cb->nested)
 		return hl_emu_fetch_va(q, job, cb->va + off, buf, len);
 	return hl_emu_fetch(q, job, cb->va + off, buf, len);
@@ -220,17 +233,36 @@ static int hl_emu_gcb_fetch(struct hl_emu_queue *q, struct hl_cs_job *job,
 
 /*
  * The base of the executing engine's register block (WREG_32's offsets):
- * the queues four by four, as the fence registers group them
+ * its queue manager's, at GAUDI's addresses (emu_sync.c)
  */
 static u64 hl_emu_gaudi_engine_block(struct hl_emu_queue *q)
 {
-	return HL_GAUDI_ENGINE_BLOCK(q->id);
+	return hl_emu_sync_engine_block(q->emu, q->id);
 }
 
-/* A 32-bit register write of WREG_32 or WREG_BULK: modelled ones only */
+/*
+ * The fence and message-base slot of a packet: a CP_DMA'd CB runs on the
+ * queue manager's lower CP (its stream 4), as on GAUDI
+ */
+static u32 hl_emu_gaudi_slot(struct hl_emu_queue *q,
+			     const struct hl_emu_gcb *cb)
+{
+	return hl_emu_sync_slot(q->emu, q->id, cb->nested);
+}
+
+/*
+ * A 32-bit register write of WREG_32 or WREG_BULK: modelled ones of the
+ * engine's own queue manager only
+ */
+static bool hl_emu_gaudi_wreg_ok(struct hl_emu_queue *q, u64 addr)
+{
+	return hl_emu_sync_own_qm(q->emu, q->id, addr) &&
+	       hl_emu_sync_is_reg(q->emu, addr);
+}
+
 static int hl_emu_gaudi_wreg(struct hl_emu_queue *q, u64 addr, u32 value)
 {
-	if (!hl_emu_sync_is_reg(q->emu, addr)) {
+	if (!hl_emu_gaudi_wreg_ok(q, addr)) {
 		hl_dbg(q->emu->hdev, EMU,
 		       "queue %u: WREG to 0x%llx, a register not modelled\n",
 		       q->id, addr);
@@ -250,7 +282,7 @@ static int hl_emu_gaudi_wreg_bulk(struct hl_emu_queue *q,
 
 	/* Every register first: a bulk write to a hole writes nothing */
 	for (i = 0; i < 2 * n64; i++)
-		if (!hl_emu_sync_is_reg(q->emu, addr + 4ull * i))
+		if (!hl_emu_gaudi_wreg_ok(q, addr + 4ull * i))
 			return hl_emu_gaudi_wreg(q, addr + 4ull * i, 0);
 
 	for (done = 0; done < 2 * n64; done += n) {
@@ -295,14 +327,15 @@ static int hl_emu_gaudi_msg(struct hl_emu_queue *q, struct hl_cs_job *job,
 }
 
 static int hl_emu_gaudi_msg_short(struct hl_emu_queue *q,
-				  struct hl_cs_job *job, u32 ctl, u32 value)
+				  struct hl_cs_job *job,
+				  const struct hl_emu_gcb *cb, u32 ctl, u32 value)
 {
 	u32 base = FIELD_GET(HL_GPKT_SHORT_BASE, ctl);
 	u64 addr;
 
 	if (FIELD_GET(HL_GPKT_MSG_OP, ctl) != HL_GPKT_MSG_OP_VALUE)
 		return -EINVAL;
-	addr = hl_emu_sync_msg_base(q->emu, q->id, base) +
+	addr = hl_emu_sync_msg_base(q->emu, hl_emu_gaudi_slot(q, cb), base) +
 	       FIELD_GET(HL_GPKT_SHORT_OFFSET, ctl);
 	return hl_emu_gaudi_msg(q, job, HL_GPKT_MSG_OP_VALUE, addr, value);
 }
@@ -333,31 +366,30 @@ static int hl_emu_gaudi_lin_dma(struct hl_emu_queue *q, struct hl_cs_job *job,
 	return hl_emu_exec_lin_dma(q, job, &d);
 }
 
-/* WAIT: fence counter id of the queue += inc_val */
-static int hl_emu_gaudi_wait(struct hl_emu_queue *q, u32 cfg)
+/* WAIT: fence counter id of the queue (or lower CP) += inc_val */
+static int hl_emu_gaudi_wait(struct hl_emu_queue *q,
+			     const struct hl_emu_gcb *cb, u32 cfg)
 {
+	u64 addr;
+
 	if (cfg & ~(HL_GPKT_WAIT_CYCLES | HL_GPKT_WAIT_INC | HL_GPKT_WAIT_ID))
 		return -EINVAL;
-	return hl_emu_sync_write(q->emu,
-				 HL_QM_FENCE_RDATA(q->id,
-						   FIELD_GET(HL_GPKT_WAIT_ID, cfg)),
+	addr = hl_emu_sync_fence_addr(q->emu, hl_emu_gaudi_slot(q, cb),
+				      FIELD_GET(HL_GPKT_WAIT_ID, cfg));
+	if (!addr)
+		return -EINVAL;
+	return hl_emu_sync_write(q->emu, addr,
 				 FIELD_GET(HL_GPKT_WAIT_INC, cfg));
 }
 
-/* LOAD_AND_EXE: the predicates; scalars and execution are not modelled */
-static int hl_emu_gaudi_load_and_exe(struct hl_emu_queue *q,
-				     struct hl_cs_job *job, u32 cfg, u64 src)
+/* LOAD_AND_EXE's load of the predicates (dst 0) */
+static int hl_emu_gaudi_load_pred(struct hl_emu_queue *q,
+				  struct hl_cs_job *job, u64 src)
 {
 	__le32 words[HL_GPKT_PRED_NUM];
 	u32 i;
 	int rc;
 
-	if (cfg & ~(HL_GPKT_LAE_DST | HL_GPKT_LAE_LOAD | HL_GPKT_LAE_EXE |
-		    HL_GPKT_LAE_ETYPE) ||
-	    cfg & (HL_GPKT_LAE_DST | HL_GPKT_LAE_EXE | HL_GPKT_LAE_ETYPE))
-		return -EINVAL;
-	if (!(cfg & HL_GPKT_LAE_LOAD))
-		return 0;
 	rc = hl_emu_fetch_va(q, job, src, words, sizeof(words));
 	if (rc)
 		return rc;
@@ -369,6 +401,56 @@ static int hl_emu_gaudi_load_and_exe(struct hl_emu_queue *q,
 			q->pred &= ~BIT(i);
 	}
 	return 0;
+}
+
+static int hl_emu_gaudi_run_cb(struct hl_emu_queue *q, struct hl_cs_job *job,
+			       const struct hl_emu_gcb *cb);
+
+/*
+ * LOAD_AND_EXE's execute: the packet in the scalar registers, R0..R3
+ * (etype 0: a packet of 8 or 16 bytes from R0) or R2..R3 (etype 1: a
+ * packet of 8 bytes from R2), as a one-packet CB of its own
+ */
+static int hl_emu_gaudi_exe_rf(struct hl_emu_queue *q, struct hl_cs_job *job,
+			       bool upper)
+{
+	u8 rf[sizeof(q->scalar)];
+	struct hl_emu_gcb cb = {
+		.rf = rf,
+		.size = upper ? sizeof(rf) / 2 : sizeof(rf),
+	};
+
+	memcpy(rf, upper ? &q->scalar[2] : &q->scalar[0], cb.size);
+	return hl_emu_gaudi_run_cb(q, job, &cb);
+}
+
+/*
+ * LOAD_AND_EXE: load the predicates (dst 0) or the scalar registers R0..R3
+ * (dst 1, 16 bytes from src), then, with exe, execute the packet the
+ * scalar registers hold (hl_emu_gaudi_exe_rf())
+ */
+static int hl_emu_gaudi_load_and_exe(struct hl_emu_queue *q,
+				     struct hl_cs_job *job,
+				     const struct hl_emu_gcb *cb, u32 cfg,
+				     u64 src)
+{
+	int rc;
+
+	if (cfg & ~(HL_GPKT_LAE_DST | HL_GPKT_LAE_LOAD | HL_GPKT_LAE_EXE |
+		    HL_GPKT_LAE_ETYPE) || cb->rf)
+		return -EINVAL;
+	if (cfg & HL_GPKT_LAE_LOAD) {
+		if (cfg & HL_GPKT_LAE_DST)
+			rc = hl_emu_fetch_va(q, job, src, q->scalar,
+					     sizeof(q->scalar));
+		else
+			rc = hl_emu_gaudi_load_pred(q, job, src);
+		if (rc)
+			return rc;
+	}
+	if (!(cfg & HL_GPKT_LAE_EXE))
+		return 0;
+	return hl_emu_gaudi_exe_rf(q, job, cfg & HL_GPKT_LAE_ETYPE);
 }
 
 /* An extension packet: the engine's view has dwords 0 and 1 swapped */
@@ -391,9 +473,6 @@ static int hl_emu_gaudi_ext(struct hl_emu_queue *q, struct hl_cs_job *job,
 					     opcode == HL_GAUDI_PKT_NIC_WRITE_IMM);
 	}
 }
-
-static int hl_emu_gaudi_run_cb(struct hl_emu_queue *q, struct hl_cs_job *job,
-			       const struct hl_emu_gcb *cb);
 
 /* One packet, read whole into @pkt; returns 0, HL_EMU_GPKT_STOP or -errno */
 static int hl_emu_gaudi_exec(struct hl_emu_queue *q, struct hl_cs_job *job,
@@ -430,16 +509,17 @@ static int hl_emu_gaudi_exec(struct hl_emu_queue *q, struct hl_cs_job *job,
 		return hl_emu_gaudi_msg(q, job, FIELD_GET(HL_GPKT_MSG_OP, ctl),
 					le64_to_cpu(pkt->msg_long.addr), w0);
 	case HL_GAUDI_PKT_MSG_SHORT:
-		return hl_emu_gaudi_msg_short(q, job, ctl, w0);
+		return hl_emu_gaudi_msg_short(q, job, cb, ctl, w0);
 	case HL_GAUDI_PKT_FENCE: {
 		struct hl_emu_pkt_fence f = { .cfg = pkt->hdr.word0 };
 
-		return hl_emu_exec_fence(q, job, &f);
+		return hl_emu_exec_fence_slot(q, job, &f,
+					      hl_emu_gaudi_slot(q, cb));
 	}
 	case HL_GAUDI_PKT_WAIT:
-		return hl_emu_gaudi_wait(q, w0);
+		return hl_emu_gaudi_wait(q, cb, w0);
 	case HL_GAUDI_PKT_LOAD_AND_EXE:
-		return hl_emu_gaudi_load_and_exe(q, job, w0,
+		return hl_emu_gaudi_load_and_exe(q, job, cb, w0,
 						 le64_to_cpu(pkt->cp_dma.src_addr));
 	case HL_GAUDI_PKT_LIN_DMA:
 		return hl_emu_gaudi_lin_dma(q, job, &pkt->lin_dma, ctl);
@@ -450,7 +530,7 @@ static int hl_emu_gaudi_exec(struct hl_emu_queue *q, struct hl_cs_job *job,
 			.nested = true,
 		};
 
-		if (cb->nested || !IS_ALIGNED(sub.va, 8) ||
+		if (cb->nested || cb->rf || !IS_ALIGNED(sub.va, 8) ||
 		    !IS_ALIGNED(sub.size, 8))
 			return -EINVAL;
 		return hl_emu_gaudi_run_cb(q, job, &sub);
@@ -521,6 +601,9 @@ static int hl_emu_gaudi_run_cb(struct hl_emu_queue *q, struct hl_cs_job *job,
 			return rc;
 		}
 		off += full;
+		/* The scalar registers hold one packet */
+		if (cb->rf)
+			break;
 	}
 	return 0;
 
@@ -553,6 +636,7 @@ int hl_emu_gaudi_run_job(struct hl_emu_queue *q, struct hl_cs_job *job)
 	int rc;
 
 	q->pred = BIT(0);
+	memset(q->scalar, 0, sizeof(q->scalar));
 	rc = hl_emu_gaudi_run_cb(q, job, &cb);
 	return rc == HL_EMU_GPKT_STOP ? 0 : rc;
 }

@@ -486,6 +486,16 @@ int hl_emu_exec_msg_long(struct hl_emu_queue *q, struct hl_cs_job *job,
 int hl_emu_exec_fence(struct hl_emu_queue *q, struct hl_cs_job *job,
 		      const struct hl_emu_pkt_fence *pkt)
 {
+	return hl_emu_exec_fence_slot(q, job, pkt, q->id);
+}
+
+/*
+ * FENCE on the counters of @slot (hl_emu_sync_slot(): the queue's own, or
+ * its queue manager's lower CP's under asic=gaudi)
+ */
+int hl_emu_exec_fence_slot(struct hl_emu_queue *q, struct hl_cs_job *job,
+			   const struct hl_emu_pkt_fence *pkt, u32 slot)
+{
 	u32 cfg = le32_to_cpu(pkt->cfg);
 	u32 id = (cfg & HL_PKT_FENCE_CFG_ID_MASK) >> HL_PKT_FENCE_CFG_ID_SHIFT;
 	u32 target = (cfg & HL_PKT_FENCE_CFG_TARGET_MASK) >>
@@ -497,13 +507,13 @@ int hl_emu_exec_fence(struct hl_emu_queue *q, struct hl_cs_job *job,
 		    HL_PKT_FENCE_CFG_DEC_MASK))
 		return -EINVAL;
 
-	while (!hl_emu_sync_fence_take(q->emu, q->id, id, target, dec)) {
+	while (!hl_emu_sync_fence_take(q->emu, slot, id, target, dec)) {
 		rc = hl_emu_job_check(q, job);
 		if (rc) {
-			hl_emu_sync_fence_abort(q->emu, q->id, id, target, dec);
+			hl_emu_sync_fence_abort(q->emu, slot, id, target, dec);
 			return rc;
 		}
-		hl_emu_sync_fence_wait(q->emu, q->id, id, target,
+		hl_emu_sync_fence_wait(q->emu, slot, id, target,
 				       HL_EMU_FENCE_POLL);
 	}
 	return 0;

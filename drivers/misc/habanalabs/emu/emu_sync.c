@@ -50,28 +50,94 @@ struct hl_emu_mon {
 	bool armed;
 };
 
+/*
+ * The sync manager's register blocks, each a full set of SOBs and monitors
+ * (a monitor watches the SOBs of its own block): E_N (the uAPI's
+ * HL_SM_SOB_OBJ_0, ...) and W_S, GAUDI's two that its driver and
+ * hl-thunk's tests use, at GAUDI's addresses. Block b's registers are at
+ * the E_N ones - HL_EMU_SM_E_N_BASE + hl_emu_sm_block_base[b].
+ */
+#define HL_EMU_SM_BLOCKS	2
+#define HL_EMU_SM_E_N_BASE	(HL_CFG_BASE + 0x4f0000)
+static const u64 hl_emu_sm_block_base[HL_EMU_SM_BLOCKS] = {
+	HL_EMU_SM_E_N_BASE,		/* E_N: SYNC_MNGR_GLBL_E_N */
+	HL_CFG_BASE + 0x490000,		/* W_S: SYNC_MNGR_GLBL_W_S */
+};
+
+#define HL_EMU_SM_NUM_SOBS	(HL_EMU_SM_BLOCKS * HL_SM_NUM_SOBS)
+#define HL_EMU_SM_NUM_MONS	(HL_EMU_SM_BLOCKS * HL_SM_NUM_MONITORS)
+
+/*
+ * A queue manager's registers, from its base (GAUDI's QMAN layout): the
+ * message bases and fence counters of its five streams (four queues and
+ * the lower CP, which runs the CBs of CP_DMA), and its arbiter
+ */
+#define HL_EMU_QM_SIZE		0x1000
+#define HL_EMU_QM_STREAMS	5
+#define HL_EMU_QM_LOWER_CP	4
+#define HL_EMU_QM_MSG_BASE	0x228
+#define HL_EMU_QM_MSG_BASE_STRIDE 0x28
+#define HL_EMU_QM_MSG_BASE_HALF	0x14
+#define HL_EMU_QM_FENCE		0x308
+#define HL_EMU_QM_FENCE_STRIDE	0x14
+#define HL_EMU_QM_ARB_CFG_0	0xa00
+#define HL_EMU_QM_ARB_WRR_WEIGHT_0 0xa08
+#define HL_EMU_QM_ARB_MST_QUIET_PER 0xb34
+/* The engine's register block (WREG_32's base): the QM's base - this */
+#define HL_EMU_QM_ENGINE_OFF	0x8000
+
+/**
+ * struct hl_emu_qm - a queue manager.
+ * @base: its registers' address.
+ * @first_queue: the queue of its stream 0; streams 0-3 are queues
+ *	@first_queue..+3, stream 4 (the lower CP) is fence and message-base
+ *	slot num_queues + its index.
+ * @arb_cfg: ARB_CFG_0 as written.
+ * @arb_wrr: ARB_WRR_WEIGHT_0..3 as written.
+ * @arb_quiet: ARB_MST_QUIET_PER as written.
+ */
+struct hl_emu_qm {
+	u64 base;
+	u32 first_queue;
+	u32 arb_cfg;
+	u32 arb_wrr[HL_QM_FENCE_STREAMS];
+	u32 arb_quiet;
+};
+
 /**
  * struct hl_emu_sync - the sync manager.
- * @lock: Protects: @sob, @mon, @fence, @msg_base, @dropped.
+ * @lock: Protects: @sob, @mon, @fence, @msg_base, @dropped, the arbiter
+ *	registers of @qm.
  * @wq: FENCE packets waiting for a fence counter.
- * @sob: the sync objects' values.
- * @mon: the monitors.
+ * @sob: the sync objects' values, block by block (HL_EMU_SM_BLOCKS).
+ * @mon: the monitors, block by block.
  * @num_queues: the device's queues (hl_emu_device.num_queues).
- * @fence: the fence counters, HL_QM_FENCE_NUM per queue stream
- *	(@num_queues of them, allocated with the sync manager).
- * @msg_base: the queues' message bases (CP_MSG_BASE0..3), per queue
- *	(@num_queues of them, allocated with the sync manager).
+ * @gaudi: the device has GAUDI's queue table (hl_emu_device.queue_type):
+ *	its queue managers are GAUDI's.
+ * @num_qms: the queue managers (@qm).
+ * @qm: the queue managers: asic=emu's one per four queues
+ *	HL_QM_FENCE_QM_STRIDE apart, or GAUDI's at GAUDI's addresses
+ *	(hl_emu_gaudi_qm_runs); fixed at allocation.
+ * @queue_qm: each queue's queue manager (index into @qm), or -1 (GAUDI's
+ *	CPU queue has none).
+ * @msg_base: the message bases (CP_MSG_BASE0..3) per slot: a queue, or a
+ *	queue manager's lower CP (@num_queues + its index).
  * @dropped: payloads that aimed outside the sync manager when their monitor
  *	fired (ignored).
+ * @fence: the fence counters, HL_QM_FENCE_NUM per slot (as @msg_base).
  */
 struct hl_emu_sync {
-	spinlock_t lock; /* Protects: sob, mon, fence, msg_base, dropped */
+	spinlock_t lock; /* Protects: sob, mon, fence, msg_base, dropped, qm's arb */
 	wait_queue_head_t wq;
-	u16 sob[HL_SM_NUM_SOBS];
-	struct hl_emu_mon mon[HL_SM_NUM_MONITORS];
+	u16 sob[HL_EMU_SM_NUM_SOBS];
+	struct hl_emu_mon mon[HL_EMU_SM_NUM_MONS];
+	u32 num_queues;
+	bool gaudi;
+	u32 num_qms;
+	struct hl_emu_qm *qm;
+	s8 *queue_qm;
 	u64 (*msg_base)[HL_QM_MSG_BASE_NUM];
 	u64 dropped;
-	u32 num_queues;
 	u32 fence[][HL_QM_FENCE_NUM];
 };
 
@@ -85,69 +151,107 @@ enum hl_emu_sync_reg {
 	HL_EMU_REG_FENCE,
 	HL_EMU_REG_MSG_BASE_LO,
 	HL_EMU_REG_MSG_BASE_HI,
+	HL_EMU_REG_ARB_CFG,
+	HL_EMU_REG_ARB_WRR,
+	HL_EMU_REG_ARB_QUIET,
 };
 
-/* Bytes between a message base's registers of one queue and the next base */
-#define HL_EMU_MSG_BASE_STRIDE	(HL_QM_MSG_BASE_LO(0, 1) - HL_QM_MSG_BASE_LO_0)
-#define HL_EMU_MSG_BASE_HALF	(HL_QM_MSG_BASE_HI(0, 0) - HL_QM_MSG_BASE_LO_0)
+/* The fence and message-base slot of stream @stream of queue manager @k */
+static s32 hl_emu_qm_slot(const struct hl_emu_sync *sm, u32 k, u32 stream)
+{
+	u32 queue;
 
-/* Which register @addr is, and its index (SOB, monitor, queue * 4 + id) */
+	if (stream == HL_EMU_QM_LOWER_CP)
+		return sm->num_queues + k;
+	queue = sm->qm[k].first_queue + stream;
+	/* A queue manager's stream past the queue table, or another's queue */
+	if (queue >= sm->num_queues || sm->queue_qm[queue] != k)
+		return -1;
+	return queue;
+}
+
+/* A register of a queue manager: @k, @off from its base */
+static enum hl_emu_sync_reg hl_emu_qm_decode(const struct hl_emu_sync *sm,
+					     u32 k, u32 off, u32 *idx)
+{
+	u32 stream, id;
+	s32 slot;
+
+	if (off >= HL_EMU_QM_MSG_BASE &&
+	    off < HL_EMU_QM_MSG_BASE + HL_QM_MSG_BASE_NUM *
+					HL_EMU_QM_MSG_BASE_STRIDE) {
+		off -= HL_EMU_QM_MSG_BASE;
+		id = off / HL_EMU_QM_MSG_BASE_STRIDE;
+		off %= HL_EMU_QM_MSG_BASE_STRIDE;
+		stream = (off % HL_EMU_QM_MSG_BASE_HALF) / 4;
+		slot = hl_emu_qm_slot(sm, k, stream);
+		if (slot < 0)
+			return HL_EMU_REG_NONE;
+		*idx = slot * HL_QM_MSG_BASE_NUM + id;
+		return off >= HL_EMU_QM_MSG_BASE_HALF ?
+		       HL_EMU_REG_MSG_BASE_HI : HL_EMU_REG_MSG_BASE_LO;
+	}
+	if (off >= HL_EMU_QM_FENCE &&
+	    off < HL_EMU_QM_FENCE + HL_QM_FENCE_NUM * HL_EMU_QM_FENCE_STRIDE) {
+		off -= HL_EMU_QM_FENCE;
+		id = off / HL_EMU_QM_FENCE_STRIDE;
+		stream = (off % HL_EMU_QM_FENCE_STRIDE) / 4;
+		slot = hl_emu_qm_slot(sm, k, stream);
+		if (slot < 0)
+			return HL_EMU_REG_NONE;
+		*idx = slot * HL_QM_FENCE_NUM + id;
+		return HL_EMU_REG_FENCE;
+	}
+	*idx = k;
+	if (off == HL_EMU_QM_ARB_CFG_0)
+		return HL_EMU_REG_ARB_CFG;
+	if (off == HL_EMU_QM_ARB_MST_QUIET_PER)
+		return HL_EMU_REG_ARB_QUIET;
+	if (off >= HL_EMU_QM_ARB_WRR_WEIGHT_0 &&
+	    off < HL_EMU_QM_ARB_WRR_WEIGHT_0 + 4 * HL_QM_FENCE_STREAMS) {
+		*idx = k * HL_QM_FENCE_STREAMS +
+		       (off - HL_EMU_QM_ARB_WRR_WEIGHT_0) / 4;
+		return HL_EMU_REG_ARB_WRR;
+	}
+	return HL_EMU_REG_NONE;
+}
+
+/*
+ * Which register @addr is, and its index: a SOB's or a monitor's (block *
+ * count + its id), slot * 4 + id for a fence counter or a message base,
+ * the queue manager's for an arbiter register (* 4 + stream for a weight)
+ */
 static enum hl_emu_sync_reg hl_emu_sync_decode(const struct hl_emu_sync *sm,
 					       u64 addr, u32 *idx)
 {
 	u64 off;
+	u32 b, k;
 
 	if (!IS_ALIGNED(addr, sizeof(u32)))
 		return HL_EMU_REG_NONE;
-	if (addr >= HL_SM_SOB_OBJ_0 &&
-	    addr < HL_SM_SOB_ADDR(HL_SM_NUM_SOBS)) {
-		*idx = (addr - HL_SM_SOB_OBJ_0) / 4;
-		return HL_EMU_REG_SOB;
-	}
-	if (addr >= HL_SM_MON_PAY_ADDRL_0 &&
-	    addr < HL_SM_MON_ARM_ADDR(HL_SM_NUM_MONITORS)) {
-		off = addr - HL_SM_MON_PAY_ADDRL_0;
-		*idx = (off % (4 * HL_SM_NUM_MONITORS)) / 4;
-		return HL_EMU_REG_MON_ADDRL + off / (4 * HL_SM_NUM_MONITORS);
-	}
-	/* Before the fences: queue manager k's bases are in their range */
-	if (addr >= HL_QM_MSG_BASE_LO_0 &&
-	    addr < HL_QM_MSG_BASE_LO(sm->num_queues, 0)) {
-		u32 base, stream, queue, half;
+	for (b = 0; b < HL_EMU_SM_BLOCKS; b++) {
+		/* The E_N addresses of the register */
+		u64 a = addr - hl_emu_sm_block_base[b] + HL_EMU_SM_E_N_BASE;
 
-		off = (addr - HL_QM_MSG_BASE_LO_0) % HL_QM_FENCE_QM_STRIDE;
-		base = off / HL_EMU_MSG_BASE_STRIDE;
-		off %= HL_EMU_MSG_BASE_STRIDE;
-		half = off / HL_EMU_MSG_BASE_HALF;
-		stream = (off % HL_EMU_MSG_BASE_HALF) / 4;
-		queue = (addr - HL_QM_MSG_BASE_LO_0) / HL_QM_FENCE_QM_STRIDE *
-			HL_QM_FENCE_STREAMS + stream;
-		/* The fifth stream (GAUDI's lower CP) is no queue */
-		if (base < HL_QM_MSG_BASE_NUM && stream < HL_QM_FENCE_STREAMS &&
-		    queue < sm->num_queues) {
-			*idx = queue * HL_QM_MSG_BASE_NUM + base;
-			return half ? HL_EMU_REG_MSG_BASE_HI :
-				      HL_EMU_REG_MSG_BASE_LO;
+		if (a >= HL_SM_SOB_OBJ_0 &&
+		    a < HL_SM_SOB_ADDR(HL_SM_NUM_SOBS)) {
+			*idx = b * HL_SM_NUM_SOBS + (a - HL_SM_SOB_OBJ_0) / 4;
+			return HL_EMU_REG_SOB;
+		}
+		if (a >= HL_SM_MON_PAY_ADDRL_0 &&
+		    a < HL_SM_MON_ARM_ADDR(HL_SM_NUM_MONITORS)) {
+			off = a - HL_SM_MON_PAY_ADDRL_0;
+			*idx = b * HL_SM_NUM_MONITORS +
+			       (off % (4 * HL_SM_NUM_MONITORS)) / 4;
+			return HL_EMU_REG_MON_ADDRL +
+			       off / (4 * HL_SM_NUM_MONITORS);
 		}
 	}
-	if (addr >= HL_QM_FENCE_RDATA_0 &&
-	    addr < HL_QM_FENCE_RDATA(sm->num_queues, 0)) {
-		u32 id, stream, queue;
-
-		/* A queue manager's block: fence id by fence id, 5 streams */
-		off = (addr - HL_QM_FENCE_RDATA_0) % HL_QM_FENCE_QM_STRIDE;
-		id = off / (HL_QM_FENCE_RDATA(0, 1) - HL_QM_FENCE_RDATA_0);
-		stream = (off % (HL_QM_FENCE_RDATA(0, 1) -
-				 HL_QM_FENCE_RDATA_0)) / 4;
-		queue = (addr - HL_QM_FENCE_RDATA_0) / HL_QM_FENCE_QM_STRIDE *
-			HL_QM_FENCE_STREAMS + stream;
-		/* The fifth stream (GAUDI's lower CP) is no queue */
-		if (id >= HL_QM_FENCE_NUM || stream >= HL_QM_FENCE_STREAMS ||
-		    queue >= sm->num_queues)
-			return HL_EMU_REG_NONE;
-		*idx = queue * HL_QM_FENCE_NUM + id;
-		return HL_EMU_REG_FENCE;
-	}
+	for (k = 0; k < sm->num_qms; k++)
+		if (addr >= sm->qm[k].base &&
+		    addr < sm->qm[k].base + HL_EMU_QM_SIZE)
+			return hl_emu_qm_decode(sm, k, addr - sm->qm[k].base,
+						idx);
 	return HL_EMU_REG_NONE;
 }
 
@@ -177,8 +281,11 @@ bool hl_emu_sync_is_reg(struct hl_emu_device *emu, u64 addr)
 	return hl_emu_sync_decode(emu->sync, addr, &idx) != HL_EMU_REG_NONE;
 }
 
-static bool hl_emu_mon_holds(struct hl_emu_sync *sm, const struct hl_emu_mon *m)
+/* Whether monitor @m (of block @blk) holds: it watches its block's SOBs */
+static bool hl_emu_mon_holds(struct hl_emu_sync *sm, const struct hl_emu_mon *m,
+			     u32 blk)
 {
+	const u16 *sob = &sm->sob[blk * HL_SM_NUM_SOBS];
 	u32 gid = m->arm & HL_SM_MON_ARM_GID_MASK;
 	u32 mask = (m->arm & HL_SM_MON_ARM_MASK_MASK) >> HL_SM_MON_ARM_MASK_SHIFT;
 	u32 target = m->arm >> HL_SM_MON_ARM_VAL_SHIFT;
@@ -186,7 +293,7 @@ static bool hl_emu_mon_holds(struct hl_emu_sync *sm, const struct hl_emu_mon *m)
 	u32 i;
 
 	for (i = 0; i < 8; i++) {
-		u16 v = sm->sob[gid * 8 + i];
+		u16 v = sob[gid * 8 + i];
 
 		if (mask & BIT(i))
 			continue;
@@ -222,10 +329,11 @@ static bool hl_emu_sync_eval(struct hl_emu_sync *sm)
 	lockdep_assert_held(&sm->lock);
 	do {
 		fired = false;
-		for (i = 0; i < HL_SM_NUM_MONITORS; i++) {
+		for (i = 0; i < HL_EMU_SM_NUM_MONS; i++) {
 			struct hl_emu_mon *m = &sm->mon[i];
 
-			if (!m->armed || !hl_emu_mon_holds(sm, m))
+			if (!m->armed ||
+			    !hl_emu_mon_holds(sm, m, i / HL_SM_NUM_MONITORS))
 				continue;
 			m->armed = false;
 			fired = true;
@@ -268,7 +376,7 @@ int hl_emu_sync_write(struct hl_emu_device *emu, u64 addr, u32 value)
 
 	reg = hl_emu_sync_decode(sm, addr, &idx);
 	spin_lock(&sm->lock);
-	m = &sm->mon[idx % HL_SM_NUM_MONITORS];
+	m = &sm->mon[idx % HL_EMU_SM_NUM_MONS];
 	switch (reg) {
 	case HL_EMU_REG_SOB:
 		if (!hl_emu_sob_write(sm, idx, value))
@@ -307,6 +415,16 @@ int hl_emu_sync_write(struct hl_emu_device *emu, u64 addr, u32 value)
 				    [idx % HL_QM_MSG_BASE_NUM];
 		*base = (*base & 0xffffffffull) | (u64)value << 32;
 		break;
+	case HL_EMU_REG_ARB_CFG:
+		sm->qm[idx].arb_cfg = value;
+		break;
+	case HL_EMU_REG_ARB_WRR:
+		sm->qm[idx / HL_QM_FENCE_STREAMS]
+			.arb_wrr[idx % HL_QM_FENCE_STREAMS] = value;
+		break;
+	case HL_EMU_REG_ARB_QUIET:
+		sm->qm[idx].arb_quiet = value;
+		break;
 	default:
 		rc = -EINVAL;
 		break;
@@ -344,7 +462,7 @@ int hl_emu_sync_read(struct hl_emu_device *emu, u64 addr, u32 *val)
 	if (reg == HL_EMU_REG_NONE)
 		return -EINVAL;
 	spin_lock(&sm->lock);
-	m = &sm->mon[idx % HL_SM_NUM_MONITORS];
+	m = &sm->mon[idx % HL_EMU_SM_NUM_MONS];
 	switch (reg) {
 	case HL_EMU_REG_SOB:
 		*val = sm->sob[idx];
@@ -360,6 +478,24 @@ int hl_emu_sync_read(struct hl_emu_device *emu, u64 addr, u32 *val)
 		break;
 	case HL_EMU_REG_MON_ARM:
 		*val = m->arm;
+		break;
+	case HL_EMU_REG_MSG_BASE_LO:
+		*val = lower_32_bits(sm->msg_base[idx / HL_QM_MSG_BASE_NUM]
+						 [idx % HL_QM_MSG_BASE_NUM]);
+		break;
+	case HL_EMU_REG_MSG_BASE_HI:
+		*val = upper_32_bits(sm->msg_base[idx / HL_QM_MSG_BASE_NUM]
+						 [idx % HL_QM_MSG_BASE_NUM]);
+		break;
+	case HL_EMU_REG_ARB_CFG:
+		*val = sm->qm[idx].arb_cfg;
+		break;
+	case HL_EMU_REG_ARB_WRR:
+		*val = sm->qm[idx / HL_QM_FENCE_STREAMS]
+			.arb_wrr[idx % HL_QM_FENCE_STREAMS];
+		break;
+	case HL_EMU_REG_ARB_QUIET:
+		*val = sm->qm[idx].arb_quiet;
 		break;
 	default:
 		*val = sm->fence[idx / HL_QM_FENCE_NUM][idx % HL_QM_FENCE_NUM];
@@ -377,9 +513,100 @@ static bool hl_emu_sync_fence_ready(struct hl_emu_sync *sm, u32 queue, u32 id,
 }
 
 /**
- * hl_emu_sync_msg_base - a queue's message base (MSG_SHORT).
+ * hl_emu_sync_slot - the fence and message-base slot a queue's packets
+ * use.
  * @emu: the device.
  * @queue: the queue.
+ * @lower_cp: the packets of a CP_DMA'd CB, which GAUDI's lower CP runs:
+ *	its queue manager's stream 4 (a queue with no queue manager keeps its
+ *	own).
+ *
+ * Return: the slot, for hl_emu_sync_fence_*() and hl_emu_sync_msg_base().
+ */
+u32 hl_emu_sync_slot(struct hl_emu_device *emu, u32 queue, bool lower_cp)
+{
+	struct hl_emu_sync *sm = emu->sync;
+
+	if (!lower_cp || sm->queue_qm[queue] < 0)
+		return queue;
+	return sm->num_queues + sm->queue_qm[queue];
+}
+
+/**
+ * hl_emu_sync_fence_addr - the address of a fence counter.
+ * @emu: the device.
+ * @slot: a queue, or a lower CP's slot (hl_emu_sync_slot()).
+ * @id: the fence id, below HL_QM_FENCE_NUM.
+ *
+ * Return: its register's address, or 0 for a queue with no queue manager.
+ */
+u64 hl_emu_sync_fence_addr(struct hl_emu_device *emu, u32 slot, u32 id)
+{
+	struct hl_emu_sync *sm = emu->sync;
+	u32 k, stream;
+
+	if (slot < sm->num_queues && sm->queue_qm[slot] < 0)
+		return 0;
+	if (slot >= sm->num_queues) {
+		k = slot - sm->num_queues;
+		stream = HL_EMU_QM_LOWER_CP;
+	} else {
+		k = sm->queue_qm[slot];
+		stream = slot - sm->qm[k].first_queue;
+	}
+	return sm->qm[k].base + HL_EMU_QM_FENCE +
+	       HL_EMU_QM_FENCE_STRIDE * id + 4 * stream;
+}
+
+/**
+ * hl_emu_sync_engine_block - the executing engine's register block
+ * (WREG_32's offsets): its queue manager's base - 0x8000, as GAUDI's DMA,
+ * MME and TPC blocks (GAUDI's NIC queue managers are 0x2000 apart: theirs
+ * is the queue manager's base).
+ * @emu: the device.
+ * @queue: the queue.
+ *
+ * Return: the block's address, or 0 for a queue with no queue manager
+ * (nothing is modelled there).
+ */
+u64 hl_emu_sync_engine_block(struct hl_emu_device *emu, u32 queue)
+{
+	struct hl_emu_sync *sm = emu->sync;
+	u64 base;
+
+	if (sm->queue_qm[queue] < 0)
+		return 0;
+	base = sm->qm[sm->queue_qm[queue]].base;
+	if (sm->gaudi && queue >= GAUDI_QUEUE_ID_NIC_0_0)
+		return base;
+	return base - HL_EMU_QM_ENGINE_OFF;
+}
+
+/**
+ * hl_emu_sync_own_qm - whether @addr is in @queue's queue manager's
+ * registers (the only ones WREG_32 of @queue may write: GAUDI's NIC queue
+ * managers lie within one another's 64 KiB window).
+ * @emu: the device.
+ * @queue: the queue.
+ * @addr: an address.
+ *
+ * Return: true when it is.
+ */
+bool hl_emu_sync_own_qm(struct hl_emu_device *emu, u32 queue, u64 addr)
+{
+	struct hl_emu_sync *sm = emu->sync;
+	u64 base;
+
+	if (sm->queue_qm[queue] < 0)
+		return false;
+	base = sm->qm[sm->queue_qm[queue]].base;
+	return addr >= base && addr < base + HL_EMU_QM_SIZE;
+}
+
+/**
+ * hl_emu_sync_msg_base - a queue's message base (MSG_SHORT).
+ * @emu: the device.
+ * @queue: the queue, or a lower CP's slot (hl_emu_sync_slot()).
  * @base: the base, below HL_QM_MSG_BASE_NUM.
  *
  * Return: the address the base register holds.
@@ -459,13 +686,13 @@ void hl_emu_sync_fence_abort(struct hl_emu_device *emu, u32 queue, u32 id,
 			     u32 target, u32 dec)
 {
 	struct hl_emu_sync *sm = emu->sync;
-	u64 addr = HL_QM_FENCE_RDATA(queue, id);
+	u64 addr = hl_emu_sync_fence_addr(emu, queue, id);
 	u32 i;
 
 	spin_lock(&sm->lock);
 	if (sm->fence[queue][id] >= target)
 		sm->fence[queue][id] -= min(dec, sm->fence[queue][id]);
-	for (i = 0; i < HL_SM_NUM_MONITORS; i++)
+	for (i = 0; i < HL_EMU_SM_NUM_MONS; i++)
 		if (sm->mon[i].armed && sm->mon[i].addr == addr)
 			sm->mon[i].armed = false;
 	spin_unlock(&sm->lock);
@@ -481,10 +708,10 @@ void hl_emu_sync_wake(struct hl_emu_device *emu)
 }
 
 /**
- * hl_emu_sync_reset - zero every SOB, monitor and fence counter, and set
- * the message bases to what GAUDI's driver programs (E_N monitors and
- * SOBs, W_S monitors and SOBs): the device's next owner starts from
- * scratch.
+ * hl_emu_sync_reset - zero every SOB and monitor (of every block), fence
+ * counter and arbiter register, and set the message bases (the lower CPs'
+ * too) to what GAUDI's driver programs (E_N monitors and SOBs, W_S
+ * monitors and SOBs): the device's next owner starts from scratch.
  * @emu: the device; no job of the previous owner runs.
  */
 void hl_emu_sync_reset(struct hl_emu_device *emu)
@@ -494,14 +721,20 @@ void hl_emu_sync_reset(struct hl_emu_device *emu)
 		HL_SM_WS_MON_PAY_ADDRL_0, HL_SM_WS_SOB_OBJ_0,
 	};
 	struct hl_emu_sync *sm = emu->sync;
-	u32 q;
+	u32 q, k;
 
 	spin_lock(&sm->lock);
 	memset(sm->sob, 0, sizeof(sm->sob));
 	memset(sm->mon, 0, sizeof(sm->mon));
-	memset(sm->fence, 0, sm->num_queues * sizeof(sm->fence[0]));
-	for (q = 0; q < sm->num_queues; q++)
+	memset(sm->fence, 0, (sm->num_queues + sm->num_qms) *
+			     sizeof(sm->fence[0]));
+	for (q = 0; q < sm->num_queues + sm->num_qms; q++)
 		memcpy(sm->msg_base[q], bases, sizeof(bases));
+	for (k = 0; k < sm->num_qms; k++) {
+		sm->qm[k].arb_cfg = 0;
+		sm->qm[k].arb_quiet = 0;
+		memset(sm->qm[k].arb_wrr, 0, sizeof(sm->qm[k].arb_wrr));
+	}
 	spin_unlock(&sm->lock);
 }
 
@@ -642,7 +875,8 @@ u32 hl_emu_sync_gen_wait_cb(struct hl_device *hdev, void *buf, u32 queue,
 	u32 sob = hl_emu_sync_driver_sob(sig_queue, idx);
 	u32 other = hl_emu_sync_driver_sob(sig_queue, idx ^ 1);
 	u32 mon = hl_emu_sync_driver_mon(queue);
-	u64 fence = HL_QM_FENCE_RDATA(queue, HL_EMU_WAIT_FENCE);
+	u64 fence = hl_emu_sync_fence_addr(to_emu(hdev), queue,
+					   HL_EMU_WAIT_FENCE);
 	u32 cfg = HL_PKT_FENCE_CFG(HL_EMU_WAIT_FENCE, 1, 1);
 	u8 *p = buf;
 
@@ -832,31 +1066,70 @@ void hl_emu_sync_props(struct hl_emu_device *emu,
 		ALIGN(hl_emu_sync_driver_mon(emu->num_queues), 8);
 }
 
-/**
- * hl_emu_sync_alloc - allocate the sync manager and a fence per queue
- * stream (early_init, after the queues were allocated).
- * @emu: the device.
- *
- * Return: 0 or -ENOMEM.
- */
-int hl_emu_sync_alloc(struct hl_emu_device *emu)
-{
-	struct hl_emu_sync *sm;
+/* GAUDI's queue managers of four queues each, from DMA 2's (upstream's map) */
+static const struct {
+	u32 first_queue;
+	u32 num;
+	u64 base;
+	u64 stride;
+} hl_emu_gaudi_qm_runs[] = {
+	/* DMA 0-1: the queues before GAUDI's CPU queue */
+	{ GAUDI_QUEUE_ID_DMA_0_0, 2, HL_CFG_BASE + 0x508000, 0x20000 },
+	{ GAUDI_QUEUE_ID_DMA_2_0, 6, HL_CFG_BASE + 0x548000, 0x20000 },
+	/* MME 0 is GAUDI's north-west MME (MME2_QM), MME 1 its MME0_QM */
+	{ GAUDI_QUEUE_ID_MME_0_0, 1, HL_CFG_BASE + 0x168000, 0 },
+	{ GAUDI_QUEUE_ID_MME_1_0, 1, HL_CFG_BASE + 0x068000, 0 },
+	{ GAUDI_QUEUE_ID_TPC_0_0, 8, HL_CFG_BASE + 0xe08000, 0x40000 },
+	/* NIC n's two queue managers, QM0 and QM1, 0x2000 apart */
+	{ GAUDI_QUEUE_ID_NIC_0_0, 10, HL_CFG_BASE + 0xce0000, 0 },
+};
 
-	sm = kvzalloc(struct_size(sm, fence, emu->num_queues), GFP_KERNEL);
-	if (!sm)
-		return -ENOMEM;
-	sm->num_queues = emu->num_queues;
-	sm->msg_base = kvcalloc(sm->num_queues, sizeof(*sm->msg_base),
-				GFP_KERNEL);
-	if (!sm->msg_base) {
-		kvfree(sm);
-		return -ENOMEM;
+/* The queue managers: asic=emu's four queues each, or GAUDI's */
+static int hl_emu_sync_qms(struct hl_emu_sync *sm)
+{
+	u32 r, i, k = 0, q;
+
+	memset(sm->queue_qm, -1, sm->num_queues);
+	if (!sm->gaudi) {
+		for (k = 0; k < sm->num_qms; k++) {
+			sm->qm[k].base = HL_QM_FENCE_RDATA_0 - HL_EMU_QM_FENCE +
+					 k * HL_QM_FENCE_QM_STRIDE;
+			sm->qm[k].first_queue = k * HL_QM_FENCE_STREAMS;
+		}
+		for (q = 0; q < sm->num_queues; q++)
+			sm->queue_qm[q] = q / HL_QM_FENCE_STREAMS;
+		return 0;
 	}
-	spin_lock_init(&sm->lock);
-	init_waitqueue_head(&sm->wq);
-	emu->sync = sm;
-	return 0;
+	for (r = 0; r < ARRAY_SIZE(hl_emu_gaudi_qm_runs); r++) {
+		for (i = 0; i < hl_emu_gaudi_qm_runs[r].num; i++, k++) {
+			struct hl_emu_qm *qm = &sm->qm[k];
+
+			qm->first_queue = hl_emu_gaudi_qm_runs[r].first_queue +
+					  i * HL_QM_FENCE_STREAMS;
+			qm->base = hl_emu_gaudi_qm_runs[r].base +
+				   i * hl_emu_gaudi_qm_runs[r].stride;
+			if (qm->first_queue >= GAUDI_QUEUE_ID_NIC_0_0)
+				qm->base += (i / 2) * 0x40000 + (i % 2) * 0x2000;
+			if (qm->first_queue + HL_QM_FENCE_STREAMS >
+			    sm->num_queues)
+				return -EINVAL;
+			for (q = 0; q < HL_QM_FENCE_STREAMS; q++)
+				sm->queue_qm[qm->first_queue + q] = k;
+		}
+	}
+	return k == sm->num_qms ? 0 : -EINVAL;
+}
+
+/* The number of queue managers of @num_queues queues */
+static u32 hl_emu_sync_num_qms(u32 num_queues, bool gaudi)
+{
+	u32 r, n = 0;
+
+	if (!gaudi)
+		return DIV_ROUND_UP(num_queues, HL_QM_FENCE_STREAMS);
+	for (r = 0; r < ARRAY_SIZE(hl_emu_gaudi_qm_runs); r++)
+		n += hl_emu_gaudi_qm_runs[r].num;
+	return n;
 }
 
 /**
@@ -865,7 +1138,58 @@ int hl_emu_sync_alloc(struct hl_emu_device *emu)
  */
 void hl_emu_sync_free(struct hl_emu_device *emu)
 {
-	kvfree(emu->sync->msg_base);
-	kvfree(emu->sync);
+	struct hl_emu_sync *sm = emu->sync;
+
+	if (!sm)
+		return;
+	kvfree(sm->msg_base);
+	kfree(sm->queue_qm);
+	kfree(sm->qm);
+	kvfree(sm);
 	emu->sync = NULL;
+}
+
+/**
+ * hl_emu_sync_alloc - allocate the sync manager, its queue managers
+ * (GAUDI's when the device has GAUDI's queue table), and the fence counters
+ * and message bases of every queue and lower CP (early_init, after the
+ * queues were allocated).
+ * @emu: the device.
+ *
+ * Return: 0, -ENOMEM, or -EINVAL when GAUDI's queue table and its queue
+ * managers disagree (a bug).
+ */
+int hl_emu_sync_alloc(struct hl_emu_device *emu)
+{
+	bool gaudi = emu->queue_type;
+	u32 num_qms = hl_emu_sync_num_qms(emu->num_queues, gaudi);
+	u32 slots = emu->num_queues + num_qms;
+	struct hl_emu_sync *sm;
+	int rc;
+
+	sm = kvzalloc(struct_size(sm, fence, slots), GFP_KERNEL);
+	if (!sm)
+		return -ENOMEM;
+	emu->sync = sm;
+	sm->num_queues = emu->num_queues;
+	sm->gaudi = gaudi;
+	sm->num_qms = num_qms;
+	sm->msg_base = kvcalloc(slots, sizeof(*sm->msg_base), GFP_KERNEL);
+	sm->qm = kcalloc(num_qms, sizeof(*sm->qm), GFP_KERNEL);
+	sm->queue_qm = kcalloc(sm->num_queues, sizeof(*sm->queue_qm),
+			       GFP_KERNEL);
+	if (!sm->msg_base || !sm->qm || !sm->queue_qm) {
+		rc = -ENOMEM;
+		goto err_free;
+	}
+	rc = hl_emu_sync_qms(sm);
+	if (WARN_ON(rc))
+		goto err_free;
+	spin_lock_init(&sm->lock);
+	init_waitqueue_head(&sm->wq);
+	return 0;
+
+err_free:
+	hl_emu_sync_free(emu);
+	return rc;
 }

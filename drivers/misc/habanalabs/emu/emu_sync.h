@@ -36,6 +36,10 @@ void hl_emu_sync_props(struct hl_emu_device *emu,
 u32 hl_emu_sync_gen_signal_cb(struct hl_device *hdev, void *buf, u32 queue,
 			      u32 idx, u32 value, bool set, u32 *sob_offset);
 u64 hl_emu_sync_msg_base(struct hl_emu_device *emu, u32 queue, u32 base);
+u32 hl_emu_sync_slot(struct hl_emu_device *emu, u32 queue, bool lower_cp);
+u64 hl_emu_sync_fence_addr(struct hl_emu_device *emu, u32 slot, u32 id);
+u64 hl_emu_sync_engine_block(struct hl_emu_device *emu, u32 queue);
+bool hl_emu_sync_own_qm(struct hl_emu_device *emu, u32 queue, u64 addr);
 u32 hl_emu_sync_encaps_sob(struct hl_device *hdev, u32 queue, u32 idx,
 			   bool clear);
 u32 hl_emu_sync_gen_wait_cb(struct hl_device *hdev, void *buf, u32 queue,
