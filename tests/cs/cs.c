@@ -611,6 +611,70 @@ static void test_old_seq_reads_completed(void **state)
 	hltests_host_unmap(st->fd, &cb);
 }
 
+/*
+ * A CS submitted with HL_CS_FLAGS_TIMESTAMP keeps its outcome after it is
+ * forgotten, for one wait (upstream's outcome store; hl-thunk-open's
+ * test_wait_for_cs_with_timestamp_status_gone): COMPLETED with its
+ * timestamp, then GONE; one without the flag is GONE at once
+ */
+static void test_old_timestamped_seq_keeps_outcome(void **state)
+{
+	struct hltests_state *st = *state;
+	const uint64_t n = 1100;
+	uint64_t i, seq, first, t0, t1, ts[2] = { 0, 0 };
+	struct hl_cs_chunk chunk;
+	struct hltests_host_buf cb;
+	union hl_wait_cs_args w;
+	union hl_cs_args a;
+	uint32_t status;
+
+	cb_map(st->fd, &cb, PAGE);
+	chunk_init(&chunk, 0, cb.va, hlthunk_pkt_nop(cb.ptr));
+	t0 = hltests_now_ns();
+	/* Two with the flag (1 and 2), then one without (3) */
+	for (i = 0; i < 3; i++) {
+		memset(&a, 0, sizeof(a));
+		a.in.chunks_execute = (uintptr_t)&chunk;
+		a.in.num_chunks_execute = 1;
+		a.in.cs_flags = i < 2 ? HL_CS_FLAGS_TIMESTAMP : 0;
+		assert_int_equal(hltests_cs_ioctl(st->fd, &a), 0);
+		if (!i)
+			first = a.out.seq;
+		assert_int_equal(wait_cs(st->fd, a.out.seq, &status), 0);
+		assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
+	}
+	t1 = hltests_now_ns();
+	for (i = 0; i < n; i++)
+		seq = hltests_submit_cb(st->fd, 0, cb.va, 8, 0);
+	assert_int_equal(wait_cs(st->fd, seq, &status), 0);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
+
+	/* Forgotten, but the flagged ones read as they completed, in order */
+	for (i = 0; i < 2; i++) {
+		memset(&w, 0, sizeof(w));
+		w.in.seq = first + i;
+		assert_int_equal(hltests_ioctl_sized(st->fd, HL_IOCTL_WAIT_CS,
+						     sizeof(w), &w), 0);
+		assert_int_equal(w.out.status, HL_WAIT_CS_STATUS_COMPLETED);
+		assert_int_equal(w.out.flags,
+				 HL_WAIT_CS_STATUS_FLAG_TIMESTAMP_VLD);
+		ts[i] = w.out.timestamp_nsec;
+		assert_true(ts[i] >= t0 && ts[i] <= t1);
+	}
+	assert_true(ts[1] > ts[0]);
+	/* Read once: GONE after that, as the one without the flag */
+	for (i = 0; i < 3; i++) {
+		memset(&w, 0, sizeof(w));
+		w.in.seq = first + i;
+		assert_int_equal(hltests_ioctl_sized(st->fd, HL_IOCTL_WAIT_CS,
+						     sizeof(w), &w), 0);
+		assert_int_equal(w.out.status, HL_WAIT_CS_STATUS_COMPLETED);
+		assert_int_equal(w.out.flags, HL_WAIT_CS_STATUS_FLAG_GONE);
+		assert_int_equal(w.out.timestamp_nsec, 0);
+	}
+	hltests_host_unmap(st->fd, &cb);
+}
+
 /* ------------------------------------------------------------------------
  * Data through the MMU
  */
@@ -3289,6 +3353,7 @@ const struct CMUnitTest cs_tests[] = {
 	CS_TEST(test_custom_timeout_flag_is_accepted),
 	CS_TEST(test_seq_and_timestamps),
 	CS_TEST(test_old_seq_reads_completed),
+	CS_TEST(test_old_timestamped_seq_keeps_outcome),
 	CS_TEST(test_roundtrip_single_page),
 	CS_TEST(test_roundtrip_many_pages),
 	CS_TEST(test_roundtrip_unaligned),

@@ -2350,7 +2350,9 @@ struct hl_wait_cs_in {
  *	that has not finished is never reported COMPLETED; one that finished
  *	more than 1024 submissions ago may be forgotten and reads as
  *	COMPLETED with a zero timestamp and HL_WAIT_CS_STATUS_FLAG_GONE, even
- *	if it had failed.
+ *	if it had failed; but one submitted with HL_CS_FLAGS_TIMESTAMP, among
+ *	the context's last 256 such, reads once (single-CS wait) as it
+ *	completed, with its timestamp or ABORTED, and GONE after that.
  * @flags: Returned HL_WAIT_CS_STATUS_FLAG_* bits: TIMESTAMP_VLD when
  *	@timestamp_nsec holds the completion time, GONE when the CS is no
  *	longer tracked (see @status; no timestamp).

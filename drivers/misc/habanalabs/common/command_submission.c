@@ -62,6 +62,9 @@
 /* Completed fences kept per context for WAIT_CS */
 #define HL_CS_MAX_TRACKED	1024
 
+/* Outcomes of forgotten HL_CS_FLAGS_TIMESTAMP submissions kept per context */
+#define HL_CS_OUTCOMES		256
+
 /* Largest command buffer of one job */
 #define HL_CS_MAX_CB_SIZE	SZ_2M
 
@@ -108,6 +111,9 @@ enum hl_cs_type {
  * @has_signal: a SIGNAL whose SOB value below is to be reached: set at its
  *	submission, cleared (under the context's sig_lock) when its job is
  *	not queued after all.
+ * @timestamp: submitted with HL_CS_FLAGS_TIMESTAMP: its outcome outlives
+ *	its tracking (hl_cs_forget_locked()); set before the fence is
+ *	published.
  * @sig_queue: SIGNAL: its queue.
  * @sig_idx: SIGNAL: which of the queue's two signal SOBs.
  * @sig_value: SIGNAL: the value the SOB reaches when its job runs.
@@ -117,6 +123,7 @@ struct hl_cs_fence {
 	spinlock_t lock; /* Protects: base (dma_fence internals) */
 	u32 type;
 	bool has_signal;
+	bool timestamp;
 	u32 sig_queue;
 	u32 sig_idx;
 	u32 sig_value;
@@ -215,6 +222,56 @@ static void hl_cs_inflight_dec(struct hl_ctx *ctx)
 }
 
 /*
+ * Forget the signalled fence of @seq (cs_lock held); the caller puts the
+ * returned reference outside the lock. A CS submitted with
+ * HL_CS_FLAGS_TIMESTAMP leaves its outcome (time, error) in the context's
+ * ring of the last HL_CS_OUTCOMES, for one WAIT_CS to come (upstream's
+ * outcome store): its timestamp outlives the fence.
+ */
+static struct dma_fence *hl_cs_forget_locked(struct hl_ctx *ctx, u64 seq)
+{
+	struct hl_cs_outcome *o;
+	struct dma_fence *old;
+
+	lockdep_assert_held(&ctx->cs_lock);
+	old = xa_erase(&ctx->cs_fences, seq);
+	if (!old || xa_is_value(old))
+		return NULL;
+	if (container_of(old, struct hl_cs_fence, base)->timestamp) {
+		o = &ctx->cs_outcomes[ctx->cs_outcome_next++ % HL_CS_OUTCOMES];
+		o->seq = seq;
+		o->ns = ktime_to_ns(dma_fence_timestamp(old));
+		/* Signalled: its error is final */
+		o->error = old->error;
+	}
+	return old;
+}
+
+/*
+ * The outcome of forgotten CS @seq, if it asked for its timestamp and is
+ * among the last HL_CS_OUTCOMES of them: true with *@ns and *@error; the
+ * entry is taken (a second WAIT_CS reads the CS as gone), as upstream's.
+ */
+static bool hl_cs_pop_outcome(struct hl_ctx *ctx, u64 seq, s64 *ns,
+			      int *error)
+{
+	bool found = false;
+	unsigned int i;
+
+	spin_lock(&ctx->cs_lock);
+	for (i = 0; i < HL_CS_OUTCOMES && !found; i++) {
+		if (ctx->cs_outcomes[i].seq != seq)
+			continue;
+		*ns = ctx->cs_outcomes[i].ns;
+		*error = ctx->cs_outcomes[i].error;
+		ctx->cs_outcomes[i].seq = 0;
+		found = true;
+	}
+	spin_unlock(&ctx->cs_lock);
+	return found;
+}
+
+/*
  * After the fence of @seq signalled: forget it once it is more than
  * HL_CS_MAX_TRACKED submissions old (hl_cs_publish() forgets the others).
  */
@@ -224,7 +281,7 @@ static void hl_cs_forget_old(struct hl_ctx *ctx, u64 seq)
 
 	spin_lock(&ctx->cs_lock);
 	if (ctx->cs_sequence - seq > HL_CS_MAX_TRACKED)
-		old = xa_erase(&ctx->cs_fences, seq);
+		old = hl_cs_forget_locked(ctx, seq);
 	spin_unlock(&ctx->cs_lock);
 	dma_fence_put(old);
 }
@@ -472,7 +529,7 @@ static void hl_cs_publish(struct hl_ctx *ctx, struct hl_cs *cs)
 		entry = xa_load(&ctx->cs_fences, seq - HL_CS_MAX_TRACKED);
 		if (entry && !xa_is_value(entry) &&
 		    dma_fence_is_signaled(entry))
-			old = xa_erase(&ctx->cs_fences, seq - HL_CS_MAX_TRACKED);
+			old = hl_cs_forget_locked(ctx, seq - HL_CS_MAX_TRACKED);
 	}
 	spin_unlock(&ctx->cs_lock);
 	dma_fence_put(old);
@@ -771,7 +828,10 @@ static int hl_cs_find_fence(struct hl_ctx *ctx, u64 seq,
 				 HL_CS_FLAGS_ENGINES_COMMAND |			\
 				 HL_CS_FLAGS_FLUSH_PCI_HBW_WRITES)
 
-/* The flags served; TIMESTAMP changes nothing: every CS records its time */
+/*
+ * The flags served. Every CS records its completion time; TIMESTAMP keeps
+ * it after the CS is forgotten (hl_cs_forget_locked())
+ */
 #define HL_CS_FLAGS_SERVED	(HL_CS_FLAGS_CUSTOM_TIMEOUT |		\
 				 HL_CS_FLAGS_TIMESTAMP |			\
 				 HL_CS_FLAGS_FORCE_RESTORE |			\
@@ -1214,6 +1274,7 @@ static int hl_cs_sync_submit(struct hl_fpriv *fpriv, const struct hl_cs_in *in,
 	rc = hl_cs_submit(ctx, chunks, cw.num_jobs, in->timeout, type, &cs);
 	if (rc)
 		goto out;
+	cs->fence->timestamp = in->cs_flags & HL_CS_FLAGS_TIMESTAMP;
 
 	if (is_signal) {
 		/* Unlocked at the commit or the drop */
@@ -1376,9 +1437,10 @@ out_unlock:
  *
  * cs_flags may carry HL_CS_FLAGS_CUSTOM_TIMEOUT (hl-thunk sets it with a
  * timeout; in.timeout is honoured with or without it), HL_CS_FLAGS_TIMESTAMP
- * (every CS records its completion time anyway), and one of
- * HL_CS_FLAGS_SIGNAL, HL_CS_FLAGS_WAIT and HL_CS_FLAGS_COLLECTIVE_WAIT
- * (hl_cs_sync_submit()).
+ * (every CS records its completion time; with it, the time is kept for one
+ * WAIT_CS after the CS is forgotten, among the context's last 256 such
+ * CSs), and one of HL_CS_FLAGS_SIGNAL, HL_CS_FLAGS_WAIT and
+ * HL_CS_FLAGS_COLLECTIVE_WAIT (hl_cs_sync_submit()).
  *
  * Errors: listed in the kernel-doc of union hl_cs_args (uAPI header). The
  * jobs are queued only after the sequence number reached user space: if the
@@ -1492,6 +1554,7 @@ int hl_cs_ioctl(struct hl_fpriv *fpriv, void *data, struct hl_ioctl_call *call)
 	kvfree(chunks);
 	if (rc)
 		return rc;
+	cs->fence->timestamp = in.cs_flags & HL_CS_FLAGS_TIMESTAMP;
 	if (encaps_id) {
 		/* Claimed: cannot fail. Released at the CS's completion. */
 		hl_cs_encaps_claim(ctx, encaps_id, cs->seq);
@@ -1761,7 +1824,10 @@ out_put:
  * the device went away; the ioctl returns -EIO). A CS that had finished
  * and is older than the last 1024 of the context is no longer tracked and
  * reads as COMPLETED, with a zero timestamp and HL_WAIT_CS_STATUS_FLAG_GONE;
- * a CS that has not finished is always tracked.
+ * a CS that has not finished is always tracked. But a forgotten CS that was
+ * submitted with HL_CS_FLAGS_TIMESTAMP, among the context's last 256 such,
+ * reads once as it completed (COMPLETED with its timestamp, or ABORTED),
+ * then as GONE (upstream's outcome store).
  *
  * Errors: listed in the kernel-doc of union hl_wait_cs_args (uAPI header).
  *
@@ -1774,8 +1840,9 @@ int hl_wait_cs_ioctl(struct hl_fpriv *fpriv, void *data,
 	struct hl_wait_cs_in in = args->in;
 	struct hl_ctx *ctx = fpriv->ctx;
 	struct dma_fence *fence = NULL;
+	int rc, error;
 	long left;
-	int rc;
+	s64 ns;
 
 	if (!ctx || in.ctx_id || memchr_inv(in.pad, 0, sizeof(in.pad)) ||
 	    in.cq_counters_offset || in.timestamp_handle ||
@@ -1792,6 +1859,15 @@ int hl_wait_cs_ioctl(struct hl_fpriv *fpriv, void *data,
 
 	memset(&args->out, 0, sizeof(args->out));
 	args->out.status = HL_WAIT_CS_STATUS_COMPLETED;
+	if (!fence && hl_cs_pop_outcome(ctx, in.seq, &ns, &error)) {
+		if (error < 0) {
+			args->out.status = HL_WAIT_CS_STATUS_ABORTED;
+			return -EIO;
+		}
+		args->out.timestamp_nsec = ns;
+		args->out.flags = HL_WAIT_CS_STATUS_FLAG_TIMESTAMP_VLD;
+		return 0;
+	}
 	if (!fence) {
 		args->out.flags = HL_WAIT_CS_STATUS_FLAG_GONE;
 		return 0;
@@ -1839,7 +1915,11 @@ int hl_cs_ctx_init(struct hl_ctx *ctx)
 			   GFP_KERNEL_ACCOUNT);
 	ctx->coll = kcalloc(ctx->hdev->asic_prop.num_queues,
 			    sizeof(*ctx->coll), GFP_KERNEL_ACCOUNT);
-	if (!ctx->sig || !ctx->coll) {
+	ctx->cs_outcomes = kcalloc(HL_CS_OUTCOMES, sizeof(*ctx->cs_outcomes),
+				   GFP_KERNEL_ACCOUNT);
+	if (!ctx->sig || !ctx->coll || !ctx->cs_outcomes) {
+		kfree(ctx->cs_outcomes);
+		ctx->cs_outcomes = NULL;
 		kfree(ctx->coll);
 		ctx->coll = NULL;
 		kfree(ctx->sig);
@@ -1912,4 +1992,6 @@ void hl_cs_ctx_fini(struct hl_ctx *ctx)
 	ctx->coll = NULL;
 	kfree(ctx->sig);
 	ctx->sig = NULL;
+	kfree(ctx->cs_outcomes);
+	ctx->cs_outcomes = NULL;
 }

@@ -90,10 +90,15 @@ struct hl_ctx_resv {
  *	seq, time (ns); HL_INFO_CS_TIMEOUT_EVENT (events.c).
  * @last_undef_opcode: the context's last job that failed on a malformed
  *	CB: time (ns), queue, CB address; HL_INFO_UNDEFINED_OPCODE_EVENT.
- * @cs_lock: Protects @cs_sequence and @cs_fences.
+ * @cs_lock: Protects @cs_sequence, @cs_fences, @cs_outcomes and
+ *	@cs_outcome_next.
  * @cs_sequence: sequence number of the next command submission.
  * @cs_fences: fences by sequence number: every CS that has not signalled,
  *	and the last HL_CS_MAX_TRACKED ones (command_submission.c).
+ * @cs_outcomes: ring of the last HL_CS_OUTCOMES forgotten CSs submitted
+ *	with HL_CS_FLAGS_TIMESTAMP: seq (0: empty), completion time (ns),
+ *	error; each read by one WAIT_CS (command_submission.c).
+ * @cs_outcome_next: the next entry of @cs_outcomes to write.
  * @cs_inflight: published submissions whose fence has not signalled
  *	yet; the teardown waits for them (bounded by the job time limit).
  * @cs_submitted: submissions created and not completed, published or not
@@ -166,9 +171,15 @@ struct hl_ctx {
 		u32 queue;
 		u64 cb_va;
 	} last_undef_opcode;
-	spinlock_t cs_lock; /* Protects: cs_sequence, cs_fences */
+	spinlock_t cs_lock; /* Protects: cs_sequence, cs_fences, cs_outcomes */
 	u64 cs_sequence;
 	struct xarray cs_fences;
+	struct hl_cs_outcome {
+		u64 seq;
+		s64 ns;
+		int error;
+	} *cs_outcomes;
+	unsigned int cs_outcome_next;
 	atomic_t cs_inflight;
 	atomic_t cs_submitted;
 	struct mutex sig_lock; /* Protects: sig, coll */
