@@ -621,7 +621,7 @@ static void test_old_timestamped_seq_keeps_outcome(void **state)
 {
 	struct hltests_state *st = *state;
 	const uint64_t n = 1100;
-	uint64_t i, seq, first, t0, t1, ts[2] = { 0, 0 };
+	uint64_t i, seq = 0, first = 0, t0, t1, ts[2] = { 0, 0 };
 	struct hl_cs_chunk chunk;
 	struct hltests_host_buf cb;
 	union hl_wait_cs_args w;
