@@ -1136,6 +1136,38 @@ static uint32_t dbg_read32(uint64_t addr)
 #define WS_SOB(sob)	(HL_SM_WS_SOB_OBJ_0 + 4ull * (sob))
 
 /*
+ * LOAD_AND_EXE executes one packet of the scalars, also when that packet
+ * is skipped by its predicate: with R0..R1 a FENCE on P10 (clear, so
+ * skipped) and R2..R3 a MSG_SHORT that sets SOB T_SOB + 3 to 1, an exe of
+ * etype 0 leaves the SOB at 0 (the packet in R2 is no packet of its). The
+ * control: etype 1 runs that MSG_SHORT from R2, and the SOB reads 1.
+ */
+static void test_load_and_exe_skipped_packet_is_the_one(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hltests_host_buf cb, rf;
+	uint32_t n, upper;
+
+	GAUDI_ONLY();
+	hltests_host_map(st->fd, &cb, PAGE);
+	hltests_host_map(st->fd, &rf, PAGE);
+
+	memset(rf.ptr, 0, 16);
+	g_fence(rf.ptr, 3, 1, 1);
+	put32(rf.ptr + 4, g_ctl(G_FENCE, G_RB | G_MB | 10));
+	g_sob(rf.ptr + 8, T_SOB + 3, 1, false);
+	for (upper = 0; upper <= 1; upper++) {
+		n = g_sob(cb.ptr, T_SOB + 3, 0, false);
+		n += g_load_scalars(cb.ptr + n, rf.va, true, true, upper);
+		hltests_run_cb_ok(st->fd, QA, cb.va, n);
+		assert_int_equal(dbg_read32(HL_SM_SOB_ADDR(T_SOB + 3)), upper);
+	}
+
+	hltests_host_unmap(st->fd, &rf);
+	hltests_host_unmap(st->fd, &cb);
+}
+
+/*
  * What one owner leaves in the registers this model added (a W_S SOB, the
  * lower CP's fence counter and message base, a TPC queue's fence counter,
  * the arbiter's registers) is there for itself (the control, through
@@ -1314,6 +1346,7 @@ static const struct CMUnitTest gaudi_pkt_tests[] = {
 	T(test_lower_cp_fences),
 	T(test_arbiter_registers),
 	T(test_load_and_exe_scalars),
+	T(test_load_and_exe_skipped_packet_is_the_one),
 	T(test_new_registers_reset_for_next_owner),
 	T(test_reduce_extension),
 	T(test_signal_wait_in_gaudi_format),
