@@ -916,9 +916,10 @@ static int cs_signal(int fd, uint32_t queue, uint64_t *seq)
 	return rc;
 }
 
-/* A COLLECTIVE_WAIT on @master for SIGNAL @sig, by ioctl */
-static int cs_coll(int fd, uint32_t master, uint32_t engine, uint64_t sig,
-		   uint32_t extra_flags, uint64_t *seq)
+/* A COLLECTIVE_WAIT on @master for SIGNAL @sig, by ioctl, @timeout s */
+static int cs_coll_within(int fd, uint32_t master, uint32_t engine,
+			  uint64_t sig, uint32_t extra_flags, uint32_t timeout,
+			  uint64_t *seq)
 {
 	struct hl_cs_chunk c;
 	union hl_cs_args a;
@@ -933,11 +934,18 @@ static int cs_coll(int fd, uint32_t master, uint32_t engine, uint64_t sig,
 	a.in.chunks_execute = (uintptr_t)&c;
 	a.in.num_chunks_execute = 1;
 	a.in.cs_flags = HL_CS_FLAGS_COLLECTIVE_WAIT | extra_flags;
-	a.in.timeout = 60;
+	a.in.timeout = timeout;
 	rc = hltests_cs_ioctl(fd, &a);
 	if (!rc && seq)
 		*seq = a.out.seq;
 	return rc;
+}
+
+/* A COLLECTIVE_WAIT on @master for SIGNAL @sig, by ioctl */
+static int cs_coll(int fd, uint32_t master, uint32_t engine, uint64_t sig,
+		   uint32_t extra_flags, uint64_t *seq)
+{
+	return cs_coll_within(fd, master, engine, sig, extra_flags, 60, seq);
 }
 
 /* A COLLECTIVE_WAIT through libhlthunk (hl-thunk's call) */
@@ -1106,6 +1114,51 @@ static void test_collective_wait_encaps(void **state)
 	assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
 	assert_int_equal(wait_cs(st->fd, e, &status), 0);
 	kcb_destroy(st->fd, &k);
+	kcb_destroy(st->fd, &stall);
+}
+
+/*
+ * A collective wait that timed out (its signal held past its 2 s) spends
+ * its value in the master's SOB group without any slave adding to it: the
+ * next collective wait of the master, whose signal comes, must still
+ * complete (the driver leaves the poisoned group), not wait for a value
+ * its slaves can no longer reach until its own timeout.
+ */
+static void test_collective_wait_after_timed_out_one(void **state)
+{
+	struct hltests_state *st = *state;
+	uint64_t sig, coll;
+	uint32_t status;
+	struct kcb stall;
+	int rc;
+
+	NEED_GAUDI();
+	stall_dma0(st->fd, &stall);
+	assert_int_equal(cs_signal(st->fd, GAUDI_QUEUE_ID_DMA_0_0, &sig), 0);
+	assert_int_equal(cs_coll_within(st->fd, COLL_MASTER,
+					 GAUDI_ENGINE_ID_DMA_5, sig, 0, 2,
+					 &coll), 0);
+	assert_true(coll != UINT64_MAX);
+	rc = wait_cs(st->fd, coll, &status);
+	assert_true(rc == 0 || rc == -EIO);
+	assert_int_not_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
+	release_stall(st->fd);
+	assert_int_equal(wait_cs(st->fd, sig, &status), 0);
+	kcb_destroy(st->fd, &stall);
+
+	stall_dma0(st->fd, &stall);
+	assert_int_equal(cs_signal(st->fd, GAUDI_QUEUE_ID_DMA_0_0, &sig), 0);
+	assert_int_equal(cs_coll_within(st->fd, COLL_MASTER,
+					 GAUDI_ENGINE_ID_DMA_5, sig, 0, 20,
+					 &coll), 0);
+	assert_true(coll != UINT64_MAX);
+	sleep_ms(200);
+	release_stall(st->fd);
+	rc = wait_cs(st->fd, coll, &status);
+	print_message("the collective wait after the timed-out one: rc %d status %u\n",
+		      rc, status);
+	assert_int_equal(rc, 0);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
 	kcb_destroy(st->fd, &stall);
 }
 
@@ -1349,6 +1402,8 @@ const struct CMUnitTest cs_model_tests[] = {
 	cmocka_unit_test_setup_teardown(test_collective_wait_encaps,
 					hltests_setup, hltests_teardown),
 	cmocka_unit_test_setup_teardown(test_collective_wait_errnos,
+					hltests_setup, hltests_teardown),
+	cmocka_unit_test_setup_teardown(test_collective_wait_after_timed_out_one,
 					hltests_setup, hltests_teardown),
 	cmocka_unit_test(test_collective_wait_pending_at_close),
 };
