@@ -576,9 +576,14 @@ static int hl_emu_gaudi_run_cb(struct hl_emu_queue *q, struct hl_cs_job *job,
 		     (le32_to_cpu(pkt.hdr.word0) & ~HL_GPKT_BULK_SIZE64)))
 			goto malformed;
 
-		/* A predicate that is clear: the packet is skipped */
+		/*
+		 * A predicate that is clear: the packet is skipped (in the
+		 * scalar registers, it was the one packet)
+		 */
 		if (desc->pred &&
 		    !(q->pred & BIT(FIELD_GET(HL_GPKT_PRED, ctl)))) {
+			if (cb->rf)
+				break;
 			off += full;
 			continue;
 		}
