@@ -2216,9 +2216,10 @@ struct hl_cs_out {
  *   -EFAULT  the chunk array, or a WAIT's signal_seq_arr, cannot be read;
  *   -EAGAIN  max_pending_cs (module parameter, default 256) submissions of
  *            the context have not completed yet; a COLLECTIVE_WAIT that
- *            starts its master's next round of 32767 values while the
- *            last collective wait of that SOB group's previous round
- *            still runs;
+ *            starts its master's next round of 32767 values (or the
+ *            next after a failed collective wait of the round) while
+ *            the last collective wait of that SOB group's previous
+ *            round still runs;
  *   -ENOMEM  no memory;
  *   -EINTR   interrupted while waiting for the reservation lock, or a
  *            SIGNAL for the previous SIGNAL of the context (nothing was

@@ -1107,8 +1107,31 @@ static void hl_cs_encaps_unclaim(struct hl_ctx *ctx, u32 id)
 }
 
 /*
+ * COLLECTIVE_WAIT (sig_lock held): whether the last collective wait of
+ * @c's group failed (timed out, or not all of its jobs ran). Its value is
+ * spent but not every slave added to the group, so no later value of the
+ * group is reached: the next collective wait takes the other group. (One
+ * taken while that one was still in flight fails too; the one after it
+ * switches.)
+ */
+static bool hl_cs_coll_spoiled(struct hl_ctx *ctx, const struct hl_cs_coll *c)
+{
+	struct dma_fence *fence = NULL;
+	bool spoiled;
+
+	lockdep_assert_held(&ctx->sig_lock);
+	if (!c->last_seq[c->group] ||
+	    hl_cs_find_fence(ctx, c->last_seq[c->group], &fence) || !fence)
+		return false;
+	spoiled = dma_fence_is_signaled(fence) && fence->error;
+	dma_fence_put(fence);
+	return spoiled;
+}
+
+/*
  * COLLECTIVE_WAIT (sig_lock held): may @master's next collective wait take
  * a value? -EAGAIN when it would switch to the master's other SOB group
+ * (its round is over, or its group is spoiled: hl_cs_coll_spoiled())
  * while the last collective wait of that group's previous round is still
  * in flight (its group is zeroed at the switch).
  */
@@ -1119,12 +1142,16 @@ static int hl_cs_coll_check(struct hl_ctx *ctx, u32 master)
 	int rc = 0;
 
 	lockdep_assert_held(&ctx->sig_lock);
-	if (c->value < HL_CS_SOB_MAX_VAL || !c->last_seq[c->group ^ 1])
+	if (c->value < HL_CS_SOB_MAX_VAL && !hl_cs_coll_spoiled(ctx, c))
 		return 0;
-	if (!hl_cs_find_fence(ctx, c->last_seq[c->group ^ 1], &fence) &&
+	if (c->last_seq[c->group ^ 1] &&
+	    !hl_cs_find_fence(ctx, c->last_seq[c->group ^ 1], &fence) &&
 	    fence && !dma_fence_is_signaled(fence))
 		rc = -EAGAIN;
 	dma_fence_put(fence);
+	/* The round is over: hl_cs_coll_take() switches */
+	if (!rc)
+		c->value = HL_CS_SOB_MAX_VAL;
 	return rc;
 }
 
