@@ -1168,6 +1168,43 @@ static void test_load_and_exe_skipped_packet_is_the_one(void **state)
 }
 
 /*
+ * A LOAD_AND_EXE in a CP_DMA'd CB runs its packet on the lower CP, as the
+ * CB's own packets: a WAIT executed from the scalars (etype 1, R2) feeds
+ * the lower CP's fence 0, which the CB's next FENCE waits for. The control:
+ * the same WAIT as a packet of the CB. A WAIT that went to the queue's own
+ * fence 0 would leave the FENCE waiting (aborted at its 1 s timeout).
+ */
+static void test_load_and_exe_on_lower_cp(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hltests_host_buf cb, sub, rf, h;
+	uint32_t n, m, lae;
+
+	GAUDI_ONLY();
+	hltests_host_map(st->fd, &cb, PAGE);
+	hltests_host_map(st->fd, &sub, PAGE);
+	hltests_host_map(st->fd, &rf, PAGE);
+	hltests_host_map(st->fd, &h, PAGE);
+	memset(rf.ptr, 0, 16);
+	g_wait(rf.ptr + 8, 0, 1, 0);
+	h.ptr[0] = 0x77;
+	for (lae = 0; lae <= 1; lae++) {
+		m = lae ? g_load_scalars(sub.ptr, rf.va, true, true, true) :
+			  g_wait(sub.ptr, 0, 1, 0);
+		m += g_fence(sub.ptr + m, 0, 1, 1);
+		n = g_cp_dma(cb.ptr, sub.va, m);
+		n += g_lin_dma(cb.ptr + n, h.va, h.va + 8 + lae, 1, false);
+		assert_int_equal(run_timeout(st->fd, QA, cb.va, n, 1),
+				 HL_WAIT_CS_STATUS_COMPLETED);
+		assert_int_equal(h.ptr[8 + lae], 0x77);
+	}
+	hltests_host_unmap(st->fd, &h);
+	hltests_host_unmap(st->fd, &rf);
+	hltests_host_unmap(st->fd, &sub);
+	hltests_host_unmap(st->fd, &cb);
+}
+
+/*
  * What one owner leaves in the registers this model added (a W_S SOB, the
  * lower CP's fence counter and message base, a TPC queue's fence counter,
  * the arbiter's registers) is there for itself (the control, through
@@ -1347,6 +1384,7 @@ static const struct CMUnitTest gaudi_pkt_tests[] = {
 	T(test_arbiter_registers),
 	T(test_load_and_exe_scalars),
 	T(test_load_and_exe_skipped_packet_is_the_one),
+	T(test_load_and_exe_on_lower_cp),
 	T(test_new_registers_reset_for_next_owner),
 	T(test_reduce_extension),
 	T(test_signal_wait_in_gaudi_format),
