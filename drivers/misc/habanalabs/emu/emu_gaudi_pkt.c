@@ -208,7 +208,8 @@ static_assert(sizeof(union hl_emu_gpkt) >=
  *	malformed.
  * @rf: not NULL: the packet LOAD_AND_EXE executes from the scalar
  *	registers (@va 0, @size its bytes): one packet, read from here; a
- *	CP_DMA or LOAD_AND_EXE in it is malformed.
+ *	CP_DMA or LOAD_AND_EXE in it is malformed. @nested then says which
+ *	CP runs it (that of the LOAD_AND_EXE's CB), not where it is read.
  */
 struct hl_emu_gcb {
 	u64 va;
@@ -409,15 +410,18 @@ static int hl_emu_gaudi_run_cb(struct hl_emu_queue *q, struct hl_cs_job *job,
 /*
  * LOAD_AND_EXE's execute: the packet in the scalar registers, R0..R3
  * (etype 0: a packet of 8 or 16 bytes from R0) or R2..R3 (etype 1: a
- * packet of 8 bytes from R2), as a one-packet CB of its own
+ * packet of 8 bytes from R2), as a one-packet CB of its own, run by the CP
+ * that runs @from (the lower CP for a CP_DMA'd CB: its fences and message
+ * bases)
  */
 static int hl_emu_gaudi_exe_rf(struct hl_emu_queue *q, struct hl_cs_job *job,
-			       bool upper)
+			       const struct hl_emu_gcb *from, bool upper)
 {
 	u8 rf[sizeof(q->scalar)];
 	struct hl_emu_gcb cb = {
 		.rf = rf,
 		.size = upper ? sizeof(rf) / 2 : sizeof(rf),
+		.nested = from->nested,
 	};
 
 	memcpy(rf, upper ? &q->scalar[2] : &q->scalar[0], cb.size);
@@ -450,7 +454,7 @@ static int hl_emu_gaudi_load_and_exe(struct hl_emu_queue *q,
 	}
 	if (!(cfg & HL_GPKT_LAE_EXE))
 		return 0;
-	return hl_emu_gaudi_exe_rf(q, job, cfg & HL_GPKT_LAE_ETYPE);
+	return hl_emu_gaudi_exe_rf(q, job, cb, cfg & HL_GPKT_LAE_ETYPE);
 }
 
 /* An extension packet: the engine's view has dwords 0 and 1 swapped */
