@@ -1418,13 +1418,7 @@ int hlcoll_nic_stream_complete(struct hlcoll_comm *c)
 	rc = hlcoll_wait(c, c->pending_seq, 1, hlcoll_now_us());
 	c->pending = false;
 	rc2 = hlcoll_reap(c, c->pending_expected, rc != 0);
-	if (rc2 && rc2 != -EIO)
-		rc = rc2;
-	else if (!rc)
-		rc = rc2;
-	if (rc && c->boot.error)
-		rc = c->boot.error;
-	return rc;
+	return hlcoll_step_result(c, rc, rc2);
 }
 
 /*
