@@ -138,14 +138,24 @@ bg_wait() {
 	done <"$checks_tmp/results"
 }
 
+# The lines of a log that say what failed: cmocka's failed tests and
+# assertions, a suite without a summary, the kernel log's reports, hlvm's
+# verdicts
+checks_failure_re='^\[ +(FAILED|ERROR|LINE) +\]|exited with|no cmocka summary|BUG:|WARNING:|Oops|DMAR|KASAN|kmemleak|circular locking|contract violation|^hlvm: '
+
 checks_summary() {
 	local what=$1
 	local i
 	echo
 	for i in "${!failed_logs[@]}"; do
 		[[ -n ${failed_logs[$i]} ]] || continue
+		# What it reported failing, wherever in its log (a long
+		# check's tail is the fuzzer's, or a later suite's)
+		echo "##### what the failed check reported: ${failed_names[$i]}"
+		grep -E "$checks_failure_re" "${failed_logs[$i]}" 2>/dev/null | grep -v "^#####" |
+			sort | uniq -c | sort -rn | head -n 60
 		echo "##### the last lines of the failed check: ${failed_names[$i]}"
-		tail -n 40 "${failed_logs[$i]}" 2>/dev/null
+		tail -n 25 "${failed_logs[$i]}" 2>/dev/null
 		echo
 	done
 	if ((failed)); then
