@@ -1923,6 +1923,17 @@ int hl_wait_cs_ioctl(struct hl_fpriv *fpriv, void *data,
 	return rc;
 }
 
+/* The per-queue and per-outcome arrays of a context (kfree(NULL) is fine) */
+static void hl_cs_ctx_free_arrays(struct hl_ctx *ctx)
+{
+	kfree(ctx->cs_outcomes);
+	ctx->cs_outcomes = NULL;
+	kfree(ctx->coll);
+	ctx->coll = NULL;
+	kfree(ctx->sig);
+	ctx->sig = NULL;
+}
+
 /**
  * hl_cs_ctx_init - initialise a context's CS state and the reservation
  * object of its exports.
@@ -1944,17 +1955,8 @@ int hl_cs_ctx_init(struct hl_ctx *ctx)
 			    sizeof(*ctx->coll), GFP_KERNEL_ACCOUNT);
 	ctx->cs_outcomes = kcalloc(HL_CS_OUTCOMES, sizeof(*ctx->cs_outcomes),
 				   GFP_KERNEL_ACCOUNT);
-	if (!ctx->sig || !ctx->coll || !ctx->cs_outcomes) {
-		kfree(ctx->cs_outcomes);
-		ctx->cs_outcomes = NULL;
-		kfree(ctx->coll);
-		ctx->coll = NULL;
-		kfree(ctx->sig);
-		ctx->sig = NULL;
-		hl_ctx_resv_put(ctx->resv);
-		ctx->resv = NULL;
-		return -ENOMEM;
-	}
+	if (!ctx->sig || !ctx->coll || !ctx->cs_outcomes)
+		goto err_free_arrays;
 	mutex_init(&ctx->sig_lock);
 	xa_init_flags(&ctx->encaps, XA_FLAGS_ALLOC1);
 	mutex_init(&ctx->restore_lock);
@@ -1968,6 +1970,12 @@ int hl_cs_ctx_init(struct hl_ctx *ctx)
 	atomic_set(&ctx->cs_inflight, 0);
 	atomic_set(&ctx->cs_submitted, 0);
 	return 0;
+
+err_free_arrays:
+	hl_cs_ctx_free_arrays(ctx);
+	hl_ctx_resv_put(ctx->resv);
+	ctx->resv = NULL;
+	return -ENOMEM;
 }
 
 /**
@@ -2015,10 +2023,5 @@ void hl_cs_ctx_fini(struct hl_ctx *ctx)
 	xa_destroy(&ctx->encaps);
 	mutex_destroy(&ctx->restore_lock);
 	mutex_destroy(&ctx->sig_lock);
-	kfree(ctx->coll);
-	ctx->coll = NULL;
-	kfree(ctx->sig);
-	ctx->sig = NULL;
-	kfree(ctx->cs_outcomes);
-	ctx->cs_outcomes = NULL;
+	hl_cs_ctx_free_arrays(ctx);
 }
