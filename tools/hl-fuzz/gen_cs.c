@@ -76,8 +76,9 @@ static uint32_t reduce_op(struct worker *w)
 }
 
 /*
- * Write a command buffer of 1..8 mostly valid packets into host memory that
- * @file maps, and return its device VA (0: none).
+ * Write a command buffer of 1..8 mostly valid packets (GAUDI's format under
+ * asic=gaudi) into host memory that @file maps, and return its device VA
+ * (0: none).
  */
 static uint64_t build_cb(struct worker *w, uint32_t file, uint32_t *cb_size,
 			 bool *nic)
@@ -93,6 +94,10 @@ static uint64_t build_cb(struct worker *w, uint32_t file, uint32_t *cb_size,
 	uint8_t *host;
 
 	*nic = false;
+	if (gaudi_format) {
+		len = build_gaudi_cb(w, file, cb, sizeof(cb), nic);
+		npkt = 0;
+	}
 	for (k = 0; k < npkt && len + 40 <= sizeof(cb); k++) {
 		uint64_t src, dst, r1, r2;
 
@@ -213,6 +218,12 @@ void op_cs(struct worker *w)
 		any_nic |= nic;
 		chunks[i].cb_size = size;
 		chunks[i].queue_index = rnd(&w->r, nq);
+		/*
+		 * GAUDI's external queues (DMA 0-1: 0..7) take a kernel CB's
+		 * handle (gen_rt.c), the others a device VA, as these are
+		 */
+		if (gaudi_format && nq > 8 && chance(&w->r, 85))
+			chunks[i].queue_index = 8 + rnd(&w->r, nq - 8);
 		if (!chunks[i].cb_handle || chance(&w->r, 3))
 			chunks[i].cb_handle = pick_va(w, file, &(uint64_t){ 0 });
 		if (chance(&w->r, 3))

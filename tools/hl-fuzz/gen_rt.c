@@ -122,6 +122,23 @@ void rt_op_cb(struct worker *w)
 	rc = do_call(w, &c);
 	if (rc < 0 || !out_ok(&c))
 		return;
+	/*
+	 * Under asic=gaudi a zeroed CB is no NOPs (opcode 0 is none of
+	 * GAUDI's): fill the first page with NOPs, as a runtime writes its
+	 * packets before it submits
+	 */
+	if (gaudi_format && a.in.op == HL_CB_OP_CREATE && a.in.cb_size >= 8 &&
+	    a.in.cb_size <= HL_MAX_CB_SIZE) {
+		uint32_t nop[2] = { 0, HL_GAUDI_PKT_CTL(HL_GAUDI_PKT_NOP) }, i;
+		uint8_t *p = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, c.fd,
+				  (off_t)a.out.cb_handle);
+
+		if (p != MAP_FAILED) {
+			for (i = 0; i + 8 <= a.in.cb_size && i < PAGE; i += 8)
+				memcpy(p + i, nop, 8);
+			munmap(p, PAGE);
+		}
+	}
 	st_lock();
 	if (a.in.op == HL_CB_OP_CREATE && rt.ncbs < RT_MAX_CB) {
 		rt.cbs[rt.ncbs++] = (struct rt_cb){ file, a.out.cb_handle,
@@ -169,10 +186,26 @@ void rt_op_cb_mmap(struct worker *w)
 		return;
 	/* NOPs, or junk the engines must refuse */
 	for (i = 0; i + 8 <= len && i < 64 * 8; i += 8) {
-		if (chance(&w->r, 90))
-			hlthunk_pkt_nop(p + i);
-		else
+		if (!chance(&w->r, 90)) {
 			memset(p + i, (int)rnd(&w->r, 256), 8);
+		} else if (gaudi_format) {
+			uint32_t nop[2] = { 0, HL_GAUDI_PKT_CTL(HL_GAUDI_PKT_NOP) };
+
+			memcpy(p + i, nop, 8);
+		} else {
+			hlthunk_pkt_nop(p + i);
+		}
+	}
+	/*
+	 * Under asic=gaudi, mostly real work at the start: a kernel CB is
+	 * how an external queue (DMA 0-1) takes its packets
+	 */
+	if (gaudi_format && chance(&w->r, 70)) {
+		uint8_t cb[512] __attribute__((aligned(8)));
+		bool nic;
+
+		i = build_gaudi_cb(w, file, cb, sizeof(cb), &nic);
+		memcpy(p, cb, i < len ? i : len);
 	}
 	munmap(p, len);
 }

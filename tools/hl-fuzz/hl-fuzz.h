@@ -50,6 +50,7 @@
  *   gen_mem.c       generators: HL_IOCTL_MEMORY (alloc, free, map, unmap, export;
  *                   MAP_BLOCK and TS_ALLOC, which never succeed)
  *   gen_cs.c        generators: command buffers, HL_IOCTL_CS and HL_IOCTL_WAIT_CS
+ *   gen_gaudi.c     generators: command buffers in GAUDI's packet format (asic=gaudi)
  *   gen_nic.c       generators: HL_IOCTL_NIC, connected pairs, transfers
  *   gen_importer.c  generators: the dma-buf test importer, dma-buf files
  *   gen_rt.c        generators: the runtime's CBs, multi-CS wait, events, counters
@@ -587,6 +588,11 @@ uint64_t pick_va(struct worker *w, uint32_t file, uint64_t *room);
 void op_cs(struct worker *w);
 void op_wait_cs(struct worker *w);
 void drain_some(struct worker *w);
+
+/* gen_gaudi.c */
+extern bool gaudi_format;
+uint32_t build_gaudi_cb(struct worker *w, uint32_t file, uint8_t *cb,
+			uint32_t room, bool *nic);
 
 /* gen_nic.c */
 void op_nic_alloc(struct worker *w);

@@ -286,10 +286,19 @@ int main(int argc, char **argv)
 		       sizeof(old_timeout)))
 		write_file("/sys/module/habanalabs/parameters/timeout_locked", "2");
 
+	/* The packet format the engines speak: GAUDI's under asic=gaudi */
+	{
+		char asic[16];
+
+		gaudi_format = !read_file("/sys/module/habanalabs/parameters/asic",
+					  asic, sizeof(asic)) && !strcmp(asic, "gaudi");
+	}
+
 	printf("hl-fuzz: seed 0x%" PRIx64 ", %d processes x %d threads, %d devices, up to %"
-	       PRIu64 " ioctls or %.0f s%s%s\n",
+	       PRIu64 " ioctls or %.0f s%s%s%s\n",
 	       opt.seed, opt.procs, opt.threads, ndev, opt.count, opt.seconds,
-	       opt.unbind ? ", unbind/rebind" : "", opt.reset ? ", hard resets" : "");
+	       opt.unbind ? ", unbind/rebind" : "", opt.reset ? ", hard resets" : "",
+	       gaudi_format ? ", GAUDI's packets (asic=gaudi)" : "");
 	if (opt.churn)
 		printf("hl-fuzz: owner churn: one thread per process closes and reopens a compute node every ~%u ms%s\n",
 		       opt.churn_ms, opt.reset ? ", sometimes hard-resetting it" : "");
