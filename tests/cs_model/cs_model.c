@@ -1117,6 +1117,161 @@ static void test_collective_wait_encaps(void **state)
 	kcb_destroy(st->fd, &stall);
 }
 
+/* GAUDI's MSG_SHORT: @value to message base @base + @off */
+static uint32_t pkt_msg_short(void *buf, uint32_t base, uint16_t off,
+			      uint32_t value)
+{
+	uint32_t g[2] = {
+		htole32(value),
+		htole32(HL_GAUDI_PKT_CTL(HL_GAUDI_PKT_MSG_SHORT) | base << 22 |
+			off | HL_GAUDI_PKT_CTL_RB | HL_GAUDI_PKT_CTL_MB),
+	};
+
+	memcpy(buf, g, sizeof(g));
+	return sizeof(g);
+}
+
+/* A WAIT on @queue for reserved signal @offset of encapsulating CS @e */
+static int cs_wait_encaps(int fd, uint32_t queue, uint64_t e, uint32_t offset,
+			  uint32_t timeout, uint64_t *seq)
+{
+	struct hl_cs_chunk c;
+	union hl_cs_args a;
+	int rc;
+
+	memset(&c, 0, sizeof(c));
+	c.queue_index = queue;
+	c.encaps_signal_seq = e;
+	c.encaps_signal_offset = offset;
+	memset(&a, 0, sizeof(a));
+	a.in.chunks_execute = (uintptr_t)&c;
+	a.in.num_chunks_execute = 1;
+	a.in.cs_flags = HL_CS_FLAGS_WAIT | HL_CS_FLAGS_ENCAP_SIGNALS;
+	a.in.timeout = timeout;
+	rc = hltests_cs_ioctl(fd, &a);
+	if (!rc)
+		*seq = a.out.seq;
+	return rc;
+}
+
+#define ENC_COUNT	5
+
+/*
+ * Reserved signals given as hl-thunk's test_encaps_signal_wait gives
+ * them: the reservation's SOB is a W_S SOB, upstream's (SOB 128 + 2 *
+ * queue + idx of SYNC_MNGR_W_S, below HL_INFO_SYNC_MANAGER's first of
+ * HL_GAUDI_WS_DCORE; E_N is the user's, its first 0), and the first part
+ * of a staged submission (ENCAP_SIGNALS, on DMA_0_0 held by a FENCE) adds
+ * the count to it with a MSG_SHORT through message base 3 at the SOB's id
+ * (its offset's from the W_S SOBs) * 4. A WAIT on DMA_1_0 for the last
+ * signal stays BUSY until the release, then completes. The negative
+ * control: the same MSG_SHORT through base 1, to the E_N SOB of that id (a
+ * user's), gives no signal: the WAIT times out. It failed before the
+ * driver's SOBs moved to W_S: the SOB was E_N's, whose id hl-thunk's
+ * arithmetic takes past the W_S block.
+ */
+static void test_encaps_signal_by_msg_short_to_ws(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hlthunk_sync_manager_info ws, en;
+	union hl_cs_args a;
+	struct hl_cs_chunk c;
+	struct kcb stall, k, nop;
+	uint64_t addr, e, w = 0, last;
+	uint32_t status, sob, id, n, neg;
+	int rc;
+
+	NEED_GAUDI();
+	assert_int_equal(hlthunk_get_sync_manager_info(st->fd,
+						       HL_GAUDI_WS_DCORE, &ws),
+			 0);
+	assert_int_equal(hlthunk_get_sync_manager_info(st->fd,
+						       HL_GAUDI_EN_DCORE, &en),
+			 0);
+	print_message("first available: W_S SOB %u monitor %u, E_N SOB %u monitor %u\n",
+		      ws.first_available_sync_object, ws.first_available_monitor,
+		      en.first_available_sync_object, en.first_available_monitor);
+	kcb_create(st->fd, &k, PAGE);
+	kcb_create(st->fd, &nop, PAGE);
+
+	for (neg = 0; neg <= 1; neg++) {
+		memset(&a, 0, sizeof(a));
+		a.in.cs_flags = HL_CS_FLAGS_RESERVE_SIGNALS_ONLY;
+		a.in.encaps_signals_count = ENC_COUNT;
+		a.in.encaps_signals_q_idx = GAUDI_QUEUE_ID_DMA_0_0;
+		assert_int_equal(hltests_cs_ioctl(st->fd, &a), 0);
+		assert_int_equal(a.out.sob_count_before_submission,
+				 neg * ENC_COUNT);
+		addr = HL_CFG_BASE + a.out.sob_base_addr_offset;
+		print_message("reserved SOB at 0x%llx\n",
+			      (unsigned long long)addr);
+		assert_true(addr >= HL_SM_WS_SOB_OBJ_0 &&
+			    addr < HL_SM_WS_SOB_OBJ_0 + 4ull * HL_SM_NUM_SOBS);
+		sob = (uint32_t)(addr - HL_SM_WS_SOB_OBJ_0) / 4;
+		assert_int_equal(sob & ~1u, 128 + 2 * GAUDI_QUEUE_ID_DMA_0_0);
+		assert_true(sob < ws.first_available_sync_object);
+		id = a.out.handle_id;
+
+		stall_dma0(st->fd, &stall);
+		n = pkt_msg_short(k.ptr, neg ? 1 : 3, (uint16_t)(sob * 4),
+				  HL_SM_SOB_INC | ENC_COUNT);
+		memset(&c, 0, sizeof(c));
+		c.cb_handle = k.handle;
+		c.queue_index = GAUDI_QUEUE_ID_DMA_0_0;
+		c.cb_size = n;
+		memset(&a, 0, sizeof(a));
+		a.in.seq = id;
+		a.in.encaps_sig_handle_id = id;
+		a.in.chunks_execute = (uintptr_t)&c;
+		a.in.num_chunks_execute = 1;
+		a.in.cs_flags = HL_CS_FLAGS_STAGED_SUBMISSION |
+				HL_CS_FLAGS_STAGED_SUBMISSION_FIRST |
+				HL_CS_FLAGS_ENCAP_SIGNALS;
+		assert_int_equal(hltests_cs_ioctl(st->fd, &a), 0);
+		e = a.out.seq;
+
+		assert_int_equal(cs_wait_encaps(st->fd, GAUDI_QUEUE_ID_DMA_1_0,
+						e, ENC_COUNT, neg ? 3 : 60, &w),
+				 0);
+		assert_true(w != UINT64_MAX);
+		sleep_ms(500);
+		assert_int_equal(status_now(st->fd, w), HL_WAIT_CS_STATUS_BUSY);
+		release_stall(st->fd);
+		rc = wait_cs(st->fd, w, &status);
+		print_message("%s: the WAIT: rc %d status %u\n",
+			      neg ? "through base 1 (E_N)" : "through base 3 (W_S)",
+			      rc, status);
+		if (neg) {
+			assert_true(rc == 0 || rc == -EIO);
+			assert_int_not_equal(status,
+					     HL_WAIT_CS_STATUS_COMPLETED);
+		} else {
+			assert_int_equal(rc, 0);
+			assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
+		}
+
+		n = pkt_nop(nop.ptr);
+		c.cb_handle = nop.handle;
+		c.cb_size = n;
+		memset(&a, 0, sizeof(a));
+		a.in.seq = e;
+		a.in.chunks_execute = (uintptr_t)&c;
+		a.in.num_chunks_execute = 1;
+		a.in.cs_flags = HL_CS_FLAGS_STAGED_SUBMISSION |
+				HL_CS_FLAGS_STAGED_SUBMISSION_LAST;
+		assert_int_equal(hltests_cs_ioctl(st->fd, &a), 0);
+		last = a.out.seq;
+		assert_int_equal(wait_cs(st->fd, e, &status), 0);
+		assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
+		assert_int_equal(wait_cs(st->fd, last, &status), 0);
+		kcb_destroy(st->fd, &stall);
+	}
+	kcb_destroy(st->fd, &nop);
+	kcb_destroy(st->fd, &k);
+	assert_int_equal(en.first_available_sync_object, 0);
+	assert_int_equal(en.first_available_monitor, 0);
+}
+
 /*
  * A collective wait that timed out (its signal held past its 2 s) spends
  * its value in the master's SOB group without any slave adding to it: the
@@ -1400,6 +1555,8 @@ const struct CMUnitTest cs_model_tests[] = {
 	cmocka_unit_test_setup_teardown(test_collective_wait_after_signal,
 					hltests_setup, hltests_teardown),
 	cmocka_unit_test_setup_teardown(test_collective_wait_encaps,
+					hltests_setup, hltests_teardown),
+	cmocka_unit_test_setup_teardown(test_encaps_signal_by_msg_short_to_ws,
 					hltests_setup, hltests_teardown),
 	cmocka_unit_test_setup_teardown(test_collective_wait_errnos,
 					hltests_setup, hltests_teardown),

@@ -27,7 +27,8 @@
 
 /*
  * SOBs and monitors of these tests: above the driver's (checked; under
- * asic=gaudi its SOBs end at 488, past the collective masters' groups)
+ * asic=gaudi the driver's are W_S SOBs below 272, signal SOBs and the
+ * collective masters' groups, and W_S monitors below 120)
  */
 #define T_SOB		512
 #define T_MON		128

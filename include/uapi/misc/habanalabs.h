@@ -1268,9 +1268,15 @@ struct hl_power_info {
 /**
  * struct hl_info_sync_manager - HL_INFO_SYNC_MANAGER: the sync-manager
  * resources of dcore hl_info_args.dcore_id that the driver leaves to user
- * space. The emulated ASIC has one sync manager block (habanalabs_pkt.h:
- * HL_SM_NUM_SOBS SOBs, HL_SM_NUM_MONITORS monitors), reported for each of
- * GAUDI's four dcore ids; a dcore_id above HL_GAUDI_ES_DCORE: -EINVAL.
+ * space; a dcore_id above HL_GAUDI_ES_DCORE: -EINVAL. Under asic=emu the
+ * emulated ASIC's packets name one sync manager block (habanalabs_pkt.h:
+ * HL_SM_NUM_SOBS SOBs, HL_SM_NUM_MONITORS monitors, at GAUDI's E_N
+ * addresses), which holds the driver's SOBs and monitors and is reported
+ * for each of the four dcore ids. Under asic=gaudi the driver's are in the
+ * W_S block (HL_SM_WS_SOB_OBJ_0), as upstream's GAUDI driver's:
+ * HL_GAUDI_WS_DCORE reports the first past them, and the other three 0
+ * (E_N, HL_GAUDI_EN_DCORE, is the user's whole; WN and ES are not
+ * modelled: upstream's answer).
  * @first_available_sync_object: Returned first sync object for users.
  * @first_available_monitor: Returned first monitor for users.
  * @first_available_cq: Returned first completion queue for users.
@@ -2042,9 +2048,11 @@ struct hl_cs_in {
  * writes the command buffer. A SIGNAL adds 1 to the queue's signal sync
  * object once every job queued before it on that queue has run; it
  * returns out.seq, out.sob_base_addr_offset (the SOB's offset from
- * HL_CFG_BASE) and out.sob_count_before_submission (its count before this
- * signal). The driver keeps two SOBs per queue and switches to the other
- * one when a SOB would pass HL_SM_SOB_MAX_VAL. A WAIT names one SIGNAL
+ * HL_CFG_BASE; under asic=gaudi a SOB of the W_S block, as upstream's:
+ * SOB 128 + 2 * queue + which of its two) and
+ * out.sob_count_before_submission (its count before this signal). The
+ * driver keeps two SOBs per queue and switches to the other one when a
+ * SOB would pass HL_SM_SOB_MAX_VAL. A WAIT names one SIGNAL
  * of the same context by its sequence number (chunk signal_seq_arr points
  * to it, num_signal_seq_arr must be 1; an unreadable pointer: -EFAULT):
  * the chunk's queue runs nothing queued after the WAIT until that SIGNAL

@@ -39,6 +39,9 @@
 /* The most devices the driver binds (IDs below this) */
 #define HL_MAX_DEVICES			128
 
+/* HL_INFO_SYNC_MANAGER's dcore ids: GAUDI's four sync manager blocks */
+#define HL_SM_NUM_DCORES		(HL_GAUDI_ES_DCORE + 1)
+
 struct dentry;
 struct kunit;
 struct list_head;
@@ -223,8 +226,9 @@ enum hl_queue_type {
  * @num_nic_ports: number of NIC ports.
  * @num_sobs: sync objects of the sync manager (0: none, no SIGNAL/WAIT).
  * @num_monitors: its monitors.
- * @first_available_sob: the first SOB user command buffers may use; the
- *	driver's SIGNAL and WAIT use those below (HL_INFO_SYNC_MANAGER).
+ * @first_available_sob: per dcore (HL_INFO_SYNC_MANAGER's dcore_id, a
+ *	sync manager block): the first SOB user command buffers may use; the
+ *	driver's SIGNAL, WAIT and collective waits use those below.
  * @first_available_monitor: the same for monitors.
  */
 struct asic_fixed_properties {
@@ -256,8 +260,8 @@ struct asic_fixed_properties {
 	u32 num_nic_ports;
 	u32 num_sobs;
 	u32 num_monitors;
-	u32 first_available_sob;
-	u32 first_available_monitor;
+	u32 first_available_sob[HL_SM_NUM_DCORES];
+	u32 first_available_monitor[HL_SM_NUM_DCORES];
 };
 
 /* Jobs of a collective wait at most: the master, 10 NIC slaves, the engine */

@@ -32,6 +32,7 @@
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/ktime.h>
+#include <linux/nospec.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
@@ -258,10 +259,9 @@ static int hl_info_user_mappings(struct hl_info_args *args)
 }
 
 /*
- * HL_INFO_SYNC_MANAGER: the first SOB and monitor that user command
- * buffers may use (the driver's SIGNAL and WAIT use those below). The
- * emulated ASIC has one sync manager block (at GAUDI's E_N addresses),
- * which answers for each of GAUDI's four dcore ids; a dcore_id above
+ * HL_INFO_SYNC_MANAGER: the first SOB and monitor of dcore dcore_id that
+ * user command buffers may use (the driver's SIGNAL, WAIT and collective
+ * waits use those below): asic_fixed_properties. A dcore_id above
  * HL_GAUDI_ES_DCORE is -EINVAL. No completion queues (first_available_cq
  * 0).
  */
@@ -270,15 +270,16 @@ static int hl_info_sync_manager(struct hl_fpriv *fpriv,
 				struct hl_ioctl_call *call)
 {
 	const struct asic_fixed_properties *prop = &fpriv->hdev->asic_prop;
-	struct hl_info_sync_manager info = {
-		.first_available_sync_object = prop->first_available_sob,
-		.first_available_monitor = prop->first_available_monitor,
-	};
+	struct hl_info_sync_manager info = {};
+	u32 dcore;
 
 	if (!prop->num_sobs)
 		return -EOPNOTSUPP;
-	if (args->dcore_id > HL_GAUDI_ES_DCORE)
+	if (args->dcore_id >= HL_SM_NUM_DCORES)
 		return -EINVAL;
+	dcore = array_index_nospec(args->dcore_id, HL_SM_NUM_DCORES);
+	info.first_available_sync_object = prop->first_available_sob[dcore];
+	info.first_available_monitor = prop->first_available_monitor[dcore];
 	return hl_info_copy(call, args, &info, sizeof(info));
 }
 

@@ -58,10 +58,12 @@ struct hl_emu_mon {
  * the E_N ones - HL_EMU_SM_E_N_BASE + hl_emu_sm_block_base[b].
  */
 #define HL_EMU_SM_BLOCKS	2
+#define HL_EMU_SM_E_N		0
+#define HL_EMU_SM_W_S		1
 #define HL_EMU_SM_E_N_BASE	(HL_CFG_BASE + 0x4f0000)
 static const u64 hl_emu_sm_block_base[HL_EMU_SM_BLOCKS] = {
-	HL_EMU_SM_E_N_BASE,		/* E_N: SYNC_MNGR_GLBL_E_N */
-	HL_CFG_BASE + 0x490000,		/* W_S: SYNC_MNGR_GLBL_W_S */
+	[HL_EMU_SM_E_N] = HL_EMU_SM_E_N_BASE,	  /* SYNC_MNGR_GLBL_E_N */
+	[HL_EMU_SM_W_S] = HL_CFG_BASE + 0x490000, /* SYNC_MNGR_GLBL_W_S */
 };
 
 #define HL_EMU_SM_NUM_SOBS	(HL_EMU_SM_BLOCKS * HL_SM_NUM_SOBS)
@@ -738,15 +740,41 @@ void hl_emu_sync_reset(struct hl_emu_device *emu)
 	spin_unlock(&sm->lock);
 }
 
-/* The driver's SOBs and monitors: two signal SOBs and a wait monitor per queue */
-static u32 hl_emu_sync_driver_sob(u32 queue, u32 idx)
+/*
+ * The driver's SOBs and monitors: two signal SOBs and a wait monitor per
+ * queue, and under asic=gaudi the collective masters' SOB groups. They are
+ * in the driver's block: under asic=emu E_N (the only one its packets
+ * name), SOBs 0-7 and monitors 0-3 on its four queues; under asic=gaudi
+ * W_S, as upstream's GAUDI driver has its sync streams and collectives
+ * there (E_N is left whole to user space): the external queues' signal
+ * SOBs where upstream's are, 128 + 2 * queue + idx, between the collective
+ * groups (hl_emu_sync_coll_sob()), and queue q's wait monitor q.
+ */
+#define HL_EMU_GAUDI_SIG_FIRST	128
+
+/* The register of the driver's block at E_N address @en_addr */
+static u64 hl_emu_sync_driver_reg(const struct hl_emu_sync *sm, u64 en_addr)
 {
-	return queue * 2 + idx;
+	u32 blk = sm->gaudi ? HL_EMU_SM_W_S : HL_EMU_SM_E_N;
+
+	return en_addr - HL_EMU_SM_E_N_BASE + hl_emu_sm_block_base[blk];
+}
+
+static u32 hl_emu_sync_driver_sob(const struct hl_emu_sync *sm, u32 queue,
+				  u32 idx)
+{
+	return (sm->gaudi ? HL_EMU_GAUDI_SIG_FIRST : 0) + queue * 2 + idx;
 }
 
 static u32 hl_emu_sync_driver_mon(u32 queue)
 {
 	return queue;
+}
+
+/* The address of the driver's SOB @sob (of its block) */
+static u64 hl_emu_sync_driver_sob_addr(const struct hl_emu_sync *sm, u32 sob)
+{
+	return hl_emu_sync_driver_reg(sm, HL_SM_SOB_ADDR(sob));
 }
 
 /* The packets of a kernel CB as the engine reads them: little-endian */
@@ -815,7 +843,9 @@ static u32 hl_emu_sync_fence(void *buf, u32 cfg)
 u32 hl_emu_sync_gen_signal_cb(struct hl_device *hdev, void *buf, u32 queue,
 			      u32 idx, u32 value, bool set, u32 *sob_offset)
 {
-	u64 addr = HL_SM_SOB_ADDR(hl_emu_sync_driver_sob(queue, idx));
+	struct hl_emu_sync *sm = to_emu(hdev)->sync;
+	u64 addr = hl_emu_sync_driver_sob_addr(sm, hl_emu_sync_driver_sob(sm, queue,
+									idx));
 	u8 *p = buf;
 
 	*sob_offset = addr - HL_CFG_BASE;
@@ -828,9 +858,8 @@ u32 hl_emu_sync_gen_signal_cb(struct hl_device *hdev, void *buf, u32 queue,
 	 * round is never taken for this round's.
 	 */
 	p += hl_emu_sync_msg(p, addr, value);
-	p += hl_emu_sync_msg(p, HL_SM_SOB_ADDR(hl_emu_sync_driver_sob(queue,
-								      idx ^ 1)),
-			     0);
+	p += hl_emu_sync_msg(p, hl_emu_sync_driver_sob_addr(sm,
+				hl_emu_sync_driver_sob(sm, queue, idx ^ 1)), 0);
 	return p - (u8 *)buf;
 }
 
@@ -841,12 +870,16 @@ u32 hl_emu_sync_gen_signal_cb(struct hl_device *hdev, void *buf, u32 queue,
  * @idx: which of its two signal SOBs.
  * @clear: set the SOB to 0 now (not through a queue).
  *
- * Return: the SOB's offset from HL_CFG_BASE.
+ * Return: the SOB's offset from HL_CFG_BASE (under asic=gaudi in the W_S
+ * block, as upstream's: hl-thunk's tests take its id from the offset and
+ * write it through message base 3).
  */
 u32 hl_emu_sync_encaps_sob(struct hl_device *hdev, u32 queue, u32 idx,
 			   bool clear)
 {
-	u64 addr = HL_SM_SOB_ADDR(hl_emu_sync_driver_sob(queue, idx));
+	struct hl_emu_sync *sm = to_emu(hdev)->sync;
+	u64 addr = hl_emu_sync_driver_sob_addr(sm, hl_emu_sync_driver_sob(sm, queue,
+									idx));
 
 	if (clear)
 		hl_emu_sync_write(to_emu(hdev), addr, 0);
@@ -872,22 +905,29 @@ u32 hl_emu_sync_encaps_sob(struct hl_device *hdev, u32 queue, u32 idx,
 u32 hl_emu_sync_gen_wait_cb(struct hl_device *hdev, void *buf, u32 queue,
 			    u32 sig_queue, u32 idx, u32 value)
 {
-	u32 sob = hl_emu_sync_driver_sob(sig_queue, idx);
-	u32 other = hl_emu_sync_driver_sob(sig_queue, idx ^ 1);
+	struct hl_emu_sync *sm = to_emu(hdev)->sync;
+	u32 sob = hl_emu_sync_driver_sob(sm, sig_queue, idx);
+	u32 other = hl_emu_sync_driver_sob(sm, sig_queue, idx ^ 1);
 	u32 mon = hl_emu_sync_driver_mon(queue);
 	u64 fence = hl_emu_sync_fence_addr(to_emu(hdev), queue,
 					   HL_EMU_WAIT_FENCE);
+	u64 arm = hl_emu_sync_driver_reg(sm, HL_SM_MON_ARM_ADDR(mon));
 	u32 cfg = HL_PKT_FENCE_CFG(HL_EMU_WAIT_FENCE, 1, 1);
 	u8 *p = buf;
 
-	p += hl_emu_sync_msg(p, HL_SM_MON_PAY_ADDRL_ADDR(mon), lower_32_bits(fence));
-	p += hl_emu_sync_msg(p, HL_SM_MON_PAY_ADDRH_ADDR(mon), upper_32_bits(fence));
-	p += hl_emu_sync_msg(p, HL_SM_MON_PAY_DATA_ADDR(mon), 1);
-	p += hl_emu_sync_msg(p, HL_SM_MON_ARM_ADDR(mon),
+	p += hl_emu_sync_msg(p, hl_emu_sync_driver_reg(sm,
+				HL_SM_MON_PAY_ADDRL_ADDR(mon)),
+			     lower_32_bits(fence));
+	p += hl_emu_sync_msg(p, hl_emu_sync_driver_reg(sm,
+				HL_SM_MON_PAY_ADDRH_ADDR(mon)),
+			     upper_32_bits(fence));
+	p += hl_emu_sync_msg(p, hl_emu_sync_driver_reg(sm,
+				HL_SM_MON_PAY_DATA_ADDR(mon)), 1);
+	p += hl_emu_sync_msg(p, arm,
 			     HL_SM_MON_ARM(other / 8, 0xff & ~BIT(other % 8), 1,
 					   0));
 	p += hl_emu_sync_fence(p, cfg);
-	p += hl_emu_sync_msg(p, HL_SM_MON_ARM_ADDR(mon),
+	p += hl_emu_sync_msg(p, arm,
 			     HL_SM_MON_ARM(sob / 8, 0xff & ~BIT(sob % 8), 0,
 					   value));
 	p += hl_emu_sync_fence(p, cfg);
@@ -895,32 +935,43 @@ u32 hl_emu_sync_gen_wait_cb(struct hl_device *hdev, void *buf, u32 queue,
 }
 
 /*
- * Collective waits (asic=gaudi; docs/sync-manager.md). Every external
- * queue (DMA 0 and 1, each stream) is a collective master; its slaves are
- * the queues of the same stream of every NIC port's engine and of the
- * reduction engine the submission names (DMA 5 or TPC 7). Each master has
- * two groups of HL_EMU_COLL_GROUP_SOBS SOBs past the SIGNALs' (one per
- * round of values), in upstream's layout: NIC port p's slave adds to SOB
- * p of the group, the reduction engine's to SOB HL_EMU_COLL_ENGINE_SLOT;
- * the master's monitor watches the first eight, then the second eight.
+ * Collective waits (asic=gaudi; docs/uapi.md, "Collective wait"). Every
+ * external queue (DMA 0 and 1, each stream) is a collective master; its
+ * slaves are the queues of the same stream of every NIC port's engine and
+ * of the reduction engine the submission names (DMA 5 or TPC 7). Each
+ * master has two groups of HL_EMU_COLL_GROUP_SOBS W_S SOBs (one per round
+ * of values), in upstream's layout: NIC port p's slave adds to SOB p of
+ * the group, the reduction engine's to SOB HL_EMU_COLL_ENGINE_SLOT; the
+ * master's monitor watches the first eight, then the second eight.
+ * Upstream's stream s has two groups, SOBs (2 * s + group) * 16, which its
+ * DMA 0 and DMA 1 masters share; here DMA 0's masters have those, and DMA
+ * 1's have two of their own each past the signal SOBs (from
+ * HL_EMU_GAUDI_SIG_FIRST + 2 * HL_EMU_COLL_MASTERS).
  */
 #define HL_EMU_COLL_MASTERS	(GAUDI_QUEUE_ID_DMA_1_3 + 1)
 #define HL_EMU_COLL_GROUP_SOBS	16
 #define HL_EMU_COLL_ENGINE_SLOT	10
 #define HL_EMU_COLL_MAX_PORTS	10
+/* Upstream's groups: two per stream, below the signal SOBs */
+#define HL_EMU_COLL_LOW_GROUPS	(HL_EMU_GAUDI_SIG_FIRST / HL_EMU_COLL_GROUP_SOBS)
+#define HL_EMU_COLL_HIGH_FIRST	(HL_EMU_GAUDI_SIG_FIRST + 2 * HL_EMU_COLL_MASTERS)
+/* The first SOB past the driver's under asic=gaudi */
+#define HL_EMU_COLL_END		(HL_EMU_COLL_HIGH_FIRST +			\
+				 (2 * HL_EMU_COLL_MASTERS - HL_EMU_COLL_LOW_GROUPS) * \
+				 HL_EMU_COLL_GROUP_SOBS)
 
-/* The first SOB of the collective groups: after the SIGNALs', aligned */
-static u32 hl_emu_sync_coll_first(u32 num_queues)
-{
-	return ALIGN(hl_emu_sync_driver_sob(num_queues, 0), 8);
-}
+static_assert(HL_EMU_GAUDI_SIG_FIRST % HL_EMU_COLL_GROUP_SOBS == 0);
+static_assert(HL_EMU_COLL_HIGH_FIRST % 8 == 0);
 
-/* SOB @slot of group @group of collective master @master */
-static u32 hl_emu_sync_coll_sob(struct hl_emu_device *emu, u32 master,
-				u32 group, u32 slot)
+/* SOB @slot of group @group of collective master @master (a W_S SOB) */
+static u32 hl_emu_sync_coll_sob(u32 master, u32 group, u32 slot)
 {
-	return hl_emu_sync_coll_first(emu->num_queues) +
-	       (master * 2 + group) * HL_EMU_COLL_GROUP_SOBS + slot;
+	u32 g = master * 2 + group;
+
+	if (g < HL_EMU_COLL_LOW_GROUPS)
+		return g * HL_EMU_COLL_GROUP_SOBS + slot;
+	return HL_EMU_COLL_HIGH_FIRST +
+	       (g - HL_EMU_COLL_LOW_GROUPS) * HL_EMU_COLL_GROUP_SOBS + slot;
 }
 
 /* The group slot of slave queue @queue: its NIC port, or the engine's */
@@ -984,12 +1035,13 @@ int hl_emu_sync_coll_queues(struct hl_device *hdev, u32 master, u32 engine_id,
 u32 hl_emu_sync_gen_coll_cb(struct hl_device *hdev, void *buf,
 			    const struct hl_coll_wait *cw, u32 job)
 {
-	struct hl_emu_device *emu = to_emu(hdev);
+	struct hl_emu_sync *sm = to_emu(hdev)->sync;
 	u32 master = cw->queues[0], queue = cw->queues[job];
-	u32 base = hl_emu_sync_coll_sob(emu, master, cw->group, 0);
+	u32 base = hl_emu_sync_coll_sob(master, cw->group, 0);
 	u32 cfg = HL_PKT_FENCE_CFG(HL_EMU_WAIT_FENCE, 1, 1);
 	u64 fence = HL_QM_FENCE_RDATA(master, HL_EMU_WAIT_FENCE);
 	u32 mon = hl_emu_sync_driver_mon(master);
+	u64 arm = hl_emu_sync_driver_reg(sm, HL_SM_MON_ARM_ADDR(mon));
 	u32 i, half, watch[2] = {};
 	u8 *p = buf;
 
@@ -1000,8 +1052,8 @@ u32 hl_emu_sync_gen_coll_cb(struct hl_device *hdev, void *buf,
 						     cw->sig_queue,
 						     cw->sig_idx,
 						     cw->sig_value);
-		p += hl_emu_sync_msg(p, HL_SM_SOB_ADDR(base +
-						       hl_emu_sync_coll_slot(queue)),
+		p += hl_emu_sync_msg(p, hl_emu_sync_driver_sob_addr(sm, base +
+					hl_emu_sync_coll_slot(queue)),
 				     HL_SM_SOB_INC | 1);
 		return p - (u8 *)buf;
 	}
@@ -1011,15 +1063,18 @@ u32 hl_emu_sync_gen_coll_cb(struct hl_device *hdev, void *buf,
 
 		watch[slot / 8] |= BIT(slot % 8);
 	}
-	p += hl_emu_sync_msg(p, HL_SM_MON_PAY_ADDRL_ADDR(mon),
+	p += hl_emu_sync_msg(p, hl_emu_sync_driver_reg(sm,
+				HL_SM_MON_PAY_ADDRL_ADDR(mon)),
 			     lower_32_bits(fence));
-	p += hl_emu_sync_msg(p, HL_SM_MON_PAY_ADDRH_ADDR(mon),
+	p += hl_emu_sync_msg(p, hl_emu_sync_driver_reg(sm,
+				HL_SM_MON_PAY_ADDRH_ADDR(mon)),
 			     upper_32_bits(fence));
-	p += hl_emu_sync_msg(p, HL_SM_MON_PAY_DATA_ADDR(mon), 1);
+	p += hl_emu_sync_msg(p, hl_emu_sync_driver_reg(sm,
+				HL_SM_MON_PAY_DATA_ADDR(mon)), 1);
 	for (half = 0; half < 2; half++) {
 		if (!watch[half])
 			continue;
-		p += hl_emu_sync_msg(p, HL_SM_MON_ARM_ADDR(mon),
+		p += hl_emu_sync_msg(p, arm,
 				     HL_SM_MON_ARM(base / 8 + half,
 						   0xff & ~watch[half], 0,
 						   cw->value));
@@ -1038,32 +1093,45 @@ u32 hl_emu_sync_gen_coll_cb(struct hl_device *hdev, void *buf,
 void hl_emu_sync_coll_clear(struct hl_device *hdev, u32 master, u32 group)
 {
 	struct hl_emu_device *emu = to_emu(hdev);
-	u32 first = hl_emu_sync_coll_sob(emu, master, group, 0), i;
+	u32 first = hl_emu_sync_coll_sob(master, group, 0), i;
 
 	for (i = 0; i < HL_EMU_COLL_GROUP_SOBS; i++)
-		hl_emu_sync_write(emu, HL_SM_SOB_ADDR(first + i), 0);
+		hl_emu_sync_write(emu, hl_emu_sync_driver_sob_addr(emu->sync,
+								   first + i),
+				  0);
 }
 
 /**
  * hl_emu_sync_props - the sync manager's properties (early_init, after
- * the queues were allocated).
+ * hl_emu_sync_alloc()).
  * @emu: the device.
  * @prop: the device's properties.
  */
 void hl_emu_sync_props(struct hl_emu_device *emu,
 		       struct asic_fixed_properties *prop)
 {
+	u32 mons = ALIGN(hl_emu_sync_driver_mon(emu->num_queues), 8);
+	u32 sobs = ALIGN(hl_emu_sync_driver_sob(emu->sync, emu->num_queues, 0),
+			 8);
+	u32 d;
+
 	prop->num_sobs = HL_SM_NUM_SOBS;
 	prop->num_monitors = HL_SM_NUM_MONITORS;
-	/* The driver's, rounded up to a group of eight; asic=gaudi: and the
-	 * collective masters' groups
+	/*
+	 * The driver's, rounded up to a group of eight. asic=emu: its one
+	 * block, answered for every dcore. asic=gaudi: W_S's (upstream's
+	 * HL_GAUDI_WS_DCORE), the signal SOBs and collective groups; the
+	 * other dcores' are all the user's (E_N's; upstream's answer, 0, for
+	 * the two blocks not modelled)
 	 */
-	prop->first_available_sob = hl_emu_sync_coll_first(emu->num_queues);
-	if (emu->queue_type)
-		prop->first_available_sob += HL_EMU_COLL_MASTERS * 2 *
-					     HL_EMU_COLL_GROUP_SOBS;
-	prop->first_available_monitor =
-		ALIGN(hl_emu_sync_driver_mon(emu->num_queues), 8);
+	for (d = 0; d < HL_SM_NUM_DCORES; d++) {
+		prop->first_available_sob[d] = emu->sync->gaudi ? 0 : sobs;
+		prop->first_available_monitor[d] = emu->sync->gaudi ? 0 : mons;
+	}
+	if (emu->sync->gaudi) {
+		prop->first_available_sob[HL_GAUDI_WS_DCORE] = HL_EMU_COLL_END;
+		prop->first_available_monitor[HL_GAUDI_WS_DCORE] = mons;
+	}
 }
 
 /* GAUDI's queue managers of four queues each, from DMA 2's (upstream's map) */
