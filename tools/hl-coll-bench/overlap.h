@@ -19,7 +19,8 @@
  *   overlapped      the compute job submitted, the all-reduce enqueued,
  *                   then every wait.
  * Serial and overlapped iterations alternate (-n each, after -w warm-up
- * rounds); each time is the slowest rank's mean. Before every iteration
+ * rounds); each time is the slowest rank's best iteration (the machine's
+ * other load only ever slows one down). Before every iteration
  * (untimed) the all-reduce's result and the copy are overwritten with a
  * poison pattern and cout is reset; after it (untimed) every element of
  * the all-reduce's result is compared bit for bit with the host's (#wrong),
@@ -55,7 +56,7 @@ enum ovl_mode { OVL_COLL, OVL_COMP, OVL_SERIAL, OVL_OVERLAP, OVL_NMODES };
 
 /* What each rank reports for a size, exchanged by an all-gather */
 struct ovl_result {
-	double t_us[OVL_NMODES];	/* mean per iteration */
+	double t_us[OVL_NMODES];	/* the best iteration */
 	double pass_us;			/* a compute pass, calibration */
 	uint64_t wrong, stale, wrong_comp;
 	int32_t rc;
@@ -309,19 +310,22 @@ static int ovl_iter(struct ovl *o, enum ovl_mode m, double *us)
 	return rc;
 }
 
-/* @iters iterations of @m (after @warmup): the mean in *@mean */
-static int ovl_mean(struct ovl *o, enum ovl_mode m, int warmup, int iters,
-		    double *mean)
+/*
+ * @iters iterations of @m (after @warmup): the best in *@best (the
+ * machine's other load only ever slows an iteration down)
+ */
+static int ovl_best(struct ovl *o, enum ovl_mode m, int warmup, int iters,
+		    double *best)
 {
-	double us, sum = 0;
+	double us;
 	int it, rc = 0;
 
+	*best = 0;
 	for (it = 0; !rc && it < warmup + iters; it++) {
 		rc = ovl_iter(o, m, &us);
-		if (it >= warmup)
-			sum += us;
+		if (it >= warmup && (!*best || us < *best))
+			*best = us;
 	}
-	*mean = sum / iters;
 	return rc;
 }
 
@@ -488,10 +492,10 @@ static int ovl_size(struct ovl *o, struct ovl_result *all, double *row)
 	/* The all-reduce alone; a few passes of the compute job alone */
 	o->passes = OVL_CALIB_PASSES;
 	if (!rc)
-		rc = ovl_mean(o, OVL_COLL, b->warmup, b->iters,
+		rc = ovl_best(o, OVL_COLL, b->warmup, b->iters,
 			      &o->res.t_us[OVL_COLL]);
 	if (!rc)
-		rc = ovl_mean(o, OVL_COMP, b->warmup, b->iters, &c0);
+		rc = ovl_best(o, OVL_COMP, b->warmup, b->iters, &c0);
 	o->res.pass_us = c0 / OVL_CALIB_PASSES;
 	o->res.rc = rc;
 	rc = ovl_gather(o, all);
@@ -506,7 +510,7 @@ static int ovl_size(struct ovl *o, struct ovl_result *all, double *row)
 
 	/* The compute job alone at that size; once more if far off */
 	o->idle[OVL_COMP] = o->total[OVL_COMP] = 0;
-	rc = ovl_mean(o, OVL_COMP, 0, b->iters, &o->res.t_us[OVL_COMP]);
+	rc = ovl_best(o, OVL_COMP, 0, b->iters, &o->res.t_us[OVL_COMP]);
 	o->res.rc = rc;
 	rc = ovl_gather(o, all);
 	for (it = 0; !rc && it < o->n; it++)
@@ -517,19 +521,22 @@ static int ovl_size(struct ovl *o, struct ovl_result *all, double *row)
 	if (ca > 0 && (ca > 1.2 * coll_max || ca < 0.8 * coll_max)) {
 		o->passes = ovl_passes(coll_max, ca / o->passes);
 		o->idle[OVL_COMP] = o->total[OVL_COMP] = 0;
-		rc = ovl_mean(o, OVL_COMP, 0, b->iters, &o->res.t_us[OVL_COMP]);
+		rc = ovl_best(o, OVL_COMP, 0, b->iters, &o->res.t_us[OVL_COMP]);
 	}
 
 	/* Serial and overlapped, alternating */
 	for (it = 0; !rc && it < b->warmup + b->iters; it++) {
 		double s, v;
 
+		double *ts = &o->res.t_us[OVL_SERIAL];
+		double *to = &o->res.t_us[OVL_OVERLAP];
+
 		rc = ovl_iter(o, OVL_SERIAL, &s);
 		if (!rc)
 			rc = ovl_iter(o, OVL_OVERLAP, &v);
-		if (it >= b->warmup) {
-			o->res.t_us[OVL_SERIAL] += s / b->iters;
-			o->res.t_us[OVL_OVERLAP] += v / b->iters;
+		if (!rc && it >= b->warmup) {
+			*ts = !*ts || s < *ts ? s : *ts;
+			*to = !*to || v < *to ? v : *to;
 		}
 	}
 	o->res.rc = rc;
@@ -580,7 +587,7 @@ static int overlap_run(struct hlcoll_comm *comm, const struct bench *b,
 		       o.nofence ? " (HLCOLL_BENCH_NOFENCE: no FENCE)" : "");
 		printf("# compute: one CS on queue %d of 'passes' REDUCE packets (float32 sums over 'compute' bytes of HBM), as long as the all-reduce alone\n",
 		       OVL_Q_COMP);
-		printf("# %d iterations after %d warm-up, serial and overlapped alternating; times: the slowest rank's mean (us); idle: %% of the guest's CPU time idle (rank 0's /proc/stat)\n",
+		printf("# %d iterations after %d warm-up, serial and overlapped alternating; times: the slowest rank's best iteration (us); idle: %% of the guest's CPU time idle (rank 0's /proc/stat)\n",
 		       b->iters, b->warmup);
 		printf("#\n# %-7s %5s %10s %10s %6s %11s %11s %11s %11s %7s %7s %6s %6s %6s %6s %8s %6s %10s\n",
 		       "", "ranks", "size", "compute", "passes", "allreduce",
