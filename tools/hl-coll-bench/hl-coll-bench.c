@@ -24,6 +24,11 @@
  * has its first and last element changed (bit 20 flipped; 16-bit types:
  * bit 8) after the host computed what to expect, so that every collective
  * of int32 sums must then report #wrong > 0 and the exit status be 1.
+ *
+ * -O (overlap.h): a compute job on the device's own queues and a
+ * stream-ordered all-reduce one after the other against at once, every
+ * value of both checked; HLCOLL_BENCH_NOFENCE=1 is its order's negative
+ * control.
  */
 #include "hlcoll.h"
 #include "hlcoll_data.h"
@@ -80,6 +85,7 @@ struct bench {
 	int warmup;
 	bool check;
 	bool in_place;
+	bool overlap;		/* -O: overlap.h's measure instead */
 	uint64_t seed;
 	int corrupt;		/* HLCOLL_BENCH_CORRUPT: that rank's input; -1 */
 	const char *perf_ctl;
@@ -350,6 +356,8 @@ static int gather_results(struct hlcoll_comm *comm, struct hlcoll_bufs *bufs,
 	return rc;
 }
 
+#include "overlap.h"
+
 static int bench_rank(struct bench *b, int rank, int nranks,
 		      const struct hlcoll_unique_id *id, int fd)
 {
@@ -386,6 +394,10 @@ static int bench_rank(struct bench *b, int rank, int nranks,
 	if (rc) {
 		fprintf(stderr, "rank %d: out of memory for %" PRIu64 " B buffers\n",
 			rank, stage_bytes);
+		goto out;
+	}
+	if (b->overlap) {
+		rc = overlap_run(comm, b, &bufs, fd);
 		goto out;
 	}
 
@@ -573,6 +585,10 @@ static void usage(FILE *f)
 		"  -I, --inplace 0|1    also in place (default 1)\n"
 		"  -C, --chunk SIZE     NIC message size (default 256K)\n"
 		"  -S, --seed N         input seed\n"
+		"  -O, --overlap        instead: a compute job (REDUCE packets on queue 2,\n"
+		"                       as long as the all-reduce) and a stream-ordered\n"
+		"                       all-reduce (hlcoll_allreduce_enqueue()) one after\n"
+		"                       the other against at once; every value checked\n"
 		"  -P, --perf-ctl FIFO  rank 0 writes enable/disable to FIFO around\n"
 		"                       the timed iterations (perf record -D -1\n"
 		"                       --control fifo:FIFO)\n"
@@ -583,7 +599,9 @@ static void usage(FILE *f)
 		"input; all-to-all: either).\n"
 		"HLCOLL_BENCH_CORRUPT=R: rank R's input gets its first and last element\n"
 		"changed, for a negative control of the check (int32 sum: every\n"
-		"collective must report #wrong > 0).\n"
+		"collective must report #wrong > 0; -O: #wrong and #wrong-comp > 0).\n"
+		"HLCOLL_BENCH_NOFENCE=1 (-O): the work after the all-reduce does not wait\n"
+		"for its signal, for a negative control of the order (#stale > 0).\n"
 		"Exit status: 0 all values right, 1 a wrong value or a failure, 2 usage.\n");
 }
 
@@ -640,6 +658,7 @@ int main(int argc, char **argv)
 		{ "chunk", required_argument, NULL, 'C' },
 		{ "seed", required_argument, NULL, 'S' },
 		{ "perf-ctl", required_argument, NULL, 'P' },
+		{ "overlap", no_argument, NULL, 'O' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -672,7 +691,7 @@ int main(int argc, char **argv)
 	b.corrupt = getenv("HLCOLL_BENCH_CORRUPT") ?
 		    atoi(getenv("HLCOLL_BENCH_CORRUPT")) : -1;
 
-	while ((c = getopt_long(argc, argv, "o:t:R:r:g:d:b:e:f:s:n:w:c:I:C:S:P:h",
+	while ((c = getopt_long(argc, argv, "o:t:R:r:g:d:b:e:f:s:n:w:c:I:C:S:P:Oh",
 				opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
@@ -762,6 +781,9 @@ int main(int argc, char **argv)
 		case 'P':
 			b.perf_ctl = optarg;
 			break;
+		case 'O':
+			b.overlap = true;
+			break;
 		case 'h':
 			usage(stdout);
 #ifdef HLCOLL_BENCH_MPI
@@ -836,6 +858,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (b.root < 0 || b.root >= b.nranks)
+		goto bad;
+	/* The stream-ordered all-reduce takes no average */
+	if (b.overlap && b.op == HLCOLL_AVG)
 		goto bad;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
