@@ -1459,13 +1459,14 @@ int hlcoll_broadcast(struct hlcoll_comm *c, uint64_t sendbuf,
 			   cp.src, cp.dst, cp.len);
 }
 
-int hlcoll_reduce(struct hlcoll_comm *c, uint64_t sendbuf, uint64_t recvbuf,
-		  uint64_t count, enum hlcoll_dtype dtype, enum hlcoll_redop op,
-		  int root)
+/* hlcoll_reduce()'s and its enqueue's checks */
+static int hlcoll_reduce_check(struct hlcoll_comm *c, uint64_t sendbuf,
+			       uint64_t recvbuf, uint64_t count,
+			       enum hlcoll_dtype dtype, enum hlcoll_redop op,
+			       int root)
 {
-	struct hlcoll_xfer x[HLCOLL_MAX_RANKS];
 	uint64_t bytes;
-	int n, k, rc;
+	int rc;
 
 	rc = hlcoll_check_comm(c);
 	if (!rc)
@@ -1483,29 +1484,101 @@ int hlcoll_reduce(struct hlcoll_comm *c, uint64_t sendbuf, uint64_t recvbuf,
 	if (!rc && count)
 		rc = hlcoll_check_mapped(c, dtype, sendbuf, bytes, recvbuf,
 					 c->rank == root ? bytes : 0);
-	if (rc || !count)
-		return rc;
-	n = c->nranks;
+	return rc;
+}
 
+/*
+ * The reduce's one step into @x (a reduced send to @root, or the root's
+ * n - 1 reduced receives into @recvbuf, in the order of the ranks after
+ * it), and the root's copy into @cp (0 bytes in place, or not the root),
+ * which lands before the first reduction into it. The number of transfers.
+ */
+static int hlcoll_reduce_step(const struct hlcoll_comm *c, uint64_t sendbuf,
+			      uint64_t recvbuf, uint64_t bytes, int root,
+			      struct hlcoll_xfer *x, struct hlcoll_span *cp)
+{
+	int n = c->nranks, k;
+
+	*cp = (struct hlcoll_span){ sendbuf, recvbuf, 0 };
 	if (c->rank != root) {
 		x[0] = (struct hlcoll_xfer){
 			.peer = root, .send = true, .reduce = true,
 			.va = sendbuf, .bytes = bytes,
 		};
-		return hlcoll_step(c, x, 1, dtype, op, 0, 0, 0);
-	}
-	/* The copy must land before the first reduction into it */
-	if (sendbuf != recvbuf) {
-		rc = hlcoll_copy(c, sendbuf, recvbuf, bytes);
-		if (rc)
-			return rc;
+		return 1;
 	}
 	for (k = 1; k < n; k++)
 		x[k - 1] = (struct hlcoll_xfer){
 			.peer = (root + k) % n, .reduce = true, .va = recvbuf,
 			.bytes = bytes,
 		};
-	rc = hlcoll_step(c, x, n - 1, dtype, op, 0, 0, 0);
+	cp->len = sendbuf != recvbuf ? bytes : 0;
+	return n - 1;
+}
+
+int hlcoll_reduce_enqueue(struct hlcoll_comm *c, uint64_t sendbuf,
+			  uint64_t recvbuf, uint64_t count,
+			  enum hlcoll_dtype dtype, enum hlcoll_redop op,
+			  int root, const struct hlcoll_stream *stream,
+			  uint64_t *seq)
+{
+	static const struct hlcoll_stream none;
+	struct hlcoll_xfer x[HLCOLL_MAX_RANKS];
+	struct hlcoll_span cp;
+	int nx, rc;
+
+	rc = hlcoll_enqueue_check(c, stream, count);
+	if (!rc)
+		rc = hlcoll_reduce_check(c, sendbuf, recvbuf, count, dtype, op,
+					 root);
+	if (rc)
+		return rc;
+	if (!hlcoll_chains(c, op))
+		return -EOPNOTSUPP;
+	/* One step: its transfers all at x[0 .. nx - 1] */
+	nx = hlcoll_reduce_step(c, sendbuf, recvbuf,
+				count * hlcoll_dtype_size(dtype), root, x, &cp);
+	rc = hlcoll_chain_submit(c, x, &nx, 1, dtype, op, &cp, cp.len ? 1 : 0,
+				 stream ? stream : &none);
+	return hlcoll_enqueued(c, rc, "reduce", count, seq);
+}
+
+/*
+ * hlcoll_reduce_enqueue() with no ordering points and hlcoll_stream_sync()
+ * where it chains; else the copy, then the step in as many submissions
+ * as it takes, then an average's division
+ */
+int hlcoll_reduce(struct hlcoll_comm *c, uint64_t sendbuf, uint64_t recvbuf,
+		  uint64_t count, enum hlcoll_dtype dtype, enum hlcoll_redop op,
+		  int root)
+{
+	static const struct hlcoll_stream none;
+	struct hlcoll_xfer x[HLCOLL_MAX_RANKS];
+	struct hlcoll_span cp;
+	int nx, rc;
+
+	rc = hlcoll_reduce_check(c, sendbuf, recvbuf, count, dtype, op, root);
+	if (rc || !count)
+		return rc;
+	nx = hlcoll_reduce_step(c, sendbuf, recvbuf,
+				count * hlcoll_dtype_size(dtype), root, x, &cp);
+	if (hlcoll_chains(c, op)) {
+		rc = hlcoll_chain_submit(c, x, &nx, 1, dtype, op, &cp,
+					 cp.len ? 1 : 0, &none);
+		if (!rc)
+			return hlcoll_stream_sync(c);
+		if (rc != 1 && rc != -EMSGSIZE)
+			return rc;
+	}
+	if (c->rank != root)
+		return hlcoll_step(c, x, nx, dtype, op, 0, 0, 0);
+	/* The copy must land before the first reduction into it */
+	if (cp.len) {
+		rc = hlcoll_copy(c, cp.src, cp.dst, cp.len);
+		if (rc)
+			return rc;
+	}
+	rc = hlcoll_step(c, x, nx, dtype, op, 0, 0, 0);
 	if (rc)
 		return rc;
 	return hlcoll_finish(c, op, recvbuf, recvbuf, count, dtype);

@@ -594,10 +594,45 @@ hlcoll_public int hlcoll_broadcast_enqueue(struct hlcoll_comm *comm,
 					   uint64_t *seq);
 
 /**
+ * hlcoll_reduce_enqueue() - hlcoll_reduce() ordered on the device by
+ * @stream, returning once submitted.
+ * @comm: the communicator (NIC transport, more than one rank).
+ * @sendbuf: as hlcoll_reduce().
+ * @recvbuf: as hlcoll_reduce().
+ * @count: as hlcoll_reduce(); not 0.
+ * @dtype: as hlcoll_reduce().
+ * @op: as hlcoll_reduce(); not HLCOLL_AVG.
+ * @root: as hlcoll_reduce().
+ * @stream: the ordering points (struct hlcoll_stream); NULL: none.
+ * @seq: NULL, or where the CS sequence of the collective goes.
+ *
+ * As hlcoll_allreduce_enqueue(): the arguments and the buffers' mapping
+ * are checked first, then the whole collective (on @root, its copy out of
+ * place and the reduced receives from every other rank; elsewhere, the
+ * send to @root) is one command submission chained on the device with
+ * @stream's head and tail, and hlcoll_stream_sync() completes it. Same
+ * bits as hlcoll_reduce().
+ *
+ * Return: 0 once submitted, or -errno: hlcoll_reduce()'s argument errors
+ * (-EINVAL also @count 0 and the stream errors of
+ * hlcoll_allreduce_enqueue()); -EOPNOTSUPP one rank, the hosts transport,
+ * HLCOLL_AVG, one-sided transfers (HLCOLL_NIC_WRITE), HLCOLL_CHAIN=0, or
+ * more chunks than one submission takes (@root receives nranks - 1 times
+ * @count elements in one step); -ECONNABORTED the communicator failed
+ * before (also a pending collective's failure, found here).
+ */
+hlcoll_public int hlcoll_reduce_enqueue(struct hlcoll_comm *comm,
+					uint64_t sendbuf, uint64_t recvbuf,
+					uint64_t count, enum hlcoll_dtype dtype,
+					enum hlcoll_redop op, int root,
+					const struct hlcoll_stream *stream,
+					uint64_t *seq);
+
+/**
  * hlcoll_stream_sync() - wait for @comm's pending stream-ordered
  * collective (hlcoll_allreduce_enqueue(), hlcoll_reduce_scatter_enqueue(),
- * hlcoll_allgather_enqueue(), hlcoll_broadcast_enqueue()) and check its
- * completions.
+ * hlcoll_allgather_enqueue(), hlcoll_broadcast_enqueue(),
+ * hlcoll_reduce_enqueue()) and check its completions.
  * @comm: the communicator.
  *
  * Waits for the collective's CS, looking at the other ranks meanwhile (an

@@ -328,6 +328,11 @@ static int run_coll(struct hlcoll_comm *comm, const struct coll_run *run,
 						      count, t, run->root,
 						      NULL, &seq);
 			break;
+		case C_REDUCE:
+			rc = hlcoll_reduce_enqueue(comm, sendbuf, recvbuf,
+						   count, t, run->op, run->root,
+						   NULL, &seq);
+			break;
 		default:
 			return -EINVAL;
 		}
@@ -832,6 +837,12 @@ static void test_broadcast_enqueue(void **state)
 {
 	(void)state;
 	coll_enqueue(C_BROADCAST);
+}
+
+static void test_reduce_enqueue(void **state)
+{
+	(void)state;
+	coll_enqueue(C_REDUCE);
 }
 
 static void test_allreduce_many_chunks_many_submissions(void **state)
@@ -1825,7 +1836,8 @@ static int rank_bad_args(int rank, int nranks,
 			T(hlcoll_send(comm, hole, 4, HLCOLL_FLOAT32, 0), -EFAULT),
 			T(hlcoll_allreduce(comm, 0x1000, 0x1000, 4, HLCOLL_FLOAT32, HLCOLL_SUM), -EFAULT),
 			/*
-			 * The enqueues (reduce-scatter, all-gather, broadcast):
+			 * The enqueues (reduce-scatter, all-gather, broadcast,
+			 * reduce):
 			 * their collective's argument errors, a count of 0, a
 			 * bad stream; checked, then one rank cannot chain
 			 */
@@ -1867,6 +1879,15 @@ static int rank_bad_args(int rank, int nranks,
 			T(BC(comm, va, va, 1, HLCOLL_FLOAT32, 0, &st_mon), -EINVAL),
 			T(BC(comm, hole, va, 4, HLCOLL_FLOAT32, 0, NULL), -EFAULT),
 			T(BC(comm, va, va, 4, HLCOLL_INT32, 0, &st_ok), -EOPNOTSUPP),
+			T(hlcoll_reduce_enqueue(NULL, va, va, 1, HLCOLL_FLOAT32, HLCOLL_SUM, 0, NULL, &seq), -EINVAL),
+			T(hlcoll_reduce_enqueue(comm, va, va, 0, HLCOLL_FLOAT32, HLCOLL_SUM, 0, NULL, &seq), -EINVAL),
+			T(hlcoll_reduce_enqueue(comm, va, va, 1, HLCOLL_FLOAT32, HLCOLL_SUM, 5, NULL, &seq), -EINVAL),
+			T(hlcoll_reduce_enqueue(comm, va, va, 1, HLCOLL_FLOAT32, HLCOLL_NUM_OPS, 0, NULL, &seq), -EINVAL),
+			T(hlcoll_reduce_enqueue(comm, va, va + 4, 16, HLCOLL_FLOAT32, HLCOLL_SUM, 0, NULL, &seq), -EINVAL),
+			T(hlcoll_reduce_enqueue(comm, va, va, 1, HLCOLL_FLOAT32, HLCOLL_SUM, 0, &st_val0, &seq), -EINVAL),
+			T(hlcoll_reduce_enqueue(comm, va, hole, 4, HLCOLL_FLOAT32, HLCOLL_PROD, 0, NULL, &seq), -EFAULT),
+			T(hlcoll_reduce_enqueue(comm, va, va, 4, HLCOLL_INT32, HLCOLL_MIN, 0, &st_ok, &seq), -EOPNOTSUPP),
+			T(hlcoll_reduce_enqueue(comm, va, va, 4, HLCOLL_INT32, HLCOLL_AVG, 0, NULL, &seq), -EOPNOTSUPP),
 #undef RS
 #undef AG
 #undef BC
@@ -2192,6 +2213,12 @@ static int stream_enqueue(struct hlcoll_comm *comm, enum coll coll,
 		return hlcoll_broadcast_enqueue(comm, snd, rcv, STREAM_COUNT,
 						HLCOLL_INT32, STREAM_ROOT, st,
 						seq);
+	case C_REDUCE:
+		/* The result on the root only */
+		*nres = hlcoll_comm_rank(comm) == STREAM_ROOT ? STREAM_COUNT : 0;
+		return hlcoll_reduce_enqueue(comm, snd, rcv, STREAM_COUNT,
+					     HLCOLL_INT32, HLCOLL_SUM, STREAM_ROOT,
+					     st, seq);
 	default:
 		return -EINVAL;
 	}
@@ -2415,14 +2442,16 @@ static void test_allreduce_stream_ordered(void **state)
 /*
  * (a) and (b) for hlcoll_reduce_scatter_enqueue() (out of place: its work
  * buffer freed with the chain, the device memory as before),
- * hlcoll_allgather_enqueue() and hlcoll_broadcast_enqueue() (root 1, out
- * of place), each with its negative control (no FENCE on the tail SOB:
- * the next work copies stale elements, every rank returns 30)
+ * hlcoll_allgather_enqueue(), hlcoll_broadcast_enqueue() and
+ * hlcoll_reduce_enqueue() (root 1, out of place; the reduce checked on
+ * the root), each with its negative control (no FENCE on the tail SOB:
+ * the next work copies stale elements, every rank that has a result
+ * returns 30)
  */
 static void test_stream_collectives_ordered(void **state)
 {
 	static const enum coll colls[] = {
-		C_REDUCE_SCATTER, C_ALLGATHER, C_BROADCAST,
+		C_REDUCE_SCATTER, C_ALLGATHER, C_BROADCAST, C_REDUCE,
 	};
 	struct stream_arg sa;
 	unsigned int i;
@@ -2515,6 +2544,7 @@ const struct CMUnitTest collective_tests[] = {
 	cmocka_unit_test(test_reduce_scatter_enqueue),
 	cmocka_unit_test(test_allgather_enqueue),
 	cmocka_unit_test(test_broadcast_enqueue),
+	cmocka_unit_test(test_reduce_enqueue),
 	cmocka_unit_test(test_stream_collectives_ordered),
 	cmocka_unit_test(test_reduce_scatter_stream_abort_while_enqueued),
 	cmocka_unit_test(test_allreduce_ring_in_another_order),
