@@ -866,12 +866,68 @@ static int hlcoll_allreduce_check(struct hlcoll_comm *c, uint64_t sendbuf,
 					   bytes) : 0;
 }
 
-/* Whether an all-reduce can be one chain on the device (after the checks) */
-static bool hlcoll_allreduce_chains(const struct hlcoll_comm *c,
-				    enum hlcoll_redop op)
+/*
+ * Whether a collective can be one chain on the device (after the checks):
+ * more than one rank, no average (its division is another job), the NIC
+ * transport, HLCOLL_CHAIN not 0
+ */
+static bool hlcoll_chains(const struct hlcoll_comm *c, enum hlcoll_redop op)
 {
 	return c->nranks > 1 && op != HLCOLL_AVG && c->ops == &hlcoll_nic_ops &&
 	       !c->chain_off;
+}
+
+/*
+ * Steps and copies as one chain with @stream's head and tail, left
+ * pending: 0; 1 when they cannot chain, or -EMSGSIZE when they take more
+ * than one submission, before anything ran; else -errno (sticky)
+ */
+static int hlcoll_chain_submit(struct hlcoll_comm *c,
+			       const struct hlcoll_xfer *x, const int *nx,
+			       int ns, enum hlcoll_dtype dtype,
+			       enum hlcoll_redop op,
+			       const struct hlcoll_span *cp, int ncp,
+			       const struct hlcoll_stream *stream)
+{
+	int rc;
+
+	rc = hlcoll_nic_chain_stream(c, x, nx, ns, dtype, op, cp, ncp, stream);
+	if (rc == 1 || rc == -EMSGSIZE || !rc)
+		return rc;
+	return hlcoll_step_failed(c, rc);
+}
+
+/*
+ * An enqueue's first checks: @c, @stream, a @count not 0 (the
+ * collective's own checks follow); 0 or -EINVAL
+ */
+static int hlcoll_enqueue_check(struct hlcoll_comm *c,
+				const struct hlcoll_stream *stream,
+				uint64_t count)
+{
+	int rc = c ? hlcoll_check_stream(stream) : -EINVAL;
+
+	if (!rc && !count)
+		rc = -EINVAL;
+	return rc;
+}
+
+/*
+ * What an enqueue returns for its submission's result @rc (the checks
+ * passed): 0 (the sequence into @seq), -EOPNOTSUPP when it cannot chain,
+ * else @rc
+ */
+static int hlcoll_enqueued(struct hlcoll_comm *c, int rc, const char *what,
+			   uint64_t count, uint64_t *seq)
+{
+	if (rc == 1)
+		return -EOPNOTSUPP;
+	if (rc == -EMSGSIZE)
+		hlcoll_warn(c->rank, "stream %s of %" PRIu64 " elements: more than one submission",
+			    what, count);
+	if (!rc && seq)
+		*seq = c->pending_seq;
+	return rc;
 }
 
 /*
@@ -887,19 +943,17 @@ static int hlcoll_allreduce_submit(struct hlcoll_comm *c, uint64_t sendbuf,
 				   const struct hlcoll_stream *stream)
 {
 	struct hlcoll_xfer x[2 * HLCOLL_CHAIN_XFERS * HLCOLL_MAX_RANKS];
-	int nx[2 * HLCOLL_MAX_RANKS], ns, rc;
-	uint64_t bytes = count * hlcoll_dtype_size(dtype);
+	int nx[2 * HLCOLL_MAX_RANKS], ns;
+	const struct hlcoll_span cp = {
+		sendbuf, recvbuf, count * hlcoll_dtype_size(dtype),
+	};
 
 	ns = hlcoll_ring_steps(c, recvbuf, count, 0, c->rank, true, dtype, x,
 			       nx);
 	ns += hlcoll_ring_steps(c, recvbuf, count, 0, c->rank + 1, false,
 				dtype, &x[2 * ns], &nx[ns]);
-	rc = hlcoll_nic_chain_stream(c, x, nx, ns, dtype, op, sendbuf,
-				     recvbuf, sendbuf != recvbuf ? bytes : 0,
-				     stream);
-	if (rc == 1 || rc == -EMSGSIZE || !rc)
-		return rc;
-	return hlcoll_step_failed(c, rc);
+	return hlcoll_chain_submit(c, x, nx, ns, dtype, op, &cp,
+				   sendbuf != recvbuf ? 1 : 0, stream);
 }
 
 int hlcoll_allreduce_enqueue(struct hlcoll_comm *c, uint64_t sendbuf,
@@ -910,26 +964,17 @@ int hlcoll_allreduce_enqueue(struct hlcoll_comm *c, uint64_t sendbuf,
 	static const struct hlcoll_stream none;
 	int rc;
 
-	rc = c ? hlcoll_check_stream(stream) : -EINVAL;
-	if (!rc && !count)
-		rc = -EINVAL;
+	rc = hlcoll_enqueue_check(c, stream, count);
 	if (!rc)
 		rc = hlcoll_allreduce_check(c, sendbuf, recvbuf, count, dtype,
 					    op);
 	if (rc)
 		return rc;
-	if (!hlcoll_allreduce_chains(c, op))
+	if (!hlcoll_chains(c, op))
 		return -EOPNOTSUPP;
 	rc = hlcoll_allreduce_submit(c, sendbuf, recvbuf, count, dtype, op,
 				     stream ? stream : &none);
-	if (rc == 1)
-		return -EOPNOTSUPP;
-	if (rc == -EMSGSIZE)
-		hlcoll_warn(c->rank, "stream all-reduce of %" PRIu64 " elements: more than one submission",
-			    count);
-	if (!rc && seq)
-		*seq = c->pending_seq;
-	return rc;
+	return hlcoll_enqueued(c, rc, "all-reduce", count, seq);
 }
 
 int hlcoll_stream_sync(struct hlcoll_comm *c)
@@ -960,7 +1005,7 @@ int hlcoll_allreduce(struct hlcoll_comm *c, uint64_t sendbuf,
 	rc = hlcoll_allreduce_check(c, sendbuf, recvbuf, count, dtype, op);
 	if (rc || !count)
 		return rc;
-	if (hlcoll_allreduce_chains(c, op)) {
+	if (hlcoll_chains(c, op)) {
 		rc = hlcoll_allreduce_submit(c, sendbuf, recvbuf, count, dtype,
 					     op, &none);
 		if (!rc)
@@ -1010,13 +1055,14 @@ int hlcoll_allreduce(struct hlcoll_comm *c, uint64_t sendbuf,
 				dtype, op);
 }
 
-int hlcoll_reduce_scatter(struct hlcoll_comm *c, uint64_t sendbuf,
-			  uint64_t recvbuf, uint64_t recvcount,
-			  enum hlcoll_dtype dtype, enum hlcoll_redop op)
+/* hlcoll_reduce_scatter()'s and its enqueue's checks (as the all-reduce's) */
+static int hlcoll_reduce_scatter_check(struct hlcoll_comm *c, uint64_t sendbuf,
+				       uint64_t recvbuf, uint64_t recvcount,
+				       enum hlcoll_dtype dtype,
+				       enum hlcoll_redop op)
 {
-	uint64_t es, bytes, work = 0, handle = 0;
-	bool in_place;
-	int n, rc;
+	uint64_t bytes;
+	int rc;
 
 	rc = hlcoll_check_comm(c);
 	if (!rc)
@@ -1027,15 +1073,119 @@ int hlcoll_reduce_scatter(struct hlcoll_comm *c, uint64_t sendbuf,
 		rc = hlcoll_check_buf(recvbuf, recvcount, 1, dtype);
 	if (rc || !recvcount)
 		return rc;
-	n = c->nranks;
-	es = hlcoll_dtype_size(dtype);
-	bytes = recvcount * es;
-	in_place = recvbuf == sendbuf + (uint64_t)c->rank * bytes;
-	if (!in_place && hlcoll_overlap(sendbuf, bytes * n, recvbuf, bytes))
+	bytes = recvcount * hlcoll_dtype_size(dtype);
+	if (recvbuf != sendbuf + (uint64_t)c->rank * bytes &&
+	    hlcoll_overlap(sendbuf, bytes * c->nranks, recvbuf, bytes))
 		return -EINVAL;
-	rc = hlcoll_check_mapped(c, dtype, sendbuf, bytes * n, recvbuf, bytes);
+	return hlcoll_check_mapped(c, dtype, sendbuf, bytes * c->nranks,
+				   recvbuf, bytes);
+}
+
+/*
+ * The reduce-scatter ring as one chain, left pending (the checks done;
+ * hlcoll_chain_submit()'s results). The ring reduces in place: in
+ * @sendbuf itself, or out of place in a work buffer (device memory, freed
+ * once the chain completed) that the chain first fills from @sendbuf;
+ * then this rank's own block, which the ring never sends and reduces into
+ * at its last step only, is @recvbuf itself, given @sendbuf's block first.
+ */
+static int hlcoll_reduce_scatter_submit(struct hlcoll_comm *c,
+					uint64_t sendbuf, uint64_t recvbuf,
+					uint64_t recvcount,
+					enum hlcoll_dtype dtype,
+					enum hlcoll_redop op,
+					const struct hlcoll_stream *stream)
+{
+	struct hlcoll_xfer x[HLCOLL_CHAIN_XFERS * HLCOLL_MAX_RANKS];
+	int nx[HLCOLL_MAX_RANKS], ns, i, n = c->nranks, rc;
+	uint64_t bytes = recvcount * hlcoll_dtype_size(dtype);
+	uint64_t own = (uint64_t)c->rank * bytes, work = sendbuf, handle = 0;
+	struct hlcoll_span cp[2];
+
+	if (recvbuf != sendbuf + own) {
+		handle = hlthunk_device_memory_alloc(c->fd, bytes * n, 0, false,
+						     false);
+		work = handle ? hlthunk_device_memory_map(c->fd, handle, 0) : 0;
+		if (!work) {
+			rc = errno ? -errno : -ENOMEM;
+			if (handle)
+				hlthunk_device_memory_free(c->fd, handle);
+			return rc;
+		}
+		cp[0] = (struct hlcoll_span){ sendbuf, work, bytes * n };
+		cp[1] = (struct hlcoll_span){ sendbuf + own, recvbuf, bytes };
+	}
+	/* Shifted by one: rank r ends with block r (summed from rank r + 1) */
+	ns = hlcoll_ring_steps(c, work, 0, recvcount, c->rank - 1, true, dtype,
+			       x, nx);
+	for (i = 0; i < HLCOLL_CHAIN_XFERS * ns; i++)
+		if (x[i].va == work + own)
+			x[i].va = recvbuf;
+	rc = hlcoll_chain_submit(c, x, nx, ns, dtype, op, cp, handle ? 2 : 0,
+				 stream);
+	if (!rc && handle) {
+		c->pending_work_handle = handle;
+		c->pending_work_va = work;
+	} else if (handle) {
+		hlthunk_memory_unmap(c->fd, work);
+		hlthunk_device_memory_free(c->fd, handle);
+	}
+	return rc;
+}
+
+int hlcoll_reduce_scatter_enqueue(struct hlcoll_comm *c, uint64_t sendbuf,
+				  uint64_t recvbuf, uint64_t recvcount,
+				  enum hlcoll_dtype dtype,
+				  enum hlcoll_redop op,
+				  const struct hlcoll_stream *stream,
+				  uint64_t *seq)
+{
+	static const struct hlcoll_stream none;
+	int rc;
+
+	rc = hlcoll_enqueue_check(c, stream, recvcount);
+	if (!rc)
+		rc = hlcoll_reduce_scatter_check(c, sendbuf, recvbuf, recvcount,
+						 dtype, op);
 	if (rc)
 		return rc;
+	if (!hlcoll_chains(c, op))
+		return -EOPNOTSUPP;
+	rc = hlcoll_reduce_scatter_submit(c, sendbuf, recvbuf, recvcount,
+					  dtype, op, stream ? stream : &none);
+	return hlcoll_enqueued(c, rc, "reduce-scatter", recvcount, seq);
+}
+
+/*
+ * hlcoll_reduce_scatter_enqueue() with no ordering points and
+ * hlcoll_stream_sync() where it chains; else (one rank, an average, the
+ * hosts transport, one-sided transfers, HLCOLL_CHAIN=0, more than one
+ * submission) the ring at the host's pace
+ */
+int hlcoll_reduce_scatter(struct hlcoll_comm *c, uint64_t sendbuf,
+			  uint64_t recvbuf, uint64_t recvcount,
+			  enum hlcoll_dtype dtype, enum hlcoll_redop op)
+{
+	static const struct hlcoll_stream none;
+	uint64_t bytes, work = 0, handle = 0;
+	bool in_place;
+	int n, rc;
+
+	rc = hlcoll_reduce_scatter_check(c, sendbuf, recvbuf, recvcount, dtype,
+					 op);
+	if (rc || !recvcount)
+		return rc;
+	if (hlcoll_chains(c, op)) {
+		rc = hlcoll_reduce_scatter_submit(c, sendbuf, recvbuf,
+						  recvcount, dtype, op, &none);
+		if (!rc)
+			return hlcoll_stream_sync(c);
+		if (rc != 1 && rc != -EMSGSIZE)
+			return rc;
+	}
+	n = c->nranks;
+	bytes = recvcount * hlcoll_dtype_size(dtype);
+	in_place = recvbuf == sendbuf + (uint64_t)c->rank * bytes;
 	if (n == 1 && op == HLCOLL_AVG)
 		return hlcoll_finish(c, op, sendbuf, recvbuf, recvcount, dtype);
 	if (n == 1)
@@ -1076,14 +1226,13 @@ out:
 	return rc;
 }
 
-int hlcoll_allgather(struct hlcoll_comm *c, uint64_t sendbuf,
-		     uint64_t recvbuf, uint64_t sendcount,
-		     enum hlcoll_dtype dtype)
+/* hlcoll_allgather()'s and its enqueue's checks */
+static int hlcoll_allgather_check(struct hlcoll_comm *c, uint64_t sendbuf,
+				  uint64_t recvbuf, uint64_t sendcount,
+				  enum hlcoll_dtype dtype)
 {
-	struct hlcoll_xfer x[HLCOLL_CHAIN_XFERS * HLCOLL_MAX_RANKS];
-	int nx[HLCOLL_MAX_RANKS];
-	uint64_t bytes, mine, copy_len;
-	int n, r, s, ks, kr, rc;
+	uint64_t bytes;
+	int rc;
 
 	rc = hlcoll_check_comm(c);
 	if (!rc)
@@ -1094,25 +1243,30 @@ int hlcoll_allgather(struct hlcoll_comm *c, uint64_t sendbuf,
 		rc = hlcoll_check_buf(recvbuf, sendcount, c->nranks, dtype);
 	if (rc || !sendcount)
 		return rc;
-	n = c->nranks;
-	r = c->rank;
 	bytes = sendcount * hlcoll_dtype_size(dtype);
-	mine = recvbuf + (uint64_t)r * bytes;
-	copy_len = sendbuf != mine ? bytes : 0;
-	if (copy_len && hlcoll_overlap(sendbuf, bytes, recvbuf, bytes * n))
+	if (sendbuf != recvbuf + (uint64_t)c->rank * bytes &&
+	    hlcoll_overlap(sendbuf, bytes, recvbuf, bytes * c->nranks))
 		return -EINVAL;
-	rc = hlcoll_check_mapped(c, dtype, sendbuf, bytes, recvbuf, bytes * n);
-	if (rc)
-		return rc;
+	return hlcoll_check_mapped(c, dtype, sendbuf, bytes, recvbuf,
+				   bytes * c->nranks);
+}
 
-	if (n == 1)
-		return copy_len ? hlcoll_copy(c, sendbuf, mine, bytes) : 0;
+/*
+ * The all-gather ring's n - 1 steps into @x and @nx, and its copy to this
+ * rank's own block into @cp (0 bytes in place). At step s, send block
+ * r - s and receive block r - s - 1; step 0 sends straight from @sendbuf.
+ */
+static int hlcoll_allgather_steps(const struct hlcoll_comm *c,
+				  uint64_t sendbuf, uint64_t recvbuf,
+				  uint64_t bytes, struct hlcoll_xfer *x,
+				  int *nx, struct hlcoll_span *cp)
+{
+	int n = c->nranks, r = c->rank, s, ks, kr;
+	uint64_t mine = recvbuf + (uint64_t)r * bytes;
 
-	/*
-	 * At step s, send block r - s and receive block r - s - 1; step 0
-	 * sends straight from @sendbuf while the copy to our own block runs
-	 * beside it.
-	 */
+	*cp = (struct hlcoll_span){
+		sendbuf, mine, sendbuf != mine ? bytes : 0,
+	};
 	for (s = 0; s < n - 1; s++) {
 		ks = hlcoll_mod(r - s, n);
 		kr = hlcoll_mod(r - s - 1, n);
@@ -1127,17 +1281,76 @@ int hlcoll_allgather(struct hlcoll_comm *c, uint64_t sendbuf,
 		};
 		nx[s] = 2;
 	}
-	return hlcoll_steps(c, x, nx, n - 1, dtype, HLCOLL_SUM, sendbuf, mine,
-			    copy_len);
+	return n - 1;
 }
 
-int hlcoll_broadcast(struct hlcoll_comm *c, uint64_t sendbuf,
-		     uint64_t recvbuf, uint64_t count, enum hlcoll_dtype dtype,
-		     int root)
+int hlcoll_allgather_enqueue(struct hlcoll_comm *c, uint64_t sendbuf,
+			     uint64_t recvbuf, uint64_t sendcount,
+			     enum hlcoll_dtype dtype,
+			     const struct hlcoll_stream *stream, uint64_t *seq)
 {
-	struct hlcoll_xfer x[HLCOLL_MAX_RANKS];
+	static const struct hlcoll_stream none;
+	struct hlcoll_xfer x[HLCOLL_CHAIN_XFERS * HLCOLL_MAX_RANKS];
+	int nx[HLCOLL_MAX_RANKS], ns, rc;
+	struct hlcoll_span cp;
+
+	rc = hlcoll_enqueue_check(c, stream, sendcount);
+	if (!rc)
+		rc = hlcoll_allgather_check(c, sendbuf, recvbuf, sendcount,
+					    dtype);
+	if (rc)
+		return rc;
+	if (!hlcoll_chains(c, HLCOLL_SUM))
+		return -EOPNOTSUPP;
+	ns = hlcoll_allgather_steps(c, sendbuf, recvbuf,
+				    sendcount * hlcoll_dtype_size(dtype), x,
+				    nx, &cp);
+	rc = hlcoll_chain_submit(c, x, nx, ns, dtype, HLCOLL_SUM, &cp,
+				 cp.len ? 1 : 0, stream ? stream : &none);
+	return hlcoll_enqueued(c, rc, "all-gather", sendcount, seq);
+}
+
+/*
+ * hlcoll_allgather_enqueue() with no ordering points and
+ * hlcoll_stream_sync() where it chains; else the steps as hlcoll_steps()
+ * runs them (one rank: the copy alone)
+ */
+int hlcoll_allgather(struct hlcoll_comm *c, uint64_t sendbuf,
+		     uint64_t recvbuf, uint64_t sendcount,
+		     enum hlcoll_dtype dtype)
+{
+	static const struct hlcoll_stream none;
+	struct hlcoll_xfer x[HLCOLL_CHAIN_XFERS * HLCOLL_MAX_RANKS];
+	int nx[HLCOLL_MAX_RANKS], ns, rc;
+	struct hlcoll_span cp;
+
+	rc = hlcoll_allgather_check(c, sendbuf, recvbuf, sendcount, dtype);
+	if (rc || !sendcount)
+		return rc;
+	ns = hlcoll_allgather_steps(c, sendbuf, recvbuf,
+				    sendcount * hlcoll_dtype_size(dtype), x,
+				    nx, &cp);
+	if (c->nranks == 1)
+		return cp.len ? hlcoll_copy(c, cp.src, cp.dst, cp.len) : 0;
+	if (hlcoll_chains(c, HLCOLL_SUM)) {
+		rc = hlcoll_chain_submit(c, x, nx, ns, dtype, HLCOLL_SUM, &cp,
+					 cp.len ? 1 : 0, &none);
+		if (!rc)
+			return hlcoll_stream_sync(c);
+		if (rc != 1 && rc != -EMSGSIZE)
+			return rc;
+	}
+	return hlcoll_steps(c, x, nx, ns, dtype, HLCOLL_SUM, cp.src, cp.dst,
+			    cp.len);
+}
+
+/* hlcoll_broadcast()'s and its enqueue's checks */
+static int hlcoll_broadcast_check(struct hlcoll_comm *c, uint64_t sendbuf,
+				  uint64_t recvbuf, uint64_t count,
+				  enum hlcoll_dtype dtype, int root)
+{
 	uint64_t bytes;
-	int n, k, rc;
+	int rc;
 
 	rc = hlcoll_check_comm(c);
 	if (!rc)
@@ -1156,32 +1369,104 @@ int hlcoll_broadcast(struct hlcoll_comm *c, uint64_t sendbuf,
 		rc = hlcoll_check_mapped(c, dtype, sendbuf,
 					 c->rank == root ? bytes : 0, recvbuf,
 					 bytes);
-	if (rc || !count)
-		return rc;
-	n = c->nranks;
+	return rc;
+}
 
+/*
+ * The broadcast's one step into @x (the root's n - 1 sends, or a receive
+ * from it), and the root's copy into @cp (0 bytes in place, or not the
+ * root). The number of transfers.
+ */
+static int hlcoll_broadcast_step(const struct hlcoll_comm *c,
+				 uint64_t sendbuf, uint64_t recvbuf,
+				 uint64_t bytes, int root,
+				 struct hlcoll_xfer *x, struct hlcoll_span *cp)
+{
+	int n = c->nranks, k;
+
+	*cp = (struct hlcoll_span){ sendbuf, recvbuf, 0 };
 	if (c->rank != root) {
 		x[0] = (struct hlcoll_xfer){
 			.peer = root, .va = recvbuf, .bytes = bytes,
 		};
-		return hlcoll_step(c, x, 1, dtype, HLCOLL_SUM, 0, 0, 0);
+		return 1;
 	}
 	for (k = 1; k < n; k++)
 		x[k - 1] = (struct hlcoll_xfer){
 			.peer = (root + k) % n, .send = true, .va = sendbuf,
 			.bytes = bytes,
 		};
-	return hlcoll_step(c, x, n - 1, dtype, HLCOLL_SUM, sendbuf, recvbuf,
-			   sendbuf != recvbuf ? bytes : 0);
+	cp->len = sendbuf != recvbuf ? bytes : 0;
+	return n - 1;
 }
 
-int hlcoll_reduce(struct hlcoll_comm *c, uint64_t sendbuf, uint64_t recvbuf,
-		  uint64_t count, enum hlcoll_dtype dtype, enum hlcoll_redop op,
-		  int root)
+int hlcoll_broadcast_enqueue(struct hlcoll_comm *c, uint64_t sendbuf,
+			     uint64_t recvbuf, uint64_t count,
+			     enum hlcoll_dtype dtype, int root,
+			     const struct hlcoll_stream *stream, uint64_t *seq)
 {
+	static const struct hlcoll_stream none;
 	struct hlcoll_xfer x[HLCOLL_MAX_RANKS];
+	struct hlcoll_span cp;
+	int nx, rc;
+
+	rc = hlcoll_enqueue_check(c, stream, count);
+	if (!rc)
+		rc = hlcoll_broadcast_check(c, sendbuf, recvbuf, count, dtype,
+					    root);
+	if (rc)
+		return rc;
+	if (!hlcoll_chains(c, HLCOLL_SUM))
+		return -EOPNOTSUPP;
+	/* One step: its transfers all at x[0 .. nx - 1] */
+	nx = hlcoll_broadcast_step(c, sendbuf, recvbuf,
+				   count * hlcoll_dtype_size(dtype), root, x,
+				   &cp);
+	rc = hlcoll_chain_submit(c, x, &nx, 1, dtype, HLCOLL_SUM, &cp,
+				 cp.len ? 1 : 0, stream ? stream : &none);
+	return hlcoll_enqueued(c, rc, "broadcast", count, seq);
+}
+
+/*
+ * hlcoll_broadcast_enqueue() with no ordering points and
+ * hlcoll_stream_sync() where it chains; else the step in as many
+ * submissions as it takes
+ */
+int hlcoll_broadcast(struct hlcoll_comm *c, uint64_t sendbuf,
+		     uint64_t recvbuf, uint64_t count, enum hlcoll_dtype dtype,
+		     int root)
+{
+	static const struct hlcoll_stream none;
+	struct hlcoll_xfer x[HLCOLL_MAX_RANKS];
+	struct hlcoll_span cp;
+	int nx, rc;
+
+	rc = hlcoll_broadcast_check(c, sendbuf, recvbuf, count, dtype, root);
+	if (rc || !count)
+		return rc;
+	nx = hlcoll_broadcast_step(c, sendbuf, recvbuf,
+				   count * hlcoll_dtype_size(dtype), root, x,
+				   &cp);
+	if (hlcoll_chains(c, HLCOLL_SUM)) {
+		rc = hlcoll_chain_submit(c, x, &nx, 1, dtype, HLCOLL_SUM, &cp,
+					 cp.len ? 1 : 0, &none);
+		if (!rc)
+			return hlcoll_stream_sync(c);
+		if (rc != 1 && rc != -EMSGSIZE)
+			return rc;
+	}
+	return hlcoll_step(c, x, nx, dtype, HLCOLL_SUM,
+			   cp.src, cp.dst, cp.len);
+}
+
+/* hlcoll_reduce()'s and its enqueue's checks */
+static int hlcoll_reduce_check(struct hlcoll_comm *c, uint64_t sendbuf,
+			       uint64_t recvbuf, uint64_t count,
+			       enum hlcoll_dtype dtype, enum hlcoll_redop op,
+			       int root)
+{
 	uint64_t bytes;
-	int n, k, rc;
+	int rc;
 
 	rc = hlcoll_check_comm(c);
 	if (!rc)
@@ -1199,29 +1484,101 @@ int hlcoll_reduce(struct hlcoll_comm *c, uint64_t sendbuf, uint64_t recvbuf,
 	if (!rc && count)
 		rc = hlcoll_check_mapped(c, dtype, sendbuf, bytes, recvbuf,
 					 c->rank == root ? bytes : 0);
-	if (rc || !count)
-		return rc;
-	n = c->nranks;
+	return rc;
+}
 
+/*
+ * The reduce's one step into @x (a reduced send to @root, or the root's
+ * n - 1 reduced receives into @recvbuf, in the order of the ranks after
+ * it), and the root's copy into @cp (0 bytes in place, or not the root),
+ * which lands before the first reduction into it. The number of transfers.
+ */
+static int hlcoll_reduce_step(const struct hlcoll_comm *c, uint64_t sendbuf,
+			      uint64_t recvbuf, uint64_t bytes, int root,
+			      struct hlcoll_xfer *x, struct hlcoll_span *cp)
+{
+	int n = c->nranks, k;
+
+	*cp = (struct hlcoll_span){ sendbuf, recvbuf, 0 };
 	if (c->rank != root) {
 		x[0] = (struct hlcoll_xfer){
 			.peer = root, .send = true, .reduce = true,
 			.va = sendbuf, .bytes = bytes,
 		};
-		return hlcoll_step(c, x, 1, dtype, op, 0, 0, 0);
-	}
-	/* The copy must land before the first reduction into it */
-	if (sendbuf != recvbuf) {
-		rc = hlcoll_copy(c, sendbuf, recvbuf, bytes);
-		if (rc)
-			return rc;
+		return 1;
 	}
 	for (k = 1; k < n; k++)
 		x[k - 1] = (struct hlcoll_xfer){
 			.peer = (root + k) % n, .reduce = true, .va = recvbuf,
 			.bytes = bytes,
 		};
-	rc = hlcoll_step(c, x, n - 1, dtype, op, 0, 0, 0);
+	cp->len = sendbuf != recvbuf ? bytes : 0;
+	return n - 1;
+}
+
+int hlcoll_reduce_enqueue(struct hlcoll_comm *c, uint64_t sendbuf,
+			  uint64_t recvbuf, uint64_t count,
+			  enum hlcoll_dtype dtype, enum hlcoll_redop op,
+			  int root, const struct hlcoll_stream *stream,
+			  uint64_t *seq)
+{
+	static const struct hlcoll_stream none;
+	struct hlcoll_xfer x[HLCOLL_MAX_RANKS];
+	struct hlcoll_span cp;
+	int nx, rc;
+
+	rc = hlcoll_enqueue_check(c, stream, count);
+	if (!rc)
+		rc = hlcoll_reduce_check(c, sendbuf, recvbuf, count, dtype, op,
+					 root);
+	if (rc)
+		return rc;
+	if (!hlcoll_chains(c, op))
+		return -EOPNOTSUPP;
+	/* One step: its transfers all at x[0 .. nx - 1] */
+	nx = hlcoll_reduce_step(c, sendbuf, recvbuf,
+				count * hlcoll_dtype_size(dtype), root, x, &cp);
+	rc = hlcoll_chain_submit(c, x, &nx, 1, dtype, op, &cp, cp.len ? 1 : 0,
+				 stream ? stream : &none);
+	return hlcoll_enqueued(c, rc, "reduce", count, seq);
+}
+
+/*
+ * hlcoll_reduce_enqueue() with no ordering points and hlcoll_stream_sync()
+ * where it chains; else the copy, then the step in as many submissions
+ * as it takes, then an average's division
+ */
+int hlcoll_reduce(struct hlcoll_comm *c, uint64_t sendbuf, uint64_t recvbuf,
+		  uint64_t count, enum hlcoll_dtype dtype, enum hlcoll_redop op,
+		  int root)
+{
+	static const struct hlcoll_stream none;
+	struct hlcoll_xfer x[HLCOLL_MAX_RANKS];
+	struct hlcoll_span cp;
+	int nx, rc;
+
+	rc = hlcoll_reduce_check(c, sendbuf, recvbuf, count, dtype, op, root);
+	if (rc || !count)
+		return rc;
+	nx = hlcoll_reduce_step(c, sendbuf, recvbuf,
+				count * hlcoll_dtype_size(dtype), root, x, &cp);
+	if (hlcoll_chains(c, op)) {
+		rc = hlcoll_chain_submit(c, x, &nx, 1, dtype, op, &cp,
+					 cp.len ? 1 : 0, &none);
+		if (!rc)
+			return hlcoll_stream_sync(c);
+		if (rc != 1 && rc != -EMSGSIZE)
+			return rc;
+	}
+	if (c->rank != root)
+		return hlcoll_step(c, x, nx, dtype, op, 0, 0, 0);
+	/* The copy must land before the first reduction into it */
+	if (cp.len) {
+		rc = hlcoll_copy(c, cp.src, cp.dst, cp.len);
+		if (rc)
+			return rc;
+	}
+	rc = hlcoll_step(c, x, nx, dtype, op, 0, 0, 0);
 	if (rc)
 		return rc;
 	return hlcoll_finish(c, op, recvbuf, recvbuf, count, dtype);

@@ -415,7 +415,8 @@ hlcoll_public size_t hlcoll_dtype_size(enum hlcoll_dtype dtype);
 
 /**
  * struct hlcoll_stream - the device-side ordering points of a
- * stream-ordered collective (hlcoll_allreduce_enqueue()): sync objects
+ * stream-ordered collective (hlcoll_allreduce_enqueue() and the other
+ * enqueues): sync objects
  * (SOBs) and a monitor of the emulated sync manager (habanalabs_pkt.h),
  * the caller's own, at or above HL_INFO_SYNC_MANAGER's first available
  * ones (hlthunk_get_sync_manager_info()).
@@ -491,8 +492,147 @@ hlcoll_public int hlcoll_allreduce_enqueue(struct hlcoll_comm *comm,
 					   uint64_t *seq);
 
 /**
+ * hlcoll_reduce_scatter_enqueue() - hlcoll_reduce_scatter() ordered on
+ * the device by @stream, returning once submitted.
+ * @comm: the communicator (NIC transport, more than one rank).
+ * @sendbuf: as hlcoll_reduce_scatter().
+ * @recvbuf: as hlcoll_reduce_scatter().
+ * @recvcount: as hlcoll_reduce_scatter(); not 0.
+ * @dtype: as hlcoll_reduce_scatter().
+ * @op: as hlcoll_reduce_scatter(); not HLCOLL_AVG.
+ * @stream: the ordering points (struct hlcoll_stream); NULL: none.
+ * @seq: NULL, or where the CS sequence of the collective goes.
+ *
+ * As hlcoll_allreduce_enqueue(): the arguments and the buffers' mapping
+ * are checked first, then the whole collective (out of place: the copy
+ * into a work buffer, then the reduce-scatter ring pass, whose last step
+ * reduces into @recvbuf) is one command submission chained on the device
+ * with @stream's head and tail, and hlcoll_stream_sync() completes it.
+ * Out of place, the work buffer (device memory of nranks * @recvcount
+ * elements) is allocated here and freed when the collective completes.
+ * Same bits as hlcoll_reduce_scatter().
+ *
+ * Return: 0 once submitted, or -errno: hlcoll_reduce_scatter()'s
+ * argument errors (-EINVAL also @recvcount 0 and the stream errors of
+ * hlcoll_allreduce_enqueue()); -ENOMEM or the driver's errno when the work
+ * buffer cannot be allocated; -EOPNOTSUPP and -EMSGSIZE as
+ * hlcoll_allreduce_enqueue(); -ECONNABORTED the communicator failed
+ * before (also a pending collective's failure, found here).
+ */
+hlcoll_public int hlcoll_reduce_scatter_enqueue(struct hlcoll_comm *comm,
+						uint64_t sendbuf,
+						uint64_t recvbuf,
+						uint64_t recvcount,
+						enum hlcoll_dtype dtype,
+						enum hlcoll_redop op,
+						const struct hlcoll_stream *stream,
+						uint64_t *seq);
+
+/**
+ * hlcoll_allgather_enqueue() - hlcoll_allgather() ordered on the device by
+ * @stream, returning once submitted.
+ * @comm: the communicator (NIC transport, more than one rank).
+ * @sendbuf: as hlcoll_allgather().
+ * @recvbuf: as hlcoll_allgather().
+ * @sendcount: as hlcoll_allgather(); not 0.
+ * @dtype: as hlcoll_allgather().
+ * @stream: the ordering points (struct hlcoll_stream); NULL: none.
+ * @seq: NULL, or where the CS sequence of the collective goes.
+ *
+ * As hlcoll_allreduce_enqueue(): the arguments and the buffers' mapping
+ * are checked first, then the whole collective (the copy to this rank's
+ * own block, then the all-gather ring pass) is one command submission
+ * chained on the device with @stream's head and tail, and
+ * hlcoll_stream_sync() completes it.
+ *
+ * Return: 0 once submitted, or -errno: hlcoll_allgather()'s argument
+ * errors (-EINVAL also @sendcount 0 and the stream errors of
+ * hlcoll_allreduce_enqueue()); -EOPNOTSUPP one rank, the hosts transport,
+ * HLCOLL_CHAIN=0, or a step larger than one submission; -EMSGSIZE a
+ * collective of more steps or chunks than one submission takes;
+ * -ECONNABORTED the communicator failed before (also a pending
+ * collective's failure, found here).
+ */
+hlcoll_public int hlcoll_allgather_enqueue(struct hlcoll_comm *comm,
+					   uint64_t sendbuf, uint64_t recvbuf,
+					   uint64_t sendcount,
+					   enum hlcoll_dtype dtype,
+					   const struct hlcoll_stream *stream,
+					   uint64_t *seq);
+
+/**
+ * hlcoll_broadcast_enqueue() - hlcoll_broadcast() ordered on the device
+ * by @stream, returning once submitted.
+ * @comm: the communicator (NIC transport, more than one rank).
+ * @sendbuf: as hlcoll_broadcast().
+ * @recvbuf: as hlcoll_broadcast().
+ * @count: as hlcoll_broadcast(); not 0.
+ * @dtype: as hlcoll_broadcast().
+ * @root: as hlcoll_broadcast().
+ * @stream: the ordering points (struct hlcoll_stream); NULL: none.
+ * @seq: NULL, or where the CS sequence of the collective goes.
+ *
+ * As hlcoll_allreduce_enqueue(): the arguments and the buffers' mapping
+ * are checked first, then the whole collective (on @root, its copy out of
+ * place and a send to every other rank; elsewhere, the receive from
+ * @root) is one command submission chained on the device with @stream's
+ * head and tail, and hlcoll_stream_sync() completes it.
+ *
+ * Return: 0 once submitted, or -errno: hlcoll_broadcast()'s argument
+ * errors (-EINVAL also @count 0 and the stream errors of
+ * hlcoll_allreduce_enqueue()); -EOPNOTSUPP one rank, the hosts transport,
+ * HLCOLL_CHAIN=0, or more chunks than one submission takes (@root sends
+ * nranks - 1 times @count elements in one step: use a smaller count or
+ * larger chunks); -ECONNABORTED the communicator failed before (also a
+ * pending collective's failure, found here).
+ */
+hlcoll_public int hlcoll_broadcast_enqueue(struct hlcoll_comm *comm,
+					   uint64_t sendbuf, uint64_t recvbuf,
+					   uint64_t count,
+					   enum hlcoll_dtype dtype, int root,
+					   const struct hlcoll_stream *stream,
+					   uint64_t *seq);
+
+/**
+ * hlcoll_reduce_enqueue() - hlcoll_reduce() ordered on the device by
+ * @stream, returning once submitted.
+ * @comm: the communicator (NIC transport, more than one rank).
+ * @sendbuf: as hlcoll_reduce().
+ * @recvbuf: as hlcoll_reduce().
+ * @count: as hlcoll_reduce(); not 0.
+ * @dtype: as hlcoll_reduce().
+ * @op: as hlcoll_reduce(); not HLCOLL_AVG.
+ * @root: as hlcoll_reduce().
+ * @stream: the ordering points (struct hlcoll_stream); NULL: none.
+ * @seq: NULL, or where the CS sequence of the collective goes.
+ *
+ * As hlcoll_allreduce_enqueue(): the arguments and the buffers' mapping
+ * are checked first, then the whole collective (on @root, its copy out of
+ * place and the reduced receives from every other rank; elsewhere, the
+ * send to @root) is one command submission chained on the device with
+ * @stream's head and tail, and hlcoll_stream_sync() completes it. Same
+ * bits as hlcoll_reduce().
+ *
+ * Return: 0 once submitted, or -errno: hlcoll_reduce()'s argument errors
+ * (-EINVAL also @count 0 and the stream errors of
+ * hlcoll_allreduce_enqueue()); -EOPNOTSUPP one rank, the hosts transport,
+ * HLCOLL_AVG, one-sided transfers (HLCOLL_NIC_WRITE), HLCOLL_CHAIN=0, or
+ * more chunks than one submission takes (@root receives nranks - 1 times
+ * @count elements in one step); -ECONNABORTED the communicator failed
+ * before (also a pending collective's failure, found here).
+ */
+hlcoll_public int hlcoll_reduce_enqueue(struct hlcoll_comm *comm,
+					uint64_t sendbuf, uint64_t recvbuf,
+					uint64_t count, enum hlcoll_dtype dtype,
+					enum hlcoll_redop op, int root,
+					const struct hlcoll_stream *stream,
+					uint64_t *seq);
+
+/**
  * hlcoll_stream_sync() - wait for @comm's pending stream-ordered
- * collective (hlcoll_allreduce_enqueue()) and check its completions.
+ * collective (hlcoll_allreduce_enqueue(), hlcoll_reduce_scatter_enqueue(),
+ * hlcoll_allgather_enqueue(), hlcoll_broadcast_enqueue(),
+ * hlcoll_reduce_enqueue()) and check its completions.
  * @comm: the communicator.
  *
  * Waits for the collective's CS, looking at the other ranks meanwhile (an

@@ -267,16 +267,19 @@ struct hlcoll_comm {
 	 */
 	bool chain_live, chain_off, chain_early;
 	/*
-	 * A stream-ordered collective's chain (hlcoll_allreduce_enqueue()):
-	 * submitted, not yet completed (hlcoll_stream_sync()): its CS, the
-	 * completions it owes, its stream (the head's monitor), and the
-	 * device's number of queues (a release of a blocked head runs on a
-	 * queue of another pair)
+	 * A stream-ordered collective's chain (hlcoll_allreduce_enqueue()
+	 * and the other enqueues): submitted, not yet completed
+	 * (hlcoll_stream_sync()): its CS, the completions it owes, its
+	 * stream (the head's monitor), the device memory it works in (an
+	 * out-of-place reduce-scatter's; freed once it completed, 0: none),
+	 * and the device's number of queues (a release of a blocked head
+	 * runs on a queue of another pair)
 	 */
 	bool pending;
 	uint64_t pending_seq;
 	uint32_t pending_expected;
 	struct hlcoll_stream pending_stream;
+	uint64_t pending_work_handle, pending_work_va;
 	uint32_t num_queues;
 	uint64_t prof_cs[2], prof_submit_us[2], prof_wait_us[2];
 
@@ -301,12 +304,18 @@ int hlcoll_nic_chain(struct hlcoll_comm *c, const struct hlcoll_xfer *x,
 		     enum hlcoll_redop op, uint64_t copy_src,
 		     uint64_t copy_dst, uint64_t copy_len);
 int hlcoll_nic_chain_reset(struct hlcoll_comm *c);
+/* A local copy that a chain makes before its first step */
+struct hlcoll_span {
+	uint64_t src;
+	uint64_t dst;
+	uint64_t len;
+};
+
 int hlcoll_nic_chain_stream(struct hlcoll_comm *c,
 			    const struct hlcoll_xfer *x, const int *nx,
 			    int nsteps, enum hlcoll_dtype dtype,
-			    enum hlcoll_redop op, uint64_t copy_src,
-			    uint64_t copy_dst, uint64_t copy_len,
-			    const struct hlcoll_stream *s);
+			    enum hlcoll_redop op, const struct hlcoll_span *cp,
+			    int ncp, const struct hlcoll_stream *s);
 int hlcoll_nic_stream_complete(struct hlcoll_comm *c);
 int hlcoll_steps(struct hlcoll_comm *c, const struct hlcoll_xfer *x,
 		 const int *nx, int nsteps, enum hlcoll_dtype dtype,

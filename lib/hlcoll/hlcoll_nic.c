@@ -1200,7 +1200,8 @@ static void hlcoll_chain_count(const struct hlcoll_comm *c,
 
 /*
  * Run @nsteps steps (@x: HLCOLL_CHAIN_XFERS transfers a step, @nx[j] of
- * them used, none of 0 bytes), after an optional local copy, chained on
+ * them used, none of 0 bytes; a single step may use more), after @ncp
+ * local copies (@cp, none of 0 bytes), chained on
  * the device: as many whole steps per submission as the CBs and the CQ
  * take (one for anything up to HLCOLL_MAX_BATCH chunks per queue). 1
  * when a step alone does not fit or a transfer moves one-sided, before
@@ -1208,9 +1209,8 @@ static void hlcoll_chain_count(const struct hlcoll_comm *c,
  */
 static int hlcoll_chain_do(struct hlcoll_comm *c, const struct hlcoll_xfer *x,
 			   const int *nx, int nsteps, enum hlcoll_dtype dtype,
-			   enum hlcoll_redop op, uint64_t copy_src,
-			   uint64_t copy_dst, uint64_t copy_len,
-			   const struct hlcoll_stream *st)
+			   enum hlcoll_redop op, const struct hlcoll_span *cp,
+			   int ncp, const struct hlcoll_stream *st)
 {
 	/* Room for a stream's head and tail, the planted bug's hold */
 	const uint32_t cb_room = HLCOLL_CB_SIZE - (st ? HLCOLL_STREAM_ROOM : 0) -
@@ -1253,7 +1253,7 @@ static int hlcoll_chain_do(struct hlcoll_comm *c, const struct hlcoll_xfer *x,
 	}
 
 	j = 0;
-	while (j < nsteps || copy_len) {
+	while (j < nsteps || ncp) {
 		rcb->len = 0;
 		scb->len = 0;
 		expected = 0;
@@ -1270,15 +1270,13 @@ static int hlcoll_chain_do(struct hlcoll_comm *c, const struct hlcoll_xfer *x,
 			rcb->len += hlcoll_pkt_fence_id(rcb->ptr + rcb->len,
 							HLCOLL_INJECT_FENCE,
 							0, 15);
-		if (copy_len) {
+		/* The copies first, a step of their own */
+		for (w = 0; w < ncp; w++)
 			scb->len += hlthunk_pkt_lin_dma(scb->ptr + scb->len,
-							copy_src,
-							copy_dst, copy_len);
-			copy_len = 0;
-			w = 1;
-		} else {
-			w = 0;
-		}
+							cp[w].src, cp[w].dst,
+							cp[w].len);
+		w = ncp ? 1 : 0;
+		ncp = 0;
 		for (; j < nsteps && w < HLCOLL_CHAIN_MAX_STEPS; j++, w++) {
 			const struct hlcoll_xfer *sx = &x[j * HLCOLL_CHAIN_XFERS];
 
@@ -1382,8 +1380,10 @@ int hlcoll_nic_chain(struct hlcoll_comm *c, const struct hlcoll_xfer *x,
 		     enum hlcoll_redop op, uint64_t copy_src,
 		     uint64_t copy_dst, uint64_t copy_len)
 {
-	return hlcoll_chain_do(c, x, nx, nsteps, dtype, op, copy_src,
-			       copy_dst, copy_len, NULL);
+	const struct hlcoll_span cp = { copy_src, copy_dst, copy_len };
+
+	return hlcoll_chain_do(c, x, nx, nsteps, dtype, op, &cp,
+			       copy_len ? 1 : 0, NULL);
 }
 
 /*
@@ -1395,12 +1395,10 @@ int hlcoll_nic_chain(struct hlcoll_comm *c, const struct hlcoll_xfer *x,
 int hlcoll_nic_chain_stream(struct hlcoll_comm *c,
 			    const struct hlcoll_xfer *x, const int *nx,
 			    int nsteps, enum hlcoll_dtype dtype,
-			    enum hlcoll_redop op, uint64_t copy_src,
-			    uint64_t copy_dst, uint64_t copy_len,
-			    const struct hlcoll_stream *s)
+			    enum hlcoll_redop op, const struct hlcoll_span *cp,
+			    int ncp, const struct hlcoll_stream *s)
 {
-	return hlcoll_chain_do(c, x, nx, nsteps, dtype, op, copy_src,
-			       copy_dst, copy_len, s);
+	return hlcoll_chain_do(c, x, nx, nsteps, dtype, op, cp, ncp, s);
 }
 
 /*
@@ -1418,6 +1416,13 @@ int hlcoll_nic_stream_complete(struct hlcoll_comm *c)
 	rc = hlcoll_wait(c, c->pending_seq, 1, hlcoll_now_us());
 	c->pending = false;
 	rc2 = hlcoll_reap(c, c->pending_expected, rc != 0);
+	/* Its CS ended (or was given up on): the work buffer goes */
+	if (c->pending_work_va)
+		hlthunk_memory_unmap(c->fd, c->pending_work_va);
+	if (c->pending_work_handle)
+		hlthunk_device_memory_free(c->fd, c->pending_work_handle);
+	c->pending_work_va = 0;
+	c->pending_work_handle = 0;
 	return hlcoll_step_result(c, rc, rc2);
 }
 

@@ -88,6 +88,8 @@ struct coll_run {
 	bool host_memory;	/* buffers in host memory mapped to the device */
 	int repeat;		/* collectives per count (the last is checked) */
 	int root;
+	/* The stream form: the enqueue with no ordering points, then the sync */
+	bool enqueue;
 	struct hlcoll_config cfg;
 };
 
@@ -303,7 +305,49 @@ static int run_coll(struct hlcoll_comm *comm, const struct coll_run *run,
 {
 	enum hlcoll_dtype t = run->dtype;
 	int r = hlcoll_comm_rank(comm), n = hlcoll_comm_size(comm), rc;
-	uint64_t es = hlcoll_dtype_size(t);
+	uint64_t es = hlcoll_dtype_size(t), seq = 0;
+
+	if (run->enqueue) {
+		switch (run->coll) {
+		case C_ALLREDUCE:
+			rc = hlcoll_allreduce_enqueue(comm, sendbuf, recvbuf,
+						      count, t, run->op, NULL,
+						      &seq);
+			break;
+		case C_ALLGATHER:
+			rc = hlcoll_allgather_enqueue(comm, sendbuf, recvbuf,
+						      count, t, NULL, &seq);
+			break;
+		case C_REDUCE_SCATTER:
+			rc = hlcoll_reduce_scatter_enqueue(comm, sendbuf,
+							   recvbuf, count, t,
+							   run->op, NULL, &seq);
+			break;
+		case C_BROADCAST:
+			rc = hlcoll_broadcast_enqueue(comm, sendbuf, recvbuf,
+						      count, t, run->root,
+						      NULL, &seq);
+			break;
+		case C_REDUCE:
+			rc = hlcoll_reduce_enqueue(comm, sendbuf, recvbuf,
+						   count, t, run->op, run->root,
+						   NULL, &seq);
+			break;
+		default:
+			return -EINVAL;
+		}
+		/* A count of 0 is refused; anything else is one chain */
+		if (!count)
+			return rc == -EINVAL ? 0 : -EPROTO;
+		if (rc)
+			return rc;
+		if (!seq) {
+			fprintf(stderr, "rank %d: enqueue returned no sequence\n",
+				r);
+			return -EPROTO;
+		}
+		return hlcoll_stream_sync(comm);
+	}
 
 	switch (run->coll) {
 	case C_ALLREDUCE:
@@ -735,6 +779,70 @@ static void test_reduce_every_type_and_op(void **state)
 {
 	(void)state;
 	every_type_and_op(C_REDUCE);
+}
+
+/*
+ * The stream forms (the enqueue, then hlcoll_stream_sync()) bit-exact
+ * against the host on 2, 3 and 4 ranks, two types each (every type once),
+ * out of place and in place, uneven counts (chunks of 8 KiB + 4 never line
+ * up with blocks); a count of 0 is refused with -EINVAL (run_coll())
+ */
+static void coll_enqueue(enum coll coll)
+{
+	static const uint64_t counts[] = { 0, 1, 5, 1021, 4099 };
+	static const enum hlcoll_redop ops[] = {
+		HLCOLL_SUM, HLCOLL_MIN, HLCOLL_MAX, HLCOLL_PROD,
+	};
+	struct coll_run run = {
+		.coll = coll,
+		.counts = counts,
+		.ncounts = sizeof(counts) / sizeof(counts[0]),
+		.enqueue = true,
+		.cfg = { .size = sizeof(run.cfg), .chunk_bytes = 8 * 1024 + 4 },
+	};
+	int n, k;
+
+	if (ndevices < 4) {
+		print_message("needs 4 devices: skipped\n");
+		skip();
+	}
+	for (n = 2; n <= 4; n++) {
+		for (k = 0; k < 2; k++) {
+			run.dtype = (enum hlcoll_dtype)((n + k) % HLCOLL_NUM_DTYPES);
+			run.op = ops[(n + 2 * k) % 4];
+			run.in_place = k;
+			run.root = n - 1 - k;
+			print_message("%s enqueue %s %s on %d ranks%s\n",
+				      coll_names[coll], type_names[run.dtype],
+				      op_names[run.op], n,
+				      run.in_place ? ", in place" : "");
+			run_on(&run, n);
+		}
+	}
+}
+
+static void test_reduce_scatter_enqueue(void **state)
+{
+	(void)state;
+	coll_enqueue(C_REDUCE_SCATTER);
+}
+
+static void test_allgather_enqueue(void **state)
+{
+	(void)state;
+	coll_enqueue(C_ALLGATHER);
+}
+
+static void test_broadcast_enqueue(void **state)
+{
+	(void)state;
+	coll_enqueue(C_BROADCAST);
+}
+
+static void test_reduce_enqueue(void **state)
+{
+	(void)state;
+	coll_enqueue(C_REDUCE);
 }
 
 static void test_allreduce_many_chunks_many_submissions(void **state)
@@ -1611,7 +1719,7 @@ static int rank_bad_args(int rank, int nranks,
 	struct hlcoll_config cfg = HLCOLL_CONFIG_INIT;
 	struct hlcoll_comm *comm = NULL, *sub = NULL;
 	struct rank_buf b;
-	uint64_t va, big = UINT64_MAX / 2, edge = 0, hole;
+	uint64_t va, big = UINT64_MAX / 2, edge = 0, hole, seq = 77;
 	int fd, rc, bad = 0, err = 1;
 	void *pages = NULL;
 	unsigned int i;
@@ -1646,6 +1754,32 @@ static int rank_bad_args(int rank, int nranks,
 	}
 	hole = edge + 4096;
 	{
+		/* Streams refused by every enqueue; one they take (wait, signal) */
+		static const struct hlcoll_stream st_res = { .reserved = { 0, 1 } };
+		static const struct hlcoll_stream st_flag = { .flags = 4 };
+		static const struct hlcoll_stream st_val0 = {
+			.flags = HLCOLL_STREAM_WAIT,
+		};
+		static const struct hlcoll_stream st_valmax = {
+			.flags = HLCOLL_STREAM_WAIT, .wait_value = HL_SM_SOB_MAX_VAL + 1,
+		};
+		static const struct hlcoll_stream st_sob = {
+			.flags = HLCOLL_STREAM_WAIT, .wait_sob = HL_SM_NUM_SOBS,
+			.wait_value = 1,
+		};
+		static const struct hlcoll_stream st_mon = {
+			.flags = HLCOLL_STREAM_WAIT, .wait_mon = HL_SM_NUM_MONITORS,
+			.wait_value = 1,
+		};
+		static const struct hlcoll_stream st_sig = {
+			.flags = HLCOLL_STREAM_SIGNAL, .signal_sob = HL_SM_NUM_SOBS,
+		};
+		static const struct hlcoll_stream st_ok = {
+			.flags = HLCOLL_STREAM_WAIT | HLCOLL_STREAM_SIGNAL,
+			.wait_sob = HL_SM_NUM_SOBS - 1, .wait_value = HL_SM_SOB_MAX_VAL,
+			.wait_mon = HL_SM_NUM_MONITORS - 1,
+			.signal_sob = HL_SM_NUM_SOBS - 2,
+		};
 		const struct { const char *what; int got, want; } t[] = {
 #define T(call, want) { #call, call, want }
 			T(hlcoll_allreduce(NULL, va, va, 1, HLCOLL_FLOAT32, HLCOLL_SUM), -EINVAL),
@@ -1701,6 +1835,62 @@ static int rank_bad_args(int rank, int nranks,
 			T(hlcoll_alltoall(comm, edge, hole, 4, HLCOLL_FLOAT32), -EFAULT),
 			T(hlcoll_send(comm, hole, 4, HLCOLL_FLOAT32, 0), -EFAULT),
 			T(hlcoll_allreduce(comm, 0x1000, 0x1000, 4, HLCOLL_FLOAT32, HLCOLL_SUM), -EFAULT),
+			/*
+			 * The enqueues (reduce-scatter, all-gather, broadcast,
+			 * reduce):
+			 * their collective's argument errors, a count of 0, a
+			 * bad stream; checked, then one rank cannot chain
+			 */
+#define RS(comm, s, r, n, ty, op, st) hlcoll_reduce_scatter_enqueue(comm, s, r, n, ty, op, st, &seq)
+#define AG(comm, s, r, n, ty, st) hlcoll_allgather_enqueue(comm, s, r, n, ty, st, &seq)
+#define BC(comm, s, r, n, ty, root, st) hlcoll_broadcast_enqueue(comm, s, r, n, ty, root, st, &seq)
+			T(RS(NULL, va, va, 1, HLCOLL_FLOAT32, HLCOLL_SUM, NULL), -EINVAL),
+			T(RS(comm, va, va, 0, HLCOLL_FLOAT32, HLCOLL_SUM, NULL), -EINVAL),
+			T(RS(comm, va + 2, va + 2, 1, HLCOLL_FLOAT32, HLCOLL_SUM, NULL), -EINVAL),
+			T(RS(comm, va, va, big, HLCOLL_FLOAT32, HLCOLL_SUM, NULL), -EINVAL),
+			T(RS(comm, va, va, 1, HLCOLL_INT32, (enum hlcoll_redop)-1, NULL), -EINVAL),
+			T(RS(comm, va, va + 4, 16, HLCOLL_FLOAT32, HLCOLL_SUM, NULL), -EINVAL),
+			T(RS(comm, va, va, 1, HLCOLL_FLOAT32, HLCOLL_SUM, &st_res), -EINVAL),
+			T(RS(comm, va, va, 1, HLCOLL_FLOAT32, HLCOLL_SUM, &st_flag), -EINVAL),
+			T(RS(comm, va, va, 1, HLCOLL_FLOAT32, HLCOLL_SUM, &st_val0), -EINVAL),
+			T(RS(comm, va, va, 1, HLCOLL_FLOAT32, HLCOLL_SUM, &st_valmax), -EINVAL),
+			T(RS(comm, va, va, 1, HLCOLL_FLOAT32, HLCOLL_SUM, &st_sob), -EINVAL),
+			T(RS(comm, va, va, 1, HLCOLL_FLOAT32, HLCOLL_SUM, &st_mon), -EINVAL),
+			T(RS(comm, va, va, 1, HLCOLL_FLOAT32, HLCOLL_SUM, &st_sig), -EINVAL),
+			T(RS(comm, hole, va, 4, HLCOLL_INT32, HLCOLL_SUM, NULL), -EFAULT),
+			T(RS(comm, va, va, 1, HLCOLL_FLOAT32, HLCOLL_SUM, &st_ok), -EOPNOTSUPP),
+			T(RS(comm, va, va + 64, 4, HLCOLL_BFLOAT16, HLCOLL_AVG, NULL), -EOPNOTSUPP),
+			T(AG(NULL, va, va, 1, HLCOLL_FLOAT32, NULL), -EINVAL),
+			T(AG(comm, va, va, 0, HLCOLL_FLOAT32, NULL), -EINVAL),
+			T(AG(comm, va, va + 1, 1, HLCOLL_FLOAT32, NULL), -EINVAL),
+			T(AG(comm, va, va, 1, (enum hlcoll_dtype)-1, NULL), -EINVAL),
+			T(AG(comm, va + 4, va, 16, HLCOLL_FLOAT32, NULL), -EINVAL),
+			T(AG(comm, va, va, 1, HLCOLL_FLOAT32, &st_res), -EINVAL),
+			T(AG(comm, va, va, 1, HLCOLL_FLOAT32, &st_valmax), -EINVAL),
+			T(AG(comm, va, va, 1, HLCOLL_FLOAT32, &st_sig), -EINVAL),
+			T(AG(comm, va, hole, 4, HLCOLL_FLOAT16, NULL), -EFAULT),
+			T(AG(comm, va, va + 64, 4, HLCOLL_FLOAT16, &st_ok), -EOPNOTSUPP),
+			T(BC(NULL, va, va, 1, HLCOLL_FLOAT32, 0, NULL), -EINVAL),
+			T(BC(comm, va, va, 0, HLCOLL_FLOAT32, 0, NULL), -EINVAL),
+			T(BC(comm, va, va, 1, HLCOLL_FLOAT32, 1, NULL), -EINVAL),
+			T(BC(comm, va, va, 1, HLCOLL_FLOAT32, -1, NULL), -EINVAL),
+			T(BC(comm, va, va + 4, 16, HLCOLL_FLOAT32, 0, NULL), -EINVAL),
+			T(BC(comm, va, va, 1, HLCOLL_FLOAT32, 0, &st_flag), -EINVAL),
+			T(BC(comm, va, va, 1, HLCOLL_FLOAT32, 0, &st_mon), -EINVAL),
+			T(BC(comm, hole, va, 4, HLCOLL_FLOAT32, 0, NULL), -EFAULT),
+			T(BC(comm, va, va, 4, HLCOLL_INT32, 0, &st_ok), -EOPNOTSUPP),
+			T(hlcoll_reduce_enqueue(NULL, va, va, 1, HLCOLL_FLOAT32, HLCOLL_SUM, 0, NULL, &seq), -EINVAL),
+			T(hlcoll_reduce_enqueue(comm, va, va, 0, HLCOLL_FLOAT32, HLCOLL_SUM, 0, NULL, &seq), -EINVAL),
+			T(hlcoll_reduce_enqueue(comm, va, va, 1, HLCOLL_FLOAT32, HLCOLL_SUM, 5, NULL, &seq), -EINVAL),
+			T(hlcoll_reduce_enqueue(comm, va, va, 1, HLCOLL_FLOAT32, HLCOLL_NUM_OPS, 0, NULL, &seq), -EINVAL),
+			T(hlcoll_reduce_enqueue(comm, va, va + 4, 16, HLCOLL_FLOAT32, HLCOLL_SUM, 0, NULL, &seq), -EINVAL),
+			T(hlcoll_reduce_enqueue(comm, va, va, 1, HLCOLL_FLOAT32, HLCOLL_SUM, 0, &st_val0, &seq), -EINVAL),
+			T(hlcoll_reduce_enqueue(comm, va, hole, 4, HLCOLL_FLOAT32, HLCOLL_PROD, 0, NULL, &seq), -EFAULT),
+			T(hlcoll_reduce_enqueue(comm, va, va, 4, HLCOLL_INT32, HLCOLL_MIN, 0, &st_ok, &seq), -EOPNOTSUPP),
+			T(hlcoll_reduce_enqueue(comm, va, va, 4, HLCOLL_INT32, HLCOLL_AVG, 0, NULL, &seq), -EOPNOTSUPP),
+#undef RS
+#undef AG
+#undef BC
 			/* After all of that, the communicator still works */
 			T(hlcoll_allreduce(comm, va, va, 1000, HLCOLL_FLOAT32, HLCOLL_SUM), 0),
 			T(hlcoll_comm_get_async_error(comm, &err), 0),
@@ -1718,6 +1908,11 @@ static int rank_bad_args(int rank, int nranks,
 	}
 	if (err) {
 		fprintf(stderr, "async error %d after refused calls\n", err);
+		bad++;
+	}
+	if (seq != 77) {
+		fprintf(stderr, "a refused enqueue wrote its sequence: %" PRIu64 "\n",
+			seq);
 		bad++;
 	}
 	rc = bad ? 1 : 0;
@@ -1894,7 +2089,16 @@ enum stream_mode {
 	STREAM_ABORT,		/* (c): rank 1 aborts while all are enqueued */
 };
 
+/* A stream test: its mode, and its collective (all-reduce: SUM) */
+struct stream_arg {
+	enum stream_mode mode;
+	enum coll coll;
+};
+
 #define STREAM_COUNT	4096u
+/* Reduce-scatter's and all-gather's count per rank: 4 ranks fill the buffer */
+#define STREAM_BLOCK	(STREAM_COUNT / 4)
+#define STREAM_ROOT	1
 #define STREAM_Q_AFTER	2
 #define STREAM_Q_BEFORE	3
 /*
@@ -1978,17 +2182,78 @@ static uint8_t *stream_wait_sob(uint8_t *p, uint32_t queue, uint32_t mon,
 	return p + sizeof(f);
 }
 
+/*
+ * The collective of @coll on int32 rank * 1000 + i, enqueued with @st:
+ * 0 or -errno; the elements of its result into @nres
+ */
+static int stream_enqueue(struct hlcoll_comm *comm, enum coll coll,
+			  uint64_t snd, uint64_t rcv,
+			  const struct hlcoll_stream *st, uint64_t *seq,
+			  uint32_t *nres)
+{
+	int n = hlcoll_comm_size(comm);
+
+	switch (coll) {
+	case C_ALLREDUCE:
+		*nres = STREAM_COUNT;
+		return hlcoll_allreduce_enqueue(comm, snd, rcv, STREAM_COUNT,
+						HLCOLL_INT32, HLCOLL_SUM, st,
+						seq);
+	case C_REDUCE_SCATTER:
+		*nres = STREAM_BLOCK;
+		return hlcoll_reduce_scatter_enqueue(comm, snd, rcv,
+						     STREAM_BLOCK, HLCOLL_INT32,
+						     HLCOLL_SUM, st, seq);
+	case C_ALLGATHER:
+		*nres = STREAM_BLOCK * (uint32_t)n;
+		return hlcoll_allgather_enqueue(comm, snd, rcv, STREAM_BLOCK,
+						HLCOLL_INT32, st, seq);
+	case C_BROADCAST:
+		*nres = STREAM_COUNT;
+		return hlcoll_broadcast_enqueue(comm, snd, rcv, STREAM_COUNT,
+						HLCOLL_INT32, STREAM_ROOT, st,
+						seq);
+	case C_REDUCE:
+		/* The result on the root only */
+		*nres = hlcoll_comm_rank(comm) == STREAM_ROOT ? STREAM_COUNT : 0;
+		return hlcoll_reduce_enqueue(comm, snd, rcv, STREAM_COUNT,
+					     HLCOLL_INT32, HLCOLL_SUM, STREAM_ROOT,
+					     st, seq);
+	default:
+		return -EINVAL;
+	}
+}
+
+/* Element @i of rank @rank's result of stream_enqueue() */
+static uint32_t stream_want(enum coll coll, int rank, int n, uint32_t i)
+{
+	uint32_t sum = (uint32_t)(1000 * n * (n - 1) / 2);
+
+	switch (coll) {
+	case C_REDUCE_SCATTER:
+		return sum + (uint32_t)n * ((uint32_t)rank * STREAM_BLOCK + i);
+	case C_ALLGATHER:
+		return i / STREAM_BLOCK * 1000 + i % STREAM_BLOCK;
+	case C_BROADCAST:
+		return STREAM_ROOT * 1000 + i;
+	default:
+		return sum + (uint32_t)n * i;
+	}
+}
+
 static int rank_stream(int rank, int nranks, const struct hlcoll_unique_id *id,
 		       void *arg)
 {
-	const enum stream_mode mode = *(const enum stream_mode *)arg;
+	const struct stream_arg *sa = arg;
+	const enum stream_mode mode = sa->mode;
 	struct hlthunk_sync_manager_info sm;
 	struct hlcoll_comm *comm = NULL;
 	struct hlcoll_config cfg;
 	struct hlcoll_stream st;
 	struct rank_buf snd, rcv, out, cbb, cba, cbs;
 	uint64_t seq = 0, after = 0, bytes = STREAM_COUNT * 4;
-	uint32_t sob_w, sob_s, mon_w, mon_a, i, want, bad = 0, len;
+	uint32_t sob_w, sob_s, mon_w, mon_a, i, want, bad = 0, len, nres = 0;
+	uint64_t dram0;
 	uint8_t *p;
 	int fd, rc;
 
@@ -2001,6 +2266,7 @@ static int rank_stream(int rank, int nranks, const struct hlcoll_unique_id *id,
 	fd = hlthunk_open_by_module_id(module_ids[rank]);
 	if (fd < 0)
 		return 10;
+	dram0 = ctx_dram(fd);
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.size = sizeof(cfg);
 	cfg.timeout_s = STREAM_ABORT_TIMEOUT_S;
@@ -2034,8 +2300,7 @@ static int rank_stream(int rank, int nranks, const struct hlcoll_unique_id *id,
 	st.wait_value = 1;
 	st.wait_mon = mon_w;
 	st.signal_sob = sob_s;
-	rc = hlcoll_allreduce_enqueue(comm, snd.va, rcv.va, STREAM_COUNT,
-				      HLCOLL_INT32, HLCOLL_SUM, &st, &seq);
+	rc = stream_enqueue(comm, sa->coll, snd.va, rcv.va, &st, &seq, &nres);
 	if (rc) {
 		fprintf(stderr, "rank %d: enqueue: %d\n", rank, rc);
 		rc = 14;
@@ -2120,8 +2385,8 @@ static int rank_stream(int rank, int nranks, const struct hlcoll_unique_id *id,
 		rc = 21;
 		goto out;
 	}
-	for (i = 0; i < STREAM_COUNT; i++) {
-		want = (uint32_t)(1000 * nranks * (nranks - 1) / 2 + nranks * i);
+	for (i = 0; i < nres; i++) {
+		want = stream_want(sa->coll, rank, nranks, i);
 		if ((uint32_t)((int32_t *)rcv.host)[i] != want) {
 			fprintf(stderr, "rank %d: element %u: %d, want %u\n",
 				rank, i, ((int32_t *)rcv.host)[i], want);
@@ -2133,7 +2398,7 @@ static int rank_stream(int rank, int nranks, const struct hlcoll_unique_id *id,
 	}
 	if (bad)
 		fprintf(stderr, "rank %d: the next work saw %u stale elements of %u\n",
-			rank, bad, STREAM_COUNT);
+			rank, bad, nres);
 	rc = bad ? 30 : 0;
 out:
 	hlcoll_comm_destroy(comm);
@@ -2143,6 +2408,12 @@ out:
 	buf_free(fd, &cbb);
 	buf_free(fd, &cba);
 	buf_free(fd, &cbs);
+	/* An out-of-place reduce-scatter's work buffer went with its chain */
+	if (!rc && ctx_dram(fd) != dram0) {
+		fprintf(stderr, "rank %d: %" PRIu64 " bytes of device memory held after the destroy\n",
+			rank, ctx_dram(fd) - dram0);
+		rc = 24;
+	}
 	hlthunk_close(fd);
 	return rc;
 }
@@ -2156,16 +2427,49 @@ out:
  */
 static void test_allreduce_stream_ordered(void **state)
 {
-	enum stream_mode mode = STREAM_ORDERED;
+	struct stream_arg sa = { STREAM_ORDERED, C_ALLREDUCE };
 
 	(void)state;
 	if (ndevices < 4) {
 		print_message("needs 4 devices: skipped\n");
 		skip();
 	}
-	assert_int_equal(hlcoll_launch(4, rank_stream, &mode), 0);
-	mode = STREAM_UNORDERED;
-	assert_int_equal(hlcoll_launch(4, rank_stream, &mode), 30);
+	assert_int_equal(hlcoll_launch(4, rank_stream, &sa), 0);
+	sa.mode = STREAM_UNORDERED;
+	assert_int_equal(hlcoll_launch(4, rank_stream, &sa), 30);
+}
+
+/*
+ * (a) and (b) for hlcoll_reduce_scatter_enqueue() (out of place: its work
+ * buffer freed with the chain, the device memory as before),
+ * hlcoll_allgather_enqueue(), hlcoll_broadcast_enqueue() and
+ * hlcoll_reduce_enqueue() (root 1, out of place; the reduce checked on
+ * the root), each with its negative control (no FENCE on the tail SOB:
+ * the next work copies stale elements, every rank that has a result
+ * returns 30)
+ */
+static void test_stream_collectives_ordered(void **state)
+{
+	static const enum coll colls[] = {
+		C_REDUCE_SCATTER, C_ALLGATHER, C_BROADCAST, C_REDUCE,
+	};
+	struct stream_arg sa;
+	unsigned int i;
+
+	(void)state;
+	if (ndevices < 4) {
+		print_message("needs 4 devices: skipped\n");
+		skip();
+	}
+	for (i = 0; i < sizeof(colls) / sizeof(colls[0]); i++) {
+		print_message("%s: ordered, then unordered\n",
+			      coll_names[colls[i]]);
+		sa.coll = colls[i];
+		sa.mode = STREAM_ORDERED;
+		assert_int_equal(hlcoll_launch(4, rank_stream, &sa), 0);
+		sa.mode = STREAM_UNORDERED;
+		assert_int_equal(hlcoll_launch(4, rank_stream, &sa), 30);
+	}
 }
 
 /*
@@ -2176,14 +2480,30 @@ static void test_allreduce_stream_ordered(void **state)
  */
 static void test_allreduce_stream_abort_while_enqueued(void **state)
 {
-	enum stream_mode mode = STREAM_ABORT;
+	struct stream_arg sa = { STREAM_ABORT, C_ALLREDUCE };
 
 	(void)state;
 	if (ndevices < 4) {
 		print_message("needs 4 devices: skipped\n");
 		skip();
 	}
-	assert_int_equal(hlcoll_launch(4, rank_stream, &mode), 0);
+	assert_int_equal(hlcoll_launch(4, rank_stream, &sa), 0);
+}
+
+/*
+ * (c) for an out-of-place reduce-scatter: its pending work buffer is freed
+ * on the failure too (each rank's device memory as before)
+ */
+static void test_reduce_scatter_stream_abort_while_enqueued(void **state)
+{
+	struct stream_arg sa = { STREAM_ABORT, C_REDUCE_SCATTER };
+
+	(void)state;
+	if (ndevices < 4) {
+		print_message("needs 4 devices: skipped\n");
+		skip();
+	}
+	assert_int_equal(hlcoll_launch(4, rank_stream, &sa), 0);
 }
 
 const struct CMUnitTest collective_tests[] = {
@@ -2221,6 +2541,12 @@ const struct CMUnitTest collective_tests[] = {
 	cmocka_unit_test(test_allreduce_steps_chained_on_device),
 	cmocka_unit_test(test_allreduce_stream_ordered),
 	cmocka_unit_test(test_allreduce_stream_abort_while_enqueued),
+	cmocka_unit_test(test_reduce_scatter_enqueue),
+	cmocka_unit_test(test_allgather_enqueue),
+	cmocka_unit_test(test_broadcast_enqueue),
+	cmocka_unit_test(test_reduce_enqueue),
+	cmocka_unit_test(test_stream_collectives_ordered),
+	cmocka_unit_test(test_reduce_scatter_stream_abort_while_enqueued),
 	cmocka_unit_test(test_allreduce_ring_in_another_order),
 	cmocka_unit_test(test_allreduce_host_memory_buffers),
 	cmocka_unit_test(test_one_sided_writes_used_and_checked),
