@@ -493,6 +493,16 @@ static int unmap_call(struct walk *w)
 	return rc;
 }
 
+/*
+ * 32 bytes of the second page of map_host_call()'s buffer, mapped first:
+ * that MAP holds the page's DMA mapping and DMA-maps the other three
+ */
+static void map_host_shared_prepare(struct walk *w)
+{
+	w->va = hlthunk_host_memory_map(w->fd, w->host + 4096 + 0x40, 0, 0x20);
+	assert_int_not_equal(w->va, 0);
+}
+
 static void unmap_cleanup(struct walk *w)
 {
 	if (w->va)
@@ -1394,6 +1404,8 @@ static const struct path paths[] = {
 	{ "mem_map_device", { ENOMEM, EFAULT }, alloc_prepare, map_device_call,
 	  unmap_out_undo, free_cleanup },
 	{ "mem_map_host", { ENOMEM, EFAULT }, NULL, map_host_call, unmap_out_undo, NULL },
+	{ "mem_map_host_shared", { ENOMEM, EFAULT }, map_host_shared_prepare, map_host_call,
+	  unmap_out_undo, unmap_cleanup },
 	{ "mem_unmap_device", { EFAULT }, map_device_prepare, unmap_call, NULL, unmap_cleanup },
 	{ "mem_unmap_host", { EFAULT }, map_host_prepare, unmap_call, NULL, unmap_cleanup },
 	{ "mem_export_dmabuf", { ENOMEM, EMFILE, EFAULT }, map_device_prepare, export_call,

@@ -1365,6 +1365,121 @@ static void test_signal_wait_in_gaudi_format(void **state)
 	}
 }
 
+/*
+ * GAUDI's DMA cores' registers, offsets in the core's block: the block of
+ * the engine of a DMA queue (WREG_32's base there). Each TSIZE_<d>
+ * (d = 1..4) is followed by its STRIDE_<d>.
+ */
+#define DC_SRC_BASE_LO	0x14
+#define DC_DST_BASE_LO	0x1c
+#define DC_SRC_TSIZE_1	0x2c
+#define DC_SRC_TSIZE_0	0x4c
+#define DC_DST_TSIZE_1	0x54
+#define DC_DST_TSIZE_0	0x74
+#define DC_COMMIT	0x78
+#define DC_WR_COMP_WDATA 0x7c
+#define DC_WR_COMP_ADDR_LO 0x80
+#define DC_COMMIT_WR_COMP (1u << 0)
+#define DC_COMMIT_TRANSPOSE (1u << 1)
+#define DC_COMMIT_LIN	(1u << 3)
+
+static uint32_t g_wreg64(uint8_t *p, uint16_t off, uint64_t value)
+{
+	uint32_t n = g_wreg32(p, off, (uint32_t)value);
+
+	return n + g_wreg32(p + n, off + 4, (uint32_t)(value >> 32));
+}
+
+/* A strided transfer: @sn[d] lines @ss[d] bytes apart per dimension d */
+static uint32_t g_dma_core(uint8_t *p, uint64_t src, uint64_t dst,
+			   uint32_t line, const uint32_t *sn,
+			   const uint32_t *ss, const uint32_t *dn,
+			   const uint32_t *ds, uint64_t comp_addr,
+			   uint32_t comp_data, uint32_t commit)
+{
+	uint32_t n = 0, d;
+
+	n += g_wreg64(p + n, DC_SRC_BASE_LO, src);
+	n += g_wreg64(p + n, DC_DST_BASE_LO, dst);
+	for (d = 0; d < 4; d++) {
+		n += g_wreg32(p + n, DC_SRC_TSIZE_1 + 8 * d, sn[d]);
+		n += g_wreg32(p + n, DC_SRC_TSIZE_1 + 8 * d + 4, ss[d]);
+		n += g_wreg32(p + n, DC_DST_TSIZE_1 + 8 * d, dn[d]);
+		n += g_wreg32(p + n, DC_DST_TSIZE_1 + 8 * d + 4, ds[d]);
+	}
+	n += g_wreg32(p + n, DC_SRC_TSIZE_0, line);
+	n += g_wreg32(p + n, DC_DST_TSIZE_0, line);
+	n += g_wreg64(p + n, DC_WR_COMP_ADDR_LO, comp_addr);
+	n += g_wreg32(p + n, DC_WR_COMP_WDATA, comp_data);
+	n += g_wreg32(p + n, DC_COMMIT, commit);
+	return n;
+}
+
+/*
+ * The DMA core of a DMA queue's engine, programmed with WREG_32 and
+ * started by COMMIT (hl-thunk-open's test_strided_dma): source lines of
+ * 100 bytes in two dimensions (3 x 128 bytes apart, 2 x 512) land as six
+ * lines 200 bytes apart, and the write completion writes its word; with
+ * LIN, one line; transpose (not modelled) or sides that disagree on their
+ * number of lines abort the job with nothing copied.
+ */
+static void test_dma_core_strided_transfer(void **state)
+{
+	static const uint32_t sn[4] = { 3, 2, 1, 0 }, ss[4] = { 128, 512, 0, 0 };
+	static const uint32_t dn[4] = { 6, 1, 1, 1 }, ds[4] = { 200, 0, 0, 0 };
+	static const uint32_t bad_dn[4] = { 5, 1, 1, 1 };
+	struct hltests_host_buf cb, src, dst, flag;
+	struct hltests_state *st = *state;
+	uint64_t prng = SEED;
+	uint32_t n, j, b;
+
+	GAUDI_ONLY();
+	hltests_host_map(st->fd, &cb, PAGE);
+	hltests_host_map(st->fd, &src, PAGE);
+	hltests_host_map(st->fd, &dst, 2 * PAGE);
+	hltests_host_map(st->fd, &flag, PAGE);
+	hltests_fill_random(&prng, src.ptr, PAGE);
+
+	n = g_dma_core(cb.ptr, src.va, dst.va, 100, sn, ss, dn, ds, flag.va,
+		       0xd0e50001, DC_COMMIT_WR_COMP);
+	hltests_run_cb_ok(st->fd, QA, cb.va, n);
+	for (j = 0; j < 6; j++) {
+		hltests_assert_bytes_equal(dst.ptr + 200 * j,
+					   src.ptr + 128 * (j % 3) + 512 * (j / 3),
+					   100, "strided line");
+		for (b = 100; b < 200; b++)
+			assert_int_equal(dst.ptr[200 * j + b], 0);
+	}
+	assert_int_equal(*(volatile uint32_t *)flag.ptr, 0xd0e50001);
+
+	/* LIN: one line of TSIZE_0 bytes; no write completion asked */
+	memset(dst.ptr, 0, 2 * PAGE);
+	n = g_dma_core(cb.ptr, src.va + 7, dst.va + 3, 1000, sn, ss, dn, ds,
+		       flag.va, 0xd0e50002, DC_COMMIT_LIN);
+	hltests_run_cb_ok(st->fd, QA, cb.va, n);
+	hltests_assert_bytes_equal(dst.ptr + 3, src.ptr + 7, 1000, "LIN");
+	assert_int_equal(dst.ptr[2], 0);
+	assert_int_equal(dst.ptr[1003], 0);
+	assert_int_equal(*(volatile uint32_t *)flag.ptr, 0xd0e50001);
+
+	/* Not modelled, or sides that disagree: aborted, nothing moved */
+	memset(dst.ptr, 0, 2 * PAGE);
+	n = g_dma_core(cb.ptr, src.va, dst.va, 100, sn, ss, dn, ds, flag.va,
+		       0xd0e50003, DC_COMMIT_WR_COMP | DC_COMMIT_TRANSPOSE);
+	hltests_run_cb_aborted(st->fd, QA, cb.va, n);
+	n = g_dma_core(cb.ptr, src.va, dst.va, 100, sn, ss, bad_dn, ds,
+		       flag.va, 0xd0e50004, DC_COMMIT_WR_COMP);
+	hltests_run_cb_aborted(st->fd, QA, cb.va, n);
+	for (j = 0; j < 2 * PAGE; j++)
+		assert_int_equal(dst.ptr[j], 0);
+	assert_int_equal(*(volatile uint32_t *)flag.ptr, 0xd0e50001);
+
+	hltests_host_unmap(st->fd, &flag);
+	hltests_host_unmap(st->fd, &dst);
+	hltests_host_unmap(st->fd, &src);
+	hltests_host_unmap(st->fd, &cb);
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, hltests_setup, hltests_teardown)
 
 static const struct CMUnitTest gaudi_pkt_tests[] = {
@@ -1389,6 +1504,7 @@ static const struct CMUnitTest gaudi_pkt_tests[] = {
 	T(test_new_registers_reset_for_next_owner),
 	T(test_reduce_extension),
 	T(test_signal_wait_in_gaudi_format),
+	T(test_dma_core_strided_transfer),
 };
 
 int main(void)

@@ -3,7 +3,9 @@
  * Host memory mapped to the device (HL_MEM_OP_MAP with HL_MEM_USERPTR):
  * charged to RLIMIT_MEMLOCK through the process's pinned memory (VmPin)
  * unless it has CAP_IPC_LOCK; absurd sizes refused before anything is
- * allocated; one host page in at most HL_MEM_MAX_HOST_PAGE_MAPS mappings.
+ * allocated; one host page in any number of mappings (as many 28-byte
+ * malloc()s of one page, each mapped), DMA-mapped once for the device
+ * (debugfs info's host_dma_pages), pinned and charged per mapping.
  *
  * The unprivileged cases run in a forked child that opens the device as
  * root, then sets RLIMIT_MEMLOCK and becomes uid/gid 65534, which drops
@@ -273,62 +275,290 @@ static void test_absurd_host_map_refused_unprivileged(void **state)
 
 /* ---- one host page in many mappings ---- */
 
-static void test_same_page_mapped_up_to_limit(void **state)
+#define NMAPS		64
+#define PIECE		28	/* hl-thunk-open's dma _threads: 28-byte malloc()s */
+#define PIECE_STRIDE	64
+
+/*
+ * Host pages DMA-mapped for device 0; the tests' file is its only open
+ * one, so they count the pages of the tests' mappings alone
+ */
+static long long host_dma_pages(void)
+{
+	return hltests_debugfs_value(0, "host_dma_pages");
+}
+
+/*
+ * Through each of @n mappings at @va[i] (of host bytes at @cpu[i]): the
+ * device writes a word, the CPU sees it; the CPU writes PIECE bytes, the
+ * device copies them to @dst, which gets them all.
+ */
+static void dma_through_each(int fd, const uint64_t *va, uint8_t *const *cpu,
+			     uint32_t n, uint32_t seed)
+{
+	struct hltests_host_buf cb, dst;
+	uint32_t i, j, size = 0;
+
+	hltests_host_map(fd, &cb, 4 * PAGE);
+	hltests_host_map(fd, &dst, n * PIECE_STRIDE);
+	for (i = 0; i < n; i++)
+		size += hlthunk_pkt_msg_long(cb.ptr + size, va[i] + 4,
+					     seed + i);
+	hltests_run_cb_ok(fd, 0, cb.va, size);
+	for (i = 0; i < n; i++)
+		assert_int_equal(*(volatile uint32_t *)(cpu[i] + 4), seed + i);
+
+	for (i = 0; i < n; i++)
+		for (j = 0; j < PIECE; j++)
+			cpu[i][j] = (uint8_t)(seed + 7 * i + j);
+	size = 0;
+	for (i = 0; i < n; i++)
+		size += hlthunk_pkt_lin_dma(cb.ptr + size, va[i],
+					    dst.va + i * PIECE_STRIDE, PIECE);
+	hltests_run_cb_ok(fd, 0, cb.va, size);
+	for (i = 0; i < n; i++)
+		for (j = 0; j < PIECE; j++)
+			assert_int_equal(dst.ptr[i * PIECE_STRIDE + j],
+					 (uint8_t)(seed + 7 * i + j));
+	hltests_host_unmap(fd, &cb);
+	hltests_host_unmap(fd, &dst);
+}
+
+/*
+ * 64 mappings of 28 bytes each of one page (hl-thunk-open's dma _threads
+ * map many malloc()s of one page): the device DMA-maps the page once; each
+ * moves the right bytes, also after the others are unmapped, in another
+ * order than they were mapped.
+ */
+static void test_same_page_many_mappings(void **state)
 {
 	struct hltests_state *st = *state;
-	uint64_t va[HL_MEM_MAX_HOST_PAGE_MAPS], extra, dst_va, cb_va;
 	uint8_t *page = map_anon(PAGE, PROT_READ | PROT_WRITE);
-	uint8_t *two = map_anon(2 * PAGE, PROT_READ | PROT_WRITE);
-	struct hltests_host_buf cb, dst;
-	uint32_t i, size = 0;
+	unsigned long long pinned0 = vm_pin_bytes();
+	uint64_t va[NMAPS], last;
+	uint8_t *cpu[NMAPS];
+	uint32_t i;
 
 	assert_non_null(page);
-	assert_non_null(two);
 	memset(page, 0, PAGE);
-	for (i = 0; i < HL_MEM_MAX_HOST_PAGE_MAPS; i++)
-		assert_int_equal(map_host(st->fd, page, PAGE, &va[i]), 0);
-	/* One more mapping of the page, alone or in a larger buffer: EBUSY */
-	assert_int_equal(map_host(st->fd, page, PAGE, &extra), -EBUSY);
-	assert_int_equal(map_host(st->fd, page + 100, 8, &extra), -EBUSY);
-	/* Other pages are not affected */
-	assert_int_equal(map_host(st->fd, two, 2 * PAGE, &extra), 0);
-	assert_int_equal(hlthunk_memory_unmap(st->fd, extra), 0);
-
-	/* Each mapping writes and reads the page */
-	hltests_host_map(st->fd, &cb, PAGE);
-	hltests_host_map(st->fd, &dst, PAGE);
-	for (i = 0; i < HL_MEM_MAX_HOST_PAGE_MAPS; i++)
-		size += hlthunk_pkt_msg_long(cb.ptr + size, va[i] + 64 * i,
-					     0xc0de0000 + i);
-	hltests_run_cb_ok(st->fd, 0, cb.va, size);
-	for (i = 0; i < HL_MEM_MAX_HOST_PAGE_MAPS; i++)
-		assert_int_equal(*(volatile uint32_t *)(page + 64 * i),
-				 0xc0de0000 + i);
-
-	for (i = 0; i < HL_MEM_MAX_HOST_PAGE_MAPS; i++)
-		page[2048 + i] = (uint8_t)(0x50 + i);
-	size = 0;
-	for (i = 0; i < HL_MEM_MAX_HOST_PAGE_MAPS; i++) {
-		dst_va = dst.va + 16 * i;
-		size += hlthunk_pkt_lin_dma(cb.ptr + size, va[i] + 2048 + i,
-					    dst_va, 1);
+	for (i = 0; i < NMAPS; i++) {
+		cpu[i] = page + i * PIECE_STRIDE;
+		assert_int_equal(map_host(st->fd, cpu[i], PIECE, &va[i]), 0);
+		/* The address MAP returns keeps the buffer's offset */
+		assert_int_equal(va[i] % PAGE, i * PIECE_STRIDE);
 	}
-	cb_va = cb.va;
-	hltests_run_cb_ok(st->fd, 0, cb_va, size);
-	for (i = 0; i < HL_MEM_MAX_HOST_PAGE_MAPS; i++)
-		assert_int_equal(dst.ptr[16 * i], 0x50 + i);
+	/* Pinned and charged per mapping, DMA-mapped once */
+	assert_int_equal(vm_pin_bytes(), pinned0 + NMAPS * PAGE);
+	assert_int_equal(host_dma_pages(), 1);
 
-	/* An unmap makes room for one mapping again */
-	assert_int_equal(hlthunk_memory_unmap(st->fd, va[0]), 0);
-	assert_int_equal(map_host(st->fd, page, PAGE, &va[0]), 0);
-	assert_int_equal(map_host(st->fd, page, PAGE, &extra), -EBUSY);
-	for (i = 0; i < HL_MEM_MAX_HOST_PAGE_MAPS; i++)
+	dma_through_each(st->fd, va, cpu, NMAPS, 0xc0de0000);
+
+	/* Unmap the odd ones, then the even ones from the last down */
+	for (i = 1; i < NMAPS; i += 2)
 		assert_int_equal(hlthunk_memory_unmap(st->fd, va[i]), 0);
-
-	hltests_host_unmap(st->fd, &cb);
-	hltests_host_unmap(st->fd, &dst);
+	assert_int_equal(host_dma_pages(), 1);
+	for (i = NMAPS - 2; i > 0; i -= 2)
+		assert_int_equal(hlthunk_memory_unmap(st->fd, va[i]), 0);
+	/* The first mapping, the last left, still reaches the page */
+	assert_int_equal(host_dma_pages(), 1);
+	dma_through_each(st->fd, va, cpu, 1, 0x5eed0000);
+	last = va[0];
+	assert_int_equal(hlthunk_memory_unmap(st->fd, last), 0);
+	assert_int_equal(host_dma_pages(), 0);
+	assert_int_equal(vm_pin_bytes(), pinned0);
 	munmap(page, PAGE);
-	munmap(two, 2 * PAGE);
+}
+
+/*
+ * A mapping of three pages, one of which another mapping DMA-mapped
+ * already: it shares that page's DMA mapping and maps the other two
+ * together; the pages a MAP DMA-mapped together stay DMA-mapped while any
+ * mapping holds one of them.
+ */
+static void test_mapping_shares_some_pages(void **state)
+{
+	struct hltests_state *st = *state;
+	uint8_t *buf = map_anon(3 * PAGE, PROT_READ | PROT_WRITE);
+	uint64_t small, big, va[3], small2;
+	uint8_t *cpu[3];
+	uint32_t i;
+
+	assert_non_null(buf);
+	memset(buf, 0, 3 * PAGE);
+	assert_int_equal(map_host(st->fd, buf + PAGE + 100, PIECE, &small), 0);
+	assert_int_equal(host_dma_pages(), 1);
+	assert_int_equal(map_host(st->fd, buf, 3 * PAGE, &big), 0);
+	assert_int_equal(host_dma_pages(), 3);
+
+	/* Through the big one, a piece of each page; through the small one */
+	for (i = 0; i < 3; i++) {
+		cpu[i] = buf + i * PAGE + 512 * (i + 1);
+		va[i] = big + i * PAGE + 512 * (i + 1);
+	}
+	dma_through_each(st->fd, va, cpu, 3, 0xb16b0000);
+	cpu[0] = buf + PAGE + 100;
+	dma_through_each(st->fd, &small, cpu, 1, 0x5a110000);
+
+	/* The small one goes first: the big one still reaches all three */
+	assert_int_equal(hlthunk_memory_unmap(st->fd, small), 0);
+	assert_int_equal(host_dma_pages(), 3);
+	for (i = 0; i < 3; i++)
+		cpu[i] = buf + i * PAGE + 512 * (i + 1);
+	dma_through_each(st->fd, va, cpu, 3, 0xb16b1000);
+
+	/*
+	 * A small one inside its third page, then the big one goes: the big
+	 * one DMA-mapped its first and third pages together, which the small
+	 * one keeps mapped until it goes; the second page, which the first
+	 * small one DMA-mapped, goes with the big one
+	 */
+	assert_int_equal(map_host(st->fd, buf + 2 * PAGE + 8, PIECE, &small2), 0);
+	assert_int_equal(host_dma_pages(), 3);
+	assert_int_equal(hlthunk_memory_unmap(st->fd, big), 0);
+	assert_int_equal(host_dma_pages(), 2);
+	cpu[0] = buf + 2 * PAGE + 8;
+	dma_through_each(st->fd, &small2, cpu, 1, 0x5a112000);
+	assert_int_equal(hlthunk_memory_unmap(st->fd, small2), 0);
+	assert_int_equal(host_dma_pages(), 0);
+	munmap(buf, 3 * PAGE);
+}
+
+/* Closing with many mappings of one page outstanding leaves nothing */
+static void test_close_with_shared_page_mappings(void **state)
+{
+	uint8_t *page = map_anon(PAGE, PROT_READ | PROT_WRITE);
+	uint8_t *buf = map_anon(4 * PAGE, PROT_READ | PROT_WRITE);
+	unsigned long long pinned;
+	uint64_t va;
+	long long dma;
+	int fd, rc = 0;
+	uint32_t i;
+
+	(void)state;
+	assert_non_null(page);
+	assert_non_null(buf);
+	memset(page, 0, PAGE);
+	memset(buf, 0, 4 * PAGE);
+	fd = hltests_open_node(0, 0);
+	assert_true(fd >= 0);
+	for (i = 0; i < NMAPS && !rc; i++)
+		rc = map_host(fd, page + i * PIECE_STRIDE, PIECE, &va);
+	/* Overlapping: the page again, with three pages of another buffer */
+	if (!rc)
+		rc = map_host(fd, buf + PAGE, 3 * PAGE, &va);
+	if (!rc)
+		rc = map_host(fd, buf, 2 * PAGE, &va);
+	pinned = vm_pin_bytes();
+	dma = host_dma_pages();
+	close(fd);
+	assert_int_equal(rc, 0);
+	assert_int_equal(pinned, (NMAPS + 3 + 2) * PAGE);
+	assert_int_equal(dma, 1 + 4);
+	assert_int_equal(vm_pin_bytes(), 0);
+	assert_int_equal(hltests_debugfs_value(0, "pinned_host_pages"), 0);
+	assert_int_equal(host_dma_pages(), 0);
+	munmap(page, PAGE);
+	munmap(buf, 4 * PAGE);
+}
+
+/*
+ * A forked child maps, through the parent's file, pieces of a page shared
+ * with the parent (MAP_SHARED) and its own copy of a private page the
+ * parent has mapped (fork copies a pinned page for the child), and exits
+ * with them mapped: its mappings are charged to it and the shared page
+ * stays DMA-mapped once; the parent moves bytes through them, unmaps
+ * them, and closes with its own outstanding.
+ */
+struct fork_vas {
+	uint64_t shared[8];
+	uint64_t priv;
+	unsigned long long child_pin;
+};
+
+static void test_fork_child_maps_shared_page(void **state)
+{
+	uint8_t *shared = mmap(NULL, PAGE, PROT_READ | PROT_WRITE,
+			       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	struct fork_vas *out = mmap(NULL, PAGE, PROT_READ | PROT_WRITE,
+				    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	uint8_t *priv = map_anon(PAGE, PROT_READ | PROT_WRITE);
+	uint64_t va[8], priv_va, vas[8];
+	struct hltests_host_buf dst;
+	unsigned long long pinned0;
+	uint8_t *cpu[8];
+	int fd, status;
+	uint32_t i;
+	pid_t pid;
+
+	(void)state;
+	assert_true(shared != MAP_FAILED && out != MAP_FAILED);
+	assert_non_null(priv);
+	memset(shared, 0, PAGE);
+	memset(out, 0, PAGE);
+	memset(priv, 0x11, PAGE);
+	fd = hltests_open_node(0, 0);
+	assert_true(fd >= 0);
+	pinned0 = vm_pin_bytes();
+	for (i = 0; i < 8; i++)
+		assert_int_equal(map_host(fd, shared + i * PIECE_STRIDE, PIECE,
+					  &va[i]), 0);
+	assert_int_equal(map_host(fd, priv, PAGE, &priv_va), 0);
+	assert_int_equal(host_dma_pages(), 2);
+
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		CHILD_CHECK(vm_pin_bytes() == 0);
+		for (i = 0; i < 8; i++)
+			CHILD_CHECK(map_host(fd, shared + (8 + i) * PIECE_STRIDE,
+					     PIECE, &out->shared[i]) == 0);
+		memset(priv, 0x22, PAGE);
+		CHILD_CHECK(map_host(fd, priv, PAGE, &out->priv) == 0);
+		out->child_pin = vm_pin_bytes();
+		_exit(0);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	/* Charged to the child, per mapping; the parent's charge unchanged */
+	assert_int_equal(out->child_pin, 9 * PAGE);
+	assert_int_equal(vm_pin_bytes(), pinned0 + 9 * PAGE);
+	/* The shared page once; the child's copy of the private one apart */
+	assert_int_equal(host_dma_pages(), 3);
+
+	/* Through the child's mappings of the shared page and the parent's */
+	for (i = 0; i < 8; i++) {
+		vas[i] = out->shared[i];
+		cpu[i] = shared + (8 + i) * PIECE_STRIDE;
+	}
+	dma_through_each(fd, vas, cpu, 8, 0xc41d0000);
+	for (i = 0; i < 8; i++)
+		cpu[i] = shared + i * PIECE_STRIDE;
+	dma_through_each(fd, va, cpu, 8, 0x9a7e0000);
+
+	/* The child's copy is not the parent's page */
+	hltests_host_map(fd, &dst, PAGE);
+	hltests_dma(fd, out->priv, dst.va, 64);
+	for (i = 0; i < 64; i++)
+		assert_int_equal(dst.ptr[i], 0x22);
+	hltests_dma(fd, priv_va, dst.va, 64);
+	for (i = 0; i < 64; i++)
+		assert_int_equal(dst.ptr[i], 0x11);
+	hltests_host_unmap(fd, &dst);
+
+	/* The parent unmaps the child's (uncharging the child's gone mm) */
+	for (i = 8; i-- > 0;)
+		assert_int_equal(hlthunk_memory_unmap(fd, out->shared[i]), 0);
+	assert_int_equal(hlthunk_memory_unmap(fd, out->priv), 0);
+	assert_int_equal(host_dma_pages(), 2);
+	assert_int_equal(vm_pin_bytes(), pinned0 + 9 * PAGE);
+	close(fd);
+	assert_int_equal(vm_pin_bytes(), 0);
+	assert_int_equal(hltests_debugfs_value(0, "pinned_host_pages"), 0);
+	assert_int_equal(host_dma_pages(), 0);
+	munmap(shared, PAGE);
+	munmap(out, PAGE);
+	munmap(priv, PAGE);
 }
 
 static const struct CMUnitTest hostmem_tests[] = {
@@ -337,8 +567,12 @@ static const struct CMUnitTest hostmem_tests[] = {
 	cmocka_unit_test(test_close_uncharges),
 	cmocka_unit_test(test_absurd_host_map_refused_root),
 	cmocka_unit_test(test_absurd_host_map_refused_unprivileged),
-	cmocka_unit_test_setup_teardown(test_same_page_mapped_up_to_limit,
+	cmocka_unit_test_setup_teardown(test_same_page_many_mappings,
 					hltests_setup, hltests_teardown),
+	cmocka_unit_test_setup_teardown(test_mapping_shares_some_pages,
+					hltests_setup, hltests_teardown),
+	cmocka_unit_test(test_close_with_shared_page_mappings),
+	cmocka_unit_test(test_fork_child_maps_shared_page),
 };
 
 int main(void)

@@ -383,11 +383,15 @@ void leak_check(void)
 					fail(EXIT_LEAK, "hl%d: %lld host pages still pinned after every file closed",
 					     d, v);
 				}
+				if (sscanf(line, "host_dma_pages: %lld", &v) == 1 && v) {
+					fail(EXIT_LEAK, "hl%d: %lld host pages still DMA-mapped after every file closed",
+					     d, v);
+				}
 			}
 			if (f)
 				fclose(f);
 		}
-		printf("hl-fuzz: hl%d: all %llu bytes of DRAM free and no pinned host pages after the run\n",
+		printf("hl-fuzz: hl%d: all %llu bytes of DRAM free and no pinned or DMA-mapped host pages after the run\n",
 		       d, (unsigned long long)hw.dram_size);
 	}
 }

@@ -1634,15 +1634,6 @@ union hl_cb_args {
 #define HL_MEM_OP_TS_ALLOC		6	/* -EOPNOTSUPP: no user interrupts */
 
 /*
- * A host page (of any process) may be in at most this many host-memory
- * mappings of one device at a time; a MAP with HL_MEM_USERPTR that would
- * map a page once more fails with -EBUSY. (Each mapping DMA-maps the page
- * again; DMA-API debugging tracks at most 8 overlapping mappings of a
- * cacheline, for every device and driver together.)
- */
-#define HL_MEM_MAX_HOST_PAGE_MAPS	4
-
-/*
  * A page of device memory (of the allocation's page size) may be in at
  * most this many importer mappings at a time, through every dma-buf export
  * of its allocation together; the importer's dma_buf_map_attachment() that
@@ -1802,8 +1793,7 @@ struct hl_mem_out {
  *            than the machine's RAM
  *   -EBUSY   FREE of a mapped or exported allocation; UNMAP of an exported
  *            mapping or of one that a NIC memory region (HL_NIC_OP_REG_MR)
- *            lies in; MAP with HL_MEM_FORCE_HINT whose hint is taken; MAP
- *            of a host page already in HL_MEM_MAX_HOST_PAGE_MAPS mappings
+ *            lies in; MAP with HL_MEM_FORCE_HINT whose hint is taken
  *   -EOPNOTSUPP MAP_BLOCK and TS_ALLOC (upstream's ops for hardware blocks
  *            and interrupt timestamps, which the emulated device has not)
  *   -EMFILE  EXPORT_DMABUF_FD with no free file descriptor

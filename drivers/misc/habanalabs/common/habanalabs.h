@@ -106,8 +106,8 @@ struct hl_fpriv {
  *   hl_cb_mgr.lock (under mmap_lock in mmap() and in a CB mapping's
  *	fault; never held with hl_ctx.mem_lock or hl_nic_ctx.lock)
  *   hl_ctx.mem_lock
- *   hl_device.host_maps_lock (memory.c: counts a mapping's host pages
- *	while it is pinned or unpinned; nothing of the driver's under it)
+ *   hl_device.host_pages_lock (memory.c: DMA-maps and unmaps host pages
+ *	shared by the device's mappings; nothing of the driver's under it)
  *   hl_device.mmu_lock
  *   hl_nic_mr.rwsem (a region's: for write by DEREG_MR and the context's
  *	close, holding no other lock; for read by the NIC data path around
@@ -208,10 +208,14 @@ struct hl_fpriv {
  * @engine_access_rwsem: engines hold it for read around each translated
  *	access; unmap paths take it for write once after invalidating, so
  *	that nothing still accesses a page about to be released.
- * @pinned_host_pages: host pages pinned by all contexts' mappings.
- * @host_maps_lock: Protects @host_maps.
- * @host_maps: how many of the device's mappings hold each host page: key =
- *	pfn, value = xa_mk_value(count), at most HL_MEM_MAX_HOST_PAGE_MAPS.
+ * @pinned_host_pages: pins of host pages held by all contexts' mappings:
+ *	a page in N mappings counts N times (each MAP pins its pages).
+ * @host_pages_lock: Protects @host_pages, @host_dma_pages and the
+ *	struct hl_host_page and struct hl_host_dma they lead to (memory.c).
+ * @host_pages: the host pages DMA-mapped for the device, one DMA mapping
+ *	per page shared by all the device's mappings of it: key = pfn, value =
+ *	struct hl_host_page.
+ * @host_dma_pages: entries of @host_pages (debugfs info).
  * @ctx_list_lock: Protects @ctx_list and @ctx_teardowns.
  * @ctx_list: every context not torn down yet.
  * @ctx_teardowns: teardowns in progress (hl_ctx_teardown()), also of
@@ -270,8 +274,9 @@ struct hl_device {
 	struct ida asid_ida;
 	struct rw_semaphore engine_access_rwsem;
 	atomic64_t pinned_host_pages;
-	struct mutex host_maps_lock; /* Protects: host_maps */
-	struct xarray host_maps;
+	struct mutex host_pages_lock; /* Protects: host_pages, host_dma_pages */
+	struct xarray host_pages;
+	unsigned long host_dma_pages;
 	struct mutex ctx_list_lock; /* Protects: ctx_list */
 	struct list_head ctx_list;
 	unsigned int ctx_teardowns;

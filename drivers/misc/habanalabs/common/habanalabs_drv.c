@@ -250,8 +250,8 @@ static int hl_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	mutex_init(&hdev->reset_lock);
 	spin_lock_init(&hdev->nic_lock);
 	hl_events_dev_init(hdev);
-	mutex_init(&hdev->host_maps_lock);
-	xa_init(&hdev->host_maps);
+	mutex_init(&hdev->host_pages_lock);
+	xa_init(&hdev->host_pages);
 
 	rc = ida_alloc_max(&hl_dev_ida, HL_MAX_DEVICES - 1, GFP_KERNEL);
 	if (rc < 0)

@@ -21,8 +21,9 @@
  * reach it.
  *
  * Pinned host memory is charged to the caller's mm->pinned_vm, within
- * RLIMIT_MEMLOCK unless the caller has CAP_IPC_LOCK; a host page is in at
- * most HL_MEM_MAX_HOST_PAGE_MAPS mappings of the device.
+ * RLIMIT_MEMLOCK unless the caller has CAP_IPC_LOCK, per mapping; a host
+ * page is DMA-mapped once for the device, however many of its mappings
+ * hold it (hl_host_pages_get()).
  *
  * The errors of HL_IOCTL_MEMORY are listed in the kernel-doc of union
  * hl_mem_args in include/uapi/misc/habanalabs.h.
@@ -373,62 +374,265 @@ static_assert(PAGE_SIZE == SZ_4K);
 #define HL_PIN_BATCH	(PAGE_SIZE / sizeof(struct page *))
 
 /*
- * Count, per host page (pfn), the device's mappings of it; more than
- * HL_MEM_MAX_HOST_PAGE_MAPS fail. DMA-API debugging tracks at most 8
- * overlapping mappings of a cacheline, for every device together: the limit
- * leaves room for other users of the same pages (an RDMA NIC registering
- * them).
+ * The device's DMA mappings of host pages, shared by its mappings of them.
+ *
+ * A host page is DMA-mapped for the device once, however many of the
+ * device's mappings hold it: programs map many small buffers of one page
+ * (malloc()s), each with HL_MEM_USERPTR, and DMA-API debugging reports
+ * more than 7 overlapping DMA mappings of a cacheline. Each MAP still pins
+ * its pages and is charged for them (hl_userptr_pin(): pins are per
+ * mapping, as upstream's, and so is the charge, as RDMA's ib_umem_get()
+ * charges each registration); only the DMA mapping is shared.
+ *
+ * The pages a MAP finds not DMA-mapped are DMA-mapped together, as one
+ * scatterlist (a run: struct hl_host_dma), so that a large buffer is one
+ * DMA mapping; the pages it finds mapped are held in whichever run maps
+ * them. A run is unmapped when no mapping holds any of its pages any
+ * more. Until then it holds a reference on each of its pages: a page
+ * whose mappings are gone, but whose run is not, is not freed while it is
+ * still DMA-mapped.
  */
-static void hl_host_maps_put(struct hl_device *hdev, struct sg_table *sgt,
-			     u64 npages)
-{
-	struct sg_page_iter iter;
-	unsigned long pfn;
-	void *entry;
 
-	mutex_lock(&hdev->host_maps_lock);
-	for_each_sgtable_page(sgt, &iter, 0) {
-		if (!npages--)
-			break;
-		pfn = page_to_pfn(sg_page_iter_page(&iter));
-		entry = xa_load(&hdev->host_maps, pfn);
-		if (WARN_ON_ONCE(!entry))
-			continue;
-		if (xa_to_value(entry) == 1)
-			xa_erase(&hdev->host_maps, pfn);
-		else
-			xa_store(&hdev->host_maps, pfn,
-				 xa_mk_value(xa_to_value(entry) - 1), GFP_NOWAIT);
-	}
-	mutex_unlock(&hdev->host_maps_lock);
+/**
+ * struct hl_host_dma - host pages DMA-mapped together for the device.
+ * @sgta: the pages (sgta.sgt), DMA-mapped for the accelerator's PCI
+ *	function with DMA_ATTR_SKIP_CPU_SYNC (see hl_userptr_release()).
+ * @holds: how many pages of the device's mappings are pages of the run (a
+ *	page in N mappings counts N times); the run is unmapped at 0.
+ *
+ * Under hl_device.host_pages_lock.
+ */
+struct hl_host_dma {
+	struct sg_append_table sgta;
+	u64 holds;
+};
+
+/**
+ * struct hl_host_page - a host page DMA-mapped for the device, the value
+ * of its pfn in hl_device.host_pages.
+ * @dma: its DMA address, set when @run is DMA-mapped.
+ * @run: the run that maps it.
+ *
+ * Under hl_device.host_pages_lock; a mapping that holds the page reads
+ * @dma without it (it is not written again, nor freed, while held).
+ */
+struct hl_host_page {
+	dma_addr_t dma;
+	struct hl_host_dma *run;
+};
+
+/* A page held by the caller's mapping: its DMA address for the device */
+static dma_addr_t hl_host_page_dma(struct hl_device *hdev, struct page *page)
+{
+	struct hl_host_page *hp = xa_load(&hdev->host_pages, page_to_pfn(page));
+
+	return hp->dma;
 }
 
-static int hl_host_maps_get(struct hl_device *hdev, struct sg_table *sgt)
+/* Unmap a run of which no mapping holds a page; forget its pages */
+static void hl_host_dma_free(struct hl_device *hdev, struct hl_host_dma *run)
+{
+	struct sg_table *sgt = &run->sgta.sgt;
+	struct sg_page_iter iter;
+	struct page *page;
+
+	lockdep_assert_held(&hdev->host_pages_lock);
+
+	dma_unmap_sgtable(hdev->dev, sgt, DMA_BIDIRECTIONAL,
+			  DMA_ATTR_SKIP_CPU_SYNC);
+	for_each_sgtable_page(sgt, &iter, 0) {
+		page = sg_page_iter_page(&iter);
+		kfree(xa_erase(&hdev->host_pages, page_to_pfn(page)));
+		hdev->host_dma_pages--;
+		put_page(page);
+	}
+	sg_free_append_table(&run->sgta);
+	kfree(run);
+}
+
+/*
+ * Undo hl_host_pages_get() for the first @done pages of @sgt: forget the
+ * pages it added to @run, which is not DMA-mapped, and let go of the
+ * pages it held in runs mapped before (which others hold too).
+ */
+static void hl_host_pages_unwind(struct hl_device *hdev, struct sg_table *sgt,
+				 u64 done, struct hl_host_dma *run)
 {
 	struct sg_page_iter iter;
-	unsigned long pfn, n;
+	struct hl_host_page *hp;
+	unsigned long pfn;
+
+	lockdep_assert_held(&hdev->host_pages_lock);
+
+	for_each_sgtable_page(sgt, &iter, 0) {
+		if (!done--)
+			break;
+		pfn = page_to_pfn(sg_page_iter_page(&iter));
+		hp = xa_load(&hdev->host_pages, pfn);
+		/* A page that @sgt has twice, forgotten at its first */
+		if (!hp)
+			continue;
+		if (hp->run == run) {
+			xa_erase(&hdev->host_pages, pfn);
+			kfree(hp);
+			hdev->host_dma_pages--;
+		} else {
+			WARN_ON_ONCE(!--hp->run->holds);
+		}
+	}
+}
+
+/*
+ * DMA-map a new run and give its pages their DMA addresses: the k-th page
+ * of the run is the k-th page-sized piece of its DMA segments (the pages
+ * are whole, so each segment is a multiple of PAGE_SIZE).
+ */
+static int hl_host_dma_map(struct hl_device *hdev, struct hl_host_dma *run)
+{
+	struct sg_table *sgt = &run->sgta.sgt;
+	struct sg_dma_page_iter diter;
+	struct sg_page_iter piter;
+	struct hl_host_page *hp;
+	int rc;
+
+	lockdep_assert_held(&hdev->host_pages_lock);
+
+	rc = hl_should_fail(HL_FAULT_DMA_MAP) ? -ENOMEM :
+	     dma_map_sgtable(hdev->dev, sgt, DMA_BIDIRECTIONAL,
+			     DMA_ATTR_SKIP_CPU_SYNC);
+	if (rc)
+		return rc == -ENOMEM ? -ENOMEM : -EFAULT;
+
+	__sg_page_iter_start(&diter.base, sgt->sgl, sgt->nents, 0);
+	for_each_sgtable_page(sgt, &piter, 0) {
+		if (WARN_ON_ONCE(!__sg_page_iter_dma_next(&diter))) {
+			dma_unmap_sgtable(hdev->dev, sgt, DMA_BIDIRECTIONAL,
+					  DMA_ATTR_SKIP_CPU_SYNC);
+			return -EFAULT;
+		}
+		hp = xa_load(&hdev->host_pages,
+			     page_to_pfn(sg_page_iter_page(&piter)));
+		hp->dma = sg_page_iter_dma_address(&diter);
+	}
+	for_each_sgtable_page(sgt, &piter, 0)
+		get_page(sg_page_iter_page(&piter));
+	return 0;
+}
+
+/* Add @n pages to a run being built; @left: how many may follow */
+static int hl_host_dma_append(struct hl_host_dma *run, struct page **pages,
+			      unsigned int n, u64 left)
+{
+	return sg_alloc_append_table_from_pages(&run->sgta, pages, n, 0,
+						n << PAGE_SHIFT, SZ_1G,
+						min_t(u64, left, UINT_MAX),
+						GFP_KERNEL_ACCOUNT);
+}
+
+/*
+ * Hold each of the @npages pages of @sgt (a mapping's pinned pages) in a
+ * run of the device: the run that maps it already, or a new run of all the
+ * pages that no run maps, DMA-mapped here. Syncs the pages for the device.
+ * Errors: -ENOMEM; -EFAULT the DMA mapping failed.
+ */
+static int hl_host_pages_get(struct hl_device *hdev, struct sg_table *sgt,
+			     u64 npages)
+{
+	struct hl_host_page *hp;
+	struct sg_page_iter iter;
+	struct hl_host_dma *run;
+	struct page **batch;
+	struct page *page;
+	unsigned int n = 0;
 	u64 done = 0;
 	int rc = 0;
 
-	mutex_lock(&hdev->host_maps_lock);
-	for_each_sgtable_page(sgt, &iter, 0) {
-		pfn = page_to_pfn(sg_page_iter_page(&iter));
-		n = xa_to_value(xa_load(&hdev->host_maps, pfn) ?: xa_mk_value(0));
-		if (n >= HL_MEM_MAX_HOST_PAGE_MAPS) {
-			rc = -EBUSY;
-			break;
-		}
-		rc = xa_err(xa_store(&hdev->host_maps, pfn, xa_mk_value(n + 1),
-				     GFP_KERNEL_ACCOUNT));
-		if (rc)
-			break;
-		done++;
+	run = kzalloc(sizeof(*run), GFP_KERNEL_ACCOUNT);
+	batch = (struct page **)__get_free_page(GFP_KERNEL_ACCOUNT);
+	if (!run || !batch) {
+		rc = -ENOMEM;
+		goto out_free;
 	}
-	mutex_unlock(&hdev->host_maps_lock);
 
-	if (rc)
-		hl_host_maps_put(hdev, sgt, done);
+	mutex_lock(&hdev->host_pages_lock);
+	for_each_sgtable_page(sgt, &iter, 0) {
+		page = sg_page_iter_page(&iter);
+		hp = xa_load(&hdev->host_pages, page_to_pfn(page));
+		if (!hp) {
+			hp = kzalloc(sizeof(*hp), GFP_KERNEL_ACCOUNT);
+			if (!hp) {
+				rc = -ENOMEM;
+				break;
+			}
+			hp->run = run;
+			rc = xa_err(xa_store(&hdev->host_pages, page_to_pfn(page),
+					     hp, GFP_KERNEL_ACCOUNT));
+			if (rc) {
+				kfree(hp);
+				break;
+			}
+			hdev->host_dma_pages++;
+			batch[n++] = page;
+		}
+		hp->run->holds++;
+		done++;
+		if (n == HL_PIN_BATCH) {
+			rc = hl_host_dma_append(run, batch, n, npages - done);
+			if (rc)
+				break;
+			n = 0;
+			cond_resched();
+		}
+	}
+	if (!rc && n)
+		rc = hl_host_dma_append(run, batch, n, 0);
+	if (!rc && run->holds)
+		rc = hl_host_dma_map(hdev, run);
+	if (rc) {
+		hl_host_pages_unwind(hdev, sgt, done, run);
+		mutex_unlock(&hdev->host_pages_lock);
+		sg_free_append_table(&run->sgta);
+		goto out_free;
+	}
+	/* A new run's holds are this mapping's: kept; else it is not used */
+	if (run->holds)
+		run = NULL;
+	mutex_unlock(&hdev->host_pages_lock);
+
+	for_each_sgtable_page(sgt, &iter, 0)
+		dma_sync_single_for_device(hdev->dev,
+					   hl_host_page_dma(hdev,
+							    sg_page_iter_page(&iter)),
+					   PAGE_SIZE, DMA_BIDIRECTIONAL);
+out_free:
+	free_page((unsigned long)batch);
+	kfree(run);
 	return rc;
+}
+
+/* Let go of the pages of @sgt held by hl_host_pages_get(); syncs them */
+static void hl_host_pages_put(struct hl_device *hdev, struct sg_table *sgt)
+{
+	struct sg_page_iter iter;
+	struct hl_host_page *hp;
+	struct hl_host_dma *run;
+	unsigned long i = 0;
+
+	mutex_lock(&hdev->host_pages_lock);
+	for_each_sgtable_page(sgt, &iter, 0) {
+		hp = xa_load(&hdev->host_pages,
+			     page_to_pfn(sg_page_iter_page(&iter)));
+		if (WARN_ON_ONCE(!hp))
+			continue;
+		dma_sync_single_for_cpu(hdev->dev, hp->dma, PAGE_SIZE,
+					DMA_BIDIRECTIONAL);
+		run = hp->run;
+		if (!--run->holds)
+			hl_host_dma_free(hdev, run);
+		if (!(++i % HL_PIN_BATCH))
+			cond_resched();
+	}
+	mutex_unlock(&hdev->host_pages_lock);
 }
 
 static void hl_userptr_unpin(struct sg_table *sgt)
@@ -445,10 +649,10 @@ static void hl_userptr_unpin(struct sg_table *sgt)
 /*
  * Host memory stays mapped for the device for as long as the user keeps
  * the mapping, and the engines access it at any time, as RDMA NICs do: the
- * caches are synced once at map and once at unmap, explicitly, so that the
- * mappings carry DMA_ATTR_SKIP_CPU_SYNC. (That also tells DMA-API debugging
- * that the driver, not the map call, owns the syncs, so that one buffer may
- * be mapped at two device VAs.)
+ * caches are synced once at each MAP and once at each UNMAP of the pages,
+ * explicitly (hl_host_pages_get() and _put()), also where the DMA mapping
+ * is shared with other mappings, so that the DMA mappings carry
+ * DMA_ATTR_SKIP_CPU_SYNC.
  *
  * May run in another task than the one that pinned (context teardown,
  * device removal): the pages are uncharged from the mm that pinned them.
@@ -457,10 +661,7 @@ static void hl_userptr_release(struct hl_device *hdev, struct hl_userptr *up)
 {
 	struct sg_table *sgt = &up->sgta.sgt;
 
-	dma_sync_sgtable_for_cpu(hdev->dev, sgt, DMA_BIDIRECTIONAL);
-	dma_unmap_sgtable(hdev->dev, sgt, DMA_BIDIRECTIONAL,
-			  DMA_ATTR_SKIP_CPU_SYNC);
-	hl_host_maps_put(hdev, sgt, up->npages);
+	hl_host_pages_put(hdev, sgt);
 	hl_userptr_unpin(sgt);
 	sg_free_append_table(&up->sgta);
 	atomic64_sub(up->npages, &hdev->pinned_host_pages);
@@ -575,29 +776,18 @@ err_drop_mm:
 }
 
 /*
- * DMA-map pinned memory for the accelerator; inside the context's gate
- * (the device is bound). Errors: -EBUSY a page already in
- * HL_MEM_MAX_HOST_PAGE_MAPS mappings of the device; -ENOMEM; -EFAULT the
- * DMA mapping failed. On error the memory stays pinned.
+ * DMA-map pinned memory for the accelerator, sharing the DMA mappings of
+ * its pages that the device has already; inside the context's gate (the
+ * device is bound). Errors: -ENOMEM; -EFAULT the DMA mapping failed. On
+ * error the memory stays pinned.
  */
 static int hl_userptr_map(struct hl_device *hdev, struct hl_userptr *up)
 {
-	struct sg_table *sgt = &up->sgta.sgt;
 	int rc;
 
-	rc = hl_host_maps_get(hdev, sgt);
+	rc = hl_host_pages_get(hdev, &up->sgta.sgt, up->npages);
 	if (rc)
 		return rc;
-
-	rc = hl_should_fail(HL_FAULT_DMA_MAP) ? -ENOMEM :
-	     dma_map_sgtable(hdev->dev, sgt, DMA_BIDIRECTIONAL,
-			     DMA_ATTR_SKIP_CPU_SYNC);
-	if (rc) {
-		hl_host_maps_put(hdev, sgt, up->npages);
-		return rc == -ENOMEM ? -ENOMEM : -EFAULT;
-	}
-	dma_sync_sgtable_for_device(hdev->dev, sgt, DMA_BIDIRECTIONAL);
-
 	atomic64_add(up->npages, &hdev->pinned_host_pages);
 	return 0;
 }
@@ -634,22 +824,20 @@ static int hl_mapping_map_dram(struct hl_ctx *ctx, struct hl_vm_mapping *mapping
 
 static int hl_mapping_map_host(struct hl_ctx *ctx, struct hl_vm_mapping *mapping)
 {
-	u64 page_size = mapping->page_size, mapped = 0, off;
-	struct scatterlist *sg;
-	unsigned int i;
+	u64 page_size = mapping->page_size, mapped = 0;
+	struct sg_page_iter iter;
+	dma_addr_t dma;
 	int rc;
 
-	for_each_sgtable_dma_sg(&mapping->userptr->sgta.sgt, sg, i) {
-		for (off = 0; off < sg_dma_len(sg); off += page_size) {
-			rc = hl_mmu_map_page(ctx, mapping->va + mapped * page_size,
-					     sg_dma_address(sg) + off, page_size,
-					     true);
-			if (rc) {
-				hl_mapping_unmap_pages(ctx, mapping, mapped);
-				return rc;
-			}
-			mapped++;
+	for_each_sgtable_page(&mapping->userptr->sgta.sgt, &iter, 0) {
+		dma = hl_host_page_dma(ctx->hdev, sg_page_iter_page(&iter));
+		rc = hl_mmu_map_page(ctx, mapping->va + mapped * page_size, dma,
+				     page_size, true);
+		if (rc) {
+			hl_mapping_unmap_pages(ctx, mapping, mapped);
+			return rc;
 		}
+		mapped++;
 	}
 	return 0;
 }
@@ -1119,7 +1307,7 @@ int hl_mem_init(struct hl_device *hdev)
 }
 
 /**
- * hl_mem_fini - destroy the DRAM pool and the host-page map counts; every
+ * hl_mem_fini - destroy the DRAM pool and the host pages' DMA mappings; every
  * allocation and mapping is gone.
  * @hdev: the device.
  */
@@ -1127,7 +1315,7 @@ void hl_mem_fini(struct hl_device *hdev)
 {
 	hl_scrub_fini(hdev);
 	/* Every host mapping released its pages */
-	WARN_ON(!xa_empty(&hdev->host_maps));
-	xa_destroy(&hdev->host_maps);
-	mutex_destroy(&hdev->host_maps_lock);
+	WARN_ON(!xa_empty(&hdev->host_pages));
+	xa_destroy(&hdev->host_pages);
+	mutex_destroy(&hdev->host_pages_lock);
 }

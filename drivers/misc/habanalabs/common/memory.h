@@ -58,8 +58,10 @@ struct hl_vm_phys_pg_pack {
 /**
  * struct hl_userptr - pinned, DMA-mapped host memory.
  * @npages: number of pinned pages.
- * @sgta: the pinned pages (sgta.sgt), DMA-mapped for the accelerator's PCI
- *	function; built in batches, so no array of every page is kept.
+ * @sgta: the pinned pages (sgta.sgt), built in batches, so no array of
+ *	every page is kept; held in the device's DMA mappings of host pages
+ *	(hl_device.host_pages, shared with its other mappings of them), the
+ *	table itself is not DMA-mapped.
  * @mm: the mm that pinned them, whose pinned_vm they are charged to; held
  *	(mmgrab) so that the release, in whatever task it runs, uncharges it.
  */

@@ -28,8 +28,11 @@
  *                       the packet's 16-bit offset (DMA0's for queues 0-3,
  *                       HL_GAUDI_ENGINE_BLOCK());
  *                       only the modelled registers (fence counters,
- *                       message bases) take them: anything else is
- *                       malformed, nothing written;
+ *                       message bases, arbiter; on DMA 0..7's queues
+ *                       their DMA core's transfer registers, whose COMMIT
+ *                       runs a strided copy: hl_emu_gaudi_dma_commit())
+ *                       take them: anything else is malformed, nothing
+ *                       written;
  *   CP_DMA              runs the packets at src_addr, tsize bytes, as a
  *                       CB of their own (its packets may not CP_DMA again);
  *   LOAD_AND_EXE        load with dst 0: the job's predicates P1..P31 from
@@ -55,6 +58,8 @@
  */
 
 #include <linux/bitfield.h>
+#include <linux/minmax.h>
+#include <linux/overflow.h>
 #include <linux/timekeeping.h>
 
 #include "emu.h"
@@ -253,16 +258,114 @@ static u32 hl_emu_gaudi_slot(struct hl_emu_queue *q,
 
 /*
  * A 32-bit register write of WREG_32 or WREG_BULK: modelled ones of the
- * engine's own queue manager only
+ * engine's own queue manager, or of its DMA core, only
  */
 static bool hl_emu_gaudi_wreg_ok(struct hl_emu_queue *q, u64 addr)
 {
-	return hl_emu_sync_own_qm(q->emu, q->id, addr) &&
-	       hl_emu_sync_is_reg(q->emu, addr);
+	return (hl_emu_sync_own_qm(q->emu, q->id, addr) &&
+		hl_emu_sync_is_reg(q->emu, addr)) ||
+	       hl_emu_sync_is_dma_core_reg(q->emu, q->id, addr);
 }
 
-static int hl_emu_gaudi_wreg(struct hl_emu_queue *q, u64 addr, u32 value)
+/* The DMA core's register @r (HL_EMU_DMA_CORE_*) of a commit's copy */
+static u32 hl_emu_dma_reg(const u32 *regs, u32 r)
 {
+	return regs[r / 4];
+}
+
+static u64 hl_emu_dma_reg64(const u32 *regs, u32 lo)
+{
+	return (u64)regs[lo / 4 + 1] << 32 | regs[lo / 4];
+}
+
+/*
+ * A write of the DMA core's COMMIT (@regs: its registers then): a
+ * transfer of lines of TSIZE_0 bytes from SRC_BASE to DST_BASE, each side
+ * walking its own dimensions 1..4 (TSIZE_<d> lines, STRIDE_<d> bytes
+ * apart; a TSIZE of 0 counts as 1), or one line when LIN; then, with
+ * WR_COMP_EN, WR_COMP_WDATA written to WR_COMP_ADDR as MSG_LONG writes.
+ * The two sides must agree on TSIZE_0 and on their number of lines;
+ * transpose, data types, memset and compression are not modelled
+ * (-EINVAL); the context id is the job's.
+ */
+static int hl_emu_gaudi_dma_commit(struct hl_emu_queue *q,
+				   struct hl_cs_job *job, const u32 *regs,
+				   u32 commit)
+{
+	u32 sn[HL_EMU_DMA_CORE_DIMS], dn[HL_EMU_DMA_CORE_DIMS];
+	u32 ss[HL_EMU_DMA_CORE_DIMS], ds[HL_EMU_DMA_CORE_DIMS];
+	u64 src = hl_emu_dma_reg64(regs, HL_EMU_DMA_CORE_SRC_BASE_LO);
+	u64 dst = hl_emu_dma_reg64(regs, HL_EMU_DMA_CORE_DST_BASE_LO);
+	u32 line = hl_emu_dma_reg(regs, HL_EMU_DMA_CORE_SRC_TSIZE_0);
+	u64 lines = 1, dlines = 1, k, ks, kd, s, d;
+	struct hl_emu_pkt_lin_dma pkt = {};
+	u32 i, dims = 0;
+	int rc;
+
+	if (commit & ~(HL_EMU_DMA_COMMIT_WR_COMP_EN | HL_EMU_DMA_COMMIT_LIN |
+		       HL_EMU_DMA_COMMIT_CTX_ID))
+		return -EINVAL;
+	if (!(commit & HL_EMU_DMA_COMMIT_LIN))
+		dims = HL_EMU_DMA_CORE_DIMS;
+	for (i = 0; i < dims; i++) {
+		sn[i] = max(hl_emu_dma_reg(regs, HL_EMU_DMA_CORE_SRC_TSIZE_1 + 8 * i), 1u);
+		ss[i] = hl_emu_dma_reg(regs, HL_EMU_DMA_CORE_SRC_TSIZE_1 + 8 * i + 4);
+		dn[i] = max(hl_emu_dma_reg(regs, HL_EMU_DMA_CORE_DST_TSIZE_1 + 8 * i), 1u);
+		ds[i] = hl_emu_dma_reg(regs, HL_EMU_DMA_CORE_DST_TSIZE_1 + 8 * i + 4);
+		if (check_mul_overflow(lines, (u64)sn[i], &lines) ||
+		    check_mul_overflow(dlines, (u64)dn[i], &dlines))
+			return -EINVAL;
+	}
+	if (dims && (lines != dlines ||
+		     line != hl_emu_dma_reg(regs, HL_EMU_DMA_CORE_DST_TSIZE_0)))
+		return -EINVAL;
+
+	pkt.tsize = cpu_to_le64(line);
+	for (k = 0; k < lines; k++) {
+		rc = hl_emu_job_check(q, job);
+		if (rc)
+			return rc;
+		s = src;
+		d = dst;
+		ks = k;
+		kd = k;
+		for (i = 0; i < dims; i++) {
+			s += (ks % sn[i]) * ss[i];
+			ks /= sn[i];
+			d += (kd % dn[i]) * ds[i];
+			kd /= dn[i];
+		}
+		pkt.src_addr = cpu_to_le64(s);
+		pkt.dst_addr = cpu_to_le64(d);
+		rc = hl_emu_exec_lin_dma(q, job, &pkt);
+		if (rc)
+			return rc;
+	}
+
+	if (commit & HL_EMU_DMA_COMMIT_WR_COMP_EN) {
+		struct hl_emu_pkt_msg_long m = {
+			.value = cpu_to_le32(hl_emu_dma_reg(regs,
+							    HL_EMU_DMA_CORE_WR_COMP_WDATA)),
+			.addr = cpu_to_le64(hl_emu_dma_reg64(regs,
+							     HL_EMU_DMA_CORE_WR_COMP_ADDR_LO)),
+		};
+
+		return hl_emu_exec_msg_long(q, job, &m);
+	}
+	return 0;
+}
+
+static int hl_emu_gaudi_wreg(struct hl_emu_queue *q, struct hl_cs_job *job,
+			     u64 addr, u32 value)
+{
+	u32 regs[HL_EMU_DMA_CORE_REGS_END / 4];
+	int rc;
+
+	rc = hl_emu_sync_dma_core_write(q->emu, q->id, addr, value, regs);
+	if (rc > 0)
+		return hl_emu_gaudi_dma_commit(q, job, regs, value);
+	if (!rc)
+		return 0;
 	if (!hl_emu_gaudi_wreg_ok(q, addr)) {
 		hl_dbg(q->emu->hdev, EMU,
 		       "queue %u: WREG to 0x%llx, a register not modelled\n",
@@ -284,7 +387,7 @@ static int hl_emu_gaudi_wreg_bulk(struct hl_emu_queue *q,
 	/* Every register first: a bulk write to a hole writes nothing */
 	for (i = 0; i < 2 * n64; i++)
 		if (!hl_emu_gaudi_wreg_ok(q, addr + 4ull * i))
-			return hl_emu_gaudi_wreg(q, addr + 4ull * i, 0);
+			return hl_emu_gaudi_wreg(q, job, addr + 4ull * i, 0);
 
 	for (done = 0; done < 2 * n64; done += n) {
 		n = min_t(u32, 2 * n64 - done, ARRAY_SIZE(vals));
@@ -293,7 +396,7 @@ static int hl_emu_gaudi_wreg_bulk(struct hl_emu_queue *q,
 		if (rc)
 			return rc;
 		for (i = 0; i < n; i++) {
-			rc = hl_emu_gaudi_wreg(q, addr + 4ull * (done + i),
+			rc = hl_emu_gaudi_wreg(q, job, addr + 4ull * (done + i),
 					       le32_to_cpu(vals[i]));
 			if (rc)
 				return rc;
@@ -498,7 +601,7 @@ static int hl_emu_gaudi_exec(struct hl_emu_queue *q, struct hl_cs_job *job,
 		       -EINVAL : 0;
 	case HL_GAUDI_PKT_WREG_32:
 		block = hl_emu_gaudi_engine_block(q);
-		return hl_emu_gaudi_wreg(q, block +
+		return hl_emu_gaudi_wreg(q, job, block +
 					 FIELD_GET(HL_GPKT_WREG_OFFSET, ctl),
 					 w0);
 	case HL_GAUDI_PKT_WREG_BULK:

@@ -88,6 +88,15 @@ static const u64 hl_emu_sm_block_base[HL_EMU_SM_BLOCKS] = {
 /* The engine's register block (WREG_32's base): the QM's base - this */
 #define HL_EMU_QM_ENGINE_OFF	0x8000
 
+/*
+ * GAUDI's DMA cores (DMA0_CORE .. DMA7_CORE): the register block of the
+ * engines DMA 0..7, whose registers a strided transfer is programmed in
+ * (emu_gaudi_pkt.c)
+ */
+#define HL_EMU_DMA_CORE_BASE	(HL_CFG_BASE + 0x500000)
+#define HL_EMU_DMA_CORE_STRIDE	0x20000
+#define HL_EMU_DMA_CORES	8
+
 /**
  * struct hl_emu_qm - a queue manager.
  * @base: its registers' address.
@@ -97,6 +106,8 @@ static const u64 hl_emu_sm_block_base[HL_EMU_SM_BLOCKS] = {
  * @arb_cfg: ARB_CFG_0 as written.
  * @arb_wrr: ARB_WRR_WEIGHT_0..3 as written.
  * @arb_quiet: ARB_MST_QUIET_PER as written.
+ * @dma_core: the registers of its engine's DMA core as written (GAUDI's
+ *	DMA 0..7; HL_EMU_DMA_CORE_*, from the block's base / 4), else unused.
  */
 struct hl_emu_qm {
 	u64 base;
@@ -104,12 +115,13 @@ struct hl_emu_qm {
 	u32 arb_cfg;
 	u32 arb_wrr[HL_QM_FENCE_STREAMS];
 	u32 arb_quiet;
+	u32 dma_core[HL_EMU_DMA_CORE_REGS_END / 4];
 };
 
 /**
  * struct hl_emu_sync - the sync manager.
  * @lock: Protects: @sob, @mon, @fence, @msg_base, @dropped, the arbiter
- *	registers of @qm.
+ *	and DMA core registers of @qm.
  * @wq: FENCE packets waiting for a fence counter.
  * @sob: the sync objects' values, block by block (HL_EMU_SM_BLOCKS).
  * @mon: the monitors, block by block.
@@ -129,7 +141,7 @@ struct hl_emu_qm {
  * @fence: the fence counters, HL_QM_FENCE_NUM per slot (as @msg_base).
  */
 struct hl_emu_sync {
-	spinlock_t lock; /* Protects: sob, mon, fence, msg_base, dropped, qm's arb */
+	spinlock_t lock; /* Protects: sob, mon, fence, msg_base, dropped, qm's arb, dma_core */
 	wait_queue_head_t wq;
 	u16 sob[HL_EMU_SM_NUM_SOBS];
 	struct hl_emu_mon mon[HL_EMU_SM_NUM_MONS];
@@ -584,6 +596,82 @@ u64 hl_emu_sync_engine_block(struct hl_emu_device *emu, u32 queue)
 	return base - HL_EMU_QM_ENGINE_OFF;
 }
 
+/* The DMA core of @queue's engine (its queue manager's index), or -1 */
+static s32 hl_emu_sync_dma_core_qm(struct hl_emu_device *emu, u32 queue)
+{
+	u64 block = hl_emu_sync_engine_block(emu, queue);
+
+	if (!emu->sync->gaudi || block < HL_EMU_DMA_CORE_BASE ||
+	    block >= HL_EMU_DMA_CORE_BASE +
+		     HL_EMU_DMA_CORES * HL_EMU_DMA_CORE_STRIDE ||
+	    (block - HL_EMU_DMA_CORE_BASE) % HL_EMU_DMA_CORE_STRIDE)
+		return -1;
+	return emu->sync->queue_qm[queue];
+}
+
+/* A modelled register of a DMA core: its offset in the core's block */
+static bool hl_emu_dma_core_is_reg(u32 off)
+{
+	return IS_ALIGNED(off, 4) &&
+	       ((off >= HL_EMU_DMA_CORE_SRC_BASE_LO &&
+		 off <= HL_EMU_DMA_CORE_DST_BASE_HI) ||
+		(off >= HL_EMU_DMA_CORE_SRC_TSIZE_1 &&
+		 off <= HL_EMU_DMA_CORE_SRC_TSIZE_0) ||
+		(off >= HL_EMU_DMA_CORE_DST_TSIZE_1 &&
+		 off < HL_EMU_DMA_CORE_REGS_END));
+}
+
+/**
+ * hl_emu_sync_is_dma_core_reg - whether @addr is a modelled register of
+ * the DMA core of @queue's engine (GAUDI's DMA 0..7 only).
+ * @emu: the device.
+ * @queue: the queue.
+ * @addr: an address.
+ *
+ * Return: true when it is.
+ */
+bool hl_emu_sync_is_dma_core_reg(struct hl_emu_device *emu, u32 queue,
+				 u64 addr)
+{
+	u64 block = hl_emu_sync_engine_block(emu, queue);
+
+	return hl_emu_sync_dma_core_qm(emu, queue) >= 0 && addr >= block &&
+	       addr - block < HL_EMU_DMA_CORE_REGS_END &&
+	       hl_emu_dma_core_is_reg(addr - block);
+}
+
+/**
+ * hl_emu_sync_dma_core_write - a write of @queue's engine to a register of
+ * its DMA core (GAUDI's DMA 0..7 only).
+ * @emu: the device.
+ * @queue: the queue that writes (WREG_32, WREG_BULK).
+ * @addr: the register's address.
+ * @value: the value.
+ * @regs: receives the core's registers (HL_EMU_DMA_CORE_REGS_END bytes,
+ *	from the block's base) when @addr is COMMIT.
+ *
+ * Return: 1 @addr is COMMIT (the caller runs the transfer), 0 written,
+ * -ENOENT not a modelled register of @queue's DMA core.
+ */
+int hl_emu_sync_dma_core_write(struct hl_emu_device *emu, u32 queue,
+			       u64 addr, u32 value, u32 *regs)
+{
+	struct hl_emu_sync *sm = emu->sync;
+	s32 k = hl_emu_sync_dma_core_qm(emu, queue);
+	u64 off;
+
+	if (!hl_emu_sync_is_dma_core_reg(emu, queue, addr))
+		return -ENOENT;
+	off = addr - hl_emu_sync_engine_block(emu, queue);
+
+	spin_lock(&sm->lock);
+	sm->qm[k].dma_core[off / 4] = value;
+	if (off == HL_EMU_DMA_CORE_COMMIT)
+		memcpy(regs, sm->qm[k].dma_core, sizeof(sm->qm[k].dma_core));
+	spin_unlock(&sm->lock);
+	return off == HL_EMU_DMA_CORE_COMMIT;
+}
+
 /**
  * hl_emu_sync_own_qm - whether @addr is in @queue's queue manager's
  * registers (the only ones WREG_32 of @queue may write: GAUDI's NIC queue
@@ -711,7 +799,7 @@ void hl_emu_sync_wake(struct hl_emu_device *emu)
 
 /**
  * hl_emu_sync_reset - zero every SOB and monitor (of every block), fence
- * counter and arbiter register, and set the message bases (the lower CPs'
+ * counter, arbiter and DMA core register, and set the message bases (the lower CPs'
  * too) to what GAUDI's driver programs (E_N monitors and SOBs, W_S
  * monitors and SOBs): the device's next owner starts from scratch.
  * @emu: the device; no job of the previous owner runs.
@@ -736,6 +824,7 @@ void hl_emu_sync_reset(struct hl_emu_device *emu)
 		sm->qm[k].arb_cfg = 0;
 		sm->qm[k].arb_quiet = 0;
 		memset(sm->qm[k].arb_wrr, 0, sizeof(sm->qm[k].arb_wrr));
+		memset(sm->qm[k].dma_core, 0, sizeof(sm->qm[k].dma_core));
 	}
 	spin_unlock(&sm->lock);
 }
