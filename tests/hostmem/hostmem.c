@@ -371,9 +371,8 @@ static void test_same_page_many_mappings(void **state)
 
 /*
  * A mapping of three pages, one of which another mapping DMA-mapped
- * already: it shares that page's DMA mapping and maps the other two
- * together; the pages a MAP DMA-mapped together stay DMA-mapped while any
- * mapping holds one of them.
+ * already: it shares that page's DMA mapping and DMA-maps the other two;
+ * a page stays DMA-mapped while a mapping holds it, and no longer.
  */
 static void test_mapping_shares_some_pages(void **state)
 {
@@ -407,20 +406,57 @@ static void test_mapping_shares_some_pages(void **state)
 	dma_through_each(st->fd, va, cpu, 3, 0xb16b1000);
 
 	/*
-	 * A small one inside its third page, then the big one goes: the big
-	 * one DMA-mapped its first and third pages together, which the small
-	 * one keeps mapped until it goes; the second page, which the first
-	 * small one DMA-mapped, goes with the big one
+	 * A small one inside its third page, then the big one goes: the
+	 * small one keeps the third page DMA-mapped, the first and second,
+	 * which no mapping holds any more, go with the big one
 	 */
 	assert_int_equal(map_host(st->fd, buf + 2 * PAGE + 8, PIECE, &small2), 0);
 	assert_int_equal(host_dma_pages(), 3);
 	assert_int_equal(hlthunk_memory_unmap(st->fd, big), 0);
-	assert_int_equal(host_dma_pages(), 2);
+	assert_int_equal(host_dma_pages(), 1);
 	cpu[0] = buf + 2 * PAGE + 8;
 	dma_through_each(st->fd, &small2, cpu, 1, 0x5a112000);
 	assert_int_equal(hlthunk_memory_unmap(st->fd, small2), 0);
 	assert_int_equal(host_dma_pages(), 0);
 	munmap(buf, 3 * PAGE);
+}
+
+/*
+ * Every page DMA-mapped for the device is a page some mapping still pins
+ * (and is charged for): a page that no mapping holds any more is not kept
+ * DMA-mapped, nor referenced, because another page DMA-mapped with it is
+ * still held. Otherwise a process could keep any amount of memory for the
+ * device at the charge of one page: map a buffer as large as
+ * RLIMIT_MEMLOCK allows, map one page of it again, unmap the buffer, free
+ * it, and again.
+ */
+#define RETAIN_PAGES	16
+
+static void test_unheld_pages_not_kept_dma_mapped(void **state)
+{
+	struct hltests_state *st = *state;
+	uint8_t *buf = map_anon(RETAIN_PAGES * PAGE, PROT_READ | PROT_WRITE);
+	uint64_t big, small;
+	uint8_t *cpu[1];
+
+	assert_non_null(buf);
+	memset(buf, 0, RETAIN_PAGES * PAGE);
+	assert_int_equal(map_host(st->fd, buf, RETAIN_PAGES * PAGE, &big), 0);
+	assert_int_equal(host_dma_pages(), RETAIN_PAGES);
+	assert_int_equal(map_host(st->fd, buf + 5 * PAGE + 8, PIECE, &small), 0);
+	assert_int_equal(hltests_debugfs_value(0, "pinned_host_pages"),
+			 RETAIN_PAGES + 1);
+	assert_int_equal(hlthunk_memory_unmap(st->fd, big), 0);
+	/* One page pinned, by the small mapping: one page DMA-mapped */
+	assert_int_equal(hltests_debugfs_value(0, "pinned_host_pages"), 1);
+	assert_int_equal(host_dma_pages(), 1);
+	munmap(buf + 6 * PAGE, (RETAIN_PAGES - 6) * PAGE);
+	munmap(buf, 5 * PAGE);
+	cpu[0] = buf + 5 * PAGE + 8;
+	dma_through_each(st->fd, &small, cpu, 1, 0x4e7a0000);
+	assert_int_equal(hlthunk_memory_unmap(st->fd, small), 0);
+	assert_int_equal(host_dma_pages(), 0);
+	munmap(buf + 5 * PAGE, PAGE);
 }
 
 /* Closing with many mappings of one page outstanding leaves nothing */
@@ -570,6 +606,8 @@ static const struct CMUnitTest hostmem_tests[] = {
 	cmocka_unit_test_setup_teardown(test_same_page_many_mappings,
 					hltests_setup, hltests_teardown),
 	cmocka_unit_test_setup_teardown(test_mapping_shares_some_pages,
+					hltests_setup, hltests_teardown),
+	cmocka_unit_test_setup_teardown(test_unheld_pages_not_kept_dma_mapped,
 					hltests_setup, hltests_teardown),
 	cmocka_unit_test(test_close_with_shared_page_mappings),
 	cmocka_unit_test(test_fork_child_maps_shared_page),

@@ -211,10 +211,10 @@ struct hl_fpriv {
  * @pinned_host_pages: pins of host pages held by all contexts' mappings:
  *	a page in N mappings counts N times (each MAP pins its pages).
  * @host_pages_lock: Protects @host_pages, @host_dma_pages and the
- *	struct hl_host_page and struct hl_host_dma they lead to (memory.c).
+ *	struct hl_host_page they lead to (memory.c).
  * @host_pages: the host pages DMA-mapped for the device, one DMA mapping
- *	per page shared by all the device's mappings of it: key = pfn, value =
- *	struct hl_host_page.
+ *	per page shared by all the device's mappings of it, unmapped when the
+ *	last lets go: key = pfn, value = struct hl_host_page.
  * @host_dma_pages: entries of @host_pages (debugfs info).
  * @ctx_list_lock: Protects @ctx_list and @ctx_teardowns.
  * @ctx_list: every context not torn down yet.

@@ -384,41 +384,28 @@ static_assert(PAGE_SIZE == SZ_4K);
  * mapping, as upstream's, and so is the charge, as RDMA's ib_umem_get()
  * charges each registration); only the DMA mapping is shared.
  *
- * The pages a MAP finds not DMA-mapped are DMA-mapped together, as one
- * scatterlist (a run: struct hl_host_dma), so that a large buffer is one
- * DMA mapping; the pages it finds mapped are held in whichever run maps
- * them. A run is unmapped when no mapping holds any of its pages any
- * more. Until then it holds a reference on each of its pages: a page
- * whose mappings are gone, but whose run is not, is not freed while it is
- * still DMA-mapped.
+ * Each page is DMA-mapped on its own and unmapped when the last mapping
+ * that holds it lets go, so that every page DMA-mapped for the device is
+ * pinned, and charged, by a mapping: pages DMA-mapped together could only
+ * be unmapped together, and one page of them held by a small mapping
+ * would keep all of them DMA-mapped, uncharged, after their own mappings
+ * and memory are gone.
  */
-
-/**
- * struct hl_host_dma - host pages DMA-mapped together for the device.
- * @sgta: the pages (sgta.sgt), DMA-mapped for the accelerator's PCI
- *	function with DMA_ATTR_SKIP_CPU_SYNC (see hl_userptr_release()).
- * @holds: how many pages of the device's mappings are pages of the run (a
- *	page in N mappings counts N times); the run is unmapped at 0.
- *
- * Under hl_device.host_pages_lock.
- */
-struct hl_host_dma {
-	struct sg_append_table sgta;
-	u64 holds;
-};
 
 /**
  * struct hl_host_page - a host page DMA-mapped for the device, the value
  * of its pfn in hl_device.host_pages.
- * @dma: its DMA address, set when @run is DMA-mapped.
- * @run: the run that maps it.
+ * @dma: its DMA address for the accelerator's PCI function, mapped with
+ *	DMA_ATTR_SKIP_CPU_SYNC (see hl_userptr_release()).
+ * @holds: how many times the device's mappings hold it (a mapping that has
+ *	the page twice holds it twice); unmapped at 0. Each hold is a pin.
  *
  * Under hl_device.host_pages_lock; a mapping that holds the page reads
  * @dma without it (it is not written again, nor freed, while held).
  */
 struct hl_host_page {
 	dma_addr_t dma;
-	struct hl_host_dma *run;
+	u64 holds;
 };
 
 /* A page held by the caller's mapping: its DMA address for the device */
@@ -429,206 +416,122 @@ static dma_addr_t hl_host_page_dma(struct hl_device *hdev, struct page *page)
 	return hp->dma;
 }
 
-/* Unmap a run of which no mapping holds a page; forget its pages */
-static void hl_host_dma_free(struct hl_device *hdev, struct hl_host_dma *run)
+/* Let go of one hold of @page; unmap and forget it at the last */
+static void hl_host_page_put(struct hl_device *hdev, struct page *page)
 {
-	struct sg_table *sgt = &run->sgta.sgt;
-	struct sg_page_iter iter;
-	struct page *page;
-
-	lockdep_assert_held(&hdev->host_pages_lock);
-
-	dma_unmap_sgtable(hdev->dev, sgt, DMA_BIDIRECTIONAL,
-			  DMA_ATTR_SKIP_CPU_SYNC);
-	for_each_sgtable_page(sgt, &iter, 0) {
-		page = sg_page_iter_page(&iter);
-		kfree(xa_erase(&hdev->host_pages, page_to_pfn(page)));
-		hdev->host_dma_pages--;
-		put_page(page);
-	}
-	sg_free_append_table(&run->sgta);
-	kfree(run);
-}
-
-/*
- * Undo hl_host_pages_get() for the first @done pages of @sgt: forget the
- * pages it added to @run, which is not DMA-mapped, and let go of the
- * pages it held in runs mapped before (which others hold too).
- */
-static void hl_host_pages_unwind(struct hl_device *hdev, struct sg_table *sgt,
-				 u64 done, struct hl_host_dma *run)
-{
-	struct sg_page_iter iter;
+	unsigned long pfn = page_to_pfn(page);
 	struct hl_host_page *hp;
-	unsigned long pfn;
 
 	lockdep_assert_held(&hdev->host_pages_lock);
 
-	for_each_sgtable_page(sgt, &iter, 0) {
-		if (!done--)
-			break;
-		pfn = page_to_pfn(sg_page_iter_page(&iter));
-		hp = xa_load(&hdev->host_pages, pfn);
-		/* A page that @sgt has twice, forgotten at its first */
-		if (!hp)
-			continue;
-		if (hp->run == run) {
-			xa_erase(&hdev->host_pages, pfn);
-			kfree(hp);
-			hdev->host_dma_pages--;
-		} else {
-			WARN_ON_ONCE(!--hp->run->holds);
-		}
-	}
+	hp = xa_load(&hdev->host_pages, pfn);
+	if (WARN_ON_ONCE(!hp))
+		return;
+	if (--hp->holds)
+		return;
+	dma_unmap_page_attrs(hdev->dev, hp->dma, PAGE_SIZE, DMA_BIDIRECTIONAL,
+			     DMA_ATTR_SKIP_CPU_SYNC);
+	xa_erase(&hdev->host_pages, pfn);
+	kfree(hp);
+	hdev->host_dma_pages--;
 }
 
-/*
- * DMA-map a new run and give its pages their DMA addresses: the k-th page
- * of the run is the k-th page-sized piece of its DMA segments (the pages
- * are whole, so each segment is a multiple of PAGE_SIZE).
- */
-static int hl_host_dma_map(struct hl_device *hdev, struct hl_host_dma *run)
+/* Hold @page (pinned by the caller's mapping), DMA-mapping it at the first */
+static int hl_host_page_get(struct hl_device *hdev, struct page *page)
 {
-	struct sg_table *sgt = &run->sgta.sgt;
-	struct sg_dma_page_iter diter;
-	struct sg_page_iter piter;
+	unsigned long pfn = page_to_pfn(page);
 	struct hl_host_page *hp;
 	int rc;
 
 	lockdep_assert_held(&hdev->host_pages_lock);
 
-	rc = hl_should_fail(HL_FAULT_DMA_MAP) ? -ENOMEM :
-	     dma_map_sgtable(hdev->dev, sgt, DMA_BIDIRECTIONAL,
-			     DMA_ATTR_SKIP_CPU_SYNC);
-	if (rc)
-		return rc == -ENOMEM ? -ENOMEM : -EFAULT;
-
-	__sg_page_iter_start(&diter.base, sgt->sgl, sgt->nents, 0);
-	for_each_sgtable_page(sgt, &piter, 0) {
-		if (WARN_ON_ONCE(!__sg_page_iter_dma_next(&diter))) {
-			dma_unmap_sgtable(hdev->dev, sgt, DMA_BIDIRECTIONAL,
-					  DMA_ATTR_SKIP_CPU_SYNC);
-			return -EFAULT;
-		}
-		hp = xa_load(&hdev->host_pages,
-			     page_to_pfn(sg_page_iter_page(&piter)));
-		hp->dma = sg_page_iter_dma_address(&diter);
+	hp = xa_load(&hdev->host_pages, pfn);
+	if (hp) {
+		hp->holds++;
+		return 0;
 	}
-	for_each_sgtable_page(sgt, &piter, 0)
-		get_page(sg_page_iter_page(&piter));
+	hp = kzalloc(sizeof(*hp), GFP_KERNEL_ACCOUNT);
+	if (!hp)
+		return -ENOMEM;
+	if (hl_should_fail(HL_FAULT_DMA_MAP)) {
+		rc = -ENOMEM;
+		goto err_free;
+	}
+	hp->dma = dma_map_page_attrs(hdev->dev, page, 0, PAGE_SIZE,
+				     DMA_BIDIRECTIONAL, DMA_ATTR_SKIP_CPU_SYNC);
+	if (dma_mapping_error(hdev->dev, hp->dma)) {
+		rc = -EFAULT;
+		goto err_free;
+	}
+	rc = xa_err(xa_store(&hdev->host_pages, pfn, hp, GFP_KERNEL_ACCOUNT));
+	if (rc)
+		goto err_unmap;
+	hp->holds = 1;
+	hdev->host_dma_pages++;
 	return 0;
-}
 
-/* Add @n pages to a run being built; @left: how many may follow */
-static int hl_host_dma_append(struct hl_host_dma *run, struct page **pages,
-			      unsigned int n, u64 left)
-{
-	return sg_alloc_append_table_from_pages(&run->sgta, pages, n, 0,
-						n << PAGE_SHIFT, SZ_1G,
-						min_t(u64, left, UINT_MAX),
-						GFP_KERNEL_ACCOUNT);
+err_unmap:
+	dma_unmap_page_attrs(hdev->dev, hp->dma, PAGE_SIZE, DMA_BIDIRECTIONAL,
+			     DMA_ATTR_SKIP_CPU_SYNC);
+err_free:
+	kfree(hp);
+	return rc;
 }
 
 /*
- * Hold each of the @npages pages of @sgt (a mapping's pinned pages) in a
- * run of the device: the run that maps it already, or a new run of all the
- * pages that no run maps, DMA-mapped here. Syncs the pages for the device.
+ * Hold each of the @npages pages of @sgt (a mapping's pinned pages),
+ * DMA-mapping those the device has not; syncs them for the device.
  * Errors: -ENOMEM; -EFAULT the DMA mapping failed.
  */
 static int hl_host_pages_get(struct hl_device *hdev, struct sg_table *sgt,
 			     u64 npages)
 {
-	struct hl_host_page *hp;
 	struct sg_page_iter iter;
-	struct hl_host_dma *run;
-	struct page **batch;
-	struct page *page;
-	unsigned int n = 0;
 	u64 done = 0;
 	int rc = 0;
 
-	run = kzalloc(sizeof(*run), GFP_KERNEL_ACCOUNT);
-	batch = (struct page **)__get_free_page(GFP_KERNEL_ACCOUNT);
-	if (!run || !batch) {
-		rc = -ENOMEM;
-		goto out_free;
-	}
-
 	mutex_lock(&hdev->host_pages_lock);
 	for_each_sgtable_page(sgt, &iter, 0) {
-		page = sg_page_iter_page(&iter);
-		hp = xa_load(&hdev->host_pages, page_to_pfn(page));
-		if (!hp) {
-			hp = kzalloc(sizeof(*hp), GFP_KERNEL_ACCOUNT);
-			if (!hp) {
-				rc = -ENOMEM;
-				break;
-			}
-			hp->run = run;
-			rc = xa_err(xa_store(&hdev->host_pages, page_to_pfn(page),
-					     hp, GFP_KERNEL_ACCOUNT));
-			if (rc) {
-				kfree(hp);
-				break;
-			}
-			hdev->host_dma_pages++;
-			batch[n++] = page;
-		}
-		hp->run->holds++;
-		done++;
-		if (n == HL_PIN_BATCH) {
-			rc = hl_host_dma_append(run, batch, n, npages - done);
-			if (rc)
-				break;
-			n = 0;
+		rc = hl_host_page_get(hdev, sg_page_iter_page(&iter));
+		if (rc)
+			break;
+		if (!(++done % HL_PIN_BATCH))
 			cond_resched();
-		}
 	}
-	if (!rc && n)
-		rc = hl_host_dma_append(run, batch, n, 0);
-	if (!rc && run->holds)
-		rc = hl_host_dma_map(hdev, run);
 	if (rc) {
-		hl_host_pages_unwind(hdev, sgt, done, run);
+		for_each_sgtable_page(sgt, &iter, 0) {
+			if (!done--)
+				break;
+			hl_host_page_put(hdev, sg_page_iter_page(&iter));
+		}
 		mutex_unlock(&hdev->host_pages_lock);
-		sg_free_append_table(&run->sgta);
-		goto out_free;
+		return rc;
 	}
-	/* A new run's holds are this mapping's: kept; else it is not used */
-	if (run->holds)
-		run = NULL;
 	mutex_unlock(&hdev->host_pages_lock);
+	WARN_ON_ONCE(done != npages);
 
 	for_each_sgtable_page(sgt, &iter, 0)
 		dma_sync_single_for_device(hdev->dev,
 					   hl_host_page_dma(hdev,
 							    sg_page_iter_page(&iter)),
 					   PAGE_SIZE, DMA_BIDIRECTIONAL);
-out_free:
-	free_page((unsigned long)batch);
-	kfree(run);
-	return rc;
+	return 0;
 }
 
 /* Let go of the pages of @sgt held by hl_host_pages_get(); syncs them */
 static void hl_host_pages_put(struct hl_device *hdev, struct sg_table *sgt)
 {
 	struct sg_page_iter iter;
-	struct hl_host_page *hp;
-	struct hl_host_dma *run;
+	struct page *page;
 	unsigned long i = 0;
 
 	mutex_lock(&hdev->host_pages_lock);
 	for_each_sgtable_page(sgt, &iter, 0) {
-		hp = xa_load(&hdev->host_pages,
-			     page_to_pfn(sg_page_iter_page(&iter)));
-		if (WARN_ON_ONCE(!hp))
-			continue;
-		dma_sync_single_for_cpu(hdev->dev, hp->dma, PAGE_SIZE,
-					DMA_BIDIRECTIONAL);
-		run = hp->run;
-		if (!--run->holds)
-			hl_host_dma_free(hdev, run);
+		page = sg_page_iter_page(&iter);
+		dma_sync_single_for_cpu(hdev->dev,
+					hl_host_page_dma(hdev, page),
+					PAGE_SIZE, DMA_BIDIRECTIONAL);
+		hl_host_page_put(hdev, page);
 		if (!(++i % HL_PIN_BATCH))
 			cond_resched();
 	}
