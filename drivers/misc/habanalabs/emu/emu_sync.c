@@ -975,6 +975,26 @@ u32 hl_emu_sync_encaps_sob(struct hl_device *hdev, u32 queue, u32 idx,
 	return addr - HL_CFG_BASE;
 }
 
+/*
+ * The packets that point driver monitor @mon's payload at @fence: a write
+ * of 1 there when it fires (the arm follows, by the caller)
+ */
+static u32 hl_emu_sync_mon_payload(void *buf, const struct hl_emu_sync *sm,
+				   u32 mon, u64 fence)
+{
+	u8 *p = buf;
+
+	p += hl_emu_sync_msg(p, hl_emu_sync_driver_reg(sm,
+				HL_SM_MON_PAY_ADDRL_ADDR(mon)),
+			     lower_32_bits(fence));
+	p += hl_emu_sync_msg(p, hl_emu_sync_driver_reg(sm,
+				HL_SM_MON_PAY_ADDRH_ADDR(mon)),
+			     upper_32_bits(fence));
+	p += hl_emu_sync_msg(p, hl_emu_sync_driver_reg(sm,
+				HL_SM_MON_PAY_DATA_ADDR(mon)), 1);
+	return p - (u8 *)buf;
+}
+
 /**
  * hl_emu_sync_gen_wait_cb - asic_funcs->gen_wait_cb: arm the queue's wait
  * monitor on the signal queue's other SOB (== 0: the round of @idx has
@@ -1004,14 +1024,7 @@ u32 hl_emu_sync_gen_wait_cb(struct hl_device *hdev, void *buf, u32 queue,
 	u32 cfg = HL_PKT_FENCE_CFG(HL_EMU_WAIT_FENCE, 1, 1);
 	u8 *p = buf;
 
-	p += hl_emu_sync_msg(p, hl_emu_sync_driver_reg(sm,
-				HL_SM_MON_PAY_ADDRL_ADDR(mon)),
-			     lower_32_bits(fence));
-	p += hl_emu_sync_msg(p, hl_emu_sync_driver_reg(sm,
-				HL_SM_MON_PAY_ADDRH_ADDR(mon)),
-			     upper_32_bits(fence));
-	p += hl_emu_sync_msg(p, hl_emu_sync_driver_reg(sm,
-				HL_SM_MON_PAY_DATA_ADDR(mon)), 1);
+	p += hl_emu_sync_mon_payload(p, sm, mon, fence);
 	p += hl_emu_sync_msg(p, arm,
 			     HL_SM_MON_ARM(other / 8, 0xff & ~BIT(other % 8), 1,
 					   0));
@@ -1152,14 +1165,7 @@ u32 hl_emu_sync_gen_coll_cb(struct hl_device *hdev, void *buf,
 
 		watch[slot / 8] |= BIT(slot % 8);
 	}
-	p += hl_emu_sync_msg(p, hl_emu_sync_driver_reg(sm,
-				HL_SM_MON_PAY_ADDRL_ADDR(mon)),
-			     lower_32_bits(fence));
-	p += hl_emu_sync_msg(p, hl_emu_sync_driver_reg(sm,
-				HL_SM_MON_PAY_ADDRH_ADDR(mon)),
-			     upper_32_bits(fence));
-	p += hl_emu_sync_msg(p, hl_emu_sync_driver_reg(sm,
-				HL_SM_MON_PAY_DATA_ADDR(mon)), 1);
+	p += hl_emu_sync_mon_payload(p, sm, mon, fence);
 	for (half = 0; half < 2; half++) {
 		if (!watch[half])
 			continue;
