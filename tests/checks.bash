@@ -141,7 +141,7 @@ bg_wait() {
 # The lines of a log that say what failed: cmocka's failed tests and
 # assertions, a suite without a summary, the kernel log's reports, hlvm's
 # verdicts
-checks_failure_re='^\[ +(FAILED|ERROR|LINE) +\]|exited with|no cmocka summary|BUG:|WARNING:|Oops|DMAR|KASAN|kmemleak|circular locking|contract violation|^hlvm: '
+checks_failure_re='^\[ +(FAILED|ERROR|LINE) +\]|exited with|no cmocka summary|BUG:|WARNING:|Oops|DMAR|KASAN|kmemleak|circular locking|contract violations [1-9]|^hlvm: '
 
 checks_summary() {
 	local what=$1
