@@ -145,18 +145,30 @@ checks_failure_re='^\[ +(FAILED|ERROR|LINE) +\]|exited with|no cmocka summary|BU
 
 checks_summary() {
 	local what=$1
-	local i
+	local i n=0 cap
 	echo
 	for i in "${!failed_logs[@]}"; do
 		[[ -n ${failed_logs[$i]} ]] || continue
-		# What it reported failing, wherever in its log (a long
-		# check's tail is the fuzzer's, or a later suite's)
-		echo "##### what the failed check reported: ${failed_names[$i]}"
-		grep -E "$checks_failure_re" "${failed_logs[$i]}" 2>/dev/null | grep -v "^#####" |
-			sort | uniq -c | sort -rn | head -n 60
+		n=$((n + 1))
 		echo "##### the last lines of the failed check: ${failed_names[$i]}"
-		tail -n 25 "${failed_logs[$i]}" 2>/dev/null
+		tail -n 12 "${failed_logs[$i]}" 2>/dev/null
 		echo
+	done
+	# What each failed check reported failing, wherever in its log (a
+	# long check's tail is the fuzzer's, or a later suite's), comes last:
+	# CI keeps only the last 20-odd lines of a long output, so these
+	# lines, the names and the counts must fit there together
+	((n)) && cap=$((14 / n)) && ((cap < 3)) && cap=3
+	for i in "${!failed_logs[@]}"; do
+		[[ -n ${failed_logs[$i]} ]] || continue
+		echo "##### what failed in: ${failed_names[$i]}"
+		{
+			grep -E '^\[ +(FAILED|ERROR|LINE) +\]' "${failed_logs[$i]}" |
+				grep -v ' test(s), listed below' | awk '!seen[$0]++'
+			grep -E "$checks_failure_re" "${failed_logs[$i]}" |
+				grep -vE '^\[ +(FAILED|ERROR|LINE) +\]|^#####' |
+				cut -c1-160 | sort | uniq -c | sort -rn
+		} 2>/dev/null | head -n "$cap"
 	done
 	if ((failed)); then
 		printf 'failed: %s\n' "${failed_names[@]}"
