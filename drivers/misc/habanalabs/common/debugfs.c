@@ -38,7 +38,7 @@ static int hl_debugfs_info_show(struct seq_file *s, void *unused)
 {
 	struct hl_device *hdev = s->private;
 	struct asic_fixed_properties *prop = &hdev->asic_prop;
-	unsigned long host_dma_pages;
+	unsigned long host_dma_pages, host_dma_maps;
 	unsigned int contexts = 0;
 	struct hl_ctx *ctx;
 	bool open;
@@ -52,6 +52,7 @@ static int hl_debugfs_info_show(struct seq_file *s, void *unused)
 	mutex_unlock(&hdev->ctx_list_lock);
 	mutex_lock(&hdev->host_pages_lock);
 	host_dma_pages = hdev->host_dma_pages;
+	host_dma_maps = hdev->host_dma_maps;
 	mutex_unlock(&hdev->host_pages_lock);
 
 	seq_printf(s, "asic: %s\n", prop->card_name);
@@ -65,6 +66,7 @@ static int hl_debugfs_info_show(struct seq_file *s, void *unused)
 	seq_printf(s, "pinned_host_pages: %lld\n",
 		   atomic64_read(&hdev->pinned_host_pages));
 	seq_printf(s, "host_dma_pages: %lu\n", host_dma_pages);
+	seq_printf(s, "host_dma_maps: %lu\n", host_dma_maps);
 	seq_printf(s, "compute_open: %d\n", open);
 	seq_printf(s, "contexts: %u\n", contexts);
 	seq_printf(s, "contexts_alive: %d\n",

@@ -197,7 +197,7 @@ static int hl_fault_state_show(struct seq_file *s, void *unused)
 {
 	unsigned long contexts = 0, handles = 0, host_maps = 0, dram_maps = 0;
 	unsigned long hops = 0, conns = 0, cqs = 0, exports = 0, inflight = 0;
-	unsigned long cbs = 0, eventfds = 0, mrs = 0, host_dma_pages;
+	unsigned long cbs = 0, eventfds = 0, mrs = 0, host_dma_pages, host_dma_maps;
 	struct hl_device *hdev = s->private;
 	struct list_head *pos;
 	struct hl_ctx *ctx;
@@ -240,6 +240,7 @@ static int hl_fault_state_show(struct seq_file *s, void *unused)
 
 	mutex_lock(&hdev->host_pages_lock);
 	host_dma_pages = hdev->host_dma_pages;
+	host_dma_maps = hdev->host_dma_maps;
 	mutex_unlock(&hdev->host_pages_lock);
 
 	seq_printf(s, "dram_used: %lld\n", atomic64_read(&hdev->dram_used));
@@ -250,6 +251,7 @@ static int hl_fault_state_show(struct seq_file *s, void *unused)
 	seq_printf(s, "pinned_host_pages: %lld\n",
 		   atomic64_read(&hdev->pinned_host_pages));
 	seq_printf(s, "host_dma_pages: %lu\n", host_dma_pages);
+	seq_printf(s, "host_dma_maps: %lu\n", host_dma_maps);
 	seq_printf(s, "contexts: %lu\n", contexts);
 	seq_printf(s, "handles: %lu\n", handles);
 	seq_printf(s, "host_mappings: %lu\n", host_maps);

@@ -107,7 +107,7 @@ struct hl_fpriv {
  *	fault; never held with hl_ctx.mem_lock or hl_nic_ctx.lock)
  *   hl_ctx.mem_lock
  *   hl_device.host_pages_lock (memory.c: DMA-maps and unmaps host pages
- *	shared by the device's mappings; nothing of the driver's under it)
+ *	for the device's mappings; nothing of the driver's under it)
  *   hl_device.mmu_lock
  *   hl_nic_mr.rwsem (a region's: for write by DEREG_MR and the context's
  *	close, holding no other lock; for read by the NIC data path around
@@ -210,12 +210,15 @@ struct hl_fpriv {
  *	that nothing still accesses a page about to be released.
  * @pinned_host_pages: pins of host pages held by all contexts' mappings:
  *	a page in N mappings counts N times (each MAP pins its pages).
- * @host_pages_lock: Protects @host_pages, @host_dma_pages and the
- *	struct hl_host_page they lead to (memory.c).
- * @host_pages: the host pages DMA-mapped for the device, one DMA mapping
- *	per page shared by all the device's mappings of it, unmapped when the
- *	last lets go: key = pfn, value = struct hl_host_page.
+ * @host_pages_lock: Protects @host_pages, @host_dma_pages, @host_dma_maps,
+ *	the struct hl_host_page they lead to and the runs of host pages
+ *	(memory.c).
+ * @host_pages: the host pages DMA-mapped for the device, in a MAP's run
+ *	or with a DMA mapping of their own shared by the device's mappings of
+ *	them (memory.c): key = pfn.
  * @host_dma_pages: entries of @host_pages (debugfs info).
+ * @host_dma_maps: DMA mappings of host pages: runs and pages' own (debugfs
+ *	info).
  * @ctx_list_lock: Protects @ctx_list and @ctx_teardowns.
  * @ctx_list: every context not torn down yet.
  * @ctx_teardowns: teardowns in progress (hl_ctx_teardown()), also of
@@ -274,9 +277,10 @@ struct hl_device {
 	struct ida asid_ida;
 	struct rw_semaphore engine_access_rwsem;
 	atomic64_t pinned_host_pages;
-	struct mutex host_pages_lock; /* Protects: host_pages, host_dma_pages */
+	struct mutex host_pages_lock; /* Protects: host_pages, host_dma_* */
 	struct xarray host_pages;
 	unsigned long host_dma_pages;
+	unsigned long host_dma_maps;
 	struct mutex ctx_list_lock; /* Protects: ctx_list */
 	struct list_head ctx_list;
 	unsigned int ctx_teardowns;

@@ -21,9 +21,9 @@
  * reach it.
  *
  * Pinned host memory is charged to the caller's mm->pinned_vm, within
- * RLIMIT_MEMLOCK unless the caller has CAP_IPC_LOCK, per mapping; a host
- * page is DMA-mapped once for the device, however many of its mappings
- * hold it (hl_host_pages_get()).
+ * RLIMIT_MEMLOCK unless the caller has CAP_IPC_LOCK, per mapping; a MAP
+ * DMA-maps the host pages the device has not in one run, and shares the
+ * DMA mappings of those it has (hl_host_pages_get()).
  *
  * The errors of HL_IOCTL_MEMORY are listed in the kernel-doc of union
  * hl_mem_args in include/uapi/misc/habanalabs.h.
@@ -374,49 +374,56 @@ static_assert(PAGE_SIZE == SZ_4K);
 #define HL_PIN_BATCH	(PAGE_SIZE / sizeof(struct page *))
 
 /*
- * The device's DMA mappings of host pages, shared by its mappings of them.
+ * The device's DMA mappings of host pages.
  *
- * A host page is DMA-mapped for the device once, however many of the
- * device's mappings hold it: programs map many small buffers of one page
- * (malloc()s), each with HL_MEM_USERPTR, and DMA-API debugging reports
- * more than 7 overlapping DMA mappings of a cacheline. Each MAP still pins
- * its pages and is charged for them (hl_userptr_pin(): pins are per
- * mapping, as upstream's, and so is the charge, as RDMA's ib_umem_get()
- * charges each registration); only the DMA mapping is shared.
+ * A MAP DMA-maps the pages that the device has not DMA-mapped yet together,
+ * in one run (one dma_map_sgtable(): one IOVA range, and one IOTLB flush
+ * when it is unmapped; a DMA mapping per page made the unmap of a large
+ * buffer take a flush per page, over half a minute for 256 MiB under the
+ * emulated strict IOMMU). The run is the MAP's own: it is unmapped when the
+ * MAP goes, whoever else maps its pages then.
  *
- * Each page is DMA-mapped on its own and unmapped when the last mapping
- * that holds it lets go, so that every page DMA-mapped for the device is
- * pinned, and charged, by a mapping: pages DMA-mapped together could only
- * be unmapped together, and one page of them held by a small mapping
- * would keep all of them DMA-mapped, uncharged, after their own mappings
- * and memory are gone.
+ * A page that the device has DMA-mapped already, in another MAP's run or
+ * alone, is shared: the MAP holds the page's own DMA mapping (struct
+ * hl_host_page), made when the first MAP that shares the page needs it and
+ * unmapped when the last that holds it lets go. So a page is DMA-mapped at
+ * most twice, however many MAPs hold it (programs map many small buffers
+ * of one page, malloc()s, each with HL_MEM_USERPTR, and DMA-API debugging
+ * reports more than 7 overlapping DMA mappings of a cacheline), and every
+ * page DMA-mapped for the device is pinned, and charged, by a MAP that
+ * holds it: a MAP that held a page of another MAP's run would keep the
+ * whole run DMA-mapped and pinned, uncharged, after its own MAP and memory
+ * are gone.
+ *
+ * Each MAP pins its pages and is charged for them all the same
+ * (hl_userptr_pin(): pins are per mapping, as upstream's, and so is the
+ * charge, as RDMA's ib_umem_get() charges each registration).
+ *
+ * hl_device.host_pages, under hl_device.host_pages_lock, has an entry per
+ * page DMA-mapped for the device, key = pfn: HL_HOST_PAGE_IN_RUN for a
+ * page in a MAP's run alone, else its struct hl_host_page.
  */
+#define HL_HOST_PAGE_IN_RUN	xa_mk_value(1)
 
 /**
- * struct hl_host_page - a host page DMA-mapped for the device, the value
- * of its pfn in hl_device.host_pages.
+ * struct hl_host_page - a host page's own DMA mapping for the device,
+ * shared by the MAPs that hold it.
  * @dma: its DMA address for the accelerator's PCI function, mapped with
  *	DMA_ATTR_SKIP_CPU_SYNC (see hl_userptr_release()).
- * @holds: how many times the device's mappings hold it (a mapping that has
- *	the page twice holds it twice); unmapped at 0. Each hold is a pin.
+ * @holds: how many times MAPs hold it (a MAP that has the page twice holds
+ *	it twice); unmapped at 0. Each hold is a pin.
+ * @in_run: the page is also in a MAP's run.
  *
- * Under hl_device.host_pages_lock; a mapping that holds the page reads
- * @dma without it (it is not written again, nor freed, while held).
+ * Under hl_device.host_pages_lock; a MAP that holds the page has @dma in
+ * its hl_userptr.dma.
  */
 struct hl_host_page {
 	dma_addr_t dma;
 	u64 holds;
+	bool in_run;
 };
 
-/* A page held by the caller's mapping: its DMA address for the device */
-static dma_addr_t hl_host_page_dma(struct hl_device *hdev, struct page *page)
-{
-	struct hl_host_page *hp = xa_load(&hdev->host_pages, page_to_pfn(page));
-
-	return hp->dma;
-}
-
-/* Let go of one hold of @page; unmap and forget it at the last */
+/* Let go of one hold of @page's own DMA mapping; unmap it at the last */
 static void hl_host_page_put(struct hl_device *hdev, struct page *page)
 {
 	unsigned long pfn = page_to_pfn(page);
@@ -425,29 +432,38 @@ static void hl_host_page_put(struct hl_device *hdev, struct page *page)
 	lockdep_assert_held(&hdev->host_pages_lock);
 
 	hp = xa_load(&hdev->host_pages, pfn);
-	if (WARN_ON_ONCE(!hp))
+	if (WARN_ON_ONCE(!hp || xa_is_value(hp)))
 		return;
 	if (--hp->holds)
 		return;
 	dma_unmap_page_attrs(hdev->dev, hp->dma, PAGE_SIZE, DMA_BIDIRECTIONAL,
 			     DMA_ATTR_SKIP_CPU_SYNC);
-	xa_erase(&hdev->host_pages, pfn);
+	hdev->host_dma_maps--;
+	if (hp->in_run) {
+		/* Replaces an entry: allocates nothing, cannot fail */
+		xa_store(&hdev->host_pages, pfn, HL_HOST_PAGE_IN_RUN, GFP_KERNEL);
+	} else {
+		xa_erase(&hdev->host_pages, pfn);
+		hdev->host_dma_pages--;
+	}
 	kfree(hp);
-	hdev->host_dma_pages--;
 }
 
-/* Hold @page (pinned by the caller's mapping), DMA-mapping it at the first */
-static int hl_host_page_get(struct hl_device *hdev, struct page *page)
+/*
+ * Hold the own DMA mapping of @page, which the device has DMA-mapped
+ * already (@entry), making it at the first hold; its DMA address to @dma
+ */
+static int hl_host_page_hold(struct hl_device *hdev, struct page *page,
+			     void *entry, dma_addr_t *dma)
 {
-	unsigned long pfn = page_to_pfn(page);
-	struct hl_host_page *hp;
+	struct hl_host_page *hp = entry;
 	int rc;
 
 	lockdep_assert_held(&hdev->host_pages_lock);
 
-	hp = xa_load(&hdev->host_pages, pfn);
-	if (hp) {
+	if (!xa_is_value(entry)) {
 		hp->holds++;
+		*dma = hp->dma;
 		return 0;
 	}
 	hp = kzalloc(sizeof(*hp), GFP_KERNEL_ACCOUNT);
@@ -463,79 +479,198 @@ static int hl_host_page_get(struct hl_device *hdev, struct page *page)
 		rc = -EFAULT;
 		goto err_free;
 	}
-	rc = xa_err(xa_store(&hdev->host_pages, pfn, hp, GFP_KERNEL_ACCOUNT));
-	if (rc)
-		goto err_unmap;
 	hp->holds = 1;
-	hdev->host_dma_pages++;
+	hp->in_run = true;
+	/* Replaces the entry of the run: allocates nothing, cannot fail */
+	xa_store(&hdev->host_pages, page_to_pfn(page), hp, GFP_KERNEL);
+	hdev->host_dma_maps++;
+	*dma = hp->dma;
 	return 0;
 
-err_unmap:
-	dma_unmap_page_attrs(hdev->dev, hp->dma, PAGE_SIZE, DMA_BIDIRECTIONAL,
-			     DMA_ATTR_SKIP_CPU_SYNC);
 err_free:
 	kfree(hp);
 	return rc;
 }
 
-/*
- * Hold each of the @npages pages of @sgt (a mapping's pinned pages),
- * DMA-mapping those the device has not; syncs them for the device.
- * Errors: -ENOMEM; -EFAULT the DMA mapping failed.
- */
-static int hl_host_pages_get(struct hl_device *hdev, struct sg_table *sgt,
-			     u64 npages)
+/* @page leaves the run of the MAP that goes; forgotten if nothing holds it */
+static void hl_host_page_leave_run(struct hl_device *hdev, struct page *page)
 {
-	struct sg_page_iter iter;
-	u64 done = 0;
-	int rc = 0;
+	unsigned long pfn = page_to_pfn(page);
+	struct hl_host_page *hp;
 
-	mutex_lock(&hdev->host_pages_lock);
-	for_each_sgtable_page(sgt, &iter, 0) {
-		rc = hl_host_page_get(hdev, sg_page_iter_page(&iter));
-		if (rc)
-			break;
-		if (!(++done % HL_PIN_BATCH))
-			cond_resched();
-	}
-	if (rc) {
-		for_each_sgtable_page(sgt, &iter, 0) {
-			if (!done--)
-				break;
-			hl_host_page_put(hdev, sg_page_iter_page(&iter));
-		}
-		mutex_unlock(&hdev->host_pages_lock);
-		return rc;
-	}
-	mutex_unlock(&hdev->host_pages_lock);
-	WARN_ON_ONCE(done != npages);
+	lockdep_assert_held(&hdev->host_pages_lock);
 
-	for_each_sgtable_page(sgt, &iter, 0)
-		dma_sync_single_for_device(hdev->dev,
-					   hl_host_page_dma(hdev,
-							    sg_page_iter_page(&iter)),
-					   PAGE_SIZE, DMA_BIDIRECTIONAL);
-	return 0;
+	hp = xa_load(&hdev->host_pages, pfn);
+	if (WARN_ON_ONCE(!hp))
+		return;
+	if (!xa_is_value(hp)) {
+		/* Its own DMA mapping stays, for the MAPs that hold it */
+		hp->in_run = false;
+		return;
+	}
+	xa_erase(&hdev->host_pages, pfn);
+	hdev->host_dma_pages--;
 }
 
-/* Let go of the pages of @sgt held by hl_host_pages_get(); syncs them */
-static void hl_host_pages_put(struct hl_device *hdev, struct sg_table *sgt)
+/*
+ * Let go of the first @n pages of @up's (under hl_device.host_pages_lock):
+ * the own DMA mappings of those it shares, the entries of those of its run,
+ * which is unmapped already or never was
+ */
+static void hl_host_pages_leave(struct hl_device *hdev, struct hl_userptr *up,
+				u64 n)
 {
 	struct sg_page_iter iter;
 	struct page *page;
-	unsigned long i = 0;
+	u64 i = 0;
 
-	mutex_lock(&hdev->host_pages_lock);
-	for_each_sgtable_page(sgt, &iter, 0) {
+	for_each_sgtable_page(&up->sgta.sgt, &iter, 0) {
+		if (i == n)
+			break;
 		page = sg_page_iter_page(&iter);
-		dma_sync_single_for_cpu(hdev->dev,
-					hl_host_page_dma(hdev, page),
-					PAGE_SIZE, DMA_BIDIRECTIONAL);
-		hl_host_page_put(hdev, page);
+		if (test_bit(i, up->shared))
+			hl_host_page_put(hdev, page);
+		else
+			hl_host_page_leave_run(hdev, page);
 		if (!(++i % HL_PIN_BATCH))
 			cond_resched();
 	}
+}
+
+/*
+ * DMA-map @up's run, its @n pages @pages that the device had not
+ * DMA-mapped, in one go; their DMA addresses to @up->dma
+ */
+static int hl_host_run_map(struct hl_device *hdev, struct hl_userptr *up,
+			   struct page **pages, u64 n)
+{
+	struct sg_dma_page_iter iter;
+	u64 i = 0;
+	int rc;
+
+	lockdep_assert_held(&hdev->host_pages_lock);
+
+	if (!n)
+		return 0;
+	if (n > UINT_MAX)
+		return -ENOMEM;
+	rc = sg_alloc_table_from_pages_segment(&up->run, pages, n, 0,
+					       n << PAGE_SHIFT,
+					       round_down(dma_get_max_seg_size(hdev->dev),
+							  PAGE_SIZE),
+					       GFP_KERNEL_ACCOUNT);
+	if (rc)
+		return rc;
+	rc = hl_should_fail(HL_FAULT_DMA_MAP) ? -ENOMEM :
+	     dma_map_sgtable(hdev->dev, &up->run, DMA_BIDIRECTIONAL,
+			     DMA_ATTR_SKIP_CPU_SYNC);
+	if (rc) {
+		sg_free_table(&up->run);
+		return rc == -ENOMEM ? -ENOMEM : -EFAULT;
+	}
+	hdev->host_dma_maps++;
+	for_each_sgtable_dma_page(&up->run, &iter, 0) {
+		i = find_next_zero_bit(up->shared, up->npages, i);
+		up->dma[i++] = sg_page_iter_dma_address(&iter);
+	}
+	return 0;
+}
+
+/*
+ * DMA-map the pages of @up (a MAP's pinned pages) for the device: those it
+ * has not in a run of their own, those it has shared; syncs them for the
+ * device. Errors: -ENOMEM; -EFAULT the DMA mapping failed.
+ */
+static int hl_host_pages_get(struct hl_device *hdev, struct hl_userptr *up)
+{
+	struct sg_page_iter iter;
+	struct page **run, *page;
+	u64 i = 0, nrun = 0;
+	void *entry;
+	int rc;
+
+	up->dma = kvmalloc_array(up->npages, sizeof(*up->dma),
+				 GFP_KERNEL_ACCOUNT);
+	up->shared = bitmap_zalloc(up->npages, GFP_KERNEL_ACCOUNT);
+	run = kvmalloc_array(up->npages, sizeof(*run), GFP_KERNEL_ACCOUNT);
+	if (!up->dma || !up->shared || !run) {
+		rc = -ENOMEM;
+		goto err_free;
+	}
+
+	mutex_lock(&hdev->host_pages_lock);
+	for_each_sgtable_page(&up->sgta.sgt, &iter, 0) {
+		page = sg_page_iter_page(&iter);
+		entry = xa_load(&hdev->host_pages, page_to_pfn(page));
+		if (entry) {
+			rc = hl_host_page_hold(hdev, page, entry, &up->dma[i]);
+			if (rc)
+				goto err_leave;
+			__set_bit(i, up->shared);
+		} else {
+			rc = xa_err(xa_store(&hdev->host_pages,
+					     page_to_pfn(page),
+					     HL_HOST_PAGE_IN_RUN,
+					     GFP_KERNEL_ACCOUNT));
+			if (rc)
+				goto err_leave;
+			hdev->host_dma_pages++;
+			run[nrun++] = page;
+		}
+		if (!(++i % HL_PIN_BATCH))
+			cond_resched();
+	}
+	WARN_ON_ONCE(i != up->npages);
+	rc = hl_host_run_map(hdev, up, run, nrun);
+	if (rc)
+		goto err_leave;
 	mutex_unlock(&hdev->host_pages_lock);
+	kvfree(run);
+
+	if (up->run.sgl)
+		dma_sync_sgtable_for_device(hdev->dev, &up->run,
+					    DMA_BIDIRECTIONAL);
+	for_each_set_bit(i, up->shared, up->npages)
+		dma_sync_single_for_device(hdev->dev, up->dma[i], PAGE_SIZE,
+					   DMA_BIDIRECTIONAL);
+	return 0;
+
+err_leave:
+	hl_host_pages_leave(hdev, up, i);
+	mutex_unlock(&hdev->host_pages_lock);
+err_free:
+	kvfree(run);
+	bitmap_free(up->shared);
+	up->shared = NULL;
+	kvfree(up->dma);
+	up->dma = NULL;
+	return rc;
+}
+
+/* Let go of the DMA mappings hl_host_pages_get() made or holds; syncs */
+static void hl_host_pages_put(struct hl_device *hdev, struct hl_userptr *up)
+{
+	u64 i;
+
+	if (up->run.sgl)
+		dma_sync_sgtable_for_cpu(hdev->dev, &up->run,
+					 DMA_BIDIRECTIONAL);
+	for_each_set_bit(i, up->shared, up->npages)
+		dma_sync_single_for_cpu(hdev->dev, up->dma[i], PAGE_SIZE,
+					DMA_BIDIRECTIONAL);
+
+	mutex_lock(&hdev->host_pages_lock);
+	if (up->run.sgl) {
+		dma_unmap_sgtable(hdev->dev, &up->run, DMA_BIDIRECTIONAL,
+				  DMA_ATTR_SKIP_CPU_SYNC);
+		hdev->host_dma_maps--;
+	}
+	hl_host_pages_leave(hdev, up, up->npages);
+	mutex_unlock(&hdev->host_pages_lock);
+
+	sg_free_table(&up->run);
+	bitmap_free(up->shared);
+	kvfree(up->dma);
 }
 
 static void hl_userptr_unpin(struct sg_table *sgt)
@@ -562,10 +697,8 @@ static void hl_userptr_unpin(struct sg_table *sgt)
  */
 static void hl_userptr_release(struct hl_device *hdev, struct hl_userptr *up)
 {
-	struct sg_table *sgt = &up->sgta.sgt;
-
-	hl_host_pages_put(hdev, sgt);
-	hl_userptr_unpin(sgt);
+	hl_host_pages_put(hdev, up);
+	hl_userptr_unpin(&up->sgta.sgt);
 	sg_free_append_table(&up->sgta);
 	atomic64_sub(up->npages, &hdev->pinned_host_pages);
 	atomic64_sub(up->npages, &up->mm->pinned_vm);
@@ -688,7 +821,7 @@ static int hl_userptr_map(struct hl_device *hdev, struct hl_userptr *up)
 {
 	int rc;
 
-	rc = hl_host_pages_get(hdev, &up->sgta.sgt, up->npages);
+	rc = hl_host_pages_get(hdev, up);
 	if (rc)
 		return rc;
 	atomic64_add(up->npages, &hdev->pinned_host_pages);
@@ -727,20 +860,17 @@ static int hl_mapping_map_dram(struct hl_ctx *ctx, struct hl_vm_mapping *mapping
 
 static int hl_mapping_map_host(struct hl_ctx *ctx, struct hl_vm_mapping *mapping)
 {
-	u64 page_size = mapping->page_size, mapped = 0;
-	struct sg_page_iter iter;
-	dma_addr_t dma;
+	struct hl_userptr *up = mapping->userptr;
+	u64 page_size = mapping->page_size, i;
 	int rc;
 
-	for_each_sgtable_page(&mapping->userptr->sgta.sgt, &iter, 0) {
-		dma = hl_host_page_dma(ctx->hdev, sg_page_iter_page(&iter));
-		rc = hl_mmu_map_page(ctx, mapping->va + mapped * page_size, dma,
-				     page_size, true);
+	for (i = 0; i < up->npages; i++) {
+		rc = hl_mmu_map_page(ctx, mapping->va + i * page_size,
+				     up->dma[i], page_size, true);
 		if (rc) {
-			hl_mapping_unmap_pages(ctx, mapping, mapped);
+			hl_mapping_unmap_pages(ctx, mapping, i);
 			return rc;
 		}
-		mapped++;
 	}
 	return 0;
 }
@@ -1218,7 +1348,7 @@ void hl_mem_fini(struct hl_device *hdev)
 {
 	hl_scrub_fini(hdev);
 	/* Every host mapping released its pages */
-	WARN_ON(!xa_empty(&hdev->host_pages));
+	WARN_ON(!xa_empty(&hdev->host_pages) || hdev->host_dma_maps);
 	xa_destroy(&hdev->host_pages);
 	mutex_destroy(&hdev->host_pages_lock);
 }

@@ -58,16 +58,23 @@ struct hl_vm_phys_pg_pack {
 /**
  * struct hl_userptr - pinned, DMA-mapped host memory.
  * @npages: number of pinned pages.
- * @sgta: the pinned pages (sgta.sgt), built in batches, so no array of
- *	every page is kept; held in the device's DMA mappings of host pages
- *	(hl_device.host_pages, shared with its other mappings of them), the
- *	table itself is not DMA-mapped.
+ * @sgta: the pinned pages (sgta.sgt), built in batches; the table itself
+ *	is not DMA-mapped.
+ * @run: those of its pages that the device had not DMA-mapped at the MAP,
+ *	DMA-mapped together, its own; empty (@run.sgl NULL) if none.
+ * @shared: a bit per page, set for a page that the device had DMA-mapped
+ *	already at the MAP: the MAP holds that page's own DMA mapping,
+ *	shared with the device's other mappings of it (memory.c).
+ * @dma: each page's DMA address for the device, in @run or shared.
  * @mm: the mm that pinned them, whose pinned_vm they are charged to; held
  *	(mmgrab) so that the release, in whatever task it runs, uncharges it.
  */
 struct hl_userptr {
 	u64 npages;
 	struct sg_append_table sgta;
+	struct sg_table run;
+	unsigned long *shared;
+	dma_addr_t *dma;
 	struct mm_struct *mm;
 };
 
