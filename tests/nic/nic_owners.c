@@ -371,7 +371,7 @@ static void test_peer_unbind_mid_transfer(void **state)
 	struct nic_cs s, r;
 	char bdf[32], path[160];
 	uint32_t status;
-	uint64_t t0;
+	uint64_t t0, took;
 	struct pair p;
 
 	(void)state;
@@ -398,15 +398,19 @@ static void test_peer_unbind_mid_transfer(void **state)
 		skip();
 	}
 	/*
-	 * Bounded, not waiting for the transfer: the unbind also unmaps the
-	 * receiver's 256 MiB host mapping, a DMA unmap per page since the
-	 * device shares a host page's DMA mapping between its mappings
-	 * (65536 of them with a strict IOMMU; on the debug kernel with DMA-API
-	 * debugging too): 60 s, not the 20 s of one unmap per mapping
+	 * Bounded, not waiting for the transfer (the unbind also unmaps the
+	 * receiver's 256 MiB host mapping: one DMA mapping, one IOTLB flush).
+	 * Past the bound the device is bound again before the test fails, so
+	 * that the suite's next tests find it.
 	 */
-	print_message("the unbind took %.1f s\n",
-		      (hltests_now_ns() - t0) / 1e9);
-	assert_true(hltests_now_ns() - t0 < 60000000000ull);
+	took = hltests_now_ns() - t0;
+	print_message("the unbind took %.1f s\n", took / 1e9);
+	if (took >= 20000000000ull) {
+		fd_close(p.s[1].fd);
+		snprintf(path, sizeof(path), "%s/bind", drv);
+		hltests_write_file(path, bdf);
+		fail_msg("the unbind took %.1f s, past 20 s", took / 1e9);
+	}
 	assert_int_equal(nic_cs_wait(p.s[0].fd, &s, WAIT_US, &status), -EIO);
 	cq_take_one(p.s[0].fd, p.s[0].cq, &cqe);
 	assert_cqe(&cqe, HL_NIC_CQE_OP_SEND, HL_NIC_CQE_STATUS_LINK_DOWN,
