@@ -25,7 +25,7 @@
  * bit 8) after the host computed what to expect, so that every collective
  * of int32 sums must then report #wrong > 0 and the exit status be 1.
  *
- * -O (overlap.h): a compute job on the device's own queues and a
+ * -O (overlap.c): a compute job on the device's own queues and a
  * stream-ordered all-reduce one after the other against at once, every
  * value of both checked; HLCOLL_BENCH_NOFENCE=1 is its order's negative
  * control.
@@ -51,45 +51,19 @@
 #include "hlthunk.h"
 #include "../common/hltools.h"
 
-#define MAX_SIZES	64
+#include "bench.h"
 
-enum coll {
-	C_ALLREDUCE, C_ALLGATHER, C_REDUCE_SCATTER, C_BROADCAST, C_REDUCE,
-	C_ALLTOALL, C_SENDRECV, C_NUM
-};
-
-static const char * const coll_names[] = {
+const char * const coll_names[] = {
 	"allreduce", "allgather", "reducescatter", "broadcast", "reduce",
 	"alltoall", "sendrecv",
 };
 
-static const char * const type_names[] = {
+const char * const type_names[] = {
 	"float", "bfloat16", "half", "int32",
 };
 
-static const char * const op_names[] = {
+const char * const op_names[] = {
 	"sum", "prod", "min", "max", "avg",
-};
-
-struct bench {
-	bool colls[C_NUM];
-	enum hlcoll_dtype dtype;
-	enum hlcoll_redop op;
-	int root;
-	int nranks;
-	bool have_devices;
-	uint32_t devices[HLCOLL_MAX_RANKS];
-	uint64_t sizes[MAX_SIZES];
-	int nsizes;
-	int iters;
-	int warmup;
-	bool check;
-	bool in_place;
-	bool overlap;		/* -O: overlap.h's measure instead */
-	uint64_t seed;
-	int corrupt;		/* HLCOLL_BENCH_CORRUPT: that rank's input; -1 */
-	const char *perf_ctl;
-	struct hlcoll_config cfg;
 };
 
 /* What each rank reports for one measurement, exchanged by an all-gather */
@@ -100,7 +74,7 @@ struct bench_result {
 	uint32_t pad;
 };
 
-static double now_us(void)
+double now_us(void)
 {
 	struct timespec ts;
 
@@ -142,8 +116,8 @@ static double busbw_factor(enum coll c, int n)
 }
 
 /* Element @i of rank @rank's result; false: nothing to check there */
-static bool expected(const struct bench *b, enum coll c, int n, int rank,
-		     uint64_t count, uint64_t i, uint32_t *want)
+bool expected(const struct bench *b, enum coll c, int n, int rank,
+	      uint64_t count, uint64_t i, uint32_t *want)
 {
 	enum hlcoll_dtype t = b->dtype;
 
@@ -242,7 +216,7 @@ static void perf_ctl(const struct bench *b, int rank, const char *cmd)
 	close(fd);
 }
 
-static void elem_put(void *p, size_t es, uint64_t i, uint32_t v)
+void elem_put(void *p, size_t es, uint64_t i, uint32_t v)
 {
 	if (es == 2)
 		((uint16_t *)p)[i] = (uint16_t)v;
@@ -250,7 +224,7 @@ static void elem_put(void *p, size_t es, uint64_t i, uint32_t v)
 		((uint32_t *)p)[i] = v;
 }
 
-static uint32_t elem_get(const void *p, size_t es, uint64_t i)
+uint32_t elem_get(const void *p, size_t es, uint64_t i)
 {
 	return es == 2 ? ((const uint16_t *)p)[i] : ((const uint32_t *)p)[i];
 }
@@ -356,10 +330,8 @@ static int gather_results(struct hlcoll_comm *comm, struct hlcoll_bufs *bufs,
 	return rc;
 }
 
-#include "overlap.h"
-
-static int bench_rank(struct bench *b, int rank, int nranks,
-		      const struct hlcoll_unique_id *id, int fd)
+int bench_rank(struct bench *b, int rank, int nranks,
+	       const struct hlcoll_unique_id *id, int fd)
 {
 	struct bench_result res, *all;
 	struct hlcoll_comm *comm = NULL;
@@ -525,7 +497,7 @@ static int find_devices(uint32_t *ids, int max)
 	return n;
 }
 
-static int open_device(const struct bench *b, int idx)
+int open_device(const struct bench *b, int idx)
 {
 	int fd = hlthunk_open_by_module_id(b->devices[idx]);
 
@@ -548,10 +520,6 @@ static int rank_main(int rank, int nranks, const struct hlcoll_unique_id *id,
 	hlthunk_close(fd);
 	return rc;
 }
-#endif
-
-#ifndef HLCOLL_BENCH_MPI
-#include "hosts.h"
 #endif
 
 static void usage(FILE *f)

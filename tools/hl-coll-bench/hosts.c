@@ -1,7 +1,7 @@
-/* SPDX-License-Identifier: MIT */
+// SPDX-License-Identifier: MIT
 /*
- * hosts.h - hl-coll-bench across hosts without mpirun: the library's own
- * unique id, passed by the user (included by hl-coll-bench.c).
+ * hosts.c - hl-coll-bench across hosts without mpirun: the library's own
+ * unique id, passed by the user.
  *
  *   host A:  HLCOLL_BENCH_NRANKS=4 HLCOLL_BENCH_ID_FILE=/tmp/id \
  *            HLCOLL_SOCKET_ADDR=<A's address> hl-coll-bench -g 2 ...
@@ -14,12 +14,19 @@
  * 0 .. g - 1, or -d's), as hlcoll_launch() does for one host. Exit status
  * as hl-coll-bench's.
  */
-#ifndef HL_COLL_BENCH_HOSTS_H
-#define HL_COLL_BENCH_HOSTS_H
+#include "bench.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+
+#include "hlthunk.h"
 
 static int hosts_id_parse(const char *hex, struct hlcoll_unique_id *id)
 {
@@ -55,7 +62,7 @@ static int hosts_id_write(const char *path, const struct hlcoll_unique_id *id)
 }
 
 /* 1 when the environment asks for it (*rc: the exit status), else 0 */
-static int hosts_launch(struct bench *b, int *rc)
+int hosts_launch(struct bench *b, int *rc)
 {
 	const char *ns = getenv("HLCOLL_BENCH_NRANKS");
 	const char *bs = getenv("HLCOLL_BENCH_RANK_BASE");
@@ -123,4 +130,3 @@ static int hosts_launch(struct bench *b, int *rc)
 	return 1;
 }
 
-#endif /* HL_COLL_BENCH_HOSTS_H */

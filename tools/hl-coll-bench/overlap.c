@@ -1,8 +1,7 @@
-/* SPDX-License-Identifier: MIT */
+// SPDX-License-Identifier: MIT
 /*
- * overlap.h - hl-coll-bench -O: a compute job and a stream-ordered
- * all-reduce at once against one after the other (issue 35 item 5;
- * included by hl-coll-bench.c).
+ * overlap.c - hl-coll-bench -O: a compute job and a stream-ordered
+ * all-reduce at once against one after the other (issue 35 item 5).
  *
  * Each rank, on its own device, per size:
  *   the all-reduce  hlcoll_allreduce_enqueue() of the size (out of place,
@@ -37,10 +36,16 @@
  * input are changed after the host computed what to expect (#wrong and
  * #wrong-comp > 0). Either makes the exit status 1.
  */
-#ifndef HL_COLL_BENCH_OVERLAP_H
-#define HL_COLL_BENCH_OVERLAP_H
+#include "bench.h"
 
+#include <errno.h>
+#include <inttypes.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hlthunk.h"
 
 #define OVL_Q_COMP		2	/* the compute job's queue */
 #define OVL_Q_NEXT		3	/* the all-reduce's next work */
@@ -550,8 +555,8 @@ static int ovl_size(struct ovl *o, struct ovl_result *all, double *row)
 	return 0;
 }
 
-static int overlap_run(struct hlcoll_comm *comm, const struct bench *b,
-		       struct hlcoll_bufs *bufs, int fd)
+int overlap_run(struct hlcoll_comm *comm, const struct bench *b,
+		struct hlcoll_bufs *bufs, int fd)
 {
 	struct hlthunk_sync_manager_info sm;
 	struct ovl_result *all;
@@ -644,4 +649,3 @@ static int overlap_run(struct hlcoll_comm *comm, const struct bench *b,
 	return failed || total_bad ? -EIO : 0;
 }
 
-#endif /* HL_COLL_BENCH_OVERLAP_H */
