@@ -234,7 +234,7 @@ struct hlcoll_comm {
 	 * connect, the landing buffer (two chunk slots per rank of this
 	 * host; each peer's registered REMOTE_WRITE for the connection to
 	 * it, ours local only; lkeys 0: none), a planted bug for the
-	 * tests (HLCOLL_NIC_WRITE_INJECT), the immediate value each receive
+	 * tests (hlcoll_test_nic_write_inject), the immediate value each receive
 	 * of the current submission expects (by wr_id - imm_base - 1; 0: a
 	 * two-sided receive), and what moved which way (chunks)
 	 */
@@ -292,6 +292,7 @@ struct hlcoll_comm {
 
 /* Test-only hooks (hlcoll_test.h): weak, the library defines none */
 extern int hlcoll_test_chain_inject __attribute__((weak));
+extern int hlcoll_test_nic_write_inject __attribute__((weak));
 
 /*
  * Steps chained on the device in one submission (hlcoll_nic.c): at most

@@ -86,13 +86,17 @@ struct hlcoll_nic_conns {
 	uint64_t land_va;
 };
 
-/* Planted bugs of the one-sided path (HLCOLL_NIC_WRITE_INJECT), for tests */
+/*
+ * Planted bugs of the one-sided path, for tests: hlcoll_test.h's
+ * HLCOLL_TEST_NIC_WRITE_*, read from the weak hook hlcoll_test_nic_write_inject
+ * that only a test program defines
+ */
 enum {
 	HLCOLL_INJECT_NONE,
-	HLCOLL_INJECT_OFFSET,	/* write chunk k into the other slot */
-	HLCOLL_INJECT_RKEY,	/* a wrong rkey (stale or forged) */
-	HLCOLL_INJECT_IMM,	/* a wrong immediate value */
-	HLCOLL_INJECT_STAGE,	/* no send region: every chunk staged (no bug) */
+	HLCOLL_INJECT_OFFSET = HLCOLL_TEST_NIC_WRITE_OFFSET,
+	HLCOLL_INJECT_RKEY = HLCOLL_TEST_NIC_WRITE_RKEY,
+	HLCOLL_INJECT_IMM = HLCOLL_TEST_NIC_WRITE_IMM,
+	HLCOLL_INJECT_STAGE = HLCOLL_TEST_NIC_WRITE_STAGE,
 };
 
 /* The immediate value of the pair's one-sided chunk @k, in slot @k % 2 */
@@ -113,21 +117,20 @@ static enum hlcoll_nic_write hlcoll_nic_write_env(int rank)
 	return HLCOLL_NIC_WRITE_AUTO;
 }
 
-static int hlcoll_nic_inject_env(void)
+/* The test program's planted bug (hlcoll_test.h), else none */
+static int hlcoll_nic_inject(void)
 {
-	const char *s = getenv("HLCOLL_NIC_WRITE_INJECT");
-
-	if (!s)
+	if (!&hlcoll_test_nic_write_inject)
 		return HLCOLL_INJECT_NONE;
-	if (!strcmp(s, "offset"))
-		return HLCOLL_INJECT_OFFSET;
-	if (!strcmp(s, "rkey"))
-		return HLCOLL_INJECT_RKEY;
-	if (!strcmp(s, "imm"))
-		return HLCOLL_INJECT_IMM;
-	if (!strcmp(s, "stage"))
-		return HLCOLL_INJECT_STAGE;
-	return HLCOLL_INJECT_NONE;
+	switch (hlcoll_test_nic_write_inject) {
+	case HLCOLL_INJECT_OFFSET:
+	case HLCOLL_INJECT_RKEY:
+	case HLCOLL_INJECT_IMM:
+	case HLCOLL_INJECT_STAGE:
+		return hlcoll_test_nic_write_inject;
+	default:
+		return HLCOLL_INJECT_NONE;
+	}
 }
 
 /* Rank @r's index among the ranks of its host (its slots' place) */
@@ -389,7 +392,7 @@ static int hlcoll_nic_connect(struct hlcoll_comm *c)
 		rc = -ENOLINK;
 	}
 	/* The one-sided path's landing region (none: two-sided) */
-	c->nic_inject = hlcoll_nic_inject_env();
+	c->nic_inject = hlcoll_nic_inject();
 	me.write_mode = hlcoll_nic_write_env(c->rank);
 	/*
 	 * auto: two-sided. make bench found no collective and size where the

@@ -19,4 +19,16 @@
 #define HLCOLL_TEST_CHAIN_EARLY	1
 extern int hlcoll_test_chain_inject;
 
+/*
+ * The one-sided path (hlcoll_nic.c, HLCOLL_NIC_WRITE=1): 0, or a planted
+ * bug: a chunk written into the other slot (OFFSET), a forged rkey (RKEY),
+ * a wrong immediate value (IMM); or STAGE: the send buffer's registration
+ * skipped, every chunk staged through the sender's slot (no bug)
+ */
+#define HLCOLL_TEST_NIC_WRITE_OFFSET	1
+#define HLCOLL_TEST_NIC_WRITE_RKEY	2
+#define HLCOLL_TEST_NIC_WRITE_IMM	3
+#define HLCOLL_TEST_NIC_WRITE_STAGE	4
+extern int hlcoll_test_nic_write_inject;
+
 #endif /* HLCOLL_TEST_H */

@@ -585,23 +585,26 @@ static int launch_on(struct coll_run *run, int nranks)
 	return hlcoll_launch(nranks, rank_main, run);
 }
 
-/* HLCOLL_NIC_WRITE and HLCOLL_NIC_WRITE_INJECT for the ranks (NULL: unset) */
-static void write_env(const char *mode, const char *inject)
+/*
+ * Test-only: libhlcoll's planted bugs of the one-sided path (hlcoll_test.h:
+ * the library refers to it weakly; set before the ranks fork)
+ */
+int hlcoll_test_nic_write_inject;
+
+/* HLCOLL_NIC_WRITE for the ranks (NULL: unset), and the planted bug */
+static void write_env(const char *mode, int inject)
 {
 	if (mode)
 		setenv("HLCOLL_NIC_WRITE", mode, 1);
 	else
 		unsetenv("HLCOLL_NIC_WRITE");
-	if (inject)
-		setenv("HLCOLL_NIC_WRITE_INJECT", inject, 1);
-	else
-		unsetenv("HLCOLL_NIC_WRITE_INJECT");
+	hlcoll_test_nic_write_inject = inject;
 }
 
 /*
  * The one-sided path (HLCOLL_NIC_WRITE=1, lib/hlcoll/hlcoll_nic.c) carries
  * the reduced transfers of all-reduce, reduce-scatter and reduce, and its
- * mistakes are caught: a forged rkey (HLCOLL_NIC_WRITE_INJECT=rkey) fails
+ * mistakes are caught: a forged rkey (HLCOLL_TEST_NIC_WRITE_RKEY) fails
  * each of them with HLCOLL_NIC_WRITE=1 and changes nothing with
  * HLCOLL_NIC_WRITE=0, which proves that the data went by RDMA writes with
  * the peer's rkey; chunks written into the wrong slot (offset) give a
@@ -636,22 +639,22 @@ static void test_one_sided_writes_used_and_checked(void **state)
 		run.coll = colls[i];
 		print_message("%s on %d ranks: one-sided, then a forged rkey one- and two-sided\n",
 			      coll_names[run.coll], n);
-		write_env("1", NULL);
+		write_env("1", 0);
 		assert_int_equal(launch_on(&run, n), 0);
-		write_env("1", "rkey");
+		write_env("1", HLCOLL_TEST_NIC_WRITE_RKEY);
 		assert_int_equal(launch_on(&run, n), 13);
-		write_env("0", "rkey");
+		write_env("0", HLCOLL_TEST_NIC_WRITE_RKEY);
 		assert_int_equal(launch_on(&run, n), 0);
 	}
 	/* A send buffer that is no region: staged through the sender's slot */
 	run.coll = C_ALLREDUCE;
-	write_env("1", "stage");
+	write_env("1", HLCOLL_TEST_NIC_WRITE_STAGE);
 	assert_int_equal(launch_on(&run, n), 0);
-	write_env("1", "offset");
+	write_env("1", HLCOLL_TEST_NIC_WRITE_OFFSET);
 	assert_int_equal(launch_on(&run, n), 1);
-	write_env("1", "imm");
+	write_env("1", HLCOLL_TEST_NIC_WRITE_IMM);
 	assert_int_equal(launch_on(&run, n), 13);
-	write_env(saved, NULL);
+	write_env(saved, 0);
 	free(saved);
 }
 
@@ -1363,7 +1366,7 @@ static void test_abort_mid_collective_reaches_every_rank(void **state)
 	}
 	/* Two-sided, then one-sided (WRITE + WRITE_IMM into landing slots) */
 	for (m = 0; m < sizeof(modes) / sizeof(modes[0]); m++) {
-		write_env(modes[m], NULL);
+		write_env(modes[m], 0);
 		for (mode.late = 0; mode.late < 2; mode.late++) {
 			st = hlcoll_launch(n, rank_aborts_mid, &mode);
 			print_message("HLCOLL_NIC_WRITE=%s, abort %s: status %d\n",
@@ -1372,7 +1375,7 @@ static void test_abort_mid_collective_reaches_every_rank(void **state)
 			bad += st != 0;
 		}
 	}
-	write_env(NULL, NULL);
+	write_env(NULL, 0);
 	assert_int_equal(bad, 0);
 	/* The same devices, afterwards: as good as new */
 	run_on(&run, n);
