@@ -1584,12 +1584,13 @@ int hlcoll_reduce(struct hlcoll_comm *c, uint64_t sendbuf, uint64_t recvbuf,
 	return hlcoll_finish(c, op, recvbuf, recvbuf, count, dtype);
 }
 
-int hlcoll_alltoall(struct hlcoll_comm *c, uint64_t sendbuf, uint64_t recvbuf,
-		    uint64_t count, enum hlcoll_dtype dtype)
+/* hlcoll_alltoall()'s and its enqueue's checks (out of place only) */
+static int hlcoll_alltoall_check(struct hlcoll_comm *c, uint64_t sendbuf,
+				 uint64_t recvbuf, uint64_t count,
+				 enum hlcoll_dtype dtype)
 {
-	struct hlcoll_xfer x[2 * HLCOLL_MAX_RANKS];
 	uint64_t bytes;
-	int n, r, k, to, from, rc;
+	int rc;
 
 	rc = hlcoll_check_comm(c);
 	if (!rc)
@@ -1598,18 +1599,31 @@ int hlcoll_alltoall(struct hlcoll_comm *c, uint64_t sendbuf, uint64_t recvbuf,
 		rc = hlcoll_check_buf(sendbuf, count, c->nranks, dtype);
 	if (!rc)
 		rc = hlcoll_check_buf(recvbuf, count, c->nranks, dtype);
-	bytes = count * hlcoll_dtype_size(dtype);
-	if (!rc && hlcoll_overlap(sendbuf, bytes * c->nranks, recvbuf,
-				  bytes * c->nranks))
-		rc = -EINVAL;
-	if (!rc && count)
-		rc = hlcoll_check_mapped(c, dtype, sendbuf, bytes * c->nranks,
-					 recvbuf, bytes * c->nranks);
 	if (rc || !count)
 		return rc;
-	n = c->nranks;
-	r = c->rank;
+	bytes = count * hlcoll_dtype_size(dtype);
+	if (hlcoll_overlap(sendbuf, bytes * c->nranks, recvbuf,
+			   bytes * c->nranks))
+		return -EINVAL;
+	return hlcoll_check_mapped(c, dtype, sendbuf, bytes * c->nranks,
+				   recvbuf, bytes * c->nranks);
+}
 
+/*
+ * The all-to-all's one step into @x (a send of block k to rank r + k and
+ * a receive from rank r - k into block r - k, k = 1 .. n - 1), and the
+ * copy of this rank's own block into @cp. The number of transfers.
+ */
+static int hlcoll_alltoall_step(const struct hlcoll_comm *c, uint64_t sendbuf,
+				uint64_t recvbuf, uint64_t bytes,
+				struct hlcoll_xfer *x, struct hlcoll_span *cp)
+{
+	int n = c->nranks, r = c->rank, k, to, from;
+
+	*cp = (struct hlcoll_span){
+		sendbuf + (uint64_t)r * bytes, recvbuf + (uint64_t)r * bytes,
+		bytes,
+	};
 	for (k = 1; k < n; k++) {
 		to = (r + k) % n;
 		from = (r + n - k) % n;
@@ -1622,9 +1636,62 @@ int hlcoll_alltoall(struct hlcoll_comm *c, uint64_t sendbuf, uint64_t recvbuf,
 			.bytes = bytes,
 		};
 	}
-	return hlcoll_step(c, x, 2 * (n - 1), dtype, HLCOLL_SUM,
-			   sendbuf + (uint64_t)r * bytes,
-			   recvbuf + (uint64_t)r * bytes, bytes);
+	return 2 * (n - 1);
+}
+
+int hlcoll_alltoall_enqueue(struct hlcoll_comm *c, uint64_t sendbuf,
+			    uint64_t recvbuf, uint64_t count,
+			    enum hlcoll_dtype dtype,
+			    const struct hlcoll_stream *stream, uint64_t *seq)
+{
+	static const struct hlcoll_stream none;
+	struct hlcoll_xfer x[2 * HLCOLL_MAX_RANKS];
+	struct hlcoll_span cp;
+	int nx, rc;
+
+	rc = hlcoll_enqueue_check(c, stream, count);
+	if (!rc)
+		rc = hlcoll_alltoall_check(c, sendbuf, recvbuf, count, dtype);
+	if (rc)
+		return rc;
+	if (!hlcoll_chains(c, HLCOLL_SUM))
+		return -EOPNOTSUPP;
+	/* One step: its transfers all at x[0 .. nx - 1] */
+	nx = hlcoll_alltoall_step(c, sendbuf, recvbuf,
+				  count * hlcoll_dtype_size(dtype), x, &cp);
+	rc = hlcoll_chain_submit(c, x, &nx, 1, dtype, HLCOLL_SUM, &cp, 1,
+				 stream ? stream : &none);
+	return hlcoll_enqueued(c, rc, "all-to-all", count, seq);
+}
+
+/*
+ * hlcoll_alltoall_enqueue() with no ordering points and
+ * hlcoll_stream_sync() where it chains; else the copy and the step in as
+ * many submissions as it takes (one rank: the copy alone)
+ */
+int hlcoll_alltoall(struct hlcoll_comm *c, uint64_t sendbuf, uint64_t recvbuf,
+		    uint64_t count, enum hlcoll_dtype dtype)
+{
+	static const struct hlcoll_stream none;
+	struct hlcoll_xfer x[2 * HLCOLL_MAX_RANKS];
+	struct hlcoll_span cp;
+	int nx, rc;
+
+	rc = hlcoll_alltoall_check(c, sendbuf, recvbuf, count, dtype);
+	if (rc || !count)
+		return rc;
+	nx = hlcoll_alltoall_step(c, sendbuf, recvbuf,
+				  count * hlcoll_dtype_size(dtype), x, &cp);
+	if (hlcoll_chains(c, HLCOLL_SUM)) {
+		rc = hlcoll_chain_submit(c, x, &nx, 1, dtype, HLCOLL_SUM, &cp, 1,
+					 &none);
+		if (!rc)
+			return hlcoll_stream_sync(c);
+		if (rc != 1 && rc != -EMSGSIZE)
+			return rc;
+	}
+	return hlcoll_step(c, x, nx, dtype, HLCOLL_SUM, cp.src, cp.dst,
+			   cp.len);
 }
 
 /* ------------------------------------------------------------------------

@@ -629,10 +629,45 @@ hlcoll_public int hlcoll_reduce_enqueue(struct hlcoll_comm *comm,
 					uint64_t *seq);
 
 /**
+ * hlcoll_alltoall_enqueue() - hlcoll_alltoall() ordered on the device by
+ * @stream, returning once submitted.
+ * @comm: the communicator (NIC transport, more than one rank).
+ * @sendbuf: as hlcoll_alltoall().
+ * @recvbuf: as hlcoll_alltoall() (out of place only).
+ * @count: as hlcoll_alltoall(); not 0.
+ * @dtype: as hlcoll_alltoall().
+ * @stream: the ordering points (struct hlcoll_stream); NULL: none.
+ * @seq: NULL, or where the CS sequence of the collective goes.
+ *
+ * As hlcoll_allreduce_enqueue(): the arguments and the buffers' mapping
+ * are checked first, then the whole collective (the copy of this rank's
+ * own block, then one step: a send of block r + k to rank r + k and a
+ * receive from rank r - k into block r - k, for k = 1 .. nranks - 1) is
+ * one command submission chained on the device with @stream's head and
+ * tail, and hlcoll_stream_sync() completes it.
+ *
+ * Return: 0 once submitted, or -errno: hlcoll_alltoall()'s argument
+ * errors (-EINVAL also @count 0 and the stream errors of
+ * hlcoll_allreduce_enqueue()); -EOPNOTSUPP one rank, the hosts transport,
+ * HLCOLL_CHAIN=0, or more chunks than one submission takes (each rank
+ * sends and receives nranks - 1 times @count elements in one step: use a
+ * smaller count or larger chunks); -EMSGSIZE the step does not fit one
+ * submission beside the copy; -ECONNABORTED the communicator failed
+ * before (also a pending collective's failure, found here).
+ */
+hlcoll_public int hlcoll_alltoall_enqueue(struct hlcoll_comm *comm,
+					  uint64_t sendbuf, uint64_t recvbuf,
+					  uint64_t count,
+					  enum hlcoll_dtype dtype,
+					  const struct hlcoll_stream *stream,
+					  uint64_t *seq);
+
+/**
  * hlcoll_stream_sync() - wait for @comm's pending stream-ordered
  * collective (hlcoll_allreduce_enqueue(), hlcoll_reduce_scatter_enqueue(),
  * hlcoll_allgather_enqueue(), hlcoll_broadcast_enqueue(),
- * hlcoll_reduce_enqueue()) and check its completions.
+ * hlcoll_reduce_enqueue(), hlcoll_alltoall_enqueue()) and check its
+ * completions.
  * @comm: the communicator.
  *
  * Waits for the collective's CS, looking at the other ranks meanwhile (an

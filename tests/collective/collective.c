@@ -333,6 +333,10 @@ static int run_coll(struct hlcoll_comm *comm, const struct coll_run *run,
 						   count, t, run->op, run->root,
 						   NULL, &seq);
 			break;
+		case C_ALLTOALL:
+			rc = hlcoll_alltoall_enqueue(comm, sendbuf, recvbuf,
+						     count, t, NULL, &seq);
+			break;
 		default:
 			return -EINVAL;
 		}
@@ -787,7 +791,7 @@ static void test_reduce_every_type_and_op(void **state)
 /*
  * The stream forms (the enqueue, then hlcoll_stream_sync()) bit-exact
  * against the host on 2, 3 and 4 ranks, two types each (every type once),
- * out of place and in place, uneven counts (chunks of 8 KiB + 4 never line
+ * out of place and in place (the all-to-all out of place only), uneven counts (chunks of 8 KiB + 4 never line
  * up with blocks); a count of 0 is refused with -EINVAL (run_coll())
  */
 static void coll_enqueue(enum coll coll)
@@ -813,7 +817,7 @@ static void coll_enqueue(enum coll coll)
 		for (k = 0; k < 2; k++) {
 			run.dtype = (enum hlcoll_dtype)((n + k) % HLCOLL_NUM_DTYPES);
 			run.op = ops[(n + 2 * k) % 4];
-			run.in_place = k;
+			run.in_place = k && coll != C_ALLTOALL;
 			run.root = n - 1 - k;
 			print_message("%s enqueue %s %s on %d ranks%s\n",
 				      coll_names[coll], type_names[run.dtype],
@@ -846,6 +850,12 @@ static void test_reduce_enqueue(void **state)
 {
 	(void)state;
 	coll_enqueue(C_REDUCE);
+}
+
+static void test_alltoall_enqueue(void **state)
+{
+	(void)state;
+	coll_enqueue(C_ALLTOALL);
 }
 
 static void test_allreduce_many_chunks_many_submissions(void **state)
@@ -1840,13 +1850,14 @@ static int rank_bad_args(int rank, int nranks,
 			T(hlcoll_allreduce(comm, 0x1000, 0x1000, 4, HLCOLL_FLOAT32, HLCOLL_SUM), -EFAULT),
 			/*
 			 * The enqueues (reduce-scatter, all-gather, broadcast,
-			 * reduce):
+			 * reduce, all-to-all):
 			 * their collective's argument errors, a count of 0, a
 			 * bad stream; checked, then one rank cannot chain
 			 */
 #define RS(comm, s, r, n, ty, op, st) hlcoll_reduce_scatter_enqueue(comm, s, r, n, ty, op, st, &seq)
 #define AG(comm, s, r, n, ty, st) hlcoll_allgather_enqueue(comm, s, r, n, ty, st, &seq)
 #define BC(comm, s, r, n, ty, root, st) hlcoll_broadcast_enqueue(comm, s, r, n, ty, root, st, &seq)
+#define AA(comm, s, r, n, ty, st) hlcoll_alltoall_enqueue(comm, s, r, n, ty, st, &seq)
 			T(RS(NULL, va, va, 1, HLCOLL_FLOAT32, HLCOLL_SUM, NULL), -EINVAL),
 			T(RS(comm, va, va, 0, HLCOLL_FLOAT32, HLCOLL_SUM, NULL), -EINVAL),
 			T(RS(comm, va + 2, va + 2, 1, HLCOLL_FLOAT32, HLCOLL_SUM, NULL), -EINVAL),
@@ -1891,6 +1902,23 @@ static int rank_bad_args(int rank, int nranks,
 			T(hlcoll_reduce_enqueue(comm, va, hole, 4, HLCOLL_FLOAT32, HLCOLL_PROD, 0, NULL, &seq), -EFAULT),
 			T(hlcoll_reduce_enqueue(comm, va, va, 4, HLCOLL_INT32, HLCOLL_MIN, 0, &st_ok, &seq), -EOPNOTSUPP),
 			T(hlcoll_reduce_enqueue(comm, va, va, 4, HLCOLL_INT32, HLCOLL_AVG, 0, NULL, &seq), -EOPNOTSUPP),
+			T(AA(NULL, va, va + 64, 1, HLCOLL_FLOAT32, NULL), -EINVAL),
+			T(AA(comm, va, va + 64, 0, HLCOLL_FLOAT32, NULL), -EINVAL),
+			T(AA(comm, va, va, 1, HLCOLL_FLOAT32, NULL), -EINVAL),
+			T(AA(comm, va, va + 4, 2, HLCOLL_FLOAT32, NULL), -EINVAL),
+			T(AA(comm, va + 2, va + 64, 1, HLCOLL_FLOAT32, NULL), -EINVAL),
+			T(AA(comm, va, 0, 1, HLCOLL_FLOAT32, NULL), -EINVAL),
+			T(AA(comm, va, va + 64, 1, (enum hlcoll_dtype)99, NULL), -EINVAL),
+			T(AA(comm, va, va + 64, big, HLCOLL_FLOAT32, NULL), -EINVAL),
+			T(AA(comm, va, va + 64, 1, HLCOLL_FLOAT32, &st_res), -EINVAL),
+			T(AA(comm, va, va + 64, 1, HLCOLL_FLOAT32, &st_flag), -EINVAL),
+			T(AA(comm, va, va + 64, 1, HLCOLL_FLOAT32, &st_val0), -EINVAL),
+			T(AA(comm, va, va + 64, 1, HLCOLL_FLOAT32, &st_sob), -EINVAL),
+			T(AA(comm, va, va + 64, 1, HLCOLL_FLOAT32, &st_sig), -EINVAL),
+			T(AA(comm, edge, hole, 4, HLCOLL_FLOAT32, NULL), -EFAULT),
+			T(AA(comm, va, va + 64, 4, HLCOLL_BFLOAT16, &st_ok), -EOPNOTSUPP),
+			T(AA(comm, va, va + 64, 4, HLCOLL_INT32, NULL), -EOPNOTSUPP),
+#undef AA
 #undef RS
 #undef AG
 #undef BC
@@ -2222,6 +2250,11 @@ static int stream_enqueue(struct hlcoll_comm *comm, enum coll coll,
 		return hlcoll_reduce_enqueue(comm, snd, rcv, STREAM_COUNT,
 					     HLCOLL_INT32, HLCOLL_SUM, STREAM_ROOT,
 					     st, seq);
+	case C_ALLTOALL:
+		/* Blocks of STREAM_BLOCK: 4 ranks fill both buffers */
+		*nres = STREAM_BLOCK * (uint32_t)n;
+		return hlcoll_alltoall_enqueue(comm, snd, rcv, STREAM_BLOCK,
+					       HLCOLL_INT32, st, seq);
 	default:
 		return -EINVAL;
 	}
@@ -2239,6 +2272,10 @@ static uint32_t stream_want(enum coll coll, int rank, int n, uint32_t i)
 		return i / STREAM_BLOCK * 1000 + i % STREAM_BLOCK;
 	case C_BROADCAST:
 		return STREAM_ROOT * 1000 + i;
+	case C_ALLTOALL:
+		/* Block k from rank k: its block @rank */
+		return i / STREAM_BLOCK * 1000 + (uint32_t)rank * STREAM_BLOCK +
+		       i % STREAM_BLOCK;
 	default:
 		return sum + (uint32_t)n * i;
 	}
@@ -2445,9 +2482,9 @@ static void test_allreduce_stream_ordered(void **state)
 /*
  * (a) and (b) for hlcoll_reduce_scatter_enqueue() (out of place: its work
  * buffer freed with the chain, the device memory as before),
- * hlcoll_allgather_enqueue(), hlcoll_broadcast_enqueue() and
+ * hlcoll_allgather_enqueue(), hlcoll_broadcast_enqueue(),
  * hlcoll_reduce_enqueue() (root 1, out of place; the reduce checked on
- * the root), each with its negative control (no FENCE on the tail SOB:
+ * the root) and hlcoll_alltoall_enqueue(), each with its negative control (no FENCE on the tail SOB:
  * the next work copies stale elements, every rank that has a result
  * returns 30)
  */
@@ -2455,6 +2492,7 @@ static void test_stream_collectives_ordered(void **state)
 {
 	static const enum coll colls[] = {
 		C_REDUCE_SCATTER, C_ALLGATHER, C_BROADCAST, C_REDUCE,
+		C_ALLTOALL,
 	};
 	struct stream_arg sa;
 	unsigned int i;
@@ -2548,6 +2586,7 @@ const struct CMUnitTest collective_tests[] = {
 	cmocka_unit_test(test_allgather_enqueue),
 	cmocka_unit_test(test_broadcast_enqueue),
 	cmocka_unit_test(test_reduce_enqueue),
+	cmocka_unit_test(test_alltoall_enqueue),
 	cmocka_unit_test(test_stream_collectives_ordered),
 	cmocka_unit_test(test_reduce_scatter_stream_abort_while_enqueued),
 	cmocka_unit_test(test_allreduce_ring_in_another_order),
