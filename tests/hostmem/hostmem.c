@@ -749,6 +749,129 @@ static void test_map_over_hole_leaves_nothing(void **state)
 	munmap(buf + 3 * PAGE, PAGE);
 }
 
+/*
+ * MAPs and UNMAPs of random ranges of a buffer whose 12 pages are 6 memfd
+ * pages, some at two or three addresses, checked against a model of the
+ * design after each call: a MAP puts the pages that no run and no own
+ * mapping has yet in its run (one DMA mapping if any), and holds the own
+ * mapping of every other page (made at the first hold); an UNMAP ends its
+ * run and lets go of its holds. debugfs host_dma_pages is the pages in a
+ * run or held, host_dma_maps the runs plus the held pages. Every 25 calls
+ * the device moves a word and bytes through each outstanding MAP. Pins a
+ * risk: passes on the run design as it is.
+ */
+#define MODEL_VPAGES	12
+#define MODEL_FPAGES	6
+#define MODEL_MAPS	6
+#define MODEL_CALLS	300
+
+struct model_map {
+	uint64_t va;
+	unsigned int first, n;
+	bool live;
+};
+
+static void test_random_maps_follow_the_model(void **state)
+{
+	static const unsigned int fpage[MODEL_VPAGES] = {
+		0, 1, 2, 3, 0, 4, 5, 1, 2, 5, 3, 0,
+	};
+	struct hltests_state *st = *state;
+	struct model_map m[MODEL_MAPS] = { 0 };
+	int owner[MODEL_FPAGES], holds[MODEL_FPAGES];
+	long long pages, maps, pinned = 0;
+	uint64_t va[MODEL_MAPS];
+	uint8_t *buf, *cpu[MODEL_MAPS];
+	unsigned int call, i, k, v, seed = 0x5eed;
+	int mfd = memfd_create("hostmem-model", 0);
+	bool run;
+
+	assert_true(mfd >= 0);
+	assert_int_equal(ftruncate(mfd, MODEL_FPAGES * PAGE), 0);
+	buf = mmap(NULL, MODEL_VPAGES * PAGE, PROT_READ | PROT_WRITE,
+		   MAP_SHARED, mfd, 0);
+	assert_true(buf != MAP_FAILED);
+	for (v = 0; v < MODEL_VPAGES; v++)
+		assert_true(mmap(buf + v * PAGE, PAGE, PROT_READ | PROT_WRITE,
+				 MAP_SHARED | MAP_FIXED, mfd,
+				 fpage[v] * PAGE) == buf + v * PAGE);
+	memset(buf, 0, MODEL_FPAGES * PAGE);
+	for (i = 0; i < MODEL_FPAGES; i++) {
+		owner[i] = -1;
+		holds[i] = 0;
+	}
+
+	for (call = 0; call < MODEL_CALLS; call++) {
+		seed = seed * 1103515245 + 12345;
+		k = (seed >> 8) % MODEL_MAPS;
+		if (m[k].live) {
+			assert_int_equal(hlthunk_memory_unmap(st->fd, m[k].va), 0);
+			for (v = m[k].first; v < m[k].first + m[k].n; v++) {
+				i = fpage[v];
+				if (owner[i] == (int)k)
+					owner[i] = -1;
+				else
+					holds[i]--;
+			}
+			pinned -= m[k].n;
+			m[k].live = false;
+		} else {
+			m[k].first = (seed >> 12) % MODEL_VPAGES;
+			m[k].n = 1 + (seed >> 18) % (MODEL_VPAGES - m[k].first);
+			assert_int_equal(map_host(st->fd, buf + m[k].first * PAGE,
+						  m[k].n * PAGE, &m[k].va), 0);
+			for (v = m[k].first; v < m[k].first + m[k].n; v++) {
+				i = fpage[v];
+				if (owner[i] < 0 && !holds[i])
+					owner[i] = k;
+				else
+					holds[i]++;
+			}
+			pinned += m[k].n;
+			m[k].live = true;
+		}
+		pages = 0;
+		maps = 0;
+		for (i = 0; i < MODEL_FPAGES; i++) {
+			pages += owner[i] >= 0 || holds[i];
+			maps += !!holds[i];
+		}
+		for (k = 0; k < MODEL_MAPS; k++) {
+			run = false;
+			for (i = 0; i < MODEL_FPAGES; i++)
+				run |= owner[i] == (int)k;
+			maps += run;
+		}
+		if (host_dma_pages() != pages || host_dma_maps() != maps ||
+		    hltests_debugfs_value(0, "pinned_host_pages") != pinned)
+			fail_msg("call %u: host_dma_pages %lld host_dma_maps %lld pinned %lld, the model %lld %lld %lld",
+				 call, host_dma_pages(), host_dma_maps(),
+				 hltests_debugfs_value(0, "pinned_host_pages"),
+				 pages, maps, pinned);
+
+		if (call % 25 != 24)
+			continue;
+		for (i = 0, k = 0; k < MODEL_MAPS; k++) {
+			if (!m[k].live)
+				continue;
+			/* A piece of its last page, apart from the others' */
+			va[i] = m[k].va + (m[k].n - 1) * PAGE + 64 + k * 512;
+			cpu[i] = buf + (m[k].first + m[k].n - 1) * PAGE + 64 + k * 512;
+			i++;
+		}
+		if (i)
+			dma_through_each(st->fd, va, cpu, i, 0x30de0000 + call);
+	}
+	for (k = 0; k < MODEL_MAPS; k++)
+		if (m[k].live)
+			assert_int_equal(hlthunk_memory_unmap(st->fd, m[k].va), 0);
+	assert_int_equal(host_dma_pages(), 0);
+	assert_int_equal(host_dma_maps(), 0);
+	assert_int_equal(hltests_debugfs_value(0, "pinned_host_pages"), 0);
+	munmap(buf, MODEL_VPAGES * PAGE);
+	close(mfd);
+}
+
 /* Closing with many mappings of one page outstanding leaves nothing */
 static void test_close_with_shared_page_mappings(void **state)
 {
@@ -911,6 +1034,8 @@ static const struct CMUnitTest hostmem_tests[] = {
 	cmocka_unit_test_setup_teardown(test_two_devices_share_apart,
 					hltests_setup, hltests_teardown),
 	cmocka_unit_test_setup_teardown(test_map_over_hole_leaves_nothing,
+					hltests_setup, hltests_teardown),
+	cmocka_unit_test_setup_teardown(test_random_maps_follow_the_model,
 					hltests_setup, hltests_teardown),
 	cmocka_unit_test(test_close_with_shared_page_mappings),
 	cmocka_unit_test(test_fork_child_maps_shared_page),
