@@ -503,6 +503,51 @@ static void map_host_shared_prepare(struct walk *w)
 	assert_int_not_equal(w->va, 0);
 }
 
+/*
+ * A memfd's pages X, Y, Z mapped as X Y X Z, Y mapped first by a piece:
+ * the call's MAP puts X and Z in its run, holds X again and Y on their own
+ * DMA mappings (one made over its own run's page, one over another MAP's
+ * run), so that each failure point of its unwinding has a page of each
+ * kind behind it
+ */
+static uint8_t *twice_buf;
+
+static void map_host_twice_prepare(struct walk *w)
+{
+	int mfd;
+
+	if (!twice_buf) {
+		mfd = memfd_create("fault-walk-xyxz", 0);
+		assert_true(mfd >= 0);
+		assert_int_equal(ftruncate(mfd, 3 * 4096), 0);
+		twice_buf = mmap(NULL, 4 * 4096, PROT_READ | PROT_WRITE,
+				 MAP_SHARED | MAP_POPULATE, mfd, 0);
+		assert_true(twice_buf != MAP_FAILED);
+		/* X Y Z and past the end, then X and Z over the last two */
+		assert_true(mmap(twice_buf + 2 * 4096, 4096, PROT_READ | PROT_WRITE,
+				 MAP_SHARED | MAP_FIXED | MAP_POPULATE, mfd, 0) ==
+			    twice_buf + 2 * 4096);
+		assert_true(mmap(twice_buf + 3 * 4096, 4096, PROT_READ | PROT_WRITE,
+				 MAP_SHARED | MAP_FIXED | MAP_POPULATE, mfd,
+				 2 * 4096) == twice_buf + 3 * 4096);
+		close(mfd);
+	}
+	w->va = hlthunk_host_memory_map(w->fd, twice_buf + 4096 + 0x40, 0, 0x20);
+	assert_int_not_equal(w->va, 0);
+}
+
+static int map_host_twice_call(struct walk *w)
+{
+	uint64_t va;
+
+	errno = 0;
+	va = hlthunk_host_memory_map(w->fd, twice_buf, 0, 4 * 4096);
+	if (!va)
+		return neg_errno();
+	w->out = va;
+	return 0;
+}
+
 static void unmap_cleanup(struct walk *w)
 {
 	if (w->va)
@@ -1406,6 +1451,8 @@ static const struct path paths[] = {
 	{ "mem_map_host", { ENOMEM, EFAULT }, NULL, map_host_call, unmap_out_undo, NULL },
 	{ "mem_map_host_shared", { ENOMEM, EFAULT }, map_host_shared_prepare, map_host_call,
 	  unmap_out_undo, unmap_cleanup },
+	{ "mem_map_host_twice", { ENOMEM, EFAULT }, map_host_twice_prepare,
+	  map_host_twice_call, unmap_out_undo, unmap_cleanup },
 	{ "mem_unmap_device", { EFAULT }, map_device_prepare, unmap_call, NULL, unmap_cleanup },
 	{ "mem_unmap_host", { EFAULT }, map_host_prepare, unmap_call, NULL, unmap_cleanup },
 	{ "mem_export_dmabuf", { ENOMEM, EMFILE, EFAULT }, map_device_prepare, export_call,

@@ -4,8 +4,10 @@
  * charged to RLIMIT_MEMLOCK through the process's pinned memory (VmPin)
  * unless it has CAP_IPC_LOCK; absurd sizes refused before anything is
  * allocated; one host page in any number of mappings (as many 28-byte
- * malloc()s of one page, each mapped), DMA-mapped once for the device
- * (debugfs info's host_dma_pages), pinned and charged per mapping.
+ * malloc()s of one page, each mapped), DMA-mapped at most twice for the
+ * device (in a MAP's run and on its own: debugfs info's host_dma_pages and
+ * host_dma_maps), pinned and charged per mapping; the runs' and the shared
+ * DMA mappings' lifetimes across MAPs, unmap orders and devices.
  *
  * The unprivileged cases run in a forked child that opens the device as
  * root, then sets RLIMIT_MEMLOCK and becomes uid/gid 65534, which drops
@@ -540,6 +542,336 @@ static void test_same_page_twice_in_one_mapping(void **state)
 	close(mfd);
 }
 
+/*
+ * The owner of a run goes first: the MAPs that share its pages keep their
+ * own DMA mappings of them, not the run's addresses. Then a new MAP of the
+ * same size (which the IOMMU's IOVA cache gives the freed run's IOVA range
+ * to) must not be reached through them: a sharer that kept the run's
+ * address would move its bytes to and from the new MAP's pages (or fault
+ * on a gone IOVA). Pins a risk: passes on the run design as it is.
+ */
+#define OWNER_PAGES	32
+
+static void test_run_owner_goes_first(void **state)
+{
+	struct hltests_state *st = *state;
+	uint8_t *buf = map_anon(OWNER_PAGES * PAGE, PROT_READ | PROT_WRITE);
+	uint8_t *other = map_anon(OWNER_PAGES * PAGE, PROT_READ | PROT_WRITE);
+	uint64_t owner, piece, pair, reuse, va[3];
+	uint8_t *cpu[3];
+	size_t i;
+
+	assert_non_null(buf);
+	assert_non_null(other);
+	memset(buf, 0, OWNER_PAGES * PAGE);
+	assert_int_equal(map_host(st->fd, buf, OWNER_PAGES * PAGE, &owner), 0);
+	/* A piece of page 5; pages 10 and 11: shared, each its own mapping */
+	assert_int_equal(map_host(st->fd, buf + 5 * PAGE + 256, PIECE, &piece), 0);
+	assert_int_equal(map_host(st->fd, buf + 10 * PAGE, 2 * PAGE, &pair), 0);
+	assert_int_equal(host_dma_pages(), OWNER_PAGES);
+	assert_int_equal(host_dma_maps(), 1 + 3);
+
+	assert_int_equal(hlthunk_memory_unmap(st->fd, owner), 0);
+	assert_int_equal(host_dma_pages(), 3);
+	assert_int_equal(host_dma_maps(), 3);
+
+	/* The freed run's IOVA range to a new MAP, its pages a pattern */
+	memset(other, 0xdd, OWNER_PAGES * PAGE);
+	assert_int_equal(map_host(st->fd, other, OWNER_PAGES * PAGE, &reuse), 0);
+	assert_int_equal(host_dma_maps(), 4);
+
+	cpu[0] = buf + 5 * PAGE + 256;
+	va[0] = piece;
+	cpu[1] = buf + 10 * PAGE + 512;
+	va[1] = pair + 512;
+	cpu[2] = buf + 11 * PAGE + 3072;
+	va[2] = pair + PAGE + 3072;
+	dma_through_each(st->fd, va, cpu, 3, 0x0a4e0000);
+	/* Nothing of it reached the new MAP's pages */
+	for (i = 0; i < OWNER_PAGES * PAGE; i++)
+		if (other[i] != 0xdd)
+			fail_msg("byte %zu of the new MAP changed: 0x%02x", i, other[i]);
+
+	assert_int_equal(hlthunk_memory_unmap(st->fd, pair), 0);
+	assert_int_equal(hlthunk_memory_unmap(st->fd, piece), 0);
+	assert_int_equal(host_dma_pages(), OWNER_PAGES);
+	assert_int_equal(host_dma_maps(), 1);
+	assert_int_equal(hlthunk_memory_unmap(st->fd, reuse), 0);
+	assert_int_equal(host_dma_pages(), 0);
+	assert_int_equal(host_dma_maps(), 0);
+	munmap(buf, OWNER_PAGES * PAGE);
+	munmap(other, OWNER_PAGES * PAGE);
+}
+
+/*
+ * A memfd's pages X and Y mapped as X Y X: a MAP of a piece of Y first
+ * (Y in its run), then of the three pages (X in its run and again on its
+ * own, Y shared), then of a piece of X (sharing X's own mapping), unmapped
+ * in another order than mapped: each MAP reaches the right page
+ * throughout, and every DMA mapping goes with the last MAP that needs it.
+ * Pins a risk: passes on the run design as it is.
+ */
+static void test_twice_and_shared_interleaved(void **state)
+{
+	struct hltests_state *st = *state;
+	int mfd = memfd_create("hostmem-xyx", 0);
+	uint64_t y, xyx, x, va[3];
+	uint8_t *buf, *cpu[3];
+
+	assert_true(mfd >= 0);
+	assert_int_equal(ftruncate(mfd, 2 * PAGE), 0);
+	buf = mmap(NULL, 3 * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0);
+	assert_true(buf != MAP_FAILED);
+	assert_true(mmap(buf + 2 * PAGE, PAGE, PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_FIXED, mfd, 0) == buf + 2 * PAGE);
+	memset(buf, 0, 2 * PAGE);
+
+	assert_int_equal(map_host(st->fd, buf + PAGE + 64, PIECE, &y), 0);
+	assert_int_equal(map_host(st->fd, buf, 3 * PAGE, &xyx), 0);
+	/* Y's run, X Y X's run (X), X's own, Y's own */
+	assert_int_equal(host_dma_pages(), 2);
+	assert_int_equal(host_dma_maps(), 4);
+	assert_int_equal(hltests_debugfs_value(0, "pinned_host_pages"), 4);
+
+	/* Y's run goes: X Y X reaches Y through Y's own mapping */
+	assert_int_equal(hlthunk_memory_unmap(st->fd, y), 0);
+	assert_int_equal(host_dma_maps(), 3);
+	cpu[0] = buf + 128;
+	va[0] = xyx + 128;
+	cpu[1] = buf + PAGE + 1024;
+	va[1] = xyx + PAGE + 1024;
+	cpu[2] = buf + 2 * PAGE + 2048;
+	va[2] = xyx + 2 * PAGE + 2048;
+	dma_through_each(st->fd, va, cpu, 3, 0x0e1e0000);
+
+	assert_int_equal(map_host(st->fd, buf + 2 * PAGE + 512, PIECE, &x), 0);
+	assert_int_equal(host_dma_maps(), 3);
+	/* X Y X goes, with its run: X's own mapping stays for the piece */
+	assert_int_equal(hlthunk_memory_unmap(st->fd, xyx), 0);
+	assert_int_equal(host_dma_pages(), 1);
+	assert_int_equal(host_dma_maps(), 1);
+	cpu[0] = buf + 512;
+	va[0] = x;
+	dma_through_each(st->fd, va, cpu, 1, 0x0f1f0000);
+	assert_int_equal(hlthunk_memory_unmap(st->fd, x), 0);
+	assert_int_equal(host_dma_pages(), 0);
+	assert_int_equal(host_dma_maps(), 0);
+	assert_int_equal(hltests_debugfs_value(0, "pinned_host_pages"), 0);
+	munmap(buf, 3 * PAGE);
+	close(mfd);
+}
+
+/*
+ * One buffer on two devices: each device has its own runs and its own
+ * DMA mappings of shared pages (its own IOMMU domain), and a MAP on one
+ * device never shares the other's. Device 1's run owner goes first, then
+ * device 0's; each device still moves its sharer's bytes, and lets go of
+ * everything at its own last unmap. Pins a risk: passes on the run design
+ * as it is.
+ */
+static void test_two_devices_share_apart(void **state)
+{
+	struct hltests_state *st = *state;
+	uint8_t *buf = map_anon(8 * PAGE, PROT_READ | PROT_WRITE);
+	uint64_t run[2], piece[2], va[1];
+	uint8_t *cpu[1];
+	int fd[2], d;
+
+	if (hltests_num_devices() < 2)
+		skip();
+	assert_non_null(buf);
+	memset(buf, 0, 8 * PAGE);
+	fd[0] = st->fd;
+	fd[1] = hltests_open_node(1, 0);
+	assert_true(fd[1] >= 0);
+	for (d = 0; d < 2; d++)
+		assert_int_equal(map_host(fd[d], buf, 8 * PAGE, &run[d]), 0);
+	for (d = 0; d < 2; d++)
+		assert_int_equal(map_host(fd[d], buf + 6 * PAGE + 100, PIECE,
+					  &piece[d]), 0);
+	for (d = 0; d < 2; d++) {
+		assert_int_equal(hltests_debugfs_value(d, "host_dma_pages"), 8);
+		assert_int_equal(hltests_debugfs_value(d, "host_dma_maps"), 2);
+	}
+
+	assert_int_equal(hlthunk_memory_unmap(fd[1], run[1]), 0);
+	assert_int_equal(hltests_debugfs_value(1, "host_dma_pages"), 1);
+	assert_int_equal(hltests_debugfs_value(1, "host_dma_maps"), 1);
+	assert_int_equal(hltests_debugfs_value(0, "host_dma_maps"), 2);
+	cpu[0] = buf + 6 * PAGE + 100;
+	for (d = 0; d < 2; d++) {
+		va[0] = piece[d];
+		dma_through_each(fd[d], va, cpu, 1, 0xde500000 + d);
+	}
+	assert_int_equal(hlthunk_memory_unmap(fd[0], run[0]), 0);
+	va[0] = piece[0];
+	dma_through_each(fd[0], va, cpu, 1, 0xde510000);
+	for (d = 0; d < 2; d++) {
+		assert_int_equal(hlthunk_memory_unmap(fd[d], piece[d]), 0);
+		assert_int_equal(hltests_debugfs_value(d, "host_dma_pages"), 0);
+		assert_int_equal(hltests_debugfs_value(d, "host_dma_maps"), 0);
+	}
+	close(fd[1]);
+	munmap(buf, 8 * PAGE);
+}
+
+/*
+ * A MAP over a hole (a page unmapped in the middle of the buffer), one of
+ * whose pages another MAP holds, fails with EFAULT and leaves the device's
+ * DMA mappings, pins and charge as they were; the other MAP still reaches
+ * its page. Pins a risk: passes on the run design as it is.
+ */
+static void test_map_over_hole_leaves_nothing(void **state)
+{
+	struct hltests_state *st = *state;
+	uint8_t *buf = map_anon(4 * PAGE, PROT_READ | PROT_WRITE);
+	unsigned long long pin0;
+	uint64_t small, va[1];
+	uint8_t *cpu[1];
+
+	assert_non_null(buf);
+	memset(buf, 0, 4 * PAGE);
+	assert_int_equal(map_host(st->fd, buf + 8, PIECE, &small), 0);
+	assert_int_equal(munmap(buf + 2 * PAGE, PAGE), 0);
+	pin0 = vm_pin_bytes();
+	assert_int_equal(map_host(st->fd, buf, 4 * PAGE, &va[0]), -EFAULT);
+	assert_int_equal(vm_pin_bytes(), pin0);
+	assert_int_equal(hltests_debugfs_value(0, "pinned_host_pages"), 1);
+	assert_int_equal(host_dma_pages(), 1);
+	assert_int_equal(host_dma_maps(), 1);
+	cpu[0] = buf + 8;
+	va[0] = small;
+	dma_through_each(st->fd, va, cpu, 1, 0x401e0000);
+	assert_int_equal(hlthunk_memory_unmap(st->fd, small), 0);
+	assert_int_equal(host_dma_pages(), 0);
+	assert_int_equal(host_dma_maps(), 0);
+	munmap(buf, 2 * PAGE);
+	munmap(buf + 3 * PAGE, PAGE);
+}
+
+/*
+ * MAPs and UNMAPs of random ranges of a buffer whose 12 pages are 6 memfd
+ * pages, some at two or three addresses, checked against a model of the
+ * design after each call: a MAP puts the pages that no run and no own
+ * mapping has yet in its run (one DMA mapping if any), and holds the own
+ * mapping of every other page (made at the first hold); an UNMAP ends its
+ * run and lets go of its holds. debugfs host_dma_pages is the pages in a
+ * run or held, host_dma_maps the runs plus the held pages. Every 25 calls
+ * the device moves a word and bytes through each outstanding MAP. Pins a
+ * risk: passes on the run design as it is.
+ */
+#define MODEL_VPAGES	12
+#define MODEL_FPAGES	6
+#define MODEL_MAPS	6
+#define MODEL_CALLS	300
+
+struct model_map {
+	uint64_t va;
+	unsigned int first, n;
+	bool live;
+};
+
+static void test_random_maps_follow_the_model(void **state)
+{
+	static const unsigned int fpage[MODEL_VPAGES] = {
+		0, 1, 2, 3, 0, 4, 5, 1, 2, 5, 3, 0,
+	};
+	struct hltests_state *st = *state;
+	struct model_map m[MODEL_MAPS] = { 0 };
+	int owner[MODEL_FPAGES], holds[MODEL_FPAGES];
+	long long pages, maps, pinned = 0;
+	uint64_t va[MODEL_MAPS];
+	uint8_t *buf, *cpu[MODEL_MAPS];
+	unsigned int call, i, k, v, seed = 0x5eed;
+	int mfd = memfd_create("hostmem-model", 0);
+	bool run;
+
+	assert_true(mfd >= 0);
+	assert_int_equal(ftruncate(mfd, MODEL_FPAGES * PAGE), 0);
+	buf = mmap(NULL, MODEL_VPAGES * PAGE, PROT_READ | PROT_WRITE,
+		   MAP_SHARED, mfd, 0);
+	assert_true(buf != MAP_FAILED);
+	for (v = 0; v < MODEL_VPAGES; v++)
+		assert_true(mmap(buf + v * PAGE, PAGE, PROT_READ | PROT_WRITE,
+				 MAP_SHARED | MAP_FIXED, mfd,
+				 fpage[v] * PAGE) == buf + v * PAGE);
+	memset(buf, 0, MODEL_FPAGES * PAGE);
+	for (i = 0; i < MODEL_FPAGES; i++) {
+		owner[i] = -1;
+		holds[i] = 0;
+	}
+
+	for (call = 0; call < MODEL_CALLS; call++) {
+		seed = seed * 1103515245 + 12345;
+		k = (seed >> 8) % MODEL_MAPS;
+		if (m[k].live) {
+			assert_int_equal(hlthunk_memory_unmap(st->fd, m[k].va), 0);
+			for (v = m[k].first; v < m[k].first + m[k].n; v++) {
+				i = fpage[v];
+				if (owner[i] == (int)k)
+					owner[i] = -1;
+				else
+					holds[i]--;
+			}
+			pinned -= m[k].n;
+			m[k].live = false;
+		} else {
+			m[k].first = (seed >> 12) % MODEL_VPAGES;
+			m[k].n = 1 + (seed >> 18) % (MODEL_VPAGES - m[k].first);
+			assert_int_equal(map_host(st->fd, buf + m[k].first * PAGE,
+						  m[k].n * PAGE, &m[k].va), 0);
+			for (v = m[k].first; v < m[k].first + m[k].n; v++) {
+				i = fpage[v];
+				if (owner[i] < 0 && !holds[i])
+					owner[i] = k;
+				else
+					holds[i]++;
+			}
+			pinned += m[k].n;
+			m[k].live = true;
+		}
+		pages = 0;
+		maps = 0;
+		for (i = 0; i < MODEL_FPAGES; i++) {
+			pages += owner[i] >= 0 || holds[i];
+			maps += !!holds[i];
+		}
+		for (k = 0; k < MODEL_MAPS; k++) {
+			run = false;
+			for (i = 0; i < MODEL_FPAGES; i++)
+				run |= owner[i] == (int)k;
+			maps += run;
+		}
+		if (host_dma_pages() != pages || host_dma_maps() != maps ||
+		    hltests_debugfs_value(0, "pinned_host_pages") != pinned)
+			fail_msg("call %u: host_dma_pages %lld host_dma_maps %lld pinned %lld, the model %lld %lld %lld",
+				 call, host_dma_pages(), host_dma_maps(),
+				 hltests_debugfs_value(0, "pinned_host_pages"),
+				 pages, maps, pinned);
+
+		if (call % 25 != 24)
+			continue;
+		for (i = 0, k = 0; k < MODEL_MAPS; k++) {
+			if (!m[k].live)
+				continue;
+			/* A piece of its last page, apart from the others' */
+			va[i] = m[k].va + (m[k].n - 1) * PAGE + 64 + k * 512;
+			cpu[i] = buf + (m[k].first + m[k].n - 1) * PAGE + 64 + k * 512;
+			i++;
+		}
+		if (i)
+			dma_through_each(st->fd, va, cpu, i, 0x30de0000 + call);
+	}
+	for (k = 0; k < MODEL_MAPS; k++)
+		if (m[k].live)
+			assert_int_equal(hlthunk_memory_unmap(st->fd, m[k].va), 0);
+	assert_int_equal(host_dma_pages(), 0);
+	assert_int_equal(host_dma_maps(), 0);
+	assert_int_equal(hltests_debugfs_value(0, "pinned_host_pages"), 0);
+	munmap(buf, MODEL_VPAGES * PAGE);
+	close(mfd);
+}
+
 /* Closing with many mappings of one page outstanding leaves nothing */
 static void test_close_with_shared_page_mappings(void **state)
 {
@@ -694,6 +1026,16 @@ static const struct CMUnitTest hostmem_tests[] = {
 	cmocka_unit_test_setup_teardown(test_large_mapping_is_one_dma_mapping,
 					hltests_setup, hltests_teardown),
 	cmocka_unit_test_setup_teardown(test_same_page_twice_in_one_mapping,
+					hltests_setup, hltests_teardown),
+	cmocka_unit_test_setup_teardown(test_run_owner_goes_first,
+					hltests_setup, hltests_teardown),
+	cmocka_unit_test_setup_teardown(test_twice_and_shared_interleaved,
+					hltests_setup, hltests_teardown),
+	cmocka_unit_test_setup_teardown(test_two_devices_share_apart,
+					hltests_setup, hltests_teardown),
+	cmocka_unit_test_setup_teardown(test_map_over_hole_leaves_nothing,
+					hltests_setup, hltests_teardown),
+	cmocka_unit_test_setup_teardown(test_random_maps_follow_the_model,
 					hltests_setup, hltests_teardown),
 	cmocka_unit_test(test_close_with_shared_page_mappings),
 	cmocka_unit_test(test_fork_child_maps_shared_page),
