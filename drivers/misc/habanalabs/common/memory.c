@@ -591,7 +591,9 @@ static int hl_host_pages_get(struct hl_device *hdev, struct hl_userptr *up)
 
 	up->dma = kvmalloc_array(up->npages, sizeof(*up->dma),
 				 GFP_KERNEL_ACCOUNT);
-	up->shared = bitmap_zalloc(up->npages, GFP_KERNEL_ACCOUNT);
+	/* Not bitmap_zalloc(): 128 KiB for 4 GiB, need not be contiguous */
+	up->shared = kvcalloc(BITS_TO_LONGS(up->npages), sizeof(long),
+			      GFP_KERNEL_ACCOUNT);
 	run = kvmalloc_array(up->npages, sizeof(*run), GFP_KERNEL_ACCOUNT);
 	if (!up->dma || !up->shared || !run) {
 		rc = -ENOMEM;
@@ -640,7 +642,7 @@ err_leave:
 	mutex_unlock(&hdev->host_pages_lock);
 err_free:
 	kvfree(run);
-	bitmap_free(up->shared);
+	kvfree(up->shared);
 	up->shared = NULL;
 	kvfree(up->dma);
 	up->dma = NULL;
@@ -669,7 +671,7 @@ static void hl_host_pages_put(struct hl_device *hdev, struct hl_userptr *up)
 	mutex_unlock(&hdev->host_pages_lock);
 
 	sg_free_table(&up->run);
-	bitmap_free(up->shared);
+	kvfree(up->shared);
 	kvfree(up->dma);
 }
 
