@@ -1709,32 +1709,54 @@ static int hlcoll_stage(const struct hlcoll_comm *c,
 			 hlcoll_mod(c->rank - x->peer, c->nranks);
 }
 
-/* Run the queued calls of @c: stage order, program order within one */
-static int hlcoll_group_run(struct hlcoll_comm *c)
+/*
+ * The queued calls of @c as one step: the transfers to and from other
+ * ranks into @sorted (stage order, program order within one; *@m of
+ * them), the sends to this rank itself into @self_send and the matching
+ * receives from it into @self_recv (*@ns pairs). 0, or -EINVAL when the
+ * sends to itself do not match the receives from itself.
+ */
+static int hlcoll_group_sort(const struct hlcoll_comm *c,
+			     struct hlcoll_xfer *sorted, int *m,
+			     struct hlcoll_xfer *self_send,
+			     struct hlcoll_xfer *self_recv, int *ns)
 {
-	struct hlcoll_xfer sorted[HLCOLL_MAX_GROUP_OPS];
-	struct hlcoll_xfer self_send[HLCOLL_MAX_GROUP_OPS];
-	struct hlcoll_xfer self_recv[HLCOLL_MAX_GROUP_OPS];
-	int i, s, m = 0, ns = 0, nr = 0, rc;
+	int i, s, nr = 0;
 
+	*m = 0;
+	*ns = 0;
 	for (i = 0; i < c->ngroup; i++) {
 		if (c->group[i].peer != c->rank)
 			continue;
 		if (c->group[i].send)
-			self_send[ns++] = c->group[i];
+			self_send[(*ns)++] = c->group[i];
 		else
 			self_recv[nr++] = c->group[i];
 	}
-	if (ns != nr)
+	if (*ns != nr)
 		return -EINVAL;
-	for (i = 0; i < ns; i++)
+	for (i = 0; i < nr; i++)
 		if (self_send[i].bytes != self_recv[i].bytes)
 			return -EINVAL;
 	for (s = 1; s < c->nranks; s++)
 		for (i = 0; i < c->ngroup; i++)
 			if (c->group[i].peer != c->rank &&
 			    hlcoll_stage(c, &c->group[i]) == s)
-				sorted[m++] = c->group[i];
+				sorted[(*m)++] = c->group[i];
+	return 0;
+}
+
+/* Run the queued calls of @c: stage order, program order within one */
+static int hlcoll_group_run(struct hlcoll_comm *c)
+{
+	struct hlcoll_xfer sorted[HLCOLL_MAX_GROUP_OPS];
+	struct hlcoll_xfer self_send[HLCOLL_MAX_GROUP_OPS];
+	struct hlcoll_xfer self_recv[HLCOLL_MAX_GROUP_OPS];
+	int i, m, ns, rc;
+
+	rc = hlcoll_group_sort(c, sorted, &m, self_send, self_recv, &ns);
+	if (rc)
+		return rc;
 	rc = m ? hlcoll_step(c, sorted, m, HLCOLL_FLOAT32, HLCOLL_SUM, 0, 0,
 			     0) : 0;
 	for (i = 0; !rc && i < ns; i++)
@@ -1771,6 +1793,83 @@ int hlcoll_group_end(void)
 	}
 	hlcoll_group_head = NULL;
 	return rc;
+}
+
+/* The group is over: every communicator of it emptied */
+static void hlcoll_group_clear(void)
+{
+	struct hlcoll_comm *c, *next;
+
+	for (c = hlcoll_group_head; c; c = next) {
+		next = c->group_next;
+		c->ngroup = 0;
+		c->group_error = 0;
+		c->group_next = NULL;
+	}
+	hlcoll_group_head = NULL;
+}
+
+/*
+ * The group's calls (on @c alone) as the all-to-all's chain: the copies
+ * to itself, then one step of the other transfers in hlcoll_group_run()'s
+ * order, with @stream's head and tail. Refused before anything ran: the
+ * group stays open as it was (hlcoll_group_end() can still run it).
+ */
+int hlcoll_group_end_enqueue(struct hlcoll_comm *c,
+			     const struct hlcoll_stream *stream, uint64_t *seq)
+{
+	static const struct hlcoll_stream none;
+	struct hlcoll_xfer sorted[HLCOLL_MAX_GROUP_OPS];
+	struct hlcoll_xfer self_send[HLCOLL_MAX_GROUP_OPS];
+	struct hlcoll_xfer self_recv[HLCOLL_MAX_GROUP_OPS];
+	struct hlcoll_xfer x[HLCOLL_MAX_GROUP_OPS];
+	struct hlcoll_span cp[HLCOLL_MAX_GROUP_OPS];
+	struct hlcoll_comm *i;
+	int k, m, ns, nx = 0, ncp = 0, rc;
+	uint64_t bytes = 0;
+
+	rc = hlcoll_enqueue_check(c, stream, 1);
+	if (!rc)
+		rc = hlcoll_check_comm(c);
+	if (rc)
+		return rc;
+	/* The outermost end, of a group of calls on @c only */
+	if (hlcoll_group_depth != 1)
+		return -EINVAL;
+	for (i = hlcoll_group_head; i; i = i->group_next)
+		if (i != c && (i->ngroup || i->group_error))
+			return -EINVAL;
+	if (c->group_error)
+		return c->group_error;
+	rc = hlcoll_group_sort(c, sorted, &m, self_send, self_recv, &ns);
+	if (rc)
+		return rc;
+	/* The chain moves no empty transfer: both sides leave them out */
+	for (k = 0; k < m; k++) {
+		if (sorted[k].bytes)
+			x[nx++] = sorted[k];
+		bytes += sorted[k].bytes;
+	}
+	for (k = 0; k < ns; k++) {
+		if (self_send[k].bytes)
+			cp[ncp++] = (struct hlcoll_span){
+				self_send[k].va, self_recv[k].va,
+				self_send[k].bytes,
+			};
+		bytes += self_send[k].bytes;
+	}
+	if (!bytes)
+		return -EINVAL;	/* nothing to enqueue, as a count of 0 */
+	if (!hlcoll_chains(c, HLCOLL_SUM))
+		return -EOPNOTSUPP;
+	rc = hlcoll_chain_submit(c, x, &nx, nx ? 1 : 0, HLCOLL_FLOAT32,
+				 HLCOLL_SUM, cp, ncp, stream ? stream : &none);
+	if (rc != 1 && rc != -EMSGSIZE) {
+		/* Submitted, or the communicator failed: the group is over */
+		hlcoll_group_depth = 0;
+		hlcoll_group_clear();
+	}
+	return hlcoll_enqueued(c, rc, "group", bytes, seq);
 }
 
 static int hlcoll_p2p(struct hlcoll_comm *c, bool send, uint64_t buf,

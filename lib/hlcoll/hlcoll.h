@@ -666,8 +666,8 @@ hlcoll_public int hlcoll_alltoall_enqueue(struct hlcoll_comm *comm,
  * hlcoll_stream_sync() - wait for @comm's pending stream-ordered
  * collective (hlcoll_allreduce_enqueue(), hlcoll_reduce_scatter_enqueue(),
  * hlcoll_allgather_enqueue(), hlcoll_broadcast_enqueue(),
- * hlcoll_reduce_enqueue(), hlcoll_alltoall_enqueue()) and check its
- * completions.
+ * hlcoll_reduce_enqueue(), hlcoll_alltoall_enqueue(),
+ * hlcoll_group_end_enqueue()) and check its completions.
  * @comm: the communicator.
  *
  * Waits for the collective's CS, looking at the other ranks meanwhile (an
@@ -955,6 +955,44 @@ hlcoll_public int hlcoll_group_start(void);
  * error), as hlcoll_allreduce().
  */
 hlcoll_public int hlcoll_group_end(void);
+
+/**
+ * hlcoll_group_end_enqueue() - hlcoll_group_end() ordered on the device
+ * by @stream, returning once submitted.
+ * @comm: the communicator of every call in the group (NIC transport, more
+ *	than one rank).
+ * @stream: the ordering points (struct hlcoll_stream); NULL: none.
+ * @seq: NULL, or where the CS sequence of the group goes.
+ *
+ * Ends the outermost group of hlcoll_send() and hlcoll_recv() calls on
+ * @comm as hlcoll_alltoall_enqueue() does its collective: the copies of
+ * the sends to this rank itself into the matching receives from itself,
+ * then one step of the other transfers in hlcoll_group_end()'s order
+ * (sends r + 1, r + 2, ..., receives r - 1, r - 2, ...; program order
+ * for one peer), one command submission chained on the device with
+ * @stream's head and tail, after the stream's earlier device work and
+ * before its next. hlcoll_stream_sync() completes it; every rank ends its
+ * group with this call (transfers of 0 bytes are left out on both sides).
+ * Once submitted, or when the submission failed, the group is over and
+ * empty; any other error leaves the group open as it was, so that
+ * hlcoll_group_end() can still run it (or report the same error).
+ *
+ * Return: 0 once submitted, or -errno: -EINVAL NULL @comm, the stream
+ * errors of hlcoll_allreduce_enqueue(), no hlcoll_group_start() or an
+ * inner end (the group must end here), calls of the group on another
+ * communicator, sends to this rank itself not matched by receives from it
+ * of the same sizes, or a group that moves no byte on @comm (as a count
+ * of 0); -ENOSPC more than 4 * HLCOLL_MAX_RANKS calls on @comm;
+ * -EOPNOTSUPP one rank, the hosts transport, HLCOLL_CHAIN=0, or more
+ * chunks than one submission takes (use fewer or smaller transfers, or
+ * larger chunks); -EMSGSIZE the step does not fit one submission beside
+ * the copies; -ECONNABORTED the communicator failed before (also a
+ * pending collective's failure, found here, and a buffer that
+ * hlcoll_send() or hlcoll_recv() found unmapped, -EFAULT there).
+ */
+hlcoll_public int hlcoll_group_end_enqueue(struct hlcoll_comm *comm,
+					   const struct hlcoll_stream *stream,
+					   uint64_t *seq);
 
 /**
  * hlcoll_memcpy() - copy @bytes from device VA @src to device VA @dst on

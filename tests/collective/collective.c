@@ -337,6 +337,19 @@ static int run_coll(struct hlcoll_comm *comm, const struct coll_run *run,
 			rc = hlcoll_alltoall_enqueue(comm, sendbuf, recvbuf,
 						     count, t, NULL, &seq);
 			break;
+		case C_SENDRECV:
+			/* As below, the group ended by its enqueue */
+			hlcoll_group_start();
+			hlcoll_recv(comm, recvbuf + count * es, count, t,
+				    (r + 1) % n);
+			hlcoll_send(comm, sendbuf, count, t, (r + 1) % n);
+			hlcoll_send(comm, sendbuf, count, t, (r + n - 1) % n);
+			hlcoll_recv(comm, recvbuf, count, t, (r + n - 1) % n);
+			rc = hlcoll_group_end_enqueue(comm, NULL, &seq);
+			/* Refused: the group is still open, and runs */
+			if (rc && hlcoll_group_end())
+				return -EPROTO;
+			break;
 		default:
 			return -EINVAL;
 		}
@@ -817,7 +830,8 @@ static void coll_enqueue(enum coll coll)
 		for (k = 0; k < 2; k++) {
 			run.dtype = (enum hlcoll_dtype)((n + k) % HLCOLL_NUM_DTYPES);
 			run.op = ops[(n + 2 * k) % 4];
-			run.in_place = k && coll != C_ALLTOALL;
+			run.in_place = k && coll != C_ALLTOALL &&
+				       coll != C_SENDRECV;
 			run.root = n - 1 - k;
 			print_message("%s enqueue %s %s on %d ranks%s\n",
 				      coll_names[coll], type_names[run.dtype],
@@ -856,6 +870,13 @@ static void test_alltoall_enqueue(void **state)
 {
 	(void)state;
 	coll_enqueue(C_ALLTOALL);
+}
+
+/* A group of send/recv both ways round the ring, ended by its enqueue */
+static void test_sendrecv_group_end_enqueue(void **state)
+{
+	(void)state;
+	coll_enqueue(C_SENDRECV);
 }
 
 static void test_allreduce_many_chunks_many_submissions(void **state)
@@ -1726,6 +1747,86 @@ static void test_mismatched_unique_id_refused(void **state)
 }
 
 /* Every bad argument refused with its errno, before anything moves */
+/*
+ * hlcoll_group_end_enqueue()'s refusals on one rank (@va: 4 KiB mapped),
+ * each made in turn (the group's state matters); a refused group stays
+ * open and hlcoll_group_end() then runs (or refuses) it. The number of
+ * wrong results.
+ */
+static int group_enqueue_refused(struct hlcoll_comm *comm, uint64_t va,
+				 uint64_t *seq)
+{
+	static const struct hlcoll_stream st_res = { .reserved = { 1 } };
+	static const struct hlcoll_stream st_sig = {
+		.flags = HLCOLL_STREAM_SIGNAL, .signal_sob = HL_SM_NUM_SOBS,
+	};
+	static const struct hlcoll_stream st_ok = {
+		.flags = HLCOLL_STREAM_WAIT | HLCOLL_STREAM_SIGNAL,
+		.wait_sob = HL_SM_NUM_SOBS - 1, .wait_value = 1,
+		.wait_mon = HL_SM_NUM_MONITORS - 1,
+		.signal_sob = HL_SM_NUM_SOBS - 2,
+	};
+	struct hlcoll_comm *sub = NULL;
+	int bad = 0, i, k = 0;
+	struct { int got, want; } t[40];
+
+#define G(call, want) t[k++] = (typeof(t[0])){ call, want }
+	G(hlcoll_group_end_enqueue(NULL, NULL, seq), -EINVAL);
+	/* No group */
+	G(hlcoll_group_end_enqueue(comm, NULL, seq), -EINVAL);
+	/* A copy to itself: bad streams, an inner end, then one rank */
+	G(hlcoll_group_start(), 0);
+	G(hlcoll_send(comm, va, 4, HLCOLL_FLOAT32, 0), 0);
+	G(hlcoll_recv(comm, va + 64, 4, HLCOLL_FLOAT32, 0), 0);
+	G(hlcoll_group_end_enqueue(comm, &st_res, seq), -EINVAL);
+	G(hlcoll_group_end_enqueue(comm, &st_sig, seq), -EINVAL);
+	G(hlcoll_group_start(), 0);
+	G(hlcoll_group_end_enqueue(comm, NULL, seq), -EINVAL);
+	G(hlcoll_group_end(), 0);
+	G(hlcoll_group_end_enqueue(comm, &st_ok, seq), -EOPNOTSUPP);
+	G(hlcoll_group_end(), 0);
+	/* A send to itself with no receive */
+	G(hlcoll_group_start(), 0);
+	G(hlcoll_send(comm, va, 4, HLCOLL_FLOAT32, 0), 0);
+	G(hlcoll_group_end_enqueue(comm, NULL, seq), -EINVAL);
+	G(hlcoll_group_end(), -EINVAL);
+	/* Nothing to move */
+	G(hlcoll_group_start(), 0);
+	G(hlcoll_send(comm, 0, 0, HLCOLL_FLOAT32, 0), 0);
+	G(hlcoll_recv(comm, 0, 0, HLCOLL_FLOAT32, 0), 0);
+	G(hlcoll_group_end_enqueue(comm, NULL, seq), -EINVAL);
+	G(hlcoll_group_end(), 0);
+	/* A call on another communicator in the group */
+	G(hlcoll_comm_split(comm, 0, 0, &sub, NULL), 0);
+	G(hlcoll_group_start(), 0);
+	G(hlcoll_send(comm, va, 4, HLCOLL_FLOAT32, 0), 0);
+	G(hlcoll_recv(comm, va + 64, 4, HLCOLL_FLOAT32, 0), 0);
+	G(sub ? hlcoll_send(sub, va + 128, 4, HLCOLL_FLOAT32, 0) : -ENODEV, 0);
+	G(sub ? hlcoll_recv(sub, va + 192, 4, HLCOLL_FLOAT32, 0) : -ENODEV, 0);
+	G(hlcoll_group_end_enqueue(comm, NULL, seq), -EINVAL);
+	G(hlcoll_group_end(), 0);
+#undef G
+	hlcoll_comm_destroy(sub);
+	for (i = 0; i < k; i++) {
+		if (t[i].got == t[i].want)
+			continue;
+		fprintf(stderr, "group enqueue check %d: %d (%s), expected %d\n",
+			i, t[i].got, hlcoll_get_error_string(t[i].got),
+			t[i].want);
+		bad++;
+	}
+	/* More calls than a group takes: -ENOSPC, the group still open */
+	hlcoll_group_start();
+	for (i = 0; i <= 4 * HLCOLL_MAX_RANKS; i++)
+		hlcoll_send(comm, va, 1, HLCOLL_FLOAT32, 0);
+	i = hlcoll_group_end_enqueue(comm, NULL, seq);
+	if (i != -ENOSPC || hlcoll_group_end() != -ENOSPC) {
+		fprintf(stderr, "group enqueue of too many calls: %d\n", i);
+		bad++;
+	}
+	return bad;
+}
+
 static int rank_bad_args(int rank, int nranks,
 			 const struct hlcoll_unique_id *id, void *arg)
 {
@@ -1937,6 +2038,7 @@ static int rank_bad_args(int rank, int nranks,
 			bad++;
 		}
 	}
+	bad += group_enqueue_refused(comm, va, &seq);
 	if (err) {
 		fprintf(stderr, "async error %d after refused calls\n", err);
 		bad++;
@@ -2255,6 +2357,23 @@ static int stream_enqueue(struct hlcoll_comm *comm, enum coll coll,
 		*nres = STREAM_BLOCK * (uint32_t)n;
 		return hlcoll_alltoall_enqueue(comm, snd, rcv, STREAM_BLOCK,
 					       HLCOLL_INT32, st, seq);
+	case C_SENDRECV: {
+		/* A ring shift: to r + 1, from r - 1, one group enqueued */
+		int r = hlcoll_comm_rank(comm), rc;
+
+		*nres = STREAM_COUNT;
+		hlcoll_group_start();
+		rc = hlcoll_send(comm, snd, STREAM_COUNT, HLCOLL_INT32,
+				 (r + 1) % n);
+		if (!rc)
+			rc = hlcoll_recv(comm, rcv, STREAM_COUNT, HLCOLL_INT32,
+					 (r + n - 1) % n);
+		if (!rc)
+			rc = hlcoll_group_end_enqueue(comm, st, seq);
+		if (rc)
+			hlcoll_group_end();	/* a refused group stays open */
+		return rc;
+	}
 	default:
 		return -EINVAL;
 	}
@@ -2272,6 +2391,9 @@ static uint32_t stream_want(enum coll coll, int rank, int n, uint32_t i)
 		return i / STREAM_BLOCK * 1000 + i % STREAM_BLOCK;
 	case C_BROADCAST:
 		return STREAM_ROOT * 1000 + i;
+	case C_SENDRECV:
+		/* Rank r - 1's elements */
+		return (uint32_t)((rank + n - 1) % n) * 1000 + i;
 	case C_ALLTOALL:
 		/* Block k from rank k: its block @rank */
 		return i / STREAM_BLOCK * 1000 + (uint32_t)rank * STREAM_BLOCK +
@@ -2484,7 +2606,8 @@ static void test_allreduce_stream_ordered(void **state)
  * buffer freed with the chain, the device memory as before),
  * hlcoll_allgather_enqueue(), hlcoll_broadcast_enqueue(),
  * hlcoll_reduce_enqueue() (root 1, out of place; the reduce checked on
- * the root) and hlcoll_alltoall_enqueue(), each with its negative control (no FENCE on the tail SOB:
+ * the root), hlcoll_alltoall_enqueue() and a ring shift ended by
+ * hlcoll_group_end_enqueue(), each with its negative control (no FENCE on the tail SOB:
  * the next work copies stale elements, every rank that has a result
  * returns 30)
  */
@@ -2492,7 +2615,7 @@ static void test_stream_collectives_ordered(void **state)
 {
 	static const enum coll colls[] = {
 		C_REDUCE_SCATTER, C_ALLGATHER, C_BROADCAST, C_REDUCE,
-		C_ALLTOALL,
+		C_ALLTOALL, C_SENDRECV,
 	};
 	struct stream_arg sa;
 	unsigned int i;
@@ -2587,6 +2710,7 @@ const struct CMUnitTest collective_tests[] = {
 	cmocka_unit_test(test_broadcast_enqueue),
 	cmocka_unit_test(test_reduce_enqueue),
 	cmocka_unit_test(test_alltoall_enqueue),
+	cmocka_unit_test(test_sendrecv_group_end_enqueue),
 	cmocka_unit_test(test_stream_collectives_ordered),
 	cmocka_unit_test(test_reduce_scatter_stream_abort_while_enqueued),
 	cmocka_unit_test(test_allreduce_ring_in_another_order),
