@@ -141,7 +141,8 @@ bg_wait() {
 # The lines of a log that say what failed: cmocka's failed tests and
 # assertions, a suite without a summary, the kernel log's reports, hlvm's
 # verdicts
-checks_failure_re='^\[ +(FAILED|ERROR|LINE) +\]|exited with|no cmocka summary|BUG:|WARNING:|Oops|DMAR|KASAN|kmemleak|circular locking|contract violations [1-9]|^hlvm: '
+checks_cmocka_re='^\[ +(FAILED|ERROR|LINE) +\]'
+checks_failure_re="$checks_cmocka_re"'|exited with|no cmocka summary|BUG:|WARNING:|Oops|DMAR|KASAN|kmemleak|circular locking|contract violations [1-9]|^hlvm: '
 
 checks_summary() {
 	local what=$1
@@ -163,10 +164,10 @@ checks_summary() {
 		[[ -n ${failed_logs[$i]} ]] || continue
 		echo "##### what failed in: ${failed_names[$i]}"
 		{
-			grep -E '^\[ +(FAILED|ERROR|LINE) +\]' "${failed_logs[$i]}" |
+			grep -E "$checks_cmocka_re" "${failed_logs[$i]}" |
 				grep -v ' test(s), listed below' | awk '!seen[$0]++'
 			grep -E "$checks_failure_re" "${failed_logs[$i]}" |
-				grep -vE '^\[ +(FAILED|ERROR|LINE) +\]|^#####' |
+				grep -vE "$checks_cmocka_re|^#####" |
 				cut -c1-160 | sort | uniq -c | sort -rn
 		} 2>/dev/null | head -n "$cap"
 	done
