@@ -918,13 +918,13 @@ static int hlcoll_enqueue_check(struct hlcoll_comm *c,
  * else @rc
  */
 static int hlcoll_enqueued(struct hlcoll_comm *c, int rc, const char *what,
-			   uint64_t count, uint64_t *seq)
+			   uint64_t count, const char *unit, uint64_t *seq)
 {
 	if (rc == 1)
 		return -EOPNOTSUPP;
 	if (rc == -EMSGSIZE)
-		hlcoll_warn(c->rank, "stream %s of %" PRIu64 " elements: more than one submission",
-			    what, count);
+		hlcoll_warn(c->rank, "stream %s of %" PRIu64 " %s: more than one submission",
+			    what, count, unit);
 	if (!rc && seq)
 		*seq = c->pending_seq;
 	return rc;
@@ -974,7 +974,7 @@ int hlcoll_allreduce_enqueue(struct hlcoll_comm *c, uint64_t sendbuf,
 		return -EOPNOTSUPP;
 	rc = hlcoll_allreduce_submit(c, sendbuf, recvbuf, count, dtype, op,
 				     stream ? stream : &none);
-	return hlcoll_enqueued(c, rc, "all-reduce", count, seq);
+	return hlcoll_enqueued(c, rc, "all-reduce", count, "elements", seq);
 }
 
 int hlcoll_stream_sync(struct hlcoll_comm *c)
@@ -1153,7 +1153,8 @@ int hlcoll_reduce_scatter_enqueue(struct hlcoll_comm *c, uint64_t sendbuf,
 		return -EOPNOTSUPP;
 	rc = hlcoll_reduce_scatter_submit(c, sendbuf, recvbuf, recvcount,
 					  dtype, op, stream ? stream : &none);
-	return hlcoll_enqueued(c, rc, "reduce-scatter", recvcount, seq);
+	return hlcoll_enqueued(c, rc, "reduce-scatter", recvcount,
+			       "elements", seq);
 }
 
 /*
@@ -1307,7 +1308,7 @@ int hlcoll_allgather_enqueue(struct hlcoll_comm *c, uint64_t sendbuf,
 				    nx, &cp);
 	rc = hlcoll_chain_submit(c, x, nx, ns, dtype, HLCOLL_SUM, &cp,
 				 cp.len ? 1 : 0, stream ? stream : &none);
-	return hlcoll_enqueued(c, rc, "all-gather", sendcount, seq);
+	return hlcoll_enqueued(c, rc, "all-gather", sendcount, "elements", seq);
 }
 
 /*
@@ -1424,7 +1425,7 @@ int hlcoll_broadcast_enqueue(struct hlcoll_comm *c, uint64_t sendbuf,
 				   &cp);
 	rc = hlcoll_chain_submit(c, x, &nx, 1, dtype, HLCOLL_SUM, &cp,
 				 cp.len ? 1 : 0, stream ? stream : &none);
-	return hlcoll_enqueued(c, rc, "broadcast", count, seq);
+	return hlcoll_enqueued(c, rc, "broadcast", count, "elements", seq);
 }
 
 /*
@@ -1540,7 +1541,7 @@ int hlcoll_reduce_enqueue(struct hlcoll_comm *c, uint64_t sendbuf,
 				count * hlcoll_dtype_size(dtype), root, x, &cp);
 	rc = hlcoll_chain_submit(c, x, &nx, 1, dtype, op, &cp, cp.len ? 1 : 0,
 				 stream ? stream : &none);
-	return hlcoll_enqueued(c, rc, "reduce", count, seq);
+	return hlcoll_enqueued(c, rc, "reduce", count, "elements", seq);
 }
 
 /*
@@ -1661,7 +1662,7 @@ int hlcoll_alltoall_enqueue(struct hlcoll_comm *c, uint64_t sendbuf,
 				  count * hlcoll_dtype_size(dtype), x, &cp);
 	rc = hlcoll_chain_submit(c, x, &nx, 1, dtype, HLCOLL_SUM, &cp, 1,
 				 stream ? stream : &none);
-	return hlcoll_enqueued(c, rc, "all-to-all", count, seq);
+	return hlcoll_enqueued(c, rc, "all-to-all", count, "elements", seq);
 }
 
 /*
@@ -1869,7 +1870,7 @@ int hlcoll_group_end_enqueue(struct hlcoll_comm *c,
 		hlcoll_group_depth = 0;
 		hlcoll_group_clear();
 	}
-	return hlcoll_enqueued(c, rc, "group", bytes, seq);
+	return hlcoll_enqueued(c, rc, "group", bytes, "bytes", seq);
 }
 
 static int hlcoll_p2p(struct hlcoll_comm *c, bool send, uint64_t buf,
