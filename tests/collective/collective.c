@@ -29,7 +29,8 @@
  * it); a table of bad
  * arguments (refused before anything moves); a group enqueue refused past
  * its checks (too many chunks, a failed communicator: the group still
- * open) and failed in flight; a ring in another order than
+ * open) and failed in flight (a rank aborts, a rank killed); a ring in
+ * another order than
  * the devices'; host-memory buffers; a hard reset before a run.
  *
  * The test process itself opens no device: the ranks do.
@@ -2222,6 +2223,7 @@ enum stream_mode {
 	STREAM_ORDERED,		/* (a) and (b) */
 	STREAM_UNORDERED,	/* (b)'s negative control: no FENCE on S */
 	STREAM_ABORT,		/* (c): rank 1 aborts while all are enqueued */
+	STREAM_KILL,		/* (c) with the last rank killed (SIGKILL) */
 };
 
 /* A stream test: its mode, and its collective (all-reduce: SUM) */
@@ -2478,9 +2480,15 @@ static int rank_stream(int rank, int nranks, const struct hlcoll_unique_id *id,
 		goto out;
 	}
 
-	if (mode == STREAM_ABORT) {
+	if (mode == STREAM_ABORT || mode == STREAM_KILL) {
 		usleep(300000);
-		if (rank == 1) {
+		/*
+		 * The last rank: hlcoll_launch() returns the lowest failed
+		 * rank's status, the others' come first
+		 */
+		if (mode == STREAM_KILL && rank == nranks - 1) {
+			kill(getpid(), SIGKILL);
+		} else if (mode == STREAM_ABORT && rank == 1) {
 			hlcoll_comm_abort(comm);
 			comm = NULL;
 		} else {
@@ -2494,7 +2502,9 @@ static int rank_stream(int rank, int nranks, const struct hlcoll_unique_id *id,
 				rc = 23;
 				goto out;
 			}
-			if (rc != -ECONNABORTED) {
+			/* A killed rank is gone: its socket closed */
+			if (rc != (mode == STREAM_KILL ? -ECONNRESET :
+				   -ECONNABORTED)) {
 				fprintf(stderr, "rank %d: sync after the abort: %d\n",
 					rank, rc);
 				rc = 16;
@@ -2988,6 +2998,27 @@ static void test_sendrecv_group_stream_abort_while_enqueued(void **state)
 	assert_int_equal(hlcoll_launch(4, rank_stream, &sa), 0);
 }
 
+/*
+ * (c) for the same ring shift with rank 3 killed (SIGKILL) instead: every
+ * other rank's sync ends with -ECONNRESET within STREAM_PROMPT_S and its
+ * device runs a copy on each queue; then the same 4 devices, the killed
+ * rank's too, run the ring shift enqueued again, ordered and bit-exact
+ */
+static void test_sendrecv_group_stream_rank_killed_while_enqueued(void **state)
+{
+	struct stream_arg sa = { STREAM_KILL, C_SENDRECV };
+
+	(void)state;
+	if (ndevices < 4) {
+		print_message("needs 4 devices: skipped\n");
+		skip();
+	}
+	/* Rank 3's status is SIGKILL's, ranks 0 to 2 (before it) returned 0 */
+	assert_int_equal(hlcoll_launch(4, rank_stream, &sa), 128 + SIGKILL);
+	sa.mode = STREAM_ORDERED;
+	assert_int_equal(hlcoll_launch(4, rank_stream, &sa), 0);
+}
+
 const struct CMUnitTest collective_tests[] = {
 	cmocka_unit_test(test_bad_arguments_refused),
 	cmocka_unit_test(test_int32_avg_on_a_split_of_3),
@@ -3034,6 +3065,7 @@ const struct CMUnitTest collective_tests[] = {
 	cmocka_unit_test(test_sendrecv_group_enqueue_too_big_stays_open),
 	cmocka_unit_test(test_sendrecv_group_enqueue_on_failed_comm),
 	cmocka_unit_test(test_sendrecv_group_stream_abort_while_enqueued),
+	cmocka_unit_test(test_sendrecv_group_stream_rank_killed_while_enqueued),
 	cmocka_unit_test(test_allreduce_ring_in_another_order),
 	cmocka_unit_test(test_allreduce_host_memory_buffers),
 	cmocka_unit_test(test_one_sided_writes_used_and_checked),
