@@ -1784,6 +1784,12 @@ int hlcoll_group_end(void)
 	for (c = hlcoll_group_head; c; c = next) {
 		next = c->group_next;
 		rc2 = c->group_error;
+		/*
+		 * As every call on @c: a pending stream collective first (it
+		 * uses the CBs); a failed communicator runs nothing
+		 */
+		if (!rc2 && c->ngroup)
+			rc2 = hlcoll_check_comm(c);
 		if (!rc2)
 			rc2 = hlcoll_group_run(c);
 		if (rc2 && !rc)

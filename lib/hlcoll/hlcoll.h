@@ -952,7 +952,9 @@ hlcoll_public int hlcoll_group_start(void);
  * -ENOSPC a communicator had more than 4 * HLCOLL_MAX_RANKS calls;
  * -ETIMEDOUT, -ECONNRESET, -EMSGSIZE, -ENETDOWN, -EFAULT, -EIO or another
  * errno of the driver when a transfer fails (that communicator is then in
- * error), as hlcoll_allreduce().
+ * error), as hlcoll_allreduce(); -ECONNABORTED a communicator of the group
+ * failed before its end (also after its calls were queued, e.g. a group
+ * that hlcoll_group_end_enqueue() refused so): its calls do not run.
  */
 hlcoll_public int hlcoll_group_end(void);
 

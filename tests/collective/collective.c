@@ -27,7 +27,10 @@
  * most num_queues / 2 communicators on one device (-EBUSY past that); a
  * mismatched unique id (refused); an aborted communicator (the others see
  * it); a table of bad
- * arguments (refused before anything moves); a ring in another order than
+ * arguments (refused before anything moves); a group enqueue refused past
+ * its checks (too many chunks, a failed communicator: the group still
+ * open) and failed in flight (a rank aborts, a rank killed); a ring in
+ * another order than
  * the devices'; host-memory buffers; a hard reset before a run.
  *
  * The test process itself opens no device: the ranks do.
@@ -2220,6 +2223,7 @@ enum stream_mode {
 	STREAM_ORDERED,		/* (a) and (b) */
 	STREAM_UNORDERED,	/* (b)'s negative control: no FENCE on S */
 	STREAM_ABORT,		/* (c): rank 1 aborts while all are enqueued */
+	STREAM_KILL,		/* (c) with the last rank killed (SIGKILL) */
 };
 
 /* A stream test: its mode, and its collective (all-reduce: SUM) */
@@ -2476,9 +2480,15 @@ static int rank_stream(int rank, int nranks, const struct hlcoll_unique_id *id,
 		goto out;
 	}
 
-	if (mode == STREAM_ABORT) {
+	if (mode == STREAM_ABORT || mode == STREAM_KILL) {
 		usleep(300000);
-		if (rank == 1) {
+		/*
+		 * The last rank: hlcoll_launch() returns the lowest failed
+		 * rank's status, the others' come first
+		 */
+		if (mode == STREAM_KILL && rank == nranks - 1) {
+			kill(getpid(), SIGKILL);
+		} else if (mode == STREAM_ABORT && rank == 1) {
 			hlcoll_comm_abort(comm);
 			comm = NULL;
 		} else {
@@ -2492,7 +2502,9 @@ static int rank_stream(int rank, int nranks, const struct hlcoll_unique_id *id,
 				rc = 23;
 				goto out;
 			}
-			if (rc != -ECONNABORTED) {
+			/* A killed rank is gone: its socket closed */
+			if (rc != (mode == STREAM_KILL ? -ECONNRESET :
+				   -ECONNABORTED)) {
 				fprintf(stderr, "rank %d: sync after the abort: %d\n",
 					rank, rc);
 				rc = 16;
@@ -2670,6 +2682,343 @@ static void test_reduce_scatter_stream_abort_while_enqueued(void **state)
 	assert_int_equal(hlcoll_launch(4, rank_stream, &sa), 0);
 }
 
+/*
+ * hlcoll_group_end_enqueue()'s refusals past its argument checks, on
+ * every rank (GRP_TOO_BIG), and on a failed communicator (GRP_PEER_ABORT:
+ * rank 1 aborts; GRP_OWN_FAULT: rank 0's hlcoll_send() finds its buffer
+ * unmapped, which fails the communicator on every rank). The enqueue
+ * submits nothing (a CS of the test's own, on queue STREAM_Q_AFTER, before
+ * and after: consecutive sequences), writes no sequence and leaves the
+ * group open, which hlcoll_group_end() then runs (bit-exact) or refuses
+ * with the same error, submitting nothing either.
+ */
+enum group_mode {
+	GRP_TOO_BIG,
+	GRP_PEER_ABORT,
+	GRP_OWN_FAULT,
+};
+
+/*
+ * GRP_TOO_BIG: chunks of GRP_CHUNK bytes; the send to r + 1 (and the
+ * receive from r - 1) of GRP_BIG int32 takes 514 chunks, more than the 512
+ * one submission takes on a queue (HLCOLL_MAX_BATCH), beside a copy of
+ * GRP_SELF int32 to the rank itself
+ */
+#define GRP_CHUNK	256u
+#define GRP_BIG		(513u * GRP_CHUNK / 4 + 5)
+#define GRP_SELF	1021u
+#define GRP_SEQ_UNSET	0x5e9u
+
+/* rank @rank's send buffer, element @i */
+static uint32_t grp_elem(int rank, uint32_t i)
+{
+	return (uint32_t)rank * 0x01000193u ^ (i * 2654435761u);
+}
+
+/* A CS of 8 bytes copied on STREAM_Q_AFTER, completed: its sequence or 0 */
+static uint64_t grp_probe(int fd, struct rank_buf *cb)
+{
+	uint64_t seq;
+
+	seq = stream_submit(fd, STREAM_Q_AFTER, cb->va,
+			    hlthunk_pkt_lin_dma(cb->host, cb->va + 2048,
+						cb->va + 3072, 8));
+	if (!seq || stream_status(fd, seq, 60000000) !=
+	    HL_WAIT_CS_STATUS_COMPLETED)
+		return 0;
+	return seq;
+}
+
+/*
+ * The group's enqueue refused with @want on every call: no CS submitted,
+ * no sequence written, nothing pending, and the group still open. The
+ * probe's sequence after the refusal into *@after; 0 or the failed check.
+ */
+static int grp_refused(struct hlcoll_comm *comm, int fd, struct rank_buf *cb,
+		       int want, uint64_t *after)
+{
+	int rank = hlcoll_comm_rank(comm), rc;
+	uint64_t seq = GRP_SEQ_UNSET, before;
+
+	before = grp_probe(fd, cb);
+	rc = hlcoll_group_end_enqueue(comm, NULL, &seq);
+	*after = grp_probe(fd, cb);
+	if (rc != want) {
+		fprintf(stderr, "rank %d: group enqueue: %d (%s), expected %d\n",
+			rank, rc, hlcoll_get_error_string(rc), want);
+		return 50;
+	}
+	if (seq != GRP_SEQ_UNSET) {
+		fprintf(stderr, "rank %d: refused group enqueue wrote sequence %" PRIu64 "\n",
+			rank, seq);
+		return 51;
+	}
+	if (!before || *after != before + 1) {
+		fprintf(stderr, "rank %d: refused group enqueue: CS %" PRIu64 " before it, %" PRIu64 " after it (submitted %" PRIu64 ")\n",
+			rank, before, *after, *after - before - 1);
+		return 52;
+	}
+	/* Nothing pending: at once */
+	rc = hlcoll_stream_sync(comm);
+	if (rc) {
+		fprintf(stderr, "rank %d: sync after a refused enqueue: %d\n",
+			rank, rc);
+		return 53;
+	}
+	return 0;
+}
+
+static int rank_group_refused(int rank, int nranks,
+			      const struct hlcoll_unique_id *id, void *arg)
+{
+	const enum group_mode mode = *(const enum group_mode *)arg;
+	struct hlcoll_config cfg = HLCOLL_CONFIG_INIT;
+	struct hlcoll_comm *comm = NULL;
+	struct rank_buf snd, rcv, cb;
+	int fd, rc, async = 0, next = (rank + 1) % nranks;
+	int prev = (rank + nranks - 1) % nranks, i;
+	uint64_t dram0, after, last, bytes = (GRP_BIG + GRP_SELF) * 4ull;
+	uint32_t *s, *r, bad = 0, n;
+
+	memset(&snd, 0, sizeof(snd));
+	memset(&rcv, 0, sizeof(rcv));
+	memset(&cb, 0, sizeof(cb));
+	fd = hlthunk_open_by_module_id(module_ids[rank]);
+	if (fd < 0)
+		return 10;
+	dram0 = ctx_dram(fd);
+	if (mode == GRP_TOO_BIG)
+		cfg.chunk_bytes = GRP_CHUNK;
+	rc = hlcoll_comm_init_rank(&comm, nranks, id, rank, fd, &cfg);
+	if (rc) {
+		rc = 11;
+		goto out;
+	}
+	if (buf_alloc(fd, true, bytes, &snd) || buf_alloc(fd, true, bytes, &rcv) ||
+	    buf_alloc(fd, true, PAGE, &cb)) {
+		rc = 12;
+		goto out;
+	}
+	s = snd.host;
+	r = rcv.host;
+	for (n = 0; n < GRP_BIG + GRP_SELF; n++)
+		s[n] = grp_elem(rank, n);
+	memset(r, 0xab, bytes);
+
+	if (mode == GRP_PEER_ABORT && rank == 1) {
+		/* After the others queued their group */
+		rc = hlcoll_barrier(comm) ? 13 : 0;
+		hlcoll_comm_abort(comm);
+		comm = NULL;
+		goto out;
+	}
+
+	hlcoll_group_start();
+	rc = hlcoll_recv(comm, rcv.va, GRP_BIG, HLCOLL_INT32, prev);
+	if (!rc)
+		rc = hlcoll_send(comm, snd.va, GRP_BIG, HLCOLL_INT32, next);
+	if (!rc)
+		rc = hlcoll_send(comm, snd.va + GRP_BIG * 4, GRP_SELF,
+				 HLCOLL_INT32, rank);
+	if (!rc)
+		rc = hlcoll_recv(comm, rcv.va + GRP_BIG * 4, GRP_SELF,
+				 HLCOLL_INT32, rank);
+	if (rc) {
+		fprintf(stderr, "rank %d: group call: %d\n", rank, rc);
+		hlcoll_group_end();
+		rc = 14;
+		goto out;
+	}
+
+	if (mode == GRP_TOO_BIG) {
+		rc = grp_refused(comm, fd, &cb, -EOPNOTSUPP, &after);
+		if (rc) {
+			hlcoll_group_end();
+			goto out;
+		}
+		/* Nothing moved; the group still open runs, blocking */
+		if (r[0] != 0xabababab || r[GRP_BIG + GRP_SELF - 1] != 0xabababab) {
+			fprintf(stderr, "rank %d: data moved by a refused enqueue\n",
+				rank);
+			hlcoll_group_end();
+			rc = 54;
+			goto out;
+		}
+		rc = hlcoll_group_end();
+		if (rc) {
+			fprintf(stderr, "rank %d: hlcoll_group_end() after the refused enqueue: %d (%s)\n",
+				rank, rc, hlcoll_get_error_string(rc));
+			rc = 55;
+			goto out;
+		}
+		for (n = 0; n < GRP_BIG + GRP_SELF; n++) {
+			uint32_t want = n < GRP_BIG ? grp_elem(prev, n) :
+						      grp_elem(rank, n);
+
+			if (r[n] != want && bad++ < 5)
+				fprintf(stderr, "rank %d: element %u: 0x%08x, expected 0x%08x\n",
+					rank, n, r[n], want);
+		}
+		rc = bad ? 56 : 0;
+		if (!rc && hlcoll_group_end() != -EINVAL)
+			rc = 57;	/* the group ended there */
+		goto out;
+	}
+
+	/* The communicator fails: rank 1 aborts, or rank 0's unmapped send */
+	if (mode == GRP_OWN_FAULT && !rank) {
+		/* As rank_efault_one_side(): VA 0x1000 is not mapped */
+		rc = hlcoll_send(comm, 0x1000, 16, HLCOLL_INT32, next);
+		if (rc != -EFAULT) {
+			fprintf(stderr, "rank 0: send of an unmapped buffer: %d\n",
+				rc);
+			hlcoll_group_end();
+			rc = 58;
+			goto out;
+		}
+	}
+	if (mode == GRP_PEER_ABORT && hlcoll_barrier(comm)) {
+		hlcoll_group_end();
+		rc = 13;
+		goto out;
+	}
+	for (i = 0; i < 1000 && !async; i++) {
+		hlcoll_comm_get_async_error(comm, &async);
+		if (!async)
+			usleep(10000);
+	}
+	if (!async) {
+		fprintf(stderr, "rank %d: the failure not seen in 10 s\n", rank);
+		hlcoll_group_end();
+		rc = 59;
+		goto out;
+	}
+	rc = grp_refused(comm, fd, &cb, -ECONNABORTED, &after);
+	if (rc) {
+		hlcoll_group_end();
+		goto out;
+	}
+	/* The group still open: its blocking end reports the same, runs nothing */
+	rc = hlcoll_group_end();
+	last = grp_probe(fd, &cb);
+	if (rc != -ECONNABORTED || !last || last != after + 1) {
+		fprintf(stderr, "rank %d: hlcoll_group_end() on the failed communicator: %d (%s), expected %d; CS %" PRIu64 " before it, %" PRIu64 " after it\n",
+			rank, rc, hlcoll_get_error_string(rc), -ECONNABORTED,
+			after, last);
+		rc = 60;
+		goto out;
+	}
+	rc = hlcoll_group_end();
+	if (rc != -EINVAL) {
+		fprintf(stderr, "rank %d: group not over after its end: %d\n",
+			rank, rc);
+		rc = 61;
+		goto out;
+	}
+	rc = hlcoll_send(comm, snd.va, GRP_SELF, HLCOLL_INT32, next);
+	if (rc != -ECONNABORTED) {
+		fprintf(stderr, "rank %d: send on the failed communicator: %d\n",
+			rank, rc);
+		rc = 62;
+		goto out;
+	}
+	rc = r[0] != 0xabababab || r[GRP_BIG + GRP_SELF - 1] != 0xabababab ?
+	     63 : 0;
+out:
+	hlcoll_comm_destroy(comm);
+	buf_free(fd, &snd);
+	buf_free(fd, &rcv);
+	buf_free(fd, &cb);
+	if (!rc && ctx_dram(fd) != dram0) {
+		fprintf(stderr, "rank %d: %" PRIu64 " bytes of device memory held after the destroy\n",
+			rank, ctx_dram(fd) - dram0);
+		rc = 64;
+	}
+	hlthunk_close(fd);
+	return rc;
+}
+
+/*
+ * A group of more chunks than one submission takes (beside a copy to the
+ * rank itself): its enqueue is refused (-EOPNOTSUPP) before anything was
+ * submitted, the group stays open, and hlcoll_group_end() then moves the
+ * same transfers bit-exact (2 and 3 ranks)
+ */
+static void test_sendrecv_group_enqueue_too_big_stays_open(void **state)
+{
+	enum group_mode mode = GRP_TOO_BIG;
+
+	(void)state;
+	if (ndevices < 3) {
+		print_message("needs 3 devices: skipped\n");
+		skip();
+	}
+	assert_int_equal(hlcoll_launch(2, rank_group_refused, &mode), 0);
+	assert_int_equal(hlcoll_launch(3, rank_group_refused, &mode), 0);
+}
+
+/*
+ * A group queued on a communicator that then fails (rank 1 aborts; rank
+ * 0's next send finds its buffer unmapped): its enqueue is -ECONNABORTED,
+ * submits nothing, writes no sequence, leaves nothing pending; the group
+ * stays open and hlcoll_group_end() reports -ECONNABORTED without a
+ * submission; the group is then over, a send is -ECONNABORTED, and the
+ * destroy frees every byte of device memory
+ */
+static void test_sendrecv_group_enqueue_on_failed_comm(void **state)
+{
+	enum group_mode mode;
+
+	(void)state;
+	if (ndevices < 2) {
+		print_message("needs 2 devices: skipped\n");
+		skip();
+	}
+	mode = GRP_PEER_ABORT;
+	assert_int_equal(hlcoll_launch(2, rank_group_refused, &mode), 0);
+	mode = GRP_OWN_FAULT;
+	assert_int_equal(hlcoll_launch(2, rank_group_refused, &mode), 0);
+}
+
+/*
+ * (c) for a ring shift ended by hlcoll_group_end_enqueue(): rank 1 aborts
+ * while every rank's group is in flight (its head waiting for a SOB
+ * nobody signals); every other rank's sync ends with -ECONNABORTED within
+ * STREAM_PROMPT_S, and every device then runs a copy on each queue
+ */
+static void test_sendrecv_group_stream_abort_while_enqueued(void **state)
+{
+	struct stream_arg sa = { STREAM_ABORT, C_SENDRECV };
+
+	(void)state;
+	if (ndevices < 4) {
+		print_message("needs 4 devices: skipped\n");
+		skip();
+	}
+	assert_int_equal(hlcoll_launch(4, rank_stream, &sa), 0);
+}
+
+/*
+ * (c) for the same ring shift with rank 3 killed (SIGKILL) instead: every
+ * other rank's sync ends with -ECONNRESET within STREAM_PROMPT_S and its
+ * device runs a copy on each queue; then the same 4 devices, the killed
+ * rank's too, run the ring shift enqueued again, ordered and bit-exact
+ */
+static void test_sendrecv_group_stream_rank_killed_while_enqueued(void **state)
+{
+	struct stream_arg sa = { STREAM_KILL, C_SENDRECV };
+
+	(void)state;
+	if (ndevices < 4) {
+		print_message("needs 4 devices: skipped\n");
+		skip();
+	}
+	/* Rank 3's status is SIGKILL's, ranks 0 to 2 (before it) returned 0 */
+	assert_int_equal(hlcoll_launch(4, rank_stream, &sa), 128 + SIGKILL);
+	sa.mode = STREAM_ORDERED;
+	assert_int_equal(hlcoll_launch(4, rank_stream, &sa), 0);
+}
+
 const struct CMUnitTest collective_tests[] = {
 	cmocka_unit_test(test_bad_arguments_refused),
 	cmocka_unit_test(test_int32_avg_on_a_split_of_3),
@@ -2713,6 +3062,10 @@ const struct CMUnitTest collective_tests[] = {
 	cmocka_unit_test(test_sendrecv_group_end_enqueue),
 	cmocka_unit_test(test_stream_collectives_ordered),
 	cmocka_unit_test(test_reduce_scatter_stream_abort_while_enqueued),
+	cmocka_unit_test(test_sendrecv_group_enqueue_too_big_stays_open),
+	cmocka_unit_test(test_sendrecv_group_enqueue_on_failed_comm),
+	cmocka_unit_test(test_sendrecv_group_stream_abort_while_enqueued),
+	cmocka_unit_test(test_sendrecv_group_stream_rank_killed_while_enqueued),
 	cmocka_unit_test(test_allreduce_ring_in_another_order),
 	cmocka_unit_test(test_allreduce_host_memory_buffers),
 	cmocka_unit_test(test_one_sided_writes_used_and_checked),
