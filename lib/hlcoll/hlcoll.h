@@ -408,9 +408,10 @@ hlcoll_public size_t hlcoll_dtype_size(enum hlcoll_dtype dtype);
  * -EFAULT a buffer not mapped on the device (with more than one rank the
  * communicator then fails on every rank); -EOPNOTSUPP a (type, operation)
  * the device cannot reduce (none today); -ETIMEDOUT, -ECONNRESET,
- * -EMSGSIZE, -ENETDOWN a transfer failed; -EIO a command submission failed
- * (a job timed out: a peer stopped, or a NIC or MMU error); another errno
- * of the driver; -ECONNABORTED the communicator failed before.
+ * -EMSGSIZE, -ENETDOWN a transfer failed (-ETIMEDOUT also a job that ran
+ * past its timeout: a peer stopped); -EIO a command submission failed (a
+ * NIC or MMU error); another errno of the driver; -ECONNABORTED the
+ * communicator failed before.
  */
 
 /**
@@ -713,8 +714,8 @@ hlcoll_public int hlcoll_stream_sync(struct hlcoll_comm *comm);
  * stopped or is missing); -ECONNRESET a rank left or aborted during the
  * call; -EMSGSIZE a message larger than its receive (counts differ between
  * ranks); -ENETDOWN a NIC link went down; -EIO a command submission failed
- * (a job timed out: a peer stopped, or a NIC or MMU error); another errno
- * of the driver; -ECONNABORTED the communicator failed before (a call on
+ * (a NIC or MMU error; a job that ran past its timeout, a peer stopped,
+ * gives -ETIMEDOUT); another errno of the driver; -ECONNABORTED the communicator failed before (a call on
  * it failed, or hlcoll_comm_get_async_error() saw a rank abort or leave).
  */
 hlcoll_public int hlcoll_allreduce(struct hlcoll_comm *comm,

@@ -340,8 +340,8 @@ static void test_fence_of_every_stream(void **state)
 				 0);
 		seq = out.seq;
 	}
-	assert_int_equal(wait_cs(st->fd, seq, &status), -EIO);
-	assert_int_equal(status, HL_WAIT_CS_STATUS_ABORTED);
+	assert_int_equal(wait_cs(st->fd, seq, &status), -ETIMEDOUT);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_TIMEDOUT);
 	assert_int_equal(*(uint32_t *)h.ptr, 0);
 
 	hltests_host_unmap(st->fd, &h);
@@ -582,6 +582,93 @@ static void test_kernel_cb_destroyed_while_queued(void **state)
 
 	kcb_destroy(st->fd, &stall);
 	hltests_host_unmap(st->fd, &h);
+}
+
+/* HL_IOCTL_CS of @n chunks naming kernel CB @k (@size bytes) on @queue */
+static int cs_many(int fd, uint32_t queue, const struct kcb *k,
+		   uint32_t size, uint32_t n, uint64_t *seq)
+{
+	struct hl_cs_chunk c[HL_MAX_JOBS_PER_CS];
+	union hl_cs_args a;
+	uint32_t i;
+	int rc;
+
+	assert_true(n <= HL_MAX_JOBS_PER_CS);
+	memset(c, 0, sizeof(c));
+	for (i = 0; i < n; i++) {
+		c[i].cb_handle = k->handle;
+		c[i].queue_index = queue;
+		c[i].cb_size = size;
+	}
+	memset(&a, 0, sizeof(a));
+	a.in.chunks_execute = (uintptr_t)c;
+	a.in.num_chunks_execute = n;
+	a.in.timeout = 60;
+	rc = hltests_cs_ioctl(fd, &a);
+	if (!rc && seq)
+		*seq = a.out.seq;
+	return rc;
+}
+
+/*
+ * An external queue holds HL_EXT_QUEUE_LENGTH jobs of submissions not
+ * completed (upstream's queue depth): behind a stalled job, CSs of
+ * HL_MAX_JOBS_PER_CS jobs fill it to the last entry, the next job is
+ * refused with EAGAIN and counted as a queue-full drop (of the context and
+ * the device, nothing else); another external queue still takes jobs;
+ * once the queue drains the refused CS goes in.
+ */
+static void test_external_queue_depth(void **state)
+{
+	struct hltests_state *st = *state;
+	const uint32_t q = GAUDI_QUEUE_ID_DMA_0_0;
+	struct hl_info_cs_counters c0, c1;
+	uint64_t stall_seq, seq[HL_EXT_QUEUE_LENGTH / HL_MAX_JOBS_PER_CS + 1];
+	uint32_t n, left, i = 0, status;
+	struct kcb stall, k;
+
+	NEED_GAUDI();
+	kcb_create(st->fd, &k, PAGE);
+	n = pkt_nop(k.ptr);
+	assert_int_equal(hlthunk_get_cs_counters_info(st->fd, &c0), 0);
+
+	stall_seq = stall_dma0(st->fd, &stall);
+	/* One entry is the stall's; the CSs take the rest, to the last one */
+	for (left = HL_EXT_QUEUE_LENGTH - 1; left; i++) {
+		uint32_t jobs = left < HL_MAX_JOBS_PER_CS ? left :
+				HL_MAX_JOBS_PER_CS;
+
+		assert_int_equal(cs_many(st->fd, q, &k, n, jobs, &seq[i]), 0);
+		left -= jobs;
+	}
+	/* Full: one more job is refused, and counted once as queue full */
+	assert_int_equal(cs_one(st->fd, q, k.handle, n, 0, 0, NULL), -EAGAIN);
+	assert_int_equal(hlthunk_get_cs_counters_info(st->fd, &c1), 0);
+	assert_int_equal(c1.ctx_queue_full_drop_cnt - c0.ctx_queue_full_drop_cnt, 1);
+	assert_int_equal(c1.total_queue_full_drop_cnt - c0.total_queue_full_drop_cnt, 1);
+	assert_int_equal(c1.ctx_max_cs_in_flight_drop_cnt, c0.ctx_max_cs_in_flight_drop_cnt);
+	assert_int_equal(c1.ctx_validation_drop_cnt, c0.ctx_validation_drop_cnt);
+	/* Another stream of the engine has its own queue */
+	assert_int_equal(cs_many(st->fd, GAUDI_QUEUE_ID_DMA_0_1, &k, n,
+				 HL_MAX_JOBS_PER_CS, &seq[i]), 0);
+	assert_int_equal(wait_cs(st->fd, seq[i], &status), 0);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
+
+	release_stall(st->fd);
+	assert_int_equal(wait_cs(st->fd, stall_seq, &status), 0);
+	while (i--) {
+		assert_int_equal(wait_cs(st->fd, seq[i], &status), 0);
+		assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
+	}
+	/* Drained: the refused job goes in, and the queue takes a full CS */
+	assert_int_equal(cs_one(st->fd, q, k.handle, n, 0, 0, &seq[0]), 0);
+	assert_int_equal(cs_many(st->fd, q, &k, n, HL_MAX_JOBS_PER_CS, &seq[1]), 0);
+	assert_int_equal(wait_cs(st->fd, seq[1], &status), 0);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
+	assert_int_equal(wait_cs(st->fd, seq[0], &status), 0);
+
+	kcb_destroy(st->fd, &stall);
+	kcb_destroy(st->fd, &k);
 }
 
 /* ------------------------------------------------------------------------
@@ -832,8 +919,8 @@ static void test_staged_timeout_from_first(void **state)
 	t0 = hltests_now_s();
 	assert_int_equal(staged(st->fd, ST | ST_F, 0, q_int(), cb.va, n, 1,
 				&s1), 0);
-	assert_int_equal(wait_cs(st->fd, s1, &status), -EIO);
-	assert_int_equal(status, HL_WAIT_CS_STATUS_ABORTED);
+	assert_int_equal(wait_cs(st->fd, s1, &status), -ETIMEDOUT);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_TIMEDOUT);
 	assert_true(hltests_now_s() - t0 < 20);
 	assert_int_equal(staged(st->fd, ST | ST_L, s1, q_int(), cb.va, n, 0,
 				NULL), -EINVAL);
@@ -843,8 +930,8 @@ static void test_staged_timeout_from_first(void **state)
 				&s1), 0);
 	assert_int_equal(staged(st->fd, ST | ST_L, s1, q_int(), cb.va + 8, 8,
 				60, &s2), 0);
-	assert_int_equal(wait_cs(st->fd, s1, &status), -EIO);
-	assert_int_equal(status, HL_WAIT_CS_STATUS_ABORTED);
+	assert_int_equal(wait_cs(st->fd, s1, &status), -ETIMEDOUT);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_TIMEDOUT);
 	assert_true(hltests_now_s() - t0 < 30);
 	hltests_host_unmap(st->fd, &cb);
 }
@@ -893,7 +980,7 @@ static uint32_t status_now(int fd, uint64_t seq)
 	uint32_t status = 0xdead;
 	int rc = hlthunk_wait_for_cs(fd, seq, 0, &status);
 
-	assert_true(rc == 0 || rc == -EIO);
+	assert_true(rc == 0 || rc == -EIO || rc == -ETIMEDOUT);
 	return status;
 }
 
@@ -1242,7 +1329,7 @@ static void test_encaps_signal_by_msg_short_to_ws(void **state)
 			      neg ? "through base 1 (E_N)" : "through base 3 (W_S)",
 			      rc, status);
 		if (neg) {
-			assert_true(rc == 0 || rc == -EIO);
+			assert_true(rc == 0 || rc == -EIO || rc == -ETIMEDOUT);
 			assert_int_not_equal(status,
 					     HL_WAIT_CS_STATUS_COMPLETED);
 		} else {
@@ -1295,7 +1382,7 @@ static void test_collective_wait_after_timed_out_one(void **state)
 					 &coll), 0);
 	assert_true(coll != UINT64_MAX);
 	rc = wait_cs(st->fd, coll, &status);
-	assert_true(rc == 0 || rc == -EIO);
+	assert_true(rc == 0 || rc == -EIO || rc == -ETIMEDOUT);
 	assert_int_not_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
 	release_stall(st->fd);
 	assert_int_equal(wait_cs(st->fd, sig, &status), 0);
@@ -1542,6 +1629,8 @@ const struct CMUnitTest cs_model_tests[] = {
 	cmocka_unit_test_setup_teardown(test_kernel_cb_copied_at_submission,
 					hltests_setup, hltests_teardown),
 	cmocka_unit_test_setup_teardown(test_kernel_cb_destroyed_while_queued,
+					hltests_setup, hltests_teardown),
+	cmocka_unit_test_setup_teardown(test_external_queue_depth,
 					hltests_setup, hltests_teardown),
 	cmocka_unit_test_setup_teardown(test_restore_on_first_cs_and_forced,
 					hltests_setup, hltests_teardown),

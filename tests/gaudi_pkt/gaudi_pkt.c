@@ -487,7 +487,7 @@ static void test_msg_short_moves_sobs(void **state)
 			assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
 			assert_int_equal(h.ptr[24], 0x77);
 		} else {
-			assert_int_equal(status, HL_WAIT_CS_STATUS_ABORTED);
+			assert_int_equal(status, HL_WAIT_CS_STATUS_TIMEDOUT);
 			assert_int_equal(h.ptr[16], 0);
 		}
 	}
@@ -698,7 +698,7 @@ static void test_wreg_reaches_modelled_registers_only(void **state)
 	hltests_run_cb_aborted(st->fd, QA, cb.va, n);
 	n = g_fence(cb.ptr, 0, 1, 1);
 	assert_int_equal(run_timeout(st->fd, QA, cb.va, n, 1),
-			 HL_WAIT_CS_STATUS_ABORTED);
+			 HL_WAIT_CS_STATUS_TIMEDOUT);
 	n = g_wreg32(cb.ptr, block_off(QA, hltests_gaudi_fence_reg(QA, 0, 0)), 1);
 	n += g_fence(cb.ptr + n, 0, 1, 1);
 	hltests_run_cb_ok(st->fd, QA, cb.va, n);
@@ -726,7 +726,7 @@ static void test_wait_feeds_the_fence(void **state)
 		n += g_lin_dma(cb.ptr + n, h.va, h.va + 8 * inc, 1, false);
 		status = run_timeout(st->fd, QA, cb.va, n, 2);
 		assert_int_equal(status, inc == 3 ? HL_WAIT_CS_STATUS_COMPLETED :
-				 HL_WAIT_CS_STATUS_ABORTED);
+				 HL_WAIT_CS_STATUS_TIMEDOUT);
 		assert_int_equal(h.ptr[8 * inc], inc == 3 ? 0x31 : 0);
 	}
 	hltests_host_unmap(st->fd, &h);
@@ -889,7 +889,7 @@ static void test_fences_at_gaudi_addresses(void **state)
 		n += g_fence(cb.ptr + n, 1, 1, 1);
 		n += g_lin_dma(cb.ptr + n, h.va, h.va + 8, 1, false);
 		assert_int_equal(run_timeout(st->fd, q, cb.va, n, 1),
-				 HL_WAIT_CS_STATUS_ABORTED);
+				 HL_WAIT_CS_STATUS_TIMEDOUT);
 		assert_int_equal(h.ptr[8], 0);
 		/* Take back what reached the other stream's fence */
 		n = g_fence(cb.ptr, 1, 1, 1);
@@ -946,7 +946,7 @@ static void test_ws_block_sobs_and_monitors(void **state)
 		n += g_lin_dma(cb.ptr + n, h.va, h.va + 8 + ws, 1, false);
 		assert_int_equal(run_timeout(st->fd, QA, cb.va, n, 1),
 				 ws ? HL_WAIT_CS_STATUS_COMPLETED :
-				      HL_WAIT_CS_STATUS_ABORTED);
+				      HL_WAIT_CS_STATUS_TIMEDOUT);
 		assert_int_equal(h.ptr[8 + ws], ws ? 0x77 : 0);
 	}
 	hltests_host_unmap(st->fd, &h);
@@ -984,7 +984,7 @@ static void test_lower_cp_fences(void **state)
 		n += g_lin_dma(cb.ptr + n, h.va, h.va + 8 + lower, 1, false);
 		assert_int_equal(run_timeout(st->fd, QA, cb.va, n, 1),
 				 lower ? HL_WAIT_CS_STATUS_COMPLETED :
-					 HL_WAIT_CS_STATUS_ABORTED);
+					 HL_WAIT_CS_STATUS_TIMEDOUT);
 		assert_int_equal(h.ptr[8 + lower], lower ? 0x66 : 0);
 		if (!lower) {
 			/* Take back the payload from the queue's fence 0 */
@@ -1250,12 +1250,12 @@ static void probe_new_registers(int fd, const struct hltests_host_buf *cb,
 	n = g_cp_dma(cb->ptr, sub->va, m);
 	assert_int_equal(run_timeout(fd, QA, cb->va, n, 1),
 			 left ? HL_WAIT_CS_STATUS_COMPLETED :
-				HL_WAIT_CS_STATUS_ABORTED);
+				HL_WAIT_CS_STATUS_TIMEDOUT);
 	/* TPC 0's fence 2: 3 left */
 	n = g_fence(cb->ptr, 2, 3, 3);
 	assert_int_equal(run_timeout(fd, GAUDI_QUEUE_ID_TPC_0_0, cb->va, n, 1),
 			 left ? HL_WAIT_CS_STATUS_COMPLETED :
-				HL_WAIT_CS_STATUS_ABORTED);
+				HL_WAIT_CS_STATUS_TIMEDOUT);
 	/* W_S SOB T_SOB is 5: a W_S monitor of == 5 fires */
 	n = g_ws_monitor(cb->ptr, T_MON, T_SOB, 5,
 			 hltests_gaudi_fence_reg(QA, 0, 1), 1);
@@ -1263,7 +1263,7 @@ static void probe_new_registers(int fd, const struct hltests_host_buf *cb,
 	n += g_fence(cb->ptr + n, 1, 1, 1);
 	assert_int_equal(run_timeout(fd, QA, cb->va, n, 1),
 			 left ? HL_WAIT_CS_STATUS_COMPLETED :
-				HL_WAIT_CS_STATUS_ABORTED);
+				HL_WAIT_CS_STATUS_TIMEDOUT);
 }
 
 static void test_new_registers_reset_for_next_owner(void **state)

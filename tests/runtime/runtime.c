@@ -788,7 +788,7 @@ static void test_events_cs_sources_fire(void **state)
 	/* A job past its 1 s timeout */
 	h = busy_cb(st->fd, &d, 30.0, &n);
 	assert_int_equal(submit_one(st->fd, 3, h, n, 1, &seq), 0);
-	assert_int_equal(hlthunk_wait_for_cs(st->fd, seq, WAIT_US, &status), -EIO);
+	assert_int_equal(hlthunk_wait_for_cs(st->fd, seq, WAIT_US, &status), -ETIMEDOUT);
 	assert_int_equal(hlthunk_notifier_recv(st->fd, efd, &ev, &cnt, 0, 5000), 0);
 	assert_int_equal(cnt, 1);
 	assert_int_equal(ev, HL_NOTIFIER_EVENT_CS_TIMEOUT);
@@ -1058,7 +1058,7 @@ static void test_device_utilization(void **state)
 	assert_int_equal(hlthunk_get_device_utilization(st->fd, 100, &rate), 0);
 	assert_true(rate >= 90);
 
-	assert_int_equal(hlthunk_wait_for_cs(st->fd, seq, WAIT_US, &status), -EIO);
+	assert_int_equal(hlthunk_wait_for_cs(st->fd, seq, WAIT_US, &status), -ETIMEDOUT);
 	assert_int_equal(hlthunk_destroy_command_buffer(st->fd, cb), 0);
 	hltests_dram_unmap(st->fd, &d);
 	close(ctl);
@@ -1144,7 +1144,7 @@ static void make_records(int fd, uint64_t *cb_va)
 	run_malformed(fd, &cb);
 	h = busy_cb(fd, &d, 30.0, &n);
 	assert_int_equal(submit_one(fd, 3, h, n, 1, &seq), 0);
-	assert_int_equal(hlthunk_wait_for_cs(fd, seq, WAIT_US, &status), -EIO);
+	assert_int_equal(hlthunk_wait_for_cs(fd, seq, WAIT_US, &status), -ETIMEDOUT);
 	/* The control: this owner reads its own */
 	assert_int_equal(hlthunk_get_event_record(fd, HLTHUNK_UNDEFINED_OPCODE,
 						  &u), 0);
@@ -1334,7 +1334,7 @@ static void test_engine_status(void **state)
 	assert_int_equal(len, (int)strlen(buf));
 	assert_non_null(strstr(buf, "queue 2: busy\n"));
 	assert_non_null(strstr(buf, "queue 1: idle\n"));
-	assert_int_equal(hlthunk_wait_for_cs(st->fd, seq, WAIT_US, &status), -EIO);
+	assert_int_equal(hlthunk_wait_for_cs(st->fd, seq, WAIT_US, &status), -ETIMEDOUT);
 	memset(buf, 0, sizeof(buf));
 	assert_int_equal(hlthunk_get_engine_status(st->fd, buf, 1024, &len), 0);
 	assert_non_null(strstr(buf, "queue 2: idle\n"));

@@ -399,6 +399,7 @@ void op_wait_cs(struct worker *w)
 	int i;
 	uint64_t seq;
 	long rc;
+	bool failed;
 
 	c.fd = pick_compute(w, NULL, &file);
 	if (c.fd < 0)
@@ -459,13 +460,15 @@ void op_wait_cs(struct worker *w)
 		c.size = WAIT_CS_OLD_SIZE;
 	pick_modes(w, &c);
 	rc = do_call(w, &c);
-	if (c.am == ARG_NORMAL && c.sm == SZ_EXACT && rc == -EIO)
+	/* A failed CS: aborted (-EIO) or stopped at its deadline (-ETIMEDOUT) */
+	failed = rc == -EIO || rc == -ETIMEDOUT;
+	if (c.am == ARG_NORMAL && c.sm == SZ_EXACT && failed)
 		atomic_fetch_add(&sh->cs_aborted, 1);
 	if (c.am == ARG_NORMAL && c.sm == SZ_EXACT && rc >= 0 &&
 	    a.out.status == HL_WAIT_CS_STATUS_COMPLETED)
 		atomic_fetch_add(&sh->cs_completed, 1);
 	if (c.am == ARG_NORMAL && c.sm == SZ_EXACT &&
-	    (rc == -EIO || (rc >= 0 && a.out.status == HL_WAIT_CS_STATUS_COMPLETED))) {
+	    (failed || (rc >= 0 && a.out.status == HL_WAIT_CS_STATUS_COMPLETED))) {
 		st_lock();
 		for (i = 0; i < ps->nseqs; i++)
 			if (ps->seqs[i].seq == seq && ps->seqs[i].file == file) {

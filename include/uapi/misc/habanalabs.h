@@ -1080,9 +1080,10 @@ struct hl_info_time_sync {
  * @total_parsing_drop_cnt: Returned as zero: the driver does not parse
  *	command buffers (a malformed one fails the CS, not the ioctl).
  * @ctx_parsing_drop_cnt: Returned as zero.
- * @total_queue_full_drop_cnt: Returned as zero: the emulated queues have
- *	no fixed depth (max_pending_cs bounds a context instead).
- * @ctx_queue_full_drop_cnt: Returned as zero.
+ * @total_queue_full_drop_cnt: Returned count of -EAGAIN because an
+ *	external queue was full (HL_EXT_QUEUE_LENGTH jobs of submissions not
+ *	completed; upstream's queue depth).
+ * @ctx_queue_full_drop_cnt: Returned count of them of the context.
  * @total_device_in_reset_drop_cnt: Returned count of -ENODEV (a file a hard
  *	reset killed; counted device-wide only, its context being gone).
  * @ctx_device_in_reset_drop_cnt: Returned as zero (see above).
@@ -1818,8 +1819,16 @@ union hl_mem_args {
  * call returns a sequence number for HL_IOCTL_WAIT_CS. Compute node only.
  */
 
-/* Maximum number of chunks in one command submission */
-#define HL_MAX_JOBS_PER_CS	64
+/* Maximum number of chunks in one command submission (upstream's) */
+#define HL_MAX_JOBS_PER_CS	512
+
+/*
+ * Jobs an external queue (GAUDI's DMA 0 and 1 streams) holds at most, of a
+ * context's submissions not completed: one entry per job (upstream's queue
+ * depth). A submission that does not fit fails with -EAGAIN (a queue-full
+ * drop, struct hl_info_cs_counters) until earlier ones complete.
+ */
+#define HL_EXT_QUEUE_LENGTH	4096
 
 /*
  * struct hl_cs_chunk.cs_chunk_flags: upstream's. USER_ALLOC_CB is accepted
@@ -2051,7 +2060,7 @@ struct hl_cs_in {
  * after 1024 newer submissions) makes no CS: the call returns 0 with
  * out.seq U64_MAX (which HL_IOCTL_WAIT_CS refuses, -EINVAL), as upstream's
  * does. The WAIT's CS keeps its timeout: a signal that does not come
- * aborts it (ABORTED) at its deadline, and it never waits longer than
+ * fails it (TIMEDOUT) at its deadline, and it never waits longer than
  * job_timeout_max. Concurrent SIGNALs of one context are serialised from
  * their submission to the queueing of their job (also across the copy of
  * the output): a queue's SOB counts them in the order of their values.
@@ -2108,7 +2117,7 @@ struct hl_cs_in {
  * included, with the first error of any part. The time limit runs from the
  * first part's commit with the first part's timeout for every part (a
  * later part's own timeout is ignored); a submission whose last part has
- * not come by then fails (-ETIMEDOUT: ABORTED) and takes no part any more,
+ * not come by then fails (-ETIMEDOUT: TIMEDOUT) and takes no part any more,
  * as one left open when its context is torn down (-ECANCELED). -EINVAL: a
  * later part whose @seq is no open staged submission of the context
  * (never one, a plain CS, closed by its last part or its timeout), or one
@@ -2213,7 +2222,9 @@ struct hl_cs_out {
  *            collective queues);
  *   -EFAULT  the chunk array, or a WAIT's signal_seq_arr, cannot be read;
  *   -EAGAIN  max_pending_cs (module parameter, default 256) submissions of
- *            the context have not completed yet; a COLLECTIVE_WAIT that
+ *            the context have not completed yet; an external queue has
+ *            no room for the CS's jobs on it (HL_EXT_QUEUE_LENGTH); a
+ *            COLLECTIVE_WAIT that
  *            starts its master's next round of 32767 values (or the
  *            next after a failed collective wait of the round) while
  *            the last collective wait of that SOB group's previous
@@ -2344,14 +2355,18 @@ struct hl_wait_cs_in {
 /**
  * struct hl_wait_cs_out - output of HL_IOCTL_WAIT_CS.
  * @status: Returned HL_WAIT_CS_STATUS_*: COMPLETED, BUSY (still running when
- *	@timeout_us ran out), or ABORTED (the CS failed: the ioctl also
- *	returns -EIO; HL_INFO_PAGE_FAULT_EVENT tells of an MMU fault). A CS
+ *	@timeout_us ran out), TIMEDOUT (a job of the CS was still running at
+ *	its deadline, the CS's timeout, and was stopped, as upstream's TDR:
+ *	the ioctl also returns -ETIMEDOUT), or ABORTED (the CS failed
+ *	otherwise: the ioctl also returns -EIO; HL_INFO_PAGE_FAULT_EVENT tells
+ *	of an MMU fault). A CS
  *	that has not finished is never reported COMPLETED; one that finished
  *	more than 1024 submissions ago may be forgotten and reads as
  *	COMPLETED with a zero timestamp and HL_WAIT_CS_STATUS_FLAG_GONE, even
  *	if it had failed; but one submitted with HL_CS_FLAGS_TIMESTAMP, among
  *	the context's last 256 such, reads once (single-CS wait) as it
- *	completed, with its timestamp or ABORTED, and GONE after that.
+ *	completed, with its timestamp, TIMEDOUT or ABORTED, and GONE after
+ *	that.
  * @flags: Returned HL_WAIT_CS_STATUS_FLAG_* bits: TIMESTAMP_VLD when
  *	@timestamp_nsec holds the completion time, GONE when the CS is no
  *	longer tracked (see @status; no timestamp).
@@ -2367,7 +2382,7 @@ struct hl_wait_cs_in {
  * With HL_WAIT_CS_FLAGS_MULTI_CS, @status is COMPLETED when at least one
  * CS of the array completed and none of those failed, ABORTED (the ioctl
  * returns -EIO, as upstream's does for a failed CS) when one of those
- * failed, BUSY when none completed within timeout_us; @flags has GONE when
+ * failed, however it failed (TIMEDOUT is for the single-CS wait), BUSY when none completed within timeout_us; @flags has GONE when
  * a completed one was forgotten, TIMESTAMP_VLD when one had a timestamp.
  */
 struct hl_wait_cs_out {
@@ -2381,7 +2396,7 @@ struct hl_wait_cs_out {
 /**
  * union hl_wait_cs_args - argument of HL_IOCTL_WAIT_CS.
  * @in: input.
- * @out: output; also written when the ioctl returns -EIO.
+ * @out: output; also written when the ioctl returns -EIO or -ETIMEDOUT.
  *
  * Compute node only. Errors of HL_IOCTL_WAIT_CS:
  *   -EINVAL  seq 0 or not issued yet (any of the array's; also a CS
@@ -2393,6 +2408,9 @@ struct hl_wait_cs_out {
  *            the flag, non-zero without it;
  *   -EFAULT  (MULTI_CS) the sequence array cannot be read;
  *   -EIO     the CS failed (out.status HL_WAIT_CS_STATUS_ABORTED);
+ *   -ETIMEDOUT  (single CS) the CS failed because a job of it was still
+ *            running at its deadline (out.status
+ *            HL_WAIT_CS_STATUS_TIMEDOUT; the device stays usable);
  *   -ENODEV  the device is gone or was reset under this file (before
  *            the wait started);
  *   -EINTR   a signal arrived while waiting (the argument is left as it
@@ -2590,7 +2608,8 @@ struct hl_debug_args {
  * produces a completion entry (struct hl_nic_cqe) in the sender's send CQ
  * and in the receiver's receive CQ (when the connection names one), and
  * its packet's job fails when the message fails, so that its command
- * submission completes with an error (HL_WAIT_CS_STATUS_ABORTED). Every
+ * submission completes with an error (HL_WAIT_CS_STATUS_ABORTED, TIMEDOUT
+ * when the message did not complete by the job's deadline). Every
  * wait is bounded by the job's timeout (hl_cs_in.timeout): a send that finds
  * no receive in time completes with HL_NIC_CQE_STATUS_TIMEOUT. Put a RECV
  * and a SEND that the peer's RECV depends on in different queues (or

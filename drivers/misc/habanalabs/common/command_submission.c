@@ -287,6 +287,7 @@ static void hl_cs_forget_old(struct hl_ctx *ctx, u64 seq)
 }
 
 static void hl_cs_put(struct hl_cs *cs);
+static void hl_cs_ext_put(struct hl_cs *cs, u32 n);
 
 /*
  * A later part of a staged submission is done (completed, or dropped
@@ -329,8 +330,12 @@ static void hl_cs_put(struct hl_cs *cs)
 	if (!atomic_dec_and_test(&cs->pending))
 		return;
 
-	/* The CBs' usage counts drop before a waiter sees the CS complete */
+	/*
+	 * The CBs' usage counts and the queue entries drop before a waiter
+	 * sees the CS complete
+	 */
 	hl_cb_jobs_put(cs->jobs, cs->num_jobs);
+	hl_cs_ext_put(cs, cs->num_jobs);
 	/* And a failure's event is sent by then */
 	hl_events_cs_failed(ctx, cs->seq, atomic_read(&cs->error));
 	cookie = dma_fence_begin_signalling();
@@ -352,7 +357,7 @@ static void hl_cs_put(struct hl_cs *cs)
 	hl_cs_inflight_dec(ctx);
 	dma_fence_put(fence);
 	kfree(cs->kcbs);
-	kfree(cs);
+	kvfree(cs);
 	/* May release the context: process context only */
 	hl_ctx_put(ctx);
 }
@@ -542,13 +547,13 @@ static struct hl_cs *hl_cs_alloc(struct hl_ctx *ctx,
 	struct hl_cs *cs;
 	u32 i;
 
-	cs = kzalloc(struct_size(cs, jobs, n), GFP_KERNEL_ACCOUNT);
+	cs = kvzalloc(struct_size(cs, jobs, n), GFP_KERNEL_ACCOUNT);
 	if (!cs)
 		return NULL;
 	cs->num_jobs = n;
 	cs->fence = kzalloc(sizeof(*cs->fence), GFP_KERNEL_ACCOUNT);
 	if (!cs->fence) {
-		kfree(cs);
+		kvfree(cs);
 		return NULL;
 	}
 	spin_lock_init(&cs->fence->lock);
@@ -573,6 +578,45 @@ static struct hl_cs *hl_cs_alloc(struct hl_ctx *ctx,
 		INIT_LIST_HEAD(&job->node);
 	}
 	return cs;
+}
+
+/*
+ * Give back the external-queue entries of the first @n jobs of @cs (each
+ * job on an external queue holds one; the others none).
+ */
+static void hl_cs_ext_put(struct hl_cs *cs, u32 n)
+{
+	struct hl_device *hdev = cs->ctx->hdev;
+	u32 i;
+
+	for (i = 0; i < n; i++)
+		if (hl_cs_queue_type(hdev, cs->jobs[i].queue_id) ==
+		    HL_QUEUE_TYPE_EXT)
+			atomic_dec(&cs->ctx->ext_entries[cs->jobs[i].queue_id]);
+}
+
+/*
+ * Take an entry of its external queue for each job of @cs that runs on
+ * one, as upstream's queue of HL_EXT_QUEUE_LENGTH entries: all or none.
+ * -ENOSPC when a queue has no room (HL_IOCTL_CS fails with -EAGAIN, a
+ * queue-full drop), until submissions on it complete.
+ */
+static int hl_cs_ext_get(struct hl_cs *cs)
+{
+	struct hl_device *hdev = cs->ctx->hdev;
+	u32 i, q;
+
+	for (i = 0; i < cs->num_jobs; i++) {
+		q = cs->jobs[i].queue_id;
+		if (hl_cs_queue_type(hdev, q) != HL_QUEUE_TYPE_EXT)
+			continue;
+		if (atomic_inc_return(&cs->ctx->ext_entries[q]) >
+		    HL_EXT_QUEUE_LENGTH) {
+			hl_cs_ext_put(cs, i + 1);
+			return -ENOSPC;
+		}
+	}
+	return 0;
 }
 
 /*
@@ -605,7 +649,10 @@ static int hl_cs_submit(struct hl_ctx *ctx, const struct hl_cs_chunk *chunks,
 	 */
 	rc = hl_cb_jobs_get(ctx, cs->jobs, n);
 	if (rc)
-		goto err_free_cs;
+		goto err_put_jobs;
+	rc = hl_cs_ext_get(cs);
+	if (rc)
+		goto err_put_jobs;
 
 	/*
 	 * The reservation lock serialises submissions, so cs_sequence is
@@ -615,7 +662,7 @@ static int hl_cs_submit(struct hl_ctx *ctx, const struct hl_cs_chunk *chunks,
 	 */
 	rc = dma_resv_lock_interruptible(resv, NULL);
 	if (rc)
-		goto err_free_cs;
+		goto err_put_ext;
 	rc = hl_should_fail(HL_FAULT_FENCE) ? -ENOMEM : dma_resv_reserve_fences(resv, 1);
 	if (rc)
 		goto err_unlock;
@@ -639,10 +686,12 @@ static int hl_cs_submit(struct hl_ctx *ctx, const struct hl_cs_chunk *chunks,
 
 err_unlock:
 	dma_resv_unlock(resv);
-err_free_cs:
+err_put_ext:
+	hl_cs_ext_put(cs, n);
+err_put_jobs:
 	hl_cb_jobs_put(cs->jobs, n);
 	kfree(cs->fence);
-	kfree(cs);
+	kvfree(cs);
 err_submitted:
 	atomic_dec(&ctx->cs_submitted);
 	return rc;
@@ -698,11 +747,12 @@ static void hl_cs_drop(void *priv)
 
 	hl_cs_signal_unlock(cs, true);
 	hl_cb_jobs_put(cs->jobs, cs->num_jobs);
+	hl_cs_ext_put(cs, cs->num_jobs);
 	hl_cs_staged_part_done(cs, -ECANCELED);
 	atomic_dec(&ctx->cs_submitted);
 	kfree(cs->fence);
 	kfree(cs->kcbs);
-	kfree(cs);
+	kvfree(cs);
 	hl_ctx_put(ctx);
 }
 
@@ -1635,6 +1685,11 @@ int hl_events_cs_ioctl(struct hl_fpriv *fpriv, void *data,
 	case -EAGAIN:
 		why = HL_CS_DROP_MAX_IN_FLIGHT;
 		break;
+	case -ENOSPC:
+		/* An external queue full: upstream's queue-full drop */
+		why = HL_CS_DROP_QUEUE_FULL;
+		rc = -EAGAIN;
+		break;
 	case -ENODEV:
 		why = HL_CS_DROP_DEVICE_IN_RESET;
 		break;
@@ -1687,6 +1742,21 @@ static void hl_multi_cs_wake(struct dma_fence *fence, struct dma_fence_cb *cb)
 
 	WRITE_ONCE(w->done, true);
 	wake_up_process(w->task);
+}
+
+/*
+ * The status and errno of a CS that failed with @error, as upstream's:
+ * a job still running at its deadline (the TDR's timeout) reads TIMEDOUT
+ * with -ETIMEDOUT, any other failure ABORTED with -EIO.
+ */
+static int hl_cs_failed_status(int error, u32 *status)
+{
+	if (error == -ETIMEDOUT) {
+		*status = HL_WAIT_CS_STATUS_TIMEDOUT;
+		return -ETIMEDOUT;
+	}
+	*status = HL_WAIT_CS_STATUS_ABORTED;
+	return -EIO;
 }
 
 /*
@@ -1841,20 +1911,23 @@ out_put:
 /**
  * hl_wait_cs_ioctl - HL_IOCTL_WAIT_CS: wait for a command submission.
  * @fpriv: the compute node's open file.
- * @data: union hl_wait_cs_args, copied in; out is returned, also on -EIO.
+ * @data: union hl_wait_cs_args, copied in; out is returned, also on -EIO
+ *	and -ETIMEDOUT.
  * @call: the ioctl call.
  *
  * out.status: COMPLETED (with out.timestamp_nsec, the fence's signal time,
  * and HL_WAIT_CS_STATUS_FLAG_TIMESTAMP_VLD in out.flags),
  * BUSY (still running after timeout_us; 0 only polls; the ioctl returns 0),
- * or ABORTED (the CS failed: a job faulted, was malformed, timed out, or
- * the device went away; the ioctl returns -EIO). A CS that had finished
- * and is older than the last 1024 of the context is no longer tracked and
- * reads as COMPLETED, with a zero timestamp and HL_WAIT_CS_STATUS_FLAG_GONE;
- * a CS that has not finished is always tracked. But a forgotten CS that was
- * submitted with HL_CS_FLAGS_TIMESTAMP, among the context's last 256 such,
- * reads once as it completed (COMPLETED with its timestamp, or ABORTED),
- * then as GONE (upstream's outcome store).
+ * TIMEDOUT (a job ran past its deadline and was stopped, upstream's TDR;
+ * the ioctl returns -ETIMEDOUT) or ABORTED (the CS failed otherwise: a job
+ * faulted or was malformed, or the device went away; the ioctl returns
+ * -EIO). A CS that had finished and is older than the last 1024 of the
+ * context is no longer tracked and reads as COMPLETED, with a zero
+ * timestamp and HL_WAIT_CS_STATUS_FLAG_GONE; a CS that has not finished is
+ * always tracked. But a forgotten CS that was submitted with
+ * HL_CS_FLAGS_TIMESTAMP, among the context's last 256 such, reads once as
+ * it completed (COMPLETED with its timestamp, TIMEDOUT or ABORTED), then
+ * as GONE (upstream's outcome store).
  *
  * Errors: listed in the kernel-doc of union hl_wait_cs_args (uAPI header).
  *
@@ -1887,10 +1960,8 @@ int hl_wait_cs_ioctl(struct hl_fpriv *fpriv, void *data,
 	memset(&args->out, 0, sizeof(args->out));
 	args->out.status = HL_WAIT_CS_STATUS_COMPLETED;
 	if (!fence && hl_cs_pop_outcome(ctx, in.seq, &ns, &error)) {
-		if (error < 0) {
-			args->out.status = HL_WAIT_CS_STATUS_ABORTED;
-			return -EIO;
-		}
+		if (error < 0)
+			return hl_cs_failed_status(error, &args->out.status);
 		args->out.timestamp_nsec = ns;
 		args->out.flags = HL_WAIT_CS_STATUS_FLAG_TIMESTAMP_VLD;
 		return 0;
@@ -1912,8 +1983,7 @@ int hl_wait_cs_ioctl(struct hl_fpriv *fpriv, void *data,
 	} else if (!left) {
 		args->out.status = HL_WAIT_CS_STATUS_BUSY;
 	} else if (dma_fence_get_status(fence) < 0) {
-		args->out.status = HL_WAIT_CS_STATUS_ABORTED;
-		rc = -EIO;
+		rc = hl_cs_failed_status(fence->error, &args->out.status);
 	} else {
 		args->out.timestamp_nsec = ktime_to_ns(dma_fence_timestamp(fence));
 		args->out.flags = HL_WAIT_CS_STATUS_FLAG_TIMESTAMP_VLD;
@@ -1926,6 +1996,8 @@ int hl_wait_cs_ioctl(struct hl_fpriv *fpriv, void *data,
 /* The per-queue and per-outcome arrays of a context (kfree(NULL) is fine) */
 static void hl_cs_ctx_free_arrays(struct hl_ctx *ctx)
 {
+	kfree(ctx->ext_entries);
+	ctx->ext_entries = NULL;
 	kfree(ctx->cs_outcomes);
 	ctx->cs_outcomes = NULL;
 	kfree(ctx->coll);
@@ -1955,7 +2027,9 @@ int hl_cs_ctx_init(struct hl_ctx *ctx)
 			    sizeof(*ctx->coll), GFP_KERNEL_ACCOUNT);
 	ctx->cs_outcomes = kcalloc(HL_CS_OUTCOMES, sizeof(*ctx->cs_outcomes),
 				   GFP_KERNEL_ACCOUNT);
-	if (!ctx->sig || !ctx->coll || !ctx->cs_outcomes)
+	ctx->ext_entries = kcalloc(ctx->hdev->asic_prop.num_queues,
+				   sizeof(*ctx->ext_entries), GFP_KERNEL_ACCOUNT);
+	if (!ctx->sig || !ctx->coll || !ctx->cs_outcomes || !ctx->ext_entries)
 		goto err_free_arrays;
 	mutex_init(&ctx->sig_lock);
 	xa_init_flags(&ctx->encaps, XA_FLAGS_ALLOC1);

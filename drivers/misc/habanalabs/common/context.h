@@ -103,6 +103,11 @@ struct hl_ctx_resv {
  *	yet; the teardown waits for them (bounded by the job time limit).
  * @cs_submitted: submissions created and not completed, published or not
  *	(at most max_pending_cs).
+ * @ext_entries: per engine queue (external queues only), the entries its
+ *	queue holds for jobs of this context's submissions created and not
+ *	completed: one per job, at most HL_EXT_QUEUE_LENGTH (upstream's queue
+ *	depth); taken when the submission is created, given back when it
+ *	completes or is dropped (command_submission.c).
  * @sig_lock: Protects @sig, @coll. A SIGNAL or COLLECTIVE_WAIT
  *	submission holds it from taking its value until its commit (or
  *	drop), in the same ioctl call, so that the signals of a queue reach
@@ -182,6 +187,7 @@ struct hl_ctx {
 	unsigned int cs_outcome_next;
 	atomic_t cs_inflight;
 	atomic_t cs_submitted;
+	atomic_t *ext_entries;
 	struct mutex sig_lock; /* Protects: sig, coll */
 	struct hl_cs_sig {
 		u32 idx;

@@ -55,6 +55,8 @@ int hl_events_cs_counters(struct hl_fpriv *fpriv, struct hl_info_args *args,
 		atomic64_read(&c->cs_drops[HL_CS_DROP_MAX_IN_FLIGHT]);
 	info.total_validation_drop_cnt =
 		atomic64_read(&c->cs_drops[HL_CS_DROP_VALIDATION]);
+	info.total_queue_full_drop_cnt =
+		atomic64_read(&c->cs_drops[HL_CS_DROP_QUEUE_FULL]);
 	/* The control node has no context: ctx_* 0, as upstream's */
 	if (ctx) {
 		info.ctx_out_of_mem_drop_cnt =
@@ -63,6 +65,8 @@ int hl_events_cs_counters(struct hl_fpriv *fpriv, struct hl_info_args *args,
 			atomic64_read(&ctx->cs_drops[HL_CS_DROP_MAX_IN_FLIGHT]);
 		info.ctx_validation_drop_cnt =
 			atomic64_read(&ctx->cs_drops[HL_CS_DROP_VALIDATION]);
+		info.ctx_queue_full_drop_cnt =
+			atomic64_read(&ctx->cs_drops[HL_CS_DROP_QUEUE_FULL]);
 	}
 	return hl_events_copy(call, args, &info, sizeof(info));
 }
