@@ -746,8 +746,8 @@ static void hl_cs_drop(void *priv)
 	struct hl_ctx *ctx = cs->ctx;
 
 	hl_cs_signal_unlock(cs, true);
+	/* Its queue entries went with the context's arrays (teardown) */
 	hl_cb_jobs_put(cs->jobs, cs->num_jobs);
-	hl_cs_ext_put(cs, cs->num_jobs);
 	hl_cs_staged_part_done(cs, -ECANCELED);
 	atomic_dec(&ctx->cs_submitted);
 	kfree(cs->fence);
