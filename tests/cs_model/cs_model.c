@@ -671,6 +671,72 @@ static void test_external_queue_depth(void **state)
 	kcb_destroy(st->fd, &k);
 }
 
+/*
+ * The driver's copies of the CBs of external queues' jobs are bounded per
+ * context (256 MiB): a CS whose own copies pass it is refused (ENOMEM)
+ * and holds nothing; behind a stalled job, 128 jobs of a 2 MiB CB fill
+ * it, a small job still fits, one of 8 KiB is refused with EAGAIN, and
+ * goes in once the big CS has ended.
+ */
+static void test_cb_copies_bounded(void **state)
+{
+	struct hltests_state *st = *state;
+	const uint32_t big = HL_MAX_CB_SIZE, fill = (256u << 20) / big;
+	uint64_t stall_seq, seq, s2;
+	struct kcb stall, k;
+	uint32_t n, i, status;
+	int rc;
+
+	NEED_GAUDI();
+	kcb_create(st->fd, &k, big);
+	for (i = 0; i < 8192; i += 8)
+		pkt_nop(k.ptr + i);
+
+	/* Never fits, whatever completes */
+	assert_int_equal(cs_many(st->fd, GAUDI_QUEUE_ID_DMA_0_1, &k, big,
+				 fill + 1, NULL), -ENOMEM);
+
+	kcb_create(st->fd, &stall, PAGE);
+	n = pkt_fence(stall.ptr, 0, 1, 1);
+	assert_int_equal(cs_one_within(st->fd, GAUDI_QUEUE_ID_DMA_0_0,
+				       stall.handle, n, 0, 0, 3, &stall_seq), 0);
+	/* Queued behind the stall, past their deadline when it ends */
+	{
+		struct hl_cs_chunk c[HL_MAX_JOBS_PER_CS];
+		union hl_cs_args a;
+
+		memset(c, 0, sizeof(c));
+		for (i = 0; i < fill; i++) {
+			c[i].cb_handle = k.handle;
+			c[i].queue_index = GAUDI_QUEUE_ID_DMA_0_0;
+			c[i].cb_size = big;
+		}
+		memset(&a, 0, sizeof(a));
+		a.in.chunks_execute = (uintptr_t)c;
+		a.in.num_chunks_execute = fill;
+		a.in.timeout = 2;
+		assert_int_equal(hltests_cs_ioctl(st->fd, &a), 0);
+		seq = a.out.seq;
+	}
+	/* What is left: 8 bytes fit, 8 KiB do not, until the big CS ends */
+	assert_int_equal(cs_one(st->fd, GAUDI_QUEUE_ID_DMA_0_1, k.handle, 8,
+				0, 0, &s2), 0);
+	assert_int_equal(wait_cs(st->fd, s2, &status), 0);
+	assert_int_equal(cs_one(st->fd, GAUDI_QUEUE_ID_DMA_0_1, k.handle, 8192,
+				0, 0, NULL), -EAGAIN);
+	assert_int_equal(wait_cs(st->fd, stall_seq, &status), -ETIMEDOUT);
+	/* Past its deadline at its start, or malformed past the NOPs */
+	rc = wait_cs(st->fd, seq, &status);
+	assert_true(rc == -ETIMEDOUT || rc == -EIO);
+	assert_int_equal(cs_one(st->fd, GAUDI_QUEUE_ID_DMA_0_1, k.handle, 8192,
+				0, 0, &s2), 0);
+	assert_int_equal(wait_cs(st->fd, s2, &status), 0);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
+
+	kcb_destroy(st->fd, &stall);
+	kcb_destroy(st->fd, &k);
+}
+
 /* ------------------------------------------------------------------------
  * Restore chunks and the context switch; staged submissions
  */
@@ -1631,6 +1697,8 @@ const struct CMUnitTest cs_model_tests[] = {
 	cmocka_unit_test_setup_teardown(test_kernel_cb_destroyed_while_queued,
 					hltests_setup, hltests_teardown),
 	cmocka_unit_test_setup_teardown(test_external_queue_depth,
+					hltests_setup, hltests_teardown),
+	cmocka_unit_test_setup_teardown(test_cb_copies_bounded,
 					hltests_setup, hltests_teardown),
 	cmocka_unit_test_setup_teardown(test_restore_on_first_cs_and_forced,
 					hltests_setup, hltests_teardown),

@@ -2221,15 +2221,17 @@ struct hl_cs_out {
  *   -EOPNOTSUPP HL_CS_FLAGS_COLLECTIVE_WAIT under asic=emu (no
  *            collective queues);
  *   -EFAULT  the chunk array, or a WAIT's signal_seq_arr, cannot be read;
- *   -EAGAIN  max_pending_cs (module parameter, default 256) submissions of
+ *   -EAGAIN  max_pending_cs (module parameter, default 1024) submissions of
  *            the context have not completed yet; an external queue has
- *            no room for the CS's jobs on it (HL_EXT_QUEUE_LENGTH); a
- *            COLLECTIVE_WAIT that
- *            starts its master's next round of 32767 values (or the
- *            next after a failed collective wait of the round) while
- *            the last collective wait of that SOB group's previous
- *            round still runs;
- *   -ENOMEM  no memory;
+ *            no room for the CS's jobs on it (HL_EXT_QUEUE_LENGTH); the
+ *            driver's copies of the CBs of external queues' jobs would
+ *            pass 256 MiB with those of the context's submissions not
+ *            completed; a COLLECTIVE_WAIT that starts its master's next
+ *            round of 32767 values (or the next after a failed
+ *            collective wait of the round) while the last collective
+ *            wait of that SOB group's previous round still runs;
+ *   -ENOMEM  no memory; the CS's own CB copies (the cb_size of its
+ *            external queues' chunks) pass 256 MiB;
  *   -EINTR   interrupted while waiting for the reservation lock, or a
  *            SIGNAL for the previous SIGNAL of the context (nothing was
  *            submitted);

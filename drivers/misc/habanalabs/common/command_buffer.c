@@ -567,22 +567,33 @@ out_unlock:
  */
 static int hl_cb_job_copy(struct hl_cs_job *job, struct hl_cb *cb)
 {
+	atomic64_t *bytes = &job->ctx->cb_mgr.copy_bytes;
 	u32 off, n;
 	u8 *copy;
+
+	/* Room in the context's budget until earlier submissions complete */
+	if (atomic64_add_return(job->cb_size, bytes) > HL_CB_COPY_MAX) {
+		atomic64_sub(job->cb_size, bytes);
+		return -EAGAIN;
+	}
 
 	/* TEST ONLY: the live pages, what a driver without the copy runs */
 	if (hl_bug_injected(HL_INJECT_CB_LIVE)) {
 		job->kcb_copy = vmap(cb->pages, cb->npages, VM_MAP, PAGE_KERNEL);
-		if (!job->kcb_copy)
+		if (!job->kcb_copy) {
+			atomic64_sub(job->cb_size, bytes);
 			return -ENOMEM;
+		}
 		job->kcb_live = true;
 		job->kcb = job->kcb_copy;
 		return 0;
 	}
 
 	copy = kvmalloc(job->cb_size, GFP_KERNEL_ACCOUNT);
-	if (!copy)
+	if (!copy) {
+		atomic64_sub(job->cb_size, bytes);
 		return -ENOMEM;
+	}
 	for (off = 0; off < job->cb_size; off += n) {
 		n = min_t(u32, PAGE_SIZE, job->cb_size - off);
 		memcpy_from_page(copy + off, cb->pages[off >> PAGE_SHIFT], 0, n);
@@ -605,15 +616,25 @@ static int hl_cb_job_copy(struct hl_cs_job *job, struct hl_cb *cb)
  *
  * Return: 0; -EINVAL (an external queue's chunk whose cb_handle is no
  * handle, a handle of no CB of the context, for another queue a CB not
- * mapped into the MMU, or a cb_size beyond the CB) or -ENOMEM, with no
+ * mapped into the MMU, or a cb_size beyond the CB), -EAGAIN (the copies
+ * do not fit in what the context's submissions not completed leave of
+ * HL_CB_COPY_MAX) or -ENOMEM (they never fit, or no memory), with no
  * reference taken and no copy left.
  */
 int hl_cb_jobs_get(struct hl_ctx *ctx, struct hl_cs_job *jobs, u32 n)
 {
 	struct hl_cb_mgr *mgr = &ctx->cb_mgr;
 	struct hl_cb *cb;
+	u64 copies = 0;
 	int rc = 0;
 	u32 i;
+
+	/* Copies that would never fit, whatever completes */
+	for (i = 0; i < n; i++)
+		if (jobs[i].ext)
+			copies += jobs[i].cb_size;
+	if (copies > HL_CB_COPY_MAX)
+		return -ENOMEM;
 
 	mutex_lock(&mgr->lock);
 	for (i = 0; i < n; i++) {
@@ -659,6 +680,8 @@ void hl_cb_jobs_put(struct hl_cs_job *jobs, u32 n)
 		struct hl_cb *cb = jobs[i].cb;
 
 		if (jobs[i].kcb_copy) {
+			atomic64_sub(jobs[i].cb_size,
+				     &jobs[i].ctx->cb_mgr.copy_bytes);
 			if (jobs[i].kcb_live)
 				vunmap(jobs[i].kcb_copy);
 			else
@@ -686,6 +709,7 @@ void hl_cb_ctx_init(struct hl_ctx *ctx)
 	xa_init(&mgr->handles);
 	INIT_LIST_HEAD(&mgr->list);
 	mt_init_flags(&mgr->va, MT_FLAGS_ALLOC_RANGE);
+	atomic64_set(&mgr->copy_bytes, 0);
 }
 
 /**

@@ -11,6 +11,7 @@
 #include <linux/maple_tree.h>
 #include <linux/mutex.h>
 #include <linux/scatterlist.h>
+#include <linux/sizes.h>
 #include <linux/types.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
@@ -30,6 +31,15 @@ struct vm_area_struct;
  * never a device VA (those are below 2^48).
  */
 #define HL_CB_MMAP_TYPE_SHIFT	(59 - PAGE_SHIFT)
+
+/*
+ * Bytes of the driver's CB copies that a context's submissions not
+ * completed may hold (struct hl_cb_mgr.copy_bytes): each external queue's
+ * job has one, up to HL_CS_MAX_CB_SIZE, so that neither
+ * HL_MAX_JOBS_PER_CS jobs naming one large CB nor many submissions pin
+ * unbounded kernel memory.
+ */
+#define HL_CB_COPY_MAX		SZ_256M
 #define HL_CB_MMAP_TYPE_MASK	(0x1full << HL_CB_MMAP_TYPE_SHIFT)
 #define HL_CB_MMAP_TYPE_CB	(0x2ull << HL_CB_MMAP_TYPE_SHIFT)
 
@@ -84,6 +94,10 @@ struct hl_cb {
  * @list: every CB of the context not released yet, with a handle or not.
  * @va: the device VA range of MMU-mapped CBs, in pages.
  * @dead: the context was torn down: no CB is created, mapped or used.
+ * @copy_bytes: bytes of the driver's copies of CBs (external queues' jobs)
+ *	that the context's submissions not completed hold, at most
+ *	HL_CB_COPY_MAX; atomic, taken per job before its copy is made and
+ *	given back with it (hl_cb_jobs_get(), hl_cb_jobs_put()).
  */
 struct hl_cb_mgr {
 	struct mutex lock; /* Protects: handles, list, va, dead, CB mapping state */
@@ -91,6 +105,7 @@ struct hl_cb_mgr {
 	struct list_head list;
 	struct maple_tree va;
 	bool dead;
+	atomic64_t copy_bytes;
 };
 
 int hl_cb_ioctl(struct hl_fpriv *fpriv, void *data, struct hl_ioctl_call *call);

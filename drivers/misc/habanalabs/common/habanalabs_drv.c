@@ -160,11 +160,11 @@ module_param_cb(job_timeout_max, &hl_job_timeout_max_ops, &hl_job_timeout_max,
 MODULE_PARM_DESC(job_timeout_max,
 		 "Upper bound in seconds on any job's run time from its submission, 1..86400: a larger CS timeout is clamped to it, and the job is aborted past it (default: 60)");
 
-unsigned int hl_max_pending_cs = 256;
+unsigned int hl_max_pending_cs = 1024;
 module_param_cb(max_pending_cs, &hl_max_pending_cs_ops, &hl_max_pending_cs,
 		0644);
 MODULE_PARM_DESC(max_pending_cs,
-		 "Submissions of one context in flight at most, 1..65536; HL_IOCTL_CS fails with EAGAIN past it (default: 256)");
+		 "Submissions of one context in flight at most, 1..65536; HL_IOCTL_CS fails with EAGAIN past it (default: 1024)");
 
 char *hl_nic_links = "all";
 module_param_named(nic_links, hl_nic_links, charp, 0444);
