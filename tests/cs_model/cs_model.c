@@ -10,11 +10,17 @@
 #include <endian.h>
 
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/userfaultfd.h>
+#include <poll.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #define PAGE		4096ull
@@ -1611,6 +1617,150 @@ static void test_collective_wait_pending_at_close(void **state)
 	assert_int_equal(hlthunk_close(fd), 0);
 }
 
+/*
+ * A SIGNAL whose copy back is held by userfaultfd while root hard resets
+ * the device. The SIGNAL holds its context's sig_lock and its value from
+ * the handler to its commit (or drop), across the copy back; the reset
+ * tears the context down meanwhile (it does not wait for user space), and
+ * the call, once resolved, drops the CS, which gives the value back and
+ * unlocks sig_lock. Had the teardown freed the signal values and destroyed
+ * the mutex, that would write through a NULL pointer (an oops) and unlock
+ * a destroyed mutex. The call gets ENODEV, and the next owner's SIGNAL on
+ * the same queue, and a full queue of jobs there, work.
+ */
+struct held_call {
+	int fd;
+	union hl_cs_args *a;
+	int rc;
+};
+
+static void *held_call_thread(void *arg)
+{
+	struct held_call *c = arg;
+
+	c->rc = ioctl(c->fd, HL_IOCTL_CS, c->a) ? -errno : 0;
+	return NULL;
+}
+
+/* The page of the next fault on @uffd within @ms; 0 when none came */
+static uint64_t uffd_fault(int uffd, int ms)
+{
+	struct pollfd pfd = { .fd = uffd, .events = POLLIN };
+	struct uffd_msg msg;
+
+	if (poll(&pfd, 1, ms) != 1 ||
+	    read(uffd, &msg, sizeof(msg)) != sizeof(msg) ||
+	    msg.event != UFFD_EVENT_PAGEFAULT)
+		return 0;
+	return msg.arg.pagefault.address & ~(PAGE - 1);
+}
+
+static void uffd_copy(int uffd, uint64_t addr, const void *src)
+{
+	struct uffdio_copy c = {
+		.dst = addr, .src = (uintptr_t)src, .len = PAGE,
+	};
+
+	if (ioctl(uffd, UFFDIO_COPY, &c))
+		assert_int_equal(errno, EEXIST);
+}
+
+static void signal_held_across_reset(void)
+{
+	struct uffdio_api api = { .api = UFFD_API };
+	uint64_t arg_addr, chunk_addr, a1, a2, seq;
+	struct uffdio_register reg;
+	struct hl_cs_chunk *chunk;
+	struct held_call c;
+	uint8_t *region, *page;
+	uint32_t n, status;
+	struct kcb k;
+	int uffd, fd;
+	pthread_t t;
+
+	uffd = syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+	if (uffd < 0) {
+		print_message("no userfaultfd (%s): skipped\n", strerror(errno));
+		skip();
+	}
+	assert_int_equal(ioctl(uffd, UFFDIO_API, &api), 0);
+	region = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(region != MAP_FAILED);
+	memset(&reg, 0, sizeof(reg));
+	reg.range.start = (uintptr_t)region;
+	reg.range.len = 2 * PAGE;
+	reg.mode = UFFDIO_REGISTER_MODE_MISSING;
+	assert_int_equal(ioctl(uffd, UFFDIO_REGISTER, &reg), 0);
+	page = calloc(1, PAGE);
+	assert_non_null(page);
+
+	fd = open_node0();
+	assert_true(fd >= 0);
+	/* The context's first SIGNAL on the queue took its value already */
+	assert_int_equal(cs_signal(fd, GAUDI_QUEUE_ID_DMA_0_0, &seq), 0);
+	assert_int_equal(wait_cs(fd, seq, &status), 0);
+
+	/* The argument page present, the chunk behind the userfaultfd */
+	arg_addr = (uintptr_t)region;
+	chunk_addr = arg_addr + PAGE;
+	c.a = (union hl_cs_args *)page;
+	c.a->in.chunks_execute = chunk_addr;
+	c.a->in.num_chunks_execute = 1;
+	c.a->in.cs_flags = HL_CS_FLAGS_SIGNAL;
+	uffd_copy(uffd, arg_addr, page);
+	c.a = (union hl_cs_args *)region;
+	c.fd = fd;
+	assert_int_equal(pthread_create(&t, NULL, held_call_thread, &c), 0);
+
+	/* The handler reads the chunk: drop the argument page meanwhile */
+	a1 = uffd_fault(uffd, 20000);
+	assert_int_equal(a1, chunk_addr);
+	assert_int_equal(madvise(region, PAGE, MADV_DONTNEED), 0);
+	memset(page, 0, PAGE);
+	chunk = (struct hl_cs_chunk *)page;
+	chunk->queue_index = GAUDI_QUEUE_ID_DMA_0_0;
+	uffd_copy(uffd, a1, page);
+	/* The copy back faults and stays held: the SIGNAL holds sig_lock */
+	a2 = uffd_fault(uffd, 20000);
+	assert_int_equal(a2, arg_addr);
+
+	assert_int_equal(hltests_write_file("/sys/class/habanalabs/hl0/hard_reset",
+					    "1"), 0);
+	memset(page, 0, PAGE);
+	uffd_copy(uffd, a2, page);
+	assert_int_equal(pthread_join(t, NULL), 0);
+	assert_int_equal(c.rc, -ENODEV);
+	hlthunk_close(fd);
+
+	/* The next owner: a SIGNAL, and the queue's full depth */
+	fd = open_node0();
+	assert_true(fd >= 0);
+	assert_int_equal(cs_signal(fd, GAUDI_QUEUE_ID_DMA_0_0, &seq), 0);
+	assert_int_equal(wait_cs(fd, seq, &status), 0);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
+	kcb_create(fd, &k, PAGE);
+	n = pkt_nop(k.ptr);
+	for (a1 = 0; a1 < HL_EXT_QUEUE_LENGTH / HL_MAX_JOBS_PER_CS; a1++)
+		assert_int_equal(cs_many(fd, GAUDI_QUEUE_ID_DMA_0_0, &k, n,
+					 HL_MAX_JOBS_PER_CS, &seq), 0);
+	assert_int_equal(wait_cs(fd, seq, &status), 0);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
+	kcb_destroy(fd, &k);
+	assert_int_equal(hlthunk_close(fd), 0);
+
+	free(page);
+	munmap(region, 2 * PAGE);
+	close(uffd);
+}
+
+static void test_signal_copy_back_held_across_reset(void **state)
+{
+	(void)state;
+	NEED_GAUDI();
+	signal_held_across_reset();
+}
+
 const struct CMUnitTest cs_model_tests[] = {
 	cmocka_unit_test_setup_teardown(test_queue_table_reported,
 					hltests_setup, hltests_teardown),
@@ -1652,6 +1802,7 @@ const struct CMUnitTest cs_model_tests[] = {
 	cmocka_unit_test_setup_teardown(test_collective_wait_after_timed_out_one,
 					hltests_setup, hltests_teardown),
 	cmocka_unit_test(test_collective_wait_pending_at_close),
+	cmocka_unit_test(test_signal_copy_back_held_across_reset),
 };
 
 int main(void)

@@ -745,9 +745,10 @@ static void hl_cs_drop(void *priv)
 	struct hl_cs *cs = priv;
 	struct hl_ctx *ctx = cs->ctx;
 
+	/* sig_lock and the arrays live as long as the context's structure */
 	hl_cs_signal_unlock(cs, true);
-	/* Its queue entries went with the context's arrays (teardown) */
 	hl_cb_jobs_put(cs->jobs, cs->num_jobs);
+	hl_cs_ext_put(cs, cs->num_jobs);
 	hl_cs_staged_part_done(cs, -ECANCELED);
 	atomic_dec(&ctx->cs_submitted);
 	kfree(cs->fence);
@@ -2078,6 +2079,11 @@ void hl_cs_ctx_cancel(struct hl_ctx *ctx)
 /**
  * hl_cs_ctx_fini - release a context's CS state.
  * @ctx: the context; no CS of it runs (hl_cs_ctx_cancel()).
+ *
+ * A SIGNAL or COLLECTIVE_WAIT that its ioctl has not committed (its copy
+ * back held by user space) may still hold sig_lock and its value: its drop
+ * gives them back later (hl_cs_drop()), so sig_lock and the per-queue
+ * arrays stay until the context's structure goes (hl_cs_ctx_destroy()).
  */
 void hl_cs_ctx_fini(struct hl_ctx *ctx)
 {
@@ -2096,6 +2102,16 @@ void hl_cs_ctx_fini(struct hl_ctx *ctx)
 		kfree(e);
 	xa_destroy(&ctx->encaps);
 	mutex_destroy(&ctx->restore_lock);
+}
+
+/**
+ * hl_cs_ctx_destroy - free what a context's uncommitted submissions may
+ * still use after hl_cs_ctx_fini(): sig_lock and the per-queue arrays.
+ * @ctx: the context, at its last reference (each CS holds one until its
+ *	completion or drop).
+ */
+void hl_cs_ctx_destroy(struct hl_ctx *ctx)
+{
 	mutex_destroy(&ctx->sig_lock);
 	hl_cs_ctx_free_arrays(ctx);
 }

@@ -43,6 +43,7 @@ static void hl_ctx_release_work(struct work_struct *work)
 	hl_ctx_teardown(ctx);
 	hl_nic_ctx_fini(ctx);
 	hl_cb_ctx_destroy(ctx);
+	hl_cs_ctx_destroy(ctx);
 	hl_bug_ctx_leak(ctx);
 	kfree(ctx);
 	atomic_dec(&hdev->contexts_alive);
@@ -110,6 +111,7 @@ struct hl_ctx *hl_ctx_create(struct hl_device *hdev)
 
 err_cs_fini:
 	hl_cs_ctx_fini(ctx);
+	hl_cs_ctx_destroy(ctx);
 err_owner_fini:
 	hl_mem_owner_fini(ctx);
 err_free_ctx:

@@ -108,6 +108,9 @@ struct hl_ctx_resv {
  *	completed: one per job, at most HL_EXT_QUEUE_LENGTH (upstream's queue
  *	depth); taken when the submission is created, given back when it
  *	completes or is dropped (command_submission.c).
+ *	Kept, with @sig_lock, @sig and @coll, until the structure is freed
+ *	(hl_cs_ctx_destroy()): an uncommitted CS's drop uses them after the
+ *	teardown.
  * @sig_lock: Protects @sig, @coll. A SIGNAL or COLLECTIVE_WAIT
  *	submission holds it from taking its value until its commit (or
  *	drop), in the same ioctl call, so that the signals of a queue reach
