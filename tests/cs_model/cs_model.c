@@ -1824,8 +1824,7 @@ static void *reset_thread_fn(void *arg)
  * must drop the part without waiting at that gate (it did: the reset and
  * the call then waited for each other for ever, both in D state). Once the
  * fault is resolved the reset finishes, the call gets ENODEV and the next
- * owner opens. (The reset still waits for the held call: noted in
- * docs/reliability.md.)
+ * owner opens. (The reset still waits for the held call: docs/uapi.md.)
  */
 static void test_staged_part_held_across_reset(void **state)
 {
