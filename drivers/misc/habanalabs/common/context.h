@@ -141,6 +141,11 @@ struct hl_ctx_resv {
  * @staged: the context's open staged submissions (their first parts),
  *	until their last part completes, their timeout closes them, or the
  *	teardown does.
+ * @staged_parts: later parts of staged submissions that their ioctl has
+ *	not committed yet (the copy back of the sequence number, which user
+ *	space may hold), by their staged_node; under @staged_lock. The
+ *	teardown drops their counts on their first parts (their drop then
+ *	does not), so that it does not wait for user space.
  * @nic: the context's NIC connections and CQs (nic.c).
  * @cb_mgr: the context's command buffers (command_buffer.c).
  * @cs_drops: the context's HL_IOCTL_CS failures, by enum hl_cs_drop.
@@ -206,6 +211,7 @@ struct hl_ctx {
 	bool restore_done;
 	spinlock_t staged_lock; /* Protects: staged, staged parts' links */
 	struct list_head staged;
+	struct list_head staged_parts;
 	struct hl_nic_ctx nic;
 	struct hl_cb_mgr cb_mgr;
 	atomic64_t cs_drops[HL_CS_DROP_NUM];
