@@ -677,6 +677,109 @@ static void test_external_queue_depth(void **state)
 	kcb_destroy(st->fd, &k);
 }
 
+/*
+ * Threads racing for the last entries of an external queue, each with its
+ * own CS size (512, 256, 128, 64 jobs), behind a stalled job, until each
+ * is refused: the entries taken then, topped up by one thread with
+ * smaller CSs, come to exactly HL_EXT_QUEUE_LENGTH - 1 (the stall holds
+ * one): a refused CS that kept some would leave the queue smaller for
+ * good, a count gone wrong let more in. Drained, the queue takes exactly
+ * as many again.
+ */
+#define RACE_THREADS	4
+
+struct fill_thread {
+	pthread_t t;
+	int fd;
+	const struct kcb *k;
+	uint32_t n, jobs, taken, nseq;
+	uint64_t seq[HL_EXT_QUEUE_LENGTH / 64];
+	int rc;
+};
+
+static void *fill_thread_fn(void *arg)
+{
+	struct fill_thread *f = arg;
+
+	while (!(f->rc = cs_many(f->fd, GAUDI_QUEUE_ID_DMA_0_0, f->k, f->n,
+				 f->jobs, &f->seq[f->nseq]))) {
+		f->taken += f->jobs;
+		f->nseq++;
+	}
+	return NULL;
+}
+
+/* Fill DMA_0_0 to the last entry with decreasing CSs; the jobs it took */
+static uint32_t fill_rest(int fd, const struct kcb *k, uint32_t n,
+			  uint64_t *last)
+{
+	uint32_t jobs, taken = 0;
+	int rc;
+
+	for (jobs = HL_MAX_JOBS_PER_CS; jobs; jobs /= 2) {
+		while (!(rc = cs_many(fd, GAUDI_QUEUE_ID_DMA_0_0, k, n, jobs,
+				      last)))
+			taken += jobs;
+		assert_int_equal(rc, -EAGAIN);
+	}
+	return taken;
+}
+
+static void test_external_queue_depth_races(void **state)
+{
+	struct hltests_state *st = *state;
+	struct fill_thread f[RACE_THREADS];
+	uint32_t n, i, j, taken = 0, status;
+	uint64_t stall_seq, last = 0;
+	struct kcb stall, k;
+
+	NEED_GAUDI();
+	kcb_create(st->fd, &k, PAGE);
+	n = pkt_nop(k.ptr);
+
+	stall_seq = stall_dma0(st->fd, &stall);
+	for (i = 0; i < RACE_THREADS; i++) {
+		memset(&f[i], 0, sizeof(f[i]));
+		f[i].fd = st->fd;
+		f[i].k = &k;
+		f[i].n = n;
+		f[i].jobs = HL_MAX_JOBS_PER_CS >> i;
+		assert_int_equal(pthread_create(&f[i].t, NULL, fill_thread_fn,
+						&f[i]), 0);
+	}
+	for (i = 0; i < RACE_THREADS; i++) {
+		assert_int_equal(pthread_join(f[i].t, NULL), 0);
+		assert_int_equal(f[i].rc, -EAGAIN);
+		taken += f[i].taken;
+	}
+	assert_true(taken <= HL_EXT_QUEUE_LENGTH - 1);
+	taken += fill_rest(st->fd, &k, n, &last);
+	assert_int_equal(taken, HL_EXT_QUEUE_LENGTH - 1);
+
+	release_stall(st->fd);
+	assert_int_equal(wait_cs(st->fd, stall_seq, &status), 0);
+	for (i = 0; i < RACE_THREADS; i++)
+		for (j = 0; j < f[i].nseq; j++) {
+			assert_int_equal(wait_cs(st->fd, f[i].seq[j], &status), 0);
+			assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
+		}
+	if (last)
+		assert_int_equal(wait_cs(st->fd, last, &status), 0);
+	kcb_destroy(st->fd, &stall);
+
+	/* Drained: exactly as many again */
+	stall_seq = stall_dma0(st->fd, &stall);
+	last = 0;
+	assert_int_equal(fill_rest(st->fd, &k, n, &last),
+			 HL_EXT_QUEUE_LENGTH - 1);
+	release_stall(st->fd);
+	assert_int_equal(wait_cs(st->fd, stall_seq, &status), 0);
+	assert_int_equal(wait_cs(st->fd, last, &status), 0);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
+	kcb_destroy(st->fd, &stall);
+	kcb_destroy(st->fd, &k);
+}
+
 /* ------------------------------------------------------------------------
  * Restore chunks and the context switch; staged submissions
  */
@@ -1916,6 +2019,8 @@ const struct CMUnitTest cs_model_tests[] = {
 	cmocka_unit_test_setup_teardown(test_kernel_cb_destroyed_while_queued,
 					hltests_setup, hltests_teardown),
 	cmocka_unit_test_setup_teardown(test_external_queue_depth,
+					hltests_setup, hltests_teardown),
+	cmocka_unit_test_setup_teardown(test_external_queue_depth_races,
 					hltests_setup, hltests_teardown),
 	cmocka_unit_test_setup_teardown(test_restore_on_first_cs_and_forced,
 					hltests_setup, hltests_teardown),
