@@ -1999,6 +1999,89 @@ static void test_signal_copy_back_held_across_reset(void **state)
 	signal_held_across_reset();
 }
 
+/* A WAIT on @queue for SIGNAL @sig */
+static int cs_wait_sig(int fd, uint32_t queue, uint64_t sig, uint64_t *seq)
+{
+	struct hl_cs_chunk c;
+	union hl_cs_args a;
+	int rc;
+
+	memset(&c, 0, sizeof(c));
+	c.queue_index = queue;
+	c.signal_seq_arr = (uintptr_t)&sig;
+	c.num_signal_seq_arr = 1;
+	memset(&a, 0, sizeof(a));
+	a.in.chunks_execute = (uintptr_t)&c;
+	a.in.num_chunks_execute = 1;
+	a.in.cs_flags = HL_CS_FLAGS_WAIT;
+	rc = hltests_cs_ioctl(fd, &a);
+	if (!rc)
+		*seq = a.out.seq;
+	return rc;
+}
+
+/*
+ * Every way a CS on an external queue ends gives its entries back: a
+ * call whose copy back failed (its CS never runs), a job stopped at its
+ * deadline, a SIGNAL and a WAIT, restore chunks, a staged submission
+ * closed by its timeout. Afterwards the queue still holds exactly
+ * HL_EXT_QUEUE_LENGTH jobs.
+ */
+static void test_external_queue_full_after_every_end(void **state)
+{
+	struct hltests_state *st = *state;
+	const uint32_t q = GAUDI_QUEUE_ID_DMA_0_0;
+	struct hl_cs_chunk r, e;
+	uint64_t seq, sig, last = 0, stall_seq;
+	uint32_t n, fn, status;
+	struct kcb k, fk, stall;
+
+	NEED_GAUDI();
+	kcb_create(st->fd, &k, PAGE);
+	n = pkt_nop(k.ptr);
+	kcb_create(st->fd, &fk, PAGE);
+	fn = pkt_fence(fk.ptr, 1, 1, 1);
+
+	/* The copy back of a full CS fails: it never runs */
+	hltests_fail_copy_out(1);
+	assert_int_equal(cs_many(st->fd, q, &k, n, HL_MAX_JOBS_PER_CS, NULL),
+			 -EFAULT);
+	/* A job stopped at its deadline */
+	assert_int_equal(cs_one_within(st->fd, q, fk.handle, fn, 0, 0, 1,
+				       &seq), 0);
+	assert_int_equal(wait_cs(st->fd, seq, &status), -ETIMEDOUT);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_TIMEDOUT);
+	/* A SIGNAL and a WAIT for it */
+	assert_int_equal(cs_signal(st->fd, q, &sig), 0);
+	assert_int_equal(cs_wait_sig(st->fd, q, sig, &seq), 0);
+	assert_int_equal(wait_cs(st->fd, seq, &status), 0);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
+	/* Restore chunks, forced */
+	memset(&r, 0, sizeof(r));
+	r.cb_handle = k.handle;
+	r.queue_index = q;
+	r.cb_size = n;
+	e = r;
+	assert_int_equal(cs_restore(st->fd, &r, 1, &e,
+				    HL_CS_FLAGS_FORCE_RESTORE, &seq), 0);
+	assert_int_equal(wait_cs(st->fd, seq, &status), 0);
+	/* A staged submission closed by its timeout */
+	assert_int_equal(cs_one_within(st->fd, q, k.handle, n, 0, ST | ST_F, 1,
+				       &seq), 0);
+	assert_int_equal(wait_cs(st->fd, seq, &status), -ETIMEDOUT);
+
+	stall_seq = stall_dma0(st->fd, &stall);
+	assert_int_equal(fill_rest(st->fd, &k, n, &last),
+			 HL_EXT_QUEUE_LENGTH - 1);
+	release_stall(st->fd);
+	assert_int_equal(wait_cs(st->fd, stall_seq, &status), 0);
+	assert_int_equal(wait_cs(st->fd, last, &status), 0);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
+	kcb_destroy(st->fd, &stall);
+	kcb_destroy(st->fd, &fk);
+	kcb_destroy(st->fd, &k);
+}
+
 const struct CMUnitTest cs_model_tests[] = {
 	cmocka_unit_test_setup_teardown(test_queue_table_reported,
 					hltests_setup, hltests_teardown),
@@ -2021,6 +2104,8 @@ const struct CMUnitTest cs_model_tests[] = {
 	cmocka_unit_test_setup_teardown(test_external_queue_depth,
 					hltests_setup, hltests_teardown),
 	cmocka_unit_test_setup_teardown(test_external_queue_depth_races,
+					hltests_setup, hltests_teardown),
+	cmocka_unit_test_setup_teardown(test_external_queue_full_after_every_end,
 					hltests_setup, hltests_teardown),
 	cmocka_unit_test_setup_teardown(test_restore_on_first_cs_and_forced,
 					hltests_setup, hltests_teardown),
