@@ -10,11 +10,17 @@
 #include <endian.h>
 
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/userfaultfd.h>
+#include <poll.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #define PAGE		4096ull
@@ -733,6 +739,109 @@ static void test_cb_copies_bounded(void **state)
 	assert_int_equal(wait_cs(st->fd, s2, &status), 0);
 	assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
 
+	kcb_destroy(st->fd, &stall);
+	kcb_destroy(st->fd, &k);
+}
+
+/*
+ * Threads racing for the last entries of an external queue, each with its
+ * own CS size (512, 256, 128, 64 jobs), behind a stalled job, until each
+ * is refused: the entries taken then, topped up by one thread with
+ * smaller CSs, come to exactly HL_EXT_QUEUE_LENGTH - 1 (the stall holds
+ * one): a refused CS that kept some would leave the queue smaller for
+ * good, a count gone wrong let more in. Drained, the queue takes exactly
+ * as many again.
+ */
+#define RACE_THREADS	4
+
+struct fill_thread {
+	pthread_t t;
+	int fd;
+	const struct kcb *k;
+	uint32_t n, jobs, taken, nseq;
+	uint64_t seq[HL_EXT_QUEUE_LENGTH / 64];
+	int rc;
+};
+
+static void *fill_thread_fn(void *arg)
+{
+	struct fill_thread *f = arg;
+
+	while (!(f->rc = cs_many(f->fd, GAUDI_QUEUE_ID_DMA_0_0, f->k, f->n,
+				 f->jobs, &f->seq[f->nseq]))) {
+		f->taken += f->jobs;
+		f->nseq++;
+	}
+	return NULL;
+}
+
+/* Fill DMA_0_0 to the last entry with decreasing CSs; the jobs it took */
+static uint32_t fill_rest(int fd, const struct kcb *k, uint32_t n,
+			  uint64_t *last)
+{
+	uint32_t jobs, taken = 0;
+	int rc;
+
+	for (jobs = HL_MAX_JOBS_PER_CS; jobs; jobs /= 2) {
+		while (!(rc = cs_many(fd, GAUDI_QUEUE_ID_DMA_0_0, k, n, jobs,
+				      last)))
+			taken += jobs;
+		assert_int_equal(rc, -EAGAIN);
+	}
+	return taken;
+}
+
+static void test_external_queue_depth_races(void **state)
+{
+	struct hltests_state *st = *state;
+	struct fill_thread f[RACE_THREADS];
+	uint32_t n, i, j, taken = 0, status;
+	uint64_t stall_seq, last = 0;
+	struct kcb stall, k;
+
+	NEED_GAUDI();
+	kcb_create(st->fd, &k, PAGE);
+	n = pkt_nop(k.ptr);
+
+	stall_seq = stall_dma0(st->fd, &stall);
+	for (i = 0; i < RACE_THREADS; i++) {
+		memset(&f[i], 0, sizeof(f[i]));
+		f[i].fd = st->fd;
+		f[i].k = &k;
+		f[i].n = n;
+		f[i].jobs = HL_MAX_JOBS_PER_CS >> i;
+		assert_int_equal(pthread_create(&f[i].t, NULL, fill_thread_fn,
+						&f[i]), 0);
+	}
+	for (i = 0; i < RACE_THREADS; i++) {
+		assert_int_equal(pthread_join(f[i].t, NULL), 0);
+		assert_int_equal(f[i].rc, -EAGAIN);
+		taken += f[i].taken;
+	}
+	assert_true(taken <= HL_EXT_QUEUE_LENGTH - 1);
+	taken += fill_rest(st->fd, &k, n, &last);
+	assert_int_equal(taken, HL_EXT_QUEUE_LENGTH - 1);
+
+	release_stall(st->fd);
+	assert_int_equal(wait_cs(st->fd, stall_seq, &status), 0);
+	for (i = 0; i < RACE_THREADS; i++)
+		for (j = 0; j < f[i].nseq; j++) {
+			assert_int_equal(wait_cs(st->fd, f[i].seq[j], &status), 0);
+			assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
+		}
+	if (last)
+		assert_int_equal(wait_cs(st->fd, last, &status), 0);
+	kcb_destroy(st->fd, &stall);
+
+	/* Drained: exactly as many again */
+	stall_seq = stall_dma0(st->fd, &stall);
+	last = 0;
+	assert_int_equal(fill_rest(st->fd, &k, n, &last),
+			 HL_EXT_QUEUE_LENGTH - 1);
+	release_stall(st->fd);
+	assert_int_equal(wait_cs(st->fd, stall_seq, &status), 0);
+	assert_int_equal(wait_cs(st->fd, last, &status), 0);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
 	kcb_destroy(st->fd, &stall);
 	kcb_destroy(st->fd, &k);
 }
@@ -1677,6 +1786,368 @@ static void test_collective_wait_pending_at_close(void **state)
 	assert_int_equal(hlthunk_close(fd), 0);
 }
 
+/*
+ * A SIGNAL whose copy back is held by userfaultfd while root hard resets
+ * the device. The SIGNAL holds its context's sig_lock and its value from
+ * the handler to its commit (or drop), across the copy back; the reset
+ * tears the context down meanwhile (it does not wait for user space), and
+ * the call, once resolved, drops the CS, which gives the value back and
+ * unlocks sig_lock. Had the teardown freed the signal values and destroyed
+ * the mutex, that would write through a NULL pointer (an oops) and unlock
+ * a destroyed mutex. The call gets ENODEV, and the next owner's SIGNAL on
+ * the same queue, and a full queue of jobs there, work.
+ */
+struct held_call {
+	int fd;
+	union hl_cs_args *a;
+	int rc;
+	int uffd;
+	uint8_t *region;
+	uint64_t arg_fault;
+	pthread_t t;
+};
+
+static void *held_call_thread(void *arg)
+{
+	struct held_call *c = arg;
+
+	c->rc = ioctl(c->fd, HL_IOCTL_CS, c->a) ? -errno : 0;
+	return NULL;
+}
+
+/* The page of the next fault on @uffd within @ms; 0 when none came */
+static uint64_t uffd_fault(int uffd, int ms)
+{
+	struct pollfd pfd = { .fd = uffd, .events = POLLIN };
+	struct uffd_msg msg;
+
+	if (poll(&pfd, 1, ms) != 1 ||
+	    read(uffd, &msg, sizeof(msg)) != sizeof(msg) ||
+	    msg.event != UFFD_EVENT_PAGEFAULT)
+		return 0;
+	return msg.arg.pagefault.address & ~(PAGE - 1);
+}
+
+static void uffd_copy(int uffd, uint64_t addr, const void *src)
+{
+	struct uffdio_copy c = {
+		.dst = addr, .src = (uintptr_t)src, .len = PAGE,
+	};
+
+	if (ioctl(uffd, UFFDIO_COPY, &c))
+		assert_int_equal(errno, EEXIST);
+}
+
+/*
+ * The userfaultfd region of held_cs_start(); skips without userfaultfd
+ * (call it before opening the device)
+ */
+static void held_cs_init(struct held_call *c)
+{
+	struct uffdio_api api = { .api = UFFD_API };
+	struct uffdio_register reg;
+
+	memset(c, 0, sizeof(*c));
+	c->uffd = syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+	if (c->uffd < 0) {
+		print_message("no userfaultfd (%s): skipped\n", strerror(errno));
+		skip();
+	}
+	assert_int_equal(ioctl(c->uffd, UFFDIO_API, &api), 0);
+	c->region = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(c->region != MAP_FAILED);
+	memset(&reg, 0, sizeof(reg));
+	reg.range.start = (uintptr_t)c->region;
+	reg.range.len = 2 * PAGE;
+	reg.mode = UFFDIO_REGISTER_MODE_MISSING;
+	assert_int_equal(ioctl(c->uffd, UFFDIO_REGISTER, &reg), 0);
+}
+
+/*
+ * Start HL_IOCTL_CS @in (one chunk, @chunk) on @fd in a thread and return
+ * once its copy back is held by userfaultfd (@c from held_cs_init()): the
+ * argument page is present for the dispatcher, the chunk missing; while
+ * the handler waits for the chunk the argument page is dropped, so the
+ * copy back faults and waits. held_cs_release() lets it go.
+ */
+static void held_cs_start(struct held_call *c, int fd,
+			  const struct hl_cs_in *in,
+			  const struct hl_cs_chunk *chunk)
+{
+	uint64_t arg_addr, chunk_addr, a1;
+	uint8_t page[PAGE];
+
+	arg_addr = (uintptr_t)c->region;
+	chunk_addr = arg_addr + PAGE;
+	memset(page, 0, PAGE);
+	memcpy(page, in, sizeof(*in));
+	((union hl_cs_args *)page)->in.chunks_execute = chunk_addr;
+	((union hl_cs_args *)page)->in.num_chunks_execute = 1;
+	uffd_copy(c->uffd, arg_addr, page);
+	c->a = (union hl_cs_args *)c->region;
+	c->fd = fd;
+	assert_int_equal(pthread_create(&c->t, NULL, held_call_thread, c), 0);
+
+	/* The handler reads the chunk: drop the argument page meanwhile */
+	a1 = uffd_fault(c->uffd, 20000);
+	assert_int_equal(a1, chunk_addr);
+	assert_int_equal(madvise(c->region, PAGE, MADV_DONTNEED), 0);
+	memset(page, 0, PAGE);
+	memcpy(page, chunk, sizeof(*chunk));
+	uffd_copy(c->uffd, a1, page);
+	/* The copy back faults and stays held */
+	c->arg_fault = uffd_fault(c->uffd, 20000);
+	assert_int_equal(c->arg_fault, arg_addr);
+}
+
+/* Resolve the held copy back; the call's result */
+static int held_cs_release(struct held_call *c)
+{
+	uint8_t page[PAGE];
+
+	memset(page, 0, PAGE);
+	uffd_copy(c->uffd, c->arg_fault, page);
+	assert_int_equal(pthread_join(c->t, NULL), 0);
+	munmap(c->region, 2 * PAGE);
+	close(c->uffd);
+	return c->rc;
+}
+
+/*
+ * A SIGNAL whose copy back is held by userfaultfd while root hard resets
+ * the device. The SIGNAL holds its context's sig_lock and its value from
+ * the handler to its commit (or drop), across the copy back; the reset
+ * tears the context down meanwhile (it does not wait for user space), and
+ * the call, once resolved, drops the CS, which gives the value back and
+ * unlocks sig_lock. Had the teardown freed the signal values and destroyed
+ * the mutex, that would write through a NULL pointer (an oops) and unlock
+ * a destroyed mutex. The call gets ENODEV, and the next owner's SIGNAL on
+ * the same queue, and a full queue of jobs there, work.
+ */
+static void signal_held_across_reset(void)
+{
+	struct hl_cs_chunk chunk;
+	struct held_call c;
+	struct hl_cs_in in;
+	uint32_t n, i, status;
+	uint64_t seq;
+	struct kcb k;
+	int fd;
+
+	held_cs_init(&c);
+	fd = open_node0();
+	assert_true(fd >= 0);
+	/* The context's first SIGNAL on the queue took its value already */
+	assert_int_equal(cs_signal(fd, GAUDI_QUEUE_ID_DMA_0_0, &seq), 0);
+	assert_int_equal(wait_cs(fd, seq, &status), 0);
+
+	memset(&in, 0, sizeof(in));
+	in.cs_flags = HL_CS_FLAGS_SIGNAL;
+	memset(&chunk, 0, sizeof(chunk));
+	chunk.queue_index = GAUDI_QUEUE_ID_DMA_0_0;
+	/* Held: the SIGNAL holds sig_lock */
+	held_cs_start(&c, fd, &in, &chunk);
+	assert_int_equal(hltests_write_file("/sys/class/habanalabs/hl0/hard_reset",
+					    "1"), 0);
+	assert_int_equal(held_cs_release(&c), -ENODEV);
+	hlthunk_close(fd);
+
+	/* The next owner: a SIGNAL, and the queue's full depth */
+	fd = open_node0();
+	assert_true(fd >= 0);
+	assert_int_equal(cs_signal(fd, GAUDI_QUEUE_ID_DMA_0_0, &seq), 0);
+	assert_int_equal(wait_cs(fd, seq, &status), 0);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
+	kcb_create(fd, &k, PAGE);
+	n = pkt_nop(k.ptr);
+	for (i = 0; i < HL_EXT_QUEUE_LENGTH / HL_MAX_JOBS_PER_CS; i++)
+		assert_int_equal(cs_many(fd, GAUDI_QUEUE_ID_DMA_0_0, &k, n,
+					 HL_MAX_JOBS_PER_CS, &seq), 0);
+	assert_int_equal(wait_cs(fd, seq, &status), 0);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
+	kcb_destroy(fd, &k);
+	assert_int_equal(hlthunk_close(fd), 0);
+}
+
+struct reset_thread {
+	pthread_t t;
+	volatile int done;
+	int rc;
+};
+
+static void *reset_thread_fn(void *arg)
+{
+	struct reset_thread *r = arg;
+
+	r->rc = hltests_write_file("/sys/class/habanalabs/hl0/hard_reset", "1");
+	__atomic_store_n(&r->done, 1, __ATOMIC_SEQ_CST);
+	return NULL;
+}
+
+/*
+ * A later part of a staged submission whose copy back is held while root
+ * hard resets the device: the part keeps its first part from completing
+ * until it is committed or dropped, but the reset does not wait for user
+ * space: its teardown takes the part's count (it waited for the call,
+ * and, before the call's drop stopped waiting at the context's gate, the
+ * reset and the call waited for each other for ever, in D state). The
+ * reset finishes while the call is held, the call then gets ENODEV, and
+ * the next owner opens.
+ */
+static void staged_part_held_across_reset(uint32_t flags)
+{
+	struct hltests_host_buf cb;
+	struct hl_cs_chunk chunk;
+	struct reset_thread r;
+	struct held_call c;
+	struct hl_cs_in in;
+	int fd, rc, done;
+	uint64_t s1;
+	double t0;
+
+	held_cs_init(&c);
+	fd = open_node0();
+	assert_true(fd >= 0);
+	hltests_host_map(fd, &cb, PAGE);
+	assert_int_equal(staged(fd, ST | ST_F, 0, q_int(), cb.va,
+				pkt_nop(cb.ptr), 60, &s1), 0);
+	memset(&in, 0, sizeof(in));
+	in.cs_flags = flags;
+	in.seq = s1;
+	chunk_at(&chunk, q_int(), cb.va, pkt_nop(cb.ptr));
+	held_cs_start(&c, fd, &in, &chunk);
+
+	memset(&r, 0, sizeof(r));
+	assert_int_equal(pthread_create(&r.t, NULL, reset_thread_fn, &r), 0);
+	t0 = hltests_now_s();
+	while (!__atomic_load_n(&r.done, __ATOMIC_SEQ_CST) &&
+	       hltests_now_s() - t0 < 20)
+		sleep_ms(50);
+	done = __atomic_load_n(&r.done, __ATOMIC_SEQ_CST);
+	rc = held_cs_release(&c);
+	t0 = hltests_now_s();
+	while (!__atomic_load_n(&r.done, __ATOMIC_SEQ_CST) &&
+	       hltests_now_s() - t0 < 30)
+		sleep_ms(50);
+	if (!__atomic_load_n(&r.done, __ATOMIC_SEQ_CST))
+		fail_msg("the hard reset and the resolved call wait for each other");
+	assert_int_equal(pthread_join(r.t, NULL), 0);
+	if (!done)
+		fail_msg("the hard reset waited for a held staged part (over 20 s)");
+	assert_int_equal(r.rc, 0);
+	assert_int_equal(rc, -ENODEV);
+	hlthunk_close(fd);
+	free(cb.ptr);
+
+	fd = open_node0();
+	assert_true(fd >= 0);
+	assert_int_equal(hlthunk_close(fd), 0);
+}
+
+static void test_staged_part_held_across_reset(void **state)
+{
+	(void)state;
+	staged_part_held_across_reset(ST);
+}
+
+/* The same with the last part held: the teardown closes the submission */
+static void test_staged_last_part_held_across_reset(void **state)
+{
+	(void)state;
+	staged_part_held_across_reset(ST | ST_L);
+}
+
+static void test_signal_copy_back_held_across_reset(void **state)
+{
+	(void)state;
+	NEED_GAUDI();
+	signal_held_across_reset();
+}
+
+/* A WAIT on @queue for SIGNAL @sig */
+static int cs_wait_sig(int fd, uint32_t queue, uint64_t sig, uint64_t *seq)
+{
+	struct hl_cs_chunk c;
+	union hl_cs_args a;
+	int rc;
+
+	memset(&c, 0, sizeof(c));
+	c.queue_index = queue;
+	c.signal_seq_arr = (uintptr_t)&sig;
+	c.num_signal_seq_arr = 1;
+	memset(&a, 0, sizeof(a));
+	a.in.chunks_execute = (uintptr_t)&c;
+	a.in.num_chunks_execute = 1;
+	a.in.cs_flags = HL_CS_FLAGS_WAIT;
+	rc = hltests_cs_ioctl(fd, &a);
+	if (!rc)
+		*seq = a.out.seq;
+	return rc;
+}
+
+/*
+ * Every way a CS on an external queue ends gives its entries back: a
+ * call whose copy back failed (its CS never runs), a job stopped at its
+ * deadline, a SIGNAL and a WAIT, restore chunks, a staged submission
+ * closed by its timeout. Afterwards the queue still holds exactly
+ * HL_EXT_QUEUE_LENGTH jobs.
+ */
+static void test_external_queue_full_after_every_end(void **state)
+{
+	struct hltests_state *st = *state;
+	const uint32_t q = GAUDI_QUEUE_ID_DMA_0_0;
+	struct hl_cs_chunk r, e;
+	uint64_t seq, sig, last = 0, stall_seq;
+	uint32_t n, fn, status;
+	struct kcb k, fk, stall;
+
+	NEED_GAUDI();
+	kcb_create(st->fd, &k, PAGE);
+	n = pkt_nop(k.ptr);
+	kcb_create(st->fd, &fk, PAGE);
+	fn = pkt_fence(fk.ptr, 1, 1, 1);
+
+	/* The copy back of a full CS fails: it never runs */
+	hltests_fail_copy_out(1);
+	assert_int_equal(cs_many(st->fd, q, &k, n, HL_MAX_JOBS_PER_CS, NULL),
+			 -EFAULT);
+	/* A job stopped at its deadline */
+	assert_int_equal(cs_one_within(st->fd, q, fk.handle, fn, 0, 0, 1,
+				       &seq), 0);
+	assert_int_equal(wait_cs(st->fd, seq, &status), -ETIMEDOUT);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_TIMEDOUT);
+	/* A SIGNAL and a WAIT for it */
+	assert_int_equal(cs_signal(st->fd, q, &sig), 0);
+	assert_int_equal(cs_wait_sig(st->fd, q, sig, &seq), 0);
+	assert_int_equal(wait_cs(st->fd, seq, &status), 0);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
+	/* Restore chunks, forced */
+	memset(&r, 0, sizeof(r));
+	r.cb_handle = k.handle;
+	r.queue_index = q;
+	r.cb_size = n;
+	e = r;
+	assert_int_equal(cs_restore(st->fd, &r, 1, &e,
+				    HL_CS_FLAGS_FORCE_RESTORE, &seq), 0);
+	assert_int_equal(wait_cs(st->fd, seq, &status), 0);
+	/* A staged submission closed by its timeout */
+	assert_int_equal(cs_one_within(st->fd, q, k.handle, n, 0, ST | ST_F, 1,
+				       &seq), 0);
+	assert_int_equal(wait_cs(st->fd, seq, &status), -ETIMEDOUT);
+
+	stall_seq = stall_dma0(st->fd, &stall);
+	assert_int_equal(fill_rest(st->fd, &k, n, &last),
+			 HL_EXT_QUEUE_LENGTH - 1);
+	release_stall(st->fd);
+	assert_int_equal(wait_cs(st->fd, stall_seq, &status), 0);
+	assert_int_equal(wait_cs(st->fd, last, &status), 0);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
+	kcb_destroy(st->fd, &stall);
+	kcb_destroy(st->fd, &fk);
+	kcb_destroy(st->fd, &k);
+}
+
 const struct CMUnitTest cs_model_tests[] = {
 	cmocka_unit_test_setup_teardown(test_queue_table_reported,
 					hltests_setup, hltests_teardown),
@@ -1700,6 +2171,10 @@ const struct CMUnitTest cs_model_tests[] = {
 					hltests_setup, hltests_teardown),
 	cmocka_unit_test_setup_teardown(test_cb_copies_bounded,
 					hltests_setup, hltests_teardown),
+	cmocka_unit_test_setup_teardown(test_external_queue_depth_races,
+					hltests_setup, hltests_teardown),
+	cmocka_unit_test_setup_teardown(test_external_queue_full_after_every_end,
+					hltests_setup, hltests_teardown),
 	cmocka_unit_test_setup_teardown(test_restore_on_first_cs_and_forced,
 					hltests_setup, hltests_teardown),
 	cmocka_unit_test_setup_teardown(test_restore_errnos,
@@ -1720,6 +2195,9 @@ const struct CMUnitTest cs_model_tests[] = {
 	cmocka_unit_test_setup_teardown(test_collective_wait_after_timed_out_one,
 					hltests_setup, hltests_teardown),
 	cmocka_unit_test(test_collective_wait_pending_at_close),
+	cmocka_unit_test(test_signal_copy_back_held_across_reset),
+	cmocka_unit_test(test_staged_part_held_across_reset),
+	cmocka_unit_test(test_staged_last_part_held_across_reset),
 };
 
 int main(void)

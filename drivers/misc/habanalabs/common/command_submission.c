@@ -154,14 +154,16 @@ struct hl_cs_fence {
  *	its commit it holds two pending counts of its own, one dropped when
  *	its last part completes (or its timeout or the teardown closes it),
  *	one by @staged_work.
- * @staged_node: in ctx->staged while open (ctx->staged_lock).
+ * @staged_node: a first part: in ctx->staged while open; a later part: in
+ *	ctx->staged_parts until its commit or drop (ctx->staged_lock).
  * @staged_last_claimed: its last part was submitted (ctx->staged_lock).
  * @staged_deadline: the jobs' deadline of every part: the first part's
  *	commit plus its timeout.
  * @staged_work: closes the submission at @staged_deadline if its last
  *	part has not come (-ETIMEDOUT), or at the teardown (-ECANCELED).
  * @staged_first: a later part: the first part, one of whose pending
- *	counts it holds until it completes (its error becomes the first's).
+ *	counts it holds until it completes (its error becomes the first's);
+ *	NULL once the teardown took that count before its commit.
  * @staged_last: a later part that is the last.
  * @num_jobs: number of @jobs.
  * @jobs: the jobs.
@@ -295,18 +297,14 @@ static void hl_cs_ext_put(struct hl_cs *cs, u32 n);
  * count on the first part goes; the last part closes the submission and
  * drops the first part's hold, and the timer's count if it stops it.
  */
-static void hl_cs_staged_part_done(struct hl_cs *cs, int error)
+static void hl_cs_staged_done(struct hl_ctx *ctx, struct hl_cs *first,
+			      bool last, int error)
 {
-	struct hl_cs *first = cs->staged_first;
-	struct hl_ctx *ctx = cs->ctx;
 	bool timer = false;
 
-	if (!first)
-		return;
-	cs->staged_first = NULL;
 	if (error)
 		atomic_cmpxchg(&first->error, 0, error);
-	if (cs->staged_last) {
+	if (last) {
 		spin_lock(&ctx->staged_lock);
 		list_del_init(&first->staged_node);
 		spin_unlock(&ctx->staged_lock);
@@ -317,6 +315,30 @@ static void hl_cs_staged_part_done(struct hl_cs *cs, int error)
 			hl_cs_put(first);
 	}
 	hl_cs_put(first);
+}
+
+static void hl_cs_staged_part_done(struct hl_cs *cs, int error)
+{
+	struct hl_cs *first = cs->staged_first;
+
+	if (!first)
+		return;
+	cs->staged_first = NULL;
+	hl_cs_staged_done(cs->ctx, first, cs->staged_last, error);
+}
+
+/*
+ * A later part leaves ctx->staged_parts at its commit or drop: from then
+ * on its count on the first part is its own to drop (unless the teardown
+ * took it before: cs->staged_first is NULL then).
+ */
+static void hl_cs_staged_part_unlist(struct hl_cs *cs)
+{
+	struct hl_ctx *ctx = cs->ctx;
+
+	spin_lock(&ctx->staged_lock);
+	list_del_init(&cs->staged_node);
+	spin_unlock(&ctx->staged_lock);
 }
 
 /* Drop one pending count; the last one completes and frees the CS */
@@ -745,9 +767,11 @@ static void hl_cs_drop(void *priv)
 	struct hl_cs *cs = priv;
 	struct hl_ctx *ctx = cs->ctx;
 
+	/* sig_lock and the arrays live as long as the context's structure */
 	hl_cs_signal_unlock(cs, true);
-	/* Its queue entries went with the context's arrays (teardown) */
+	hl_cs_staged_part_unlist(cs);
 	hl_cb_jobs_put(cs->jobs, cs->num_jobs);
+	hl_cs_ext_put(cs, cs->num_jobs);
 	hl_cs_staged_part_done(cs, -ECANCELED);
 	atomic_dec(&ctx->cs_submitted);
 	kfree(cs->fence);
@@ -777,6 +801,8 @@ static void hl_cs_commit(struct hl_fpriv *fpriv, void *priv, u64 seq,
 	int rc = 0;
 	u32 i = 0;
 
+	/* Inside the gate: the teardown has not taken its count */
+	hl_cs_staged_part_unlist(cs);
 	if (!committed)
 		rc = -ECANCELED;
 	else if (hl_device_unplugged(hdev) || READ_ONCE(fpriv->dead))
@@ -1643,6 +1669,9 @@ int hl_cs_ioctl(struct hl_fpriv *fpriv, void *data, struct hl_ioctl_call *call)
 	cs->staged_first = first;
 	cs->staged_last = first && (staged & HL_CS_FLAGS_STAGED_SUBMISSION_LAST);
 	if (first) {
+		spin_lock(&ctx->staged_lock);
+		list_add_tail(&cs->staged_node, &ctx->staged_parts);
+		spin_unlock(&ctx->staged_lock);
 		out.seq = in.seq;
 		out.status = HL_CS_STATUS_SUCCESS;
 		args->out = out;
@@ -2037,6 +2066,7 @@ int hl_cs_ctx_init(struct hl_ctx *ctx)
 	ctx->restore_done = false;
 	spin_lock_init(&ctx->staged_lock);
 	INIT_LIST_HEAD(&ctx->staged);
+	INIT_LIST_HEAD(&ctx->staged_parts);
 
 	spin_lock_init(&ctx->cs_lock);
 	ctx->cs_sequence = 1;
@@ -2065,7 +2095,30 @@ err_free_arrays:
  */
 void hl_cs_ctx_cancel(struct hl_ctx *ctx)
 {
-	struct hl_cs *first;
+	struct hl_cs *first, *part;
+	bool last;
+
+	/*
+	 * Later parts not committed (their calls' copy back held by user
+	 * space) give up their counts on their first parts now, as at their
+	 * drop, which then leaves them: no commit runs any more (the context
+	 * is dead), and the first parts do not wait for user space.
+	 */
+	for (;;) {
+		spin_lock(&ctx->staged_lock);
+		part = list_first_entry_or_null(&ctx->staged_parts,
+						struct hl_cs, staged_node);
+		if (part) {
+			list_del_init(&part->staged_node);
+			first = part->staged_first;
+			last = part->staged_last;
+			part->staged_first = NULL;
+		}
+		spin_unlock(&ctx->staged_lock);
+		if (!part)
+			break;
+		hl_cs_staged_done(ctx, first, last, -ECANCELED);
+	}
 
 	/* Open staged submissions close now (-ECANCELED): their timers run */
 	spin_lock(&ctx->staged_lock);
@@ -2078,6 +2131,11 @@ void hl_cs_ctx_cancel(struct hl_ctx *ctx)
 /**
  * hl_cs_ctx_fini - release a context's CS state.
  * @ctx: the context; no CS of it runs (hl_cs_ctx_cancel()).
+ *
+ * A SIGNAL or COLLECTIVE_WAIT that its ioctl has not committed (its copy
+ * back held by user space) may still hold sig_lock and its value: its drop
+ * gives them back later (hl_cs_drop()), so sig_lock and the per-queue
+ * arrays stay until the context's structure goes (hl_cs_ctx_destroy()).
  */
 void hl_cs_ctx_fini(struct hl_ctx *ctx)
 {
@@ -2096,6 +2154,16 @@ void hl_cs_ctx_fini(struct hl_ctx *ctx)
 		kfree(e);
 	xa_destroy(&ctx->encaps);
 	mutex_destroy(&ctx->restore_lock);
+}
+
+/**
+ * hl_cs_ctx_destroy - free what a context's uncommitted submissions may
+ * still use after hl_cs_ctx_fini(): sig_lock and the per-queue arrays.
+ * @ctx: the context, at its last reference (each CS holds one until its
+ *	completion or drop).
+ */
+void hl_cs_ctx_destroy(struct hl_ctx *ctx)
+{
 	mutex_destroy(&ctx->sig_lock);
 	hl_cs_ctx_free_arrays(ctx);
 }

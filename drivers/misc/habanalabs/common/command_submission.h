@@ -72,5 +72,6 @@ int hl_wait_cs_ioctl(struct hl_fpriv *fpriv, void *data,
 int hl_cs_ctx_init(struct hl_ctx *ctx);
 void hl_cs_ctx_cancel(struct hl_ctx *ctx);
 void hl_cs_ctx_fini(struct hl_ctx *ctx);
+void hl_cs_ctx_destroy(struct hl_ctx *ctx);
 
 #endif /* HL_COMMAND_SUBMISSION_H_ */

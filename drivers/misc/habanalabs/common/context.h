@@ -108,6 +108,9 @@ struct hl_ctx_resv {
  *	completed: one per job, at most HL_EXT_QUEUE_LENGTH (upstream's queue
  *	depth); taken when the submission is created, given back when it
  *	completes or is dropped (command_submission.c).
+ *	Kept, with @sig_lock, @sig and @coll, until the structure is freed
+ *	(hl_cs_ctx_destroy()): an uncommitted CS's drop uses them after the
+ *	teardown.
  * @sig_lock: Protects @sig, @coll. A SIGNAL or COLLECTIVE_WAIT
  *	submission holds it from taking its value until its commit (or
  *	drop), in the same ioctl call, so that the signals of a queue reach
@@ -138,6 +141,11 @@ struct hl_ctx_resv {
  * @staged: the context's open staged submissions (their first parts),
  *	until their last part completes, their timeout closes them, or the
  *	teardown does.
+ * @staged_parts: later parts of staged submissions that their ioctl has
+ *	not committed yet (the copy back of the sequence number, which user
+ *	space may hold), by their staged_node; under @staged_lock. The
+ *	teardown drops their counts on their first parts (their drop then
+ *	does not), so that it does not wait for user space.
  * @nic: the context's NIC connections and CQs (nic.c).
  * @cb_mgr: the context's command buffers (command_buffer.c).
  * @cs_drops: the context's HL_IOCTL_CS failures, by enum hl_cs_drop.
@@ -203,6 +211,7 @@ struct hl_ctx {
 	bool restore_done;
 	spinlock_t staged_lock; /* Protects: staged, staged parts' links */
 	struct list_head staged;
+	struct list_head staged_parts;
 	struct hl_nic_ctx nic;
 	struct hl_cb_mgr cb_mgr;
 	atomic64_t cs_drops[HL_CS_DROP_NUM];
@@ -215,6 +224,7 @@ struct hl_ctx *hl_ctx_create(struct hl_device *hdev);
 void hl_ctx_teardown(struct hl_ctx *ctx);
 void hl_ctx_get(struct hl_ctx *ctx);
 int hl_ctx_enter(struct hl_ctx *ctx);
+int hl_ctx_enter_finish(struct hl_ctx *ctx);
 void hl_ctx_exit(struct hl_ctx *ctx);
 void hl_ctx_pause(struct hl_ctx *ctx);
 int hl_ctx_resume(struct hl_ctx *ctx);

@@ -498,7 +498,9 @@ void __hl_ioctl_on_finish_file(struct hl_ioctl_call *call,
  * context died before it could run.
  * @call: the call, as the dispatcher handed it to the handler.
  * @drop: releases what @priv of hl_ioctl_on_finish() holds of its own,
- *	without touching the context's state (the teardown freed that).
+ *	without touching the context's state (the teardown freed that), but
+ *	for what the context's structure keeps until its last reference for
+ *	such calls (command_submission.c: sig_lock and the per-queue arrays).
  */
 void __hl_ioctl_on_drop(struct hl_ioctl_call *call, hl_ioctl_drop_t *drop)
 {
@@ -675,7 +677,7 @@ static long hl_ioctl_dispatch(struct file *filp, unsigned int cmd,
 	if (call.finish && call.file_only) {
 		call.finish(fpriv, call.finish_priv, call.finish_id, !rc);
 	} else if (call.finish) {
-		if (!hl_ctx_enter(ctx)) {
+		if (!hl_ctx_enter_finish(ctx)) {
 			call.finish(fpriv, call.finish_priv, call.finish_id,
 				    !rc);
 			hl_ctx_exit(ctx);
