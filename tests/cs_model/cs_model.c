@@ -791,6 +791,25 @@ static uint32_t fill_rest(int fd, const struct kcb *k, uint32_t n,
 	return taken;
 }
 
+/*
+ * Behind a stalled job, DMA_0_0 takes exactly HL_EXT_QUEUE_LENGTH - 1 jobs
+ * of kernel CB @k (@n bytes), all of which then run
+ */
+static void assert_queue_full_depth(int fd, const struct kcb *k, uint32_t n)
+{
+	uint64_t stall_seq, last = 0;
+	struct kcb stall;
+	uint32_t status;
+
+	stall_seq = stall_dma0(fd, &stall);
+	assert_int_equal(fill_rest(fd, k, n, &last), HL_EXT_QUEUE_LENGTH - 1);
+	release_stall(fd);
+	assert_int_equal(wait_cs(fd, stall_seq, &status), 0);
+	assert_int_equal(wait_cs(fd, last, &status), 0);
+	assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
+	kcb_destroy(fd, &stall);
+}
+
 static void test_external_queue_depth_races(void **state)
 {
 	struct hltests_state *st = *state;
@@ -834,15 +853,7 @@ static void test_external_queue_depth_races(void **state)
 	kcb_destroy(st->fd, &stall);
 
 	/* Drained: exactly as many again */
-	stall_seq = stall_dma0(st->fd, &stall);
-	last = 0;
-	assert_int_equal(fill_rest(st->fd, &k, n, &last),
-			 HL_EXT_QUEUE_LENGTH - 1);
-	release_stall(st->fd);
-	assert_int_equal(wait_cs(st->fd, stall_seq, &status), 0);
-	assert_int_equal(wait_cs(st->fd, last, &status), 0);
-	assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
-	kcb_destroy(st->fd, &stall);
+	assert_queue_full_depth(st->fd, &k, n);
 	kcb_destroy(st->fd, &k);
 }
 
@@ -2098,9 +2109,9 @@ static void test_external_queue_full_after_every_end(void **state)
 	struct hltests_state *st = *state;
 	const uint32_t q = GAUDI_QUEUE_ID_DMA_0_0;
 	struct hl_cs_chunk r, e;
-	uint64_t seq, sig, last = 0, stall_seq;
+	uint64_t seq, sig;
 	uint32_t n, fn, status;
-	struct kcb k, fk, stall;
+	struct kcb k, fk;
 
 	NEED_GAUDI();
 	kcb_create(st->fd, &k, PAGE);
@@ -2136,14 +2147,7 @@ static void test_external_queue_full_after_every_end(void **state)
 				       &seq), 0);
 	assert_int_equal(wait_cs(st->fd, seq, &status), -ETIMEDOUT);
 
-	stall_seq = stall_dma0(st->fd, &stall);
-	assert_int_equal(fill_rest(st->fd, &k, n, &last),
-			 HL_EXT_QUEUE_LENGTH - 1);
-	release_stall(st->fd);
-	assert_int_equal(wait_cs(st->fd, stall_seq, &status), 0);
-	assert_int_equal(wait_cs(st->fd, last, &status), 0);
-	assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
-	kcb_destroy(st->fd, &stall);
+	assert_queue_full_depth(st->fd, &k, n);
 	kcb_destroy(st->fd, &fk);
 	kcb_destroy(st->fd, &k);
 }
