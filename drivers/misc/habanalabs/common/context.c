@@ -34,14 +34,6 @@
 #include "memory.h"
 #include "mmu.h"
 
-/* After the gate was released by a writer, or the context marked dead */
-static void hl_ctx_gate_wake(struct hl_ctx *ctx)
-{
-	/* Pairs with the waiter's condition check (wait_var_event()) */
-	smp_mb();
-	wake_up_var(&ctx->dead);
-}
-
 static void hl_ctx_release_work(struct work_struct *work)
 {
 	struct hl_ctx *ctx = container_of(work, struct hl_ctx, release_work);
@@ -152,7 +144,6 @@ void hl_ctx_teardown(struct hl_ctx *ctx)
 	if (ctx->torn_down) {
 		mutex_unlock(&hdev->ctx_list_lock);
 		up_write(&ctx->gate);
-		hl_ctx_gate_wake(ctx);
 		return;
 	}
 	ctx->torn_down = true;
@@ -160,8 +151,6 @@ void hl_ctx_teardown(struct hl_ctx *ctx)
 	hdev->ctx_teardowns++;
 	mutex_unlock(&hdev->ctx_list_lock);
 	WRITE_ONCE(ctx->dead, true);
-	/* Finishing calls drop their work rather than wait for this */
-	hl_ctx_gate_wake(ctx);
 	hl_events_ctx_release_begin(hdev);
 
 	WRITE_ONCE(ctx->closing, true);
@@ -203,7 +192,6 @@ void hl_ctx_teardown(struct hl_ctx *ctx)
 	hl_cs_ctx_fini(ctx);
 	hl_events_ctx_release_end(hdev);
 	up_write(&ctx->gate);
-	hl_ctx_gate_wake(ctx);
 
 	mutex_lock(&hdev->ctx_list_lock);
 	if (!--hdev->ctx_teardowns)
@@ -230,50 +218,6 @@ int hl_ctx_enter(struct hl_ctx *ctx)
 		return -ENODEV;
 	}
 	return 0;
-}
-
-/*
- * Whether the finishing call may go on (*@rc 0, the gate held for read)
- * or must drop its work (*@rc -ENODEV, nothing held): the condition of
- * hl_ctx_enter_finish()'s wait.
- */
-static bool hl_ctx_finish_ready(struct hl_ctx *ctx, int *rc)
-{
-	if (down_read_trylock(&ctx->gate)) {
-		*rc = 0;
-		if (READ_ONCE(ctx->dead)) {
-			up_read(&ctx->gate);
-			*rc = -ENODEV;
-		}
-		return true;
-	}
-	if (READ_ONCE(ctx->dead)) {
-		*rc = -ENODEV;
-		return true;
-	}
-	return false;
-}
-
-/**
- * hl_ctx_enter_finish - hl_ctx_enter() for an ioctl's commit or undo,
- * which does not wait at the gate once the context is dead.
- * @ctx: the context.
- *
- * A teardown holds the gate for write while it waits for the context's
- * submissions, and an uncommitted part of a staged submission keeps its
- * first part from completing until it is committed or dropped: its drop
- * must not wait for that teardown, so the call gives up as soon as the
- * context is dead (the teardown wakes it, hl_ctx_gate_wake()).
- *
- * Return: 0 (end it with hl_ctx_exit()), or -ENODEV the context is dead
- * (nothing held).
- */
-int hl_ctx_enter_finish(struct hl_ctx *ctx)
-{
-	int rc;
-
-	wait_var_event(&ctx->dead, hl_ctx_finish_ready(ctx, &rc));
-	return rc;
 }
 
 /**
@@ -380,7 +324,6 @@ void hl_ctx_kill_all(struct hl_device *hdev)
 			hl_mem_ctx_release_host(ctx);
 		}
 		up_write(&ctx->gate);
-		hl_ctx_gate_wake(ctx);
 		hl_ctx_put(ctx);
 	}
 

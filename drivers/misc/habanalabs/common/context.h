@@ -224,7 +224,6 @@ struct hl_ctx *hl_ctx_create(struct hl_device *hdev);
 void hl_ctx_teardown(struct hl_ctx *ctx);
 void hl_ctx_get(struct hl_ctx *ctx);
 int hl_ctx_enter(struct hl_ctx *ctx);
-int hl_ctx_enter_finish(struct hl_ctx *ctx);
 void hl_ctx_exit(struct hl_ctx *ctx);
 void hl_ctx_pause(struct hl_ctx *ctx);
 int hl_ctx_resume(struct hl_ctx *ctx);

@@ -677,7 +677,7 @@ static long hl_ioctl_dispatch(struct file *filp, unsigned int cmd,
 	if (call.finish && call.file_only) {
 		call.finish(fpriv, call.finish_priv, call.finish_id, !rc);
 	} else if (call.finish) {
-		if (!hl_ctx_enter_finish(ctx)) {
+		if (!hl_ctx_enter(ctx)) {
 			call.finish(fpriv, call.finish_priv, call.finish_id,
 				    !rc);
 			hl_ctx_exit(ctx);
