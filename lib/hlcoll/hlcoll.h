@@ -715,8 +715,9 @@ hlcoll_public int hlcoll_stream_sync(struct hlcoll_comm *comm);
  * call; -EMSGSIZE a message larger than its receive (counts differ between
  * ranks); -ENETDOWN a NIC link went down; -EIO a command submission failed
  * (a NIC or MMU error; a job that ran past its timeout, a peer stopped,
- * gives -ETIMEDOUT); another errno of the driver; -ECONNABORTED the communicator failed before (a call on
- * it failed, or hlcoll_comm_get_async_error() saw a rank abort or leave).
+ * gives -ETIMEDOUT); another errno of the driver; -ECONNABORTED the
+ * communicator failed before (a call on it failed, or
+ * hlcoll_comm_get_async_error() saw a rank abort or leave).
  */
 hlcoll_public int hlcoll_allreduce(struct hlcoll_comm *comm,
 				   uint64_t sendbuf, uint64_t recvbuf,
