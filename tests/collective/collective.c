@@ -2865,6 +2865,15 @@ static int rank_group_refused(int rank, int nranks,
 		goto out;
 	}
 
+	/*
+	 * Every rank's group queued before the communicator fails: else a
+	 * rank still queueing its own sees the failure in its group call
+	 */
+	if (hlcoll_barrier(comm)) {
+		hlcoll_group_end();
+		rc = 13;
+		goto out;
+	}
 	/* The communicator fails: rank 1 aborts, or rank 0's unmapped send */
 	if (mode == GRP_OWN_FAULT && !rank) {
 		/* As rank_efault_one_side(): VA 0x1000 is not mapped */
@@ -2876,11 +2885,6 @@ static int rank_group_refused(int rank, int nranks,
 			rc = 58;
 			goto out;
 		}
-	}
-	if (mode == GRP_PEER_ABORT && hlcoll_barrier(comm)) {
-		hlcoll_group_end();
-		rc = 13;
-		goto out;
 	}
 	for (i = 0; i < 1000 && !async; i++) {
 		hlcoll_comm_get_async_error(comm, &async);
