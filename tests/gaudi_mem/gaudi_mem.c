@@ -292,8 +292,10 @@ static void test_sram_copies_and_cb(void **state)
 }
 
 /*
- * Every address outside user DRAM, SRAM and the host range faults: the job
- * aborts, the fault is recorded at the address, nothing is copied. The
+ * Every address outside user DRAM, SRAM and the host range faults: the
+ * fault is recorded at the address, nothing is copied, and the job
+ * completes (a DMA engine's fault is an event, as on a GAUDI:
+ * test_dma_fault_is_an_event). The
  * driver's own HBM (page tables at 0, the SRAM's backing below the user
  * DRAM) is not reachable by its physical address, nor is anything past
  * the ends of the user ranges, nor the DRAM VA range of asic=emu.
@@ -310,7 +312,7 @@ static void refused(int fd, uint64_t src, uint64_t dst, uint64_t size,
 	t0 = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 	hltests_host_map(fd, &cb, 4096);
 	len = hltests_pkt_lin_dma(cb.ptr, src, dst, size);
-	hltests_run_cb_aborted(fd, hltests_dma_queue(), cb.va, len);
+	hltests_run_cb_ok(fd, hltests_dma_queue(), cb.va, len);
 	hltests_host_unmap(fd, &cb);
 	hltests_assert_fault_at(fd, t0, fault, hltests_dma_queue(), is_write);
 }
@@ -567,7 +569,7 @@ static void memset_refused(int fd, uint64_t dst, uint64_t size,
 	t0 = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 	hltests_host_map(fd, &cb, 4096);
 	len = hltests_pkt_memset(cb.ptr, dst, 0x5a5a5a5a5a5a5a5aull, size);
-	hltests_run_cb_aborted(fd, hltests_dma_queue(), cb.va, len);
+	hltests_run_cb_ok(fd, hltests_dma_queue(), cb.va, len);
 	hltests_host_unmap(fd, &cb);
 	hltests_assert_fault_at(fd, t0, fault, hltests_dma_queue(), 1);
 }
@@ -609,6 +611,64 @@ static void test_runs_past_the_ends_fault(void **state)
 	/* The page tables still translate: host mappings still work */
 	put_pattern(st->fd, base, 4096, 15);
 	assert_pattern(st->fd, base, 4096, 15);
+}
+
+/*
+ * A DMA engine's transfer through an address that does not translate, as on
+ * a GAUDI (upstream's MMU page fault and RAZWI events: reported, no reset):
+ * the transfer ends at the fault, which is recorded
+ * (HL_INFO_PAGE_FAULT_EVENT) and sent as PAGE_FAULT; the job goes on with
+ * its next packet and the CS completes. hl-thunk-open's debug
+ * test_page_miss and test_transfer_bigger_than_alloc expect this.
+ */
+static void test_dma_fault_is_an_event(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hltests_host_buf cb, b, gone;
+	uint8_t *got = malloc(4 * KB);
+	struct timespec ts;
+	uint32_t len;
+	int64_t t0;
+
+	require_gaudi();
+	assert_non_null(got);
+	hltests_host_map(st->fd, &cb, 4096);
+	hltests_host_map(st->fd, &b, 8192);
+	fill(b.ptr, 8192, 21);
+	/* A host VA that was mapped and no longer is */
+	hltests_host_map(st->fd, &gone, 4096);
+	hltests_host_unmap(st->fd, &gone);
+	put_pattern(st->fd, SRAM_DATA, 4 * KB, 22);
+	put_pattern(st->fd, SRAM_DATA + 8 * KB, 8 * KB, 23);
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	t0 = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	/* A copy, a read that faults, a copy after it */
+	len = hltests_pkt_lin_dma(cb.ptr, b.va, SRAM_DATA + 8 * KB, 4 * KB);
+	len += hltests_pkt_lin_dma(cb.ptr + len, gone.va, SRAM_DATA, 4 * KB);
+	len += hltests_pkt_lin_dma(cb.ptr + len, b.va + 4 * KB,
+				   SRAM_DATA + 12 * KB, 4 * KB);
+	hltests_run_cb_ok(st->fd, hltests_dma_queue(), cb.va, len);
+	hltests_assert_fault_at(st->fd, t0, gone.va, hltests_dma_queue(), 0);
+	/* Nothing of the faulting read landed; both copies did */
+	assert_pattern(st->fd, SRAM_DATA, 4 * KB, 22);
+	hltests_read_device(st->fd, SRAM_DATA + 8 * KB, got, 4 * KB);
+	assert_memory_equal(got, b.ptr, 4 * KB);
+	hltests_read_device(st->fd, SRAM_DATA + 12 * KB, got, 4 * KB);
+	assert_memory_equal(got, b.ptr + 4 * KB, 4 * KB);
+
+	/* A write that faults, then a MEMSET: the same */
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	t0 = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	len = hltests_pkt_lin_dma(cb.ptr, SRAM_DATA, gone.va, 4 * KB);
+	len += hltests_pkt_memset(cb.ptr + len, SRAM_DATA + 8 * KB, 0, 8 * KB);
+	hltests_run_cb_ok(st->fd, hltests_dma_queue(), cb.va, len);
+	hltests_assert_fault_at(st->fd, t0, gone.va, hltests_dma_queue(), 1);
+	assert_int_equal(nonzero_bytes(st->fd, SRAM_DATA + 8 * KB, 8 * KB), 0);
+
+	hltests_host_unmap(st->fd, &b);
+	hltests_host_unmap(st->fd, &cb);
+	free(got);
 }
 
 /*
@@ -810,6 +870,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_debugfs_register_access,
 						gaudi_setup, hltests_teardown),
 		cmocka_unit_test_setup_teardown(test_runs_past_the_ends_fault,
+						gaudi_setup, hltests_teardown),
+		cmocka_unit_test_setup_teardown(test_dma_fault_is_an_event,
 						gaudi_setup, hltests_teardown),
 		cmocka_unit_test_setup_teardown(test_open_racing_close_sees_nothing_old,
 						gaudi_setup, hltests_teardown),

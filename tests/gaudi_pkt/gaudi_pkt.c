@@ -1428,10 +1428,12 @@ static void test_dma_core_strided_transfer(void **state)
 	static const uint32_t sn[4] = { 3, 2, 1, 0 }, ss[4] = { 128, 512, 0, 0 };
 	static const uint32_t dn[4] = { 6, 1, 1, 1 }, ds[4] = { 200, 0, 0, 0 };
 	static const uint32_t bad_dn[4] = { 5, 1, 1, 1 };
-	struct hltests_host_buf cb, src, dst, flag;
+	struct hltests_host_buf cb, src, dst, flag, gone;
 	struct hltests_state *st = *state;
 	uint64_t prng = SEED;
+	struct timespec ts;
 	uint32_t n, j, b;
+	int64_t t0;
 
 	GAUDI_ONLY();
 	hltests_host_map(st->fd, &cb, PAGE);
@@ -1473,6 +1475,22 @@ static void test_dma_core_strided_transfer(void **state)
 	for (j = 0; j < 2 * PAGE; j++)
 		assert_int_equal(dst.ptr[j], 0);
 	assert_int_equal(*(volatile uint32_t *)flag.ptr, 0xd0e50001);
+
+	/*
+	 * To a VA no longer mapped: the fault is an event, as LIN_DMA's
+	 * (gaudi_mem's test_dma_fault_is_an_event): recorded at the first
+	 * line, the transfer ends, its write completion still comes and the
+	 * CS completes
+	 */
+	hltests_host_map(st->fd, &gone, PAGE);
+	hltests_host_unmap(st->fd, &gone);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	t0 = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	n = g_dma_core(cb.ptr, src.va, gone.va, 100, sn, ss, dn, ds, flag.va,
+		       0xd0e50005, DC_COMMIT_WR_COMP);
+	hltests_run_cb_ok(st->fd, QA, cb.va, n);
+	hltests_assert_fault_at(st->fd, t0, gone.va, QA, 1);
+	assert_int_equal(*(volatile uint32_t *)flag.ptr, 0xd0e50005);
 
 	hltests_host_unmap(st->fd, &flag);
 	hltests_host_unmap(st->fd, &dst);

@@ -16,6 +16,8 @@
  *   LIN_DMA             copy (mem_set 0) or fill (mem_set 1: the 64-bit
  *                       src_addr is the pattern, as MEMSET's value);
  *                       dst_addr is its 56 low bits, context_id ignored;
+ *                       an address that does not translate ends the
+ *                       transfer there and the job goes on (below);
  *   MSG_LONG, MSG_PROT  a 32-bit write of value (op 0), or of the 64-bit
  *                       device time in ns (op 1, ktime, 8-byte aligned,
  *                       never to a register) to addr;
@@ -55,6 +57,16 @@
  * bits are accepted: each packet completes before the next one starts,
  * which every barrier asks for. A malformed packet fails the job with
  * -EINVAL, as in this project's own format (emu_queue.c).
+ *
+ * A fault of a DMA engine's transfer (LIN_DMA, a DMA core's COMMIT) is an
+ * event, as on a GAUDI, whose MMU page fault and range-register (RAZWI)
+ * events upstream's gaudi.c reports without a reset: the access is
+ * recorded (HL_INFO_PAGE_FAULT_EVENT, the PAGE_FAULT notification), the
+ * transfer ends at the faulting byte (what came before it landed) and the
+ * engine takes the next packet, so the CS completes. Every other fault
+ * (the queue manager's fetch of a CB, CP_DMA's or LOAD_AND_EXE's source,
+ * a message's write, the extensions' engines) still fails the job with
+ * -EFAULT, as in this project's own format.
  */
 
 #include <linux/bitfield.h>
@@ -288,6 +300,12 @@ static u64 hl_emu_dma_reg64(const u32 *regs, u32 lo)
  * transpose, data types, memset and compression are not modelled
  * (-EINVAL); the context id is the job's.
  */
+/* A DMA engine's fault is an event: the transfer ends, the job goes on */
+static int hl_emu_gaudi_dma_end(int rc)
+{
+	return rc == -EFAULT ? 0 : rc;
+}
+
 static int hl_emu_gaudi_dma_commit(struct hl_emu_queue *q,
 				   struct hl_cs_job *job, const u32 *regs,
 				   u32 commit)
@@ -338,6 +356,8 @@ static int hl_emu_gaudi_dma_commit(struct hl_emu_queue *q,
 		pkt.src_addr = cpu_to_le64(s);
 		pkt.dst_addr = cpu_to_le64(d);
 		rc = hl_emu_exec_lin_dma(q, job, &pkt);
+		if (rc == -EFAULT)
+			break;	/* the event: the rest of the transfer is not run */
 		if (rc)
 			return rc;
 	}
@@ -465,9 +485,9 @@ static int hl_emu_gaudi_lin_dma(struct hl_emu_queue *q, struct hl_cs_job *job,
 			.tsize = cpu_to_le64(size),
 		};
 
-		return hl_emu_exec_memset(q, job, &m);
+		return hl_emu_gaudi_dma_end(hl_emu_exec_memset(q, job, &m));
 	}
-	return hl_emu_exec_lin_dma(q, job, &d);
+	return hl_emu_gaudi_dma_end(hl_emu_exec_lin_dma(q, job, &d));
 }
 
 /* WAIT: fence counter id of the queue (or lower CP) += inc_val */
