@@ -502,6 +502,7 @@ static void test_debugfs_register_access(void **state)
 	struct hl_info_hw_ip_info hw;
 	uint64_t dram, end, val, sob;
 	uint8_t got[8];
+	char text[32];
 	uint32_t v32;
 
 	require_gaudi();
@@ -511,6 +512,13 @@ static void test_debugfs_register_access(void **state)
 	memset(&sm, 0, sizeof(sm));
 	assert_int_equal(hltests_info(st->fd, HL_INFO_SYNC_MANAGER, &sm,
 				      sizeof(sm)), 0);
+
+	/* clk_gate, which hl-thunk-open's tests open and set: kept */
+	assert_int_equal(hltests_write_file(DBG_DIR "clk_gate", "0x1ff"), 0);
+	assert_int_equal(hltests_read_file(DBG_DIR "clk_gate", text,
+					   sizeof(text)), 0);
+	assert_int_equal(strtoull(text, NULL, 16), 0x1ff);
+	assert_int_equal(hltests_write_file(DBG_DIR "clk_gate", "0"), 0);
 
 	/* SRAM: written by debugfs, read by an engine, and back */
 	assert_int_equal(dbg_write(DBG_DIR "data32", SRAM_DATA, 0x12345678), 0);

@@ -410,6 +410,115 @@ static void test_debugfs_shows_compute_owner(void **state)
 	assert_non_null(strstr(buf, "compute_open: 1"));
 }
 
+static void accel_require(void)
+{
+	char buf[8];
+
+	if (hltests_param_read("accel_nodes", buf, sizeof(buf)) ||
+	    strcmp(buf, "Y")) {
+		print_message("accel_nodes off: skipped\n");
+		skip();
+	}
+	/* The class is the DRM core's: there when the module was built for it */
+	if (access("/sys/class/accel", F_OK)) {
+		print_message("a kernel without CONFIG_DRM_ACCEL: skipped\n");
+		skip();
+	}
+}
+
+/* The accel index of device @idx: the accelN whose pci_addr is hlN's */
+static int accel_index(int idx)
+{
+	char want[32], path[96], got[32];
+	int i;
+
+	assert_int_equal(hltests_pci_addr(idx, want, sizeof(want)), 0);
+	for (i = 0; i < 64; i++) {
+		snprintf(path, sizeof(path), "/sys/class/accel/accel%d/pci_addr",
+			 i);
+		if (!hltests_read_file(path, got, sizeof(got)) &&
+		    !strncmp(got, want, strlen(want)))
+			return i;
+	}
+	return -1;
+}
+
+static int accel_open(int i, int control)
+{
+	char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), control ? "/dev/accel/accel_controlD%d" :
+			 "/dev/accel/accel%d", i);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+/*
+ * With accel_nodes (upstream 6.12's node layout): /dev/accel/accelN and
+ * /dev/accel/accel_controlDN open the device as /dev/hlN and
+ * /dev/hl_controlDN do, one compute owner whichever node it came by; the
+ * accel node's pci_addr and device_type are hlN's; a file opened there
+ * runs a device's work; the control node serves INFO only
+ */
+static void test_accel_nodes_are_the_device(void **state)
+{
+	struct hl_info_hw_ip_info hw, hw2;
+	char path[96], a[64], b[64];
+	union hl_mem_args mem;
+	int i, fd, fd2, ctl, n;
+
+	(void)state;
+	accel_require();
+	for (n = 0; hltests_pci_addr(n, a, sizeof(a)) == 0; n++) {
+		i = accel_index(n);
+		assert_true(i >= 0);
+		snprintf(path, sizeof(path), "/sys/class/accel/accel%d/device_type", i);
+		assert_int_equal(hltests_read_file(path, a, sizeof(a)), 0);
+		snprintf(path, sizeof(path), "/sys/class/habanalabs/hl%d/device_type", n);
+		assert_int_equal(hltests_read_file(path, b, sizeof(b)), 0);
+		assert_string_equal(a, b);
+
+		/* One owner across the nodes, in both orders */
+		fd = accel_open(i, 0);
+		assert_true(fd >= 0);
+		assert_int_equal(hltests_open_node(n, 0), -EBUSY);
+		assert_int_equal(accel_open(i, 0), -EBUSY);
+		memset(&hw, 0, sizeof(hw));
+		assert_int_equal(hltests_info(fd, HL_INFO_HW_IP_INFO, &hw,
+					      sizeof(hw)), 0);
+		/* Device memory through the accel file */
+		memset(&mem, 0, sizeof(mem));
+		mem.in.op = HL_MEM_OP_ALLOC;
+		mem.in.alloc.mem_size = 1 << 21;
+		assert_int_equal(ioctl(fd, HL_IOCTL_MEMORY, &mem), 0);
+		close(fd);
+		fd2 = hltests_open_node(n, 0);
+		assert_true(fd2 >= 0);
+		assert_int_equal(accel_open(i, 0), -EBUSY);
+		memset(&hw2, 0, sizeof(hw2));
+		assert_int_equal(hltests_info(fd2, HL_INFO_HW_IP_INFO, &hw2,
+					      sizeof(hw2)), 0);
+		assert_memory_equal(&hw, &hw2, sizeof(hw));
+		close(fd2);
+
+		/* The control node: many openers, INFO only */
+		ctl = accel_open(i, 1);
+		assert_true(ctl >= 0);
+		fd2 = accel_open(i, 1);
+		assert_true(fd2 >= 0);
+		memset(&hw2, 0, sizeof(hw2));
+		assert_int_equal(hltests_info(ctl, HL_INFO_HW_IP_INFO, &hw2,
+					      sizeof(hw2)), 0);
+		assert_int_equal(hw2.device_id, hw.device_id);
+		assert_int_equal(ioctl(ctl, HL_IOCTL_MEMORY, &mem), -1);
+		assert_int_equal(errno, ENOTTY);
+		close(fd2);
+		close(ctl);
+	}
+	assert_true(n > 0);
+}
+
 static void test_open_nonexistent_control(void **state)
 {
 	(void)state;
@@ -436,6 +545,7 @@ const struct CMUnitTest open_close_tests[] = {
 	cmocka_unit_test_setup_teardown(test_debugfs_shows_compute_owner,
 					hltests_setup, hltests_teardown),
 	cmocka_unit_test(test_open_nonexistent_control),
+	cmocka_unit_test(test_accel_nodes_are_the_device),
 };
 
 int main(void)

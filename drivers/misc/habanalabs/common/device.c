@@ -15,6 +15,7 @@
 #include <linux/slab.h>
 
 #include "habanalabs.h"
+#include "accel.h"
 #include "context.h"
 #include "debugfs.h"
 #include "device.h"
@@ -102,9 +103,9 @@ bool hl_device_operational(struct hl_device *hdev)
 	return hl_device_status(hdev) == HL_DEVICE_STATUS_OPERATIONAL;
 }
 
-static int hl_device_open(struct inode *inode, struct file *filp)
+int hl_device_open_hdev(struct hl_device *hdev, struct inode *inode,
+			struct file *filp)
 {
-	struct hl_device *hdev = container_of(inode->i_cdev, struct hl_device, cdev);
 	struct hl_fpriv *fpriv;
 	int idx, rc;
 
@@ -159,6 +160,12 @@ err_unlock:
 	return rc;
 }
 
+static int hl_device_open(struct inode *inode, struct file *filp)
+{
+	return hl_device_open_hdev(container_of(inode->i_cdev, struct hl_device,
+						cdev), inode, filp);
+}
+
 static int hl_device_release_file(struct inode *inode, struct file *filp)
 {
 	struct hl_fpriv *fpriv = filp->private_data;
@@ -183,10 +190,9 @@ static int hl_device_release_file(struct inode *inode, struct file *filp)
 	return 0;
 }
 
-static int hl_device_open_ctrl(struct inode *inode, struct file *filp)
+static int hl_device_open_ctrl_hdev(struct hl_device *hdev,
+				    struct inode *inode, struct file *filp)
 {
-	struct hl_device *hdev = container_of(inode->i_cdev, struct hl_device,
-					      cdev_ctrl);
 	struct hl_fpriv *fpriv;
 
 	if (hl_device_unplugged(hdev))
@@ -201,6 +207,13 @@ static int hl_device_open_ctrl(struct inode *inode, struct file *filp)
 	fpriv->is_control = true;
 	filp->private_data = fpriv;
 	return nonseekable_open(inode, filp);
+}
+
+static int hl_device_open_ctrl(struct inode *inode, struct file *filp)
+{
+	return hl_device_open_ctrl_hdev(container_of(inode->i_cdev,
+						     struct hl_device, cdev_ctrl),
+					inode, filp);
 }
 
 static int hl_device_release_ctrl(struct inode *inode, struct file *filp)
@@ -231,6 +244,36 @@ static const struct file_operations hl_ctrl_ops = {
 	.compat_ioctl = compat_ptr_ioctl,
 	.llseek = noop_llseek,
 };
+
+#if IS_ENABLED(CONFIG_DRM_ACCEL)
+static int hl_accel_open_ctrl(struct inode *inode, struct file *filp)
+{
+	return hl_device_open_ctrl_hdev(container_of(inode->i_cdev,
+						     struct hl_device,
+						     cdev_accel_ctrl),
+					inode, filp);
+}
+
+/* The accel nodes' files are the same as hlN's and hl_controlDN's */
+const struct file_operations hl_accel_compute_ops = {
+	.owner = THIS_MODULE,
+	.open = hl_accel_open,
+	.release = hl_device_release_file,
+	.unlocked_ioctl = hl_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+	.mmap = hl_cb_mmap,
+	.llseek = noop_llseek,
+};
+
+const struct file_operations hl_accel_ctrl_ops = {
+	.owner = THIS_MODULE,
+	.open = hl_accel_open_ctrl,
+	.release = hl_device_release_ctrl,
+	.unlocked_ioctl = hl_ioctl_control,
+	.compat_ioctl = compat_ptr_ioctl,
+	.llseek = noop_llseek,
+};
+#endif
 
 static void hl_node_release(struct device *dev)
 {
@@ -332,6 +375,13 @@ int hl_device_init(struct hl_device *hdev)
 	rc = hl_nodes_add(hdev);
 	if (rc)
 		goto err_debugfs_remove;
+	/*
+	 * Opens may have come through the nodes already: a failure leaves
+	 * the device without its accel nodes rather than unwinding them
+	 */
+	rc = hl_accel_add(hdev);
+	if (rc)
+		hl_err(hdev, "no accel nodes: %d\n", rc);
 
 	hl_info(hdev, "%s: %llu MiB HBM, nodes hl%d and hl_controlD%d\n",
 		hdev->asic_prop.card_name, hdev->asic_prop.dram_size >> 20,
@@ -489,6 +539,7 @@ void hl_device_fini(struct hl_device *hdev)
 	 */
 	hl_ctx_kill_all(hdev);
 
+	hl_accel_del(hdev);
 	hl_nodes_del(hdev);
 	hl_debugfs_remove_device(hdev);
 	hdev->asic_funcs->early_fini(hdev);

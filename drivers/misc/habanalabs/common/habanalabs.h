@@ -42,7 +42,9 @@
 #include "mmu.h"
 
 /* Each device has a compute node and a control node */
-#define HL_MAX_MINORS			(HL_MAX_DEVICES * 2)
+/* hlN, hl_controlDN: 2N, 2N + 1; accel_controlDN (accel.c) after them */
+#define HL_MAX_MINORS			(HL_MAX_DEVICES * 3)
+#define HL_ACCEL_CTRL_MINOR(id)		(HL_MAX_DEVICES * 2 + (id))
 
 /*
  * The logging helpers (hl_err(), hl_dbg(), ...), the ASIC ops table (struct
@@ -50,6 +52,7 @@
  * door the backends share with the core.
  */
 
+struct drm_device;
 struct hl_device;
 struct hl_scrub;
 struct hl_ctx;
@@ -185,6 +188,11 @@ struct hl_fpriv {
  * @dev_ctrl_obj: the control node's device (/dev/hl_controlDN).
  * @cdev: the compute node's character device.
  * @cdev_ctrl: the control node's character device.
+ * @drm: with accel_nodes, the DRM device of /dev/accel/accelN (accel.c),
+ *	else NULL.
+ * @dev_accel_ctrl_obj: with accel_nodes, /dev/accel/accel_controlDN's
+ *	device (accel.c).
+ * @cdev_accel_ctrl: its character device.
  * @id: device index N; minors 2N and 2N + 1.
  * @asic_type: which backend drives it.
  * @asic_funcs: the backend's operations.
@@ -258,6 +266,9 @@ struct hl_device {
 	struct device dev_ctrl_obj;
 	struct cdev cdev;
 	struct cdev cdev_ctrl;
+	struct drm_device *drm;
+	struct device dev_accel_ctrl_obj;
+	struct cdev cdev_accel_ctrl;
 	int id;
 	enum hl_asic_type asic_type;
 	const struct hl_asic_funcs *asic_funcs;

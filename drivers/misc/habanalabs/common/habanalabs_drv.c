@@ -24,6 +24,7 @@
 #include <linux/slab.h>
 
 #include "habanalabs.h"
+#include "accel.h"
 #include "command_buffer.h"
 #include "debugfs.h"
 #include "device.h"
@@ -143,6 +144,11 @@ module_param_cb(asic, &hl_asic_ops, &asic, 0444);
 __MODULE_PARM_TYPE(asic, "charp");
 MODULE_PARM_DESC(asic,
 		 "What the devices present themselves as: \"emu\", the emulated ASIC with its function's PCI device ID, or \"gaudi\", a GAUDI as hl-thunk recognises one (HW_IP_INFO device_id 0x1000, sysfs device_type GAUDI) (default: emu)");
+
+bool hl_accel_nodes;
+module_param_named(accel_nodes, hl_accel_nodes, bool, 0444);
+MODULE_PARM_DESC(accel_nodes,
+		 "Also publish each device as upstream's driver does, /dev/accel/accelN (with /sys/class/accel/accelN/pci_addr) and /dev/accel/accel_controlDN, the same files as /dev/hlN and /dev/hl_controlDN; needs a kernel with CONFIG_DRM_ACCEL (default: false)");
 
 bool hl_memory_scrub = true;
 module_param_named(memory_scrub, hl_memory_scrub, bool, 0644);

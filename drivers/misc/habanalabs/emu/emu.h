@@ -149,6 +149,7 @@ struct hl_emu_queue {
  * @sram_hbm: with @phys_dram, the HBM address of the SRAM's backing.
  * @dbg_addr: with @phys_dram, the device address of debugfs's data32 and
  *	data64 (its file addr; emu_debugfs.c).
+ * @dbg_clk_gate: with @phys_dram, debugfs's clk_gate: kept, no effect.
  * @stopped: set once by hw_fini; queues take no job after it, and a running
  *	job aborts (-ENODEV) at its next chunk. Read and set under every
  *	queue's lock.
@@ -173,6 +174,7 @@ struct hl_emu_device {
 	bool phys_dram;
 	u64 sram_hbm;
 	u64 dbg_addr;
+	u64 dbg_clk_gate;
 	bool stopped;
 	atomic64_t tlb_gen;
 	u32 num_queues;

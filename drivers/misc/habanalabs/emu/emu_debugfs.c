@@ -16,6 +16,11 @@
  * answer for an address in no region; a malformed register write (one the
  * sync manager refuses) is -EINVAL too. Memory is accessed inside an engine
  * access (hl_device_hw_access_begin()), as an engine's.
+ *
+ * clk_gate: the engines' clock-gating mask of upstream's older drivers,
+ * which hl-thunk-open's register tests open beside addr and data32 (and
+ * set to 0 while they run): a value kept and read back, with no effect,
+ * since no emulated engine is clock-gated.
  */
 
 #include <linux/debugfs.h>
@@ -171,7 +176,7 @@ static const struct file_operations hl_emu_data64_fops = {
 
 /**
  * hl_emu_debugfs_init - asic_funcs->debugfs_init: the NIC's files and,
- * under asic=gaudi, addr, data32 and data64.
+ * under asic=gaudi, addr, data32, data64 and clk_gate.
  * @hdev: the device.
  * @root: its debugfs directory.
  */
@@ -185,4 +190,5 @@ void hl_emu_debugfs_init(struct hl_device *hdev, struct dentry *root)
 	debugfs_create_x64("addr", 0600, root, &emu->dbg_addr);
 	debugfs_create_file("data32", 0600, root, emu, &hl_emu_data32_fops);
 	debugfs_create_file("data64", 0600, root, emu, &hl_emu_data64_fops);
+	debugfs_create_x64("clk_gate", 0600, root, &emu->dbg_clk_gate);
 }
