@@ -1662,6 +1662,9 @@ int hlcoll_alltoall_enqueue(struct hlcoll_comm *c, uint64_t sendbuf,
 				  count * hlcoll_dtype_size(dtype), x, &cp);
 	rc = hlcoll_chain_submit(c, x, &nx, 1, dtype, HLCOLL_SUM, &cp, 1,
 				 stream ? stream : &none);
+	/* One step that does not fit one submission: as too many chunks */
+	if (rc == -EMSGSIZE)
+		rc = 1;
 	return hlcoll_enqueued(c, rc, "all-to-all", count, "elements", seq);
 }
 
@@ -1871,7 +1874,10 @@ int hlcoll_group_end_enqueue(struct hlcoll_comm *c,
 		return -EOPNOTSUPP;
 	rc = hlcoll_chain_submit(c, x, &nx, nx ? 1 : 0, HLCOLL_FLOAT32,
 				 HLCOLL_SUM, cp, ncp, stream ? stream : &none);
-	if (rc != 1 && rc != -EMSGSIZE) {
+	/* One step that does not fit one submission: as too many chunks */
+	if (rc == -EMSGSIZE)
+		rc = 1;
+	if (rc != 1) {
 		/* Submitted, or the communicator failed: the group is over */
 		hlcoll_group_depth = 0;
 		hlcoll_group_clear();

@@ -652,8 +652,7 @@ hlcoll_public int hlcoll_reduce_enqueue(struct hlcoll_comm *comm,
  * hlcoll_allreduce_enqueue()); -EOPNOTSUPP one rank, the hosts transport,
  * HLCOLL_CHAIN=0, or more chunks than one submission takes (each rank
  * sends and receives nranks - 1 times @count elements in one step: use a
- * smaller count or larger chunks); -EMSGSIZE the step does not fit one
- * submission beside the copy; -ECONNABORTED the communicator failed
+ * smaller count or larger chunks); -ECONNABORTED the communicator failed
  * before (also a pending collective's failure, found here).
  */
 hlcoll_public int hlcoll_alltoall_enqueue(struct hlcoll_comm *comm,
@@ -989,8 +988,7 @@ hlcoll_public int hlcoll_group_end(void);
  * of 0); -ENOSPC more than 4 * HLCOLL_MAX_RANKS calls on @comm;
  * -EOPNOTSUPP one rank, the hosts transport, HLCOLL_CHAIN=0, or more
  * chunks than one submission takes (use fewer or smaller transfers, or
- * larger chunks); -EMSGSIZE the step does not fit one submission beside
- * the copies; -ECONNABORTED the communicator failed before (also a
+ * larger chunks); -ECONNABORTED the communicator failed before (also a
  * pending collective's failure, found here, and a buffer that
  * hlcoll_send() or hlcoll_recv() found unmapped, -EFAULT there).
  */
