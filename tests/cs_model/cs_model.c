@@ -955,6 +955,43 @@ static void test_restore_on_first_cs_and_forced(void **state)
 }
 
 /*
+ * Forced restores in a row, each restore CS's job short: the ioctl waits
+ * for the restore CS through its sequence number while that CS may finish
+ * and be freed at once (the debug lane's KASAN saw the CS read after its
+ * free, 2026-11-28); every execute chunk then runs after its restore.
+ */
+static void test_forced_restore_many(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hl_cs_chunk rc_chunk, ex_chunk;
+	struct hltests_host_buf cb, h;
+	uint32_t i, status, *mark;
+	uint64_t seq = 0;
+	uint8_t *p;
+
+	hltests_host_map(st->fd, &cb, PAGE);
+	hltests_host_map(st->fd, &h, PAGE);
+	mark = (uint32_t *)h.ptr;
+	p = cb.ptr;
+	pkt_msg_long(p, h.va, 0x55);			/* restore */
+	pkt_lin_dma(p + 16, h.va, h.va + 4, 4);		/* execute */
+	chunk_at(&rc_chunk, q_int(), cb.va, 16);
+	chunk_at(&ex_chunk, q_int(), cb.va + 16, 32);
+	for (i = 0; i < 300; i++) {
+		mark[0] = 0;
+		mark[1] = 0;
+		assert_int_equal(cs_restore(st->fd, &rc_chunk, 1, &ex_chunk,
+					    HL_CS_FLAGS_FORCE_RESTORE, &seq),
+				 0);
+		assert_int_equal(wait_cs(st->fd, seq, &status), 0);
+		assert_int_equal(status, HL_WAIT_CS_STATUS_COMPLETED);
+		assert_int_equal(mark[1], 0x55);
+	}
+	hltests_host_unmap(st->fd, &h);
+	hltests_host_unmap(st->fd, &cb);
+}
+
+/*
  * The restore phase's errnos: too many restore chunks or a bad one
  * -EINVAL, an unreadable array -EFAULT, a restore CS that fails -ENOEXEC
  * (upstream's); nothing of the execute chunk runs then, and the phase runs
@@ -2183,6 +2220,8 @@ const struct CMUnitTest cs_model_tests[] = {
 	cmocka_unit_test_setup_teardown(test_external_queue_full_after_every_end,
 					hltests_setup, hltests_teardown),
 	cmocka_unit_test_setup_teardown(test_restore_on_first_cs_and_forced,
+					hltests_setup, hltests_teardown),
+	cmocka_unit_test_setup_teardown(test_forced_restore_many,
 					hltests_setup, hltests_teardown),
 	cmocka_unit_test_setup_teardown(test_restore_errnos,
 					hltests_setup, hltests_teardown),

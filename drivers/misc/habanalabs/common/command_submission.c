@@ -1472,6 +1472,7 @@ static int hl_cs_restore_phase(struct hl_fpriv *fpriv, const struct hl_cs_in *in
 	struct hl_cs_chunk *chunks;
 	struct hl_cs *cs;
 	long left;
+	u64 seq;
 	int rc;
 
 	if (!force && READ_ONCE(ctx->restore_done))
@@ -1510,9 +1511,14 @@ static int hl_cs_restore_phase(struct hl_fpriv *fpriv, const struct hl_cs_in *in
 	if (rc)
 		goto out_unlock;
 
-	/* No sequence number to hand out first: committed at once */
-	hl_cs_commit(fpriv, cs, cs->seq, true);
-	rc = hl_cs_find_fence(ctx, cs->seq, &fence);
+	/*
+	 * No sequence number to hand out first: committed at once. The
+	 * commit gives up the ioctl's reference: the CS may be done and
+	 * freed when it returns, so its fence is found by the number
+	 */
+	seq = cs->seq;
+	hl_cs_commit(fpriv, cs, seq, true);
+	rc = hl_cs_find_fence(ctx, seq, &fence);
 	if (rc || !fence)
 		goto out_unlock;
 	hl_ctx_pause(ctx);
