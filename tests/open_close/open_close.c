@@ -601,7 +601,7 @@ static void test_accel_nodes_unbind_rebind(void **state)
 {
 	struct hl_info_hw_ip_info hw;
 	char busid[32], path[96], buf[32];
-	int round, i, fd, ctl, sys, p[2], status;
+	int round, i, i2, fd, fd2, ctl, ctl2, sys, p[2], status;
 	uint64_t h;
 	uint8_t *m;
 	pid_t pid;
@@ -643,11 +643,10 @@ static void test_accel_nodes_unbind_rebind(void **state)
 					      sizeof(hw)), -ENODEV);
 		assert_false(accel_page_reachable(m));
 		assert_true(pread(sys, buf, sizeof(buf), 0) < 0);
-		munmap(m, 4096);
-		close(sys);
-		close(ctl);
-		close(fd);
 
+		/* Rebound while the old files are open (round 1: and mapped) */
+		if (!round)
+			munmap(m, 4096);
 		assert_int_equal(hltests_write_file("/sys/bus/pci/drivers_probe",
 						    busid), 0);
 		usleep(200000);
@@ -658,19 +657,33 @@ static void test_accel_nodes_unbind_rebind(void **state)
 		assert_int_equal(WEXITSTATUS(status), 0);
 
 		/* Back: the same device behind its accel nodes */
-		i = accel_index(0);
-		print_message("round %d: device 0 is accel%d again\n", round, i);
-		assert_true(i >= 0);
-		fd = accel_open(i, 0);
-		assert_true(fd >= 0);
+		i2 = accel_index(0);
+		print_message("round %d: device 0 is accel%d again\n", round,
+			      i2);
+		assert_true(i2 >= 0);
+		fd2 = accel_open(i2, 0);
+		assert_true(fd2 >= 0);
 		assert_int_equal(hltests_open_node(0, 0), -EBUSY);
 		memset(&hw, 0, sizeof(hw));
-		assert_int_equal(hltests_info(fd, HL_INFO_HW_IP_INFO, &hw,
+		assert_int_equal(hltests_info(fd2, HL_INFO_HW_IP_INFO, &hw,
 					      sizeof(hw)), 0);
-		close(fd);
-		ctl = accel_open(i, 1);
-		assert_true(ctl >= 0);
+		ctl2 = accel_open(i2, 1);
+		assert_true(ctl2 >= 0);
+		assert_int_equal(hltests_info(ctl2, HL_INFO_HW_IP_INFO, &hw,
+					      sizeof(hw)), 0);
+		/* The old files are still the old device's */
+		assert_int_equal(hltests_info(fd, HL_INFO_HW_IP_INFO, &hw,
+					      sizeof(hw)), -ENODEV);
+		assert_int_equal(hltests_info(ctl, HL_INFO_HW_IP_INFO, &hw,
+					      sizeof(hw)), -ENODEV);
+		assert_false(round && accel_page_reachable(m));
+		if (round)
+			munmap(m, 4096);
+		close(sys);
 		close(ctl);
+		close(fd);
+		close(ctl2);
+		close(fd2);
 	}
 }
 
