@@ -688,6 +688,80 @@ static void test_accel_nodes_unbind_rebind(void **state)
 }
 
 /*
+ * Hostile review of accel_nodes: an accel node is whole when it appears.
+ * Device 0 is unbound, then bound again while another process waits for
+ * /sys/class/accel/accel<i> (and /dev/accel/accel<i>) to appear: its first
+ * look must find pci_addr (hl-thunk's open by bus id, a udev rule on the
+ * add event), and its first open must not get ENODEV (the node is there,
+ * the device is bound and working).
+ */
+#define APPEAR_ROUNDS	30
+
+static void test_accel_node_whole_when_it_appears(void **state)
+{
+	char busid[32], dir[64], attr[96], node[64], buf[32], go;
+	int round, i, p[2], q[2], status, late_attr = 0, late_open = 0;
+	pid_t pid;
+
+	(void)state;
+	accel_require();
+	assert_int_equal(hltests_pci_addr(0, busid, sizeof(busid)), 0);
+	i = accel_index(0);
+	assert_true(i >= 0);
+	snprintf(dir, sizeof(dir), "/sys/class/accel/accel%d", i);
+	snprintf(attr, sizeof(attr), "%s/pci_addr", dir);
+	snprintf(node, sizeof(node), "/dev/accel/accel%d", i);
+	for (round = 0; round < APPEAR_ROUNDS; round++) {
+		accel_unbind(busid);
+		assert_int_equal(access(dir, F_OK), -1);
+		assert_int_equal(pipe(p), 0);
+		assert_int_equal(pipe(q), 0);
+		pid = fork();
+		assert_true(pid >= 0);
+		if (!pid) {
+			int r = 0, a = 0, fd;
+			uint64_t end = hltests_now_ns() + 10000000000ull;
+
+			if (write(q[1], "r", 1) != 1 || read(p[0], &go, 1) != 1)
+				_exit(9);
+			while (access(dir, F_OK) && hltests_now_ns() < end)
+				;
+			if (hltests_read_file(attr, buf, sizeof(buf)) == -ENOENT)
+				r |= 1;
+			while (access(node, F_OK) && hltests_now_ns() < end)
+				;
+			do {
+				fd = open(node, O_RDWR | O_CLOEXEC);
+				if (fd >= 0)
+					close(fd);
+				else if (errno == ENODEV)
+					a = 2;
+			} while (fd < 0 && errno == ENODEV &&
+				 hltests_now_ns() < end);
+			_exit(r | a);
+		}
+		assert_int_equal(read(q[0], &go, 1), 1);
+		assert_int_equal(write(p[1], "g", 1), 1);
+		assert_int_equal(hltests_write_file("/sys/bus/pci/drivers_probe",
+						    busid), 0);
+		assert_int_equal(waitpid(pid, &status, 0), pid);
+		assert_true(WIFEXITED(status));
+		assert_true(WEXITSTATUS(status) < 4);
+		late_attr += WEXITSTATUS(status) & 1;
+		late_open += !!(WEXITSTATUS(status) & 2);
+		close(p[0]);
+		close(p[1]);
+		close(q[0]);
+		close(q[1]);
+		assert_int_equal(accel_index(0), i);
+	}
+	print_message("%d rounds: accel%d without pci_addr in %d, its open ENODEV in %d\n",
+		      APPEAR_ROUNDS, i, late_attr, late_open);
+	assert_int_equal(late_attr, 0);
+	assert_int_equal(late_open, 0);
+}
+
+/*
  * A hard reset under a file opened through /dev/accel/accelN: the file is
  * dead (ENODEV) and can only be closed, and a new owner opens through the
  * accel node while it is still open; a second owner from another process
@@ -756,6 +830,7 @@ const struct CMUnitTest open_close_tests[] = {
 	cmocka_unit_test(test_accel_nodes_are_the_device),
 	cmocka_unit_test(test_accel_node_hard_reset),
 	cmocka_unit_test(test_accel_nodes_unbind_rebind),
+	cmocka_unit_test(test_accel_node_whole_when_it_appears),
 };
 
 int main(void)
