@@ -680,6 +680,74 @@ static void test_dma_fault_is_an_event(void **state)
 }
 
 /*
+ * Hostile review of 905b0c7: a job of NFAULTS LIN_DMA packets that each
+ * fault (reads of a host VA no longer mapped, then a write to it) still
+ * completes, well within its timeout (no fault costs more than a packet),
+ * the last fault recorded is the last packet's, and the copy at the end of
+ * the job lands. The fault is the owner's: the device's next owner reads
+ * none (HL_INFO_PAGE_FAULT_EVENT's timestamp 0).
+ */
+#define NFAULTS	4000
+
+static void test_many_faults_then_next_owner(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hltests_host_buf cb, b, gone;
+	struct hl_info_page_fault_event pf;
+	uint8_t *got = malloc(4 * KB);
+	struct timespec ts;
+	uint64_t start;
+	uint32_t len = 0;
+	int64_t t0;
+	int i;
+
+	require_gaudi();
+	assert_non_null(got);
+	/* Device 0's owner, so that the next owner below opens the same */
+	hlthunk_close(st->fd);
+	st->fd = hltests_open_node(0, 0);
+	assert_true(st->fd >= 0);
+
+	hltests_host_map(st->fd, &cb, 160 * KB);
+	hltests_host_map(st->fd, &b, 4 * KB);
+	fill(b.ptr, 4 * KB, 31);
+	hltests_host_map(st->fd, &gone, 4096);
+	hltests_host_unmap(st->fd, &gone);
+	put_pattern(st->fd, SRAM_DATA, 4 * KB, 32);
+
+	for (i = 0; i < NFAULTS - 1; i++)
+		len += hltests_pkt_lin_dma(cb.ptr + len, gone.va + i % 4096,
+					   SRAM_DATA, 1 * MB);
+	len += hltests_pkt_lin_dma(cb.ptr + len, SRAM_DATA, gone.va + 8, 4 * KB);
+	len += hltests_pkt_lin_dma(cb.ptr + len, b.va, SRAM_DATA + 4 * KB,
+				   4 * KB);
+	assert_true(len <= 160 * KB);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	t0 = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	start = hltests_now_ns();
+	hltests_run_cb_ok(st->fd, hltests_dma_queue(), cb.va, len);
+	print_message("%d faulting packets: %.3f s\n", NFAULTS,
+		      (hltests_now_ns() - start) / 1e9);
+	hltests_assert_fault_at(st->fd, t0, gone.va + 8, hltests_dma_queue(),
+				1);
+	/* None of the faulting reads landed; the last copy did */
+	assert_pattern(st->fd, SRAM_DATA, 4 * KB, 32);
+	hltests_read_device(st->fd, SRAM_DATA + 4 * KB, got, 4 * KB);
+	assert_memory_equal(got, b.ptr, 4 * KB);
+	hltests_host_unmap(st->fd, &b);
+	hltests_host_unmap(st->fd, &cb);
+	free(got);
+
+	/* The next owner of device 0 reads no fault */
+	hlthunk_close(st->fd);
+	st->fd = hltests_open_node(0, 0);
+	assert_true(st->fd >= 0);
+	pf = hltests_page_fault(st->fd);
+	assert_int_equal(pf.timestamp, 0);
+	assert_int_equal(pf.addr, 0);
+}
+
+/*
  * Review (issue 34): an open racing the owner's close (another thread
  * spinning on open while the owner closes) either waits, gets EBUSY, or
  * opens onto DRAM and SRAM with nothing of the old owner's in it. With
@@ -880,6 +948,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_runs_past_the_ends_fault,
 						gaudi_setup, hltests_teardown),
 		cmocka_unit_test_setup_teardown(test_dma_fault_is_an_event,
+						gaudi_setup, hltests_teardown),
+		cmocka_unit_test_setup_teardown(test_many_faults_then_next_owner,
 						gaudi_setup, hltests_teardown),
 		cmocka_unit_test_setup_teardown(test_open_racing_close_sees_nothing_old,
 						gaudi_setup, hltests_teardown),

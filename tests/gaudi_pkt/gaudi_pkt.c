@@ -1498,6 +1498,97 @@ static void test_dma_core_strided_transfer(void **state)
 	hltests_host_unmap(st->fd, &cb);
 }
 
+/*
+ * Hostile review of 905b0c7, the boundary of "a DMA engine's fault is an
+ * event": a LIN_DMA that faults inside a CP_DMA'd CB is an event too (the
+ * nested CB goes on, then the outer one, the CS completes); every other
+ * fault still aborts the job and runs nothing after it: CP_DMA's fetch of
+ * its CB, LOAD_AND_EXE's load, a MSG_LONG's write, the REDUCE extension,
+ * and a DMA core's write completion after its transfer faulted. Each
+ * fault is recorded where it happened.
+ */
+static void test_which_faults_are_events(void **state)
+{
+	static const uint32_t one[4] = { 1, 1, 1, 1 }, zero[4] = { 0 };
+	struct hltests_host_buf cb, sub, h, gone;
+	struct hltests_state *st = *state;
+	struct timespec ts;
+	uint32_t n, ns;
+	int64_t t0;
+
+	GAUDI_ONLY();
+	hltests_host_map(st->fd, &cb, PAGE);
+	hltests_host_map(st->fd, &sub, PAGE);
+	hltests_host_map(st->fd, &h, PAGE);
+	hltests_host_map(st->fd, &gone, PAGE);
+	hltests_host_unmap(st->fd, &gone);
+
+#define FAULT_T0() do {							\
+		clock_gettime(CLOCK_MONOTONIC, &ts);			\
+		t0 = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;	\
+		memset(h.ptr, 0, 64);					\
+	} while (0)
+
+	/* A CP_DMA'd LIN_DMA's fault: an event */
+	FAULT_T0();
+	ns = g_lin_dma(sub.ptr, gone.va, h.va + 32, 16, false);
+	ns += g_msg_long(sub.ptr + ns, h.va, 0x11111111);
+	n = g_cp_dma(cb.ptr, sub.va, ns);
+	n += g_msg_long(cb.ptr + n, h.va + 4, 0x22222222);
+	hltests_run_cb_ok(st->fd, QA, cb.va, n);
+	hltests_assert_fault_at(st->fd, t0, gone.va, QA, 0);
+	assert_int_equal(rd32(h.ptr), 0x11111111);
+	assert_int_equal(rd32(h.ptr + 4), 0x22222222);
+	assert_int_equal(rd32(h.ptr + 32), 0);
+
+	/* CP_DMA's fetch of its CB: aborts */
+	FAULT_T0();
+	n = g_cp_dma(cb.ptr, gone.va, 64);
+	n += g_msg_long(cb.ptr + n, h.va, 0x33333333);
+	hltests_run_cb_aborted(st->fd, QA, cb.va, n);
+	hltests_assert_fault_at(st->fd, t0, gone.va, QA, 0);
+	assert_int_equal(rd32(h.ptr), 0);
+
+	/* LOAD_AND_EXE's load: aborts */
+	FAULT_T0();
+	n = g_load_and_exe(cb.ptr, gone.va + 8);
+	n += g_msg_long(cb.ptr + n, h.va, 0x44444444);
+	hltests_run_cb_aborted(st->fd, QA, cb.va, n);
+	hltests_assert_fault_at(st->fd, t0, gone.va + 8, QA, 0);
+	assert_int_equal(rd32(h.ptr), 0);
+
+	/* A MSG_LONG's write: aborts */
+	FAULT_T0();
+	n = g_msg_long(cb.ptr, gone.va + 16, 1);
+	n += g_msg_long(cb.ptr + n, h.va, 0x55555555);
+	hltests_run_cb_aborted(st->fd, QA, cb.va, n);
+	hltests_assert_fault_at(st->fd, t0, gone.va + 16, QA, 1);
+	assert_int_equal(rd32(h.ptr), 0);
+
+	/* The REDUCE extension: aborts */
+	FAULT_T0();
+	n = g_reduce(cb.ptr, gone.va + 24, h.va + 32, 4, HL_REDUCE_DTYPE_I32,
+		     HL_REDUCE_OP_SUM);
+	n += g_msg_long(cb.ptr + n, h.va, 0x66666666);
+	hltests_run_cb_aborted(st->fd, QA, cb.va, n);
+	hltests_assert_fault_at(st->fd, t0, gone.va + 24, QA, 0);
+	assert_int_equal(rd32(h.ptr), 0);
+
+	/* A DMA core whose transfer faults, then its write completion: aborts */
+	FAULT_T0();
+	n = g_dma_core(cb.ptr, h.va + 32, gone.va, 16, one, zero, one, zero,
+		       gone.va + 40, 0xd0e50009, DC_COMMIT_WR_COMP);
+	n += g_msg_long(cb.ptr + n, h.va, 0x77777777);
+	hltests_run_cb_aborted(st->fd, QA, cb.va, n);
+	hltests_assert_fault_at(st->fd, t0, gone.va + 40, QA, 1);
+	assert_int_equal(rd32(h.ptr), 0);
+#undef FAULT_T0
+
+	hltests_host_unmap(st->fd, &h);
+	hltests_host_unmap(st->fd, &sub);
+	hltests_host_unmap(st->fd, &cb);
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, hltests_setup, hltests_teardown)
 
 static const struct CMUnitTest gaudi_pkt_tests[] = {
@@ -1523,6 +1614,7 @@ static const struct CMUnitTest gaudi_pkt_tests[] = {
 	T(test_reduce_extension),
 	T(test_signal_wait_in_gaudi_format),
 	T(test_dma_core_strided_transfer),
+	T(test_which_faults_are_events),
 };
 
 int main(void)

@@ -6,9 +6,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
@@ -519,6 +522,273 @@ static void test_accel_nodes_are_the_device(void **state)
 	assert_true(n > 0);
 }
 
+static sigjmp_buf accel_sigbus_jmp;
+
+static void accel_on_sigbus(int sig)
+{
+	(void)sig;
+	siglongjmp(accel_sigbus_jmp, 1);
+}
+
+/* Whether the page at @p can still be read */
+static int accel_page_reachable(volatile uint8_t *p)
+{
+	struct sigaction sa, old;
+	volatile int ok = 0;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = accel_on_sigbus;
+	sigaction(SIGBUS, &sa, &old);
+	if (!sigsetjmp(accel_sigbus_jmp, 1)) {
+		(void)*p;
+		ok = 1;
+	}
+	sigaction(SIGBUS, &old, NULL);
+	return ok;
+}
+
+/*
+ * Another process opens accel node @i (compute and control) and reads its
+ * pci_addr in a loop until @stop has a byte; exits 0 unless an open that
+ * succeeded failed its INFO while the device was bound
+ */
+static void accel_opener(int i, int stop)
+{
+	struct hl_info_hw_ip_info hw;
+	char path[96], buf[32];
+	int fd, ctl, n = 0;
+
+	snprintf(path, sizeof(path), "/sys/class/accel/accel%d/pci_addr", i);
+	fcntl(stop, F_SETFL, O_NONBLOCK);
+	while (read(stop, buf, 1) != 1) {
+		fd = accel_open(i, 0);
+		if (fd >= 0) {
+			if (hltests_info(fd, HL_INFO_HW_IP_INFO, &hw,
+					 sizeof(hw)) &&
+			    errno != ENODEV)
+				_exit(2);
+			close(fd);
+		}
+		ctl = accel_open(i, 1);
+		if (ctl >= 0) {
+			hltests_info(ctl, HL_INFO_HW_IP_INFO, &hw, sizeof(hw));
+			close(ctl);
+		}
+		hltests_read_file(path, buf, sizeof(buf));
+		n++;
+	}
+	_exit(n ? 0 : 3);
+}
+
+static void accel_unbind(const char *busid)
+{
+	assert_int_equal(hltests_write_file("/sys/bus/pci/drivers/habanalabs/unbind",
+					    busid), 0);
+}
+
+/*
+ * Hostile review of accel_nodes: device 0 unbound under files opened
+ * through /dev/accel/accelN (with a command buffer mapped) and
+ * accel_controlDN, an open sysfs pci_addr file, and another process
+ * opening both nodes and reading pci_addr in a loop: the open files can
+ * only be closed (INFO: ENODEV), the mapped CB's page is gone (SIGBUS),
+ * the old pci_addr file reads an error; no oops, no warning (the run's
+ * kernel log). Rebound, the device has its accel nodes again, the same
+ * device, and opens through them work; twice, so that a node or index
+ * leaked by the first removal shows in the second.
+ */
+static void test_accel_nodes_unbind_rebind(void **state)
+{
+	struct hl_info_hw_ip_info hw;
+	char busid[32], path[96], buf[32];
+	int round, i, i2, fd, fd2, ctl, ctl2, sys, p[2], status;
+	uint64_t h;
+	uint8_t *m;
+	pid_t pid;
+
+	(void)state;
+	accel_require();
+	assert_int_equal(hltests_pci_addr(0, busid, sizeof(busid)), 0);
+	for (round = 0; round < 2; round++) {
+		i = accel_index(0);
+		assert_true(i >= 0);
+		fd = accel_open(i, 0);
+		assert_true(fd >= 0);
+		ctl = accel_open(i, 1);
+		assert_true(ctl >= 0);
+		assert_int_equal(hlthunk_request_command_buffer(fd, 4096, &h), 0);
+		m = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+			 (off_t)h);
+		assert_true(m != MAP_FAILED);
+		memset(m, 0x5a, 4096);
+		snprintf(path, sizeof(path), "/sys/class/accel/accel%d/pci_addr",
+			 i);
+		sys = open(path, O_RDONLY | O_CLOEXEC);
+		assert_true(sys >= 0);
+
+		assert_int_equal(pipe(p), 0);
+		pid = fork();
+		assert_true(pid >= 0);
+		if (!pid) {
+			close(p[1]);
+			accel_opener(i, p[0]);
+		}
+		close(p[0]);
+		usleep(200000);
+		accel_unbind(busid);
+		usleep(200000);
+
+		memset(&hw, 0, sizeof(hw));
+		assert_int_equal(hltests_info(fd, HL_INFO_HW_IP_INFO, &hw,
+					      sizeof(hw)), -ENODEV);
+		assert_false(accel_page_reachable(m));
+		assert_true(pread(sys, buf, sizeof(buf), 0) < 0);
+
+		/* Rebound while the old files are open (round 1: and mapped) */
+		if (!round)
+			munmap(m, 4096);
+		assert_int_equal(hltests_write_file("/sys/bus/pci/drivers_probe",
+						    busid), 0);
+		usleep(200000);
+		assert_int_equal(write(p[1], "s", 1), 1);
+		close(p[1]);
+		assert_int_equal(waitpid(pid, &status, 0), pid);
+		assert_true(WIFEXITED(status));
+		assert_int_equal(WEXITSTATUS(status), 0);
+
+		/* Back: the same device behind its accel nodes */
+		i2 = accel_index(0);
+		print_message("round %d: device 0 is accel%d again\n", round,
+			      i2);
+		assert_true(i2 >= 0);
+		fd2 = accel_open(i2, 0);
+		assert_true(fd2 >= 0);
+		assert_int_equal(hltests_open_node(0, 0), -EBUSY);
+		memset(&hw, 0, sizeof(hw));
+		assert_int_equal(hltests_info(fd2, HL_INFO_HW_IP_INFO, &hw,
+					      sizeof(hw)), 0);
+		ctl2 = accel_open(i2, 1);
+		assert_true(ctl2 >= 0);
+		assert_int_equal(hltests_info(ctl2, HL_INFO_HW_IP_INFO, &hw,
+					      sizeof(hw)), 0);
+		/* The old files are still the old device's */
+		assert_int_equal(hltests_info(fd, HL_INFO_HW_IP_INFO, &hw,
+					      sizeof(hw)), -ENODEV);
+		assert_int_equal(hltests_info(ctl, HL_INFO_HW_IP_INFO, &hw,
+					      sizeof(hw)), -ENODEV);
+		assert_false(round && accel_page_reachable(m));
+		if (round)
+			munmap(m, 4096);
+		close(sys);
+		close(ctl);
+		close(fd);
+		close(ctl2);
+		close(fd2);
+	}
+}
+
+/*
+ * Hostile review of accel_nodes: an accel node is whole when it appears.
+ * Device 0 is unbound, then bound again while another process waits for
+ * /dev/accel/accel<i> to appear: by then (devtmpfs makes the node as the
+ * add event goes out) /sys/class/accel/accel<i>/pci_addr must be there,
+ * for a udev rule on the event or hl-thunk's open by bus id. (An open at
+ * that moment may still get ENODEV: the DRM core publishes the minor for
+ * its open after the node, drm_minor_register().)
+ */
+#define APPEAR_ROUNDS	60
+
+static void test_accel_node_whole_when_it_appears(void **state)
+{
+	char busid[32], attr[96], node[64], buf[32], go;
+	int round, i, p[2], q[2], status, late = 0;
+	pid_t pid;
+
+	(void)state;
+	accel_require();
+	assert_int_equal(hltests_pci_addr(0, busid, sizeof(busid)), 0);
+	i = accel_index(0);
+	assert_true(i >= 0);
+	snprintf(attr, sizeof(attr), "/sys/class/accel/accel%d/pci_addr", i);
+	snprintf(node, sizeof(node), "/dev/accel/accel%d", i);
+	for (round = 0; round < APPEAR_ROUNDS; round++) {
+		accel_unbind(busid);
+		assert_int_equal(access(node, F_OK), -1);
+		assert_int_equal(pipe(p), 0);
+		assert_int_equal(pipe(q), 0);
+		pid = fork();
+		assert_true(pid >= 0);
+		if (!pid) {
+			uint64_t end = hltests_now_ns() + 10000000000ull;
+
+			if (write(q[1], "r", 1) != 1 || read(p[0], &go, 1) != 1)
+				_exit(9);
+			while (access(node, F_OK) && hltests_now_ns() < end)
+				;
+			if (access(node, F_OK))
+				_exit(8);
+			_exit(hltests_read_file(attr, buf, sizeof(buf)) ==
+			      -ENOENT);
+		}
+		assert_int_equal(read(q[0], &go, 1), 1);
+		assert_int_equal(write(p[1], "g", 1), 1);
+		assert_int_equal(hltests_write_file("/sys/bus/pci/drivers_probe",
+						    busid), 0);
+		assert_int_equal(waitpid(pid, &status, 0), pid);
+		assert_true(WIFEXITED(status));
+		assert_true(WEXITSTATUS(status) <= 1);
+		late += WEXITSTATUS(status);
+		close(p[0]);
+		close(p[1]);
+		close(q[0]);
+		close(q[1]);
+		assert_int_equal(accel_index(0), i);
+	}
+	print_message("%d rounds: /dev/accel/accel%d there without pci_addr in %d\n",
+		      APPEAR_ROUNDS, i, late);
+	assert_int_equal(late, 0);
+}
+
+/*
+ * A hard reset under a file opened through /dev/accel/accelN: the file is
+ * dead (ENODEV) and can only be closed, and a new owner opens through the
+ * accel node while it is still open; a second owner from another process
+ * is refused across the nodes (the accel node's owner, then /dev/hlN's).
+ */
+static void test_accel_node_hard_reset(void **state)
+{
+	struct hl_info_hw_ip_info hw;
+	int i, fd, fd2, status;
+	pid_t pid;
+
+	(void)state;
+	accel_require();
+	i = accel_index(0);
+	assert_true(i >= 0);
+	fd = accel_open(i, 0);
+	assert_true(fd >= 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid)
+		_exit(hltests_open_node(0, 0) == -EBUSY &&
+		      accel_open(i, 0) == -EBUSY ? 0 : 1);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+
+	assert_int_equal(hltests_write_file("/sys/class/habanalabs/hl0/hard_reset",
+					    "1"), 0);
+	assert_int_equal(hltests_info(fd, HL_INFO_HW_IP_INFO, &hw, sizeof(hw)),
+			 -ENODEV);
+	fd2 = accel_open(i, 0);
+	assert_true(fd2 >= 0);
+	assert_int_equal(hltests_info(fd2, HL_INFO_HW_IP_INFO, &hw,
+				      sizeof(hw)), 0);
+	close(fd);
+	assert_int_equal(hltests_open_node(0, 0), -EBUSY);
+	close(fd2);
+}
+
 static void test_open_nonexistent_control(void **state)
 {
 	(void)state;
@@ -546,6 +816,9 @@ const struct CMUnitTest open_close_tests[] = {
 					hltests_setup, hltests_teardown),
 	cmocka_unit_test(test_open_nonexistent_control),
 	cmocka_unit_test(test_accel_nodes_are_the_device),
+	cmocka_unit_test(test_accel_node_hard_reset),
+	cmocka_unit_test(test_accel_nodes_unbind_rebind),
+	cmocka_unit_test(test_accel_node_whole_when_it_appears),
 };
 
 int main(void)

@@ -100,10 +100,11 @@ static struct attribute *hl_accel_attrs[] = {
 	NULL,
 };
 
-/* On /sys/class/accel/accelN, where hl-thunk reads pci_addr */
-static const struct attribute_group hl_accel_group = {
-	.attrs = hl_accel_attrs,
-};
+/*
+ * On /sys/class/accel/accelN, where hl-thunk reads pci_addr: the minor's
+ * own groups, so that they exist when the node's add event is sent
+ */
+ATTRIBUTE_GROUPS(hl_accel);
 
 static void hl_accel_ctrl_release(struct device *dev)
 {
@@ -160,30 +161,31 @@ int hl_accel_add(struct hl_device *hdev)
 		return PTR_ERR(drm);
 	drm->dev_private = hdev;
 
-	rc = drm_dev_register(drm, 0);
-	if (rc)
-		goto err_put;
+	/*
+	 * The node is whole when it appears: its attributes come with its
+	 * add event, and an open finds the device as soon as the node exists
+	 * (the accel index is the minor's from drm_dev_alloc() on)
+	 */
+	drm->accel->kdev->groups = hl_accel_groups;
 	rc = xa_insert(&hl_accel_devs, drm->accel->index, hdev, GFP_KERNEL);
 	if (rc)
-		goto err_unplug;
-	rc = sysfs_create_group(&drm->accel->kdev->kobj, &hl_accel_group);
+		goto err_put;
+	rc = drm_dev_register(drm, 0);
 	if (rc)
 		goto err_erase;
 	rc = hl_accel_ctrl_add(hdev, drm);
 	if (rc)
-		goto err_remove_group;
+		goto err_unplug;
 
 	hdev->drm = drm;
 	hl_info(hdev, "nodes accel%d and accel_controlD%d\n",
 		drm->accel->index, drm->accel->index);
 	return 0;
 
-err_remove_group:
-	sysfs_remove_group(&drm->accel->kdev->kobj, &hl_accel_group);
-err_erase:
-	xa_erase(&hl_accel_devs, drm->accel->index);
 err_unplug:
 	drm_dev_unplug(drm);
+err_erase:
+	xa_erase(&hl_accel_devs, drm->accel->index);
 err_put:
 	drm_dev_put(drm);
 	return rc;
@@ -203,9 +205,8 @@ void hl_accel_del(struct hl_device *hdev)
 		return;
 	cdev_device_del(&hdev->cdev_accel_ctrl, &hdev->dev_accel_ctrl_obj);
 	put_device(&hdev->dev_accel_ctrl_obj);
-	/* Waits for readers of the attributes, which use the device */
-	sysfs_remove_group(&drm->accel->kdev->kobj, &hl_accel_group);
 	xa_erase(&hl_accel_devs, drm->accel->index);
+	/* Removes the node with its attributes, waiting for their readers */
 	drm_dev_unplug(drm);
 	drm_dev_put(drm);
 	hdev->drm = NULL;
