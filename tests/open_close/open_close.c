@@ -470,6 +470,7 @@ static void test_accel_nodes_are_the_device(void **state)
 	char path[96], a[64], b[64];
 	union hl_mem_args mem;
 	int i, fd, fd2, ctl, n;
+	struct stat st;
 
 	(void)state;
 	accel_require();
@@ -508,6 +509,17 @@ static void test_accel_nodes_are_the_device(void **state)
 		/* The control node: many openers, INFO only */
 		ctl = accel_open(i, 1);
 		assert_true(ctl >= 0);
+		/*
+		 * The PCI address of its fd, as hl-thunk finds it: at its
+		 * device number, an odd minor taken for the old layout's
+		 * control node and read at the minor before it
+		 */
+		assert_int_equal(fstat(ctl, &st), 0);
+		snprintf(path, sizeof(path), "/sys/dev/char/%u:%u/pci_addr",
+			 major(st.st_rdev), minor(st.st_rdev) & ~1u);
+		assert_int_equal(hltests_read_file(path, a, sizeof(a)), 0);
+		assert_int_equal(hltests_pci_addr(n, b, sizeof(b)), 0);
+		assert_string_equal(a, b);
 		fd2 = accel_open(i, 1);
 		assert_true(fd2 >= 0);
 		memset(&hw2, 0, sizeof(hw2));

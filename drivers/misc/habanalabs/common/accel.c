@@ -106,6 +106,29 @@ static struct attribute *hl_accel_attrs[] = {
  */
 ATTRIBUTE_GROUPS(hl_accel);
 
+static ssize_t hl_accel_ctrl_pci_addr_show(struct device *dev,
+					   struct device_attribute *attr,
+					   char *buf)
+{
+	struct hl_device *hdev = dev_get_drvdata(dev);
+
+	return sysfs_emit(buf, "%s\n", pci_name(hdev->pdev));
+}
+
+static struct device_attribute hl_accel_ctrl_pci_addr =
+	__ATTR(pci_addr, 0444, hl_accel_ctrl_pci_addr_show, NULL);
+
+static struct attribute *hl_accel_ctrl_attrs[] = {
+	&hl_accel_ctrl_pci_addr.attr,
+	NULL,
+};
+
+/*
+ * On accel_controlDN: hl-thunk reads the PCI address of a control node's
+ * fd at /sys/dev/char/<its major>:<its minor>/pci_addr
+ */
+ATTRIBUTE_GROUPS(hl_accel_ctrl);
+
 static void hl_accel_ctrl_release(struct device *dev)
 {
 	hl_device_put(dev_get_drvdata(dev));
@@ -121,6 +144,7 @@ static int hl_accel_ctrl_add(struct hl_device *hdev, struct drm_device *drm)
 	dev->class = drm->accel->kdev->class;
 	dev->parent = hdev->dev;
 	dev->release = hl_accel_ctrl_release;
+	dev->groups = hl_accel_ctrl_groups;
 	dev_set_drvdata(dev, hdev);
 	/* Dropped by hl_accel_ctrl_release() */
 	hl_device_get(hdev);

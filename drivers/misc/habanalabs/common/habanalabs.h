@@ -42,9 +42,13 @@
 #include "mmu.h"
 
 /* Each device has a compute node and a control node */
-/* hlN, hl_controlDN: 2N, 2N + 1; accel_controlDN (accel.c) after them */
-#define HL_MAX_MINORS			(HL_MAX_DEVICES * 3)
-#define HL_ACCEL_CTRL_MINOR(id)		(HL_MAX_DEVICES * 2 + (id))
+/*
+ * hlN, hl_controlDN: 2N, 2N + 1; accel_controlDN (accel.c) after them, on
+ * even minors: hl-thunk takes an odd minor for a control node of the old
+ * layout and reads pci_addr at the minor before it
+ */
+#define HL_MAX_MINORS			(HL_MAX_DEVICES * 4)
+#define HL_ACCEL_CTRL_MINOR(id)		(HL_MAX_DEVICES * 2 + 2 * (id))
 
 /*
  * The logging helpers (hl_err(), hl_dbg(), ...), the ASIC ops table (struct
