@@ -9,8 +9,10 @@
  * packet is a multiple of 8 bytes, its second __u32 (ctl) carries the
  * opcode in bits [28:24] and the barrier bits 29-31.
  *
- *   NOP, ARB_POINT      nothing (the emulated queues run one job at a
- *                       time, in order: arbitration has no effect);
+ *   NOP                 nothing;
+ *   ARB_POINT           asks for (rls 0) or gives back (rls 1) the grant
+ *                       of its queue manager's arbiter, when it is on and
+ *                       arbitrates by priority (emu_sync.c), else nothing;
  *   STOP                ends the job: the rest of its CB, and of the CB
  *                       that CP_DMA'd it, is skipped; the job completes;
  *   LIN_DMA             copy (mem_set 0) or fill (mem_set 1: the 64-bit
@@ -148,6 +150,14 @@ static_assert(offsetof(struct hl_gaudi_pkt_nic_write, local_addr) ==
 #define HL_GPKT_BULK_SIZE64		GENMASK(15, 0)
 #define HL_GPKT_ARB_PRIORITY		GENMASK(7, 0)
 #define HL_GPKT_ARB_RLS			BIT(31)
+
+/*
+ * An ARB_POINT waiting for the grant: the longest quiet period (a stream
+ * of the queue manager busy with other work holds the grant back no longer
+ * than this), and how often it looks again (a job's end is not signalled)
+ */
+#define HL_EMU_ARB_QUIET_MAX		(2 * HZ)
+#define HL_EMU_ARB_POLL			max(HZ / 500, 1)
 #define HL_GPKT_WAIT_CYCLES		GENMASK(23, 0)
 #define HL_GPKT_WAIT_INC		GENMASK(27, 24)
 #define HL_GPKT_WAIT_ID			GENMASK(29, 28)
@@ -601,6 +611,35 @@ static int hl_emu_gaudi_ext(struct hl_emu_queue *q, struct hl_cs_job *job,
 	}
 }
 
+/*
+ * ARB_POINT: rls gives the grant back; else the stream asks for it and
+ * waits, its job's deadline and teardown checked as a FENCE's, for at most
+ * HL_EMU_ARB_QUIET_MAX of quiet period (emu_sync.c)
+ */
+static int hl_emu_gaudi_arb_point(struct hl_emu_queue *q,
+				  struct hl_cs_job *job, u32 w0)
+{
+	unsigned long quiet_end = jiffies + HL_EMU_ARB_QUIET_MAX;
+	u32 gen;
+	int rc;
+
+	if (w0 & ~(HL_GPKT_ARB_PRIORITY | HL_GPKT_ARB_RLS))
+		return -EINVAL;
+	if (w0 & HL_GPKT_ARB_RLS) {
+		hl_emu_sync_arb_release(q->emu, q->id);
+		return 0;
+	}
+	while (!hl_emu_sync_arb_acquire(q->emu, q->id,
+					FIELD_GET(HL_GPKT_ARB_PRIORITY, w0),
+					time_after(jiffies, quiet_end), &gen)) {
+		rc = hl_emu_job_check(q, job);
+		if (rc)
+			return rc;
+		hl_emu_sync_arb_wait(q->emu, gen, HL_EMU_ARB_POLL);
+	}
+	return 0;
+}
+
 /* One packet, read whole into @pkt; returns 0, HL_EMU_GPKT_STOP or -errno */
 static int hl_emu_gaudi_exec(struct hl_emu_queue *q, struct hl_cs_job *job,
 			     const struct hl_emu_gcb *cb, u32 off,
@@ -616,9 +655,7 @@ static int hl_emu_gaudi_exec(struct hl_emu_queue *q, struct hl_cs_job *job,
 			return -EINVAL;
 		return opcode == HL_GAUDI_PKT_STOP ? HL_EMU_GPKT_STOP : 0;
 	case HL_GAUDI_PKT_ARB_POINT:
-		/* One job at a time per queue, in order: nothing to arbitrate */
-		return w0 & ~(HL_GPKT_ARB_PRIORITY | HL_GPKT_ARB_RLS) ?
-		       -EINVAL : 0;
+		return hl_emu_gaudi_arb_point(q, job, w0);
 	case HL_GAUDI_PKT_WREG_32:
 		block = hl_emu_gaudi_engine_block(q);
 		return hl_emu_gaudi_wreg(q, job, block +
@@ -770,6 +807,8 @@ int hl_emu_gaudi_run_job(struct hl_emu_queue *q, struct hl_cs_job *job)
 	q->pred = BIT(0);
 	memset(q->scalar, 0, sizeof(q->scalar));
 	rc = hl_emu_gaudi_run_cb(q, job, &cb);
+	/* Nothing it held or asked of the arbiter outlives the job */
+	hl_emu_sync_arb_release(q->emu, q->id);
 	return rc == HL_EMU_GPKT_STOP ? 0 : rc;
 }
 

@@ -507,10 +507,12 @@ int hl_emu_exec_fence_slot(struct hl_emu_queue *q, struct hl_cs_job *job,
 		    HL_PKT_FENCE_CFG_DEC_MASK))
 		return -EINVAL;
 
-	while (!hl_emu_sync_fence_take(q->emu, slot, id, target, dec)) {
+	while (!hl_emu_sync_fence_take(q->emu, q->id, slot, id, target,
+				       dec)) {
 		rc = hl_emu_job_check(q, job);
 		if (rc) {
-			hl_emu_sync_fence_abort(q->emu, slot, id, target, dec);
+			hl_emu_sync_fence_abort(q->emu, q->id, slot, id, target,
+						dec);
 			return rc;
 		}
 		hl_emu_sync_fence_wait(q->emu, slot, id, target,

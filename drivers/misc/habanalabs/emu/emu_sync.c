@@ -106,6 +106,10 @@ static const u64 hl_emu_sm_block_base[HL_EMU_SM_BLOCKS] = {
  * @arb_cfg: ARB_CFG_0 as written.
  * @arb_wrr: ARB_WRR_WEIGHT_0..3 as written.
  * @arb_quiet: ARB_MST_QUIET_PER as written.
+ * @arb_grant: the stream (bit 0-3) that holds the priority arbiter's grant
+ *	(ARB_POINT, below), or 0.
+ * @arb_req: the streams waiting at an ARB_POINT for the grant, a bit each.
+ * @arb_prio: the priority each of them asked with.
  * @dma_core: the registers of its engine's DMA core as written (GAUDI's
  *	DMA 0..7; HL_EMU_DMA_CORE_*, from the block's base / 4), else unused.
  */
@@ -115,13 +119,31 @@ struct hl_emu_qm {
 	u32 arb_cfg;
 	u32 arb_wrr[HL_QM_FENCE_STREAMS];
 	u32 arb_quiet;
+	u8 arb_grant;
+	u8 arb_req;
+	u8 arb_prio[HL_QM_FENCE_STREAMS];
 	u32 dma_core[HL_EMU_DMA_CORE_REGS_END / 4];
 };
 
 /**
+ * struct hl_emu_fwait - the FENCE a queue waits in, for the arbiter.
+ * @on: the queue waits in a FENCE (on counter @id of @slot, for @target).
+ * @slot: the counters' slot.
+ * @id: the counter.
+ * @target: the FENCE's target.
+ */
+struct hl_emu_fwait {
+	bool on;
+	u32 slot;
+	u32 id;
+	u32 target;
+};
+
+/**
  * struct hl_emu_sync - the sync manager.
- * @lock: Protects: @sob, @mon, @fence, @msg_base, @dropped, the arbiter
- *	and DMA core registers of @qm.
+ * @lock: Protects: @sob, @mon, @fence, @msg_base, @dropped, @fwait,
+ *	@arb_gen, the arbiter (registers and state) and DMA core registers of
+ *	@qm.
  * @wq: FENCE packets waiting for a fence counter.
  * @sob: the sync objects' values, block by block (HL_EMU_SM_BLOCKS).
  * @mon: the monitors, block by block.
@@ -138,10 +160,14 @@ struct hl_emu_qm {
  *	queue manager's lower CP (@num_queues + its index).
  * @dropped: payloads that aimed outside the sync manager when their monitor
  *	fired (ignored).
+ * @fwait: per queue, the FENCE it waits in (the arbiter's quiet period).
+ * @arb_gen: bumped at each change of an arbiter's grant or requests, and of
+ *	@fwait while a stream asks for a grant: what an ARB_POINT waits for.
  * @fence: the fence counters, HL_QM_FENCE_NUM per slot (as @msg_base).
  */
 struct hl_emu_sync {
-	spinlock_t lock; /* Protects: sob, mon, fence, msg_base, dropped, qm's arb, dma_core */
+	/* Protects: sob, mon, fence, msg_base, dropped, fwait, arb_gen, qm's arb, dma_core */
+	spinlock_t lock;
 	wait_queue_head_t wq;
 	u16 sob[HL_EMU_SM_NUM_SOBS];
 	struct hl_emu_mon mon[HL_EMU_SM_NUM_MONS];
@@ -152,6 +178,8 @@ struct hl_emu_sync {
 	s8 *queue_qm;
 	u64 (*msg_base)[HL_QM_MSG_BASE_NUM];
 	u64 dropped;
+	struct hl_emu_fwait *fwait;
+	u32 arb_gen;
 	u32 fence[][HL_QM_FENCE_NUM];
 };
 
@@ -712,28 +740,132 @@ u64 hl_emu_sync_msg_base(struct hl_emu_device *emu, u32 queue, u32 base)
 	return addr;
 }
 
+/*
+ * The queue managers' arbiters (GAUDI; ARB_POINT, emu_gaudi_pkt.c).
+ * With ARB_CFG_0's EN set and its TYPE priority (0), a stream's ARB_POINT
+ * without rls asks for the grant with its priority and waits for it, one
+ * with rls gives it back; the packets between run while the stream holds
+ * it. The grant goes to the asking stream of the highest priority (on a
+ * tie, the lowest stream) once the arbiter's quiet period is over. On a
+ * GAUDI that is ARB_MST_QUIET_PER cycles after the last grant, in which
+ * the other streams may ask; here it lasts until every other stream of the
+ * queue manager asks too, waits in a FENCE whose counter is short, or has
+ * no job (and at most HL_EMU_ARB_QUIET_MAX, emu_gaudi_pkt.c: a stream busy
+ * with other work does not hold the grant back for longer). Not modelled:
+ * WRR arbitration (TYPE 1: ARB_POINT has no effect, as with the arbiter
+ * off), ARB_CFG_0's MASK and IS_MASTER; a stream with no ARB_POINT runs
+ * as without an arbiter; the lower CP's ARB_POINTs are its stream's. A job
+ * that ends holding the grant, or waiting for it, gives it up
+ * (hl_emu_sync_arb_release()).
+ */
+#define HL_EMU_QM_ARB_CFG_TYPE_WRR	BIT(0)
+#define HL_EMU_QM_ARB_CFG_EN		BIT(8)
+
+/* The queue manager and stream of @queue for the arbiter, or -1 */
+static int hl_emu_sync_arb_stream(struct hl_emu_sync *sm, u32 queue,
+				  struct hl_emu_qm **qm)
+{
+	u32 s;
+
+	if (!sm->gaudi || queue >= sm->num_queues || sm->queue_qm[queue] < 0)
+		return -1;
+	*qm = &sm->qm[sm->queue_qm[queue]];
+	s = queue - (*qm)->first_queue;
+	return s < HL_QM_FENCE_STREAMS ? s : -1;
+}
+
+/* The streams of @qm with a job, running or pending (no lock held) */
+static u32 hl_emu_sync_arb_busy(struct hl_emu_device *emu,
+				const struct hl_emu_qm *qm)
+{
+	u32 s, busy = 0;
+
+	for (s = 0; s < HL_QM_FENCE_STREAMS; s++) {
+		struct hl_emu_queue *q = &emu->queues[qm->first_queue + s];
+
+		spin_lock(&q->lock);
+		if (q->running || !list_empty(&q->pending))
+			busy |= BIT(s);
+		spin_unlock(&q->lock);
+	}
+	return busy;
+}
+
+/* Whether the quiet period of @qm is over: no stream may still ask */
+static bool hl_emu_sync_arb_quiet(struct hl_emu_sync *sm,
+				  const struct hl_emu_qm *qm, u32 busy)
+{
+	const struct hl_emu_fwait *fw;
+	u32 s;
+
+	lockdep_assert_held(&sm->lock);
+	for (s = 0; s < HL_QM_FENCE_STREAMS; s++) {
+		if (!(busy & BIT(s)) || (qm->arb_req & BIT(s)))
+			continue;
+		fw = &sm->fwait[qm->first_queue + s];
+		if (fw->on && sm->fence[fw->slot][fw->id] < fw->target)
+			continue;
+		return false;
+	}
+	return true;
+}
+
+/* The asking stream the grant goes to: the highest priority, then lowest */
+static int hl_emu_sync_arb_best(const struct hl_emu_qm *qm)
+{
+	int s, best = -1;
+
+	for (s = 0; s < HL_QM_FENCE_STREAMS; s++)
+		if ((qm->arb_req & BIT(s)) &&
+		    (best < 0 || qm->arb_prio[s] > qm->arb_prio[best]))
+			best = s;
+	return best;
+}
+
 /**
- * hl_emu_sync_fence_take - FENCE: pass when counter @id of @queue reached
+ * hl_emu_sync_fence_take - FENCE: pass when counter @id of @slot reached
  * @target, subtracting @dec.
  * @emu: the device.
  * @queue: the executing queue.
+ * @slot: the counters' slot (hl_emu_sync_slot()).
  * @id: fence id, below HL_QM_FENCE_NUM.
  * @target: the target.
  * @dec: what to subtract when passing (down to 0).
  *
+ * Until the FENCE passes (or hl_emu_sync_fence_abort()) @queue counts as
+ * waiting in it, for the arbiter of its queue manager; in the same step as
+ * the pass, so that no arbiter sees it waiting once it runs on.
+ *
  * Return: whether the fence passed.
  */
-bool hl_emu_sync_fence_take(struct hl_emu_device *emu, u32 queue, u32 id,
-			    u32 target, u32 dec)
+bool hl_emu_sync_fence_take(struct hl_emu_device *emu, u32 queue, u32 slot,
+			    u32 id, u32 target, u32 dec)
 {
 	struct hl_emu_sync *sm = emu->sync;
-	bool pass;
+	struct hl_emu_fwait *fw = &sm->fwait[queue];
+	struct hl_emu_qm *qm;
+	bool pass, asked = false;
 
 	spin_lock(&sm->lock);
-	pass = sm->fence[queue][id] >= target;
-	if (pass)
-		sm->fence[queue][id] -= min(dec, sm->fence[queue][id]);
+	pass = sm->fence[slot][id] >= target;
+	if (pass) {
+		sm->fence[slot][id] -= min(dec, sm->fence[slot][id]);
+		fw->on = false;
+	} else if (!fw->on) {
+		*fw = (struct hl_emu_fwait){
+			.on = true, .slot = slot, .id = id, .target = target,
+		};
+		/* An ARB_POINT of the queue manager may wait for this */
+		if (hl_emu_sync_arb_stream(sm, queue, &qm) >= 0 &&
+		    qm->arb_req) {
+			sm->arb_gen++;
+			asked = true;
+		}
+	}
 	spin_unlock(&sm->lock);
+
+	if (asked)
+		wake_up_all(&sm->wq);
 	return pass;
 }
 
@@ -762,9 +894,11 @@ int hl_emu_sync_fence_wait(struct hl_emu_device *emu, u32 queue, u32 id,
  * hl_emu_sync_fence_abort - a FENCE gave up (its job failed): take what
  * reached its counter meanwhile and disarm every monitor aimed at the
  * counter, so that neither a fire that landed after the FENCE's last look
- * nor a late one passes a later FENCE of the queue.
+ * nor a late one passes a later FENCE of the queue; the executing queue
+ * waits in it no more.
  * @emu: the device.
- * @queue: the queue.
+ * @queue: the executing queue.
+ * @slot: the counters' slot.
  * @id: fence id.
  * @target: the FENCE's target.
  * @dec: what the FENCE subtracts when it passes.
@@ -772,20 +906,121 @@ int hl_emu_sync_fence_wait(struct hl_emu_device *emu, u32 queue, u32 id,
  * One step under the lock: a fire lands either before it (and is taken, as
  * hl_emu_sync_fence_take() would have) or never.
  */
-void hl_emu_sync_fence_abort(struct hl_emu_device *emu, u32 queue, u32 id,
-			     u32 target, u32 dec)
+void hl_emu_sync_fence_abort(struct hl_emu_device *emu, u32 queue, u32 slot,
+			     u32 id, u32 target, u32 dec)
 {
 	struct hl_emu_sync *sm = emu->sync;
-	u64 addr = hl_emu_sync_fence_addr(emu, queue, id);
+	u64 addr = hl_emu_sync_fence_addr(emu, slot, id);
 	u32 i;
 
 	spin_lock(&sm->lock);
-	if (sm->fence[queue][id] >= target)
-		sm->fence[queue][id] -= min(dec, sm->fence[queue][id]);
+	sm->fwait[queue].on = false;
+	if (sm->fence[slot][id] >= target)
+		sm->fence[slot][id] -= min(dec, sm->fence[slot][id]);
 	for (i = 0; i < HL_EMU_SM_NUM_MONS; i++)
 		if (sm->mon[i].armed && sm->mon[i].addr == addr)
 			sm->mon[i].armed = false;
 	spin_unlock(&sm->lock);
+}
+
+/**
+ * hl_emu_sync_arb_acquire - ARB_POINT without rls: ask for the grant of
+ * the arbiter of @queue's queue manager, and take it when it is @queue's.
+ * @emu: the device.
+ * @queue: the executing queue.
+ * @prio: the packet's priority.
+ * @force: the quiet period is over whatever the other streams do.
+ * @gen: receives the arbiters' generation, for hl_emu_sync_arb_wait().
+ *
+ * Return: whether @queue holds the grant (or the arbiter is off, or
+ * arbitrates by weight, or the queue has none): it may go on.
+ */
+bool hl_emu_sync_arb_acquire(struct hl_emu_device *emu, u32 queue, u32 prio,
+			     bool force, u32 *gen)
+{
+	struct hl_emu_sync *sm = emu->sync;
+	struct hl_emu_qm *qm;
+	bool granted = true, changed = false;
+	u32 busy;
+	int s;
+
+	s = hl_emu_sync_arb_stream(sm, queue, &qm);
+	if (s < 0)
+		return true;
+	busy = hl_emu_sync_arb_busy(emu, qm);
+
+	spin_lock(&sm->lock);
+	if ((qm->arb_cfg & (HL_EMU_QM_ARB_CFG_EN | HL_EMU_QM_ARB_CFG_TYPE_WRR)) !=
+	    HL_EMU_QM_ARB_CFG_EN) {
+		qm->arb_req &= ~BIT(s);
+	} else if (!(qm->arb_grant & BIT(s))) {
+		if (!(qm->arb_req & BIT(s)) || qm->arb_prio[s] != prio) {
+			qm->arb_req |= BIT(s);
+			qm->arb_prio[s] = prio;
+			changed = true;
+		}
+		granted = !qm->arb_grant && hl_emu_sync_arb_best(qm) == s &&
+			  (force || hl_emu_sync_arb_quiet(sm, qm, busy));
+		if (granted) {
+			qm->arb_grant = BIT(s);
+			qm->arb_req &= ~BIT(s);
+			changed = true;
+		}
+	}
+	if (changed)
+		sm->arb_gen++;
+	*gen = sm->arb_gen;
+	spin_unlock(&sm->lock);
+
+	if (changed)
+		wake_up_all(&sm->wq);
+	return granted;
+}
+
+/**
+ * hl_emu_sync_arb_release - ARB_POINT with rls, or the end of a job of
+ * @queue: the grant it holds and its request are given up (a job that
+ * ends holding or waiting for the grant keeps no other stream waiting).
+ * @emu: the device.
+ * @queue: the executing queue.
+ */
+void hl_emu_sync_arb_release(struct hl_emu_device *emu, u32 queue)
+{
+	struct hl_emu_sync *sm = emu->sync;
+	struct hl_emu_qm *qm;
+	bool changed;
+	int s;
+
+	s = hl_emu_sync_arb_stream(sm, queue, &qm);
+	if (s < 0)
+		return;
+	spin_lock(&sm->lock);
+	changed = (qm->arb_grant | qm->arb_req) & BIT(s);
+	qm->arb_grant &= ~BIT(s);
+	qm->arb_req &= ~BIT(s);
+	if (changed)
+		sm->arb_gen++;
+	spin_unlock(&sm->lock);
+
+	if (changed)
+		wake_up_all(&sm->wq);
+}
+
+/**
+ * hl_emu_sync_arb_wait - sleep until an arbiter changed since @gen, the
+ * device stops, or @timeout jiffies pass (the quiet period also ends when
+ * a stream's job ends, which is not signalled: the caller polls).
+ * @emu: the device.
+ * @gen: what hl_emu_sync_arb_acquire() gave.
+ * @timeout: longest sleep, in jiffies.
+ */
+void hl_emu_sync_arb_wait(struct hl_emu_device *emu, u32 gen, long timeout)
+{
+	struct hl_emu_sync *sm = emu->sync;
+
+	wait_event_timeout(sm->wq,
+			   READ_ONCE(sm->arb_gen) != gen || READ_ONCE(emu->stopped),
+			   timeout);
 }
 
 /**
@@ -820,10 +1055,13 @@ void hl_emu_sync_reset(struct hl_emu_device *emu)
 			     sizeof(sm->fence[0]));
 	for (q = 0; q < sm->num_queues + sm->num_qms; q++)
 		memcpy(sm->msg_base[q], bases, sizeof(bases));
+	memset(sm->fwait, 0, sm->num_queues * sizeof(*sm->fwait));
 	for (k = 0; k < sm->num_qms; k++) {
 		sm->qm[k].arb_cfg = 0;
 		sm->qm[k].arb_quiet = 0;
 		memset(sm->qm[k].arb_wrr, 0, sizeof(sm->qm[k].arb_wrr));
+		sm->qm[k].arb_grant = 0;
+		sm->qm[k].arb_req = 0;
 		memset(sm->qm[k].dma_core, 0, sizeof(sm->qm[k].dma_core));
 	}
 	spin_unlock(&sm->lock);
@@ -1307,6 +1545,7 @@ void hl_emu_sync_free(struct hl_emu_device *emu)
 		return;
 	kvfree(sm->msg_base);
 	kfree(sm->queue_qm);
+	kfree(sm->fwait);
 	kfree(sm->qm);
 	kvfree(sm);
 	emu->sync = NULL;
@@ -1341,7 +1580,8 @@ int hl_emu_sync_alloc(struct hl_emu_device *emu)
 	sm->qm = kcalloc(num_qms, sizeof(*sm->qm), GFP_KERNEL);
 	sm->queue_qm = kcalloc(sm->num_queues, sizeof(*sm->queue_qm),
 			       GFP_KERNEL);
-	if (!sm->msg_base || !sm->qm || !sm->queue_qm) {
+	sm->fwait = kcalloc(sm->num_queues, sizeof(*sm->fwait), GFP_KERNEL);
+	if (!sm->msg_base || !sm->qm || !sm->queue_qm || !sm->fwait) {
 		rc = -ENOMEM;
 		goto err_free;
 	}

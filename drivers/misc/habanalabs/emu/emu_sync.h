@@ -49,13 +49,17 @@ void hl_emu_sync_reset(struct hl_emu_device *emu);
 bool hl_emu_sync_is_reg(struct hl_emu_device *emu, u64 addr);
 int hl_emu_sync_write(struct hl_emu_device *emu, u64 addr, u32 value);
 int hl_emu_sync_read(struct hl_emu_device *emu, u64 addr, u32 *val);
-bool hl_emu_sync_fence_take(struct hl_emu_device *emu, u32 queue, u32 id,
-			    u32 target, u32 dec);
-void hl_emu_sync_fence_abort(struct hl_emu_device *emu, u32 queue, u32 id,
-			     u32 target, u32 dec);
+bool hl_emu_sync_fence_take(struct hl_emu_device *emu, u32 queue, u32 slot,
+			    u32 id, u32 target, u32 dec);
+void hl_emu_sync_fence_abort(struct hl_emu_device *emu, u32 queue, u32 slot,
+			     u32 id, u32 target, u32 dec);
 int hl_emu_sync_fence_wait(struct hl_emu_device *emu, u32 queue, u32 id,
 			   u32 target, long timeout);
 void hl_emu_sync_wake(struct hl_emu_device *emu);
+bool hl_emu_sync_arb_acquire(struct hl_emu_device *emu, u32 queue, u32 prio,
+			     bool force, u32 *gen);
+void hl_emu_sync_arb_release(struct hl_emu_device *emu, u32 queue);
+void hl_emu_sync_arb_wait(struct hl_emu_device *emu, u32 gen, long timeout);
 void hl_emu_sync_props(struct hl_emu_device *emu,
 		       struct asic_fixed_properties *prop);
 u32 hl_emu_sync_gen_signal_cb(struct hl_device *hdev, void *buf, u32 queue,

@@ -86,13 +86,13 @@ static void t_signal(struct kunit *test, struct hl_emu_device *emu)
 /* The FENCE of the WAIT: target 1, decrement 1 */
 static bool t_take(struct hl_emu_device *emu)
 {
-	return hl_emu_sync_fence_take(emu, T_QUEUE, T_FENCE, 1, 1);
+	return hl_emu_sync_fence_take(emu, T_QUEUE, T_QUEUE, T_FENCE, 1, 1);
 }
 
 /* It gives up: the same target and decrement */
 static void t_abort(struct hl_emu_device *emu)
 {
-	hl_emu_sync_fence_abort(emu, T_QUEUE, T_FENCE, 1, 1);
+	hl_emu_sync_fence_abort(emu, T_QUEUE, T_QUEUE, T_FENCE, 1, 1);
 }
 
 /* Controls: a fire before the FENCE passes it; one after the abort is lost */
