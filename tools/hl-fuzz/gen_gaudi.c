@@ -5,7 +5,8 @@
  * format"; docs/gaudi.md says what each packet does). Mostly well-formed
  * packets aimed at what they can reach: the sync manager's SOBs and
  * monitors in both blocks, the queue managers' fence counters and message
- * bases, the engine's own register block, other command buffers (CP_DMA,
+ * bases, the queue manager's arbiter (ARB_CFG_0, ARB_POINT), the engine's
+ * own register block, other command buffers (CP_DMA,
  * LOAD_AND_EXE), and memory of the file; then malformed ones (reserved
  * bits, unmodelled fields and opcodes, garbage).
  */
@@ -198,7 +199,21 @@ static uint32_t gaudi_packet(struct worker *w, uint32_t file, uint8_t *p,
 		put32(p + 4, G_CTL(HL_GAUDI_PKT_WAIT) | ctl_extra(w, false));
 		return 8;
 	case 13: case 14:
-		/* WREG_32 at an offset of the engine's own block */
+		/*
+		 * WREG_32 at an offset of the engine's own block; sometimes its
+		 * queue manager's ARB_CFG_0: the arbiter on by priority (its
+		 * ARB_POINTs then ask for and give back the grant), by weight,
+		 * or off
+		 */
+		if (chance(&w->r, 15)) {
+			static const uint32_t arb[] = { 0x110, 0x110, 0x111, 0 };
+
+			put32(p, arb[rnd(&w->r, 4)]);
+			put32(p + 4, G_CTL(HL_GAUDI_PKT_WREG_32) |
+				     0x8a00u << G_WREG_OFFSET_SHIFT |
+				     ctl_extra(w, true));
+			return 8;
+		}
 		put32(p, reg_value(w, bad));
 		put32(p + 4, G_CTL(HL_GAUDI_PKT_WREG_32) |
 			     (uint32_t)(bad && chance(&w->r, 50) ?
