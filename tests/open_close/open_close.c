@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/klog.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -429,6 +430,50 @@ static void accel_require(void)
 	}
 }
 
+/* Whether the kernel log holds @text (the whole ring buffer) */
+static bool klog_has(const char *text)
+{
+	int size = klogctl(10 /* SYSLOG_ACTION_SIZE_BUFFER */, NULL, 0);
+	char *buf;
+	bool found;
+	int n;
+
+	assert_true(size > 0);
+	buf = calloc(1, (size_t)size + 1);
+	assert_non_null(buf);
+	n = klogctl(3 /* SYSLOG_ACTION_READ_ALL */, buf, size);
+	assert_true(n >= 0);
+	found = strstr(buf, text);
+	free(buf);
+	return found;
+}
+
+/*
+ * accel_nodes on a kernel without CONFIG_DRM_ACCEL (the debug lane's)
+ * publishes nothing, and the module's load says so; on one with it (no
+ * notice) the nodes are there. The other half is each lane's control.
+ */
+static void test_accel_nodes_without_drm_accel_say_so(void **state)
+{
+	static const char notice[] =
+		"accel_nodes ignored: this kernel has no CONFIG_DRM_ACCEL";
+	char buf[8];
+
+	(void)state;
+	if (hltests_param_read("accel_nodes", buf, sizeof(buf)) ||
+	    strcmp(buf, "Y")) {
+		print_message("accel_nodes off: skipped\n");
+		skip();
+	}
+	if (access("/sys/class/accel", F_OK)) {
+		assert_true(klog_has(notice));
+		assert_int_not_equal(access("/dev/accel/accel0", F_OK), 0);
+	} else {
+		assert_false(klog_has(notice));
+		assert_int_equal(access("/dev/accel/accel0", F_OK), 0);
+	}
+}
+
 /* The accel index of device @idx: the accelN whose pci_addr is hlN's */
 static int accel_index(int idx)
 {
@@ -828,6 +873,7 @@ const struct CMUnitTest open_close_tests[] = {
 					hltests_setup, hltests_teardown),
 	cmocka_unit_test(test_open_nonexistent_control),
 	cmocka_unit_test(test_accel_nodes_are_the_device),
+	cmocka_unit_test(test_accel_nodes_without_drm_accel_say_so),
 	cmocka_unit_test(test_accel_node_hard_reset),
 	cmocka_unit_test(test_accel_nodes_unbind_rebind),
 	cmocka_unit_test(test_accel_node_whole_when_it_appears),

@@ -339,6 +339,9 @@ static int __init hl_init(void)
 {
 	int rc;
 
+	if (hl_accel_nodes && !IS_ENABLED(CONFIG_DRM_ACCEL))
+		pr_notice(HL_NAME ": accel_nodes ignored: this kernel has no CONFIG_DRM_ACCEL (no /dev/accel)\n");
+
 	hl_wq = alloc_workqueue(HL_NAME, 0, 0);
 	if (!hl_wq)
 		return -ENOMEM;
