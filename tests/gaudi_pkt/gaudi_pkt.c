@@ -1589,6 +1589,85 @@ static void test_arbiter_teardown_mid_wait(void **state)
 	hlthunk_close(fd);
 }
 
+/* @k LIN_DMA fills of 8 MiB of DRAM at @p */
+static uint32_t arb_busy_work(uint8_t *p, const struct hltests_state *st,
+			      uint32_t k)
+{
+	uint32_t n = 0, i;
+
+	for (i = 0; i < k; i++)
+		n += g_lin_dma(p + n, 0x5a5a5a5a5a5a5a5aull,
+			       st->hw_ip.dram_base_address + 2 * MB, 8 * MB,
+			       true);
+	return n;
+}
+
+/*
+ * The quiet period runs from the last grant: a stream that waited for a
+ * held grant longer than the 2 s bound does not take it the moment it is
+ * given back while another stream, busy on its way to ask (a few 100 ms),
+ * would ask with a higher priority. Stream 0 holds the grant; stream 1
+ * (priority 1) asks and waits 2.5 s; one SOB opens the holder's FENCE and
+ * stream 2's, which then works a while and asks with priority 9: it is
+ * granted first, so stream 1's word is the one left.
+ */
+static void test_arbiter_quiet_period_from_the_last_grant(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hltests_host_buf cb[5], h;
+	uint64_t seq0, seq1, seq2, t0, dt = 0;
+	uint32_t i, n, k;
+
+	GAUDI_ONLY();
+	for (i = 0; i < 5; i++)
+		hltests_host_map(st->fd, &cb[i], PAGE);
+	hltests_host_map(st->fd, &h, PAGE);
+
+	/* The work: 50 ms or more, well under 2 s (up to 128 fills: a page) */
+	for (k = 1;; k *= 2) {
+		n = arb_busy_work(cb[2].ptr, st, k);
+		t0 = hltests_now_ns();
+		hltests_run_cb_ok(st->fd, QA + 2, cb[2].va, n);
+		dt = hltests_now_ns() - t0;
+		if (dt >= 50000000ull || k == 128)
+			break;
+	}
+	print_message("stream 2's work: %u fills, %.2f s\n", k, dt / 1e9);
+	assert_true(dt >= 50000000ull && dt < 1000000000ull);
+
+	memset(h.ptr, 0, 16);
+	arb_set(st->fd, &cb[4], ARB_PRIO);
+	seq0 = arb_holder(st->fd, &cb[0], &h, 1, 30);
+	seq1 = arb_writer(st->fd, &cb[1], &h, 1, 1, 0x11, 30);
+	n = 0;
+	n += g_monitor(cb[2].ptr + n, T_MON + 3, T_SOB + 2, 1,
+		       hltests_gaudi_fence_reg(QA + 2, 0, 1), 1);
+	n += g_msg_long(cb[2].ptr + n, h.va + 12, 1);
+	n += g_fence(cb[2].ptr + n, 1, 1, 1);
+	n += arb_busy_work(cb[2].ptr + n, st, k);
+	n += g_arb_point(cb[2].ptr + n, 9, false);
+	n += g_msg_long(cb[2].ptr + n, h.va, 0x22);
+	n += g_arb_point(cb[2].ptr + n, 9, true);
+	seq2 = hltests_submit_cb(st->fd, QA + 2, cb[2].va, n, 30);
+	wait_word(h.ptr + 12, 1);
+	usleep(2500 * 1000);
+	assert_int_equal(rd32(h.ptr), 0);
+
+	arb_open(st->fd, &cb[3]);
+	assert_int_equal(wait_status(st->fd, seq0, 30ull * 1000 * 1000),
+			 HL_WAIT_CS_STATUS_COMPLETED);
+	assert_int_equal(wait_status(st->fd, seq1, 30ull * 1000 * 1000),
+			 HL_WAIT_CS_STATUS_COMPLETED);
+	assert_int_equal(wait_status(st->fd, seq2, 30ull * 1000 * 1000),
+			 HL_WAIT_CS_STATUS_COMPLETED);
+	assert_int_equal(rd32(h.ptr + 4), 0xa0);
+	assert_int_equal(rd32(h.ptr), 0x11);
+
+	hltests_host_unmap(st->fd, &h);
+	for (i = 0; i < 5; i++)
+		hltests_host_unmap(st->fd, &cb[i]);
+}
+
 /*
  * Four streams of QA ask and give back the grant, job after job, with
  * priorities of their own (every fifth job ends holding it, and so does
@@ -2263,6 +2342,7 @@ static const struct CMUnitTest gaudi_pkt_tests[] = {
 	T(test_arbiter_switched_off_mid_wait),
 	T(test_arbiter_lower_cp_waits),
 	T(test_arbiter_quiet_with_fence_waiters),
+	T(test_arbiter_quiet_period_from_the_last_grant),
 	T(test_arbiter_teardown_mid_wait),
 	T(test_arbiter_four_streams_stress),
 	T(test_load_and_exe_scalars),
