@@ -14,12 +14,14 @@
 #include "hltests.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/wait.h>
 
 #define PAGE		4096ull
 #define MB		(1024ull * 1024)
@@ -1270,6 +1272,497 @@ static void test_arbiter_grant_ends_with_the_job(void **state)
 		hltests_host_unmap(st->fd, &cb[i]);
 }
 
+/*
+ * The arbiter switched off (ARB_CFG_0 = 0) or to weights while stream 1
+ * waits for the grant that stream 0 holds: stream 1 goes on at once. A
+ * release by a stream that holds nothing (stream 2) takes nothing from the
+ * holder (the control: stream 1 still waits after it). Switched back on,
+ * the grant the holder gave back at its job's end is free: a new asker is
+ * granted at once.
+ */
+static void test_arbiter_switched_off_mid_wait(void **state)
+{
+	static const uint32_t cfgs[] = { 0, ARB_WRR };
+	struct hltests_state *st = *state;
+	struct hltests_host_buf cb[4], h;
+	uint64_t seq0, seq1;
+	uint32_t i, k, n;
+
+	GAUDI_ONLY();
+	for (i = 0; i < 4; i++)
+		hltests_host_map(st->fd, &cb[i], PAGE);
+	hltests_host_map(st->fd, &h, PAGE);
+
+	for (k = 0; k < 2; k++) {
+		memset(h.ptr, 0, 16);
+		arb_set(st->fd, &cb[3], ARB_PRIO);
+		seq0 = arb_holder(st->fd, &cb[0], &h, 1, 30);
+		seq1 = arb_writer(st->fd, &cb[1], &h, 1, 9, 0xb1, 30);
+		/* A release without the grant: stream 1 still waits */
+		n = g_arb_point(cb[2].ptr, 0, true);
+		hltests_run_cb_ok(st->fd, QA + 2, cb[2].va, n);
+		usleep(300 * 1000);
+		assert_int_equal(rd32(h.ptr), 0);
+		assert_int_equal(wait_status(st->fd, seq1, 0),
+				 HL_WAIT_CS_STATUS_BUSY);
+		/* Off (or by weight): stream 1 goes on, the holder holds */
+		arb_set(st->fd, &cb[3], cfgs[k]);
+		assert_int_equal(wait_status(st->fd, seq1, 30ull * 1000 * 1000),
+				 HL_WAIT_CS_STATUS_COMPLETED);
+		assert_int_equal(rd32(h.ptr), 0xb1);
+		assert_int_equal(rd32(h.ptr + 4), 0);
+		arb_open(st->fd, &cb[2]);
+		assert_int_equal(wait_status(st->fd, seq0, 30ull * 1000 * 1000),
+				 HL_WAIT_CS_STATUS_COMPLETED);
+		/* On again: nothing held */
+		arb_set(st->fd, &cb[3], ARB_PRIO);
+		seq1 = arb_writer(st->fd, &cb[1], &h, 2, 1, 0xb2, 5);
+		assert_int_equal(wait_status(st->fd, seq1, 30ull * 1000 * 1000),
+				 HL_WAIT_CS_STATUS_COMPLETED);
+		assert_int_equal(rd32(h.ptr), 0xb2);
+	}
+
+	hltests_host_unmap(st->fd, &h);
+	for (i = 0; i < 4; i++)
+		hltests_host_unmap(st->fd, &cb[i]);
+}
+
+/*
+ * The lower CP's ARB_POINT is its stream's: stream 1's ARB_POINT in a
+ * CP_DMA'd CB waits while stream 0 holds the grant, and its write lands
+ * after the holder's.
+ */
+static void test_arbiter_lower_cp_waits(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hltests_host_buf cb[4], sub, h;
+	uint64_t seq0, seq1;
+	uint32_t i, n, m;
+
+	GAUDI_ONLY();
+	for (i = 0; i < 4; i++)
+		hltests_host_map(st->fd, &cb[i], PAGE);
+	hltests_host_map(st->fd, &sub, PAGE);
+	hltests_host_map(st->fd, &h, PAGE);
+	memset(h.ptr, 0, 16);
+	arb_set(st->fd, &cb[3], ARB_PRIO);
+	seq0 = arb_holder(st->fd, &cb[0], &h, 1, 30);
+	m = 0;
+	m += g_arb_point(sub.ptr + m, 4, false);
+	m += g_msg_long(sub.ptr + m, h.va, 0xc1);
+	m += g_arb_point(sub.ptr + m, 4, true);
+	n = g_cp_dma(cb[1].ptr, sub.va, m);
+	seq1 = hltests_submit_cb(st->fd, QA + 1, cb[1].va, n, 30);
+	usleep(300 * 1000);
+	assert_int_equal(rd32(h.ptr), 0);
+	assert_int_equal(wait_status(st->fd, seq1, 0), HL_WAIT_CS_STATUS_BUSY);
+	arb_open(st->fd, &cb[2]);
+	assert_int_equal(wait_status(st->fd, seq0, 30ull * 1000 * 1000),
+			 HL_WAIT_CS_STATUS_COMPLETED);
+	assert_int_equal(wait_status(st->fd, seq1, 30ull * 1000 * 1000),
+			 HL_WAIT_CS_STATUS_COMPLETED);
+	assert_int_equal(rd32(h.ptr), 0xc1);
+	assert_int_equal(rd32(h.ptr + 4), 0xa0);
+
+	hltests_host_unmap(st->fd, &h);
+	hltests_host_unmap(st->fd, &sub);
+	for (i = 0; i < 4; i++)
+		hltests_host_unmap(st->fd, &cb[i]);
+}
+
+/*
+ * The quiet period ends when the other streams wait in a FENCE whose
+ * counter is short: stream 2 waits in one (its own CP's, then the lower
+ * CP's of a CP_DMA'd CB), stream 3 has no job, and stream 1's ARB_POINT
+ * is granted well before HL_EMU_ARB_QUIET_MAX (2 s), which bounds the
+ * wait for a stream busy with other work.
+ */
+static void test_arbiter_quiet_with_fence_waiters(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hltests_host_buf cb[4], sub, h;
+	uint64_t seq1, seq2, t0, dt;
+	uint32_t n, m, k;
+
+	GAUDI_ONLY();
+	for (k = 0; k < 4; k++)
+		hltests_host_map(st->fd, &cb[k], PAGE);
+	hltests_host_map(st->fd, &sub, PAGE);
+	hltests_host_map(st->fd, &h, PAGE);
+	arb_set(st->fd, &cb[3], ARB_PRIO);
+
+	for (k = 0; k < 3; k++) {
+		memset(h.ptr, 0, 16);
+		if (k == 2)
+			break;
+		/* Stream 2: a FENCE on counter 1 (its CP's or the lower CP's) */
+		n = 0;
+		n += g_sob(cb[2].ptr + n, T_SOB + 2, 0, false);
+		n += g_monitor(cb[2].ptr + n, T_MON + 2, T_SOB + 2, 1,
+			       k ? hltests_gaudi_fence_reg(QA, HLTESTS_GAUDI_LOWER_CP, 1) :
+				   hltests_gaudi_fence_reg(QA + 2, 0, 1), 1);
+		n += g_msg_long(cb[2].ptr + n, h.va + 8, 1);
+		if (k) {
+			m = g_fence(sub.ptr, 1, 1, 1);
+			n += g_cp_dma(cb[2].ptr + n, sub.va, m);
+		} else {
+			n += g_fence(cb[2].ptr + n, 1, 1, 1);
+		}
+		seq2 = hltests_submit_cb(st->fd, QA + 2, cb[2].va, n, 30);
+		wait_word(h.ptr + 8, 1);
+		usleep(100 * 1000);
+		t0 = hltests_now_ns();
+		seq1 = arb_writer(st->fd, &cb[1], &h, 1, 1, 0xe1, 30);
+		assert_int_equal(wait_status(st->fd, seq1, 30ull * 1000 * 1000),
+				 HL_WAIT_CS_STATUS_COMPLETED);
+		dt = hltests_now_ns() - t0;
+		print_message("%s FENCE beside: ARB_POINT in %.2f s\n",
+			      k ? "lower CP's" : "upper CP's", dt / 1e9);
+		assert_int_equal(rd32(h.ptr), 0xe1);
+		assert_true(dt < 1500000000ull);
+		arb_open(st->fd, &cb[0]);
+		assert_int_equal(wait_status(st->fd, seq2, 30ull * 1000 * 1000),
+				 HL_WAIT_CS_STATUS_COMPLETED);
+	}
+
+	/*
+	 * The control: stream 2 busy with other work (LIN_DMA fills of DRAM
+	 * until its 8 s deadline) holds the grant back, for no longer than
+	 * the 2 s bound
+	 */
+	hltests_host_unmap(st->fd, &cb[2]);
+	hltests_host_map(st->fd, &cb[2], 1024 * 1024);
+	for (n = 0, k = 0; k < 1024 * 1024 / 24; k++)
+		n += g_lin_dma(cb[2].ptr + n, 0x5a5a5a5a5a5a5a5aull,
+			       st->hw_ip.dram_base_address + 2 * MB, 32 * MB,
+			       true);
+	seq2 = hltests_submit_cb(st->fd, QA + 2, cb[2].va, n, 8);
+	usleep(200 * 1000);
+	assert_int_equal(wait_status(st->fd, seq2, 0), HL_WAIT_CS_STATUS_BUSY);
+	t0 = hltests_now_ns();
+	seq1 = arb_writer(st->fd, &cb[1], &h, 1, 1, 0xe2, 30);
+	assert_int_equal(wait_status(st->fd, seq1, 30ull * 1000 * 1000),
+			 HL_WAIT_CS_STATUS_COMPLETED);
+	dt = hltests_now_ns() - t0;
+	print_message("stream busy beside: ARB_POINT in %.2f s\n", dt / 1e9);
+	assert_int_equal(rd32(h.ptr), 0xe2);
+	assert_true(dt >= 1500000000ull && dt < 6000000000ull);
+	wait_status(st->fd, seq2, 30ull * 1000 * 1000);
+
+	hltests_host_unmap(st->fd, &h);
+	hltests_host_unmap(st->fd, &sub);
+	for (k = 0; k < 4; k++)
+		hltests_host_unmap(st->fd, &cb[k]);
+}
+
+static uint32_t dbg_read32(uint64_t addr);
+
+/* A holder (stream 0) and a waiter (stream 1) left mid-wait on @fd */
+static void arb_leave_waiting(int fd, struct hltests_host_buf *cb,
+			      struct hltests_host_buf *h)
+{
+	uint64_t seq1;
+
+	memset(h->ptr, 0, 16);
+	arb_set(fd, &cb[3], ARB_PRIO);
+	arb_holder(fd, &cb[0], h, 1, 60);
+	seq1 = arb_writer(fd, &cb[1], h, 1, 1, 0xb1, 60);
+	usleep(200 * 1000);
+	assert_int_equal(wait_status(fd, seq1, 0), HL_WAIT_CS_STATUS_BUSY);
+}
+
+/*
+ * The next owner finds the arbiter as the first did: off, and, switched
+ * on, its grant free (an asker goes on at once, no stream of the queue
+ * manager having a job)
+ */
+static void arb_next_owner_clean(int fd)
+{
+	struct hltests_host_buf cb[2], h;
+	uint64_t seq, t0;
+
+	assert_int_equal(dbg_read32(hltests_gaudi_qm(QA) + ARB_CFG_0), 0);
+	hltests_host_map(fd, &cb[0], PAGE);
+	hltests_host_map(fd, &cb[1], PAGE);
+	hltests_host_map(fd, &h, PAGE);
+	memset(h.ptr, 0, 16);
+	arb_set(fd, &cb[1], ARB_PRIO);
+	t0 = hltests_now_ns();
+	seq = arb_writer(fd, &cb[0], &h, 1, 0, 0xd1, 5);
+	assert_int_equal(wait_status(fd, seq, 30ull * 1000 * 1000),
+			 HL_WAIT_CS_STATUS_COMPLETED);
+	print_message("next owner's ARB_POINT: %.2f s\n",
+		      (hltests_now_ns() - t0) / 1e9);
+	assert_int_equal(rd32(h.ptr), 0xd1);
+	hltests_host_unmap(fd, &h);
+	hltests_host_unmap(fd, &cb[1]);
+	hltests_host_unmap(fd, &cb[0]);
+}
+
+/*
+ * Streams waiting in ARB_POINT (and the holder in its FENCE) do not hold
+ * up the device's teardown, and leave nothing for its next owner: a close
+ * mid-wait, a process killed mid-wait, a hard reset mid-wait (each well
+ * within the jobs' 60 s deadline).
+ */
+static void test_arbiter_teardown_mid_wait(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hltests_host_buf cb[4], h;
+	uint64_t t0, dt;
+	int fd, i, wst;
+	int pfd[2];
+	char c = 0;
+	pid_t pid;
+
+	GAUDI_ONLY();
+	hlthunk_close(st->fd);
+	st->fd = -1;
+
+	/* Close mid-wait */
+	fd = hltests_open_node(0, 0);
+	assert_true(fd >= 0);
+	for (i = 0; i < 4; i++)
+		hltests_host_map(fd, &cb[i], PAGE);
+	hltests_host_map(fd, &h, PAGE);
+	arb_leave_waiting(fd, cb, &h);
+	t0 = hltests_now_ns();
+	hlthunk_close(fd);
+	fd = hltests_open_node(0, 0);
+	dt = hltests_now_ns() - t0;
+	assert_true(fd >= 0);
+	print_message("close and reopen mid-ARB_POINT: %.2f s\n", dt / 1e9);
+	assert_true(dt < 10000000000ull);
+	arb_next_owner_clean(fd);
+	hlthunk_close(fd);
+
+	/* Killed mid-wait (it tells when both wait) */
+	assert_int_equal(pipe(pfd), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		fd = hltests_open_node(0, 0);
+		if (fd < 0)
+			_exit(2);
+		for (i = 0; i < 4; i++)
+			hltests_host_map(fd, &cb[i], PAGE);
+		hltests_host_map(fd, &h, PAGE);
+		arb_leave_waiting(fd, cb, &h);
+		if (write(pfd[1], "w", 1) != 1)
+			_exit(3);
+		for (;;)
+			pause();
+	}
+	close(pfd[1]);
+	assert_int_equal(read(pfd[0], &c, 1), 1);
+	close(pfd[0]);
+	t0 = hltests_now_ns();
+	assert_int_equal(kill(pid, SIGKILL), 0);
+	assert_int_equal(waitpid(pid, &wst, 0), pid);
+	assert_true(WIFSIGNALED(wst));
+	for (i = 0; i < 100; i++) {
+		fd = hltests_open_node(0, 0);
+		if (fd >= 0)
+			break;
+		usleep(100 * 1000);
+	}
+	dt = hltests_now_ns() - t0;
+	assert_true(fd >= 0);
+	print_message("killed and reopened mid-ARB_POINT: %.2f s\n", dt / 1e9);
+	assert_true(dt < 10000000000ull);
+	arb_next_owner_clean(fd);
+
+	/* Hard reset mid-wait */
+	for (i = 0; i < 4; i++)
+		hltests_host_map(fd, &cb[i], PAGE);
+	hltests_host_map(fd, &h, PAGE);
+	arb_leave_waiting(fd, cb, &h);
+	t0 = hltests_now_ns();
+	assert_int_equal(hltests_write_file("/sys/class/habanalabs/hl0/hard_reset",
+					    "1"), 0);
+	dt = hltests_now_ns() - t0;
+	print_message("hard reset mid-ARB_POINT: %.2f s\n", dt / 1e9);
+	assert_true(dt < 10000000000ull);
+	st->fd = hltests_open_node(0, 0);
+	assert_true(st->fd >= 0);
+	arb_next_owner_clean(st->fd);
+	hlthunk_close(fd);
+}
+
+/* @k LIN_DMA fills of 8 MiB of DRAM at @p */
+static uint32_t arb_busy_work(uint8_t *p, const struct hltests_state *st,
+			      uint32_t k)
+{
+	uint32_t n = 0, i;
+
+	for (i = 0; i < k; i++)
+		n += g_lin_dma(p + n, 0x5a5a5a5a5a5a5a5aull,
+			       st->hw_ip.dram_base_address + 2 * MB, 8 * MB,
+			       true);
+	return n;
+}
+
+/*
+ * The quiet period runs from the last grant: a stream that waited for a
+ * held grant longer than the 2 s bound does not take it the moment it is
+ * given back while another stream, busy on its way to ask (a few 100 ms),
+ * would ask with a higher priority. Stream 0 holds the grant; stream 1
+ * (priority 1) asks and waits 2.5 s; one SOB opens the holder's FENCE and
+ * stream 2's, which then works a while and asks with priority 9: it is
+ * granted first, so stream 1's word is the one left.
+ */
+static void test_arbiter_quiet_period_from_the_last_grant(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hltests_host_buf cb[5], h;
+	uint64_t seq0, seq1, seq2, t0, dt = 0;
+	uint32_t i, n, k;
+
+	GAUDI_ONLY();
+	for (i = 0; i < 5; i++)
+		hltests_host_map(st->fd, &cb[i], PAGE);
+	hltests_host_map(st->fd, &h, PAGE);
+
+	/* The work: 50 ms or more, well under 2 s (up to 128 fills: a page) */
+	for (k = 1;; k *= 2) {
+		n = arb_busy_work(cb[2].ptr, st, k);
+		t0 = hltests_now_ns();
+		hltests_run_cb_ok(st->fd, QA + 2, cb[2].va, n);
+		dt = hltests_now_ns() - t0;
+		if (dt >= 50000000ull || k == 128)
+			break;
+	}
+	print_message("stream 2's work: %u fills, %.2f s\n", k, dt / 1e9);
+	assert_true(dt >= 50000000ull && dt < 1000000000ull);
+
+	memset(h.ptr, 0, 16);
+	arb_set(st->fd, &cb[4], ARB_PRIO);
+	seq0 = arb_holder(st->fd, &cb[0], &h, 1, 30);
+	seq1 = arb_writer(st->fd, &cb[1], &h, 1, 1, 0x11, 30);
+	n = 0;
+	n += g_monitor(cb[2].ptr + n, T_MON + 3, T_SOB + 2, 1,
+		       hltests_gaudi_fence_reg(QA + 2, 0, 1), 1);
+	n += g_msg_long(cb[2].ptr + n, h.va + 12, 1);
+	n += g_fence(cb[2].ptr + n, 1, 1, 1);
+	n += arb_busy_work(cb[2].ptr + n, st, k);
+	n += g_arb_point(cb[2].ptr + n, 9, false);
+	n += g_msg_long(cb[2].ptr + n, h.va, 0x22);
+	n += g_arb_point(cb[2].ptr + n, 9, true);
+	seq2 = hltests_submit_cb(st->fd, QA + 2, cb[2].va, n, 30);
+	wait_word(h.ptr + 12, 1);
+	usleep(2500 * 1000);
+	assert_int_equal(rd32(h.ptr), 0);
+
+	arb_open(st->fd, &cb[3]);
+	assert_int_equal(wait_status(st->fd, seq0, 30ull * 1000 * 1000),
+			 HL_WAIT_CS_STATUS_COMPLETED);
+	assert_int_equal(wait_status(st->fd, seq1, 30ull * 1000 * 1000),
+			 HL_WAIT_CS_STATUS_COMPLETED);
+	assert_int_equal(wait_status(st->fd, seq2, 30ull * 1000 * 1000),
+			 HL_WAIT_CS_STATUS_COMPLETED);
+	assert_int_equal(rd32(h.ptr + 4), 0xa0);
+	assert_int_equal(rd32(h.ptr), 0x11);
+
+	hltests_host_unmap(st->fd, &h);
+	for (i = 0; i < 5; i++)
+		hltests_host_unmap(st->fd, &cb[i]);
+}
+
+/*
+ * Four streams of QA ask and give back the grant, job after job, with
+ * priorities of their own (every fifth job ends holding it, and so does
+ * each stream's last but one, its last asking nothing): each job
+ * completes, none times out (the grant never stays with a job that ended,
+ * nor a request). Without the release at a job's end, the streams whose
+ * last but one waits behind another's time out.
+ */
+#define ARB_STRESS_JOBS	12
+
+static void test_arbiter_four_streams_stress(void **state)
+{
+	struct hltests_state *st = *state;
+	struct hltests_host_buf cb[4], h, cfg;
+	uint64_t seq[4][ARB_STRESS_JOBS], prng = 0x5eed;
+	uint32_t s, j, n, prio;
+
+	GAUDI_ONLY();
+	for (s = 0; s < 4; s++)
+		hltests_host_map(st->fd, &cb[s], PAGE);
+	hltests_host_map(st->fd, &h, PAGE);
+	hltests_host_map(st->fd, &cfg, PAGE);
+	memset(h.ptr, 0, 16);
+	arb_set(st->fd, &cfg, ARB_PRIO);
+
+	for (j = 0; j < ARB_STRESS_JOBS; j++) {
+		for (s = 0; s < 4; s++) {
+			uint8_t *p = cb[s].ptr + 64 * j;
+
+			prio = (uint32_t)(hltests_prng(&prng) % 4);
+			n = 0;
+			if (j < ARB_STRESS_JOBS - 1)
+				n += g_arb_point(p + n, prio, false);
+			n += g_msg_long(p + n, h.va + 4 * s, j + 1);
+			if (j % 5 != 4 && j < ARB_STRESS_JOBS - 2)
+				n += g_arb_point(p + n, prio, true);
+			seq[s][j] = hltests_submit_cb(st->fd, QA + s,
+						      cb[s].va + 64 * j, n, 30);
+		}
+	}
+	for (j = 0; j < ARB_STRESS_JOBS; j++)
+		for (s = 0; s < 4; s++)
+			assert_int_equal(wait_status(st->fd, seq[s][j],
+						     60ull * 1000 * 1000),
+					 HL_WAIT_CS_STATUS_COMPLETED);
+	for (s = 0; s < 4; s++)
+		assert_int_equal(rd32(h.ptr + 4 * s), ARB_STRESS_JOBS);
+
+	hltests_host_unmap(st->fd, &cfg);
+	hltests_host_unmap(st->fd, &h);
+	for (s = 0; s < 4; s++)
+		hltests_host_unmap(st->fd, &cb[s]);
+}
+
+/*
+ * The device unbound while streams wait in ARB_POINT and FENCE: the
+ * removal does not wait for the jobs' deadline; bound again, the next
+ * owner finds the arbiter clean.
+ */
+static void test_arbiter_unbind_mid_wait(void **state)
+{
+	const char *drv = "/sys/bus/pci/drivers/habanalabs";
+	struct hltests_state *st = *state;
+	struct hltests_host_buf cb[4], h;
+	char bdf[32], path[160];
+	uint64_t t0, dt;
+	int fd, i;
+
+	GAUDI_ONLY();
+	hlthunk_close(st->fd);
+	st->fd = -1;
+	assert_int_equal(hltests_pci_addr(0, bdf, sizeof(bdf)), 0);
+	fd = hltests_open_node(0, 0);
+	assert_true(fd >= 0);
+	for (i = 0; i < 4; i++)
+		hltests_host_map(fd, &cb[i], PAGE);
+	hltests_host_map(fd, &h, PAGE);
+	arb_leave_waiting(fd, cb, &h);
+	t0 = hltests_now_ns();
+	if (hltests_write_file(strcat(strcpy(path, drv), "/unbind"), bdf)) {
+		print_message("cannot unbind %s: skipped\n", bdf);
+		close(fd);
+		skip();
+	}
+	dt = hltests_now_ns() - t0;
+	print_message("unbind mid-ARB_POINT: %.2f s\n", dt / 1e9);
+	assert_true(dt < 20000000000ull);
+	close(fd);
+	assert_int_equal(hltests_write_file(strcat(strcpy(path, drv), "/bind"),
+					    bdf), 0);
+	st->fd = hltests_open_node(0, 0);
+	assert_true(st->fd >= 0);
+	arb_next_owner_clean(st->fd);
+}
+
 /* LOAD_AND_EXE of the scalars (dst 1) with exe and etype */
 static uint32_t g_load_scalars(uint8_t *p, uint64_t src, bool load, bool exe,
 			       bool upper)
@@ -1846,6 +2339,12 @@ static const struct CMUnitTest gaudi_pkt_tests[] = {
 	T(test_arbiter_grant_is_exclusive),
 	T(test_arbiter_grants_by_priority),
 	T(test_arbiter_grant_ends_with_the_job),
+	T(test_arbiter_switched_off_mid_wait),
+	T(test_arbiter_lower_cp_waits),
+	T(test_arbiter_quiet_with_fence_waiters),
+	T(test_arbiter_quiet_period_from_the_last_grant),
+	T(test_arbiter_teardown_mid_wait),
+	T(test_arbiter_four_streams_stress),
 	T(test_load_and_exe_scalars),
 	T(test_load_and_exe_skipped_packet_is_the_one),
 	T(test_load_and_exe_on_lower_cp),
@@ -1854,6 +2353,8 @@ static const struct CMUnitTest gaudi_pkt_tests[] = {
 	T(test_signal_wait_in_gaudi_format),
 	T(test_dma_core_strided_transfer),
 	T(test_which_faults_are_events),
+	/* Last: it unbinds and binds the device again */
+	T(test_arbiter_unbind_mid_wait),
 };
 
 int main(void)

@@ -152,11 +152,9 @@ static_assert(offsetof(struct hl_gaudi_pkt_nic_write, local_addr) ==
 #define HL_GPKT_ARB_RLS			BIT(31)
 
 /*
- * An ARB_POINT waiting for the grant: the longest quiet period (a stream
- * of the queue manager busy with other work holds the grant back no longer
- * than this), and how often it looks again (a job's end is not signalled)
+ * An ARB_POINT waiting for the grant: how often it looks again (a job's
+ * end is not signalled)
  */
-#define HL_EMU_ARB_QUIET_MAX		(2 * HZ)
 #define HL_EMU_ARB_POLL			max(HZ / 500, 1)
 #define HL_GPKT_WAIT_CYCLES		GENMASK(23, 0)
 #define HL_GPKT_WAIT_INC		GENMASK(27, 24)
@@ -614,12 +612,13 @@ static int hl_emu_gaudi_ext(struct hl_emu_queue *q, struct hl_cs_job *job,
 /*
  * ARB_POINT: rls gives the grant back; else the stream asks for it and
  * waits, its job's deadline and teardown checked as a FENCE's, for at most
- * HL_EMU_ARB_QUIET_MAX of quiet period (emu_sync.c)
+ * HL_EMU_ARB_QUIET_MAX of quiet period from its ask or the grant's last
+ * release, whichever is later (emu_sync.c)
  */
 static int hl_emu_gaudi_arb_point(struct hl_emu_queue *q,
 				  struct hl_cs_job *job, u32 w0)
 {
-	unsigned long quiet_end = jiffies + HL_EMU_ARB_QUIET_MAX;
+	unsigned long asked = jiffies;
 	u32 gen;
 	int rc;
 
@@ -631,7 +630,7 @@ static int hl_emu_gaudi_arb_point(struct hl_emu_queue *q,
 	}
 	while (!hl_emu_sync_arb_acquire(q->emu, q->id,
 					FIELD_GET(HL_GPKT_ARB_PRIORITY, w0),
-					time_after(jiffies, quiet_end), &gen)) {
+					asked, &gen)) {
 		rc = hl_emu_job_check(q, job);
 		if (rc)
 			return rc;

@@ -110,6 +110,8 @@ static const u64 hl_emu_sm_block_base[HL_EMU_SM_BLOCKS] = {
  *	(ARB_POINT, below), or 0.
  * @arb_req: the streams waiting at an ARB_POINT for the grant, a bit each.
  * @arb_prio: the priority each of them asked with.
+ * @arb_freed: when (jiffies) the grant was last given back: the quiet
+ *	period's bound runs from it.
  * @dma_core: the registers of its engine's DMA core as written (GAUDI's
  *	DMA 0..7; HL_EMU_DMA_CORE_*, from the block's base / 4), else unused.
  */
@@ -122,6 +124,7 @@ struct hl_emu_qm {
 	u8 arb_grant;
 	u8 arb_req;
 	u8 arb_prio[HL_QM_FENCE_STREAMS];
+	unsigned long arb_freed;
 	u32 dma_core[HL_EMU_DMA_CORE_REGS_END / 4];
 };
 
@@ -750,8 +753,10 @@ u64 hl_emu_sync_msg_base(struct hl_emu_device *emu, u32 queue, u32 base)
  * GAUDI that is ARB_MST_QUIET_PER cycles after the last grant, in which
  * the other streams may ask; here it lasts until every other stream of the
  * queue manager asks too, waits in a FENCE whose counter is short, or has
- * no job (and at most HL_EMU_ARB_QUIET_MAX, emu_gaudi_pkt.c: a stream busy
- * with other work does not hold the grant back for longer). Not modelled:
+ * no job, and at most HL_EMU_ARB_QUIET_MAX from the later of the ask and
+ * the grant's last release (a stream busy with other work does not hold
+ * the grant back for longer; one that waited long for a held grant does
+ * not skip the quiet period when it is given back). Not modelled:
  * WRR arbitration (TYPE 1: ARB_POINT has no effect, as with the arbiter
  * off), ARB_CFG_0's MASK and IS_MASTER; a stream with no ARB_POINT runs
  * as without an arbiter; the lower CP's ARB_POINTs are its stream's. A job
@@ -760,6 +765,7 @@ u64 hl_emu_sync_msg_base(struct hl_emu_device *emu, u32 queue, u32 base)
  */
 #define HL_EMU_QM_ARB_CFG_TYPE_WRR	BIT(0)
 #define HL_EMU_QM_ARB_CFG_EN		BIT(8)
+#define HL_EMU_ARB_QUIET_MAX		(2 * HZ)
 
 /* The queue manager and stream of @queue for the arbiter, or -1 */
 static int hl_emu_sync_arb_stream(struct hl_emu_sync *sm, u32 queue,
@@ -929,18 +935,20 @@ void hl_emu_sync_fence_abort(struct hl_emu_device *emu, u32 queue, u32 slot,
  * @emu: the device.
  * @queue: the executing queue.
  * @prio: the packet's priority.
- * @force: the quiet period is over whatever the other streams do.
+ * @asked: when (jiffies) the ARB_POINT asked first: the quiet period is
+ *	over whatever the other streams do HL_EMU_ARB_QUIET_MAX after it, or
+ *	after the grant's last release if that came later.
  * @gen: receives the arbiters' generation, for hl_emu_sync_arb_wait().
  *
  * Return: whether @queue holds the grant (or the arbiter is off, or
  * arbitrates by weight, or the queue has none): it may go on.
  */
 bool hl_emu_sync_arb_acquire(struct hl_emu_device *emu, u32 queue, u32 prio,
-			     bool force, u32 *gen)
+			     unsigned long asked, u32 *gen)
 {
 	struct hl_emu_sync *sm = emu->sync;
 	struct hl_emu_qm *qm;
-	bool granted = true, changed = false;
+	bool granted = true, changed = false, force;
 	u32 busy;
 	int s;
 
@@ -959,6 +967,9 @@ bool hl_emu_sync_arb_acquire(struct hl_emu_device *emu, u32 queue, u32 prio,
 			qm->arb_prio[s] = prio;
 			changed = true;
 		}
+		if (time_after(qm->arb_freed, asked))
+			asked = qm->arb_freed;
+		force = time_after(jiffies, asked + HL_EMU_ARB_QUIET_MAX);
 		granted = !qm->arb_grant && hl_emu_sync_arb_best(qm) == s &&
 			  (force || hl_emu_sync_arb_quiet(sm, qm, busy));
 		if (granted) {
@@ -996,6 +1007,8 @@ void hl_emu_sync_arb_release(struct hl_emu_device *emu, u32 queue)
 		return;
 	spin_lock(&sm->lock);
 	changed = (qm->arb_grant | qm->arb_req) & BIT(s);
+	if (qm->arb_grant & BIT(s))
+		qm->arb_freed = jiffies;
 	qm->arb_grant &= ~BIT(s);
 	qm->arb_req &= ~BIT(s);
 	if (changed)
@@ -1062,6 +1075,7 @@ void hl_emu_sync_reset(struct hl_emu_device *emu)
 		memset(sm->qm[k].arb_wrr, 0, sizeof(sm->qm[k].arb_wrr));
 		sm->qm[k].arb_grant = 0;
 		sm->qm[k].arb_req = 0;
+		sm->qm[k].arb_freed = jiffies;
 		memset(sm->qm[k].dma_core, 0, sizeof(sm->qm[k].dma_core));
 	}
 	spin_unlock(&sm->lock);

@@ -57,7 +57,7 @@ int hl_emu_sync_fence_wait(struct hl_emu_device *emu, u32 queue, u32 id,
 			   u32 target, long timeout);
 void hl_emu_sync_wake(struct hl_emu_device *emu);
 bool hl_emu_sync_arb_acquire(struct hl_emu_device *emu, u32 queue, u32 prio,
-			     bool force, u32 *gen);
+			     unsigned long asked, u32 *gen);
 void hl_emu_sync_arb_release(struct hl_emu_device *emu, u32 queue);
 void hl_emu_sync_arb_wait(struct hl_emu_device *emu, u32 gen, long timeout);
 void hl_emu_sync_props(struct hl_emu_device *emu,
