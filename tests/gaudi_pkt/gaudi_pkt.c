@@ -1046,6 +1046,27 @@ static void test_arbiter_registers(void **state)
 #define ARB_PRIO	(1u << 8 | 1u << 4)
 #define ARB_WRR		(ARB_PRIO | 1u)
 
+/* The arbiter tests' buffers: @n command buffers and the host words */
+static void arb_map(int fd, struct hltests_host_buf *cb, uint32_t n,
+		    struct hltests_host_buf *h)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		hltests_host_map(fd, &cb[i], PAGE);
+	hltests_host_map(fd, h, PAGE);
+}
+
+static void arb_unmap(int fd, struct hltests_host_buf *cb, uint32_t n,
+		      struct hltests_host_buf *h)
+{
+	uint32_t i;
+
+	hltests_host_unmap(fd, h);
+	for (i = 0; i < n; i++)
+		hltests_host_unmap(fd, &cb[i]);
+}
+
 /* Program the arbiter of QA's queue manager from stream 3 of it */
 static void arb_set(int fd, struct hltests_host_buf *cb, uint32_t cfg)
 {
@@ -1125,6 +1146,13 @@ static uint32_t wait_status(int fd, uint64_t seq, uint64_t timeout_us)
 	return status;
 }
 
+/* Fail unless the CS completes (within 30 s) */
+static void wait_completed(int fd, uint64_t seq)
+{
+	assert_int_equal(wait_status(fd, seq, 30ull * 1000 * 1000),
+			 HL_WAIT_CS_STATUS_COMPLETED);
+}
+
 /*
  * While stream 0 holds the grant, stream 1's ARB_POINT waits: its write
  * lands only after the holder's, so it is the one left. Negative controls:
@@ -1137,12 +1165,10 @@ static void test_arbiter_grant_is_exclusive(void **state)
 	struct hltests_state *st = *state;
 	struct hltests_host_buf cb[4], h;
 	uint64_t seq0, seq1;
-	uint32_t i, k;
+	uint32_t k;
 
 	GAUDI_ONLY();
-	for (i = 0; i < 4; i++)
-		hltests_host_map(st->fd, &cb[i], PAGE);
-	hltests_host_map(st->fd, &h, PAGE);
+	arb_map(st->fd, cb, 4, &h);
 
 	for (k = 0; k < sizeof(cfgs) / sizeof(cfgs[0]); k++) {
 		print_message("ARB_CFG_0 %#x\n", cfgs[k]);
@@ -1163,17 +1189,13 @@ static void test_arbiter_grant_is_exclusive(void **state)
 			memset(h.ptr, 0, 4);
 		}
 		arb_open(st->fd, &cb[2]);
-		assert_int_equal(wait_status(st->fd, seq0, 30ull * 1000 * 1000),
-				 HL_WAIT_CS_STATUS_COMPLETED);
-		assert_int_equal(wait_status(st->fd, seq1, 30ull * 1000 * 1000),
-				 HL_WAIT_CS_STATUS_COMPLETED);
+		wait_completed(st->fd, seq0);
+		wait_completed(st->fd, seq1);
 		assert_int_equal(rd32(h.ptr + 4), 0xa0);
 		assert_int_equal(rd32(h.ptr), cfgs[k] == ARB_PRIO ? 0xb1 : 0);
 	}
 
-	hltests_host_unmap(st->fd, &h);
-	for (i = 0; i < 4; i++)
-		hltests_host_unmap(st->fd, &cb[i]);
+	arb_unmap(st->fd, cb, 4, &h);
 }
 
 /*
@@ -1189,12 +1211,10 @@ static void test_arbiter_grants_by_priority(void **state)
 	struct hltests_state *st = *state;
 	struct hltests_host_buf cb[5], h;
 	uint64_t seq0, seq1, seq2;
-	uint32_t i, k;
+	uint32_t k;
 
 	GAUDI_ONLY();
-	for (i = 0; i < 5; i++)
-		hltests_host_map(st->fd, &cb[i], PAGE);
-	hltests_host_map(st->fd, &h, PAGE);
+	arb_map(st->fd, cb, 5, &h);
 	arb_set(st->fd, &cb[4], ARB_PRIO);
 
 	for (k = 0; k < 2; k++) {
@@ -1206,18 +1226,13 @@ static void test_arbiter_grants_by_priority(void **state)
 		usleep(300 * 1000);
 		assert_int_equal(rd32(h.ptr), 0);
 		arb_open(st->fd, &cb[3]);
-		assert_int_equal(wait_status(st->fd, seq0, 30ull * 1000 * 1000),
-				 HL_WAIT_CS_STATUS_COMPLETED);
-		assert_int_equal(wait_status(st->fd, seq1, 30ull * 1000 * 1000),
-				 HL_WAIT_CS_STATUS_COMPLETED);
-		assert_int_equal(wait_status(st->fd, seq2, 30ull * 1000 * 1000),
-				 HL_WAIT_CS_STATUS_COMPLETED);
+		wait_completed(st->fd, seq0);
+		wait_completed(st->fd, seq1);
+		wait_completed(st->fd, seq2);
 		assert_int_equal(rd32(h.ptr), k == 0 ? 0x11 : 0x22);
 	}
 
-	hltests_host_unmap(st->fd, &h);
-	for (i = 0; i < 5; i++)
-		hltests_host_unmap(st->fd, &cb[i]);
+	arb_unmap(st->fd, cb, 5, &h);
 }
 
 /*
@@ -1233,12 +1248,9 @@ static void test_arbiter_grant_ends_with_the_job(void **state)
 	struct hltests_state *st = *state;
 	struct hltests_host_buf cb[4], h;
 	uint64_t seq0, seq1;
-	uint32_t i;
 
 	GAUDI_ONLY();
-	for (i = 0; i < 4; i++)
-		hltests_host_map(st->fd, &cb[i], PAGE);
-	hltests_host_map(st->fd, &h, PAGE);
+	arb_map(st->fd, cb, 4, &h);
 	arb_set(st->fd, &cb[3], ARB_PRIO);
 
 	/* A waiter times out; the holder goes on; a new asker is granted */
@@ -1249,11 +1261,9 @@ static void test_arbiter_grant_ends_with_the_job(void **state)
 			 HL_WAIT_CS_STATUS_TIMEDOUT);
 	assert_int_equal(rd32(h.ptr), 0);
 	arb_open(st->fd, &cb[2]);
-	assert_int_equal(wait_status(st->fd, seq0, 30ull * 1000 * 1000),
-			 HL_WAIT_CS_STATUS_COMPLETED);
+	wait_completed(st->fd, seq0);
 	seq1 = arb_writer(st->fd, &cb[1], &h, 1, 5, 0xb2, 30);
-	assert_int_equal(wait_status(st->fd, seq1, 30ull * 1000 * 1000),
-			 HL_WAIT_CS_STATUS_COMPLETED);
+	wait_completed(st->fd, seq1);
 	assert_int_equal(rd32(h.ptr), 0xb2);
 
 	/* A holder's job ends with the grant: the waiter gets it */
@@ -1262,14 +1272,11 @@ static void test_arbiter_grant_ends_with_the_job(void **state)
 	seq1 = arb_writer(st->fd, &cb[1], &h, 1, 1, 0xb3, 30);
 	assert_int_equal(wait_status(st->fd, seq0, 30ull * 1000 * 1000),
 			 HL_WAIT_CS_STATUS_TIMEDOUT);
-	assert_int_equal(wait_status(st->fd, seq1, 30ull * 1000 * 1000),
-			 HL_WAIT_CS_STATUS_COMPLETED);
+	wait_completed(st->fd, seq1);
 	assert_int_equal(rd32(h.ptr), 0xb3);
 	assert_int_equal(rd32(h.ptr + 4), 0);
 
-	hltests_host_unmap(st->fd, &h);
-	for (i = 0; i < 4; i++)
-		hltests_host_unmap(st->fd, &cb[i]);
+	arb_unmap(st->fd, cb, 4, &h);
 }
 
 /*
@@ -1286,12 +1293,10 @@ static void test_arbiter_switched_off_mid_wait(void **state)
 	struct hltests_state *st = *state;
 	struct hltests_host_buf cb[4], h;
 	uint64_t seq0, seq1;
-	uint32_t i, k, n;
+	uint32_t k, n;
 
 	GAUDI_ONLY();
-	for (i = 0; i < 4; i++)
-		hltests_host_map(st->fd, &cb[i], PAGE);
-	hltests_host_map(st->fd, &h, PAGE);
+	arb_map(st->fd, cb, 4, &h);
 
 	for (k = 0; k < 2; k++) {
 		memset(h.ptr, 0, 16);
@@ -1307,24 +1312,19 @@ static void test_arbiter_switched_off_mid_wait(void **state)
 				 HL_WAIT_CS_STATUS_BUSY);
 		/* Off (or by weight): stream 1 goes on, the holder holds */
 		arb_set(st->fd, &cb[3], cfgs[k]);
-		assert_int_equal(wait_status(st->fd, seq1, 30ull * 1000 * 1000),
-				 HL_WAIT_CS_STATUS_COMPLETED);
+		wait_completed(st->fd, seq1);
 		assert_int_equal(rd32(h.ptr), 0xb1);
 		assert_int_equal(rd32(h.ptr + 4), 0);
 		arb_open(st->fd, &cb[2]);
-		assert_int_equal(wait_status(st->fd, seq0, 30ull * 1000 * 1000),
-				 HL_WAIT_CS_STATUS_COMPLETED);
+		wait_completed(st->fd, seq0);
 		/* On again: nothing held */
 		arb_set(st->fd, &cb[3], ARB_PRIO);
 		seq1 = arb_writer(st->fd, &cb[1], &h, 2, 1, 0xb2, 5);
-		assert_int_equal(wait_status(st->fd, seq1, 30ull * 1000 * 1000),
-				 HL_WAIT_CS_STATUS_COMPLETED);
+		wait_completed(st->fd, seq1);
 		assert_int_equal(rd32(h.ptr), 0xb2);
 	}
 
-	hltests_host_unmap(st->fd, &h);
-	for (i = 0; i < 4; i++)
-		hltests_host_unmap(st->fd, &cb[i]);
+	arb_unmap(st->fd, cb, 4, &h);
 }
 
 /*
@@ -1337,13 +1337,11 @@ static void test_arbiter_lower_cp_waits(void **state)
 	struct hltests_state *st = *state;
 	struct hltests_host_buf cb[4], sub, h;
 	uint64_t seq0, seq1;
-	uint32_t i, n, m;
+	uint32_t n, m;
 
 	GAUDI_ONLY();
-	for (i = 0; i < 4; i++)
-		hltests_host_map(st->fd, &cb[i], PAGE);
+	arb_map(st->fd, cb, 4, &h);
 	hltests_host_map(st->fd, &sub, PAGE);
-	hltests_host_map(st->fd, &h, PAGE);
 	memset(h.ptr, 0, 16);
 	arb_set(st->fd, &cb[3], ARB_PRIO);
 	seq0 = arb_holder(st->fd, &cb[0], &h, 1, 30);
@@ -1357,17 +1355,13 @@ static void test_arbiter_lower_cp_waits(void **state)
 	assert_int_equal(rd32(h.ptr), 0);
 	assert_int_equal(wait_status(st->fd, seq1, 0), HL_WAIT_CS_STATUS_BUSY);
 	arb_open(st->fd, &cb[2]);
-	assert_int_equal(wait_status(st->fd, seq0, 30ull * 1000 * 1000),
-			 HL_WAIT_CS_STATUS_COMPLETED);
-	assert_int_equal(wait_status(st->fd, seq1, 30ull * 1000 * 1000),
-			 HL_WAIT_CS_STATUS_COMPLETED);
+	wait_completed(st->fd, seq0);
+	wait_completed(st->fd, seq1);
 	assert_int_equal(rd32(h.ptr), 0xc1);
 	assert_int_equal(rd32(h.ptr + 4), 0xa0);
 
-	hltests_host_unmap(st->fd, &h);
 	hltests_host_unmap(st->fd, &sub);
-	for (i = 0; i < 4; i++)
-		hltests_host_unmap(st->fd, &cb[i]);
+	arb_unmap(st->fd, cb, 4, &h);
 }
 
 /*
@@ -1385,10 +1379,8 @@ static void test_arbiter_quiet_with_fence_waiters(void **state)
 	uint32_t n, m, k;
 
 	GAUDI_ONLY();
-	for (k = 0; k < 4; k++)
-		hltests_host_map(st->fd, &cb[k], PAGE);
+	arb_map(st->fd, cb, 4, &h);
 	hltests_host_map(st->fd, &sub, PAGE);
-	hltests_host_map(st->fd, &h, PAGE);
 	arb_set(st->fd, &cb[3], ARB_PRIO);
 
 	for (k = 0; k < 3; k++) {
@@ -1413,16 +1405,14 @@ static void test_arbiter_quiet_with_fence_waiters(void **state)
 		usleep(100 * 1000);
 		t0 = hltests_now_ns();
 		seq1 = arb_writer(st->fd, &cb[1], &h, 1, 1, 0xe1, 30);
-		assert_int_equal(wait_status(st->fd, seq1, 30ull * 1000 * 1000),
-				 HL_WAIT_CS_STATUS_COMPLETED);
+		wait_completed(st->fd, seq1);
 		dt = hltests_now_ns() - t0;
 		print_message("%s FENCE beside: ARB_POINT in %.2f s\n",
 			      k ? "lower CP's" : "upper CP's", dt / 1e9);
 		assert_int_equal(rd32(h.ptr), 0xe1);
 		assert_true(dt < 1500000000ull);
 		arb_open(st->fd, &cb[0]);
-		assert_int_equal(wait_status(st->fd, seq2, 30ull * 1000 * 1000),
-				 HL_WAIT_CS_STATUS_COMPLETED);
+		wait_completed(st->fd, seq2);
 	}
 
 	/*
@@ -1441,18 +1431,15 @@ static void test_arbiter_quiet_with_fence_waiters(void **state)
 	assert_int_equal(wait_status(st->fd, seq2, 0), HL_WAIT_CS_STATUS_BUSY);
 	t0 = hltests_now_ns();
 	seq1 = arb_writer(st->fd, &cb[1], &h, 1, 1, 0xe2, 30);
-	assert_int_equal(wait_status(st->fd, seq1, 30ull * 1000 * 1000),
-			 HL_WAIT_CS_STATUS_COMPLETED);
+	wait_completed(st->fd, seq1);
 	dt = hltests_now_ns() - t0;
 	print_message("stream busy beside: ARB_POINT in %.2f s\n", dt / 1e9);
 	assert_int_equal(rd32(h.ptr), 0xe2);
 	assert_true(dt >= 1500000000ull && dt < 6000000000ull);
 	wait_status(st->fd, seq2, 30ull * 1000 * 1000);
 
-	hltests_host_unmap(st->fd, &h);
 	hltests_host_unmap(st->fd, &sub);
-	for (k = 0; k < 4; k++)
-		hltests_host_unmap(st->fd, &cb[k]);
+	arb_unmap(st->fd, cb, 4, &h);
 }
 
 static uint32_t dbg_read32(uint64_t addr);
@@ -1489,8 +1476,7 @@ static void arb_next_owner_clean(int fd)
 	arb_set(fd, &cb[1], ARB_PRIO);
 	t0 = hltests_now_ns();
 	seq = arb_writer(fd, &cb[0], &h, 1, 0, 0xd1, 5);
-	assert_int_equal(wait_status(fd, seq, 30ull * 1000 * 1000),
-			 HL_WAIT_CS_STATUS_COMPLETED);
+	wait_completed(fd, seq);
 	print_message("next owner's ARB_POINT: %.2f s\n",
 		      (hltests_now_ns() - t0) / 1e9);
 	assert_int_equal(rd32(h.ptr), 0xd1);
@@ -1522,9 +1508,7 @@ static void test_arbiter_teardown_mid_wait(void **state)
 	/* Close mid-wait */
 	fd = hltests_open_node(0, 0);
 	assert_true(fd >= 0);
-	for (i = 0; i < 4; i++)
-		hltests_host_map(fd, &cb[i], PAGE);
-	hltests_host_map(fd, &h, PAGE);
+	arb_map(fd, cb, 4, &h);
 	arb_leave_waiting(fd, cb, &h);
 	t0 = hltests_now_ns();
 	hlthunk_close(fd);
@@ -1544,9 +1528,7 @@ static void test_arbiter_teardown_mid_wait(void **state)
 		fd = hltests_open_node(0, 0);
 		if (fd < 0)
 			_exit(2);
-		for (i = 0; i < 4; i++)
-			hltests_host_map(fd, &cb[i], PAGE);
-		hltests_host_map(fd, &h, PAGE);
+		arb_map(fd, cb, 4, &h);
 		arb_leave_waiting(fd, cb, &h);
 		if (write(pfd[1], "w", 1) != 1)
 			_exit(3);
@@ -1573,9 +1555,7 @@ static void test_arbiter_teardown_mid_wait(void **state)
 	arb_next_owner_clean(fd);
 
 	/* Hard reset mid-wait */
-	for (i = 0; i < 4; i++)
-		hltests_host_map(fd, &cb[i], PAGE);
-	hltests_host_map(fd, &h, PAGE);
+	arb_map(fd, cb, 4, &h);
 	arb_leave_waiting(fd, cb, &h);
 	t0 = hltests_now_ns();
 	assert_int_equal(hltests_write_file("/sys/class/habanalabs/hl0/hard_reset",
@@ -1616,12 +1596,10 @@ static void test_arbiter_quiet_period_from_the_last_grant(void **state)
 	struct hltests_state *st = *state;
 	struct hltests_host_buf cb[5], h;
 	uint64_t seq0, seq1, seq2, t0, dt = 0;
-	uint32_t i, n, k;
+	uint32_t n, k;
 
 	GAUDI_ONLY();
-	for (i = 0; i < 5; i++)
-		hltests_host_map(st->fd, &cb[i], PAGE);
-	hltests_host_map(st->fd, &h, PAGE);
+	arb_map(st->fd, cb, 5, &h);
 
 	/* The work: 50 ms or more, well under 2 s (up to 128 fills: a page) */
 	for (k = 1;; k *= 2) {
@@ -1654,18 +1632,13 @@ static void test_arbiter_quiet_period_from_the_last_grant(void **state)
 	assert_int_equal(rd32(h.ptr), 0);
 
 	arb_open(st->fd, &cb[3]);
-	assert_int_equal(wait_status(st->fd, seq0, 30ull * 1000 * 1000),
-			 HL_WAIT_CS_STATUS_COMPLETED);
-	assert_int_equal(wait_status(st->fd, seq1, 30ull * 1000 * 1000),
-			 HL_WAIT_CS_STATUS_COMPLETED);
-	assert_int_equal(wait_status(st->fd, seq2, 30ull * 1000 * 1000),
-			 HL_WAIT_CS_STATUS_COMPLETED);
+	wait_completed(st->fd, seq0);
+	wait_completed(st->fd, seq1);
+	wait_completed(st->fd, seq2);
 	assert_int_equal(rd32(h.ptr + 4), 0xa0);
 	assert_int_equal(rd32(h.ptr), 0x11);
 
-	hltests_host_unmap(st->fd, &h);
-	for (i = 0; i < 5; i++)
-		hltests_host_unmap(st->fd, &cb[i]);
+	arb_unmap(st->fd, cb, 5, &h);
 }
 
 /*
@@ -1686,9 +1659,7 @@ static void test_arbiter_four_streams_stress(void **state)
 	uint32_t s, j, n, prio;
 
 	GAUDI_ONLY();
-	for (s = 0; s < 4; s++)
-		hltests_host_map(st->fd, &cb[s], PAGE);
-	hltests_host_map(st->fd, &h, PAGE);
+	arb_map(st->fd, cb, 4, &h);
 	hltests_host_map(st->fd, &cfg, PAGE);
 	memset(h.ptr, 0, 16);
 	arb_set(st->fd, &cfg, ARB_PRIO);
@@ -1717,9 +1688,7 @@ static void test_arbiter_four_streams_stress(void **state)
 		assert_int_equal(rd32(h.ptr + 4 * s), ARB_STRESS_JOBS);
 
 	hltests_host_unmap(st->fd, &cfg);
-	hltests_host_unmap(st->fd, &h);
-	for (s = 0; s < 4; s++)
-		hltests_host_unmap(st->fd, &cb[s]);
+	arb_unmap(st->fd, cb, 4, &h);
 }
 
 /*
@@ -1734,7 +1703,7 @@ static void test_arbiter_unbind_mid_wait(void **state)
 	struct hltests_host_buf cb[4], h;
 	char bdf[32], path[160];
 	uint64_t t0, dt;
-	int fd, i;
+	int fd;
 
 	GAUDI_ONLY();
 	hlthunk_close(st->fd);
@@ -1742,9 +1711,7 @@ static void test_arbiter_unbind_mid_wait(void **state)
 	assert_int_equal(hltests_pci_addr(0, bdf, sizeof(bdf)), 0);
 	fd = hltests_open_node(0, 0);
 	assert_true(fd >= 0);
-	for (i = 0; i < 4; i++)
-		hltests_host_map(fd, &cb[i], PAGE);
-	hltests_host_map(fd, &h, PAGE);
+	arb_map(fd, cb, 4, &h);
 	arb_leave_waiting(fd, cb, &h);
 	t0 = hltests_now_ns();
 	if (hltests_write_file(strcat(strcpy(path, drv), "/unbind"), bdf)) {
