@@ -329,7 +329,12 @@ void op_cs(struct worker *w)
 		c.must_fail = true;
 		switch (rnd(&w->r, 6)) {
 		case 0:
-			/* Any bit but the flags the driver serves */
+			/*
+			 * Any bit but the flags the driver serves (the
+			 * encapsulated signals' too: a reservation's count
+			 * and queue left in in.seq by the branch above make
+			 * RESERVE_SIGNALS_ONLY alone a valid call)
+			 */
 			do {
 				a.in.cs_flags = 1u << rnd(&w->r, 32);
 			} while (a.in.cs_flags & (HL_CS_FLAGS_CUSTOM_TIMEOUT |
@@ -340,7 +345,10 @@ void op_cs(struct worker *w)
 						  HL_CS_FLAGS_FORCE_RESTORE |
 						  HL_CS_FLAGS_STAGED_SUBMISSION |
 						  HL_CS_FLAGS_STAGED_SUBMISSION_FIRST |
-						  HL_CS_FLAGS_STAGED_SUBMISSION_LAST));
+						  HL_CS_FLAGS_STAGED_SUBMISSION_LAST |
+						  HL_CS_FLAGS_ENCAP_SIGNALS |
+						  HL_CS_FLAGS_RESERVE_SIGNALS_ONLY |
+						  HL_CS_FLAGS_UNRESERVE_SIGNALS_ONLY));
 			break;
 		case 1: a.in.ctx_id = 1; break;
 		case 2: a.in.pad = 1; break;
