@@ -1469,9 +1469,7 @@ static void arb_next_owner_clean(int fd)
 	uint64_t seq, t0;
 
 	assert_int_equal(dbg_read32(hltests_gaudi_qm(QA) + ARB_CFG_0), 0);
-	hltests_host_map(fd, &cb[0], PAGE);
-	hltests_host_map(fd, &cb[1], PAGE);
-	hltests_host_map(fd, &h, PAGE);
+	arb_map(fd, cb, 2, &h);
 	memset(h.ptr, 0, 16);
 	arb_set(fd, &cb[1], ARB_PRIO);
 	t0 = hltests_now_ns();
@@ -1480,9 +1478,7 @@ static void arb_next_owner_clean(int fd)
 	print_message("next owner's ARB_POINT: %.2f s\n",
 		      (hltests_now_ns() - t0) / 1e9);
 	assert_int_equal(rd32(h.ptr), 0xd1);
-	hltests_host_unmap(fd, &h);
-	hltests_host_unmap(fd, &cb[1]);
-	hltests_host_unmap(fd, &cb[0]);
+	arb_unmap(fd, cb, 2, &h);
 }
 
 /*
