@@ -1208,9 +1208,13 @@ int hlcoll_reduce_scatter(struct hlcoll_comm *c, uint64_t sendbuf,
 		if (rc)
 			goto out;
 	}
-	/* Shifted by one: rank r ends with block r (summed from rank r + 1) */
-	rc = hlcoll_ring_pass(c, work, 0, recvcount, c->rank - 1, true, dtype,
-			      op);
+	/*
+	 * Across hosts, hierarchical (hlcoll_hosts.c); else the ring, shifted
+	 * by one: rank r ends with block r (summed from rank r + 1)
+	 */
+	if (!hlcoll_hosts_reduce_scatter(c, work, recvcount, dtype, op, &rc))
+		rc = hlcoll_ring_pass(c, work, 0, recvcount, c->rank - 1, true,
+				      dtype, op);
 	if (!rc)
 		rc = hlcoll_finish(c, op, work + (uint64_t)c->rank * bytes,
 				   work + (uint64_t)c->rank * bytes, recvcount,
@@ -1341,6 +1345,9 @@ int hlcoll_allgather(struct hlcoll_comm *c, uint64_t sendbuf,
 		if (rc != 1 && rc != -EMSGSIZE)
 			return rc;
 	}
+	if (hlcoll_hosts_allgather(c, sendbuf, recvbuf,
+				   sendcount * hlcoll_dtype_size(dtype), &rc))
+		return rc;
 	return hlcoll_steps(c, x, nx, ns, dtype, HLCOLL_SUM, cp.src, cp.dst,
 			    cp.len);
 }

@@ -2,7 +2,8 @@
 /*
  * hlcoll_hosts.c - libhlcoll across hosts: which rank is on which host,
  * the transport that uses the NIC fabric within a host and libfabric
- * (hlcoll_ofi.c) between hosts, and the hierarchical all-reduce.
+ * (hlcoll_ofi.c) between hosts, and the hierarchical all-reduce,
+ * all-gather and reduce-scatter.
  *
  * Topology: at init every rank publishes its host key through the
  * bootstrap: HLCOLL_HOST_ID when set, else its hostname and the kernel's
@@ -12,23 +13,13 @@
  * More: hlcoll_hosts_ops, whose step gives the transfers to peers on this
  * host to the NIC transport and the others to libfabric.
  *
- * All-reduce with HLCOLL_ALGO unset (or "auto"): hierarchical when there
- * are several hosts with the same number L of ranks each and at least one
- * host has two ranks or more; else the flat ring of hlcoll.c.
- * HLCOLL_ALGO=ring forces the flat ring, HLCOLL_ALGO=hier the hierarchical
- * one (falling back to the ring where it cannot run: one host, unequal
- * hosts). The hierarchical all-reduce, in place in the receive buffer:
- *   1. reduce-scatter within the host: a ring over the host's L ranks (in
- *	rank order) on L segments (hlcoll_segment()); local rank i ends with
- *	segment i + 1 (mod L), reduced over its host;
- *   2. all-reduce of that segment between the H ranks of local index i
- *	(one per host, in host order): a ring reduce-scatter then all-gather
- *	on H sub-segments, over libfabric;
- *   3. all-gather within the host: the ring of step 1, without reduction.
- * Its order of operations differs from the flat ring's: float sums are
- * reproducible from run to run but not bit-equal to the ring's (int32 and
- * min/max are). Each host sends S bytes per all-reduce of S bytes between
- * hosts with H = 2 (the flat ring: 1.5 S with 2 ranks per host).
+ * All-reduce, all-gather and reduce-scatter with HLCOLL_ALGO unset (or
+ * "auto"): hierarchical (hlcoll_hier_init()) when there are several hosts
+ * with the same number L of ranks each and at least one host has two
+ * ranks or more; else the flat ring of hlcoll.c. HLCOLL_ALGO=ring forces
+ * the flat ring, HLCOLL_ALGO=hier the hierarchical one (falling back to
+ * the ring where it cannot run: one host, unequal hosts). Each algorithm
+ * says what it does above its function.
  */
 #include "hlcoll_int.h"
 
@@ -131,17 +122,22 @@ static int hlcoll_hosts_step(struct hlcoll_comm *c,
 {
 	struct hlcoll_xfer local[HLCOLL_MAX_GROUP_OPS];
 	struct hlcoll_xfer remote[HLCOLL_MAX_GROUP_OPS];
-	int i, nl = 0, nr = 0, nred = 0, me = c->host[c->rank], rc = 0;
+	int i, j, nl = 0, nr = 0, nred = 0, me = c->host[c->rank], rc = 0;
 	uint64_t t0;
 
 	/*
 	 * Several receives reducing into one buffer (the root of a reduce):
 	 * one transfer after the other, in list order, as the NIC transport
-	 * orders them (libfabric's chunks land in any order).
+	 * orders them (libfabric's chunks land in any order). Reducing
+	 * receives into disjoint blocks (the hierarchical reduce-scatter's)
+	 * run together.
 	 */
 	for (i = 0; i < n; i++)
-		nred += !x[i].send && x[i].reduce;
-	if (nred > 1) {
+		for (j = 0; j < i; j++)
+			nred += !x[i].send && x[i].reduce && !x[j].send &&
+				x[j].reduce && x[i].va < x[j].va + x[j].bytes &&
+				x[j].va < x[i].va + x[i].bytes;
+	if (nred) {
 		for (i = 0; !rc && i < n; i++) {
 			rc = hlcoll_hosts_step(c, &x[i], 1, dtype, op, copy_src,
 					       copy_dst, copy_len);
@@ -189,13 +185,93 @@ const struct hlcoll_transport_ops hlcoll_hosts_ops = {
 };
 
 /* ------------------------------------------------------------------------
- * Hierarchical all-reduce
+ * Hierarchical collectives
  */
 
 /* @k modulo @n, in 0 .. @n - 1 */
 static int hlcoll_hmod(int k, int n)
 {
 	return (k % n + n) % n;
+}
+
+/*
+ * The topology as the hierarchical collectives see it: @nh hosts of @nl
+ * ranks each; @at[h * nl + j] is the rank of local index j (j-th in rank
+ * order) on host h. This rank is local index @li on its host and has
+ * cross index @xi (its host's number) among the ranks of local index @li.
+ * @local: this host's ranks; @cross: the ranks of local index @li, in host
+ * order.
+ */
+struct hlcoll_hier {
+	int nh, nl, li, xi;
+	int at[HLCOLL_MAX_RANKS];
+	int local[HLCOLL_MAX_RANKS];
+	int cross[HLCOLL_MAX_RANKS];
+};
+
+/*
+ * The hierarchical passes within a host run: always, but under the tests'
+ * planted bug (hlcoll_test.h; only a program that defines the symbol)
+ */
+static bool hlcoll_hier_local(const struct hlcoll_hier *t)
+{
+	return t->nl > 1 && !(&hlcoll_test_hier_inject &&
+			      hlcoll_test_hier_inject ==
+			      HLCOLL_TEST_HIER_NO_LOCAL);
+}
+
+/* HLCOLL_ALGO: 0 auto, 1 ring, 2 hierarchical */
+static int hlcoll_algo(void)
+{
+	const char *s = getenv("HLCOLL_ALGO");
+
+	if (!s || !*s || !strcmp(s, "auto"))
+		return 0;
+	if (!strcmp(s, "ring"))
+		return 1;
+	if (!strcmp(s, "hier"))
+		return 2;
+	return 0;
+}
+
+/*
+ * Fill @t; false when the flat ring runs instead: HLCOLL_ALGO=ring, one
+ * host, hosts of unequal rank counts, or (unless HLCOLL_ALGO=hier) one
+ * rank per host. @what names the collective in the trace.
+ */
+static bool hlcoll_hier_init(const struct hlcoll_comm *c,
+			     struct hlcoll_hier *t, const char *what)
+{
+	int size[HLCOLL_MAX_RANKS] = { 0 };
+	int n = c->nranks, r, h, algo = hlcoll_algo();
+
+	if (algo == 1 || c->nhosts <= 1)
+		return false;
+	for (r = 0; r < n; r++)
+		size[c->host[r]]++;
+	for (h = 1; h < c->nhosts; h++)
+		if (size[h] != size[0])
+			return false;
+	if (size[0] < 2 && algo != 2)
+		return false;
+	t->nh = c->nhosts;
+	t->nl = size[0];
+	memset(size, 0, sizeof(size));
+	for (r = 0; r < n; r++) {
+		h = c->host[r];
+		if (r == c->rank) {
+			t->li = size[h];
+			t->xi = h;
+		}
+		t->at[h * t->nl + size[h]++] = r;
+	}
+	for (r = 0; r < t->nl; r++)
+		t->local[r] = t->at[t->xi * t->nl + r];
+	for (h = 0; h < t->nh; h++)
+		t->cross[h] = t->at[h * t->nl + t->li];
+	hlcoll_trace(c->rank, "hierarchical %s: %d hosts of %d ranks", what,
+		     t->nh, t->nl);
+	return true;
 }
 
 /*
@@ -232,75 +308,100 @@ static int hlcoll_group_pass(struct hlcoll_comm *c, const int *g, int n,
 	return 0;
 }
 
-/* HLCOLL_ALGO: 0 auto, 1 ring, 2 hierarchical */
-static int hlcoll_algo(void)
+/*
+ * One ring pass among the @n ranks @g (this rank is @g[@me]) over @n
+ * units of @nb blocks each: unit k is the blocks @unit[k * nb + i] of
+ * @bytes each at @buf. At step s, send unit @first - s to the next rank
+ * and receive unit @first - s - 1 from the previous one (reduced into
+ * @buf when @reduce). @cp, when not NULL: the first step also copies it,
+ * and its first send reads @cp->src (the all-gather's own block, sent
+ * straight from the caller's buffer while it is copied; @nb is then 1).
+ */
+static int hlcoll_unit_pass(struct hlcoll_comm *c, const int *g, int n,
+			    int me, const int *unit, int nb, uint64_t buf,
+			    uint64_t bytes, int first, bool reduce,
+			    enum hlcoll_dtype dtype, enum hlcoll_redop op,
+			    const struct hlcoll_span *cp)
 {
-	const char *s = getenv("HLCOLL_ALGO");
+	struct hlcoll_xfer x[2 * HLCOLL_MAX_RANKS];
+	int s, i, m, ks, kr, rc;
 
-	if (!s || !*s || !strcmp(s, "auto"))
-		return 0;
-	if (!strcmp(s, "ring"))
-		return 1;
-	if (!strcmp(s, "hier"))
-		return 2;
+	for (s = 0; s < n - 1; s++) {
+		ks = hlcoll_hmod(first - s, n);
+		kr = hlcoll_hmod(first - s - 1, n);
+		for (m = 0, i = 0; i < nb; i++)
+			x[m++] = (struct hlcoll_xfer){
+				.peer = g[(me + 1) % n], .send = true,
+				.reduce = reduce, .bytes = bytes,
+				.va = buf + (uint64_t)unit[ks * nb + i] * bytes,
+			};
+		for (i = 0; i < nb; i++)
+			x[m++] = (struct hlcoll_xfer){
+				.peer = g[(me + n - 1) % n],
+				.reduce = reduce, .bytes = bytes,
+				.va = buf + (uint64_t)unit[kr * nb + i] * bytes,
+			};
+		if (s == 0 && cp) {
+			x[0].va = cp->src;
+			rc = hlcoll_step(c, x, m, dtype, op, cp->src, cp->dst,
+					 cp->len);
+		} else {
+			rc = hlcoll_step(c, x, m, dtype, op, 0, 0, 0);
+		}
+		if (rc)
+			return rc;
+	}
+	if (n == 1 && cp && cp->len)
+		return hlcoll_step(c, NULL, 0, dtype, op, cp->src, cp->dst,
+				   cp->len);
 	return 0;
 }
 
+/* @u[j * nh + h]: the blocks of local index j, one per host (units) */
+static void hlcoll_hier_units(const struct hlcoll_hier *t, int *u)
+{
+	int h, j;
+
+	for (j = 0; j < t->nl; j++)
+		for (h = 0; h < t->nh; h++)
+			u[j * t->nh + h] = t->at[h * t->nl + j];
+}
+
+/*
+ * The hierarchical all-reduce, in place in the receive buffer:
+ *   1. reduce-scatter within the host: a ring over the host's L ranks (in
+ *	rank order) on L segments (hlcoll_segment()); local rank i ends with
+ *	segment i + 1 (mod L), reduced over its host;
+ *   2. all-reduce of that segment between the H ranks of local index i
+ *	(one per host, in host order): a ring reduce-scatter then all-gather
+ *	on H sub-segments, over libfabric;
+ *   3. all-gather within the host: the ring of step 1, without reduction.
+ * Each host sends S bytes per all-reduce of S bytes between hosts with
+ * H = 2 (the flat ring: 1.5 S with 2 ranks per host).
+ */
 int hlcoll_hosts_allreduce(struct hlcoll_comm *c, uint64_t buf,
 			   uint64_t count, enum hlcoll_dtype dtype,
 			   enum hlcoll_redop op, int *rc)
 {
-	int local[HLCOLL_MAX_RANKS], cross[HLCOLL_MAX_RANKS];
-	int size[HLCOLL_MAX_RANKS] = { 0 };
-	int n = c->nranks, me = c->host[c->rank], nl = 0, nx = 0, li = -1;
-	int r, h, l, algo = hlcoll_algo();
 	uint64_t es = hlcoll_dtype_size(dtype), seg, first;
+	struct hlcoll_hier t;
+	int l, li, me, nx;
 
-	if (algo == 1 || c->nhosts <= 1)
+	if (!hlcoll_hier_init(c, &t, "all-reduce"))
 		return 0;
-	for (r = 0; r < n; r++)
-		size[c->host[r]]++;
-	l = size[0];
-	for (h = 1; h < c->nhosts; h++)
-		if (size[h] != l)
-			return 0;
-	if (l < 2 && algo != 2)
-		return 0;
-
-	/* This host's ranks in rank order; this rank's index among them */
-	for (r = 0; r < n; r++) {
-		if (c->host[r] != me)
-			continue;
-		if (r == c->rank)
-			li = nl;
-		local[nl++] = r;
-	}
-	/* The ranks of local index li on every host, in host order */
-	for (h = 0; h < c->nhosts; h++) {
-		int k = 0;
-
-		for (r = 0; r < n; r++) {
-			if (c->host[r] != h)
-				continue;
-			if (k++ == li) {
-				if (r == c->rank)
-					me = nx;
-				cross[nx++] = r;
-				break;
-			}
-		}
-	}
-	hlcoll_trace(c->rank, "hierarchical all-reduce: %d hosts of %d ranks",
-		     c->nhosts, l);
+	l = t.nl;
+	li = t.li;
+	me = t.xi;
+	nx = t.nh;
 
 	*rc = 0;
-	if (l > 1)
-		*rc = hlcoll_group_pass(c, local, l, li, buf, count, li, true,
+	if (hlcoll_hier_local(&t))
+		*rc = hlcoll_group_pass(c, t.local, l, li, buf, count, li, true,
 					dtype, op);
 	/* Local rank li now holds segment li + 1, reduced over the host */
 	seg = hlcoll_segment(count, l, (li + 1) % l, &first);
 	if (!*rc && seg)
-		*rc = hlcoll_group_pass(c, cross, nx, me, buf + first * es,
+		*rc = hlcoll_group_pass(c, t.cross, nx, me, buf + first * es,
 					seg, me, true, dtype, op);
 	/*
 	 * An average: the part of the segment this rank now holds reduced
@@ -315,11 +416,85 @@ int hlcoll_hosts_allreduce(struct hlcoll_comm *c, uint64_t buf,
 		*rc = hlcoll_finish(c, op, at, at, part, dtype);
 	}
 	if (!*rc && seg)
-		*rc = hlcoll_group_pass(c, cross, nx, me, buf + first * es,
+		*rc = hlcoll_group_pass(c, t.cross, nx, me, buf + first * es,
 					seg, me + 1, false, dtype, op);
-	if (!*rc && l > 1)
-		*rc = hlcoll_group_pass(c, local, l, li, buf, count, li + 1,
+	if (!*rc && hlcoll_hier_local(&t))
+		*rc = hlcoll_group_pass(c, t.local, l, li, buf, count, li + 1,
 					false, dtype, op);
+	return 1;
+}
+
+/*
+ * The hierarchical all-gather of @bytes per rank from @sendbuf into
+ * @recvbuf (block r from rank r):
+ *   1. all-gather between the H ranks of this rank's local index (one
+ *	per host, host order), over libfabric: a ring on their H blocks,
+ *	the first step sending straight from @sendbuf while it is copied
+ *	to this rank's own block;
+ *   2. all-gather within the host: a ring over the host's L ranks on L
+ *	units, unit j being the H blocks of the ranks of local index j.
+ * Each host sends (H - 1) / H of the S bytes gathered between hosts, each
+ * byte once (the flat ring of 2 hosts of 2 ranks: 3/4 S on each of its
+ * two links between them). No reduction: bit-equal to the ring's result.
+ */
+int hlcoll_hosts_allgather(struct hlcoll_comm *c, uint64_t sendbuf,
+			   uint64_t recvbuf, uint64_t bytes, int *rc)
+{
+	int blk[HLCOLL_MAX_RANKS], u[HLCOLL_MAX_RANKS];
+	uint64_t mine = recvbuf + (uint64_t)c->rank * bytes;
+	struct hlcoll_hier t;
+	struct hlcoll_span cp;
+	int h;
+
+	if (!hlcoll_hier_init(c, &t, "all-gather"))
+		return 0;
+	cp = (struct hlcoll_span){ sendbuf, mine, sendbuf != mine ? bytes : 0 };
+	for (h = 0; h < t.nh; h++)
+		blk[h] = t.cross[h];
+	*rc = hlcoll_unit_pass(c, t.cross, t.nh, t.xi, blk, 1, recvbuf, bytes,
+			       t.xi, false, HLCOLL_FLOAT32, HLCOLL_SUM, &cp);
+	hlcoll_hier_units(&t, u);
+	if (!*rc && hlcoll_hier_local(&t))
+		*rc = hlcoll_unit_pass(c, t.local, t.nl, t.li, u, t.nh, recvbuf,
+				       bytes, t.li, false, HLCOLL_FLOAT32,
+				       HLCOLL_SUM, NULL);
+	return 1;
+}
+
+/*
+ * The hierarchical reduce-scatter, in place in @work (n blocks of
+ * @count elements; rank r ends with block r reduced over every rank):
+ *   1. reduce-scatter within the host: a ring over the host's L ranks on
+ *	L units (as the all-gather's), local rank i ending with unit i
+ *	reduced over its host;
+ *   2. reduce-scatter between the H ranks of this rank's local index
+ *	(over libfabric): a ring on their H blocks, ending with its own.
+ * The average's division and the copy out are the caller's. Each host
+ * sends (H - 1) / H of S between hosts. Its order of operations differs
+ * from the flat ring's: float sums are reproducible, not bit-equal to
+ * the ring's (int32 and min/max are).
+ */
+int hlcoll_hosts_reduce_scatter(struct hlcoll_comm *c, uint64_t work,
+				uint64_t count, enum hlcoll_dtype dtype,
+				enum hlcoll_redop op, int *rc)
+{
+	int blk[HLCOLL_MAX_RANKS], u[HLCOLL_MAX_RANKS];
+	uint64_t bytes = count * hlcoll_dtype_size(dtype);
+	struct hlcoll_hier t;
+	int h;
+
+	if (!hlcoll_hier_init(c, &t, "reduce-scatter"))
+		return 0;
+	hlcoll_hier_units(&t, u);
+	*rc = 0;
+	if (hlcoll_hier_local(&t))
+		*rc = hlcoll_unit_pass(c, t.local, t.nl, t.li, u, t.nh, work,
+				       bytes, t.li - 1, true, dtype, op, NULL);
+	for (h = 0; h < t.nh; h++)
+		blk[h] = t.cross[h];
+	if (!*rc)
+		*rc = hlcoll_unit_pass(c, t.cross, t.nh, t.xi, blk, 1, work,
+				       bytes, t.xi - 1, true, dtype, op, NULL);
 	return 1;
 }
 

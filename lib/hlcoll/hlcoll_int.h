@@ -187,6 +187,13 @@ int hlcoll_hosts_init(struct hlcoll_comm *c);
 int hlcoll_hosts_allreduce(struct hlcoll_comm *c, uint64_t buf,
 			   uint64_t count, enum hlcoll_dtype dtype,
 			   enum hlcoll_redop op, int *rc);
+/* all-gather: 1 when it ran the hierarchical one (*rc its result) */
+int hlcoll_hosts_allgather(struct hlcoll_comm *c, uint64_t sendbuf,
+			   uint64_t recvbuf, uint64_t bytes, int *rc);
+/* reduce-scatter in place in @work, no division: likewise */
+int hlcoll_hosts_reduce_scatter(struct hlcoll_comm *c, uint64_t work,
+				uint64_t count, enum hlcoll_dtype dtype,
+				enum hlcoll_redop op, int *rc);
 /* The transfers of a step with peers on other hosts, over libfabric */
 int hlcoll_ofi_connect(struct hlcoll_comm *c);
 int hlcoll_ofi_step(struct hlcoll_comm *c, const struct hlcoll_xfer *x, int n,
@@ -293,6 +300,7 @@ struct hlcoll_comm {
 /* Test-only hooks (hlcoll_test.h): weak, the library defines none */
 extern int hlcoll_test_chain_inject __attribute__((weak));
 extern int hlcoll_test_nic_write_inject __attribute__((weak));
+extern int hlcoll_test_hier_inject __attribute__((weak));
 
 /*
  * Steps chained on the device in one submission (hlcoll_nic.c): at most

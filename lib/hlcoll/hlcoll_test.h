@@ -31,4 +31,12 @@ extern int hlcoll_test_chain_inject;
 #define HLCOLL_TEST_NIC_WRITE_STAGE	4
 extern int hlcoll_test_nic_write_inject;
 
+/*
+ * The hierarchical collectives across hosts (hlcoll_hosts.c): 0, or
+ * HLCOLL_TEST_HIER_NO_LOCAL: their passes within a host are skipped (each
+ * result then misses the other ranks of the host)
+ */
+#define HLCOLL_TEST_HIER_NO_LOCAL	1
+extern int hlcoll_test_hier_inject;
+
 #endif /* HLCOLL_TEST_H */

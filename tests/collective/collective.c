@@ -93,8 +93,13 @@ struct coll_run {
 	int root;
 	/* The stream form: the enqueue with no ordering points, then the sync */
 	bool enqueue;
+	/* Two hosts (HLCOLL_HOST_ID): the first half of the ranks, the rest */
+	bool hosts;
 	struct hlcoll_config cfg;
 };
+
+/* rank_main()'s status when a run across hosts finds no libfabric */
+#define HOSTS_NO_OFI	20
 
 static int ndevices;
 static uint32_t module_ids[HLCOLL_MAX_RANKS];
@@ -427,12 +432,14 @@ static int rank_main(int rank, int nranks, const struct hlcoll_unique_id *id,
 		return 10;
 	}
 	dram0 = ctx_dram(fd);
+	if (run->hosts)
+		setenv("HLCOLL_HOST_ID", rank < nranks / 2 ? "a" : "b", 1);
 	rc = hlcoll_comm_init_rank(&comm, nranks, id, rank, fd, &run->cfg);
 	if (rc) {
 		fprintf(stderr, "rank %d: hlcoll_comm_init_rank: %s\n", rank,
 			hlcoll_get_error_string(rc));
 		hlthunk_close(fd);
-		return 11;
+		return run->hosts && rc == -EOPNOTSUPP ? HOSTS_NO_OFI : 11;
 	}
 	if (buf_alloc(fd, run->host_memory, bytes, &send) ||
 	    buf_alloc(fd, run->host_memory, bytes, &recv) ||
@@ -1443,6 +1450,105 @@ static void test_abort_across_hosts_reaches_every_rank(void **state)
 		}
 		bad += st != 0;
 	}
+	assert_int_equal(bad, 0);
+}
+
+/*
+ * Test-only: libhlcoll's planted bug of the hierarchical collectives
+ * (hlcoll_test.h; set before the ranks fork)
+ */
+int hlcoll_test_hier_inject;
+
+/*
+ * The hierarchical all-gather, reduce-scatter and all-reduce
+ * (hlcoll_hosts.c) on two hosts of two ranks (HLCOLL_HOST_ID, one VM;
+ * the NIC within a host, libfabric between them): every element
+ * bit-exact, out of place and in place, at counts that do not divide
+ * (int32 sums, averages and maxima, which any order gives alike, and a
+ * 2-byte all-gather). Negative control: the planted bug
+ * HLCOLL_TEST_HIER_NO_LOCAL (the passes within a host skipped) must make
+ * each fail, which it cannot unless the hierarchical path ran; under
+ * HLCOLL_ALGO=ring the same bug changes nothing. Skipped without
+ * libfabric.
+ */
+static void test_hierarchical_across_hosts(void **state)
+{
+	static const uint64_t counts[] = { 1, 4099 };
+	static const struct {
+		enum coll coll;
+		enum hlcoll_dtype dtype;
+		enum hlcoll_redop op;
+		bool in_place;
+	} cases[] = {
+		{ C_ALLGATHER, HLCOLL_INT32, HLCOLL_SUM, false },
+		{ C_ALLGATHER, HLCOLL_BFLOAT16, HLCOLL_SUM, true },
+		{ C_REDUCE_SCATTER, HLCOLL_INT32, HLCOLL_SUM, true },
+		{ C_REDUCE_SCATTER, HLCOLL_INT32, HLCOLL_AVG, false },
+		{ C_REDUCE_SCATTER, HLCOLL_FLOAT16, HLCOLL_MAX, false },
+		{ C_ALLREDUCE, HLCOLL_INT32, HLCOLL_SUM, true },
+	};
+	/* The cases of the planted bug: one of each collective */
+	static const unsigned int planted[] = { 0, 2, 5 };
+	struct coll_run run;
+	unsigned int i, k;
+	int st, bad = 0;
+
+	(void)state;
+	if (ndevices < 4) {
+		print_message("needs 4 devices: skipped\n");
+		skip();
+	}
+	/* Chunks of 4 KiB between hosts: several per transfer */
+	setenv("HLCOLL_OFI_CHUNK", "4096", 1);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		memset(&run, 0, sizeof(run));
+		run.coll = cases[i].coll;
+		run.dtype = cases[i].dtype;
+		run.op = cases[i].op;
+		run.counts = counts;
+		run.ncounts = 2;
+		run.in_place = cases[i].in_place;
+		run.hosts = true;
+		st = launch_on(&run, 4);
+		if (st == HOSTS_NO_OFI) {
+			unsetenv("HLCOLL_OFI_CHUNK");
+			print_message("no libfabric: skipped\n");
+			skip();
+		}
+		print_message("%s %s %s %s, 2 hosts of 2 ranks: status %d\n",
+			      coll_names[run.coll], type_names[run.dtype],
+			      op_names[run.op],
+			      run.in_place ? "in place" : "out of place", st);
+		bad += st != 0;
+	}
+
+	/*
+	 * The planted bug: each collective must now see wrong elements;
+	 * the flat ring does not go through it: nothing changes there
+	 */
+	hlcoll_test_hier_inject = HLCOLL_TEST_HIER_NO_LOCAL;
+	for (i = 0; i <= sizeof(planted) / sizeof(planted[0]); i++) {
+		bool ring = i == sizeof(planted) / sizeof(planted[0]);
+
+		k = planted[ring ? 1 : i];
+		memset(&run, 0, sizeof(run));
+		run.coll = cases[k].coll;
+		run.dtype = cases[k].dtype;
+		run.op = cases[k].op;
+		run.counts = &counts[1];
+		run.ncounts = 1;
+		run.hosts = true;
+		if (ring)
+			setenv("HLCOLL_ALGO", "ring", 1);
+		st = launch_on(&run, 4);
+		print_message("%s, passes within a host skipped (planted)%s: status %d (want %d)\n",
+			      coll_names[run.coll],
+			      ring ? ", HLCOLL_ALGO=ring" : "", st, ring ? 0 : 1);
+		bad += st != (ring ? 0 : 1);
+	}
+	unsetenv("HLCOLL_ALGO");
+	unsetenv("HLCOLL_OFI_CHUNK");
+	hlcoll_test_hier_inject = 0;
 	assert_int_equal(bad, 0);
 }
 
@@ -3078,6 +3184,7 @@ const struct CMUnitTest collective_tests[] = {
 	cmocka_unit_test(test_abort_seen_by_the_others),
 	cmocka_unit_test(test_abort_mid_collective_reaches_every_rank),
 	cmocka_unit_test(test_abort_across_hosts_reaches_every_rank),
+	cmocka_unit_test(test_hierarchical_across_hosts),
 	cmocka_unit_test(test_two_communicators_on_one_device),
 	cmocka_unit_test(test_communicators_per_device_bounded),
 	cmocka_unit_test(test_barriers_not_held_back),
