@@ -1465,7 +1465,8 @@ int hlcoll_test_hier_inject;
  * the NIC within a host, libfabric between them): every element
  * bit-exact, out of place and in place, at counts that do not divide
  * (int32 sums, averages and maxima, which any order gives alike, and a
- * 2-byte all-gather). Negative control: the planted bug
+ * 2-byte all-gather; a reduce-scatter with one-sided writes within the
+ * hosts, HLCOLL_NIC_WRITE=1). Negative control: the planted bug
  * HLCOLL_TEST_HIER_NO_LOCAL (the passes within a host skipped) must make
  * each fail, which it cannot unless the hierarchical path ran; under
  * HLCOLL_ALGO=ring the same bug changes nothing. Skipped without
@@ -1479,13 +1480,16 @@ static void test_hierarchical_across_hosts(void **state)
 		enum hlcoll_dtype dtype;
 		enum hlcoll_redop op;
 		bool in_place;
+		bool one_sided;
 	} cases[] = {
-		{ C_ALLGATHER, HLCOLL_INT32, HLCOLL_SUM, false },
-		{ C_ALLGATHER, HLCOLL_BFLOAT16, HLCOLL_SUM, true },
-		{ C_REDUCE_SCATTER, HLCOLL_INT32, HLCOLL_SUM, true },
-		{ C_REDUCE_SCATTER, HLCOLL_INT32, HLCOLL_AVG, false },
-		{ C_REDUCE_SCATTER, HLCOLL_FLOAT16, HLCOLL_MAX, false },
-		{ C_ALLREDUCE, HLCOLL_INT32, HLCOLL_SUM, true },
+		{ C_ALLGATHER, HLCOLL_INT32, HLCOLL_SUM, false, false },
+		{ C_ALLGATHER, HLCOLL_BFLOAT16, HLCOLL_SUM, true, false },
+		{ C_REDUCE_SCATTER, HLCOLL_INT32, HLCOLL_SUM, true, false },
+		{ C_REDUCE_SCATTER, HLCOLL_INT32, HLCOLL_AVG, false, false },
+		{ C_REDUCE_SCATTER, HLCOLL_FLOAT16, HLCOLL_MAX, false, false },
+		{ C_ALLREDUCE, HLCOLL_INT32, HLCOLL_SUM, true, false },
+		/* One-sided within the host (HLCOLL_NIC_WRITE=1) */
+		{ C_REDUCE_SCATTER, HLCOLL_INT32, HLCOLL_SUM, false, true },
 	};
 	/* The cases of the planted bug: one of each collective */
 	static const unsigned int planted[] = { 0, 2, 5 };
@@ -1509,16 +1513,20 @@ static void test_hierarchical_across_hosts(void **state)
 		run.ncounts = 2;
 		run.in_place = cases[i].in_place;
 		run.hosts = true;
+		write_env(cases[i].one_sided ? "1" : NULL, 0);
 		st = launch_on(&run, 4);
+		write_env(NULL, 0);
 		if (st == HOSTS_NO_OFI) {
 			unsetenv("HLCOLL_OFI_CHUNK");
 			print_message("no libfabric: skipped\n");
 			skip();
 		}
-		print_message("%s %s %s %s, 2 hosts of 2 ranks: status %d\n",
+		print_message("%s %s %s %s%s, 2 hosts of 2 ranks: status %d\n",
 			      coll_names[run.coll], type_names[run.dtype],
 			      op_names[run.op],
-			      run.in_place ? "in place" : "out of place", st);
+			      run.in_place ? "in place" : "out of place",
+			      cases[i].one_sided ? ", HLCOLL_NIC_WRITE=1" : "",
+			      st);
 		bad += st != 0;
 	}
 
