@@ -324,32 +324,45 @@ static int hlcoll_unit_pass(struct hlcoll_comm *c, const int *g, int n,
 			    const struct hlcoll_span *cp)
 {
 	struct hlcoll_xfer x[2 * HLCOLL_MAX_RANKS];
-	int s, i, m, ks, kr, rc;
+	int s, i, b, m, ks, kr, per = nb, rc;
 
+	/*
+	 * The NIC's one-sided path (HLCOLL_NIC_WRITE=1) takes one reduced
+	 * transfer per peer and direction in a step (two would share its
+	 * landing slots; it refuses them, -EINVAL): a reducing unit then
+	 * moves block by block, one sub-step each, in the same order at both
+	 * ends of every pair
+	 */
+	if (reduce && c->nic_write == HLCOLL_NIC_WRITE_ON)
+		per = 1;
 	for (s = 0; s < n - 1; s++) {
 		ks = hlcoll_hmod(first - s, n);
 		kr = hlcoll_hmod(first - s - 1, n);
-		for (m = 0, i = 0; i < nb; i++)
-			x[m++] = (struct hlcoll_xfer){
-				.peer = g[(me + 1) % n], .send = true,
-				.reduce = reduce, .bytes = bytes,
-				.va = buf + (uint64_t)unit[ks * nb + i] * bytes,
-			};
-		for (i = 0; i < nb; i++)
-			x[m++] = (struct hlcoll_xfer){
-				.peer = g[(me + n - 1) % n],
-				.reduce = reduce, .bytes = bytes,
-				.va = buf + (uint64_t)unit[kr * nb + i] * bytes,
-			};
-		if (s == 0 && cp) {
-			x[0].va = cp->src;
-			rc = hlcoll_step(c, x, m, dtype, op, cp->src, cp->dst,
-					 cp->len);
-		} else {
-			rc = hlcoll_step(c, x, m, dtype, op, 0, 0, 0);
+		for (b = 0; b < nb; b += per) {
+			for (m = 0, i = b; i < b + per; i++)
+				x[m++] = (struct hlcoll_xfer){
+					.peer = g[(me + 1) % n], .send = true,
+					.reduce = reduce, .bytes = bytes,
+					.va = buf + bytes *
+					      (uint64_t)unit[ks * nb + i],
+				};
+			for (i = b; i < b + per; i++)
+				x[m++] = (struct hlcoll_xfer){
+					.peer = g[(me + n - 1) % n],
+					.reduce = reduce, .bytes = bytes,
+					.va = buf + bytes *
+					      (uint64_t)unit[kr * nb + i],
+				};
+			if (s == 0 && b == 0 && cp) {
+				x[0].va = cp->src;
+				rc = hlcoll_step(c, x, m, dtype, op, cp->src,
+						 cp->dst, cp->len);
+			} else {
+				rc = hlcoll_step(c, x, m, dtype, op, 0, 0, 0);
+			}
+			if (rc)
+				return rc;
 		}
-		if (rc)
-			return rc;
 	}
 	if (n == 1 && cp && cp->len)
 		return hlcoll_step(c, NULL, 0, dtype, op, cp->src, cp->dst,
