@@ -1194,26 +1194,42 @@ static void hold_until(double until)
  * relays it) within PROMPT_S, far below the 30 s job timeout, free what
  * they hold, and report the error in their async error too.
  */
+struct abort_mode;
+static int abort_coll(struct hlcoll_comm *comm, const struct abort_mode *m,
+		      uint64_t va, int rank, int nranks);
+static const char *abort_layout(const struct abort_mode *m);
+
+/*
+ * @arg: NULL, or a struct abort_mode whose collective (in place in 1 MiB)
+ * and hosts (layout) the ranks run instead
+ */
 static int rank_killed(int rank, int nranks, const struct hlcoll_unique_id *id,
 		       void *arg)
 {
 	struct hlcoll_config cfg = HLCOLL_CONFIG_INIT;
 	struct hlcoll_comm *comm = NULL;
+	const struct abort_mode *mode = arg;
 	struct rank_buf b;
 	double t_last = 0, took;
+	uint64_t dram0;
 	int fd, rc, i, async = 0;
 
-	(void)arg;
 	cfg.chunk_bytes = 4096;
+	if (mode && abort_layout(mode)) {
+		char key[2] = { abort_layout(mode)[rank], 0 };
+
+		setenv("HLCOLL_HOST_ID", key, 1);
+	}
 	fd = hlthunk_open_by_module_id(module_ids[rank]);
 	if (fd < 0)
 		return 10;
+	dram0 = ctx_dram(fd);
 	rc = hlcoll_comm_init_rank(&comm, nranks, id, rank, fd, &cfg);
 	if (rc) {
 		hlthunk_close(fd);
 		return 11;
 	}
-	rc = buf_alloc(fd, false, 256 * 1024, &b);
+	rc = buf_alloc(fd, false, mode ? 1 << 20 : 256 * 1024, &b);
 	if (!rc)
 		rc = hlcoll_barrier(comm);
 	if (rank == nranks - 1) {
@@ -1222,8 +1238,9 @@ static int rank_killed(int rank, int nranks, const struct hlcoll_unique_id *id,
 	}
 	for (i = 0; !rc && i < 100000; i++) {
 		t_last = hltests_now_s();
-		rc = hlcoll_allreduce(comm, b.va, b.va, 16 * 1024,
-				      HLCOLL_FLOAT32, HLCOLL_SUM);
+		rc = mode ? abort_coll(comm, mode, b.va, rank, nranks) :
+			    hlcoll_allreduce(comm, b.va, b.va, 16 * 1024,
+					     HLCOLL_FLOAT32, HLCOLL_SUM);
 	}
 	took = hltests_now_s() - t_last;
 	hlcoll_comm_get_async_error(comm, &async);
@@ -1237,6 +1254,12 @@ static int rank_killed(int rank, int nranks, const struct hlcoll_unique_id *id,
 		return 4;
 	}
 	hlcoll_comm_destroy(comm);
+	if (mode && ctx_dram(fd) != dram0) {
+		fprintf(stderr, "rank %d: %" PRIu64 " bytes of device memory held after the destroy\n",
+			rank, ctx_dram(fd) - dram0);
+		hlthunk_close(fd);
+		return 6;
+	}
 	hlthunk_close(fd);
 	if (!rc || i < 2)
 		return 1;	/* never failed, or failed before the kill */
@@ -1337,6 +1360,11 @@ struct abort_mode {
 	/* Else, when set: rank r's HLCOLL_HOST_ID is layout[r] */
 	const char *layout;
 };
+
+static const char *abort_layout(const struct abort_mode *m)
+{
+	return m->layout;
+}
 
 /* The collective of rank_aborts_mid(): in place in @b (1 MiB) */
 static int abort_coll(struct hlcoll_comm *comm, const struct abort_mode *m,
@@ -1794,6 +1822,43 @@ static void test_abort_mid_hierarchical(void **state)
 			}
 			bad += st != 0;
 		}
+	}
+	assert_int_equal(bad, 0);
+	assert_int_equal(launch_on(&run, 4), 0);
+}
+
+/*
+ * The last rank is killed (SIGALRM) 2 s into a loop of hierarchical
+ * all-gathers, then of reduce-scatters ("abab"): the others fail with
+ * -ECONNRESET within PROMPT_S, hold no device memory after the destroy,
+ * and the devices work afterwards
+ */
+static void test_rank_killed_mid_hierarchical(void **state)
+{
+	static const uint64_t counts[] = { 4099 };
+	static const enum coll colls[] = { C_ALLGATHER, C_REDUCE_SCATTER };
+	struct abort_mode mode = { .layout = "abab" };
+	struct coll_run run = {
+		.coll = C_ALLGATHER,
+		.dtype = HLCOLL_INT32,
+		.counts = counts,
+		.ncounts = 1,
+		.layout = "abab",
+	};
+	int bad = 0, st;
+	unsigned int i;
+
+	(void)state;
+	if (ndevices < 4) {
+		print_message("needs 4 devices: skipped\n");
+		skip();
+	}
+	for (i = 0; i < 2; i++) {
+		mode.coll = colls[i];
+		st = hlcoll_launch(4, rank_killed, &mode);
+		print_message("%s, hosts abab, last rank killed: status %d (want %d)\n",
+			      coll_names[mode.coll], st, 128 + SIGALRM);
+		bad += st != 128 + SIGALRM;
 	}
 	assert_int_equal(bad, 0);
 	assert_int_equal(launch_on(&run, 4), 0);
@@ -3436,6 +3501,7 @@ const struct CMUnitTest collective_tests[] = {
 	cmocka_unit_test(test_hierarchical_layouts_6),
 	cmocka_unit_test(test_hierarchical_step_rule),
 	cmocka_unit_test(test_abort_mid_hierarchical),
+	cmocka_unit_test(test_rank_killed_mid_hierarchical),
 	cmocka_unit_test(test_two_communicators_on_one_device),
 	cmocka_unit_test(test_communicators_per_device_bounded),
 	cmocka_unit_test(test_barriers_not_held_back),
