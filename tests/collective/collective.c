@@ -100,6 +100,8 @@ struct coll_run {
 	 * layout[r] ("abab": ranks 0 and 2 on one host, 1 and 3 on another)
 	 */
 	const char *layout;
+	/* When set: rank 0's HLCOLL_ALGO (the others' unset) */
+	const char *algo0;
 	struct hlcoll_config cfg;
 };
 
@@ -444,6 +446,10 @@ static int rank_main(int rank, int nranks, const struct hlcoll_unique_id *id,
 
 		setenv("HLCOLL_HOST_ID", key, 1);
 	}
+	if (run->algo0 && !rank)
+		setenv("HLCOLL_ALGO", run->algo0, 1);
+	else if (run->algo0)
+		unsetenv("HLCOLL_ALGO");
 	rc = hlcoll_comm_init_rank(&comm, nranks, id, rank, fd, &run->cfg);
 	if (rc) {
 		fprintf(stderr, "rank %d: hlcoll_comm_init_rank: %s\n", rank,
@@ -1788,6 +1794,42 @@ static void test_hierarchical_step_rule(void **state)
  * -ECONNABORTED within PROMPT_S, holds no device memory after the
  * destroy, and the devices work afterwards
  */
+/*
+ * HLCOLL_ALGO is each process's environment: a launcher may give rank 0
+ * another one than the rest (here ring, the others auto). The ranks must
+ * still run one algorithm: every element right, no stall until timeout_s
+ * (5 s here, so a stall fails fast)
+ */
+static void test_hierarchical_algo_disagrees(void **state)
+{
+	static const uint64_t counts[] = { 4099 };
+	static const enum coll colls[] = { C_ALLGATHER, C_REDUCE_SCATTER };
+	struct coll_run run;
+	unsigned int i;
+	int st, bad = 0;
+
+	(void)state;
+	if (ndevices < 4) {
+		print_message("needs 4 devices: skipped\n");
+		skip();
+	}
+	for (i = 0; i < 2; i++) {
+		memset(&run, 0, sizeof(run));
+		run.coll = colls[i];
+		run.dtype = HLCOLL_INT32;
+		run.counts = counts;
+		run.ncounts = 1;
+		run.layout = "aabb";
+		run.algo0 = "ring";
+		run.cfg.timeout_s = 5;
+		st = launch_on(&run, 4);
+		print_message("%s, hosts aabb, rank 0 HLCOLL_ALGO=ring, the others unset: status %d\n",
+			      coll_names[run.coll], st);
+		bad += st != 0;
+	}
+	assert_int_equal(bad, 0);
+}
+
 static void test_abort_mid_hierarchical(void **state)
 {
 	static const uint64_t counts[] = { 4099 };
@@ -3500,6 +3542,7 @@ const struct CMUnitTest collective_tests[] = {
 	cmocka_unit_test(test_hierarchical_layouts),
 	cmocka_unit_test(test_hierarchical_layouts_6),
 	cmocka_unit_test(test_hierarchical_step_rule),
+	cmocka_unit_test(test_hierarchical_algo_disagrees),
 	cmocka_unit_test(test_abort_mid_hierarchical),
 	cmocka_unit_test(test_rank_killed_mid_hierarchical),
 	cmocka_unit_test(test_two_communicators_on_one_device),
