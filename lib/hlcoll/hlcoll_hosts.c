@@ -18,8 +18,9 @@
  * with the same number L of ranks each and at least one host has two
  * ranks or more; else the flat ring of hlcoll.c. HLCOLL_ALGO=ring forces
  * the flat ring, HLCOLL_ALGO=hier the hierarchical one (falling back to
- * the ring where it cannot run: one host, unequal hosts). Each algorithm
- * says what it does above its function.
+ * the ring where it cannot run: one host, unequal hosts); rank 0's value at
+ * init holds for the communicator. Each algorithm says what it does above
+ * its function.
  */
 #include "hlcoll_int.h"
 
@@ -33,9 +34,25 @@
 
 #define HLCOLL_HOST_KEY	128
 
+/* @key: equal on ranks of one host; @algo: this rank's HLCOLL_ALGO */
 struct hlcoll_host_key {
 	char key[HLCOLL_HOST_KEY];
+	int32_t algo;
 };
+
+/* HLCOLL_ALGO: 0 auto, 1 ring, 2 hierarchical */
+static int hlcoll_algo_env(void)
+{
+	const char *s = getenv("HLCOLL_ALGO");
+
+	if (!s || !*s || !strcmp(s, "auto"))
+		return 0;
+	if (!strcmp(s, "ring"))
+		return 1;
+	if (!strcmp(s, "hier"))
+		return 2;
+	return 0;
+}
 
 static void hlcoll_host_key(struct hlcoll_host_key *k)
 {
@@ -44,6 +61,7 @@ static void hlcoll_host_key(struct hlcoll_host_key *k)
 	FILE *f;
 
 	memset(k, 0, sizeof(*k));
+	k->algo = hlcoll_algo_env();
 	if (env && *env) {
 		snprintf(k->key, sizeof(k->key), "id:%s", env);
 		return;
@@ -74,10 +92,19 @@ int hlcoll_hosts_init(struct hlcoll_comm *c)
 	c->nhosts = 0;
 	for (r = 0; r < n; r++) {
 		for (q = 0; q < r; q++)
-			if (!memcmp(&all[q], &all[r], sizeof(all[r])))
+			if (!memcmp(all[q].key, all[r].key, sizeof(all[r].key)))
 				break;
 		c->host[r] = q < r ? c->host[q] : c->nhosts++;
 	}
+	/*
+	 * Rank 0's HLCOLL_ALGO holds for the communicator (as its
+	 * HLCOLL_NIC_WRITE does): ranks that each read their own could run
+	 * different algorithms, whose transfers never meet (a stall until
+	 * timeout_s)
+	 */
+	c->algo = all[0].algo;
+	if (mine.algo != c->algo)
+		hlcoll_warn(c->rank, "HLCOLL_ALGO differs from rank 0's: rank 0's holds");
 	c->ops = c->nhosts > 1 ? &hlcoll_hosts_ops : &hlcoll_nic_ops;
 	hlcoll_info(c->rank, "%d ranks on %d hosts, this one is host %d (%s)",
 		    n, c->nhosts, c->host[c->rank], mine.key);
@@ -220,20 +247,6 @@ static bool hlcoll_hier_local(const struct hlcoll_hier *t)
 			      HLCOLL_TEST_HIER_NO_LOCAL);
 }
 
-/* HLCOLL_ALGO: 0 auto, 1 ring, 2 hierarchical */
-static int hlcoll_algo(void)
-{
-	const char *s = getenv("HLCOLL_ALGO");
-
-	if (!s || !*s || !strcmp(s, "auto"))
-		return 0;
-	if (!strcmp(s, "ring"))
-		return 1;
-	if (!strcmp(s, "hier"))
-		return 2;
-	return 0;
-}
-
 /*
  * Fill @t; false when the flat ring runs instead: HLCOLL_ALGO=ring, one
  * host, hosts of unequal rank counts, or (unless HLCOLL_ALGO=hier) one
@@ -243,7 +256,7 @@ static bool hlcoll_hier_init(const struct hlcoll_comm *c,
 			     struct hlcoll_hier *t, const char *what)
 {
 	int size[HLCOLL_MAX_RANKS] = { 0 };
-	int n = c->nranks, r, h, algo = hlcoll_algo();
+	int n = c->nranks, r, h, algo = c->algo;
 
 	if (algo == 1 || c->nhosts <= 1)
 		return false;
