@@ -1874,6 +1874,18 @@ static void test_abort_mid_hierarchical(void **state)
 			bad += st != 0;
 		}
 	}
+	/*
+	 * One-sided (HLCOLL_NIC_WRITE=1): the reduce-scatter's units move
+	 * block by block into the landing slots; its region is released
+	 */
+	write_env("1", 0);
+	mode.coll = C_REDUCE_SCATTER;
+	mode.late = 0;
+	st = hlcoll_launch(4, rank_aborts_mid, &mode);
+	write_env(NULL, 0);
+	print_message("reduce-scatter, hosts abab, HLCOLL_NIC_WRITE=1, abort during: status %d\n",
+		      st);
+	bad += st != 0;
 	assert_int_equal(bad, 0);
 	assert_int_equal(launch_on(&run, 4), 0);
 }
