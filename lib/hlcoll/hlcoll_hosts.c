@@ -18,8 +18,9 @@
  * with the same number L of ranks each and at least one host has two
  * ranks or more; else the flat ring of hlcoll.c. HLCOLL_ALGO=ring forces
  * the flat ring, HLCOLL_ALGO=hier the hierarchical one (falling back to
- * the ring where it cannot run: one host, unequal hosts). Each algorithm
- * says what it does above its function.
+ * the ring where it cannot run: one host, unequal hosts); rank 0's value at
+ * init holds for the communicator. Each algorithm says what it does above
+ * its function.
  */
 #include "hlcoll_int.h"
 
@@ -33,9 +34,25 @@
 
 #define HLCOLL_HOST_KEY	128
 
+/* @key: equal on ranks of one host; @algo: this rank's HLCOLL_ALGO */
 struct hlcoll_host_key {
 	char key[HLCOLL_HOST_KEY];
+	int32_t algo;
 };
+
+/* HLCOLL_ALGO: 0 auto, 1 ring, 2 hierarchical */
+static int hlcoll_algo_env(void)
+{
+	const char *s = getenv("HLCOLL_ALGO");
+
+	if (!s || !*s || !strcmp(s, "auto"))
+		return 0;
+	if (!strcmp(s, "ring"))
+		return 1;
+	if (!strcmp(s, "hier"))
+		return 2;
+	return 0;
+}
 
 static void hlcoll_host_key(struct hlcoll_host_key *k)
 {
@@ -44,6 +61,7 @@ static void hlcoll_host_key(struct hlcoll_host_key *k)
 	FILE *f;
 
 	memset(k, 0, sizeof(*k));
+	k->algo = hlcoll_algo_env();
 	if (env && *env) {
 		snprintf(k->key, sizeof(k->key), "id:%s", env);
 		return;
@@ -74,10 +92,19 @@ int hlcoll_hosts_init(struct hlcoll_comm *c)
 	c->nhosts = 0;
 	for (r = 0; r < n; r++) {
 		for (q = 0; q < r; q++)
-			if (!memcmp(&all[q], &all[r], sizeof(all[r])))
+			if (!memcmp(all[q].key, all[r].key, sizeof(all[r].key)))
 				break;
 		c->host[r] = q < r ? c->host[q] : c->nhosts++;
 	}
+	/*
+	 * Rank 0's HLCOLL_ALGO holds for the communicator (as its
+	 * HLCOLL_NIC_WRITE does): ranks that each read their own could run
+	 * different algorithms, whose transfers never meet (a stall until
+	 * timeout_s)
+	 */
+	c->algo = all[0].algo;
+	if (mine.algo != c->algo)
+		hlcoll_warn(c->rank, "HLCOLL_ALGO differs from rank 0's: rank 0's holds");
 	c->ops = c->nhosts > 1 ? &hlcoll_hosts_ops : &hlcoll_nic_ops;
 	hlcoll_info(c->rank, "%d ranks on %d hosts, this one is host %d (%s)",
 		    n, c->nhosts, c->host[c->rank], mine.key);
@@ -220,20 +247,6 @@ static bool hlcoll_hier_local(const struct hlcoll_hier *t)
 			      HLCOLL_TEST_HIER_NO_LOCAL);
 }
 
-/* HLCOLL_ALGO: 0 auto, 1 ring, 2 hierarchical */
-static int hlcoll_algo(void)
-{
-	const char *s = getenv("HLCOLL_ALGO");
-
-	if (!s || !*s || !strcmp(s, "auto"))
-		return 0;
-	if (!strcmp(s, "ring"))
-		return 1;
-	if (!strcmp(s, "hier"))
-		return 2;
-	return 0;
-}
-
 /*
  * Fill @t; false when the flat ring runs instead: HLCOLL_ALGO=ring, one
  * host, hosts of unequal rank counts, or (unless HLCOLL_ALGO=hier) one
@@ -243,7 +256,7 @@ static bool hlcoll_hier_init(const struct hlcoll_comm *c,
 			     struct hlcoll_hier *t, const char *what)
 {
 	int size[HLCOLL_MAX_RANKS] = { 0 };
-	int n = c->nranks, r, h, algo = hlcoll_algo();
+	int n = c->nranks, r, h, algo = c->algo;
 
 	if (algo == 1 || c->nhosts <= 1)
 		return false;
@@ -316,9 +329,6 @@ static int hlcoll_group_pass(struct hlcoll_comm *c, const int *g, int n,
  * @buf when @reduce). @cp, when not NULL: the first step also copies it,
  * and its first send reads @cp->src (the all-gather's own block, sent
  * straight from the caller's buffer while it is copied; @nb is then 1).
- * A unit moves in one step, but for reduced units under one-sided writes
- * (HLCOLL_NIC_WRITE=1), whose landing slots take one reduced transfer per
- * pair and direction at once: one block a step then.
  */
 static int hlcoll_unit_pass(struct hlcoll_comm *c, const int *g, int n,
 			    int me, const int *unit, int nb, uint64_t buf,
@@ -327,8 +337,15 @@ static int hlcoll_unit_pass(struct hlcoll_comm *c, const int *g, int n,
 			    const struct hlcoll_span *cp)
 {
 	struct hlcoll_xfer x[2 * HLCOLL_MAX_RANKS];
-	int per = nb, s, b, i, m, ks, kr, rc;
+	int s, i, b, m, ks, kr, per = nb, rc;
 
+	/*
+	 * The NIC's one-sided path (HLCOLL_NIC_WRITE=1) takes one reduced
+	 * transfer per peer and direction in a step (two would share its
+	 * landing slots; it refuses them, -EINVAL): a reducing unit then
+	 * moves block by block, one sub-step each, in the same order at both
+	 * ends of every pair
+	 */
 	if (reduce && c->nic_write == HLCOLL_NIC_WRITE_ON)
 		per = 1;
 	for (s = 0; s < n - 1; s++) {
@@ -339,17 +356,17 @@ static int hlcoll_unit_pass(struct hlcoll_comm *c, const int *g, int n,
 				x[m++] = (struct hlcoll_xfer){
 					.peer = g[(me + 1) % n], .send = true,
 					.reduce = reduce, .bytes = bytes,
-					.va = buf + (uint64_t)unit[ks * nb + i] *
-						    bytes,
+					.va = buf + bytes *
+					      (uint64_t)unit[ks * nb + i],
 				};
 			for (i = b; i < b + per; i++)
 				x[m++] = (struct hlcoll_xfer){
 					.peer = g[(me + n - 1) % n],
 					.reduce = reduce, .bytes = bytes,
-					.va = buf + (uint64_t)unit[kr * nb + i] *
-						    bytes,
+					.va = buf + bytes *
+					      (uint64_t)unit[kr * nb + i],
 				};
-			if (s == 0 && cp) {
+			if (s == 0 && b == 0 && cp) {
 				x[0].va = cp->src;
 				rc = hlcoll_step(c, x, m, dtype, op, cp->src,
 						 cp->dst, cp->len);

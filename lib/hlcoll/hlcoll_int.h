@@ -257,6 +257,11 @@ struct hlcoll_comm {
 	/* Hosts: each rank's host index (0 .. nhosts - 1, by lowest rank) */
 	int nhosts;
 	int host[HLCOLL_MAX_RANKS];
+	/*
+	 * HLCOLL_ALGO as rank 0 read it at init (0 auto, 1 ring, 2 hier):
+	 * every rank must pick the same algorithm
+	 */
+	int algo;
 	/* libfabric state (hlcoll_ofi.c), NULL when all ranks share a host */
 	struct hlcoll_ofi *ofi;
 

@@ -95,6 +95,13 @@ struct coll_run {
 	bool enqueue;
 	/* Two hosts (HLCOLL_HOST_ID): the first half of the ranks, the rest */
 	bool hosts;
+	/*
+	 * Else, when set: rank r's HLCOLL_HOST_ID is the character
+	 * layout[r] ("abab": ranks 0 and 2 on one host, 1 and 3 on another)
+	 */
+	const char *layout;
+	/* When set: rank 0's HLCOLL_ALGO (the others' unset) */
+	const char *algo0;
 	struct hlcoll_config cfg;
 };
 
@@ -434,12 +441,22 @@ static int rank_main(int rank, int nranks, const struct hlcoll_unique_id *id,
 	dram0 = ctx_dram(fd);
 	if (run->hosts)
 		setenv("HLCOLL_HOST_ID", rank < nranks / 2 ? "a" : "b", 1);
+	if (run->layout) {
+		char key[2] = { run->layout[rank], 0 };
+
+		setenv("HLCOLL_HOST_ID", key, 1);
+	}
+	if (run->algo0 && !rank)
+		setenv("HLCOLL_ALGO", run->algo0, 1);
+	else if (run->algo0)
+		unsetenv("HLCOLL_ALGO");
 	rc = hlcoll_comm_init_rank(&comm, nranks, id, rank, fd, &run->cfg);
 	if (rc) {
 		fprintf(stderr, "rank %d: hlcoll_comm_init_rank: %s\n", rank,
 			hlcoll_get_error_string(rc));
 		hlthunk_close(fd);
-		return run->hosts && rc == -EOPNOTSUPP ? HOSTS_NO_OFI : 11;
+		return (run->hosts || run->layout) && rc == -EOPNOTSUPP ?
+		       HOSTS_NO_OFI : 11;
 	}
 	if (buf_alloc(fd, run->host_memory, bytes, &send) ||
 	    buf_alloc(fd, run->host_memory, bytes, &recv) ||
@@ -1183,26 +1200,42 @@ static void hold_until(double until)
  * relays it) within PROMPT_S, far below the 30 s job timeout, free what
  * they hold, and report the error in their async error too.
  */
+struct abort_mode;
+static int abort_coll(struct hlcoll_comm *comm, const struct abort_mode *m,
+		      uint64_t va, int rank, int nranks);
+static const char *abort_layout(const struct abort_mode *m);
+
+/*
+ * @arg: NULL, or a struct abort_mode whose collective (in place in 1 MiB)
+ * and hosts (layout) the ranks run instead
+ */
 static int rank_killed(int rank, int nranks, const struct hlcoll_unique_id *id,
 		       void *arg)
 {
 	struct hlcoll_config cfg = HLCOLL_CONFIG_INIT;
 	struct hlcoll_comm *comm = NULL;
+	const struct abort_mode *mode = arg;
 	struct rank_buf b;
 	double t_last = 0, took;
+	uint64_t dram0;
 	int fd, rc, i, async = 0;
 
-	(void)arg;
 	cfg.chunk_bytes = 4096;
+	if (mode && abort_layout(mode)) {
+		char key[2] = { abort_layout(mode)[rank], 0 };
+
+		setenv("HLCOLL_HOST_ID", key, 1);
+	}
 	fd = hlthunk_open_by_module_id(module_ids[rank]);
 	if (fd < 0)
 		return 10;
+	dram0 = ctx_dram(fd);
 	rc = hlcoll_comm_init_rank(&comm, nranks, id, rank, fd, &cfg);
 	if (rc) {
 		hlthunk_close(fd);
 		return 11;
 	}
-	rc = buf_alloc(fd, false, 256 * 1024, &b);
+	rc = buf_alloc(fd, false, mode ? 1 << 20 : 256 * 1024, &b);
 	if (!rc)
 		rc = hlcoll_barrier(comm);
 	if (rank == nranks - 1) {
@@ -1211,8 +1244,9 @@ static int rank_killed(int rank, int nranks, const struct hlcoll_unique_id *id,
 	}
 	for (i = 0; !rc && i < 100000; i++) {
 		t_last = hltests_now_s();
-		rc = hlcoll_allreduce(comm, b.va, b.va, 16 * 1024,
-				      HLCOLL_FLOAT32, HLCOLL_SUM);
+		rc = mode ? abort_coll(comm, mode, b.va, rank, nranks) :
+			    hlcoll_allreduce(comm, b.va, b.va, 16 * 1024,
+					     HLCOLL_FLOAT32, HLCOLL_SUM);
 	}
 	took = hltests_now_s() - t_last;
 	hlcoll_comm_get_async_error(comm, &async);
@@ -1226,6 +1260,12 @@ static int rank_killed(int rank, int nranks, const struct hlcoll_unique_id *id,
 		return 4;
 	}
 	hlcoll_comm_destroy(comm);
+	if (mode && ctx_dram(fd) != dram0) {
+		fprintf(stderr, "rank %d: %" PRIu64 " bytes of device memory held after the destroy\n",
+			rank, ctx_dram(fd) - dram0);
+		hlthunk_close(fd);
+		return 6;
+	}
 	hlthunk_close(fd);
 	if (!rc || i < 2)
 		return 1;	/* never failed, or failed before the kill */
@@ -1321,7 +1361,34 @@ static void test_abort_seen_by_the_others(void **state)
 struct abort_mode {
 	int late;
 	bool hosts;	/* two hosts (HLCOLL_HOST_ID), libfabric between */
+	/* The collective (C_ALLREDUCE, C_ALLGATHER or C_REDUCE_SCATTER) */
+	enum coll coll;
+	/* Else, when set: rank r's HLCOLL_HOST_ID is layout[r] */
+	const char *layout;
 };
+
+static const char *abort_layout(const struct abort_mode *m)
+{
+	return m->layout;
+}
+
+/* The collective of rank_aborts_mid(): in place in @b (1 MiB) */
+static int abort_coll(struct hlcoll_comm *comm, const struct abort_mode *m,
+		      uint64_t va, int rank, int nranks)
+{
+	uint64_t cnt = 256 * 1024 / nranks, at = va + rank * cnt * 4;
+
+	switch (m->coll) {
+	case C_ALLGATHER:
+		return hlcoll_allgather(comm, at, va, cnt, HLCOLL_INT32);
+	case C_REDUCE_SCATTER:
+		return hlcoll_reduce_scatter(comm, va, at, cnt, HLCOLL_INT32,
+					     HLCOLL_SUM);
+	default:
+		return hlcoll_allreduce(comm, va, va, 256 * 1024,
+					HLCOLL_FLOAT32, HLCOLL_SUM);
+	}
+}
 
 #define ABORT_NO_OFI	20	/* no libfabric: the test skips */
 
@@ -1333,19 +1400,27 @@ static int rank_aborts_mid(int rank, int nranks,
 	struct hlcoll_comm *comm = NULL;
 	struct rank_buf b;
 	double t0, took;
+	uint64_t dram0;
 	int fd, rc;
 
 	if (mode->hosts)
 		setenv("HLCOLL_HOST_ID", rank < nranks / 2 ? "a" : "b", 1);
+	if (mode->layout) {
+		char key[2] = { mode->layout[rank], 0 };
+
+		setenv("HLCOLL_HOST_ID", key, 1);
+	}
 	fd = hlthunk_open_by_module_id(module_ids[rank]);
 	if (fd < 0)
 		return 10;
+	dram0 = ctx_dram(fd);
 	rc = hlcoll_comm_init_rank(&comm, nranks, id, rank, fd, NULL);
 	if (rc) {
 		fprintf(stderr, "rank %d: init: %s\n", rank,
 			hlcoll_get_error_string(rc));
 		hlthunk_close(fd);
-		return mode->hosts && rc == -EOPNOTSUPP ? ABORT_NO_OFI : 11;
+		return (mode->hosts || mode->layout) && rc == -EOPNOTSUPP ?
+		       ABORT_NO_OFI : 11;
 	}
 	rc = buf_alloc(fd, false, 1 << 20, &b);
 	if (!rc)
@@ -1367,19 +1442,26 @@ static int rank_aborts_mid(int rank, int nranks,
 	if (late)
 		usleep(ABORT_DELAY_US);
 	t0 = hltests_now_s();
-	rc = hlcoll_allreduce(comm, b.va, b.va, 256 * 1024, HLCOLL_FLOAT32,
-			      HLCOLL_SUM);
+	rc = abort_coll(comm, mode, b.va, rank, nranks);
 	took = hltests_now_s() - t0;
-	fprintf(stderr, "rank %d of %d: all-reduce %s rank 1's abort (HLCOLL_NIC_WRITE=%s%s): %s after %.2f s\n",
-		rank, nranks, late ? "after" : "during",
-		getenv("HLCOLL_NIC_WRITE") ?: "",
-		mode->hosts ? ", two hosts" : "", hlcoll_get_error_string(rc),
-		took);
+	fprintf(stderr, "rank %d of %d: %s %s rank 1's abort (HLCOLL_NIC_WRITE=%s%s%s%s): %s after %.2f s\n",
+		rank, nranks, coll_names[mode->coll],
+		late ? "after" : "during", getenv("HLCOLL_NIC_WRITE") ?: "",
+		mode->hosts ? ", two hosts" : "",
+		mode->layout ? ", hosts " : "", mode->layout ?: "",
+		hlcoll_get_error_string(rc), took);
 	hold_until(t0 + ABORT_DELAY_US / 1e6 + PROMPT_S + 1);
 	hlcoll_comm_destroy(comm);
 	if (buf_free(fd, &b)) {
 		hlthunk_close(fd);
 		return 4;
+	}
+	/* Nothing of the communicator's is left on the device */
+	if (ctx_dram(fd) != dram0) {
+		fprintf(stderr, "rank %d: %" PRIu64 " bytes of device memory held after the destroy\n",
+			rank, ctx_dram(fd) - dram0);
+		hlthunk_close(fd);
+		return 6;
 	}
 	hlthunk_close(fd);
 	if (rc != -ECONNABORTED)
@@ -1558,6 +1640,299 @@ static void test_hierarchical_across_hosts(void **state)
 	unsetenv("HLCOLL_OFI_CHUNK");
 	hlcoll_test_hier_inject = 0;
 	assert_int_equal(bad, 0);
+}
+
+/* One hierarchical case of the tests below */
+struct hier_case {
+	const char *layout;	/* rank r on host layout[r] */
+	const char *algo;	/* HLCOLL_ALGO, NULL: unset */
+	enum coll coll;
+	enum hlcoll_dtype dtype;
+	enum hlcoll_redop op;
+	bool in_place;
+	int root;
+	int want;		/* the status the launch must return */
+};
+
+/* A hier_case: HC(layout, algo, coll, dtype, op, in place, root, want) */
+#define HC(l, a, c, t, o, ip, root, want) \
+	{ l, a, C_##c, HLCOLL_##t, HLCOLL_##o, ip, root, want }
+
+/*
+ * Run @cs (skipped, and said so, where the VM has too few devices; the
+ * test skips when none ran) on @counts; the number of cases whose status
+ * is not their @want
+ */
+static int hier_cases(const struct hier_case *cs, int ncs,
+		      const uint64_t *counts, int ncounts)
+{
+	struct coll_run run;
+	int i, n, st, bad = 0, ran = 0;
+
+	setenv("HLCOLL_OFI_CHUNK", "4096", 1);
+	for (i = 0; i < ncs; i++) {
+		n = (int)strlen(cs[i].layout);
+		if (n > ndevices) {
+			print_message("hosts %s: %d devices needed: skipped\n",
+				      cs[i].layout, n);
+			continue;
+		}
+		memset(&run, 0, sizeof(run));
+		run.coll = cs[i].coll;
+		run.dtype = cs[i].dtype;
+		run.op = cs[i].op;
+		run.root = cs[i].root;
+		run.counts = counts;
+		run.ncounts = ncounts;
+		run.in_place = cs[i].in_place;
+		run.layout = cs[i].layout;
+		if (cs[i].algo)
+			setenv("HLCOLL_ALGO", cs[i].algo, 1);
+		st = launch_on(&run, n);
+		unsetenv("HLCOLL_ALGO");
+		if (st == HOSTS_NO_OFI)
+			break;
+		ran++;
+		print_message("%s %s %s %s root %d, hosts %s%s%s: status %d (want %d)\n",
+			      coll_names[run.coll], type_names[run.dtype],
+			      op_names[run.op],
+			      run.in_place ? "in place" : "out of place",
+			      run.root, run.layout,
+			      cs[i].algo ? ", HLCOLL_ALGO=" : "",
+			      cs[i].algo ?: "", st, cs[i].want);
+		bad += st != cs[i].want;
+	}
+	unsetenv("HLCOLL_OFI_CHUNK");
+	hlcoll_test_hier_inject = 0;
+	if (!ran) {
+		print_message("no case ran (no libfabric, too few devices): skipped\n");
+		skip();
+	}
+	return bad;
+}
+
+/*
+ * The hierarchical all-gather and reduce-scatter on layouts other than
+ * "first half, second half", within 4 devices: a host's ranks not
+ * contiguous ("abab", "abba"), and one rank per host under
+ * HLCOLL_ALGO=hier (2 and 4 hosts of 1); counts 0, 1, odd; in place and
+ * out of place; an int32 average (one division). Negative control: the
+ * planted bug fails "abab" (the hierarchical path ran there).
+ */
+static void test_hierarchical_layouts(void **state)
+{
+	static const uint64_t counts[] = { 0, 1, 7, 4099 };
+	static const struct hier_case cs[] = {
+		HC("abab", NULL, ALLGATHER, INT32, SUM, false, 0, 0),
+		HC("abab", NULL, ALLGATHER, INT32, SUM, true, 0, 0),
+		HC("abab", NULL, REDUCE_SCATTER, INT32, AVG, true, 0, 0),
+		HC("abba", NULL, REDUCE_SCATTER, INT32, SUM, false, 0, 0),
+		HC("abab", NULL, ALLREDUCE, INT32, MAX, false, 0, 0),
+		HC("ab", "hier", ALLGATHER, INT32, SUM, true, 0, 0),
+		HC("ab", "hier", REDUCE_SCATTER, INT32, AVG, false, 0, 0),
+		HC("abcd", "hier", ALLGATHER, INT32, SUM, false, 0, 0),
+		HC("abcd", "hier", REDUCE_SCATTER, INT32, SUM, true, 0, 0),
+	};
+	static const struct hier_case planted[] = {
+		HC("abab", NULL, REDUCE_SCATTER, INT32, SUM, false, 0, 1),
+	};
+	int bad;
+
+	(void)state;
+	bad = hier_cases(cs, sizeof(cs) / sizeof(cs[0]), counts, 4);
+	hlcoll_test_hier_inject = HLCOLL_TEST_HIER_NO_LOCAL;
+	bad += hier_cases(planted, 1, &counts[3], 1);
+	assert_int_equal(bad, 0);
+}
+
+/*
+ * The same on 6 devices: 3 hosts of 2 ranks ("aabbcc", "abcabc") and 2
+ * hosts of 3 ("aaabbb", "ababab"); skipped with fewer devices
+ */
+static void test_hierarchical_layouts_6(void **state)
+{
+	static const uint64_t counts[] = { 1, 4099 };
+	static const struct hier_case cs[] = {
+		HC("aabbcc", NULL, ALLGATHER, INT32, SUM, false, 0, 0),
+		HC("aabbcc", NULL, REDUCE_SCATTER, INT32, AVG, false, 0, 0),
+		HC("abcabc", NULL, REDUCE_SCATTER, INT32, SUM, true, 0, 0),
+		HC("aaabbb", NULL, ALLGATHER, INT32, SUM, true, 0, 0),
+		HC("ababab", NULL, REDUCE_SCATTER, INT32, MAX, false, 0, 0),
+	};
+
+	(void)state;
+	assert_int_equal(hier_cases(cs, sizeof(cs) / sizeof(cs[0]), counts,
+				    2), 0);
+}
+
+/*
+ * The hosts step runs reducing receives together unless two overlap: a
+ * reduce's root receives from every rank into one buffer, across hosts,
+ * and must still reduce in the documented order (float32 sums: another
+ * order gives other bits); a send/recv group across hosts; and the
+ * hierarchical reduce-scatter with the NIC's one-sided path
+ * (HLCOLL_NIC_WRITE=1), whose unit steps have several reduced transfers
+ * with one peer.
+ */
+static void test_hierarchical_step_rule(void **state)
+{
+	static const uint64_t counts[] = { 1, 4099 };
+	static const struct hier_case cs[] = {
+		HC("abab", NULL, REDUCE, FLOAT32, SUM, false, 0, 0),
+		HC("aabb", NULL, REDUCE, FLOAT32, SUM, true, 3, 0),
+		HC("abab", NULL, SENDRECV, INT32, SUM, false, 0, 0),
+	};
+	static const struct hier_case one_sided[] = {
+		HC("aabb", NULL, REDUCE_SCATTER, INT32, SUM, false, 0, 0),
+		HC("abab", NULL, ALLREDUCE, INT32, SUM, false, 0, 0),
+	};
+	int bad;
+
+	(void)state;
+	bad = hier_cases(cs, sizeof(cs) / sizeof(cs[0]), counts, 2);
+	write_env("1", 0);
+	bad += hier_cases(one_sided, 2, counts, 2);
+	write_env(NULL, 0);
+	assert_int_equal(bad, 0);
+}
+
+/*
+ * Rank 1 aborts during, and before, the others' hierarchical all-gather
+ * and reduce-scatter (2 hosts of 2, "abab"): every other rank fails with
+ * -ECONNABORTED within PROMPT_S, holds no device memory after the
+ * destroy, and the devices work afterwards
+ */
+/*
+ * HLCOLL_ALGO is each process's environment: a launcher may give rank 0
+ * another one than the rest (here ring, the others auto). The ranks must
+ * still run one algorithm: every element right, no stall until timeout_s
+ * (10 s here, so a stall fails fast; 5 s flaked on a loaded machine)
+ */
+static void test_hierarchical_algo_disagrees(void **state)
+{
+	static const uint64_t counts[] = { 4099 };
+	static const enum coll colls[] = { C_ALLGATHER, C_REDUCE_SCATTER };
+	struct coll_run run;
+	unsigned int i;
+	int st, bad = 0;
+
+	(void)state;
+	if (ndevices < 4) {
+		print_message("needs 4 devices: skipped\n");
+		skip();
+	}
+	for (i = 0; i < 4; i++) {
+		double t0 = hltests_now_s();
+
+		memset(&run, 0, sizeof(run));
+		run.coll = colls[i % 2];
+		run.dtype = HLCOLL_INT32;
+		run.counts = counts;
+		run.ncounts = 1;
+		run.layout = "aabb";
+		/* First every rank ring (the control), then rank 0 only */
+		if (i < 2)
+			setenv("HLCOLL_ALGO", "ring", 1);
+		else
+			run.algo0 = "ring";
+		run.cfg.timeout_s = 10;
+		st = launch_on(&run, 4);
+		unsetenv("HLCOLL_ALGO");
+		print_message("%s, hosts aabb, %s HLCOLL_ALGO=ring: status %d, %.1f s\n",
+			      coll_names[run.coll],
+			      i < 2 ? "every rank" : "rank 0 only (others unset)",
+			      st, hltests_now_s() - t0);
+		bad += st != 0;
+	}
+	assert_int_equal(bad, 0);
+}
+
+static void test_abort_mid_hierarchical(void **state)
+{
+	static const uint64_t counts[] = { 4099 };
+	static const enum coll colls[] = { C_ALLGATHER, C_REDUCE_SCATTER };
+	struct abort_mode mode = { .layout = "abab" };
+	/* int32: float sums differ from the ring's order (bit-exact) */
+	struct coll_run run = {
+		.coll = C_REDUCE_SCATTER,
+		.dtype = HLCOLL_INT32,
+		.counts = counts,
+		.ncounts = 1,
+		.layout = "abab",
+	};
+	int bad = 0, st;
+	unsigned int i;
+
+	(void)state;
+	if (ndevices < 4) {
+		print_message("needs 4 devices: skipped\n");
+		skip();
+	}
+	for (i = 0; i < 2; i++) {
+		mode.coll = colls[i];
+		for (mode.late = 0; mode.late < 2; mode.late++) {
+			st = hlcoll_launch(4, rank_aborts_mid, &mode);
+			print_message("%s, hosts abab, abort %s: status %d\n",
+				      coll_names[mode.coll],
+				      mode.late ? "first" : "during", st);
+			if (st == ABORT_NO_OFI) {
+				print_message("no libfabric: skipped\n");
+				skip();
+			}
+			bad += st != 0;
+		}
+	}
+	/*
+	 * One-sided (HLCOLL_NIC_WRITE=1): the reduce-scatter's units move
+	 * block by block into the landing slots; its region is released
+	 */
+	write_env("1", 0);
+	mode.coll = C_REDUCE_SCATTER;
+	mode.late = 0;
+	st = hlcoll_launch(4, rank_aborts_mid, &mode);
+	write_env(NULL, 0);
+	print_message("reduce-scatter, hosts abab, HLCOLL_NIC_WRITE=1, abort during: status %d\n",
+		      st);
+	bad += st != 0;
+	assert_int_equal(bad, 0);
+	assert_int_equal(launch_on(&run, 4), 0);
+}
+
+/*
+ * The last rank is killed (SIGALRM) 2 s into a loop of hierarchical
+ * all-gathers, then of reduce-scatters ("abab"): the others fail with
+ * -ECONNRESET within PROMPT_S, hold no device memory after the destroy,
+ * and the devices work afterwards
+ */
+static void test_rank_killed_mid_hierarchical(void **state)
+{
+	static const uint64_t counts[] = { 4099 };
+	static const enum coll colls[] = { C_ALLGATHER, C_REDUCE_SCATTER };
+	struct abort_mode mode = { .layout = "abab" };
+	struct coll_run run = {
+		.coll = C_ALLGATHER,
+		.dtype = HLCOLL_INT32,
+		.counts = counts,
+		.ncounts = 1,
+		.layout = "abab",
+	};
+	int bad = 0, st;
+	unsigned int i;
+
+	(void)state;
+	if (ndevices < 4) {
+		print_message("needs 4 devices: skipped\n");
+		skip();
+	}
+	for (i = 0; i < 2; i++) {
+		mode.coll = colls[i];
+		st = hlcoll_launch(4, rank_killed, &mode);
+		print_message("%s, hosts abab, last rank killed: status %d (want %d)\n",
+			      coll_names[mode.coll], st, 128 + SIGALRM);
+		bad += st != 128 + SIGALRM;
+	}
+	assert_int_equal(bad, 0);
+	assert_int_equal(launch_on(&run, 4), 0);
 }
 
 /*
@@ -3193,6 +3568,12 @@ const struct CMUnitTest collective_tests[] = {
 	cmocka_unit_test(test_abort_mid_collective_reaches_every_rank),
 	cmocka_unit_test(test_abort_across_hosts_reaches_every_rank),
 	cmocka_unit_test(test_hierarchical_across_hosts),
+	cmocka_unit_test(test_hierarchical_layouts),
+	cmocka_unit_test(test_hierarchical_layouts_6),
+	cmocka_unit_test(test_hierarchical_step_rule),
+	cmocka_unit_test(test_hierarchical_algo_disagrees),
+	cmocka_unit_test(test_abort_mid_hierarchical),
+	cmocka_unit_test(test_rank_killed_mid_hierarchical),
 	cmocka_unit_test(test_two_communicators_on_one_device),
 	cmocka_unit_test(test_communicators_per_device_bounded),
 	cmocka_unit_test(test_barriers_not_held_back),
