@@ -1850,16 +1850,21 @@ static void test_hierarchical_algo_disagrees(void **state)
 }
 
 /*
- * Rank 1 aborts during the others' hierarchical all-gather and
- * reduce-scatter (2 hosts of 2, "abab"; the reduce-scatter also
- * one-sided): every other rank fails with -ECONNABORTED within PROMPT_S,
- * holds no device memory after the destroy, and the devices work
- * afterwards
+ * The failure paths of the hierarchical all-gather and reduce-scatter
+ * (2 hosts of 2, "abab"): @fn (rank_aborts_mid, rank_killed) in a launch
+ * for each, whose status must be @want; with @one_sided, the
+ * reduce-scatter once more with HLCOLL_NIC_WRITE=1 (its units move block
+ * by block into the landing slots, whose region is released). Then the
+ * same devices run a reduce-scatter right. Skips without 4 devices or
+ * libfabric.
  */
-static void test_abort_mid_hierarchical(void **state)
+static void hier_failures(hlcoll_rank_fn fn, int want, bool one_sided,
+			  const char *what)
 {
 	static const uint64_t counts[] = { 4099 };
-	static const enum coll colls[] = { C_ALLGATHER, C_REDUCE_SCATTER };
+	static const enum coll colls[] = {
+		C_ALLGATHER, C_REDUCE_SCATTER, C_REDUCE_SCATTER,
+	};
 	struct abort_mode mode = { .layout = "abab" };
 	/* int32: float sums differ from the ring's order (bit-exact) */
 	struct coll_run run = {
@@ -1872,76 +1877,52 @@ static void test_abort_mid_hierarchical(void **state)
 	int bad = 0, st;
 	unsigned int i;
 
-	(void)state;
 	skip_when_lean();
 	if (ndevices < 4) {
 		print_message("needs 4 devices: skipped\n");
 		skip();
 	}
-	/* During (an abort before the call is the flat tests' case) */
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < (one_sided ? 3 : 2); i++) {
 		mode.coll = colls[i];
-		st = hlcoll_launch(4, rank_aborts_mid, &mode);
-		print_message("%s, hosts abab, abort during: status %d\n",
-			      coll_names[mode.coll], st);
+		write_env(i == 2 ? "1" : NULL, 0);
+		st = hlcoll_launch(4, fn, &mode);
+		write_env(NULL, 0);
+		print_message("%s, hosts abab%s, %s: status %d (want %d)\n",
+			      coll_names[mode.coll],
+			      i == 2 ? ", HLCOLL_NIC_WRITE=1" : "", what, st,
+			      want);
 		if (st == ABORT_NO_OFI) {
 			print_message("no libfabric: skipped\n");
 			skip();
 		}
-		bad += st != 0;
+		bad += st != want;
 	}
-	/*
-	 * One-sided (HLCOLL_NIC_WRITE=1): the reduce-scatter's units move
-	 * block by block into the landing slots; its region is released
-	 */
-	write_env("1", 0);
-	mode.coll = C_REDUCE_SCATTER;
-	mode.late = 0;
-	st = hlcoll_launch(4, rank_aborts_mid, &mode);
-	write_env(NULL, 0);
-	print_message("reduce-scatter, hosts abab, HLCOLL_NIC_WRITE=1, abort during: status %d\n",
-		      st);
-	bad += st != 0;
 	assert_int_equal(bad, 0);
 	assert_int_equal(launch_on(&run, 4), 0);
 }
 
 /*
+ * Rank 1 aborts during the others' hierarchical all-gather and
+ * reduce-scatter (the reduce-scatter also one-sided; an abort before the
+ * call is the flat tests' case): every other rank fails with
+ * -ECONNABORTED within PROMPT_S and holds no device memory after the
+ * destroy
+ */
+static void test_abort_mid_hierarchical(void **state)
+{
+	(void)state;
+	hier_failures(rank_aborts_mid, 0, true, "abort during");
+}
+
+/*
  * The last rank is killed (SIGALRM) 2 s into a loop of hierarchical
- * all-gathers, then of reduce-scatters ("abab"): the others fail with
- * -ECONNRESET within PROMPT_S, hold no device memory after the destroy,
- * and the devices work afterwards
+ * all-gathers, then of reduce-scatters: the others fail with -ECONNRESET
+ * within PROMPT_S and hold no device memory after the destroy
  */
 static void test_rank_killed_mid_hierarchical(void **state)
 {
-	static const uint64_t counts[] = { 4099 };
-	static const enum coll colls[] = { C_ALLGATHER, C_REDUCE_SCATTER };
-	struct abort_mode mode = { .layout = "abab" };
-	struct coll_run run = {
-		.coll = C_ALLGATHER,
-		.dtype = HLCOLL_INT32,
-		.counts = counts,
-		.ncounts = 1,
-		.layout = "abab",
-	};
-	int bad = 0, st;
-	unsigned int i;
-
 	(void)state;
-	skip_when_lean();
-	if (ndevices < 4) {
-		print_message("needs 4 devices: skipped\n");
-		skip();
-	}
-	for (i = 0; i < 2; i++) {
-		mode.coll = colls[i];
-		st = hlcoll_launch(4, rank_killed, &mode);
-		print_message("%s, hosts abab, last rank killed: status %d (want %d)\n",
-			      coll_names[mode.coll], st, 128 + SIGALRM);
-		bad += st != 128 + SIGALRM;
-	}
-	assert_int_equal(bad, 0);
-	assert_int_equal(launch_on(&run, 4), 0);
+	hier_failures(rank_killed, 128 + SIGALRM, false, "last rank killed");
 }
 
 /*
