@@ -1220,7 +1220,9 @@ static void hold_until(double until)
 
 /*
  * Every rank runs all-reduces in a loop; the last rank is killed by
- * SIGALRM 2 s in, in the middle of one. The others must fail (not hang)
+ * SIGALRM 2 s after its first ended, in the middle of one (or, with an
+ * abort_mode's kill_ms, that long after the barrier: in the first one).
+ * The others must fail (not hang)
  * with -ECONNRESET (a rank is gone: rank 0 sees its socket close and
  * relays it) within PROMPT_S, far below the 30 s job timeout, free what
  * they hold, and report the error in their async error too.
@@ -1229,6 +1231,7 @@ struct abort_mode;
 static int abort_coll(struct hlcoll_comm *comm, const struct abort_mode *m,
 		      uint64_t va, int rank, int nranks);
 static const char *abort_layout(const struct abort_mode *m);
+static int abort_kill_ms(const struct abort_mode *m);
 
 /*
  * @arg: NULL, or a struct abort_mode whose collective (in place in 1 MiB)
@@ -1265,9 +1268,14 @@ static int rank_killed(int rank, int nranks, const struct hlcoll_unique_id *id,
 		rc = hlcoll_barrier(comm);
 	if (rank == nranks - 1) {
 		signal(SIGALRM, SIG_DFL);
-		alarm(2);
+		if (mode && abort_kill_ms(mode))
+			ualarm((useconds_t)abort_kill_ms(mode) * 1000, 0);
 	}
 	for (i = 0; !rc && i < 100000; i++) {
+		/* After one whole collective, however long it took */
+		if (rank == nranks - 1 && i == 1 &&
+		    !(mode && abort_kill_ms(mode)))
+			alarm(2);
 		t_last = hltests_now_s();
 		rc = mode ? abort_coll(comm, mode, b.va, rank, nranks) :
 			    hlcoll_allreduce(comm, b.va, b.va, 16 * 1024,
@@ -1292,7 +1300,7 @@ static int rank_killed(int rank, int nranks, const struct hlcoll_unique_id *id,
 		return 6;
 	}
 	hlthunk_close(fd);
-	if (!rc || i < 2)
+	if (!rc || i < (mode && abort_kill_ms(mode) ? 1 : 2))
 		return 1;	/* never failed, or failed before the kill */
 	if (async != rc)
 		return 2;
@@ -1390,11 +1398,21 @@ struct abort_mode {
 	enum coll coll;
 	/* Else, when set: rank r's HLCOLL_HOST_ID is layout[r] */
 	const char *layout;
+	/*
+	 * rank_killed(): 0, the last rank killed 2 s after its first
+	 * collective ended; else @kill_ms after the barrier (in the first)
+	 */
+	int kill_ms;
 };
 
 static const char *abort_layout(const struct abort_mode *m)
 {
 	return m->layout;
+}
+
+static int abort_kill_ms(const struct abort_mode *m)
+{
+	return m->kill_ms;
 }
 
 /* The collective of rank_aborts_mid(): in place in @b (1 MiB) */
@@ -1859,7 +1877,7 @@ static void test_hierarchical_algo_disagrees(void **state)
  * libfabric.
  */
 static void hier_failures(hlcoll_rank_fn fn, int want, bool one_sided,
-			  const char *what)
+			  int first_ms, const char *what)
 {
 	static const uint64_t counts[] = { 4099 };
 	static const enum coll colls[] = {
@@ -1882,15 +1900,21 @@ static void hier_failures(hlcoll_rank_fn fn, int want, bool one_sided,
 		print_message("needs 4 devices: skipped\n");
 		skip();
 	}
-	for (i = 0; i < (one_sided ? 3 : 2); i++) {
+	for (i = 0; i < (one_sided || first_ms ? 3 : 2); i++) {
 		mode.coll = colls[i];
-		write_env(i == 2 ? "1" : NULL, 0);
+		/* The third: one-sided, or killed in the first all-gather */
+		if (i == 2 && first_ms) {
+			mode.coll = C_ALLGATHER;
+			mode.kill_ms = first_ms;
+		}
+		write_env(i == 2 && one_sided ? "1" : NULL, 0);
 		st = hlcoll_launch(4, fn, &mode);
 		write_env(NULL, 0);
-		print_message("%s, hosts abab%s, %s: status %d (want %d)\n",
+		print_message("%s, hosts abab%s%s, %s: status %d (want %d)\n",
 			      coll_names[mode.coll],
-			      i == 2 ? ", HLCOLL_NIC_WRITE=1" : "", what, st,
-			      want);
+			      i == 2 && one_sided ? ", HLCOLL_NIC_WRITE=1" : "",
+			      mode.kill_ms ? ", in the first one" : "", what,
+			      st, want);
 		if (st == ABORT_NO_OFI) {
 			print_message("no libfabric: skipped\n");
 			skip();
@@ -1911,18 +1935,21 @@ static void hier_failures(hlcoll_rank_fn fn, int want, bool one_sided,
 static void test_abort_mid_hierarchical(void **state)
 {
 	(void)state;
-	hier_failures(rank_aborts_mid, 0, true, "abort during");
+	hier_failures(rank_aborts_mid, 0, true, 0, "abort during");
 }
 
 /*
- * The last rank is killed (SIGALRM) 2 s into a loop of hierarchical
- * all-gathers, then of reduce-scatters: the others fail with -ECONNRESET
- * within PROMPT_S and hold no device memory after the destroy
+ * The last rank is killed (SIGALRM) in a loop of hierarchical all-gathers,
+ * then of reduce-scatters, 2 s after the first of them ended, and in the
+ * first all-gather (300 ms after the barrier: make check-debug's slower
+ * first collective once crashed a rank there): the others fail with
+ * -ECONNRESET within PROMPT_S and hold no device memory after the destroy
  */
 static void test_rank_killed_mid_hierarchical(void **state)
 {
 	(void)state;
-	hier_failures(rank_killed, 128 + SIGALRM, false, "last rank killed");
+	hier_failures(rank_killed, 128 + SIGALRM, false, 300,
+		      "last rank killed");
 }
 
 /*
