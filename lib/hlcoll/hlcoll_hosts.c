@@ -466,18 +466,15 @@ int hlcoll_hosts_allreduce(struct hlcoll_comm *c, uint64_t buf,
 int hlcoll_hosts_allgather(struct hlcoll_comm *c, uint64_t sendbuf,
 			   uint64_t recvbuf, uint64_t bytes, int *rc)
 {
-	int blk[HLCOLL_MAX_RANKS], u[HLCOLL_MAX_RANKS];
+	int u[HLCOLL_MAX_RANKS];
 	uint64_t mine = recvbuf + (uint64_t)c->rank * bytes;
 	struct hlcoll_hier t;
 	struct hlcoll_span cp;
-	int h;
 
 	if (!hlcoll_hier_init(c, &t, "all-gather"))
 		return 0;
 	cp = (struct hlcoll_span){ sendbuf, mine, sendbuf != mine ? bytes : 0 };
-	for (h = 0; h < t.nh; h++)
-		blk[h] = t.cross[h];
-	*rc = hlcoll_unit_pass(c, t.cross, t.nh, t.xi, blk, 1, recvbuf, bytes,
+	*rc = hlcoll_unit_pass(c, t.cross, t.nh, t.xi, t.cross, 1, recvbuf, bytes,
 			       t.xi, false, HLCOLL_FLOAT32, HLCOLL_SUM, &cp);
 	hlcoll_hier_units(&t, u);
 	if (!*rc && hlcoll_hier_local(&t))
@@ -504,10 +501,9 @@ int hlcoll_hosts_reduce_scatter(struct hlcoll_comm *c, uint64_t work,
 				uint64_t count, enum hlcoll_dtype dtype,
 				enum hlcoll_redop op, int *rc)
 {
-	int blk[HLCOLL_MAX_RANKS], u[HLCOLL_MAX_RANKS];
+	int u[HLCOLL_MAX_RANKS];
 	uint64_t bytes = count * hlcoll_dtype_size(dtype);
 	struct hlcoll_hier t;
-	int h;
 
 	if (!hlcoll_hier_init(c, &t, "reduce-scatter"))
 		return 0;
@@ -516,10 +512,8 @@ int hlcoll_hosts_reduce_scatter(struct hlcoll_comm *c, uint64_t work,
 	if (hlcoll_hier_local(&t))
 		*rc = hlcoll_unit_pass(c, t.local, t.nl, t.li, u, t.nh, work,
 				       bytes, t.li - 1, true, dtype, op, NULL);
-	for (h = 0; h < t.nh; h++)
-		blk[h] = t.cross[h];
 	if (!*rc)
-		*rc = hlcoll_unit_pass(c, t.cross, t.nh, t.xi, blk, 1, work,
+		*rc = hlcoll_unit_pass(c, t.cross, t.nh, t.xi, t.cross, 1, work,
 				       bytes, t.xi - 1, true, dtype, op, NULL);
 	return 1;
 }
