@@ -1078,7 +1078,10 @@ typedef int (*hlcoll_rank_fn)(int rank, int nranks,
  *
  * The children die (SIGKILL) when the launcher dies. SIGCHLD is set to its
  * default for the duration of the call (an ignored SIGCHLD would lose the
- * ranks' statuses). The caller must not hold a device the ranks open.
+ * ranks' statuses). The caller must not hold a device the ranks open. In
+ * each rank the crash signals (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT,
+ * SIGSYS, SIGTRAP) start at their default disposition, whatever the
+ * launcher's handlers: a crashed rank ends, killed by its signal.
  *
  * Return: 0 when every rank exited with status 0; a positive value: the
  * exit status of the first failed rank (1 for a rank function that

@@ -3,7 +3,8 @@
  * hlcoll_launch.c - hlcoll_launch(): one host's convenience on top of the
  * unique id. The launcher creates the id, forks the ranks (each dies with
  * the launcher: PR_SET_PDEATHSIG), and reaps them with SIGCHLD at its
- * default disposition for the duration of the call.
+ * default disposition for the duration of the call. A rank's crash ends
+ * the rank: the crash signals are at their default disposition in it.
  */
 #include "hlcoll_int.h"
 
@@ -17,12 +18,27 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+/*
+ * A handler the launcher had for these (a test framework's, say) would
+ * run on the rank's copy of the launcher's stack and carry on as the
+ * launcher: the crash must end the rank instead, with its signal.
+ */
+static const int hlcoll_crash_signals[] = {
+	SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGSYS, SIGTRAP,
+};
+
+#define HLCOLL_NCRASH_SIGNALS \
+	(sizeof(hlcoll_crash_signals) / sizeof(hlcoll_crash_signals[0]))
+
 static void hlcoll_child(int rank, int nranks,
 			 const struct hlcoll_unique_id *id, hlcoll_rank_fn fn,
 			 void *arg, pid_t parent)
 {
+	unsigned int i;
 	int rc;
 
+	for (i = 0; i < HLCOLL_NCRASH_SIGNALS; i++)
+		signal(hlcoll_crash_signals[i], SIG_DFL);
 	/* Die with the launcher; it may have died before the prctl */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
 		_exit(127);

@@ -2573,6 +2573,50 @@ static void test_bad_arguments_refused(void **state)
 	assert_int_equal(hlcoll_launch(1, rank_bad_args, NULL), 0);
 }
 
+static void launcher_segv(int sig)
+{
+	(void)sig;
+	_exit(77);
+}
+
+/* Crashes, by the signal @arg points to */
+static int rank_crashes(int rank, int nranks,
+			const struct hlcoll_unique_id *id, void *arg)
+{
+	(void)rank;
+	(void)nranks;
+	(void)id;
+	raise(*(const int *)arg);
+	return 0;
+}
+
+/*
+ * A rank that crashes ends, killed by its signal, whatever handler the
+ * launcher has for it (cmocka's, here replaced by one that would exit 77):
+ * make check-debug once saw a crashed rank's copy of cmocka run the rest
+ * of the suite
+ */
+static void test_launch_crashed_rank_ends(void **state)
+{
+	static const int sigs[] = { SIGSEGV, SIGBUS, SIGFPE, SIGABRT };
+	struct sigaction sa, old[4];
+	unsigned int i;
+	int st[4];
+
+	(void)state;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = launcher_segv;
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < 4; i++)
+		assert_int_equal(sigaction(sigs[i], &sa, &old[i]), 0);
+	for (i = 0; i < 4; i++)
+		st[i] = hlcoll_launch(2, rank_crashes, (void *)&sigs[i]);
+	for (i = 0; i < 4; i++)
+		sigaction(sigs[i], &old[i], NULL);
+	for (i = 0; i < 4; i++)
+		assert_int_equal(st[i], 128 + sigs[i]);
+}
+
 /*
  * An int32 average on a communicator split to 3 ranks: divided once at the
  * end, truncated toward zero (-2 / 3 is 0, floor would give -1), and the sum
@@ -3531,6 +3575,7 @@ static void test_sendrecv_group_stream_rank_killed_while_enqueued(void **state)
 
 const struct CMUnitTest collective_tests[] = {
 	cmocka_unit_test(test_bad_arguments_refused),
+	cmocka_unit_test(test_launch_crashed_rank_ends),
 	cmocka_unit_test(test_int32_avg_on_a_split_of_3),
 	cmocka_unit_test(test_unmapped_on_one_rank_fails_every_rank),
 	cmocka_unit_test(test_mismatched_unique_id_refused),
