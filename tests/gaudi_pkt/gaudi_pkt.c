@@ -1579,6 +1579,48 @@ static uint32_t arb_busy_work(uint8_t *p, const struct hltests_state *st,
 }
 
 /*
+ * One round of the test below, stream 2's work @k fills: the word left at
+ * @h, and *@ask_s: how long after the host opened the FENCE it saw stream
+ * 2's marker (written just before its ARB_POINT)
+ */
+static uint32_t arb_quiet_round(const struct hltests_state *st,
+				struct hltests_host_buf *cb,
+				struct hltests_host_buf *h, uint32_t k,
+				double *ask_s)
+{
+	uint64_t seq0, seq1, seq2, t0;
+	uint32_t n = 0;
+
+	memset(h->ptr, 0, 20);
+	arb_set(st->fd, &cb[4], ARB_PRIO);
+	seq0 = arb_holder(st->fd, &cb[0], h, 1, 30);
+	seq1 = arb_writer(st->fd, &cb[1], h, 1, 1, 0x11, 30);
+	n += g_monitor(cb[2].ptr + n, T_MON + 3, T_SOB + 2, 1,
+		       hltests_gaudi_fence_reg(QA + 2, 0, 1), 1);
+	n += g_msg_long(cb[2].ptr + n, h->va + 12, 1);
+	n += g_fence(cb[2].ptr + n, 1, 1, 1);
+	n += arb_busy_work(cb[2].ptr + n, st, k);
+	n += g_msg_long(cb[2].ptr + n, h->va + 16, 1);
+	n += g_arb_point(cb[2].ptr + n, 9, false);
+	n += g_msg_long(cb[2].ptr + n, h->va, 0x22);
+	n += g_arb_point(cb[2].ptr + n, 9, true);
+	seq2 = hltests_submit_cb(st->fd, QA + 2, cb[2].va, n, 30);
+	wait_word(h->ptr + 12, 1);
+	usleep(2500 * 1000);
+	assert_int_equal(rd32(h->ptr), 0);
+
+	t0 = hltests_now_ns();
+	arb_open(st->fd, &cb[3]);
+	wait_word(h->ptr + 16, 1);
+	*ask_s = (hltests_now_ns() - t0) / 1e9;
+	wait_completed(st->fd, seq0);
+	wait_completed(st->fd, seq1);
+	wait_completed(st->fd, seq2);
+	assert_int_equal(rd32(h->ptr + 4), 0xa0);
+	return rd32(h->ptr);
+}
+
+/*
  * The quiet period runs from the last grant: a stream that waited for a
  * held grant longer than the 2 s bound does not take it the moment it is
  * given back while another stream, busy on its way to ask (a few 100 ms),
@@ -1586,13 +1628,20 @@ static uint32_t arb_busy_work(uint8_t *p, const struct hltests_state *st,
  * (priority 1) asks and waits 2.5 s; one SOB opens the holder's FENCE and
  * stream 2's, which then works a while and asks with priority 9: it is
  * granted first, so stream 1's word is the one left.
+ *
+ * That holds only if stream 2 asks within the 2 s: a round in which the
+ * host saw its marker later than 1 s after opening the FENCE (a loaded
+ * host: make check beside make check-debug once took over 2 s) proves
+ * nothing either way, and runs again, up to three rounds in all.
  */
 static void test_arbiter_quiet_period_from_the_last_grant(void **state)
 {
 	struct hltests_state *st = *state;
 	struct hltests_host_buf cb[5], h;
-	uint64_t seq0, seq1, seq2, t0, dt = 0;
-	uint32_t n, k;
+	uint64_t t0, dt = 0;
+	uint32_t n, k, word = 0;
+	double ask_s = 0;
+	int round;
 
 	GAUDI_ONLY();
 	arb_map(st->fd, cb, 5, &h);
@@ -1609,30 +1658,16 @@ static void test_arbiter_quiet_period_from_the_last_grant(void **state)
 	print_message("stream 2's work: %u fills, %.2f s\n", k, dt / 1e9);
 	assert_true(dt >= 50000000ull && dt < 1000000000ull);
 
-	memset(h.ptr, 0, 16);
-	arb_set(st->fd, &cb[4], ARB_PRIO);
-	seq0 = arb_holder(st->fd, &cb[0], &h, 1, 30);
-	seq1 = arb_writer(st->fd, &cb[1], &h, 1, 1, 0x11, 30);
-	n = 0;
-	n += g_monitor(cb[2].ptr + n, T_MON + 3, T_SOB + 2, 1,
-		       hltests_gaudi_fence_reg(QA + 2, 0, 1), 1);
-	n += g_msg_long(cb[2].ptr + n, h.va + 12, 1);
-	n += g_fence(cb[2].ptr + n, 1, 1, 1);
-	n += arb_busy_work(cb[2].ptr + n, st, k);
-	n += g_arb_point(cb[2].ptr + n, 9, false);
-	n += g_msg_long(cb[2].ptr + n, h.va, 0x22);
-	n += g_arb_point(cb[2].ptr + n, 9, true);
-	seq2 = hltests_submit_cb(st->fd, QA + 2, cb[2].va, n, 30);
-	wait_word(h.ptr + 12, 1);
-	usleep(2500 * 1000);
-	assert_int_equal(rd32(h.ptr), 0);
-
-	arb_open(st->fd, &cb[3]);
-	wait_completed(st->fd, seq0);
-	wait_completed(st->fd, seq1);
-	wait_completed(st->fd, seq2);
-	assert_int_equal(rd32(h.ptr + 4), 0xa0);
-	assert_int_equal(rd32(h.ptr), 0x11);
+	for (round = 1; round <= 3; round++) {
+		word = arb_quiet_round(st, cb, &h, k, &ask_s);
+		print_message("round %d: stream 2 asked %.2f s after the FENCE opened; word 0x%x\n",
+			      round, ask_s, word);
+		if (ask_s < 1.0)
+			break;
+	}
+	/* Not one round in which stream 2 asked in time */
+	assert_true(ask_s < 1.0);
+	assert_int_equal(word, 0x11);
 
 	arb_unmap(st->fd, cb, 5, &h);
 }
