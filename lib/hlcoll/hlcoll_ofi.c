@@ -11,7 +11,7 @@
  * answer is. The endpoint names go round the bootstrap
  * (hlcoll_boot_allgather()) into an address vector.
  *
- * step: the transfers are cut into chunks (HLCOLL_OFI_CHUNK bytes, 1 MiB
+ * step: the transfers are cut into chunks (HLCOLL_OFI_CHUNK bytes, 256 KiB
  * by default, less when a step has many transfers: the staging memory of
  * one communicator stays under HLCOLL_OFI_STAGE_MAX), and each transfer
  * has HLCOLL_OFI_DEPTH staging slots in pinned host memory that is mapped
@@ -39,6 +39,7 @@
 #include <inttypes.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -165,11 +166,33 @@ static struct fi_info *hlcoll_ofi_pick(struct fi_info *list)
 	return list;
 }
 
+/*
+ * libfabric before 1.18 (Debian 12 has 1.17.0): its tcp provider completes
+ * an RMA read's response twice when the connection is torn down while the
+ * response is coming in (fixed in 1.18, "prov/tcp: Suspicion of bug where
+ * RX entry is freed twice"). The second completion is of the freed entry,
+ * without context, and rxm's handler dereferences it: the process crashes
+ * in fi_close() of the endpoint, or in a progress call. rxm reads every
+ * message over its sar_limit (128 KiB; the chunks here are 256 KiB) in
+ * its rendezvous, so a rank whose peer died mid-transfer crashed at its
+ * communicator's destroy now and then (make check-debug). Rendezvous by
+ * RMA write has no such path: ask for it, unless the user chose, before
+ * the provider reads its settings at the process's first fi_getinfo().
+ */
+static void hlcoll_ofi_quirks(void)
+{
+	if (FI_VERSION_LT(fi_version(), FI_VERSION(1, 18)))
+		setenv("FI_OFI_RXM_USE_RNDV_WRITE", "1", 0);
+}
+
+static pthread_once_t hlcoll_ofi_quirks_once = PTHREAD_ONCE_INIT;
+
 static int hlcoll_ofi_getinfo(struct hlcoll_comm *c, struct fi_info **out)
 {
 	struct fi_info *hints, *list = NULL, *pick;
 	int rc;
 
+	pthread_once(&hlcoll_ofi_quirks_once, hlcoll_ofi_quirks);
 	hints = fi_allocinfo();
 	if (!hints)
 		return -ENOMEM;

@@ -40,6 +40,9 @@
 #include "hlcoll_data.h"
 #include "hlcoll_test.h"
 
+#ifdef HLTESTS_HAVE_OFI
+#include <rdma/fabric.h>
+#endif
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -1926,6 +1929,79 @@ static void hier_failures(hlcoll_rank_fn fn, int want, bool one_sided,
 }
 
 /*
+ * @arg: the FI_OFI_RXM_USE_RNDV_WRITE each rank starts with (NULL: unset);
+ * two hosts of one rank. After the init the variable must read as
+ * expected: "1" when it was unset and the libfabric is older than 1.18
+ * (hlcoll_ofi.c's workaround for its tcp provider), else what it was.
+ */
+static int rank_ofi_rndv_env(int rank, int nranks,
+			     const struct hlcoll_unique_id *id, void *arg)
+{
+	const char *start = arg, *want = start, *got;
+	struct hlcoll_comm *comm = NULL;
+	int fd, rc;
+
+	setenv("HLCOLL_HOST_ID", rank ? "b" : "a", 1);
+	if (start)
+		setenv("FI_OFI_RXM_USE_RNDV_WRITE", start, 1);
+	else
+		unsetenv("FI_OFI_RXM_USE_RNDV_WRITE");
+#ifdef HLTESTS_HAVE_OFI
+	if (!start && FI_VERSION_LT(fi_version(), FI_VERSION(1, 18)))
+		want = "1";
+#endif
+	fd = hlthunk_open_by_module_id(module_ids[rank]);
+	if (fd < 0)
+		return 10;
+	rc = hlcoll_comm_init_rank(&comm, nranks, id, rank, fd, NULL);
+	if (rc) {
+		hlthunk_close(fd);
+		return rc == -EOPNOTSUPP ? ABORT_NO_OFI : 11;
+	}
+	got = getenv("FI_OFI_RXM_USE_RNDV_WRITE");
+	if (!same_str(got, want))
+		fprintf(stderr, "rank %d: FI_OFI_RXM_USE_RNDV_WRITE is %s, not %s\n",
+			rank, got ?: "unset", want ?: "unset");
+	rc = same_str(got, want) ? hlcoll_barrier(comm) : 1;
+	hlcoll_comm_destroy(comm);
+	hlthunk_close(fd);
+	return rc ? (rc > 0 ? rc : 12) : 0;
+}
+
+/*
+ * libfabric 1.17's tcp provider completed an RMA read's response twice
+ * when a connection went down in the middle of one, and rxm's handler
+ * crashed on the freed entry: a survivor of test_rank_killed_mid_hierarchical
+ * died of SIGSEGV in fi_close() at its destroy (make check-debug, 2 of 14
+ * kill times in a sweep of the first all-gathers). hlcoll_ofi.c makes rxm's
+ * rendezvous write instead, by FI_OFI_RXM_USE_RNDV_WRITE=1 before the
+ * provider reads it, unless the user set it: both checked, on two hosts of
+ * one rank each (the ranks' own environments).
+ */
+static void test_ofi_rendezvous_by_write_on_old_libfabric(void **state)
+{
+	static char zero[] = "0";
+	int st;
+
+	(void)state;
+	if (ndevices < 2) {
+		print_message("needs 2 devices: skipped\n");
+		skip();
+	}
+#ifndef HLTESTS_HAVE_OFI
+	print_message("built without libfabric-dev: skipped\n");
+	skip();
+#endif
+	st = hlcoll_launch(2, rank_ofi_rndv_env, NULL);
+	if (st == ABORT_NO_OFI) {
+		print_message("no libfabric: skipped\n");
+		skip();
+	}
+	assert_int_equal(st, 0);
+	assert_int_equal(hlcoll_launch(2, rank_ofi_rndv_env, zero), 0);
+}
+
+/*
  * Rank 1 aborts during the others' hierarchical all-gather and
  * reduce-scatter (the reduce-scatter also one-sided; an abort before the
  * call is the flat tests' case): every other rank fails with
@@ -3634,6 +3710,7 @@ const struct CMUnitTest collective_tests[] = {
 	cmocka_unit_test(test_hierarchical_layouts_6),
 	cmocka_unit_test(test_hierarchical_step_rule),
 	cmocka_unit_test(test_hierarchical_algo_disagrees),
+	cmocka_unit_test(test_ofi_rendezvous_by_write_on_old_libfabric),
 	cmocka_unit_test(test_abort_mid_hierarchical),
 	cmocka_unit_test(test_rank_killed_mid_hierarchical),
 	cmocka_unit_test(test_two_communicators_on_one_device),
