@@ -1929,6 +1929,25 @@ static void hier_failures(hlcoll_rank_fn fn, int want, bool one_sided,
 }
 
 /*
+ * Open the rank's device and make its communicator (default config): 0,
+ * 10 when the device does not open, or the init's -errno (fd closed)
+ */
+static int rank_open_comm(int rank, int nranks,
+			  const struct hlcoll_unique_id *id, int *fd,
+			  struct hlcoll_comm **comm)
+{
+	int rc;
+
+	*fd = hlthunk_open_by_module_id(module_ids[rank]);
+	if (*fd < 0)
+		return 10;
+	rc = hlcoll_comm_init_rank(comm, nranks, id, rank, *fd, NULL);
+	if (rc)
+		hlthunk_close(*fd);
+	return rc;
+}
+
+/*
  * @arg: the FI_OFI_RXM_USE_RNDV_WRITE each rank starts with (NULL: unset);
  * two hosts of one rank. After the init the variable must read as
  * expected: "1" when it was unset and the libfabric is older than 1.18
@@ -1950,14 +1969,9 @@ static int rank_ofi_rndv_env(int rank, int nranks,
 	if (!start && FI_VERSION_LT(fi_version(), FI_VERSION(1, 18)))
 		want = "1";
 #endif
-	fd = hlthunk_open_by_module_id(module_ids[rank]);
-	if (fd < 0)
-		return 10;
-	rc = hlcoll_comm_init_rank(&comm, nranks, id, rank, fd, NULL);
-	if (rc) {
-		hlthunk_close(fd);
-		return rc == -EOPNOTSUPP ? ABORT_NO_OFI : 11;
-	}
+	rc = rank_open_comm(rank, nranks, id, &fd, &comm);
+	if (rc)
+		return rc == 10 ? 10 : rc == -EOPNOTSUPP ? ABORT_NO_OFI : 11;
 	got = getenv("FI_OFI_RXM_USE_RNDV_WRITE");
 	if (!same_str(got, want))
 		fprintf(stderr, "rank %d: FI_OFI_RXM_USE_RNDV_WRITE is %s, not %s\n",
@@ -2253,14 +2267,9 @@ static int rank_barriers(int rank, int nranks,
 	double t[BARRIERS], t0;
 
 	(void)arg;
-	fd = hlthunk_open_by_module_id(module_ids[rank]);
-	if (fd < 0)
-		return 10;
-	rc = hlcoll_comm_init_rank(&comm, nranks, id, rank, fd, NULL);
-	if (rc) {
-		hlthunk_close(fd);
-		return 11;
-	}
+	rc = rank_open_comm(rank, nranks, id, &fd, &comm);
+	if (rc)
+		return rc == 10 ? 10 : 11;
 	tcp_sockets(&connected, &nagle);
 	rc = hlcoll_barrier(comm);
 	for (i = 0; !rc && i < BARRIERS; i++) {
