@@ -83,6 +83,8 @@ const char *hlcoll_get_error_string(int result)
 		return "struct hlcoll_config is larger than this library knows and not zero past it";
 	case -EPROTO:
 		return "bootstrap protocol error (not a libhlcoll peer?)";
+	case -ENOPROTOOPT:
+		return "ranks on different hosts use different libfabric rendezvous protocols (FI_OFI_RXM_USE_RNDV_WRITE)";
 	case -ENOMEM:
 		return "out of memory";
 	default:

@@ -44,6 +44,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -118,10 +119,13 @@ struct hlcoll_ofi {
 	int nslots;
 };
 
+/* @rndv_write: hlcoll_ofi_rndv_write, which every rank must share */
 struct hlcoll_ofi_name {
 	int32_t status;
 	uint32_t len;
 	uint8_t addr[HLCOLL_OFI_ADDR];
+	uint32_t rndv_write;
+	uint32_t pad;
 };
 
 static int hlcoll_fi_errno(int fi_rc)
@@ -167,22 +171,41 @@ static struct fi_info *hlcoll_ofi_pick(struct fi_info *list)
 }
 
 /*
- * libfabric before 1.18 (Debian 12 has 1.17.0): its tcp provider completes
- * an RMA read's response twice when the connection is torn down while the
- * response is coming in (fixed in 1.18, "prov/tcp: Suspicion of bug where
- * RX entry is freed twice"). The second completion is of the freed entry,
- * without context, and rxm's handler dereferences it: the process crashes
- * in fi_close() of the endpoint, or in a progress call. rxm reads every
- * message over its sar_limit (128 KiB; the chunks here are 256 KiB) in
- * its rendezvous, so a rank whose peer died mid-transfer crashed at its
- * communicator's destroy now and then (make check-debug). Rendezvous by
- * RMA write has no such path: ask for it, unless the user chose, before
- * the provider reads its settings at the process's first fi_getinfo().
+ * rxm's rendezvous (every tagged message over its eager limit: 16 KiB on
+ * tcp, whose dynamic receive buffers make its SAR limit the same; the
+ * chunks here are 256 KiB) by RMA write, not read. libfabric 1.17's tcp
+ * provider (Debian 12 has 1.17.0) completes an RMA read's response twice
+ * when the connection is torn down while the response is coming in (fixed
+ * in 1.18, "prov/tcp: Suspicion of bug where RX entry is freed twice"):
+ * the second completion is of the freed entry, without context, and rxm's
+ * handler dereferences it. Two ranks mid-transfer that both stopped on
+ * the bootstrap's word of a third one's death crashed in fi_close() at
+ * their destroy now and then (make check-debug). The write has no such
+ * path.
+ *
+ * Every process of a job must use the same: the receiver of a rendezvous
+ * picks the protocol by its own setting, and a sender of the other one
+ * crashes (SIGSEGV in rxm) or hangs. So the library sets
+ * FI_OFI_RXM_USE_RNDV_WRITE=1 whatever the libfabric version, unless the
+ * user set it, before the process's first fi_getinfo() (rxm reads it
+ * once, when libfabric initialises); hlcoll_ofi_rndv_write holds what it
+ * is then, and hlcoll_ofi_connect() refuses ranks that differ
+ * (-ENOPROTOOPT).
  */
+static bool hlcoll_ofi_rndv_write;
+
+/* A libfabric boolean parameter's value, as fi_param_get_bool() reads it */
+static bool hlcoll_ofi_bool(const char *v)
+{
+	return v && (!strcmp(v, "1") || !strcasecmp(v, "true") ||
+		     !strcasecmp(v, "yes") || !strcasecmp(v, "on"));
+}
+
 static void hlcoll_ofi_quirks(void)
 {
-	if (FI_VERSION_LT(fi_version(), FI_VERSION(1, 18)))
-		setenv("FI_OFI_RXM_USE_RNDV_WRITE", "1", 0);
+	setenv("FI_OFI_RXM_USE_RNDV_WRITE", "1", 0);
+	hlcoll_ofi_rndv_write =
+		hlcoll_ofi_bool(getenv("FI_OFI_RXM_USE_RNDV_WRITE"));
 }
 
 static pthread_once_t hlcoll_ofi_quirks_once = PTHREAD_ONCE_INIT;
@@ -295,12 +318,20 @@ int hlcoll_ofi_connect(struct hlcoll_comm *c)
 	memset(&mine, 0, sizeof(mine));
 	rc = hlcoll_ofi_open(c, o, &mine);
 	mine.status = rc;
+	mine.rndv_write = hlcoll_ofi_rndv_write;
 	rc2 = hlcoll_boot_allgather(&c->boot, &mine, all, sizeof(mine));
 	if (!rc)
 		rc = rc2;
 	for (p = 0; !rc && p < n; p++) {
 		if (all[p].status) {
 			rc = -ENOLINK;
+			break;
+		}
+		if (all[p].rndv_write != mine.rndv_write) {
+			hlcoll_warn(c->rank, "libfabric: rank %d's rendezvous is by %s, this rank's by %s: every process must have the same FI_OFI_RXM_USE_RNDV_WRITE",
+				    p, all[p].rndv_write ? "write" : "read",
+				    mine.rndv_write ? "write" : "read");
+			rc = -ENOPROTOOPT;
 			break;
 		}
 		o->addr[p] = FI_ADDR_NOTAVAIL;
