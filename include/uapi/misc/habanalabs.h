@@ -2384,8 +2384,9 @@ struct hl_wait_cs_in {
  * With HL_WAIT_CS_FLAGS_MULTI_CS, @status is COMPLETED when at least one
  * CS of the array completed and none of those failed, ABORTED (the ioctl
  * returns -EIO, as upstream's does for a failed CS) when one of those
- * failed, however it failed (TIMEDOUT is for the single-CS wait), BUSY when none completed within timeout_us; @flags has GONE when
- * a completed one was forgotten, TIMESTAMP_VLD when one had a timestamp.
+ * failed, however it failed (TIMEDOUT is for the single-CS wait), BUSY
+ * when none completed within timeout_us; @flags has GONE when a completed
+ * one was forgotten, TIMESTAMP_VLD when one had a timestamp.
  */
 struct hl_wait_cs_out {
 	__u32 status;

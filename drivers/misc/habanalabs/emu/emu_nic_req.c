@@ -150,6 +150,24 @@ static u32 hl_emu_send_flush_status(const struct hl_emu_send *s)
 }
 
 /**
+ * hl_emu_send_gone_status - how a send ends whose link or peer engine is
+ * gone.
+ * @s: an admitted send.
+ *
+ * A hard reset or a close of the peer's context flushes this connection
+ * (its flush status REMOTE_ERR; an unbind's, LINK_DOWN) before the peer's
+ * engines stop and its links go: a send that finds them gone after that
+ * flush ends as the flush says, not LINK_DOWN.
+ *
+ * Return: the flush status when the send is flushed, else LINK_DOWN.
+ */
+static u32 hl_emu_send_gone_status(const struct hl_emu_send *s)
+{
+	return hl_emu_send_flushed(s) ? hl_emu_send_flush_status(s) :
+					HL_NIC_CQE_STATUS_LINK_DOWN;
+}
+
+/**
  * hl_emu_send_wait - sleep until the sending QP is flushed or changes, or
  * @timeout passed (a wait for the peer connection to appear).
  * @s: an admitted send.
@@ -368,11 +386,11 @@ static u32 hl_emu_req_step(struct hl_emu_nic_xfer *x, u64 src, u64 dst,
 	 * engines, so its ASID is not used after it may have changed hands.
 	 */
 	if (!status && !entered)
-		status = HL_NIC_CQE_STATUS_LINK_DOWN;
+		status = hl_emu_send_gone_status(&x->send);
 	else if (!status && hl_emu_send_peer_flushed(&x->send))
 		status = HL_NIC_CQE_STATUS_REMOTE_ERR;
 	else if (!status && READ_ONCE(x->peer->detached))
-		status = HL_NIC_CQE_STATUS_LINK_DOWN;
+		status = hl_emu_send_gone_status(&x->send);
 	if (status) {
 		if (hl_emu_mmu_span(q->emu, q, asid, src, 1, &s))
 			status = HL_NIC_CQE_STATUS_LOCAL_FAULT;
@@ -440,7 +458,7 @@ static u32 hl_emu_req_copy(struct hl_emu_nic_xfer *x)
 		if (hl_emu_send_peer_flushed(&x->send))
 			return HL_NIC_CQE_STATUS_REMOTE_ERR;
 		if (!hl_emu_link_up(x->nic, x->qp->port))
-			return HL_NIC_CQE_STATUS_LINK_DOWN;
+			return hl_emu_send_gone_status(&x->send);
 
 		len = min_t(u64, left, HL_EMU_NIC_STEP);
 		if (hl_nic_two_copies())
