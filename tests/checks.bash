@@ -142,7 +142,7 @@ bg_wait() {
 # assertions, a suite without a summary, the kernel log's reports, hlvm's
 # verdicts
 checks_cmocka_re='^\[ +(FAILED|ERROR|LINE) +\]'
-checks_failure_re="$checks_cmocka_re"'|exited with|no cmocka summary|BUG:|WARNING:|Oops|DMAR|KASAN|kmemleak|circular locking|contract violations [1-9]|^hlvm: '
+checks_failure_re="$checks_cmocka_re"'|^ERROR: |exited with|no cmocka summary|BUG:|WARNING:|Oops|DMAR|KASAN|kmemleak|circular locking|contract violations [1-9]|^hlvm: '
 
 checks_summary() {
 	local what=$1

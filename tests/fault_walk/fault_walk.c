@@ -29,6 +29,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -192,6 +193,30 @@ struct state {
 	int fds;
 };
 
+static bool walk_failed;
+static const char *walk_path_name;
+/* The first failure, for the test's own failure message */
+static char walk_first_failure[512];
+
+/* A failure of the walk: said on stderr, the first kept; the walk goes on */
+static void __attribute__((format(printf, 1, 2))) walk_fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (!walk_failed) {
+		va_list aq;
+
+		va_copy(aq, ap);
+		vsnprintf(walk_first_failure, sizeof(walk_first_failure), fmt, aq);
+		va_end(aq);
+	}
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	walk_failed = true;
+}
+
 static void read_state(int dev, struct state *st)
 {
 	char path[128], bdf[32], line[128];
@@ -215,19 +240,25 @@ static bool same_state(const struct state *a, const struct state *b,
 		       const char *path, int n, int dev, const char *when)
 {
 	bool same = a->n == b->n && a->fds == b->fds;
+	char changed[256] = "";
+	size_t len = 0;
 	int i;
 
 	for (i = 0; i < a->n && i < b->n; i++)
 		same &= !strcmp(a->key[i], b->key[i]) && a->val[i] == b->val[i];
 	if (same)
 		return true;
-	fprintf(stderr, "fault-walk: %s, point %d failed: device %d state changed %s:\n",
-		path, n, dev, when);
-	for (i = 0; i < a->n && i < b->n; i++)
+	/* One line, for the check's summary of what failed */
+	for (i = 0; i < a->n && i < b->n && len < sizeof(changed); i++)
 		if (a->val[i] != b->val[i])
-			fprintf(stderr, "  %s: %lld -> %lld\n", a->key[i], a->val[i], b->val[i]);
-	if (a->fds != b->fds)
-		fprintf(stderr, "  open fds: %d -> %d\n", a->fds, b->fds);
+			len += snprintf(changed + len, sizeof(changed) - len,
+					" %s %lld -> %lld;", a->key[i],
+					a->val[i], b->val[i]);
+	if (a->fds != b->fds && len < sizeof(changed))
+		snprintf(changed + len, sizeof(changed) - len,
+			 " open fds %d -> %d;", a->fds, b->fds);
+	walk_fail("fault-walk: %s, point %d: device %d:%s (changed %s)",
+		  path, n, dev, changed, when);
 	return false;
 }
 
@@ -254,8 +285,6 @@ static int fail_nth_get(void)
 
 /* ---- the paths ---- */
 
-static bool walk_failed;
-static const char *walk_path_name;
 
 /*
  * Undo and cleanup steps report a failure and go on, so that one broken
@@ -264,11 +293,9 @@ static const char *walk_path_name;
 #define SOFT(expr)							\
 	do {								\
 		long soft_rc_ = (expr);					\
-		if (soft_rc_) {						\
-			fprintf(stderr, "fault-walk: %s: %s returned %ld\n",	\
-				walk_path_name, #expr, soft_rc_);	\
-			walk_failed = true;				\
-		}							\
+		if (soft_rc_)						\
+			walk_fail("fault-walk: %s: %s returned %ld",	\
+				  walk_path_name, #expr, soft_rc_);	\
 	} while (0)
 
 /* The same, when the object may be gone already (-EINVAL) */
@@ -687,9 +714,8 @@ static void umem_check_export_idle(struct walk *w)
 	snprintf(path, sizeof(path), DBG "/habanalabs/%s/exports", bdf);
 	assert_int_equal(hltests_read_file(path, buf, sizeof(buf)), 0);
 	if (strstr(buf, "attachment") || !strstr(buf, "mappings 0 pins 0")) {
-		fprintf(stderr, "fault-walk: %s: the export is not idle:\n%s\n",
-			walk_path_name, buf);
-		walk_failed = true;
+		walk_fail("fault-walk: %s: the export is not idle:\n%s",
+			  walk_path_name, buf);
 	}
 }
 
@@ -1569,9 +1595,8 @@ static int walk_path(const struct path *p)
 		if (!injected) {
 			/* Fewer than n points: the call ran whole */
 			if (rc) {
-				fprintf(stderr, "fault-walk: %s failed (%s) without a fault\n",
-					p->name, strerror(-rc));
-				walk_failed = true;
+				walk_fail("fault-walk: %s failed (%s) without a fault",
+					  p->name, strerror(-rc));
 			} else if (p->undo) {
 				p->undo(&w);
 			}
@@ -1582,15 +1607,13 @@ static int walk_path(const struct path *p)
 				p->undo(&w);
 		} else {
 			if (!documented(p, rc)) {
-				fprintf(stderr, "fault-walk: %s, point %d failed: undocumented errno %d (%s)\n",
-					p->name, n, -rc, strerror(-rc));
-				walk_failed = true;
+				walk_fail("fault-walk: %s, point %d failed: undocumented errno %d (%s)",
+					  p->name, n, -rc, strerror(-rc));
 			}
 			for (d = 0; d < w.devs; d++) {
 				read_state(d, &after[d]);
-				if (!same_state(&before[d], &after[d], p->name, n, d,
-						"by the failed call"))
-					walk_failed = true;
+				same_state(&before[d], &after[d], p->name, n, d,
+					   "by the failed call");
 			}
 		}
 		if (p->cleanup)
@@ -1598,18 +1621,15 @@ static int walk_path(const struct path *p)
 		for (d = 0; d < w.devs; d++) {
 			read_state(d, &after[d]);
 			if (!same_state(&base[d], &after[d], p->name, n, d,
-					"after the call was undone and cleaned up")) {
-				walk_failed = true;
+					"after the call was undone and cleaned up"))
 				base[d] = after[d];	/* report each change once */
-			}
 		}
 		if (!injected)
 			break;
 	}
 	if (n > MAX_POINTS) {
-		fprintf(stderr, "fault-walk: %s still failing after %d points\n",
-			p->name, MAX_POINTS);
-		walk_failed = true;
+		walk_fail("fault-walk: %s still failing after %d points",
+			  p->name, MAX_POINTS);
 	}
 	printf("fault-walk: %-22s %3d points failed, %d absorbed\n", p->name, n - 1,
 	       tolerated);
@@ -1725,10 +1745,12 @@ static void test_walk_every_ioctl_path(void **state)
 	if (w.ufd >= 0)
 		close(w.ufd);
 	if (w.ufd != -1 && hltests_umem_stop())
-		walk_failed = true;
+		walk_fail("fault-walk: the umem importer did not unload");
 	munmap(w.host, HOST_SIZE);
 	hlthunk_close(w.fd);
-	assert_false(walk_failed);
+	if (walk_failed)
+		fail_msg("%s (the first failure; every one is above)",
+			 walk_first_failure);
 }
 
 /* ---- probe: binding a device, with each of its points failed ---- */
