@@ -236,27 +236,77 @@ static void read_state(int dev, struct state *st)
 	st->fds = hltests_count_fds();
 }
 
-static bool same_state(const struct state *a, const struct state *b,
-		       const char *path, int n, int dev, const char *when)
+static bool state_equal(const struct state *a, const struct state *b)
 {
 	bool same = a->n == b->n && a->fds == b->fds;
-	char changed[256] = "";
-	size_t len = 0;
 	int i;
 
 	for (i = 0; i < a->n && i < b->n; i++)
 		same &= !strcmp(a->key[i], b->key[i]) && a->val[i] == b->val[i];
-	if (same)
-		return true;
-	/* One line, for the check's summary of what failed */
-	for (i = 0; i < a->n && i < b->n && len < sizeof(changed); i++)
+	return same;
+}
+
+/* What differs from @a in @b, on one line */
+static void state_diff(const struct state *a, const struct state *b,
+		       char *buf, size_t size)
+{
+	size_t len = 0;
+	int i;
+
+	buf[0] = 0;
+	for (i = 0; i < a->n && i < b->n && len < size; i++)
 		if (a->val[i] != b->val[i])
-			len += snprintf(changed + len, sizeof(changed) - len,
-					" %s %lld -> %lld;", a->key[i],
-					a->val[i], b->val[i]);
-	if (a->fds != b->fds && len < sizeof(changed))
-		snprintf(changed + len, sizeof(changed) - len,
-			 " open fds %d -> %d;", a->fds, b->fds);
+			len += snprintf(buf + len, size - len, " %s %lld -> %lld;",
+					a->key[i], a->val[i], b->val[i]);
+	if (a->fds != b->fds && len < size)
+		snprintf(buf + len, size - len, " open fds %d -> %d;", a->fds,
+			 b->fds);
+}
+
+/* How long the state may take to come to rest */
+#define STATE_SETTLE_MS	5000
+
+/* Device @dev's state once two reads 50 ms apart agree (5 s at most) */
+static void read_stable_state(int dev, struct state *st)
+{
+	struct state again;
+	int ms;
+
+	read_state(dev, st);
+	for (ms = 0; ms < STATE_SETTLE_MS; ms += 50) {
+		usleep(50000);
+		read_state(dev, &again);
+		if (state_equal(st, &again))
+			return;
+		*st = again;
+	}
+}
+
+/*
+ * Device @dev's state, read into @b, is @a's, or comes back to it within
+ * STATE_SETTLE_MS: what the kernel finishes on its own after the call
+ * returned (a CS the failed commit completes with its error, a release
+ * on another workqueue than hl_wq) is no residue. What stays is reported.
+ */
+static bool same_state(const struct state *a, struct state *b,
+		       const char *path, int n, int dev, const char *when)
+{
+	char changed[256];
+	int ms;
+
+	if (state_equal(a, b))
+		return true;
+	state_diff(a, b, changed, sizeof(changed));
+	for (ms = 0; ms < STATE_SETTLE_MS; ms += 20) {
+		usleep(20000);
+		read_state(dev, b);
+		if (state_equal(a, b)) {
+			fprintf(stderr, "fault-walk: %s, point %d: device %d:%s settled within %d ms (%s)\n",
+				path, n, dev, changed, ms + 20, when);
+			return true;
+		}
+	}
+	state_diff(a, b, changed, sizeof(changed));
 	walk_fail("fault-walk: %s, point %d: device %d:%s (changed %s)",
 		  path, n, dev, changed, when);
 	return false;
@@ -1576,9 +1626,13 @@ static int walk_path(const struct path *p)
 	struct state base[2], before[2], after[2];
 	int n, d, tolerated = 0;
 
-	/* Every iteration, whatever happened, must end where it started */
+	/*
+	 * Every iteration, whatever happened, must end where it started: a
+	 * start that is still moving (an earlier suite's file still being
+	 * released) is waited out first
+	 */
 	for (d = 0; d < w.devs; d++)
-		read_state(d, &base[d]);
+		read_stable_state(d, &base[d]);
 	for (n = 1; n <= MAX_POINTS; n++) {
 		bool injected;
 		int rc;
