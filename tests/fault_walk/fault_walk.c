@@ -802,23 +802,39 @@ static void umem_map_cleanup(struct walk *w)
 	umem_import_cleanup(w);
 }
 
+/* Where cs_prepare's CS writes its marker, in its own host page */
+#define CS_MARK_OFF	2048
+#define CS_MARK		0x5eed0001u
+
+static uint32_t cs_cb_size;
+/* What the path's call returned, for its cleanup */
+static int cs_call_rc;
+
+static uint32_t cs_mark(struct walk *w)
+{
+	return __atomic_load_n((uint32_t *)(w->host + CS_MARK_OFF),
+			       __ATOMIC_ACQUIRE);
+}
+
 /*
- * A CS of one NOP on queue 0, while the context has an export (its fence
- * goes into the export's reservation object)
+ * A CS of one MSG_LONG on queue 0 that writes a marker into its own host
+ * page, while the context has an export (its fence goes into the export's
+ * reservation object)
  */
 static void cs_prepare(struct walk *w)
 {
 	import_prepare(w);
 	memset(w->host, 0, 4096);
-	hlthunk_pkt_nop(w->host);
 	w->cb = hlthunk_host_memory_map(w->fd, w->host, 0, 4096);
 	assert_int_not_equal(w->cb, 0);
+	cs_cb_size = hlthunk_pkt_msg_long(w->host, w->cb + CS_MARK_OFF, CS_MARK);
 	w->seq = 0;
 }
 
+
 static int cs_call(struct walk *w)
 {
-	struct hl_cs_chunk chunk = { .cb_handle = w->cb, .cb_size = 8 };
+	struct hl_cs_chunk chunk = { .cb_handle = w->cb, .cb_size = cs_cb_size };
 	struct hlthunk_cs_in in = { .chunks_execute = &chunk, .num_chunks_execute = 1 };
 	struct hlthunk_cs_out out = {};
 	int rc;
@@ -826,6 +842,7 @@ static int cs_call(struct walk *w)
 	rc = hlthunk_command_submission(w->fd, &in, &out);
 	if (!rc)
 		w->seq = out.seq;
+	cs_call_rc = rc;
 	return rc;
 }
 
@@ -838,11 +855,34 @@ static void cs_wait(struct walk *w)
 	w->seq = 0;
 }
 
+/* A successful one ran: its marker is written (the check of cs_not_run) */
+static void cs_wait_marked(struct walk *w)
+{
+	cs_wait(w);
+	SOFT(cs_mark(w) != CS_MARK);
+}
+
 static void cs_cleanup(struct walk *w)
 {
 	SOFT(hlthunk_memory_unmap(w->fd, w->cb));
 	w->cb = 0;
 	import_cleanup(w);
+}
+
+/*
+ * cs_cleanup() after a call whose failure must have run nothing: its
+ * marker stays unwritten (after the state checks, and 50 ms more)
+ */
+static void cs_cleanup_not_run(struct walk *w)
+{
+	if (cs_call_rc) {
+		usleep(50000);
+		if (cs_mark(w))
+			walk_fail("fault-walk: %s: a failed CS (%s) ran: its marker is 0x%x",
+				  walk_path_name, strerror(-cs_call_rc), cs_mark(w));
+	}
+	cs_call_rc = 0;
+	cs_cleanup(w);
 }
 
 static void wait_cs_prepare(struct walk *w)
@@ -1497,15 +1537,16 @@ static void cs_encaps_cleanup(struct walk *w)
 	cs_reserve_cleanup(w);
 }
 
-/* A CS with HL_CS_FLAGS_TIMESTAMP (cs_prepare's NOP) */
+/* A CS with HL_CS_FLAGS_TIMESTAMP (cs_prepare's marker) */
 static int cs_timestamp_call(struct walk *w)
 {
-	struct hl_cs_chunk c = { .cb_handle = w->cb, .cb_size = 8 };
+	struct hl_cs_chunk c = { .cb_handle = w->cb, .cb_size = cs_cb_size };
 	union hl_cs_args a;
 	int rc = cs_flags_call(w, HL_CS_FLAGS_TIMESTAMP, &c, 0, &a);
 
 	if (!rc)
 		w->seq = a.out.seq;
+	cs_call_rc = rc;
 	return rc;
 }
 
@@ -1545,7 +1586,8 @@ static const struct path paths[] = {
 	  import_cleanup },
 	{ "importer_map", { ENOMEM }, importer_map_prepare, importer_map_call,
 	  importer_map_undo, importer_map_cleanup },
-	{ "cs_submit", { ENOMEM, EFAULT }, cs_prepare, cs_call, cs_wait, cs_cleanup },
+	{ "cs_submit", { ENOMEM, EFAULT }, cs_prepare, cs_call, cs_wait_marked,
+	  cs_cleanup_not_run },
 	{ "wait_cs", { EFAULT }, wait_cs_prepare, wait_cs_call, NULL, wait_cs_cleanup },
 	{ "nic_cq_create", { ENOMEM, EFAULT }, NULL, cq_create_call, cq_destroy_out, NULL },
 	{ "nic_cq_poll", { ENOMEM, EFAULT }, cq_prepare, cq_poll_call, NULL, cq_cleanup },
@@ -1589,8 +1631,8 @@ static const struct path paths[] = {
 	  NULL, cs_reserve_cleanup },
 	{ "cs_encap_signals", { ENOMEM, EFAULT }, cs_encaps_prepare, cs_encaps_call,
 	  cs_encaps_undo, cs_encaps_cleanup },
-	{ "cs_timestamp", { ENOMEM, EFAULT }, cs_prepare, cs_timestamp_call, cs_wait,
-	  cs_cleanup },
+	{ "cs_timestamp", { ENOMEM, EFAULT }, cs_prepare, cs_timestamp_call,
+	  cs_wait_marked, cs_cleanup_not_run },
 	{ "wait_cs_old_size", { EFAULT }, wait_cs_prepare, wait_cs_old_size_call, NULL,
 	  wait_cs_cleanup },
 	/* Last: they take the edu device from hl_importer */
