@@ -139,10 +139,10 @@ bg_wait() {
 }
 
 # The lines of a log that say what failed: cmocka's failed tests and
-# assertions, a suite without a summary, the kernel log's reports, hlvm's
+# assertions (and fail_msg()'s message, in their order), a suite without a summary, the kernel log's reports, hlvm's
 # verdicts
-checks_cmocka_re='^\[ +(FAILED|ERROR|LINE) +\]'
-checks_failure_re="$checks_cmocka_re"'|^ERROR: |exited with|no cmocka summary|BUG:|WARNING:|Oops|DMAR|KASAN|kmemleak|circular locking|contract violations [1-9]|^hlvm: '
+checks_cmocka_re='^\[ +(FAILED|ERROR|LINE) +\]|^ERROR: '
+checks_failure_re="$checks_cmocka_re"'|exited with|no cmocka summary|BUG:|WARNING:|Oops|DMAR|KASAN|kmemleak|circular locking|contract violations [1-9]|^hlvm: '
 
 checks_summary() {
 	local what=$1

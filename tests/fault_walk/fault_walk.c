@@ -263,13 +263,51 @@ static void state_diff(const struct state *a, const struct state *b,
 			 b->fds);
 }
 
-/* How long the state may take to come to rest */
-#define STATE_SETTLE_MS	5000
+/*
+ * The one counter that moves after an ioctl returned: hl_cs_put() signals
+ * a CS's fence (WAIT_CS returns) before it drops cs_inflight, on the
+ * queue's worker. Everything else the state file waits for (hl_wq, the
+ * scrubber) or changes only inside a call. A failed call's CS is done
+ * before the call returns (hl_cs_commit()).
+ */
+#define INFLIGHT	"cs_inflight"
+/* How long one CS may take to leave cs_inflight, and all of them */
+#define STATE_SETTLE_MS		5000
+#define STATE_SETTLE_TOTAL_MS	30000
 
-/* Device @dev's state once two reads 50 ms apart agree (5 s at most) */
+static int settle_total_ms;
+
+/* Every key that differs is cs_inflight, and @sign says which way */
+static bool only_inflight(const struct state *a, const struct state *b,
+			  int sign)
+{
+	bool any = false;
+	int i;
+
+	if (a->n != b->n || a->fds != b->fds)
+		return false;
+	for (i = 0; i < a->n; i++) {
+		if (strcmp(a->key[i], b->key[i]))
+			return false;
+		if (a->val[i] == b->val[i])
+			continue;
+		if (strcmp(a->key[i], INFLIGHT) ||
+		    (sign > 0 ? b->val[i] < a->val[i] : b->val[i] > a->val[i]))
+			return false;
+		any = true;
+	}
+	return any;
+}
+
+/*
+ * Device @dev's state at the start of a path, once two reads 50 ms apart
+ * agree: a start that moves is what the path before left running, said
+ * on stderr, and one that does not come to rest fails the walk
+ */
 static void read_stable_state(int dev, struct state *st)
 {
 	struct state again;
+	char moved[256];
 	int ms;
 
 	read_state(dev, st);
@@ -278,37 +316,50 @@ static void read_stable_state(int dev, struct state *st)
 		read_state(dev, &again);
 		if (state_equal(st, &again))
 			return;
+		state_diff(st, &again, moved, sizeof(moved));
+		fprintf(stderr, "fault-walk: %s: device %d moved before the path:%s\n",
+			walk_path_name, dev, moved);
 		*st = again;
 	}
+	walk_fail("fault-walk: %s: device %d's state did not come to rest in %d ms",
+		  walk_path_name, dev, STATE_SETTLE_MS);
 }
 
 /*
- * Device @dev's state, read into @b, is @a's, or comes back to it within
- * STATE_SETTLE_MS: what the kernel finishes on its own after the call
- * returned (a CS the failed commit completes with its error, a release
- * on another workqueue than hl_wq) is no residue. What stays is reported.
+ * Device @dev's state, read into @b, is @a's. By a failed call
+ * (@after_cleanup false) nothing may have changed but cs_inflight going
+ * down (a CS from before the call finishing). After the cleanup, a
+ * cs_inflight above @a's may come down within STATE_SETTLE_MS (a CS that
+ * was waited for, still leaving hl_cs_put()), STATE_SETTLE_TOTAL_MS in a
+ * walk; anything else that differs is reported at once.
  */
 static bool same_state(const struct state *a, struct state *b,
-		       const char *path, int n, int dev, const char *when)
+		       const char *path, int n, int dev, bool after_cleanup)
 {
+	const char *when = after_cleanup ?
+		"after the call was undone and cleaned up" : "by the failed call";
 	char changed[256];
 	int ms;
 
 	if (state_equal(a, b))
 		return true;
 	state_diff(a, b, changed, sizeof(changed));
-	for (ms = 0; ms < STATE_SETTLE_MS; ms += 20) {
-		usleep(20000);
+	if (!after_cleanup && only_inflight(a, b, -1))
+		return true;
+	for (ms = 0; after_cleanup && only_inflight(a, b, 1) &&
+	     ms < STATE_SETTLE_MS && settle_total_ms < STATE_SETTLE_TOTAL_MS;
+	     ms += 10, settle_total_ms += 10) {
+		usleep(10000);
 		read_state(dev, b);
 		if (state_equal(a, b)) {
 			fprintf(stderr, "fault-walk: %s, point %d: device %d:%s settled within %d ms (%s)\n",
-				path, n, dev, changed, ms + 20, when);
+				path, n, dev, changed, ms + 10, when);
 			return true;
 		}
 	}
 	state_diff(a, b, changed, sizeof(changed));
-	walk_fail("fault-walk: %s, point %d: device %d:%s (changed %s)",
-		  path, n, dev, changed, when);
+	walk_fail("fault-walk: %s, point %d: device %d:%s (%s)", path, n, dev,
+		  changed, when);
 	return false;
 }
 
@@ -802,9 +853,13 @@ static void umem_map_cleanup(struct walk *w)
 	umem_import_cleanup(w);
 }
 
-/* Where cs_prepare's CS writes its marker, in its own host page */
+/*
+ * Where cs_prepare's CS writes its marker, in its own host page, and
+ * where the NOP that drains queue 0 before the marker is read lies
+ */
 #define CS_MARK_OFF	2048
 #define CS_MARK		0x5eed0001u
+#define CS_DRAIN_OFF	1024
 
 static uint32_t cs_cb_size;
 /* What the path's call returned, for its cleanup */
@@ -828,7 +883,29 @@ static void cs_prepare(struct walk *w)
 	w->cb = hlthunk_host_memory_map(w->fd, w->host, 0, 4096);
 	assert_int_not_equal(w->cb, 0);
 	cs_cb_size = hlthunk_pkt_msg_long(w->host, w->cb + CS_MARK_OFF, CS_MARK);
+	hlthunk_pkt_nop(w->host + CS_DRAIN_OFF);
 	w->seq = 0;
+}
+
+/*
+ * After a call that failed (@rc), with the page at @host mapped at @va: a
+ * failed submission ran nothing, so its marker stays unwritten once
+ * queue 0, which runs its jobs in order, has run a NOP submitted after it
+ */
+static void cs_check_not_run(struct walk *w, int rc, uint64_t va)
+{
+	struct hl_cs_chunk chunk = { .cb_handle = va + CS_DRAIN_OFF,
+				     .cb_size = 8 };
+	struct hlthunk_cs_in in = { .chunks_execute = &chunk,
+				    .num_chunks_execute = 1 };
+	struct hlthunk_cs_out out = {};
+	uint32_t status;
+
+	SOFT(hlthunk_command_submission(w->fd, &in, &out));
+	SOFT(hlthunk_wait_for_cs(w->fd, out.seq, 30000000, &status));
+	if (cs_mark(w))
+		walk_fail("fault-walk: %s: a failed CS (%s) ran: its marker is 0x%x",
+			  walk_path_name, strerror(-rc), cs_mark(w));
 }
 
 
@@ -871,16 +948,12 @@ static void cs_cleanup(struct walk *w)
 
 /*
  * cs_cleanup() after a call whose failure must have run nothing: its
- * marker stays unwritten (after the state checks, and 50 ms more)
+ * marker stays unwritten
  */
 static void cs_cleanup_not_run(struct walk *w)
 {
-	if (cs_call_rc) {
-		usleep(50000);
-		if (cs_mark(w))
-			walk_fail("fault-walk: %s: a failed CS (%s) ran: its marker is 0x%x",
-				  walk_path_name, strerror(-cs_call_rc), cs_mark(w));
-	}
+	if (cs_call_rc)
+		cs_check_not_run(w, cs_call_rc, w->cb);
 	cs_call_rc = 0;
 	cs_cleanup(w);
 }
@@ -1502,25 +1575,35 @@ static void cs_reserve_cleanup(struct walk *w)
 	w->out = 0;
 }
 
-/* The CS that gives a reservation: one MSG_LONG adds 2 to its SOB */
+/*
+ * The CS that gives a reservation: one MSG_LONG adds 2 to its SOB, a
+ * second writes cs_prepare's marker (a failed one must run neither)
+ */
 static void cs_encaps_prepare(struct walk *w)
 {
+	uint32_t len;
+
 	cs_reserve_prepare(w);
 	memset(w->host, 0, 4096);
-	hlthunk_pkt_msg_long(w->host, HL_CFG_BASE + w->sob, HL_SM_SOB_INC | 2);
 	w->va = hlthunk_host_memory_map(w->fd, w->host, 0, 4096);
 	assert_int_not_equal(w->va, 0);
+	len = hlthunk_pkt_msg_long(w->host, HL_CFG_BASE + w->sob,
+				   HL_SM_SOB_INC | 2);
+	cs_cb_size = len + hlthunk_pkt_msg_long(w->host + len,
+						w->va + CS_MARK_OFF, CS_MARK);
+	hlthunk_pkt_nop(w->host + CS_DRAIN_OFF);
 	w->seq = 0;
 }
 
 static int cs_encaps_call(struct walk *w)
 {
 	struct hl_cs_chunk c = { .queue_index = 0, .cb_handle = w->va,
-				 .cb_size = 16 };
+				 .cb_size = cs_cb_size };
 	union hl_cs_args a;
 	int rc = cs_flags_call(w, HL_CS_FLAGS_ENCAP_SIGNALS, &c, w->out, &a);
 
 	w->seq = rc ? 0 : a.out.seq;
+	cs_call_rc = rc;
 	return rc;
 }
 
@@ -1528,10 +1611,14 @@ static void cs_encaps_undo(struct walk *w)
 {
 	seq_wait(w, w->seq);
 	w->seq = 0;
+	SOFT(cs_mark(w) != CS_MARK);
 }
 
 static void cs_encaps_cleanup(struct walk *w)
 {
+	if (cs_call_rc)
+		cs_check_not_run(w, cs_call_rc, w->va);
+	cs_call_rc = 0;
 	SOFT(hlthunk_memory_unmap(w->fd, w->va));
 	w->va = 0;
 	cs_reserve_cleanup(w);
@@ -1709,15 +1796,14 @@ static int walk_path(const struct path *p)
 			for (d = 0; d < w.devs; d++) {
 				read_state(d, &after[d]);
 				same_state(&before[d], &after[d], p->name, n, d,
-					   "by the failed call");
+					   false);
 			}
 		}
 		if (p->cleanup)
 			p->cleanup(&w);
 		for (d = 0; d < w.devs; d++) {
 			read_state(d, &after[d]);
-			if (!same_state(&base[d], &after[d], p->name, n, d,
-					"after the call was undone and cleaned up"))
+			if (!same_state(&base[d], &after[d], p->name, n, d, true))
 				base[d] = after[d];	/* report each change once */
 		}
 		if (!injected)
@@ -1845,8 +1931,7 @@ static void test_walk_every_ioctl_path(void **state)
 	munmap(w.host, HOST_SIZE);
 	hlthunk_close(w.fd);
 	if (walk_failed)
-		fail_msg("%s (the first failure; every one is above)",
-			 walk_first_failure);
+		fail_msg("%s (the first; all above)", walk_first_failure);
 }
 
 /* ---- probe: binding a device, with each of its points failed ---- */
