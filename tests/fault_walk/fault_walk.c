@@ -386,7 +386,6 @@ static int fail_nth_get(void)
 
 /* ---- the paths ---- */
 
-
 /*
  * Undo and cleanup steps report a failure and go on, so that one broken
  * path does not hide the others (the state checks catch what it left).
@@ -888,26 +887,22 @@ static void cs_prepare(struct walk *w)
 }
 
 /*
- * After a call that failed (@rc), with the page at @host mapped at @va: a
- * failed submission ran nothing, so its marker stays unwritten once
- * queue 0, which runs its jobs in order, has run a NOP submitted after it
+ * In a CS path's cleanup, w->host mapped at @va: when the path's call
+ * failed, it ran nothing, so its marker stays unwritten once queue 0,
+ * which runs its jobs in order, has run the NOP submitted after it
  */
-static void cs_check_not_run(struct walk *w, int rc, uint64_t va)
+static void cs_check_not_run(struct walk *w, uint64_t va)
 {
-	struct hl_cs_chunk chunk = { .cb_handle = va + CS_DRAIN_OFF,
-				     .cb_size = 8 };
-	struct hlthunk_cs_in in = { .chunks_execute = &chunk,
-				    .num_chunks_execute = 1 };
-	struct hlthunk_cs_out out = {};
-	uint32_t status;
+	int rc = cs_call_rc;
 
-	SOFT(hlthunk_command_submission(w->fd, &in, &out));
-	SOFT(hlthunk_wait_for_cs(w->fd, out.seq, 30000000, &status));
+	cs_call_rc = 0;
+	if (!rc)
+		return;
+	hltests_run_cb_ok(w->fd, 0, va + CS_DRAIN_OFF, 8);
 	if (cs_mark(w))
 		walk_fail("fault-walk: %s: a failed CS (%s) ran: its marker is 0x%x",
 			  walk_path_name, strerror(-rc), cs_mark(w));
 }
-
 
 static int cs_call(struct walk *w)
 {
@@ -932,7 +927,7 @@ static void cs_wait(struct walk *w)
 	w->seq = 0;
 }
 
-/* A successful one ran: its marker is written (the check of cs_not_run) */
+/* A successful one ran: its marker is written (cs_check_not_run()'s proof) */
 static void cs_wait_marked(struct walk *w)
 {
 	cs_wait(w);
@@ -946,15 +941,10 @@ static void cs_cleanup(struct walk *w)
 	import_cleanup(w);
 }
 
-/*
- * cs_cleanup() after a call whose failure must have run nothing: its
- * marker stays unwritten
- */
+/* cs_cleanup() after a call whose failure must have run nothing */
 static void cs_cleanup_not_run(struct walk *w)
 {
-	if (cs_call_rc)
-		cs_check_not_run(w, cs_call_rc, w->cb);
-	cs_call_rc = 0;
+	cs_check_not_run(w, w->cb);
 	cs_cleanup(w);
 }
 
@@ -1616,9 +1606,7 @@ static void cs_encaps_undo(struct walk *w)
 
 static void cs_encaps_cleanup(struct walk *w)
 {
-	if (cs_call_rc)
-		cs_check_not_run(w, cs_call_rc, w->va);
-	cs_call_rc = 0;
+	cs_check_not_run(w, w->va);
 	SOFT(hlthunk_memory_unmap(w->fd, w->va));
 	w->va = 0;
 	cs_reserve_cleanup(w);
@@ -1756,9 +1744,8 @@ static int walk_path(const struct path *p)
 	int n, d, tolerated = 0;
 
 	/*
-	 * Every iteration, whatever happened, must end where it started: a
-	 * start that is still moving (an earlier suite's file still being
-	 * released) is waited out first
+	 * Every iteration, whatever happened, must end where it started,
+	 * read once it is at rest (read_stable_state())
 	 */
 	for (d = 0; d < w.devs; d++)
 		read_stable_state(d, &base[d]);
