@@ -8,7 +8,9 @@
  * Algorithms (N ranks, r this rank):
  *   all-reduce: ring reduce-scatter then ring all-gather over N segments
  *	(hlcoll_segment()), 2 (N - 1) steps, each step one send to r + 1 and
- *	one receive from r - 1;
+ *	one receive from r - 1; a small one (hlcoll_small()) gathers every
+ *	input on every rank, which reduces each segment in the ring's order
+ *	(hlcoll_nic_allreduce_small());
  *   reduce-scatter: the first half of that on N equal blocks, shifted by
  *	one so that rank r ends with block r;
  *   all-gather: N - 1 ring steps;
@@ -933,10 +935,24 @@ static int hlcoll_enqueued(struct hlcoll_comm *c, int rc, const char *what,
 }
 
 /*
- * The copy, the reduce-scatter pass and the all-gather pass as one chain,
- * submitted with @stream's head and tail and left pending (the checks
- * done): 0; 1 when it cannot chain, or -EMSGSIZE when it takes more than
- * one submission, before anything ran; else -errno (sticky)
+ * Whether an all-reduce of @bytes gathers every input and reduces locally
+ * (hlcoll_nic_allreduce_small()): the NIC transport, every pair of ranks
+ * connected, the inputs together within the bound agreed at connect
+ * (HLCOLL_SMALL_MAX, the scratch buffer). Every rank decides
+ * alike (HLCOLL_CHAIN plays no part: that path is one submission).
+ */
+static bool hlcoll_small(const struct hlcoll_comm *c, uint64_t bytes)
+{
+	return c->nranks > 1 && c->ops == &hlcoll_nic_ops && bytes &&
+	       bytes <= c->small_max / c->nranks;
+}
+
+/*
+ * The small path (hlcoll_small()) or the copy, the reduce-scatter pass
+ * and the all-gather pass as one chain, submitted with @stream's head and
+ * tail and left pending (the checks done): 0; 1 when it cannot chain
+ * (hlcoll_chains()), or -EMSGSIZE when it takes more than one submission,
+ * before anything ran; else -errno (sticky)
  */
 static int hlcoll_allreduce_submit(struct hlcoll_comm *c, uint64_t sendbuf,
 				   uint64_t recvbuf, uint64_t count,
@@ -949,7 +965,16 @@ static int hlcoll_allreduce_submit(struct hlcoll_comm *c, uint64_t sendbuf,
 	const struct hlcoll_span cp = {
 		sendbuf, recvbuf, count * hlcoll_dtype_size(dtype),
 	};
+	int rc;
 
+	if (hlcoll_small(c, cp.len)) {
+		rc = hlcoll_nic_allreduce_small(c, sendbuf, recvbuf, count,
+						dtype, op, stream);
+		if (rc != 1)
+			return rc < 0 ? hlcoll_step_failed(c, rc) : rc;
+	}
+	if (!hlcoll_chains(c, op))
+		return 1;
 	ns = hlcoll_ring_steps(c, recvbuf, count, 0, c->rank, true, dtype, x,
 			       nx);
 	ns += hlcoll_ring_steps(c, recvbuf, count, 0, c->rank + 1, false,
@@ -1007,14 +1032,12 @@ int hlcoll_allreduce(struct hlcoll_comm *c, uint64_t sendbuf,
 	rc = hlcoll_allreduce_check(c, sendbuf, recvbuf, count, dtype, op);
 	if (rc || !count)
 		return rc;
-	if (hlcoll_chains(c, op)) {
-		rc = hlcoll_allreduce_submit(c, sendbuf, recvbuf, count, dtype,
-					     op, &none);
-		if (!rc)
-			return hlcoll_stream_sync(c);
-		if (rc != 1 && rc != -EMSGSIZE)
-			return rc;
-	}
+	rc = hlcoll_allreduce_submit(c, sendbuf, recvbuf, count, dtype, op,
+				     &none);
+	if (!rc)
+		return hlcoll_stream_sync(c);
+	if (rc != 1 && rc != -EMSGSIZE)
+		return rc;
 
 	bytes = count * hlcoll_dtype_size(dtype);
 	if (c->nranks == 1 && op == HLCOLL_AVG)

@@ -45,7 +45,12 @@
  * one's receives, reductions and sends are done (fence counters; the
  * environment's HLCOLL_CHAIN=0: one submission per step;
  * HLCOLL_PROFILE=1: each communicator's submissions counted and timed, on
- * stderr at its end). Peers are named by their
+ * stderr at its end). A small all-reduce (nranks times its size at most
+ * 64 KiB and at most chunk_bytes, every pair of ranks connected on one
+ * host) is no ring: every rank sends its input to every other one and
+ * reduces what it gathered on its own device, in the ring's order of
+ * operations, in one submission (rank 0's HLCOLL_SMALL_MAX, in bytes,
+ * moves the 64 KiB; 0: never). Peers are named by their
  * ports' fabric addresses, not by host-local ids. Buffers are device
  * virtual addresses of the rank's fd (device memory, or host memory mapped
  * to the device).

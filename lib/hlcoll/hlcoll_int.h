@@ -97,6 +97,15 @@ void hlcoll_boot_drop_listener(const struct hlcoll_unique_id *id);
 #define HLCOLL_CQ_ENTRIES	4096
 #define HLCOLL_WQ_SIZE		1024
 
+/*
+ * The small all-reduce (hlcoll_nic_allreduce_small()): HLCOLL_SMALL_MAX's
+ * default and largest value, in bytes of the inputs gathered on a rank
+ * (nranks times the collective's size): 16 KiB on 4 ranks, 32 KiB on 2,
+ * about where the ring overtakes it (docs/collectives.md)
+ */
+#define HLCOLL_SMALL_DEFAULT	(64u * 1024)
+#define HLCOLL_SMALL_LIMIT	(1u << 30)
+
 /* Point-to-point calls of one group, per communicator */
 #define HLCOLL_MAX_GROUP_OPS	(4 * HLCOLL_MAX_RANKS)
 
@@ -254,6 +263,13 @@ struct hlcoll_comm {
 	uint32_t imm_want[HLCOLL_MAX_CQES];
 	uint64_t chunks_written, chunks_sent;
 
+	/*
+	 * How many bytes the inputs of an all-reduce that gathers them all
+	 * and reduces locally (hlcoll_nic_allreduce_small()) may make
+	 * together, agreed at connect; 0: none
+	 */
+	uint64_t small_max;
+
 	/* Hosts: each rank's host index (0 .. nhosts - 1, by lowest rank) */
 	int nhosts;
 	int host[HLCOLL_MAX_RANKS];
@@ -306,6 +322,7 @@ struct hlcoll_comm {
 extern int hlcoll_test_chain_inject __attribute__((weak));
 extern int hlcoll_test_nic_write_inject __attribute__((weak));
 extern int hlcoll_test_hier_inject __attribute__((weak));
+extern int hlcoll_test_small_inject __attribute__((weak));
 
 /*
  * Steps chained on the device in one submission (hlcoll_nic.c): at most
@@ -331,6 +348,10 @@ int hlcoll_nic_chain_stream(struct hlcoll_comm *c,
 			    enum hlcoll_redop op, const struct hlcoll_span *cp,
 			    int ncp, const struct hlcoll_stream *s);
 int hlcoll_nic_stream_complete(struct hlcoll_comm *c);
+int hlcoll_nic_allreduce_small(struct hlcoll_comm *c, uint64_t sendbuf,
+			       uint64_t recvbuf, uint64_t count,
+			       enum hlcoll_dtype dtype, enum hlcoll_redop op,
+			       const struct hlcoll_stream *s);
 int hlcoll_steps(struct hlcoll_comm *c, const struct hlcoll_xfer *x,
 		 const int *nx, int nsteps, enum hlcoll_dtype dtype,
 		 enum hlcoll_redop op, uint64_t copy_src, uint64_t copy_dst,

@@ -84,6 +84,8 @@ struct hlcoll_nic_conns {
 	uint32_t land;				/* 1: has the landing buffer */
 	uint32_t pad;
 	uint64_t land_va;
+	uint64_t small_max;			/* HLCOLL_SMALL_MAX asked for */
+	uint64_t chunk_bytes;			/* its scratch buffer's size */
 };
 
 /*
@@ -118,6 +120,29 @@ static enum hlcoll_nic_write hlcoll_nic_write_env(int rank)
 }
 
 /* The test program's planted bug (hlcoll_test.h), else none */
+/*
+ * HLCOLL_SMALL_MAX: how many bytes an all-reduce's inputs may make
+ * together (nranks times its size) for the small path
+ * (hlcoll_nic_allreduce_small()); 0 never. Rank 0's holds
+ */
+static uint64_t hlcoll_small_env(int rank)
+{
+	const char *s = getenv("HLCOLL_SMALL_MAX");
+	unsigned long long v;
+	char *end;
+
+	if (!s || !*s)
+		return HLCOLL_SMALL_DEFAULT;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || *end || *s == '-' || v > HLCOLL_SMALL_LIMIT) {
+		hlcoll_warn(rank, "HLCOLL_SMALL_MAX=%s: not 0 .. %u; %u holds", s,
+			    HLCOLL_SMALL_LIMIT, HLCOLL_SMALL_DEFAULT);
+		return HLCOLL_SMALL_DEFAULT;
+	}
+	return v;
+}
+
 static int hlcoll_nic_inject(void)
 {
 	if (!&hlcoll_test_nic_write_inject)
@@ -326,6 +351,34 @@ static bool hlcoll_nic_has_addr(const struct hlcoll_nic_info *in, uint64_t a)
 	return false;
 }
 
+/*
+ * The small all-reduce's bound on the gathered inputs (nranks times the
+ * collective's bytes), the same on every rank (from the second exchange):
+ * rank 0's HLCOLL_SMALL_MAX, at most every rank's scratch buffer (the
+ * gathered inputs fit it, each one chunk); 0 unless every pair of ranks is
+ * connected on one host
+ */
+static void hlcoll_small_agree(struct hlcoll_comm *c,
+			       const struct hlcoll_nic_conns *conns)
+{
+	int n = c->nranks, p, q;
+	uint64_t max = conns[0].small_max;
+
+	c->small_max = 0;
+	if (c->nhosts > 1 || n < 2)
+		return;
+	for (p = 0; p < n; p++) {
+		for (q = 0; q < n; q++)
+			if (p != q && !conns[p].conn[q])
+				return;
+		if (conns[p].chunk_bytes < max)
+			max = conns[p].chunk_bytes;
+	}
+	c->small_max = max;
+	hlcoll_info(c->rank, "NIC: every pair connected; all-reduces of up to %" PRIu64 " bytes gathered (%d ranks) reduce locally",
+		    c->small_max, n);
+}
+
 static int hlcoll_nic_connect(struct hlcoll_comm *c)
 {
 	struct hlcoll_nic_info *all = NULL, mine;
@@ -408,6 +461,8 @@ static int hlcoll_nic_connect(struct hlcoll_comm *c)
 		me.land_va = c->land_va;
 	}
 	me.status = rc;
+	me.small_max = hlcoll_small_env(c->rank);
+	me.chunk_bytes = c->cfg.chunk_bytes;
 
 	/* Round 2: connection IDs (PSNs follow from the ranks), rkeys */
 	rc2 = hlcoll_boot_allgather(&c->boot, &me, conns, sizeof(me));
@@ -433,6 +488,8 @@ static int hlcoll_nic_connect(struct hlcoll_comm *c)
 	}
 	hlcoll_info(c->rank, "NIC: reduced transfers %s",
 		    c->nic_write ? "one-sided" : "two-sided");
+	if (!rc)
+		hlcoll_small_agree(c, conns);
 	for (p = 0; !rc && p < n; p++) {
 		if (!c->peers[p].conn)
 			continue;
@@ -1202,6 +1259,26 @@ static void hlcoll_chain_count(const struct hlcoll_comm *c,
 }
 
 /*
+ * Submit a stream collective's two CBs (@jobs, their tails written) and
+ * leave it pending, owing @expected completions: 0 or -errno
+ */
+static int hlcoll_chain_pend(struct hlcoll_comm *c, struct hlcoll_job *jobs,
+			     uint32_t expected, const struct hlcoll_stream *st)
+{
+	uint64_t seq, t1;
+	int kind, rc;
+
+	rc = hlcoll_submit(c, jobs, 2, &seq, &kind, &t1);
+	if (rc)
+		return rc < 0 ? rc : -EIO;
+	c->pending = true;
+	c->pending_seq = seq;
+	c->pending_expected = expected;
+	c->pending_stream = *st;
+	return 0;
+}
+
+/*
  * Run @nsteps steps (@x: HLCOLL_CHAIN_XFERS transfers a step, @nx[j] of
  * them used, none of 0 bytes; a single step may use more), after @ncp
  * local copies (@cp, none of 0 bytes), chained on
@@ -1218,8 +1295,6 @@ static int hlcoll_chain_do(struct hlcoll_comm *c, const struct hlcoll_xfer *x,
 	/* Room for a stream's head and tail, the planted bug's hold */
 	const uint32_t cb_room = HLCOLL_CB_SIZE - (st ? HLCOLL_STREAM_ROOM : 0) -
 				 (c->chain_early ? 64 : 0);
-	uint64_t seq, t1;
-	int kind;
 	struct hlcoll_cb *rcb = &c->cb[HLCOLL_CB_RECV];
 	struct hlcoll_cb *scb = &c->cb[HLCOLL_CB_SEND];
 	struct hlcoll_job jobs[2] = { { c->q_recv, rcb }, { c->q_send, scb } };
@@ -1358,14 +1433,7 @@ static int hlcoll_chain_do(struct hlcoll_comm *c, const struct hlcoll_xfer *x,
 						rcb->len,
 						HL_SM_SOB_ADDR(st->signal_sob),
 						HL_SM_SOB_INC | 1);
-			rc = hlcoll_submit(c, jobs, 2, &seq, &kind, &t1);
-			if (rc)
-				return rc < 0 ? rc : -EIO;
-			c->pending = true;
-			c->pending_seq = seq;
-			c->pending_expected = expected;
-			c->pending_stream = *st;
-			return 0;
+			return hlcoll_chain_pend(c, jobs, expected, st);
 		}
 		c->chain_live = true;
 		rc = hlcoll_run(c, jobs, 2);
@@ -1427,6 +1495,131 @@ int hlcoll_nic_stream_complete(struct hlcoll_comm *c)
 	c->pending_work_va = 0;
 	c->pending_work_handle = 0;
 	return hlcoll_step_result(c, rc, rc2);
+}
+
+/*
+ * The small all-reduce: when every pair of ranks is connected and the
+ * inputs make at most c->small_max bytes together (agreed at connect; at
+ * most the scratch buffer), the ring's
+ * 2 (N - 1) dependent steps, each a NIC message, a wake-up and a
+ * reduction, are latency. Instead every rank sends its whole input to
+ * every other rank and reduces what it gathered itself, in the ring's order
+ * of operations (hlcoll.h), so that the result keeps the ring's bits. One
+ * submission, two CBs:
+ *
+ *   send queue: [the stream head's FENCE] NIC_SEND of the input to r + 1,
+ *	r + 2, ... r + N - 1; then 1 to the receive queue's fence counter.
+ *   receive queue: [the stream head] LIN_DMA of the input into slot r of
+ *	the scratch buffer (N slots of the collective's size); NIC_RECV from
+ *	r - 1, r - 2, ... into their slots (the k-th send of a rank meets the
+ *	k-th receive of its peer, as hlcoll_alltoall()'s); then for j = 1 ..
+ *	N - 1, for each segment k (hlcoll_segment()), REDUCE slot k + j's
+ *	segment k (x_{k+j}, the destination) with slot k + j - 1's (the
+ *	partial result acc), which is acc = x_{k+j} op acc; FENCE until the
+ *	send queue is done (in place, the result overwrites what the sends
+ *	read); segment k's result, in slot k + N - 1, to the output (LIN_DMA,
+ *	or for an average a REDUCE dividing it by N); [the stream's SOB].
+ *
+ * Each rank puts (N - 1) times its input on the link where the ring puts
+ * 2 (N - 1) / N of it, and makes N (N - 1) reductions of segments instead
+ * of N - 1: for small messages only (docs/collectives.md).
+ * Return: 0 once submitted and left pending (hlcoll_nic_stream_complete()),
+ * 1 when the packets do not fit the CBs (the ring then), or -errno.
+ */
+int hlcoll_nic_allreduce_small(struct hlcoll_comm *c, uint64_t sendbuf,
+			       uint64_t recvbuf, uint64_t count,
+			       enum hlcoll_dtype dtype, enum hlcoll_redop op,
+			       const struct hlcoll_stream *st)
+{
+	struct hlcoll_cb *rcb = &c->cb[HLCOLL_CB_RECV];
+	struct hlcoll_cb *scb = &c->cb[HLCOLL_CB_SEND];
+	struct hlcoll_job jobs[2] = { { c->q_recv, rcb }, { c->q_send, scb } };
+	uint64_t es = hlcoll_dtype_size(dtype), bytes = count * es;
+	uint64_t slot = c->scratch_va, first, len, need;
+	uint32_t rdt = hlcoll_reduce_dtype(dtype), rop = hlcoll_reduce_op(op);
+	uint32_t expected = 0;
+	int n = c->nranks, r = c->rank, j, k, a, b, shift;
+
+	/* The receive queue's packets, at most */
+	need = HLCOLL_STREAM_ROOM + HLTHUNK_PKT_LIN_DMA_SIZE +
+	       (uint64_t)(n - 1) * HLTHUNK_PKT_NIC_RECV_SIZE +
+	       (uint64_t)n * (n - 1) * HLTHUNK_PKT_REDUCE_SIZE +
+	       sizeof(struct hl_pkt_fence) +
+	       (uint64_t)n * (HLTHUNK_PKT_REDUCE_SIZE + HLTHUNK_PKT_LIN_DMA_SIZE);
+	if (!bytes || bytes > c->small_max / n ||
+	    bytes > c->cfg.chunk_bytes / n || need > HLCOLL_CB_SIZE ||
+	    n > (int)HL_REDUCE_MAX_DIVISOR)
+		return 1;
+	/* The tests' planted bug: each segment's reduction a rank late */
+	shift = &hlcoll_test_small_inject &&
+		hlcoll_test_small_inject == HLCOLL_TEST_SMALL_ORDER;
+
+	rcb->len = 0;
+	scb->len = 0;
+	c->imm_base = c->wr_id;
+	if (st->flags & HLCOLL_STREAM_WAIT) {
+		rcb->len += hlcoll_stream_head(c, rcb->ptr, st);
+		scb->len += hlcoll_pkt_fence(scb->ptr, 1, 1);
+	}
+	rcb->len += hlthunk_pkt_lin_dma(rcb->ptr + rcb->len, sendbuf,
+					slot + (uint64_t)r * bytes, bytes);
+	for (j = 1; j < n; j++) {
+		const struct hlcoll_xfer tx = {
+			.peer = (r + j) % n, .send = true, .va = sendbuf,
+			.bytes = bytes,
+		};
+		const struct hlcoll_xfer rx = {
+			.peer = (r + n - j) % n,
+			.va = slot + (uint64_t)((r + n - j) % n) * bytes,
+			.bytes = bytes,
+		};
+
+		scb->len += hlcoll_nic_put_send(c, scb->ptr + scb->len, &tx,
+						false, 0, 0, 0, bytes);
+		rcb->len += hlcoll_nic_put_recv(c, rcb->ptr + rcb->len, &rx,
+						false, 0, 0, bytes, dtype, op,
+						false);
+		expected += 2;
+	}
+	/* Level j: acc of segment k, in slot k + j - 1, into slot k + j */
+	for (j = 1; j < n; j++) {
+		for (k = 0; k < n; k++) {
+			len = hlcoll_segment(count, n, k, &first);
+			if (!len)
+				continue;
+			a = (k + shift + j - 1) % n;
+			b = (k + shift + j) % n;
+			rcb->len += hlthunk_pkt_reduce(rcb->ptr + rcb->len,
+						       slot + a * bytes + first * es,
+						       slot + b * bytes + first * es,
+						       (uint32_t)len, rdt, rop);
+		}
+	}
+	/* The sends are done with the input */
+	scb->len += hlcoll_pkt_signal(scb->ptr + scb->len, c->q_recv, 1);
+	rcb->len += hlcoll_pkt_fence(rcb->ptr + rcb->len, 1, 1);
+	for (k = 0; k < n; k++) {
+		len = hlcoll_segment(count, n, k, &first);
+		if (!len)
+			continue;
+		a = (k + shift + n - 1) % n;
+		if (op == HLCOLL_AVG)
+			rcb->len += hlthunk_pkt_reduce(rcb->ptr + rcb->len,
+						       slot + a * bytes + first * es,
+						       recvbuf + first * es,
+						       (uint32_t)len, rdt,
+						       HL_REDUCE_OP_DIV_BY((uint32_t)n));
+		else
+			rcb->len += hlthunk_pkt_lin_dma(rcb->ptr + rcb->len,
+							slot + a * bytes + first * es,
+							recvbuf + first * es,
+							len * es);
+	}
+	if (st->flags & HLCOLL_STREAM_SIGNAL)
+		rcb->len += hlthunk_pkt_msg_long(rcb->ptr + rcb->len,
+						 HL_SM_SOB_ADDR(st->signal_sob),
+						 HL_SM_SOB_INC | 1);
+	return hlcoll_chain_pend(c, jobs, expected, st);
 }
 
 /*

@@ -39,4 +39,12 @@ extern int hlcoll_test_nic_write_inject;
 #define HLCOLL_TEST_HIER_NO_LOCAL	1
 extern int hlcoll_test_hier_inject;
 
+/*
+ * The small all-reduce (hlcoll_nic.c, hlcoll_nic_allreduce_small()): 0, or
+ * HLCOLL_TEST_SMALL_ORDER: each segment's reduction starts one rank later
+ * than the ring's (the same values added in another order)
+ */
+#define HLCOLL_TEST_SMALL_ORDER	1
+extern int hlcoll_test_small_inject;
+
 #endif /* HLCOLL_TEST_H */

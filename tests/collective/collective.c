@@ -996,6 +996,65 @@ static void test_allreduce_steps_chained_on_device(void **state)
 	assert_int_equal(rc0, 0);
 }
 
+/*
+ * Test-only: libhlcoll's planted bug in the small all-reduce (hlcoll_test.h)
+ */
+int hlcoll_test_small_inject;
+
+/*
+ * A small all-reduce gathers every input and reduces locally
+ * (lib/hlcoll/hlcoll_nic.c, hlcoll_nic_allreduce_small()), keeping the
+ * ring's order of operations: bit-exact on 3 or 4 ranks, out of place and
+ * in place (every type and operation: every_type_and_op()). The planted bug
+ * (HLCOLL_TEST_SMALL_ORDER: each segment's reduction starts a rank late,
+ * the same values added in another order) fails the element check (status
+ * 1). With rank 0's HLCOLL_SMALL_MAX=4096 (bytes of the n inputs
+ * together), 1021 floats take the ring, which the injection leaves right,
+ * and 255 floats on 4 ranks (or 3) still fail; with
+ * HLCOLL_SMALL_MAX=0 nothing fails: the small path is the one checked, and
+ * the bound is what decides.
+ */
+static void test_allreduce_small_keeps_ring_order(void **state)
+{
+	static const uint64_t counts[] = { 1, 5, 255, 1021 };
+	struct coll_run run = {
+		.coll = C_ALLREDUCE,
+		.counts = counts,
+		.ncounts = sizeof(counts) / sizeof(counts[0]),
+	};
+	int n = ndevices >= 4 ? 4 : ndevices, rc[4], k;
+
+	(void)state;
+	if (n < 3) {
+		print_message("the order of additions needs 3 ranks: skipped\n");
+		skip();
+	}
+	unsetenv("HLCOLL_SMALL_MAX");
+	hlcoll_test_small_inject = 0;
+	for (k = 0; k < 2; k++) {
+		run.in_place = k;
+		assert_int_equal(launch_on(&run, n), 0);
+	}
+	hlcoll_test_small_inject = HLCOLL_TEST_SMALL_ORDER;
+	rc[0] = launch_on(&run, n);
+	setenv("HLCOLL_SMALL_MAX", "4096", 1);
+	run.counts = &counts[3];
+	run.ncounts = 1;
+	rc[1] = launch_on(&run, n);
+	run.counts = &counts[2];
+	rc[2] = launch_on(&run, n);
+	run.counts = counts;
+	run.ncounts = sizeof(counts) / sizeof(counts[0]);
+	setenv("HLCOLL_SMALL_MAX", "0", 1);
+	rc[3] = launch_on(&run, n);
+	unsetenv("HLCOLL_SMALL_MAX");
+	hlcoll_test_small_inject = 0;
+	assert_int_equal(rc[0], 1);
+	assert_int_equal(rc[1], 0);
+	assert_int_equal(rc[2], 1);
+	assert_int_equal(rc[3], 0);
+}
+
 static void test_allreduce_ring_in_another_order(void **state)
 {
 	static const uint64_t counts[] = { 10007 };
@@ -3726,6 +3785,7 @@ const struct CMUnitTest collective_tests[] = {
 	cmocka_unit_test(test_sendrecv_group_enqueue_on_failed_comm),
 	cmocka_unit_test(test_sendrecv_group_stream_abort_while_enqueued),
 	cmocka_unit_test(test_sendrecv_group_stream_rank_killed_while_enqueued),
+	cmocka_unit_test(test_allreduce_small_keeps_ring_order),
 	cmocka_unit_test(test_allreduce_ring_in_another_order),
 	cmocka_unit_test(test_allreduce_host_memory_buffers),
 	cmocka_unit_test(test_one_sided_writes_used_and_checked),
