@@ -1463,6 +1463,8 @@ struct abort_mode {
 	 * collective ended; else @kill_ms after the barrier (in the first)
 	 */
 	int kill_ms;
+	/* C_ALLREDUCE: 1024 floats, the small path (hlcoll.h) */
+	bool small;
 };
 
 static const char *abort_layout(const struct abort_mode *m)
@@ -1488,8 +1490,8 @@ static int abort_coll(struct hlcoll_comm *comm, const struct abort_mode *m,
 		return hlcoll_reduce_scatter(comm, va, at, cnt, HLCOLL_INT32,
 					     HLCOLL_SUM);
 	default:
-		return hlcoll_allreduce(comm, va, va, 256 * 1024,
-					HLCOLL_FLOAT32, HLCOLL_SUM);
+		return hlcoll_allreduce(comm, va, va, m->small ? 1024 :
+					256 * 1024, HLCOLL_FLOAT32, HLCOLL_SUM);
 	}
 }
 
@@ -1602,6 +1604,14 @@ static void test_abort_mid_collective_reaches_every_rank(void **state)
 		}
 	}
 	write_env(NULL, 0);
+	/* A small all-reduce: every input gathered in one submission */
+	mode.small = true;
+	for (mode.late = 0; mode.late < 2; mode.late++) {
+		st = hlcoll_launch(n, rank_aborts_mid, &mode);
+		print_message("small all-reduce, abort %s: status %d\n",
+			      mode.late ? "first" : "during", st);
+		bad += st != 0;
+	}
 	assert_int_equal(bad, 0);
 	/* The same devices, afterwards: as good as new */
 	run_on(&run, n);
@@ -3311,20 +3321,31 @@ out:
  * (its CS busy) and it completes bit-exact once signalled; (b) the
  * caller's next CS, FENCEd on the tail SOB, copies the reduced values:
  * without the FENCE (the negative control) it copies stale ones (each
- * rank returns 30)
+ * rank returns 30). 16 KiB on 4 ranks: both on the small path, then both
+ * on the ring's chain (HLCOLL_SMALL_MAX=0)
  */
 static void test_allreduce_stream_ordered(void **state)
 {
+	static const char * const small[] = { NULL, "0" };
 	struct stream_arg sa = { STREAM_ORDERED, C_ALLREDUCE };
+	unsigned int i;
 
 	(void)state;
 	if (ndevices < 4) {
 		print_message("needs 4 devices: skipped\n");
 		skip();
 	}
-	assert_int_equal(hlcoll_launch(4, rank_stream, &sa), 0);
-	sa.mode = STREAM_UNORDERED;
-	assert_int_equal(hlcoll_launch(4, rank_stream, &sa), 30);
+	/* 16 KiB on 4 ranks: the small path, then the ring's chain */
+	for (i = 0; i < sizeof(small) / sizeof(small[0]); i++) {
+		print_message("HLCOLL_SMALL_MAX=%s\n", small[i] ?: "(default)");
+		if (small[i])
+			setenv("HLCOLL_SMALL_MAX", small[i], 1);
+		sa.mode = STREAM_ORDERED;
+		assert_int_equal(hlcoll_launch(4, rank_stream, &sa), 0);
+		sa.mode = STREAM_UNORDERED;
+		assert_int_equal(hlcoll_launch(4, rank_stream, &sa), 30);
+		unsetenv("HLCOLL_SMALL_MAX");
+	}
 }
 
 /*
@@ -3366,18 +3387,25 @@ static void test_stream_collectives_ordered(void **state)
  * (c) rank 1 aborts while every rank's collective is enqueued (its head
  * waiting for a SOB nobody signals): every other rank's sync ends with
  * -ECONNABORTED within STREAM_PROMPT_S (not at the job timeout), and every rank's
- * device then runs a copy on each queue
+ * device then runs a copy on each queue; on the small path, then on the
+ * ring's chain
  */
 static void test_allreduce_stream_abort_while_enqueued(void **state)
 {
 	struct stream_arg sa = { STREAM_ABORT, C_ALLREDUCE };
+	int rc;
 
 	(void)state;
 	if (ndevices < 4) {
 		print_message("needs 4 devices: skipped\n");
 		skip();
 	}
+	/* The small path, then the ring's chain */
 	assert_int_equal(hlcoll_launch(4, rank_stream, &sa), 0);
+	setenv("HLCOLL_SMALL_MAX", "0", 1);
+	rc = hlcoll_launch(4, rank_stream, &sa);
+	unsetenv("HLCOLL_SMALL_MAX");
+	assert_int_equal(rc, 0);
 }
 
 /*
