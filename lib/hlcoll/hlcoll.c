@@ -541,9 +541,12 @@ static int hlcoll_step_failed(struct hlcoll_comm *c, int rc)
 		 * Another rank's failure (an abort, a death) often shows here
 		 * first as a NIC error (a flushed or refused transfer): its
 		 * own word follows on the bootstrap at once, and is the
-		 * better reason
+		 * better reason. Not after a probe's MMU fault of this rank's
+		 * (hlcoll_nic_stream_complete()): nothing moved
 		 */
-		if (!c->boot.error) {
+		if (c->own_fault) {
+			c->own_fault = false;
+		} else if (!c->boot.error) {
 			err = hlcoll_boot_wait_error(&c->boot,
 						     HLCOLL_EXPLAIN_MS);
 			if (err)
@@ -666,14 +669,20 @@ static int hlcoll_copy(struct hlcoll_comm *c, uint64_t src, uint64_t dst,
 			   len);
 }
 
+static int hlcoll_check_comm(struct hlcoll_comm *c);
+
 int hlcoll_memcpy(struct hlcoll_comm *c, uint64_t dst, uint64_t src,
 		  uint64_t bytes)
 {
+	int rc;
+
 	if (!c || (bytes && (!dst || !src)) || dst > UINT64_MAX - bytes ||
 	    src > UINT64_MAX - bytes)
 		return -EINVAL;
-	if (c->error)
-		return -ECONNABORTED;
+	/* After a pending stream collective, whose result it may read */
+	rc = hlcoll_check_comm(c);
+	if (rc)
+		return rc;
 	return bytes ? hlcoll_copy(c, src, dst, bytes) : 0;
 }
 
@@ -844,12 +853,13 @@ static int hlcoll_check_stream(const struct hlcoll_stream *s)
 
 /*
  * hlcoll_allreduce()'s and hlcoll_allreduce_enqueue()'s argument checks,
- * before anything moves (the buffers' mapping with one local job when
- * @count is not 0): 0 or -errno
+ * before anything moves (with @probe and a @count not 0, the buffers'
+ * mapping with one local job): 0 or -errno
  */
 static int hlcoll_allreduce_check(struct hlcoll_comm *c, uint64_t sendbuf,
 				  uint64_t recvbuf, uint64_t count,
-				  enum hlcoll_dtype dtype, enum hlcoll_redop op)
+				  enum hlcoll_dtype dtype, enum hlcoll_redop op,
+				  bool probe)
 {
 	uint64_t bytes;
 	int rc;
@@ -866,8 +876,8 @@ static int hlcoll_allreduce_check(struct hlcoll_comm *c, uint64_t sendbuf,
 	bytes = count * hlcoll_dtype_size(dtype);
 	if (sendbuf != recvbuf && hlcoll_overlap(sendbuf, bytes, recvbuf, bytes))
 		return -EINVAL;
-	return count ? hlcoll_check_mapped(c, dtype, sendbuf, bytes, recvbuf,
-					   bytes) : 0;
+	return count && probe ? hlcoll_check_mapped(c, dtype, sendbuf, bytes,
+						    recvbuf, bytes) : 0;
 }
 
 /*
@@ -935,30 +945,32 @@ static int hlcoll_enqueued(struct hlcoll_comm *c, int rc, const char *what,
 }
 
 /*
- * Whether an all-reduce of @bytes gathers every input and reduces locally
- * (hlcoll_nic_allreduce_small()): the NIC transport, every pair of ranks
- * connected, the inputs together within the bound agreed at connect
- * (HLCOLL_SMALL_MAX, the scratch buffer). Every rank decides
- * alike (HLCOLL_CHAIN plays no part: that path is one submission).
+ * Whether an all-reduce of @count elements gathers every input and reduces
+ * locally (hlcoll_nic_allreduce_small()): the NIC transport, every pair of
+ * ranks connected, the inputs together within the bound agreed at connect
+ * (HLCOLL_SMALL_MAX, the scratch buffer; hlcoll_nic_small()). Every rank
+ * decides alike (HLCOLL_CHAIN plays no part: that path is one submission).
  */
-static bool hlcoll_small(const struct hlcoll_comm *c, uint64_t bytes)
+static bool hlcoll_small(const struct hlcoll_comm *c, uint64_t count,
+			 enum hlcoll_dtype dtype)
 {
-	return c->nranks > 1 && c->ops == &hlcoll_nic_ops && bytes &&
-	       bytes <= c->small_max / c->nranks;
+	return c->ops == &hlcoll_nic_ops && hlcoll_nic_small(c, count, dtype);
 }
 
 /*
- * The small path (hlcoll_small()) or the copy, the reduce-scatter pass
- * and the all-gather pass as one chain, submitted with @stream's head and
- * tail and left pending (the checks done): 0; 1 when it cannot chain
- * (hlcoll_chains()), or -EMSGSIZE when it takes more than one submission,
- * before anything ran; else -errno (sticky)
+ * The small path (hlcoll_small(); @probe: it reads the buffers' ends
+ * first itself, hlcoll_allreduce_check() did not) or the copy, the
+ * reduce-scatter pass and the all-gather pass as one chain, submitted with
+ * @stream's head and tail and left pending (the checks done): 0; 1 when it
+ * cannot chain (hlcoll_chains()), or -EMSGSIZE when it takes more than one
+ * submission, before anything ran; else -errno (sticky)
  */
 static int hlcoll_allreduce_submit(struct hlcoll_comm *c, uint64_t sendbuf,
 				   uint64_t recvbuf, uint64_t count,
 				   enum hlcoll_dtype dtype,
 				   enum hlcoll_redop op,
-				   const struct hlcoll_stream *stream)
+				   const struct hlcoll_stream *stream,
+				   bool probe)
 {
 	struct hlcoll_xfer x[2 * HLCOLL_CHAIN_XFERS * HLCOLL_MAX_RANKS];
 	int nx[2 * HLCOLL_MAX_RANKS], ns;
@@ -967,9 +979,9 @@ static int hlcoll_allreduce_submit(struct hlcoll_comm *c, uint64_t sendbuf,
 	};
 	int rc;
 
-	if (hlcoll_small(c, cp.len)) {
+	if (hlcoll_small(c, count, dtype)) {
 		rc = hlcoll_nic_allreduce_small(c, sendbuf, recvbuf, count,
-						dtype, op, stream);
+						dtype, op, stream, probe);
 		if (rc != 1)
 			return rc < 0 ? hlcoll_step_failed(c, rc) : rc;
 	}
@@ -994,13 +1006,13 @@ int hlcoll_allreduce_enqueue(struct hlcoll_comm *c, uint64_t sendbuf,
 	rc = hlcoll_enqueue_check(c, stream, count);
 	if (!rc)
 		rc = hlcoll_allreduce_check(c, sendbuf, recvbuf, count, dtype,
-					    op);
+					    op, true);
 	if (rc)
 		return rc;
 	if (!hlcoll_chains(c, op))
 		return -EOPNOTSUPP;
 	rc = hlcoll_allreduce_submit(c, sendbuf, recvbuf, count, dtype, op,
-				     stream ? stream : &none);
+				     stream ? stream : &none, false);
 	return hlcoll_enqueued(c, rc, "all-reduce", count, "elements", seq);
 }
 
@@ -1015,9 +1027,11 @@ int hlcoll_stream_sync(struct hlcoll_comm *c)
 
 /*
  * hlcoll_allreduce_enqueue() with no ordering points and
- * hlcoll_stream_sync(), on the same checks; what cannot be one chain
- * (one rank, an average, the hosts transport, one-sided transfers,
- * HLCOLL_CHAIN=0, more than one submission) runs here on the host's pace
+ * hlcoll_stream_sync(), on the same checks, except that a small one
+ * (hlcoll_small(), an average too and whatever HLCOLL_CHAIN says) probes
+ * its buffers in its own submission; what cannot be one chain (one rank,
+ * an average, the hosts transport, one-sided transfers, HLCOLL_CHAIN=0,
+ * more than one submission) runs here on the host's pace
  */
 int hlcoll_allreduce(struct hlcoll_comm *c, uint64_t sendbuf,
 		     uint64_t recvbuf, uint64_t count, enum hlcoll_dtype dtype,
@@ -1029,11 +1043,16 @@ int hlcoll_allreduce(struct hlcoll_comm *c, uint64_t sendbuf,
 	uint64_t bytes, len, first;
 	int rc;
 
-	rc = hlcoll_allreduce_check(c, sendbuf, recvbuf, count, dtype, op);
+	bool small;
+
+	/* The small path probes the buffers in its own submission */
+	small = c && !c->error && hlcoll_small(c, count, dtype);
+	rc = hlcoll_allreduce_check(c, sendbuf, recvbuf, count, dtype, op,
+				    !small);
 	if (rc || !count)
 		return rc;
 	rc = hlcoll_allreduce_submit(c, sendbuf, recvbuf, count, dtype, op,
-				     &none);
+				     &none, small);
 	if (!rc)
 		return hlcoll_stream_sync(c);
 	if (rc != 1 && rc != -EMSGSIZE)

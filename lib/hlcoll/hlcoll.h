@@ -471,7 +471,8 @@ struct hlcoll_stream {
  *
  * The arguments and the buffers' mapping are checked first, on the host
  * and with one local job, as hlcoll_allreduce() does; then the whole
- * collective (copy, reduce-scatter and all-gather ring passes) is one
+ * collective (copy, reduce-scatter and all-gather ring passes, or a small
+ * all-reduce's gathering and local reduction: the header comment) is one
  * command submission chained on the device, with @stream's head and tail,
  * and the call returns. hlcoll_stream_sync() waits for it and takes its
  * NIC completions: the result (and any failure) is known only then. One
@@ -484,8 +485,9 @@ struct hlcoll_stream {
  * Return: 0 once submitted, or -errno: hlcoll_allreduce()'s argument
  * errors; -EINVAL also a non-zero @stream reserved word or unknown flag, a
  * SOB or monitor out of range, @wait_value 0 or above 32767; -EOPNOTSUPP
- * one rank, the hosts transport, HLCOLL_AVG, one-sided transfers
- * (HLCOLL_NIC_WRITE), HLCOLL_CHAIN=0, or a step larger than one submission;
+ * one rank, the hosts transport, HLCOLL_AVG, HLCOLL_CHAIN=0, one-sided
+ * transfers (HLCOLL_NIC_WRITE) unless the all-reduce is small (it reduces
+ * no transfer), or a step larger than one submission;
  * -EMSGSIZE a collective of more steps or chunks than one submission
  * takes (use smaller counts or larger chunks); -ECONNABORTED the
  * communicator failed before (also a pending collective's failure,
@@ -1011,7 +1013,13 @@ hlcoll_public int hlcoll_group_end_enqueue(struct hlcoll_comm *comm,
  * @src: source device VA.
  * @bytes: bytes to copy; 0 copies nothing.
  *
- * Return: 0, or -errno (-EIO: the copy failed, e.g. an MMU fault).
+ * A stream collective of @comm still pending (enqueued, not synced) is
+ * completed first, as hlcoll_stream_sync() does: the copy may read its
+ * result.
+ *
+ * Return: 0, or -errno (-EIO: the copy failed, e.g. an MMU fault;
+ * -ECONNABORTED: the communicator failed before, or the pending
+ * collective did).
  */
 hlcoll_public int hlcoll_memcpy(struct hlcoll_comm *comm, uint64_t dst,
 				uint64_t src, uint64_t bytes);

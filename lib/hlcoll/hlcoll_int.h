@@ -308,6 +308,16 @@ struct hlcoll_comm {
 	uint32_t pending_expected;
 	struct hlcoll_stream pending_stream;
 	uint64_t pending_work_handle, pending_work_va;
+	/*
+	 * A pending small all-reduce that probes its buffers itself
+	 * (hlcoll_nic_allreduce_small()): the context's last MMU fault
+	 * before it was submitted, and the buffers; @own_fault: its failure
+	 * was an MMU fault on one of them (this rank's, no peer's word to
+	 * wait for)
+	 */
+	bool pending_probe, own_fault;
+	int64_t pending_pf_ts;
+	uint64_t pending_probe_va[2], pending_probe_len[2];
 	uint32_t num_queues;
 	uint64_t prof_cs[2], prof_submit_us[2], prof_wait_us[2];
 
@@ -348,10 +358,12 @@ int hlcoll_nic_chain_stream(struct hlcoll_comm *c,
 			    enum hlcoll_redop op, const struct hlcoll_span *cp,
 			    int ncp, const struct hlcoll_stream *s);
 int hlcoll_nic_stream_complete(struct hlcoll_comm *c);
+bool hlcoll_nic_small(const struct hlcoll_comm *c, uint64_t count,
+		      enum hlcoll_dtype dtype);
 int hlcoll_nic_allreduce_small(struct hlcoll_comm *c, uint64_t sendbuf,
 			       uint64_t recvbuf, uint64_t count,
 			       enum hlcoll_dtype dtype, enum hlcoll_redop op,
-			       const struct hlcoll_stream *s);
+			       const struct hlcoll_stream *s, bool probe);
 int hlcoll_steps(struct hlcoll_comm *c, const struct hlcoll_xfer *x,
 		 const int *nx, int nsteps, enum hlcoll_dtype dtype,
 		 enum hlcoll_redop op, uint64_t copy_src, uint64_t copy_dst,

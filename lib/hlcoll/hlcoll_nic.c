@@ -119,7 +119,6 @@ static enum hlcoll_nic_write hlcoll_nic_write_env(int rank)
 	return HLCOLL_NIC_WRITE_AUTO;
 }
 
-/* The test program's planted bug (hlcoll_test.h), else none */
 /*
  * HLCOLL_SMALL_MAX: how many bytes an all-reduce's inputs may make
  * together (nranks times its size) for the small path
@@ -143,6 +142,7 @@ static uint64_t hlcoll_small_env(int rank)
 	return v;
 }
 
+/* The test program's planted bug (hlcoll_test.h), else none */
 static int hlcoll_nic_inject(void)
 {
 	if (!&hlcoll_test_nic_write_inject)
@@ -1477,6 +1477,8 @@ int hlcoll_nic_chain_stream(struct hlcoll_comm *c,
  * another rank's failure, or at once when this communicator failed), take
  * its completions. 0 or -errno; nothing pending: 0.
  */
+static bool hlcoll_small_faulted(struct hlcoll_comm *c);
+
 int hlcoll_nic_stream_complete(struct hlcoll_comm *c)
 {
 	int rc, rc2;
@@ -1487,6 +1489,15 @@ int hlcoll_nic_stream_complete(struct hlcoll_comm *c)
 	rc = hlcoll_wait(c, c->pending_seq, 1, hlcoll_now_us());
 	c->pending = false;
 	rc2 = hlcoll_reap(c, c->pending_expected, rc != 0);
+	/* Its own probe faulted: nothing moved, and no peer is to blame */
+	if (rc && c->pending_probe && !c->boot.error &&
+	    hlcoll_small_faulted(c)) {
+		hlcoll_warn(c->rank, "a buffer is not mapped on the device: the communicator fails on every rank");
+		rc = -EFAULT;
+		rc2 = 0;
+		c->own_fault = true;
+	}
+	c->pending_probe = false;
 	/* Its CS ended (or was given up on): the work buffer goes */
 	if (c->pending_work_va)
 		hlthunk_memory_unmap(c->fd, c->pending_work_va);
@@ -1526,29 +1537,80 @@ int hlcoll_nic_stream_complete(struct hlcoll_comm *c)
  * Return: 0 once submitted and left pending (hlcoll_nic_stream_complete()),
  * 1 when the packets do not fit the CBs (the ring then), or -errno.
  */
+/* Bytes at the end of each CB that a probe's reads land in */
+#define HLCOLL_PROBE_SINK	64
+
+/* The receive queue's packets of a small all-reduce on @n ranks, at most */
+static uint64_t hlcoll_small_cb_need(int n)
+{
+	return HLCOLL_STREAM_ROOM + HLCOLL_PROBE_SINK +
+	       4 * HLTHUNK_PKT_LIN_DMA_SIZE +
+	       (uint64_t)(n - 1) * HLTHUNK_PKT_NIC_RECV_SIZE +
+	       (uint64_t)n * (n - 1) * HLTHUNK_PKT_REDUCE_SIZE +
+	       sizeof(struct hl_pkt_fence) +
+	       (uint64_t)n * (HLTHUNK_PKT_REDUCE_SIZE +
+			      HLTHUNK_PKT_LIN_DMA_SIZE);
+}
+
+/*
+ * Whether an all-reduce of @count elements of @dtype takes the small path
+ * on @c: every pair of ranks connected, the inputs together within the
+ * bound agreed at connect (c->small_max, at most the scratch buffer), its
+ * packets within a CB. The same answer on every rank
+ */
+bool hlcoll_nic_small(const struct hlcoll_comm *c, uint64_t count,
+		      enum hlcoll_dtype dtype)
+{
+	uint64_t bytes = count * hlcoll_dtype_size(dtype);
+	int n = c->nranks;
+
+	return n > 1 && bytes && bytes <= c->small_max / n &&
+	       bytes <= c->cfg.chunk_bytes / n &&
+	       hlcoll_small_cb_need(n) <= HLCOLL_CB_SIZE &&
+	       n <= (int)HL_REDUCE_MAX_DIVISOR;
+}
+
+/*
+ * The probe of a small all-reduce, first on each of its queues: the
+ * device reads the first and the last element of each buffer into the
+ * CB's own last bytes, so that an unmapped buffer fails the job before
+ * it moved anything (hlcoll_nic_probe()'s check without a submission of
+ * its own)
+ */
+static uint32_t hlcoll_small_probe(struct hlcoll_cb *cb, const uint64_t *va,
+				   const uint64_t *len, uint64_t es)
+{
+	uint64_t sink = cb->va + HLCOLL_CB_SIZE - HLCOLL_PROBE_SINK;
+	uint32_t n = 0;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		n += hlthunk_pkt_lin_dma(cb->ptr + cb->len + n, va[i],
+					 sink + 16 * i, es);
+		n += hlthunk_pkt_lin_dma(cb->ptr + cb->len + n,
+					 va[i] + len[i] - es,
+					 sink + 16 * i + 8, es);
+	}
+	return n;
+}
+
 int hlcoll_nic_allreduce_small(struct hlcoll_comm *c, uint64_t sendbuf,
 			       uint64_t recvbuf, uint64_t count,
 			       enum hlcoll_dtype dtype, enum hlcoll_redop op,
-			       const struct hlcoll_stream *st)
+			       const struct hlcoll_stream *st, bool probe)
 {
 	struct hlcoll_cb *rcb = &c->cb[HLCOLL_CB_RECV];
 	struct hlcoll_cb *scb = &c->cb[HLCOLL_CB_SEND];
 	struct hlcoll_job jobs[2] = { { c->q_recv, rcb }, { c->q_send, scb } };
 	uint64_t es = hlcoll_dtype_size(dtype), bytes = count * es;
-	uint64_t slot = c->scratch_va, first, len, need;
+	uint64_t slot = c->scratch_va, first, len;
+	const uint64_t pva[2] = { sendbuf, recvbuf }, plen[2] = { bytes, bytes };
 	uint32_t rdt = hlcoll_reduce_dtype(dtype), rop = hlcoll_reduce_op(op);
 	uint32_t expected = 0;
-	int n = c->nranks, r = c->rank, j, k, a, b, shift;
+	int n = c->nranks, r = c->rank, j, k, a, b, shift, rc;
+	struct hlthunk_page_fault_info pf;
 
-	/* The receive queue's packets, at most */
-	need = HLCOLL_STREAM_ROOM + HLTHUNK_PKT_LIN_DMA_SIZE +
-	       (uint64_t)(n - 1) * HLTHUNK_PKT_NIC_RECV_SIZE +
-	       (uint64_t)n * (n - 1) * HLTHUNK_PKT_REDUCE_SIZE +
-	       sizeof(struct hl_pkt_fence) +
-	       (uint64_t)n * (HLTHUNK_PKT_REDUCE_SIZE + HLTHUNK_PKT_LIN_DMA_SIZE);
-	if (!bytes || bytes > c->small_max / n ||
-	    bytes > c->cfg.chunk_bytes / n || need > HLCOLL_CB_SIZE ||
-	    n > (int)HL_REDUCE_MAX_DIVISOR)
+	if (!hlcoll_nic_small(c, count, dtype))
 		return 1;
 	/* The tests' planted bug: each segment's reduction a rank late */
 	shift = &hlcoll_test_small_inject &&
@@ -1557,9 +1619,21 @@ int hlcoll_nic_allreduce_small(struct hlcoll_comm *c, uint64_t sendbuf,
 	rcb->len = 0;
 	scb->len = 0;
 	c->imm_base = c->wr_id;
+	c->pending_probe = probe;
+	if (probe) {
+		/* A fault after this one is the probe's */
+		memset(&pf, 0, sizeof(pf));
+		if (hlthunk_get_page_fault_info(c->fd, &pf, 0))
+			pf.timestamp = 0;
+		c->pending_pf_ts = pf.timestamp;
+		memcpy(c->pending_probe_va, pva, sizeof(pva));
+		memcpy(c->pending_probe_len, plen, sizeof(plen));
+		rcb->len += hlcoll_small_probe(rcb, pva, plen, es);
+		scb->len += hlcoll_small_probe(scb, pva, plen, es);
+	}
 	if (st->flags & HLCOLL_STREAM_WAIT) {
-		rcb->len += hlcoll_stream_head(c, rcb->ptr, st);
-		scb->len += hlcoll_pkt_fence(scb->ptr, 1, 1);
+		rcb->len += hlcoll_stream_head(c, rcb->ptr + rcb->len, st);
+		scb->len += hlcoll_pkt_fence(scb->ptr + scb->len, 1, 1);
 	}
 	rcb->len += hlthunk_pkt_lin_dma(rcb->ptr + rcb->len, sendbuf,
 					slot + (uint64_t)r * bytes, bytes);
@@ -1619,7 +1693,30 @@ int hlcoll_nic_allreduce_small(struct hlcoll_comm *c, uint64_t sendbuf,
 		rcb->len += hlthunk_pkt_msg_long(rcb->ptr + rcb->len,
 						 HL_SM_SOB_ADDR(st->signal_sob),
 						 HL_SM_SOB_INC | 1);
-	return hlcoll_chain_pend(c, jobs, expected, st);
+	rc = hlcoll_chain_pend(c, jobs, expected, st);
+	if (rc)
+		c->pending_probe = false;
+	return rc;
+}
+
+/*
+ * After a failed small all-reduce that probed its buffers: whether the
+ * context's last MMU fault is new and on one of them
+ */
+static bool hlcoll_small_faulted(struct hlcoll_comm *c)
+{
+	struct hlthunk_page_fault_info pf;
+	int i;
+
+	memset(&pf, 0, sizeof(pf));
+	if (hlthunk_get_page_fault_info(c->fd, &pf, 0) || !pf.timestamp ||
+	    pf.timestamp == c->pending_pf_ts)
+		return false;
+	for (i = 0; i < 2; i++)
+		if (pf.addr >= c->pending_probe_va[i] &&
+		    pf.addr - c->pending_probe_va[i] < c->pending_probe_len[i])
+			return true;
+	return false;
 }
 
 /*

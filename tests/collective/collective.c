@@ -2865,18 +2865,22 @@ static void test_int32_avg_on_a_split_of_3(void **state)
  * VA mapped nowhere; its call returns -EFAULT at once. Rank 0, inside the
  * same all-reduce, must fail too (within the timeout), never pair with rank
  * 1's next call; on both the error is then sticky. Before the fix rank 0's
- * first call returned 0 with its peer's *second* call's data.
+ * first call returned 0 with its peer's *second* call's data. *@arg 1:
+ * rank 1's input is mapped and only its output is not (out of place), so
+ * that rank 1's device could send before it finds out: the others' calls
+ * must fail all the same (nothing moved), which a small all-reduce that
+ * probed its output only when writing it would not do.
  */
 static int rank_efault_one_side(int rank, int nranks,
 				const struct hlcoll_unique_id *id, void *arg)
 {
+	const int *out_only = arg;
 	struct hlcoll_config cfg = HLCOLL_CONFIG_INIT;
 	struct hlcoll_comm *comm = NULL;
 	struct rank_buf b;
 	int fd, rc, rc2 = 0, err = 0, i;
 	int32_t *h;
 
-	(void)arg;
 	memset(&b, 0, sizeof(b));
 	cfg.timeout_s = 5;
 	fd = hlthunk_open_by_module_id(module_ids[rank]);
@@ -2892,8 +2896,8 @@ static int rank_efault_one_side(int rank, int nranks,
 	for (i = 0; i < 1024; i++)
 		h[i] = rank ? 100 : 1;
 	if (rank == 1) {
-		rc = hlcoll_allreduce(comm, 0x1000, 0x1000, 1024, HLCOLL_INT32,
-				      HLCOLL_SUM);
+		rc = hlcoll_allreduce(comm, *out_only ? b.va : 0x1000, 0x1000,
+				      1024, HLCOLL_INT32, HLCOLL_SUM);
 		rc2 = hlcoll_allreduce(comm, b.va, b.va, 1024, HLCOLL_INT32,
 				       HLCOLL_SUM);
 		if (rc != -EFAULT || rc2 == 0) {
@@ -2906,8 +2910,8 @@ static int rank_efault_one_side(int rank, int nranks,
 		rc = hlcoll_allreduce(comm, b.va, b.va, 1024, HLCOLL_INT32,
 				      HLCOLL_SUM);
 		if (rc == 0) {
-			fprintf(stderr, "rank 0: its call succeeded (h[0] %d) although its peer refused it\n",
-				h[0]);
+			fprintf(stderr, "rank %d: its call succeeded (h[0] %d) although rank 1 refused it\n",
+				rank, h[0]);
 			rc = 41;
 			goto out;
 		}
@@ -2927,12 +2931,24 @@ out:
 
 static void test_unmapped_on_one_rank_fails_every_rank(void **state)
 {
+	static const int out_only[] = { 0, 1 };
+	int n = ndevices >= 4 ? 4 : 2, rc;
+
 	(void)state;
 	if (ndevices < 2) {
 		print_message("needs 2 devices: skipped\n");
 		skip();
 	}
-	assert_int_equal(hlcoll_launch(2, rank_efault_one_side, NULL), 0);
+	/* 4 KiB: the small all-reduce, its probe in its own submission */
+	assert_int_equal(hlcoll_launch(2, rank_efault_one_side,
+				       (void *)&out_only[0]), 0);
+	assert_int_equal(hlcoll_launch(n, rank_efault_one_side,
+				       (void *)&out_only[1]), 0);
+	/* The ring, its probe a submission before it */
+	setenv("HLCOLL_SMALL_MAX", "0", 1);
+	rc = hlcoll_launch(n, rank_efault_one_side, (void *)&out_only[1]);
+	unsetenv("HLCOLL_SMALL_MAX");
+	assert_int_equal(rc, 0);
 }
 
 /*
@@ -3314,6 +3330,97 @@ out:
 	}
 	hlthunk_close(fd);
 	return rc;
+}
+
+/*
+ * hlcoll_memcpy() after an enqueued all-reduce that is still pending (no
+ * hlcoll_stream_sync() between): the copy waits for it, so it copies the
+ * result (found by a review: it copied what was there before, 19 or 20
+ * times of 20 on the small path, 8 to 14 on the ring's chain). 20 rounds
+ * of 1000 int32 on each path; status 1: a stale copy.
+ */
+#define MEMCPY_ROUNDS	20
+
+static int rank_memcpy_after_enqueue(int rank, int nranks,
+				     const struct hlcoll_unique_id *id,
+				     void *arg)
+{
+	const uint64_t count = 1000, bytes = count * 4;
+	struct rank_buf snd, rcv, out;
+	struct hlcoll_comm *comm = NULL;
+	int32_t *s, *r, want;
+	int fd, rc, it, q, stale = 0, wrong = 0;
+	uint64_t i;
+
+	(void)arg;
+	fd = hlthunk_open_by_module_id(module_ids[rank]);
+	if (fd < 0)
+		return 10;
+	rc = hlcoll_comm_init_rank(&comm, nranks, id, rank, fd, NULL);
+	if (rc) {
+		hlthunk_close(fd);
+		return 11;
+	}
+	if (buf_alloc(fd, true, bytes, &snd) || buf_alloc(fd, true, bytes, &rcv) ||
+	    buf_alloc(fd, true, bytes, &out)) {
+		rc = 12;
+		goto out;
+	}
+	s = snd.host;
+	r = rcv.host;
+	for (it = 0; it < MEMCPY_ROUNDS && !rc; it++) {
+		for (i = 0; i < count; i++)
+			s[i] = (int32_t)(rank * 1000 + i + it);
+		memset(rcv.host, 0xab, bytes);
+		memset(out.host, 0, bytes);
+		rc = hlcoll_barrier(comm);
+		if (!rc)
+			rc = hlcoll_allreduce_enqueue(comm, snd.va, rcv.va,
+						      count, HLCOLL_INT32,
+						      HLCOLL_SUM, NULL, NULL);
+		if (!rc)
+			rc = hlcoll_memcpy(comm, out.va, rcv.va, bytes);
+		if (!rc)
+			rc = hlcoll_stream_sync(comm);
+		if (rc)
+			break;
+		for (i = 0; i < count; i++) {
+			for (want = 0, q = 0; q < nranks; q++)
+				want += (int32_t)(q * 1000 + i + it);
+			wrong += r[i] != want;
+		}
+		stale += memcmp(out.host, rcv.host, bytes) != 0;
+	}
+	if (rc || stale || wrong)
+		fprintf(stderr, "rank %d: %s; %d of %d copies stale, %d elements wrong\n",
+			rank, hlcoll_get_error_string(rc), stale,
+			MEMCPY_ROUNDS, wrong);
+	rc = rc ? 2 : wrong ? 3 : stale ? 1 : 0;
+out:
+	hlcoll_comm_destroy(comm);
+	buf_free(fd, &snd);
+	buf_free(fd, &rcv);
+	buf_free(fd, &out);
+	hlthunk_close(fd);
+	return rc;
+}
+
+static void test_memcpy_after_enqueue_waits(void **state)
+{
+	int n = ndevices >= 4 ? 4 : ndevices, rc[2];
+
+	(void)state;
+	if (n < 2) {
+		print_message("needs 2 devices: skipped\n");
+		skip();
+	}
+	/* The small all-reduce, then the ring's chain */
+	rc[0] = hlcoll_launch(n, rank_memcpy_after_enqueue, NULL);
+	setenv("HLCOLL_SMALL_MAX", "0", 1);
+	rc[1] = hlcoll_launch(n, rank_memcpy_after_enqueue, NULL);
+	unsetenv("HLCOLL_SMALL_MAX");
+	assert_int_equal(rc[0], 0);
+	assert_int_equal(rc[1], 0);
 }
 
 /*
@@ -3801,6 +3908,7 @@ const struct CMUnitTest collective_tests[] = {
 	cmocka_unit_test(test_allreduce_steps_chained_on_device),
 	cmocka_unit_test(test_allreduce_stream_ordered),
 	cmocka_unit_test(test_allreduce_stream_abort_while_enqueued),
+	cmocka_unit_test(test_memcpy_after_enqueue_waits),
 	cmocka_unit_test(test_reduce_scatter_enqueue),
 	cmocka_unit_test(test_allgather_enqueue),
 	cmocka_unit_test(test_broadcast_enqueue),
