@@ -541,8 +541,8 @@ static int hlcoll_step_failed(struct hlcoll_comm *c, int rc)
 		 * Another rank's failure (an abort, a death) often shows here
 		 * first as a NIC error (a flushed or refused transfer): its
 		 * own word follows on the bootstrap at once, and is the
-		 * better reason. Not after a probe's MMU fault of this rank's
-		 * (hlcoll_nic_stream_complete()): nothing moved
+		 * better reason. Not after an MMU fault of this rank's queues
+		 * on its own buffers (hlcoll_nic_stream_complete())
 		 */
 		if (c->own_fault) {
 			c->own_fault = false;
@@ -1020,8 +1020,9 @@ int hlcoll_stream_sync(struct hlcoll_comm *c)
 {
 	if (!c)
 		return -EINVAL;
+	/* A failure another call found (hlcoll_check_comm()) still counts */
 	if (!c->pending)
-		return 0;
+		return c->error ? -ECONNABORTED : 0;
 	return hlcoll_step_failed(c, hlcoll_nic_stream_complete(c));
 }
 

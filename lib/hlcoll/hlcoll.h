@@ -683,7 +683,9 @@ hlcoll_public int hlcoll_alltoall_enqueue(struct hlcoll_comm *comm,
  * abort or death of one cancels this rank's transfers and releases a head
  * still waiting for its SOB, so that the call ends promptly with that
  * rank's errno), then takes the collective's NIC completions.
- * Nothing pending: returns at once.
+ * Nothing pending: returns at once, -ECONNABORTED when the communicator
+ * is in error (also a pending collective's failure that another call,
+ * such as hlcoll_memcpy(), found first), else 0.
  *
  * Return: 0, or -errno as hlcoll_allreduce() after its checks (the
  * communicator is then in error on every rank); -EINVAL NULL @comm.
@@ -705,9 +707,12 @@ hlcoll_public int hlcoll_stream_sync(struct hlcoll_comm *comm);
  *	(every rank ends with the same bits).
  *
  * Arguments are checked before anything moves, and the device reads the
- * first and the last element of each buffer (one local job) to check that
- * they are mapped. After a failure past those checks the communicator is in
- * error (hlcoll_comm_get_async_error()): destroy or abort it.
+ * first and the last element of each buffer to check that they are
+ * mapped: one local job before the collective, or for a small all-reduce
+ * (the header comment) the first packets of the collective's own
+ * submission on each of its queues. After a failure past those checks the
+ * communicator is in error (hlcoll_comm_get_async_error()): destroy or
+ * abort it.
  *
  * Return: 0, or -errno: -EINVAL bad arguments (NULL @comm, unknown type or
  * operation, a misaligned buffer or a buffer 0 with a non-zero count, count

@@ -1489,7 +1489,11 @@ int hlcoll_nic_stream_complete(struct hlcoll_comm *c)
 	rc = hlcoll_wait(c, c->pending_seq, 1, hlcoll_now_us());
 	c->pending = false;
 	rc2 = hlcoll_reap(c, c->pending_expected, rc != 0);
-	/* Its own probe faulted: nothing moved, and no peer is to blame */
+	/*
+	 * This rank's queues faulted on its own buffers: at the probe, before
+	 * anything moved, unless a hole in the middle of the output escaped
+	 * it (the last copies then fault); either way no peer is to blame
+	 */
 	if (rc && c->pending_probe && !c->boot.error &&
 	    hlcoll_small_faulted(c)) {
 		hlcoll_warn(c->rank, "a buffer is not mapped on the device: the communicator fails on every rank");
@@ -1701,7 +1705,9 @@ int hlcoll_nic_allreduce_small(struct hlcoll_comm *c, uint64_t sendbuf,
 
 /*
  * After a failed small all-reduce that probed its buffers: whether the
- * context's last MMU fault is new and on one of them
+ * context's last MMU fault is new, of one of this communicator's two
+ * queues (the engine that faulted: another thread's job on another queue
+ * of the same context is not this collective's) and on one of the buffers
  */
 static bool hlcoll_small_faulted(struct hlcoll_comm *c)
 {
@@ -1710,7 +1716,8 @@ static bool hlcoll_small_faulted(struct hlcoll_comm *c)
 
 	memset(&pf, 0, sizeof(pf));
 	if (hlthunk_get_page_fault_info(c->fd, &pf, 0) || !pf.timestamp ||
-	    pf.timestamp == c->pending_pf_ts)
+	    pf.timestamp == c->pending_pf_ts ||
+	    (pf.engine_id != c->q_recv && pf.engine_id != c->q_send))
 		return false;
 	for (i = 0; i < 2; i++)
 		if (pf.addr >= c->pending_probe_va[i] &&
