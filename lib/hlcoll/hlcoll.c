@@ -1042,9 +1042,8 @@ int hlcoll_allreduce(struct hlcoll_comm *c, uint64_t sendbuf,
 	struct hlcoll_xfer x[2 * HLCOLL_CHAIN_XFERS * HLCOLL_MAX_RANKS];
 	int nx[2 * HLCOLL_MAX_RANKS], ns;
 	uint64_t bytes, len, first;
-	int rc;
-
 	bool small;
+	int rc;
 
 	/* The small path probes the buffers in its own submission */
 	small = c && !c->error && hlcoll_small(c, count, dtype);

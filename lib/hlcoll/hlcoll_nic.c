@@ -1477,10 +1477,13 @@ int hlcoll_nic_chain_stream(struct hlcoll_comm *c,
  * another rank's failure, or at once when this communicator failed), take
  * its completions. 0 or -errno; nothing pending: 0.
  */
-static bool hlcoll_small_faulted(struct hlcoll_comm *c);
+static bool hlcoll_fault_ours(struct hlcoll_comm *c, int64_t since,
+			      const uint64_t *va, const uint64_t *len, int n,
+			      uint64_t *addr);
 
 int hlcoll_nic_stream_complete(struct hlcoll_comm *c)
 {
+	uint64_t addr;
 	int rc, rc2;
 
 	if (!c->pending)
@@ -1495,7 +1498,8 @@ int hlcoll_nic_stream_complete(struct hlcoll_comm *c)
 	 * it (the last copies then fault); either way no peer is to blame
 	 */
 	if (rc && c->pending_probe && !c->boot.error &&
-	    hlcoll_small_faulted(c)) {
+	    hlcoll_fault_ours(c, c->pending_pf_ts, c->pending_probe_va,
+			      c->pending_probe_len, 2, &addr)) {
 		hlcoll_warn(c->rank, "a buffer is not mapped on the device: the communicator fails on every rank");
 		rc = -EFAULT;
 		rc2 = 0;
@@ -1510,6 +1514,97 @@ int hlcoll_nic_stream_complete(struct hlcoll_comm *c)
 	c->pending_work_va = 0;
 	c->pending_work_handle = 0;
 	return hlcoll_step_result(c, rc, rc2);
+}
+
+/* Bytes at the end of each CB that a probe's reads land in */
+#define HLCOLL_PROBE_SINK	64
+
+/* The receive queue's packets of a small all-reduce on @n ranks, at most */
+static uint64_t hlcoll_small_cb_need(int n)
+{
+	return HLCOLL_STREAM_ROOM + HLCOLL_PROBE_SINK +
+	       4 * HLTHUNK_PKT_LIN_DMA_SIZE +
+	       (uint64_t)(n - 1) * HLTHUNK_PKT_NIC_RECV_SIZE +
+	       (uint64_t)n * (n - 1) * HLTHUNK_PKT_REDUCE_SIZE +
+	       sizeof(struct hl_pkt_fence) +
+	       (uint64_t)n * (HLTHUNK_PKT_REDUCE_SIZE +
+			      HLTHUNK_PKT_LIN_DMA_SIZE);
+}
+
+/*
+ * Whether an all-reduce of @count elements of @dtype takes the small path
+ * on @c: every pair of ranks connected, the inputs together within the
+ * bound agreed at connect (c->small_max, at most the scratch buffer), its
+ * packets within a CB. The same answer on every rank
+ */
+bool hlcoll_nic_small(const struct hlcoll_comm *c, uint64_t count,
+		      enum hlcoll_dtype dtype)
+{
+	uint64_t bytes = count * hlcoll_dtype_size(dtype);
+	int n = c->nranks;
+
+	/* small_max is at most every rank's chunk_bytes: the slots fit */
+	return n > 1 && bytes && bytes <= c->small_max / n &&
+	       hlcoll_small_cb_need(n) <= HLCOLL_CB_SIZE &&
+	       n <= (int)HL_REDUCE_MAX_DIVISOR;
+}
+
+/*
+ * The packets that read the first and the last element of each of @n
+ * buffers (@va[i], @len[i] bytes, elements of @es bytes; empty ones
+ * skipped) into @sink: an unmapped buffer fails the job there, before any
+ * packet after them ran. The bytes written at @buf
+ */
+static uint32_t hlcoll_pkt_probe(uint8_t *buf, const uint64_t *va,
+				 const uint64_t *len, int n, uint64_t es,
+				 uint64_t sink)
+{
+	uint32_t k = 0;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (!len[i])
+			continue;
+		k += hlthunk_pkt_lin_dma(buf + k, va[i], sink, es);
+		if (len[i] > es)
+			k += hlthunk_pkt_lin_dma(buf + k, va[i] + len[i] - es,
+						 sink, es);
+	}
+	return k;
+}
+
+/* The timestamp of the context's last MMU fault (0: none, or unknown) */
+static int64_t hlcoll_fault_stamp(struct hlcoll_comm *c)
+{
+	struct hlthunk_page_fault_info pf;
+
+	memset(&pf, 0, sizeof(pf));
+	return hlthunk_get_page_fault_info(c->fd, &pf, 0) ? 0 : pf.timestamp;
+}
+
+/*
+ * Whether the context's last MMU fault is newer than @since, made by one
+ * of this communicator's two queues (another thread's job on another
+ * queue of the same context is none of its business) and on one of @n
+ * buffers (@va[i], @len[i] bytes); its address into *@addr
+ */
+static bool hlcoll_fault_ours(struct hlcoll_comm *c, int64_t since,
+			      const uint64_t *va, const uint64_t *len, int n,
+			      uint64_t *addr)
+{
+	struct hlthunk_page_fault_info pf;
+	int i;
+
+	memset(&pf, 0, sizeof(pf));
+	if (hlthunk_get_page_fault_info(c->fd, &pf, 0) || !pf.timestamp ||
+	    pf.timestamp == since ||
+	    (pf.engine_id != c->q_recv && pf.engine_id != c->q_send))
+		return false;
+	*addr = pf.addr;
+	for (i = 0; i < n; i++)
+		if (pf.addr >= va[i] && pf.addr - va[i] < len[i])
+			return true;
+	return false;
 }
 
 /*
@@ -1538,66 +1633,12 @@ int hlcoll_nic_stream_complete(struct hlcoll_comm *c)
  * Each rank puts (N - 1) times its input on the link where the ring puts
  * 2 (N - 1) / N of it, and makes N (N - 1) reductions of segments instead
  * of N - 1: for small messages only (docs/collectives.md).
+ * With @probe (the blocking call, no probe job before it), each queue
+ * first reads the ends of both buffers (hlcoll_pkt_probe()), so that an
+ * unmapped one fails the jobs before anything moved.
  * Return: 0 once submitted and left pending (hlcoll_nic_stream_complete()),
- * 1 when the packets do not fit the CBs (the ring then), or -errno.
+ * 1 when hlcoll_nic_small() says no (the ring then), or -errno.
  */
-/* Bytes at the end of each CB that a probe's reads land in */
-#define HLCOLL_PROBE_SINK	64
-
-/* The receive queue's packets of a small all-reduce on @n ranks, at most */
-static uint64_t hlcoll_small_cb_need(int n)
-{
-	return HLCOLL_STREAM_ROOM + HLCOLL_PROBE_SINK +
-	       4 * HLTHUNK_PKT_LIN_DMA_SIZE +
-	       (uint64_t)(n - 1) * HLTHUNK_PKT_NIC_RECV_SIZE +
-	       (uint64_t)n * (n - 1) * HLTHUNK_PKT_REDUCE_SIZE +
-	       sizeof(struct hl_pkt_fence) +
-	       (uint64_t)n * (HLTHUNK_PKT_REDUCE_SIZE +
-			      HLTHUNK_PKT_LIN_DMA_SIZE);
-}
-
-/*
- * Whether an all-reduce of @count elements of @dtype takes the small path
- * on @c: every pair of ranks connected, the inputs together within the
- * bound agreed at connect (c->small_max, at most the scratch buffer), its
- * packets within a CB. The same answer on every rank
- */
-bool hlcoll_nic_small(const struct hlcoll_comm *c, uint64_t count,
-		      enum hlcoll_dtype dtype)
-{
-	uint64_t bytes = count * hlcoll_dtype_size(dtype);
-	int n = c->nranks;
-
-	return n > 1 && bytes && bytes <= c->small_max / n &&
-	       bytes <= c->cfg.chunk_bytes / n &&
-	       hlcoll_small_cb_need(n) <= HLCOLL_CB_SIZE &&
-	       n <= (int)HL_REDUCE_MAX_DIVISOR;
-}
-
-/*
- * The probe of a small all-reduce, first on each of its queues: the
- * device reads the first and the last element of each buffer into the
- * CB's own last bytes, so that an unmapped buffer fails the job before
- * it moved anything (hlcoll_nic_probe()'s check without a submission of
- * its own)
- */
-static uint32_t hlcoll_small_probe(struct hlcoll_cb *cb, const uint64_t *va,
-				   const uint64_t *len, uint64_t es)
-{
-	uint64_t sink = cb->va + HLCOLL_CB_SIZE - HLCOLL_PROBE_SINK;
-	uint32_t n = 0;
-	int i;
-
-	for (i = 0; i < 2; i++) {
-		n += hlthunk_pkt_lin_dma(cb->ptr + cb->len + n, va[i],
-					 sink + 16 * i, es);
-		n += hlthunk_pkt_lin_dma(cb->ptr + cb->len + n,
-					 va[i] + len[i] - es,
-					 sink + 16 * i + 8, es);
-	}
-	return n;
-}
-
 int hlcoll_nic_allreduce_small(struct hlcoll_comm *c, uint64_t sendbuf,
 			       uint64_t recvbuf, uint64_t count,
 			       enum hlcoll_dtype dtype, enum hlcoll_redop op,
@@ -1612,7 +1653,6 @@ int hlcoll_nic_allreduce_small(struct hlcoll_comm *c, uint64_t sendbuf,
 	uint32_t rdt = hlcoll_reduce_dtype(dtype), rop = hlcoll_reduce_op(op);
 	uint32_t expected = 0;
 	int n = c->nranks, r = c->rank, j, k, a, b, shift, rc;
-	struct hlthunk_page_fault_info pf;
 
 	if (!hlcoll_nic_small(c, count, dtype))
 		return 1;
@@ -1625,15 +1665,16 @@ int hlcoll_nic_allreduce_small(struct hlcoll_comm *c, uint64_t sendbuf,
 	c->imm_base = c->wr_id;
 	c->pending_probe = probe;
 	if (probe) {
-		/* A fault after this one is the probe's */
-		memset(&pf, 0, sizeof(pf));
-		if (hlthunk_get_page_fault_info(c->fd, &pf, 0))
-			pf.timestamp = 0;
-		c->pending_pf_ts = pf.timestamp;
+		/* A fault after this one may be the probe's */
+		c->pending_pf_ts = hlcoll_fault_stamp(c);
 		memcpy(c->pending_probe_va, pva, sizeof(pva));
 		memcpy(c->pending_probe_len, plen, sizeof(plen));
-		rcb->len += hlcoll_small_probe(rcb, pva, plen, es);
-		scb->len += hlcoll_small_probe(scb, pva, plen, es);
+		rcb->len += hlcoll_pkt_probe(rcb->ptr + rcb->len, pva, plen, 2, es,
+					     rcb->va + HLCOLL_CB_SIZE -
+					     HLCOLL_PROBE_SINK);
+		scb->len += hlcoll_pkt_probe(scb->ptr + scb->len, pva, plen, 2, es,
+					     scb->va + HLCOLL_CB_SIZE -
+					     HLCOLL_PROBE_SINK);
 	}
 	if (st->flags & HLCOLL_STREAM_WAIT) {
 		rcb->len += hlcoll_stream_head(c, rcb->ptr + rcb->len, st);
@@ -1704,29 +1745,6 @@ int hlcoll_nic_allreduce_small(struct hlcoll_comm *c, uint64_t sendbuf,
 }
 
 /*
- * After a failed small all-reduce that probed its buffers: whether the
- * context's last MMU fault is new, of one of this communicator's two
- * queues (the engine that faulted: another thread's job on another queue
- * of the same context is not this collective's) and on one of the buffers
- */
-static bool hlcoll_small_faulted(struct hlcoll_comm *c)
-{
-	struct hlthunk_page_fault_info pf;
-	int i;
-
-	memset(&pf, 0, sizeof(pf));
-	if (hlthunk_get_page_fault_info(c->fd, &pf, 0) || !pf.timestamp ||
-	    pf.timestamp == c->pending_pf_ts ||
-	    (pf.engine_id != c->q_recv && pf.engine_id != c->q_send))
-		return false;
-	for (i = 0; i < 2; i++)
-		if (pf.addr >= c->pending_probe_va[i] &&
-		    pf.addr - c->pending_probe_va[i] < c->pending_probe_len[i])
-			return true;
-	return false;
-}
-
-/*
  * dst[i] = src[i] / @n for @count elements on the device (REDUCE
  * HL_REDUCE_OP_DIV_BY(n), on the send queue: a local job, no NIC), in
  * packets of at most UINT32_MAX elements, as many per submission as the
@@ -1773,31 +1791,17 @@ int hlcoll_nic_probe(struct hlcoll_comm *c, const uint64_t *va,
 {
 	struct hlcoll_cb *ccb = &c->cb[HLCOLL_CB_COPY];
 	struct hlcoll_job job = { c->q_send, ccb };
-	struct hlthunk_page_fault_info before, after;
-	int i, rc;
+	int64_t since = hlcoll_fault_stamp(c);
+	uint64_t addr;
+	int rc;
 
-	memset(&before, 0, sizeof(before));
-	memset(&after, 0, sizeof(after));
-	if (hlthunk_get_page_fault_info(c->fd, &before, 0))
-		before.timestamp = 0;
-	ccb->len = 0;
-	for (i = 0; i < n; i++) {
-		if (!len[i])
-			continue;
-		ccb->len += hlthunk_pkt_lin_dma(ccb->ptr + ccb->len, va[i],
-						c->scratch_va, es);
-		if (len[i] > es)
-			ccb->len += hlthunk_pkt_lin_dma(ccb->ptr + ccb->len,
-							va[i] + len[i] - es,
-							c->scratch_va, es);
-	}
+	ccb->len = hlcoll_pkt_probe(ccb->ptr, va, len, n, es, c->scratch_va);
 	rc = hlcoll_run(c, &job, 1);
 	if (!rc)
 		return 0;
-	if (!hlthunk_get_page_fault_info(c->fd, &after, 0) &&
-	    after.timestamp != before.timestamp) {
+	if (hlcoll_fault_ours(c, since, va, len, n, &addr)) {
 		hlcoll_warn(c->rank, "buffer not mapped on the device: VA 0x%" PRIx64,
-			    after.addr);
+			    addr);
 		return -EFAULT;
 	}
 	return rc;
