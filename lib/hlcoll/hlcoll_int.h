@@ -106,6 +106,16 @@ void hlcoll_boot_drop_listener(const struct hlcoll_unique_id *id);
 #define HLCOLL_SMALL_DEFAULT	(64u * 1024)
 #define HLCOLL_SMALL_LIMIT	(1u << 30)
 
+/*
+ * Messages of a transfer that reduces nothing (it lands in place, no
+ * scratch buffer bounds it): HLCOLL_BULK_BYTES, by default this many times
+ * chunk_bytes (4 MiB for the default 256 KiB), at most HL_NIC_MAX_MSG_SIZE.
+ * Every message is a hand-over between two engines' workers; at 64 MiB,
+ * 16 times fewer of them took a 4-rank broadcast from 0.41x to 0.6x the
+ * CPU ring (docs/collectives.md)
+ */
+#define HLCOLL_BULK_FACTOR	16u
+
 /* Point-to-point calls of one group, per communicator */
 #define HLCOLL_MAX_GROUP_OPS	(4 * HLCOLL_MAX_RANKS)
 
@@ -269,6 +279,12 @@ struct hlcoll_comm {
 	 * together, agreed at connect; 0: none
 	 */
 	uint64_t small_max;
+
+	/*
+	 * The largest message of a transfer that reduces nothing
+	 * (hlcoll_xfer_msg()), agreed at connect: rank 0's HLCOLL_BULK_BYTES
+	 */
+	uint64_t bulk_bytes;
 
 	/* Hosts: each rank's host index (0 .. nhosts - 1, by lowest rank) */
 	int nhosts;

@@ -86,6 +86,7 @@ struct hlcoll_nic_conns {
 	uint64_t land_va;
 	uint64_t small_max;			/* HLCOLL_SMALL_MAX asked for */
 	uint64_t chunk_bytes;			/* its scratch buffer's size */
+	uint64_t bulk_bytes;			/* HLCOLL_BULK_BYTES asked for */
 };
 
 /*
@@ -140,6 +141,45 @@ static uint64_t hlcoll_small_env(int rank)
 		return HLCOLL_SMALL_DEFAULT;
 	}
 	return v;
+}
+
+/*
+ * HLCOLL_BULK_BYTES: the largest message of a transfer that reduces
+ * nothing, a multiple of 4 from 4 to HL_NIC_MAX_MSG_SIZE (default
+ * HLCOLL_BULK_FACTOR times chunk_bytes). Rank 0's holds
+ */
+static uint64_t hlcoll_bulk_env(const struct hlcoll_comm *c)
+{
+	const char *s = getenv("HLCOLL_BULK_BYTES");
+	uint64_t def = c->cfg.chunk_bytes * HLCOLL_BULK_FACTOR;
+	unsigned long long v;
+	char *end;
+
+	if (def > HL_NIC_MAX_MSG_SIZE)
+		def = HL_NIC_MAX_MSG_SIZE;
+	if (!s || !*s)
+		return def;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || *end || *s == '-' || !v || v % 4 ||
+	    v > HL_NIC_MAX_MSG_SIZE) {
+		hlcoll_warn(c->rank, "HLCOLL_BULK_BYTES=%s: not a multiple of 4 from 4 to %llu; %" PRIu64 " holds",
+			    s, HL_NIC_MAX_MSG_SIZE, def);
+		return def;
+	}
+	return v;
+}
+
+/*
+ * The largest message of transfer @t: a reduced one goes through the
+ * scratch buffer (or a landing slot) chunk by chunk; one that reduces
+ * nothing lands in place, in fewer and larger messages. Both ends of a
+ * pair say alike whether it reduces, so they cut it alike.
+ */
+static uint64_t hlcoll_xfer_msg(const struct hlcoll_comm *c,
+				const struct hlcoll_xfer *t)
+{
+	return t->reduce || !c->bulk_bytes ? c->cfg.chunk_bytes : c->bulk_bytes;
 }
 
 /* The test program's planted bug (hlcoll_test.h), else none */
@@ -463,6 +503,7 @@ static int hlcoll_nic_connect(struct hlcoll_comm *c)
 	me.status = rc;
 	me.small_max = hlcoll_small_env(c->rank);
 	me.chunk_bytes = c->cfg.chunk_bytes;
+	me.bulk_bytes = hlcoll_bulk_env(c);
 
 	/* Round 2: connection IDs (PSNs follow from the ranks), rkeys */
 	rc2 = hlcoll_boot_allgather(&c->boot, &me, conns, sizeof(me));
@@ -488,8 +529,10 @@ static int hlcoll_nic_connect(struct hlcoll_comm *c)
 	}
 	hlcoll_info(c->rank, "NIC: reduced transfers %s",
 		    c->nic_write ? "one-sided" : "two-sided");
-	if (!rc)
+	if (!rc) {
+		c->bulk_bytes = conns[0].bulk_bytes;
 		hlcoll_small_agree(c, conns);
+	}
 	for (p = 0; !rc && p < n; p++) {
 		if (!c->peers[p].conn)
 			continue;
@@ -926,8 +969,7 @@ static int hlcoll_nic_step(struct hlcoll_comm *c, const struct hlcoll_xfer *x,
 		{ c->q_send, ccb },
 		{ c->q_send, scb },
 	};
-	uint64_t chunk = c->cfg.chunk_bytes;
-	uint64_t maxch = 0, nch, first, k, off, len, win;
+	uint64_t maxch = 0, nch, first, k, off, len, win, m;
 	uint32_t expected, lkey[HLCOLL_MAX_GROUP_OPS], rkey;
 	bool ow[HLCOLL_MAX_GROUP_OPS];
 	int i, j, nsend = 0, nrecv = 0, rc = 0, rc2;
@@ -940,7 +982,8 @@ static int hlcoll_nic_step(struct hlcoll_comm *c, const struct hlcoll_xfer *x,
 				    x[i].peer);
 			return -ENOLINK;
 		}
-		nch = (x[i].bytes + chunk - 1) / chunk;
+		m = hlcoll_xfer_msg(c, &x[i]);
+		nch = (x[i].bytes + m - 1) / m;
 		if (nch > maxch)
 			maxch = nch;
 		ow[i] = hlcoll_nic_one_sided(c, &x[i]);
@@ -996,12 +1039,12 @@ static int hlcoll_nic_step(struct hlcoll_comm *c, const struct hlcoll_xfer *x,
 		for (i = 0; i < nx; i++) {
 			const struct hlcoll_xfer *t = &x[i];
 
+			m = hlcoll_xfer_msg(c, t);
 			for (k = first; k < first + win; k++) {
-				off = k * chunk;
+				off = k * m;
 				if (off >= t->bytes)
 					break;
-				len = t->bytes - off < chunk ? t->bytes - off :
-							       chunk;
+				len = t->bytes - off < m ? t->bytes - off : m;
 				if (t->send) {
 					scb->len += hlcoll_nic_put_send(c, scb->ptr + scb->len,
 									t, ow[i], lkey[i],
@@ -1026,7 +1069,8 @@ static int hlcoll_nic_step(struct hlcoll_comm *c, const struct hlcoll_xfer *x,
 
 	/* The next one-sided chunk of each pair goes to the other slot */
 	for (i = 0; i < nx; i++) {
-		nch = (x[i].bytes + chunk - 1) / chunk;
+		m = hlcoll_xfer_msg(c, &x[i]);
+		nch = (x[i].bytes + m - 1) / m;
 		if (ow[i] && x[i].send)
 			c->peers[x[i].peer].seq_tx += nch;
 		else if (ow[i])
@@ -1245,16 +1289,17 @@ static void hlcoll_chain_count(const struct hlcoll_comm *c,
 			       const struct hlcoll_xfer *x, int n,
 			       uint32_t *sends, uint32_t *recvs)
 {
-	uint64_t chunk = c->cfg.chunk_bytes;
+	uint64_t m;
 	int i;
 
 	*sends = 0;
 	*recvs = 0;
 	for (i = 0; i < n; i++) {
+		m = hlcoll_xfer_msg(c, &x[i]);
 		if (x[i].send)
-			*sends += (uint32_t)((x[i].bytes + chunk - 1) / chunk);
+			*sends += (uint32_t)((x[i].bytes + m - 1) / m);
 		else
-			*recvs += (uint32_t)((x[i].bytes + chunk - 1) / chunk);
+			*recvs += (uint32_t)((x[i].bytes + m - 1) / m);
 	}
 }
 
@@ -1302,7 +1347,7 @@ static int hlcoll_chain_do(struct hlcoll_comm *c, const struct hlcoll_xfer *x,
 				   sizeof(struct hl_pkt_fence);
 	const uint32_t recv_room = HLTHUNK_PKT_NIC_RECV_SIZE +
 				   HLTHUNK_PKT_REDUCE_SIZE;
-	uint64_t chunk = c->cfg.chunk_bytes, k, off, len;
+	uint64_t m, k, off, len;
 	uint32_t sends, recvs, ns, nr, expected;
 	int i, j, t, w, rc = 0;
 	/*
@@ -1387,10 +1432,11 @@ static int hlcoll_chain_do(struct hlcoll_comm *c, const struct hlcoll_xfer *x,
 			for (i = 0; i < nx[j]; i++) {
 				const struct hlcoll_xfer *tx = &sx[i];
 
+				m = hlcoll_xfer_msg(c, tx);
 				for (off = 0, k = 0; off < tx->bytes;
-				     off += chunk, k++) {
-					len = tx->bytes - off < chunk ?
-					      tx->bytes - off : chunk;
+				     off += m, k++) {
+					len = tx->bytes - off < m ?
+					      tx->bytes - off : m;
 					/* Step 0's last reduced chunk */
 					h = hold && !j && !held && !tx->send &&
 					    tx->reduce && off + len == tx->bytes;
