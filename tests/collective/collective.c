@@ -731,6 +731,11 @@ static void test_one_sided_writes_used_and_checked(void **state)
 /* Odd counts: 0, 1 (fewer than the ranks), primes, chunk edges +- 1 */
 static const uint64_t odd_counts[] = { 0, 1, 2, 5, 13, 1021, 4099, 16384 + 7 };
 
+/*
+ * Out of place, the messages of the transfers that reduce nothing are
+ * HLCOLL_BULK_BYTES = 12 KiB + 8 (lined up with neither the chunks nor the
+ * segments, up to 6 a transfer); in place, the default (16 chunks: one)
+ */
 static void coll_odd(enum coll coll, int nranks, bool in_place, int root)
 {
 	struct coll_run run = {
@@ -743,7 +748,11 @@ static void coll_odd(enum coll coll, int nranks, bool in_place, int root)
 		.cfg = { .size = sizeof(run.cfg), .chunk_bytes = 8 * 1024 + 4 },
 	};
 
+	/* The ranks are processes forked by hlcoll_launch() */
+	if (!in_place)
+		setenv("HLCOLL_BULK_BYTES", "12296", 1);
 	run_on(&run, nranks);
+	unsetenv("HLCOLL_BULK_BYTES");
 }
 
 #define COLL_TESTS(name, coll, root)					\
@@ -3727,13 +3736,16 @@ enum group_mode {
 	GRP_TOO_BIG,
 	GRP_PEER_ABORT,
 	GRP_OWN_FAULT,
+	GRP_BULK_FITS,
 };
 
 /*
- * GRP_TOO_BIG: chunks of GRP_CHUNK bytes; the send to r + 1 (and the
- * receive from r - 1) of GRP_BIG int32 takes 514 chunks, more than the 512
- * one submission takes on a queue (HLCOLL_MAX_BATCH), beside a copy of
- * GRP_SELF int32 to the rank itself
+ * GRP_TOO_BIG: messages of GRP_CHUNK bytes (chunk_bytes, and
+ * HLCOLL_BULK_BYTES for these transfers that reduce nothing); the send to
+ * r + 1 (and the receive from r - 1) of GRP_BIG int32 takes 514 messages,
+ * more than the 512 one submission takes on a queue (HLCOLL_MAX_BATCH),
+ * beside a copy of GRP_SELF int32 to the rank itself. GRP_BULK_FITS: the
+ * same chunks, the default HLCOLL_BULK_BYTES (16 chunks): 33 messages
  */
 #define GRP_CHUNK	256u
 #define GRP_BIG		(513u * GRP_CHUNK / 4 + 5)
@@ -3821,8 +3833,18 @@ static int rank_group_refused(int rank, int nranks,
 	if (fd < 0)
 		return 10;
 	dram0 = ctx_dram(fd);
-	if (mode == GRP_TOO_BIG)
+	if (mode == GRP_BULK_FITS) {
 		cfg.chunk_bytes = GRP_CHUNK;
+		unsetenv("HLCOLL_BULK_BYTES");
+	}
+	if (mode == GRP_TOO_BIG) {
+		char bulk[16];
+
+		cfg.chunk_bytes = GRP_CHUNK;
+		/* A rank is a process of its own (hlcoll_launch()) */
+		snprintf(bulk, sizeof(bulk), "%u", GRP_CHUNK);
+		setenv("HLCOLL_BULK_BYTES", bulk, 1);
+	}
 	rc = hlcoll_comm_init_rank(&comm, nranks, id, rank, fd, &cfg);
 	if (rc) {
 		rc = 11;
@@ -3864,6 +3886,30 @@ static int rank_group_refused(int rank, int nranks,
 		goto out;
 	}
 
+	if (mode == GRP_BULK_FITS) {
+		uint64_t seq = GRP_SEQ_UNSET;
+
+		rc = hlcoll_group_end_enqueue(comm, NULL, &seq);
+		if (!rc)
+			rc = hlcoll_stream_sync(comm);
+		if (rc || seq == GRP_SEQ_UNSET) {
+			fprintf(stderr, "rank %d: group of %u elements in messages of 16 chunks: %d (%s), sequence %" PRIu64 "\n",
+				rank, GRP_BIG, rc, hlcoll_get_error_string(rc),
+				seq);
+			rc = 65;
+			goto out;
+		}
+		for (n = 0; n < GRP_BIG + GRP_SELF; n++) {
+			uint32_t want = n < GRP_BIG ? grp_elem(prev, n) :
+						      grp_elem(rank, n);
+
+			if (r[n] != want && bad++ < 5)
+				fprintf(stderr, "rank %d: element %u: 0x%08x, expected 0x%08x\n",
+					rank, n, r[n], want);
+		}
+		rc = bad ? 66 : 0;
+		goto out;
+	}
 	if (mode == GRP_TOO_BIG) {
 		rc = grp_refused(comm, fd, &cb, -EOPNOTSUPP, &after);
 		if (rc) {
@@ -3996,6 +4042,24 @@ static void test_sendrecv_group_enqueue_too_big_stays_open(void **state)
 }
 
 /*
+ * The same group's transfers reduce nothing: in messages of
+ * HLCOLL_BULK_BYTES (by default 16 chunks), 33 a transfer, it fits one
+ * submission, is enqueued and moves bit-exact (2 and 3 ranks)
+ */
+static void test_sendrecv_group_bulk_messages_fit(void **state)
+{
+	enum group_mode mode = GRP_BULK_FITS;
+
+	(void)state;
+	if (ndevices < 3) {
+		print_message("needs 3 devices: skipped\n");
+		skip();
+	}
+	assert_int_equal(hlcoll_launch(2, rank_group_refused, &mode), 0);
+	assert_int_equal(hlcoll_launch(3, rank_group_refused, &mode), 0);
+}
+
+/*
  * A group queued on a communicator that then fails (rank 1 aborts; rank
  * 0's next send finds its buffer unmapped): its enqueue is -ECONNABORTED,
  * submits nothing, writes no sequence, leaves nothing pending; the group
@@ -4105,6 +4169,7 @@ const struct CMUnitTest collective_tests[] = {
 	cmocka_unit_test(test_stream_collectives_ordered),
 	cmocka_unit_test(test_reduce_scatter_stream_abort_while_enqueued),
 	cmocka_unit_test(test_sendrecv_group_enqueue_too_big_stays_open),
+	cmocka_unit_test(test_sendrecv_group_bulk_messages_fit),
 	cmocka_unit_test(test_sendrecv_group_enqueue_on_failed_comm),
 	cmocka_unit_test(test_sendrecv_group_stream_abort_while_enqueued),
 	cmocka_unit_test(test_sendrecv_group_stream_rank_killed_while_enqueued),
