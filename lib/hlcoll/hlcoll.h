@@ -218,8 +218,11 @@ struct hlcoll_unique_id {
  *	30): how long a rank waits for a peer that stopped in a collective.
  *	The driver caps it at its job_timeout_max module parameter (60 s by
  *	default), so a larger value is refused (-EINVAL) above 3600.
- * @chunk_bytes: largest message of one NIC send/recv, and the size of the
- *	device scratch buffer; a multiple of 4, at most 1 GiB (default 256 KiB).
+ * @chunk_bytes: largest message of a reduced NIC transfer, and the size of
+ *	the device scratch buffer; a multiple of 4, at most 1 GiB (default
+ *	256 KiB). A transfer that reduces nothing moves in messages of
+ *	HLCOLL_BULK_BYTES (default 16 times @chunk_bytes, at most 1 GiB).
+ *	The same on every rank.
  * @mtu: NIC MTU, one of HL_NIC_MTU_* (default 4096).
  * @boot_timeout_ms: bound of every bootstrap wait (set-up, barrier, split)
  *	in milliseconds (default 60000).
@@ -591,9 +594,10 @@ hlcoll_public int hlcoll_allgather_enqueue(struct hlcoll_comm *comm,
  * Return: 0 once submitted, or -errno: hlcoll_broadcast()'s argument
  * errors (-EINVAL also @count 0 and the stream errors of
  * hlcoll_allreduce_enqueue()); -EOPNOTSUPP one rank, the hosts transport,
- * HLCOLL_CHAIN=0, or more chunks than one submission takes (@root sends
- * nranks - 1 times @count elements in one step: use a smaller count or
- * larger chunks); -ECONNABORTED the communicator failed before (also a
+ * HLCOLL_CHAIN=0, or more messages than one submission takes (@root
+ * sends nranks - 1 times @count elements in one step, in messages of
+ * HLCOLL_BULK_BYTES: use a smaller count or larger messages);
+ * -ECONNABORTED the communicator failed before (also a
  * pending collective's failure, found here).
  */
 hlcoll_public int hlcoll_broadcast_enqueue(struct hlcoll_comm *comm,
@@ -659,9 +663,10 @@ hlcoll_public int hlcoll_reduce_enqueue(struct hlcoll_comm *comm,
  * Return: 0 once submitted, or -errno: hlcoll_alltoall()'s argument
  * errors (-EINVAL also @count 0 and the stream errors of
  * hlcoll_allreduce_enqueue()); -EOPNOTSUPP one rank, the hosts transport,
- * HLCOLL_CHAIN=0, or more chunks than one submission takes (each rank
- * sends and receives nranks - 1 times @count elements in one step: use a
- * smaller count or larger chunks); -ECONNABORTED the communicator failed
+ * HLCOLL_CHAIN=0, or more messages than one submission takes (each
+ * rank sends and receives nranks - 1 times @count elements in one step,
+ * in messages of HLCOLL_BULK_BYTES: use a smaller count or larger
+ * messages); -ECONNABORTED the communicator failed
  * before (also a pending collective's failure, found here).
  */
 hlcoll_public int hlcoll_alltoall_enqueue(struct hlcoll_comm *comm,
@@ -1001,8 +1006,8 @@ hlcoll_public int hlcoll_group_end(void);
  * of the same sizes, or a group that moves no byte on @comm (as a count
  * of 0); -ENOSPC more than 4 * HLCOLL_MAX_RANKS calls on @comm;
  * -EOPNOTSUPP one rank, the hosts transport, HLCOLL_CHAIN=0, or more
- * chunks than one submission takes (use fewer or smaller transfers, or
- * larger chunks); -ECONNABORTED the communicator failed before (also a
+ * messages than one submission takes (in messages of HLCOLL_BULK_BYTES:
+ * use fewer or smaller transfers, or larger messages); -ECONNABORTED the communicator failed before (also a
  * pending collective's failure, found here, and a buffer that
  * hlcoll_send() or hlcoll_recv() found unmapped, -EFAULT there).
  */
