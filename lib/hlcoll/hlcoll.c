@@ -912,6 +912,26 @@ static int hlcoll_chain_submit(struct hlcoll_comm *c,
 }
 
 /*
+ * Whether the root's step of a broadcast (@reduce false: n - 1 sends) or a
+ * reduce (n - 1 reduced receives) of @bytes each fits one submission.
+ * Every rank asks before its enqueue, so that all refuse alike: a rank
+ * whose own step fits would else wait for a root that refused.
+ */
+static bool hlcoll_root_step_fits(const struct hlcoll_comm *c,
+				  uint64_t bytes, bool reduce)
+{
+	struct hlcoll_xfer x[HLCOLL_MAX_RANKS];
+	int k, n = c->nranks - 1;
+
+	for (k = 0; k < n; k++)
+		x[k] = (struct hlcoll_xfer){
+			.peer = k, .send = !reduce, .reduce = reduce,
+			.bytes = bytes,
+		};
+	return hlcoll_nic_steps_fit(c, x, &n, 1);
+}
+
+/*
  * An enqueue's first checks: @c, @stream, a @count not 0 (the
  * collective's own checks follow); 0 or -EINVAL
  */
@@ -1468,7 +1488,8 @@ int hlcoll_broadcast_enqueue(struct hlcoll_comm *c, uint64_t sendbuf,
 					    root);
 	if (rc)
 		return rc;
-	if (!hlcoll_chains(c, HLCOLL_SUM))
+	if (!hlcoll_chains(c, HLCOLL_SUM) ||
+	    !hlcoll_root_step_fits(c, count * hlcoll_dtype_size(dtype), false))
 		return -EOPNOTSUPP;
 	/* One step: its transfers all at x[0 .. nx - 1] */
 	nx = hlcoll_broadcast_step(c, sendbuf, recvbuf,
@@ -1585,7 +1606,8 @@ int hlcoll_reduce_enqueue(struct hlcoll_comm *c, uint64_t sendbuf,
 					 root);
 	if (rc)
 		return rc;
-	if (!hlcoll_chains(c, op))
+	if (!hlcoll_chains(c, op) ||
+	    !hlcoll_root_step_fits(c, count * hlcoll_dtype_size(dtype), true))
 		return -EOPNOTSUPP;
 	/* One step: its transfers all at x[0 .. nx - 1] */
 	nx = hlcoll_reduce_step(c, sendbuf, recvbuf,

@@ -217,7 +217,9 @@ struct hlcoll_unique_id {
  * @timeout_s: job timeout of every command submission, in seconds (default
  *	30): how long a rank waits for a peer that stopped in a collective.
  *	The driver caps it at its job_timeout_max module parameter (60 s by
- *	default), so a larger value is refused (-EINVAL) above 3600.
+ *	default), so a larger value is refused (-EINVAL) above 3600. It also
+ *	bounds what one submission moves: at most 64 MiB per queue per
+ *	second of it (a larger collective takes several).
  * @chunk_bytes: largest message of a reduced NIC transfer, and the size of
  *	the device scratch buffer; a multiple of 4, at most 1 GiB (default
  *	256 KiB). A transfer that reduces nothing moves in messages of
@@ -594,10 +596,11 @@ hlcoll_public int hlcoll_allgather_enqueue(struct hlcoll_comm *comm,
  * Return: 0 once submitted, or -errno: hlcoll_broadcast()'s argument
  * errors (-EINVAL also @count 0 and the stream errors of
  * hlcoll_allreduce_enqueue()); -EOPNOTSUPP one rank, the hosts transport,
- * HLCOLL_CHAIN=0, or more messages than one submission takes (@root
- * sends nranks - 1 times @count elements in one step, in messages of
- * HLCOLL_BULK_BYTES: use a smaller count or larger messages);
- * -ECONNABORTED the communicator failed before (also a
+ * HLCOLL_CHAIN=0, or more messages or bytes than one submission takes
+ * (@root sends nranks - 1 times @count elements in one step, in messages
+ * of HLCOLL_BULK_BYTES, at most 64 MiB per second of timeout_s: use a
+ * smaller count, larger messages or a longer timeout; every rank refuses
+ * alike); -ECONNABORTED the communicator failed before (also a
  * pending collective's failure, found here).
  */
 hlcoll_public int hlcoll_broadcast_enqueue(struct hlcoll_comm *comm,
@@ -631,9 +634,10 @@ hlcoll_public int hlcoll_broadcast_enqueue(struct hlcoll_comm *comm,
  * (-EINVAL also @count 0 and the stream errors of
  * hlcoll_allreduce_enqueue()); -EOPNOTSUPP one rank, the hosts transport,
  * HLCOLL_AVG, one-sided transfers (HLCOLL_NIC_WRITE), HLCOLL_CHAIN=0, or
- * more chunks than one submission takes (@root receives nranks - 1 times
- * @count elements in one step); -ECONNABORTED the communicator failed
- * before (also a pending collective's failure, found here).
+ * more chunks or bytes than one submission takes (@root receives
+ * nranks - 1 times @count elements in one step, at most 64 MiB per second
+ * of timeout_s; every rank refuses alike); -ECONNABORTED the communicator
+ * failed before (also a pending collective's failure, found here).
  */
 hlcoll_public int hlcoll_reduce_enqueue(struct hlcoll_comm *comm,
 					uint64_t sendbuf, uint64_t recvbuf,
@@ -663,10 +667,11 @@ hlcoll_public int hlcoll_reduce_enqueue(struct hlcoll_comm *comm,
  * Return: 0 once submitted, or -errno: hlcoll_alltoall()'s argument
  * errors (-EINVAL also @count 0 and the stream errors of
  * hlcoll_allreduce_enqueue()); -EOPNOTSUPP one rank, the hosts transport,
- * HLCOLL_CHAIN=0, or more messages than one submission takes (each
- * rank sends and receives nranks - 1 times @count elements in one step,
- * in messages of HLCOLL_BULK_BYTES: use a smaller count or larger
- * messages); -ECONNABORTED the communicator failed
+ * HLCOLL_CHAIN=0, or more messages or bytes than one submission takes
+ * (each rank sends and receives nranks - 1 times @count elements in one
+ * step, in messages of HLCOLL_BULK_BYTES, at most 64 MiB per second of
+ * timeout_s: use a smaller count, larger messages or a longer timeout);
+ * -ECONNABORTED the communicator failed
  * before (also a pending collective's failure, found here).
  */
 hlcoll_public int hlcoll_alltoall_enqueue(struct hlcoll_comm *comm,
@@ -1006,8 +1011,10 @@ hlcoll_public int hlcoll_group_end(void);
  * of the same sizes, or a group that moves no byte on @comm (as a count
  * of 0); -ENOSPC more than 4 * HLCOLL_MAX_RANKS calls on @comm;
  * -EOPNOTSUPP one rank, the hosts transport, HLCOLL_CHAIN=0, or more
- * messages than one submission takes (in messages of HLCOLL_BULK_BYTES:
- * use fewer or smaller transfers, or larger messages); -ECONNABORTED the communicator failed before (also a
+ * messages or bytes than one submission takes (in messages of
+ * HLCOLL_BULK_BYTES, at most 64 MiB per second of timeout_s: use fewer
+ * or smaller transfers, larger messages or a longer timeout);
+ * -ECONNABORTED the communicator failed before (also a
  * pending collective's failure, found here, and a buffer that
  * hlcoll_send() or hlcoll_recv() found unmapped, -EFAULT there).
  */

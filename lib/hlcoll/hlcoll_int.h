@@ -116,6 +116,16 @@ void hlcoll_boot_drop_listener(const struct hlcoll_unique_id *id);
  */
 #define HLCOLL_BULK_FACTOR	16u
 
+/*
+ * What one submission may move per queue (hlcoll_submit_budget()): this
+ * many bytes per second of the job timeout (cfg.timeout_s), so that a
+ * submission ends well within its deadline even on a loaded emulator
+ * (whose engines copy at about 2 GB/s, shared by every queue): 1.9 GiB at
+ * the default 30 s, 64 MiB at 1 s. Messages count too (HLCOLL_MAX_BATCH);
+ * at least one message of each transfer goes in a window whatever its size.
+ */
+#define HLCOLL_SUBMIT_BYTES_PER_S	(64ull << 20)
+
 /* Point-to-point calls of one group, per communicator */
 #define HLCOLL_MAX_GROUP_OPS	(4 * HLCOLL_MAX_RANKS)
 
@@ -368,6 +378,9 @@ struct hlcoll_span {
 	uint64_t len;
 };
 
+bool hlcoll_nic_steps_fit(const struct hlcoll_comm *c,
+			  const struct hlcoll_xfer *x, const int *nx,
+			  int nsteps);
 int hlcoll_nic_chain_stream(struct hlcoll_comm *c,
 			    const struct hlcoll_xfer *x, const int *nx,
 			    int nsteps, enum hlcoll_dtype dtype,

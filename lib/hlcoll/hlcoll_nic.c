@@ -163,7 +163,7 @@ static uint64_t hlcoll_bulk_env(const struct hlcoll_comm *c)
 	v = strtoull(s, &end, 0);
 	if (errno || *end || *s == '-' || !v || v % 4 ||
 	    v > HL_NIC_MAX_MSG_SIZE) {
-		hlcoll_warn(c->rank, "HLCOLL_BULK_BYTES=%s: not a multiple of 4 from 4 to %llu; %" PRIu64 " holds",
+		hlcoll_warn(c->rank, "HLCOLL_BULK_BYTES=%s: not a multiple of 4 from 4 to %llu; this rank asks for %" PRIu64 " (rank 0's value holds)",
 			    s, HL_NIC_MAX_MSG_SIZE, def);
 		return def;
 	}
@@ -180,6 +180,12 @@ static uint64_t hlcoll_xfer_msg(const struct hlcoll_comm *c,
 				const struct hlcoll_xfer *t)
 {
 	return t->reduce || !c->bulk_bytes ? c->cfg.chunk_bytes : c->bulk_bytes;
+}
+
+/* Bytes one submission may move per queue (HLCOLL_SUBMIT_BYTES_PER_S) */
+static uint64_t hlcoll_submit_budget(const struct hlcoll_comm *c)
+{
+	return (uint64_t)c->cfg.timeout_s * HLCOLL_SUBMIT_BYTES_PER_S;
 }
 
 /* The test program's planted bug (hlcoll_test.h), else none */
@@ -531,6 +537,9 @@ static int hlcoll_nic_connect(struct hlcoll_comm *c)
 		    c->nic_write ? "one-sided" : "two-sided");
 	if (!rc) {
 		c->bulk_bytes = conns[0].bulk_bytes;
+		if (c->bulk_bytes != me.bulk_bytes)
+			hlcoll_info(c->rank, "NIC: messages of %" PRIu64 " bytes (rank 0's HLCOLL_BULK_BYTES) where this rank asked for %" PRIu64,
+				    c->bulk_bytes, me.bulk_bytes);
 		hlcoll_small_agree(c, conns);
 	}
 	for (p = 0; !rc && p < n; p++) {
@@ -969,7 +978,7 @@ static int hlcoll_nic_step(struct hlcoll_comm *c, const struct hlcoll_xfer *x,
 		{ c->q_send, ccb },
 		{ c->q_send, scb },
 	};
-	uint64_t maxch = 0, nch, first, k, off, len, win, m;
+	uint64_t maxch = 0, maxm = 0, nch, first, k, off, len, win, m;
 	uint32_t expected, lkey[HLCOLL_MAX_GROUP_OPS], rkey;
 	bool ow[HLCOLL_MAX_GROUP_OPS];
 	int i, j, nsend = 0, nrecv = 0, rc = 0, rc2;
@@ -983,6 +992,8 @@ static int hlcoll_nic_step(struct hlcoll_comm *c, const struct hlcoll_xfer *x,
 			return -ENOLINK;
 		}
 		m = hlcoll_xfer_msg(c, &x[i]);
+		if (m > maxm)
+			maxm = m;
 		nch = (x[i].bytes + m - 1) / m;
 		if (nch > maxch)
 			maxch = nch;
@@ -1003,8 +1014,14 @@ static int hlcoll_nic_step(struct hlcoll_comm *c, const struct hlcoll_xfer *x,
 		else
 			nrecv++;
 	}
-	/* A window of chunk indices that fits one CB per queue */
-	win = HLCOLL_MAX_BATCH / (uint64_t)(nsend > nrecv ? nsend : nrecv ?: 1);
+	/*
+	 * A window of message indices that fits one CB per queue, and moves
+	 * at most the submission's budget per queue
+	 */
+	j = nsend > nrecv ? nsend : nrecv ?: 1;
+	win = HLCOLL_MAX_BATCH / (uint64_t)j;
+	if (maxm && hlcoll_submit_budget(c) / (maxm * (uint64_t)j) < win)
+		win = hlcoll_submit_budget(c) / (maxm * (uint64_t)j);
 	if (!win)
 		win = 1;
 
@@ -1284,23 +1301,54 @@ static int hlcoll_chain_release(struct hlcoll_comm *c, uint64_t *seq)
 	return n;
 }
 
-/* Work requests of a step on each queue */
+/* Work requests and bytes of a step on each queue */
 static void hlcoll_chain_count(const struct hlcoll_comm *c,
 			       const struct hlcoll_xfer *x, int n,
-			       uint32_t *sends, uint32_t *recvs)
+			       uint32_t *sends, uint32_t *recvs,
+			       uint64_t *sbytes, uint64_t *rbytes)
 {
 	uint64_t m;
 	int i;
 
 	*sends = 0;
 	*recvs = 0;
+	*sbytes = 0;
+	*rbytes = 0;
 	for (i = 0; i < n; i++) {
 		m = hlcoll_xfer_msg(c, &x[i]);
-		if (x[i].send)
+		if (x[i].send) {
 			*sends += (uint32_t)((x[i].bytes + m - 1) / m);
-		else
+			*sbytes += x[i].bytes;
+		} else {
 			*recvs += (uint32_t)((x[i].bytes + m - 1) / m);
+			*rbytes += x[i].bytes;
+		}
 	}
+}
+
+/*
+ * Whether each of @nsteps steps (@x: HLCOLL_CHAIN_XFERS transfers a step,
+ * @nx[j] of them used) fits one submission on its own: at most
+ * HLCOLL_MAX_BATCH messages and the submission's budget of bytes on
+ * each queue
+ */
+bool hlcoll_nic_steps_fit(const struct hlcoll_comm *c,
+			  const struct hlcoll_xfer *x, const int *nx,
+			  int nsteps)
+{
+	const uint64_t budget = hlcoll_submit_budget(c);
+	uint32_t ns, nr;
+	uint64_t sb, rb;
+	int j;
+
+	for (j = 0; j < nsteps; j++) {
+		hlcoll_chain_count(c, &x[j * HLCOLL_CHAIN_XFERS], nx[j], &ns,
+				   &nr, &sb, &rb);
+		if (ns > HLCOLL_MAX_BATCH || nr > HLCOLL_MAX_BATCH ||
+		    sb > budget || rb > budget)
+			return false;
+	}
+	return true;
 }
 
 /*
@@ -1347,7 +1395,8 @@ static int hlcoll_chain_do(struct hlcoll_comm *c, const struct hlcoll_xfer *x,
 				   sizeof(struct hl_pkt_fence);
 	const uint32_t recv_room = HLTHUNK_PKT_NIC_RECV_SIZE +
 				   HLTHUNK_PKT_REDUCE_SIZE;
-	uint64_t m, k, off, len;
+	const uint64_t budget = hlcoll_submit_budget(c);
+	uint64_t m, k, off, len, sb, rb, sbytes, rbytes;
 	uint32_t sends, recvs, ns, nr, expected;
 	int i, j, t, w, rc = 0;
 	/*
@@ -1369,11 +1418,9 @@ static int hlcoll_chain_do(struct hlcoll_comm *c, const struct hlcoll_xfer *x,
 			if (hlcoll_nic_one_sided(c, &x[t]))
 				return 1;
 		}
-		hlcoll_chain_count(c, &x[j * HLCOLL_CHAIN_XFERS], nx[j], &ns,
-				   &nr);
-		if (ns > HLCOLL_MAX_BATCH || nr > HLCOLL_MAX_BATCH)
-			return 1;
 	}
+	if (!hlcoll_nic_steps_fit(c, x, nx, nsteps))
+		return 1;
 
 	j = 0;
 	while (j < nsteps || ncp) {
@@ -1382,6 +1429,8 @@ static int hlcoll_chain_do(struct hlcoll_comm *c, const struct hlcoll_xfer *x,
 		expected = 0;
 		sends = 0;
 		recvs = 0;
+		sbytes = 0;
+		rbytes = 0;
 		c->imm_base = c->wr_id;
 		if (st) {
 			if (st->flags & HLCOLL_STREAM_WAIT) {
@@ -1403,9 +1452,11 @@ static int hlcoll_chain_do(struct hlcoll_comm *c, const struct hlcoll_xfer *x,
 		for (; j < nsteps && w < HLCOLL_CHAIN_MAX_STEPS; j++, w++) {
 			const struct hlcoll_xfer *sx = &x[j * HLCOLL_CHAIN_XFERS];
 
-			hlcoll_chain_count(c, sx, nx[j], &ns, &nr);
+			hlcoll_chain_count(c, sx, nx[j], &ns, &nr, &sb, &rb);
 			if (w && (sends + ns > HLCOLL_MAX_BATCH ||
 				  recvs + nr > HLCOLL_MAX_BATCH ||
+				  sbytes + sb > budget ||
+				  rbytes + rb > budget ||
 				  scb->len + step_room + ns *
 				  HLTHUNK_PKT_NIC_SEND_SIZE > cb_room ||
 				  rcb->len + step_room + nr * recv_room >
@@ -1429,6 +1480,8 @@ static int hlcoll_chain_do(struct hlcoll_comm *c, const struct hlcoll_xfer *x,
 			}
 			sends += ns;
 			recvs += nr;
+			sbytes += sb;
+			rbytes += rb;
 			for (i = 0; i < nx[j]; i++) {
 				const struct hlcoll_xfer *tx = &sx[i];
 

@@ -748,11 +748,14 @@ static void coll_odd(enum coll coll, int nranks, bool in_place, int root)
 		.cfg = { .size = sizeof(run.cfg), .chunk_bytes = 8 * 1024 + 4 },
 	};
 
+	int rc;
+
 	/* The ranks are processes forked by hlcoll_launch() */
 	if (!in_place)
 		setenv("HLCOLL_BULK_BYTES", "12296", 1);
-	run_on(&run, nranks);
+	rc = launch_on(&run, nranks);
 	unsetenv("HLCOLL_BULK_BYTES");
+	assert_int_equal(rc, 0);
 }
 
 #define COLL_TESTS(name, coll, root)					\
@@ -4060,6 +4063,107 @@ static void test_sendrecv_group_bulk_messages_fit(void **state)
 }
 
 /*
+ * One submission moves at most 64 MiB a queue per second of the job
+ * timeout (HLCOLL_SUBMIT_BYTES_PER_S): with timeout_s = 1 the root of a
+ * 40 MiB broadcast on 4 ranks sends 120 MiB, which takes 2 submissions of
+ * the step beside the buffers' probe, not one chained submission that a
+ * loaded emulator need not end within its second (896 MiB with
+ * timeout_s = 2 did not: -ETIMEDOUT); every rank's result bit-exact.
+ * Enqueued, the broadcast and a reduce of the same size are refused by
+ * every rank alike (-EOPNOTSUPP), not by the root alone.
+ */
+#define BUDGET_COUNT	(10u << 20)
+
+static int rank_submit_budget(int rank, int nranks,
+			      const struct hlcoll_unique_id *id, void *arg)
+{
+	struct hlcoll_config cfg = HLCOLL_CONFIG_INIT;
+	struct hlcoll_comm *comm = NULL;
+	struct rank_buf snd, rcv, cb;
+	uint64_t before = 0, after = 0, bytes = BUDGET_COUNT * 4ull;
+	uint32_t *s, *r, n, bad = 0;
+	int fd, rc, rc2;
+
+	(void)arg;
+	memset(&snd, 0, sizeof(snd));
+	memset(&rcv, 0, sizeof(rcv));
+	memset(&cb, 0, sizeof(cb));
+	fd = hlthunk_open_by_module_id(module_ids[rank]);
+	if (fd < 0)
+		return 10;
+	cfg.timeout_s = 1;
+	rc = hlcoll_comm_init_rank(&comm, nranks, id, rank, fd, &cfg);
+	if (rc) {
+		rc = 11;
+		goto out;
+	}
+	if (buf_alloc(fd, true, bytes, &snd) || buf_alloc(fd, true, bytes, &rcv) ||
+	    buf_alloc(fd, true, PAGE, &cb)) {
+		rc = 12;
+		goto out;
+	}
+	s = snd.host;
+	r = rcv.host;
+	for (n = 0; n < BUDGET_COUNT; n++)
+		s[n] = grp_elem(rank, n);
+	memset(r, 0xab, bytes);
+
+	/*
+	 * Enqueued, the root's step does not fit one submission: every rank
+	 * refuses, not only the root (the others would wait for it)
+	 */
+	rc = hlcoll_broadcast_enqueue(comm, snd.va, rcv.va, BUDGET_COUNT,
+				      HLCOLL_INT32, 0, NULL, NULL);
+	rc2 = hlcoll_reduce_enqueue(comm, snd.va, rcv.va, BUDGET_COUNT,
+				    HLCOLL_INT32, HLCOLL_SUM, 0, NULL, NULL);
+	if (rc != -EOPNOTSUPP || rc2 != -EOPNOTSUPP) {
+		fprintf(stderr, "rank %d: broadcast and reduce enqueued, the root's 120 MiB not in one submission: %d, %d, expected %d\n",
+			rank, rc, rc2, -EOPNOTSUPP);
+		rc = 16;
+		goto out;
+	}
+	before = grp_probe(fd, &cb);
+	rc = hlcoll_broadcast(comm, snd.va, rcv.va, BUDGET_COUNT, HLCOLL_INT32,
+			      0);
+	after = grp_probe(fd, &cb);
+	if (rc || !before || !after) {
+		fprintf(stderr, "rank %d: broadcast of %u int32 with timeout_s 1: %d (%s)\n",
+			rank, BUDGET_COUNT, rc, hlcoll_get_error_string(rc));
+		rc = 13;
+		goto out;
+	}
+	/* The root: the probe and at least 2 for its 120 MiB */
+	if (!rank && after - before - 1 < 3) {
+		fprintf(stderr, "rank 0: %" PRIu64 " CSs for 3 x %" PRIu64 " bytes sent with a 1 s deadline\n",
+			after - before - 1, bytes);
+		rc = 14;
+		goto out;
+	}
+	for (n = 0; n < BUDGET_COUNT; n++)
+		if (r[n] != grp_elem(0, n) && bad++ < 5)
+			fprintf(stderr, "rank %d: element %u: 0x%08x, expected 0x%08x\n",
+				rank, n, r[n], grp_elem(0, n));
+	rc = bad ? 15 : 0;
+out:
+	hlcoll_comm_destroy(comm);
+	buf_free(fd, &snd);
+	buf_free(fd, &rcv);
+	buf_free(fd, &cb);
+	hlthunk_close(fd);
+	return rc;
+}
+
+static void test_submission_bytes_bounded_by_timeout(void **state)
+{
+	(void)state;
+	if (ndevices < 4) {
+		print_message("needs 4 devices: skipped\n");
+		skip();
+	}
+	assert_int_equal(hlcoll_launch(4, rank_submit_budget, NULL), 0);
+}
+
+/*
  * A group queued on a communicator that then fails (rank 1 aborts; rank
  * 0's next send finds its buffer unmapped): its enqueue is -ECONNABORTED,
  * submits nothing, writes no sequence, leaves nothing pending; the group
@@ -4170,6 +4274,7 @@ const struct CMUnitTest collective_tests[] = {
 	cmocka_unit_test(test_reduce_scatter_stream_abort_while_enqueued),
 	cmocka_unit_test(test_sendrecv_group_enqueue_too_big_stays_open),
 	cmocka_unit_test(test_sendrecv_group_bulk_messages_fit),
+	cmocka_unit_test(test_submission_bytes_bounded_by_timeout),
 	cmocka_unit_test(test_sendrecv_group_enqueue_on_failed_comm),
 	cmocka_unit_test(test_sendrecv_group_stream_abort_while_enqueued),
 	cmocka_unit_test(test_sendrecv_group_stream_rank_killed_while_enqueued),
