@@ -118,13 +118,15 @@ void hlcoll_boot_drop_listener(const struct hlcoll_unique_id *id);
 
 /*
  * What one submission may move per queue (hlcoll_submit_budget()): this
- * many bytes per second of the job timeout (cfg.timeout_s), so that a
- * submission ends well within its deadline even on a loaded emulator
- * (whose engines copy at about 2 GB/s, shared by every queue): 1.9 GiB at
- * the default 30 s, 64 MiB at 1 s. Messages count too (HLCOLL_MAX_BATCH);
+ * many bytes per second of the job timeout (the smallest cfg.timeout_s of
+ * the ranks, agreed at connect), so that a submission ends well within its
+ * deadline even on a loaded emulator, whose engines copy at about 2 GB/s
+ * shared by every queue of every rank (4 ranks: 8 queues), and a deadline
+ * that also covers waiting for a peer one submission behind: 480 MiB at
+ * the default 30 s, 16 MiB at 1 s. Messages count too (HLCOLL_MAX_BATCH);
  * at least one message of each transfer goes in a window whatever its size.
  */
-#define HLCOLL_SUBMIT_BYTES_PER_S	(64ull << 20)
+#define HLCOLL_SUBMIT_BYTES_PER_S	(16ull << 20)
 
 /* Point-to-point calls of one group, per communicator */
 #define HLCOLL_MAX_GROUP_OPS	(4 * HLCOLL_MAX_RANKS)
@@ -295,6 +297,11 @@ struct hlcoll_comm {
 	 * (hlcoll_xfer_msg()), agreed at connect: rank 0's HLCOLL_BULK_BYTES
 	 */
 	uint64_t bulk_bytes;
+	/*
+	 * What one submission moves at most per queue, agreed at connect
+	 * from the smallest timeout_s of the ranks (hlcoll_submit_budget())
+	 */
+	uint64_t submit_budget;
 
 	/* Hosts: each rank's host index (0 .. nhosts - 1, by lowest rank) */
 	int nhosts;

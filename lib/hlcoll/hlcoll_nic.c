@@ -87,6 +87,8 @@ struct hlcoll_nic_conns {
 	uint64_t small_max;			/* HLCOLL_SMALL_MAX asked for */
 	uint64_t chunk_bytes;			/* its scratch buffer's size */
 	uint64_t bulk_bytes;			/* HLCOLL_BULK_BYTES asked for */
+	uint32_t timeout_s;			/* its job timeout */
+	uint32_t pad2;
 };
 
 /*
@@ -182,9 +184,14 @@ static uint64_t hlcoll_xfer_msg(const struct hlcoll_comm *c,
 	return t->reduce || !c->bulk_bytes ? c->cfg.chunk_bytes : c->bulk_bytes;
 }
 
-/* Bytes one submission may move per queue (HLCOLL_SUBMIT_BYTES_PER_S) */
+/*
+ * Bytes one submission may move per queue (HLCOLL_SUBMIT_BYTES_PER_S): the
+ * same on every rank once connected, so that windows and refusals agree
+ */
 static uint64_t hlcoll_submit_budget(const struct hlcoll_comm *c)
 {
+	if (c->submit_budget)
+		return c->submit_budget;
 	return (uint64_t)c->cfg.timeout_s * HLCOLL_SUBMIT_BYTES_PER_S;
 }
 
@@ -510,6 +517,7 @@ static int hlcoll_nic_connect(struct hlcoll_comm *c)
 	me.small_max = hlcoll_small_env(c->rank);
 	me.chunk_bytes = c->cfg.chunk_bytes;
 	me.bulk_bytes = hlcoll_bulk_env(c);
+	me.timeout_s = c->cfg.timeout_s;
 
 	/* Round 2: connection IDs (PSNs follow from the ranks), rkeys */
 	rc2 = hlcoll_boot_allgather(&c->boot, &me, conns, sizeof(me));
@@ -536,6 +544,12 @@ static int hlcoll_nic_connect(struct hlcoll_comm *c)
 	hlcoll_info(c->rank, "NIC: reduced transfers %s",
 		    c->nic_write ? "one-sided" : "two-sided");
 	if (!rc) {
+		uint32_t tmo = c->cfg.timeout_s;
+
+		for (p = 0; p < n; p++)
+			if (conns[p].timeout_s && conns[p].timeout_s < tmo)
+				tmo = conns[p].timeout_s;
+		c->submit_budget = (uint64_t)tmo * HLCOLL_SUBMIT_BYTES_PER_S;
 		c->bulk_bytes = conns[0].bulk_bytes;
 		if (c->bulk_bytes != me.bulk_bytes)
 			hlcoll_info(c->rank, "NIC: messages of %" PRIu64 " bytes (rank 0's HLCOLL_BULK_BYTES) where this rank asked for %" PRIu64,
@@ -979,6 +993,8 @@ static int hlcoll_nic_step(struct hlcoll_comm *c, const struct hlcoll_xfer *x,
 		{ c->q_send, scb },
 	};
 	uint64_t maxch = 0, maxm = 0, nch, first, k, off, len, win, m;
+	/* Each transfer's messages in its connection's sequence, and how many */
+	uint64_t base[HLCOLL_MAX_GROUP_OPS], nmsg[HLCOLL_MAX_GROUP_OPS];
 	uint32_t expected, lkey[HLCOLL_MAX_GROUP_OPS], rkey;
 	bool ow[HLCOLL_MAX_GROUP_OPS];
 	int i, j, nsend = 0, nrecv = 0, rc = 0, rc2;
@@ -995,8 +1011,19 @@ static int hlcoll_nic_step(struct hlcoll_comm *c, const struct hlcoll_xfer *x,
 		if (m > maxm)
 			maxm = m;
 		nch = (x[i].bytes + m - 1) / m;
-		if (nch > maxch)
-			maxch = nch;
+		/*
+		 * The messages of one peer and direction are one sequence,
+		 * transfer after transfer, and a window takes the next part
+		 * of each sequence: the order on a connection is then the
+		 * same whatever window each end computed (the chain's order)
+		 */
+		nmsg[i] = nch;
+		base[i] = 0;
+		for (j = 0; j < i; j++)
+			if (x[j].peer == x[i].peer && x[j].send == x[i].send)
+				base[i] += nmsg[j];
+		if (base[i] + nch > maxch)
+			maxch = base[i] + nch;
 		ow[i] = hlcoll_nic_one_sided(c, &x[i]);
 		lkey[i] = 0;
 		/* The slots of a pair's direction take one transfer at once */
@@ -1057,10 +1084,9 @@ static int hlcoll_nic_step(struct hlcoll_comm *c, const struct hlcoll_xfer *x,
 			const struct hlcoll_xfer *t = &x[i];
 
 			m = hlcoll_xfer_msg(c, t);
-			for (k = first; k < first + win; k++) {
+			k = first > base[i] ? first - base[i] : 0;
+			for (; k < nmsg[i] && base[i] + k < first + win; k++) {
 				off = k * m;
-				if (off >= t->bytes)
-					break;
 				len = t->bytes - off < m ? t->bytes - off : m;
 				if (t->send) {
 					scb->len += hlcoll_nic_put_send(c, scb->ptr + scb->len,

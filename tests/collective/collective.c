@@ -4063,14 +4063,16 @@ static void test_sendrecv_group_bulk_messages_fit(void **state)
 }
 
 /*
- * One submission moves at most 64 MiB a queue per second of the job
+ * One submission moves at most 16 MiB a queue per second of the job
  * timeout (HLCOLL_SUBMIT_BYTES_PER_S): with timeout_s = 1 the root of a
- * 40 MiB broadcast on 4 ranks sends 120 MiB, which takes 2 submissions of
- * the step beside the buffers' probe, not one chained submission that a
- * loaded emulator need not end within its second (896 MiB with
- * timeout_s = 2 did not: -ETIMEDOUT); every rank's result bit-exact.
- * Enqueued, the broadcast and a reduce of the same size are refused by
- * every rank alike (-EOPNOTSUPP), not by the root alone.
+ * 40 MiB broadcast on 4 ranks sends 120 MiB, which takes several
+ * submissions of the step beside the buffers' probe, not one chained
+ * submission that a loaded emulator need not end within its second
+ * (896 MiB with timeout_s = 2 did not: -ETIMEDOUT); every rank's result
+ * bit-exact. Enqueued, the broadcast and a reduce of the same size are
+ * refused by every rank alike (-EOPNOTSUPP), not by the root alone. With
+ * @arg, the root's timeout_s is 2 (the others' 1): the ranks agree on the
+ * smallest, and still refuse alike.
  */
 #define BUDGET_COUNT	(10u << 20)
 
@@ -4084,14 +4086,13 @@ static int rank_submit_budget(int rank, int nranks,
 	uint32_t *s, *r, n, bad = 0;
 	int fd, rc, rc2;
 
-	(void)arg;
 	memset(&snd, 0, sizeof(snd));
 	memset(&rcv, 0, sizeof(rcv));
 	memset(&cb, 0, sizeof(cb));
 	fd = hlthunk_open_by_module_id(module_ids[rank]);
 	if (fd < 0)
 		return 10;
-	cfg.timeout_s = 1;
+	cfg.timeout_s = arg && !rank ? 2 : 1;
 	rc = hlcoll_comm_init_rank(&comm, nranks, id, rank, fd, &cfg);
 	if (rc) {
 		rc = 11;
@@ -4132,7 +4133,7 @@ static int rank_submit_budget(int rank, int nranks,
 		rc = 13;
 		goto out;
 	}
-	/* The root: the probe and at least 2 for its 120 MiB */
+	/* The root: the probe and at least 2 for its 120 MiB (8 at 16 MiB) */
 	if (!rank && after - before - 1 < 3) {
 		fprintf(stderr, "rank 0: %" PRIu64 " CSs for 3 x %" PRIu64 " bytes sent with a 1 s deadline\n",
 			after - before - 1, bytes);
@@ -4161,6 +4162,96 @@ static void test_submission_bytes_bounded_by_timeout(void **state)
 		skip();
 	}
 	assert_int_equal(hlcoll_launch(4, rank_submit_budget, NULL), 0);
+	assert_int_equal(hlcoll_launch(4, rank_submit_budget, &ndevices), 0);
+}
+
+/*
+ * A blocking group with two transfers to one peer: rank 0 sends A and B to
+ * rank 1 (6 messages of 4 MiB and one of 4 bytes each), rank 2 sends C to
+ * rank 1. With timeout_s = 1 (16 MiB a queue per submission) rank 0 takes
+ * 2 messages a window, rank 1 (3 receives) 1: the messages of one peer and
+ * direction are one sequence, so A's land in A and B's in B whatever the
+ * windows (a review found A's sixth message in B's first receive, every
+ * call returning 0, when the windows were cut per transfer)
+ */
+#define WIN_COUNT	(6u << 20)
+
+static uint32_t win_elem(int which, uint32_t i)
+{
+	return (uint32_t)which << 28 ^ (i * 2654435761u);
+}
+
+static int rank_group_windows(int rank, int nranks,
+			      const struct hlcoll_unique_id *id, void *arg)
+{
+	struct hlcoll_config cfg = HLCOLL_CONFIG_INIT;
+	struct hlcoll_comm *comm = NULL;
+	struct rank_buf b[3];
+	uint64_t count[3] = { WIN_COUNT + 1, WIN_COUNT + 1, 1u << 20 };
+	uint32_t *p, i, bad = 0;
+	int fd, rc = 0, k;
+
+	(void)arg;
+	memset(b, 0, sizeof(b));
+	fd = hlthunk_open_by_module_id(module_ids[rank]);
+	if (fd < 0)
+		return 10;
+	cfg.timeout_s = 1;
+	if (hlcoll_comm_init_rank(&comm, nranks, id, rank, fd, &cfg)) {
+		rc = 11;
+		goto out;
+	}
+	for (k = 0; k < 3; k++) {
+		if (buf_alloc(fd, true, count[k] * 4, &b[k])) {
+			rc = 12;
+			goto out;
+		}
+		p = b[k].host;
+		for (i = 0; i < count[k]; i++)
+			p[i] = rank == 1 ? 0xabababab : win_elem(k, i);
+	}
+	hlcoll_group_start();
+	if (rank == 0) {
+		rc |= hlcoll_send(comm, b[0].va, count[0], HLCOLL_INT32, 1);
+		rc |= hlcoll_send(comm, b[1].va, count[1], HLCOLL_INT32, 1);
+	} else if (rank == 1) {
+		rc |= hlcoll_recv(comm, b[0].va, count[0], HLCOLL_INT32, 0);
+		rc |= hlcoll_recv(comm, b[1].va, count[1], HLCOLL_INT32, 0);
+		rc |= hlcoll_recv(comm, b[2].va, count[2], HLCOLL_INT32, 2);
+	} else {
+		rc |= hlcoll_send(comm, b[2].va, count[2], HLCOLL_INT32, 1);
+	}
+	k = hlcoll_group_end();
+	if (rc || k) {
+		fprintf(stderr, "rank %d: group of two transfers to one peer: %d, %d (%s)\n",
+			rank, rc, k, hlcoll_get_error_string(k));
+		rc = 13;
+		goto out;
+	}
+	for (k = 0; rank == 1 && k < 3; k++) {
+		p = b[k].host;
+		for (i = 0; i < count[k]; i++)
+			if (p[i] != win_elem(k, i) && bad++ < 5)
+				fprintf(stderr, "rank 1: %c[%u] = 0x%08x, expected 0x%08x\n",
+					'A' + k, i, p[i], win_elem(k, i));
+	}
+	rc = bad ? 14 : 0;
+out:
+	hlcoll_comm_destroy(comm);
+	for (k = 0; k < 3; k++)
+		buf_free(fd, &b[k]);
+	hlthunk_close(fd);
+	return rc;
+}
+
+static void test_group_same_peer_windows_differ(void **state)
+{
+	(void)state;
+	if (ndevices < 3) {
+		print_message("needs 3 devices: skipped\n");
+		skip();
+	}
+	assert_int_equal(hlcoll_launch(3, rank_group_windows, NULL), 0);
 }
 
 /*
@@ -4275,6 +4366,7 @@ const struct CMUnitTest collective_tests[] = {
 	cmocka_unit_test(test_sendrecv_group_enqueue_too_big_stays_open),
 	cmocka_unit_test(test_sendrecv_group_bulk_messages_fit),
 	cmocka_unit_test(test_submission_bytes_bounded_by_timeout),
+	cmocka_unit_test(test_group_same_peer_windows_differ),
 	cmocka_unit_test(test_sendrecv_group_enqueue_on_failed_comm),
 	cmocka_unit_test(test_sendrecv_group_stream_abort_while_enqueued),
 	cmocka_unit_test(test_sendrecv_group_stream_rank_killed_while_enqueued),
