@@ -992,12 +992,12 @@ static int hlcoll_nic_step(struct hlcoll_comm *c, const struct hlcoll_xfer *x,
 		{ c->q_send, ccb },
 		{ c->q_send, scb },
 	};
-	uint64_t maxch = 0, maxm = 0, nch, first, k, off, len, win, m;
+	uint64_t maxch = 0, maxm, nch, first, k, off, len, win, m;
 	/* Each transfer's messages in its connection's sequence, and how many */
 	uint64_t base[HLCOLL_MAX_GROUP_OPS], nmsg[HLCOLL_MAX_GROUP_OPS];
 	uint32_t expected, lkey[HLCOLL_MAX_GROUP_OPS], rkey;
 	bool ow[HLCOLL_MAX_GROUP_OPS];
-	int i, j, nsend = 0, nrecv = 0, rc = 0, rc2;
+	int i, j, rc = 0, rc2;
 
 	if (nx > HLCOLL_MAX_GROUP_OPS)
 		return -EINVAL;
@@ -1008,8 +1008,6 @@ static int hlcoll_nic_step(struct hlcoll_comm *c, const struct hlcoll_xfer *x,
 			return -ENOLINK;
 		}
 		m = hlcoll_xfer_msg(c, &x[i]);
-		if (m > maxm)
-			maxm = m;
 		nch = (x[i].bytes + m - 1) / m;
 		/*
 		 * The messages of one peer and direction are one sequence,
@@ -1035,19 +1033,23 @@ static int hlcoll_nic_step(struct hlcoll_comm *c, const struct hlcoll_xfer *x,
 				return -EINVAL;
 			}
 		}
-		/* A one-sided send: 2 work requests per chunk, 3 packets */
-		if (x[i].send)
-			nsend += ow[i] ? 2 : 1;
-		else
-			nrecv++;
 	}
 	/*
-	 * A window of message indices that fits one CB per queue, and moves
-	 * at most the submission's budget per queue
+	 * A window of message indices, the same on every rank (from what
+	 * every rank knows alike), so that window n is the same messages at
+	 * both ends of every connection and no window waits for a peer's
+	 * later one: it holds at most one sequence per other rank and
+	 * direction on a queue, each of at most @win messages (a one-sided
+	 * send takes 2 work requests, 3 packets), at most HLCOLL_MAX_BATCH
+	 * work requests and the submission's budget of bytes per queue.
+	 * Windows cut from each rank's own transfers deadlocked a group whose
+	 * ranks had different counts of transfers (-ETIMEDOUT on every rank).
 	 */
-	j = nsend > nrecv ? nsend : nrecv ?: 1;
-	win = HLCOLL_MAX_BATCH / (uint64_t)j;
-	if (maxm && hlcoll_submit_budget(c) / (maxm * (uint64_t)j) < win)
+	j = c->nranks > 1 ? c->nranks - 1 : 1;
+	maxm = c->bulk_bytes > c->cfg.chunk_bytes ? c->bulk_bytes :
+						    c->cfg.chunk_bytes;
+	win = HLCOLL_MAX_BATCH / ((c->nic_write ? 2u : 1u) * (uint64_t)j);
+	if (hlcoll_submit_budget(c) / (maxm * (uint64_t)j) < win)
 		win = hlcoll_submit_budget(c) / (maxm * (uint64_t)j);
 	if (!win)
 		win = 1;

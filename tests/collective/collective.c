@@ -4168,11 +4168,12 @@ static void test_submission_bytes_bounded_by_timeout(void **state)
 /*
  * A blocking group with two transfers to one peer: rank 0 sends A and B to
  * rank 1 (6 messages of 4 MiB and one of 4 bytes each), rank 2 sends C to
- * rank 1. With timeout_s = 1 (16 MiB a queue per submission) rank 0 takes
- * 2 messages a window, rank 1 (3 receives) 1: the messages of one peer and
- * direction are one sequence, so A's land in A and B's in B whatever the
- * windows (a review found A's sixth message in B's first receive, every
- * call returning 0, when the windows were cut per transfer)
+ * rank 1. With timeout_s = 1 (16 MiB a queue per submission) a window is
+ * 2 messages of each peer and direction: the messages of one peer and
+ * direction are one sequence, so A's land in A and B's in B (a review
+ * found A's sixth message in B's first receive, every call returning 0,
+ * when each rank cut its windows from its own transfers, transfer by
+ * transfer)
  */
 #define WIN_COUNT	(6u << 20)
 
@@ -4242,6 +4243,115 @@ out:
 		buf_free(fd, &b[k]);
 	hlthunk_close(fd);
 	return rc;
+}
+
+/*
+ * Groups whose ranks have different numbers of transfers (a review's case,
+ * 3 ranks, timeout_s 1, messages of 1 MiB): rank 0 sends 20 MiB to rank
+ * 1 and receives three of 2 MiB from rank 2, which also sends 1 MiB to
+ * rank 1. With windows cut from each rank's own transfers (rank 0: 5
+ * messages, rank 1: 8, rank 2: 4) rank 1 waited for a message that rank 0
+ * sends in its second window, rank 0 for one of rank 2's, and rank 2's
+ * send to rank 1 behind rank 1's receive: -ETIMEDOUT on every rank. The
+ * window is the same on every rank now.
+ */
+struct xgrp_op {
+	int rank, peer, send;
+	uint64_t bytes;
+	int tag;
+};
+
+static const struct xgrp_op xgrp_ops[] = {
+	{ 0, 1, 1, 20u << 20, 1 }, { 1, 0, 0, 20u << 20, 1 },
+	{ 2, 0, 1, 2u << 20, 2 }, { 0, 2, 0, 2u << 20, 2 },
+	{ 2, 0, 1, 2u << 20, 3 }, { 0, 2, 0, 2u << 20, 3 },
+	{ 2, 0, 1, 2u << 20, 4 }, { 0, 2, 0, 2u << 20, 4 },
+	{ 2, 1, 1, 1u << 20, 5 }, { 1, 2, 0, 1u << 20, 5 },
+};
+
+#define XGRP_NOPS	(sizeof(xgrp_ops) / sizeof(xgrp_ops[0]))
+
+static int rank_group_cross_windows(int rank, int nranks,
+				    const struct hlcoll_unique_id *id,
+				    void *arg)
+{
+	struct hlcoll_config cfg = HLCOLL_CONFIG_INIT;
+	struct hlcoll_comm *comm = NULL;
+	struct rank_buf b[XGRP_NOPS];
+	uint32_t *p, i, bad = 0;
+	unsigned int k;
+	uint64_t n;
+	int fd, rc = 0, e;
+
+	(void)arg;
+	memset(b, 0, sizeof(b));
+	fd = hlthunk_open_by_module_id(module_ids[rank]);
+	if (fd < 0)
+		return 10;
+	cfg.timeout_s = 1;
+	setenv("HLCOLL_BULK_BYTES", "1048576", 1);
+	if (hlcoll_comm_init_rank(&comm, nranks, id, rank, fd, &cfg)) {
+		rc = 11;
+		goto out;
+	}
+	for (k = 0; k < XGRP_NOPS; k++) {
+		if (xgrp_ops[k].rank != rank)
+			continue;
+		if (buf_alloc(fd, true, xgrp_ops[k].bytes, &b[k])) {
+			rc = 12;
+			goto out;
+		}
+		p = b[k].host;
+		for (i = 0; i < xgrp_ops[k].bytes / 4; i++)
+			p[i] = xgrp_ops[k].send ? win_elem(xgrp_ops[k].tag, i) :
+						  0xabababab;
+	}
+	hlcoll_group_start();
+	for (k = 0; k < XGRP_NOPS; k++) {
+		if (xgrp_ops[k].rank != rank)
+			continue;
+		n = xgrp_ops[k].bytes / 4;
+		if (xgrp_ops[k].send)
+			rc |= hlcoll_send(comm, b[k].va, n, HLCOLL_INT32,
+					  xgrp_ops[k].peer);
+		else
+			rc |= hlcoll_recv(comm, b[k].va, n, HLCOLL_INT32,
+					  xgrp_ops[k].peer);
+	}
+	e = hlcoll_group_end();
+	if (rc || e) {
+		fprintf(stderr, "rank %d: group of transfers to 2 peers: %d, %d (%s)\n",
+			rank, rc, e, hlcoll_get_error_string(e));
+		rc = 13;
+		goto out;
+	}
+	for (k = 0; k < XGRP_NOPS; k++) {
+		if (xgrp_ops[k].rank != rank || xgrp_ops[k].send)
+			continue;
+		p = b[k].host;
+		for (i = 0; i < xgrp_ops[k].bytes / 4; i++)
+			if (p[i] != win_elem(xgrp_ops[k].tag, i) && bad++ < 5)
+				fprintf(stderr, "rank %d: transfer %d [%u] = 0x%08x, expected 0x%08x\n",
+					rank, xgrp_ops[k].tag, i, p[i],
+					win_elem(xgrp_ops[k].tag, i));
+	}
+	rc = bad ? 14 : 0;
+out:
+	hlcoll_comm_destroy(comm);
+	for (k = 0; k < XGRP_NOPS; k++)
+		buf_free(fd, &b[k]);
+	hlthunk_close(fd);
+	return rc;
+}
+
+static void test_group_ranks_with_different_transfer_counts(void **state)
+{
+	(void)state;
+	if (ndevices < 3) {
+		print_message("needs 3 devices: skipped\n");
+		skip();
+	}
+	assert_int_equal(hlcoll_launch(3, rank_group_cross_windows, NULL), 0);
 }
 
 static void test_group_same_peer_windows_differ(void **state)
@@ -4367,6 +4477,7 @@ const struct CMUnitTest collective_tests[] = {
 	cmocka_unit_test(test_sendrecv_group_bulk_messages_fit),
 	cmocka_unit_test(test_submission_bytes_bounded_by_timeout),
 	cmocka_unit_test(test_group_same_peer_windows_differ),
+	cmocka_unit_test(test_group_ranks_with_different_transfer_counts),
 	cmocka_unit_test(test_sendrecv_group_enqueue_on_failed_comm),
 	cmocka_unit_test(test_sendrecv_group_stream_abort_while_enqueued),
 	cmocka_unit_test(test_sendrecv_group_stream_rank_killed_while_enqueued),
