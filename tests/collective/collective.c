@@ -3761,6 +3761,46 @@ static uint32_t grp_elem(int rank, uint32_t i)
 	return (uint32_t)rank * 0x01000193u ^ (i * 2654435761u);
 }
 
+/*
+ * A rank's communicator (@cfg) and host buffers: @count int32 to send
+ * (grp_elem() of @rank), as many to receive (0xab bytes), a CB page. 0,
+ * 11 (init) or 12 (memory)
+ */
+static int grp_setup(int fd, int rank, int nranks,
+		     const struct hlcoll_unique_id *id,
+		     const struct hlcoll_config *cfg, uint32_t count,
+		     struct hlcoll_comm **comm, struct rank_buf *snd,
+		     struct rank_buf *rcv, struct rank_buf *cb)
+{
+	uint32_t *s, n;
+
+	if (hlcoll_comm_init_rank(comm, nranks, id, rank, fd, cfg))
+		return 11;
+	if (buf_alloc(fd, true, count * 4ull, snd) ||
+	    buf_alloc(fd, true, count * 4ull, rcv) ||
+	    buf_alloc(fd, true, PAGE, cb))
+		return 12;
+	s = snd->host;
+	for (n = 0; n < count; n++)
+		s[n] = grp_elem(rank, n);
+	memset(rcv->host, 0xab, count * 4ull);
+	return 0;
+}
+
+/* The group's result on @rank: how many elements differ (5 said) */
+static uint32_t grp_check(int rank, int prev, const uint32_t *r)
+{
+	uint32_t n, want, bad = 0;
+
+	for (n = 0; n < GRP_BIG + GRP_SELF; n++) {
+		want = n < GRP_BIG ? grp_elem(prev, n) : grp_elem(rank, n);
+		if (r[n] != want && bad++ < 5)
+			fprintf(stderr, "rank %d: element %u: 0x%08x, expected 0x%08x\n",
+				rank, n, r[n], want);
+	}
+	return bad;
+}
+
 /* A CS of 8 bytes copied on STREAM_Q_AFTER, completed: its sequence or 0 */
 static uint64_t grp_probe(int fd, struct rank_buf *cb)
 {
@@ -3826,8 +3866,8 @@ static int rank_group_refused(int rank, int nranks,
 	struct rank_buf snd, rcv, cb;
 	int fd, rc, async = 0, next = (rank + 1) % nranks;
 	int prev = (rank + nranks - 1) % nranks, i;
-	uint64_t dram0, after, last, bytes = (GRP_BIG + GRP_SELF) * 4ull;
-	uint32_t *s, *r, bad = 0, n;
+	uint64_t dram0, after, last;
+	uint32_t *r, bad = 0;
 
 	memset(&snd, 0, sizeof(snd));
 	memset(&rcv, 0, sizeof(rcv));
@@ -3848,21 +3888,11 @@ static int rank_group_refused(int rank, int nranks,
 		snprintf(bulk, sizeof(bulk), "%u", GRP_CHUNK);
 		setenv("HLCOLL_BULK_BYTES", bulk, 1);
 	}
-	rc = hlcoll_comm_init_rank(&comm, nranks, id, rank, fd, &cfg);
-	if (rc) {
-		rc = 11;
+	rc = grp_setup(fd, rank, nranks, id, &cfg, GRP_BIG + GRP_SELF, &comm,
+		       &snd, &rcv, &cb);
+	if (rc)
 		goto out;
-	}
-	if (buf_alloc(fd, true, bytes, &snd) || buf_alloc(fd, true, bytes, &rcv) ||
-	    buf_alloc(fd, true, PAGE, &cb)) {
-		rc = 12;
-		goto out;
-	}
-	s = snd.host;
 	r = rcv.host;
-	for (n = 0; n < GRP_BIG + GRP_SELF; n++)
-		s[n] = grp_elem(rank, n);
-	memset(r, 0xab, bytes);
 
 	if (mode == GRP_PEER_ABORT && rank == 1) {
 		/* After the others queued their group */
@@ -3902,14 +3932,7 @@ static int rank_group_refused(int rank, int nranks,
 			rc = 65;
 			goto out;
 		}
-		for (n = 0; n < GRP_BIG + GRP_SELF; n++) {
-			uint32_t want = n < GRP_BIG ? grp_elem(prev, n) :
-						      grp_elem(rank, n);
-
-			if (r[n] != want && bad++ < 5)
-				fprintf(stderr, "rank %d: element %u: 0x%08x, expected 0x%08x\n",
-					rank, n, r[n], want);
-		}
+		bad = grp_check(rank, prev, r);
 		rc = bad ? 66 : 0;
 		goto out;
 	}
@@ -3934,14 +3957,7 @@ static int rank_group_refused(int rank, int nranks,
 			rc = 55;
 			goto out;
 		}
-		for (n = 0; n < GRP_BIG + GRP_SELF; n++) {
-			uint32_t want = n < GRP_BIG ? grp_elem(prev, n) :
-						      grp_elem(rank, n);
-
-			if (r[n] != want && bad++ < 5)
-				fprintf(stderr, "rank %d: element %u: 0x%08x, expected 0x%08x\n",
-					rank, n, r[n], want);
-		}
+		bad = grp_check(rank, prev, r);
 		rc = bad ? 56 : 0;
 		if (!rc && hlcoll_group_end() != -EINVAL)
 			rc = 57;	/* the group ended there */
@@ -4031,17 +4047,21 @@ out:
  * submitted, the group stays open, and hlcoll_group_end() then moves the
  * same transfers bit-exact (2 and 3 ranks)
  */
-static void test_sendrecv_group_enqueue_too_big_stays_open(void **state)
+/* rank_group_refused() in @mode on 2 and 3 ranks */
+static void group_on_2_and_3(enum group_mode mode)
 {
-	enum group_mode mode = GRP_TOO_BIG;
-
-	(void)state;
 	if (ndevices < 3) {
 		print_message("needs 3 devices: skipped\n");
 		skip();
 	}
 	assert_int_equal(hlcoll_launch(2, rank_group_refused, &mode), 0);
 	assert_int_equal(hlcoll_launch(3, rank_group_refused, &mode), 0);
+}
+
+static void test_sendrecv_group_enqueue_too_big_stays_open(void **state)
+{
+	(void)state;
+	group_on_2_and_3(GRP_TOO_BIG);
 }
 
 /*
@@ -4051,15 +4071,8 @@ static void test_sendrecv_group_enqueue_too_big_stays_open(void **state)
  */
 static void test_sendrecv_group_bulk_messages_fit(void **state)
 {
-	enum group_mode mode = GRP_BULK_FITS;
-
 	(void)state;
-	if (ndevices < 3) {
-		print_message("needs 3 devices: skipped\n");
-		skip();
-	}
-	assert_int_equal(hlcoll_launch(2, rank_group_refused, &mode), 0);
-	assert_int_equal(hlcoll_launch(3, rank_group_refused, &mode), 0);
+	group_on_2_and_3(GRP_BULK_FITS);
 }
 
 /*
@@ -4083,7 +4096,7 @@ static int rank_submit_budget(int rank, int nranks,
 	struct hlcoll_comm *comm = NULL;
 	struct rank_buf snd, rcv, cb;
 	uint64_t before = 0, after = 0, bytes = BUDGET_COUNT * 4ull;
-	uint32_t *s, *r, n, bad = 0;
+	uint32_t *r, n, bad = 0;
 	int fd, rc, rc2;
 
 	memset(&snd, 0, sizeof(snd));
@@ -4093,21 +4106,11 @@ static int rank_submit_budget(int rank, int nranks,
 	if (fd < 0)
 		return 10;
 	cfg.timeout_s = arg && !rank ? 2 : 1;
-	rc = hlcoll_comm_init_rank(&comm, nranks, id, rank, fd, &cfg);
-	if (rc) {
-		rc = 11;
+	rc = grp_setup(fd, rank, nranks, id, &cfg, BUDGET_COUNT, &comm, &snd,
+		       &rcv, &cb);
+	if (rc)
 		goto out;
-	}
-	if (buf_alloc(fd, true, bytes, &snd) || buf_alloc(fd, true, bytes, &rcv) ||
-	    buf_alloc(fd, true, PAGE, &cb)) {
-		rc = 12;
-		goto out;
-	}
-	s = snd.host;
 	r = rcv.host;
-	for (n = 0; n < BUDGET_COUNT; n++)
-		s[n] = grp_elem(rank, n);
-	memset(r, 0xab, bytes);
 
 	/*
 	 * Enqueued, the root's step does not fit one submission: every rank
@@ -4165,95 +4168,31 @@ static void test_submission_bytes_bounded_by_timeout(void **state)
 	assert_int_equal(hlcoll_launch(4, rank_submit_budget, &ndevices), 0);
 }
 
-/*
- * A blocking group with two transfers to one peer: rank 0 sends A and B to
- * rank 1 (6 messages of 4 MiB and one of 4 bytes each), rank 2 sends C to
- * rank 1. With timeout_s = 1 (16 MiB a queue per submission) a window is
- * 2 messages of each peer and direction: the messages of one peer and
- * direction are one sequence, so A's land in A and B's in B (a review
- * found A's sixth message in B's first receive, every call returning 0,
- * when each rank cut its windows from its own transfers, transfer by
- * transfer)
- */
-#define WIN_COUNT	(6u << 20)
-
+/* Element @i of transfer @which of a group case */
 static uint32_t win_elem(int which, uint32_t i)
 {
 	return (uint32_t)which << 28 ^ (i * 2654435761u);
 }
 
-static int rank_group_windows(int rank, int nranks,
-			      const struct hlcoll_unique_id *id, void *arg)
-{
-	struct hlcoll_config cfg = HLCOLL_CONFIG_INIT;
-	struct hlcoll_comm *comm = NULL;
-	struct rank_buf b[3];
-	uint64_t count[3] = { WIN_COUNT + 1, WIN_COUNT + 1, 1u << 20 };
-	uint32_t *p, i, bad = 0;
-	int fd, rc = 0, k;
-
-	(void)arg;
-	memset(b, 0, sizeof(b));
-	fd = hlthunk_open_by_module_id(module_ids[rank]);
-	if (fd < 0)
-		return 10;
-	cfg.timeout_s = 1;
-	if (hlcoll_comm_init_rank(&comm, nranks, id, rank, fd, &cfg)) {
-		rc = 11;
-		goto out;
-	}
-	for (k = 0; k < 3; k++) {
-		if (buf_alloc(fd, true, count[k] * 4, &b[k])) {
-			rc = 12;
-			goto out;
-		}
-		p = b[k].host;
-		for (i = 0; i < count[k]; i++)
-			p[i] = rank == 1 ? 0xabababab : win_elem(k, i);
-	}
-	hlcoll_group_start();
-	if (rank == 0) {
-		rc |= hlcoll_send(comm, b[0].va, count[0], HLCOLL_INT32, 1);
-		rc |= hlcoll_send(comm, b[1].va, count[1], HLCOLL_INT32, 1);
-	} else if (rank == 1) {
-		rc |= hlcoll_recv(comm, b[0].va, count[0], HLCOLL_INT32, 0);
-		rc |= hlcoll_recv(comm, b[1].va, count[1], HLCOLL_INT32, 0);
-		rc |= hlcoll_recv(comm, b[2].va, count[2], HLCOLL_INT32, 2);
-	} else {
-		rc |= hlcoll_send(comm, b[2].va, count[2], HLCOLL_INT32, 1);
-	}
-	k = hlcoll_group_end();
-	if (rc || k) {
-		fprintf(stderr, "rank %d: group of two transfers to one peer: %d, %d (%s)\n",
-			rank, rc, k, hlcoll_get_error_string(k));
-		rc = 13;
-		goto out;
-	}
-	for (k = 0; rank == 1 && k < 3; k++) {
-		p = b[k].host;
-		for (i = 0; i < count[k]; i++)
-			if (p[i] != win_elem(k, i) && bad++ < 5)
-				fprintf(stderr, "rank 1: %c[%u] = 0x%08x, expected 0x%08x\n",
-					'A' + k, i, p[i], win_elem(k, i));
-	}
-	rc = bad ? 14 : 0;
-out:
-	hlcoll_comm_destroy(comm);
-	for (k = 0; k < 3; k++)
-		buf_free(fd, &b[k]);
-	hlthunk_close(fd);
-	return rc;
-}
-
 /*
- * Groups whose ranks have different numbers of transfers (a review's case,
- * 3 ranks, timeout_s 1, messages of 1 MiB): rank 0 sends 20 MiB to rank
- * 1 and receives three of 2 MiB from rank 2, which also sends 1 MiB to
- * rank 1. With windows cut from each rank's own transfers (rank 0: 5
- * messages, rank 1: 8, rank 2: 4) rank 1 waited for a message that rank 0
- * sends in its second window, rank 0 for one of rank 2's, and rank 2's
- * send to rank 1 behind rank 1's receive: -ETIMEDOUT on every rank. The
- * window is the same on every rank now.
+ * Blocking groups at timeout_s 3 (48 MiB a queue per submission), each
+ * rank's transfers from a table, every received element checked. The
+ * step windows are the same on every rank, and the messages of one peer
+ * and direction one sequence that they take in order.
+ *
+ * xgrp_same_peer: rank 0 sends A and B to rank 1, rank 2 sends C to rank
+ * 1 (a window: 6 messages of each peer and direction). A review found A's
+ * sixth message in B's first receive, every call returning 0, when each
+ * rank cut its windows from its own transfers, transfer by transfer
+ * (there: rank 0 6 messages, rank 1 4).
+ *
+ * xgrp_cross (messages of 1 MiB): rank 0 sends 60 MiB to rank 1 and
+ * receives three of 6 MiB from rank 2, which also sends 3 MiB to rank 1.
+ * With windows cut from each rank's own transfers (rank 0: 16 messages,
+ * rank 1: 24, rank 2: 12) rank 1 waited for a message that rank 0 sends in
+ * its second window, rank 0 for one of rank 2's, and rank 2's send to rank
+ * 1 behind rank 1's receive: -ETIMEDOUT on every rank (a review's case, at
+ * a third of the sizes and timeout_s 1).
  */
 struct xgrp_op {
 	int rank, peer, send;
@@ -4261,41 +4200,62 @@ struct xgrp_op {
 	int tag;
 };
 
-static const struct xgrp_op xgrp_ops[] = {
-	{ 0, 1, 1, 20u << 20, 1 }, { 1, 0, 0, 20u << 20, 1 },
-	{ 2, 0, 1, 2u << 20, 2 }, { 0, 2, 0, 2u << 20, 2 },
-	{ 2, 0, 1, 2u << 20, 3 }, { 0, 2, 0, 2u << 20, 3 },
-	{ 2, 0, 1, 2u << 20, 4 }, { 0, 2, 0, 2u << 20, 4 },
-	{ 2, 1, 1, 1u << 20, 5 }, { 1, 2, 0, 1u << 20, 5 },
+#define XGRP_MAX_OPS	10
+
+/* A group of each rank's xgrp_ops, with HLCOLL_BULK_BYTES (NULL: unset) */
+struct xgrp_case {
+	struct xgrp_op ops[XGRP_MAX_OPS];
+	const char *bulk;
 };
 
-#define XGRP_NOPS	(sizeof(xgrp_ops) / sizeof(xgrp_ops[0]))
+static const struct xgrp_case xgrp_cross = {
+	.ops = {
+		{ 0, 1, 1, 60u << 20, 1 }, { 1, 0, 0, 60u << 20, 1 },
+		{ 2, 0, 1, 6u << 20, 2 }, { 0, 2, 0, 6u << 20, 2 },
+		{ 2, 0, 1, 6u << 20, 3 }, { 0, 2, 0, 6u << 20, 3 },
+		{ 2, 0, 1, 6u << 20, 4 }, { 0, 2, 0, 6u << 20, 4 },
+		{ 2, 1, 1, 3u << 20, 5 }, { 1, 2, 0, 3u << 20, 5 },
+	},
+	.bulk = "1048576",
+};
 
-static int rank_group_cross_windows(int rank, int nranks,
-				    const struct hlcoll_unique_id *id,
-				    void *arg)
+/* 6 messages of 4 MiB and one of 4 bytes, twice to rank 1; 4 MiB from 2 */
+static const struct xgrp_case xgrp_same_peer = {
+	.ops = {
+		{ 0, 1, 1, (24u << 20) + 4, 1 }, { 1, 0, 0, (24u << 20) + 4, 1 },
+		{ 0, 1, 1, (24u << 20) + 4, 2 }, { 1, 0, 0, (24u << 20) + 4, 2 },
+		{ 2, 1, 1, 4u << 20, 3 }, { 1, 2, 0, 4u << 20, 3 },
+	},
+};
+
+static int rank_group_cases(int rank, int nranks,
+			    const struct hlcoll_unique_id *id, void *arg)
 {
+	const struct xgrp_op *xgrp_ops = ((const struct xgrp_case *)arg)->ops;
+	const char *bulk = ((const struct xgrp_case *)arg)->bulk;
 	struct hlcoll_config cfg = HLCOLL_CONFIG_INIT;
 	struct hlcoll_comm *comm = NULL;
-	struct rank_buf b[XGRP_NOPS];
+	struct rank_buf b[XGRP_MAX_OPS];
 	uint32_t *p, i, bad = 0;
 	unsigned int k;
 	uint64_t n;
 	int fd, rc = 0, e;
 
-	(void)arg;
 	memset(b, 0, sizeof(b));
 	fd = hlthunk_open_by_module_id(module_ids[rank]);
 	if (fd < 0)
 		return 10;
-	cfg.timeout_s = 1;
-	setenv("HLCOLL_BULK_BYTES", "1048576", 1);
+	cfg.timeout_s = 3;
+	if (bulk)
+		setenv("HLCOLL_BULK_BYTES", bulk, 1);
+	else
+		unsetenv("HLCOLL_BULK_BYTES");
 	if (hlcoll_comm_init_rank(&comm, nranks, id, rank, fd, &cfg)) {
 		rc = 11;
 		goto out;
 	}
-	for (k = 0; k < XGRP_NOPS; k++) {
-		if (xgrp_ops[k].rank != rank)
+	for (k = 0; k < XGRP_MAX_OPS; k++) {
+		if (xgrp_ops[k].rank != rank || !xgrp_ops[k].tag)
 			continue;
 		if (buf_alloc(fd, true, xgrp_ops[k].bytes, &b[k])) {
 			rc = 12;
@@ -4307,8 +4267,8 @@ static int rank_group_cross_windows(int rank, int nranks,
 						  0xabababab;
 	}
 	hlcoll_group_start();
-	for (k = 0; k < XGRP_NOPS; k++) {
-		if (xgrp_ops[k].rank != rank)
+	for (k = 0; k < XGRP_MAX_OPS; k++) {
+		if (xgrp_ops[k].rank != rank || !xgrp_ops[k].tag)
 			continue;
 		n = xgrp_ops[k].bytes / 4;
 		if (xgrp_ops[k].send)
@@ -4325,8 +4285,9 @@ static int rank_group_cross_windows(int rank, int nranks,
 		rc = 13;
 		goto out;
 	}
-	for (k = 0; k < XGRP_NOPS; k++) {
-		if (xgrp_ops[k].rank != rank || xgrp_ops[k].send)
+	for (k = 0; k < XGRP_MAX_OPS; k++) {
+		if (xgrp_ops[k].rank != rank || xgrp_ops[k].send ||
+		    !xgrp_ops[k].tag)
 			continue;
 		p = b[k].host;
 		for (i = 0; i < xgrp_ops[k].bytes / 4; i++)
@@ -4338,30 +4299,23 @@ static int rank_group_cross_windows(int rank, int nranks,
 	rc = bad ? 14 : 0;
 out:
 	hlcoll_comm_destroy(comm);
-	for (k = 0; k < XGRP_NOPS; k++)
+	for (k = 0; k < XGRP_MAX_OPS; k++)
 		buf_free(fd, &b[k]);
 	hlthunk_close(fd);
 	return rc;
 }
 
-static void test_group_ranks_with_different_transfer_counts(void **state)
+static void test_group_windows_same_on_every_rank(void **state)
 {
 	(void)state;
 	if (ndevices < 3) {
 		print_message("needs 3 devices: skipped\n");
 		skip();
 	}
-	assert_int_equal(hlcoll_launch(3, rank_group_cross_windows, NULL), 0);
-}
-
-static void test_group_same_peer_windows_differ(void **state)
-{
-	(void)state;
-	if (ndevices < 3) {
-		print_message("needs 3 devices: skipped\n");
-		skip();
-	}
-	assert_int_equal(hlcoll_launch(3, rank_group_windows, NULL), 0);
+	assert_int_equal(hlcoll_launch(3, rank_group_cases,
+				       (void *)&xgrp_same_peer), 0);
+	assert_int_equal(hlcoll_launch(3, rank_group_cases,
+				       (void *)&xgrp_cross), 0);
 }
 
 /*
@@ -4476,8 +4430,7 @@ const struct CMUnitTest collective_tests[] = {
 	cmocka_unit_test(test_sendrecv_group_enqueue_too_big_stays_open),
 	cmocka_unit_test(test_sendrecv_group_bulk_messages_fit),
 	cmocka_unit_test(test_submission_bytes_bounded_by_timeout),
-	cmocka_unit_test(test_group_same_peer_windows_differ),
-	cmocka_unit_test(test_group_ranks_with_different_transfer_counts),
+	cmocka_unit_test(test_group_windows_same_on_every_rank),
 	cmocka_unit_test(test_sendrecv_group_enqueue_on_failed_comm),
 	cmocka_unit_test(test_sendrecv_group_stream_abort_while_enqueued),
 	cmocka_unit_test(test_sendrecv_group_stream_rank_killed_while_enqueued),
