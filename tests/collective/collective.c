@@ -4175,24 +4175,25 @@ static uint32_t win_elem(int which, uint32_t i)
 }
 
 /*
- * Blocking groups at timeout_s 3 (48 MiB a queue per submission), each
- * rank's transfers from a table, every received element checked. The
- * step windows are the same on every rank, and the messages of one peer
- * and direction one sequence that they take in order.
+ * Blocking groups in messages of 4 KiB (timeout_s 20: the windows are
+ * bound by HLCOLL_MAX_BATCH messages, 256 a peer and direction on 3
+ * ranks), each rank's transfers from a table, every received element
+ * checked. The step windows are the same on every rank, and the messages
+ * of one peer and direction one sequence that they take in order.
  *
  * xgrp_same_peer: rank 0 sends A and B to rank 1, rank 2 sends C to rank
- * 1 (a window: 6 messages of each peer and direction). A review found A's
- * sixth message in B's first receive, every call returning 0, when each
- * rank cut its windows from its own transfers, transfer by transfer
- * (there: rank 0 6 messages, rank 1 4).
+ * 1. A review found a message of A in B's first receive, every call
+ * returning 0, when each rank cut its windows from its own transfers,
+ * transfer by transfer (there: rank 0 256 messages, rank 1 170).
  *
- * xgrp_cross (messages of 1 MiB): rank 0 sends 60 MiB to rank 1 and
- * receives three of 6 MiB from rank 2, which also sends 3 MiB to rank 1.
- * With windows cut from each rank's own transfers (rank 0: 16 messages,
- * rank 1: 24, rank 2: 12) rank 1 waited for a message that rank 0 sends in
- * its second window, rank 0 for one of rank 2's, and rank 2's send to rank
- * 1 behind rank 1's receive: -ETIMEDOUT on every rank (a review's case, at
- * a third of the sizes and timeout_s 1).
+ * xgrp_cross: rank 0 sends 300 messages to rank 1 and receives three
+ * transfers of 60 from rank 2, which also sends 1 to rank 1. With windows
+ * cut from each rank's own transfers (rank 0: 170 messages, rank 1: 256,
+ * rank 2: 128) rank 1 waited for a message that rank 0 sends in its
+ * second window, rank 0 for one of rank 2's, and rank 2's send to rank 1
+ * behind rank 1's receive: -ETIMEDOUT on every rank (a review's case).
+ * Sized by messages, not by a deadline, so that a slow kernel (the debug
+ * lane's) only takes longer.
  */
 struct xgrp_op {
 	int rank, peer, send;
@@ -4208,24 +4209,30 @@ struct xgrp_case {
 	const char *bulk;
 };
 
+/* Messages of 4 KiB: the windows are HLCOLL_MAX_BATCH-bound */
+#define XGRP_MSG	4096u
+
 static const struct xgrp_case xgrp_cross = {
 	.ops = {
-		{ 0, 1, 1, 60u << 20, 1 }, { 1, 0, 0, 60u << 20, 1 },
-		{ 2, 0, 1, 6u << 20, 2 }, { 0, 2, 0, 6u << 20, 2 },
-		{ 2, 0, 1, 6u << 20, 3 }, { 0, 2, 0, 6u << 20, 3 },
-		{ 2, 0, 1, 6u << 20, 4 }, { 0, 2, 0, 6u << 20, 4 },
-		{ 2, 1, 1, 3u << 20, 5 }, { 1, 2, 0, 3u << 20, 5 },
+		{ 0, 1, 1, 300 * XGRP_MSG, 1 }, { 1, 0, 0, 300 * XGRP_MSG, 1 },
+		{ 2, 0, 1, 60 * XGRP_MSG, 2 }, { 0, 2, 0, 60 * XGRP_MSG, 2 },
+		{ 2, 0, 1, 60 * XGRP_MSG, 3 }, { 0, 2, 0, 60 * XGRP_MSG, 3 },
+		{ 2, 0, 1, 60 * XGRP_MSG, 4 }, { 0, 2, 0, 60 * XGRP_MSG, 4 },
+		{ 2, 1, 1, XGRP_MSG, 5 }, { 1, 2, 0, XGRP_MSG, 5 },
 	},
-	.bulk = "1048576",
+	.bulk = "4096",
 };
 
-/* 6 messages of 4 MiB and one of 4 bytes, twice to rank 1; 4 MiB from 2 */
+/* 300 messages and one of 4 bytes, twice to rank 1; one from rank 2 */
 static const struct xgrp_case xgrp_same_peer = {
 	.ops = {
-		{ 0, 1, 1, (24u << 20) + 4, 1 }, { 1, 0, 0, (24u << 20) + 4, 1 },
-		{ 0, 1, 1, (24u << 20) + 4, 2 }, { 1, 0, 0, (24u << 20) + 4, 2 },
-		{ 2, 1, 1, 4u << 20, 3 }, { 1, 2, 0, 4u << 20, 3 },
+		{ 0, 1, 1, 300 * XGRP_MSG + 4, 1 },
+		{ 1, 0, 0, 300 * XGRP_MSG + 4, 1 },
+		{ 0, 1, 1, 300 * XGRP_MSG + 4, 2 },
+		{ 1, 0, 0, 300 * XGRP_MSG + 4, 2 },
+		{ 2, 1, 1, XGRP_MSG, 3 }, { 1, 2, 0, XGRP_MSG, 3 },
 	},
+	.bulk = "4096",
 };
 
 static int rank_group_cases(int rank, int nranks,
@@ -4245,7 +4252,7 @@ static int rank_group_cases(int rank, int nranks,
 	fd = hlthunk_open_by_module_id(module_ids[rank]);
 	if (fd < 0)
 		return 10;
-	cfg.timeout_s = 3;
+	cfg.timeout_s = 20;
 	if (bulk)
 		setenv("HLCOLL_BULK_BYTES", bulk, 1);
 	else
