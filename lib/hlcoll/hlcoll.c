@@ -52,7 +52,7 @@ const char *hlcoll_get_error_string(int result)
 	case -EINVAL:
 		return "invalid argument (checked before anything moved)";
 	case -EOPNOTSUPP:
-		return "the device cannot reduce this type with this operation";
+		return "the device cannot reduce this type with this operation, or an enqueue this communicator cannot chain on the device (its manual page lists why)";
 	case -ETIMEDOUT:
 		return "a peer did not answer in time (rank missing or stopped)";
 	case -ESTALE:
@@ -72,7 +72,7 @@ const char *hlcoll_get_error_string(int result)
 	case -EBUSY:
 		return "two ranks on one device, a device owned by another process, or its engine queues all taken by communicators of this process";
 	case -EMSGSIZE:
-		return "a message was larger than its receive (counts differ between ranks)";
+		return "a message was larger than its receive (counts differ between ranks), or an enqueued collective larger than one submission";
 	case -EFAULT:
 		return "a buffer is not mapped on the device (MMU fault)";
 	case -ENETDOWN:
@@ -894,17 +894,24 @@ static bool hlcoll_chains(const struct hlcoll_comm *c, enum hlcoll_redop op)
 /*
  * Steps and copies as one chain with @stream's head and tail, left
  * pending: 0; 1 when they cannot chain, or -EMSGSIZE when they take more
- * than one submission, before anything ran; else -errno (sticky)
+ * than one submission, before anything ran; else -errno (sticky). Whether
+ * they are one submission is decided as every rank decides it
+ * (hlcoll_nic_chain_fits(): the most copies and a head, each transfer
+ * counted as @seg bytes when @seg is not 0), so that no rank refuses
+ * where another one goes on.
  */
 static int hlcoll_chain_submit(struct hlcoll_comm *c,
 			       const struct hlcoll_xfer *x, const int *nx,
-			       int ns, enum hlcoll_dtype dtype,
+			       int ns, uint64_t seg, enum hlcoll_dtype dtype,
 			       enum hlcoll_redop op,
 			       const struct hlcoll_span *cp, int ncp,
 			       const struct hlcoll_stream *stream)
 {
 	int rc;
 
+	rc = hlcoll_nic_chain_fits(c, x, nx, ns, seg);
+	if (rc)
+		return rc;
 	rc = hlcoll_nic_chain_stream(c, x, nx, ns, dtype, op, cp, ncp, stream);
 	if (rc == 1 || rc == -EMSGSIZE || !rc)
 		return rc;
@@ -1011,7 +1018,10 @@ static int hlcoll_allreduce_submit(struct hlcoll_comm *c, uint64_t sendbuf,
 			       nx);
 	ns += hlcoll_ring_steps(c, recvbuf, count, 0, c->rank + 1, false,
 				dtype, &x[2 * ns], &nx[ns]);
-	return hlcoll_chain_submit(c, x, nx, ns, dtype, op, &cp,
+	/* Every rank decides as if each segment were the largest */
+	return hlcoll_chain_submit(c, x, nx, ns,
+				   hlcoll_segment(count, c->nranks, 0, NULL) *
+				   hlcoll_dtype_size(dtype), dtype, op, &cp,
 				   sendbuf != recvbuf ? 1 : 0, stream);
 }
 
@@ -1185,7 +1195,7 @@ static int hlcoll_reduce_scatter_submit(struct hlcoll_comm *c,
 	for (i = 0; i < HLCOLL_CHAIN_XFERS * ns; i++)
 		if (x[i].va == work + own)
 			x[i].va = recvbuf;
-	rc = hlcoll_chain_submit(c, x, nx, ns, dtype, op, cp, handle ? 2 : 0,
+	rc = hlcoll_chain_submit(c, x, nx, ns, 0, dtype, op, cp, handle ? 2 : 0,
 				 stream);
 	if (!rc && handle) {
 		c->pending_work_handle = handle;
@@ -1374,7 +1384,7 @@ int hlcoll_allgather_enqueue(struct hlcoll_comm *c, uint64_t sendbuf,
 	ns = hlcoll_allgather_steps(c, sendbuf, recvbuf,
 				    sendcount * hlcoll_dtype_size(dtype), x,
 				    nx, &cp);
-	rc = hlcoll_chain_submit(c, x, nx, ns, dtype, HLCOLL_SUM, &cp,
+	rc = hlcoll_chain_submit(c, x, nx, ns, 0, dtype, HLCOLL_SUM, &cp,
 				 cp.len ? 1 : 0, stream ? stream : &none);
 	return hlcoll_enqueued(c, rc, "all-gather", sendcount, "elements", seq);
 }
@@ -1402,7 +1412,7 @@ int hlcoll_allgather(struct hlcoll_comm *c, uint64_t sendbuf,
 	if (c->nranks == 1)
 		return cp.len ? hlcoll_copy(c, cp.src, cp.dst, cp.len) : 0;
 	if (hlcoll_chains(c, HLCOLL_SUM)) {
-		rc = hlcoll_chain_submit(c, x, nx, ns, dtype, HLCOLL_SUM, &cp,
+		rc = hlcoll_chain_submit(c, x, nx, ns, 0, dtype, HLCOLL_SUM, &cp,
 					 cp.len ? 1 : 0, &none);
 		if (!rc)
 			return hlcoll_stream_sync(c);
@@ -1495,7 +1505,7 @@ int hlcoll_broadcast_enqueue(struct hlcoll_comm *c, uint64_t sendbuf,
 	nx = hlcoll_broadcast_step(c, sendbuf, recvbuf,
 				   count * hlcoll_dtype_size(dtype), root, x,
 				   &cp);
-	rc = hlcoll_chain_submit(c, x, &nx, 1, dtype, HLCOLL_SUM, &cp,
+	rc = hlcoll_chain_submit(c, x, &nx, 1, 0, dtype, HLCOLL_SUM, &cp,
 				 cp.len ? 1 : 0, stream ? stream : &none);
 	return hlcoll_enqueued(c, rc, "broadcast", count, "elements", seq);
 }
@@ -1521,7 +1531,7 @@ int hlcoll_broadcast(struct hlcoll_comm *c, uint64_t sendbuf,
 				   count * hlcoll_dtype_size(dtype), root, x,
 				   &cp);
 	if (hlcoll_chains(c, HLCOLL_SUM)) {
-		rc = hlcoll_chain_submit(c, x, &nx, 1, dtype, HLCOLL_SUM, &cp,
+		rc = hlcoll_chain_submit(c, x, &nx, 1, 0, dtype, HLCOLL_SUM, &cp,
 					 cp.len ? 1 : 0, &none);
 		if (!rc)
 			return hlcoll_stream_sync(c);
@@ -1612,7 +1622,7 @@ int hlcoll_reduce_enqueue(struct hlcoll_comm *c, uint64_t sendbuf,
 	/* One step: its transfers all at x[0 .. nx - 1] */
 	nx = hlcoll_reduce_step(c, sendbuf, recvbuf,
 				count * hlcoll_dtype_size(dtype), root, x, &cp);
-	rc = hlcoll_chain_submit(c, x, &nx, 1, dtype, op, &cp, cp.len ? 1 : 0,
+	rc = hlcoll_chain_submit(c, x, &nx, 1, 0, dtype, op, &cp, cp.len ? 1 : 0,
 				 stream ? stream : &none);
 	return hlcoll_enqueued(c, rc, "reduce", count, "elements", seq);
 }
@@ -1637,7 +1647,7 @@ int hlcoll_reduce(struct hlcoll_comm *c, uint64_t sendbuf, uint64_t recvbuf,
 	nx = hlcoll_reduce_step(c, sendbuf, recvbuf,
 				count * hlcoll_dtype_size(dtype), root, x, &cp);
 	if (hlcoll_chains(c, op)) {
-		rc = hlcoll_chain_submit(c, x, &nx, 1, dtype, op, &cp,
+		rc = hlcoll_chain_submit(c, x, &nx, 1, 0, dtype, op, &cp,
 					 cp.len ? 1 : 0, &none);
 		if (!rc)
 			return hlcoll_stream_sync(c);
@@ -1733,7 +1743,7 @@ int hlcoll_alltoall_enqueue(struct hlcoll_comm *c, uint64_t sendbuf,
 	/* One step: its transfers all at x[0 .. nx - 1] */
 	nx = hlcoll_alltoall_step(c, sendbuf, recvbuf,
 				  count * hlcoll_dtype_size(dtype), x, &cp);
-	rc = hlcoll_chain_submit(c, x, &nx, 1, dtype, HLCOLL_SUM, &cp, 1,
+	rc = hlcoll_chain_submit(c, x, &nx, 1, 0, dtype, HLCOLL_SUM, &cp, 1,
 				 stream ? stream : &none);
 	/* One step that does not fit one submission: as too many chunks */
 	if (rc == -EMSGSIZE)
@@ -1760,7 +1770,7 @@ int hlcoll_alltoall(struct hlcoll_comm *c, uint64_t sendbuf, uint64_t recvbuf,
 	nx = hlcoll_alltoall_step(c, sendbuf, recvbuf,
 				  count * hlcoll_dtype_size(dtype), x, &cp);
 	if (hlcoll_chains(c, HLCOLL_SUM)) {
-		rc = hlcoll_chain_submit(c, x, &nx, 1, dtype, HLCOLL_SUM, &cp, 1,
+		rc = hlcoll_chain_submit(c, x, &nx, 1, 0, dtype, HLCOLL_SUM, &cp, 1,
 					 &none);
 		if (!rc)
 			return hlcoll_stream_sync(c);
@@ -1945,7 +1955,7 @@ int hlcoll_group_end_enqueue(struct hlcoll_comm *c,
 		return -EINVAL;	/* nothing to enqueue, as a count of 0 */
 	if (!hlcoll_chains(c, HLCOLL_SUM))
 		return -EOPNOTSUPP;
-	rc = hlcoll_chain_submit(c, x, &nx, nx ? 1 : 0, HLCOLL_FLOAT32,
+	rc = hlcoll_chain_submit(c, x, &nx, nx ? 1 : 0, 0, HLCOLL_FLOAT32,
 				 HLCOLL_SUM, cp, ncp, stream ? stream : &none);
 	/* One step that does not fit one submission: as too many chunks */
 	if (rc == -EMSGSIZE)

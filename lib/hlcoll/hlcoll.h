@@ -84,8 +84,10 @@
  * Errors: every int function returns 0 or a negative errno, the one of the
  * call that failed (the driver's, the socket's, or the library's own:
  * -EINVAL bad argument, -EOPNOTSUPP a type/operation the device cannot
- * reduce, -ETIMEDOUT a peer did not answer in time, -ESTALE a unique id of
- * another communicator, -ECONNRESET a rank is gone, -ECONNABORTED the
+ * reduce or an enqueue that cannot be chained, -EMSGSIZE a message larger
+ * than its receive or an enqueue larger than one submission, -ETIMEDOUT a
+ * peer did not answer in time, -ESTALE a unique id of another
+ * communicator, -ECONNRESET a rank is gone, -ECONNABORTED the
  * communicator was aborted, -EBUSY the device's engine queues are all
  * taken by this process's communicators); hlcoll_get_error_string() names
  * it. Arguments are checked before anything moves. After a failed
@@ -225,7 +227,8 @@ struct hlcoll_unique_id {
  *	the device scratch buffer; a multiple of 4, at most 1 GiB (default
  *	256 KiB). A transfer that reduces nothing moves in messages of
  *	HLCOLL_BULK_BYTES (default 16 times @chunk_bytes, at most 1 GiB).
- *	The same on every rank.
+ *	The same on every rank: where they differ, hlcoll_comm_init_rank()
+ *	fails with -EINVAL on every rank.
  * @mtu: NIC MTU, one of HL_NIC_MTU_* (default 4096).
  * @boot_timeout_ms: bound of every bootstrap wait (set-up, barrier, split)
  *	in milliseconds (default 60000).
@@ -300,7 +303,8 @@ hlcoll_public int hlcoll_release_unique_id(const struct hlcoll_unique_id *id);
  * allocates the scratch buffer, a CQ and one NIC connection per peer
  * whose device is cabled to this one.
  *
- * Return: 0, or -errno: -EINVAL bad arguments (before any exchange);
+ * Return: 0, or -errno: -EINVAL bad arguments (before any exchange), or
+ * chunk_bytes that differ between ranks (on every rank);
  * -ESTALE @id is another communicator's, or @nranks differs between ranks;
  * -EADDRINUSE two ranks claim the same @rank; -ETIMEDOUT a rank did not
  * arrive in time; -ECONNREFUSED nobody listens at the id's address, or
@@ -495,7 +499,9 @@ struct hlcoll_stream {
  * transfers (HLCOLL_NIC_WRITE) unless the all-reduce is small (it reduces
  * no transfer), or a step larger than one submission;
  * -EMSGSIZE a collective of more steps or chunks than one submission
- * takes (use smaller counts or larger chunks); -ECONNABORTED the
+ * takes (use smaller counts or larger chunks), decided alike on every
+ * rank (counted with each ring segment as large as the largest, out of
+ * place); -ECONNABORTED the
  * communicator failed before (also a pending collective's failure,
  * found here).
  */

@@ -388,6 +388,9 @@ struct hlcoll_span {
 bool hlcoll_nic_steps_fit(const struct hlcoll_comm *c,
 			  const struct hlcoll_xfer *x, const int *nx,
 			  int nsteps);
+int hlcoll_nic_chain_fits(const struct hlcoll_comm *c,
+			  const struct hlcoll_xfer *x, const int *nx,
+			  int nsteps, uint64_t seg);
 int hlcoll_nic_chain_stream(struct hlcoll_comm *c,
 			    const struct hlcoll_xfer *x, const int *nx,
 			    int nsteps, enum hlcoll_dtype dtype,

@@ -526,6 +526,15 @@ static int hlcoll_nic_connect(struct hlcoll_comm *c)
 	for (p = 0; !rc && p < n; p++)
 		if (conns[p].status)
 			rc = -ENOLINK;
+	/* Messages and scratch buffers are cut alike on every rank */
+	for (p = 0; !rc && p < n; p++) {
+		if (conns[p].chunk_bytes != me.chunk_bytes) {
+			hlcoll_warn(c->rank, "chunk_bytes differ between ranks: rank %d's %" PRIu64 ", this rank's %" PRIu64,
+				    p, (uint64_t)conns[p].chunk_bytes,
+				    (uint64_t)me.chunk_bytes);
+			rc = -EINVAL;
+		}
+	}
 	/* Rank 0's mode, if every rank has its landing region */
 	c->nic_write = HLCOLL_NIC_WRITE_OFF;
 	if (!rc && conns[0].write_mode == HLCOLL_NIC_WRITE_ON)
@@ -1329,13 +1338,17 @@ static int hlcoll_chain_release(struct hlcoll_comm *c, uint64_t *seq)
 	return n;
 }
 
-/* Work requests and bytes of a step on each queue */
-static void hlcoll_chain_count(const struct hlcoll_comm *c,
-			       const struct hlcoll_xfer *x, int n,
-			       uint32_t *sends, uint32_t *recvs,
-			       uint64_t *sbytes, uint64_t *rbytes)
+/*
+ * Work requests and bytes of a step on each queue, every transfer counted
+ * as @seg bytes when @seg is not 0
+ */
+static void hlcoll_chain_count_as(const struct hlcoll_comm *c,
+				  const struct hlcoll_xfer *x, int n,
+				  uint64_t seg, uint32_t *sends,
+				  uint32_t *recvs, uint64_t *sbytes,
+				  uint64_t *rbytes)
 {
-	uint64_t m;
+	uint64_t m, b;
 	int i;
 
 	*sends = 0;
@@ -1344,14 +1357,24 @@ static void hlcoll_chain_count(const struct hlcoll_comm *c,
 	*rbytes = 0;
 	for (i = 0; i < n; i++) {
 		m = hlcoll_xfer_msg(c, &x[i]);
+		b = seg ? seg : x[i].bytes;
 		if (x[i].send) {
-			*sends += (uint32_t)((x[i].bytes + m - 1) / m);
-			*sbytes += x[i].bytes;
+			*sends += (uint32_t)((b + m - 1) / m);
+			*sbytes += b;
 		} else {
-			*recvs += (uint32_t)((x[i].bytes + m - 1) / m);
-			*rbytes += x[i].bytes;
+			*recvs += (uint32_t)((b + m - 1) / m);
+			*rbytes += b;
 		}
 	}
+}
+
+/* Work requests and bytes of a step on each queue */
+static void hlcoll_chain_count(const struct hlcoll_comm *c,
+			       const struct hlcoll_xfer *x, int n,
+			       uint32_t *sends, uint32_t *recvs,
+			       uint64_t *sbytes, uint64_t *rbytes)
+{
+	hlcoll_chain_count_as(c, x, n, 0, sends, recvs, sbytes, rbytes);
 }
 
 /*
@@ -1360,9 +1383,9 @@ static void hlcoll_chain_count(const struct hlcoll_comm *c,
  * HLCOLL_MAX_BATCH messages and the submission's budget of bytes on
  * each queue
  */
-bool hlcoll_nic_steps_fit(const struct hlcoll_comm *c,
-			  const struct hlcoll_xfer *x, const int *nx,
-			  int nsteps)
+static bool hlcoll_steps_fit_as(const struct hlcoll_comm *c,
+				const struct hlcoll_xfer *x, const int *nx,
+				int nsteps, uint64_t seg)
 {
 	const uint64_t budget = hlcoll_submit_budget(c);
 	uint32_t ns, nr;
@@ -1370,13 +1393,82 @@ bool hlcoll_nic_steps_fit(const struct hlcoll_comm *c,
 	int j;
 
 	for (j = 0; j < nsteps; j++) {
-		hlcoll_chain_count(c, &x[j * HLCOLL_CHAIN_XFERS], nx[j], &ns,
-				   &nr, &sb, &rb);
+		hlcoll_chain_count_as(c, &x[j * HLCOLL_CHAIN_XFERS], nx[j], seg,
+				      &ns, &nr, &sb, &rb);
 		if (ns > HLCOLL_MAX_BATCH || nr > HLCOLL_MAX_BATCH ||
 		    sb > budget || rb > budget)
 			return false;
 	}
 	return true;
+}
+
+bool hlcoll_nic_steps_fit(const struct hlcoll_comm *c,
+			  const struct hlcoll_xfer *x, const int *nx,
+			  int nsteps)
+{
+	return hlcoll_steps_fit_as(c, x, nx, nsteps, 0);
+}
+
+/* What a stream's head takes of the receive CB (hlcoll_stream_head()) */
+#define HLCOLL_STREAM_HEAD_SIZE	(2 * (uint32_t)sizeof(struct hl_pkt_fence) + \
+				 5 * HLTHUNK_PKT_MSG_LONG_SIZE)
+/* The most local copies a chain makes before its first step */
+#define HLCOLL_CHAIN_MAX_COPIES	2
+
+/*
+ * Whether @nsteps steps are one stream submission on any rank whose steps
+ * differ from these only where ranks may differ: every transfer counted
+ * as @seg bytes when @seg is not 0 (the largest segment of an all-reduce's
+ * ring), the most copies and a stream head whatever this rank has, every
+ * receive with its reduction. Counted as hlcoll_chain_do() packs, with
+ * each packet at its largest, so that when it says 0 the chain is one
+ * submission on every rank, and every rank, asking the same, refuses
+ * alike. 0; 1 when a step alone does not fit (hlcoll_nic_steps_fit());
+ * -EMSGSIZE when they take more than one submission.
+ */
+int hlcoll_nic_chain_fits(const struct hlcoll_comm *c,
+			  const struct hlcoll_xfer *x, const int *nx,
+			  int nsteps, uint64_t seg)
+{
+	const uint32_t cb_room = HLCOLL_CB_SIZE - HLCOLL_STREAM_ROOM -
+				 (c->chain_early ? 64 : 0);
+	const uint32_t step_room = HLTHUNK_PKT_MSG_LONG_SIZE +
+				   sizeof(struct hl_pkt_fence);
+	const uint32_t recv_room = HLTHUNK_PKT_NIC_RECV_SIZE +
+				   HLTHUNK_PKT_REDUCE_SIZE;
+	const uint64_t budget = hlcoll_submit_budget(c);
+	uint64_t slen = sizeof(struct hl_pkt_fence) +
+			HLCOLL_CHAIN_MAX_COPIES * HLTHUNK_PKT_LIN_DMA_SIZE;
+	uint64_t rlen = HLCOLL_STREAM_HEAD_SIZE + sizeof(struct hl_pkt_fence);
+	uint64_t sb, rb, sbytes = 0, rbytes = 0;
+	uint32_t ns, nr, sends = 0, recvs = 0;
+	int j;
+
+	if (!hlcoll_steps_fit_as(c, x, nx, nsteps, seg))
+		return 1;
+	/* The tests' planted hold (hlcoll_chain_do()): its packets */
+	if (c->chain_early) {
+		slen += 64;
+		rlen += 64;
+	}
+	/* The copies are a step of their own: steps from 1 */
+	if (nsteps + 1 > HLCOLL_CHAIN_MAX_STEPS)
+		return -EMSGSIZE;
+	for (j = 0; j < nsteps; j++) {
+		hlcoll_chain_count_as(c, &x[j * HLCOLL_CHAIN_XFERS], nx[j], seg,
+				      &ns, &nr, &sb, &rb);
+		sends += ns;
+		recvs += nr;
+		sbytes += sb;
+		rbytes += rb;
+		slen += step_room + (uint64_t)ns * HLTHUNK_PKT_NIC_SEND_SIZE;
+		rlen += step_room + (uint64_t)nr * recv_room;
+		if (sends > HLCOLL_MAX_BATCH || recvs > HLCOLL_MAX_BATCH ||
+		    sbytes > budget || rbytes > budget || slen > cb_room ||
+		    rlen > cb_room)
+			return -EMSGSIZE;
+	}
+	return 0;
 }
 
 /*

@@ -4168,6 +4168,156 @@ static void test_submission_bytes_bounded_by_timeout(void **state)
 	assert_int_equal(hlcoll_launch(4, rank_submit_budget, &ndevices), 0);
 }
 
+/*
+ * An all-reduce at the edge of one submission is enqueued on every rank
+ * or refused on every rank: 4 ranks, timeout_s 1 (one submission moves at
+ * most 16 MiB a queue), 4q + 3 int32 with q = (16 MiB - 16) / 24. Its ring
+ * segments are q + 1, q + 1, q + 1 and q elements: rank 0 sends and
+ * receives exactly 16 MiB, ranks 1 to 3 send or receive 4 bytes more. Each
+ * rank deciding on its own ring enqueued on rank 0 and refused on the
+ * others (-EMSGSIZE), and rank 0's next call waited for a collective that
+ * its peers never ran (a review's case). Every rank refuses it alike, and
+ * the blocking all-reduce of that count is bit-exact; 4q elements (every
+ * rank's 16 MiB minus 16 bytes) are enqueued on every rank, bit-exact.
+ */
+#define EDGE_Q		((16u << 20) - 16) / 24
+#define EDGE_COUNT	(4 * EDGE_Q + 3)
+
+/* Elements 0 .. @count - 1 of the sum of every rank's grp_elem(): wrong ones */
+static uint32_t edge_check(int rank, int nranks, const uint32_t *r,
+			   uint32_t count)
+{
+	uint32_t n, want, bad = 0;
+	int k;
+
+	for (n = 0; n < count; n++) {
+		for (want = 0, k = 0; k < nranks; k++)
+			want += grp_elem(k, n);
+		if (r[n] != want && bad++ < 5)
+			fprintf(stderr, "rank %d: element %u: 0x%08x, expected 0x%08x\n",
+				rank, n, r[n], want);
+	}
+	return bad;
+}
+
+static int rank_allreduce_edge(int rank, int nranks,
+			       const struct hlcoll_unique_id *id, void *arg)
+{
+	struct hlcoll_config cfg = HLCOLL_CONFIG_INIT;
+	struct hlcoll_comm *comm = NULL;
+	struct rank_buf snd, rcv, cb;
+	int fd, rc;
+
+	(void)arg;
+	memset(&snd, 0, sizeof(snd));
+	memset(&rcv, 0, sizeof(rcv));
+	memset(&cb, 0, sizeof(cb));
+	fd = hlthunk_open_by_module_id(module_ids[rank]);
+	if (fd < 0)
+		return 10;
+	cfg.timeout_s = 1;
+	rc = grp_setup(fd, rank, nranks, id, &cfg, EDGE_COUNT, &comm, &snd,
+		       &rcv, &cb);
+	if (rc)
+		goto out;
+
+	rc = hlcoll_allreduce_enqueue(comm, snd.va, rcv.va, EDGE_COUNT,
+				      HLCOLL_INT32, HLCOLL_SUM, NULL, NULL);
+	if (!rc)
+		rc = hlcoll_stream_sync(comm);
+	if (rc != -EMSGSIZE) {
+		fprintf(stderr, "rank %d: all-reduce of %u int32 enqueued at timeout_s 1 (rank 0's ring takes 16 MiB a queue, the others' 4 bytes more): %d (%s), expected %d on every rank\n",
+			rank, EDGE_COUNT, rc, hlcoll_get_error_string(rc),
+			-EMSGSIZE);
+		rc = 16;
+		goto out;
+	}
+	rc = hlcoll_allreduce(comm, snd.va, rcv.va, EDGE_COUNT, HLCOLL_INT32,
+			      HLCOLL_SUM);
+	if (rc) {
+		fprintf(stderr, "rank %d: blocking all-reduce of %u int32 after the refusal: %d (%s)\n",
+			rank, EDGE_COUNT, rc, hlcoll_get_error_string(rc));
+		rc = 13;
+		goto out;
+	}
+	if (edge_check(rank, nranks, rcv.host, EDGE_COUNT)) {
+		rc = 14;
+		goto out;
+	}
+	memset(rcv.host, 0xab, EDGE_COUNT * 4ull);
+	rc = hlcoll_allreduce_enqueue(comm, snd.va, rcv.va, 4 * EDGE_Q,
+				      HLCOLL_INT32, HLCOLL_SUM, NULL, NULL);
+	if (!rc)
+		rc = hlcoll_stream_sync(comm);
+	if (rc) {
+		fprintf(stderr, "rank %d: all-reduce of %u int32 (16 MiB - 16 bytes a queue on every rank): %d (%s), expected 0\n",
+			rank, 4 * EDGE_Q, rc, hlcoll_get_error_string(rc));
+		rc = 17;
+		goto out;
+	}
+	rc = edge_check(rank, nranks, rcv.host, 4 * EDGE_Q) ? 15 : 0;
+out:
+	hlcoll_comm_destroy(comm);
+	buf_free(fd, &snd);
+	buf_free(fd, &rcv);
+	buf_free(fd, &cb);
+	hlthunk_close(fd);
+	return rc;
+}
+
+static void test_allreduce_enqueue_edge_same_on_every_rank(void **state)
+{
+	(void)state;
+	if (ndevices < 4) {
+		print_message("needs 4 devices: skipped\n");
+		skip();
+	}
+	assert_int_equal(hlcoll_launch(4, rank_allreduce_edge, NULL), 0);
+}
+
+/*
+ * chunk_bytes that differ between ranks (a reduced transfer's messages and
+ * the receivers' scratch buffers) fail the communicator's set-up on every
+ * rank with -EINVAL, not a collective later: rank 1 asks for 128 KiB, the
+ * others for the default
+ */
+static int rank_chunk_differs(int rank, int nranks,
+			      const struct hlcoll_unique_id *id, void *arg)
+{
+	struct hlcoll_config cfg = HLCOLL_CONFIG_INIT;
+	struct hlcoll_comm *comm = NULL;
+	int fd, rc;
+
+	(void)arg;
+	fd = hlthunk_open_by_module_id(module_ids[rank]);
+	if (fd < 0)
+		return 10;
+	cfg.timeout_s = 10;
+	if (rank == 1)
+		cfg.chunk_bytes = 128 * 1024;
+	rc = hlcoll_comm_init_rank(&comm, nranks, id, rank, fd, &cfg);
+	if (rc != -EINVAL || comm) {
+		fprintf(stderr, "rank %d: set-up with rank 1's chunk_bytes 128 KiB, the others' 256 KiB: %d (%s), expected %d\n",
+			rank, rc, hlcoll_get_error_string(rc), -EINVAL);
+		hlcoll_comm_destroy(comm);
+		rc = 11;
+	} else {
+		rc = 0;
+	}
+	hlthunk_close(fd);
+	return rc;
+}
+
+static void test_chunk_bytes_differ_refused(void **state)
+{
+	(void)state;
+	if (ndevices < 3) {
+		print_message("needs 3 devices: skipped\n");
+		skip();
+	}
+	assert_int_equal(hlcoll_launch(3, rank_chunk_differs, NULL), 0);
+}
+
 /* Element @i of transfer @which of a group case */
 static uint32_t win_elem(int which, uint32_t i)
 {
@@ -4437,6 +4587,8 @@ const struct CMUnitTest collective_tests[] = {
 	cmocka_unit_test(test_sendrecv_group_enqueue_too_big_stays_open),
 	cmocka_unit_test(test_sendrecv_group_bulk_messages_fit),
 	cmocka_unit_test(test_submission_bytes_bounded_by_timeout),
+	cmocka_unit_test(test_allreduce_enqueue_edge_same_on_every_rank),
+	cmocka_unit_test(test_chunk_bytes_differ_refused),
 	cmocka_unit_test(test_group_windows_same_on_every_rank),
 	cmocka_unit_test(test_sendrecv_group_enqueue_on_failed_comm),
 	cmocka_unit_test(test_sendrecv_group_stream_abort_while_enqueued),
