@@ -50,7 +50,7 @@ const char *hlcoll_get_error_string(int result)
 	case 0:
 		return "success";
 	case -EINVAL:
-		return "invalid argument (checked before anything moved)";
+		return "invalid argument (checked before anything moved), or chunk_bytes that differ between ranks";
 	case -EOPNOTSUPP:
 		return "the device cannot reduce this type with this operation, or an enqueue this communicator cannot chain on the device (its manual page lists why)";
 	case -ETIMEDOUT:
@@ -910,9 +910,9 @@ static int hlcoll_chain_submit(struct hlcoll_comm *c,
 	int rc;
 
 	rc = hlcoll_nic_chain_fits(c, x, nx, ns, seg);
-	if (rc)
-		return rc;
-	rc = hlcoll_nic_chain_stream(c, x, nx, ns, dtype, op, cp, ncp, stream);
+	if (!rc)
+		rc = hlcoll_nic_chain_stream(c, x, nx, ns, dtype, op, cp, ncp,
+					     stream);
 	if (rc == 1 || rc == -EMSGSIZE || !rc)
 		return rc;
 	return hlcoll_step_failed(c, rc);
@@ -1156,6 +1156,36 @@ static int hlcoll_reduce_scatter_check(struct hlcoll_comm *c, uint64_t sendbuf,
 }
 
 /*
+ * An out-of-place reduce-scatter's work buffer of @bytes (device memory,
+ * mapped) into *@handle and *@work: 0, or -errno, after which the
+ * communicator fails on every rank (hlcoll_comm_fail(), as for a buffer
+ * not mapped): the peers are in the same call and would wait for this
+ * rank's part until the job timeout
+ */
+static int hlcoll_work_alloc(struct hlcoll_comm *c, uint64_t bytes,
+			     uint64_t *handle, uint64_t *work)
+{
+	int rc;
+
+	*work = 0;
+	*handle = hlthunk_device_memory_alloc(c->fd, bytes, 0, false, false);
+	if (*handle)
+		*work = hlthunk_device_memory_map(c->fd, *handle, 0);
+	if (*work)
+		return 0;
+	rc = errno ? -errno : -ENOMEM;
+	if (*handle)
+		hlthunk_device_memory_free(c->fd, *handle);
+	*handle = 0;
+	if (c->nranks > 1 && !c->error) {
+		hlcoll_warn(c->rank, "no device memory for the reduce-scatter's work buffer (%s): the communicator fails on every rank",
+			    strerror(-rc));
+		hlcoll_comm_fail(c, rc);
+	}
+	return rc;
+}
+
+/*
  * The reduce-scatter ring as one chain, left pending (the checks done;
  * hlcoll_chain_submit()'s results). The ring reduces in place: in
  * @sendbuf itself, or out of place in a work buffer (device memory, freed
@@ -1177,15 +1207,9 @@ static int hlcoll_reduce_scatter_submit(struct hlcoll_comm *c,
 	struct hlcoll_span cp[2];
 
 	if (recvbuf != sendbuf + own) {
-		handle = hlthunk_device_memory_alloc(c->fd, bytes * n, 0, false,
-						     false);
-		work = handle ? hlthunk_device_memory_map(c->fd, handle, 0) : 0;
-		if (!work) {
-			rc = errno ? -errno : -ENOMEM;
-			if (handle)
-				hlthunk_device_memory_free(c->fd, handle);
+		rc = hlcoll_work_alloc(c, bytes * n, &handle, &work);
+		if (rc)
 			return rc;
-		}
 		cp[0] = (struct hlcoll_span){ sendbuf, work, bytes * n };
 		cp[1] = (struct hlcoll_span){ sendbuf + own, recvbuf, bytes };
 	}
@@ -1270,14 +1294,9 @@ int hlcoll_reduce_scatter(struct hlcoll_comm *c, uint64_t sendbuf,
 	if (in_place) {
 		work = sendbuf;
 	} else {
-		handle = hlthunk_device_memory_alloc(c->fd, bytes * n, 0, false,
-						     false);
-		if (handle)
-			work = hlthunk_device_memory_map(c->fd, handle, 0);
-		if (!work) {
-			rc = errno ? -errno : -ENOMEM;
-			goto out;
-		}
+		rc = hlcoll_work_alloc(c, bytes * n, &handle, &work);
+		if (rc)
+			return rc;
 		rc = hlcoll_copy(c, sendbuf, work, bytes * n);
 		if (rc)
 			goto out;

@@ -43,7 +43,8 @@
  * (all-reduce, reduce-scatter, all-gather) run chained on the device, one
  * submission per collective and rank: each step starts when the previous
  * one's receives, reductions and sends are done (fence counters; the
- * environment's HLCOLL_CHAIN=0: one submission per step;
+ * environment's HLCOLL_CHAIN=0: one submission per step, rank 0's value
+ * agreed at connect;
  * HLCOLL_PROFILE=1: each communicator's submissions counted and timed, on
  * stderr at its end). A small all-reduce (nranks times its size at most
  * 64 KiB and at most chunk_bytes, every pair of ranks connected on one
@@ -537,7 +538,9 @@ hlcoll_public int hlcoll_allreduce_enqueue(struct hlcoll_comm *comm,
  * Return: 0 once submitted, or -errno: hlcoll_reduce_scatter()'s
  * argument errors (-EINVAL also @recvcount 0 and the stream errors of
  * hlcoll_allreduce_enqueue()); -ENOMEM or the driver's errno when the work
- * buffer cannot be allocated; -EOPNOTSUPP and -EMSGSIZE as
+ * buffer cannot be allocated (with more than one rank the communicator
+ * then fails on every rank, whose calls end with an error at once);
+ * -EOPNOTSUPP and -EMSGSIZE as
  * hlcoll_allreduce_enqueue(); -ECONNABORTED the communicator failed
  * before (also a pending collective's failure, found here).
  */
@@ -807,7 +810,8 @@ hlcoll_public int hlcoll_allgather(struct hlcoll_comm *comm,
  * operation) the device cannot reduce (none today); -EFAULT a buffer not
  * mapped on the device (with more than one rank the communicator then
  * fails on every rank); -ENOMEM or the driver's errno when the
- * out-of-place work buffer cannot be allocated; -ETIMEDOUT, -ECONNRESET,
+ * out-of-place work buffer cannot be allocated (with more than one rank
+ * the communicator then fails on every rank); -ETIMEDOUT, -ECONNRESET,
  * -EMSGSIZE, -ENETDOWN, -EIO or another errno of the driver when a
  * transfer fails (the communicator is then in error); -ECONNABORTED the
  * communicator failed before. Each as hlcoll_allreduce().

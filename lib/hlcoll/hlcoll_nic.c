@@ -82,7 +82,7 @@ struct hlcoll_nic_conns {
 	uint32_t conn[HLCOLL_MAX_RANKS];	/* to each rank, 0: none */
 	uint32_t rkey[HLCOLL_MAX_RANKS];	/* its slots' region, 0: none */
 	uint32_t land;				/* 1: has the landing buffer */
-	uint32_t pad;
+	uint32_t chain_off;			/* HLCOLL_CHAIN=0 asked for */
 	uint64_t land_va;
 	uint64_t small_max;			/* HLCOLL_SMALL_MAX asked for */
 	uint64_t chunk_bytes;			/* its scratch buffer's size */
@@ -518,6 +518,7 @@ static int hlcoll_nic_connect(struct hlcoll_comm *c)
 	me.chunk_bytes = c->cfg.chunk_bytes;
 	me.bulk_bytes = hlcoll_bulk_env(c);
 	me.timeout_s = c->cfg.timeout_s;
+	me.chain_off = c->chain_off;
 
 	/* Round 2: connection IDs (PSNs follow from the ranks), rkeys */
 	rc2 = hlcoll_boot_allgather(&c->boot, &me, conns, sizeof(me));
@@ -564,6 +565,12 @@ static int hlcoll_nic_connect(struct hlcoll_comm *c)
 			hlcoll_info(c->rank, "NIC: messages of %" PRIu64 " bytes (rank 0's HLCOLL_BULK_BYTES) where this rank asked for %" PRIu64,
 				    c->bulk_bytes, me.bulk_bytes);
 		hlcoll_small_agree(c, conns);
+		/* Rank 0's HLCOLL_CHAIN: every rank chains, or none */
+		if (c->chain_off != !!conns[0].chain_off)
+			hlcoll_info(c->rank, "NIC: steps %s (rank 0's HLCOLL_CHAIN) where this rank asked otherwise",
+				    conns[0].chain_off ? "one submission each" :
+				    "chained");
+		c->chain_off = conns[0].chain_off;
 	}
 	for (p = 0; !rc && p < n; p++) {
 		if (!c->peers[p].conn)
@@ -1348,24 +1355,25 @@ static void hlcoll_chain_count_as(const struct hlcoll_comm *c,
 				  uint32_t *recvs, uint64_t *sbytes,
 				  uint64_t *rbytes)
 {
-	uint64_t m, b;
+	uint64_t m, b, ns = 0, nr = 0;
 	int i;
 
-	*sends = 0;
-	*recvs = 0;
 	*sbytes = 0;
 	*rbytes = 0;
 	for (i = 0; i < n; i++) {
 		m = hlcoll_xfer_msg(c, &x[i]);
 		b = seg ? seg : x[i].bytes;
 		if (x[i].send) {
-			*sends += (uint32_t)((b + m - 1) / m);
+			ns += b / m + (b % m != 0);
 			*sbytes += b;
 		} else {
-			*recvs += (uint32_t)((b + m - 1) / m);
+			nr += b / m + (b % m != 0);
 			*rbytes += b;
 		}
 	}
+	/* Above any bound, not wrapped into one */
+	*sends = ns < UINT32_MAX ? (uint32_t)ns : UINT32_MAX;
+	*recvs = nr < UINT32_MAX ? (uint32_t)nr : UINT32_MAX;
 }
 
 /* Work requests and bytes of a step on each queue */
@@ -1409,6 +1417,32 @@ bool hlcoll_nic_steps_fit(const struct hlcoll_comm *c,
 	return hlcoll_steps_fit_as(c, x, nx, nsteps, 0);
 }
 
+/*
+ * Whether steps can chain at all: 0; 1 when a transfer moves one-sided
+ * (the mode agreed at connect, so on every rank alike); -ENOLINK when a
+ * peer has no NIC connection to this rank
+ */
+static int hlcoll_chain_can(const struct hlcoll_comm *c,
+			    const struct hlcoll_xfer *x, const int *nx,
+			    int nsteps)
+{
+	int i, j, t;
+
+	for (j = 0; j < nsteps; j++) {
+		for (i = 0; i < nx[j]; i++) {
+			t = j * HLCOLL_CHAIN_XFERS + i;
+			if (!c->peers[x[t].peer].conn) {
+				hlcoll_warn(c->rank, "no NIC connection to rank %d",
+					    x[t].peer);
+				return -ENOLINK;
+			}
+			if (hlcoll_nic_one_sided(c, &x[t]))
+				return 1;
+		}
+	}
+	return 0;
+}
+
 /* What a stream's head takes of the receive CB (hlcoll_stream_head()) */
 #define HLCOLL_STREAM_HEAD_SIZE	(2 * (uint32_t)sizeof(struct hl_pkt_fence) + \
 				 5 * HLTHUNK_PKT_MSG_LONG_SIZE)
@@ -1423,8 +1457,9 @@ bool hlcoll_nic_steps_fit(const struct hlcoll_comm *c,
  * receive with its reduction. Counted as hlcoll_chain_do() packs, with
  * each packet at its largest, so that when it says 0 the chain is one
  * submission on every rank, and every rank, asking the same, refuses
- * alike. 0; 1 when a step alone does not fit (hlcoll_nic_steps_fit());
- * -EMSGSIZE when they take more than one submission.
+ * alike. 0; 1 when they cannot chain (one-sided transfers) or a step
+ * alone does not fit (hlcoll_nic_steps_fit()); -EMSGSIZE when they take
+ * more than one submission; -ENOLINK a peer without a NIC connection.
  */
 int hlcoll_nic_chain_fits(const struct hlcoll_comm *c,
 			  const struct hlcoll_xfer *x, const int *nx,
@@ -1442,8 +1477,11 @@ int hlcoll_nic_chain_fits(const struct hlcoll_comm *c,
 	uint64_t rlen = HLCOLL_STREAM_HEAD_SIZE + sizeof(struct hl_pkt_fence);
 	uint64_t sb, rb, sbytes = 0, rbytes = 0;
 	uint32_t ns, nr, sends = 0, recvs = 0;
-	int j;
+	int j, rc;
 
+	rc = hlcoll_chain_can(c, x, nx, nsteps);
+	if (rc)
+		return rc;
 	if (!hlcoll_steps_fit_as(c, x, nx, nsteps, seg))
 		return 1;
 	/* The tests' planted hold (hlcoll_chain_do()): its packets */
@@ -1518,7 +1556,7 @@ static int hlcoll_chain_do(struct hlcoll_comm *c, const struct hlcoll_xfer *x,
 	const uint64_t budget = hlcoll_submit_budget(c);
 	uint64_t m, k, off, len, sb, rb, sbytes, rbytes;
 	uint32_t sends, recvs, ns, nr, expected;
-	int i, j, t, w, rc = 0;
+	int i, j, w, rc = 0;
 	/*
 	 * The tests' planted bug (hlcoll_test_chain_inject): on rank 0, the
 	 * last reduction of step 0 waits until step 1's sends went (held)
@@ -1527,18 +1565,9 @@ static int hlcoll_chain_do(struct hlcoll_comm *c, const struct hlcoll_xfer *x,
 
 	for (i = 0; c->chain_early && !c->rank && nsteps > 1 && i < nx[0]; i++)
 		hold |= !x[i].send && x[i].reduce;
-	for (j = 0; j < nsteps; j++) {
-		for (i = 0; i < nx[j]; i++) {
-			t = j * HLCOLL_CHAIN_XFERS + i;
-			if (!c->peers[x[t].peer].conn) {
-				hlcoll_warn(c->rank, "no NIC connection to rank %d",
-					    x[t].peer);
-				return -ENOLINK;
-			}
-			if (hlcoll_nic_one_sided(c, &x[t]))
-				return 1;
-		}
-	}
+	rc = hlcoll_chain_can(c, x, nx, nsteps);
+	if (rc)
+		return rc;
 	if (!hlcoll_nic_steps_fit(c, x, nx, nsteps))
 		return 1;
 

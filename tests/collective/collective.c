@@ -4318,6 +4318,170 @@ static void test_chunk_bytes_differ_refused(void **state)
 	assert_int_equal(hlcoll_launch(3, rank_chunk_differs, NULL), 0);
 }
 
+/*
+ * HLCOLL_CHAIN=0 in one rank's environment only: the ranks take rank 0's
+ * value at connect, so that an enqueue is taken on every rank or refused
+ * on every rank. @arg (int): the rank that sets it. Rank 1: every rank
+ * chains, the enqueue is taken and bit-exact; rank 0: every rank refuses
+ * (-EOPNOTSUPP) and the blocking all-reduce is bit-exact. A review found
+ * rank 1 alone refusing while ranks 0 and 2 enqueued and timed out in
+ * their sync.
+ */
+#define CHAIN_ENV_COUNT	100000u
+
+static int rank_chain_env(int rank, int nranks,
+			  const struct hlcoll_unique_id *id, void *arg)
+{
+	const int who = *(const int *)arg;
+	struct hlcoll_config cfg = HLCOLL_CONFIG_INIT;
+	struct hlcoll_comm *comm = NULL;
+	struct rank_buf snd, rcv, cb;
+	int fd, rc, want = who ? 0 : -EOPNOTSUPP;
+
+	memset(&snd, 0, sizeof(snd));
+	memset(&rcv, 0, sizeof(rcv));
+	memset(&cb, 0, sizeof(cb));
+	/* A rank is a process of its own (hlcoll_launch()) */
+	if (rank == who)
+		setenv("HLCOLL_CHAIN", "0", 1);
+	else
+		unsetenv("HLCOLL_CHAIN");
+	fd = hlthunk_open_by_module_id(module_ids[rank]);
+	if (fd < 0)
+		return 10;
+	cfg.timeout_s = 10;
+	rc = grp_setup(fd, rank, nranks, id, &cfg, CHAIN_ENV_COUNT, &comm, &snd,
+		       &rcv, &cb);
+	if (rc)
+		goto out;
+	rc = hlcoll_allreduce_enqueue(comm, snd.va, rcv.va, CHAIN_ENV_COUNT,
+				      HLCOLL_INT32, HLCOLL_SUM, NULL, NULL);
+	if (rc != want) {
+		fprintf(stderr, "rank %d: all-reduce enqueue with HLCOLL_CHAIN=0 on rank %d: %d (%s), expected %d on every rank\n",
+			rank, who, rc, hlcoll_get_error_string(rc), want);
+		rc = 16;
+		goto out;
+	}
+	rc = rc ? hlcoll_allreduce(comm, snd.va, rcv.va, CHAIN_ENV_COUNT,
+				   HLCOLL_INT32, HLCOLL_SUM) :
+		  hlcoll_stream_sync(comm);
+	if (rc) {
+		fprintf(stderr, "rank %d: all-reduce with HLCOLL_CHAIN=0 on rank %d: %d (%s)\n",
+			rank, who, rc, hlcoll_get_error_string(rc));
+		rc = 13;
+		goto out;
+	}
+	rc = edge_check(rank, nranks, rcv.host, CHAIN_ENV_COUNT) ? 14 : 0;
+out:
+	hlcoll_comm_destroy(comm);
+	buf_free(fd, &snd);
+	buf_free(fd, &rcv);
+	buf_free(fd, &cb);
+	hlthunk_close(fd);
+	return rc;
+}
+
+static void test_chain_env_agreed_at_connect(void **state)
+{
+	int who;
+
+	(void)state;
+	if (ndevices < 3) {
+		print_message("needs 3 devices: skipped\n");
+		skip();
+	}
+	for (who = 1; who >= 0; who--)
+		assert_int_equal(hlcoll_launch(3, rank_chain_env, &who), 0);
+}
+
+/*
+ * An out-of-place reduce-scatter whose work buffer cannot be allocated on
+ * one rank (rank 1's device memory taken first; ranks 0 and 2 in place)
+ * fails the communicator on every rank: each call ends with an error
+ * within 5 s, not at the job timeout of 20 s (a review found ranks 0 and 2
+ * enqueued and timed out). @arg (int): 0 enqueued, 1 blocking.
+ */
+#define WORK_FAIL_COUNT	(1u << 20)	/* 4 MiB a block, 12 MiB of work */
+
+static int rank_work_alloc_fails(int rank, int nranks,
+				 const struct hlcoll_unique_id *id, void *arg)
+{
+	const int blocking = *(const int *)arg;
+	struct hlcoll_config cfg = HLCOLL_CONFIG_INIT;
+	struct hlcoll_comm *comm = NULL;
+	struct rank_buf snd, rcv, cb;
+	uint64_t *hog = NULL, recvbuf;
+	int fd, rc, nh = 0, i;
+	double t0, took;
+
+	memset(&snd, 0, sizeof(snd));
+	memset(&rcv, 0, sizeof(rcv));
+	memset(&cb, 0, sizeof(cb));
+	fd = hlthunk_open_by_module_id(module_ids[rank]);
+	if (fd < 0)
+		return 10;
+	cfg.timeout_s = 20;
+	rc = grp_setup(fd, rank, nranks, id, &cfg, WORK_FAIL_COUNT * 3, &comm,
+		       &snd, &rcv, &cb);
+	if (rc)
+		goto out;
+	if (rank == 1) {
+		hog = calloc(8192, sizeof(*hog));
+		while (hog && nh < 8192 &&
+		       (hog[nh] = hlthunk_device_memory_alloc(fd, 1u << 20, 0,
+							      false, false)))
+			nh++;
+	}
+	recvbuf = rank == 1 ? rcv.va :
+		  snd.va + (uint64_t)rank * WORK_FAIL_COUNT * 4;
+	t0 = hltests_now_s();
+	if (blocking) {
+		rc = hlcoll_reduce_scatter(comm, snd.va, recvbuf,
+					   WORK_FAIL_COUNT, HLCOLL_INT32,
+					   HLCOLL_SUM);
+	} else {
+		rc = hlcoll_reduce_scatter_enqueue(comm, snd.va, recvbuf,
+						   WORK_FAIL_COUNT,
+						   HLCOLL_INT32, HLCOLL_SUM,
+						   NULL, NULL);
+		if (!rc)
+			rc = hlcoll_stream_sync(comm);
+	}
+	took = hltests_now_s() - t0;
+	if (!rc || took > 5) {
+		fprintf(stderr, "rank %d: %s reduce-scatter, rank 1's work buffer not allocated (rank 1 took its device memory first; here %d MiB): %d (%s) after %.2f s, expected an error within 5 s\n",
+			rank, blocking ? "blocking" : "enqueued", nh, rc,
+			hlcoll_get_error_string(rc), took);
+		rc = 16;
+		goto out;
+	}
+	rc = 0;
+out:
+	for (i = 0; i < nh; i++)
+		hlthunk_device_memory_free(fd, hog[i]);
+	free(hog);
+	hlcoll_comm_destroy(comm);
+	buf_free(fd, &snd);
+	buf_free(fd, &rcv);
+	buf_free(fd, &cb);
+	hlthunk_close(fd);
+	return rc;
+}
+
+static void test_reduce_scatter_work_alloc_fails_every_rank(void **state)
+{
+	int blocking;
+
+	(void)state;
+	if (ndevices < 3) {
+		print_message("needs 3 devices: skipped\n");
+		skip();
+	}
+	for (blocking = 0; blocking < 2; blocking++)
+		assert_int_equal(hlcoll_launch(3, rank_work_alloc_fails,
+					       &blocking), 0);
+}
+
 /* Element @i of transfer @which of a group case */
 static uint32_t win_elem(int which, uint32_t i)
 {
@@ -4589,6 +4753,8 @@ const struct CMUnitTest collective_tests[] = {
 	cmocka_unit_test(test_submission_bytes_bounded_by_timeout),
 	cmocka_unit_test(test_allreduce_enqueue_edge_same_on_every_rank),
 	cmocka_unit_test(test_chunk_bytes_differ_refused),
+	cmocka_unit_test(test_chain_env_agreed_at_connect),
+	cmocka_unit_test(test_reduce_scatter_work_alloc_fails_every_rank),
 	cmocka_unit_test(test_group_windows_same_on_every_rank),
 	cmocka_unit_test(test_sendrecv_group_enqueue_on_failed_comm),
 	cmocka_unit_test(test_sendrecv_group_stream_abort_while_enqueued),

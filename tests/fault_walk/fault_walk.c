@@ -1393,6 +1393,35 @@ static void seq_wait(struct walk *w, uint64_t seq)
 		SOFT(hlthunk_wait_for_cs(w->fd, seq, 60000000, &status));
 }
 
+/*
+ * A SIGNAL on queue 0 (its kernel CB), waited for: 0 or -errno, the SOB's
+ * offset and its count before it into *@off and *@before
+ */
+static int cs_signal_once(struct walk *w, uint32_t *off, uint16_t *before)
+{
+	struct hl_cs_chunk c = { .queue_index = 0 };
+	union hl_cs_args a;
+	int rc = cs_flags_call(w, HL_CS_FLAGS_SIGNAL, &c, 0, &a);
+
+	if (rc)
+		return rc;
+	seq_wait(w, a.out.seq);
+	*off = a.out.sob_base_addr_offset;
+	*before = a.out.sob_count_before_submission;
+	return 0;
+}
+
+/* The SOB and count of cs_signal's first SIGNAL, and its call's result */
+static uint32_t cs_sig_off;
+static uint16_t cs_sig_before;
+
+/* A SIGNAL first: the count that the path's call must go on from */
+static void cs_signal_prepare(struct walk *w)
+{
+	cs_call_rc = 0;
+	assert_int_equal(cs_signal_once(w, &cs_sig_off, &cs_sig_before), 0);
+}
+
 /* A SIGNAL on queue 0 (its kernel CB) */
 static int cs_signal_call(struct walk *w)
 {
@@ -1401,6 +1430,7 @@ static int cs_signal_call(struct walk *w)
 	int rc = cs_flags_call(w, HL_CS_FLAGS_SIGNAL, &c, 0, &a);
 
 	w->out = rc ? 0 : a.out.seq;
+	cs_call_rc = rc;
 	return rc;
 }
 
@@ -1408,6 +1438,31 @@ static void seq_out_undo(struct walk *w)
 {
 	seq_wait(w, w->out);
 	w->out = 0;
+}
+
+/*
+ * A SIGNAL that failed gave its value back: the next one's count before
+ * it is the prepared one's + 1 (+ 2 after a successful call), on the same
+ * SOB (unless the count reached the SOB's maximum, where SIGNALs move to
+ * the queue's other SOB)
+ */
+static void cs_signal_cleanup(struct walk *w)
+{
+	uint16_t before, want = cs_sig_before + (cs_call_rc ? 1 : 2);
+	uint32_t off;
+
+	cs_call_rc = 0;
+	if (cs_signal_once(w, &off, &before)) {
+		walk_fail("fault-walk: cs_signal: the SIGNAL after the call failed");
+		return;
+	}
+	if (off == cs_sig_off && before != want)
+		walk_fail("fault-walk: cs_signal: a SIGNAL after a %s one counts from %u, expected %u: %s",
+			  want == cs_sig_before + 1 ? "failed" : "successful",
+			  before, want,
+			  want == cs_sig_before + 1 ?
+			  "the failed SIGNAL kept its value" :
+			  "a SIGNAL's value went missing");
 }
 
 /*
@@ -1695,7 +1750,8 @@ static const struct path paths[] = {
 	{ "debug", { EFAULT }, NULL, debug_call, NULL, NULL },
 	{ "mem_map_block", { EFAULT }, NULL, mem_map_block_call, NULL, NULL },
 	{ "mem_ts_alloc", { EFAULT }, NULL, mem_ts_alloc_call, NULL, NULL },
-	{ "cs_signal", { ENOMEM, EFAULT }, NULL, cs_signal_call, seq_out_undo, NULL },
+	{ "cs_signal", { ENOMEM, EFAULT }, cs_signal_prepare, cs_signal_call,
+	  seq_out_undo, cs_signal_cleanup },
 	{ "cs_wait", { ENOMEM, EFAULT }, cs_wait_prepare, cs_wait_call, NULL,
 	  cs_wait_cleanup },
 	{ "cs_collective_wait", { ENOMEM, EFAULT }, cs_coll_prepare, cs_coll_call,
