@@ -116,6 +116,15 @@ struct coll_run {
 static int ndevices;
 static uint32_t module_ids[HLCOLL_MAX_RANKS];
 
+/* A test that needs @n devices is skipped with fewer */
+static void need_devices(int n)
+{
+	if (ndevices < n) {
+		print_message("needs %d devices: skipped\n", n);
+		skip();
+	}
+}
+
 /* A buffer of @bytes: device memory, or host memory mapped to the device */
 struct rank_buf {
 	uint64_t handle;
@@ -826,10 +835,7 @@ static void every_type_and_op(enum coll coll)
 	};
 	int t, o, n;
 
-	if (ndevices < 3) {
-		print_message("needs 3 devices: skipped\n");
-		skip();
-	}
+	need_devices(3);
 	for (t = 0; t < HLCOLL_NUM_DTYPES; t++) {
 		for (o = 0; o < 5; o++) {
 			run.dtype = (enum hlcoll_dtype)t;
@@ -887,10 +893,7 @@ static void coll_enqueue(enum coll coll)
 	};
 	int n, k;
 
-	if (ndevices < 4) {
-		print_message("needs 4 devices: skipped\n");
-		skip();
-	}
+	need_devices(4);
 	for (n = 2; n <= 4; n++) {
 		for (k = 0; k < 2; k++) {
 			run.dtype = (enum hlcoll_dtype)((n + k) % HLCOLL_NUM_DTYPES);
@@ -1256,10 +1259,7 @@ out:
 static void test_comm_split_colour_and_key(void **state)
 {
 	(void)state;
-	if (ndevices < 3) {
-		print_message("needs 3 devices: skipped\n");
-		skip();
-	}
+	need_devices(3);
 	assert_int_equal(hlcoll_launch(ndevices >= 4 ? 4 : 3, rank_split,
 				       NULL), 0);
 }
@@ -1445,10 +1445,7 @@ static int rank_aborts(int rank, int nranks, const struct hlcoll_unique_id *id,
 static void test_abort_seen_by_the_others(void **state)
 {
 	(void)state;
-	if (ndevices < 2) {
-		print_message("needs 2 devices: skipped\n");
-		skip();
-	}
+	need_devices(2);
 	assert_int_equal(hlcoll_launch(2, rank_aborts, NULL), 0);
 }
 
@@ -1916,10 +1913,7 @@ static void test_hierarchical_algo_disagrees(void **state)
 	int st, bad = 0;
 
 	(void)state;
-	if (ndevices < 4) {
-		print_message("needs 4 devices: skipped\n");
-		skip();
-	}
+	need_devices(4);
 	/* An all-gather, then a reduce-scatter on the same communicator */
 	for (i = 0; i < 2; i++) {
 		double t0 = hltests_now_s();
@@ -1978,10 +1972,7 @@ static void hier_failures(hlcoll_rank_fn fn, int want, bool one_sided,
 	unsigned int i;
 
 	skip_when_lean();
-	if (ndevices < 4) {
-		print_message("needs 4 devices: skipped\n");
-		skip();
-	}
+	need_devices(4);
 	for (i = 0; i < (one_sided || first_ms ? 3 : 2); i++) {
 		mode.coll = colls[i];
 		/* The third: one-sided, or killed in the first all-gather */
@@ -2094,10 +2085,7 @@ static void test_ofi_rendezvous_mode_agreed(void **state)
 	int st, bad = 0;
 
 	(void)state;
-	if (ndevices < 2) {
-		print_message("needs 2 devices: skipped\n");
-		skip();
-	}
+	need_devices(2);
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		st = hlcoll_launch(2, rank_ofi_rndv_env, (void *)cases[i]);
 		if (st == ABORT_NO_OFI) {
@@ -2389,10 +2377,7 @@ static int rank_barriers(int rank, int nranks,
 static void test_barriers_not_held_back(void **state)
 {
 	(void)state;
-	if (ndevices < 2) {
-		print_message("needs 2 devices: skipped\n");
-		skip();
-	}
+	need_devices(2);
 	assert_int_equal(hlcoll_launch(2, rank_barriers, NULL), 0);
 }
 
@@ -2429,10 +2414,7 @@ static void test_mismatched_unique_id_refused(void **state)
 	int tag = 20, secret = 40;
 
 	(void)state;
-	if (ndevices < 2) {
-		print_message("needs 2 devices: skipped\n");
-		skip();
-	}
+	need_devices(2);
 	assert_int_equal(hlcoll_launch(2, rank_bad_id, &tag), 0);
 	assert_int_equal(hlcoll_launch(2, rank_bad_id, &secret), 0);
 }
@@ -2864,10 +2846,7 @@ out:
 static void test_int32_avg_on_a_split_of_3(void **state)
 {
 	(void)state;
-	if (ndevices < 3) {
-		print_message("needs 3 devices: skipped\n");
-		skip();
-	}
+	need_devices(3);
 	assert_int_equal(hlcoll_launch(ndevices >= 4 ? 4 : 3, rank_avg_split3,
 				       NULL), 0);
 }
@@ -2947,10 +2926,7 @@ static void test_unmapped_on_one_rank_fails_every_rank(void **state)
 	int n = ndevices >= 4 ? 4 : 2, rc;
 
 	(void)state;
-	if (ndevices < 2) {
-		print_message("needs 2 devices: skipped\n");
-		skip();
-	}
+	need_devices(2);
 	/* 4 KiB: the small all-reduce, its probe in its own submission */
 	assert_int_equal(hlcoll_launch(2, rank_efault_one_side,
 				       (void *)&out_only[0]), 0);
@@ -3543,10 +3519,7 @@ static void test_efault_only_of_own_queues(void **state)
 	int i, bad = 0, st;
 
 	(void)state;
-	if (ndevices < 4) {
-		print_message("needs 4 devices: skipped\n");
-		skip();
-	}
+	need_devices(4);
 	for (i = 0; i < ATTR_RUNS; i++) {
 		/* The killed rank's status is SIGKILL's: the others' 0 */
 		st = hlcoll_launch(4, rank_fault_elsewhere, NULL);
@@ -3608,10 +3581,7 @@ static int rank_sync_after_failure(int rank, int nranks,
 static void test_sync_after_failure_found_elsewhere(void **state)
 {
 	(void)state;
-	if (ndevices < 2) {
-		print_message("needs 2 devices: skipped\n");
-		skip();
-	}
+	need_devices(2);
 	assert_int_equal(hlcoll_launch(2, rank_sync_after_failure, NULL), 0);
 }
 
@@ -3632,10 +3602,7 @@ static void test_allreduce_stream_ordered(void **state)
 	unsigned int i;
 
 	(void)state;
-	if (ndevices < 4) {
-		print_message("needs 4 devices: skipped\n");
-		skip();
-	}
+	need_devices(4);
 	/* 16 KiB on 4 ranks: the small path, then the ring's chain */
 	for (i = 0; i < sizeof(small) / sizeof(small[0]); i++) {
 		print_message("HLCOLL_SMALL_MAX=%s\n", small[i] ?: "(default)");
@@ -3669,10 +3636,7 @@ static void test_stream_collectives_ordered(void **state)
 	unsigned int i;
 
 	(void)state;
-	if (ndevices < 4) {
-		print_message("needs 4 devices: skipped\n");
-		skip();
-	}
+	need_devices(4);
 	for (i = 0; i < sizeof(colls) / sizeof(colls[0]); i++) {
 		print_message("%s: ordered, then unordered\n",
 			      coll_names[colls[i]]);
@@ -3697,10 +3661,7 @@ static void test_allreduce_stream_abort_while_enqueued(void **state)
 	int rc;
 
 	(void)state;
-	if (ndevices < 4) {
-		print_message("needs 4 devices: skipped\n");
-		skip();
-	}
+	need_devices(4);
 	/* The small path, then the ring's chain */
 	assert_int_equal(hlcoll_launch(4, rank_stream, &sa), 0);
 	setenv("HLCOLL_SMALL_MAX", "0", 1);
@@ -3718,10 +3679,7 @@ static void test_reduce_scatter_stream_abort_while_enqueued(void **state)
 	struct stream_arg sa = { STREAM_ABORT, C_REDUCE_SCATTER };
 
 	(void)state;
-	if (ndevices < 4) {
-		print_message("needs 4 devices: skipped\n");
-		skip();
-	}
+	need_devices(4);
 	assert_int_equal(hlcoll_launch(4, rank_stream, &sa), 0);
 }
 
@@ -3785,6 +3743,40 @@ static int grp_setup(int fd, int rank, int nranks,
 		s[n] = grp_elem(rank, n);
 	memset(rcv->host, 0xab, count * 4ull);
 	return 0;
+}
+
+/*
+ * grp_setup() on rank @rank's device, opened into *@fd (-1: not), the
+ * buffers zeroed first (grp_teardown() then undoes whatever was made).
+ * 0, 10 (open) or grp_setup()'s status
+ */
+static int grp_open(int rank, int nranks, const struct hlcoll_unique_id *id,
+		    const struct hlcoll_config *cfg, uint32_t count, int *fd,
+		    struct hlcoll_comm **comm, struct rank_buf *snd,
+		    struct rank_buf *rcv, struct rank_buf *cb)
+{
+	memset(snd, 0, sizeof(*snd));
+	memset(rcv, 0, sizeof(*rcv));
+	memset(cb, 0, sizeof(*cb));
+	*comm = NULL;
+	*fd = hlthunk_open_by_module_id(module_ids[rank]);
+	if (*fd < 0)
+		return 10;
+	return grp_setup(*fd, rank, nranks, id, cfg, count, comm, snd, rcv,
+			 cb);
+}
+
+/* grp_setup()'s communicator and buffers gone, the fd closed: @rc */
+static int grp_teardown(int fd, struct hlcoll_comm *comm,
+			struct rank_buf *snd, struct rank_buf *rcv,
+			struct rank_buf *cb, int rc)
+{
+	hlcoll_comm_destroy(comm);
+	buf_free(fd, snd);
+	buf_free(fd, rcv);
+	buf_free(fd, cb);
+	hlthunk_close(fd);
+	return rc;
 }
 
 /* The group's result on @rank: how many elements differ (5 said) */
@@ -4050,10 +4042,7 @@ out:
 /* rank_group_refused() in @mode on 2 and 3 ranks */
 static void group_on_2_and_3(enum group_mode mode)
 {
-	if (ndevices < 3) {
-		print_message("needs 3 devices: skipped\n");
-		skip();
-	}
+	need_devices(3);
 	assert_int_equal(hlcoll_launch(2, rank_group_refused, &mode), 0);
 	assert_int_equal(hlcoll_launch(3, rank_group_refused, &mode), 0);
 }
@@ -4099,15 +4088,9 @@ static int rank_submit_budget(int rank, int nranks,
 	uint32_t *r, n, bad = 0;
 	int fd, rc, rc2;
 
-	memset(&snd, 0, sizeof(snd));
-	memset(&rcv, 0, sizeof(rcv));
-	memset(&cb, 0, sizeof(cb));
-	fd = hlthunk_open_by_module_id(module_ids[rank]);
-	if (fd < 0)
-		return 10;
 	cfg.timeout_s = arg && !rank ? 2 : 1;
-	rc = grp_setup(fd, rank, nranks, id, &cfg, BUDGET_COUNT, &comm, &snd,
-		       &rcv, &cb);
+	rc = grp_open(rank, nranks, id, &cfg, BUDGET_COUNT, &fd, &comm, &snd,
+		      &rcv, &cb);
 	if (rc)
 		goto out;
 	r = rcv.host;
@@ -4149,21 +4132,13 @@ static int rank_submit_budget(int rank, int nranks,
 				rank, n, r[n], grp_elem(0, n));
 	rc = bad ? 15 : 0;
 out:
-	hlcoll_comm_destroy(comm);
-	buf_free(fd, &snd);
-	buf_free(fd, &rcv);
-	buf_free(fd, &cb);
-	hlthunk_close(fd);
-	return rc;
+	return grp_teardown(fd, comm, &snd, &rcv, &cb, rc);
 }
 
 static void test_submission_bytes_bounded_by_timeout(void **state)
 {
 	(void)state;
-	if (ndevices < 4) {
-		print_message("needs 4 devices: skipped\n");
-		skip();
-	}
+	need_devices(4);
 	assert_int_equal(hlcoll_launch(4, rank_submit_budget, NULL), 0);
 	assert_int_equal(hlcoll_launch(4, rank_submit_budget, &ndevices), 0);
 }
@@ -4209,15 +4184,9 @@ static int rank_allreduce_edge(int rank, int nranks,
 	int fd, rc;
 
 	(void)arg;
-	memset(&snd, 0, sizeof(snd));
-	memset(&rcv, 0, sizeof(rcv));
-	memset(&cb, 0, sizeof(cb));
-	fd = hlthunk_open_by_module_id(module_ids[rank]);
-	if (fd < 0)
-		return 10;
 	cfg.timeout_s = 1;
-	rc = grp_setup(fd, rank, nranks, id, &cfg, EDGE_COUNT, &comm, &snd,
-		       &rcv, &cb);
+	rc = grp_open(rank, nranks, id, &cfg, EDGE_COUNT, &fd, &comm, &snd,
+		      &rcv, &cb);
 	if (rc)
 		goto out;
 
@@ -4257,21 +4226,13 @@ static int rank_allreduce_edge(int rank, int nranks,
 	}
 	rc = edge_check(rank, nranks, rcv.host, 4 * EDGE_Q) ? 15 : 0;
 out:
-	hlcoll_comm_destroy(comm);
-	buf_free(fd, &snd);
-	buf_free(fd, &rcv);
-	buf_free(fd, &cb);
-	hlthunk_close(fd);
-	return rc;
+	return grp_teardown(fd, comm, &snd, &rcv, &cb, rc);
 }
 
 static void test_allreduce_enqueue_edge_same_on_every_rank(void **state)
 {
 	(void)state;
-	if (ndevices < 4) {
-		print_message("needs 4 devices: skipped\n");
-		skip();
-	}
+	need_devices(4);
 	assert_int_equal(hlcoll_launch(4, rank_allreduce_edge, NULL), 0);
 }
 
@@ -4311,10 +4272,7 @@ static int rank_chunk_differs(int rank, int nranks,
 static void test_chunk_bytes_differ_refused(void **state)
 {
 	(void)state;
-	if (ndevices < 3) {
-		print_message("needs 3 devices: skipped\n");
-		skip();
-	}
+	need_devices(3);
 	assert_int_equal(hlcoll_launch(3, rank_chunk_differs, NULL), 0);
 }
 
@@ -4338,20 +4296,14 @@ static int rank_chain_env(int rank, int nranks,
 	struct rank_buf snd, rcv, cb;
 	int fd, rc, want = who ? 0 : -EOPNOTSUPP;
 
-	memset(&snd, 0, sizeof(snd));
-	memset(&rcv, 0, sizeof(rcv));
-	memset(&cb, 0, sizeof(cb));
 	/* A rank is a process of its own (hlcoll_launch()) */
 	if (rank == who)
 		setenv("HLCOLL_CHAIN", "0", 1);
 	else
 		unsetenv("HLCOLL_CHAIN");
-	fd = hlthunk_open_by_module_id(module_ids[rank]);
-	if (fd < 0)
-		return 10;
 	cfg.timeout_s = 10;
-	rc = grp_setup(fd, rank, nranks, id, &cfg, CHAIN_ENV_COUNT, &comm, &snd,
-		       &rcv, &cb);
+	rc = grp_open(rank, nranks, id, &cfg, CHAIN_ENV_COUNT, &fd, &comm,
+		      &snd, &rcv, &cb);
 	if (rc)
 		goto out;
 	rc = hlcoll_allreduce_enqueue(comm, snd.va, rcv.va, CHAIN_ENV_COUNT,
@@ -4373,12 +4325,7 @@ static int rank_chain_env(int rank, int nranks,
 	}
 	rc = edge_check(rank, nranks, rcv.host, CHAIN_ENV_COUNT) ? 14 : 0;
 out:
-	hlcoll_comm_destroy(comm);
-	buf_free(fd, &snd);
-	buf_free(fd, &rcv);
-	buf_free(fd, &cb);
-	hlthunk_close(fd);
-	return rc;
+	return grp_teardown(fd, comm, &snd, &rcv, &cb, rc);
 }
 
 static void test_chain_env_agreed_at_connect(void **state)
@@ -4386,10 +4333,7 @@ static void test_chain_env_agreed_at_connect(void **state)
 	int who;
 
 	(void)state;
-	if (ndevices < 3) {
-		print_message("needs 3 devices: skipped\n");
-		skip();
-	}
+	need_devices(3);
 	for (who = 1; who >= 0; who--)
 		assert_int_equal(hlcoll_launch(3, rank_chain_env, &who), 0);
 }
@@ -4414,15 +4358,9 @@ static int rank_work_alloc_fails(int rank, int nranks,
 	int fd, rc, nh = 0, i;
 	double t0, took;
 
-	memset(&snd, 0, sizeof(snd));
-	memset(&rcv, 0, sizeof(rcv));
-	memset(&cb, 0, sizeof(cb));
-	fd = hlthunk_open_by_module_id(module_ids[rank]);
-	if (fd < 0)
-		return 10;
 	cfg.timeout_s = 20;
-	rc = grp_setup(fd, rank, nranks, id, &cfg, WORK_FAIL_COUNT * 3, &comm,
-		       &snd, &rcv, &cb);
+	rc = grp_open(rank, nranks, id, &cfg, WORK_FAIL_COUNT * 3, &fd, &comm,
+		      &snd, &rcv, &cb);
 	if (rc)
 		goto out;
 	if (rank == 1) {
@@ -4460,12 +4398,7 @@ out:
 	for (i = 0; i < nh; i++)
 		hlthunk_device_memory_free(fd, hog[i]);
 	free(hog);
-	hlcoll_comm_destroy(comm);
-	buf_free(fd, &snd);
-	buf_free(fd, &rcv);
-	buf_free(fd, &cb);
-	hlthunk_close(fd);
-	return rc;
+	return grp_teardown(fd, comm, &snd, &rcv, &cb, rc);
 }
 
 static void test_reduce_scatter_work_alloc_fails_every_rank(void **state)
@@ -4473,10 +4406,7 @@ static void test_reduce_scatter_work_alloc_fails_every_rank(void **state)
 	int blocking;
 
 	(void)state;
-	if (ndevices < 3) {
-		print_message("needs 3 devices: skipped\n");
-		skip();
-	}
+	need_devices(3);
 	for (blocking = 0; blocking < 2; blocking++)
 		assert_int_equal(hlcoll_launch(3, rank_work_alloc_fails,
 					       &blocking), 0);
@@ -4629,10 +4559,7 @@ out:
 static void test_group_windows_same_on_every_rank(void **state)
 {
 	(void)state;
-	if (ndevices < 3) {
-		print_message("needs 3 devices: skipped\n");
-		skip();
-	}
+	need_devices(3);
 	assert_int_equal(hlcoll_launch(3, rank_group_cases,
 				       (void *)&xgrp_same_peer), 0);
 	assert_int_equal(hlcoll_launch(3, rank_group_cases,
@@ -4652,10 +4579,7 @@ static void test_sendrecv_group_enqueue_on_failed_comm(void **state)
 	enum group_mode mode;
 
 	(void)state;
-	if (ndevices < 2) {
-		print_message("needs 2 devices: skipped\n");
-		skip();
-	}
+	need_devices(2);
 	mode = GRP_PEER_ABORT;
 	assert_int_equal(hlcoll_launch(2, rank_group_refused, &mode), 0);
 	mode = GRP_OWN_FAULT;
@@ -4673,10 +4597,7 @@ static void test_sendrecv_group_stream_abort_while_enqueued(void **state)
 	struct stream_arg sa = { STREAM_ABORT, C_SENDRECV };
 
 	(void)state;
-	if (ndevices < 4) {
-		print_message("needs 4 devices: skipped\n");
-		skip();
-	}
+	need_devices(4);
 	assert_int_equal(hlcoll_launch(4, rank_stream, &sa), 0);
 }
 
@@ -4691,10 +4612,7 @@ static void test_sendrecv_group_stream_rank_killed_while_enqueued(void **state)
 	struct stream_arg sa = { STREAM_KILL, C_SENDRECV };
 
 	(void)state;
-	if (ndevices < 4) {
-		print_message("needs 4 devices: skipped\n");
-		skip();
-	}
+	need_devices(4);
 	/* Rank 3's status is SIGKILL's, ranks 0 to 2 (before it) returned 0 */
 	assert_int_equal(hlcoll_launch(4, rank_stream, &sa), 128 + SIGKILL);
 	sa.mode = STREAM_ORDERED;
