@@ -1206,16 +1206,25 @@ static int hlcoll_reduce_scatter_submit(struct hlcoll_comm *c,
 	uint64_t own = (uint64_t)c->rank * bytes, work = sendbuf, handle = 0;
 	struct hlcoll_span cp[2];
 
+	/* Shifted by one: rank r ends with block r (summed from rank r + 1) */
+	ns = hlcoll_ring_steps(c, work, 0, recvcount, c->rank - 1, true, dtype,
+			       x, nx);
 	if (recvbuf != sendbuf + own) {
+		/*
+		 * A chain that every rank refuses moves nothing: refused
+		 * before a work buffer that this rank alone may lack
+		 */
+		rc = hlcoll_nic_chain_fits(c, x, nx, ns, 0);
+		if (rc == 1 || rc == -EMSGSIZE)
+			return rc;
 		rc = hlcoll_work_alloc(c, bytes * n, &handle, &work);
 		if (rc)
 			return rc;
 		cp[0] = (struct hlcoll_span){ sendbuf, work, bytes * n };
 		cp[1] = (struct hlcoll_span){ sendbuf + own, recvbuf, bytes };
+		ns = hlcoll_ring_steps(c, work, 0, recvcount, c->rank - 1, true,
+				       dtype, x, nx);
 	}
-	/* Shifted by one: rank r ends with block r (summed from rank r + 1) */
-	ns = hlcoll_ring_steps(c, work, 0, recvcount, c->rank - 1, true, dtype,
-			       x, nx);
 	for (i = 0; i < HLCOLL_CHAIN_XFERS * ns; i++)
 		if (x[i].va == work + own)
 			x[i].va = recvbuf;

@@ -539,7 +539,9 @@ hlcoll_public int hlcoll_allreduce_enqueue(struct hlcoll_comm *comm,
  * argument errors (-EINVAL also @recvcount 0 and the stream errors of
  * hlcoll_allreduce_enqueue()); -ENOMEM or the driver's errno when the work
  * buffer cannot be allocated (with more than one rank the communicator
- * then fails on every rank, whose calls end with an error at once);
+ * then fails on every rank, whose calls end with that errno at once; an
+ * enqueue that every rank refuses, -EOPNOTSUPP or -EMSGSIZE below, is
+ * refused first);
  * -EOPNOTSUPP and -EMSGSIZE as
  * hlcoll_allreduce_enqueue(); -ECONNABORTED the communicator failed
  * before (also a pending collective's failure, found here).

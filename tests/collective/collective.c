@@ -4343,14 +4343,19 @@ static void test_chain_env_agreed_at_connect(void **state)
  * one rank (rank 1's device memory taken first; ranks 0 and 2 in place)
  * fails the communicator on every rank: each call ends with an error
  * within 5 s, not at the job timeout of 20 s (a review found ranks 0 and 2
- * enqueued and timed out). @arg (int): 0 enqueued, 1 blocking.
+ * enqueued and timed out). @arg (int): 0 enqueued, 1 blocking; 2 enqueued
+ * with one-sided transfers (HLCOLL_NIC_WRITE=1), which every rank refuses
+ * (-EOPNOTSUPP) before rank 1 looks for its work buffer: the communicator
+ * stays usable, and an all-reduce in place is bit-exact (a second review
+ * found it failed by the missing buffer of a collective that moves
+ * nothing).
  */
 #define WORK_FAIL_COUNT	(1u << 20)	/* 4 MiB a block, 12 MiB of work */
 
 static int rank_work_alloc_fails(int rank, int nranks,
 				 const struct hlcoll_unique_id *id, void *arg)
 {
-	const int blocking = *(const int *)arg;
+	const int mode = *(const int *)arg, blocking = mode == 1;
 	struct hlcoll_config cfg = HLCOLL_CONFIG_INIT;
 	struct hlcoll_comm *comm = NULL;
 	struct rank_buf snd, rcv, cb;
@@ -4358,6 +4363,11 @@ static int rank_work_alloc_fails(int rank, int nranks,
 	int fd, rc, nh = 0, i;
 	double t0, took;
 
+	/* A rank is a process of its own (hlcoll_launch()) */
+	if (mode == 2)
+		setenv("HLCOLL_NIC_WRITE", "1", 1);
+	else
+		unsetenv("HLCOLL_NIC_WRITE");
 	cfg.timeout_s = 20;
 	rc = grp_open(rank, nranks, id, &cfg, WORK_FAIL_COUNT * 3, &fd, &comm,
 		      &snd, &rcv, &cb);
@@ -4386,6 +4396,25 @@ static int rank_work_alloc_fails(int rank, int nranks,
 			rc = hlcoll_stream_sync(comm);
 	}
 	took = hltests_now_s() - t0;
+	if (mode == 2) {
+		if (rc != -EOPNOTSUPP) {
+			fprintf(stderr, "rank %d: one-sided reduce-scatter enqueue, rank 1 without device memory: %d (%s), expected %d on every rank\n",
+				rank, rc, hlcoll_get_error_string(rc),
+				-EOPNOTSUPP);
+			rc = 17;
+			goto out;
+		}
+		rc = hlcoll_allreduce(comm, snd.va, snd.va, 1000, HLCOLL_INT32,
+				      HLCOLL_SUM);
+		if (rc) {
+			fprintf(stderr, "rank %d: all-reduce after a refused reduce-scatter: %d (%s)\n",
+				rank, rc, hlcoll_get_error_string(rc));
+			rc = 18;
+			goto out;
+		}
+		rc = edge_check(rank, nranks, snd.host, 1000) ? 19 : 0;
+		goto out;
+	}
 	if (!rc || took > 5) {
 		fprintf(stderr, "rank %d: %s reduce-scatter, rank 1's work buffer not allocated (rank 1 took its device memory first; here %d MiB): %d (%s) after %.2f s, expected an error within 5 s\n",
 			rank, blocking ? "blocking" : "enqueued", nh, rc,
@@ -4403,13 +4432,13 @@ out:
 
 static void test_reduce_scatter_work_alloc_fails_every_rank(void **state)
 {
-	int blocking;
+	int mode;
 
 	(void)state;
 	need_devices(3);
-	for (blocking = 0; blocking < 2; blocking++)
-		assert_int_equal(hlcoll_launch(3, rank_work_alloc_fails,
-					       &blocking), 0);
+	for (mode = 0; mode < 3; mode++)
+		assert_int_equal(hlcoll_launch(3, rank_work_alloc_fails, &mode),
+				 0);
 }
 
 /* Element @i of transfer @which of a group case */
