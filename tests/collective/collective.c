@@ -4151,9 +4151,11 @@ static void test_submission_bytes_bounded_by_timeout(void **state)
  * receives exactly 16 MiB, ranks 1 to 3 send or receive 4 bytes more. Each
  * rank deciding on its own ring enqueued on rank 0 and refused on the
  * others (-EMSGSIZE), and rank 0's next call waited for a collective that
- * its peers never ran (a review's case). Every rank refuses it alike, and
- * the blocking all-reduce of that count is bit-exact; 4q elements (every
- * rank's 16 MiB minus 16 bytes) are enqueued on every rank, bit-exact.
+ * its peers never ran (a review's case). Every rank refuses it alike.
+ * Then, on a communicator split from it with timeout_s 20 (16 MiB a queue
+ * within a 1 s deadline timed out on the debug lane's kernel), the
+ * blocking all-reduce of that count is bit-exact, and 4q elements are
+ * enqueued on every rank, bit-exact.
  */
 #define EDGE_Q		((16u << 20) - 16) / 24
 #define EDGE_COUNT	(4 * EDGE_Q + 3)
@@ -4179,7 +4181,7 @@ static int rank_allreduce_edge(int rank, int nranks,
 			       const struct hlcoll_unique_id *id, void *arg)
 {
 	struct hlcoll_config cfg = HLCOLL_CONFIG_INIT;
-	struct hlcoll_comm *comm = NULL;
+	struct hlcoll_comm *comm = NULL, *comm2 = NULL;
 	struct rank_buf snd, rcv, cb;
 	int fd, rc;
 
@@ -4201,7 +4203,15 @@ static int rank_allreduce_edge(int rank, int nranks,
 		rc = 16;
 		goto out;
 	}
-	rc = hlcoll_allreduce(comm, snd.va, rcv.va, EDGE_COUNT, HLCOLL_INT32,
+	cfg.timeout_s = 20;
+	rc = hlcoll_comm_split(comm, 0, rank, &comm2, &cfg);
+	if (rc) {
+		fprintf(stderr, "rank %d: split: %d (%s)\n", rank, rc,
+			hlcoll_get_error_string(rc));
+		rc = 18;
+		goto out;
+	}
+	rc = hlcoll_allreduce(comm2, snd.va, rcv.va, EDGE_COUNT, HLCOLL_INT32,
 			      HLCOLL_SUM);
 	if (rc) {
 		fprintf(stderr, "rank %d: blocking all-reduce of %u int32 after the refusal: %d (%s)\n",
@@ -4214,10 +4224,10 @@ static int rank_allreduce_edge(int rank, int nranks,
 		goto out;
 	}
 	memset(rcv.host, 0xab, EDGE_COUNT * 4ull);
-	rc = hlcoll_allreduce_enqueue(comm, snd.va, rcv.va, 4 * EDGE_Q,
+	rc = hlcoll_allreduce_enqueue(comm2, snd.va, rcv.va, 4 * EDGE_Q,
 				      HLCOLL_INT32, HLCOLL_SUM, NULL, NULL);
 	if (!rc)
-		rc = hlcoll_stream_sync(comm);
+		rc = hlcoll_stream_sync(comm2);
 	if (rc) {
 		fprintf(stderr, "rank %d: all-reduce of %u int32 (16 MiB - 16 bytes a queue on every rank): %d (%s), expected 0\n",
 			rank, 4 * EDGE_Q, rc, hlcoll_get_error_string(rc));
@@ -4226,6 +4236,7 @@ static int rank_allreduce_edge(int rank, int nranks,
 	}
 	rc = edge_check(rank, nranks, rcv.host, 4 * EDGE_Q) ? 15 : 0;
 out:
+	hlcoll_comm_destroy(comm2);
 	return grp_teardown(fd, comm, &snd, &rcv, &cb, rc);
 }
 
