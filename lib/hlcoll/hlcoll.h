@@ -315,10 +315,12 @@ hlcoll_public int hlcoll_release_unique_id(const struct hlcoll_unique_id *id);
  * made @id (or a child forked after), or @id released or used already;
  * -EPROTONOSUPPORT @id, or the root's bootstrap, is of another version
  * of libhlcoll; -EPROTO the root broke the protocol; -ECONNRESET a rank
- * left; -ENOLINK the ring's neighbours'
- * devices are not cabled to this one; -ENOPROTOOPT ranks on different
- * hosts have different FI_OFI_RXM_USE_RNDV_WRITE settings (libfabric's
- * rendezvous protocol; unset, the library sets it to 1); -EBUSY two ranks on one device, or
+ * left; -ENOLINK the ring's neighbours' devices are not cabled to this
+ * one, or a rank found no libfabric endpoint for its peers on other
+ * hosts; -ENOPROTOOPT ranks with different libfabric rxm eager limits
+ * (FI_OFI_RXM_EAGER_LIMIT, which the library sets where unset, or
+ * FI_OFI_RXM_BUFFER_SIZE), which rxm does not connect; -EBUSY two ranks
+ * on one device, or
  * num_queues / 2 communicators of this process hold the device's engine
  * queues already (a rank's local failure, told to the others, which fail
  * with it); an errno of the driver or of a socket.

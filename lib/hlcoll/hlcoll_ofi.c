@@ -11,11 +11,12 @@
  * answer is. The endpoint names go round the bootstrap
  * (hlcoll_boot_allgather()) into an address vector.
  *
- * step: the transfers are cut into chunks (HLCOLL_OFI_CHUNK bytes, 256 KiB
- * by default, less when a step has many transfers: the staging memory of
- * one communicator stays under HLCOLL_OFI_STAGE_MAX), and each transfer
- * has HLCOLL_OFI_DEPTH staging slots in pinned host memory that is mapped
- * on the device. A send slot cycles: LIN_DMA of the chunk device -> slot
+ * step: the transfers are cut into chunks (the communicator's: the
+ * smallest of the ranks' HLCOLL_OFI_CHUNK, 256 KiB by default, and of
+ * what their rxm sends without a rendezvous, agreed at connect), and each
+ * transfer has HLCOLL_OFI_DEPTH staging slots in pinned host memory that
+ * is mapped on the device (fewer when a step has many transfers: the
+ * staging memory of one communicator stays under HLCOLL_OFI_STAGE_MAX). A send slot cycles: LIN_DMA of the chunk device -> slot
  * (a CS on the communicator's send queue), fi_tsend() of the slot, free on its
  * completion; a receive slot: fi_trecv() into the slot, then a LIN_DMA
  * slot -> device or a REDUCE (dst = dst op slot) on its receive queue, free
@@ -56,7 +57,6 @@
 #include <rdma/fi_tagged.h>
 
 #define HLCOLL_OFI_CHUNK	(256u * 1024)
-#define HLCOLL_OFI_MIN_CHUNK	(16u * 1024)
 #define HLCOLL_OFI_DEPTH	4
 #define HLCOLL_OFI_STAGE_MAX	(64ull * 1024 * 1024)
 #define HLCOLL_OFI_ADDR		64
@@ -117,15 +117,23 @@ struct hlcoll_ofi {
 	uint64_t cbs_size, cbs_va;
 	struct hlcoll_slot *slots;
 	int nslots;
+	/* Every rank's chunk: the smallest of their chunk_max */
+	uint64_t chunk;
 };
 
-/* @rndv_write: hlcoll_ofi_rndv_write, which every rank must share */
+/*
+ * @chunk_max: the rank's largest chunk (HLCOLL_OFI_CHUNK, at most what
+ * its rxm sends without a rendezvous), of which every rank takes the
+ * smallest; @eager: its rxm's eager limit (hlcoll_ofi_rxm_limits()),
+ * which must be every rank's: rxm refuses a connection between endpoints
+ * whose limits differ, and the ranks would wait for each other
+ */
 struct hlcoll_ofi_name {
 	int32_t status;
 	uint32_t len;
 	uint8_t addr[HLCOLL_OFI_ADDR];
-	uint32_t rndv_write;
-	uint32_t pad;
+	uint64_t chunk_max;
+	uint64_t eager;
 };
 
 static int hlcoll_fi_errno(int fi_rc)
@@ -171,41 +179,100 @@ static struct fi_info *hlcoll_ofi_pick(struct fi_info *list)
 }
 
 /*
- * rxm's rendezvous (every tagged message over its eager limit: 16 KiB on
- * tcp, whose dynamic receive buffers make its SAR limit the same; the
- * chunks here are 256 KiB) by RMA write, not read. libfabric 1.17's tcp
- * provider (Debian 12 has 1.17.0) completes an RMA read's response twice
- * when the connection is torn down while the response is coming in (fixed
- * in 1.18, "prov/tcp: Suspicion of bug where RX entry is freed twice"):
- * the second completion is of the freed entry, without context, and rxm's
- * handler dereferences it. Two ranks mid-transfer that both stopped on
- * the bootstrap's word of a third one's death crashed in fi_close() at
- * their destroy now and then (make check-debug). The write has no such
- * path.
- *
- * Every process of a job must use the same: the receiver of a rendezvous
- * picks the protocol by its own setting, and a sender of the other one
- * crashes (SIGSEGV in rxm) or hangs. So the library sets
- * FI_OFI_RXM_USE_RNDV_WRITE=1 whatever the libfabric version, unless the
- * user set it, before the process's first fi_getinfo() (rxm reads it
- * once, when libfabric initialises); hlcoll_ofi_rndv_write holds what it
- * is then, and hlcoll_ofi_connect() refuses ranks that differ
- * (-ENOPROTOOPT).
+ * No message of this library takes rxm's rendezvous (a message over rxm's
+ * eager limit, or over its SAR limit where the core provider has no
+ * dynamic receive buffers). libfabric before 2.2 has a bug in each of its
+ * two protocols:
+ * - the write (FI_OFI_RXM_USE_RNDV_WRITE=1) matches a sender's "write
+ *   done" by the sender's message id alone, which two senders to one
+ *   receiver share: a receive completes before its data has landed, or
+ *   never ("prov/rxm: Fix potential completion mismatch for the
+ *   rndv_write protocol", 2.2). An all-to-all across hosts, where every
+ *   rank takes chunks from two peers of the other host at once, read
+ *   zeros or timed out;
+ * - the read (rxm's default): 1.17's tcp provider completes an RMA read's
+ *   response twice when the connection goes down while it comes in (fixed
+ *   in 1.18): rxm's handler dereferences the freed entry, and a survivor
+ *   of a rank's death crashed in fi_close() at its destroy.
+ * Over tcp (dynamic receive buffers, direct send) an eager message of any
+ * size lands in the posted buffer, so the library raises rxm's eager
+ * limit to its chunk (FI_OFI_RXM_EAGER_LIMIT: 256 KiB, or HLCOLL_OFI_CHUNK
+ * if larger, unless the user set it; rxm reads it at each endpoint's
+ * opening), and every rank's chunks stay at or under the smallest limit
+ * of the ranks (hlcoll_ofi_connect()). Which protocol a rendezvous would
+ * take no longer matters to it.
  */
-static bool hlcoll_ofi_rndv_write;
-
-/* A libfabric boolean parameter's value, as fi_param_get_bool() reads it */
-static bool hlcoll_ofi_bool(const char *v)
-{
-	return v && (!strcmp(v, "1") || !strcasecmp(v, "true") ||
-		     !strcasecmp(v, "yes") || !strcasecmp(v, "on"));
-}
-
 static void hlcoll_ofi_quirks(void)
 {
-	setenv("FI_OFI_RXM_USE_RNDV_WRITE", "1", 0);
-	hlcoll_ofi_rndv_write =
-		hlcoll_ofi_bool(getenv("FI_OFI_RXM_USE_RNDV_WRITE"));
+	const char *env = getenv("HLCOLL_OFI_CHUNK");
+	uint64_t chunk = HLCOLL_OFI_CHUNK;
+	char v[32];
+
+	if (env && strtoull(env, NULL, 0) > chunk)
+		chunk = strtoull(env, NULL, 0);
+	snprintf(v, sizeof(v), "%" PRIu64, chunk);
+	setenv("FI_OFI_RXM_EAGER_LIMIT", v, 0);
+}
+
+/* A libfabric boolean parameter (fi_param_get_bool()): @dflt if unset or bad */
+static bool hlcoll_ofi_env_bool(const char *name, bool dflt)
+{
+	const char *v = getenv(name);
+
+	if (!v)
+		return dflt;
+	if (!strcmp(v, "0") || !strcasecmp(v, "false") ||
+	    !strcasecmp(v, "no") || !strcasecmp(v, "off"))
+		return false;
+	if (!strcmp(v, "1") || !strcasecmp(v, "true") ||
+	    !strcasecmp(v, "yes") || !strcasecmp(v, "on"))
+		return true;
+	return dflt;
+}
+
+/* A libfabric size parameter (fi_param_get_size_t()), @dflt if unset */
+static uint64_t hlcoll_ofi_env_size(const char *name, uint64_t dflt)
+{
+	const char *v = getenv(name);
+
+	return v ? (uint64_t)strtol(v, NULL, 0) : dflt;
+}
+
+/*
+ * This process's rxm: its eager limit (@eager) and the largest message it
+ * sends without a rendezvous (@max), by libfabric 1.17's rules
+ * (rxm_ep_init_proto(): eager up to the eager limit, then SAR up to the
+ * SAR limit; with dynamic receive buffers, the tcp core's, no SAR, and
+ * the eager limit is FI_OFI_RXM_EAGER_LIMIT where direct send is on); 0
+ * and UINT64_MAX for a provider that is not rxm
+ */
+static void hlcoll_ofi_rxm_limits(const struct fi_info *info,
+				  uint64_t *eager, uint64_t *max)
+{
+	const char *prov = info->fabric_attr->prov_name;
+	uint64_t buf = hlcoll_ofi_env_size("FI_OFI_RXM_BUFFER_SIZE", 16384);
+	uint64_t lim;
+
+	*eager = 0;
+	*max = UINT64_MAX;
+	if (!prov || !strstr(prov, "ofi_rxm"))
+		return;
+	*eager = buf;
+	if (!strncmp(prov, "tcp;", 4) &&
+	    hlcoll_ofi_env_bool("FI_OFI_RXM_ENABLE_DYN_RBUF", true)) {
+		lim = hlcoll_ofi_env_size("FI_OFI_RXM_EAGER_LIMIT", buf);
+		if (hlcoll_ofi_env_bool("FI_OFI_RXM_ENABLE_DIRECT_SEND", true) &&
+		    lim > buf)
+			*eager = lim;
+		*max = *eager;
+		return;
+	}
+	if (buf > 65535) {
+		*max = buf;
+		return;
+	}
+	lim = hlcoll_ofi_env_size("FI_OFI_RXM_SAR_LIMIT", 0);
+	*max = lim > buf ? lim : 8 * buf;
 }
 
 static pthread_once_t hlcoll_ofi_quirks_once = PTHREAD_ONCE_INIT;
@@ -301,6 +368,34 @@ static int hlcoll_ofi_open(struct hlcoll_comm *c, struct hlcoll_ofi *o,
 	return 0;
 }
 
+/*
+ * This rank's largest chunk: HLCOLL_OFI_CHUNK (a multiple of 4 KiB, 256
+ * KiB by default), at most what its provider sends in one message and
+ * what its rxm sends without a rendezvous (hlcoll_ofi_quirks()), at least
+ * 4 KiB
+ */
+static uint64_t hlcoll_ofi_chunk_max(struct hlcoll_comm *c,
+				     const struct hlcoll_ofi *o,
+				     uint64_t *eager)
+{
+	const char *env = getenv("HLCOLL_OFI_CHUNK");
+	uint64_t chunk = HLCOLL_OFI_CHUNK, lim;
+
+	if (env && strtoull(env, NULL, 0) >= 4096)
+		chunk = strtoull(env, NULL, 0) / 4096 * 4096;
+	hlcoll_ofi_rxm_limits(o->info, eager, &lim);
+	if (lim > o->info->ep_attr->max_msg_size)
+		lim = o->info->ep_attr->max_msg_size;
+	if (chunk > lim)
+		chunk = lim / 4096 * 4096;
+	if (chunk < 4096) {
+		hlcoll_warn(c->rank, "libfabric: messages of %" PRIu64 " bytes at most without a rendezvous; chunks of 4096 take it",
+			    lim);
+		chunk = 4096;
+	}
+	return chunk;
+}
+
 int hlcoll_ofi_connect(struct hlcoll_comm *c)
 {
 	struct hlcoll_ofi_name mine, *all;
@@ -318,22 +413,25 @@ int hlcoll_ofi_connect(struct hlcoll_comm *c)
 	memset(&mine, 0, sizeof(mine));
 	rc = hlcoll_ofi_open(c, o, &mine);
 	mine.status = rc;
-	mine.rndv_write = hlcoll_ofi_rndv_write;
+	if (!rc)
+		mine.chunk_max = hlcoll_ofi_chunk_max(c, o, &mine.eager);
 	rc2 = hlcoll_boot_allgather(&c->boot, &mine, all, sizeof(mine));
 	if (!rc)
 		rc = rc2;
+	o->chunk = mine.chunk_max;
 	for (p = 0; !rc && p < n; p++) {
 		if (all[p].status) {
 			rc = -ENOLINK;
 			break;
 		}
-		if (all[p].rndv_write != mine.rndv_write) {
-			hlcoll_warn(c->rank, "libfabric: rank %d's rendezvous is by %s, this rank's by %s: every process must have the same FI_OFI_RXM_USE_RNDV_WRITE",
-				    p, all[p].rndv_write ? "write" : "read",
-				    mine.rndv_write ? "write" : "read");
+		if (all[p].eager != mine.eager) {
+			hlcoll_warn(c->rank, "libfabric: rank %d's rxm eager limit is %" PRIu64 " bytes, this rank's %" PRIu64 ": rxm connects only endpoints of the same (FI_OFI_RXM_EAGER_LIMIT, FI_OFI_RXM_BUFFER_SIZE)",
+				    p, all[p].eager, mine.eager);
 			rc = -ENOPROTOOPT;
 			break;
 		}
+		if (all[p].chunk_max < o->chunk)
+			o->chunk = all[p].chunk_max;
 		o->addr[p] = FI_ADDR_NOTAVAIL;
 		if (c->host[p] == c->host[c->rank])
 			continue;
@@ -753,28 +851,30 @@ int hlcoll_ofi_step(struct hlcoll_comm *c, const struct hlcoll_xfer *x, int n,
 		.c = c, .o = o, .x = x, .xs = xs, .n = n, .dtype = dtype,
 		.op = op,
 	};
-	uint64_t chunk = HLCOLL_OFI_CHUNK, maxb = 0, idle_ms;
+	uint64_t chunk, maxb = 0, idle_ms;
 	int64_t last, now, checked, start;
-	const char *env = getenv("HLCOLL_OFI_CHUNK");
+	const char *env;
 	int depth = HLCOLL_OFI_DEPTH, i, d, all, rc = 0;
 
 	if (!o)
 		return -ENOLINK;
-	if (env && strtoull(env, NULL, 0) >= 4096)
-		chunk = strtoull(env, NULL, 0) / 4096 * 4096;
+	chunk = o->chunk;
 	env = getenv("HLCOLL_OFI_DEPTH");
 	if (env && atoi(env) >= 1 && atoi(env) <= 64)
 		depth = atoi(env);
 	for (i = 0; i < n; i++)
 		if (x[i].bytes > maxb)
 			maxb = x[i].bytes;
-	while (chunk > HLCOLL_OFI_MIN_CHUNK &&
+	/*
+	 * The chunk is the communicator's (both ends of a transfer must cut
+	 * it alike); a step with many transfers takes fewer slots each. A
+	 * transfer under either end's chunk is one chunk at both.
+	 */
+	while (depth > 1 &&
 	       (uint64_t)n * depth * chunk > HLCOLL_OFI_STAGE_MAX)
-		chunk /= 2;
+		depth--;
 	if (maxb < chunk)
 		chunk = (maxb + 4095) / 4096 * 4096;
-	if (chunk > o->info->ep_attr->max_msg_size)
-		chunk = o->info->ep_attr->max_msg_size / 4096 * 4096;
 	r.chunk = chunk;
 
 	rc = hlcoll_ofi_stage(c, o, n * depth, chunk);

@@ -16,9 +16,12 @@
 #define HLCOLL_ID_MAGIC		0x484c4349u	/* "HLCI" */
 /*
  * Version 2: the secret is proven, never sent (version 1 sent it in the
- * HELLO). An id of another version is refused: -EPROTONOSUPPORT.
+ * HELLO). Version 3: the same bootstrap; the connect exchange that follows
+ * it carries what the ranks must agree on (bulk_bytes, timeout_s, the
+ * chain setting, the libfabric chunk), which a rank of version 2 reads
+ * otherwise. An id of another version is refused: -EPROTONOSUPPORT.
  */
-#define HLCOLL_ID_VERSION	2
+#define HLCOLL_ID_VERSION	3
 #define HLCOLL_MSG_MAGIC	0x484c434du	/* "HLCM" */
 
 #define HLCOLL_SECRET_BYTES	32

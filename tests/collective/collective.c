@@ -101,6 +101,8 @@ struct coll_run {
 	const char *layout;
 	/* When set: rank 0's HLCOLL_ALGO (the others' unset) */
 	const char *algo0;
+	/* When set: "NAME=VALUE" in rank 0's environment (the others' unset) */
+	const char *env0;
 	struct hlcoll_config cfg;
 	/*
 	 * More collectives on the same communicator, after this one (their
@@ -598,6 +600,16 @@ static int rank_main(int rank, int nranks, const struct hlcoll_unique_id *id,
 		setenv("HLCOLL_ALGO", run->algo0, 1);
 	else if (run->algo0)
 		unsetenv("HLCOLL_ALGO");
+	if (run->env0) {
+		char name[64];
+
+		snprintf(name, sizeof(name), "%.*s",
+			 (int)strcspn(run->env0, "="), run->env0);
+		if (!rank)
+			setenv(name, strchr(run->env0, '=') + 1, 1);
+		else
+			unsetenv(name);
+	}
 	rc = hlcoll_comm_init_rank(&comm, nranks, id, rank, fd, &run->cfg);
 	if (rc) {
 		fprintf(stderr, "rank %d: hlcoll_comm_init_rank: %s\n", rank,
@@ -2018,33 +2030,31 @@ static int rank_open_comm(int rank, int nranks,
 }
 
 /*
- * @arg: the FI_OFI_RXM_USE_RNDV_WRITE ranks 0 and 1 start with (NULL:
- * unset); two hosts of one rank. The library sets it to "1" where it is
- * unset; ranks whose values differ (as libfabric reads a boolean) must
- * both fail their init with -ENOPROTOOPT, else both must read what they should
- * and pass a barrier.
+ * @arg: the FI_OFI_RXM_EAGER_LIMIT ranks 0 and 1 start with (NULL:
+ * unset); two hosts of one rank. The library sets it to 262144 (its chunk)
+ * where it is unset and keeps the user's. Ranks whose limits differ must
+ * both fail their init with -ENOPROTOOPT (rxm refuses to connect them:
+ * they waited for each other until the timeout before), else both must
+ * read what they should and pass a barrier.
  */
-static int rank_ofi_rndv_env(int rank, int nranks,
-			     const struct hlcoll_unique_id *id, void *arg)
+static int rank_ofi_eager_env(int rank, int nranks,
+			      const struct hlcoll_unique_id *id, void *arg)
 {
 	const char *const *start = arg, *want, *got;
 	struct hlcoll_comm *comm = NULL;
-	bool mine, other;
 	int fd, rc;
 
 	setenv("HLCOLL_HOST_ID", rank ? "b" : "a", 1);
 	if (start[rank])
-		setenv("FI_OFI_RXM_USE_RNDV_WRITE", start[rank], 1);
+		setenv("FI_OFI_RXM_EAGER_LIMIT", start[rank], 1);
 	else
-		unsetenv("FI_OFI_RXM_USE_RNDV_WRITE");
-	want = start[rank] ?: "1";
-	mine = !strcmp(want, "1");
-	other = !strcmp(start[!rank] ?: "1", "1");
+		unsetenv("FI_OFI_RXM_EAGER_LIMIT");
+	want = start[rank] ?: "262144";
 	rc = rank_open_comm(rank, nranks, id, &fd, &comm);
 	if (rc == 10 || rc == -EOPNOTSUPP)
 		return rc == 10 ? 10 : ABORT_NO_OFI;
-	if (mine != other) {
-		fprintf(stderr, "rank %d: init with a peer of the other rendezvous: %s\n",
+	if (strcmp(want, start[!rank] ?: "262144")) {
+		fprintf(stderr, "rank %d: init with a peer of another eager limit: %s\n",
 			rank, hlcoll_get_error_string(rc));
 		if (!rc) {
 			hlcoll_comm_destroy(comm);
@@ -2054,9 +2064,9 @@ static int rank_ofi_rndv_env(int rank, int nranks,
 	}
 	if (rc)
 		return 11;
-	got = getenv("FI_OFI_RXM_USE_RNDV_WRITE");
+	got = getenv("FI_OFI_RXM_EAGER_LIMIT");
 	if (!same_str(got, want))
-		fprintf(stderr, "rank %d: FI_OFI_RXM_USE_RNDV_WRITE is %s, not %s\n",
+		fprintf(stderr, "rank %d: FI_OFI_RXM_EAGER_LIMIT is %s, not %s\n",
 			rank, got ?: "unset", want);
 	rc = same_str(got, want) ? hlcoll_barrier(comm) : 1;
 	hlcoll_comm_destroy(comm);
@@ -2065,21 +2075,30 @@ static int rank_ofi_rndv_env(int rank, int nranks,
 }
 
 /*
- * libfabric 1.17's tcp provider completed an RMA read's response twice
- * when a connection went down in the middle of one, and rxm's handler
- * crashed on the freed entry: a survivor of test_rank_killed_mid_hierarchical
- * died of SIGSEGV in fi_close() at its destroy (make check-debug; 5 of 40
- * launches in sweeps of the kill time). hlcoll_ofi.c makes rxm's
- * rendezvous write instead (FI_OFI_RXM_USE_RNDV_WRITE=1 where unset), and,
- * as processes of the two protocols crash or hang each other, refuses
- * ranks that differ. On two hosts of one rank each: unset on both (the
- * library's "1"), "0" on both (read: kept), and "0" beside unset (both
- * fail -ENOPROTOOPT, neither crashes nor hangs).
+ * The libfabric chunk is the communicator's, agreed at init: the smallest
+ * of the ranks' HLCOLL_OFI_CHUNK and of what each one's rxm sends without
+ * a rendezvous (its eager limit over tcp; hlcoll_ofi.c says why no
+ * message may take one). On two hosts of one rank: FI_OFI_RXM_EAGER_LIMIT
+ * as the library leaves it (set where unset, kept where set; limits that
+ * differ refused at init); then an all-gather of 3 * 65536 + 7 int32 a
+ * rank (3 chunks of 256 KiB, 13 of 64 KiB), bit-exact, with rank 0's
+ * HLCOLL_OFI_CHUNK at 64 KiB (each rank cut by its own before: a receiver
+ * of 256 KiB chunks got 64 KiB ones where it expected its own), and with
+ * every rank's eager limit at 64 KiB (chunks of 64 KiB: no rendezvous).
  */
-static void test_ofi_rendezvous_mode_agreed(void **state)
+static void test_ofi_chunk_agreed(void **state)
 {
 	static const char *const cases[][2] = {
-		{ NULL, NULL }, { "0", "0" }, { "0", NULL }, { NULL, "false" },
+		{ NULL, NULL }, { "65536", NULL }, { NULL, "1048576" },
+		{ "65536", "65536" },
+	};
+	static const uint64_t counts[] = { 3 * 65536 + 7 };
+	struct coll_run run = {
+		.coll = C_ALLGATHER,
+		.dtype = HLCOLL_INT32,
+		.counts = counts,
+		.ncounts = 1,
+		.layout = "ab",
 	};
 	unsigned int i;
 	int st, bad = 0;
@@ -2087,17 +2106,67 @@ static void test_ofi_rendezvous_mode_agreed(void **state)
 	(void)state;
 	need_devices(2);
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		st = hlcoll_launch(2, rank_ofi_rndv_env, (void *)cases[i]);
+		st = hlcoll_launch(2, rank_ofi_eager_env, (void *)cases[i]);
 		if (st == ABORT_NO_OFI) {
 			print_message("no libfabric: skipped\n");
 			skip();
 		}
-		print_message("FI_OFI_RXM_USE_RNDV_WRITE %s and %s: status %d\n",
+		print_message("FI_OFI_RXM_EAGER_LIMIT %s and %s: status %d\n",
 			      cases[i][0] ?: "unset", cases[i][1] ?: "unset",
 			      st);
 		bad += st != 0;
 	}
+	run.cfg.timeout_s = 10;
+	run.env0 = "HLCOLL_OFI_CHUNK=65536";
+	st = launch_on(&run, 2);
+	print_message("all-gather across hosts, rank 0's %s: status %d\n",
+		      run.env0, st);
+	bad += st != 0;
+	run.env0 = NULL;
+	setenv("FI_OFI_RXM_EAGER_LIMIT", "65536", 1);
+	st = launch_on(&run, 2);
+	unsetenv("FI_OFI_RXM_EAGER_LIMIT");
+	print_message("all-gather across hosts, every rank's FI_OFI_RXM_EAGER_LIMIT=65536: status %d\n",
+		      st);
+	bad += st != 0;
 	assert_int_equal(bad, 0);
+}
+
+/*
+ * All-to-all across two hosts of two ranks ("aabb") in the library's own
+ * chunks (256 KiB, not hier_cases()' 4 KiB): every rank takes chunks from
+ * both ranks of the other host at once. rxm (libfabric before 2.2) sends a
+ * message over its eager limit by rendezvous, and its write rendezvous
+ * matched a sender's "write done" by the sender's message id alone, which
+ * two senders share: a receive completed before its data had landed
+ * (zeros: make bench-hosts' all-to-all, 7706 wrong elements at 256 KiB)
+ * or never (-ETIMEDOUT). The library keeps every message at or under the
+ * eager limit, which it raises to its chunk (hlcoll_ofi.c). Every element
+ * bit-exact, three times each, at 256 KiB a peer and at a count over a
+ * chunk that does not divide; timeout_s 10 for a hang.
+ */
+static void test_alltoall_across_hosts_concurrent_senders(void **state)
+{
+	static const uint64_t counts[] = { 65536, 3 * 65536 + 7 };
+	struct coll_run run = {
+		.coll = C_ALLTOALL,
+		.dtype = HLCOLL_INT32,
+		.counts = counts,
+		.ncounts = 2,
+		.repeat = 3,
+		.layout = "aabb",
+	};
+	int st;
+
+	(void)state;
+	need_devices(4);
+	run.cfg.timeout_s = 10;
+	st = launch_on(&run, 4);
+	if (st == HOSTS_NO_OFI) {
+		print_message("no libfabric: skipped\n");
+		skip();
+	}
+	assert_int_equal(st, 0);
 }
 
 /*
@@ -4731,7 +4800,8 @@ const struct CMUnitTest collective_tests[] = {
 	cmocka_unit_test(test_hierarchical_layouts_6),
 	cmocka_unit_test(test_hierarchical_step_rule),
 	cmocka_unit_test(test_hierarchical_algo_disagrees),
-	cmocka_unit_test(test_ofi_rendezvous_mode_agreed),
+	cmocka_unit_test(test_ofi_chunk_agreed),
+	cmocka_unit_test(test_alltoall_across_hosts_concurrent_senders),
 	cmocka_unit_test(test_abort_mid_hierarchical),
 	cmocka_unit_test(test_rank_killed_mid_hierarchical),
 	cmocka_unit_test(test_two_communicators_on_one_device),
