@@ -16,12 +16,14 @@
  * what their rxm sends without a rendezvous, agreed at connect), and each
  * transfer has HLCOLL_OFI_DEPTH staging slots in pinned host memory that
  * is mapped on the device (fewer when a step has many transfers: the
- * staging memory of one communicator stays under HLCOLL_OFI_STAGE_MAX). A send slot cycles: LIN_DMA of the chunk device -> slot
- * (a CS on the communicator's send queue), fi_tsend() of the slot, free on its
- * completion; a receive slot: fi_trecv() into the slot, then a LIN_DMA
- * slot -> device or a REDUCE (dst = dst op slot) on its receive queue, free
- * when that CS is done. With two slots or more per transfer, the device
- * copy of one chunk runs while another is on the wire.
+ * staging memory of one communicator stays under HLCOLL_OFI_STAGE_MAX
+ * down to one slot a transfer). A send slot cycles: LIN_DMA of the chunk
+ * device -> slot (a CS on the communicator's send queue), fi_tsend() of
+ * the slot, free on its completion; a receive slot: fi_trecv() into the
+ * slot, then a LIN_DMA slot -> device or a REDUCE (dst = dst op slot) on
+ * its receive queue, free when that CS is done. With two slots or more
+ * per transfer, the device copy of one chunk runs while another is on the
+ * wire.
  *
  * Matching: the tag holds the sender's rank, the number of transfers it
  * sent to this receiver before (both ends count them alike) and the
@@ -57,6 +59,8 @@
 #include <rdma/fi_tagged.h>
 
 #define HLCOLL_OFI_CHUNK	(256u * 1024)
+/* HLCOLL_OFI_CHUNK's largest: staging of a step at one slot a transfer */
+#define HLCOLL_OFI_CHUNK_MAX	(1024u * 1024)
 #define HLCOLL_OFI_DEPTH	4
 #define HLCOLL_OFI_STAGE_MAX	(64ull * 1024 * 1024)
 #define HLCOLL_OFI_ADDR		64
@@ -196,21 +200,18 @@ static struct fi_info *hlcoll_ofi_pick(struct fi_info *list)
  *   of a rank's death crashed in fi_close() at its destroy.
  * Over tcp (dynamic receive buffers, direct send) an eager message of any
  * size lands in the posted buffer, so the library raises rxm's eager
- * limit to its chunk (FI_OFI_RXM_EAGER_LIMIT: 256 KiB, or HLCOLL_OFI_CHUNK
- * if larger, unless the user set it; rxm reads it at each endpoint's
- * opening), and every rank's chunks stay at or under the smallest limit
+ * limit to its default chunk (FI_OFI_RXM_EAGER_LIMIT=262144, unless the
+ * user set it; rxm reads it at each endpoint's opening; the same in every
+ * process whatever its HLCOLL_OFI_CHUNK, as rxm connects only endpoints of
+ * one limit), and every rank's chunks stay at or under the smallest limit
  * of the ranks (hlcoll_ofi_connect()). Which protocol a rendezvous would
  * take no longer matters to it.
  */
 static void hlcoll_ofi_quirks(void)
 {
-	const char *env = getenv("HLCOLL_OFI_CHUNK");
-	uint64_t chunk = HLCOLL_OFI_CHUNK;
 	char v[32];
 
-	if (env && strtoull(env, NULL, 0) > chunk)
-		chunk = strtoull(env, NULL, 0);
-	snprintf(v, sizeof(v), "%" PRIu64, chunk);
+	snprintf(v, sizeof(v), "%u", HLCOLL_OFI_CHUNK);
 	setenv("FI_OFI_RXM_EAGER_LIMIT", v, 0);
 }
 
@@ -241,24 +242,29 @@ static uint64_t hlcoll_ofi_env_size(const char *name, uint64_t dflt)
 /*
  * This process's rxm: its eager limit (@eager) and the largest message it
  * sends without a rendezvous (@max), by libfabric 1.17's rules
- * (rxm_ep_init_proto(): eager up to the eager limit, then SAR up to the
- * SAR limit; with dynamic receive buffers, the tcp core's, no SAR, and
- * the eager limit is FI_OFI_RXM_EAGER_LIMIT where direct send is on); 0
- * and UINT64_MAX for a provider that is not rxm
+ * (rxm_get_info(), rxm_config_dyn_rbuf(), rxm_ep_init_proto(): eager up
+ * to the eager limit, then SAR up to the SAR limit; with dynamic receive
+ * buffers, the tcp core's unless pass-through, no SAR, and the eager limit
+ * is FI_OFI_RXM_EAGER_LIMIT where direct send is on); 0 and UINT64_MAX
+ * for a provider that is not rxm
  */
 static void hlcoll_ofi_rxm_limits(const struct fi_info *info,
 				  uint64_t *eager, uint64_t *max)
 {
 	const char *prov = info->fabric_attr->prov_name;
 	uint64_t buf = hlcoll_ofi_env_size("FI_OFI_RXM_BUFFER_SIZE", 16384);
+	const char *sar = getenv("FI_OFI_RXM_SAR_LIMIT");
 	uint64_t lim;
 
 	*eager = 0;
 	*max = UINT64_MAX;
 	if (!prov || !strstr(prov, "ofi_rxm"))
 		return;
+	if (buf > INT32_MAX)
+		buf = INT32_MAX;
 	*eager = buf;
 	if (!strncmp(prov, "tcp;", 4) &&
+	    !hlcoll_ofi_env_bool("FI_OFI_RXM_ENABLE_PASSTHRU", false) &&
 	    hlcoll_ofi_env_bool("FI_OFI_RXM_ENABLE_DYN_RBUF", true)) {
 		lim = hlcoll_ofi_env_size("FI_OFI_RXM_EAGER_LIMIT", buf);
 		if (hlcoll_ofi_env_bool("FI_OFI_RXM_ENABLE_DIRECT_SEND", true) &&
@@ -271,8 +277,9 @@ static void hlcoll_ofi_rxm_limits(const struct fi_info *info,
 		*max = buf;
 		return;
 	}
-	lim = hlcoll_ofi_env_size("FI_OFI_RXM_SAR_LIMIT", 0);
-	*max = lim > buf ? lim : 8 * buf;
+	/* Set, the SAR limit is the larger of it and the eager limit */
+	lim = sar ? (uint64_t)strtol(sar, NULL, 0) : 8 * buf;
+	*max = lim > buf ? lim : buf;
 }
 
 static pthread_once_t hlcoll_ofi_quirks_once = PTHREAD_ONCE_INIT;
@@ -369,20 +376,21 @@ static int hlcoll_ofi_open(struct hlcoll_comm *c, struct hlcoll_ofi *o,
 }
 
 /*
- * This rank's largest chunk: HLCOLL_OFI_CHUNK (a multiple of 4 KiB, 256
- * KiB by default), at most what its provider sends in one message and
- * what its rxm sends without a rendezvous (hlcoll_ofi_quirks()), at least
- * 4 KiB
+ * This rank's largest chunk: HLCOLL_OFI_CHUNK (rounded down to 4 KiB,
+ * 4 KiB to HLCOLL_OFI_CHUNK_MAX; else 256 KiB), at most what its provider
+ * sends in one message and what its rxm sends without a rendezvous
+ * (hlcoll_ofi_quirks()), at least 4 KiB
  */
 static uint64_t hlcoll_ofi_chunk_max(struct hlcoll_comm *c,
 				     const struct hlcoll_ofi *o,
 				     uint64_t *eager)
 {
 	const char *env = getenv("HLCOLL_OFI_CHUNK");
-	uint64_t chunk = HLCOLL_OFI_CHUNK, lim;
+	uint64_t chunk = HLCOLL_OFI_CHUNK, lim, v;
 
-	if (env && strtoull(env, NULL, 0) >= 4096)
-		chunk = strtoull(env, NULL, 0) / 4096 * 4096;
+	v = env ? strtoull(env, NULL, 0) : 0;
+	if (env && *env != '-' && v >= 4096 && v <= HLCOLL_OFI_CHUNK_MAX)
+		chunk = v / 4096 * 4096;
 	hlcoll_ofi_rxm_limits(o->info, eager, &lim);
 	if (lim > o->info->ep_attr->max_msg_size)
 		lim = o->info->ep_attr->max_msg_size;
@@ -424,8 +432,9 @@ int hlcoll_ofi_connect(struct hlcoll_comm *c)
 			rc = -ENOLINK;
 			break;
 		}
-		if (all[p].eager != mine.eager) {
-			hlcoll_warn(c->rank, "libfabric: rank %d's rxm eager limit is %" PRIu64 " bytes, this rank's %" PRIu64 ": rxm connects only endpoints of the same (FI_OFI_RXM_EAGER_LIMIT, FI_OFI_RXM_BUFFER_SIZE)",
+		/* rxm sends its limit in 32 bits and compares all 64 */
+		if (all[p].eager != mine.eager || mine.eager > UINT32_MAX) {
+			hlcoll_warn(c->rank, "libfabric: rank %d's rxm eager limit is %" PRIu64 " bytes, this rank's %" PRIu64 ": rxm connects only endpoints of the same, under 4 GiB (FI_OFI_RXM_EAGER_LIMIT, FI_OFI_RXM_BUFFER_SIZE)",
 				    p, all[p].eager, mine.eager);
 			rc = -ENOPROTOOPT;
 			break;
@@ -867,14 +876,15 @@ int hlcoll_ofi_step(struct hlcoll_comm *c, const struct hlcoll_xfer *x, int n,
 			maxb = x[i].bytes;
 	/*
 	 * The chunk is the communicator's (both ends of a transfer must cut
-	 * it alike); a step with many transfers takes fewer slots each. A
-	 * transfer under either end's chunk is one chunk at both.
+	 * it alike; a transfer under either end's chunk is one chunk at
+	 * both); a step with many transfers takes fewer slots each, one at
+	 * the least (HLCOLL_MAX_GROUP_OPS chunks of 256 KiB: 64 MiB).
 	 */
+	if (maxb < chunk)
+		chunk = (maxb + 4095) / 4096 * 4096;
 	while (depth > 1 &&
 	       (uint64_t)n * depth * chunk > HLCOLL_OFI_STAGE_MAX)
 		depth--;
-	if (maxb < chunk)
-		chunk = (maxb + 4095) / 4096 * 4096;
 	r.chunk = chunk;
 
 	rc = hlcoll_ofi_stage(c, o, n * depth, chunk);

@@ -2032,10 +2032,11 @@ static int rank_open_comm(int rank, int nranks,
 /*
  * @arg: the FI_OFI_RXM_EAGER_LIMIT ranks 0 and 1 start with (NULL:
  * unset); two hosts of one rank. The library sets it to 262144 (its chunk)
- * where it is unset and keeps the user's. Ranks whose limits differ must
- * both fail their init with -ENOPROTOOPT (rxm refuses to connect them:
- * they waited for each other until the timeout before), else both must
- * read what they should and pass a barrier.
+ * where it is unset and keeps the user's. Ranks whose limits differ, or
+ * are 4 GiB or more (rxm sends it in 32 bits and compares 64), must both
+ * fail their init with -ENOPROTOOPT (rxm refuses to connect them: they
+ * waited for each other until the timeout before), else both must read
+ * what they should and pass a barrier.
  */
 static int rank_ofi_eager_env(int rank, int nranks,
 			      const struct hlcoll_unique_id *id, void *arg)
@@ -2053,7 +2054,8 @@ static int rank_ofi_eager_env(int rank, int nranks,
 	rc = rank_open_comm(rank, nranks, id, &fd, &comm);
 	if (rc == 10 || rc == -EOPNOTSUPP)
 		return rc == 10 ? 10 : ABORT_NO_OFI;
-	if (strcmp(want, start[!rank] ?: "262144")) {
+	if (strcmp(want, start[!rank] ?: "262144") ||
+	    strtoull(want, NULL, 0) > UINT32_MAX) {
 		fprintf(stderr, "rank %d: init with a peer of another eager limit: %s\n",
 			rank, hlcoll_get_error_string(rc));
 		if (!rc) {
@@ -2083,14 +2085,21 @@ static int rank_ofi_eager_env(int rank, int nranks,
  * differ refused at init); then an all-gather of 3 * 65536 + 7 int32 a
  * rank (3 chunks of 256 KiB, 13 of 64 KiB), bit-exact, with rank 0's
  * HLCOLL_OFI_CHUNK at 64 KiB (each rank cut by its own before: a receiver
- * of 256 KiB chunks got 64 KiB ones where it expected its own), and with
- * every rank's eager limit at 64 KiB (chunks of 64 KiB: no rendezvous).
+ * of 256 KiB chunks got 64 KiB ones where it expected its own), at 1 MiB
+ * (its eager limit followed it, and rxm refused to connect the ranks) and
+ * at -1 (read as 2^64 - 1: ignored), and with every rank's eager limit at
+ * 64 KiB (chunks of 64 KiB: no rendezvous).
  */
 static void test_ofi_chunk_agreed(void **state)
 {
 	static const char *const cases[][2] = {
 		{ NULL, NULL }, { "65536", NULL }, { NULL, "1048576" },
-		{ "65536", "65536" },
+		{ "65536", "65536" }, { "4294967296", "4294967296" },
+	};
+	/* Rank 0's: smaller, larger than the eager limit, not a size */
+	static const char *const chunk0[] = {
+		"HLCOLL_OFI_CHUNK=65536", "HLCOLL_OFI_CHUNK=1048576",
+		"HLCOLL_OFI_CHUNK=-1",
 	};
 	static const uint64_t counts[] = { 3 * 65536 + 7 };
 	struct coll_run run = {
@@ -2117,11 +2126,13 @@ static void test_ofi_chunk_agreed(void **state)
 		bad += st != 0;
 	}
 	run.cfg.timeout_s = 10;
-	run.env0 = "HLCOLL_OFI_CHUNK=65536";
-	st = launch_on(&run, 2);
-	print_message("all-gather across hosts, rank 0's %s: status %d\n",
-		      run.env0, st);
-	bad += st != 0;
+	for (i = 0; i < sizeof(chunk0) / sizeof(chunk0[0]); i++) {
+		run.env0 = chunk0[i];
+		st = launch_on(&run, 2);
+		print_message("all-gather across hosts, rank 0's %s: status %d\n",
+			      run.env0, st);
+		bad += st != 0;
+	}
 	run.env0 = NULL;
 	setenv("FI_OFI_RXM_EAGER_LIMIT", "65536", 1);
 	st = launch_on(&run, 2);
@@ -2143,7 +2154,11 @@ static void test_ofi_chunk_agreed(void **state)
  * or never (-ETIMEDOUT). The library keeps every message at or under the
  * eager limit, which it raises to its chunk (hlcoll_ofi.c). Every element
  * bit-exact, three times each, at 256 KiB a peer and at a count over a
- * chunk that does not divide; timeout_s 10 for a hang.
+ * chunk that does not divide; timeout_s 10 for a hang. Then the same
+ * without rxm's dynamic receive buffers and with FI_OFI_RXM_SAR_LIMIT=0,
+ * where rxm's rendezvous starts over 16 KiB (a review found the library
+ * reckoning 128 KiB there: its chunks took the write rendezvous again and
+ * timed out, now and then).
  */
 static void test_alltoall_across_hosts_concurrent_senders(void **state)
 {
@@ -2156,7 +2171,7 @@ static void test_alltoall_across_hosts_concurrent_senders(void **state)
 		.repeat = 3,
 		.layout = "aabb",
 	};
-	int st;
+	int st, bad;
 
 	(void)state;
 	need_devices(4);
@@ -2166,7 +2181,19 @@ static void test_alltoall_across_hosts_concurrent_senders(void **state)
 		print_message("no libfabric: skipped\n");
 		skip();
 	}
-	assert_int_equal(st, 0);
+	print_message("all-to-all, hosts aabb: status %d\n", st);
+	bad = st != 0;
+	setenv("FI_OFI_RXM_ENABLE_DYN_RBUF", "0", 1);
+	setenv("FI_OFI_RXM_SAR_LIMIT", "0", 1);
+	setenv("FI_OFI_RXM_USE_RNDV_WRITE", "1", 1);
+	st = launch_on(&run, 4);
+	unsetenv("FI_OFI_RXM_ENABLE_DYN_RBUF");
+	unsetenv("FI_OFI_RXM_SAR_LIMIT");
+	unsetenv("FI_OFI_RXM_USE_RNDV_WRITE");
+	print_message("the same, FI_OFI_RXM_ENABLE_DYN_RBUF=0 FI_OFI_RXM_SAR_LIMIT=0: status %d\n",
+		      st);
+	bad += st != 0;
+	assert_int_equal(bad, 0);
 }
 
 /*
