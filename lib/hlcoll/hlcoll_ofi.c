@@ -29,6 +29,19 @@
  * sent to this receiver before (both ends count them alike) and the
  * chunk index, so a receive matches exactly its chunk.
  *
+ * Credits: a chunk is sent only after its receiver has posted the buffer
+ * for it. The receiver, having posted chunk k's receive, sends a credit
+ * (an empty message whose tag is chunk k's with HLCOLL_OFI_CREDIT), which
+ * the sender's slot for chunk k waits for (a receive posted when the slot
+ * starts) before its fi_tsend(). rxm sends the chunks eagerly (no
+ * rendezvous: hlcoll_ofi_quirks()), and an eager message that finds no
+ * receive is copied into memory rxm mallocs, without a bound, and never
+ * frees at fi_close() (1.17's rxm_recv_queue_close(): "TODO cleanup
+ * recv_list and unexp msg list"): a sender ahead of a busy receiver grew
+ * it by what it sent, an abort leaked it, and a send returned before its
+ * receiver had posted it. Unexpected credits are at most
+ * HLCOLL_OFI_DEPTH a transfer, each in one of rxm's own buffers.
+ *
  * Failure: a step fails with the provider's error (a peer whose process
  * died resets its connections: -ECONNRESET or the like), with the
  * bootstrap's (a rank left or aborted: looked at every
@@ -67,10 +80,14 @@
 /* One packet (LIN_DMA or REDUCE) per slot CB, with room */
 #define HLCOLL_OFI_CB_SLOT	128u
 
-/* Tag: sequence (24 bits) | sender rank (12) | chunk (24) */
+/*
+ * Tag: credit (1 bit) | sequence (24 bits) | sender rank (12) | chunk (24);
+ * a credit's "sender" is the receiver of the chunk it grants
+ */
 #define HLCOLL_OFI_TAG(seq, rank, chunk) \
 	((((uint64_t)(seq) & 0xffffff) << 36) | \
 	 (((uint64_t)(rank) & 0xfff) << 24) | ((uint64_t)(chunk) & 0xffffff))
+#define HLCOLL_OFI_CREDIT	(1ull << 60)
 #define HLCOLL_OFI_MAX_CHUNKS	(1ull << 24)
 
 enum hlcoll_slot_state {
@@ -82,6 +99,10 @@ enum hlcoll_slot_state {
 
 struct hlcoll_slot {
 	struct fi_context2 ctx;	/* first: the completion's op_context */
+	struct fi_context2 cctx;	/* send: the credit's receive */
+	bool cposted;		/* send: the credit's receive posted */
+	bool credit;		/* send: the receiver posted @chunk's buffer */
+	bool cowed;		/* receive: @chunk's credit not yet sent */
 	int state;
 	int xfer;
 	uint64_t chunk;
@@ -638,6 +659,38 @@ static uint64_t hlcoll_ofi_tag(const struct hlcoll_ofi_run *r, int xi,
 }
 
 /* Start what a free slot of transfer @xi can do; 0 or -errno */
+/* The tag of @xi's chunk @k's credit (sent by the chunk's receiver) */
+static uint64_t hlcoll_ofi_credit_tag(const struct hlcoll_ofi_run *r, int xi,
+				      uint64_t k)
+{
+	const struct hlcoll_xfer *t = &r->x[xi];
+	int receiver = t->send ? t->peer : r->c->rank;
+
+	return HLCOLL_OFI_CREDIT | HLCOLL_OFI_TAG(r->xs[xi].seq, receiver, k);
+}
+
+/* A receive slot: tell its sender that @s->chunk's buffer is posted */
+static int hlcoll_ofi_send_credit(struct hlcoll_ofi_run *r,
+				  struct hlcoll_slot *s)
+{
+	const struct hlcoll_xfer *t = &r->x[s->xfer];
+	static const uint8_t none;
+	ssize_t rc;
+
+	rc = fi_tinject(r->o->ep, &none, 0, r->o->addr[t->peer],
+			hlcoll_ofi_credit_tag(r, s->xfer, s->chunk));
+	if (rc == -FI_EAGAIN)
+		return 0;
+	if (rc) {
+		hlcoll_warn(r->c->rank, "libfabric credit to rank %d: %s",
+			    t->peer, fi_strerror((int)-rc));
+		return hlcoll_fi_errno((int)rc);
+	}
+	s->cowed = false;
+	r->progress = true;
+	return 0;
+}
+
 static int hlcoll_ofi_start(struct hlcoll_ofi_run *r, struct hlcoll_slot *s)
 {
 	const struct hlcoll_xfer *t = &r->x[s->xfer];
@@ -652,6 +705,19 @@ static int hlcoll_ofi_start(struct hlcoll_ofi_run *r, struct hlcoll_slot *s)
 		uint32_t n = hlthunk_pkt_lin_dma(s->cb, t->va + k * r->chunk,
 						 s->va, len);
 
+		/* The credit's receive first: the chunk waits for it */
+		rc = fi_trecv(r->o->ep, s->buf, 0, r->o->desc, FI_ADDR_UNSPEC,
+			      hlcoll_ofi_credit_tag(r, s->xfer, k), 0,
+			      &s->cctx);
+		if (rc == -FI_EAGAIN)
+			return 0;
+		if (rc) {
+			hlcoll_warn(r->c->rank, "libfabric credit from rank %d: %s",
+				    t->peer, fi_strerror((int)-rc));
+			return hlcoll_fi_errno((int)rc);
+		}
+		s->cposted = true;
+		s->credit = false;
 		s->chunk = k;
 		rc = hlcoll_ofi_cs(r->c, s, n, r->c->q_send);
 		if (rc)
@@ -669,19 +735,27 @@ static int hlcoll_ofi_start(struct hlcoll_ofi_run *r, struct hlcoll_slot *s)
 		}
 		s->chunk = k;
 		s->state = SLOT_NET;
+		s->cowed = true;
+		xs->next++;
+		r->progress = true;
+		return hlcoll_ofi_send_credit(r, s);
 	}
 	xs->next++;
 	r->progress = true;
 	return 0;
 }
 
-/* A staged send slot: hand it to libfabric */
+/* A staged send slot: hand it to libfabric once its credit came */
 static int hlcoll_ofi_post_send(struct hlcoll_ofi_run *r,
 				struct hlcoll_slot *s)
 {
 	const struct hlcoll_xfer *t = &r->x[s->xfer];
 	ssize_t rc;
 
+	if (!s->credit) {
+		s->state = SLOT_READY;
+		return 0;
+	}
 	rc = fi_tsend(r->o->ep, s->buf, hlcoll_ofi_len(r, s->xfer, s->chunk),
 		      r->o->desc, r->o->addr[t->peer],
 		      hlcoll_ofi_tag(r, s->xfer, s->chunk), &s->ctx);
@@ -749,6 +823,19 @@ static int hlcoll_ofi_reap(struct hlcoll_ofi_run *r)
 		struct hlcoll_slot *s = e[i].op_context;
 
 		r->progress = true;
+		if ((e[i].flags & FI_RECV) && (e[i].tag & HLCOLL_OFI_CREDIT)) {
+			/* A credit: the slot's chunk may go */
+			s = (struct hlcoll_slot *)((uint8_t *)e[i].op_context -
+				offsetof(struct hlcoll_slot, cctx));
+			s->cposted = false;
+			s->credit = true;
+			if (s->state == SLOT_READY) {
+				rc = hlcoll_ofi_post_send(r, s);
+				if (rc)
+					return rc;
+			}
+			continue;
+		}
 		if (r->x[s->xfer].send) {
 			s->state = SLOT_FREE;
 			r->xs[s->xfer].done++;
@@ -800,6 +887,11 @@ static void hlcoll_ofi_drain(struct hlcoll_ofi_run *r)
 
 		if (s->state == SLOT_NET)
 			fi_cancel(&r->o->ep->fid, &s->ctx);
+		if (s->cposted)
+			fi_cancel(&r->o->ep->fid, &s->cctx);
+		s->cposted = false;
+		s->credit = false;
+		s->cowed = false;
 		if (s->state == SLOT_DMA)
 			hlcoll_ofi_cs_done(r->c, s,
 					   (r->c->cfg.timeout_s + 30) *
@@ -917,8 +1009,10 @@ int hlcoll_ofi_step(struct hlcoll_comm *c, const struct hlcoll_xfer *x, int n,
 
 			if (s->state == SLOT_FREE && x[s->xfer].send)
 				rc = hlcoll_ofi_start(&r, s);
-			else if (s->state == SLOT_READY)
+			else if (s->state == SLOT_READY && s->credit)
 				rc = hlcoll_ofi_post_send(&r, s);
+			else if (s->cowed)
+				rc = hlcoll_ofi_send_credit(&r, s);
 		}
 		if (!rc)
 			rc = hlcoll_ofi_reap(&r);

@@ -2196,6 +2196,165 @@ static void test_alltoall_across_hosts_concurrent_senders(void **state)
 	assert_int_equal(bad, 0);
 }
 
+/* A field of /proc/self/status in kB ("VmHWM", "VmRSS"), -1 if absent */
+static long proc_status_kb(const char *field)
+{
+	char line[256];
+	size_t n = strlen(field);
+	long kb = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, field, n) && line[n] == ':') {
+			kb = strtol(line + n + 1, NULL, 10);
+			break;
+		}
+	fclose(f);
+	return kb;
+}
+
+#define EARLY_BYTES	(64ull << 20)
+#define EARLY_HOLD_S	3.0
+#define EARLY_GROWTH_KB	(16 * 1024)
+
+/*
+ * test_send_across_hosts_waits_for_receiver()'s ranks, on hosts "aab":
+ * rank 0 sends EARLY_BYTES (host memory) to rank 2 at once; rank 2 first
+ * receives 4 KiB from rank 1, which holds it EARLY_HOLD_S (*@arg 0) or
+ * aborts then (*@arg 1). 0: rank 0's send returned only after rank 2
+ * posted its receive, rank 2's memory grew by less than EARLY_GROWTH_KB
+ * while it waited, its data is bit-exact; or, with the abort, ranks 0
+ * and 2 fail with -ECONNABORTED within PROMPT_S of it and rank 2 holds no
+ * more memory after its destroy than EARLY_GROWTH_KB over what it held
+ * before its init.
+ */
+static int rank_send_early(int rank, int nranks,
+			   const struct hlcoll_unique_id *id, void *arg)
+{
+	const int abort_mode = *(const int *)arg;
+	struct hlcoll_comm *comm = NULL;
+	struct rank_buf b;
+	uint32_t *w;
+	uint64_t i, n = EARLY_BYTES / 4;
+	double t0, t;
+	long rss0, hwm0, grown = 0;
+	int fd, rc, bad = 0;
+
+	setenv("HLCOLL_HOST_ID", rank == 2 ? "b" : "a", 1);
+	fd = hlthunk_open_by_module_id(module_ids[rank]);
+	if (fd < 0)
+		return 10;
+	if (buf_alloc(fd, true, EARLY_BYTES, &b)) {
+		hlthunk_close(fd);
+		return 12;
+	}
+	w = b.host;
+	for (i = 0; i < n; i++)
+		w[i] = rank == 0 ? (uint32_t)(i * 2654435761u) : 0;
+	rss0 = proc_status_kb("VmRSS");
+	rc = hlcoll_comm_init_rank(&comm, nranks, id, rank, fd, NULL);
+	if (rc) {
+		buf_free(fd, &b);
+		hlthunk_close(fd);
+		return rc == -EOPNOTSUPP ? ABORT_NO_OFI : 11;
+	}
+	rc = hlcoll_barrier(comm);
+	t0 = hltests_now_s();
+	if (!rc && rank == 0)
+		rc = hlcoll_send(comm, b.va, n, HLCOLL_INT32, 2);
+	if (!rc && rank == 1) {
+		hold_until(t0 + EARLY_HOLD_S);
+		if (abort_mode) {
+			hlcoll_comm_abort(comm);
+			buf_free(fd, &b);
+			hlthunk_close(fd);
+			return 0;
+		}
+		rc = hlcoll_send(comm, b.va, 1024, HLCOLL_INT32, 2);
+	}
+	if (!rc && rank == 2) {
+		hwm0 = proc_status_kb("VmHWM");
+		rc = hlcoll_recv(comm, b.va, 1024, HLCOLL_INT32, 1);
+		grown = proc_status_kb("VmHWM") - hwm0;
+		if (!rc)
+			rc = hlcoll_recv(comm, b.va, n, HLCOLL_INT32, 0);
+	}
+	t = hltests_now_s() - t0;
+	fprintf(stderr, "rank %d: %s after %.2f s\n", rank,
+		hlcoll_get_error_string(rc), t);
+	if (rank == 2 && grown > EARLY_GROWTH_KB) {
+		fprintf(stderr, "rank 2: memory grew by %ld kB while it waited for rank 1\n",
+			grown);
+		bad |= 1;
+	}
+	if (abort_mode) {
+		if (rank != 1 && (rc != -ECONNABORTED ||
+				  t > EARLY_HOLD_S + PROMPT_S))
+			bad |= 2;
+		hold_until(t0 + EARLY_HOLD_S + PROMPT_S + 1);
+	} else if (rc) {
+		bad |= 2;
+	} else if (rank == 0 && t < EARLY_HOLD_S - 0.2) {
+		fprintf(stderr, "rank 0: its send returned after %.2f s, before rank 2 posted the receive (%.1f s)\n",
+			t, EARLY_HOLD_S);
+		bad |= 4;
+	} else if (rank == 2) {
+		for (i = 0; i < n; i++)
+			if (w[i] != (uint32_t)(i * 2654435761u))
+				break;
+		if (i < n) {
+			fprintf(stderr, "rank 2: element %" PRIu64 " wrong\n",
+				i);
+			bad |= 8;
+		}
+	}
+	hlcoll_comm_destroy(comm);
+	if (rank == 2 && proc_status_kb("VmRSS") - rss0 > EARLY_GROWTH_KB) {
+		fprintf(stderr, "rank 2: %ld kB more held after the destroy than before the init\n",
+			proc_status_kb("VmRSS") - rss0);
+		bad |= 16;
+	}
+	if (buf_free(fd, &b))
+		bad |= 32;
+	hlthunk_close(fd);
+	return bad;
+}
+
+/*
+ * A send across hosts keeps hlcoll.h's word: it blocks until the peer has
+ * posted the matching receive. A review found rank 0's 64 MiB send to a
+ * rank 2 busy with another receive returning after 4.5 s, before rank 2
+ * posted it, and rank 2's memory growing by 283 MiB meanwhile: rxm's
+ * eager messages that find no receive are copied into memory it mallocs
+ * (hlcoll_ofi.c: credits). With rank 1 aborting instead of sending, rank
+ * 2 leaked 67 MiB past its destroy (rxm 1.17 frees none of it at
+ * fi_close()), and where the sender was rank 0 (the bootstrap's root,
+ * which relays an abort) rank 2 waited for the job timeout (30 s).
+ */
+static void test_send_across_hosts_waits_for_receiver(void **state)
+{
+	static const int modes[] = { 0, 1 };
+	unsigned int m;
+	int st, bad = 0;
+
+	(void)state;
+	need_devices(3);
+	for (m = 0; m < sizeof(modes) / sizeof(modes[0]); m++) {
+		st = hlcoll_launch(3, rank_send_early, (void *)&modes[m]);
+		if (st == ABORT_NO_OFI) {
+			print_message("no libfabric: skipped\n");
+			skip();
+		}
+		print_message("64 MiB send to a rank busy %s: status %d\n",
+			      modes[m] ? "until an abort" :
+					 "with another receive", st);
+		bad += st != 0;
+	}
+	assert_int_equal(bad, 0);
+}
+
 /*
  * Rank 1 aborts during the others' hierarchical all-gather and
  * reduce-scatter (the reduce-scatter also one-sided; an abort before the
@@ -4829,6 +4988,7 @@ const struct CMUnitTest collective_tests[] = {
 	cmocka_unit_test(test_hierarchical_algo_disagrees),
 	cmocka_unit_test(test_ofi_chunk_agreed),
 	cmocka_unit_test(test_alltoall_across_hosts_concurrent_senders),
+	cmocka_unit_test(test_send_across_hosts_waits_for_receiver),
 	cmocka_unit_test(test_abort_mid_hierarchical),
 	cmocka_unit_test(test_rank_killed_mid_hierarchical),
 	cmocka_unit_test(test_two_communicators_on_one_device),
