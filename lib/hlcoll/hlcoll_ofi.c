@@ -39,8 +39,9 @@
  * frees at fi_close() (1.17's rxm_recv_queue_close(): "TODO cleanup
  * recv_list and unexp msg list"): a sender ahead of a busy receiver grew
  * it by what it sent, an abort leaked it, and a send returned before its
- * receiver had posted it. Unexpected credits are at most
- * HLCOLL_OFI_DEPTH a transfer, each in one of rxm's own buffers.
+ * receiver had posted it. Unexpected credits are at most the receiver's
+ * HLCOLL_OFI_DEPTH a transfer, each in one of rxm's own buffers (those
+ * of a failed step stay there until fi_close()).
  *
  * Failure: a step fails with the provider's error (a peer whose process
  * died resets its connections: -ECONNRESET or the like), with the
@@ -973,7 +974,7 @@ int hlcoll_ofi_step(struct hlcoll_comm *c, const struct hlcoll_xfer *x, int n,
 	 * the least (HLCOLL_MAX_GROUP_OPS chunks of 256 KiB: 64 MiB).
 	 */
 	if (maxb < chunk)
-		chunk = (maxb + 4095) / 4096 * 4096;
+		chunk = maxb ? (maxb + 4095) / 4096 * 4096 : 4096;
 	while (depth > 1 &&
 	       (uint64_t)n * depth * chunk > HLCOLL_OFI_STAGE_MAX)
 		depth--;
