@@ -2093,8 +2093,8 @@ static int rank_ofi_eager_env(int rank, int nranks,
 static void test_ofi_chunk_agreed(void **state)
 {
 	static const char *const cases[][2] = {
-		{ NULL, NULL }, { "65536", NULL }, { NULL, "1048576" },
-		{ "65536", "65536" }, { "4294967296", "4294967296" },
+		{ NULL, NULL }, { "65536", NULL },
+		{ "4294967296", "4294967296" },
 	};
 	/* Rank 0's: smaller, larger than the eager limit, not a size */
 	static const char *const chunk0[] = {
@@ -2153,8 +2153,8 @@ static void test_ofi_chunk_agreed(void **state)
  * (zeros: make bench-hosts' all-to-all, 7706 wrong elements at 256 KiB)
  * or never (-ETIMEDOUT). The library keeps every message at or under the
  * eager limit, which it raises to its chunk (hlcoll_ofi.c). Every element
- * bit-exact, three times each, at 256 KiB a peer and at a count over a
- * chunk that does not divide; timeout_s 10 for a hang. Then the same
+ * bit-exact, twice each, at 256 KiB a peer and at a count over a chunk
+ * that does not divide; timeout_s 10 for a hang. Then the same
  * without rxm's dynamic receive buffers and with FI_OFI_RXM_SAR_LIMIT=0,
  * where rxm's rendezvous starts over 16 KiB (a review found the library
  * reckoning 128 KiB there: its chunks took the write rendezvous again and
@@ -2168,7 +2168,7 @@ static void test_alltoall_across_hosts_concurrent_senders(void **state)
 		.dtype = HLCOLL_INT32,
 		.counts = counts,
 		.ncounts = 2,
-		.repeat = 3,
+		.repeat = 2,
 		.layout = "aabb",
 	};
 	int st, bad;
@@ -2215,9 +2215,9 @@ static long proc_status_kb(const char *field)
 	return kb;
 }
 
-#define EARLY_BYTES	(64ull << 20)
+#define EARLY_BYTES	(32ull << 20)
 #define EARLY_HOLD_S	3.0
-#define EARLY_GROWTH_KB	(16 * 1024)
+#define EARLY_GROWTH_KB	(8 * 1024)
 
 /*
  * test_send_across_hosts_waits_for_receiver()'s ranks, on hosts "aab":
@@ -2293,7 +2293,7 @@ static int rank_send_early(int rank, int nranks,
 		if (rank != 1 && (rc != -ECONNABORTED ||
 				  t > EARLY_HOLD_S + PROMPT_S))
 			bad |= 2;
-		hold_until(t0 + EARLY_HOLD_S + PROMPT_S + 1);
+		hold_until(t0 + EARLY_HOLD_S + 1);
 	} else if (rc) {
 		bad |= 2;
 	} else if (rank == 0 && t < EARLY_HOLD_S - 0.2) {
@@ -2331,7 +2331,9 @@ static int rank_send_early(int rank, int nranks,
  * (hlcoll_ofi.c: credits). With rank 1 aborting instead of sending, rank
  * 2 leaked 67 MiB past its destroy (rxm 1.17 frees none of it at
  * fi_close()), and where the sender was rank 0 (the bootstrap's root,
- * which relays an abort) rank 2 waited for the job timeout (30 s).
+ * which relays an abort) rank 2 waited for the job timeout (30 s). The
+ * same here with 32 MiB (on the library before: 1.4 s, 83 MiB grown, 30 s
+ * and 67 MiB held at 64 MiB).
  */
 static void test_send_across_hosts_waits_for_receiver(void **state)
 {
@@ -2347,7 +2349,7 @@ static void test_send_across_hosts_waits_for_receiver(void **state)
 			print_message("no libfabric: skipped\n");
 			skip();
 		}
-		print_message("64 MiB send to a rank busy %s: status %d\n",
+		print_message("32 MiB send to a rank busy %s: status %d\n",
 			      modes[m] ? "until an abort" :
 					 "with another receive", st);
 		bad += st != 0;
