@@ -275,7 +275,6 @@ static void hlcoll_ofi_rxm_limits(const struct fi_info *info,
 {
 	const char *prov = info->fabric_attr->prov_name;
 	uint64_t buf = hlcoll_ofi_env_size("FI_OFI_RXM_BUFFER_SIZE", 16384);
-	const char *sar = getenv("FI_OFI_RXM_SAR_LIMIT");
 	uint64_t lim;
 
 	*eager = 0;
@@ -300,7 +299,7 @@ static void hlcoll_ofi_rxm_limits(const struct fi_info *info,
 		return;
 	}
 	/* Set, the SAR limit is the larger of it and the eager limit */
-	lim = sar ? (uint64_t)strtol(sar, NULL, 0) : 8 * buf;
+	lim = hlcoll_ofi_env_size("FI_OFI_RXM_SAR_LIMIT", 8 * buf);
 	*max = lim > buf ? lim : buf;
 }
 
@@ -659,7 +658,6 @@ static uint64_t hlcoll_ofi_tag(const struct hlcoll_ofi_run *r, int xi,
 	return HLCOLL_OFI_TAG(r->xs[xi].seq, sender, k);
 }
 
-/* Start what a free slot of transfer @xi can do; 0 or -errno */
 /* The tag of @xi's chunk @k's credit (sent by the chunk's receiver) */
 static uint64_t hlcoll_ofi_credit_tag(const struct hlcoll_ofi_run *r, int xi,
 				      uint64_t k)
@@ -692,6 +690,7 @@ static int hlcoll_ofi_send_credit(struct hlcoll_ofi_run *r,
 	return 0;
 }
 
+/* Start what a free slot of transfer @xi can do; 0 or -errno */
 static int hlcoll_ofi_start(struct hlcoll_ofi_run *r, struct hlcoll_slot *s)
 {
 	const struct hlcoll_xfer *t = &r->x[s->xfer];
@@ -737,13 +736,10 @@ static int hlcoll_ofi_start(struct hlcoll_ofi_run *r, struct hlcoll_slot *s)
 		s->chunk = k;
 		s->state = SLOT_NET;
 		s->cowed = true;
-		xs->next++;
-		r->progress = true;
-		return hlcoll_ofi_send_credit(r, s);
 	}
 	xs->next++;
 	r->progress = true;
-	return 0;
+	return t->send ? 0 : hlcoll_ofi_send_credit(r, s);
 }
 
 /* A staged send slot: hand it to libfabric once its credit came */
