@@ -975,6 +975,10 @@ int hlcoll_ofi_step(struct hlcoll_comm *c, const struct hlcoll_xfer *x, int n,
 	       (uint64_t)n * depth * chunk > HLCOLL_OFI_STAGE_MAX)
 		depth--;
 	r.chunk = chunk;
+	/* Refused before any sequence number moves: the next step's tags */
+	for (i = 0; i < n; i++)
+		if ((x[i].bytes + chunk - 1) / chunk > HLCOLL_OFI_MAX_CHUNKS)
+			return -EMSGSIZE;
 
 	rc = hlcoll_ofi_stage(c, o, n * depth, chunk);
 	if (rc)
@@ -985,8 +989,6 @@ int hlcoll_ofi_step(struct hlcoll_comm *c, const struct hlcoll_xfer *x, int n,
 		xs[i].done = 0;
 		xs[i].seq = x[i].send ? o->send_seq[x[i].peer]++ :
 					o->recv_seq[x[i].peer]++;
-		if (xs[i].nch > HLCOLL_OFI_MAX_CHUNKS)
-			return -EMSGSIZE;
 		for (d = 0; d < depth; d++)
 			o->slots[i * depth + d].xfer = i;
 	}
