@@ -950,7 +950,9 @@ hlcoll_public int hlcoll_send(struct hlcoll_comm *comm, uint64_t sendbuf,
  * @comm: the communicator.
  * @recvbuf: device VA of @count elements, aligned to the element size; 0
  *	only when @count is 0.
- * @count: elements; @peer's hlcoll_send() gives the same count and type.
+ * @count: elements; @peer's hlcoll_send() gives the same count and type
+ *	(a longer message fails with -EMSGSIZE here; a shorter one too
+ *	between hosts, while within a host the receive may complete).
  * @dtype: the element type.
  * @peer: the sending rank, 0 .. nranks - 1; this rank itself only inside
  *	a group (see hlcoll_send()).

@@ -27,7 +27,14 @@
  *
  * Matching: the tag holds the sender's rank, the number of transfers it
  * sent to this receiver before (both ends count them alike) and the
- * chunk index, so a receive matches exactly its chunk.
+ * chunk index, so a receive matches exactly its chunk. The sender marks
+ * its transfer's last chunk (HLCOLL_OFI_LAST, which the receive ignores):
+ * a chunk of another length than the receiver cut, or a last chunk where
+ * the receiver expects more, or none where it expects its last, is a
+ * count that differs between the two ranks: -EMSGSIZE, as a message
+ * longer than its receive within a host (libfabric's own truncation,
+ * FI_ETRUNC, gives it too). Without the mark, a message several chunks
+ * long whose first chunk filled a one-chunk receive completed it.
  *
  * Credits: a chunk is sent only after its receiver has posted the buffer
  * for it. The receiver, having posted chunk k's receive, sends a credit
@@ -82,13 +89,15 @@
 #define HLCOLL_OFI_CB_SLOT	128u
 
 /*
- * Tag: credit (1 bit) | sequence (24 bits) | sender rank (12) | chunk (24);
- * a credit's "sender" is the receiver of the chunk it grants
+ * Tag: last (bit 61) | credit (60) | sequence (24 bits) | sender rank
+ * (12) | chunk (24); a credit's "sender" is the receiver of the chunk it
+ * grants (rxm keeps bit 63)
  */
 #define HLCOLL_OFI_TAG(seq, rank, chunk) \
 	((((uint64_t)(seq) & 0xffffff) << 36) | \
 	 (((uint64_t)(rank) & 0xfff) << 24) | ((uint64_t)(chunk) & 0xffffff))
 #define HLCOLL_OFI_CREDIT	(1ull << 60)
+#define HLCOLL_OFI_LAST		(1ull << 61)
 #define HLCOLL_OFI_MAX_CHUNKS	(1ull << 24)
 
 enum hlcoll_slot_state {
@@ -166,6 +175,9 @@ static int hlcoll_fi_errno(int fi_rc)
 {
 	int e = fi_rc < 0 ? -fi_rc : fi_rc;
 
+	/* A message longer than its receive, as hlcoll.h names it */
+	if (e == FI_ETRUNC)
+		return -EMSGSIZE;
 	/* FI_E* above the errno range have no errno: call them EIO */
 	return e && e < FI_ERRNO_OFFSET ? -e : -EIO;
 }
@@ -724,8 +736,8 @@ static int hlcoll_ofi_start(struct hlcoll_ofi_run *r, struct hlcoll_slot *s)
 			return rc;
 	} else {
 		rc = fi_trecv(r->o->ep, s->buf, len, r->o->desc,
-			      FI_ADDR_UNSPEC, hlcoll_ofi_tag(r, s->xfer, k), 0,
-			      &s->ctx);
+			      FI_ADDR_UNSPEC, hlcoll_ofi_tag(r, s->xfer, k),
+			      HLCOLL_OFI_LAST, &s->ctx);
 		if (rc == -FI_EAGAIN)
 			return 0;
 		if (rc) {
@@ -755,7 +767,9 @@ static int hlcoll_ofi_post_send(struct hlcoll_ofi_run *r,
 	}
 	rc = fi_tsend(r->o->ep, s->buf, hlcoll_ofi_len(r, s->xfer, s->chunk),
 		      r->o->desc, r->o->addr[t->peer],
-		      hlcoll_ofi_tag(r, s->xfer, s->chunk), &s->ctx);
+		      hlcoll_ofi_tag(r, s->xfer, s->chunk) |
+		      (s->chunk + 1 == r->xs[s->xfer].nch ? HLCOLL_OFI_LAST : 0),
+		      &s->ctx);
 	if (rc == -FI_EAGAIN) {
 		s->state = SLOT_READY;
 		return 0;
@@ -768,6 +782,20 @@ static int hlcoll_ofi_post_send(struct hlcoll_ofi_run *r,
 	s->state = SLOT_NET;
 	r->progress = true;
 	return 0;
+}
+
+/*
+ * Whether received chunk @e is the one @s cut: its length, and the
+ * sender's last chunk where the receiver's is
+ */
+static bool hlcoll_ofi_as_cut(const struct hlcoll_ofi_run *r,
+			      const struct hlcoll_slot *s,
+			      const struct fi_cq_tagged_entry *e)
+{
+	bool last = s->chunk + 1 == r->xs[s->xfer].nch;
+
+	return e->len == hlcoll_ofi_len(r, s->xfer, s->chunk) &&
+	       last == !!(e->tag & HLCOLL_OFI_LAST);
 }
 
 /* A received chunk: copy or reduce it into the device buffer */
@@ -837,6 +865,14 @@ static int hlcoll_ofi_reap(struct hlcoll_ofi_run *r)
 			s->state = SLOT_FREE;
 			r->xs[s->xfer].done++;
 			continue;
+		}
+		if (!hlcoll_ofi_as_cut(r, s, &e[i])) {
+			hlcoll_warn(r->c->rank, "the message from rank %d is not as long as its receive (%" PRIu64 " B; chunk %" PRIu64 ": %zu B%s): counts differ between the ranks",
+				    r->x[s->xfer].peer, r->x[s->xfer].bytes,
+				    s->chunk, e[i].len,
+				    e[i].tag & HLCOLL_OFI_LAST ?
+				    ", the sender's last" : "");
+			return -EMSGSIZE;
 		}
 		rc = hlcoll_ofi_unstage(r, s);
 		if (rc)

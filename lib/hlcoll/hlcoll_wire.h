@@ -19,9 +19,11 @@
  * HELLO). Version 3: the same bootstrap; the connect exchange that follows
  * it carries what the ranks must agree on (bulk_bytes, timeout_s, the
  * chain setting, the libfabric chunk), which a rank of version 2 reads
- * otherwise. An id of another version is refused: -EPROTONOSUPPORT.
+ * otherwise. Version 4: the same; between hosts the sender marks its
+ * transfer's last chunk (hlcoll_ofi.c), which a receiver of version 3
+ * does not ignore. An id of another version is refused: -EPROTONOSUPPORT.
  */
-#define HLCOLL_ID_VERSION	3
+#define HLCOLL_ID_VERSION	4
 #define HLCOLL_MSG_MAGIC	0x484c434du	/* "HLCM" */
 
 #define HLCOLL_SECRET_BYTES	32
