@@ -670,6 +670,13 @@ static uint64_t hlcoll_ofi_tag(const struct hlcoll_ofi_run *r, int xi,
 	return HLCOLL_OFI_TAG(r->xs[xi].seq, sender, k);
 }
 
+/* Whether @s holds its transfer's last chunk (HLCOLL_OFI_LAST) */
+static bool hlcoll_ofi_last(const struct hlcoll_ofi_run *r,
+			    const struct hlcoll_slot *s)
+{
+	return s->chunk + 1 == r->xs[s->xfer].nch;
+}
+
 /* The tag of @xi's chunk @k's credit (sent by the chunk's receiver) */
 static uint64_t hlcoll_ofi_credit_tag(const struct hlcoll_ofi_run *r, int xi,
 				      uint64_t k)
@@ -768,8 +775,7 @@ static int hlcoll_ofi_post_send(struct hlcoll_ofi_run *r,
 	rc = fi_tsend(r->o->ep, s->buf, hlcoll_ofi_len(r, s->xfer, s->chunk),
 		      r->o->desc, r->o->addr[t->peer],
 		      hlcoll_ofi_tag(r, s->xfer, s->chunk) |
-		      (s->chunk + 1 == r->xs[s->xfer].nch ? HLCOLL_OFI_LAST : 0),
-		      &s->ctx);
+		      (hlcoll_ofi_last(r, s) ? HLCOLL_OFI_LAST : 0), &s->ctx);
 	if (rc == -FI_EAGAIN) {
 		s->state = SLOT_READY;
 		return 0;
@@ -792,10 +798,8 @@ static bool hlcoll_ofi_as_cut(const struct hlcoll_ofi_run *r,
 			      const struct hlcoll_slot *s,
 			      const struct fi_cq_tagged_entry *e)
 {
-	bool last = s->chunk + 1 == r->xs[s->xfer].nch;
-
 	return e->len == hlcoll_ofi_len(r, s->xfer, s->chunk) &&
-	       last == !!(e->tag & HLCOLL_OFI_LAST);
+	       hlcoll_ofi_last(r, s) == !!(e->tag & HLCOLL_OFI_LAST);
 }
 
 /* A received chunk: copy or reduce it into the device buffer */
@@ -1012,15 +1016,16 @@ int hlcoll_ofi_step(struct hlcoll_comm *c, const struct hlcoll_xfer *x, int n,
 		depth--;
 	r.chunk = chunk;
 	/* Refused before any sequence number moves: the next step's tags */
-	for (i = 0; i < n; i++)
-		if ((x[i].bytes + chunk - 1) / chunk > HLCOLL_OFI_MAX_CHUNKS)
+	for (i = 0; i < n; i++) {
+		xs[i].nch = (x[i].bytes + chunk - 1) / chunk;
+		if (xs[i].nch > HLCOLL_OFI_MAX_CHUNKS)
 			return -EMSGSIZE;
+	}
 
 	rc = hlcoll_ofi_stage(c, o, n * depth, chunk);
 	if (rc)
 		return rc;
 	for (i = 0; i < n; i++) {
-		xs[i].nch = (x[i].bytes + chunk - 1) / chunk;
 		xs[i].next = 0;
 		xs[i].done = 0;
 		xs[i].seq = x[i].send ? o->send_seq[x[i].peer]++ :
