@@ -68,7 +68,9 @@ const char *hlcoll_get_error_string(int result)
 	case -ENOENT:
 		return "rank 0 is not in the process that created the unique id";
 	case -ENOLINK:
-		return "no NIC link between the devices of two ranks that must talk";
+		return "no link between two ranks that must talk (their devices' NICs not cabled, or no libfabric endpoint or address for a rank on another host)";
+	case -EADDRNOTAVAIL:
+		return "libfabric refused the address of a rank on another host";
 	case -EBUSY:
 		return "two ranks on one device, a device owned by another process, or its engine queues all taken by communicators of this process";
 	case -EMSGSIZE:

@@ -9,7 +9,9 @@
  * neither loopback nor IPv6 is taken unless the provider was told one
  * (FI_TCP_IFACE, FI_VERBS_IFACE, ...), in which case libfabric's first
  * answer is. The endpoint names go round the bootstrap
- * (hlcoll_boot_allgather()) into an address vector.
+ * (hlcoll_boot_allgather()) into an address vector; a last round then
+ * tells every rank whether every rank took its peers' addresses, so that
+ * the communicator is made on every rank or on none.
  *
  * step: the transfers are cut into chunks (the communicator's: the
  * smallest of the ranks' HLCOLL_OFI_CHUNK, 256 KiB by default, and of
@@ -441,6 +443,7 @@ int hlcoll_ofi_connect(struct hlcoll_comm *c)
 {
 	struct hlcoll_ofi_name mine, *all;
 	struct hlcoll_ofi *o;
+	int32_t st, *sts;
 	int n = c->nranks, p, rc, rc2;
 
 	all = calloc(n, sizeof(*all));
@@ -480,11 +483,31 @@ int hlcoll_ofi_connect(struct hlcoll_comm *c)
 		rc2 = fi_av_insert(o->av, all[p].addr, 1, &o->addr[p], 0, NULL);
 		if (rc2 != 1) {
 			hlcoll_warn(c->rank, "libfabric: address of rank %d refused: %s",
-				    p, fi_strerror(rc2 < 0 ? -rc2 : FI_EINVAL));
-			rc = -EINVAL;
+				    p, fi_strerror(rc2 < 0 ? -rc2 :
+						   FI_EADDRNOTAVAIL));
+			rc = -EADDRNOTAVAIL;
 		}
 	}
 	free(all);
+
+	/*
+	 * Every rank has its peers' addresses, or none goes on: a refusal
+	 * above comes after the exchange, and would leave the others with a
+	 * communicator whose first call across hosts fails
+	 */
+	sts = calloc(n, sizeof(*sts));
+	if (!sts) {
+		hlcoll_boot_abort(&c->boot, -ENOMEM);
+		return -ENOMEM;
+	}
+	st = rc;
+	rc2 = hlcoll_boot_allgather(&c->boot, &st, sts, sizeof(st));
+	if (!rc)
+		rc = rc2;
+	for (p = 0; !rc && p < n; p++)
+		if (sts[p])
+			rc = -ENOLINK;
+	free(sts);
 	return rc;
 }
 

@@ -39,6 +39,7 @@
 #include "hlcoll.h"
 #include "hlcoll_data.h"
 #include "hlcoll_test.h"
+#include "ofi_inject.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -52,6 +53,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -4675,6 +4677,100 @@ static void test_chunk_bytes_differ_refused(void **state)
 	assert_int_equal(hlcoll_launch(3, rank_chunk_differs, NULL), 0);
 }
 
+#ifdef HLTESTS_HAVE_OFI
+/*
+ * A communicator across hosts is made on every rank or on none. Three
+ * ranks on hosts "aab"; @arg->who's libfabric refuses its peers'
+ * addresses (the suite's fi_fabric(), ofi_inject.c). That rank must fail
+ * its set-up with -EADDRNOTAVAIL, every other one with -ENOLINK, with no
+ * communicator, and all of them within AV_SPREAD_S of each other (not one
+ * at the boot timeout). @arg is shared with the parent (MAP_SHARED), each
+ * rank writes the time its set-up ended into it. A review found the
+ * others' set-up succeeding: the refusal came after the last exchange of
+ * the ranks' libfabric addresses, and their first call across hosts then
+ * failed.
+ */
+#define AV_SPREAD_S	2.0
+
+struct av_refused {
+	int who;
+	double end[3];
+};
+
+static int rank_av_refused(int rank, int nranks,
+			   const struct hlcoll_unique_id *id, void *arg)
+{
+	struct av_refused *ar = arg;
+	struct hlcoll_config cfg = HLCOLL_CONFIG_INIT;
+	struct hlcoll_comm *comm = NULL;
+	int fd, rc, want = rank == ar->who ? -EADDRNOTAVAIL : -ENOLINK;
+	double t0;
+
+	setenv("HLCOLL_HOST_ID", rank == 2 ? "b" : "a", 1);
+	hltests_ofi_refuse_av = rank == ar->who;
+	fd = hlthunk_open_by_module_id(module_ids[rank]);
+	if (fd < 0)
+		return 10;
+	cfg.timeout_s = 10;
+	t0 = hltests_now_s();
+	rc = hlcoll_comm_init_rank(&comm, nranks, id, rank, fd, &cfg);
+	ar->end[rank] = hltests_now_s();
+	if (rc == -EOPNOTSUPP) {
+		hlthunk_close(fd);
+		return ABORT_NO_OFI;
+	}
+	fprintf(stderr, "rank %d (rank %d refuses its peers' addresses): %d (%s) after %.2f s\n",
+		rank, ar->who, rc, hlcoll_get_error_string(rc),
+		ar->end[rank] - t0);
+	if (rc != want || comm) {
+		fprintf(stderr, "rank %d: expected %d (%s) and no communicator\n",
+			rank, want, hlcoll_get_error_string(want));
+		if (comm)
+			hlcoll_comm_destroy(comm);
+		rc = 11;
+	} else {
+		rc = 0;
+	}
+	hlthunk_close(fd);
+	return rc;
+}
+
+static void test_ofi_address_refused_fails_every_rank(void **state)
+{
+	static const int who[] = { 2, 0 };
+	struct av_refused *ar;
+	double lo, hi;
+	unsigned int i;
+	int st, r, bad = 0;
+
+	(void)state;
+	need_devices(3);
+	ar = mmap(NULL, sizeof(*ar), PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	assert_true(ar != MAP_FAILED);
+	for (i = 0; i < sizeof(who) / sizeof(who[0]); i++) {
+		memset(ar, 0, sizeof(*ar));
+		ar->who = who[i];
+		st = hlcoll_launch(3, rank_av_refused, ar);
+		if (st == ABORT_NO_OFI) {
+			munmap(ar, sizeof(*ar));
+			print_message("no libfabric: skipped\n");
+			skip();
+		}
+		lo = hi = ar->end[0];
+		for (r = 1; r < 3; r++) {
+			lo = ar->end[r] < lo ? ar->end[r] : lo;
+			hi = ar->end[r] > hi ? ar->end[r] : hi;
+		}
+		print_message("rank %d refuses its peers' addresses: status %d, the ranks' set-ups ended %.2f s apart\n",
+			      who[i], st, hi - lo);
+		bad += st != 0 || lo <= 0 || hi - lo > AV_SPREAD_S;
+	}
+	munmap(ar, sizeof(*ar));
+	assert_int_equal(bad, 0);
+}
+#endif
+
 /*
  * HLCOLL_CHAIN=0 in one rank's environment only: the ranks take rank 0's
  * value at connect, so that an enqueue is taken on every rank or refused
@@ -5099,6 +5195,9 @@ const struct CMUnitTest collective_tests[] = {
 	cmocka_unit_test(test_submission_bytes_bounded_by_timeout),
 	cmocka_unit_test(test_allreduce_enqueue_edge_same_on_every_rank),
 	cmocka_unit_test(test_chunk_bytes_differ_refused),
+#ifdef HLTESTS_HAVE_OFI
+	cmocka_unit_test(test_ofi_address_refused_fails_every_rank),
+#endif
 	cmocka_unit_test(test_chain_env_agreed_at_connect),
 	cmocka_unit_test(test_reduce_scatter_work_alloc_fails_every_rank),
 	cmocka_unit_test(test_group_windows_same_on_every_rank),

@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: MIT
+/*
+ * libfabric failures planted from outside the library: the suite defines
+ * fi_fabric(), which the dynamic linker then binds libhlcoll's call to
+ * (the executable comes first in the lookup), and hands the call on to
+ * libfabric's own. Where a rank asked for it (hltests_ofi_refuse_av), the
+ * fabric it returns opens domains whose address vectors refuse every
+ * insertion, as a provider refuses an address it cannot reach. Only the
+ * outermost call's fabric is changed (a utility provider opens its core
+ * provider's through fi_fabric() as well). Nothing of this is in the
+ * library.
+ */
+#include <dlfcn.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <rdma/fabric.h>
+#include <rdma/fi_domain.h>
+#include <rdma/fi_errno.h>
+
+#include "ofi_inject.h"
+
+bool hltests_ofi_refuse_av;
+
+typedef int (*fi_fabric_fn)(struct fi_fabric_attr *attr,
+			    struct fid_fabric **fabric, void *context);
+
+/* One fabric, one domain and one AV per process of the suite's ranks */
+static struct fi_ops_fabric fabric_ops;
+static struct fi_ops_domain domain_ops;
+static struct fi_ops_av av_ops;
+static int (*real_domain)(struct fid_fabric *fabric, struct fi_info *info,
+			  struct fid_domain **dom, void *context);
+static int (*real_av_open)(struct fid_domain *domain, struct fi_av_attr *attr,
+			   struct fid_av **av, void *context);
+
+static int refuse_insert(struct fid_av *av, const void *addr, size_t count,
+			 fi_addr_t *fi_addr, uint64_t flags, void *context)
+{
+	(void)av; (void)addr; (void)count; (void)fi_addr; (void)flags;
+	(void)context;
+	return -FI_EADDRNOTAVAIL;
+}
+
+static int wrap_av_open(struct fid_domain *domain, struct fi_av_attr *attr,
+			struct fid_av **av, void *context)
+{
+	int rc = real_av_open(domain, attr, av, context);
+
+	if (rc)
+		return rc;
+	av_ops = *(*av)->ops;
+	av_ops.insert = refuse_insert;
+	(*av)->ops = &av_ops;
+	return 0;
+}
+
+static int wrap_domain(struct fid_fabric *fabric, struct fi_info *info,
+		       struct fid_domain **dom, void *context)
+{
+	int rc = real_domain(fabric, info, dom, context);
+
+	if (rc)
+		return rc;
+	domain_ops = *(*dom)->ops;
+	real_av_open = domain_ops.av_open;
+	domain_ops.av_open = wrap_av_open;
+	(*dom)->ops = &domain_ops;
+	return 0;
+}
+
+int fi_fabric(struct fi_fabric_attr *attr, struct fid_fabric **fabric,
+	      void *context)
+{
+	fi_fabric_fn real = (fi_fabric_fn)dlsym(RTLD_NEXT, "fi_fabric");
+	static __thread int depth;
+	int rc;
+
+	if (!real)
+		return -FI_ENOSYS;
+	/* A utility provider (rxm) opens its core's fabric through here too */
+	depth++;
+	rc = real(attr, fabric, context);
+	depth--;
+	if (rc || depth || !hltests_ofi_refuse_av)
+		return rc;
+	fabric_ops = *(*fabric)->ops;
+	real_domain = fabric_ops.domain;
+	fabric_ops.domain = wrap_domain;
+	(*fabric)->ops = &fabric_ops;
+	return 0;
+}
