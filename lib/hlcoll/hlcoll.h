@@ -1132,7 +1132,9 @@ typedef int (*hlcoll_rank_fn)(int rank, int nranks,
  * ranks' statuses). The caller must not hold a device the ranks open. In
  * each rank the crash signals (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT,
  * SIGSYS, SIGTRAP) start at their default disposition, whatever the
- * launcher's handlers: a crashed rank ends, killed by its signal.
+ * launcher's handlers: a crashed rank ends, killed by its signal. Each
+ * rank starts with no signal blocked, whatever the calling thread's
+ * signal mask (other dispositions are inherited, as fork(2) has them).
  *
  * Return: 0 when every rank exited with status 0; a positive value: the
  * exit status of the first failed rank (1 for a rank function that

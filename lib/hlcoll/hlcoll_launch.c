@@ -4,7 +4,8 @@
  * unique id. The launcher creates the id, forks the ranks (each dies with
  * the launcher: PR_SET_PDEATHSIG), and reaps them with SIGCHLD at its
  * default disposition for the duration of the call. A rank's crash ends
- * the rank: the crash signals are at their default disposition in it.
+ * the rank: the crash signals are at their default disposition in it, and
+ * it starts with no signal blocked.
  */
 #include "hlcoll_int.h"
 
@@ -34,11 +35,19 @@ static void hlcoll_child(int rank, int nranks,
 			 const struct hlcoll_unique_id *id, hlcoll_rank_fn fn,
 			 void *arg, pid_t parent)
 {
+	sigset_t none;
 	unsigned int i;
 	int rc;
 
 	for (i = 0; i < HLCOLL_NCRASH_SIGNALS; i++)
 		signal(hlcoll_crash_signals[i], SIG_DFL);
+	/*
+	 * A rank starts with no signal blocked, whatever the forking thread
+	 * had blocked (a launcher that takes its signals in a thread of its
+	 * own blocks them in the others): a scheduler's SIGTERM ends it
+	 */
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
 	/* Die with the launcher; it may have died before the prctl */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
 		_exit(127);

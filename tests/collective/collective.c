@@ -3176,6 +3176,67 @@ static void test_launch_crashed_rank_ends(void **state)
 }
 
 /*
+ * @arg: NULL: 0 when the rank starts with no signal blocked; else the
+ * signal to raise, which must end it
+ */
+static int rank_signal_mask(int rank, int nranks,
+			    const struct hlcoll_unique_id *id, void *arg)
+{
+	sigset_t cur;
+	int sig;
+
+	(void)nranks;
+	(void)id;
+	if (arg) {
+		/*
+		 * At its default: Debian's libfabric loads libinfinipath,
+		 * whose constructor makes SIGTERM and SIGINT exit(1)
+		 */
+		signal(*(const int *)arg, SIG_DFL);
+		raise(*(const int *)arg);
+		return 0;
+	}
+	if (sigprocmask(SIG_BLOCK, NULL, &cur))
+		return 2;
+	for (sig = 1; sig < NSIG; sig++) {
+		if (sigismember(&cur, sig) == 1) {
+			fprintf(stderr, "rank %d starts with signal %d (%s) blocked\n",
+				rank, sig, strsignal(sig));
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * A rank starts with no signal blocked, whatever the launcher's thread
+ * blocked (here SIGTERM, SIGINT and SIGUSR1, as a launcher that takes its
+ * signals in a thread of its own does): a scheduler's SIGTERM ends the
+ * rank. The ranks inherited the launcher's mask before, and a SIGTERM
+ * stayed pending in them.
+ */
+static void test_launch_rank_signal_mask_empty(void **state)
+{
+	static const int term = SIGTERM;
+	sigset_t block, old;
+	int st[2];
+
+	(void)state;
+	sigemptyset(&block);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGUSR1);
+	assert_int_equal(pthread_sigmask(SIG_BLOCK, &block, &old), 0);
+	st[0] = hlcoll_launch(2, rank_signal_mask, NULL);
+	st[1] = hlcoll_launch(2, rank_signal_mask, (void *)&term);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	print_message("blocked in the launcher: ranks' status %d; SIGTERM raised in the ranks: %d\n",
+		      st[0], st[1]);
+	assert_int_equal(st[0], 0);
+	assert_int_equal(st[1], 128 + SIGTERM);
+}
+
+/*
  * An int32 average on a communicator split to 3 ranks: divided once at the
  * end, truncated toward zero (-2 / 3 is 0, floor would give -1), and the sum
  * wraps before the division (3 x INT32_MAX / 3 is 715827881), as
@@ -5146,6 +5207,7 @@ static void test_sendrecv_group_stream_rank_killed_while_enqueued(void **state)
 const struct CMUnitTest collective_tests[] = {
 	cmocka_unit_test(test_bad_arguments_refused),
 	cmocka_unit_test(test_launch_crashed_rank_ends),
+	cmocka_unit_test(test_launch_rank_signal_mask_empty),
 	cmocka_unit_test(test_int32_avg_on_a_split_of_3),
 	cmocka_unit_test(test_unmapped_on_one_rank_fails_every_rank),
 	cmocka_unit_test(test_mismatched_unique_id_refused),
