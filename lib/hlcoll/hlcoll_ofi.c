@@ -61,12 +61,14 @@
  */
 #include "hlcoll_int.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -249,6 +251,46 @@ static void hlcoll_ofi_quirks(void)
 
 	snprintf(v, sizeof(v), "%u", HLCOLL_OFI_CHUNK);
 	setenv("FI_OFI_RXM_EAGER_LIMIT", v, 0);
+}
+
+/*
+ * Linking libhlcoll must not change how its user's program crashes.
+ * Debian's libfabric (1.17) links its psm provider's libraries, and
+ * libinfinipath's constructor, unless IPATH_NO_BACKTRACE is set, takes
+ * SIGSEGV, SIGBUS, SIGILL, SIGABRT, SIGINT and SIGTERM: its handler prints
+ * a backtrace and exit(1)s, so a crash leaves no core and a status of 1.
+ * Constructors run after those of the libraries they depend on: where a
+ * crash signal's handler lies in libinfinipath, it goes back to its
+ * default, which a crash signal has whatever the process inherited (the
+ * kernel does not let a fault's signal be ignored). SIGINT and SIGTERM are
+ * left as libinfinipath set them: whether the process inherited them
+ * ignored is no longer known here (docs/collectives.md).
+ */
+__attribute__((constructor))
+static void hlcoll_ofi_crash_signals(void)
+{
+	static const int sigs[] = {
+		SIGSEGV, SIGBUS, SIGILL, SIGABRT, SIGFPE, SIGSYS, SIGTRAP,
+	};
+	const char *base;
+	struct sigaction sa;
+	unsigned int i;
+	Dl_info dl;
+	void *h;
+
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		if (sigaction(sigs[i], NULL, &sa) ||
+		    sa.sa_handler == SIG_DFL || sa.sa_handler == SIG_IGN)
+			continue;
+		h = sa.sa_flags & SA_SIGINFO ? (void *)sa.sa_sigaction :
+					       (void *)sa.sa_handler;
+		if (!dladdr(h, &dl) || !dl.dli_fname)
+			continue;
+		base = strrchr(dl.dli_fname, '/');
+		base = base ? base + 1 : dl.dli_fname;
+		if (!strncmp(base, "libinfinipath.so", 16))
+			signal(sigs[i], SIG_DFL);
+	}
 }
 
 /* A libfabric boolean parameter (fi_param_get_bool()): @dflt if unset or bad */
