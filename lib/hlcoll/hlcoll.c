@@ -88,7 +88,7 @@ const char *hlcoll_get_error_string(int result)
 	case -EPROTO:
 		return "bootstrap protocol error (not a libhlcoll peer?)";
 	case -ENOPROTOOPT:
-		return "ranks have different libfabric rxm eager limits, or one of 4 GiB or more (FI_OFI_RXM_EAGER_LIMIT, FI_OFI_RXM_BUFFER_SIZE), which rxm cannot connect";
+		return "ranks have different libfabric rxm eager limits, or one of 4 GiB or more (FI_OFI_RXM_EAGER_LIMIT, FI_OFI_RXM_BUFFER_SIZE), which rxm cannot connect; or the libfabric provider matches fewer tag bits than the library uses (62)";
 	case -ENOMEM:
 		return "out of memory";
 	default:

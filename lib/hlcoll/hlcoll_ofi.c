@@ -102,6 +102,8 @@
 	 (((uint64_t)(rank) & 0xfff) << 24) | ((uint64_t)(chunk) & 0xffffff))
 #define HLCOLL_OFI_CREDIT	(1ull << 60)
 #define HLCOLL_OFI_LAST		(1ull << 61)
+/* The tag's bits: 0 .. 61 */
+#define HLCOLL_OFI_TAG_BITS	62
 #define HLCOLL_OFI_MAX_CHUNKS	(1ull << 24)
 
 enum hlcoll_slot_state {
@@ -201,15 +203,36 @@ static bool hlcoll_ofi_iface_given(void)
 }
 
 /* The first interface that is neither loopback nor IPv6, or the first */
+/*
+ * The tag bits @i matches: its mem_tag_format's width, the bits after its
+ * leading zeros (fi_endpoint(3)); 64 where it says nothing (0)
+ */
+static int hlcoll_ofi_tag_bits(const struct fi_info *i)
+{
+	uint64_t f = i->ep_attr ? i->ep_attr->mem_tag_format : 0;
+
+	return f ? 64 - __builtin_clzll(f) : 64;
+}
+
+/*
+ * Of the providers' answers that match the library's tags (a provider
+ * that matches fewer bits would take one chunk's receive for another's:
+ * psm2's "tag60" layout, say), the first on an IPv4 interface that is not
+ * loopback, unless the provider was told its interface; else the first
+ */
 static struct fi_info *hlcoll_ofi_pick(struct fi_info *list)
 {
-	struct fi_info *i;
+	struct fi_info *i, *first = NULL;
 
-	if (hlcoll_ofi_iface_given())
-		return list;
 	for (i = list; i; i = i->next) {
 		const struct sockaddr_in *sin = i->src_addr;
 
+		if (hlcoll_ofi_tag_bits(i) < HLCOLL_OFI_TAG_BITS)
+			continue;
+		if (!first)
+			first = i;
+		if (hlcoll_ofi_iface_given())
+			break;
 		if (i->addr_format != FI_SOCKADDR_IN || !sin ||
 		    i->src_addrlen < sizeof(*sin))
 			continue;
@@ -217,7 +240,7 @@ static struct fi_info *hlcoll_ofi_pick(struct fi_info *list)
 			continue;
 		return i;
 	}
-	return list;
+	return first;
 }
 
 /*
@@ -393,6 +416,13 @@ static int hlcoll_ofi_getinfo(struct hlcoll_comm *c, struct fi_info **out)
 		return hlcoll_fi_errno(rc);
 	}
 	pick = hlcoll_ofi_pick(list);
+	if (!pick) {
+		hlcoll_warn(c->rank, "libfabric: provider %s matches tags of %d bits, this library's have %d",
+			    list->fabric_attr->prov_name,
+			    hlcoll_ofi_tag_bits(list), HLCOLL_OFI_TAG_BITS);
+		fi_freeinfo(list);
+		return -ENOPROTOOPT;
+	}
 	*out = fi_dupinfo(pick);
 	fi_freeinfo(list);
 	return *out ? 0 : -ENOMEM;

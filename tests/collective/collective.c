@@ -4741,93 +4741,125 @@ static void test_chunk_bytes_differ_refused(void **state)
 #ifdef HLTESTS_HAVE_OFI
 /*
  * A communicator across hosts is made on every rank or on none. Three
- * ranks on hosts "aab"; @arg->who's libfabric refuses its peers'
- * addresses (the suite's fi_fabric(), ofi_inject.c). That rank must fail
- * its set-up with -EADDRNOTAVAIL, every other one with -ENOLINK, with no
- * communicator, and all of them within AV_SPREAD_S of each other (not one
- * at the boot timeout). @arg is shared with the parent (MAP_SHARED), each
- * rank writes the time its set-up ended into it. A review found the
- * others' set-up succeeding: the refusal came after the last exchange of
- * the ranks' libfabric addresses, and their first call across hosts then
- * failed.
+ * ranks on hosts "aab"; @arg->who's libfabric is changed from outside the
+ * library (ofi_inject.c) as @arg->what says:
+ * - OFI_AV_REFUSED: its address vector refuses its peers' addresses. That
+ *   rank must fail its set-up with -EADDRNOTAVAIL, the others with
+ *   -ENOLINK. A review found the others' set-up succeeding: the refusal
+ *   came after the last exchange of the ranks' libfabric addresses, and
+ *   their first call across hosts then failed;
+ * - OFI_TAGS_60: its providers match tags of 60 bits (psm2's "tag60"
+ *   layout), where the library's have 62: that rank -ENOPROTOOPT, the
+ *   others -ENOLINK. The library took the provider before: bits 60 and 61
+ *   (a credit, the last chunk) would have gone unmatched;
+ * - OFI_TAGS_62: 62 bits, enough: every set-up and a barrier succeed.
+ * Each failure without a communicator, and all of them within
+ * OFI_SPREAD_S of each other (not one at the boot timeout). @arg is shared
+ * with the parent (MAP_SHARED), each rank writes the time its set-up
+ * ended into it.
  */
-#define AV_SPREAD_S	2.0
+#define OFI_SPREAD_S	2.0
 
-struct av_refused {
+enum ofi_plant { OFI_AV_REFUSED, OFI_TAGS_60, OFI_TAGS_62 };
+
+struct ofi_planted {
 	int who;
+	enum ofi_plant what;
 	double end[3];
 };
 
-static int rank_av_refused(int rank, int nranks,
-			   const struct hlcoll_unique_id *id, void *arg)
+static int rank_ofi_planted(int rank, int nranks,
+			    const struct hlcoll_unique_id *id, void *arg)
 {
-	struct av_refused *ar = arg;
+	static const char *const what[] = {
+		"refuses its peers' addresses", "matches 60 tag bits",
+		"matches 62 tag bits",
+	};
+	struct ofi_planted *op = arg;
 	struct hlcoll_config cfg = HLCOLL_CONFIG_INIT;
 	struct hlcoll_comm *comm = NULL;
-	int fd, rc, want = rank == ar->who ? -EADDRNOTAVAIL : -ENOLINK;
+	int fd, rc, want;
 	double t0;
 
+	want = rank == op->who ? -EADDRNOTAVAIL : -ENOLINK;
+	if (op->what == OFI_TAGS_60 && rank == op->who)
+		want = -ENOPROTOOPT;
+	if (op->what == OFI_TAGS_62)
+		want = 0;
 	setenv("HLCOLL_HOST_ID", rank == 2 ? "b" : "a", 1);
-	hltests_ofi_refuse_av = rank == ar->who;
+	hltests_ofi_refuse_av = rank == op->who && op->what == OFI_AV_REFUSED;
+	hltests_ofi_tag_bits = rank != op->who ? 0 :
+			       op->what == OFI_TAGS_60 ? 60 :
+			       op->what == OFI_TAGS_62 ? 62 : 0;
 	fd = hlthunk_open_by_module_id(module_ids[rank]);
 	if (fd < 0)
 		return 10;
 	cfg.timeout_s = 10;
 	t0 = hltests_now_s();
 	rc = hlcoll_comm_init_rank(&comm, nranks, id, rank, fd, &cfg);
-	ar->end[rank] = hltests_now_s();
+	op->end[rank] = hltests_now_s();
 	if (rc == -EOPNOTSUPP) {
 		hlthunk_close(fd);
 		return ABORT_NO_OFI;
 	}
-	fprintf(stderr, "rank %d (rank %d refuses its peers' addresses): %d (%s) after %.2f s\n",
-		rank, ar->who, rc, hlcoll_get_error_string(rc),
-		ar->end[rank] - t0);
-	if (rc != want || comm) {
-		fprintf(stderr, "rank %d: expected %d (%s) and no communicator\n",
-			rank, want, hlcoll_get_error_string(want));
-		if (comm)
-			hlcoll_comm_destroy(comm);
+	fprintf(stderr, "rank %d (rank %d %s): %d (%s) after %.2f s\n",
+		rank, op->who, what[op->what], rc,
+		hlcoll_get_error_string(rc), op->end[rank] - t0);
+	if (rc != want || (rc && comm)) {
+		fprintf(stderr, "rank %d: expected %d (%s)%s\n", rank, want,
+			hlcoll_get_error_string(want),
+			want ? " and no communicator" : "");
 		rc = 11;
+	} else if (rc) {
+		rc = 0;		/* the failure expected */
 	} else {
-		rc = 0;
+		rc = hlcoll_barrier(comm);
+		if (rc)
+			fprintf(stderr, "rank %d: barrier: %s\n", rank,
+				hlcoll_get_error_string(rc));
+		rc = rc ? 12 : 0;
 	}
+	hlcoll_comm_destroy(comm);
 	hlthunk_close(fd);
 	return rc;
 }
 
-static void test_ofi_address_refused_fails_every_rank(void **state)
+static void test_ofi_refusal_fails_every_rank(void **state)
 {
-	static const int who[] = { 2, 0 };
-	struct av_refused *ar;
+	static const struct { int who; enum ofi_plant what; } cases[] = {
+		{ 2, OFI_AV_REFUSED }, { 0, OFI_AV_REFUSED },
+		{ 2, OFI_TAGS_60 }, { 0, OFI_TAGS_60 }, { 2, OFI_TAGS_62 },
+	};
+	struct ofi_planted *op;
 	double lo, hi;
 	unsigned int i;
 	int st, r, bad = 0;
 
 	(void)state;
 	need_devices(3);
-	ar = mmap(NULL, sizeof(*ar), PROT_READ | PROT_WRITE,
+	op = mmap(NULL, sizeof(*op), PROT_READ | PROT_WRITE,
 		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	assert_true(ar != MAP_FAILED);
-	for (i = 0; i < sizeof(who) / sizeof(who[0]); i++) {
-		memset(ar, 0, sizeof(*ar));
-		ar->who = who[i];
-		st = hlcoll_launch(3, rank_av_refused, ar);
+	assert_true(op != MAP_FAILED);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		memset(op, 0, sizeof(*op));
+		op->who = cases[i].who;
+		op->what = cases[i].what;
+		st = hlcoll_launch(3, rank_ofi_planted, op);
 		if (st == ABORT_NO_OFI) {
-			munmap(ar, sizeof(*ar));
+			munmap(op, sizeof(*op));
 			print_message("no libfabric: skipped\n");
 			skip();
 		}
-		lo = hi = ar->end[0];
+		lo = hi = op->end[0];
 		for (r = 1; r < 3; r++) {
-			lo = ar->end[r] < lo ? ar->end[r] : lo;
-			hi = ar->end[r] > hi ? ar->end[r] : hi;
+			lo = op->end[r] < lo ? op->end[r] : lo;
+			hi = op->end[r] > hi ? op->end[r] : hi;
 		}
-		print_message("rank %d refuses its peers' addresses: status %d, the ranks' set-ups ended %.2f s apart\n",
-			      who[i], st, hi - lo);
-		bad += st != 0 || lo <= 0 || hi - lo > AV_SPREAD_S;
+		print_message("case %u (rank %d): status %d, the ranks' set-ups ended %.2f s apart\n",
+			      i, cases[i].who, st, hi - lo);
+		bad += st != 0 || lo <= 0 || hi - lo > OFI_SPREAD_S;
 	}
-	munmap(ar, sizeof(*ar));
+	munmap(op, sizeof(*op));
 	assert_int_equal(bad, 0);
 }
 #endif
@@ -5258,7 +5290,7 @@ const struct CMUnitTest collective_tests[] = {
 	cmocka_unit_test(test_allreduce_enqueue_edge_same_on_every_rank),
 	cmocka_unit_test(test_chunk_bytes_differ_refused),
 #ifdef HLTESTS_HAVE_OFI
-	cmocka_unit_test(test_ofi_address_refused_fails_every_rank),
+	cmocka_unit_test(test_ofi_refusal_fails_every_rank),
 #endif
 	cmocka_unit_test(test_chain_env_agreed_at_connect),
 	cmocka_unit_test(test_reduce_scatter_work_alloc_fails_every_rank),

@@ -7,8 +7,10 @@
  * fabric it returns opens domains whose address vectors refuse every
  * insertion, as a provider refuses an address it cannot reach. Only the
  * outermost call's fabric is changed (a utility provider opens its core
- * provider's through fi_fabric() as well). Nothing of this is in the
- * library.
+ * provider's through fi_fabric() as well). Likewise fi_getinfo(): where a
+ * rank asked for it (hltests_ofi_tag_bits), every answer's
+ * mem_tag_format says that many tag bits, as psm2's "tag60" layout says
+ * 60. Nothing of this is in the library.
  */
 #include <dlfcn.h>
 #include <stdbool.h>
@@ -21,9 +23,13 @@
 #include "ofi_inject.h"
 
 bool hltests_ofi_refuse_av;
+int hltests_ofi_tag_bits;
 
 typedef int (*fi_fabric_fn)(struct fi_fabric_attr *attr,
 			    struct fid_fabric **fabric, void *context);
+typedef int (*fi_getinfo_fn)(uint32_t version, const char *node,
+			     const char *service, uint64_t flags,
+			     const struct fi_info *hints, struct fi_info **info);
 
 /* One fabric, one domain and one AV per process of the suite's ranks */
 static struct fi_ops_fabric fabric_ops;
@@ -88,5 +94,29 @@ int fi_fabric(struct fi_fabric_attr *attr, struct fid_fabric **fabric,
 	real_domain = fabric_ops.domain;
 	fabric_ops.domain = wrap_domain;
 	(*fabric)->ops = &fabric_ops;
+	return 0;
+}
+
+int fi_getinfo(uint32_t version, const char *node, const char *service,
+	       uint64_t flags, const struct fi_info *hints,
+	       struct fi_info **info)
+{
+	fi_getinfo_fn real = (fi_getinfo_fn)dlsym(RTLD_NEXT, "fi_getinfo");
+	static __thread int depth;
+	struct fi_info *i;
+	int rc;
+
+	if (!real)
+		return -FI_ENOSYS;
+	/* rxm asks its core provider through here too */
+	depth++;
+	rc = real(version, node, service, flags, hints, info);
+	depth--;
+	if (rc || depth || !hltests_ofi_tag_bits)
+		return rc;
+	for (i = *info; i; i = i->next)
+		if (i->ep_attr)
+			i->ep_attr->mem_tag_format =
+				~0ull >> (64 - hltests_ofi_tag_bits);
 	return 0;
 }

@@ -15,4 +15,11 @@
  */
 extern bool hltests_ofi_refuse_av;
 
+/*
+ * Set (1 .. 64) before the rank's communicator asks libfabric for its
+ * providers: every answer then matches tags of that many bits
+ * (mem_tag_format); 0 leaves them
+ */
+extern int hltests_ofi_tag_bits;
+
 #endif
