@@ -70,7 +70,7 @@ const char *hlcoll_get_error_string(int result)
 	case -ENOLINK:
 		return "no link between two ranks that must talk (their devices' NICs not cabled, or no libfabric endpoint or address for a rank on another host)";
 	case -EADDRNOTAVAIL:
-		return "libfabric refused the address of a rank on another host";
+		return "an address is not available: HLCOLL_SOCKET_ADDR not of this host, no local port left, or libfabric refused the address of a rank on another host";
 	case -EBUSY:
 		return "two ranks on one device, a device owned by another process, or its engine queues all taken by communicators of this process";
 	case -EMSGSIZE:

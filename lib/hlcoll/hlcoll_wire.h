@@ -21,9 +21,12 @@
  * chain setting, the libfabric chunk), which a rank of version 2 reads
  * otherwise. Version 4: the same; between hosts the sender marks its
  * transfer's last chunk (hlcoll_ofi.c), which a receiver of version 3
- * does not ignore. An id of another version is refused: -EPROTONOSUPPORT.
+ * does not ignore. Version 5: the same; the connect exchange between
+ * hosts ends with one more round (every rank took its peers' libfabric
+ * addresses), which a rank of version 4 does not take part in. An id of
+ * another version is refused: -EPROTONOSUPPORT.
  */
-#define HLCOLL_ID_VERSION	4
+#define HLCOLL_ID_VERSION	5
 #define HLCOLL_MSG_MAGIC	0x484c434du	/* "HLCM" */
 
 #define HLCOLL_SECRET_BYTES	32
