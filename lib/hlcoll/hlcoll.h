@@ -322,7 +322,10 @@ hlcoll_public int hlcoll_release_unique_id(const struct hlcoll_unique_id *id);
  * or one of 4 GiB or more (FI_OFI_RXM_EAGER_LIMIT, which the library sets
  * where unset, or FI_OFI_RXM_BUFFER_SIZE), which rxm does not connect,
  * or this rank's libfabric provider matches tags of fewer than 62 bits
- * (its mem_tag_format; the others fail with -ENOLINK);
+ * (its mem_tag_format; the others fail with -ENOLINK); -EOPNOTSUPP ranks
+ * on several hosts, and this library built without libfabric or unable
+ * to load libfabric.so.1 (which it loads for the first communicator
+ * across hosts; the others fail with -ENOLINK);
  * -EBUSY two ranks
  * on one device, or
  * num_queues / 2 communicators of this process hold the device's engine

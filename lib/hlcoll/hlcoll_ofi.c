@@ -60,15 +60,14 @@
  * buffers are cancelled and the CSs waited for before the step returns.
  */
 #include "hlcoll_int.h"
+#include "hlcoll_fi.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -276,46 +275,6 @@ static void hlcoll_ofi_quirks(void)
 	setenv("FI_OFI_RXM_EAGER_LIMIT", v, 0);
 }
 
-/*
- * Linking libhlcoll must not change how its user's program crashes.
- * Debian's libfabric (1.17) links its psm provider's libraries, and
- * libinfinipath's constructor, unless IPATH_NO_BACKTRACE is set, takes
- * SIGSEGV, SIGBUS, SIGILL, SIGABRT, SIGINT and SIGTERM: its handler prints
- * a backtrace and exit(1)s, so a crash leaves no core and a status of 1.
- * Constructors run after those of the libraries they depend on: where a
- * crash signal's handler lies in libinfinipath, it goes back to its
- * default, which a crash signal has whatever the process inherited (the
- * kernel does not let a fault's signal be ignored). SIGINT and SIGTERM are
- * left as libinfinipath set them: whether the process inherited them
- * ignored is no longer known here (docs/collectives.md).
- */
-__attribute__((constructor))
-static void hlcoll_ofi_crash_signals(void)
-{
-	static const int sigs[] = {
-		SIGSEGV, SIGBUS, SIGILL, SIGABRT, SIGFPE, SIGSYS, SIGTRAP,
-	};
-	const char *base;
-	struct sigaction sa;
-	unsigned int i;
-	Dl_info dl;
-	void *h;
-
-	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
-		if (sigaction(sigs[i], NULL, &sa) ||
-		    sa.sa_handler == SIG_DFL || sa.sa_handler == SIG_IGN)
-			continue;
-		h = sa.sa_flags & SA_SIGINFO ? (void *)sa.sa_sigaction :
-					       (void *)sa.sa_handler;
-		if (!dladdr(h, &dl) || !dl.dli_fname)
-			continue;
-		base = strrchr(dl.dli_fname, '/');
-		base = base ? base + 1 : dl.dli_fname;
-		if (!strncmp(base, "libinfinipath.so", 16))
-			signal(sigs[i], SIG_DFL);
-	}
-}
-
 /* A libfabric boolean parameter (fi_param_get_bool()): @dflt if unset or bad */
 static bool hlcoll_ofi_env_bool(const char *name, bool dflt)
 {
@@ -390,7 +349,10 @@ static int hlcoll_ofi_getinfo(struct hlcoll_comm *c, struct fi_info **out)
 	int rc;
 
 	pthread_once(&hlcoll_ofi_quirks_once, hlcoll_ofi_quirks);
-	hints = fi_allocinfo();
+	rc = hlcoll_fi_load(c->rank);
+	if (rc)
+		return rc;
+	hints = hlcoll_fi.dupinfo(NULL);
 	if (!hints)
 		return -ENOMEM;
 	hints->ep_attr->type = FI_EP_RDM;
@@ -403,16 +365,19 @@ static int hlcoll_ofi_getinfo(struct hlcoll_comm *c, struct fi_info **out)
 	hints->rx_attr->msg_order = 0;
 	if (!getenv("FI_PROVIDER"))
 		hints->fabric_attr->prov_name = strdup("tcp;ofi_rxm");
-	rc = fi_getinfo(FI_VERSION(1, 9), NULL, NULL, 0, hints, &list);
+	rc = hlcoll_fi.getinfo(FI_VERSION(1, 9), NULL, NULL, 0, hints,
+			       &list);
 	if (rc && hints->fabric_attr->prov_name) {
 		free(hints->fabric_attr->prov_name);
 		hints->fabric_attr->prov_name = NULL;
-		rc = fi_getinfo(FI_VERSION(1, 9), NULL, NULL, 0, hints, &list);
+		rc = hlcoll_fi.getinfo(FI_VERSION(1, 9), NULL, NULL, 0,
+				       hints, &list);
 	}
-	fi_freeinfo(hints);
+	hlcoll_fi.freeinfo(hints);
 	if (rc) {
 		hlcoll_warn(c->rank, "libfabric: no RDM provider with tagged messages (FI_PROVIDER=%s): %s",
-			    getenv("FI_PROVIDER") ?: "", fi_strerror(-rc));
+			    getenv("FI_PROVIDER") ?: "",
+			    hlcoll_fi.strerror(-rc));
 		return hlcoll_fi_errno(rc);
 	}
 	pick = hlcoll_ofi_pick(list);
@@ -420,11 +385,11 @@ static int hlcoll_ofi_getinfo(struct hlcoll_comm *c, struct fi_info **out)
 		hlcoll_warn(c->rank, "libfabric: provider %s matches tags of %d bits, this library's have %d",
 			    list->fabric_attr->prov_name,
 			    hlcoll_ofi_tag_bits(list), HLCOLL_OFI_TAG_BITS);
-		fi_freeinfo(list);
+		hlcoll_fi.freeinfo(list);
 		return -ENOPROTOOPT;
 	}
-	*out = fi_dupinfo(pick);
-	fi_freeinfo(list);
+	*out = hlcoll_fi.dupinfo(pick);
+	hlcoll_fi.freeinfo(list);
 	return *out ? 0 : -ENOMEM;
 }
 
@@ -443,7 +408,7 @@ static int hlcoll_ofi_open(struct hlcoll_comm *c, struct hlcoll_ofi *o,
 	if (rc)
 		return rc;
 	o->mr_local = o->info->domain_attr->mr_mode & FI_MR_LOCAL;
-	rc = fi_fabric(o->info->fabric_attr, &o->fabric, NULL);
+	rc = hlcoll_fi.fabric(o->info->fabric_attr, &o->fabric, NULL);
 	if (!rc)
 		rc = fi_domain(o->fabric, o->info, &o->domain, NULL);
 	o->wait_fd = -1;
@@ -471,7 +436,8 @@ static int hlcoll_ofi_open(struct hlcoll_comm *c, struct hlcoll_ofi *o,
 		rc = fi_getname(&o->ep->fid, name->addr, &len);
 	if (rc) {
 		hlcoll_warn(c->rank, "libfabric endpoint (%s): %s",
-			    o->info->fabric_attr->prov_name, fi_strerror(-rc));
+			    o->info->fabric_attr->prov_name,
+			    hlcoll_fi.strerror(-rc));
 		return hlcoll_fi_errno(rc);
 	}
 	name->len = len;
@@ -555,7 +521,7 @@ int hlcoll_ofi_connect(struct hlcoll_comm *c)
 		rc2 = fi_av_insert(o->av, all[p].addr, 1, &o->addr[p], 0, NULL);
 		if (rc2 != 1) {
 			hlcoll_warn(c->rank, "libfabric: address of rank %d refused: %s",
-				    p, fi_strerror(rc2 < 0 ? -rc2 :
+				    p, hlcoll_fi.strerror(rc2 < 0 ? -rc2 :
 						   FI_EADDRNOTAVAIL));
 			rc = -EADDRNOTAVAIL;
 		}
@@ -796,7 +762,7 @@ static int hlcoll_ofi_send_credit(struct hlcoll_ofi_run *r,
 		return 0;
 	if (rc) {
 		hlcoll_warn(r->c->rank, "libfabric credit to rank %d: %s",
-			    t->peer, fi_strerror((int)-rc));
+			    t->peer, hlcoll_fi.strerror((int)-rc));
 		return hlcoll_fi_errno((int)rc);
 	}
 	s->cowed = false;
@@ -827,7 +793,7 @@ static int hlcoll_ofi_start(struct hlcoll_ofi_run *r, struct hlcoll_slot *s)
 			return 0;
 		if (rc) {
 			hlcoll_warn(r->c->rank, "libfabric credit from rank %d: %s",
-				    t->peer, fi_strerror((int)-rc));
+				    t->peer, hlcoll_fi.strerror((int)-rc));
 			return hlcoll_fi_errno((int)rc);
 		}
 		s->cposted = true;
@@ -844,7 +810,7 @@ static int hlcoll_ofi_start(struct hlcoll_ofi_run *r, struct hlcoll_slot *s)
 			return 0;
 		if (rc) {
 			hlcoll_warn(r->c->rank, "libfabric receive from rank %d: %s",
-				    t->peer, fi_strerror((int)-rc));
+				    t->peer, hlcoll_fi.strerror((int)-rc));
 			return hlcoll_fi_errno((int)rc);
 		}
 		s->chunk = k;
@@ -877,7 +843,7 @@ static int hlcoll_ofi_post_send(struct hlcoll_ofi_run *r,
 	}
 	if (rc) {
 		hlcoll_warn(r->c->rank, "libfabric send to rank %d: %s", t->peer,
-			    fi_strerror((int)-rc));
+			    hlcoll_fi.strerror((int)-rc));
 		return hlcoll_fi_errno((int)rc);
 	}
 	s->state = SLOT_NET;
@@ -933,14 +899,14 @@ static int hlcoll_ofi_reap(struct hlcoll_ofi_run *r)
 		if (err.err == FI_ECANCELED)
 			return 0;
 		hlcoll_warn(r->c->rank, "libfabric completion failed: %s (%s)",
-			    fi_strerror(err.err),
+			    hlcoll_fi.strerror(err.err),
 			    fi_cq_strerror(r->o->cq, err.prov_errno,
 					   err.err_data, NULL, 0));
 		return err.err ? hlcoll_fi_errno(-err.err) : -EIO;
 	}
 	if (n < 0) {
 		hlcoll_warn(r->c->rank, "libfabric CQ: %s",
-			    fi_strerror((int)-n));
+			    hlcoll_fi.strerror((int)-n));
 		return hlcoll_fi_errno((int)n);
 	}
 	for (i = 0; i < n; i++) {
@@ -1222,7 +1188,7 @@ void hlcoll_ofi_fini(struct hlcoll_comm *c)
 	if (o->fabric)
 		fi_close(&o->fabric->fid);
 	if (o->info)
-		fi_freeinfo(o->info);
+		hlcoll_fi.freeinfo(o->info);
 	free(o);
 	c->ofi = NULL;
 }

@@ -42,6 +42,7 @@
 #include "ofi_inject.h"
 
 #include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -4739,6 +4740,88 @@ static void test_chunk_bytes_differ_refused(void **state)
 }
 
 #ifdef HLTESTS_HAVE_OFI
+static void sig_mine(int sig)
+{
+	(void)sig;
+}
+
+/*
+ * libfabric is loaded by the first communicator across hosts, not before,
+ * and its loading leaves the process's signal dispositions as they were:
+ * Debian's libfabric brings libinfinipath, whose constructor takes SIGSEGV,
+ * SIGBUS, SIGILL, SIGABRT, SIGINT and SIGTERM (a backtrace, then exit(1)).
+ * Two ranks on hosts "ab", each with its own handlers for SIGINT, SIGSEGV
+ * and SIGBUS and SIGTERM ignored: libfabric not loaded before the set-up,
+ * loaded after it, and every disposition the same. The library linked
+ * libfabric before: it was loaded before main(), and libinfinipath's
+ * handlers replaced the program's where the program's came first.
+ */
+static int rank_fi_signals(int rank, int nranks,
+			   const struct hlcoll_unique_id *id, void *arg)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGSEGV, SIGBUS };
+	struct sigaction mine, ign, got;
+	struct hlcoll_comm *comm = NULL;
+	unsigned int i;
+	int fd, rc, bad = 0;
+	void *h;
+
+	(void)arg;
+	setenv("HLCOLL_HOST_ID", rank ? "b" : "a", 1);
+	h = dlopen("libfabric.so.1", RTLD_NOW | RTLD_NOLOAD);
+	if (h) {
+		fprintf(stderr, "rank %d: libfabric loaded before any communicator across hosts\n",
+			rank);
+		dlclose(h);
+		bad |= 1;
+	}
+	memset(&mine, 0, sizeof(mine));
+	mine.sa_handler = sig_mine;
+	sigemptyset(&mine.sa_mask);
+	ign = mine;
+	ign.sa_handler = SIG_IGN;
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaction(sigs[i], sigs[i] == SIGTERM ? &ign : &mine, NULL);
+	rc = rank_open_comm(rank, nranks, id, &fd, &comm);
+	if (rc)
+		return rc == -EOPNOTSUPP ? ABORT_NO_OFI : 10;
+	h = dlopen("libfabric.so.1", RTLD_NOW | RTLD_NOLOAD);
+	if (!h) {
+		fprintf(stderr, "rank %d: libfabric not loaded after a communicator across hosts\n",
+			rank);
+		bad |= 2;
+	} else {
+		dlclose(h);
+	}
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		sigaction(sigs[i], NULL, &got);
+		if (got.sa_handler == (sigs[i] == SIGTERM ? SIG_IGN : sig_mine))
+			continue;
+		fprintf(stderr, "rank %d: %s's disposition changed by the communicator's set-up\n",
+			rank, strsignal(sigs[i]));
+		bad |= 4;
+	}
+	if (hlcoll_barrier(comm))
+		bad |= 8;
+	hlcoll_comm_destroy(comm);
+	hlthunk_close(fd);
+	return bad;
+}
+
+static void test_ofi_loaded_keeps_signals(void **state)
+{
+	int st;
+
+	(void)state;
+	need_devices(2);
+	st = hlcoll_launch(2, rank_fi_signals, NULL);
+	if (st == ABORT_NO_OFI) {
+		print_message("no libfabric: skipped\n");
+		skip();
+	}
+	assert_int_equal(st, 0);
+}
+
 /*
  * A communicator across hosts is made on every rank or on none. Three
  * ranks on hosts "aab"; @arg->who's libfabric is changed from outside the
@@ -5291,6 +5374,7 @@ const struct CMUnitTest collective_tests[] = {
 	cmocka_unit_test(test_chunk_bytes_differ_refused),
 #ifdef HLTESTS_HAVE_OFI
 	cmocka_unit_test(test_ofi_refusal_fails_every_rank),
+	cmocka_unit_test(test_ofi_loaded_keeps_signals),
 #endif
 	cmocka_unit_test(test_chain_env_agreed_at_connect),
 	cmocka_unit_test(test_reduce_scatter_work_alloc_fails_every_rank),

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * libfabric failures planted from outside the library: the suite defines
- * fi_fabric(), which the dynamic linker then binds libhlcoll's call to
- * (the executable comes first in the lookup), and hands the call on to
- * libfabric's own. Where a rank asked for it (hltests_ofi_refuse_av), the
+ * fi_fabric@FABRIC_1.1 and fi_getinfo@FABRIC_1.3 (collective/ofi_inject.map),
+ * which libhlcoll's lookup in the process's global scope then finds first
+ * (the executable comes first), and hands each call on to libfabric's
+ * own. Where a rank asked for it (hltests_ofi_refuse_av), the
  * fabric it returns opens domains whose address vectors refuse every
  * insertion, as a provider refuses an address it cannot reach. Only the
  * outermost call's fabric is changed (a utility provider opens its core
@@ -75,10 +76,21 @@ static int wrap_domain(struct fid_fabric *fabric, struct fi_info *info,
 	return 0;
 }
 
-int fi_fabric(struct fi_fabric_attr *attr, struct fid_fabric **fabric,
-	      void *context)
+/* The versions libhlcoll looks up (lib/hlcoll/hlcoll_fi.c) */
+__asm__(".symver hltests_fi_fabric, fi_fabric@@FABRIC_1.1");
+__asm__(".symver hltests_fi_getinfo, fi_getinfo@@FABRIC_1.3");
+
+int hltests_fi_fabric(struct fi_fabric_attr *attr, struct fid_fabric **fabric,
+		      void *context);
+int hltests_fi_getinfo(uint32_t version, const char *node, const char *service,
+		       uint64_t flags, const struct fi_info *hints,
+		       struct fi_info **info);
+
+int hltests_fi_fabric(struct fi_fabric_attr *attr, struct fid_fabric **fabric,
+		      void *context)
 {
-	fi_fabric_fn real = (fi_fabric_fn)dlsym(RTLD_NEXT, "fi_fabric");
+	fi_fabric_fn real = (fi_fabric_fn)dlvsym(RTLD_NEXT, "fi_fabric",
+						 "FABRIC_1.1");
 	static __thread int depth;
 	int rc;
 
@@ -97,11 +109,12 @@ int fi_fabric(struct fi_fabric_attr *attr, struct fid_fabric **fabric,
 	return 0;
 }
 
-int fi_getinfo(uint32_t version, const char *node, const char *service,
-	       uint64_t flags, const struct fi_info *hints,
-	       struct fi_info **info)
+int hltests_fi_getinfo(uint32_t version, const char *node, const char *service,
+		       uint64_t flags, const struct fi_info *hints,
+		       struct fi_info **info)
 {
-	fi_getinfo_fn real = (fi_getinfo_fn)dlsym(RTLD_NEXT, "fi_getinfo");
+	fi_getinfo_fn real = (fi_getinfo_fn)dlvsym(RTLD_NEXT, "fi_getinfo",
+						   "FABRIC_1.3");
 	static __thread int depth;
 	struct fi_info *i;
 	int rc;
