@@ -52,7 +52,7 @@ const char *hlcoll_get_error_string(int result)
 	case -EINVAL:
 		return "invalid argument (checked before anything moved), or chunk_bytes that differ between ranks";
 	case -EOPNOTSUPP:
-		return "the device cannot reduce this type with this operation, or an enqueue this communicator cannot chain on the device (its manual page lists why)";
+		return "the device cannot reduce this type with this operation, an enqueue this communicator cannot chain on the device (its manual page lists why), or ranks on several hosts and no libfabric (libfabric.so.1) to load";
 	case -ETIMEDOUT:
 		return "a peer did not answer in time (rank missing or stopped)";
 	case -ESTALE:

@@ -16,9 +16,15 @@
  * disposition that the loading changed to a handler of an object the
  * loading brought in is put back as it was.
  *
+ * Not told apart: a library that another thread loads during the same
+ * dlopen() and whose constructor takes a signal is taken for libfabric's
+ * (its handler is put back too); the window is the one dlopen() of a
+ * process.
+ *
  * The functions are looked up by name and version in the process's global
- * scope (RTLD_GLOBAL, as a linked library is), so that an interposer with
- * the same versions comes first, as it would for a linked libfabric.
+ * scope (RTLD_GLOBAL, as a linked library is), so that an interposer comes
+ * first, as it would for a linked libfabric: one of the same version, or
+ * one without versions (an LD_PRELOAD tracer).
  */
 #include "hlcoll_int.h"
 #include "hlcoll_fi.h"
@@ -102,6 +108,18 @@ static bool hlcoll_fi_new_handler(const struct sigaction *sa,
 	return true;
 }
 
+/* Where the object of a dlopen() handle is mapped, or 0 */
+static uintptr_t hlcoll_fi_base(void *handle)
+{
+	struct link_map *lm;
+	Dl_info dl;
+
+	if (dlinfo(handle, RTLD_DI_LINKMAP, &lm) || !lm || !lm->l_ld ||
+	    !dladdr(lm->l_ld, &dl))
+		return 0;
+	return (uintptr_t)dl.dli_fbase;
+}
+
 static bool hlcoll_fi_same(const struct sigaction *a,
 			   const struct sigaction *b)
 {
@@ -114,8 +132,9 @@ static void hlcoll_fi_open(void)
 	static struct sigaction old[NSIG];
 	static bool saved[NSIG];
 	struct sigaction now;
+	Dl_info df, dg;
 	unsigned int i;
-	void *handle, *f;
+	void *handle, *f, *g;
 	int sig;
 
 	for (sig = 1; sig < NSIG; sig++)
@@ -142,6 +161,16 @@ static void hlcoll_fi_open(void)
 	     i++) {
 		f = dlvsym(RTLD_DEFAULT, hlcoll_fi_syms[i].name,
 			   hlcoll_fi_syms[i].version);
+		/*
+		 * A linked reference would take an unversioned definition
+		 * that comes before libfabric's (an LD_PRELOAD tracer, the
+		 * program's own), which dlvsym() does not
+		 */
+		g = dlsym(RTLD_DEFAULT, hlcoll_fi_syms[i].name);
+		if (f && g && g != f && dladdr(f, &df) && dladdr(g, &dg) &&
+		    df.dli_fbase != dg.dli_fbase &&
+		    hlcoll_fi_base(handle) == (uintptr_t)df.dli_fbase)
+			f = g;
 		if (!f) {
 			snprintf(hlcoll_fi_why, sizeof(hlcoll_fi_why),
 				 "%s has no %s@%s", HLCOLL_FI_SONAME,
