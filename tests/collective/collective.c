@@ -159,7 +159,8 @@ static uint32_t module_ids[HLCOLL_MAX_RANKS];
  * subject is the library's own transport between hosts (libfabric's tcp
  * provider in the guest) skips there; make check runs it on the stock
  * kernel. On the debug kernel the guest's TCP stack under lockdep and
- * KASAN makes it 4 to 5 times longer (453 s of the lane for these six),
+ * KASAN makes it 4 to 5 times longer (453 s of the lane for the first
+ * six; then the libfabric refusals and its loading),
  * and the driver paths it reaches (staging copies between HBM and host
  * buffers) are reached there by the tests across hosts that stay: a rank
  * killed or aborting mid-hierarchical, the layouts, HLCOLL_ALGO
@@ -4844,6 +4845,7 @@ static void test_ofi_loaded_keeps_signals(void **state)
 	int st;
 
 	(void)state;
+	skip_in_debug_lane();
 	need_devices(2);
 	st = hlcoll_launch(2, rank_fi_signals, NULL);
 	if (st == ABORT_NO_OFI) {
@@ -4949,6 +4951,7 @@ static void test_ofi_refusal_fails_every_rank(void **state)
 	int st, r, bad = 0;
 
 	(void)state;
+	skip_in_debug_lane();
 	need_devices(3);
 	op = mmap(NULL, sizeof(*op), PROT_READ | PROT_WRITE,
 		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
