@@ -63,47 +63,58 @@ static int child(void)
 	return failed;
 }
 
-static int run_child(void)
+/* Runs @fn(@arg) in a child (it must not return); its wait status */
+static int in_child(void (*fn)(int), int arg, int *status)
 {
-	unsigned int i;
-	int status;
 	pid_t pid;
 
 	fflush(stdout);
 	pid = fork();
 	if (pid < 0)
 		return -1;
-	if (pid == 0) {
-		for (i = 0; i < NSIGS; i++)
-			signal(sigs[i], sigs[i] == SIGINT ? SIG_IGN : SIG_DFL);
-		execl("/proc/self/exe", "hlcoll_signals_check", "--child",
-		      (char *)NULL);
-		_exit(127);
-	}
-	if (waitpid(pid, &status, 0) != pid)
+	if (pid == 0)
+		fn(arg);
+	return waitpid(pid, status, 0) == pid ? 0 : -1;
+}
+
+static void rerun(int unused)
+{
+	unsigned int i;
+
+	(void)unused;
+	for (i = 0; i < NSIGS; i++)
+		signal(sigs[i], sigs[i] == SIGINT ? SIG_IGN : SIG_DFL);
+	execl("/proc/self/exe", "hlcoll_signals_check", "--child",
+	      (char *)NULL);
+	_exit(127);
+}
+
+static void crash(int sig)
+{
+	const struct rlimit none = { 0, 0 };
+
+	setrlimit(RLIMIT_CORE, &none);
+	/* libinfinipath's handler writes its backtrace here */
+	if (!freopen("/dev/null", "w", stderr))
+		_exit(3);
+	raise(sig);
+	_exit(2);
+}
+
+static int run_child(void)
+{
+	int status;
+
+	if (in_child(rerun, 0, &status))
 		return -1;
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
 }
 
 static int crash_ends_by_signal(int sig)
 {
-	const struct rlimit none = { 0, 0 };
 	int status;
-	pid_t pid;
 
-	fflush(stdout);
-	pid = fork();
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		setrlimit(RLIMIT_CORE, &none);
-		/* libinfinipath's handler writes its backtrace here */
-		if (!freopen("/dev/null", "w", stderr))
-			_exit(3);
-		raise(sig);
-		_exit(2);
-	}
-	if (waitpid(pid, &status, 0) != pid)
+	if (in_child(crash, sig, &status))
 		return -1;
 	if (WIFSIGNALED(status) && WTERMSIG(status) == sig) {
 		printf("ok: %s ends the process, killed by it\n",
