@@ -28,6 +28,7 @@
  */
 #include "hlcoll_int.h"
 #include "hlcoll_fi.h"
+#include "hlcoll_fi_ver.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -52,17 +53,22 @@ static char hlcoll_fi_why[256];
 /*
  * The symbol versions that a link against libfabric's headers binds (the
  * layouts of struct fi_info and its parts that this library was built
- * with; tests/symbols/check compares them with a link's)
+ * with): hlcoll_fi_ver.h, which the Makefile writes from a link
  */
 static const struct {
 	const char *name, *version;
 	size_t off;
 } hlcoll_fi_syms[] = {
-	{ "fi_getinfo", "FABRIC_1.3", offsetof(struct hlcoll_fi, getinfo) },
-	{ "fi_freeinfo", "FABRIC_1.3", offsetof(struct hlcoll_fi, freeinfo) },
-	{ "fi_dupinfo", "FABRIC_1.3", offsetof(struct hlcoll_fi, dupinfo) },
-	{ "fi_fabric", "FABRIC_1.1", offsetof(struct hlcoll_fi, fabric) },
-	{ "fi_strerror", "FABRIC_1.0", offsetof(struct hlcoll_fi, strerror) },
+	{ "fi_getinfo", HLCOLL_FI_VER_fi_getinfo,
+	  offsetof(struct hlcoll_fi, getinfo) },
+	{ "fi_freeinfo", HLCOLL_FI_VER_fi_freeinfo,
+	  offsetof(struct hlcoll_fi, freeinfo) },
+	{ "fi_dupinfo", HLCOLL_FI_VER_fi_dupinfo,
+	  offsetof(struct hlcoll_fi, dupinfo) },
+	{ "fi_fabric", HLCOLL_FI_VER_fi_fabric,
+	  offsetof(struct hlcoll_fi, fabric) },
+	{ "fi_strerror", HLCOLL_FI_VER_fi_strerror,
+	  offsetof(struct hlcoll_fi, strerror) },
 };
 
 struct hlcoll_fi_objs {
