@@ -318,9 +318,10 @@ hlcoll_public int hlcoll_release_unique_id(const struct hlcoll_unique_id *id);
  * left; -ENOLINK the ring's neighbours' devices are not cabled to this
  * one, or a rank found no libfabric endpoint for its peers on other
  * hosts, or one's libfabric refused a peer's address (that rank fails
- * with -EADDRNOTAVAIL, every other one with -ENOLINK); -ENOPROTOOPT ranks with different libfabric rxm eager limits,
- * or one of 4 GiB or more (FI_OFI_RXM_EAGER_LIMIT, which the library sets
- * where unset, or FI_OFI_RXM_BUFFER_SIZE), which rxm does not connect,
+ * with -EADDRNOTAVAIL, every other one with -ENOLINK); -ENOPROTOOPT ranks
+ * with different libfabric rxm eager limits, or one of 4 GiB or more
+ * (FI_OFI_RXM_EAGER_LIMIT, which the library sets where unset, or
+ * FI_OFI_RXM_BUFFER_SIZE), which rxm does not connect,
  * or this rank's libfabric provider matches tags of fewer than 62 bits
  * (its mem_tag_format; the others fail with -ENOLINK); -EOPNOTSUPP ranks
  * on several hosts, and this library built without libfabric or unable

@@ -138,6 +138,7 @@ static void hlcoll_fi_open(void)
 	static struct sigaction old[NSIG];
 	static bool saved[NSIG];
 	struct sigaction now;
+	uintptr_t base;
 	Dl_info df, dg;
 	unsigned int i;
 	void *handle, *f, *g;
@@ -163,6 +164,7 @@ static void hlcoll_fi_open(void)
 		hlcoll_fi_status = -EOPNOTSUPP;
 		return;
 	}
+	base = hlcoll_fi_base(handle);
 	for (i = 0; i < sizeof(hlcoll_fi_syms) / sizeof(hlcoll_fi_syms[0]);
 	     i++) {
 		f = dlvsym(RTLD_DEFAULT, hlcoll_fi_syms[i].name,
@@ -175,7 +177,7 @@ static void hlcoll_fi_open(void)
 		g = dlsym(RTLD_DEFAULT, hlcoll_fi_syms[i].name);
 		if (f && g && g != f && dladdr(f, &df) && dladdr(g, &dg) &&
 		    df.dli_fbase != dg.dli_fbase &&
-		    hlcoll_fi_base(handle) == (uintptr_t)df.dli_fbase)
+		    base == (uintptr_t)df.dli_fbase)
 			f = g;
 		if (!f) {
 			snprintf(hlcoll_fi_why, sizeof(hlcoll_fi_why),

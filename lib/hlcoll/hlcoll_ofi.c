@@ -201,7 +201,6 @@ static bool hlcoll_ofi_iface_given(void)
 	return false;
 }
 
-/* The first interface that is neither loopback nor IPv6, or the first */
 /*
  * The tag bits @i matches: its mem_tag_format's width, the bits after its
  * leading zeros (fi_endpoint(3)); 64 where it says nothing (0)
@@ -485,9 +484,11 @@ int hlcoll_ofi_connect(struct hlcoll_comm *c)
 	int n = c->nranks, p, rc, rc2;
 
 	all = calloc(n, sizeof(*all));
+	sts = calloc(n, sizeof(*sts));
 	o = calloc(1, sizeof(*o));
-	if (!all || !o) {
+	if (!all || !sts || !o) {
 		free(all);
+		free(sts);
 		free(o);
 		return -ENOMEM;
 	}
@@ -533,11 +534,6 @@ int hlcoll_ofi_connect(struct hlcoll_comm *c)
 	 * above comes after the exchange, and would leave the others with a
 	 * communicator whose first call across hosts fails
 	 */
-	sts = calloc(n, sizeof(*sts));
-	if (!sts) {
-		hlcoll_boot_abort(&c->boot, -ENOMEM);
-		return -ENOMEM;
-	}
 	st = rc;
 	rc2 = hlcoll_boot_allgather(&c->boot, &st, sts, sizeof(st));
 	if (!rc)

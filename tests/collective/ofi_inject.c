@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
  * libfabric failures planted from outside the library: the suite defines
- * fi_fabric@FABRIC_1.1 and fi_getinfo@FABRIC_1.3 (collective/ofi_inject.map),
- * which libhlcoll's lookup in the process's global scope then finds first
- * (the executable comes first), and hands each call on to libfabric's
- * own. Where a rank asked for it (hltests_ofi_refuse_av), the
+ * fi_fabric and fi_getinfo at the versions libhlcoll looks them up at
+ * (lib/hlcoll/hlcoll_fi_ver.h, written by its build; bin/ofi_inject.map
+ * from it), which its lookup in the process's global scope then finds
+ * first (the executable comes first), and hands each call on to
+ * libfabric's own. Where a rank asked for it (hltests_ofi_refuse_av), the
  * fabric it returns opens domains whose address vectors refuse every
  * insertion, as a provider refuses an address it cannot reach. Only the
  * outermost call's fabric is changed (a utility provider opens its core
@@ -21,6 +22,7 @@
 #include <rdma/fi_domain.h>
 #include <rdma/fi_errno.h>
 
+#include "hlcoll_fi_ver.h"
 #include "ofi_inject.h"
 
 bool hltests_ofi_refuse_av;
@@ -76,9 +78,9 @@ static int wrap_domain(struct fid_fabric *fabric, struct fi_info *info,
 	return 0;
 }
 
-/* The versions libhlcoll looks up (lib/hlcoll/hlcoll_fi.c) */
-__asm__(".symver hltests_fi_fabric, fi_fabric@@FABRIC_1.1");
-__asm__(".symver hltests_fi_getinfo, fi_getinfo@@FABRIC_1.3");
+/* The versions libhlcoll looks up */
+__asm__(".symver hltests_fi_fabric, fi_fabric@@" HLCOLL_FI_VER_fi_fabric);
+__asm__(".symver hltests_fi_getinfo, fi_getinfo@@" HLCOLL_FI_VER_fi_getinfo);
 
 int hltests_fi_fabric(struct fi_fabric_attr *attr, struct fid_fabric **fabric,
 		      void *context);
@@ -90,7 +92,7 @@ int hltests_fi_fabric(struct fi_fabric_attr *attr, struct fid_fabric **fabric,
 		      void *context)
 {
 	fi_fabric_fn real = (fi_fabric_fn)dlvsym(RTLD_NEXT, "fi_fabric",
-						 "FABRIC_1.1");
+						 HLCOLL_FI_VER_fi_fabric);
 	static __thread int depth;
 	int rc;
 
@@ -114,7 +116,7 @@ int hltests_fi_getinfo(uint32_t version, const char *node, const char *service,
 		       struct fi_info **info)
 {
 	fi_getinfo_fn real = (fi_getinfo_fn)dlvsym(RTLD_NEXT, "fi_getinfo",
-						   "FABRIC_1.3");
+						   HLCOLL_FI_VER_fi_getinfo);
 	static __thread int depth;
 	struct fi_info *i;
 	int rc;
