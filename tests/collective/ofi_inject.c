@@ -2,7 +2,7 @@
 /*
  * libfabric failures planted from outside the library: the suite defines
  * fi_fabric and fi_getinfo at the versions libhlcoll looks them up at
- * (lib/hlcoll/hlcoll_fi_ver.h, written by its build; bin/ofi_inject.map
+ * (lib/hlcoll/hlcoll_fi_ver.h, written by its build; gen/ofi_inject.map
  * from it), which its lookup in the process's global scope then finds
  * first (the executable comes first), and hands each call on to
  * libfabric's own. Where a rank asked for it (hltests_ofi_refuse_av), the
