@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * habanalabs emu: the engines' bulk copies with SSE (x86-64).
+ * habanalabs emu: the engines' bulk copies (x86-64), through the general
+ * or the vector registers.
  *
  * An engine run copies straight from one mapping to the other (HBM BAR,
  * kmapped host pages). The kernel's memcpy_toio()/memcpy_fromio() are
@@ -15,22 +16,29 @@
  * Where the two addresses do not share a slot, plain 64-bit moves are
  * faster still under TCG, which keeps the general registers in host
  * registers and the XMM/YMM registers in memory, and they need no FPU
- * section: 4-rank 64 MiB broadcasts and all-to-alls in a guest took 80-89
- * ms in steps of 64 bytes through 8 general registers against 142-148 ms
- * through the YMM registers (a user-space copy between two BARs: 3.3
- * against 2.3 GB/s). But a step of 64 bytes between two pages that do
- * share a slot pays two misses per 64 bytes (1.3 GB/s against 2.0), so
- * the vector registers stay where the pages may: QEMU sizes its TLB at
- * run time (64 to 4M entries), and buffers at the same offset of two
- * devices' BARs (ioremap()ed on large alignments) share a slot in any
- * size of it (an all-gather's copies: no faster with general registers).
- * A copy whose page numbers are 2 or more apart modulo
- * HL_EMU_COPY_ALIAS_PAGES takes the general registers.
+ * section: 4-rank 64 MiB broadcasts, send/recvs and all-to-alls in a guest
+ * took 80-95 ms in steps of 64 bytes through 8 general registers against
+ * 144-152 ms through the YMM registers, the best of 2 rounds in one boot (a
+ * user-space copy between two BARs: 3.3 against 2.3 GB/s). But a step of
+ * 64 bytes between two pages that do share a slot pays two misses per 64
+ * bytes (1.3 GB/s against 2.0), so the vector registers stay where the
+ * pages may. Which pages do depends on the
+ * size of QEMU's TLB, which it sets at run time (256 entries at first, 64
+ * to 4M as it is used): a copy takes the general registers where its page
+ * numbers are 2 or more apart modulo HL_EMU_COPY_ALIAS_PAGES, which is
+ * exact for a TLB of that many entries or more, the size that streaming
+ * copies grow it to. Buffers at one offset of two devices' BARs (ioremap()ed
+ * on large alignments: an all-gather's copies) keep the vector registers.
+ * The TLB can be smaller for a while after the guest was idle: LIN_DMAs
+ * between buffers 2-8 MiB apart took 0.5-0.56 times the vector registers'
+ * time in 13 runs of 14, and 1.8 times in one (8 MiB apart).
+ * Only TCG was measured; under KVM or on hardware, 8-byte reads of a
+ * write-combining BAR may cost more than the vector registers' 16 or 32.
  *
  * Memory is touched by assembly only (the operands may be the BAR, which
  * the compiler's and KASAN's plain accesses must not touch), and no XMM
  * register is declared clobbered: the kernel is built with -mno-sse and the
- * caller owns the FPU (kernel_fpu_begin()).
+ * vector path owns the FPU (kernel_fpu_begin()).
  */
 #ifndef HL_EMU_COPY_SSE_H_
 #define HL_EMU_COPY_SSE_H_
@@ -126,7 +134,7 @@ static inline void hl_emu_copy_avx_blocks(void *dst, const void *src,
 	asm volatile("vzeroupper" ::: "memory");
 }
 
-/* Page numbers this far apart (16 MiB), or a multiple, may share a slot */
+/* Page numbers this far apart (16 MiB), or a multiple: a slot of such a TLB */
 #define HL_EMU_COPY_ALIAS_PAGES	4096
 
 /* 64 bytes per step through 8 general registers */
@@ -173,14 +181,14 @@ static inline bool hl_emu_copy_may_alias(const void *dst, const void *src)
 }
 
 /**
- * hl_emu_copy_sse - copy the leading multiple of 256 bytes of @len.
+ * hl_emu_copy_bulk - copy the leading multiple of 256 bytes of @len.
  * @dst: destination (a BAR mapping or kernel memory); must not overlap @src.
  * @src: source (a BAR mapping or kernel memory).
  * @len: bytes.
  *
  * Return: the bytes copied; the caller copies the rest.
  */
-static inline u64 hl_emu_copy_sse(void *dst, const void *src, u64 len)
+static inline u64 hl_emu_copy_bulk(void *dst, const void *src, u64 len)
 {
 	u64 off, n, todo = len & ~255ull;
 
@@ -200,7 +208,7 @@ static inline u64 hl_emu_copy_sse(void *dst, const void *src, u64 len)
 	return todo;
 }
 #else
-static inline u64 hl_emu_copy_sse(void *dst, const void *src, u64 len)
+static inline u64 hl_emu_copy_bulk(void *dst, const void *src, u64 len)
 {
 	return 0;
 }

@@ -439,13 +439,13 @@ bool hl_emu_span_overlap(const struct hl_emu_span *a,
 
 /*
  * Copy @len bytes; @dst_io/@src_io: the pointer is a BAR mapping. The bulk
- * goes 256 bytes at a time through SSE registers (emu_copy_sse.h says why),
- * the rest with the kernel's copies.
+ * goes through the general or the vector registers (emu_copy_sse.h says
+ * which and why), the rest with the kernel's copies.
  */
 static void hl_emu_copy(void *dst, bool dst_io, const void *src, bool src_io,
 			u64 len)
 {
-	u64 done = len >= SZ_1K ? hl_emu_copy_sse(dst, src, len) : 0;
+	u64 done = len >= SZ_1K ? hl_emu_copy_bulk(dst, src, len) : 0;
 
 	dst += done;
 	src += done;

@@ -7,7 +7,9 @@
  * the driver's mmu.c nor from asic_prop.mmu, so that the implementations
  * of the format check each other). The walker runs with the properties
  * hl_emu_mmu_props() fills, as in the driver. Host leaves point at real pages: the
- * test device has no IOMMU, so DMA addresses are physical addresses.
+ * test device has no IOMMU, so DMA addresses are physical addresses. The
+ * engines' bulk copy (emu_copy_sse.h) is checked here too, both ways it
+ * moves bytes.
  *
  * Built into habanalabs.ko when the kernel has CONFIG_KUNIT (the debug
  * kernel lane); the suite runs at module load. The random mappings come
@@ -23,6 +25,7 @@
 #include <linux/vmalloc.h>
 
 #include "emu.h"
+#include "emu_copy_sse.h"
 
 #define T_HBM_SIZE		SZ_32M
 #define T_PGT_SIZE		SZ_4M
@@ -356,11 +359,75 @@ static void hl_emu_mmu_test_tlb_stale_until_invalidate(struct kunit *test)
 			-EFAULT);
 }
 
+#ifdef CONFIG_X86_64
+/*
+ * The engines' bulk copy (emu_copy_sse.h) takes general registers where the
+ * two ranges' pages cannot share a slot of the emulator's TLB and vector
+ * registers where they may: both ways copy exactly the leading multiple of
+ * 256 bytes, in either order of the ranges, and touch nothing past it.
+ */
+static void hl_emu_mmu_test_copy_paths(struct kunit *test)
+{
+	struct hl_emu_mmu_test *t = test->priv;
+	const u64 far = (u64)HL_EMU_COPY_ALIAS_PAGES * PAGE_SIZE;
+	const struct {
+		u64 src, dst;
+		bool alias;
+	} cases[] = {
+		{ 0, far, true },		/* a multiple of the period */
+		{ far, 0, true },
+		{ 0, far + PAGE_SIZE, true },	/* within one page of it */
+		{ PAGE_SIZE, far, true },
+		{ 0, 4 * PAGE_SIZE, false },
+		{ 4 * PAGE_SIZE, 0, false },
+		{ 0, far + 2 * PAGE_SIZE + 64, false },
+		{ 3 * PAGE_SIZE + 8, far - 5 * PAGE_SIZE + 24, false },
+	};
+	const u64 lens[] = { 256, PAGE_SIZE + 512 + 13, 3 * PAGE_SIZE + 255 };
+	const u64 guard = 256, size = far + 8 * PAGE_SIZE;
+	u64 i, j, k, done;
+	u8 *buf, *want;
+
+	buf = vmalloc(size);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	want = kunit_kmalloc(test, 3 * PAGE_SIZE + 255, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, want);
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		u8 *src = buf + cases[i].src, *dst = buf + cases[i].dst;
+
+		KUNIT_EXPECT_EQ_MSG(test, hl_emu_copy_may_alias(dst, src),
+				    cases[i].alias, "case %llu", i);
+		for (j = 0; j < ARRAY_SIZE(lens); j++) {
+			prandom_bytes_state(&t->rnd, src, lens[j]);
+			memcpy(want, src, lens[j]);
+			memset(dst, 0x5a, lens[j] + guard);
+
+			done = hl_emu_copy_bulk(dst, src, lens[j]);
+			KUNIT_EXPECT_EQ(test, done, lens[j] & ~255ull);
+			KUNIT_EXPECT_MEMEQ_MSG(test, dst, want, done,
+					       "case %llu, %llu bytes", i,
+					       lens[j]);
+			for (k = done; k < lens[j] + guard; k++)
+				if (dst[k] != 0x5a)
+					break;
+			KUNIT_EXPECT_EQ_MSG(test, k, lens[j] + guard,
+					    "case %llu, %llu bytes: byte %llu written",
+					    i, lens[j], k);
+		}
+	}
+	vfree(buf);
+}
+#endif
+
 static struct kunit_case hl_emu_mmu_test_cases[] = {
 	KUNIT_CASE(hl_emu_mmu_test_props),
 	KUNIT_CASE(hl_emu_mmu_test_random_walks),
 	KUNIT_CASE(hl_emu_mmu_test_faults),
 	KUNIT_CASE(hl_emu_mmu_test_tlb_stale_until_invalidate),
+#ifdef CONFIG_X86_64
+	KUNIT_CASE(hl_emu_mmu_test_copy_paths),
+#endif
 	{}
 };
 
