@@ -22,13 +22,13 @@
  * user-space copy between two BARs: 3.3 against 2.3 GB/s). But a step of
  * 64 bytes between two pages that do share a slot pays two misses per 64
  * bytes (1.3 GB/s against 2.0), so the vector registers stay where the
- * pages may. Which pages do depends on the
- * size of QEMU's TLB, which it sets at run time (256 entries at first, 64
- * to 4M as it is used): a copy takes the general registers where its page
- * numbers are 2 or more apart modulo HL_EMU_COPY_ALIAS_PAGES, which is
- * exact for a TLB of that many entries or more, the size that streaming
- * copies grow it to. Buffers at one offset of two devices' BARs (ioremap()ed
- * on large alignments: an all-gather's copies) keep the vector registers.
+ * pages may. Which pages do depends on the size of QEMU's TLB, which it
+ * sets at run time (256 entries at first, 64 to 4M as it is used): a copy
+ * takes the general registers where its page numbers are 2 or more apart
+ * modulo HL_EMU_COPY_ALIAS_PAGES, which is exact for a TLB of that many
+ * entries or more, the size that streaming copies grow it to. Buffers at
+ * one offset of two devices' BARs (ioremap()ed on large alignments: an
+ * all-gather's copies) keep the vector registers.
  * The TLB can be smaller for a while after the guest was idle: LIN_DMAs
  * between buffers 2-8 MiB apart took 0.5-0.56 times the vector registers'
  * time in 13 runs of 14, and 1.8 times in one (8 MiB apart).
