@@ -25,6 +25,7 @@
 #include <linux/userfaultfd.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
@@ -172,6 +173,29 @@ static void reset_start(struct resetter *r)
 	memset(r, 0, sizeof(*r));
 	r->start = hltests_now_ns();
 	assert_int_equal(pthread_create(&r->t, NULL, reset_thread, r), 0);
+}
+
+/*
+ * The reset's thread on CPU 0 at real-time priority: from the moment it is
+ * runnable, a thread of normal priority on CPU 0 waits until it sleeps
+ */
+static void reset_start_rt_cpu0(struct resetter *r)
+{
+	struct sched_param sp = { .sched_priority = 10 };
+	pthread_attr_t attr;
+	cpu_set_t cpu0;
+
+	memset(r, 0, sizeof(*r));
+	CPU_ZERO(&cpu0);
+	CPU_SET(0, &cpu0);
+	assert_int_equal(pthread_attr_init(&attr), 0);
+	assert_int_equal(pthread_attr_setaffinity_np(&attr, sizeof(cpu0), &cpu0), 0);
+	assert_int_equal(pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED), 0);
+	assert_int_equal(pthread_attr_setschedpolicy(&attr, SCHED_FIFO), 0);
+	assert_int_equal(pthread_attr_setschedparam(&attr, &sp), 0);
+	r->start = hltests_now_ns();
+	assert_int_equal(pthread_create(&r->t, &attr, reset_thread, r), 0);
+	pthread_attr_destroy(&attr);
 }
 
 /* The same thread unbinds device 0 instead */
@@ -1684,7 +1708,11 @@ static void *importer_wait_thread(void *arg)
  * revocation pass: it must fail (ENODEV), not hand out an export that the
  * reset never revoked. The EXPORT is held on dmabuf_lock by a debugfs
  * exports reader, itself held on the exports' reservation lock by an
- * importer that waits (10 s at most) for a sw_sync fence under it.
+ * importer that waits (10 s at most) for a sw_sync fence under it. The
+ * refused dma-buf is released after the reset's teardown of the context
+ * (the reset's thread at real-time priority on the EXPORT's CPU): its
+ * release touches nothing the teardown freed (it read the freed mapping,
+ * KASAN in the debug lane: 1 run of 1 on the debug kernel).
  */
 static void test_export_during_reset_is_revoked(void **state)
 {
@@ -1696,7 +1724,9 @@ static void test_export_during_reset_is_revoked(void **state)
 	struct importer_dma dma;
 	struct exporter x1, x2;
 	pthread_t ti, tr, tx;
+	pthread_attr_t attr;
 	struct resetter r;
+	cpu_set_t cpu0;
 	uint32_t one = 1;
 	int fd, ifd, timeline;
 
@@ -1745,11 +1775,23 @@ static void test_export_during_reset_is_revoked(void **state)
 	usleep(500000);
 	assert_int_equal(pthread_create(&tr, NULL, exports_reader, NULL), 0);
 	usleep(500000);
+	/*
+	 * The EXPORT on CPU 0 at normal priority, the reset there at
+	 * real-time priority: once the EXPORT leaves the gate, the reset's
+	 * teardown runs before the EXPORT's return to user space puts its
+	 * dma-buf, unless the teardown sleeps (an export released after
+	 * its context's teardown freed the mapping, KASAN in the debug lane)
+	 */
+	CPU_ZERO(&cpu0);
+	CPU_SET(0, &cpu0);
+	assert_int_equal(pthread_attr_init(&attr), 0);
+	assert_int_equal(pthread_attr_setaffinity_np(&attr, sizeof(cpu0), &cpu0), 0);
 	x2 = (struct exporter){ .fd = fd, .va = d.va };
-	assert_int_equal(pthread_create(&tx, NULL, export_thread, &x2), 0);
+	assert_int_equal(pthread_create(&tx, &attr, export_thread, &x2), 0);
+	pthread_attr_destroy(&attr);
 	usleep(500000);
 	/* The reset starts while the EXPORT is inside the gate */
-	reset_start(&r);
+	reset_start_rt_cpu0(&r);
 	usleep(1500000);
 	assert_int_equal(ioctl(timeline, SW_SYNC_IOC_INC, &one), 0);
 

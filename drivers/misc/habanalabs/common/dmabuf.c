@@ -125,7 +125,9 @@ MODULE_INFO(import_ns, "DMA_BUF");
  * @resv: the owning context's reservation object, shared by its exports;
  *	held. It is @dmabuf->resv.
  * @pack: the exported allocation; held.
- * @ctx: the owning context while it lives, else NULL (hdev->dmabuf_lock).
+ * @ctx: the owning context while it lives, else NULL (hdev->dmabuf_lock);
+ *	an export refused at its publication cuts it there, since the
+ *	context's teardown only detaches the exports on @node's list.
  * @mapping: the mapping it was exported through while the context lives
  *	(mapping->exported counts this export), else NULL (hdev->dmabuf_lock);
  *	NULL from the start for an export by DRAM address (no DRAM MMU).
@@ -694,6 +696,14 @@ int hl_dmabuf_export(struct hl_ctx *ctx, struct hl_mem_in *in,
 	revoked = hdev->exports_revoked || READ_ONCE(ctx->killed);
 	if (!revoked)
 		list_add_tail(&hdb->node, &hdev->dmabuf_list);
+	else
+		/*
+		 * Off the list, so the teardown's hl_dmabuf_ctx_detach()
+		 * never sees it: cut the links here, inside the gate. The
+		 * release runs from the put's task work, after the gate,
+		 * when the teardown may have freed the mapping already.
+		 */
+		hl_dmabuf_unlink_ctx(hdb);
 	mutex_unlock(&hdev->dmabuf_lock);
 	if (revoked) {
 		put_unused_fd(*fd);
