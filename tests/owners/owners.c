@@ -1712,9 +1712,13 @@ static void *importer_wait_thread(void *arg)
  * refused dma-buf is released after the reset's teardown of the context
  * (the reset's thread at real-time priority on the EXPORT's CPU): its
  * release touches nothing the teardown freed (it read the freed mapping,
- * KASAN in the debug lane: 1 run of 1 on the debug kernel).
+ * KASAN in the debug lane: 1 run of 1 on the debug kernel). With
+ * @close_first, the owner's file is closed while the EXPORT is held: the
+ * EXPORT's thread then puts the file last, after the dma-buf, and the
+ * task work runs the later put first, so the context is torn down before
+ * the dma-buf's release whatever the scheduler does (a review's case).
  */
-static void test_export_during_reset_is_revoked(void **state)
+static void export_during_reset(bool close_first)
 {
 	struct sw_sync_create_fence_data fd_data;
 	struct dma_buf_import_sync_file isf;
@@ -1730,7 +1734,6 @@ static void test_export_during_reset_is_revoked(void **state)
 	uint32_t one = 1;
 	int fd, ifd, timeline;
 
-	(void)state;
 	timeline = open(SW_SYNC, O_RDWR | O_CLOEXEC);
 	if (timeline < 0) {
 		print_message("%s: %s (no CONFIG_SW_SYNC): skipped\n", SW_SYNC,
@@ -1793,6 +1796,8 @@ static void test_export_during_reset_is_revoked(void **state)
 	/* The reset starts while the EXPORT is inside the gate */
 	reset_start_rt_cpu0(&r);
 	usleep(1500000);
+	if (close_first)
+		close(fd);
 	assert_int_equal(ioctl(timeline, SW_SYNC_IOC_INC, &one), 0);
 
 	assert_int_equal(pthread_join(ti, NULL), 0);
@@ -1810,8 +1815,21 @@ static void test_export_during_reset_is_revoked(void **state)
 	close(ifd);
 	close(x1.dmabuf);
 	close(timeline);
-	close(fd);
+	if (!close_first)
+		close(fd);
 	assert_state_clean("after an EXPORT raced a reset");
+}
+
+static void test_export_during_reset_is_revoked(void **state)
+{
+	(void)state;
+	export_during_reset(false);
+}
+
+static void test_export_during_reset_owner_closed(void **state)
+{
+	(void)state;
+	export_during_reset(true);
 }
 
 static const struct CMUnitTest owners_tests[] = {
@@ -1830,6 +1848,7 @@ static const struct CMUnitTest owners_tests[] = {
 	cmocka_unit_test(test_unbind_releases_runs_and_shared_pages),
 	cmocka_unit_test(test_hw_idle_during_resets),
 	cmocka_unit_test(test_export_during_reset_is_revoked),
+	cmocka_unit_test(test_export_during_reset_owner_closed),
 	cmocka_unit_test(test_reset_vs_user_fence_in_export),
 	cmocka_unit_test(test_user_fence_quarantines_export_memory),
 	cmocka_unit_test(test_close_with_user_fence_in_export),
