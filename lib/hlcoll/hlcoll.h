@@ -221,7 +221,7 @@ struct hlcoll_unique_id {
  *	30): how long a rank waits for a peer that stopped in a collective.
  *	The driver caps it at its job_timeout_max module parameter (60 s by
  *	default), so a larger value is refused (-EINVAL) above 3600. It also
- *	bounds what one submission moves: at most 16 MiB per queue per
+ *	bounds what one submission moves: at most 4 MiB per queue per
  *	second of the smallest timeout_s of the ranks (a larger collective
  *	takes several).
  * @chunk_bytes: largest message of a reduced NIC transfer, and the size of
@@ -620,7 +620,7 @@ hlcoll_public int hlcoll_allgather_enqueue(struct hlcoll_comm *comm,
  * hlcoll_allreduce_enqueue()); -EOPNOTSUPP one rank, the hosts transport,
  * HLCOLL_CHAIN=0, or more messages or bytes than one submission takes
  * (@root sends nranks - 1 times @count elements in one step, in messages
- * of HLCOLL_BULK_BYTES, at most 16 MiB per second of timeout_s: use a
+ * of HLCOLL_BULK_BYTES, at most 4 MiB per second of timeout_s: use a
  * smaller count, larger messages or a longer timeout; every rank refuses
  * alike); -ECONNABORTED the communicator failed before (also a
  * pending collective's failure, found here).
@@ -657,7 +657,7 @@ hlcoll_public int hlcoll_broadcast_enqueue(struct hlcoll_comm *comm,
  * hlcoll_allreduce_enqueue()); -EOPNOTSUPP one rank, the hosts transport,
  * HLCOLL_AVG, one-sided transfers (HLCOLL_NIC_WRITE), HLCOLL_CHAIN=0, or
  * more chunks or bytes than one submission takes (@root receives
- * nranks - 1 times @count elements in one step, at most 16 MiB per second
+ * nranks - 1 times @count elements in one step, at most 4 MiB per second
  * of timeout_s; every rank refuses alike); -ECONNABORTED the communicator
  * failed before (also a pending collective's failure, found here).
  */
@@ -691,7 +691,7 @@ hlcoll_public int hlcoll_reduce_enqueue(struct hlcoll_comm *comm,
  * hlcoll_allreduce_enqueue()); -EOPNOTSUPP one rank, the hosts transport,
  * HLCOLL_CHAIN=0, or more messages or bytes than one submission takes
  * (each rank sends and receives nranks - 1 times @count elements in one
- * step, in messages of HLCOLL_BULK_BYTES, at most 16 MiB per second of
+ * step, in messages of HLCOLL_BULK_BYTES, at most 4 MiB per second of
  * timeout_s: use a smaller count, larger messages or a longer timeout);
  * -ECONNABORTED the communicator failed
  * before (also a pending collective's failure, found here).
@@ -1037,7 +1037,7 @@ hlcoll_public int hlcoll_group_end(void);
  * of 0); -ENOSPC more than 4 * HLCOLL_MAX_RANKS calls on @comm;
  * -EOPNOTSUPP one rank, the hosts transport, HLCOLL_CHAIN=0, or more
  * messages or bytes than one submission takes (in messages of
- * HLCOLL_BULK_BYTES, at most 16 MiB per second of timeout_s: use fewer
+ * HLCOLL_BULK_BYTES, at most 4 MiB per second of timeout_s: use fewer
  * or smaller transfers, larger messages or a longer timeout);
  * -ECONNABORTED the communicator failed before (also a
  * pending collective's failure, found here, and a buffer that
