@@ -13,7 +13,9 @@
  * revokes the exports fails instead of escaping the revocation. A fence
  * that user space added to an export and never signals (sw_sync) holds a
  * reset or an unbind for job_timeout_max only, and keeps the export's
- * memory quarantined until it signals.
+ * memory quarantined until it signals; a fence added after the quarantine
+ * does not keep it longer, unless the list of the late fences could not
+ * be allocated (then every fence of the reservation object does).
  */
 #include "hltests.h"
 #include "../importer/hl_importer.h"
@@ -1176,6 +1178,23 @@ static int sw_sync_timeline(void)
 	return timeline;
 }
 
+/* A WRITE fence of @timeline (value 1) in @dmabuf's reservation object */
+static void add_user_fence(int dmabuf, int timeline)
+{
+	struct sw_sync_create_fence_data fd_data;
+	struct dma_buf_import_sync_file isf;
+
+	memset(&fd_data, 0, sizeof(fd_data));
+	fd_data.value = 1;
+	snprintf(fd_data.name, sizeof(fd_data.name), "owners-user-fence");
+	assert_int_equal(ioctl(timeline, SW_SYNC_IOC_CREATE_FENCE, &fd_data), 0);
+	memset(&isf, 0, sizeof(isf));
+	isf.flags = DMA_BUF_SYNC_WRITE;
+	isf.fd = fd_data.fence;
+	assert_int_equal(ioctl(dmabuf, DMA_BUF_IOCTL_IMPORT_SYNC_FILE, &isf), 0);
+	close(fd_data.fence);
+}
+
 /*
  * An export of @fd's new 2 MiB allocation whose reservation object holds a
  * WRITE fence of @timeline that only user space signals (it never does
@@ -1184,8 +1203,6 @@ static int sw_sync_timeline(void)
  */
 static int export_with_user_fence(int fd, int timeline)
 {
-	struct sw_sync_create_fence_data fd_data;
-	struct dma_buf_import_sync_file isf;
 	struct hltests_dram_buf d;
 	union hl_mem_args m;
 	int dmabuf;
@@ -1198,16 +1215,7 @@ static int export_with_user_fence(int fd, int timeline)
 	m.in.export_dmabuf_fd.mem_size = EXPORT_SIZE;
 	assert_int_equal(hltests_mem_ioctl(fd, &m), 0);
 	dmabuf = m.out.fd;
-
-	memset(&fd_data, 0, sizeof(fd_data));
-	fd_data.value = 1;
-	snprintf(fd_data.name, sizeof(fd_data.name), "owners-user-fence");
-	assert_int_equal(ioctl(timeline, SW_SYNC_IOC_CREATE_FENCE, &fd_data), 0);
-	memset(&isf, 0, sizeof(isf));
-	isf.flags = DMA_BUF_SYNC_WRITE;
-	isf.fd = fd_data.fence;
-	assert_int_equal(ioctl(dmabuf, DMA_BUF_IOCTL_IMPORT_SYNC_FILE, &isf), 0);
-	close(fd_data.fence);
+	add_user_fence(dmabuf, timeline);
 	return dmabuf;
 }
 
@@ -1331,6 +1339,107 @@ static void test_user_fence_quarantines_export_memory(void **state)
 	assert_int_equal(dram_quarantined(), 0);
 	assert_int_equal(module_refcnt(), refcnt);
 	assert_state_clean("after the quarantine's fence signalled");
+}
+
+/* The reset's thread, failing the driver's fence points (fail_fence) */
+static void *reset_thread_failing_fences(void *arg)
+{
+	struct resetter *r = arg;
+
+	if (hltests_write_file("/proc/thread-self/make-it-fail", "1"))
+		r->rc = -EIO;
+	else
+		r->rc = hard_reset(0);
+	r->end = hltests_now_ns();
+	__atomic_store_n(&r->done, 1, __ATOMIC_SEQ_CST);
+	return NULL;
+}
+
+/*
+ * What a quarantine waits for. The fences of the reservation object when
+ * the reset's bound passed, not one added later through the dma-buf fd
+ * (a holder of the fd could otherwise keep the memory, and the function's
+ * next binding, as long as it likes): once the first fence signals, the
+ * memory is released with the second one pending. Where the list of the
+ * late fences cannot be allocated at once (fail_fence in the reset's
+ * thread), the quarantine waits for the fences the object holds, the
+ * later one too (the revocation waits for no memory). Each half fails
+ * with the other's behaviour.
+ */
+#define FAIL_FENCE	"/sys/kernel/debug/habanalabs/fault/fail_fence"
+
+/* fail_fence's knobs: fail once where make-it-fail is set, or as loaded */
+static void fail_fence_once_in_marked_tasks(bool on)
+{
+	assert_int_equal(hltests_write_file(FAIL_FENCE "/task-filter", on ? "Y" : "N"), 0);
+	assert_int_equal(hltests_write_file(FAIL_FENCE "/probability", on ? "100" : "0"), 0);
+	assert_int_equal(hltests_write_file(FAIL_FENCE "/interval", "1"), 0);
+	assert_int_equal(hltests_write_file(FAIL_FENCE "/times", "1"), 0);
+}
+
+static void quarantine_waits_for(bool live)
+{
+	int fd, dmabuf, t1, t2;
+	char old_max[32];
+	struct resetter r;
+
+	t1 = sw_sync_timeline();
+	t2 = sw_sync_timeline();
+	if (live && access(FAIL_FENCE, F_OK)) {
+		close(t1);
+		close(t2);
+		print_message("%s: no driver fault injection: skipped\n", FAIL_FENCE);
+		skip();
+	}
+	hltests_param_set("job_timeout_max", "2", old_max, sizeof(old_max));
+	fd = open_compute();
+	dmabuf = export_with_user_fence(fd, t1);
+	/* Only the reset's thread fails (its make-it-fail) */
+	if (live)
+		fail_fence_once_in_marked_tasks(true);
+	memset(&r, 0, sizeof(r));
+	r.start = hltests_now_ns();
+	assert_int_equal(pthread_create(&r.t, NULL, live ?
+					reset_thread_failing_fences : reset_thread,
+					&r), 0);
+	assert_true(reset_wait_ns(&r, FENCE_RESET_MAX_NS));
+	assert_int_equal(pthread_join(r.t, NULL), 0);
+	if (live)
+		fail_fence_once_in_marked_tasks(false);
+	hltests_param_set("job_timeout_max", old_max, NULL, 0);
+	assert_int_equal(r.rc, 0);
+	assert_int_equal(dram_quarantined(), EXPORT_SIZE);
+
+	/* A second fence, after the quarantine; then the first signals */
+	add_user_fence(dmabuf, t2);
+	close(fd);
+	close(dmabuf);
+	close(t1);
+	if (live) {
+		usleep(500000);
+		if (dram_quarantined() != (long long)EXPORT_SIZE)
+			fail_msg("without its list of fences, the quarantine let go with a fence of its reservation object pending: dram_quarantined %lld",
+				 dram_quarantined());
+		close(t2);
+		wait_dram_released("after the later fence signalled too");
+	} else {
+		wait_dram_released("after the fence of the reset's time signalled, a later one pending");
+		close(t2);
+	}
+	assert_int_equal(dram_quarantined(), 0);
+	assert_state_clean("after the quarantine");
+}
+
+static void test_quarantine_waits_for_the_late_fences_only(void **state)
+{
+	(void)state;
+	quarantine_waits_for(false);
+}
+
+static void test_quarantine_without_memory_waits_for_every_fence(void **state)
+{
+	(void)state;
+	quarantine_waits_for(true);
 }
 
 /*
@@ -1851,6 +1960,8 @@ static const struct CMUnitTest owners_tests[] = {
 	cmocka_unit_test(test_export_during_reset_owner_closed),
 	cmocka_unit_test(test_reset_vs_user_fence_in_export),
 	cmocka_unit_test(test_user_fence_quarantines_export_memory),
+	cmocka_unit_test(test_quarantine_waits_for_the_late_fences_only),
+	cmocka_unit_test(test_quarantine_without_memory_waits_for_every_fence),
 	cmocka_unit_test(test_close_with_user_fence_in_export),
 	cmocka_unit_test(test_unbind_vs_user_fence_in_export),
 	cmocka_unit_test(test_quarantine_counts_an_allocation_once),

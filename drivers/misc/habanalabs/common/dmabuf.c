@@ -63,8 +63,10 @@
  * job_timeout_max at most, since anyone with the dma-buf fd can add a
  * fence that never signals (DMA_BUF_IOCTL_IMPORT_SYNC_FILE of a sw_sync
  * fence). Past the bound the late fences are named in the log and the
- * export's memory is quarantined: a struct hl_dmabuf_quarantine holds a
- * reference on its allocation (and on the device and the module), so its
+ * export's memory is quarantined: a struct hl_dmabuf_quarantine, allocated
+ * with the export so that a revocation never waits for memory (nor, then,
+ * without a bound), holds a reference on its allocation and on the
+ * reservation object (and on the device and the module), so its
  * HBM stays allocated (out of the allocator, never scrubbed for or given to
  * another owner) until those fences have signalled and the last other
  * reference is gone; while any memory of a PCI function is quarantined,
@@ -138,9 +140,11 @@ MODULE_INFO(import_ns, "DMA_BUF");
  * @revoked: the device went away or was reset; no new mapping (under
  *	dmabuf->resv).
  * @quarantined: a revocation gave up waiting for its fences and handed
- *	them, with a reference on @pack, to a struct hl_dmabuf_quarantine;
- *	later revocations do not wait for them again (under
+ *	@quarantine, with references on @pack and @resv, to the quarantine
+ *	work; later revocations do not wait for them again (under
  *	hdev->dmabuf_lock).
+ * @quarantine: allocated with the export, freed with it unless a
+ *	revocation quarantined it (then NULL; under hdev->dmabuf_lock).
  * @pins: number of pinning attachments (under dmabuf->resv).
  * @mappings: live mappings (under dmabuf->resv).
  */
@@ -158,6 +162,7 @@ struct hl_dmabuf {
 	char comm[TASK_COMM_LEN];
 	bool revoked;
 	bool quarantined;
+	struct hl_dmabuf_quarantine *quarantine;
 	u32 pins;
 	u32 mappings;
 };
@@ -173,12 +178,18 @@ struct hl_dmabuf {
  * @pci_domain: the PCI domain of the device's function.
  * @pci_id: its bus and devfn (pci_dev_id()): a function removed and found
  *	again by a rescan gets a new struct pci_dev, the same location.
- * @fences: the reservation object's fences when the bound passed; held.
+ * @resv: the export's reservation object; held.
+ * @fences: @resv's fences when the bound passed, held; NULL when there was
+ *	no memory for them at once (the revocation does not wait for memory):
+ *	then the work waits for @resv's fences as they are, which a holder of
+ *	a dma-buf of @resv can keep adding to.
  * @nfences: their number.
- * @next: the first of @fences not seen signalled; only the work (or its
- *	caller, before the work is queued) touches it.
- * @cb: on @fences[@next] while it is pending.
- * @work: on hl_wq: waits for the next fence, or lets go of everything.
+ * @next: the first of @fences not seen signalled.
+ * @fence: without @fences, the fence of @resv that @cb waits on, held;
+ *	NULL before the first.
+ * @cb: on @fences[@next], or on @fence, while it is pending.
+ * @work: on hl_wq: waits for the next unsignalled fence, or, when there is
+ *	none, lets go of everything. Only the work touches @next and @fence.
  */
 struct hl_dmabuf_quarantine {
 	struct list_head node;
@@ -187,9 +198,11 @@ struct hl_dmabuf_quarantine {
 	u64 size;
 	int pci_domain;
 	u16 pci_id;
+	struct hl_ctx_resv *resv;
 	struct dma_fence **fences;
 	unsigned int nfences;
 	unsigned int next;
+	struct dma_fence *fence;
 	struct dma_fence_cb cb;
 	struct work_struct work;
 };
@@ -549,6 +562,7 @@ static void hl_dmabuf_release(struct dma_buf *dmabuf)
 	mutex_unlock(&hdev->dmabuf_lock);
 
 	/* The allocation and the reservation object before the device */
+	kfree(hdb->quarantine);
 	hl_pg_pack_put(hdb->pack);
 	hl_ctx_resv_put(hdb->resv);
 	put_pid(hdb->owner);
@@ -634,6 +648,12 @@ int hl_dmabuf_export(struct hl_ctx *ctx, struct hl_mem_in *in,
 	if (!hdb)
 		return -ENOMEM;
 	INIT_LIST_HEAD(&hdb->node);
+	/* A revocation may quarantine it: it allocates nothing then */
+	hdb->quarantine = kzalloc(sizeof(*hdb->quarantine), GFP_KERNEL_ACCOUNT);
+	if (!hdb->quarantine) {
+		rc = -ENOMEM;
+		goto err_free_hdb;
+	}
 
 	if (ctx->dram_owner) {
 		rc = hl_dmabuf_export_phys(ctx, hdb, addr, size, offset);
@@ -725,6 +745,7 @@ err_release_refs:
 	mutex_unlock(&hdev->dmabuf_lock);
 	hl_pg_pack_put(hdb->pack);
 err_free_hdb:
+	kfree(hdb->quarantine);
 	kfree(hdb);
 	return rc;
 }
@@ -797,14 +818,21 @@ static void hl_dmabuf_quarantine_fence_cb(struct dma_fence *fence,
 	queue_work(hl_wq, &q->work);
 }
 
-static void hl_dmabuf_quarantine_free(struct hl_dmabuf_quarantine *q)
+/* A reference on the first unsignalled fence of @resv, or NULL */
+static struct dma_fence *hl_dmabuf_late_fence(struct dma_resv *resv)
 {
-	unsigned int i;
+	struct dma_fence *f, *late = NULL;
+	struct dma_resv_iter cursor;
 
-	for (i = 0; i < q->nfences; i++)
-		dma_fence_put(q->fences[i]);
-	kfree(q->fences);
-	kfree(q);
+	dma_resv_iter_begin(&cursor, resv, DMA_RESV_USAGE_BOOKKEEP);
+	dma_resv_for_each_fence_unlocked(&cursor, f) {
+		if (!dma_fence_is_signaled(f)) {
+			late = dma_fence_get(f);
+			break;
+		}
+	}
+	dma_resv_iter_end(&cursor);
+	return late;
 }
 
 /*
@@ -819,11 +847,23 @@ static void hl_dmabuf_quarantine_work(struct work_struct *work)
 	struct hl_dmabuf_quarantine *q =
 		container_of(work, struct hl_dmabuf_quarantine, work);
 	struct hl_device *hdev = q->hdev;
+	struct dma_fence *f;
 
 	for (; q->next < q->nfences; q->next++)
 		if (!dma_fence_add_callback(q->fences[q->next], &q->cb,
 					    hl_dmabuf_quarantine_fence_cb))
 			return;
+	while (!q->fences && (f = hl_dmabuf_late_fence(&q->resv->resv))) {
+		dma_fence_put(q->fence);
+		q->fence = f;
+		if (!dma_fence_add_callback(f, &q->cb,
+					    hl_dmabuf_quarantine_fence_cb))
+			return;
+	}
+	dma_fence_put(q->fence);
+	while (q->nfences)
+		dma_fence_put(q->fences[--q->nfences]);
+	kfree(q->fences);
 
 	hl_info(hdev, "quarantined export memory of %llu bytes: its fences signalled, it is released\n",
 		q->size);
@@ -833,36 +873,51 @@ static void hl_dmabuf_quarantine_work(struct work_struct *work)
 		atomic64_sub(q->size, &hdev->dram_quarantined);
 	mutex_unlock(&hl_dmabuf_quarantine_lock);
 	hl_pg_pack_put(q->pack);
-	hl_dmabuf_quarantine_free(q);
+	hl_ctx_resv_put(q->resv);
+	kfree(q);
 	hl_device_put(hdev);
 	module_put(THIS_MODULE);
 }
 
 /*
- * The revocation waited job_timeout_max for @hdb's fences in vain: name
- * the late ones and keep the export (so its memory) until they signal.
- * Returns false when that could not be set up (no memory).
+ * Hold @resv's fences in @q, if there is memory for them at once: the
+ * quarantine then waits for these only, not for fences added later.
  */
-static bool hl_dmabuf_quarantine(struct hl_dmabuf *hdb, unsigned int waited)
+static void hl_dmabuf_quarantine_snapshot(struct hl_dmabuf_quarantine *q,
+					  struct dma_resv *resv)
 {
-	struct hl_device *hdev = hdb->hdev;
-	struct hl_dmabuf_quarantine *q;
+	struct dma_resv_iter cursor;
 	struct dma_fence *f;
-	unsigned int i;
+	unsigned int n = 0;
+
+	dma_resv_lock(resv, NULL);
+	dma_resv_for_each_fence(&cursor, resv, DMA_RESV_USAGE_BOOKKEEP, f)
+		n++;
+	q->fences = hl_should_fail(HL_FAULT_FENCE) ? NULL :
+		    kmalloc_array(max(n, 1U), sizeof(*q->fences),
+				  GFP_NOWAIT | __GFP_NOWARN);
+	if (q->fences)
+		dma_resv_for_each_fence(&cursor, resv, DMA_RESV_USAGE_BOOKKEEP, f)
+			q->fences[q->nfences++] = dma_fence_get(f);
+	dma_resv_unlock(resv);
+}
+
+/*
+ * The revocation waited job_timeout_max for @hdb's fences in vain: name
+ * the late ones and keep the export's memory until they signal, with the
+ * quarantine allocated with the export (nothing to allocate here).
+ */
+static void hl_dmabuf_quarantine(struct hl_dmabuf *hdb, unsigned int waited)
+{
+	struct hl_dmabuf_quarantine *q = hdb->quarantine;
+	struct hl_device *hdev = hdb->hdev;
+	struct dma_resv_iter cursor;
+	struct dma_fence *f;
 
 	lockdep_assert_held(&hdev->dmabuf_lock);
-	q = kzalloc(sizeof(*q), GFP_KERNEL);
-	if (!q)
-		return false;
-	if (dma_resv_get_fences(hdb->dmabuf->resv, DMA_RESV_USAGE_BOOKKEEP,
-				&q->nfences, &q->fences)) {
-		kfree(q);
-		return false;
-	}
-
 	/* As VFIO names who holds a device: the late fence's driver, timeline */
-	for (i = 0; i < q->nfences; i++) {
-		f = q->fences[i];
+	dma_resv_iter_begin(&cursor, hdb->dmabuf->resv, DMA_RESV_USAGE_BOOKKEEP);
+	dma_resv_for_each_fence_unlocked(&cursor, f) {
 		if (dma_fence_is_signaled(f))
 			continue;
 		hl_warn(hdev,
@@ -871,15 +926,18 @@ static bool hl_dmabuf_quarantine(struct hl_dmabuf *hdb, unsigned int waited)
 			f->ops->get_driver_name(f),
 			f->ops->get_timeline_name(f), f->seqno, waited);
 	}
+	dma_resv_iter_end(&cursor);
 
 	hdb->quarantined = true;
 	/* TEST ONLY: the memory goes with the dma-buf, fences or not */
-	if (hl_bug_injected(HL_INJECT_EARLY_RELEASE)) {
-		hl_dmabuf_quarantine_free(q);
-		return true;
-	}
+	if (hl_bug_injected(HL_INJECT_EARLY_RELEASE))
+		return;
 
 	/* hdb is on the list, so its allocation and the device are held */
+	hdb->quarantine = NULL;
+	hl_dmabuf_quarantine_snapshot(q, hdb->dmabuf->resv);
+	kref_get(&hdb->resv->refcount);
+	q->resv = hdb->resv;
 	hl_pg_pack_get(hdb->pack);
 	q->pack = hdb->pack;
 	q->size = hdb->pack->total_size;
@@ -896,7 +954,6 @@ static bool hl_dmabuf_quarantine(struct hl_dmabuf *hdb, unsigned int waited)
 		atomic64_add(q->size, &hdev->dram_quarantined);
 	mutex_unlock(&hl_dmabuf_quarantine_lock);
 	queue_work(hl_wq, &q->work);
-	return true;
 }
 
 /*
@@ -920,13 +977,7 @@ static void hl_dmabuf_wait_fences(struct hl_device *hdev)
 					  DMA_RESV_USAGE_BOOKKEEP, false,
 					  left) > 0)
 			continue;
-		if (hl_dmabuf_quarantine(hdb, bound))
-			continue;
-		/* Nothing may free the memory early: wait as long as it takes */
-		hl_err(hdev, "no memory to quarantine an export: waiting for its fences\n");
-		dma_resv_wait_timeout(hdb->dmabuf->resv,
-				      DMA_RESV_USAGE_BOOKKEEP, false,
-				      MAX_SCHEDULE_TIMEOUT);
+		hl_dmabuf_quarantine(hdb, bound);
 	}
 	mutex_unlock(&hdev->dmabuf_lock);
 }

@@ -35,7 +35,8 @@ struct hl_device;
  *	(fail_mmu).
  * @HL_FAULT_DMABUF: dma-buf export: the dma-buf, its fd (fail_dmabuf).
  * @HL_FAULT_FENCE: fences: publishing a CS fence, fence slots in the
- *	exports' reservation objects (fail_fence).
+ *	exports' reservation objects, a quarantine's list of late fences
+ *	(fail_fence).
  * @HL_FAULT_NIC: NIC resources: connection IDs, CQs, CQ entries copied out
  *	(fail_nic).
  * @HL_FAULT_NUM: number of points.
