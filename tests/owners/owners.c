@@ -142,13 +142,25 @@ static int open_compute(void)
 
 /* ---- a hard reset in a thread, timed ---- */
 
+/* How the reset's thread goes about it (reset_start_how()) */
+enum {
+	/* Unbind device 0 instead of a hard reset */
+	RESET_UNBIND = 1 << 0,
+	/*
+	 * On CPU 0 at real-time priority: from the moment it is runnable, a
+	 * thread of normal priority on CPU 0 waits until it sleeps
+	 */
+	RESET_RT_CPU0 = 1 << 1,
+	/* Failing the driver's fence points (fail_fence, its make-it-fail) */
+	RESET_FAIL_FENCES = 1 << 2,
+};
+
 struct resetter {
 	pthread_t t;
 	uint64_t start, end;
 	volatile int done;
 	int rc;
-	/* Unbind device 0 instead */
-	int unbind;
+	int how;	/* RESET_* */
 };
 
 static int unbind_dev0(void)
@@ -164,49 +176,41 @@ static void *reset_thread(void *arg)
 {
 	struct resetter *r = arg;
 
-	r->rc = r->unbind ? unbind_dev0() : hard_reset(0);
+	if ((r->how & RESET_FAIL_FENCES) &&
+	    hltests_write_file("/proc/thread-self/make-it-fail", "1"))
+		r->rc = -EIO;
+	else
+		r->rc = r->how & RESET_UNBIND ? unbind_dev0() : hard_reset(0);
 	r->end = hltests_now_ns();
 	__atomic_store_n(&r->done, 1, __ATOMIC_SEQ_CST);
 	return NULL;
 }
 
-static void reset_start(struct resetter *r)
-{
-	memset(r, 0, sizeof(*r));
-	r->start = hltests_now_ns();
-	assert_int_equal(pthread_create(&r->t, NULL, reset_thread, r), 0);
-}
-
-/*
- * The reset's thread on CPU 0 at real-time priority: from the moment it is
- * runnable, a thread of normal priority on CPU 0 waits until it sleeps
- */
-static void reset_start_rt_cpu0(struct resetter *r)
+static void reset_start_how(struct resetter *r, int how)
 {
 	struct sched_param sp = { .sched_priority = 10 };
 	pthread_attr_t attr;
 	cpu_set_t cpu0;
 
 	memset(r, 0, sizeof(*r));
-	CPU_ZERO(&cpu0);
-	CPU_SET(0, &cpu0);
+	r->how = how;
 	assert_int_equal(pthread_attr_init(&attr), 0);
-	assert_int_equal(pthread_attr_setaffinity_np(&attr, sizeof(cpu0), &cpu0), 0);
-	assert_int_equal(pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED), 0);
-	assert_int_equal(pthread_attr_setschedpolicy(&attr, SCHED_FIFO), 0);
-	assert_int_equal(pthread_attr_setschedparam(&attr, &sp), 0);
+	if (how & RESET_RT_CPU0) {
+		CPU_ZERO(&cpu0);
+		CPU_SET(0, &cpu0);
+		assert_int_equal(pthread_attr_setaffinity_np(&attr, sizeof(cpu0), &cpu0), 0);
+		assert_int_equal(pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED), 0);
+		assert_int_equal(pthread_attr_setschedpolicy(&attr, SCHED_FIFO), 0);
+		assert_int_equal(pthread_attr_setschedparam(&attr, &sp), 0);
+	}
 	r->start = hltests_now_ns();
 	assert_int_equal(pthread_create(&r->t, &attr, reset_thread, r), 0);
 	pthread_attr_destroy(&attr);
 }
 
-/* The same thread unbinds device 0 instead */
-static void reset_start_unbind(struct resetter *r)
+static void reset_start(struct resetter *r)
 {
-	memset(r, 0, sizeof(*r));
-	r->unbind = 1;
-	r->start = hltests_now_ns();
-	assert_int_equal(pthread_create(&r->t, NULL, reset_thread, r), 0);
+	reset_start_how(r, 0);
 }
 
 /* Whether the reset finished within @max_ns of its start */
@@ -814,7 +818,7 @@ static void cs_by_handle_held(bool unbind)
 	a2 = uffd_next_fault(&u, 20000);
 
 	if (unbind)
-		reset_start_unbind(&r);
+		reset_start_how(&r, RESET_UNBIND);
 	else
 		reset_start(&r);
 	reset_done = reset_wait(&r);
@@ -1341,20 +1345,6 @@ static void test_user_fence_quarantines_export_memory(void **state)
 	assert_state_clean("after the quarantine's fence signalled");
 }
 
-/* The reset's thread, failing the driver's fence points (fail_fence) */
-static void *reset_thread_failing_fences(void *arg)
-{
-	struct resetter *r = arg;
-
-	if (hltests_write_file("/proc/thread-self/make-it-fail", "1"))
-		r->rc = -EIO;
-	else
-		r->rc = hard_reset(0);
-	r->end = hltests_now_ns();
-	__atomic_store_n(&r->done, 1, __ATOMIC_SEQ_CST);
-	return NULL;
-}
-
 /*
  * What a quarantine waits for. The fences of the reservation object when
  * the reset's bound passed, not one added later through the dma-buf fd
@@ -1397,11 +1387,7 @@ static void quarantine_waits_for(bool live)
 	/* Only the reset's thread fails (its make-it-fail) */
 	if (live)
 		fail_fence_once_in_marked_tasks(true);
-	memset(&r, 0, sizeof(r));
-	r.start = hltests_now_ns();
-	assert_int_equal(pthread_create(&r.t, NULL, live ?
-					reset_thread_failing_fences : reset_thread,
-					&r), 0);
+	reset_start_how(&r, live ? RESET_FAIL_FENCES : 0);
 	assert_true(reset_wait_ns(&r, FENCE_RESET_MAX_NS));
 	assert_int_equal(pthread_join(r.t, NULL), 0);
 	if (live)
@@ -1491,7 +1477,7 @@ static void test_unbind_vs_user_fence_in_export(void **state)
 	fd = open_compute();
 	dmabuf = export_with_user_fence(fd, timeline);
 
-	reset_start_unbind(&r);
+	reset_start_how(&r, RESET_UNBIND);
 	if (!reset_wait_ns(&r, FENCE_RESET_MAX_NS)) {
 		assert_int_equal(ioctl(timeline, SW_SYNC_IOC_INC, &one), 0);
 		assert_int_equal(pthread_join(r.t, NULL), 0);
@@ -1903,7 +1889,7 @@ static void export_during_reset(bool close_first)
 	pthread_attr_destroy(&attr);
 	usleep(500000);
 	/* The reset starts while the EXPORT is inside the gate */
-	reset_start_rt_cpu0(&r);
+	reset_start_how(&r, RESET_RT_CPU0);
 	usleep(1500000);
 	if (close_first)
 		close(fd);
